@@ -1,0 +1,5 @@
+import sys
+
+from stringsh.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""String Commands, one module per family; each registers itself with `registry.command`."""

@@ -1,0 +1,95 @@
+"""Request text in, reply text out: the one path every front end takes.
+
+Keeps one Session per topic and serialises commands per topic; front ends only move text.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from stringsh.commands.context import Context
+from stringsh.commands.registry import REGISTRY, load_commands, raw_names
+from stringsh.errors import StringError
+from stringsh.protocol.request import Request, parse_invocation, parse_request
+from stringsh.protocol.response import Reply, Result, format_reply
+from stringsh.protocol.topics import parse_topic
+from stringsh.session import Session
+
+
+def internal_error_text(exc: BaseException) -> str:
+    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {reason}" if reason else type(exc).__name__
+
+
+class Dispatcher:
+    """Owns the workspace root and the sessions; `execute` never raises."""
+
+    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
+        self.root = Path(root or os.getcwd()).resolve()
+        self.sessions: dict[str, Session] = {}
+        self._sessions_lock = threading.Lock()
+        self._topic_locks: dict[str, threading.Lock] = {}
+        load_commands()
+        self._raw = raw_names()
+
+    def session(self, topic: str | None = None) -> Session:
+        name, kind = parse_topic(topic)
+        with self._sessions_lock:
+            if name not in self.sessions:
+                self.sessions[name] = Session(topic=name, kind=kind)
+                self._topic_locks[name] = threading.Lock()
+            return self.sessions[name]
+
+    def topic_lock(self, topic: str) -> threading.Lock:
+        self.session(topic)
+        return self._topic_locks[parse_topic(topic)[0]]
+
+    def execute(self, text: str, topic: str | None = None) -> Reply:
+        """Run one request (header plus optional body) in a topic and format its reply."""
+        try:
+            request = parse_request(text)
+        except StringError as exc:
+            header = text.lstrip("\r\n").split("\n", 1)[0].strip().replace("\x00", "")
+            return format_reply(header, None, error=(exc.code, exc.text), topic=topic or "main")
+        return self.execute_request(request, topic)
+
+    def execute_request(self, request: Request, topic: str | None = None) -> Reply:
+        try:
+            session = self.session(topic)
+        except StringError as exc:
+            return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=topic or "main")
+        with self._topic_locks[session.topic]:
+            try:
+                result = self._run(request, session)
+            except StringError as exc:
+                return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic)
+            except Exception as exc:  # noqa: BLE001 - one bad request must never stop the loop
+                return format_reply(request.header, request.id, error=("INTERNAL_ERROR", internal_error_text(exc)), topic=session.topic)
+            return format_reply(request.header, request.id, result, topic=session.topic)
+
+    def _run(self, request: Request, session: Session) -> Result:
+        if session.kind == "bash" or session.bash_mode:
+            return self._run_command("bash-line", request, session, raw=True)
+        invocation = parse_invocation(request, session.variables, raw_names=self._raw)
+        return self._dispatch(invocation, request, session)
+
+    def _run_command(self, name: str, request: Request, session: Session, *, raw: bool) -> Result:
+        from stringsh.protocol.request import Invocation
+
+        invocation = Invocation(name=name, arg_text=request.header, body=request.body)
+        return self._dispatch(invocation, request, session)
+
+    def _dispatch(self, invocation, request: Request, session: Session) -> Result:  # type: ignore[no-untyped-def]
+        command = REGISTRY.get(invocation.name)
+        if command is None:
+            if invocation.name in {"!", "bash-line"}:
+                raise StringError("COMMAND_UNSUPPORTED", "The shell is not available in this build.")
+            raise StringError("COMMAND_UNSUPPORTED", f"Unknown command: /{invocation.name}", "Use /help to see available commands.")
+        return command.handler(Context(self, session, invocation, request))
+
+    def close(self) -> None:
+        """Stop every topic's shell; called when a front end exits."""
+        for session in list(self.sessions.values()):
+            session.close_shell()

@@ -1,0 +1,51 @@
+"""Coded errors shared by the engine and the commands.
+
+Neither protocol nor UI: the engine raises these, the formatter turns them into `ERROR(CODE): message`.
+"""
+
+from __future__ import annotations
+
+#: Every stable code and what it means; `/help errors` is generated from this table.
+ERROR_CODES: dict[str, str] = {
+    "NOT_FOUND": "The file, menu, action or record does not exist.",
+    "BLOCK_NOT_FOUND": "No block with that id in the document.",
+    "INVALID_TARGET": "The command cannot act on that target (nothing open, not a directory, wrong topic).",
+    "INVALID_PATH": "The path is malformed or escapes the workspace root.",
+    "INVALID_PAYLOAD": "The request, its arguments or its body are malformed.",
+    "FILE_NOT_ALLOWED": "The path is outside every workspace root.",
+    "COMMAND_UNSUPPORTED": "Unknown command, or input that is not a command.",
+    "CONFLICT": "The file changed since it was read, or the write would overwrite unseen content.",
+    "AUTH_REQUIRED": "The remote endpoint asked for credentials.",
+    "INTERNAL_ERROR": "An unexpected failure inside stringsh; the session goes on.",
+    "LOAD_ERROR": "A document or remote page could not be loaded.",
+    "CIRCULAR_REFERENCE": "An include or reference points back at itself.",
+    "EXIT_<n>": "A shell command or CLI action exited with status n.",
+    "QUEUE_FULL": "Too many requests are waiting for this topic.",
+    "QUEUE_TIMEOUT": "A request waited too long for its topic.",
+    "BUSY": "The topic is running another command.",
+    "NOT_PERMITTED": "The policy or a read-only root forbids the operation.",
+    "SECRET_DENIED": "The path matches the secret deny list.",
+    "TOO_LARGE": "Input or output exceeds a policy limit.",
+    "BINARY_FILE": "The file is binary; only its metadata can be shown.",
+    "ENCODING": "The bytes are not valid in the file's encoding; nothing was written.",
+    "PATCH_FAILED": "A patch did not apply; nothing was written.",
+    "BUDGET_EXCEEDED": "A change set exceeds the policy's file or line budget.",
+    "TIMEOUT": "The operation ran past its time limit; partial output is returned.",
+}
+
+
+class StringError(Exception):
+    """An expected failure with a stable code; `hint` is an extra line telling the user what to do next."""
+
+    def __init__(self, code: str, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.hint = hint
+
+    @property
+    def text(self) -> str:
+        return self.message if not self.hint else f"{self.message}\n{self.hint}"
+
+    def __repr__(self) -> str:
+        return f"StringError({self.code!r}, {self.message!r})"

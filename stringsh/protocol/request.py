@@ -1,0 +1,145 @@
+"""Parse one String request: optional `[id]`, a header line, an optional body (multi-line text or heredoc).
+
+One parser for every front end; `is_complete` decides when a line stream has a whole request.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from stringsh.errors import StringError
+
+REQUEST_ID = re.compile(r"^\[([A-Za-z0-9._:-]{1,64})\]\s*")
+HEREDOC = re.compile(r"""\s*<<-?\s*(?:'([A-Za-z_][A-Za-z0-9_]*)'|"([A-Za-z_][A-Za-z0-9_]*)"|([A-Za-z_][A-Za-z0-9_]*))\s*$""")
+VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
+MAX_HEADER_BYTES = 64 * 1024
+
+
+@dataclass
+class Request:
+    """A request as received: `header` is the first line without the id and heredoc marker."""
+
+    header: str
+    body: str | None = None
+    id: str | None = None
+
+
+@dataclass
+class Invocation:
+    """A request split into a command: `name` lower-cased without the slash, `args` shell-split."""
+
+    name: str
+    args: list[str] = field(default_factory=list)
+    arg_text: str = ""
+    body: str | None = None
+    is_shell: bool = False
+
+
+def heredoc_tag(header: str) -> str | None:
+    """The terminator a header's `<<TAG` asks for, or None."""
+    match = HEREDOC.search(header)
+    if not match or not header.lstrip().startswith(("/", "!", "[")):
+        return None
+    return next(group for group in match.groups() if group)
+
+
+def _first_line(text: str) -> tuple[str, str | None]:
+    head, sep, rest = text.partition("\n")
+    return head.rstrip("\r"), (rest if sep else None)
+
+
+def is_complete(text: str) -> bool:
+    """True when `text` holds a whole request: a header without heredoc, or a heredoc with its terminator."""
+    header, rest = _first_line(text.lstrip("\n"))
+    tag = heredoc_tag(header)
+    if tag is None:
+        return True
+    if rest is None:
+        return False
+    return any(line.rstrip("\r") == tag for line in rest.split("\n"))
+
+
+def parse_request(text: str) -> Request:
+    """Split text into id, header and body; a heredoc body runs to its terminator line, exclusive."""
+    if "\x00" in text:
+        raise StringError("INVALID_PAYLOAD", "Request contains a NUL byte.", "Remove the NUL byte and send it again.")
+    text = text.lstrip("\r\n")
+    header, rest = _first_line(text)
+    header = header.strip()
+    if len(header.encode("utf-8", "surrogatepass")) > MAX_HEADER_BYTES:
+        raise StringError(
+            "TOO_LARGE",
+            f"Request line is longer than {MAX_HEADER_BYTES // 1024} KB.",
+            "Put long content in the body (after the first line, or in a <<EOF heredoc).",
+        )
+    request_id = None
+    match = REQUEST_ID.match(header)
+    if match:
+        request_id = match.group(1)
+        header = header[match.end():]
+    tag = heredoc_tag(header)
+    if tag is None:
+        return Request(header=header, body=rest, id=request_id)
+    header = HEREDOC.sub("", header).rstrip()
+    lines = (rest or "").split("\n")
+    for index, line in enumerate(lines):
+        if line.rstrip("\r") == tag:
+            body = "\n".join(lines[:index])
+            return Request(header=header, body=body + "\n" if index else "", id=request_id)
+    raise StringError(
+        "INVALID_PAYLOAD",
+        f"Unterminated heredoc: no line {tag!r} before the end of input; the command was not run.",
+        f"End the body with a line that is exactly {tag}.",
+    )
+
+
+def split_arguments(text: str) -> list[str]:
+    """Shell-like split of the header's arguments; an unbalanced quote is a coded error."""
+    try:
+        lexer = shlex.shlex(text, posix=True)
+        lexer.whitespace_split = True
+        lexer.commenters = ""
+        return list(lexer)
+    except ValueError as exc:
+        raise StringError(
+            "INVALID_PAYLOAD",
+            f"Cannot parse arguments: {exc}.",
+            "Close the quote, or escape it with a backslash.",
+        ) from None
+
+
+def substitute(text: str, variables: dict[str, str]) -> str:
+    """Replace `{name}` with a session variable; unknown names stay literal."""
+    if "{" not in text or not variables:
+        return text
+    return VARIABLE.sub(lambda m: variables.get(m.group(1), m.group(0)), text)
+
+
+def parse_invocation(request: Request, variables: dict[str, str] | None = None, *, raw_names: frozenset[str] = frozenset()) -> Invocation:
+    """Turn a request into a command name and arguments.
+
+    `raw_names` are commands whose arguments are neither substituted nor split (they parse their own text).
+    """
+    header = request.header
+    if header.startswith("!"):
+        command_text = substitute(header[1:].strip(), variables or {})
+        return Invocation(name="!", arg_text=command_text, body=request.body, is_shell=True)
+    if header.startswith("//"):
+        header = header[1:]
+    if not header.startswith("/") or len(header) == 1 or header[1].isspace():
+        raise StringError("COMMAND_UNSUPPORTED", "Commands must start with /. Use /help for details.")
+    word, _, rest = header[1:].partition(" ")
+    if "\t" in word:
+        word, _, extra = word.partition("\t")
+        rest = f"{extra} {rest}".strip()
+    name = word.lower()
+    rest = rest.strip()
+    if name.startswith("act.") and len(name) > 4:
+        rest = f"{word[4:]} {rest}".strip()
+        name = "act"
+    if name in raw_names:
+        return Invocation(name=name, arg_text=rest, body=request.body)
+    rest = substitute(rest, variables or {})
+    return Invocation(name=name, args=split_arguments(rest), arg_text=rest, body=request.body)

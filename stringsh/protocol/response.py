@@ -1,0 +1,58 @@
+"""Reply text: the `re:` line, then category A (`message\n---\ncontent`), B (`message`) or C (`ERROR(CODE): …`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+HEADER_LIMIT = 80
+
+
+@dataclass
+class Result:
+    """What a command returns. `ok=False` with content is a failing result that still has a body (bash EXIT_n)."""
+
+    message: str
+    content: str | None = None
+    ok: bool = True
+    code: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self.content is None:
+            return self.message
+        return f"{self.message}\n---\n{self.content}"
+
+
+@dataclass
+class Reply:
+    """A formatted reply as every front end sends it."""
+
+    text: str
+    ok: bool
+    code: str | None
+    id: str | None
+    topic: str = "main"
+
+
+def cut_header(header: str) -> str:
+    """Keep the header to 80 characters: 77 and `...`."""
+    return header if len(header) <= HEADER_LIMIT else header[: HEADER_LIMIT - 3] + "..."
+
+
+def re_line(header: str, request_id: str | None) -> str:
+    prefix = f"[{request_id}] " if request_id else ""
+    return f"re: {prefix}{cut_header(header)}"
+
+
+def error_text(code: str, message: str) -> str:
+    return f"ERROR({code}): {message}"
+
+
+def format_reply(header: str, request_id: str | None, result: Result | None = None, *, error: tuple[str, str] | None = None, topic: str = "main") -> Reply:
+    """One formatter for every reply: pass a Result, or `error=(code, text)`."""
+    first = re_line(header, request_id)
+    if error is not None:
+        code, message = error
+        return Reply(f"{first}\n{error_text(code, message)}", False, code, request_id, topic)
+    assert result is not None
+    return Reply(f"{first}\n{result.text}", result.ok, result.code, request_id, topic)

@@ -1,0 +1,24 @@
+"""Topic names: `main`, a bare tab name, or `bash:<name>`; anything else is INVALID_TARGET."""
+
+from __future__ import annotations
+
+import re
+
+from stringsh.errors import StringError
+
+TAB = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+RESERVED = frozenset({"app", "bash", "tool", "system"})
+
+
+def parse_topic(topic: str | None) -> tuple[str, str]:
+    """Return (canonical topic, kind) where kind is `tab` or `bash`."""
+    topic = (topic or "").strip() or "main"
+    if topic.startswith("bash:") and TAB.match(topic[5:]):
+        return topic, "bash"
+    if TAB.match(topic) and topic not in RESERVED:
+        return topic, "tab"
+    raise StringError(
+        "INVALID_TARGET",
+        f"Invalid topic: {topic}",
+        "Use main, a tab name of letters, digits, '_' or '-', or bash:<name>.",
+    )

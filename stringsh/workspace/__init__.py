@@ -1,0 +1,1 @@
+"""The workspace engine: confined paths, byte-faithful text, atomic writes, change journal."""
