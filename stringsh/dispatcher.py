@@ -12,8 +12,9 @@ from pathlib import Path
 from stringsh.commands.context import Context
 from stringsh.commands.registry import REGISTRY, load_commands, raw_names
 from stringsh.errors import StringError
-from stringsh.protocol.request import Request, parse_invocation, parse_request
-from stringsh.protocol.response import Reply, Result, format_reply
+from stringsh.protocol.request import Request, parse_invocation, parse_request, reply_header
+from stringsh.protocol.response import Reply, Result, format_error_item, format_reply
+from stringsh.protocol.stream import StreamItem
 from stringsh.protocol.topics import parse_topic
 from stringsh.session import Session
 
@@ -26,13 +27,19 @@ def internal_error_text(exc: BaseException) -> str:
 class Dispatcher:
     """Owns the workspace root and the sessions; `execute` never raises."""
 
-    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, root: str | os.PathLike[str] | None = None, *, policy_file: Path | None = None) -> None:
         self.root = Path(root or os.getcwd()).resolve()
+        self.policy_file = policy_file
         self.sessions: dict[str, Session] = {}
         self._sessions_lock = threading.Lock()
         self._topic_locks: dict[str, threading.Lock] = {}
         load_commands()
         self._raw = raw_names()
+
+    def check(self) -> None:
+        """Fail at start-up, not on the first request, when the workspace or its policy is unusable."""
+        if hasattr(type(self), "workspace"):
+            self.workspace  # noqa: B018 - loading it validates the policy
 
     def session(self, topic: str | None = None) -> Session:
         name, kind = parse_topic(topic)
@@ -51,9 +58,15 @@ class Dispatcher:
         try:
             request = parse_request(text)
         except StringError as exc:
-            header = text.lstrip("\r\n").split("\n", 1)[0].strip().replace("\x00", "")
-            return format_reply(header, None, error=(exc.code, exc.text), topic=topic or "main")
+            header, request_id = reply_header(text)
+            return format_reply(header, request_id, error=(exc.code, exc.text), topic=topic or "main")
         return self.execute_request(request, topic)
+
+    def answer(self, item: StreamItem) -> Reply:
+        """Reply to one item of a line stream: run it, or report why it could not be read."""
+        if item.error:
+            return format_error_item(item.text, item.error, item.topic or "main")
+        return self.execute(item.text, item.topic)
 
     def execute_request(self, request: Request, topic: str | None = None) -> Reply:
         try:
@@ -65,8 +78,10 @@ class Dispatcher:
                 result = self._run(request, session)
             except StringError as exc:
                 return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic)
-            except Exception as exc:  # noqa: BLE001 - one bad request must never stop the loop
-                return format_reply(request.header, request.id, error=("INTERNAL_ERROR", internal_error_text(exc)), topic=session.topic)
+            except Exception as exc:
+                return format_reply(
+                    request.header, request.id, error=("INTERNAL_ERROR", internal_error_text(exc)), topic=session.topic
+                )
             return format_reply(request.header, request.id, result, topic=session.topic)
 
     def _run(self, request: Request, session: Session) -> Result:
@@ -86,7 +101,9 @@ class Dispatcher:
         if command is None:
             if invocation.name in {"!", "bash-line"}:
                 raise StringError("COMMAND_UNSUPPORTED", "The shell is not available in this build.")
-            raise StringError("COMMAND_UNSUPPORTED", f"Unknown command: /{invocation.name}", "Use /help to see available commands.")
+            raise StringError(
+                "COMMAND_UNSUPPORTED", f"Unknown command: /{invocation.name}", "Use /help to see available commands."
+            )
         return command.handler(Context(self, session, invocation, request))
 
     def close(self) -> None:

@@ -40,7 +40,16 @@ class Command:
 REGISTRY: dict[str, Command] = {}
 
 
-def command(name: str, *, syntax: str, summary: str, section: str, help_page: str | None = None, raw: bool = False, hidden: bool = False) -> Callable[[Handler], Handler]:
+def command(
+    name: str,
+    *,
+    syntax: str,
+    summary: str,
+    section: str,
+    help_page: str | None = None,
+    raw: bool = False,
+    hidden: bool = False,
+) -> Callable[[Handler], Handler]:
     """Register a handler. `raw` commands get their argument text unsplit and unsubstituted."""
     if section not in SECTIONS:
         raise ValueError(f"unknown help section {section!r} for /{name}")

@@ -21,4 +21,6 @@ def envelope_topic(line: str) -> str | None:
 
 
 def json_reply(request_id: str | None, ok: bool, code: str | None, topic: str, content: str) -> str:
-    return json.dumps({"id": request_id, "ok": ok, "code": code, "topic": topic, "content": content}, ensure_ascii=False)
+    return json.dumps(
+        {"id": request_id, "ok": ok, "code": code, "topic": topic, "content": content}, ensure_ascii=False
+    )

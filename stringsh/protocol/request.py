@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from stringsh.errors import StringError
 
 REQUEST_ID = re.compile(r"^\[([A-Za-z0-9._:-]{1,64})\]\s*")
-HEREDOC = re.compile(r"""\s*<<-?\s*(?:'([A-Za-z_][A-Za-z0-9_]*)'|"([A-Za-z_][A-Za-z0-9_]*)"|([A-Za-z_][A-Za-z0-9_]*))\s*$""")
+HEREDOC = re.compile(
+    r"""\s*<<-?\s*(?:'([A-Za-z_][A-Za-z0-9_]*)'|"([A-Za-z_][A-Za-z0-9_]*)"|([A-Za-z_][A-Za-z0-9_]*))\s*$"""
+)
 VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 MAX_HEADER_BYTES = 64 * 1024
 
@@ -78,7 +80,7 @@ def parse_request(text: str) -> Request:
     match = REQUEST_ID.match(header)
     if match:
         request_id = match.group(1)
-        header = header[match.end():]
+        header = header[match.end() :]
     tag = heredoc_tag(header)
     if tag is None:
         return Request(header=header, body=rest, id=request_id)
@@ -93,6 +95,18 @@ def parse_request(text: str) -> Request:
         f"Unterminated heredoc: no line {tag!r} before the end of input; the command was not run.",
         f"End the body with a line that is exactly {tag}.",
     )
+
+
+def reply_header(text: str) -> tuple[str, str | None]:
+    """The (header, id) a reply echoes for text that could not be parsed as a whole request."""
+    header = text.lstrip("\r\n").split("\n", 1)[0].replace("\x00", "").strip()
+    request_id = None
+    match = REQUEST_ID.match(header)
+    if match:
+        request_id, header = match.group(1), header[match.end() :]
+    if heredoc_tag(header) is not None:
+        header = HEREDOC.sub("", header).rstrip()
+    return header, request_id
 
 
 def split_arguments(text: str) -> list[str]:
@@ -117,7 +131,9 @@ def substitute(text: str, variables: dict[str, str]) -> str:
     return VARIABLE.sub(lambda m: variables.get(m.group(1), m.group(0)), text)
 
 
-def parse_invocation(request: Request, variables: dict[str, str] | None = None, *, raw_names: frozenset[str] = frozenset()) -> Invocation:
+def parse_invocation(
+    request: Request, variables: dict[str, str] | None = None, *, raw_names: frozenset[str] = frozenset()
+) -> Invocation:
     """Turn a request into a command name and arguments.
 
     `raw_names` are commands whose arguments are neither substituted nor split (they parse their own text).

@@ -48,7 +48,22 @@ def error_text(code: str, message: str) -> str:
     return f"ERROR({code}): {message}"
 
 
-def format_reply(header: str, request_id: str | None, result: Result | None = None, *, error: tuple[str, str] | None = None, topic: str = "main") -> Reply:
+def format_error_item(text: str, error: tuple[str, str], topic: str = "main") -> Reply:
+    """Reply to input that failed before it became a request (bad bytes, unterminated heredoc)."""
+    from stringsh.protocol.request import reply_header
+
+    header, request_id = reply_header(text)
+    return format_reply(header, request_id, error=error, topic=topic)
+
+
+def format_reply(
+    header: str,
+    request_id: str | None,
+    result: Result | None = None,
+    *,
+    error: tuple[str, str] | None = None,
+    topic: str = "main",
+) -> Reply:
     """One formatter for every reply: pass a Result, or `error=(code, text)`."""
     first = re_line(header, request_id)
     if error is not None:

@@ -1,0 +1,18 @@
+"""/close: forget the open document, its history, the session variables and the shell."""
+
+from __future__ import annotations
+
+from stringsh.commands.context import Context
+from stringsh.commands.registry import command
+from stringsh.errors import StringError
+from stringsh.protocol.response import Result
+
+
+@command("close", syntax="/close", summary="Close the open document and reset the topic", section="Navigation")
+def close(ctx: Context) -> Result:
+    document = ctx.session.document
+    if document is None:
+        raise StringError("INVALID_TARGET", "No document open.", "Open one with /open <path>.")
+    path = getattr(document, "path", str(document))
+    ctx.session.close()
+    return Result(f"Closed: {path}")

@@ -1,0 +1,52 @@
+"""/help: the command listing and each command's page, generated from the registry."""
+
+from __future__ import annotations
+
+from stringsh.commands.context import Context
+from stringsh.commands.registry import REGISTRY, SECTIONS, Command, read_help_page
+from stringsh.commands.registry import command as register
+from stringsh.errors import ERROR_CODES, StringError
+from stringsh.protocol.response import Result
+
+
+def listing() -> str:
+    visible = [cmd for cmd in REGISTRY.values() if not cmd.hidden]
+    width = max(len(cmd.syntax) for cmd in visible)
+    parts = ["## String Commands"]
+    for section in SECTIONS:
+        members = sorted((cmd for cmd in visible if cmd.section == section), key=lambda cmd: cmd.syntax)
+        if members:
+            parts.append(f"\n### {section}\n" + "\n".join(f"{cmd.syntax:<{width}}  {cmd.summary}" for cmd in members))
+    parts.append(
+        "\nUse /help <command> for a page, /help errors for error codes, /help bash for the shell.\n"
+        "A request is one header line, optionally prefixed by [id]; lines after it, or a <<EOF heredoc, are its body."
+    )
+    return "\n".join(parts)
+
+
+def errors_page() -> str:
+    width = max(len(code) for code in ERROR_CODES)
+    lines = [f"{code:<{width}}  {meaning}" for code, meaning in ERROR_CODES.items()]
+    return "Every error is one line ERROR(CODE): message, sometimes followed by a hint line.\n\n" + "\n".join(lines)
+
+
+def find_command(word: str) -> Command | None:
+    name = word.lstrip("/").lower()
+    if name.startswith("act."):
+        name = "act"
+    return REGISTRY.get(name)
+
+
+@register("help", syntax="/help [command]", summary="List commands, or show one command's page", section="Help")
+def help_command(ctx: Context) -> Result:
+    if not ctx.args:
+        return Result("String Commands", listing())
+    topic = ctx.args[0].lower()
+    if topic == "errors":
+        return Result("Error Codes", errors_page())
+    if topic in ("bash", "!", "shell"):
+        return Result("Bash Session", read_help_page("bash"))
+    found = find_command(topic)
+    if found is None:
+        raise StringError("NOT_FOUND", f"No help for: {ctx.args[0]}", "Use /help to list every command.")
+    return Result(f"Help: /{found.name}", f"{found.syntax}\n\n{found.help_text()}")

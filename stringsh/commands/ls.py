@@ -1,0 +1,32 @@
+"""/ls: list a folder, directories first."""
+
+from __future__ import annotations
+
+from stringsh.commands.context import Context
+from stringsh.commands.registry import command
+from stringsh.errors import StringError
+from stringsh.protocol.response import Result
+from stringsh.workspace.listing import list_directory
+
+
+def format_listing(rel: str, entries: list[tuple[str, bool]]) -> Result:
+    """`Listing rel/` then dirs (with `/`) and files, each sorted, dot-files hidden; shared with `/open dir`."""
+    visible = [(name, is_dir) for name, is_dir in entries if not name.startswith(".")]
+    dirs = sorted((name for name, is_dir in visible if is_dir), key=_sort_key)
+    files = sorted((name for name, is_dir in visible if not is_dir), key=_sort_key)
+    lines = [f"  {name}/" for name in dirs] + [f"  {name}" for name in files]
+    display = "./" if rel in ("", ".") else f"{rel.rstrip('/')}/"
+    return Result(f"Listing {display}", "\n".join(lines) if lines else "(empty)")
+
+
+def _sort_key(name: str) -> tuple[str, str]:
+    return (name.casefold(), name)
+
+
+@command("ls", syntax="/ls [path]", summary="List a folder of the workspace", section="Navigation")
+def ls(ctx: Context) -> Result:
+    if len(ctx.args) > 1:
+        raise StringError("INVALID_PAYLOAD", "Usage: /ls [path]", "Quote a path that contains spaces.")
+    path = ctx.args[0] if ctx.args else "."
+    rel, entries = list_directory(ctx.dispatcher.root, path)
+    return format_listing(rel, entries)

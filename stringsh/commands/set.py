@@ -1,0 +1,85 @@
+"""/set: session variables `{name}`, substituted into later commands and exported to the shell."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from stringsh.commands.context import Context
+from stringsh.commands.registry import command
+from stringsh.errors import StringError
+from stringsh.protocol.response import Result
+
+NAME = r"[A-Za-z_][A-Za-z0-9_.-]*"
+ASSIGNMENT = re.compile(
+    rf"^(?:\{{(?P<braced>{NAME})\}}|\$(?P<env>[A-Z_][A-Z0-9_]*)|(?P<bare>{NAME}))\s*=\s*(?P<value>.*)$"
+)
+FENCE_OPEN = re.compile(rf"^(?P<fence>`{{3,}}|~{{3,}})\s*(?:\{{(?P<braced>{NAME})\}}|\$(?P<env>[A-Z_][A-Z0-9_]*))\s*$")
+ASSIGN_HINT = 'Write {name} = "value", name = value, or a fence ```{name} … ``` for several lines.'
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def parse_assignments(text: str) -> Iterator[tuple[str, str, bool]]:
+    """Yield (kind, name, value) for each assignment line or fenced block; kind is `{` or `$`."""
+    lines = text.split("\n")
+    index = 0
+    while index < len(lines):
+        line = lines[index].rstrip("\r")
+        index += 1
+        if not line.strip():
+            continue
+        fence = FENCE_OPEN.match(line.strip())
+        if fence:
+            closer = fence.group("fence")
+            value_lines: list[str] = []
+            while index < len(lines) and not (
+                lines[index].strip().startswith(closer[0] * len(closer)) and not lines[index].strip().strip(closer[0])
+            ):
+                value_lines.append(lines[index].rstrip("\r"))
+                index += 1
+            if index >= len(lines):
+                raise StringError("INVALID_PAYLOAD", f"Unclosed fence for {line.strip()}", ASSIGN_HINT)
+            index += 1
+            kind = "$" if fence.group("env") else "{"
+            yield kind, fence.group("env") or fence.group("braced"), "\n".join(value_lines)
+            continue
+        match = ASSIGNMENT.match(line.strip())
+        if not match:
+            raise StringError("INVALID_PAYLOAD", f"Invalid assignment: {line.strip()}", ASSIGN_HINT)
+        kind = "$" if match.group("env") else "{"
+        name = match.group("env") or match.group("braced") or match.group("bare")
+        yield kind, name, _unquote(match.group("value"))
+
+
+def echo(name: str, value: str) -> str:
+    if "\n" in value:
+        return f"{{{name}}} = ({value.count(chr(10)) + 1} lines)"
+    return f'{{{name}}} = "{value}"'
+
+
+@command("set", syntax="/set [{name} = value]…", summary="Set or list session variables", section="State", raw=True)
+def set_variables(ctx: Context) -> Result:
+    text = "\n".join(part for part in (ctx.arg_text, ctx.body or "") if part.strip())
+    variables = ctx.session.variables
+    if not text.strip():
+        if not variables:
+            return Result("No variables set.")
+        return Result("Variables", "\n".join(echo(name, value) for name, value in variables.items()))
+    assignments = list(parse_assignments(text))
+    if any(kind == "$" for kind, _, _ in assignments):
+        raise StringError(
+            "COMMAND_UNSUPPORTED",
+            "Persistent variables ($NAME) are not available in this build.",
+            "Use a session variable: /set {name} = value",
+        )
+    echoes = []
+    for _, name, value in assignments:
+        variables[name] = value
+        echoes.append(echo(name, value))
+    return Result("\n".join(echoes))

@@ -1,0 +1,53 @@
+"""The plain interactive loop: a fixed prompt, no escape sequences, the same reply texts as `stringsh run`.
+
+Used with `--plain`, `TERM=dumb` or when stdin is not a terminal (agents in a pty or on pipes).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from stringsh.dispatcher import Dispatcher
+from stringsh.output import ReplyWriter
+from stringsh.protocol.stream import read_requests
+
+PROMPT = "› "
+BASH_PROMPT = "bash› "
+CONTINUATION = "… "
+BANNER = "stringsh — /help lists commands, !cmd runs a shell command, Ctrl-D leaves"
+
+
+def run_plain(dispatcher: Dispatcher) -> int:
+    """Serve requests from stdin until end of input; prompts only when stdin is a terminal."""
+    interactive = os.isatty(sys.stdin.fileno())
+    out = sys.stdout.buffer
+    writer = ReplyWriter(out)
+    session = dispatcher.session()
+
+    def prompt(text: str) -> None:
+        if interactive:
+            out.write(text.encode("utf-8"))
+            out.flush()
+
+    if interactive:
+        writer.write(BANNER)
+    while True:
+        prompt(BASH_PROMPT if session.bash_mode else PROMPT)
+        try:
+            items = read_requests(
+                sys.stdin.buffer.readline,
+                on_continuation=lambda: prompt(CONTINUATION),
+                is_bash_mode=lambda: session.bash_mode,
+            )
+            item = next(items, None)
+            if item is None:
+                break
+            reply = dispatcher.answer(item)
+        except KeyboardInterrupt:
+            writer.write("")
+            continue
+        writer.write(reply.text)
+    if interactive:
+        writer.write("")
+    return 0

@@ -1,0 +1,148 @@
+"""Cut a byte line stream (pipe, pty, script file) into whole requests.
+
+Shared by `run`, the plain loop and the daemon so that heredocs, comments and bad bytes behave the same everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from stringsh.protocol.framing import ENVELOPE_CLOSE, envelope_topic
+from stringsh.protocol.request import heredoc_tag
+
+MAX_LINE_BYTES = 1024 * 1024
+
+
+@dataclass
+class StreamItem:
+    """A whole request text, or an error found while reading one (then `text` is the header for `re:`)."""
+
+    text: str
+    topic: str | None = None
+    error: tuple[str, str] | None = None
+
+
+def _decode(raw: bytes) -> tuple[str | None, tuple[str, str] | None]:
+    if b"\x00" in raw:
+        return None, ("INVALID_PAYLOAD", "Request contains a NUL byte.\nRemove the NUL byte and send it again.")
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return None, (
+            "INVALID_PAYLOAD",
+            f"Request is not valid UTF-8 (byte {raw[exc.start]:#04x} at offset {exc.start}).\n"
+            "Send text encoded as UTF-8.",
+        )
+
+
+def _safe_header(raw: bytes) -> str:
+    return raw.split(b"\n", 1)[0].replace(b"\x00", b"").decode("utf-8", "backslashreplace").strip()[:200]
+
+
+class LineReader:
+    """Reads lines of at most MAX_LINE_BYTES; a longer line is consumed and reported, never buffered whole."""
+
+    def __init__(self, readline: Callable[[int], bytes]) -> None:
+        self._readline = readline
+
+    def __call__(self) -> tuple[bytes, bool]:
+        """Return (line, too_long); an empty line means end of input."""
+        line = self._readline(MAX_LINE_BYTES + 1)
+        if len(line) <= MAX_LINE_BYTES or line.endswith(b"\n"):
+            return line, False
+        head = line[:200]
+        while line and not line.endswith(b"\n"):
+            line = self._readline(MAX_LINE_BYTES)
+        return head, True
+
+
+def read_requests(
+    readline: Callable[[int], bytes],
+    *,
+    envelopes: bool = False,
+    on_continuation: Callable[[], None] | None = None,
+    is_bash_mode: Callable[[], bool] | None = None,
+) -> Iterator[StreamItem]:
+    """Yield whole requests. Blank lines and `#` comments between requests are skipped.
+
+    With `envelopes`, a line `<𝒞=string:TOPIC>` sends the requests up to `</𝒞>` to that topic.
+    `is_bash_mode` keeps `#` lines (they are shell comments) when every line goes to a shell.
+    """
+    next_line = LineReader(readline)
+    topic: str | None = None
+    while True:
+        raw, too_long = next_line()
+        if not raw:
+            return
+        if too_long:
+            yield StreamItem(
+                _safe_header(raw),
+                topic,
+                (
+                    "TOO_LARGE",
+                    f"Request line is longer than {MAX_LINE_BYTES // 1024} KB.\n"
+                    "Put long content in a <<EOF heredoc body.",
+                ),
+            )
+            continue
+        line, error = _decode(raw)
+        if error or line is None:
+            yield StreamItem(_safe_header(raw), topic, error)
+            continue
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("#") and not (is_bash_mode and is_bash_mode()):
+            continue
+        if envelopes:
+            opened = envelope_topic(stripped)
+            if opened is not None:
+                topic = opened
+                continue
+            if stripped == ENVELOPE_CLOSE:
+                topic = None
+                continue
+        tag = heredoc_tag(stripped)
+        if tag is None:
+            yield StreamItem(line.rstrip("\r\n"), topic)
+            continue
+        yield _read_heredoc(line, tag, next_line, topic, on_continuation)
+
+
+def _read_heredoc(
+    first: str, tag: str, next_line: LineReader, topic: str | None, on_continuation: Callable[[], None] | None
+) -> StreamItem:
+    parts = [first if first.endswith("\n") else first + "\n"]
+    problem: tuple[str, str] | None = None
+    while True:
+        if on_continuation:
+            on_continuation()
+        raw, too_long = next_line()
+        if not raw:
+            header = first.strip()
+            return StreamItem(
+                header,
+                topic,
+                (
+                    "INVALID_PAYLOAD",
+                    f"Unterminated heredoc: no line {tag!r} before the end of input; the command was not run.\n"
+                    f"End the body with a line that is exactly {tag}.",
+                ),
+            )
+        if too_long:
+            problem = problem or (
+                "TOO_LARGE",
+                f"A body line is longer than {MAX_LINE_BYTES // 1024} KB; the command was not run.",
+            )
+            continue
+        line, error = _decode(raw)
+        if error or line is None:
+            problem = problem or error
+            continue
+        if line.rstrip("\r\n") == tag:
+            parts.append(line)
+            if problem:
+                return StreamItem(first.strip(), topic, problem)
+            return StreamItem("".join(parts), topic)
+        parts.append(line)
