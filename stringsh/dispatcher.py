@@ -17,6 +17,7 @@ from stringsh.protocol.response import Reply, Result, format_error_item, format_
 from stringsh.protocol.stream import StreamItem
 from stringsh.protocol.topics import parse_topic
 from stringsh.session import Session
+from stringsh.workspace import Workspace
 
 
 def internal_error_text(exc: BaseException) -> str:
@@ -33,6 +34,7 @@ class Dispatcher:
         self.sessions: dict[str, Session] = {}
         self._sessions_lock = threading.Lock()
         self._topic_locks: dict[str, threading.Lock] = {}
+        self._workspace: Workspace | None = None
         load_commands()
         self._raw = raw_names()
 
@@ -40,6 +42,14 @@ class Dispatcher:
         """Fail at start-up, not on the first request, when the workspace or its policy is unusable."""
         if hasattr(type(self), "workspace"):
             self.workspace  # noqa: B018 - loading it validates the policy
+
+    @property
+    def workspace(self) -> Workspace:
+        """The confined engine every file command goes through; loading it checks the policy file."""
+        with self._sessions_lock:
+            if self._workspace is None:
+                self._workspace = Workspace.load(self.root, self.policy_file)
+            return self._workspace
 
     def session(self, topic: str | None = None) -> Session:
         name, kind = parse_topic(topic)
@@ -110,3 +120,6 @@ class Dispatcher:
         """Stop every topic's shell; called when a front end exits."""
         for session in list(self.sessions.values()):
             session.close_shell()
+        if self._workspace is not None:
+            self._workspace.close()
+            self._workspace = None

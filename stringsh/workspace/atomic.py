@@ -1,0 +1,98 @@
+"""Atomic file replacement relative to directory descriptors: temp file in the same folder, fsync, rename.
+
+Directory fsyncs are left to the caller so a multi-file change set syncs each folder once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+
+from stringsh.errors import StringError
+
+READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+TEMP_PREFIX = ".~stringsh-"
+
+
+def _umask() -> int:
+    mask = os.umask(0o22)
+    os.umask(mask)
+    return mask
+
+
+DEFAULT_MODE = 0o666 & ~_umask()
+
+
+def temp_name(change_id: int, index: int) -> str:
+    return f"{TEMP_PREFIX}{change_id}-{index}.tmp"
+
+
+def read_at(dir_fd: int, name: str, rel: str, limit: int | None = None) -> tuple[bytes, os.stat_result]:
+    """Read a regular file without following a symlink swapped in after resolution."""
+    try:
+        fd = os.open(name, READ_FLAGS, dir_fd=dir_fd)
+    except FileNotFoundError:
+        raise StringError("NOT_FOUND", f"File not found: {rel}") from None
+    except OSError as exc:
+        if exc.errno == 40:  # ELOOP: the leaf became a symlink after it was checked
+            raise StringError("INVALID_PATH", f"Path changed to a symlink while in use: {rel}") from None
+        if isinstance(exc, IsADirectoryError):
+            raise StringError("INVALID_TARGET", f"Is a directory: {rel}", f"Use /ls {rel}") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise StringError("INVALID_TARGET", f"Is a directory: {rel}", f"Use /ls {rel}")
+        if not stat.S_ISREG(st.st_mode):
+            raise StringError("INVALID_TARGET", f"Not a regular file: {rel}")
+        if limit is not None and st.st_size > limit:
+            raise StringError("TOO_LARGE", f"File is larger than the read limit ({st.st_size} > {limit} bytes): {rel}")
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks), st
+    finally:
+        os.close(fd)
+
+
+def stage(dir_fd: int, tmp: str, data: bytes, mode: int) -> None:
+    """Write `data` to a fresh temp file and make it durable before it can replace anything."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp, dir_fd=dir_fd)
+    fd = os.open(tmp, TEMP_FLAGS, mode & 0o7777, dir_fd=dir_fd)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fchmod(fd, mode & 0o7777)
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=dir_fd)
+        raise
+    os.close(fd)
+
+
+def commit(dir_fd: int, tmp: str, name: str) -> None:
+    os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+
+
+def remove(dir_fd: int, name: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(name, dir_fd=dir_fd)
+
+
+def fsync_dirs(fds: list[int]) -> None:
+    seen: set[tuple[int, int]] = set()
+    for fd in fds:
+        st = os.fstat(fd)
+        key = (st.st_dev, st.st_ino)
+        if key not in seen:
+            seen.add(key)
+            os.fsync(fd)

@@ -1,0 +1,177 @@
+"""Applying, reverting and recovering change sets: journal first, then temps, renames, directory fsyncs.
+
+Callers hold the workspace lock. Any failure while files are being replaced restores the previous bytes of
+the files already replaced before the error propagates; a crash leaves a pending journal entry that
+`recover_pending` rolls back (or forward, when every file already holds its new bytes).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import stat
+from dataclasses import dataclass, field
+
+from stringsh.errors import StringError
+from stringsh.workspace import atomic
+from stringsh.workspace.journal import FileRow, Journal
+from stringsh.workspace.paths import DIR_FLAGS, Confiner, Resolved
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class Plan:
+    """One file of a change set, resolved and with its previous bytes read."""
+
+    idx: int
+    res: Resolved
+    data: bytes | None
+    prev: bytes | None
+    new_mode: int | None
+    prev_mode: int | None
+    synced: list[int] = field(default_factory=list)
+
+    @property
+    def prev_sha(self) -> str | None:
+        return None if self.prev is None else sha256(self.prev)
+
+    @property
+    def new_sha(self) -> str | None:
+        return None if self.data is None else sha256(self.data)
+
+    def row(self) -> FileRow:
+        return FileRow(self.idx, self.res.rel, self.prev_sha, self.new_sha, self.prev_mode, self.new_mode)
+
+
+def current_bytes(res: Resolved) -> tuple[bytes | None, int | None]:
+    """The bytes and mode at a resolved location, None when absent; a folder is not a file to change."""
+    if res.st is None:
+        return None, None
+    if stat.S_ISDIR(res.st.st_mode):
+        raise StringError("INVALID_TARGET", f"Is a directory: {res.rel}")
+    data, st = atomic.read_at(res.parent_fd, res.name, res.rel)
+    return data, stat.S_IMODE(st.st_mode)
+
+
+def plan(confiner: Confiner, idx: int, path: str, data: bytes | None, expected: str | None,
+         mode: int | None) -> Plan:
+    res = confiner.resolve(path, create=data is not None)
+    try:
+        prev, prev_mode = current_bytes(res)
+        if data is None and prev is None:
+            raise StringError("NOT_FOUND", f"File not found: {res.rel}")
+        if expected is not None:
+            actual = "" if prev is None else sha256(prev)
+            if actual != expected:
+                what = "was created" if expected == "" else ("was deleted" if prev is None else "changed")
+                raise StringError(
+                    "CONFLICT",
+                    f"{res.rel} {what} since it was read; nothing was written.",
+                    f"Read {res.rel} again and redo the change.",
+                )
+        new_mode = None if data is None else (mode if mode is not None else prev_mode or atomic.DEFAULT_MODE)
+        return Plan(idx, res, data, prev, new_mode, prev_mode)
+    except BaseException:
+        res.close()
+        raise
+
+
+def _make_parents(p: Plan) -> None:
+    fd = p.res.parent_fd
+    for name in p.res.missing:
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(name, 0o777, dir_fd=fd)
+        p.synced.append(os.dup(fd))
+        try:
+            new = os.open(name, DIR_FLAGS, dir_fd=fd)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise StringError("INVALID_PATH", f"A folder on the way to {p.res.rel} is not a folder.") from None
+            raise
+        os.close(fd)
+        fd = new
+        p.res.parent_fd = fd
+    p.res.missing = []
+
+
+def _put(fd: int, name: str, tmp: str, data: bytes | None, mode: int | None) -> None:
+    if data is None:
+        atomic.remove(fd, name)
+    else:
+        atomic.stage(fd, tmp, data, mode if mode is not None else atomic.DEFAULT_MODE)
+        atomic.commit(fd, tmp, name)
+
+
+def execute(cs: int, plans: list[Plan]) -> None:
+    """Stage every new file, then rename them all, then sync the folders; undo what was done on failure."""
+    replaced: list[Plan] = []
+    try:
+        for p in plans:
+            if p.data is not None:
+                _make_parents(p)
+                atomic.stage(p.res.parent_fd, atomic.temp_name(cs, p.idx), p.data, p.new_mode or atomic.DEFAULT_MODE)
+        for p in plans:
+            replaced.append(p)
+            if p.data is None:
+                atomic.remove(p.res.parent_fd, p.res.name)
+            else:
+                atomic.commit(p.res.parent_fd, atomic.temp_name(cs, p.idx), p.res.name)
+        atomic.fsync_dirs([p.res.parent_fd for p in plans] + [fd for p in plans for fd in p.synced])
+    except BaseException:
+        for p in reversed(replaced):
+            with contextlib.suppress(OSError):
+                _put(p.res.parent_fd, p.res.name, atomic.temp_name(cs, p.idx), p.prev, p.prev_mode)
+        for p in plans:
+            if p.res.parent_fd >= 0:
+                atomic.remove(p.res.parent_fd, atomic.temp_name(cs, p.idx))
+        raise
+
+
+def close_plans(plans: list[Plan]) -> None:
+    for p in plans:
+        p.res.close()
+        for fd in p.synced:
+            os.close(fd)
+        p.synced.clear()
+
+
+def recover(journal: Journal, confiner: Confiner, cs: int) -> str:
+    """Bring a crashed change set to its before or after state; returns the state recorded."""
+    rows = journal.files(cs)
+    located: list[tuple[FileRow, Resolved | None, str | None]] = []
+    try:
+        for row in rows:
+            try:
+                res = confiner.resolve(row.path, create=True)
+            except (StringError, OSError):
+                located.append((row, None, None))
+                continue
+            try:
+                data, _ = current_bytes(res)
+                located.append((row, res, None if data is None else sha256(data)))
+            except (StringError, OSError):
+                located.append((row, res, "?"))
+        forward = all(res is not None and cur == row.new_sha for row, res, cur in located)
+        if not forward:
+            for row, res, cur in located:
+                if res is None or cur == row.prev_sha or res.missing:
+                    continue
+                prev = None if row.prev_sha is None else journal.blob(row.prev_sha)
+                _put(res.parent_fd, res.name, atomic.temp_name(cs, row.idx), prev, row.prev_mode)
+        for row, res, _ in located:
+            if res is not None and not res.missing:
+                atomic.remove(res.parent_fd, atomic.temp_name(cs, row.idx))
+        atomic.fsync_dirs([res.parent_fd for _, res, _ in located if res is not None and not res.missing])
+    finally:
+        for _, res, _ in located:
+            if res is not None:
+                res.close()
+    change = journal.get(cs)
+    state = "done" if forward else "rolled_back"
+    journal.finish(cs, state, change.reverts if change else None)
+    return state

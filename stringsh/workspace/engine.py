@@ -1,0 +1,412 @@
+"""The Workspace facade: every front end reads, lists, writes, reverts and undoes through this one object."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import stat
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from stringsh.errors import StringError
+from stringsh.workspace import atomic, changes
+from stringsh.workspace.audit import AuditCheck, AuditLog, verify_audit
+from stringsh.workspace.journal import ChangeRow, Journal
+from stringsh.workspace.models import (
+    ChangeSet,
+    DirEntry,
+    FileChange,
+    FileInfo,
+    RevertedFile,
+    RevertOutcome,
+    TextFile,
+    WriteOutcome,
+)
+from stringsh.workspace.paths import DIR_FLAGS, STATE_DIR, Confiner, Resolved
+from stringsh.workspace.policy import Policy, load_policy
+from stringsh.workspace.textio import adapt_newlines, count_lines, decode, dominant_newline, encode, newline_style
+
+STATE_IGNORE = "# stringsh engine state (journal, audit log); not for version control\n*\n"
+
+
+class Workspace:
+    """A confined workspace root with its policy, change journal and audit log (state under `.stringsh/`)."""
+
+    def __init__(self, root: str | Path, policy: Policy | None = None, *, state_dir: Path | None = None,
+                 frontend: str = "string") -> None:
+        self.root = Path(root).resolve()
+        self.policy = policy or Policy.default(self.root)
+        self.frontend = frontend
+        self.confiner = Confiner(self.root, self.policy.matcher())
+        self._state_dir = state_dir
+        self._thread_lock = threading.RLock()
+        self._depth = 0
+        self._lock_fd = -1
+        self._journal: Journal | None = None
+        self._audit: AuditLog | None = None
+        self._recovered = False
+
+    @classmethod
+    def load(cls, root: str | Path, policy_file: Path | None = None) -> Workspace:
+        policy = load_policy(root, policy_file)
+        return cls(policy.root.path, policy)
+
+    def close(self) -> None:
+        with self._thread_lock:
+            if self._journal is not None:
+                self._journal.close()
+                self._journal = None
+            if self._audit is not None:
+                self._audit.close()
+                self._audit = None
+            if self._lock_fd >= 0:
+                os.close(self._lock_fd)
+                self._lock_fd = -1
+            self.confiner.close()
+
+    # -- state, locking, audit --------------------------------------------------------------------------------
+
+    @property
+    def state_dir(self) -> Path:
+        """`.stringsh/` under the root, created without following a planted symlink."""
+        if self._state_dir is None:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(STATE_DIR, 0o700, dir_fd=self.confiner.root_fd)
+            try:
+                fd = os.open(STATE_DIR, DIR_FLAGS, dir_fd=self.confiner.root_fd)
+            except OSError:
+                raise StringError("NOT_PERMITTED", f"{STATE_DIR}/ is not a folder stringsh can use.") from None
+            os.close(fd)
+            self._state_dir = self.confiner.real / STATE_DIR
+            ignore = self._state_dir / ".gitignore"
+            if not ignore.exists():
+                with contextlib.suppress(OSError):
+                    ignore.write_text(STATE_IGNORE, encoding="utf-8")
+        else:
+            self._state_dir.mkdir(parents=True, exist_ok=True)
+        return self._state_dir
+
+    @property
+    def journal(self) -> Journal:
+        with self._thread_lock:
+            if self._journal is None:
+                self._journal = Journal(self.state_dir / "journal.db")
+            return self._journal
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Exclusive across threads and processes; re-entrant within a thread. Recovers crashed change sets."""
+        with self._thread_lock:
+            if self._depth == 0:
+                if self._lock_fd < 0:
+                    self._lock_fd = os.open(self.state_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+                fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            self._depth += 1
+            try:
+                if self._depth == 1:
+                    for cs in self.journal.pending():
+                        changes.recover(self.journal, self.confiner, cs)
+                yield
+            finally:
+                self._depth -= 1
+                if self._depth == 0:
+                    fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    def recover(self) -> None:
+        """Finish any change set a crashed process left pending (also done on every locked operation)."""
+        with self.locked():
+            pass
+
+    @contextlib.contextmanager
+    def _audited(self, op: str, paths: list[str], topic: str | None) -> Iterator[dict[str, int]]:
+        started = time.perf_counter()
+        info: dict[str, int] = {}
+        outcome = "ok"
+        try:
+            yield info
+        except StringError as exc:
+            outcome = exc.code
+            raise
+        except BaseException as exc:
+            outcome = f"INTERNAL_ERROR:{type(exc).__name__}"
+            raise
+        finally:
+            self._record(op, paths, topic, outcome, (time.perf_counter() - started) * 1000, info.get("change"))
+
+    def _record(self, op: str, paths: list[str], topic: str | None, outcome: str, ms: float,
+                change: int | None) -> None:
+        try:
+            if self._audit is None:
+                self._audit = AuditLog(self.state_dir / "audit.log")
+            self._audit.append(op=op, topic=topic or "-", frontend=self.frontend, paths=paths, outcome=outcome,
+                               ms=ms, change_id=change)
+        except (OSError, StringError):
+            pass  # a read-only state folder must not stop reads; mutations fail earlier on the journal
+
+    def verify_audit(self) -> AuditCheck:
+        return verify_audit(self.state_dir / "audit.log")
+
+    def history(self, limit: int = 50) -> list[ChangeRow]:
+        return self.journal.history(limit)
+
+    # -- policy checks ----------------------------------------------------------------------------------------
+
+    def _allow(self, op: str, *, mutating: bool = False) -> None:
+        if not getattr(self.policy.permissions, op, False):
+            raise StringError("NOT_PERMITTED", f"{op} is disabled by policy")
+        if mutating and self.policy.root.mode != "read_write":
+            raise StringError("NOT_PERMITTED", f"{op} is not allowed: root {self.policy.root.id} is read_only")
+
+    def _check_hardlink(self, res: Resolved, st: os.stat_result) -> None:
+        if st.st_nlink > 1 and stat.S_ISREG(st.st_mode) and not self.policy.secrets.allow_hardlinks:
+            raise StringError(
+                "SECRET_DENIED",
+                f"Refusing a hard-linked file (it may alias a file outside the workspace): {res.rel}",
+                "Set secrets.allow_hardlinks = true in stringsh.toml to allow hard links.",
+            )
+
+    # -- reads ------------------------------------------------------------------------------------------------
+
+    def relative(self, path: str) -> str:
+        """The confined, normalised root-relative POSIX path ("." for the root); does not touch the disk."""
+        return self.confiner.relative(path)
+
+    def stat(self, path: str) -> FileInfo | None:
+        """Metadata of the resolved path, None when it does not exist."""
+        self._allow("stat")
+        try:
+            res = self.confiner.resolve(path)
+        except StringError as exc:
+            if exc.code == "NOT_FOUND":
+                return None
+            raise
+        with res:
+            st = res.st if res.st is not None else os.fstat(res.parent_fd)
+            return FileInfo(res.rel, st.st_size, st.st_mtime_ns, stat.S_IMODE(st.st_mode), stat.S_ISDIR(st.st_mode))
+
+    def list_dir(self, path: str = ".", *, topic: str | None = None) -> list[DirEntry]:
+        """Direct children sorted by name; secrets, engine state and stringsh temp files are left out."""
+        self._allow("list_dir")
+        with self._audited("list_dir", [path], topic):
+            with self.confiner.resolve(path) as res:
+                if res.st is not None and not stat.S_ISDIR(res.st.st_mode):
+                    raise StringError("INVALID_TARGET", "Not a directory", f"{res.rel} is a file; use /open {res.rel}")
+                fd = os.dup(res.parent_fd) if res.name == "" else os.open(res.name, DIR_FLAGS, dir_fd=res.parent_fd)
+                base = "" if res.rel == "." else res.rel + "/"
+            try:
+                entries = []
+                for name in sorted(os.listdir(fd)):
+                    rel = base + name
+                    if (not base and name == STATE_DIR) or name.startswith(atomic.TEMP_PREFIX):
+                        continue
+                    if self.confiner.matcher.denied(rel):
+                        continue
+                    entries.append(DirEntry(name, self._entry_is_dir(fd, name, rel)))
+                    if len(entries) >= self.policy.limits.max_walk_entries:
+                        break
+                return entries
+            finally:
+                os.close(fd)
+
+    def _entry_is_dir(self, fd: int, name: str, rel: str) -> bool:
+        try:
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except OSError:
+            return False
+        if not stat.S_ISLNK(st.st_mode):
+            return stat.S_ISDIR(st.st_mode)
+        try:  # a symlink counts as a folder only when it resolves inside the root to one
+            with self.confiner.resolve(rel) as target:
+                return target.st is not None and stat.S_ISDIR(target.st.st_mode)
+        except (StringError, OSError):
+            return False
+
+    def _read(self, path: str, op: str, topic: str | None) -> tuple[Resolved, bytes, os.stat_result]:
+        self._allow("read")
+        res = self.confiner.resolve(path)
+        try:
+            if res.st is not None and stat.S_ISDIR(res.st.st_mode):
+                raise StringError("INVALID_TARGET", f"Is a directory: {res.rel}", f"Use /ls {res.rel}")
+            data, st = atomic.read_at(res.parent_fd, res.name, res.rel, self.policy.limits.max_read_bytes)
+            self._check_hardlink(res, st)
+            return res, data, st
+        except BaseException:
+            res.close()
+            raise
+
+    def read_bytes(self, path: str, *, topic: str | None = None) -> bytes:
+        with self._audited("read", [path], topic):
+            res, data, _ = self._read(path, "read", topic)
+            res.close()
+            return data
+
+    def read_text(self, path: str, *, topic: str | None = None) -> TextFile:
+        """Strictly decoded text with the file's own line endings; BINARY_FILE / ENCODING / TOO_LARGE."""
+        with self._audited("read", [path], topic):
+            res, data, st = self._read(path, "read", topic)
+            res.close()
+            text, encoding, bom = decode(data, res.rel)
+            style, final = newline_style(text)
+            return TextFile(res.rel, text, encoding, bom, style, final, changes.sha256(data), len(data), st.st_mtime_ns)
+
+    def fingerprint(self, path: str) -> str | None:
+        """sha256 of the file's current bytes, None when it does not exist (no audit record: a helper)."""
+        self._allow("read")
+        try:
+            res, data, _ = self._read(path, "read", None)
+        except StringError as exc:
+            if exc.code == "NOT_FOUND":
+                return None
+            raise
+        res.close()
+        return changes.sha256(data)
+
+    # -- writes -----------------------------------------------------------------------------------------------
+
+    def encode_for(self, path: str, text: str) -> tuple[bytes, bool]:
+        """Bytes for `text` written to `path`, in the existing file's encoding, BOM and dominant line ending
+        (text given with `\\n` endings). Returns (bytes, created)."""
+        try:
+            res = self.confiner.resolve(path, create=True)
+        except StringError:
+            raise
+        with res:
+            prev, _ = changes.current_bytes(res)
+            rel = res.rel
+        if prev is None:
+            return encode(text, "utf-8", False, rel), True
+        try:
+            old, encoding, bom = decode(prev, rel)
+        except StringError:
+            return encode(text, "utf-8", False, rel), False  # a whole replacement of an undecodable file
+        return encode(adapt_newlines(text, dominant_newline(old)), encoding, bom, rel), False
+
+    def write_text(self, path: str, text: str, *, topic: str = "main", expected_sha256: str | None = None,
+                   create_parents: bool = True) -> WriteOutcome:
+        """Replace the whole file, keeping encoding, BOM, line endings and mode of an existing file."""
+        self._allow("write", mutating=True)
+        with self._audited("write", [path], topic) as info, self.locked():
+            if not create_parents:
+                parts = self.confiner.requested_parts(path)
+                if len(parts) > 1 and self.stat("/".join(parts[:-1])) is None:
+                    raise StringError("NOT_FOUND", f"Folder not found: {'/'.join(parts[:-1])}")
+            data, created = self.encode_for(path, text)
+            self._check_size(path, data)
+            cs = self._apply_locked([FileChange(path, data, expected_sha256)], topic, "apply", None)
+            info["change"] = cs
+            rel = self.journal.files(cs)[0].path
+            return WriteOutcome(rel, created, len(data), count_lines(text), cs, changes.sha256(data))
+
+    def _check_size(self, path: str, data: bytes) -> None:
+        limit = self.policy.limits.max_write_bytes
+        if len(data) > limit:
+            raise StringError("TOO_LARGE", f"Write of {len(data)} bytes exceeds the policy's limit of {limit}: {path}")
+
+    def apply(self, changeset: ChangeSet, *, topic: str = "main") -> int:
+        """Apply every file of the change set or none; returns the change id for `revert`."""
+        files = list(changeset.files)
+        if not files:
+            raise StringError("INVALID_PAYLOAD", "Empty change set.")
+        self._allow("write", mutating=True)
+        if any(f.data is None for f in files):
+            self._allow("delete", mutating=True)
+        budget = self.policy.changes
+        if len(files) > budget.max_files:
+            raise StringError("BUDGET_EXCEEDED", f"Too many files: {len(files)} > {budget.max_files}")
+        for f in files:
+            if f.data is not None:
+                self._check_size(f.path, f.data)
+        with self._audited("apply", [f.path for f in files], topic) as info, self.locked():
+            info["change"] = self._apply_locked(files, topic, "apply", None)
+            return info["change"]
+
+    def _apply_locked(self, files: list[FileChange], topic: str, kind: str, reverts: int | None) -> int:
+        plans: list[changes.Plan] = []
+        try:
+            seen: set[str] = set()
+            for idx, f in enumerate(files):
+                p = changes.plan(self.confiner, idx, f.path, f.data, f.expected_prev_sha256, f.mode)
+                plans.append(p)
+                if p.res.rel in seen:
+                    raise StringError("INVALID_PAYLOAD", f"The change set names {p.res.rel} twice.")
+                seen.add(p.res.rel)
+            blobs = {p.prev_sha: p.prev for p in plans if p.prev is not None and p.prev_sha}
+            cs = self.journal.begin(topic, self.frontend, kind, reverts, [p.row() for p in plans], blobs)
+            try:
+                changes.execute(cs, plans)
+            except BaseException:
+                self.journal.finish(cs, "rolled_back")
+                raise
+            self.journal.finish(cs, "done", reverts)
+            return cs
+        finally:
+            changes.close_plans(plans)
+
+    def revert(self, change_id: int, *, topic: str | None = None) -> RevertOutcome:
+        """Put back the bytes a change set replaced, as a new change set; CONFLICT if a file changed since."""
+        self._allow("revert", mutating=True)
+        with self._audited("revert", [str(change_id)], topic) as info, self.locked():
+            outcome = self._revert_locked(change_id, topic)
+            info["change"] = outcome.change_id
+            return outcome
+
+    def _revert_locked(self, change_id: int, topic: str | None) -> RevertOutcome:
+        row = self.journal.get(change_id)
+        if row is None:
+            raise StringError("NOT_FOUND", f"No change {change_id} in the journal.")
+        if row.kind != "apply" or row.state != "done":
+            raise StringError("INVALID_TARGET", f"Change {change_id} cannot be reverted ({row.kind}, {row.state}).")
+        if row.reverted_by is not None:
+            raise StringError("INVALID_TARGET", f"Change {change_id} was already reverted by change {row.reverted_by}.")
+        rows = self.journal.files(change_id)
+        files = []
+        for f in rows:
+            prev = None if f.prev_sha is None else self.journal.blob(f.prev_sha)
+            files.append(FileChange(f.path, prev, f.new_sha or "", f.prev_mode))
+        try:
+            cs = self._apply_locked(files, topic or row.topic, "revert", change_id)
+        except StringError as exc:
+            if exc.code != "CONFLICT":
+                raise
+            changed = next((f.path for f in rows if self._sha_of(f.path) != (f.new_sha or "")), rows[0].path)
+            raise StringError(
+                "CONFLICT",
+                f"Refusing to undo: {changed} changed since change {change_id} wrote it.",
+                f"Open {changed} to see its current content; nothing was changed.",
+            ) from None
+        done = []
+        for f, change in zip(rows, files, strict=True):
+            action = "deleted" if f.prev_sha is None else ("restored" if f.new_sha is None else "reverted")
+            lines = 0 if change.data is None else _lines(change.data)
+            done.append(RevertedFile(f.path, action, lines))
+        return RevertOutcome(cs, change_id, tuple(done))
+
+    def _sha_of(self, path: str) -> str:
+        try:
+            with self.confiner.resolve(path, create=True) as res:
+                data, _ = changes.current_bytes(res)
+        except (StringError, OSError):
+            return "?"
+        return "" if data is None else changes.sha256(data)
+
+    def undo(self, topic: str) -> RevertOutcome:
+        """Revert the topic's newest change that is not undone yet; each call walks one change further back."""
+        self._allow("revert", mutating=True)
+        with self._audited("undo", [], topic) as info, self.locked():
+            change_id = self.journal.last_undoable(topic)
+            if change_id is None:
+                raise StringError("NOT_FOUND", "Nothing to undo.")
+            outcome = self._revert_locked(change_id, topic)
+            info["change"] = outcome.change_id
+            return outcome
+
+
+def _lines(data: bytes) -> int:
+    try:
+        text, _, _ = decode(data, "")
+    except StringError:
+        return data.count(b"\n")
+    return count_lines(text)

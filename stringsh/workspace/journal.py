@@ -1,0 +1,143 @@
+"""The change journal: SQLite (WAL) under `.stringsh/`, previous bytes kept by content hash.
+
+A change set is written `pending` with every file's previous bytes in one durable transaction before any file
+is touched, and marked `done` (or `rolled_back`) after. The pending commit is fsynced (synchronous=FULL); the
+final mark is not, because recovery rolls a pending set whose files all hold their new bytes forward.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS changesets(
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    time REAL NOT NULL,
+    topic TEXT NOT NULL,
+    frontend TEXT NOT NULL,
+    kind TEXT NOT NULL,            -- apply | revert
+    reverts INTEGER,               -- for kind=revert: the change set undone
+    state TEXT NOT NULL,           -- pending | done | rolled_back
+    reverted_by INTEGER            -- set on an applied change set once a revert of it is done
+);
+CREATE INDEX IF NOT EXISTS changesets_state ON changesets(state);
+CREATE INDEX IF NOT EXISTS changesets_topic ON changesets(topic, kind, state);
+CREATE TABLE IF NOT EXISTS files(
+    cs INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    path TEXT NOT NULL,            -- resolved root-relative path
+    prev_sha TEXT,                 -- NULL: the file did not exist
+    new_sha TEXT,                  -- NULL: the change deletes it
+    prev_mode INTEGER,
+    new_mode INTEGER,
+    PRIMARY KEY(cs, idx)
+);
+CREATE TABLE IF NOT EXISTS blobs(sha TEXT PRIMARY KEY, data BLOB NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class FileRow:
+    idx: int
+    path: str
+    prev_sha: str | None
+    new_sha: str | None
+    prev_mode: int | None
+    new_mode: int | None
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    id: int
+    time: float
+    topic: str
+    frontend: str
+    kind: str
+    reverts: int | None
+    state: str
+    reverted_by: int | None
+
+
+class Journal:
+    """One connection per Workspace; callers serialise access (the workspace lock)."""
+
+    def __init__(self, path: Path) -> None:
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def begin(self, topic: str, frontend: str, kind: str, reverts: int | None, rows: list[FileRow],
+              blobs: dict[str, bytes]) -> int:
+        """Record a pending change set with its previous bytes; durable when this returns."""
+        db = self.db
+        db.execute("PRAGMA synchronous=FULL")
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                cur = db.execute(
+                    "INSERT INTO changesets(time, topic, frontend, kind, reverts, state) VALUES (?,?,?,?,?,'pending')",
+                    (time.time(), topic, frontend, kind, reverts),
+                )
+                cs = int(cur.lastrowid or 0)
+                db.executemany(
+                    "INSERT INTO files VALUES (?,?,?,?,?,?,?)",
+                    [(cs, r.idx, r.path, r.prev_sha, r.new_sha, r.prev_mode, r.new_mode) for r in rows],
+                )
+                db.executemany("INSERT OR IGNORE INTO blobs VALUES (?,?)", list(blobs.items()))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        finally:
+            db.execute("PRAGMA synchronous=NORMAL")
+        return cs
+
+    def finish(self, cs: int, state: str, reverts: int | None = None) -> None:
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("UPDATE changesets SET state=? WHERE id=?", (state, cs))
+            if state == "done" and reverts is not None:
+                db.execute("UPDATE changesets SET reverted_by=? WHERE id=?", (cs, reverts))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def get(self, cs: int) -> ChangeRow | None:
+        row = self.db.execute("SELECT * FROM changesets WHERE id=?", (cs,)).fetchone()
+        return ChangeRow(*row) if row else None
+
+    def files(self, cs: int) -> list[FileRow]:
+        rows = self.db.execute(
+            "SELECT idx, path, prev_sha, new_sha, prev_mode, new_mode FROM files WHERE cs=? ORDER BY idx", (cs,)
+        ).fetchall()
+        return [FileRow(*row) for row in rows]
+
+    def blob(self, sha: str) -> bytes:
+        row = self.db.execute("SELECT data FROM blobs WHERE sha=?", (sha,)).fetchone()
+        if row is None:
+            raise LookupError(f"journal blob {sha} is missing")
+        return bytes(row[0])
+
+    def pending(self) -> list[int]:
+        return [r[0] for r in self.db.execute("SELECT id FROM changesets WHERE state='pending' ORDER BY id")]
+
+    def last_undoable(self, topic: str) -> int | None:
+        row = self.db.execute(
+            "SELECT id FROM changesets WHERE topic=? AND kind='apply' AND state='done' AND reverted_by IS NULL "
+            "ORDER BY id DESC LIMIT 1",
+            (topic,),
+        ).fetchone()
+        return row[0] if row else None
+
+    def history(self, limit: int = 50) -> list[ChangeRow]:
+        rows = self.db.execute("SELECT * FROM changesets ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        return [ChangeRow(*row) for row in rows]

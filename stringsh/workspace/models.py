@@ -1,0 +1,97 @@
+"""Typed values the engine hands out; plain dataclasses so every front end can format them its own way."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """Metadata of one confined path; `rel` is the resolved root-relative POSIX path."""
+
+    rel: str
+    size: int
+    mtime_ns: int
+    mode: int
+    is_dir: bool
+
+
+@dataclass(frozen=True)
+class DirEntry:
+    name: str
+    is_dir: bool
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """A decoded text file. `text` keeps the file's own line endings (no translation), so slicing it and
+    encoding it back with `encoding`/`bom` gives the original bytes."""
+
+    rel: str
+    text: str
+    encoding: str  # "utf-8" or "utf-16-le" / "utf-16-be"
+    bom: bool
+    newline: str  # "lf", "crlf", "cr", "mixed" or "none"
+    final_newline: bool
+    sha256: str  # of the raw bytes
+    size: int
+    mtime_ns: int
+
+    @property
+    def line_count(self) -> int:
+        from stringsh.workspace.textio import count_lines
+
+        return count_lines(self.text)
+
+
+@dataclass(frozen=True)
+class WriteOutcome:
+    rel: str
+    created: bool
+    size: int
+    lines: int
+    change_id: int
+    sha256: str = ""
+
+
+@dataclass(frozen=True)
+class RevertedFile:
+    """One file put back by a revert; `action` is "reverted", "deleted" (the change created it) or "restored"
+    (the change deleted it)."""
+
+    rel: str
+    action: str
+    lines: int
+
+
+@dataclass(frozen=True)
+class RevertOutcome:
+    change_id: int  # the new change set that did the revert
+    reverted_id: int  # the change set that was undone
+    files: tuple[RevertedFile, ...]
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """Write `data` to `path` (None deletes it). `expected_prev_sha256` guards against lost updates:
+    the sha256 of the bytes the caller based the change on, or "" when the file must not exist yet."""
+
+    path: str
+    data: bytes | None
+    expected_prev_sha256: str | None = None
+    mode: int | None = None
+
+
+@dataclass
+class ChangeSet:
+    """Files changed together, all or nothing."""
+
+    files: list[FileChange] = field(default_factory=list)
+
+    def write(self, path: str, data: bytes, *, expected_prev_sha256: str | None = None) -> ChangeSet:
+        self.files.append(FileChange(path, data, expected_prev_sha256))
+        return self
+
+    def delete(self, path: str, *, expected_prev_sha256: str | None = None) -> ChangeSet:
+        self.files.append(FileChange(path, None, expected_prev_sha256))
+        return self

@@ -1,0 +1,242 @@
+"""Confinement: every path is walked one component at a time from a root directory descriptor.
+
+Each directory is opened with `O_NOFOLLOW` relative to its parent's descriptor, so a component swapped for a
+symlink between check and use fails instead of being followed. Symlinks are followed by hand, only while their
+target stays inside the root, with a hop limit. User `..` is resolved lexically (what the user sees); `..` in a
+symlink target is resolved physically against the directories actually walked.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from stringsh.errors import StringError
+from stringsh.workspace.secrets import SecretMatcher
+
+STATE_DIR = ".stringsh"
+MAX_HOPS = 40
+MAX_PATH_BYTES = 4096
+MAX_NAME_BYTES = 255
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+@dataclass
+class Resolved:
+    """A confined location: `name` inside the open directory `parent_fd` (owned; call `close`).
+
+    `missing` lists parent folders (below `parent_fd`) that do not exist yet; `rel` is the resolved
+    root-relative path ("." for the root), `st` the leaf's lstat or None when it does not exist."""
+
+    parent_fd: int
+    name: str
+    rel: str
+    requested: str
+    st: os.stat_result | None
+    missing: list[str] = field(default_factory=list)
+
+    def close(self) -> None:
+        if self.parent_fd >= 0:
+            os.close(self.parent_fd)
+            self.parent_fd = -1
+
+    def __enter__(self) -> Resolved:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _escape(path: str) -> StringError:
+    return StringError("INVALID_PATH", f"Path escapes the workspace root: {path}", "Use a path inside the workspace.")
+
+
+def _via_symlink(path: str) -> StringError:
+    return StringError(
+        "INVALID_PATH",
+        f"Path leaves the workspace through a symlink: {path}",
+        "Symlinks are followed only while they point inside the workspace.",
+    )
+
+
+class Confiner:
+    """Turns user paths into confined `Resolved` locations under one root."""
+
+    def __init__(self, root: Path, matcher: SecretMatcher) -> None:
+        self.given = Path(os.path.abspath(root))
+        self.real = self.given.resolve()
+        self.matcher = matcher
+        self.spellings = [p.parts for p in {self.given, self.real}]
+        self.root_fd = os.open(self.real, DIR_FLAGS & ~os.O_NOFOLLOW)
+
+    def close(self) -> None:
+        if self.root_fd >= 0:
+            os.close(self.root_fd)
+            self.root_fd = -1
+
+    # -- lexical checks ---------------------------------------------------------------------------------------
+
+    def _strip_root(self, parts: tuple[str, ...]) -> list[str] | None:
+        """The parts below a root spelling, compared component-wise so `/ws/proj2` never matches `/ws/proj`."""
+        for spelling in self.spellings:
+            if parts[: len(spelling)] == spelling:
+                return list(parts[len(spelling) :])
+        return None
+
+    def requested_parts(self, path: str) -> list[str]:
+        """Lexically normalised components of a user path, relative to the root; refuses what cannot be valid."""
+        if not isinstance(path, str):
+            raise StringError("INVALID_PATH", f"Path must be text, not {type(path).__name__}")
+        if "\x00" in path:
+            raise StringError("INVALID_PATH", "Path contains a NUL byte.", "Remove the NUL byte from the path.")
+        try:
+            encoded = path.encode("utf-8")
+        except UnicodeEncodeError:
+            raise StringError("INVALID_PATH", f"Path is not valid UTF-8: {path!r}") from None
+        if len(encoded) > MAX_PATH_BYTES:
+            raise StringError("INVALID_PATH", f"Path is longer than {MAX_PATH_BYTES} bytes.")
+        raw: list[str]
+        if path.startswith("/"):
+            stripped = self._strip_root(tuple(p for p in Path(path).parts))
+            if stripped is None:
+                raise StringError(
+                    "FILE_NOT_ALLOWED",
+                    f"Path is outside the workspace: {path}",
+                    f"Only paths under {self.given} can be used.",
+                )
+            raw = stripped
+        else:
+            raw = path.split("/")
+        parts: list[str] = []
+        for part in raw:
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if not parts:
+                    raise _escape(path)
+                parts.pop()
+                continue
+            if len(part.encode("utf-8")) > MAX_NAME_BYTES:
+                raise StringError("INVALID_PATH", f"A path component is longer than {MAX_NAME_BYTES} bytes.")
+            parts.append(part)
+        return parts
+
+    def check_allowed(self, parts: list[str], shown: str) -> None:
+        """Refuse engine state and secrets; run on the requested and on the resolved path."""
+        if parts and parts[0] == STATE_DIR:
+            raise StringError("NOT_PERMITTED", f"{STATE_DIR}/ is stringsh's own state and cannot be used: {shown}")
+        if parts and self.matcher.denied("/".join(parts)):
+            raise StringError(
+                "SECRET_DENIED",
+                f"Access to a secret file is denied: {shown}",
+                "The policy's secret deny list covers this path.",
+            )
+
+    def relative(self, path: str) -> str:
+        parts = self.requested_parts(path)
+        self.check_allowed(parts, path)
+        return "/".join(parts) or "."
+
+    # -- physical walk ----------------------------------------------------------------------------------------
+
+    def resolve(self, path: str, *, create: bool = False) -> Resolved:
+        """Walk `path` from the root. `create` allows a missing leaf and missing parent folders."""
+        parts = self.requested_parts(path)
+        self.check_allowed(parts, path)
+        requested = "/".join(parts) or "."
+        if not parts:
+            return Resolved(os.dup(self.root_fd), "", ".", ".", os.fstat(self.root_fd))
+        queue: deque[str] = deque(parts)
+        fds = [os.dup(self.root_fd)]
+        names: list[str] = []
+        hops = 0
+        try:
+            while queue:
+                name = queue.popleft()
+                if name in ("", "."):
+                    continue
+                if name == "..":
+                    if not names:
+                        raise _via_symlink(path)
+                    os.close(fds.pop())
+                    names.pop()
+                    continue
+                last = not any(p not in ("", ".") for p in queue)
+                try:
+                    st = os.stat(name, dir_fd=fds[-1], follow_symlinks=False)
+                except FileNotFoundError:
+                    st = None
+                except NotADirectoryError:
+                    raise StringError("NOT_FOUND", f"Not a directory: {'/'.join(names)}") from None
+                if st is not None and stat.S_ISLNK(st.st_mode):
+                    hops += 1
+                    if hops > MAX_HOPS:
+                        raise StringError("INVALID_PATH", f"Too many levels of symlinks: {path}")
+                    target = os.readlink(name, dir_fd=fds[-1])
+                    if target.startswith("/"):
+                        inside = self._strip_root(Path(target).parts)
+                        if inside is None:
+                            raise _via_symlink(path)
+                        for fd in fds[1:]:
+                            os.close(fd)
+                        del fds[1:]
+                        names.clear()
+                        queue.extendleft(reversed(inside))
+                    else:
+                        queue.extendleft(reversed(target.split("/")))
+                    continue
+                if last:
+                    real = [*names, name]
+                    self.check_allowed(real, path)
+                    if st is None and not create:
+                        raise StringError("NOT_FOUND", f"File not found: {requested}")
+                    return self._done(fds, name, real, requested, st, [])
+                if st is None:
+                    if not create:
+                        raise StringError("NOT_FOUND", f"File not found: {requested}")
+                    rest = [name, *queue]
+                    if ".." in rest:
+                        raise StringError("NOT_FOUND", f"File not found: {requested}")
+                    rest = [p for p in rest if p not in ("", ".")]
+                    real = [*names, *rest]
+                    self.check_allowed(real, path)
+                    return self._done(fds, rest[-1], real, requested, None, rest[:-1])
+                if not stat.S_ISDIR(st.st_mode):
+                    raise StringError("NOT_FOUND", f"Not a directory: {'/'.join([*names, name])}")
+                try:
+                    fds.append(os.open(name, DIR_FLAGS, dir_fd=fds[-1]))
+                except OSError as exc:
+                    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT):
+                        hops += 1  # swapped between lstat and open: look again, bounded by the hop limit
+                        if hops > MAX_HOPS:
+                            raise StringError("INVALID_PATH", f"Path keeps changing: {path}") from None
+                        queue.appendleft(name)
+                        continue
+                    raise
+                names.append(name)
+            # Only "." components (or a symlink to the root) remained: the root itself.
+            self.check_allowed(names, path)
+            return self._done(fds, "", names, requested, None, [], root_itself=True)
+        except BaseException:
+            for fd in fds:
+                os.close(fd)
+            raise
+
+    def _done(self, fds: list[int], name: str, real: list[str], requested: str, st: os.stat_result | None,
+              missing: list[str], *, root_itself: bool = False) -> Resolved:
+        """Keep the innermost descriptor as the parent; close the rest."""
+        if root_itself:
+            if real:
+                name = real[-1]
+                os.close(fds.pop())
+                st = os.stat(name, dir_fd=fds[-1], follow_symlinks=False)
+            else:
+                st = os.fstat(fds[0])
+        parent = fds.pop()
+        for fd in fds:
+            os.close(fd)
+        return Resolved(parent, name, "/".join(real) or ".", requested, st, missing)

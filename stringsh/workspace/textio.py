@@ -1,0 +1,138 @@
+"""Byte-faithful text: strict decoding, one line model, and splicing that keeps each region's line endings.
+
+The line model is the one every stringsh tool shares: a line ends at `\\r\\n`, a lone `\\r` or `\\n`, nothing
+else (not `str.splitlines()`, which also breaks on U+2028, U+0085 and form feed).
+"""
+
+from __future__ import annotations
+
+import re
+
+from stringsh.errors import StringError
+
+BREAK = re.compile(r"\r\n|\r|\n")
+BOMS = (
+    (b"\x00\x00\xfe\xff", None),
+    (b"\xff\xfe\x00\x00", None),
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+BINARY_SNIFF = 8192
+STYLES = {"\n": "lf", "\r\n": "crlf", "\r": "cr"}
+ENDINGS = {v: k for k, v in STYLES.items()}
+ENCODING_HINT = "stringsh keeps files byte-faithful: it reads UTF-8 (with or without BOM) and UTF-16 with a BOM."
+
+
+def decode(raw: bytes, rel: str) -> tuple[str, str, bool]:
+    """(text, encoding, bom) with the file's own line endings; never substitutes U+FFFD."""
+    for bom, encoding in BOMS:
+        if raw.startswith(bom):
+            if encoding is None:
+                raise StringError("ENCODING", f"UTF-32 text is not supported: {rel}", ENCODING_HINT)
+            try:
+                return raw[len(bom) :].decode(encoding), encoding, True
+            except UnicodeDecodeError as exc:
+                raise _bad_bytes(rel, encoding, exc, len(bom)) from None
+    if b"\x00" in raw[:BINARY_SNIFF]:
+        raise StringError("BINARY_FILE", f"Binary file: {rel} ({len(raw)} bytes)", "Only its metadata can be shown.")
+    try:
+        return raw.decode("utf-8"), "utf-8", False
+    except UnicodeDecodeError as exc:
+        raise _bad_bytes(rel, "utf-8", exc, 0) from None
+
+
+def _bad_bytes(rel: str, encoding: str, exc: UnicodeDecodeError, offset: int) -> StringError:
+    bad = exc.object[exc.start : exc.start + 4].hex(" ")
+    return StringError(
+        "ENCODING",
+        f"{rel} is not valid {encoding.upper()} (bytes {bad} at offset {exc.start + offset}); nothing was changed.",
+        ENCODING_HINT,
+    )
+
+
+def encode(text: str, encoding: str, bom: bool, rel: str) -> bytes:
+    """Strict encoding: a character the encoding cannot hold (a lone surrogate) is an ENCODING error."""
+    try:
+        data = text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        raise StringError(
+            "ENCODING",
+            f"Text for {rel} has a character {encoding.upper()} cannot hold at index {exc.start}; nothing was written.",
+        ) from None
+    if bom:
+        data = {"utf-8": b"\xef\xbb\xbf", "utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff"}[encoding] + data
+    return data
+
+
+def line_breaks(text: str) -> list[str]:
+    return BREAK.findall(text)
+
+
+def newline_style(text: str) -> tuple[str, bool]:
+    """("lf" | "crlf" | "cr" | "mixed" | "none", has final newline)."""
+    kinds = set(line_breaks(text))
+    final = bool(text) and text[-1] in "\r\n"
+    if not kinds:
+        return "none", final
+    if len(kinds) > 1:
+        return "mixed", final
+    return STYLES[kinds.pop()], final
+
+
+def dominant_newline(text: str, default: str = "\n") -> str:
+    """The most common line ending; ties go to the one that appears first."""
+    breaks = line_breaks(text)
+    if not breaks:
+        return default
+    counts: dict[str, int] = {}
+    for brk in breaks:
+        counts[brk] = counts.get(brk, 0) + 1
+    return max(counts, key=lambda b: (counts[b], -breaks.index(b)))
+
+
+def count_lines(text: str) -> int:
+    """Lines in the shared model: every break ends a line, plus a last line without one."""
+    if not text:
+        return 0
+    breaks = len(line_breaks(text))
+    return breaks + (0 if text[-1] in "\r\n" else 1)
+
+
+def line_spans(text: str) -> list[tuple[int, int, int]]:
+    """(start, end without break, end with break) of every line."""
+    spans = []
+    pos = 0
+    for match in BREAK.finditer(text):
+        spans.append((pos, match.start(), match.end()))
+        pos = match.end()
+    if pos < len(text):
+        spans.append((pos, len(text), len(text)))
+    return spans
+
+
+def adapt_newlines(new: str, ending: str) -> str:
+    """Give `\\n`-terminated text the ending `ending`; text that already carries `\\r` was chosen on purpose."""
+    if "\r" in new or ending == "\n":
+        return new
+    return new.replace("\n", ending)
+
+
+def region_ending(text: str, start: int, end: int) -> str:
+    """The line ending new text should take when it replaces `text[start:end]`: the last break inside the
+    region, else the break that ends the region's line, else the one before it, else the file's dominant one."""
+    inside = line_breaks(text[start:end])
+    if inside:
+        return inside[-1]
+    after = BREAK.search(text, end)
+    if after:
+        return after.group(0)
+    before = line_breaks(text[:start])
+    if before:
+        return before[-1]
+    return dominant_newline(text)
+
+
+def splice(text: str, start: int, end: int, new: str) -> str:
+    """Replace `text[start:end]` with `new` (given with `\\n` endings); bytes outside the region never change."""
+    return text[:start] + adapt_newlines(new, region_ending(text, start, end)) + text[end:]
