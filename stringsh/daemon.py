@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from stringsh.dispatcher import Dispatcher
 from stringsh.errors import StringError
@@ -43,12 +44,13 @@ class Daemon:
         json_mode: bool = False,
         queue_size: int = QUEUE_SIZE,
         queue_wait: float = QUEUE_WAIT_SECONDS,
+        out: BinaryIO | None = None,
     ) -> None:
         self.dispatcher = dispatcher
         self.json_mode = json_mode
         self.queue_size = queue_size
         self.queue_wait = queue_wait
-        self.writer = ReplyWriter(sys.stdout.buffer)
+        self.writer = ReplyWriter(out or sys.stdout.buffer)
         self.queues: dict[str, queue.Queue[Job | None]] = {}
         self.workers: list[threading.Thread] = []
 

@@ -1,0 +1,195 @@
+"""`stringsh daemon`: envelope framing, JSON lines, topics and queues, with the real program on pipes."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from stringsh.commands.registry import REGISTRY, command
+from stringsh.dispatcher import Dispatcher
+from stringsh.protocol.response import Result
+from tests.conftest import STRINGSH, run_stringsh
+from tests.frontends.scripts import SCRIPT, check, make_workspace
+
+
+def unwrap_envelopes(output: str) -> list[tuple[str, str]]:
+    """(topic, reply) pairs of a daemon's output; fails on any text outside an envelope."""
+    pairs: list[tuple[str, str]] = []
+    topic: str | None = None
+    body: list[str] = []
+    for line in output.split("\n"):
+        if topic is None:
+            if not line:
+                continue
+            assert line.startswith("<𝒞=string:") and line.endswith(">"), line
+            topic = line[len("<𝒞=string:") : -1]
+        elif line == "</𝒞>":
+            pairs.append((topic, "\n".join(body)))
+            topic, body = None, []
+        else:
+            body.append(line)
+    assert topic is None, "unterminated envelope"
+    return pairs
+
+
+def test_daemon_reproduces_the_seed_texts(ws: Path) -> None:
+    make_workspace(ws)
+    proc = run_stringsh(["daemon"], ws, stdin=SCRIPT)
+    assert proc.returncode == 0
+    pairs = unwrap_envelopes(proc.stdout.decode())
+    assert {topic for topic, _ in pairs} == {"main"}
+    check([reply for _, reply in pairs])
+
+
+def test_envelope_input_selects_the_topic(ws: Path) -> None:
+    stdin = "/set a = 1\n<𝒞=string:docs>\n/set\n</𝒞>\n<𝒞=string:bad topic>\n/ls\n</𝒞>\n/set\n"
+    pairs = unwrap_envelopes(run_stringsh(["daemon"], ws, stdin=stdin).stdout.decode())
+    assert sorted(pairs) == sorted(
+        [
+            ("main", 're: /set a = 1\n{a} = "1"'),
+            ("docs", "re: /set\nNo variables set."),
+            (
+                "bad topic",
+                "re: /ls\nERROR(INVALID_TARGET): Invalid topic: bad topic\n"
+                "Use main, a tab name of letters, digits, '_' or '-', or bash:<name>.",
+            ),
+            ("main", 're: /set\nVariables\n---\n{a} = "1"'),
+        ]
+    )
+    main_replies = [reply for topic, reply in pairs if topic == "main"]
+    assert main_replies[0].startswith("re: /set a = 1")  # one topic keeps its order
+
+
+def test_json_mode_round_trip_and_bad_lines(ws: Path) -> None:
+    lines = [
+        json.dumps({"id": "1", "cmd": "/ls"}),
+        "{not json",
+        json.dumps({"id": "2", "cmd": "/set\n{k} = v", "topic": "t1"}),
+        json.dumps({"id": 7, "cmd": "/nope"}),
+        json.dumps({"id": "has space", "cmd": "/ls"}),
+        json.dumps(["/ls"]),
+        json.dumps({"cmd": "/write x <<EOF\nno end"}),
+    ]
+    proc = run_stringsh(["daemon", "--json"], ws, stdin="\n".join(lines) + "\n")
+    replies = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    by_id = {r["id"]: r for r in replies if r["id"] is not None}
+    assert by_id["1"] == {
+        "id": "1",
+        "ok": True,
+        "code": None,
+        "topic": "main",
+        "content": "re: [1] /ls\nListing ./\n---\n(empty)",
+    }
+    assert by_id["2"] == {"id": "2", "ok": True, "code": None, "topic": "t1", "content": 're: [2] /set\n{k} = "v"'}
+    assert by_id["7"]["code"] == "COMMAND_UNSUPPORTED"
+    assert by_id["7"]["content"].startswith("re: [7] /nope\nERROR(COMMAND_UNSUPPORTED): Unknown command: /nope")
+    anonymous = [r for r in replies if r["id"] is None]
+    assert [r["code"] for r in anonymous].count("INVALID_PAYLOAD") == 4
+    assert any(
+        r["content"].startswith("re: (invalid request)\nERROR(INVALID_PAYLOAD): Malformed JSON request: ")
+        for r in anonymous
+    )
+    assert any(r["content"].startswith("re: /write x\nERROR(INVALID_PAYLOAD): Unterminated heredoc") for r in anonymous)
+
+
+def test_daemon_answers_each_request_as_it_arrives(ws: Path) -> None:
+    proc = subprocess.Popen([*STRINGSH, "daemon"], cwd=ws, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert proc.stdin and proc.stdout
+        for n in range(3):
+            proc.stdin.write(f"[q{n}] /set n = {n}\n".encode())
+            proc.stdin.flush()
+            lines = [proc.stdout.readline().decode() for _ in range(4)]
+            assert lines == ["<𝒞=string:main>\n", f"re: [q{n}] /set n = {n}\n", f'{{n}} = "{n}"\n', "</𝒞>\n"]
+    finally:
+        proc.stdin.close()  # type: ignore[union-attr]
+        assert proc.wait(timeout=30) == 0
+
+
+@pytest.fixture
+def gate():
+    """A test-only command that blocks until released, to watch topics queue and run in parallel."""
+    started, release = threading.Event(), threading.Event()
+
+    @command("wait-gate", syntax="/wait-gate", summary="test", section="Help", hidden=True)
+    def wait_gate(ctx) -> Result:  # type: ignore[no-untyped-def]
+        started.set()
+        release.wait(10)
+        return Result("released")
+
+    yield started, release
+    release.set()
+    REGISTRY.pop("wait-gate")
+
+
+class Sink(io.BytesIO):
+    def text(self) -> str:
+        return self.getvalue().decode()
+
+
+def test_topics_run_in_parallel_and_one_topic_queues(ws: Path, gate) -> None:
+    from stringsh.daemon import Daemon
+
+    started, release = gate
+    sink = Sink()
+    daemon = Daemon(Dispatcher(ws), queue_size=2, out=sink)
+    daemon.submit("/wait-gate", "slow")
+    assert started.wait(10)
+    daemon.submit("/set a = 1", "fast")  # another topic is not held up
+    daemon.submit("/set b = 1", "slow")  # queued behind the gate
+    daemon.submit("/set c = 1", "slow")  # queue now full (2)
+    daemon.submit("[x] /set d = 1", "slow")  # refused at once
+    for _ in range(200):
+        out = sink.text()
+        if "re: /set a = 1" in out:
+            break
+        time.sleep(0.05)
+    assert "re: /set a = 1" in out
+    assert "re: [x] /set d = 1\nERROR(QUEUE_FULL): Topic slow already has 2 requests waiting.\n" in out
+    assert "re: /set b = 1" not in out
+    release.set()
+    daemon.drain()
+    rest = sink.text()
+    assert rest.index("released") < rest.index("re: /set b = 1") < rest.index("re: /set c = 1")
+
+
+def test_queue_timeout(ws: Path, gate) -> None:
+    from stringsh.daemon import Daemon
+
+    started, release = gate
+    sink = Sink()
+    daemon = Daemon(Dispatcher(ws), queue_wait=0.3, out=sink)
+    daemon.submit("/wait-gate", "main")
+    assert started.wait(10)
+    daemon.submit("[late] /set a = 1", "main")
+    time.sleep(0.6)
+    release.set()
+    daemon.drain()
+    assert (
+        "re: [late] /set a = 1\nERROR(QUEUE_TIMEOUT): Waited more than 0.3 s for topic main; the command was not run."
+        in sink.text()
+    )
+    assert "re: /wait-gate\nreleased" in sink.text()
+
+
+def test_an_exception_in_a_command_is_internal_error_and_the_next_request_is_served(ws: Path) -> None:
+    @command("explode", syntax="/explode", summary="test", section="Help", hidden=True)
+    def explode(ctx) -> Result:  # type: ignore[no-untyped-def]
+        raise RuntimeError("disk on fire\nsecond line")
+
+    try:
+        d = Dispatcher(ws)
+        reply = d.execute("[e1] /explode")
+        assert (reply.text, reply.code) == (
+            "re: [e1] /explode\nERROR(INTERNAL_ERROR): RuntimeError: disk on fire",
+            "INTERNAL_ERROR",
+        )
+        assert d.execute("/set a = 1").ok
+    finally:
+        REGISTRY.pop("explode")
