@@ -28,5 +28,5 @@ def ls(ctx: Context) -> Result:
     if len(ctx.args) > 1:
         raise StringError("INVALID_PAYLOAD", "Usage: /ls [path]", "Quote a path that contains spaces.")
     path = ctx.args[0] if ctx.args else "."
-    rel, entries = list_directory(ctx.dispatcher.root, path)
+    rel, entries = list_directory(ctx.dispatcher.workspace, path, topic=ctx.session.topic)
     return format_listing(rel, entries)

@@ -300,6 +300,23 @@ class Workspace:
             rel = self.journal.files(cs)[0].path
             return WriteOutcome(rel, created, len(data), count_lines(text), cs, changes.sha256(data))
 
+    def append_text(self, path: str, text: str, *, topic: str = "main") -> WriteOutcome:
+        """Add `text` (with `\\n` endings) at the end of an existing text file, in its encoding and dominant line
+        ending; a line ending is added first when the file does not end with one."""
+        self._allow("write", mutating=True)
+        with self._audited("append", [path], topic) as info, self.locked():
+            current = self.read_text(path, topic=topic)
+            ending = dominant_newline(current.text)
+            addition = adapt_newlines(text, ending)
+            if current.text and not current.final_newline:
+                addition = ending + addition
+            data = encode(current.text + addition, current.encoding, current.bom, current.rel)
+            self._check_size(path, data)
+            cs = self._apply_locked([FileChange(path, data, current.sha256)], topic, "apply", None)
+            info["change"] = cs
+            return WriteOutcome(current.rel, False, len(data), count_lines(current.text + addition), cs,
+                                changes.sha256(data))
+
     def _check_size(self, path: str, data: bytes) -> None:
         limit = self.policy.limits.max_write_bytes
         if len(data) > limit:

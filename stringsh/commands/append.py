@@ -1,0 +1,30 @@
+"""/append: add text at the end of an existing file, in its encoding and line endings."""
+
+from __future__ import annotations
+
+from stringsh.commands.context import Context
+from stringsh.commands.registry import command
+from stringsh.commands.write import split_target
+from stringsh.errors import StringError
+from stringsh.protocol.response import Result
+from stringsh.workspace.seen import is_seen_unchanged, mark_seen
+
+
+@command(
+    "append",
+    syntax="/append path <<EOF … EOF | /append path text",
+    summary="Add text at the end of an existing file",
+    section="Editing",
+)
+def append(ctx: Context) -> Result:
+    path, text, _ = split_target(ctx, "append", allow_force=False)
+    if text == "":
+        raise StringError("INVALID_PAYLOAD", "Nothing to append.", "Give the text in the body.")
+    workspace = ctx.dispatcher.workspace
+    seen = ctx.session.seen
+    rel = workspace.relative(path)
+    was_current = is_seen_unchanged(seen, workspace, path)
+    outcome = workspace.append_text(path, text, topic=ctx.session.topic)
+    if was_current:  # the topic knew the file before; it knows the appended result too
+        mark_seen(seen, workspace, path, outcome.sha256)
+    return Result(f"Appended to: {rel} (now {outcome.size} bytes)")
