@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
 from typing import TYPE_CHECKING
 
 from stringsh.protocol.response import Result
@@ -64,6 +63,8 @@ def command(
 
 
 def read_help_page(page: str) -> str:
+    from importlib import resources  # costs ~20 ms at start-up; only help needs it
+
     return resources.files("stringsh.help").joinpath(f"{page}.md").read_text(encoding="utf-8").strip()
 
 

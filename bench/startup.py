@@ -1,0 +1,84 @@
+"""Start-up and daemon round-trip, as ratios to plain Python measured in the same run.
+
+    python bench/startup.py [--runs 20] [--requests 1000]
+
+Goals (issue #2): `stringsh -c '/ls'` ≤ 3× `python3 -c pass`; daemon round-trip p50 and p99 ≤ 3× a bare Python
+echo loop over the same pipes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ECHO_LOOP = r"""
+import sys
+out = sys.stdout.buffer
+for line in sys.stdin.buffer:
+    out.write(b"<\xf0\x9d\x92\x9e=string:main>\nre: " + line + b"ok\n</\xf0\x9d\x92\x9e>\n")
+    out.flush()
+"""
+
+
+def time_command(argv: list[str], cwd: Path, runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(argv, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def round_trips(argv: list[str], cwd: Path, requests: int) -> list[float]:
+    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin and proc.stdout
+    samples = []
+    try:
+        for n in range(requests + 20):
+            start = time.perf_counter()
+            proc.stdin.write(f"[b{n}] /set n = {n}\n".encode())
+            proc.stdin.flush()
+            while proc.stdout.readline() != "</𝒞>\n".encode():
+                pass
+            if n >= 20:  # warm-up
+                samples.append(time.perf_counter() - start)
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    return samples
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--requests", type=int, default=1000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp)
+        (ws / "docs").mkdir()
+        (ws / "README.md").write_text("# hi\n")
+        python = time_command([sys.executable, "-c", "pass"], ws, args.runs)
+        stringsh = time_command([sys.executable, "-m", "stringsh", "-c", "/ls"], ws, args.runs)
+        print(f"start-up: python -c pass {python * 1000:.1f} ms, stringsh -c '/ls' {stringsh * 1000:.1f} ms, "
+              f"ratio {stringsh / python:.2f}x (goal <= 3x)")
+        echo = round_trips([sys.executable, "-c", ECHO_LOOP], ws, args.requests)
+        daemon = round_trips([sys.executable, "-m", "stringsh", "daemon"], ws, args.requests)
+        for name, q in (("p50", 0.50), ("p99", 0.99)):
+            e, d = percentile(echo, q), percentile(daemon, q)
+            print(f"daemon round-trip {name}: echo loop {e * 1e6:.0f} us, stringsh daemon {d * 1e6:.0f} us, "
+                  f"ratio {d / e:.2f}x (goal <= 3x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
