@@ -1,0 +1,4 @@
+"""Documents: the SFMD block index (scan, sfmd, index), its cache, the plain and rich renderers, the watcher.
+
+Pure library code: nothing here reads the workspace; the commands hand it text read through the engine.
+"""

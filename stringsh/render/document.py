@@ -1,0 +1,79 @@
+"""A markdown document in memory: its text, lines and index, block extraction and byte-faithful block splicing."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from stringsh.render.cache import IndexCache
+from stringsh.render.index import Block, DocIndex, build_index
+
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd", ".mdx", ".sfmd")
+
+
+def is_markdown(path: str) -> bool:
+    return path.lower().endswith(MARKDOWN_SUFFIXES)
+
+
+@dataclass
+class Document:
+    """Source text plus its index. `lines` are split on `\\n` only and keep any `\\r`."""
+
+    text: str
+    sha256: str = ""
+    index: DocIndex = field(default_factory=DocIndex)
+
+    @classmethod
+    def parse(cls, text: str, sha256: str = "", cache: IndexCache | None = None) -> Document:
+        sha256 = sha256 or hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        doc = cls(text, sha256)
+        doc.index = cache.get(sha256, text, doc.lines) if cache is not None else build_index(text, doc.lines)
+        return doc
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.split("\n")
+
+    def resolve(self, block_id: str) -> Block | None:
+        return self.index.resolve(block_id)
+
+    def source_lines(self, start: int, end: int) -> list[str]:
+        """Lines without their line endings."""
+        return [line.rstrip("\r") for line in self.lines[start:end]]
+
+    def block_source(self, block: Block) -> str:
+        """A block's text as String extracts it: markers dropped, heading line kept, then trimmed."""
+        return "\n".join(self.source_lines(block.start, block.end)).strip()
+
+    def newline(self) -> str:
+        """The file's line ending: that of its first line."""
+        first = self.text.find("\n")
+        return "\r\n" if first > 0 and self.text[first - 1] == "\r" else "\n"
+
+    def splice_block(self, block: Block, body: str) -> str:
+        """The full new text with a block's content replaced and every byte outside it unchanged.
+
+        Markers and the heading line stay, and so do the blank lines between them and the old content;
+        the body's line endings follow the file's.
+        """
+        lines = self.lines
+        start = block.start + block.head
+        end = min(block.end, len(lines))
+        while start < end and not lines[start].strip():
+            start += 1
+        while end > start and not lines[end - 1].strip():
+            end -= 1
+        return self.splice_lines(start, end, body)
+
+    def splice_lines(self, start: int, end: int, body: str) -> str:
+        """Replace lines[start:end] by the body's lines (one final newline of the body is not a line)."""
+        lines = self.lines
+        cr = "\r" if self.newline() == "\r\n" else ""
+        body = body.replace("\r\n", "\n")
+        if body.endswith("\n"):
+            body = body[:-1]
+        new = [line + cr for line in body.split("\n")] if body else []
+        if new and cr and end == len(lines):
+            new[-1] = new[-1][: -len(cr)]  # the file's last line has no line ending
+        return "\n".join(lines[:start] + new + lines[end:])

@@ -1,0 +1,293 @@
+"""The agent rendering (upstream.md §1.6): source-faithful markdown with SFMD syntax resolved, windowed by lines.
+
+Rendering is line by line over the source, so a window of a 10 MB document costs as much as the window: it starts
+at any line (the fence state comes from the index) and stops at the line budget, reporting where to read on.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from stringsh.render import sfmd
+from stringsh.render.document import Document
+from stringsh.render.index import Block
+from stringsh.render.slug import string_slug
+
+DEFAULT_BUDGET = 400
+REF_LINK = re.compile(r"\[([^\]]+)\]\[([^\]@][^\]]*)\]")
+SHORTCUT_LINK = re.compile(r"\[(@[A-Za-z0-9._-]+)\s+([^\]]+)\]\([^)]+\)")
+PLAIN_LINK = re.compile(r"\[([^\]]*)\]\((?!@)([^)]+)\)")
+INLINE_CODE = re.compile(r"`[^`\n]+`")
+SLUGGABLE_LABEL = re.compile(r"^[A-Za-z0-9\s-]+$")
+INCLUDE_TRIMMED = re.compile(r"^\[!include:([A-Za-z0-9_-]+)\]\(([^)]*)\)$")
+
+#: Loads an include target relative to the including document: returns (identity for cycle checks, Document).
+IncludeLoader = Callable[[str], tuple[str, Document]]
+
+
+@dataclass
+class Rendered:
+    """A rendered window. `next_line` is the 0-based source line to read on from, None when nothing was cut."""
+
+    text: str
+    shortcuts: dict[str, str] = field(default_factory=dict)
+    next_line: int | None = None
+    first_line: int = 0
+
+
+@dataclass
+class _Links:
+    """Auto-shortcut state shared by every line of one rendering (ids are unique per rendering)."""
+
+    references: dict[str, str]
+    shortcuts: dict[str, str] = field(default_factory=dict)
+    seen: set[str] = field(default_factory=set)
+    counts: dict[str, int] = field(default_factory=dict)
+    link_number: int = 1
+
+    def auto_id(self, label: str, href: str) -> str | None:
+        if not (href.startswith(("http://", "https://")) or len(href) > 40):
+            return None
+        slug = string_slug(label)
+        if len(label) <= 20 and SLUGGABLE_LABEL.match(label) and slug:
+            if slug not in self.seen:
+                shortcut_id = slug
+                self.counts[slug] = 2
+            else:
+                n = self.counts.get(slug, 2)
+                shortcut_id = f"{slug}-{n}"
+                self.counts[slug] = n + 1
+        else:
+            shortcut_id = f"link-{self.link_number}"
+            self.link_number += 1
+        self.seen.add(shortcut_id)
+        self.shortcuts[shortcut_id] = href
+        return shortcut_id
+
+    def rewrite(self, segment: str) -> str:
+        if self.references:
+            segment = REF_LINK.sub(self._reference, segment)
+        if "[@" in segment:
+            segment = SHORTCUT_LINK.sub(lambda m: f"[{m.group(2)}][{m.group(1)}]", segment)
+        if "](" in segment:
+            segment = PLAIN_LINK.sub(self._plain, segment)
+        return segment
+
+    def _reference(self, match: re.Match[str]) -> str:
+        url = self.references.get(match.group(2))
+        return f"[{match.group(1)}]({url})" if url else match.group(0)
+
+    def _plain(self, match: re.Match[str]) -> str:
+        shortcut_id = self.auto_id(match.group(1), match.group(2))
+        if shortcut_id is None:
+            return match.group(0)
+        return f"[{match.group(1) or shortcut_id}][@{shortcut_id}]"
+
+    def line(self, text: str) -> str:
+        """Rewrite links outside inline code spans."""
+        if "[" not in text:
+            return text
+        if "`" not in text:
+            return self.rewrite(text)
+        out, pos = [], 0
+        for span in INLINE_CODE.finditer(text):
+            out.append(self.rewrite(text[pos : span.start()]))
+            out.append(span.group(0))
+            pos = span.end()
+        out.append(self.rewrite(text[pos:]))
+        return "".join(out)
+
+
+class _Window:
+    """Collects output lines until the budget is reached."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget if budget > 0 else 1 << 62
+        self.lines: list[str] = []
+        self.next_line: int | None = None
+
+    @property
+    def full(self) -> bool:
+        return len(self.lines) >= self.budget
+
+    def add(self, line: str, source_line: int) -> bool:
+        """Append a line; False (and the read-on point) when the budget is already used."""
+        if self.full:
+            if self.next_line is None:
+                self.next_line = source_line
+            return False
+        self.lines.append(line)
+        return True
+
+
+def _code_range(doc: Document, line: int, fence_info: dict[int, str]) -> tuple[int, int, bool] | None:
+    """(start, end, is action fence) of the code range that contains `line`, if any."""
+    code = doc.index.code
+    i = bisect_right(code, (line, 1 << 62)) - 1
+    if i < 0 or line >= code[i][1]:
+        return None
+    start, end = code[i]
+    return start, end, sfmd.is_action_fence(fence_info.get(start, ""))
+
+
+def _render_range(
+    doc: Document,
+    start: int,
+    end: int,
+    window: _Window,
+    links: _Links,
+    *,
+    load_include: IncludeLoader | None,
+    chain: frozenset[str],
+) -> None:
+    lines = doc.lines
+    fence_info = {f[0]: f[2] for f in doc.index.fences}
+    has_code = bool(doc.index.code)
+    i = start
+    while i < end:
+        code = _code_range(doc, i, fence_info) if has_code else None
+        if code is not None:
+            stop = min(code[1], end)
+            if not code[2]:
+                for j in range(i, stop):
+                    if not window.add(lines[j].rstrip("\r"), j):
+                        return
+            i = stop
+            continue
+        text = lines[i].rstrip("\r")
+        trimmed = text.strip()
+        if trimmed.startswith(("<!", "[")):
+            include = INCLUDE_TRIMMED.match(trimmed) if load_include is not None else None
+            if include is not None:
+                for extra in _include(include.group(1), include.group(2), load_include, chain):
+                    if not window.add(extra, i):
+                        return
+                i += 1
+                continue
+            if (
+                sfmd.MARKER_TRIMMED.match(trimmed)
+                or sfmd.DIRECTIVE_LINE.match(trimmed)
+                or sfmd.REFERENCE_DEF_TRIMMED.match(trimmed)
+            ):
+                i += 1
+                continue
+        if not window.add(links.line(text), i):
+            return
+        i += 1
+
+
+def _include(block_id: str, path: str, load: IncludeLoader | None, chain: frozenset[str]) -> Iterable[str]:
+    """The lines an include expands to, or String's one-line `⚠` notes when it cannot."""
+    assert load is not None
+    try:
+        identity, doc = load(path)
+    except Exception as exc:
+        reason = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+        return [f"⚠ Include failed: {path} - {reason}"]
+    if identity in chain:
+        return [f"⚠ Circular include detected: {path} (already included in this chain)"]
+    block = doc.resolve(block_id)
+    if block is None:
+        return [
+            f"⚠ Include failed: Block #{block_id} not found in {path}",
+            "Supported formats:",
+            f"  1. Markers: <!-- #{block_id} --> ... <!-- /{block_id} -->",
+            f"  2. Explicit ID: ## Heading {{#{block_id}}}",
+            f'  3. Heading slug: ## Heading Text (where slug matches "{block_id}")',
+        ]
+    window = _Window(0)
+    links = _Links(doc.index.references)
+    start, end = _trimmed_range(doc, block)
+    _render_range(doc, start, end, window, links, load_include=load, chain=chain | {identity})
+    return window.lines
+
+
+def _trimmed_range(doc: Document, block: Block) -> tuple[int, int]:
+    """A block's lines without leading and trailing blank lines (String trims the extracted text)."""
+    start, end = block.start, min(block.end, len(doc.lines))
+    while start < end and not doc.lines[start].strip():
+        start += 1
+    while end > start and not doc.lines[end - 1].strip():
+        end -= 1
+    return start, end
+
+
+def hint_lines(doc: Document, missing_env: list[str]) -> list[str]:
+    """The hint lines String puts above a whole document: menus, actions, missing required variables."""
+    index = doc.index
+    hints: list[str] = []
+    if index.menus:
+        names = list(dict.fromkeys(menu[0] for menu in index.menus))
+        hints.append(f"[nav] {', '.join(names)} — /nav <name>")
+    if index.actions:
+        hints.append(f"[actions] {', '.join(a[0] for a in index.actions)}  ·  /act --help (all)  ·  /act.<name> --help")
+    if missing_env:
+        hints.append(f"[!] Missing required env: {', '.join('$' + name for name in missing_env)}")
+        hints.append("    Set: " + " ; ".join(f'/set ${name}="..."' for name in missing_env))
+        if index.requirements:
+            hints.append(f"    Setup: /open {index.requirements}")
+    return hints
+
+
+def required_env(doc: Document) -> list[str]:
+    value = doc.index.front_matter.get("requires")
+    if isinstance(value, str):
+        value = [value] if value else []
+    return [name.lstrip("$") for name in value or [] if isinstance(name, str) and name]
+
+
+def render_document(
+    doc: Document,
+    *,
+    start: int = 0,
+    budget: int = DEFAULT_BUDGET,
+    missing_env: list[str] | None = None,
+    load_include: IncludeLoader | None = None,
+    identity: str = "",
+) -> Rendered:
+    """A whole document (front matter stripped, includes expanded, hints on top), from source line `start`."""
+    first = max(start, doc.index.front_matter_end)
+    window = _Window(budget)
+    if first == doc.index.front_matter_end:
+        hints = hint_lines(doc, missing_env or [])
+        if hints:
+            for hint in [*hints, ""]:
+                window.add(hint, first)
+    links = _Links(doc.index.references)
+    _render_range(
+        doc, first, doc.index.line_count, window, links, load_include=load_include, chain=frozenset({identity})
+    )
+    return Rendered("\n".join(window.lines).strip(), links.shortcuts, window.next_line, first)
+
+
+def render_block(doc: Document, block: Block, *, start: int = 0, budget: int = DEFAULT_BUDGET) -> Rendered:
+    """One block: its trimmed source with markers, directives and action fences removed and links resolved."""
+    first, end = _trimmed_range(doc, block)
+    first = max(first, min(start, end))
+    window = _Window(budget)
+    links = _Links(doc.index.references)
+    _render_range(doc, first, end, window, links, load_include=None, chain=frozenset())
+    return Rendered("\n".join(window.lines).strip(), links.shortcuts, window.next_line, first)
+
+
+def render_text(text_lines: list[str], *, start: int = 0, budget: int = DEFAULT_BUDGET) -> Rendered:
+    """A non-markdown text file: its lines as they are, windowed."""
+    window = _Window(budget)
+    count = len(text_lines) - 1 if text_lines and text_lines[-1] == "" else len(text_lines)
+    for i in range(start, count):
+        if not window.add(text_lines[i].rstrip("\r"), i):
+            break
+    return Rendered("\n".join(window.lines), {}, window.next_line, start)
+
+
+def cut_hint(target: str, rendered: Rendered, line_count: int, budget: int) -> str:
+    """The line that ends a cut rendering and says exactly how to read on."""
+    assert rendered.next_line is not None
+    n = rendered.next_line + 1
+    return (
+        f"[cut] Output limit of {budget} lines reached; the rest starts at source line {n} of {line_count}. "
+        f"Read on: /open {target} --from {n}"
+    )

@@ -1,0 +1,456 @@
+"""A one-pass CommonMark line scanner for the block index: headings, fences, code and front matter.
+
+markdown-it-py costs about 1 s per MB, and opening a document must cost far less than a parse, so block
+structure comes from this scanner instead of a token stream. It follows CommonMark's block rules closely enough
+that its heading lines and fence ranges equal markdown-it-py's token maps on real documents
+(tests/render/test_scan_vs_markdown_it.py checks that); line numbers are 0-based, ends exclusive, like `Token.map`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from markdown_it.common.html_blocks import block_names
+from markdown_it.common.html_re import HTML_OPEN_CLOSE_TAG_STR
+
+_HR = re.compile(r"^([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_FENCE = re.compile(r"^(`{3,}|~{3,})(.*)$")
+_BULLET = re.compile(r"^([-+*])(?:([ \t]+)(.*)|$)")
+_ORDERED = re.compile(r"^(\d{1,9})([.)])(?:([ \t]+)(.*)|$)")
+_SETEXT = re.compile(r"^(=+|-+)[ \t]*$")
+_TABLE_DELIMITER = re.compile(r"^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_REFERENCE = re.compile(r"""^ {0,3}\[[^\]]+\]:[ \t]*\S+(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^)]*\)))?[ \t]*$""")
+_HTML_SEVEN = re.compile(HTML_OPEN_CLOSE_TAG_STR + r"\s*$")
+_HTML_BLOCK_NAMES = frozenset(block_names)
+_HTML_TAG_NAME = re.compile(r"^</?([A-Za-z][A-Za-z0-9-]*)(?=[\s/>]|$)")
+_HTML_ONE = re.compile(r"^<(script|pre|style|textarea)(?=[\s>]|$)", re.IGNORECASE)
+_HTML_ONE_END = re.compile(r"</(script|pre|style|textarea)>", re.IGNORECASE)
+_HTML_ENDS = {2: "-->", 3: "?>", 4: ">", 5: "]]>"}
+#: First characters after indentation that may start something other than paragraph text.
+_SPECIAL = frozenset("#`~<>-*+_=0123456789")
+
+
+@dataclass
+class Structure:
+    """Block structure of a document: what the index needs from a parse."""
+
+    #: (line, end, level, text): `line` is the first line, `end` the line after it (setext headings span lines).
+    headings: list[tuple[int, int, int, str]] = field(default_factory=list)
+    #: (start, end, info, indent) of every fenced code block, at any depth; `end` includes the closing fence.
+    fences: list[tuple[int, int, str, int]] = field(default_factory=list)
+    #: (start, end) of indented code blocks.
+    code: list[tuple[int, int]] = field(default_factory=list)
+    #: End line of the YAML front matter (0 when there is none).
+    front_matter_end: int = 0
+
+
+def _indent(line: str) -> tuple[int, str]:
+    """Column width of the leading whitespace (tabs to multiples of 4) and the rest of the line."""
+    stripped = line.lstrip(" \t")
+    lead = len(line) - len(stripped)
+    if "\t" not in line[:lead]:
+        return lead, stripped
+    return len(line[:lead].expandtabs(4)), stripped
+
+
+def _dedent(line: str, columns: int) -> str:
+    """Remove `columns` columns of indentation (a tab wider than the rest becomes spaces)."""
+    if columns <= 0:
+        return line
+    lead = len(line) - len(line.lstrip(" \t"))
+    head = line[:lead].expandtabs(4)
+    return head[columns:] + line[lead:] if len(head) >= columns else line[lead:]
+
+
+def front_matter_end(lines: list[str]) -> int:
+    """Lines taken by a leading `---` … `---` (or `...`) YAML block; 0 when absent or unclosed."""
+    if not lines or lines[0].rstrip() != "---":
+        return 0
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in ("---", "..."):
+            return i + 1
+    return 0
+
+
+def atx_heading(rest: str) -> tuple[int, str] | None:
+    """(level, text) when `rest` (indentation removed) is an ATX heading."""
+    level = len(rest) - len(rest.lstrip("#"))
+    if not 1 <= level <= 6:
+        return None
+    tail = rest[level:]
+    if tail and tail[0] not in " \t":
+        return None
+    text = tail.strip(" \t")
+    closing = text.rstrip("#")
+    if not closing:
+        text = ""
+    elif closing != text and closing[-1] in " \t":
+        text = closing.rstrip(" \t")
+    return level, text
+
+
+def html_block_kind(rest: str, *, interrupting: bool) -> int:
+    """CommonMark's HTML block start condition (1–7) for a line, or 0."""
+    if not rest.startswith("<"):
+        return 0
+    if _HTML_ONE.match(rest):
+        return 1
+    if rest.startswith("<!--"):
+        return 2
+    if rest.startswith("<?"):
+        return 3
+    if rest.startswith("<![CDATA["):
+        return 5
+    if len(rest) > 2 and rest[1] == "!" and rest[2].isalpha():
+        return 4
+    match = _HTML_TAG_NAME.match(rest)
+    if match and match.group(1).lower() in _HTML_BLOCK_NAMES:
+        return 6
+    if not interrupting and _HTML_SEVEN.match(rest):
+        return 7
+    return 0
+
+
+def _html_block_ends(kind: int, line: str) -> bool:
+    if kind == 1:
+        return _HTML_ONE_END.search(line) is not None
+    return _HTML_ENDS[kind] in line
+
+
+def _list_marker(rest: str, indent: int) -> tuple[int, bool] | None:
+    """(content column relative to the line, item is empty) when `rest` starts a list item."""
+    match = _BULLET.match(rest)
+    width = 1
+    if match is None:
+        match = _ORDERED.match(rest)
+        if match is None:
+            return None
+        width = len(match.group(1)) + 1
+        spaces, content = match.group(3), match.group(4)
+    else:
+        spaces, content = match.group(2), match.group(3)
+    if spaces is None or not content or not content.strip():
+        return indent + width + 1, True
+    gap = len((" " * (indent + width) + spaces).expandtabs(4)) - indent - width
+    if gap > 4:
+        gap = 1
+    return indent + width + gap, False
+
+
+def _columns(row: str) -> int:
+    """Cells in a table row: pipes not escaped with a backslash, outer pipes ignored."""
+    cells = re.split(r"(?<!\\)\|", row.strip())
+    if cells and not cells[0].strip():
+        cells = cells[1:]
+    if cells and not cells[-1].strip():
+        cells = cells[:-1]
+    return len(cells)
+
+
+class _Scanner:
+    """Line-by-line state machine; one instance per scan."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.out = Structure()
+        self.fence: tuple[str, int, int, int, int] | None = None  # char, length, start, depth, indent
+        self.fence_info = ""
+        self.html = 0  # open HTML block kind
+        self.code_start = -1  # open indented code block
+        self.paragraph = -1  # first line of the open top-level paragraph
+        self.quote = False  # inside a top-level block quote (paragraph may continue lazily)
+        self.quote_para = False
+        self.table = False  # inside a table (rows run to a blank line or a block start)
+        self.items: list[int] = []  # content columns of open list items, outermost first
+        self.item_para = False  # the innermost list item ends with paragraph text (lazy lines continue it)
+        self.blank_before = False
+
+    def run(self) -> Structure:
+        lines = self.lines
+        start = front_matter_end(lines)
+        self.out.front_matter_end = start
+        for number in range(start, len(lines)):
+            self.line(number, lines[number].rstrip("\r\n"))
+        self.close_all(len(lines) - 1 if lines and lines[-1] == "" else len(lines))
+        return self.out
+
+    # -- closing things -------------------------------------------------------------------------------------
+    def close_fence(self, end: int) -> None:
+        if self.fence is not None:
+            _, _, start, _, indent = self.fence
+            self.out.fences.append((start, end, self.fence_info, indent))
+            self.fence = None
+
+    def close_code(self, end: int) -> None:
+        if self.code_start >= 0:
+            last = end
+            while last > self.code_start and not self.lines[last - 1].strip():
+                last -= 1
+            self.out.code.append((self.code_start, last))
+            self.code_start = -1
+
+    def close_all(self, end: int) -> None:
+        self.close_fence(end)
+        self.close_code(end)
+        self.html = 0
+        self.paragraph = -1
+        self.quote = self.quote_para = False
+        self.items.clear()
+        self.item_para = False
+
+    # -- one line -------------------------------------------------------------------------------------------
+    def line(self, number: int, text: str) -> None:
+        indent, rest = _indent(text)
+        blank = not rest
+        # Fast path: plain paragraph text at the top level.
+        if (
+            not blank
+            and indent < 4
+            and rest[0] not in _SPECIAL
+            and self.fence is None
+            and not self.html
+            and not self.items
+            and not self.quote
+            and self.code_start < 0
+        ):
+            if self.paragraph < 0:
+                self.paragraph = number
+            self.blank_before = False
+            return
+        if self.items and self.in_items(number, text, indent, rest, blank):
+            self.blank_before = blank
+            return
+        self.top(number, text, indent, rest, blank)
+        self.blank_before = blank
+
+    def in_items(self, number: int, text: str, indent: int, rest: str, blank: bool) -> bool:
+        """Handle a line while list items are open; False when the line ends them and belongs to the top level."""
+        if blank:
+            if self.fence is None:
+                self.item_para = False
+            return True
+        depth = 0
+        while depth < len(self.items) and indent >= self.items[depth]:
+            depth += 1
+        if self.fence is not None:
+            fence_depth = self.fence[3]
+            if depth >= fence_depth:
+                inner = _dedent(text, self.items[fence_depth - 1])
+                if self.is_closer(inner):
+                    self.close_fence(number + 1)
+                return True
+            self.close_fence(number)
+        if depth == 0:
+            inner_indent, inner = indent, rest
+        else:
+            inner = _dedent(text, self.items[depth - 1])
+            inner_indent, inner = _indent(inner)
+        starts_block = self.starts_block(inner, inner_indent, interrupting=self.item_para)
+        if depth < len(self.items) and self.item_para and not starts_block and inner_indent < 4:
+            return True  # lazy continuation of the innermost item's paragraph
+        if depth == 0:
+            marker = _list_marker(rest, indent) if indent < 4 else None
+            if marker is None or _HR.match(rest):
+                self.items.clear()
+                self.item_para = False
+                return False
+            self.items[:] = [marker[0]]
+            self.item_para = not marker[1]
+            self.item_content(number, rest, indent, marker)
+            return True
+        del self.items[depth:]
+        marker = _list_marker(inner, inner_indent) if inner_indent < 4 and not _HR.match(inner) else None
+        if marker is not None:
+            self.items.append(self.items[-1] + marker[0])
+            self.item_para = not marker[1]
+            self.item_content(number, inner, inner_indent, marker)
+            return True
+        self.inner_block(number, inner, inner_indent, len(self.items))
+        return True
+
+    def item_content(self, number: int, rest: str, indent: int, marker: tuple[int, bool]) -> None:
+        """The text after a list marker may itself open a fence or a nested item."""
+        if marker[1]:
+            return
+        content = rest[marker[0] - indent :] if marker[0] - indent <= len(rest) else ""
+        inner_indent, inner = _indent(content)
+        nested = _list_marker(inner, inner_indent) if inner and not _HR.match(inner) else None
+        if nested is not None and inner_indent < 4:
+            self.items.append(self.items[-1] + inner_indent + nested[0] - inner_indent)
+            self.item_para = not nested[1]
+            return
+        self.inner_block(number, inner, inner_indent, len(self.items))
+
+    def inner_block(self, number: int, inner: str, inner_indent: int, depth: int) -> None:
+        """A line of list-item content: only fences matter (headings inside items are not top-level)."""
+        match = _FENCE.match(inner) if inner_indent < 4 else None
+        if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
+            self.fence = (match.group(1)[0], len(match.group(1)), number, depth, inner_indent)
+            self.fence_info = match.group(2).strip()
+            self.item_para = False
+            return
+        self.item_para = inner_indent < 4 or self.item_para
+        if inner_indent < 4 and (_HR.match(inner) or atx_heading(inner)):
+            self.item_para = False
+
+    def quote_line(self, number: int, rest: str) -> None:
+        """A `>` line of a top-level block quote: only fences inside it matter."""
+        inner = rest[1:]
+        if inner[:1] == " ":
+            inner = inner[1:]
+        elif inner[:1] == "\t":
+            inner = "  " + inner[1:]
+        if self.fence is not None:
+            if self.is_closer(inner):
+                self.close_fence(number + 1)
+            return
+        inner_indent, inner_rest = _indent(inner)
+        match = _FENCE.match(inner_rest) if inner_indent < 4 else None
+        if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
+            self.fence = (match.group(1)[0], len(match.group(1)), number, 0, inner_indent)
+            self.fence_info = match.group(2).strip()
+            self.quote_para = False
+            return
+        self.quote_para = bool(inner_rest) and not self.starts_block(inner_rest, inner_indent, interrupting=True)
+
+    def is_table(self, number: int, rest: str) -> bool:
+        """A delimiter row under a header row with pipes and the same number of columns starts a table."""
+        if not _TABLE_DELIMITER.match(rest):
+            return False
+        header = self.lines[number - 1].strip()
+        if "|" not in header:
+            return False
+        return _columns(header) == _columns(rest.strip())
+
+    def is_closer(self, line: str) -> bool:
+        assert self.fence is not None
+        char, length = self.fence[0], self.fence[1]
+        indent, rest = _indent(line)
+        if indent >= 4 or not rest.startswith(char * length):
+            return False
+        return rest.rstrip(" \t").strip(char) == ""
+
+    def starts_block(self, rest: str, indent: int, *, interrupting: bool) -> bool:
+        """Does this line start a block that can interrupt a paragraph?"""
+        if not rest or indent >= 4:
+            return False
+        first = rest[0]
+        if first == "#":
+            return atx_heading(rest) is not None
+        if first in "`~":
+            match = _FENCE.match(rest)
+            return bool(match) and not (first == "`" and "`" in match.group(2))
+        if first == ">":
+            return True
+        if first == "<":
+            return html_block_kind(rest, interrupting=True) > 0
+        if first in "-*_" and _HR.match(rest):
+            return True
+        if first in "-*+" or first.isdigit():
+            marker = _list_marker(rest, indent)
+            if marker is None or (interrupting and marker[1]):
+                return False
+            return not (interrupting and first.isdigit() and not rest.startswith("1"))
+        return False
+
+    def top(self, number: int, text: str, indent: int, rest: str, blank: bool) -> None:
+        """A line at the top level (no open list item)."""
+        if self.fence is not None and not self.quote:
+            if self.is_closer(text):
+                self.close_fence(number + 1)
+            return
+        if self.html:
+            if self.html >= 6:
+                if blank:
+                    self.html = 0
+                return
+            if _html_block_ends(self.html, text):
+                self.html = 0
+            return
+        if self.code_start >= 0:
+            if blank or indent >= 4:
+                return
+            self.close_code(number)
+        if blank:
+            if self.quote:
+                self.close_fence(number)
+            self.paragraph = -1
+            self.quote = self.quote_para = self.table = False
+            return
+        if self.quote:
+            if indent < 4 and rest.startswith(">"):
+                self.quote_line(number, rest)
+                return
+            if self.fence is None and self.quote_para and not self.starts_block(rest, indent, interrupting=True):
+                return
+            self.close_fence(number)
+            self.quote = self.quote_para = False
+        if self.table:
+            if not self.starts_block(rest, indent, interrupting=True):
+                return
+            self.table = False
+        if indent >= 4:
+            if self.paragraph < 0:
+                self.code_start = number
+            return
+        first = rest[0]
+        if self.paragraph >= 0 and first in "|-:" and "-" in rest and self.is_table(number, rest):
+            self.table = True
+            self.paragraph = -1
+            return
+        if self.paragraph >= 0 and first in "=-" and _SETEXT.match(rest):
+            while self.paragraph < number and _REFERENCE.match(self.lines[self.paragraph]):
+                self.paragraph += 1  # reference definitions are not heading text
+            if self.paragraph == number:
+                self.paragraph = -1 if first == "-" and _HR.match(rest) else number
+                return
+            level = 1 if first == "=" else 2
+            para = " ".join(line.strip() for line in self.lines[self.paragraph : number])
+            self.out.headings.append((self.paragraph, number + 1, level, para))
+            self.paragraph = -1
+            return
+        if first == "#":
+            heading = atx_heading(rest)
+            if heading is not None:
+                self.out.headings.append((number, number + 1, heading[0], heading[1]))
+                self.paragraph = -1
+                return
+        elif first in "`~":
+            match = _FENCE.match(rest)
+            if match and not (first == "`" and "`" in match.group(2)):
+                self.fence = (first, len(match.group(1)), number, 0, indent)
+                self.fence_info = match.group(2).strip()
+                self.paragraph = -1
+                return
+        elif first == ">":
+            self.quote = True
+            self.paragraph = -1
+            self.quote_line(number, rest)
+            return
+        elif first == "<":
+            kind = html_block_kind(rest, interrupting=self.paragraph >= 0)
+            if kind:
+                self.paragraph = -1
+                if kind < 6 and _html_block_ends(kind, rest[1:] if kind == 4 else rest):
+                    return
+                self.html = kind
+                return
+        if first in "-*_" and _HR.match(rest):
+            self.paragraph = -1
+            return
+        if first in "-*+" or first.isdigit():
+            marker = _list_marker(rest, indent)
+            if marker is not None and self.starts_block(rest, indent, interrupting=self.paragraph >= 0):
+                self.paragraph = -1
+                self.items[:] = [marker[0]]
+                self.item_para = not marker[1]
+                self.item_content(number, rest, indent, marker)
+                return
+        if self.paragraph < 0:
+            self.paragraph = number
+
+
+def scan(lines: list[str]) -> Structure:
+    """Scan a document split on `\\n` (a trailing `\\r` on a line is ignored)."""
+    return _Scanner(lines).run()

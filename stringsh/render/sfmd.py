@@ -1,0 +1,185 @@
+"""SFMD additions found by scanning the source: markers, front matter, references, and the nav/action hooks.
+
+Menus, shortcuts, includes and actions are extracted here only as far as the plain renderer and `/info` need them
+(names, ids, methods, line numbers); `/nav` and `/act` build on these functions, so keep each one separate.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterator
+
+MARKER_LINE = re.compile(r"^[ \t]*<!-- ([#/])([A-Za-z0-9_-]+) -->[ \t]*\r?$", re.MULTILINE)
+MARKER_TRIMMED = re.compile(r"^<!-- [#/][A-Za-z0-9_-]+ -->$")
+DIRECTIVE_LINE = re.compile(r"^\[!(menu|nav|include):[A-Za-z0-9_-]+[^\]]*\]\(.*\)$|^\[!requirements\]\(.*\)$")
+MENU_LINE = re.compile(r"^[ \t]*\[!(?:nav|menu):([A-Za-z0-9_-]+)\]\(([^)]+)\)[ \t]*\r?$", re.MULTILINE)
+INCLUDE_LINE = re.compile(r"^[ \t]*\[!include:([A-Za-z0-9_-]+)\]\(([^)]*)\)[ \t]*\r?$", re.MULTILINE)
+REQUIREMENTS_LINE = re.compile(r"^[ \t]*\[!requirements\]\(([^)]+)\)[ \t]*\r?$", re.MULTILINE)
+SHORTCUT = re.compile(r"\[(@[A-Za-z0-9_-]+)\s+([^\]]+)\]\(([^)]+)\)")
+REFERENCE_DEF = re.compile(r"^[ \t]*\[([^\]]+)\]:\s+<?([^\s>]+)>?", re.MULTILINE)
+REFERENCE_DEF_TRIMMED = re.compile(r"^\[[^\]]+\]:\s+\S")
+ACTION_INFO = re.compile(r"^act\.([A-Za-z0-9_-]+)(\.response)?$")
+ACTION_HEAD = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|CLI)\s+(.+)$", re.IGNORECASE)
+
+
+class LineMap:
+    """Offsets to 0-based line numbers, and 'is this line inside code' for skipping examples in code blocks."""
+
+    def __init__(self, text: str, code: list[tuple[int, int]]) -> None:
+        self.text = text
+        self._pos = 0
+        self._line = 0
+        self._code_starts = [start for start, _ in code]
+        self._code = code
+
+    def line_of(self, offset: int) -> int:
+        """Line number of an offset; offsets must be asked in increasing order (one pass over the text)."""
+        if offset < self._pos:
+            self._pos, self._line = 0, 0
+        self._line += self.text.count("\n", self._pos, offset)
+        self._pos = offset
+        return self._line
+
+    def in_code(self, line: int) -> bool:
+        i = bisect_right(self._code_starts, line) - 1
+        return i >= 0 and line < self._code[i][1]
+
+
+def iter_matches(pattern: re.Pattern[str], lines: LineMap) -> Iterator[tuple[int, re.Match[str]]]:
+    """(line, match) for each match of a multi-line pattern that is not inside code."""
+    for match in pattern.finditer(lines.text):
+        line = lines.line_of(match.start())
+        if not lines.in_code(line):
+            yield line, match
+
+
+def find_markers(lines: LineMap) -> tuple[list[tuple[str, int, int]], list[str]]:
+    """Explicit blocks as (id, open line, close line) and warnings.
+
+    Each `<!-- #id -->` pairs with the first `<!-- /id -->` after it, so nested blocks are each addressable; a
+    repeated id, an unclosed block and a stray close are warnings, as in String's parser.
+    """
+    opens: dict[str, int] = {}
+    blocks: list[tuple[str, int, int]] = []
+    done: set[str] = set()
+    warnings: list[str] = []
+    for line, match in iter_matches(MARKER_LINE, lines):
+        kind, block_id = match.group(1), match.group(2)
+        if kind == "#":
+            if block_id in opens or block_id in done:
+                warnings.append(f"line {line + 1}: duplicate block id #{block_id} (the first one is used)")
+            else:
+                opens[block_id] = line
+        elif block_id in opens:
+            blocks.append((block_id, opens.pop(block_id), line))
+            done.add(block_id)
+        elif block_id not in done:
+            warnings.append(f"line {line + 1}: <!-- /{block_id} --> has no opening <!-- #{block_id} -->")
+    for block_id, line in opens.items():
+        warnings.append(f"line {line + 1}: block #{block_id} is not closed (add <!-- /{block_id} -->)")
+    blocks.sort(key=lambda block: block[1])
+    return blocks, warnings
+
+
+def find_references(lines: LineMap) -> dict[str, str]:
+    """Reference definitions `[name]: url`, first definition wins."""
+    refs: dict[str, str] = {}
+    for _, match in iter_matches(REFERENCE_DEF, lines):
+        refs.setdefault(match.group(1), match.group(2))
+    return refs
+
+
+def parse_menus(lines: LineMap) -> list[tuple[str, str, int]]:
+    """Menus declared by standalone `[!nav:name](path)` (or legacy `[!menu:name](path)`) lines: (name, path, line)."""
+    return [(m.group(1), m.group(2), line) for line, m in iter_matches(MENU_LINE, lines)]
+
+
+def parse_includes(lines: LineMap) -> list[tuple[str, str, int]]:
+    """Standalone `[!include:id](path)` lines: (block id, path, line)."""
+    return [(m.group(1), m.group(2), line) for line, m in iter_matches(INCLUDE_LINE, lines)]
+
+
+def parse_requirements(lines: LineMap) -> str | None:
+    """The path of a `[!requirements](path)` line, shown as the setup hint for missing variables."""
+    for _, match in iter_matches(REQUIREMENTS_LINE, lines):
+        return match.group(1)
+    return None
+
+
+def parse_shortcuts(lines: LineMap) -> list[tuple[str, str, str, int]]:
+    """Page shortcuts `[@id Label](href)` as (id, label, href, line); a repeated id gets a number (`id2`)."""
+    seen: set[str] = set()
+    found: list[tuple[str, str, str, int]] = []
+    for match in SHORTCUT.finditer(lines.text):
+        line = lines.line_of(match.start())
+        if lines.in_code(line):
+            continue
+        base = match.group(1)[1:]
+        shortcut_id, n = base, 2
+        while shortcut_id in seen:
+            shortcut_id, n = f"{base}{n}", n + 1
+        seen.add(shortcut_id)
+        found.append((shortcut_id, match.group(2), match.group(3), line))
+    return found
+
+
+def parse_actions(
+    source_lines: list[str], fences: list[tuple[int, int, str, int]]
+) -> list[tuple[str, str, str, int, int]]:
+    """Action fences `act.<id>` as (id, METHOD, uri-or-command, start, end); response fences are not listed.
+
+    An action whose first line is not `METHOD target` is skipped, as String's parser does; `/act` parses fields.
+    """
+    actions: list[tuple[str, str, str, int, int]] = []
+    for start, end, info, _ in fences:
+        match = ACTION_INFO.match(info)
+        if not match or match.group(2):
+            continue
+        head = source_lines[start + 1].strip() if start + 1 < end - 1 else ""
+        method = ACTION_HEAD.match(head)
+        if method:
+            actions.append((match.group(1), method.group(1).upper(), method.group(2).strip(), start, end))
+    return actions
+
+
+def is_action_fence(info: str) -> bool:
+    return ACTION_INFO.match(info) is not None
+
+
+def parse_front_matter(lines: list[str], end: int) -> dict[str, str | list[str]]:
+    """The small YAML subset SFMD front matter uses: `key: value`, `key: [a, b]` and `key:` with `- item` lines."""
+    data: dict[str, str | list[str]] = {}
+    current: str | None = None
+    for raw in lines[1 : end - 1]:
+        line = raw.rstrip("\r")
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if line[:1] in " \t-" and current is not None:
+            item = line.strip()
+            if item.startswith("- "):
+                value = data.get(current)
+                items = value if isinstance(value, list) else []
+                items.append(_scalar(item[2:]))
+                data[current] = items
+            continue
+        key, sep, value = line.partition(":")
+        if not sep or not key.strip():
+            current = None
+            continue
+        current = key.strip()
+        value = value.strip()
+        if value.startswith("[") and value.endswith("]"):
+            data[current] = [_scalar(v) for v in value[1:-1].split(",") if v.strip()]
+        else:
+            data[current] = _scalar(value)
+    return data
+
+
+def _scalar(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    if " #" in value:
+        value = value.split(" #", 1)[0].rstrip()
+    return value

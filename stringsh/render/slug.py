@@ -1,0 +1,31 @@
+"""Heading slugs and explicit heading ids exactly as String computes them (core/src/slugify.ts, extractor.ts)."""
+
+from __future__ import annotations
+
+import re
+
+# String's `\w` is JavaScript's: ASCII letters, digits and underscore only; its `\s` is Unicode whitespace.
+_NOT_SLUG = re.compile(r"[^A-Za-z0-9_\s-]")
+_SPACES = re.compile(r"\s+")
+_BRACE_ID = re.compile(r"\{#([A-Za-z0-9_-]+)\}")
+_ATX_LINE = re.compile(r"^(#{1,6})\s+(.+)$")
+
+
+def string_slug(text: str) -> str:
+    """Lower-case, drop what is not an ASCII word character, whitespace or `-`, trim, join whitespace runs with `-`.
+
+    Non-ASCII letters are dropped, as String does (`Café` → `caf`).
+    """
+    return _SPACES.sub("-", _NOT_SLUG.sub("", text.lower()).strip())
+
+
+def explicit_heading_id(text: str) -> str | None:
+    """The `{#id}` (or `[]{#id}`) a heading carries, if any."""
+    match = _BRACE_ID.search(text)
+    return match.group(1) if match else None
+
+
+def heading_slug_text(line: str, parsed_text: str) -> str:
+    """The text String slugs: everything after `#… ` on an ATX line (closing hashes included), else the parsed text."""
+    match = _ATX_LINE.match(line)
+    return match.group(2) if match else parsed_text
