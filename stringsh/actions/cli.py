@@ -1,0 +1,112 @@
+"""CLI actions: the author's command with caller values single-quoted, run by a stateless `bash -c`.
+
+Values are data, never shell syntax: every value that is not plainly safe is wrapped in single quotes (an
+embedded `'` becomes `'\\''`), so `; rm -rf`, `$(…)`, backticks, quotes and newlines reach the program as text.
+The reply is the bash format `exit: N | cwd: /abs` + output, with code `EXIT_N` when N is not 0.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+SAFE = re.compile(r"^[A-Za-z0-9_\-./=@:+,]+$")
+PLACEHOLDER = re.compile(r"\{(\.\.\.args|[A-Za-z_]\w*)(?:\[(\d+)\])?\}")
+ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def shell_quote(value: str) -> str:
+    """String's quoting: `''` for empty, safe words as they are, everything else single-quoted."""
+    if value == "":
+        return "''"
+    if SAFE.match(value):
+        return value
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def build_command(template: str, payload: Mapping[str, str], variables: Mapping[str, str]) -> str:
+    """Fill `{...args}` (every payload field as `--k 'v'`), `{field}`, `{field[N]}` and `{var}` into the command.
+
+    One pass over the author's template: inserted values are never scanned again.
+    """
+
+    def replace(match: re.Match[str]) -> str:
+        name, index = match.group(1), match.group(2)
+        if name == "...args":
+            return " ".join(f"--{key} {shell_quote(value)}" for key, value in payload.items())
+        if name in payload:
+            value = payload[name]
+            if index is not None:
+                parts = value.split(",")
+                value = parts[int(index)] if int(index) < len(parts) else ""
+            return shell_quote(value)
+        if name in variables and index is None:
+            return shell_quote(variables[name])
+        return match.group(0)
+
+    return PLACEHOLDER.sub(replace, template)
+
+
+@dataclass
+class CliRun:
+    exit: int
+    cwd: str
+    output: str
+    timed_out: bool = False
+
+    @property
+    def message(self) -> str:
+        return f"exit: {self.exit} | cwd: {self.cwd}"
+
+
+def clean_output(data: bytes, cap: int) -> str:
+    text = CONTROL.sub("", ANSI.sub("", data.decode("utf-8", "replace").replace("\r\n", "\n")))
+    if len(text) > cap:
+        half = cap // 2
+        cut = len(text) - 2 * half
+        text = f"{text[:half]}\n... ({cut} characters cut) ...\n{text[-half:]}"
+    return text.rstrip()
+
+
+def run_bash(
+    command: str, cwd: Path, env: Mapping[str, str] | None = None, *, timeout: float = 120.0, cap: int = 50 * 1024
+) -> CliRun:
+    """One `bash -c`, stdout and stderr merged, stdin empty; on timeout the process group is killed."""
+    full_env = {**os.environ, "TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "GIT_EDITOR": ":", **(env or {})}
+    proc = subprocess.Popen(
+        ["bash", "--norc", "--noprofile", "-c", command],
+        cwd=cwd,
+        env=full_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    timed_out = False
+    try:
+        data, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill_group(proc.pid, signal.SIGTERM)
+        try:
+            data, _ = proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc.pid, signal.SIGKILL)
+            data, _ = proc.communicate()
+    output = clean_output(data, cap)
+    if timed_out:
+        output = f"{output}\n[timed out after {timeout:g}s; process group killed]".lstrip("\n")
+    code = proc.returncode
+    return CliRun(code if code >= 0 else 128 - code, str(cwd), output, timed_out)
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, sig)

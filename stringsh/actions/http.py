@@ -1,0 +1,139 @@
+"""HTTP actions with httpx: bounded time, bounded redirects, bounded body, errors that say what happened.
+
+GET and DELETE send the payload as a query string; POST, PUT and PATCH send the filled body template, or the
+flat payload as JSON. A non-2xx answer is an error carrying the status and the start of the body.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import quote
+
+import httpx
+
+from stringsh.actions.template import MISSING, HttpResponse
+from stringsh.errors import StringError
+
+PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)(?:\[(\d+)\])?\}")
+EXCERPT = 500
+
+
+@dataclass(frozen=True)
+class HttpLimits:
+    timeout: float = 30.0
+    max_redirects: int = 5
+    max_bytes: int = 10 * 1024 * 1024
+
+
+@dataclass
+class FetchedResponse(HttpResponse):
+    url: str = ""
+    content_type: str = ""
+
+
+def fill_url(template: str, payload: dict[str, str], variables: Mapping[str, str]) -> str:
+    """Put URL-encoded `{field}` values into the target; fields used there leave the payload."""
+    used: set[str] = set()
+
+    def replace(match: re.Match[str]) -> str:
+        name, index = match.group(1), match.group(2)
+        if name in payload:
+            used.add(name)
+            value = payload[name]
+            if index is not None:
+                parts = value.split(",")
+                value = parts[int(index)] if int(index) < len(parts) else ""
+            return quote(value, safe="")
+        if name in variables and index is None:
+            return quote(variables[name], safe="")
+        return match.group(0)
+
+    url = PLACEHOLDER.sub(replace, template)
+    for name in used:
+        payload.pop(name, None)
+    return url
+
+
+def fill_headers(headers: list[tuple[str, str]], variables: Mapping[str, str]) -> list[tuple[str, str]]:
+    """Session `{var}` in header values (`$VAR` is resolved by the caller first)."""
+    return [(k, PLACEHOLDER.sub(lambda m: variables.get(m.group(1), m.group(0)), v)) for k, v in headers]
+
+
+def _reason(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def fetch(
+    method: str,
+    url: str,
+    *,
+    headers: list[tuple[str, str]],
+    payload: dict[str, str],
+    body: str | None,
+    limits: HttpLimits = HttpLimits(),
+) -> FetchedResponse:
+    """Send one request; raises StringError for timeouts, transport failures, redirect loops and non-2xx."""
+    request_headers = httpx.Headers(headers)
+    kwargs: dict[str, object] = {}
+    if method in ("GET", "DELETE"):
+        kwargs["params"] = payload
+    elif body is not None:
+        kwargs["content"] = body.encode("utf-8")
+        request_headers.setdefault("Content-Type", "application/json")
+    else:
+        kwargs["content"] = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        request_headers.setdefault("Content-Type", "application/json")
+    shown = f"{method} {url}"
+    try:
+        with (
+            httpx.Client(
+                timeout=httpx.Timeout(limits.timeout), follow_redirects=True, max_redirects=limits.max_redirects
+            ) as client,
+            client.stream(method, url, headers=request_headers, **kwargs) as response,  # type: ignore[arg-type]
+        ):
+            chunks: list[bytes] = []
+            size = 0
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+                if size > limits.max_bytes:
+                    raise StringError(
+                        "TOO_LARGE",
+                        f"Response to {shown} is larger than {limits.max_bytes // (1024 * 1024)} MB; it was not read.",
+                    )
+                chunks.append(chunk)
+            data = b"".join(chunks)
+            status, final_url = response.status_code, str(response.url)
+            content_type = response.headers.get("content-type", "")
+            encoding = response.charset_encoding or "utf-8"
+    except httpx.TimeoutException:
+        raise StringError(
+            "TIMEOUT", f"No answer within {limits.timeout:g}s: {shown}", "Try again later, or check the server."
+        ) from None
+    except httpx.TooManyRedirects:
+        raise StringError("LOAD_ERROR", f"Too many redirects (more than {limits.max_redirects}): {shown}") from None
+    except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
+        raise StringError("INVALID_PAYLOAD", f"Invalid URL for {method}: {url} ({_reason(exc)})") from None
+    except httpx.HTTPError as exc:
+        raise StringError("LOAD_ERROR", f"Request failed: {shown} ({_reason(exc)})") from None
+    try:
+        text = data.decode(encoding, "replace")
+    except LookupError:
+        text = data.decode("utf-8", "replace")
+    parsed = MISSING
+    if text.strip():
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = MISSING
+    if not 200 <= status < 300:
+        excerpt = text.strip()
+        if len(excerpt) > EXCERPT:
+            excerpt = excerpt[:EXCERPT] + "..."
+        phrase = httpx.codes.get_reason_phrase(status)
+        code = "AUTH_REQUIRED" if status in (401, 403) else ("NOT_FOUND" if status == 404 else "LOAD_ERROR")
+        message = f"HTTP {status} {phrase}: {shown}".rstrip()
+        raise StringError(code, f"{message}\n{excerpt}" if excerpt else message)
+    return FetchedResponse(status, text, parsed, url=final_url, content_type=content_type)

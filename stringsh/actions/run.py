@@ -1,0 +1,123 @@
+"""Run one action invocation: flags → payload → CLI or HTTP → template output or a document to open.
+
+Everything the run needs from the session and the workspace comes in an ActionHost, so this stays testable
+without the command layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from stringsh.actions.body import fill_body
+from stringsh.actions.cli import build_command, run_bash
+from stringsh.actions.envstore import mask_values
+from stringsh.actions.envvars import REFERENCE, EnvResolver, unresolved_error, unresolved_names
+from stringsh.actions.flags import bind, missing_required, parse_flags
+from stringsh.actions.html2md import html_to_markdown, looks_like_html
+from stringsh.actions.http import HttpLimits, fetch, fill_headers, fill_url
+from stringsh.actions.model import Action
+from stringsh.actions.template import MISSING, HttpResponse, run_template
+
+
+@dataclass
+class ActionHost:
+    variables: MutableMapping[str, str]
+    env: EnvResolver
+    cwd: Path
+    resolve_shortcut: Callable[[str], str | None] = lambda _: None
+    shortcut_ids: Callable[[], list[str]] = list
+    read_bytes: Callable[[str], bytes] = lambda path: (_ for _ in ()).throw(FileNotFoundError(path))
+    write_file: Callable[[str, bytes], None] = lambda path, data: None
+    exported: Mapping[str, str] = field(default_factory=dict)
+    http_limits: HttpLimits = field(default_factory=HttpLimits)
+    cli_timeout: float = 120.0
+
+
+@dataclass
+class Outcome:
+    """`kind` is `help`, `cli`, `template` or `doc`; a doc outcome carries the markdown and its URI."""
+
+    kind: str
+    message: str
+    content: str | None = None
+    ok: bool = True
+    code: str | None = None
+    uri: str | None = None
+
+
+def _masked(host: ActionHost, text: str) -> str:
+    return mask_values(text, host.env.used + host.env.store.secrets(host.env.scope))
+
+
+def run_action(action: Action, flag_text: str, host: ActionHost) -> Outcome:
+    shorts = {f.short: f.name for f in action.fields if f.short}
+    parsed = parse_flags(flag_text, shorts)
+    if parsed.help:
+        return Outcome("help", f"Action: {action.id}")
+    payload, defaulted = bind(action, parsed, host.variables, host.resolve_shortcut, host.shortcut_ids)
+    for name in defaulted:
+        if "$" in payload[name]:
+            payload[name] = host.env.resolve(payload[name])
+    unset = unresolved_names(*(payload[name] for name in defaulted))
+    if unset:
+        raise unresolved_error(unset, context=" in field default", action_id=action.id)
+    missing_required(action, payload, host.variables)
+    inputs = dict(payload)
+    if action.is_cli:
+        return _run_cli(action, payload, inputs, host)
+    return _run_http(action, payload, inputs, host)
+
+
+def _run_cli(action: Action, payload: dict[str, str], inputs: dict[str, str], host: ActionHost) -> Outcome:
+    command = build_command(action.uri, payload, host.variables)
+    env = dict(host.exported)
+    for match in REFERENCE.finditer(action.uri):
+        value = host.env.lookup(match.group(1))
+        if value is not None and match.group(1) not in host.env.extra:
+            env[match.group(1)] = value
+            host.env.used.append(value)
+    run = run_bash(command, host.cwd, env, timeout=host.cli_timeout)
+    if action.response is not None and run.exit == 0:
+        response = HttpResponse(run.exit, run.output)
+        text = run_template(action.response, response, inputs, host.variables, host.write_file)
+        return Outcome("template", _masked(host, text) or "(no output)")
+    code = None if run.exit == 0 else f"EXIT_{run.exit}"
+    return Outcome("cli", run.message, _masked(host, run.output) or "(no output)", run.exit == 0, code)
+
+
+def _run_http(action: Action, payload: dict[str, str], inputs: dict[str, str], host: ActionHost) -> Outcome:
+    template_uri = host.env.resolve(action.uri)
+    header_templates = [(key, host.env.resolve(value)) for key, value in action.headers]
+    body_template = host.env.resolve(action.body) if action.body is not None else None
+    unset = unresolved_names(template_uri, *(value for _, value in header_templates), body_template or "")
+    if unset:
+        raise unresolved_error(unset)
+    url = fill_url(template_uri, payload, host.variables)
+    headers = fill_headers(header_templates, host.variables)
+    body = None
+    if body_template is not None and action.method in ("POST", "PUT", "PATCH"):
+        body = fill_body(body_template, inputs, host.variables, host.read_bytes)
+    try:
+        response = fetch(action.method, url, headers=headers, payload=payload, body=body, limits=host.http_limits)
+    except Exception as exc:
+        if hasattr(exc, "message"):
+            exc.message = _masked(host, exc.message)  # type: ignore[attr-defined]
+        raise
+    if action.response is not None:
+        text = run_template(action.response, response, inputs, host.variables, host.write_file)
+        return Outcome("template", _masked(host, text) or "(no output)")
+    return Outcome("doc", f"Opened {_masked(host, url)}", _masked(host, doc_markdown(response)), uri=_masked(host, url))
+
+
+def doc_markdown(response: HttpResponse) -> str:
+    """The document a response becomes: HTML converted, JSON pretty-printed in a fence, text as it is."""
+    content_type = getattr(response, "content_type", "")
+    if looks_like_html(content_type, response.text):
+        return html_to_markdown(response.text)
+    if response.json is not MISSING and "markdown" not in content_type:
+        import json
+
+        return "```json\n" + json.dumps(response.json, indent=2, ensure_ascii=False) + "\n```"
+    return response.text.strip()

@@ -1,0 +1,162 @@
+"""The `act.<id>.response` template language, line by line, as String runs it.
+
+- `{var} = {Response.<path>}` sets a session variable, prints nothing;
+- `for: item in <path>` … `end:` repeats the lines between with `{item.<path>}` filled in;
+- `save: <path>` / `decode: base64|none` / `to: <file>` write data to a workspace file (problems become lines);
+- anything else is printed after substituting `{Response.…}`, then payload fields, then session variables.
+Paths use dots and `[N]` (a leading `$.` is allowed); `Response.status` and `Response.body` exist, and a body
+that is not JSON is its raw text. A missing value prints as empty, an unknown `{x}` stays literal.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Callable, Mapping, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+ASSIGN = re.compile(r"^\{([A-Za-z_]\w*)\}\s*=\s*\{Response\.(.+)\}\s*$")
+FOR = re.compile(r"^\s*for:\s*([A-Za-z_]\w*)\s+in\s+(.+)$")
+END = re.compile(r"^\s*end:\s*$")
+SAVE = re.compile(r"^\s*save:\s*(.+)$")
+DECODE = re.compile(r"^\s*decode:\s*(\S+)\s*$")
+TO = re.compile(r"^\s*to:\s*(.+)$")
+RESPONSE_REF = re.compile(r"\{Response\.([A-Za-z_.\[\]\d-]+)\}")
+ITEM_REF = re.compile(r"\{([A-Za-z_]\w*)\.([A-Za-z_.\[\]\d-]+)\}")
+NAME_REF = re.compile(r"\{([A-Za-z_]\w*)\}")
+PATH_TOKEN = re.compile(r"([A-Za-z_][\w-]*)|\[(\d+)\]")
+MISSING = object()
+
+
+@dataclass
+class HttpResponse:
+    """What a template sees of a response; `json` is MISSING when the body is not JSON."""
+
+    status: int
+    text: str
+    json: Any = MISSING
+
+    @property
+    def body(self) -> Any:
+        return self.text if self.json is MISSING else self.json
+
+
+def walk(value: Any, path: str) -> Any:
+    """Follow `a.b[0].c` (a leading `$.` is ignored); MISSING when any step does not exist."""
+    path = re.sub(r"^\$\.?", "", path.strip())
+    current = value
+    for key, index in PATH_TOKEN.findall(path):
+        if key:
+            if not isinstance(current, dict) or key not in current:
+                return MISSING
+            current = current[key]
+        else:
+            position = int(index)
+            if not isinstance(current, list) or position >= len(current):
+                return MISSING
+            current = current[position]
+    return current
+
+
+def show(value: Any) -> str:
+    """How a value prints: nothing for missing or null, JSON for objects and lists."""
+    if value is MISSING or value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return str(value)
+
+
+def run_template(
+    template: str,
+    response: HttpResponse,
+    payload: Mapping[str, str],
+    variables: MutableMapping[str, str],
+    write_file: Callable[[str, bytes], None],
+) -> str:
+    """Execute the template; assignments update `variables`, `to:` calls `write_file(path, data)`."""
+    scope = {"status": response.status, "body": response.body}
+
+    def names(text: str) -> str:
+        def replace(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name in payload:
+                return str(payload[name])
+            return variables.get(name, match.group(0))
+
+        return NAME_REF.sub(replace, text)
+
+    def line_text(text: str) -> str:
+        return names(RESPONSE_REF.sub(lambda m: show(walk(scope, m.group(1))), text))
+
+    out: list[str] = []
+    buffer: bytes | str | None = None
+    lines = template.split("\n")
+    index = 0
+    while index < len(lines):
+        line = lines[index].rstrip("\r")
+        index += 1
+        if match := ASSIGN.match(line):
+            variables[match.group(1)] = show(walk(scope, match.group(2)))
+        elif match := FOR.match(line):
+            item_name, path = match.group(1), match.group(2).strip()
+            path = path.removeprefix("Response.")
+            body: list[str] = []
+            while index < len(lines) and not END.match(lines[index]):
+                body.append(lines[index].rstrip("\r"))
+                index += 1
+            index += 1
+            items = walk(scope, path)
+            for item in items if isinstance(items, list) else []:
+                for body_line in body:
+                    filled = ITEM_REF.sub(
+                        lambda m, item=item, name=item_name: (
+                            show(walk(item, m.group(2))) if m.group(1) == name else m.group(0)
+                        ),
+                        body_line,
+                    )
+                    filled = NAME_REF.sub(
+                        lambda m, item=item, name=item_name: show(item) if m.group(1) == name else m.group(0), filled
+                    )
+                    out.append(line_text(filled))
+        elif match := SAVE.match(line):
+            path = match.group(1).strip()
+            value = walk(response.json, path) if response.json is not MISSING else MISSING
+            if value is MISSING:
+                out.append(f"save: path returned no value: {path}")
+                buffer = None
+            else:
+                buffer = show(value)
+        elif match := DECODE.match(line):
+            encoding = match.group(1)
+            if buffer is None:
+                out.append("decode: no current buffer (was save: skipped or missing?)")
+            elif encoding == "base64":
+                try:
+                    text = buffer if isinstance(buffer, str) else buffer.decode("ascii")
+                    buffer = base64.b64decode("".join(text.split()), validate=True)
+                except (binascii.Error, ValueError, UnicodeDecodeError) as exc:
+                    out.append(f"decode: base64 failed: {exc}")
+            elif encoding != "none":
+                out.append(f'decode: unknown encoding "{encoding}" (supported: base64, none)')
+        elif match := TO.match(line):
+            if buffer is None:
+                out.append("to: no current buffer (was save: skipped or missing?)")
+                continue
+            target = names(match.group(1).strip())
+            data = buffer.encode("utf-8") if isinstance(buffer, str) else buffer
+            try:
+                write_file(target, data)
+            except Exception as exc:
+                reason = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+                out.append(f"to: write failed: {reason}")
+        else:
+            out.append(line_text(line))
+    while out and not out[-1].strip():
+        out.pop()
+    return "\n".join(out)

@@ -1,0 +1,107 @@
+"""Menus: a page's `[!nav:name](path)` lines point at menu files whose `[@id Label](href)` lines are the entries.
+
+Hrefs in a menu file are relative to that file, so a menu in `nav/` can lead anywhere in the workspace; entries
+are addressed as `@menu.id`. Paths here are workspace-relative POSIX strings; reading goes through a callable so
+the engine's confinement and secret rules apply.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from stringsh.errors import StringError
+from stringsh.nav.links import menu_directives, page_shortcuts
+
+SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+PREVIEW = 3
+
+
+@dataclass(frozen=True)
+class MenuEntry:
+    id: str
+    label: str
+    href: str
+    #: Where the entry leads: a workspace-relative path (with `#block` kept) or a URL.
+    target: str
+
+
+@dataclass
+class Menu:
+    name: str
+    path: str
+    entries: list[MenuEntry] = field(default_factory=list)
+    #: Why the menu file could not be read, when it could not.
+    error: str | None = None
+
+
+def resolve_href(base_file: str, href: str) -> str:
+    """An href as written in `base_file`, made workspace-relative; URLs and `act:` links are kept as they are."""
+    if SCHEME.match(href):
+        return href
+    path, sep, fragment = href.partition("#")
+    if not path:
+        path = base_file
+    elif path.startswith("/"):
+        path = path.lstrip("/")
+    else:
+        path = posixpath.join(posixpath.dirname(base_file), path)
+    path = posixpath.normpath(path) if path else "."
+    return f"{path}{sep}{fragment}"
+
+
+def load_menus(source: str, doc_path: str, read: Callable[[str], str]) -> list[Menu]:
+    """Every menu the page declares, read from its file; an unreadable file gives a menu with `error` set."""
+    menus: list[Menu] = []
+    for name, href in menu_directives(source):
+        path = resolve_href(doc_path, href).partition("#")[0]
+        menu = Menu(name, path)
+        try:
+            text = read(path)
+        except StringError as exc:
+            menu.error = exc.message
+        except OSError as exc:
+            menu.error = exc.strerror or type(exc).__name__
+        else:
+            menu.entries = [
+                MenuEntry(f"{name}.{s.id}", s.label, s.href, resolve_href(path, s.href)) for s in page_shortcuts(text)
+            ]
+        menus.append(menu)
+    return menus
+
+
+def menu_targets(menus: list[Menu]) -> dict[str, str]:
+    """`menu.id` -> target, for shortcut resolution."""
+    return {entry.id: entry.target for menu in menus for entry in menu.entries}
+
+
+def render_menu_list(menus: list[Menu]) -> str:
+    """The body of `/nav`: one `name (count): a, b, c, ... (N more)` line per menu and the `use:` line."""
+    if not menus:
+        return "\n".join(
+            [
+                "Document is open, but no menus are registered on this page.",
+                "",
+                "You can create a starter nav scaffold from links on this page.",
+                "",
+                "Try: /nav scaffold",
+            ]
+        )
+    lines = []
+    for menu in menus:
+        count = len(menu.entries)
+        preview = ", ".join(entry.label for entry in menu.entries[:PREVIEW])
+        more = f", ... ({count - PREVIEW} more)" if count > PREVIEW else ""
+        problem = f" (cannot read {menu.path}: {menu.error})" if menu.error else ""
+        lines.append(f"{menu.name} ({count}): {preview}{more}{problem}")
+    lines += ["", "use: /nav <name> to show menu · /open @menu.id to follow link"]
+    return "\n".join(lines)
+
+
+def render_menu(menu: Menu) -> str | None:
+    """The body of `/nav name`: `[Label][@menu.id]` lines, or None when the menu is empty."""
+    if not menu.entries:
+        return None
+    return "\n".join(f"[{entry.label}][@{entry.id}]" for entry in menu.entries)
