@@ -1,0 +1,157 @@
+"""The people's REPL: prompt_toolkit input, the shared dispatcher, rich output; a chat-style transcript.
+
+It only moves text: each request goes through `Dispatcher.execute` like every other front end, and the reply text
+is styled for the terminal. Commands run on one worker thread, so the prompt thread can catch Ctrl-C and pass it
+to a running shell command, and the engine always sees the same thread.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+from prompt_toolkit.completion import ThreadedCompleter
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.output import ColorDepth
+from prompt_toolkit.styles import Style
+from rich.console import Console
+
+from stringsh.protocol.response import Reply
+from stringsh.repl.completer import StringCompleter
+from stringsh.repl.history import open_history
+from stringsh.repl.keys import build_key_bindings
+from stringsh.repl.render import print_reply
+from stringsh.repl.sources import Sources
+from stringsh.repl.toolbar import ToolbarState, toolbar_fragments
+
+TOPIC = "main"
+PROMPT = "› "
+BASH_PROMPT = "bash› "
+BANNER = "stringsh — /help lists commands, !cmd runs a shell command, Tab completes, Ctrl-D leaves"
+INTERRUPT_ATTRS = ("interrupt", "cancel", "sendintr")
+#: How often the toolbar redraws by itself, so a document changed on disk shows as stale while idle.
+REFRESH_SECONDS = 2.0
+
+STYLE = Style.from_dict(
+    {
+        "prompt": "bold ansicyan",
+        "prompt.bash": "bold ansiyellow",
+        "continuation": "ansibrightblack",
+        "bottom-toolbar": "noreverse bg:#303030 #d0d0d0",
+        "toolbar.topic": "bold bg:ansicyan #000000",
+        "toolbar.doc": "bold",
+        "toolbar.stale": "bold ansiyellow",
+        "toolbar.ok": "ansigreen",
+        "toolbar.fail": "bold ansired",
+        "toolbar.dim": "#a0a0a0",
+        "toolbar.sep": "#707070",
+    }
+)
+
+
+def no_color() -> bool:
+    return bool(os.environ.get("NO_COLOR"))
+
+
+class Repl:
+    """One interactive session on one topic."""
+
+    def __init__(self, dispatcher: Any, *, topic: str = TOPIC) -> None:
+        self.dispatcher = dispatcher
+        self.topic = topic
+        self.state = ToolbarState(topic=topic)
+        self.console = Console(no_color=no_color(), highlight=False, soft_wrap=False)
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="stringsh-command")
+        self.sources = Sources(dispatcher, topic)
+        self.prompt = PromptSession(
+            history=open_history(),
+            auto_suggest=AutoSuggestFromHistory(),
+            completer=ThreadedCompleter(StringCompleter(self.sources)),
+            complete_while_typing=True,
+            multiline=True,
+            key_bindings=build_key_bindings(),
+            prompt_continuation=self.continuation,
+            bottom_toolbar=self.toolbar,
+            style=STYLE,
+            color_depth=ColorDepth.DEPTH_1_BIT if no_color() else None,
+            search_ignore_case=True,
+            refresh_interval=REFRESH_SECONDS,
+        )
+
+    @property
+    def session(self) -> Any:
+        return self.dispatcher.session(self.topic)
+
+    def bash_mode(self) -> bool:
+        session = self.session
+        return bool(getattr(session, "bash_mode", False)) or getattr(session, "kind", "tab") == "bash"
+
+    def message(self) -> FormattedText:
+        if self.bash_mode():
+            return FormattedText([("class:prompt.bash", BASH_PROMPT)])
+        return FormattedText([("class:prompt", PROMPT)])
+
+    def continuation(self, width: int, line_number: int, wrap_count: int) -> FormattedText:
+        return FormattedText([("class:continuation", "…".rjust(width - 1) + " ")])
+
+    def toolbar(self) -> list[tuple[str, str]]:
+        return toolbar_fragments(self.state, self.session, self.dispatcher.root)
+
+    def run(self) -> int:
+        self.console.print(BANNER, style="dim")
+        self.worker.submit(self.state.refresh, self.dispatcher, self.session).result()
+        try:
+            while True:
+                try:
+                    text = self.prompt.prompt(self.message)
+                except KeyboardInterrupt:
+                    continue  # Ctrl-C at the prompt cancels the input
+                except EOFError:
+                    break
+                if not text.strip():
+                    continue
+                print_reply(self.console, self.execute(text).text)
+        finally:
+            self.worker.shutdown(wait=False, cancel_futures=True)
+        return 0
+
+    def _run(self, text: str) -> Reply:
+        reply = self.dispatcher.execute(text, self.topic)
+        self.state.refresh(self.dispatcher, self.session)
+        self.state.note_reply(reply.text)
+        return reply
+
+    def execute(self, text: str) -> Reply:
+        """Run one request on the worker; Ctrl-C meanwhile interrupts the running shell command."""
+        future: Future[Reply] = self.worker.submit(self._run, text)
+        done = threading.Event()
+        future.add_done_callback(lambda _f: done.set())
+        while True:
+            try:
+                done.wait()
+                return future.result()
+            except KeyboardInterrupt:
+                self.interrupt()
+
+    def interrupt(self) -> None:
+        bash = getattr(self.session, "bash", None)
+        for name in INTERRUPT_ATTRS:
+            method = getattr(bash, name, None)
+            if callable(method):
+                try:
+                    method()
+                except Exception as exc:
+                    self.console.print(f"^C could not interrupt: {exc}", style="yellow")
+                    return
+                self.console.print("^C interrupting…", style="dim")
+                return
+        self.console.print("^C: nothing to interrupt; the command keeps running", style="yellow")
+
+
+def run_repl(dispatcher: Any) -> int:
+    """Entry point used by `stringsh` on a terminal."""
+    return Repl(dispatcher).run()

@@ -1,0 +1,205 @@
+"""Completion for the header line: command names, paths, `#block` ids, `@shortcuts`, `/act` names and flags,
+`{variables}`. Pure reading of Sources; the app wraps it in a ThreadedCompleter so typing never waits on it.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable, Iterator
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+
+from stringsh.repl.sources import Sources
+
+REQUEST_ID = re.compile(r"^\s*\[[A-Za-z0-9._:-]{1,64}\]\s*")
+FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z][A-Za-z0-9-]*)")
+#: Words in a command's syntax that say it takes a workspace path.
+PATH_WORDS = ("path", "file", "folder", "dir", "target")
+#: Extra arguments `/help` accepts besides command names.
+HELP_TOPICS = ("errors",)
+
+
+def last_word(text: str) -> str:
+    """The word being typed: after the last whitespace that is not inside quotes."""
+    quote = ""
+    start = 0
+    for index, char in enumerate(text):
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char.isspace():
+            start = index + 1
+    return text[start:]
+
+
+def header_words(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
+class StringCompleter(Completer):
+    """Decides what the word under the cursor is and asks Sources for candidates."""
+
+    def __init__(self, sources: Sources) -> None:
+        self.sources = sources
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
+        text = document.text_before_cursor
+        if "\n" in text:
+            return  # body lines are content, not commands
+        try:
+            yield from self._complete(text)
+        except Exception:
+            return  # a colleague's half-landed piece must never break typing
+
+    def _complete(self, text: str) -> Iterator[Completion]:
+        session = self.sources.session
+        shell = getattr(session, "kind", "tab") == "bash" or getattr(session, "bash_mode", False)
+        text = REQUEST_ID.sub("", text, count=1)
+        stripped = text.lstrip()
+        word = last_word(stripped)
+        if shell or stripped.startswith("!"):
+            command_line = stripped[1:] if stripped.startswith("!") and not shell else stripped
+            if command_line.strip() != word.lstrip("!"):
+                yield from self._shell_word(word)
+            return
+        if not stripped.startswith("/"):
+            return
+        if stripped == word:
+            yield from self.command_names(word)
+            return
+        name = stripped[1:].split(None, 1)[0].lower().lstrip("/")
+        yield from self._argument(name, stripped, word)
+
+    def _shell_word(self, word: str) -> Iterator[Completion]:
+        """Arguments of a shell command: variables, or paths relative to the shell's folder."""
+        if "{" in word and "}" not in word[word.rindex("{") :]:
+            yield from self.variable_names(word[word.rindex("{") :])
+        elif not word.startswith(("-", "$", "~")):
+            yield from self.paths(word, base=self.sources.shell_folder())
+
+    def _argument(self, name: str, stripped: str, word: str) -> Iterator[Completion]:
+        brace = word.rfind("{")
+        if brace >= 0 and "}" not in word[brace:]:
+            yield from self.variable_names(word[brace:])
+            return
+        action = name[4:] if name.startswith("act.") else None
+        if name == "act" and action is None:
+            words = header_words(stripped)
+            typed_args = words[1:] if word == "" else words[1:-1]
+            if typed_args:
+                action = typed_args[0]
+            elif not word.startswith("-"):
+                yield from self.action_names(word, prefix="")
+                return
+        if word.startswith("-"):
+            flags = self.sources.action_flags(action) if action else self.syntax_flags(name)
+            yield from _matching(word, flags, word)
+            return
+        if action is not None:
+            return
+        if word.startswith("@"):
+            yield from self.shortcut_names(word)
+        elif "#" in word:
+            yield from self.block_ids(word)
+        elif name == "help":
+            yield from self.help_topics(word)
+        elif self.takes_path(name):
+            yield from self.paths(word)
+
+    # candidates -----------------------------------------------------------------------------------------
+
+    def command_names(self, word: str) -> Iterator[Completion]:
+        typed = word[2:] if word.startswith("//") else word[1:]
+        lead = word[: len(word) - len(typed)]
+        if typed.lower().startswith("act."):
+            yield from self.action_names(typed[4:], prefix=f"{lead}act.", replace=len(word))
+            return
+        for name, summary, _syntax in self.sources.commands():
+            if name.startswith(typed.lower()):
+                yield Completion(lead + name, -len(word), display=f"/{name}", display_meta=summary)
+
+    def help_topics(self, word: str) -> Iterator[Completion]:
+        names = [(name, summary) for name, summary, _syntax in self.sources.commands()]
+        names += [(topic, "help page") for topic in HELP_TOPICS]
+        yield from _matching(word.lstrip("/"), names, word)
+
+    def action_names(self, typed: str, *, prefix: str, replace: int | None = None) -> Iterator[Completion]:
+        for name, action in sorted(self.sources.actions().items()):
+            if name.startswith(typed):
+                meta = getattr(action, "description", None) or getattr(action, "method", None) or "action"
+                yield Completion(prefix + name, -(replace if replace is not None else len(typed)), display_meta=meta)
+
+    def syntax_flags(self, name: str) -> list[tuple[str, str]]:
+        for command, _summary, syntax in self.sources.commands():
+            if command == name:
+                return [(flag, "") for flag in dict.fromkeys(FLAG.findall(syntax.partition(" ")[2]))]
+        return []
+
+    def takes_path(self, name: str) -> bool:
+        for command, _summary, syntax in self.sources.commands():
+            if command == name:
+                arguments = syntax.partition(" ")[2].lower()
+                return any(key in arguments for key in PATH_WORDS)
+        return False
+
+    def paths(self, word: str, base: str | None = "") -> Iterator[Completion]:
+        """Entries of the folder the word names; `base` is the folder it is relative to (None: unknown)."""
+        if base is None:
+            return
+        quote = word[0] if word[:1] in ("'", '"') else ""
+        typed = word[len(quote) :]
+        folder, _, prefix = typed.rpartition("/")
+        if typed.startswith("/"):
+            return  # absolute paths are outside the workspace
+        entries = self.sources.list_dir("/".join(part for part in (base, folder) if part) or ".")
+        show_hidden = prefix.startswith(".")
+        ranked = sorted(entries, key=lambda item: (not item[1], item[0].casefold()))
+        hits = [(n, d) for n, d in ranked if n.startswith(prefix) and (show_hidden or not n.startswith("."))]
+        if not hits:
+            lower = prefix.casefold()
+            hits = [(n, d) for n, d in ranked if n.casefold().startswith(lower) and (show_hidden or n[:1] != ".")]
+        base = f"{folder}/" if folder else ""
+        for name, is_dir in hits:
+            shown = name + ("/" if is_dir else "")
+            full = base + shown
+            if quote or any(c.isspace() or c in "'\"\\" for c in full):
+                # a folder keeps its quote open so the next Tab continues inside it
+                text = shlex.quote(full) if not is_dir else "'" + full.replace("'", "'\\''")
+                yield Completion(text, -len(word), display=shown)
+            else:
+                yield Completion(full, -len(word), display=shown, display_meta="folder" if is_dir else None)
+
+    def block_ids(self, word: str) -> Iterator[Completion]:
+        path, _, typed = word.rpartition("#")
+        ids = self.sources.blocks(path or None)
+        open_path = self.sources.open_path()
+        meta = f"block of {path or open_path or 'the open document'}"
+        for block in ids:
+            if block.startswith(typed):
+                yield Completion(block, -len(typed), display=f"#{block}", display_meta=meta)
+
+    def shortcut_names(self, word: str) -> Iterator[Completion]:
+        typed = word[1:]
+        for name in self.sources.shortcuts():
+            if name.startswith(typed):
+                yield Completion("@" + name, -len(word), display_meta="shortcut")
+
+    def variable_names(self, word: str) -> Iterator[Completion]:
+        typed = word[1:]
+        for name, value in sorted(self.sources.variables().items()):
+            if name.startswith(typed):
+                shown = value if len(value) <= 30 else value[:29] + "…"
+                yield Completion("{" + name + "}", -len(word), display_meta=shown.replace("\n", "⏎"))
+
+
+def _matching(word: str, candidates: Iterable[tuple[str, str]], replaced: str) -> Iterator[Completion]:
+    for value, meta in candidates:
+        if value.startswith(word):
+            yield Completion(value, -len(replaced), display_meta=meta or None)

@@ -1,0 +1,166 @@
+"""Reply text -> rich renderables for people: the wire text stays the contract, this only styles it.
+
+Documents render as markdown, listings and errors get their own styles, shell output stays verbatim. Every
+piece of reply text is stripped of terminal control sequences first, so a file cannot drive the user's terminal.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rich.console import Console, Group, RenderableType
+from rich.rule import Rule
+from rich.text import Text
+
+#: Escape sequences (CSI, OSC, two-byte) and the other C0/C1 controls except tab and newline.
+_ESCAPES = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[@-_]?")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Documents larger than this print as text: rich needs about 5 s per MB of markdown.
+MARKDOWN_LIMIT = 256 * 1024
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".sfmd")
+DOCUMENT_MESSAGE = re.compile(r"^(?:Opened|Back to|Refreshed) (?P<target>\S.*)$")
+BASH_MESSAGE = re.compile(r"^exit: (?P<rc>-?\d+) \| cwd: (?P<cwd>.*)$")
+#: Hint lines String puts before a rendered document (nav menus, actions, missing variables).
+HINT_PREFIXES = ("[nav]", "[actions]", "[!]", "Set:", "Setup:", "... ")
+
+STYLES = {
+    "re": "dim",
+    "message": "bold",
+    "error": "bold red",
+    "hint": "yellow",
+    "rule": "grey50",
+    "dir": "bold blue",
+    "file": "default",
+    "ok": "green",
+    "fail": "bold red",
+    "note": "dim italic",
+}
+
+
+def clean(text: str) -> str:
+    """Drop escape sequences and control characters; keep tabs and newlines."""
+    return _CONTROLS.sub("", _ESCAPES.sub("", text.replace("\r\n", "\n")))
+
+
+@dataclass
+class Parsed:
+    """A reply split into its parts; `content` is None for category B and C replies."""
+
+    re_line: str
+    message: str
+    content: str | None
+    error: bool
+
+
+def split_reply(text: str) -> Parsed:
+    re_line, _, rest = text.partition("\n")
+    if rest.startswith("ERROR("):
+        return Parsed(re_line, rest, None, True)
+    message, sep, content = rest.partition("\n---\n")
+    if not sep and rest.endswith("\n---"):
+        message, content, sep = rest[:-4], "", "\n---\n"
+    return Parsed(re_line, message, content if sep else None, False)
+
+
+def document_target(message: str) -> str | None:
+    """The path a document reply shows (`Opened notes.md#todo` -> `notes.md`), or None."""
+    match = DOCUMENT_MESSAGE.match(message)
+    if not match:
+        return None
+    return match.group("target").split("#", 1)[0].strip()
+
+
+def is_markdown_target(target: str) -> bool:
+    return target.lower().endswith(MARKDOWN_SUFFIXES)
+
+
+def render_error(message: str) -> RenderableType:
+    first, _, hint = message.partition("\n")
+    text = Text(first, style=STYLES["error"])
+    if hint:
+        text.append("\n" + hint, style=STYLES["hint"])
+    return text
+
+
+def render_listing(content: str) -> RenderableType:
+    text = Text()
+    for index, line in enumerate(content.split("\n")):
+        if index:
+            text.append("\n")
+        name = line.strip()
+        style = STYLES["dir"] if name.endswith("/") else STYLES["file"]
+        text.append(line, style=style if name != "(empty)" else STYLES["note"])
+    return text
+
+
+def looks_like_listing(content: str) -> bool:
+    """A folder opened with `/open dir` replies with a listing: indented names, or `(empty)`."""
+    lines = content.split("\n")
+    return content == "(empty)" or all(line.startswith("  ") and line.strip() for line in lines)
+
+
+def split_hints(content: str) -> tuple[list[str], str]:
+    """Leading hint lines (`[nav] …`, `[actions] …`) apart from the document itself."""
+    lines = content.split("\n")
+    hints: list[str] = []
+    while lines and lines[0].startswith(HINT_PREFIXES):
+        hints.append(lines.pop(0))
+    if hints and lines and not lines[0].strip():
+        lines.pop(0)
+    return hints, "\n".join(lines)
+
+
+def render_document(target: str, content: str) -> RenderableType:
+    """Markdown documents through rich's Markdown (size-capped); other text verbatim."""
+    if not is_markdown_target(target):
+        return render_listing(content) if looks_like_listing(content) else Text(content)
+    if len(content) > MARKDOWN_LIMIT:
+        note = Text(f"(shown as text: {len(content) // 1024} KB is too large to render)", style=STYLES["note"])
+        return Group(note, Text(content))
+    hints, body = split_hints(content)
+    parts: list[RenderableType] = [Text(line, style=STYLES["note"]) for line in hints]
+    if hints:
+        parts.append(Text(""))
+    from rich.markdown import Markdown  # pulls in pygments: load it on the first document, not at start-up
+
+    parts.append(Markdown(body, hyperlinks=False))
+    return Group(*parts)
+
+
+def render_bash(match: re.Match[str], content: str) -> list[RenderableType]:
+    rc = int(match.group("rc"))
+    status = Text(f"exit: {rc}", style=STYLES["ok"] if rc == 0 else STYLES["fail"])
+    status.append(f" | cwd: {match.group('cwd')}", style=STYLES["message"])
+    body = Text(content, style=STYLES["note"]) if content == "(no output)" else Text(content)
+    return [status, Rule(style=STYLES["rule"]), body]
+
+
+def reply_renderables(text: str) -> list[RenderableType]:
+    """Everything to print for one reply, in order."""
+    parsed = split_reply(clean(text))
+    parts: list[RenderableType] = [Text(parsed.re_line, style=STYLES["re"])]
+    if parsed.error:
+        parts.append(render_error(parsed.message))
+        return parts
+    bash = BASH_MESSAGE.match(parsed.message)
+    if bash and parsed.content is not None:
+        return parts + render_bash(bash, parsed.content)
+    parts.append(Text(parsed.message, style=STYLES["message"]))
+    if parsed.content is None:
+        return parts
+    parts.append(Rule(style=STYLES["rule"]))
+    target = document_target(parsed.message)
+    if parsed.message.startswith("Listing "):
+        parts.append(render_listing(parsed.content))
+    elif target is not None:
+        parts.append(render_document(target, parsed.content))
+    else:
+        parts.append(Text(parsed.content))
+    return parts
+
+
+def print_reply(console: Console, text: str) -> None:
+    for part in reply_renderables(text):
+        console.print(part)
+    console.print()
