@@ -40,7 +40,8 @@ class Workspace:
         self.root = Path(root).resolve()
         self.policy = policy or Policy.default(self.root)
         self.frontend = frontend
-        self.confiner = Confiner(self.root, self.policy.matcher())
+        aliases = (Path(root), self.policy.root.path, *([Path(os.environ["PWD"])] if os.environ.get("PWD") else []))
+        self.confiner = Confiner(Path(os.path.abspath(root)), self.policy.matcher(), aliases)
         self._state_dir = state_dir
         self._thread_lock = threading.RLock()
         self._depth = 0

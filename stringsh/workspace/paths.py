@@ -66,11 +66,14 @@ def _via_symlink(path: str) -> StringError:
 class Confiner:
     """Turns user paths into confined `Resolved` locations under one root."""
 
-    def __init__(self, root: Path, matcher: SecretMatcher) -> None:
+    def __init__(self, root: Path, matcher: SecretMatcher, aliases: tuple[Path, ...] = ()) -> None:
         self.given = Path(os.path.abspath(root))
         self.real = self.given.resolve()
         self.matcher = matcher
-        self.spellings = [p.parts for p in {self.given, self.real}]
+        # Every spelling of the root that leads to the same folder (a symlinked /tmp, the shell's $PWD).
+        spellings = {self.given, self.real}
+        spellings.update(Path(os.path.abspath(a)) for a in aliases if Path(a).resolve() == self.real)
+        self.spellings = sorted((p.parts for p in spellings), key=len, reverse=True)
         self.root_fd = os.open(self.real, DIR_FLAGS & ~os.O_NOFOLLOW)
 
     def close(self) -> None:
@@ -196,14 +199,11 @@ class Confiner:
                         raise StringError("NOT_FOUND", f"File not found: {requested}")
                     return self._done(fds, name, real, requested, st, [])
                 if st is None:
-                    if not create:
-                        raise StringError("NOT_FOUND", f"File not found: {requested}")
-                    rest = [name, *queue]
-                    if ".." in rest:
-                        raise StringError("NOT_FOUND", f"File not found: {requested}")
-                    rest = [p for p in rest if p not in ("", ".")]
+                    rest = [p for p in [name, *queue] if p not in ("", ".")]
                     real = [*names, *rest]
-                    self.check_allowed(real, path)
+                    self.check_allowed(real if ".." not in rest else [*names, name], path)
+                    if not create or ".." in rest:
+                        raise StringError("NOT_FOUND", f"File not found: {requested}")
                     return self._done(fds, rest[-1], real, requested, None, rest[:-1])
                 if not stat.S_ISDIR(st.st_mode):
                     raise StringError("NOT_FOUND", f"Not a directory: {'/'.join([*names, name])}")
