@@ -1,0 +1,36 @@
+"""/source: the raw source of the open document (or of a path), front matter, markers and actions included."""
+
+from __future__ import annotations
+
+from stringsh.commands.context import Context
+from stringsh.commands.edit import read_view
+from stringsh.commands.open import current_view, split_from
+from stringsh.commands.registry import command
+from stringsh.errors import StringError
+from stringsh.protocol.response import Result
+from stringsh.render import plain
+from stringsh.render.view import budget_from
+
+
+@command("source", syntax="/source [path] [--from N]", summary="Show the raw source of the open document",
+         section="Navigation")
+def source(ctx: Context) -> Result:
+    target, start = split_from(ctx, "source")
+    if target is None:
+        path = current_view(ctx).path
+    else:
+        path = target.partition("#")[0]
+        if not path:
+            path = current_view(ctx).path
+    view = read_view(ctx, path)
+    budget = budget_from(ctx.session.variables)
+    rendered = plain.render_text(view.doc.lines, start=start, budget=budget)
+    content = rendered.text
+    if rendered.next_line is not None:
+        count = len(view.doc.lines) - (1 if view.doc.text.endswith("\n") else 0)
+        hint = plain.cut_hint(view.path, rendered, count, budget).replace("Read on: /open ", "Read on: /source ")
+        content = f"{content}\n\n{hint}"
+    if not view.doc.text:
+        content = "(empty)"
+    _ = StringError
+    return Result(f"[source: {view.path}]", content)

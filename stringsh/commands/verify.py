@@ -1,0 +1,27 @@
+"""/verify: read-only check that a block resolves, with its size and a preview."""
+
+from __future__ import annotations
+
+from stringsh.commands.context import Context
+from stringsh.commands.edit import edit_target, read_view
+from stringsh.commands.registry import command
+from stringsh.errors import StringError
+from stringsh.protocol.response import Result
+from stringsh.render.view import resolve_block
+
+PREVIEW_CHARS = 200
+
+
+@command("verify", syntax="/verify path#block", summary="Check that a block resolves; show its size and start",
+         section="Editing")
+def verify(ctx: Context) -> Result:
+    if not ctx.args or "#" not in ctx.args[0]:
+        raise StringError("INVALID_TARGET", "Usage: /verify path#block", "Name a block: /verify notes.md#todo")
+    path, block, _ = edit_target(ctx, "verify")
+    if not block:
+        raise StringError("INVALID_TARGET", "Usage: /verify path#block", "Name a block: /verify notes.md#todo")
+    view = read_view(ctx, path)
+    content = view.doc.block_source(resolve_block(view, block))
+    lines = content.count("\n") + 1 if content else 0
+    preview = content[:PREVIEW_CHARS] + ("..." if len(content) > PREVIEW_CHARS else "")
+    return Result(f"Verified {view.path}#{block} ({lines} lines, {len(content)} chars)", preview)

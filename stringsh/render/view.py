@@ -1,0 +1,161 @@
+"""What a topic has open (`session.document`): a DocumentView, and how one is loaded and rendered.
+
+Loading goes through the workspace engine handed in by the commands (confinement, policy, audit); this module only
+needs its `stat`/`read_text` methods, so it imports nothing from the engine or the protocol.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+import posixpath
+from dataclasses import dataclass, field
+from typing import Any
+
+from stringsh.errors import StringError
+from stringsh.render import plain
+from stringsh.render.cache import cache_for
+from stringsh.render.document import Document, is_markdown
+from stringsh.render.index import Block, DocIndex
+from stringsh.render.watch import WatchHandle, watch
+
+BUDGET_VARIABLE = "_max_lines"
+
+
+@dataclass
+class DocumentView:
+    """An open document in a topic: the text as read, its index, the block shown and the stale flag."""
+
+    path: str  # root-relative
+    kind: str  # "markdown", "text" or "binary"
+    doc: Document
+    size: int = 0
+    mtime_ns: int = 0
+    block: str | None = None
+    mime: str = ""
+    auto_shortcuts: dict[str, str] = field(default_factory=dict)
+    watcher: WatchHandle | None = None
+
+    @property
+    def index(self) -> DocIndex:
+        return self.doc.index
+
+    @property
+    def sha256(self) -> str:
+        return self.doc.sha256
+
+    @property
+    def label(self) -> str:
+        return f"{self.path}#{self.block}" if self.block else self.path
+
+    @property
+    def folder(self) -> str:
+        return posixpath.dirname(self.path)
+
+    def with_block(self, block: str | None) -> DocumentView:
+        """The same document showing another block (shares text, index and watch)."""
+        return DocumentView(self.path, self.kind, self.doc, self.size, self.mtime_ns, block, self.mime,
+                            dict(self.auto_shortcuts), self.watcher)
+
+    def is_stale(self, workspace: Any) -> bool:
+        """True when the file no longer has the bytes this view was built from (watch flag or stat, then hash)."""
+        info = workspace.stat(self.path)
+        if info is None:
+            return True
+        flagged = self.watcher is not None and self.watcher.changed.is_set()
+        if not flagged and info.size == self.size and info.mtime_ns == self.mtime_ns:
+            return False
+        stale = workspace.fingerprint(self.path) != self.sha256
+        if not stale and self.watcher is not None:
+            self.watcher.changed.clear()
+            self.size, self.mtime_ns = info.size, info.mtime_ns
+        return stale
+
+    def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.close()
+            self.watcher = None
+
+
+def load_view(workspace: Any, rel: str, *, root: str | os.PathLike[str] | None, watch_file: bool = True) -> DocumentView:
+    """Read a file through the engine and index it (cached by content hash); binary files keep metadata only."""
+    try:
+        text_file = workspace.read_text(rel)
+    except StringError as exc:
+        if exc.code != "BINARY_FILE":
+            raise
+        info = workspace.stat(rel)
+        mime = mimetypes.guess_type(rel)[0] or "application/octet-stream"
+        return DocumentView(rel, "binary", Document(""), info.size if info else 0, info.mtime_ns if info else 0,
+                            mime=mime)
+    rel = text_file.rel
+    if is_markdown(rel):
+        doc = Document.parse(text_file.text, text_file.sha256, cache_for(root))
+        kind = "markdown"
+    else:
+        doc = Document(text_file.text, text_file.sha256)
+        kind = "text"
+    view = DocumentView(rel, kind, doc, text_file.size, text_file.mtime_ns,
+                        mime=mimetypes.guess_type(rel)[0] or "text/plain")
+    if watch_file and root is not None:
+        view.watcher = watch(os.path.join(os.fspath(root), rel))
+    return view
+
+
+def budget_from(variables: dict[str, str]) -> int:
+    """The line budget: `{_max_lines}` when it is a positive number, 0 (`off`) for no limit, else the default."""
+    value = variables.get(BUDGET_VARIABLE, "").strip().lower()
+    if value in ("0", "off", "none"):
+        return 0
+    return int(value) if value.isdigit() and int(value) > 0 else plain.DEFAULT_BUDGET
+
+
+def block_not_found(view: DocumentView, block_id: str) -> StringError:
+    ids = view.index.block_ids() if view.kind == "markdown" else []
+    available = f"Available blocks: {', '.join(ids)}" if ids else "This document has no blocks."
+    return StringError("BLOCK_NOT_FOUND", f"Block not found: #{block_id} in {view.path}", available)
+
+
+def resolve_block(view: DocumentView, block_id: str) -> Block:
+    block = view.doc.resolve(block_id) if view.kind == "markdown" else None
+    if block is None:
+        raise block_not_found(view, block_id)
+    return block
+
+
+def render_view(view: DocumentView, *, start: int = 0, budget: int = plain.DEFAULT_BUDGET,
+                missing_env: list[str] | None = None, load_include: plain.IncludeLoader | None = None,
+                command: str = "/open") -> str:
+    """The content an agent sees for a view, cut at the budget with a read-on hint; sets the auto-shortcuts."""
+    if view.kind == "binary":
+        return f"[binary file] {view.mime}, {view.size} bytes (not shown)"
+    if view.kind == "text":
+        rendered = plain.render_text(view.doc.lines, start=start, budget=budget)
+        count = _line_count(view.doc.lines)
+    elif view.block:
+        rendered = plain.render_block(view.doc, resolve_block(view, view.block), start=start, budget=budget)
+        count = view.index.line_count
+    else:
+        rendered = plain.render_document(view.doc, start=start, budget=budget, missing_env=missing_env,
+                                         load_include=load_include, identity=view.path)
+        count = view.index.line_count
+    view.auto_shortcuts = rendered.shortcuts
+    if rendered.next_line is None:
+        return rendered.text
+    hint = plain.cut_hint(view.label, rendered, count, budget)
+    if command != "/open":
+        hint = hint.replace("Read on: /open ", f"Read on: {command} ")
+    return f"{rendered.text}\n\n{hint}"
+
+
+def _line_count(lines: list[str]) -> int:
+    return len(lines) - 1 if lines and lines[-1] == "" else len(lines)
+
+
+def numbered(lines: list[str], *, first_number: int = 1, start: int = 0, budget: int = 0) -> tuple[str, int | None]:
+    """`N | text` lines, numbers right-aligned to the widest; returns the text and the index to read on from."""
+    count = len(lines)
+    end = count if budget <= 0 else min(count, start + budget)
+    width = len(str(first_number + count - 1)) if count else 1
+    text = "\n".join(f"{first_number + i:>{width}} | {lines[i]}" for i in range(start, end))
+    return text, (end if end < count else None)

@@ -1,0 +1,134 @@
+"""Marks open documents stale when something outside changes them, with watchdog.
+
+One observer per process; one non-recursive watch per folder that holds an open document, shared by reference
+count, with an explicit event filter (the default mask floods on busy trees) and moves matched by destination
+(editors and our own atomic writes replace files by renaming a temp file over them). A flag is only a hint: the
+commands confirm staleness by comparing content hashes, so a lost or extra event never misleads a user.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class WatchHandle:
+    """The stale flag of one open document; `changed` is set from the observer thread."""
+
+    path: str
+    changed: threading.Event = field(default_factory=threading.Event)
+    closed: bool = False
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            _WATCHER.release(self)
+
+
+class _Watcher:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._observer: Any = None
+        self._failed = False
+        self._dirs: dict[str, tuple[Any, int]] = {}  # folder -> (watch, refcount)
+        self._handles: dict[str, list[WatchHandle]] = {}  # file path -> handles
+
+    def watch(self, path: str) -> WatchHandle:
+        """Start watching a file (absolute path); setup runs in the background so an open never waits for it."""
+        handle = WatchHandle(os.path.realpath(path))
+        with self._lock:
+            self._handles.setdefault(handle.path, []).append(handle)
+        threading.Thread(target=self._schedule, args=(handle,), name="stringsh-watch", daemon=True).start()
+        return handle
+
+    def _schedule(self, handle: WatchHandle) -> None:
+        folder = os.path.dirname(handle.path)
+        with self._lock:
+            if handle.closed or self._failed:
+                return
+            try:
+                observer = self._ensure_observer()
+                watch, count = self._dirs.get(folder, (None, 0))
+                if watch is None:
+                    watch = observer.schedule(_Handler(self), folder, recursive=False, event_filter=_event_filter())
+                self._dirs[folder] = (watch, count + 1)
+            except Exception:
+                return
+
+    def _ensure_observer(self) -> Any:
+        if self._observer is None:
+            from watchdog.observers import Observer
+
+            observer = Observer()
+            observer.daemon = True
+            observer.start()
+            self._observer = observer
+        return self._observer
+
+    def release(self, handle: WatchHandle) -> None:
+        folder = os.path.dirname(handle.path)
+        with self._lock:
+            handles = self._handles.get(handle.path, [])
+            if handle in handles:
+                handles.remove(handle)
+            if not handles:
+                self._handles.pop(handle.path, None)
+            watch, count = self._dirs.get(folder, (None, 0))
+            if watch is None:
+                return
+            if count <= 1:
+                del self._dirs[folder]
+                with contextlib.suppress(Exception):
+                    self._observer.unschedule(watch)
+            else:
+                self._dirs[folder] = (watch, count - 1)
+
+    def notify(self, *paths: str) -> None:
+        with self._lock:
+            for path in paths:
+                for handle in self._handles.get(os.path.realpath(path), []):
+                    handle.changed.set()
+
+    def stop(self) -> None:
+        """Stop the observer thread (tests, shutdown); later watches start a new one."""
+        with self._lock:
+            observer, self._observer = self._observer, None
+            self._dirs.clear()
+        if observer is not None:
+            observer.stop()
+            observer.join(timeout=5)
+
+
+def _event_filter() -> list[type]:
+    from watchdog.events import FileClosedEvent, FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent
+
+    return [FileModifiedEvent, FileClosedEvent, FileCreatedEvent, FileDeletedEvent, FileMovedEvent]
+
+
+class _Handler:
+    """A minimal watchdog handler: every event names the paths it touched."""
+
+    def __init__(self, watcher: _Watcher) -> None:
+        self.watcher = watcher
+
+    def dispatch(self, event: Any) -> None:
+        paths = [os.fsdecode(event.src_path)]
+        dest = getattr(event, "dest_path", "")
+        if dest:
+            paths.append(os.fsdecode(dest))
+        self.watcher.notify(*paths)
+
+
+_WATCHER = _Watcher()
+
+
+def watch(path: str) -> WatchHandle:
+    return _WATCHER.watch(path)
+
+
+def stop() -> None:
+    _WATCHER.stop()
