@@ -99,7 +99,7 @@ class Repl:
         return FormattedText([("class:continuation", "…".rjust(width - 1) + " ")])
 
     def toolbar(self) -> list[tuple[str, str]]:
-        return toolbar_fragments(self.state, self.session, self.dispatcher.root)
+        return toolbar_fragments(self.state, self.session, self.dispatcher.root, self.sources.workspace())
 
     def run(self) -> int:
         self.console.print(BANNER, style="dim")

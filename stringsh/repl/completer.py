@@ -187,9 +187,9 @@ class StringCompleter(Completer):
 
     def shortcut_names(self, word: str) -> Iterator[Completion]:
         typed = word[1:]
-        for name in self.sources.shortcuts():
+        for name, label in self.sources.shortcuts():
             if name.startswith(typed):
-                yield Completion("@" + name, -len(word), display_meta="shortcut")
+                yield Completion("@" + name, -len(word), display_meta=label or "shortcut")
 
     def variable_names(self, word: str) -> Iterator[Completion]:
         typed = word[1:]

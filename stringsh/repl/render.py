@@ -111,6 +111,15 @@ def split_hints(content: str) -> tuple[list[str], str]:
     return hints, "\n".join(lines)
 
 
+def markdown_chunks(text: str) -> list[str]:
+    """The documents' chunking (small pieces render fast and a broken piece stays local), when present."""
+    try:
+        from stringsh.render.people import chunks
+    except ImportError:
+        return [text]
+    return chunks(text)
+
+
 def render_document(target: str, content: str) -> RenderableType:
     """Markdown documents through rich's Markdown (size-capped); other text verbatim."""
     if not is_markdown_target(target):
@@ -124,7 +133,7 @@ def render_document(target: str, content: str) -> RenderableType:
         parts.append(Text(""))
     from rich.markdown import Markdown  # pulls in pygments: load it on the first document, not at start-up
 
-    parts.append(Markdown(body, hyperlinks=False))
+    parts.extend(Markdown(piece, hyperlinks=False) for piece in markdown_chunks(body))
     return Group(*parts)
 
 

@@ -12,14 +12,17 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from stringsh.repl.docfacts import EMPTY, MAX_INDEX_CHARS, DocFacts, facts_for
+
 #: The engine's own folder: never offered.
 ENGINE_DIR = ".stringsh"
 #: Cap on what one listing may offer, so a huge folder cannot stall the menu.
 MAX_ENTRIES = 2000
 #: Attribute names tried, in order, for values colleagues may expose under different names.
-BLOCK_ATTRS = ("block_ids", "blocks")
-SHORTCUT_ATTRS = ("shortcuts", "auto_shortcuts", "value_shortcuts")
-ACTION_ATTRS = ("actions",)
+PATH_ATTRS = ("path", "rel", "uri")
+TEXT_ATTRS = ("text", "source")
+#: Session-level shortcuts (value shortcuts set by commands); page shortcuts come from the document text.
+SHORTCUT_ATTRS = ("shortcuts", "value_shortcuts", "auto_shortcuts")
 
 
 def first_attr(obj: Any, names: Iterable[str]) -> Any:
@@ -149,61 +152,92 @@ class Sources:
         document = getattr(self.session, "document", None)
         if document is None:
             return None
-        path = first_attr(document, ("path", "rel", "uri"))
+        path = first_attr(document, PATH_ATTRS)
         return str(path) if path else None
 
-    def blocks(self, path: str | None) -> list[str]:
-        """Block ids of `path`, or of the open document when `path` is None or is the open one."""
+    def open_facts(self) -> DocFacts:
+        """Facts of the open document: from the text it holds in memory, else from its file."""
         document = getattr(self.session, "document", None)
-        if document is not None and (path is None or path == self.open_path()):
-            ids = names_of(first_attr(document, BLOCK_ATTRS))
-            if not ids:
-                ids = names_of(first_attr(first_attr(document, ("index",)), BLOCK_ATTRS))
-            if ids or path is None:
-                return ids
-        if path is None:
+        if document is None:
+            return EMPTY
+        for owner in (document, getattr(document, "doc", None), getattr(document, "document", None)):
+            text = first_attr(owner, TEXT_ATTRS) if owner is not None else None
+            if isinstance(text, str):
+                return facts_for(text, getattr(owner, "sha256", None) or None)
+        path = self.open_path()
+        return self.file_facts(path) if path else EMPTY
+
+    def file_facts(self, path: str) -> DocFacts:
+        read = self.read_text(path)
+        return facts_for(*read) if read is not None else EMPTY
+
+    def read_text(self, path: str) -> tuple[str, Any] | None:
+        """A workspace file's text and a cache key, through the engine when present, else a confined read."""
+        workspace = self.workspace()
+        reader = getattr(workspace, "read_text", None) if workspace is not None else None
+        if reader is not None:
+            try:
+                got = reader(path)
+            except Exception:
+                return None
+            text = getattr(got, "text", got)
+            return (text, None) if isinstance(text, str) else None
+        parts = [part for part in path.split("/") if part and part != "."]
+        if not parts or path.startswith("/") or ".." in parts or ENGINE_DIR in parts or self._denied("/".join(parts)):
+            return None
+        full = self.root.joinpath(*parts)
+        try:
+            if not self._inside(str(full)) or not full.is_file():
+                return None
+            stat = full.stat()
+            if stat.st_size > MAX_INDEX_CHARS:
+                return None
+            data = full.read_bytes()
+        except OSError:
+            return None
+        if b"\x00" in data[:8192]:
+            return None
+        return data.decode("utf-8", "replace"), (path, stat.st_size, stat.st_mtime_ns)
+
+    def blocks(self, path: str | None) -> list[str]:
+        """Block ids of `path`, or of the open document when `path` is None or names the open one."""
+        if path is None or path == self.open_path():
+            return self.open_facts().block_ids
+        if path.startswith("@"):
             return []
-        from stringsh.repl.blocks import block_ids_of_file
+        return self.file_facts(path).block_ids
 
-        return block_ids_of_file(self, path)
-
-    def shortcuts(self) -> list[str]:
-        """`@id` names of the open document and the session (page, value and auto shortcuts)."""
-        found: list[str] = []
+    def shortcuts(self) -> list[tuple[str, str]]:
+        """(`id`, label or href) of the open page's shortcuts and auto-shortcuts, then the session's own."""
+        found = list(self.open_facts().shortcuts)
         for owner in (getattr(self.session, "document", None), self.session):
-            if owner is None:
-                continue
             for attr in SHORTCUT_ATTRS:
-                found.extend(names_of(getattr(owner, attr, None)))
-        return list(dict.fromkeys(name.lstrip("@") for name in found))
+                values = getattr(owner, attr, None) if owner is not None else None
+                if isinstance(values, dict):
+                    found += [(str(k), str(v)) for k, v in values.items()]
+                else:
+                    found += [(name, "") for name in names_of(values)]
+        return list({name.lstrip("@"): (name.lstrip("@"), label) for name, label in reversed(found)}.items())[::-1]
 
     def actions(self) -> dict[str, Any]:
-        """Action name -> action object (for its flags), from the open document."""
-        document = getattr(self.session, "document", None)
-        values = first_attr(document, ACTION_ATTRS) if document is not None else None
-        if values is None:
-            return {}
-        if isinstance(values, dict):
-            return {str(k): v for k, v in values.items()}
-        return {name: value for name, value in zip(names_of(values), values, strict=False)}
+        """Action id -> action of the open document."""
+        return {str(getattr(action, "id", "")): action for action in self.open_facts().actions}
 
     def action_flags(self, name: str) -> list[tuple[str, str]]:
-        """(`--flag`, description) of one action's fields; short aliases too."""
+        """(`--flag`, description) of one action's fields, with their short aliases."""
         action = self.actions().get(name)
-        fields = first_attr(action, ("fields", "flags", "params")) if action is not None else None
         out: list[tuple[str, str]] = []
-        for field in fields.values() if isinstance(fields, dict) else fields or []:
-            flag = first_attr(field, ("name", "id"))
+        for field in getattr(action, "fields", None) or []:
+            flag = getattr(field, "name", None)
             if not flag:
                 continue
-            kind = getattr(field, "type", "") or ""
             required = "required" if getattr(field, "required", False) else "optional"
-            meta = " ".join(part for part in (str(kind), required, getattr(field, "description", "") or "") if part)
+            meta = " ".join(p for p in (getattr(field, "type", ""), required, getattr(field, "description", "")) if p)
             out.append((f"--{flag}", meta))
-            alias = first_attr(field, ("alias", "short"))
-            if alias:
-                out.append((f"-{str(alias).lstrip('-')}", f"--{flag}"))
-        return [*out, ("--help", "show this action's flags")]
+            short = getattr(field, "short", None)
+            if short:
+                out.append((f"-{str(short).lstrip('-')}", f"--{flag}"))
+        return [*out, ("--help", "show the action's flags")]
 
     def variables(self) -> dict[str, str]:
         return dict(getattr(self.session, "variables", {}) or {})

@@ -18,7 +18,9 @@ from stringsh.repl.sources import first_attr
 EXIT_ATTRS = ("last_exit", "exit_code", "last_status", "returncode", "rc")
 STALE_ATTRS = ("stale", "is_stale")
 BLOCK_ATTRS = ("block", "block_id")
-UNDO_ATTRS = ("undo_depth",)
+JOURNAL_FILE = ".stringsh/journal.db"
+#: Journal rows read to count undo steps (newest first, all topics).
+UNDO_SCAN = 1000
 
 
 @dataclass
@@ -63,40 +65,52 @@ class ToolbarState:
 
 
 def undo_depth(dispatcher: Any, topic: str) -> int | None:
-    """How many `/undo` steps this topic has, when the engine can say; None hides the field."""
+    """How many `/undo` steps this topic has, when the engine can say; None hides the field.
+
+    Counted from the change journal (applied, done, not yet reverted: what `/undo` walks back through). An absent
+    journal means nothing to undo; it is not created just to be counted.
+    """
     if not hasattr(type(dispatcher), "workspace") and "workspace" not in vars(dispatcher):
         return None
     try:
         workspace = dispatcher.workspace
-        for owner in (workspace, getattr(workspace, "journal", None)):
-            for attr in UNDO_ATTRS:
-                value = getattr(owner, attr, None)
-                if callable(value):
-                    value = value(topic)
-                if isinstance(value, int):
-                    return value
+        direct = getattr(workspace, "undo_depth", None)
+        if callable(direct):
+            return int(direct(topic))
+        if not (Path(dispatcher.root) / JOURNAL_FILE).exists():
+            return 0
+        rows = workspace.history(UNDO_SCAN)
     except Exception:
         return None
-    return None
+    return sum(
+        1
+        for row in rows
+        if getattr(row, "topic", None) == topic
+        and getattr(row, "kind", None) == "apply"
+        and getattr(row, "state", None) == "done"
+        and getattr(row, "reverted_by", 0) is None
+    )
 
 
-def is_stale(session: Any) -> bool:
-    """Read live on every redraw: the watcher may mark the document while the prompt waits."""
+def is_stale(session: Any, workspace: Any = None) -> bool:
+    """Read on every redraw, so it must be cheap: the watcher's flag, confirmed by the view when it is raised."""
     document = getattr(session, "document", None)
-    for owner in (document, session):
-        if owner is None:
-            continue
-        value = first_attr(owner, STALE_ATTRS)
-        if value is None:
-            continue
-        if hasattr(value, "is_set"):
-            value = value.is_set()
-        elif callable(value):
+    if document is None:
+        return False
+    flag = getattr(getattr(getattr(document, "watcher", None), "changed", None), "is_set", None)
+    if callable(flag):
+        if not flag():
+            return False
+        check = getattr(document, "is_stale", None)
+        if callable(check) and workspace is not None:
             try:
-                value = value()
+                return bool(check(workspace))
             except Exception:
-                value = False
-        if value:
+                return True
+        return True
+    for owner in (document, session):
+        value = first_attr(owner, STALE_ATTRS)
+        if isinstance(value, bool) and value:
             return True
     return False
 
@@ -111,7 +125,7 @@ def short_path(path: str, root: Path) -> str:
         return "~" + path[len(home) :] if path.startswith(home + os.sep) else path
 
 
-def toolbar_fragments(state: ToolbarState, session: Any, root: Path) -> list[tuple[str, str]]:
+def toolbar_fragments(state: ToolbarState, session: Any, root: Path, workspace: Any = None) -> list[tuple[str, str]]:
     """Style-tagged text for prompt_toolkit's bottom toolbar."""
     parts: list[tuple[str, str]] = [("class:toolbar.topic", f" {state.topic} ")]
     sep = ("class:toolbar.sep", "  │  ")
@@ -119,7 +133,7 @@ def toolbar_fragments(state: ToolbarState, session: Any, root: Path) -> list[tup
     if state.document:
         doc = state.document + (f"#{state.block}" if state.block else "")
         parts.append(("class:toolbar.doc", doc))
-        if is_stale(session):
+        if is_stale(session, workspace):
             parts.append(("class:toolbar.stale", " (stale: /refresh)"))
     else:
         parts.append(("class:toolbar.dim", "no document"))
