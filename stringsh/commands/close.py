@@ -14,5 +14,9 @@ def close(ctx: Context) -> Result:
     if document is None:
         raise StringError("INVALID_TARGET", "No document open.", "Open one with /open <path>.")
     path = getattr(document, "path", str(document))
+    for view in [document, *ctx.session.history]:
+        closer = getattr(view, "close", None)
+        if callable(closer):
+            closer()  # stop watching the files this topic had open
     ctx.session.close()
     return Result(f"Closed: {path}")

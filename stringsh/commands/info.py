@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from stringsh.commands.context import Context
 from stringsh.commands.registry import command
+from stringsh.errors import StringError
 from stringsh.protocol.response import Result
+from stringsh.render.view import DocumentView
 
 KEY_WIDTH = 11
 
@@ -25,12 +29,49 @@ def variables_summary(variables: dict[str, str]) -> str:
 @command("info", syntax="/info", summary="Show the topic's document, folder, history and variables", section="State")
 def info(ctx: Context) -> Result:
     session = ctx.session
-    lines = [info_line("topic", session.topic), info_line("root", str(ctx.dispatcher.root)), info_line("cwd", "./")]
+    view = session.document if isinstance(session.document, DocumentView) else None
+    cwd = f"./{view.folder}/" if view is not None and view.folder else "./"
+    lines = [info_line("topic", session.topic), info_line("root", str(ctx.dispatcher.root)), info_line("cwd", cwd)]
     if session.document is None:
         lines.append(info_line("file", "(none open)"))
     else:
         lines.append(info_line("file", getattr(session.document, "path", str(session.document))))
+    if view is not None:
+        lines.extend(document_lines(view, ctx.dispatcher.workspace))
     count = len(session.history)
     lines.append(info_line("history", f"{count} entr{'y' if count == 1 else 'ies'}"))
     lines.append(info_line("vars", variables_summary(session.variables)))
+    if view is not None and view.kind == "markdown" and view.index.warnings:
+        lines.append("Warnings:")
+        lines.extend(f"  {warning}" for warning in view.index.warnings)
     return Result("Session info", "\n".join(lines))
+
+
+def document_lines(view: DocumentView, workspace: Any) -> list[str]:
+    """The document keys of String's /info: title, block, blocks, menus, shortcuts, actions; and staleness."""
+    lines: list[str] = []
+    if view.kind == "binary":
+        lines.append(info_line("type", f"{view.mime}, {view.size} bytes (binary)"))
+    if view.kind == "markdown":
+        index = view.index
+        if index.title:
+            lines.append(info_line("title", index.title))
+        if view.block:
+            lines.append(info_line("block", f"#{view.block}"))
+        ids = index.block_ids()
+        lines.append(info_line("blocks", ", ".join(ids) if ids else "(none)"))
+        if index.menus:
+            lines.append(info_line("menus", ", ".join(dict.fromkeys(menu[0] for menu in index.menus))))
+        page = [f"@{shortcut[0]}" for shortcut in index.shortcuts]
+        auto = len(view.auto_shortcuts)
+        if page or auto:
+            lines.append(info_line("shortcuts", ", ".join(page + ([f"+{auto} auto"] if auto else []))))
+        if index.actions:
+            lines.append(info_line("actions", ", ".join(f"{a[0]}({a[1]})" for a in index.actions)))
+    try:
+        stale = view.is_stale(workspace)
+    except StringError:
+        stale = True
+    if stale:
+        lines.append(info_line("stale", "yes, the file changed on disk since it was opened (/refresh reloads it)"))
+    return lines

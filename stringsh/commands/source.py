@@ -6,7 +6,6 @@ from stringsh.commands.context import Context
 from stringsh.commands.edit import read_view
 from stringsh.commands.open import current_view, split_from
 from stringsh.commands.registry import command
-from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.render import plain
 from stringsh.render.view import budget_from
@@ -32,5 +31,4 @@ def source(ctx: Context) -> Result:
         content = f"{content}\n\n{hint}"
     if not view.doc.text:
         content = "(empty)"
-    _ = StringError
     return Result(f"[source: {view.path}]", content)

@@ -77,7 +77,9 @@ class DocumentView:
             self.watcher = None
 
 
-def load_view(workspace: Any, rel: str, *, root: str | os.PathLike[str] | None, watch_file: bool = True) -> DocumentView:
+def load_view(
+    workspace: Any, rel: str, *, root: str | os.PathLike[str] | None, watch_file: bool = True
+) -> DocumentView:
     """Read a file through the engine and index it (cached by content hash); binary files keep metadata only."""
     try:
         text_file = workspace.read_text(rel)
