@@ -2,8 +2,8 @@
 
 Handles headings, paragraphs, line breaks, links, images (as links), emphasis, inline code, `pre` blocks,
 ordered and unordered lists (nested by indentation), block quotes, horizontal rules and simple tables (rows of
-cells, first row as header). Drops `script`, `style`, `head`, `nav`-less chrome is kept as text. Anything else is
-reduced to its text. Entities are decoded by the standard parser.
+cells, first row as header). Drops `script`, `style`, `head`, `template`, `noscript` and `svg`. Anything else
+(forms, nav bars, divs) is reduced to its text. Entities are decoded by the standard parser.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from html.parser import HTMLParser
 SKIP = {"script", "style", "head", "template", "noscript", "svg"}
 BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "aside", "form", "body", "html", "figure"}
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+LIST_ITEM = re.compile(r"^(?:- |\d+\. )")
 INLINE = {"strong": "**", "b": "**", "em": "*", "i": "*"}
 
 
@@ -161,11 +162,23 @@ def html_to_markdown(html: str) -> str:
     converter = _Converter()
     converter.feed(html)
     converter.close()
-    text = "".join(converter.out)
-    text = re.sub(r"[ \t]+\n", lambda m: "  \n" if m.group(0).startswith("  ") else "\n", text)
-    text = re.sub(r"\n{3,}", "\n\n", text)
-    lines = [line.strip() if not line.startswith((" ", "- ", "```")) else line.rstrip() for line in text.split("\n")]
-    return "\n".join(lines).strip()
+    text = re.sub(r"\n{3,}", "\n\n", "".join(converter.out))
+    lines: list[str] = []
+    in_code = False
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            in_code = not in_code
+            lines.append(line)
+            continue
+        if in_code:
+            lines.append(line)
+            continue
+        hard_break = line.endswith("  ") and bool(line.strip())
+        stripped = line.strip()
+        keep_indent = LIST_ITEM.match(stripped) and line.startswith(" ")
+        line = (line[: len(line) - len(line.lstrip())] if keep_indent else "") + stripped
+        lines.append(line + ("  " if hard_break else ""))
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
 def looks_like_html(content_type: str, text: str) -> bool:

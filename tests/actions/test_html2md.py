@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+from stringsh.actions.html2md import html_to_markdown, looks_like_html
+
+
+def test_common_elements() -> None:
+    html = (
+        "<!doctype html><html><head><title>x</title><style>b{}</style><script>evil()</script></head><body>"
+        "<h1>Title</h1><p>Some <b>bold</b>, <em>soft</em> and <code>code</code> with "
+        "<a href='https://e.example/a'>a link</a>.</p>"
+        "<ul><li>one</li><li>two<ol><li>nested</li></ol></li></ul>"
+        "<pre>  keep\n    spacing</pre><hr><blockquote>quoted</blockquote>"
+        "<table><tr><th>k</th><th>v</th></tr><tr><td>a|b</td><td>1</td></tr></table>"
+        "<p>x &amp; y<br>next</p><img src='p.png' alt='pic'></body></html>"
+    )
+    assert html_to_markdown(html) == (
+        "# Title\n\n"
+        "Some **bold**, *soft* and `code` with [a link](https://e.example/a).\n\n"
+        "- one\n- two\n  1. nested\n\n"
+        "```\n  keep\n    spacing\n```\n\n---\n\n> quoted\n\n"
+        "| k | v |\n|---|---|\n| a\\|b | 1 |\n\n"
+        "x & y  \nnext\n\n[pic](p.png)"
+    )
+
+
+def test_detection() -> None:
+    assert looks_like_html("text/html; charset=utf-8", "")
+    assert looks_like_html("", "  <!DOCTYPE html><p>")
+    assert not looks_like_html("text/plain", "<b>not a page</b>")
