@@ -32,7 +32,7 @@ TOPIC = "main"
 PROMPT = "› "
 BASH_PROMPT = "bash› "
 BANNER = "stringsh — /help lists commands, !cmd runs a shell command, Tab completes, Ctrl-D leaves"
-INTERRUPT_ATTRS = ("interrupt", "cancel", "sendintr")
+INTERRUPT_ATTRS = ("interrupt", "cancel")
 #: How often the toolbar redraws by itself, so a document changed on disk shows as stale while idle.
 REFRESH_SECONDS = 2.0
 
@@ -139,8 +139,10 @@ class Repl:
 
     def interrupt(self) -> None:
         bash = getattr(self.session, "bash", None)
-        for name in INTERRUPT_ATTRS:
-            method = getattr(bash, name, None)
+        # the shell's own interrupt when it has one; else Ctrl-C typed into its pty, as a terminal would send it
+        owners = [(bash, name) for name in INTERRUPT_ATTRS] + [(getattr(bash, "_proc", None), "sendintr")]
+        for owner, name in owners:
+            method = getattr(owner, name, None)
             if callable(method):
                 try:
                     method()

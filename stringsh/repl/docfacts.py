@@ -74,7 +74,10 @@ def shortcuts(index: Any, text: str) -> list[tuple[str, str]]:
         out += [(name, href) for name, href in auto_shortcuts(text).items()]
     except ImportError:
         pass
-    return list({name: (name, label) for name, label in reversed(out)}.values())[::-1]
+    unique: dict[str, str] = {}
+    for name, label in out:
+        unique.setdefault(name, label)
+    return list(unique.items())
 
 
 def actions(text: str) -> list[Any]:

@@ -217,7 +217,10 @@ class Sources:
                     found += [(str(k), str(v)) for k, v in values.items()]
                 else:
                     found += [(name, "") for name in names_of(values)]
-        return list({name.lstrip("@"): (name.lstrip("@"), label) for name, label in reversed(found)}.items())[::-1]
+        unique: dict[str, str] = {}
+        for name, label in found:
+            unique.setdefault(name.lstrip("@"), label)
+        return list(unique.items())
 
     def actions(self) -> dict[str, Any]:
         """Action id -> action of the open document."""

@@ -1,0 +1,237 @@
+"""The completer, called directly on a real workspace and a real dispatcher (no prompt_toolkit app needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+
+from stringsh.dispatcher import Dispatcher
+from stringsh.repl.completer import StringCompleter, last_word
+from stringsh.repl.sources import Sources
+
+GUIDE = """# Guide
+
+[@home Home page](README.md)
+See [the tracker](https://example.com/issues/1).
+
+## Install {#setup}
+
+Run it.
+
+## Use it
+
+<!-- #todo -->
+- a
+<!-- /todo -->
+
+```act.deploy
+CLI echo deploying {env}
+  env, -e: string (required) "Where to deploy"
+  dry: boolean (optional)
+```
+
+```act.ping
+GET https://example.com/ping
+```
+"""
+
+
+@pytest.fixture
+def tree(ws: Path) -> Path:
+    (ws / "docs").mkdir()
+    (ws / "docs" / "guide.md").write_text(GUIDE)
+    (ws / "docs" / "notes.txt").write_text("plain\n")
+    (ws / "my folder").mkdir()
+    (ws / "my folder" / "a b.md").write_text("# A B\n")
+    (ws / "README.md").write_text("# Readme\n\n## Start here\n")
+    (ws / "Makefile").write_text("all:\n")
+    (ws / ".env").write_text("TOKEN=secret\n")
+    (ws / ".env.example").write_text("TOKEN=\n")
+    (ws / ".hidden.md").write_text("# hidden\n")
+    (ws / ".ssh").mkdir()
+    (ws / ".ssh" / "id_rsa").write_text("key\n")
+    return ws
+
+
+def complete(dispatcher: Dispatcher, text: str) -> list[tuple[str, str, str]]:
+    """(inserted text, displayed text, meta) of every candidate, with the word it replaces applied."""
+    completer = StringCompleter(Sources(dispatcher, "main"))
+    out = []
+    for c in completer.get_completions(Document(text), CompleteEvent(completion_requested=True)):
+        out.append((text[: len(text) + c.start_position] + c.text, c.display_text, c.display_meta_text))
+    return out
+
+
+def results(dispatcher: Dispatcher, text: str) -> list[str]:
+    return [full for full, _display, _meta in complete(dispatcher, text)]
+
+
+# command names --------------------------------------------------------------------------------------------
+
+
+def test_command_names_come_with_their_summaries(tree: Path, dispatcher: Dispatcher) -> None:
+    got = complete(dispatcher, "/l")
+    assert ("/ls", "/ls", "List a folder of the workspace") in got
+    names = results(dispatcher, "/")
+    assert {"/ls", "/open", "/help", "/set", "/info", "/write"} <= set(names)
+
+
+def test_command_names_are_case_insensitive_and_keep_a_request_id(tree: Path, dispatcher: Dispatcher) -> None:
+    assert "/ls" in results(dispatcher, "/L")
+    assert "[a1] /ls" in results(dispatcher, "[a1] /l")
+
+
+def test_unknown_prefix_and_non_commands_offer_nothing(tree: Path, dispatcher: Dispatcher) -> None:
+    assert results(dispatcher, "/zzz") == []
+    assert results(dispatcher, "hello wor") == []
+    assert results(dispatcher, "") == []
+
+
+def test_help_completes_command_names_and_errors(tree: Path, dispatcher: Dispatcher) -> None:
+    assert "/help ls" in results(dispatcher, "/help l")
+    assert "/help errors" in results(dispatcher, "/help er")
+
+
+# paths ----------------------------------------------------------------------------------------------------
+
+
+def test_paths_list_folders_first_with_a_slash(tree: Path, dispatcher: Dispatcher) -> None:
+    got = results(dispatcher, "/open ")
+    assert got[:2] == ["/open docs/", "/open 'my folder/"]
+    assert "/open README.md" in got and "/open Makefile" in got
+
+
+def test_paths_descend_into_folders(tree: Path, dispatcher: Dispatcher) -> None:
+    assert results(dispatcher, "/open docs/g") == ["/open docs/guide.md"]
+    assert results(dispatcher, "/ls do") == ["/ls docs/"]
+
+
+def test_paths_never_offer_secrets_or_the_engine_folder(tree: Path, dispatcher: Dispatcher) -> None:
+    dispatcher.execute("/write made.md\nx")  # creates .stringsh/ (the journal)
+    assert (tree / ".stringsh").is_dir()
+    dotted = results(dispatcher, "/open .")
+    assert "/open .hidden.md" in dotted
+    assert "/open .env.example" in dotted
+    assert "/open .env" not in dotted
+    assert not any(".ssh" in item or ".stringsh" in item for item in dotted)
+    assert results(dispatcher, "/open .ssh/") == []
+    assert results(dispatcher, "/open .stringsh/") == []
+
+
+def test_dot_files_only_when_asked(tree: Path, dispatcher: Dispatcher) -> None:
+    assert not any("/open ." in item for item in results(dispatcher, "/open "))
+
+
+def test_paths_outside_the_workspace_offer_nothing(tree: Path, dispatcher: Dispatcher) -> None:
+    assert results(dispatcher, "/open ../") == []
+    assert results(dispatcher, "/open /etc/pa") == []
+    assert results(dispatcher, "/open docs/../../") == []
+
+
+def test_names_with_spaces_are_quoted(tree: Path, dispatcher: Dispatcher) -> None:
+    assert results(dispatcher, "/open my") == ["/open 'my folder/"]
+    assert results(dispatcher, "/open 'my folder/") == ["/open 'my folder/a b.md'"]
+
+
+def test_case_insensitive_fallback(tree: Path, dispatcher: Dispatcher) -> None:
+    assert results(dispatcher, "/open readme") == ["/open README.md"]
+
+
+def test_commands_without_a_path_argument_offer_no_paths(tree: Path, dispatcher: Dispatcher) -> None:
+    assert results(dispatcher, "/info ") == []
+    assert results(dispatcher, "/undo d") == []
+
+
+def test_flags_come_from_the_command_syntax(tree: Path, dispatcher: Dispatcher) -> None:
+    assert results(dispatcher, "/write --f") == ["/write --force"]
+    assert results(dispatcher, "/ls --") == []
+
+
+def test_shell_commands_complete_their_arguments_as_paths(tree: Path, dispatcher: Dispatcher) -> None:
+    assert results(dispatcher, "!cat docs/gu") == ["!cat docs/guide.md"]
+    assert results(dispatcher, "!ca") == []  # the command word itself is left to the shell
+    assert results(dispatcher, "!ls -") == []
+
+
+# blocks, shortcuts, actions, variables ----------------------------------------------------------------------
+
+
+def test_block_ids_of_a_named_file(tree: Path, dispatcher: Dispatcher) -> None:
+    got = complete(dispatcher, "/open docs/guide.md#")
+    assert [full for full, _d, _m in got] == [
+        "/open docs/guide.md#guide",
+        "/open docs/guide.md#setup",
+        "/open docs/guide.md#use-it",
+        "/open docs/guide.md#todo",
+    ]
+    assert got[0][1] == "#guide" and got[0][2] == "block of docs/guide.md"
+    assert results(dispatcher, "/verify docs/guide.md#t") == ["/verify docs/guide.md#todo"]
+
+
+def test_block_ids_of_the_open_document(tree: Path, dispatcher: Dispatcher) -> None:
+    assert results(dispatcher, "/open #") == []  # nothing open yet
+    assert dispatcher.execute("/open docs/guide.md").ok
+    assert results(dispatcher, "/open #se") == ["/open #setup"]
+    assert dispatcher.execute("/open README.md").ok
+    assert results(dispatcher, "/open #") == ["/open #readme", "/open #start-here"]
+
+
+def test_block_ids_of_missing_binary_or_secret_files_are_empty(tree: Path, dispatcher: Dispatcher) -> None:
+    (tree / "blob.md").write_bytes(b"\x00\x01# x\n")
+    assert results(dispatcher, "/open nothere.md#") == []
+    assert results(dispatcher, "/open blob.md#") == []
+    assert results(dispatcher, "/open .env#") == []
+    assert results(dispatcher, "/open ../x.md#") == []
+
+
+def test_shortcuts_of_the_open_page(tree: Path, dispatcher: Dispatcher) -> None:
+    assert results(dispatcher, "/open @") == []
+    assert dispatcher.execute("/open docs/guide.md").ok
+    got = complete(dispatcher, "/open @")
+    assert ("/open @home", "@home", "Home page") in got
+    assert "/open @the-tracker" in [full for full, _d, _m in got]
+
+
+def test_action_names_and_flags(tree: Path, dispatcher: Dispatcher) -> None:
+    assert results(dispatcher, "/act ") == []
+    assert dispatcher.execute("/open docs/guide.md").ok
+    assert results(dispatcher, "/act ") == ["/act deploy", "/act ping"]
+    assert results(dispatcher, "/act.d") == ["/act.deploy"]
+    flags = complete(dispatcher, "/act.deploy --")
+    assert ("/act.deploy --env", "--env", "string required Where to deploy") in flags
+    assert "/act.deploy --dry" in [full for full, _d, _m in flags]
+    assert "/act.deploy --help" in [full for full, _d, _m in flags]
+    assert "/act deploy -e" in results(dispatcher, "/act deploy -")
+    assert results(dispatcher, "/act nosuch --") == ["/act nosuch --help"]
+
+
+def test_variables(tree: Path, dispatcher: Dispatcher) -> None:
+    assert results(dispatcher, "/open {") == []
+    assert dispatcher.execute('/set {name} = "docs/guide.md"').ok
+    assert dispatcher.execute("/set {other} = 2").ok
+    got = complete(dispatcher, "/open {na")
+    assert got == [("/open {name}", "{name}", "docs/guide.md")]
+    assert results(dispatcher, "!echo {o") == ["!echo {other}"]
+
+
+# robustness -----------------------------------------------------------------------------------------------
+
+
+def test_body_lines_are_not_completed(tree: Path, dispatcher: Dispatcher) -> None:
+    assert results(dispatcher, "/write notes.md\n/op") == []
+
+
+@pytest.mark.parametrize(
+    "text", ['/open "docs', "/open 'unclosed", "/open \x00", "/open #\x1b[31m", "/" * 300, "/act '", "/open {{{", "[x"]
+)
+def test_odd_input_never_raises(tree: Path, dispatcher: Dispatcher, text: str) -> None:
+    complete(dispatcher, text)
+
+
+def test_last_word_respects_quotes() -> None:
+    assert last_word("/open 'my folder/a") == "'my folder/a"
+    assert last_word("/open a b") == "b"
+    assert last_word("/open ") == ""
