@@ -52,10 +52,20 @@ def resolve_href(base_file: str, href: str) -> str:
     return f"{path}{sep}{fragment}"
 
 
-def load_menus(source: str, doc_path: str, read: Callable[[str], str]) -> list[Menu]:
-    """Every menu the page declares, read from its file; an unreadable file gives a menu with `error` set."""
+def load_menus(
+    source: str, doc_path: str, read: Callable[[str], str], directives: list[tuple[str, str]] | None = None
+) -> list[Menu]:
+    """Every menu the page declares, read from its file; an unreadable file gives a menu with `error` set.
+
+    `directives` are (name, path) pairs when the caller has them already (the document index), else the source
+    is scanned.
+    """
     menus: list[Menu] = []
-    for name, href in menu_directives(source):
+    seen: set[str] = set()
+    for name, href in menu_directives(source) if directives is None else directives:
+        if name in seen:
+            continue
+        seen.add(name)
         path = resolve_href(doc_path, href).partition("#")[0]
         menu = Menu(name, path)
         try:

@@ -1,0 +1,142 @@
+"""/act: list the open page's actions, show one's flags, or run it (CLI, HTTP, template or doc response).
+
+Also `default_action_output`, which /open, /back and /refresh call for front matter `default:`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from stringsh.actions.envstore import EnvStore, scope_for_topic
+from stringsh.actions.envvars import EnvResolver
+from stringsh.actions.fences import parse_actions
+from stringsh.actions.flags import needs_schema_only
+from stringsh.actions.model import Action
+from stringsh.actions.run import ActionHost, Outcome, run_action
+from stringsh.actions.schema import render_action, render_actions
+from stringsh.commands.context import Context
+from stringsh.commands.nav import resolve_shortcut, shortcut_ids
+from stringsh.commands.registry import command
+from stringsh.errors import StringError
+from stringsh.protocol.response import Result
+from stringsh.render.document import Document
+from stringsh.render.view import DocumentView, budget_from, render_view
+from stringsh.workspace.models import ChangeSet
+
+NO_DOCUMENT = "No document open. Use /open <uri> first."
+
+
+@dataclass
+class RemoteView(DocumentView):
+    """A document an HTTP action returned: shown and navigable, but not a workspace file."""
+
+    @property
+    def folder(self) -> str:
+        return ""
+
+    def is_stale(self, workspace: object) -> bool:
+        return False
+
+
+def page_actions(view: DocumentView) -> list[Action]:
+    return parse_actions(view.doc.text) if view.kind == "markdown" else []
+
+
+def make_host(ctx: Context, view: DocumentView) -> ActionHost:
+    workspace = ctx.dispatcher.workspace
+    topic = ctx.session.topic
+    folder = view.folder
+    cwd = Path(ctx.dispatcher.root) / folder if folder else Path(ctx.dispatcher.root)
+
+    def read_bytes(path: str) -> bytes:
+        return workspace.read_bytes(workspace.relative(path), topic=topic)
+
+    def write_file(path: str, data: bytes) -> None:
+        workspace.apply(ChangeSet().write(workspace.relative(path), data), topic=topic)
+
+    shell = getattr(getattr(workspace, "policy", None), "shell", None)
+    return ActionHost(
+        variables=ctx.session.variables,
+        env=EnvResolver(EnvStore(), scope_for_topic(topic)),
+        cwd=cwd,
+        resolve_shortcut=lambda ident: resolve_shortcut(ctx, ident),
+        shortcut_ids=lambda: shortcut_ids(ctx),
+        read_bytes=read_bytes,
+        write_file=write_file,
+        exported=ctx.session.exported_variables(),
+        cli_timeout=float(getattr(shell, "timeout", 120.0)),
+    )
+
+
+def open_response(ctx: Context, outcome: Outcome) -> Result:
+    """A doc response becomes the open document (pushed on history): `Opened <uri>` + the rendering."""
+    session = ctx.session
+    text = outcome.content or ""
+    view = RemoteView(outcome.uri or "response", "markdown", Document.parse(text), len(text.encode()), 0)
+    previous = session.document
+    if isinstance(previous, DocumentView):
+        session.history.append(previous)
+    session.document = view
+    content = render_view(view, budget=budget_from(session.variables))
+    return Result(outcome.message, content)
+
+
+def invoke(ctx: Context, view: DocumentView, action: Action, flag_text: str, *, navigate: bool = True) -> Result:
+    if needs_schema_only(action, flag_text):
+        return Result(f"Action: {action.id}", render_action(action))
+    outcome = run_action(action, flag_text, make_host(ctx, view))
+    if outcome.kind == "help":
+        return Result(outcome.message, render_action(action))
+    if outcome.kind == "doc":
+        if navigate:
+            return open_response(ctx, outcome)
+        return Result(outcome.message, outcome.content)
+    return Result(outcome.message, outcome.content, outcome.ok, outcome.code)
+
+
+@command(
+    "act",
+    syntax="/act[.name] [--flag value]… | /act --help",
+    summary="List the page's actions, show one's flags, or run it",
+    section="Actions",
+    raw=True,
+)
+def act(ctx: Context) -> Result:
+    view = ctx.session.document
+    if not isinstance(view, DocumentView):
+        raise StringError("INVALID_TARGET", NO_DOCUMENT)
+    text = ctx.arg_text.strip()
+    actions = page_actions(view)
+    if not text or text in ("--help", "-h"):
+        return Result("Actions", render_actions(actions))
+    ident, _, flag_text = text.partition(" ")
+    action = next((a for a in actions if a.id == ident), None)
+    if action is None:
+        available = ", ".join(a.id for a in actions) or "none"
+        tail = "Use /act.<name> --help to inspect an action." if actions else "No actions defined on current document."
+        raise StringError("NOT_FOUND", f'Action not found: "{ident}"', f"Available: {available}\n{tail}")
+    return invoke(ctx, view, action, flag_text.strip())
+
+
+def default_action_output(ctx: Context, view: DocumentView) -> str | None:
+    """Front matter `default: <action>`: its output, to append after `\\n\\n---\\n\\n`; None when there is none.
+
+    A failing default is reported as a line, not an error: the document itself opened fine.
+    """
+    if view.kind != "markdown" or view.block:
+        return None
+    name = view.index.front_matter.get("default")
+    if not isinstance(name, str) or not name.strip():
+        return None
+    name = name.strip().removeprefix("/act.").removeprefix("act.")
+    action = next((a for a in page_actions(view) if a.id == name), None)
+    if action is None:
+        return f'[!] default action not found: "{name}"'
+    if any(f.required and f.default is None for f in action.fields):
+        return f"Action: {action.id}\n---\n{render_action(action)}"
+    try:
+        result = invoke(ctx, view, action, "", navigate=False)
+    except StringError as exc:
+        return f"ERROR({exc.code}): {exc.text}"
+    return result.text if result.ok else f"ERROR({result.code}): {result.text}"
