@@ -28,6 +28,10 @@ def variables_summary(variables: dict[str, str]) -> str:
 
 @command("info", syntax="/info", summary="Show the topic's document, folder, history and variables", section="State")
 def info(ctx: Context) -> Result:
+    if ctx.args and ctx.args[0].startswith("@"):
+        from stringsh.commands.nav import shortcut_info  # `/info @id`: where a shortcut or menu entry points
+
+        return shortcut_info(ctx, ctx.args[0])
     session = ctx.session
     view = session.document if isinstance(session.document, DocumentView) else None
     cwd = f"./{view.folder}/" if view is not None and view.folder else "./"

@@ -55,7 +55,14 @@ def missing_env(ctx: Context, view: DocumentView) -> list[str]:
     if view.kind != "markdown":
         return []
     known = ctx.session.variables
-    return [name for name in required_env(view.doc) if not known.get(name) and not os.environ.get(name)]
+    from stringsh.actions.envstore import EnvStore, scope_for_topic  # persistent `/set $NAME` values count too
+
+    store, scope = EnvStore(), scope_for_topic(ctx.session.topic)
+    return [
+        name
+        for name in required_env(view.doc)
+        if not known.get(name) and not os.environ.get(name) and not store.get(name, scope)
+    ]
 
 
 def include_loader(ctx: Context, view: DocumentView):  # type: ignore[no-untyped-def]
@@ -78,6 +85,11 @@ def show(ctx: Context, view: DocumentView, verb: str, *, start: int = 0, label: 
     """Render a view as `<verb> <label>\\n---\\n<content>`."""
     content = render_view(view, start=start, budget=budget_from(ctx.session.variables),
                           missing_env=missing_env(ctx, view), load_include=include_loader(ctx, view))
+    from stringsh.commands.act import default_action_output  # front matter `default:` runs that action
+
+    extra = default_action_output(ctx, view) if start == 0 else None
+    if extra:
+        content = f"{content}\n\n---\n\n{extra}"
     return Result(f"{verb} {label if label is not None else view.label}", content)
 
 
@@ -129,6 +141,10 @@ def open_shortcut(ctx: Context, target: str, start: int) -> Result:
     name, _, fragment = target[1:].partition("#")
     shortcuts = {sid: href for sid, _label, href, _line in view.index.shortcuts} if view.kind == "markdown" else {}
     href = shortcuts.get(name) or view.auto_shortcuts.get(name)
+    if not href:
+        from stringsh.commands.nav import menu_href  # `@menu.id` entries of the page's menus
+
+        href = menu_href(ctx, view, name)
     if not href:
         known = [*shortcuts, *view.auto_shortcuts]
         hint = f"Available: {', '.join('@' + k for k in known)}" if known else "This page has no shortcuts."
