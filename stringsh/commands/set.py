@@ -1,10 +1,15 @@
-"""/set: session variables `{name}`, substituted into later commands and exported to the shell."""
+"""/set: session variables `{name}`, substituted into later commands and exported to the shell; persistent `$NAME`.
+
+`$NAME` values live in the user's config directory (see stringsh.actions.envstore), never in the workspace, and
+are masked in every reply.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 
+from stringsh.actions import envstore
 from stringsh.commands.context import Context
 from stringsh.commands.registry import command
 from stringsh.errors import StringError
@@ -63,23 +68,44 @@ def echo(name: str, value: str) -> str:
     return f'{{{name}}} = "{value}"'
 
 
-@command("set", syntax="/set [{name} = value]…", summary="Set or list session variables", section="State", raw=True)
+def env_store(ctx: Context) -> envstore.EnvStore:
+    """The persistent store; refused when the config directory lies inside the workspace (secrets stay out)."""
+    store = envstore.EnvStore()
+    try:
+        inside = store.directory.resolve().is_relative_to(ctx.dispatcher.root.resolve())
+    except OSError:
+        inside = False
+    if inside:
+        raise StringError(
+            "NOT_PERMITTED",
+            f"The variable store {store.directory} is inside the workspace; $NAME values are never written there.",
+            "Point STRINGSH_CONFIG_DIR at a folder outside the workspace.",
+        )
+    return store
+
+
+@command(
+    "set", syntax="/set [{name} = value | $NAME = value]…", summary="Set or list variables", section="State", raw=True
+)
 def set_variables(ctx: Context) -> Result:
     text = "\n".join(part for part in (ctx.arg_text, ctx.body or "") if part.strip())
     variables = ctx.session.variables
+    scope = envstore.scope_for_topic(ctx.session.topic)
     if not text.strip():
-        if not variables:
+        persistent = env_store(ctx).items(scope)
+        if not variables and not persistent:
             return Result("No variables set.")
-        return Result("Variables", "\n".join(echo(name, value) for name, value in variables.items()))
+        lines = [echo(name, value) for name, value in variables.items()]
+        lines += [envstore.echo(name, where) for name, _, where in persistent]
+        return Result("Variables", "\n".join(lines))
     assignments = list(parse_assignments(text))
-    if any(kind == "$" for kind, _, _ in assignments):
-        raise StringError(
-            "COMMAND_UNSUPPORTED",
-            "Persistent variables ($NAME) are not available in this build.",
-            "Use a session variable: /set {name} = value",
-        )
+    store = env_store(ctx) if any(kind == "$" for kind, _, _ in assignments) else None
     echoes = []
-    for _, name, value in assignments:
-        variables[name] = value
-        echoes.append(echo(name, value))
+    for kind, name, value in assignments:
+        if kind == "$" and store is not None:
+            store.set(name, value, scope)
+            echoes.append(envstore.echo(name, scope))
+        else:
+            variables[name] = value
+            echoes.append(echo(name, value))
     return Result("\n".join(echoes))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 HEADER_LIMIT = 80
+#: `/set $NAME = value` on the header line: the value is a secret and is never echoed (see stringsh.actions.envstore).
+SECRET_ASSIGNMENT = re.compile(r"^(/{1,2}set\s+\$[A-Za-z_]\w*\s*=\s*)\S.*$", re.IGNORECASE)
 
 
 @dataclass
@@ -41,7 +44,7 @@ def cut_header(header: str) -> str:
 
 def re_line(header: str, request_id: str | None) -> str:
     prefix = f"[{request_id}] " if request_id else ""
-    return f"re: {prefix}{cut_header(header)}"
+    return f"re: {prefix}{cut_header(SECRET_ASSIGNMENT.sub(lambda m: m.group(1) + '••••••', header))}"
 
 
 def error_text(code: str, message: str) -> str:
