@@ -1,0 +1,105 @@
+"""How replies look to people: rendered through a real rich Console into a buffer, with and without colour."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+from rich.text import Text
+
+from stringsh.dispatcher import Dispatcher
+from stringsh.repl.render import clean, print_reply, reply_renderables, split_reply
+
+
+def rendered(text: str, *, color: bool = False, width: int = 80) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, force_terminal=color, color_system="standard" if color else None)
+    print_reply(console, text)
+    return buffer.getvalue()
+
+
+def test_split_reply_categories() -> None:
+    a = split_reply("re: /ls\nListing ./\n---\n  docs/")
+    assert (a.message, a.content, a.error) == ("Listing ./", "  docs/", False)
+    b = split_reply("re: /write x\nCreated: x (1 bytes, 1 lines)")
+    assert (b.message, b.content) == ("Created: x (1 bytes, 1 lines)", None)
+    c = split_reply("re: /nope\nERROR(COMMAND_UNSUPPORTED): Unknown command: /nope\nUse /help")
+    assert c.error and c.message.startswith("ERROR(")
+    empty = split_reply("re: /open e.md\nOpened e.md\n---")
+    assert empty.content == ""
+
+
+def test_markdown_documents_render_as_markdown() -> None:
+    out = rendered("re: /open g.md\nOpened g.md\n---\n# Guide\n\nSome **bold** text.\n\n- one\n- two")
+    assert "re: /open g.md" in out and "Opened g.md" in out
+    assert "Guide" in out and "# Guide" not in out
+    assert "**" not in out and "bold" in out
+    assert "• one" in out
+
+
+def test_hint_lines_stay_lines_above_the_document() -> None:
+    out = rendered("re: /open g.md\nOpened g.md\n---\n[nav] main — /nav <name>\n[actions] a\n\n# T\n\nx")
+    lines = out.splitlines()
+    assert "[nav] main — /nav <name>" in lines and "[actions] a" in lines
+
+
+def test_plain_text_files_and_listings_stay_verbatim() -> None:
+    out = rendered("re: /open a.txt\nOpened a.txt\n---\n# not a heading\n  **kept**")
+    assert "# not a heading" in out and "  **kept**" in out
+    listing = rendered("re: /ls\nListing ./\n---\n  docs/\n  README.md")
+    assert "  docs/\n  README.md" in listing
+
+
+def test_bash_output_is_verbatim() -> None:
+    out = rendered("re: !ls\nexit: 0 | cwd: /w\n---\n# raw *output*\n[x](y)")
+    assert "exit: 0 | cwd: /w" in out and "# raw *output*\n[x](y)" in out
+
+
+def test_errors_are_red_and_hints_yellow() -> None:
+    parts = reply_renderables("re: /x\nERROR(NOT_FOUND): Not found\nNo such folder: x")
+    error = parts[1]
+    assert isinstance(error, Text)
+    assert str(error.style) == "bold red"
+    assert any(str(span.style) == "yellow" for span in error.spans)
+    coloured = rendered("re: /x\nERROR(NOT_FOUND): Not found", color=True)
+    assert "\x1b[1;31mERROR(NOT_FOUND): Not found" in coloured
+
+
+def test_failed_shell_commands_show_their_status_in_red() -> None:
+    coloured = rendered("re: !false\nexit: 1 | cwd: /w\n---\n(no output)", color=True)
+    assert "\x1b[1;31mexit: 1" in coloured
+
+
+def test_terminal_controls_in_content_are_removed() -> None:
+    hostile = "re: /open a.txt\nOpened a.txt\n---\nok\x1b[2J\x1b]0;title\x07\x1b[31mred\x07\x08\x9b2J end"
+    out = rendered(hostile)
+    assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out and "\x08" not in out
+    assert "ok" in out and "red" in out and "end" in out
+    assert clean("a\r\nb\tc\x00") == "a\nb\tc"
+
+
+def test_no_colour_output_has_no_escape_bytes() -> None:
+    out = rendered("re: /open g.md\nOpened g.md\n---\n# Title\n\n`code` and *em*\n\n```py\nx = 1\n```")
+    assert "\x1b" not in out
+
+
+def test_huge_documents_are_shown_as_text() -> None:
+    body = "# Big\n\n" + "word " * 60000
+    out = rendered(f"re: /open big.md\nOpened big.md\n---\n{body}", width=200)
+    assert "too large to render" in out and "# Big" in out
+
+
+@pytest.mark.parametrize(
+    "text", ["", "re: /x", "re: /x\n", "re: /x\n---", "\n\n\n", "re: /x\nERROR(", "re: !x\nexit: 1 | cwd: "]
+)
+def test_malformed_replies_still_render(text: str) -> None:
+    rendered(text)
+
+
+def test_every_reply_of_a_real_session_renders(dispatcher: Dispatcher, ws) -> None:  # type: ignore[no-untyped-def]
+    (ws / "g.md").write_text("# G\n\n## Part\n\ntext\n")
+    for request in ["/ls", "/open g.md#part", "/info", "/help", "/help errors", "/nope", "/write n.md\nx", "/undo"]:
+        reply = dispatcher.execute(request)
+        out = rendered(reply.text)
+        assert out.startswith(f"re: {request.splitlines()[0]}")
