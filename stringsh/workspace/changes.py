@@ -60,11 +60,9 @@ def current_bytes(res: Resolved) -> tuple[bytes | None, int | None]:
 
 def plan(confiner: Confiner, idx: int, path: str, data: bytes | None, expected: str | None,
          mode: int | None) -> Plan:
-    res = confiner.resolve(path, create=data is not None)
+    res = confiner.resolve(path, create=True)  # a missing file is judged below (CONFLICT or NOT_FOUND)
     try:
         prev, prev_mode = current_bytes(res)
-        if data is None and prev is None:
-            raise StringError("NOT_FOUND", f"File not found: {res.rel}")
         if expected is not None:
             actual = "" if prev is None else sha256(prev)
             if actual != expected:
@@ -74,6 +72,8 @@ def plan(confiner: Confiner, idx: int, path: str, data: bytes | None, expected: 
                     f"{res.rel} {what} since it was read; nothing was written.",
                     f"Read {res.rel} again and redo the change.",
                 )
+        if data is None and prev is None:
+            raise StringError("NOT_FOUND", f"File not found: {res.rel}")
         new_mode = None if data is None else (mode if mode is not None else prev_mode or atomic.DEFAULT_MODE)
         return Plan(idx, res, data, prev, new_mode, prev_mode)
     except BaseException:
