@@ -82,7 +82,7 @@ def _run_cli(action: Action, payload: dict[str, str], inputs: dict[str, str], ho
     if action.response is not None and run.exit == 0:
         response = HttpResponse(run.exit, run.output)
         text = run_template(action.response, response, inputs, host.variables, host.write_file)
-        return Outcome("template", _masked(host, text) or "(no output)")
+        return Outcome("template", _masked(host, text.rstrip()) or "(no output)")
     code = None if run.exit == 0 else f"EXIT_{run.exit}"
     return Outcome("cli", run.message, _masked(host, run.output) or "(no output)", run.exit == 0, code)
 
@@ -107,7 +107,7 @@ def _run_http(action: Action, payload: dict[str, str], inputs: dict[str, str], h
         raise
     if action.response is not None:
         text = run_template(action.response, response, inputs, host.variables, host.write_file)
-        return Outcome("template", _masked(host, text) or "(no output)")
+        return Outcome("template", _masked(host, text.rstrip()) or "(no output)")
     return Outcome("doc", f"Opened {_masked(host, url)}", _masked(host, doc_markdown(response)), uri=_masked(host, url))
 
 

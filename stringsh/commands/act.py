@@ -12,6 +12,7 @@ from stringsh.actions.envstore import EnvStore, scope_for_topic
 from stringsh.actions.envvars import EnvResolver
 from stringsh.actions.fences import parse_actions
 from stringsh.actions.flags import needs_schema_only
+from stringsh.actions.http import HttpLimits
 from stringsh.actions.model import Action
 from stringsh.actions.run import ActionHost, Outcome, run_action
 from stringsh.actions.schema import render_action, render_actions
@@ -25,6 +26,8 @@ from stringsh.render.view import DocumentView, budget_from, render_view
 from stringsh.workspace.models import ChangeSet
 
 NO_DOCUMENT = "No document open. Use /open <uri> first."
+#: Session variable that sets the HTTP timeout in seconds (default 30).
+HTTP_TIMEOUT = "_http_timeout"
 
 
 @dataclass
@@ -56,6 +59,15 @@ def make_host(ctx: Context, view: DocumentView) -> ActionHost:
         workspace.apply(ChangeSet().write(workspace.relative(path), data), topic=topic)
 
     shell = getattr(getattr(workspace, "policy", None), "shell", None)
+    limits = HttpLimits()
+    wanted = ctx.session.variables.get(HTTP_TIMEOUT, "").strip()
+    if wanted:
+        try:
+            limits = HttpLimits(timeout=max(float(wanted), 0.05))
+        except ValueError:
+            raise StringError(
+                "INVALID_PAYLOAD", f"{{{HTTP_TIMEOUT}}} must be a number of seconds, got: {wanted}"
+            ) from None
     return ActionHost(
         variables=ctx.session.variables,
         env=EnvResolver(EnvStore(), scope_for_topic(topic)),
@@ -66,6 +78,7 @@ def make_host(ctx: Context, view: DocumentView) -> ActionHost:
         write_file=write_file,
         exported=ctx.session.exported_variables(),
         cli_timeout=float(getattr(shell, "timeout", 120.0)),
+        http_limits=limits,
     )
 
 

@@ -1,0 +1,309 @@
+"""/act on a real workspace: CLI actions in a real bash, HTTP actions against a real loopback server."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+from tests.actions.loopback import PNG, serve
+
+PAGE = """---
+title: Ops
+---
+# Ops
+
+```act.echo
+CLI printf '[%s]\\n' {msg} {extra}
+  "Print a message"
+  msg, -m: string (required) "what to print"
+  extra: string = "end"
+```
+
+```act.fail
+CLI echo going down; exit 3
+```
+
+```act.items
+GET {base}/items
+```
+
+```act.items.response
+{count} = {Response.body.total}
+# Items ({count})
+for: item in Response.body.items
+- {item.name} ({item.size})
+end:
+status {Response.status}
+```
+
+```act.text
+GET {base}/text
+```
+
+```act.text.response
+First: {Response.body}
+```
+
+```act.raw
+GET {base}/echo
+  q: string "query"
+```
+
+```act.page
+GET {base}/page
+```
+
+```act.missing
+GET {base}/missing
+```
+
+```act.boom
+GET {base}/boom
+```
+
+```act.slow
+GET {base}/slow?s=2
+```
+
+```act.loop
+GET {base}/loop
+```
+
+```act.secret
+GET {base}/echo/$STRINGSH_TEST_TOKEN -H "Authorization: Bearer $STRINGSH_TEST_TOKEN"
+```
+
+```act.secret.response
+{Response.body.headers.authorization} at {Response.body.path}
+```
+
+```act.create
+POST {base}/echo -H "X-Key: {key}"
+  title: string (required)
+  count: number = "2"
+  body:
+    {"title": "{title}", "count": {count}}
+```
+
+```act.create.response
+{Response.body.method} {Response.body.body} {Response.body.headers.x-key}
+```
+
+```act.image
+GET {base}/image
+  name: string (required)
+```
+
+```act.image.response
+{mime} = {Response.body.data.mime}
+save: data.b64
+decode: base64
+to: out/{name}.png
+Saved out/{name}.png ({mime})
+```
+"""
+
+
+@pytest.fixture(autouse=True)
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    directory = tmp_path / "config"
+    monkeypatch.setenv("STRINGSH_CONFIG_DIR", str(directory))
+    monkeypatch.delenv("STRINGSH_TEST_TOKEN", raising=False)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def base():
+    with serve() as url:
+        yield url
+
+
+@pytest.fixture
+def ops(ws: Path, base: str, dispatcher):
+    (ws / "ops").mkdir()
+    (ws / "ops" / "ops.md").write_text(PAGE.replace("{base}", base))
+    (ws / "ops" / "victim").write_text("keep")
+    assert dispatcher.execute("/open ops/ops.md").ok
+    return dispatcher
+
+
+def text(dispatcher, request: str) -> str:
+    return dispatcher.execute(request).text
+
+
+def test_act_without_a_document(dispatcher) -> None:
+    assert text(dispatcher, "/act") == "re: /act\nERROR(INVALID_TARGET): No document open. Use /open <uri> first."
+
+
+def test_listing_and_schemas(ops) -> None:
+    listing = text(ops, "/act")
+    assert listing.startswith(
+        "re: /act\nActions\n---\n/act.echo\n   Print a message\n   -m, --msg <string> (required) — what to print\n"
+        "   --extra <string> (optional)\n\n/act.fail\n   (no flags)\n\n"
+    )
+    assert text(ops, "/act --help") == listing.replace("re: /act\n", "re: /act --help\n")
+    assert text(ops, "/act -h").endswith(listing.split("\n", 1)[1])
+    schema = (
+        "Action: echo\n---\n/act.echo\n   Print a message\n   -m, --msg <string> (required) — what to print\n"
+        "   --extra <string> (optional)"
+    )
+    assert text(ops, "/act.echo --help") == f"re: /act.echo --help\n{schema}"
+    assert text(ops, "/act.echo") == f"re: /act.echo\n{schema}"
+    assert text(ops, "/act echo -m x -h") == f"re: /act echo -m x -h\n{schema}"
+
+
+def test_unknown_action(ops, ws: Path) -> None:
+    assert text(ops, "/act.nope") == (
+        're: /act.nope\nERROR(NOT_FOUND): Action not found: "nope"\nAvailable: echo, fail, items, text, raw, page, '
+        "missing, boom, slow, loop, secret, create, image\nUse /act.<name> --help to inspect an action."
+    )
+    (ws / "plain.md").write_text("# Plain\n")
+    ops.execute("/open plain.md")
+    assert text(ops, "/act") == "re: /act\nActions\n---\nNo actions defined on this page."
+    assert text(ops, "/act.x") == (
+        're: /act.x\nERROR(NOT_FOUND): Action not found: "x"\nAvailable: none\nNo actions defined on current document.'
+    )
+
+
+def test_cli_forms_and_reply(ops, ws: Path) -> None:
+    cwd = ws / "ops"
+    assert text(ops, "/act.echo --msg hi") == f"re: /act.echo --msg hi\nexit: 0 | cwd: {cwd}\n---\n[hi]\n[end]"
+    assert text(ops, "/act.echo -m 'a b' --extra=x").endswith("---\n[a b]\n[x]")
+    assert text(ops, "/act.echo one two").endswith("---\n[one]\n[two]")
+    reply = ops.execute("/act.fail")
+    assert (reply.ok, reply.code) == (False, "EXIT_3")
+    assert reply.text == f"re: /act.fail\nexit: 3 | cwd: {cwd}\n---\ngoing down"
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["; rm -rf victim", "$(rm -rf victim)", "`rm -rf victim`", 'it\'s "quoted" \\ back', "x' ; rm -rf victim ; '"],
+)
+def test_cli_hostile_flag_values(ops, ws: Path, value: str) -> None:
+    quoted = "'" + value.replace("'", "'\"'\"'") + "'"
+    reply = ops.execute(f"/act.echo --msg {quoted}")
+    assert reply.ok, reply.text
+    assert reply.text.endswith(f"---\n[{value}]\n[end]")
+    assert (ws / "ops" / "victim").read_text() == "keep"
+
+
+def test_cli_newline_value_through_a_session_variable(ops, ws: Path) -> None:
+    ops.execute("/set <<EOF\n```{evil}\nline one\nrm -rf victim; echo pwned\n```\nEOF")
+    reply = ops.execute("/act.echo --msg {evil}")
+    assert reply.text.endswith("---\n[line one\nrm -rf victim; echo pwned]\n[end]")
+    assert (ws / "ops" / "victim").read_text() == "keep"
+
+
+def test_flag_errors(ops) -> None:
+    assert text(ops, "/act.echo --msg $HOME") == (
+        "re: /act.echo --msg $HOME\nERROR(INVALID_PAYLOAD): $var cannot be used in command arguments. "
+        "Use {var} for session variables, $var in action definitions."
+    )
+    assert text(ops, "/act.echo --msg") == (
+        "re: /act.echo --msg\nERROR(INVALID_PAYLOAD): Flag --msg requires a value (declared type: string).\n"
+        "Usage: /act.echo --msg <string>"
+    )
+    assert text(ops, "/act.echo --extra x") == (
+        "re: /act.echo --extra x\nERROR(INVALID_PAYLOAD): Missing required flags: msg\n\nUsage:\n"
+        "  --msg <string> (required)\n  --extra <string>"
+    )
+    assert text(ops, "/act.echo a b c").startswith(
+        "re: /act.echo a b c\nERROR(INVALID_PAYLOAD): Too many positional arguments for /act.echo."
+    )
+    assert text(ops, "/act.echo --msg @nowhere") == (
+        "re: /act.echo --msg @nowhere\nERROR(NOT_FOUND): Unknown shortcut: @nowhere\n(no shortcuts on this page)"
+    )
+
+
+def test_json_template_with_loop_and_assignment(ops) -> None:
+    assert text(ops, "/act.items") == "re: /act.items\n# Items (2)\n- alpha (1)\n- beta (2)\nstatus 200"
+    assert ops.session().variables["count"] == "2"
+    assert ops.session().document.path.endswith("ops/ops.md")
+
+
+def test_non_json_template(ops) -> None:
+    assert text(ops, "/act.text") == "re: /act.text\nFirst: plain words, not JSON\nsecond line"
+
+
+def test_doc_response_opens_and_back_returns(ops, base: str) -> None:
+    reply = text(ops, "/act.raw --q 'a b'")
+    assert reply.startswith(f're: /act.raw --q \'a b\'\nOpened {base}/echo\n---\n```json\n{{\n  "method": "GET",')
+    assert '"q": "a b"' in reply
+    assert ops.session().document.path == f"{base}/echo"
+    assert text(ops, "/back").startswith("re: /back\nBack to ops/ops.md\n---\n")
+    assert text(ops, "/act.page") == (
+        f"re: /act.page\nOpened {base}/page\n---\n# Status page\n\nAll **green**, see [docs](/docs).\n\n- one\n- two"
+    )
+    assert len(ops.session().history) == 1
+    assert text(ops, "/info").count(f"file:      {base}/page") == 1
+
+
+def test_http_errors(ops, base: str) -> None:
+    assert text(ops, "/act.missing") == (
+        f"re: /act.missing\nERROR(NOT_FOUND): HTTP 404 Not Found: GET {base}/missing\nno such thing here"
+    )
+    assert text(ops, "/act.boom") == (
+        f"re: /act.boom\nERROR(LOAD_ERROR): HTTP 500 Internal Server Error: GET {base}/boom\n"
+        '{"error": "database on fire"}'
+    )
+    assert text(ops, "/act.loop") == (
+        f"re: /act.loop\nERROR(LOAD_ERROR): Too many redirects (more than 5): GET {base}/loop"
+    )
+    ops.execute("/set {_http_timeout} = 0.3")
+    assert text(ops, "/act.slow") == (
+        f"re: /act.slow\nERROR(TIMEOUT): No answer within 0.3s: GET {base}/slow?s=2\n"
+        "Try again later, or check the server."
+    )
+    assert ops.session().document.path.endswith("ops/ops.md")
+
+
+def test_unresolved_var_then_set_and_masked(ops, base: str) -> None:
+    assert text(ops, "/act.secret") == (
+        "re: /act.secret\nERROR(INVALID_PAYLOAD): Unresolved environment variable:\n  $STRINGSH_TEST_TOKEN\n\n"
+        'Set it:\n  /set $STRINGSH_TEST_TOKEN = "..."'
+    )
+    assert text(ops, '/set $STRINGSH_TEST_TOKEN = "tok-12345"') == (
+        're: /set $STRINGSH_TEST_TOKEN = ••••••\n$STRINGSH_TEST_TOKEN = "••••••" (global)'
+    )
+    reply = text(ops, "/act.secret")
+    assert reply == "re: /act.secret\nBearer •••••• at /echo/••••••"
+    assert "tok-12345" not in text(ops, "/set") + text(ops, "/info")
+
+
+def test_post_body_template_json_escaped(ops) -> None:
+    ops.execute('/set {key} = "k1"')
+    reply = text(ops, "/act.create --title 'say \"hi\"\\n'")
+    assert reply == 're: /act.create --title \'say "hi"\\n\'\nPOST {"title": "say \\"hi\\"\\\\n", "count": 2} k1'
+    assert text(ops, "/act.create --title x --count many").startswith(
+        "re: /act.create --title x --count many\nERROR(INVALID_PAYLOAD): Flag --count expects a number"
+    )
+
+
+def test_template_saves_a_base64_file_through_the_journal(ops, ws: Path) -> None:
+    assert text(ops, "/act.image --name pic") == "re: /act.image --name pic\nSaved out/pic.png (image/png)"
+    assert (ws / "out" / "pic.png").read_bytes() == PNG
+    assert base64.b64encode(PNG)
+    assert text(ops, "/undo") == "re: /undo\nUndo: deleted out/pic.png (was newly created)"
+    assert not (ws / "out" / "pic.png").exists()
+    reply = text(ops, "/act.image --name ../../escape")
+    assert reply.startswith("re: /act.image --name ../../escape\nto: write failed: ")
+    assert not (ws.parent / "escape.png").exists()
+
+
+def test_front_matter_default_and_requires(ws: Path, dispatcher, base: str) -> None:
+    (ws / "home.md").write_text(
+        f"---\ndefault: items\nrequires: [STRINGSH_TEST_TOKEN]\n---\n# Home\n\n"
+        f"```act.items\nGET {base}/items\n```\n\n```act.items.response\n{{Response.body.total}} items\n```\n"
+    )
+    reply = text(dispatcher, "/open home.md")
+    assert reply == (
+        "re: /open home.md\nOpened home.md\n---\n"
+        "[actions] items  ·  /act --help (all)  ·  /act.<name> --help\n"
+        "[!] Missing required env: $STRINGSH_TEST_TOKEN\n"
+        '    Set: /set $STRINGSH_TEST_TOKEN="..."\n\n# Home\n\n---\n\n2 items'
+    )
+    dispatcher.execute("/set $STRINGSH_TEST_TOKEN = x1234")
+    assert "Missing required env" not in text(dispatcher, "/refresh")
+    assert text(dispatcher, "/refresh").endswith("---\n\n2 items")
