@@ -23,8 +23,8 @@ DISK_MIN_BYTES = 16 * 1024
 class IndexCache:
     """sha256 → DocIndex; safe to share between topics and threads."""
 
-    def __init__(self, directory: Path | None) -> None:
-        self.directory = directory
+    def __init__(self, directory: Path | str | None) -> None:
+        self.directory = Path(directory) if directory is not None else None
         self._memory: OrderedDict[str, DocIndex] = OrderedDict()
         self._lock = threading.Lock()
 

@@ -76,4 +76,6 @@ class Document:
         new = [line + cr for line in body.split("\n")] if body else []
         if new and cr and end == len(lines):
             new[-1] = new[-1][: -len(cr)]  # the file's last line has no line ending
+        if not new and end == len(lines) and 0 < start < end:
+            return "\n".join(lines[:start]) + "\n"  # the kept line before keeps its own line ending
         return "\n".join(lines[:start] + new + lines[end:])

@@ -212,6 +212,7 @@ class _Scanner:
             and not self.html
             and not self.items
             and not self.quote
+            and not self.table
             and self.code_start < 0
         ):
             if self.paragraph < 0:

@@ -1,0 +1,60 @@
+"""The index cache: shared in memory, persisted under .stringsh/cache/, rebuilt when missing or corrupt."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+from stringsh.render.cache import DISK_MIN_BYTES, IndexCache, cache_for
+from stringsh.render.index import build_index
+
+BIG = "# Title\n\n" + "".join(f"## Section {i}\n\ntext {i}\n\n" for i in range(2000))
+SHA = hashlib.sha256(BIG.encode()).hexdigest()
+
+
+def test_disk_entry_is_written_and_reused(tmp_path: Path) -> None:
+    assert len(BIG) >= DISK_MIN_BYTES
+    first = IndexCache(tmp_path / "idx")
+    index = first.get(SHA, BIG)
+    files = list((tmp_path / "idx").iterdir())
+    assert [f.name for f in files] == [f"{SHA}.v1.idx"]
+    second = IndexCache(tmp_path / "idx")
+    assert second._load(SHA) == index == build_index(BIG)
+
+
+def test_corrupt_or_foreign_entries_are_rebuilt(tmp_path: Path) -> None:
+    cache = IndexCache(tmp_path)
+    cache.get(SHA, BIG)
+    (tmp_path / f"{SHA}.v1.idx").write_bytes(b"\x00garbage")
+    assert IndexCache(tmp_path).get(SHA, BIG) == build_index(BIG)
+
+
+def test_small_documents_stay_in_memory_and_odd_keys_never_touch_disk(tmp_path: Path) -> None:
+    cache = IndexCache(tmp_path)
+    cache.get("a" * 64, "# small\n")
+    cache.get("../../etc/passwd", BIG)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unwritable_cache_folder_only_costs_speed(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert IndexCache(blocker / "idx").get(SHA, BIG) == build_index(BIG)
+
+
+def test_cache_for_is_shared_per_root(tmp_path: Path) -> None:
+    assert cache_for(tmp_path) is cache_for(tmp_path)
+    assert cache_for(tmp_path).directory == tmp_path / ".stringsh" / "cache" / "index"
+
+
+def test_a_new_process_loads_the_entry_instead_of_scanning(tmp_path: Path) -> None:
+    IndexCache(tmp_path).get(SHA, BIG)
+    code = (
+        "import sys, stringsh.render.cache as c\n"
+        "c.build_index = None  # any rebuild would fail\n"
+        f"print(len(c.IndexCache(sys.argv[1]).get({SHA!r}, '').headings))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "2001", out.stderr

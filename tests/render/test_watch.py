@@ -1,0 +1,73 @@
+"""The watcher flags outside changes: in-place writes, atomic renames over the file, deletes; and stops cleanly."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from stringsh.render import watch
+
+WAIT = 10  # seconds to wait for an event; a correct run sees it in milliseconds
+
+
+@pytest.fixture(autouse=True)
+def _stop_observer():
+    yield
+    watch.stop()
+
+
+def ready(handle: watch.WatchHandle) -> None:
+    """Wait until the background setup has scheduled the folder."""
+    for _ in range(500):
+        if os.path.dirname(handle.path) in watch._WATCHER._dirs:
+            return
+        handle.changed.wait(0.01)
+    raise AssertionError("watch was never scheduled")
+
+
+def test_in_place_write_sets_the_flag(tmp_path: Path) -> None:
+    doc = tmp_path / "doc.md"
+    doc.write_text("a\n")
+    handle = watch.watch(str(doc))
+    ready(handle)
+    (tmp_path / "other.md").write_text("unrelated\n")
+    doc.write_text("b\n")
+    assert handle.changed.wait(WAIT)
+    handle.close()
+
+
+def test_rename_over_the_file_counts_by_destination(tmp_path: Path) -> None:
+    doc = tmp_path / "doc.md"
+    doc.write_text("a\n")
+    handle = watch.watch(str(doc))
+    ready(handle)
+    tmp = tmp_path / ".doc.md.tmp"
+    tmp.write_text("b\n")
+    handle.changed.clear()
+    os.replace(tmp, doc)
+    assert handle.changed.wait(WAIT)
+    handle.close()
+
+
+def test_two_handles_share_one_folder_watch_until_both_close(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.md", tmp_path / "b.md"
+    a.write_text("a")
+    b.write_text("b")
+    ha, hb = watch.watch(str(a)), watch.watch(str(b))
+    ready(ha)
+    ready(hb)
+    assert watch._WATCHER._dirs[str(tmp_path.resolve())][1] == 2
+    ha.close()
+    assert watch._WATCHER._dirs[str(tmp_path.resolve())][1] == 1
+    b.unlink()
+    assert hb.changed.wait(WAIT)
+    assert not ha.changed.is_set()
+    hb.close()
+    assert str(tmp_path.resolve()) not in watch._WATCHER._dirs
+
+
+def test_missing_folder_is_not_an_error(tmp_path: Path) -> None:
+    handle = watch.watch(str(tmp_path / "nope" / "doc.md"))
+    handle.close()
