@@ -55,7 +55,10 @@ def test_headings_inside_fences_and_html_are_not_blocks() -> None:
     assert d.resolve("not-a-heading") is None
     assert d.resolve("also-not") is None
     assert d.resolve("fake") is None  # a marker inside a fence is an example, not a block
-    assert source(d, "real") == "# Real\n\n```md\n# Not a heading\n<!-- #fake -->\n```\n\n~~~~\n## Also not\n~~~~\n\n## Second"
+    assert (
+        source(d, "real")
+        == "# Real\n\n```md\n# Not a heading\n<!-- #fake -->\n```\n\n~~~~\n## Also not\n~~~~\n\n## Second"
+    )
     assert source(d, "second") == "## Second"
     h = doc("html_heading")
     assert h.resolve("inside-html") is None

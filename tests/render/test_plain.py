@@ -144,7 +144,7 @@ def test_includes_expand_and_fail_visibly() -> None:
 
 
 def test_text_files_are_shown_as_they_are() -> None:
-    lines = "a [x](https://y)\r\n<!-- #m -->\r\n".split("\n")
+    lines = ["a [x](https://y)\r", "<!-- #m -->\r", ""]
     assert render_text(lines).text == "a [x](https://y)\n<!-- #m -->"
 
 
@@ -153,7 +153,7 @@ def test_every_commonmark_example_opens_and_renders() -> None:
     for example in examples:
         doc = Document.parse(example["markdown"])
         render_document(doc)
-        for line, _end, _level, _text, explicit, slug in doc.index.headings:
+        for _line, _end, _level, _text, explicit, slug in doc.index.headings:
             block = doc.resolve(explicit or slug) if (explicit or slug) else None
             if block is not None:
                 render_block(doc, block)

@@ -75,6 +75,6 @@ def test_front_matter_needs_a_closing_line() -> None:
 
 
 def test_unclosed_fence_runs_to_the_end() -> None:
-    found = scan("```\n# not\ntext\n".split("\n"))
+    found = scan(["```", "# not", "text", ""])
     assert found.headings == []
     assert [(s, e) for s, e, _, _ in found.fences] == [(0, 3)]
