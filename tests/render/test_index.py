@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from render.corpus import TRICKY
 from stringsh.render.document import Document
 from stringsh.render.index import DocIndex
 from stringsh.render.slug import explicit_heading_id, string_slug
+from tests.render.corpus import TRICKY
 
 
 def doc(name: str) -> Document:

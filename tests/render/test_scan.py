@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from render.corpus import TRICKY
-from render.reference import reference_structure
 from stringsh.render.scan import atx_heading, front_matter_end, scan
+from tests.render.corpus import TRICKY
+from tests.render.reference import reference_structure
 
 EXAMPLES = json.loads((Path(__file__).parent / "data" / "commonmark-examples.json").read_text(encoding="utf-8"))
 

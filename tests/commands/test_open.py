@@ -1,0 +1,155 @@
+"""/open: documents, blocks, shortcuts, folders, text and binary files, the line budget; /info and /close keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.commands.documents import body, make_notes
+
+RENDERED = """[nav] main — /nav <name>
+[actions] status  ·  /act --help (all)  ·  /act.<name> --help
+[!] Missing required env: $NOTES_TOKEN_FOR_TESTS
+    Set: /set $NOTES_TOKEN_FOR_TESTS="..."
+
+# Notes
+
+Read [GitHub][@github] or [the list][@todo].
+
+## Setup
+
+Install the tools, then run `make`.
+
+## Usage
+
+Use it daily."""
+
+
+def test_open_document_renders_for_agents(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    assert dispatcher.execute("/open README.md").text == f"re: /open README.md\nOpened README.md\n---\n{RENDERED}"
+
+
+def test_required_variable_set_in_session_hides_the_warning(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    dispatcher.execute('/set {NOTES_TOKEN_FOR_TESTS} = "x"')
+    assert "[!] Missing" not in dispatcher.execute("/open README.md").text
+
+
+def test_open_block_and_block_of_current_document(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    assert dispatcher.execute("/open README.md#setup").text == (
+        "re: /open README.md#setup\nOpened README.md#setup\n---\n## Setup\n\nInstall the tools, then run `make`."
+    )
+    assert body(dispatcher.execute("/open #tip").text) == "Opened README.md#tip\n---\nUse it daily."
+    assert dispatcher.sessions["main"].history == []  # same document: no history entry
+
+
+def test_missing_block_lists_available_blocks(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    assert body(dispatcher.execute("/open README.md#x").text) == (
+        "ERROR(BLOCK_NOT_FOUND): Block not found: #x in README.md\nAvailable blocks: tip"
+    )
+    assert body(dispatcher.execute("/open todo.md#x").text) == (
+        "ERROR(BLOCK_NOT_FOUND): Block not found: #x in todo.md\nThis document has no blocks."
+    )
+
+
+def test_missing_file_and_usage(ws: Path, dispatcher) -> None:
+    assert dispatcher.execute("/open nowhere.md").text == (
+        "re: /open nowhere.md\nERROR(NOT_FOUND): File not found: nowhere.md"
+    )
+    usage = dispatcher.execute("/open")
+    assert usage.code == "INVALID_TARGET"
+    assert body(usage.text).startswith("ERROR(INVALID_TARGET): Usage: /open <path | path#block | #block | @shortcut>")
+    assert body(dispatcher.execute("/open #tip").text) == (
+        "ERROR(INVALID_TARGET): No document open.\nOpen one with /open <path>."
+    )
+
+
+def test_open_alone_reopens_the_current_view(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    dispatcher.execute("/open README.md#tip")
+    assert body(dispatcher.execute("/open").text) == "Opened README.md#tip\n---\nUse it daily."
+
+
+def test_folder_lists_like_ls(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    assert body(dispatcher.execute("/open nav").text) == body(dispatcher.execute("/ls nav").text)
+    assert body(dispatcher.execute("/open .").text).startswith("Listing ./\n---\n  nav/\n")
+
+
+def test_shortcuts_page_and_auto(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    dispatcher.execute("/open README.md")
+    assert body(dispatcher.execute("/open @todo").text) == "Opened todo.md#today\n---\n## Today\n\n- ship"
+    dispatcher.execute("/open README.md")
+    web = dispatcher.execute("/open @github")
+    assert body(web.text).startswith("ERROR(LOAD_ERROR): Web pages cannot be opened here: https://github.com")
+    assert body(dispatcher.execute("/open @nope").text) == (
+        "ERROR(NOT_FOUND): Shortcut not found: @nope\nAvailable: @todo, @github"
+    )
+
+
+def test_relative_path_beside_the_open_document(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    dispatcher.execute("/open nav/main.md")
+    assert body(dispatcher.execute("/open main.md").text) == "Opened nav/main.md\n---\n[Setup][@setup]"
+
+
+def test_text_and_binary_files(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    assert body(dispatcher.execute("/open notes.txt").text) == (
+        "Opened notes.txt\n---\nplain [x](https://example.com) <!-- #m -->"
+    )
+    assert body(dispatcher.execute("/open logo.png").text) == (
+        "Opened logo.png\n---\n[binary file] image/png, 272 bytes (not shown)"
+    )
+
+
+def test_line_budget_cuts_with_an_exact_read_on_hint(ws: Path, dispatcher) -> None:
+    (ws / "big.md").write_text("".join(f"line {i}\n\n" for i in range(1, 11)))
+    dispatcher.execute('/set {_max_lines} = "4"')
+    assert body(dispatcher.execute("/open big.md").text) == (
+        "Opened big.md\n---\nline 1\n\nline 2\n\n"
+        "[cut] Output limit of 4 lines reached; the rest starts at source line 5 of 20. "
+        "Read on: /open big.md --from 5"
+    )
+    assert body(dispatcher.execute("/open big.md --from 5").text).startswith("Opened big.md\n---\nline 3\n\nline 4\n\n")
+    assert dispatcher.execute("/open big.md --from 0").code == "INVALID_PAYLOAD"
+    assert dispatcher.execute("/open big.md --from").code == "INVALID_PAYLOAD"
+
+
+def test_paths_outside_the_workspace_are_refused(ws: Path, dispatcher) -> None:
+    reply = dispatcher.execute("/open ../outside.md")
+    assert reply.code in {"INVALID_PATH", "FILE_NOT_ALLOWED"}
+
+
+def test_info_shows_the_document_keys(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    (ws / "warn.md").write_text("<!-- #a -->\nnever closed\n")
+    dispatcher.execute("/open README.md#tip")
+    text = body(dispatcher.execute("/info").text)
+    assert text.split("\n")[5:13] == [
+        "file:      README.md",
+        "title:     Notes",
+        "block:     #tip",
+        "blocks:    tip",
+        "menus:     main",
+        "shortcuts: @todo",
+        "actions:   status(GET)",
+        "history:   0 entries",
+    ]
+    dispatcher.execute("/open warn.md")
+    text = body(dispatcher.execute("/info").text)
+    assert "history:   1 entry" in text
+    assert text.endswith("Warnings:\n  line 1: block #a is not closed (add <!-- /a -->)")
+
+
+def test_close_names_the_document_and_clears_the_topic(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    dispatcher.execute("/open README.md")
+    dispatcher.execute("/open todo.md")
+    assert dispatcher.execute("/close").text == "re: /close\nClosed: todo.md"
+    session = dispatcher.sessions["main"]
+    assert session.document is None and session.history == []
+    assert body(dispatcher.execute("/back").text) == "ERROR(INVALID_TARGET): No previous page in history."
