@@ -12,7 +12,7 @@ import os
 import re
 import signal
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,12 +76,24 @@ def clean_output(data: bytes, cap: int) -> str:
 
 
 def run_bash(
-    command: str, cwd: Path, env: Mapping[str, str] | None = None, *, timeout: float = 120.0, cap: int = 50 * 1024
+    command: str,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    *,
+    timeout: float = 120.0,
+    cap: int = 50 * 1024,
+    wrap: Callable[[list[str]], list[str]] | None = None,
 ) -> CliRun:
-    """One `bash -c`, stdout and stderr merged, stdin empty; on timeout the process group is killed."""
+    """One `bash -c`, stdout and stderr merged, stdin empty; on timeout the process group is killed.
+
+    `wrap` rewrites the command line (the policy's sandbox); the command then starts with a `cd` to `cwd`.
+    """
     full_env = {**os.environ, "TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "GIT_EDITOR": ":", **(env or {})}
+    argv = ["bash", "--norc", "--noprofile", "-c", command]
+    if wrap is not None:
+        argv = wrap(["bash", "--norc", "--noprofile", "-c", f"cd {shell_quote(str(cwd))} && {command}"])
     proc = subprocess.Popen(
-        ["bash", "--norc", "--noprofile", "-c", command],
+        argv,
         cwd=cwd,
         env=full_env,
         stdin=subprocess.DEVNULL,

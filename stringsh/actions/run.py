@@ -33,6 +33,8 @@ class ActionHost:
     exported: Mapping[str, str] = field(default_factory=dict)
     http_limits: HttpLimits = field(default_factory=HttpLimits)
     cli_timeout: float = 120.0
+    #: The policy's shell sandbox as a command-line rewrite, None to run bash directly.
+    cli_wrap: Callable[[list[str]], list[str]] | None = None
 
 
 @dataclass
@@ -78,7 +80,7 @@ def _run_cli(action: Action, payload: dict[str, str], inputs: dict[str, str], ho
         if value is not None and match.group(1) not in host.env.extra:
             env[match.group(1)] = value
             host.env.used.append(value)
-    run = run_bash(command, host.cwd, env, timeout=host.cli_timeout)
+    run = run_bash(command, host.cwd, env, timeout=host.cli_timeout, wrap=host.cli_wrap)
     if action.response is not None and run.exit == 0:
         response = HttpResponse(run.exit, run.output)
         text = run_template(action.response, response, inputs, host.variables, host.write_file)

@@ -43,7 +43,11 @@ class RemoteView(DocumentView):
 
 
 def page_actions(view: DocumentView) -> list[Action]:
-    return parse_actions(view.doc.text) if view.kind == "markdown" else []
+    """The page's actions; a document a server returned never gets to run commands here (no CLI actions)."""
+    if view.kind != "markdown":
+        return []
+    actions = parse_actions(view.doc.text)
+    return [a for a in actions if not a.is_cli] if isinstance(view, RemoteView) else actions
 
 
 def make_host(ctx: Context, view: DocumentView) -> ActionHost:
@@ -79,7 +83,20 @@ def make_host(ctx: Context, view: DocumentView) -> ActionHost:
         exported=ctx.session.exported_variables(),
         cli_timeout=float(getattr(shell, "timeout", 120.0)),
         http_limits=limits,
+        cli_wrap=sandbox_wrap(shell, Path(ctx.dispatcher.root)),
     )
+
+
+def sandbox_wrap(shell: object, root: Path):  # type: ignore[no-untyped-def]
+    """The policy's shell sandbox for CLI actions, as the shell's provider builds it; asked for and missing is an
+    error (the provider raises it), never a silent fallback."""
+    sandbox = getattr(shell, "sandbox", False)
+    if not sandbox or sandbox == "none":
+        return None
+    from stringsh.workspace.shell.providers import make_provider
+
+    provider = make_provider("bubblewrap" if sandbox is True else str(sandbox))
+    return lambda argv: provider.wrap(argv, root)
 
 
 def open_response(ctx: Context, outcome: Outcome) -> Result:
@@ -137,7 +154,7 @@ def default_action_output(ctx: Context, view: DocumentView) -> str | None:
 
     A failing default is reported as a line, not an error: the document itself opened fine.
     """
-    if view.kind != "markdown" or view.block:
+    if view.kind != "markdown" or view.block or isinstance(view, RemoteView):
         return None
     name = view.index.front_matter.get("default")
     if not isinstance(name, str) or not name.strip():

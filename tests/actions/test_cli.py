@@ -64,3 +64,18 @@ def test_output_cap_keeps_head_and_tail(tmp_path: Path) -> None:
     run = run_bash("seq 1 20000", tmp_path, cap=1000)
     assert run.output.startswith("1\n2\n") and run.output.endswith("19999\n20000")
     assert "characters cut" in run.output
+
+
+def test_wrapped_command_still_runs_in_its_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "my dir"
+    folder.mkdir()
+    seen: list[list[str]] = []
+
+    def wrap(argv: list[str]) -> list[str]:
+        seen.append(argv)
+        return ["env", "SANDBOXED=yes", *argv]
+
+    run = run_bash("echo $SANDBOXED; pwd", tmp_path, wrap=wrap)
+    assert run.output == f"yes\n{tmp_path}"
+    run = run_bash("pwd", folder, wrap=wrap)
+    assert run.output == str(folder) and seen[-1][-1] == f"cd '{folder}' && pwd"

@@ -307,3 +307,15 @@ def test_front_matter_default_and_requires(ws: Path, dispatcher, base: str) -> N
     dispatcher.execute("/set $STRINGSH_TEST_TOKEN = x1234")
     assert "Missing required env" not in text(dispatcher, "/refresh")
     assert text(dispatcher, "/refresh").endswith("---\n\n2 items")
+
+
+def test_a_returned_document_cannot_bring_cli_actions(ops, ws: Path) -> None:
+    from stringsh.commands.act import RemoteView, page_actions
+    from stringsh.render.document import Document
+
+    text = "---\ndefault: wipe\n---\n```act.wipe\nCLI rm -rf victim\n```\n```act.get\nGET http://127.0.0.1:9/x\n```\n"
+    view = RemoteView("http://127.0.0.1:9/doc", "markdown", Document.parse(text))
+    assert [a.id for a in page_actions(view)] == ["get"]
+    ops.session().document = view
+    assert ops.execute("/act.wipe").code == "NOT_FOUND"
+    assert (ws / "ops" / "victim").read_text() == "keep"
