@@ -22,6 +22,7 @@ from stringsh.commands.registry import command
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.render.document import Document
+from stringsh.render.plain import render_document
 from stringsh.render.view import DocumentView, budget_from, render_view
 from stringsh.workspace.models import ChangeSet
 
@@ -122,7 +123,16 @@ def invoke(ctx: Context, view: DocumentView, action: Action, flag_text: str, *, 
         if navigate:
             return open_response(ctx, outcome)
         return Result(outcome.message, outcome.content)
+    if outcome.kind == "template":
+        return Result(render_template_output(view, outcome.message))
     return Result(outcome.message, outcome.content, outcome.ok, outcome.code)
+
+
+def render_template_output(view: DocumentView, text: str) -> str:
+    """Template output is SFMD: rendered like a page, its web links become `@id`s merged into the page's."""
+    rendered = render_document(Document.parse(text), budget=0)
+    view.auto_shortcuts.update(rendered.shortcuts)
+    return rendered.text or "(no output)"
 
 
 @command(

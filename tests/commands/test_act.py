@@ -319,3 +319,52 @@ def test_a_returned_document_cannot_bring_cli_actions(ops, ws: Path) -> None:
     ops.session().document = view
     assert ops.execute("/act.wipe").code == "NOT_FOUND"
     assert (ws / "ops" / "victim").read_text() == "keep"
+
+
+def test_template_links_become_shortcuts(ws: Path, dispatcher, base: str) -> None:
+    (ws / "links.md").write_text(
+        f"```act.items\nGET {base}/items\n```\n\n```act.items.response\n"
+        "for: item in Response.body.items\n- [{item.name}](https://example.org/{item.name})\nend:\n```\n"
+    )
+    dispatcher.execute("/open links.md")
+    assert text(dispatcher, "/act.items") == "re: /act.items\n- [alpha][@alpha]\n- [beta][@beta]"
+    assert text(dispatcher, "/info @beta") == "re: /info @beta\n@beta → https://example.org/beta"
+
+
+WORKFLOW = "/open README.md\n/nav main\n/open @main.ops\n/act.status --service 'web; rm -rf /'\n/act.items\n"
+
+
+def workflow_site(ws: Path, base: str) -> None:
+    (ws / "nav").mkdir()
+    (ws / "ops").mkdir()
+    (ws / "README.md").write_text("# Project\n\n[!nav:main](nav/main.md)\n\nStart at the ops page.\n")
+    (ws / "nav" / "main.md").write_text("[@ops Operations](../ops/ops.md)\n")
+    (ws / "ops" / "ops.md").write_text(
+        "# Operations\n\n```act.status\nCLI printf 'checking %s\\n' {service}\n  service: string (required)\n```\n\n"
+        f"```act.items\nGET {base}/items\n```\n\n```act.items.response\n"
+        "Items: {Response.body.total}\nfor: i in Response.body.items\n- {i.name}\nend:\n```\n"
+    )
+
+
+def test_documented_workflow_in_run_and_daemon(tmp_path: Path, ws: Path, base: str) -> None:
+    from tests.conftest import run_stringsh
+
+    workflow_site(ws, base)
+    (tmp_path / "flow.str").write_text(WORKFLOW)
+    env = {"STRINGSH_CONFIG_DIR": str(tmp_path / "cfg")}
+    run = run_stringsh(["run", str(tmp_path / "flow.str")], cwd=ws, env=env)
+    out = run.stdout.decode()
+    assert run.returncode == 0, out + run.stderr.decode()
+    expected = [
+        "re: /nav main\nMenu: main\n---\n[Operations][@main.ops]\n",
+        "re: /open @main.ops\nOpened ops/ops.md\n---\n[actions] status, items",
+        f"re: /act.status --service 'web; rm -rf /'\nexit: 0 | cwd: {ws / 'ops'}\n---\nchecking web; rm -rf /\n",
+        "re: /act.items\nItems: 2\n- alpha\n- beta\n",
+    ]
+    for piece in expected:
+        assert piece in out
+    daemon = run_stringsh(["daemon"], cwd=ws, env=env, stdin=WORKFLOW)
+    framed = daemon.stdout.decode()
+    assert framed.count("<𝒞=string:main>") == 5 and framed.count("</𝒞>") == 5
+    for piece in expected:
+        assert piece in framed
