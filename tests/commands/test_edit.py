@@ -1,0 +1,92 @@
+"""/edit: numbered views, block and whole-file replacement through the journal, byte fidelity, /undo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.commands.documents import README, body, make_notes
+
+
+def test_view_whole_file_numbered(ws: Path, dispatcher) -> None:
+    (ws / "a.md").write_text("\n".join(f"line {i}" for i in range(1, 11)) + "\n")
+    text = dispatcher.execute("/edit a.md").text
+    assert text.startswith("re: /edit a.md\n[editing: a.md]\n---\n 1 | line 1\n 2 | line 2\n")
+    assert text.endswith("\n10 | line 10\n\n(10 lines)")
+
+
+def test_view_block_numbers_from_one(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    assert dispatcher.execute("/edit README.md#setup").text == (
+        "re: /edit README.md#setup\n[editing: README.md#setup]\n---\n"
+        "1 | ## Setup\n2 | \n3 | Install the tools, then run `make`.\n\n(3 lines)"
+    )
+    assert body(dispatcher.execute("/edit README.md#nope").text) == (
+        "ERROR(BLOCK_NOT_FOUND): Block not found: #nope in README.md\nAvailable blocks: tip"
+    )
+
+
+def test_block_edit_then_undo_is_byte_for_byte(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    before = (ws / "README.md").read_bytes()
+    reply = dispatcher.execute("/edit README.md#setup\nInstall with `./install.sh`, then run `make`.\n")
+    assert reply.text == "re: /edit README.md#setup\nEdited README.md#setup (22 lines)"
+    after = (ws / "README.md").read_text()
+    old, new = "Install the tools, then run `make`.", "Install with `./install.sh`, then run `make`."
+    assert after == README.replace(old, new)
+    assert body(dispatcher.execute("/undo").text).startswith("Undo: reverted README.md")
+    assert (ws / "README.md").read_bytes() == before
+
+
+def test_marker_block_edit_keeps_markers(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    assert body(dispatcher.execute("/edit README.md#tip\nUse it hourly.\nAnd log it.").text) == (
+        "Edited README.md#tip (23 lines)"
+    )
+    assert "<!-- #tip -->\nUse it hourly.\nAnd log it.\n<!-- /tip -->\n" in (ws / "README.md").read_text()
+
+
+def test_crlf_bom_file_keeps_every_byte_outside_the_block(ws: Path, dispatcher) -> None:
+    raw = "\ufeff# Title\r\n\r\nkeep é\r\n\r\n## Part\r\n\r\nold\r\n\r\n## Tail\r\nend".encode()
+    (ws / "w.md").write_bytes(raw)
+    assert body(dispatcher.execute("/edit w.md#part\nnew 1\nnew 2\n").text) == "Edited w.md#part (11 lines)"
+    assert (ws / "w.md").read_bytes() == raw.replace(b"old", b"new 1\r\nnew 2")
+    dispatcher.execute("/undo")
+    assert (ws / "w.md").read_bytes() == raw
+
+
+def test_edit_of_the_open_block_reresolves_and_updates_the_view(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    dispatcher.execute("/open todo.md#today")
+    assert body(dispatcher.execute("/edit #today\n- ship\n- rest\n").text) == "Edited todo.md#today (6 lines)"
+    assert body(dispatcher.execute("/open #today").text) == "Opened todo.md#today\n---\n## Today\n\n- ship\n- rest"
+
+
+def test_whole_file_edit_needs_a_read_first(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    refused = dispatcher.execute("/edit todo.md\n# New\n")
+    assert body(refused.text) == (
+        "ERROR(CONFLICT): Refusing to overwrite existing file not read in this topic: todo.md\n"
+        "Run /open todo.md or /edit todo.md first, then retry. "
+        "Use --force only when you intend to replace the whole file."
+    )
+    dispatcher.execute("/edit todo.md")
+    assert dispatcher.execute("/edit todo.md\n# New\n\ntext\n").text == (
+        "re: /edit todo.md\nEdited todo.md (3 lines, whole file)"
+    )
+    assert (ws / "todo.md").read_text() == "# New\n\ntext\n"
+    (ws / "todo.md").write_text("changed outside\n")
+    assert dispatcher.execute("/edit todo.md\nmine\n").code == "CONFLICT"
+    assert body(dispatcher.execute("/edit --force todo.md\nmine\n").text) == "Edited todo.md (1 lines, whole file)"
+    assert (ws / "todo.md").read_text() == "mine\n"
+
+
+def test_bad_targets(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    assert body(dispatcher.execute("/edit nowhere.md").text) == "ERROR(NOT_FOUND): File not found: nowhere.md"
+    assert dispatcher.execute("/edit").code == "INVALID_PAYLOAD"
+    assert dispatcher.execute("/edit nav").code == "INVALID_TARGET"
+    assert dispatcher.execute("/edit logo.png").code == "BINARY_FILE"
+    assert body(dispatcher.execute("/edit notes.txt#m\nx").text) == (
+        "ERROR(BLOCK_NOT_FOUND): Block not found: #m in notes.txt\nThis document has no blocks."
+    )
+    assert dispatcher.execute("/edit ../x.md").code in {"INVALID_PATH", "FILE_NOT_ALLOWED"}
