@@ -8,6 +8,8 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 from stringsh.errors import StringError
 
@@ -22,7 +24,8 @@ def _umask() -> int:
     return mask
 
 
-DEFAULT_MODE = 0o666 & ~_umask()
+UMASK = _umask()
+DEFAULT_MODE = 0o666 & ~UMASK
 
 
 def temp_name(change_id: int, index: int) -> str:
@@ -60,23 +63,56 @@ def read_at(dir_fd: int, name: str, rel: str, limit: int | None = None) -> tuple
         os.close(fd)
 
 
-def stage(dir_fd: int, tmp: str, data: bytes, mode: int) -> None:
-    """Write `data` to a fresh temp file and make it durable before it can replace anything."""
-    with contextlib.suppress(FileNotFoundError):
+def stage_open(dir_fd: int, tmp: str, data: bytes, mode: int) -> int:
+    """Write `data` to a fresh temp file and return its open descriptor; the caller fsyncs it before renaming."""
+    try:
+        fd = os.open(tmp, TEMP_FLAGS, mode & 0o7777, dir_fd=dir_fd)
+    except FileExistsError:  # left by a crash: it was never renamed, so it holds nothing anyone needs
         os.unlink(tmp, dir_fd=dir_fd)
-    fd = os.open(tmp, TEMP_FLAGS, mode & 0o7777, dir_fd=dir_fd)
+        fd = os.open(tmp, TEMP_FLAGS, mode & 0o7777, dir_fd=dir_fd)
     try:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
-        os.fchmod(fd, mode & 0o7777)
-        os.fsync(fd)
+        if mode & 0o7777 & UMASK:  # open() applied the umask; put back the bits it removed
+            os.fchmod(fd, mode & 0o7777)
     except BaseException:
         os.close(fd)
         with contextlib.suppress(OSError):
             os.unlink(tmp, dir_fd=dir_fd)
         raise
-    os.close(fd)
+    return fd
+
+
+def stage(dir_fd: int, tmp: str, data: bytes, mode: int) -> None:
+    """Write `data` to a fresh temp file and make it durable before it can replace anything."""
+    fd = stage_open(dir_fd, tmp, data, mode)
+    try:
+        os.fsync(fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=dir_fd)
+        raise
+    finally:
+        os.close(fd)
+
+
+_POOL: ThreadPoolExecutor | None = None
+
+
+def fsync_all(fds: list[int], alongside: Callable[[], None] | None = None) -> None:
+    """fsync every descriptor on worker threads while `alongside` runs here; independent fsyncs overlap
+    (the filesystem can commit them together) instead of queueing one after another."""
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="stringsh-fsync")
+    futures = [_POOL.submit(os.fsync, fd) for fd in fds]
+    try:
+        if alongside is not None:
+            alongside()
+    finally:
+        for future in futures:
+            future.result()
 
 
 def commit(dir_fd: int, tmp: str, name: str) -> None:
@@ -89,10 +125,13 @@ def remove(dir_fd: int, name: str) -> None:
 
 
 def fsync_dirs(fds: list[int]) -> None:
-    seen: set[tuple[int, int]] = set()
+    """fsync each distinct folder once."""
+    seen: dict[tuple[int, int], int] = {}
     for fd in fds:
         st = os.fstat(fd)
-        key = (st.st_dev, st.st_ino)
-        if key not in seen:
-            seen.add(key)
-            os.fsync(fd)
+        seen.setdefault((st.st_dev, st.st_ino), fd)
+    unique = list(seen.values())
+    if len(unique) == 1:
+        os.fsync(unique[0])
+    else:
+        fsync_all(unique)

@@ -12,6 +12,7 @@ import errno
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stringsh.errors import StringError
@@ -107,14 +108,22 @@ def _put(fd: int, name: str, tmp: str, data: bytes | None, mode: int | None) -> 
         atomic.commit(fd, tmp, name)
 
 
-def execute(cs: int, plans: list[Plan]) -> None:
-    """Stage every new file, then rename them all, then sync the folders; undo what was done on failure."""
+def execute(cs: int, plans: list[Plan], seal: Callable[[], None] | None = None) -> None:
+    """Stage every new file; fsync the temps while `seal` makes the journal record durable; then rename them
+    all and sync the folders. Undo what was done on failure."""
     replaced: list[Plan] = []
     try:
-        for p in plans:
-            if p.data is not None:
-                _make_parents(p)
-                atomic.stage(p.res.parent_fd, atomic.temp_name(cs, p.idx), p.data, p.new_mode or atomic.DEFAULT_MODE)
+        fds: list[int] = []
+        try:
+            for p in plans:
+                if p.data is not None:
+                    _make_parents(p)
+                    tmp = atomic.temp_name(cs, p.idx)
+                    fds.append(atomic.stage_open(p.res.parent_fd, tmp, p.data, p.new_mode or atomic.DEFAULT_MODE))
+            atomic.fsync_all(fds, seal)
+        finally:
+            for fd in fds:
+                os.close(fd)
         for p in plans:
             replaced.append(p)
             if p.data is None:

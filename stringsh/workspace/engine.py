@@ -354,7 +354,7 @@ class Workspace:
             blobs = {p.prev_sha: p.prev for p in plans if p.prev is not None and p.prev_sha}
             cs = self.journal.begin(topic, self.frontend, kind, reverts, [p.row() for p in plans], blobs)
             try:
-                changes.execute(cs, plans)
+                changes.execute(cs, plans, lambda: self.journal.seal(cs))
             except BaseException:
                 self.journal.finish(cs, "rolled_back")
                 raise

@@ -1,8 +1,9 @@
 """The change journal: SQLite (WAL) under `.stringsh/`, previous bytes kept by content hash.
 
-A change set is written `pending` with every file's previous bytes in one durable transaction before any file
-is touched, and marked `done` (or `rolled_back`) after. The pending commit is fsynced (synchronous=FULL); the
-final mark is not, because recovery rolls a pending set whose files all hold their new bytes forward.
+A change set is first written `staged` with every file's previous bytes (synchronous=NORMAL, no fsync), then
+`seal` makes it durable as `pending` with a tiny synchronous=FULL commit (which fsyncs the whole WAL) while the
+temp files are fsynced in parallel; no file is renamed before both finished. The final `done` (or
+`rolled_back`) mark is not fsynced: recovery rolls a set whose files all hold their new bytes forward.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ CREATE TABLE IF NOT EXISTS changesets(
     frontend TEXT NOT NULL,
     kind TEXT NOT NULL,            -- apply | revert
     reverts INTEGER,               -- for kind=revert: the change set undone
-    state TEXT NOT NULL,           -- pending | done | rolled_back
+    state TEXT NOT NULL,           -- staged | pending | done | rolled_back
     reverted_by INTEGER            -- set on an applied change set once a revert of it is done
 );
 CREATE INDEX IF NOT EXISTS changesets_state ON changesets(state);
@@ -69,43 +70,49 @@ class Journal:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        # A second connection that always commits durably, so sealing costs one statement.
+        self.sealer = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
+        self.sealer.execute("PRAGMA synchronous=FULL")
 
     def close(self) -> None:
+        self.sealer.close()
         self.db.close()
 
     def begin(self, topic: str, frontend: str, kind: str, reverts: int | None, rows: list[FileRow],
               blobs: dict[str, bytes]) -> int:
-        """Record a pending change set with its previous bytes; durable when this returns."""
-        db = self.db
-        db.execute("PRAGMA synchronous=FULL")
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                cur = db.execute(
-                    "INSERT INTO changesets(time, topic, frontend, kind, reverts, state) VALUES (?,?,?,?,?,'pending')",
-                    (time.time(), topic, frontend, kind, reverts),
-                )
-                cs = int(cur.lastrowid or 0)
-                db.executemany(
-                    "INSERT INTO files VALUES (?,?,?,?,?,?,?)",
-                    [(cs, r.idx, r.path, r.prev_sha, r.new_sha, r.prev_mode, r.new_mode) for r in rows],
-                )
-                db.executemany("INSERT OR IGNORE INTO blobs VALUES (?,?)", list(blobs.items()))
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-        finally:
-            db.execute("PRAGMA synchronous=NORMAL")
-        return cs
-
-    def finish(self, cs: int, state: str, reverts: int | None = None) -> None:
+        """Record a staged change set with its previous bytes (not yet durable: call `seal`)."""
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
+            cur = db.execute(
+                "INSERT INTO changesets(time, topic, frontend, kind, reverts, state) VALUES (?,?,?,?,?,'staged')",
+                (time.time(), topic, frontend, kind, reverts),
+            )
+            cs = int(cur.lastrowid or 0)
+            db.executemany(
+                "INSERT INTO files VALUES (?,?,?,?,?,?,?)",
+                [(cs, r.idx, r.path, r.prev_sha, r.new_sha, r.prev_mode, r.new_mode) for r in rows],
+            )
+            db.executemany("INSERT OR IGNORE INTO blobs VALUES (?,?)", list(blobs.items()))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return cs
+
+    def seal(self, cs: int) -> None:
+        """Make the staged record durable: a FULL commit fsyncs the WAL, earlier frames included."""
+        self.sealer.execute("UPDATE changesets SET state='pending' WHERE id=?", (cs,))
+
+    def finish(self, cs: int, state: str, reverts: int | None = None) -> None:
+        db = self.db
+        if not (state == "done" and reverts is not None):
+            db.execute("UPDATE changesets SET state=? WHERE id=?", (state, cs))  # one statement: atomic alone
+            return
+        db.execute("BEGIN IMMEDIATE")
+        try:
             db.execute("UPDATE changesets SET state=? WHERE id=?", (state, cs))
-            if state == "done" and reverts is not None:
-                db.execute("UPDATE changesets SET reverted_by=? WHERE id=?", (cs, reverts))
+            db.execute("UPDATE changesets SET reverted_by=? WHERE id=?", (cs, reverts))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -128,7 +135,8 @@ class Journal:
         return bytes(row[0])
 
     def pending(self) -> list[int]:
-        return [r[0] for r in self.db.execute("SELECT id FROM changesets WHERE state='pending' ORDER BY id")]
+        rows = self.db.execute("SELECT id FROM changesets WHERE state IN ('staged', 'pending') ORDER BY id")
+        return [r[0] for r in rows]
 
     def last_undoable(self, topic: str) -> int | None:
         row = self.db.execute(
