@@ -13,7 +13,7 @@ from stringsh.render import sfmd
 from stringsh.render.scan import scan
 from stringsh.render.slug import explicit_heading_id, heading_slug_text, string_slug
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 
 
 @dataclass(frozen=True)

@@ -150,6 +150,8 @@ def is_action_fence(info: str) -> bool:
 def parse_front_matter(lines: list[str], end: int) -> dict[str, str | list[str]]:
     """The small YAML subset SFMD front matter uses: `key: value`, `key: [a, b]` and `key:` with `- item` lines."""
     data: dict[str, str | list[str]] = {}
+    if end < 2:
+        return data
     current: str | None = None
     for raw in lines[1 : end - 1]:
         line = raw.rstrip("\r")

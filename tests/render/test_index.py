@@ -174,3 +174,9 @@ def test_empty_and_odd_documents() -> None:
         d = Document.parse(text)
         assert d.resolve("anything") is None
         d.index.block_ids()
+
+
+def test_no_front_matter_means_no_keys() -> None:
+    d = Document.parse("# Title\n\ndefault: not front matter\ntitle: nor this\n")
+    assert d.index.front_matter == {} and d.index.title == ""
+    assert Document.parse("---\nnot closed: x\n").index.front_matter == {}
