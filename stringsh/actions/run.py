@@ -47,6 +47,8 @@ class Outcome:
     ok: bool = True
     code: str | None = None
     uri: str | None = None
+    #: For a GET doc response: fetches the page again (for /refresh and /back), returning its markdown.
+    refetch: Callable[[], str] | None = None
 
 
 def _masked(host: ActionHost, text: str) -> str:
@@ -110,7 +112,15 @@ def _run_http(action: Action, payload: dict[str, str], inputs: dict[str, str], h
     if action.response is not None:
         text = run_template(action.response, response, inputs, host.variables, host.write_file)
         return Outcome("template", _masked(host, text.rstrip()) or "(no output)")
-    return Outcome("doc", f"Opened {_masked(host, url)}", _masked(host, doc_markdown(response)), uri=_masked(host, url))
+    refetch = None
+    if action.method == "GET":
+
+        def refetch() -> str:
+            again = fetch("GET", url, headers=headers, payload=dict(payload), body=None, limits=host.http_limits)
+            return _masked(host, doc_markdown(again))
+
+    shown = _masked(host, url)
+    return Outcome("doc", f"Opened {shown}", _masked(host, doc_markdown(response)), uri=shown, refetch=refetch)
 
 
 def doc_markdown(response: HttpResponse) -> str:

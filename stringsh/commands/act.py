@@ -5,6 +5,7 @@ Also `default_action_output`, which /open, /back and /refresh call for front mat
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,7 +34,12 @@ HTTP_TIMEOUT = "_http_timeout"
 
 @dataclass
 class RemoteView(DocumentView):
-    """A document an HTTP action returned: shown and navigable, but not a workspace file."""
+    """A document an HTTP action returned: shown and navigable, but not a workspace file.
+
+    `/refresh` and `/back` fetch a GET page again; a page from POST/PUT/PATCH/DELETE is never re-sent.
+    """
+
+    refetch: Callable[[], str] | None = None
 
     @property
     def folder(self) -> str:
@@ -41,6 +47,21 @@ class RemoteView(DocumentView):
 
     def is_stale(self, workspace: object) -> bool:
         return False
+
+    def with_block(self, block: str | None) -> RemoteView:
+        return RemoteView(self.path, self.kind, self.doc, self.size, block=block, refetch=self.refetch)
+
+    def reload_remote(self) -> RemoteView:
+        if self.refetch is None:
+            raise StringError(
+                "INVALID_TARGET",
+                f"{self.path} was the answer to a request that changes things; it is not sent again.",
+                "Run the action again to get a fresh answer.",
+            )
+        text = self.refetch()
+        fresh = RemoteView(self.path, "markdown", Document.parse(text), len(text.encode()), refetch=self.refetch)
+        fresh.block = self.block
+        return fresh
 
 
 def page_actions(view: DocumentView) -> list[Action]:
@@ -104,7 +125,9 @@ def open_response(ctx: Context, outcome: Outcome) -> Result:
     """A doc response becomes the open document (pushed on history): `Opened <uri>` + the rendering."""
     session = ctx.session
     text = outcome.content or ""
-    view = RemoteView(outcome.uri or "response", "markdown", Document.parse(text), len(text.encode()), 0)
+    view = RemoteView(
+        outcome.uri or "response", "markdown", Document.parse(text), len(text.encode()), refetch=outcome.refetch
+    )
     previous = session.document
     if isinstance(previous, DocumentView):
         session.history.append(previous)

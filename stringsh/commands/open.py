@@ -176,6 +176,9 @@ def open_(ctx: Context) -> Result:
         view = ctx.session.document
         if not isinstance(view, DocumentView):
             raise StringError("INVALID_TARGET", USAGE)
+        if getattr(view, "reload_remote", None) is not None:  # a page an HTTP action returned (commands/act.py)
+            ctx.session.document = view = reload(ctx, view)
+            return show(ctx, view, "Opened", start=start)
         return open_path(ctx, "", view.block, start)
     if target.startswith("@"):
         return open_shortcut(ctx, target, start)
@@ -187,6 +190,8 @@ def open_(ctx: Context) -> Result:
 
 def reload(ctx: Context, view: DocumentView) -> DocumentView:
     """Read a view's file again; the block and the watch carry over."""
+    if getattr(view, "reload_remote", None) is not None:  # a page an HTTP action returned (commands/act.py)
+        return view.reload_remote()  # type: ignore[attr-defined]
     fresh = load_view(ctx.dispatcher.workspace, view.path, root=ctx.dispatcher.root, watch_file=view.watcher is None)
     if fresh.watcher is None:
         fresh.watcher = view.watcher

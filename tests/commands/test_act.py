@@ -368,3 +368,22 @@ def test_documented_workflow_in_run_and_daemon(tmp_path: Path, ws: Path, base: s
     assert framed.count("<𝒞=string:main>") == 5 and framed.count("</𝒞>") == 5
     for piece in expected:
         assert piece in framed
+
+
+def test_returned_page_refresh_back_and_blocks(ws: Path, dispatcher, base: str) -> None:
+    (ws / "a.md").write_text(
+        f"# A\n\n```act.md\nGET {base}/markdown\n```\n\n```act.post\nPOST {base}/echo\n  x: string\n```\n"
+    )
+    dispatcher.execute("/open a.md")
+    assert text(dispatcher, "/act.md") == f"re: /act.md\nOpened {base}/markdown\n---\n# Remote\n\nFrom the server."
+    assert text(dispatcher, "/refresh") == f"re: /refresh\nRefreshed {base}/markdown\n---\n# Remote\n\nFrom the server."
+    assert text(dispatcher, "/open").startswith(f"re: /open\nOpened {base}/markdown\n---\n# Remote")
+    assert text(dispatcher, "/open #remote") == (
+        f"re: /open #remote\nOpened {base}/markdown#remote\n---\n# Remote\n\nFrom the server."
+    )
+    assert text(dispatcher, "/back").startswith("re: /back\nBack to a.md\n---\n")
+    assert text(dispatcher, "/act.post --x 1").startswith(f"re: /act.post --x 1\nOpened {base}/echo\n---\n```json")
+    assert text(dispatcher, "/refresh") == (
+        f"re: /refresh\nERROR(INVALID_TARGET): {base}/echo was the answer to a request that changes things; "
+        "it is not sent again.\nRun the action again to get a fresh answer."
+    )
