@@ -387,3 +387,12 @@ def test_returned_page_refresh_back_and_blocks(ws: Path, dispatcher, base: str) 
         f"re: /refresh\nERROR(INVALID_TARGET): {base}/echo was the answer to a request that changes things; "
         "it is not sent again.\nRun the action again to get a fresh answer."
     )
+
+
+def test_secret_in_an_error_url_is_masked(ws: Path, dispatcher, base: str) -> None:
+    (ws / "k.md").write_text(f"```act.k\nGET {base}/missing?key=$STRINGSH_TEST_TOKEN\n```\n")
+    dispatcher.execute("/set $STRINGSH_TEST_TOKEN = hush-hush-42")
+    dispatcher.execute("/open k.md")
+    assert text(dispatcher, "/act.k") == (
+        f"re: /act.k\nERROR(NOT_FOUND): HTTP 404 Not Found: GET {base}/missing?key=••••••\nno such thing here"
+    )
