@@ -9,6 +9,7 @@ import fcntl
 import hashlib
 import json
 import os
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,7 @@ class AuditLog:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        self._lock = threading.Lock()  # flock excludes other processes; threads share this descriptor
 
     def close(self) -> None:
         if self.fd >= 0:
@@ -53,6 +55,11 @@ class AuditLog:
 
     def append(self, *, op: str, topic: str, frontend: str, paths: list[str], outcome: str, ms: float,
                change_id: int | None = None) -> None:
+        with self._lock:
+            self._append(op, topic, frontend, paths, outcome, ms, change_id)
+
+    def _append(self, op: str, topic: str, frontend: str, paths: list[str], outcome: str, ms: float,
+                change_id: int | None) -> None:
         fcntl.flock(self.fd, fcntl.LOCK_EX)
         try:
             prev = self._last_hash()

@@ -140,8 +140,9 @@ class Workspace:
     def _record(self, op: str, paths: list[str], topic: str | None, outcome: str, ms: float,
                 change: int | None) -> None:
         try:
-            if self._audit is None:
-                self._audit = AuditLog(self.state_dir / "audit.log")
+            with self._thread_lock:
+                if self._audit is None:
+                    self._audit = AuditLog(self.state_dir / "audit.log")
             self._audit.append(op=op, topic=topic or "-", frontend=self.frontend, paths=paths, outcome=outcome,
                                ms=ms, change_id=change)
         except (OSError, StringError):
@@ -151,7 +152,9 @@ class Workspace:
         return verify_audit(self.state_dir / "audit.log")
 
     def history(self, limit: int = 50) -> list[ChangeRow]:
-        return self.journal.history(limit)
+        """Newest change sets first (one journal connection is shared, so threads take turns)."""
+        with self._thread_lock:
+            return self.journal.history(limit)
 
     # -- policy checks ----------------------------------------------------------------------------------------
 

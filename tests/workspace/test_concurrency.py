@@ -46,6 +46,7 @@ def test_two_processes_incrementing_one_file_lose_nothing(tmp_path: Path, mode: 
     assert (tmp_path / "counter.txt").read_text() == str(2 * ROUNDS)
     workspace = Workspace(tmp_path)
     assert len([row for row in workspace.history(1000) if row.state == "done"]) == 2 * ROUNDS
+    assert workspace.verify_audit().ok  # both processes appended to one unbroken chain
     workspace.close()
 
 
@@ -89,4 +90,6 @@ def test_two_topics_on_threads_appending_and_undoing_their_own_changes(tmp_path:
     # Undo in "left" walks back its own /write first; the shared file changed since, so its appends conflict.
     assert dispatcher.execute("/undo", topic="left").text == "re: /undo\nUndo: reverted left.md (1 lines)"
     assert (tmp_path / "left.md").read_text() == "left 23\n"
+    check = dispatcher.workspace.verify_audit()
+    assert check.ok and check.records >= 101, check
     dispatcher.close()
