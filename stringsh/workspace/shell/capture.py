@@ -1,0 +1,133 @@
+"""Bounded capture of a command's clean output: head and tail in memory, the whole text in a spool file.
+
+Memory stays near `cap` bytes however much a command prints; the spool file is opened only once the output
+outgrows the cap, so ordinary commands never touch the disk.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import time
+from collections import deque
+from pathlib import Path
+from typing import IO
+
+#: Spool files kept per workspace; older ones are removed when a new one is made.
+SPOOL_KEEP = 50
+
+
+class OutputCapture:
+    """Collects text; `text()` is the whole output or head + cut notice + tail."""
+
+    def __init__(self, cap: int, spool_dir: Path) -> None:
+        self.cap = max(cap, 64)
+        self.spool_dir = spool_dir
+        self.total_bytes = 0
+        self.total_lines = 0
+        self.spool_path: Path | None = None
+        self.spool_error: str | None = None
+        self._spool: IO[bytes] | None = None
+        self._pending: list[bytes] | None = []
+        self._head: list[bytes] = []
+        self._head_bytes = 0
+        self._tail: deque[bytes] = deque()
+        self._tail_bytes = 0
+
+    def write(self, text: str) -> None:
+        if not text:
+            return
+        data = text.encode("utf-8", "replace")
+        self.total_bytes += len(data)
+        self.total_lines += data.count(b"\n")
+        if self._pending is not None:
+            self._pending.append(data)
+            if self.total_bytes > self.cap:
+                self._open_spool(self._pending)
+                self._pending = None
+        elif self._spool is not None:
+            try:
+                self._spool.write(data)
+            except OSError as exc:
+                self.spool_error = exc.strerror or type(exc).__name__
+                self.close()
+        half = self.cap // 2
+        if self._head_bytes < half:
+            take = data[: half - self._head_bytes]
+            self._head.append(take)
+            self._head_bytes += len(take)
+        self._tail.append(data)
+        self._tail_bytes += len(data)
+        while self._tail and self._tail_bytes - len(self._tail[0]) >= half:
+            self._tail_bytes -= len(self._tail.popleft())
+
+    def _open_spool(self, seen: list[bytes]) -> None:
+        """Start the spool with everything seen so far (still whole in memory: it fit under the cap)."""
+        name = time.strftime("bash-%Y%m%dT%H%M%S-", time.gmtime()) + secrets.token_hex(3) + ".txt"
+        self.spool_path = self.spool_dir / name
+        try:
+            self.spool_dir.mkdir(parents=True, exist_ok=True)
+            self._spool = open(self.spool_path, "wb")  # noqa: SIM115 - closed in close()
+            self._spool.writelines(seen)
+        except OSError as exc:
+            self.spool_error = exc.strerror or type(exc).__name__
+            self.close()
+            return
+        prune_spool(self.spool_dir, keep=SPOOL_KEEP)
+
+    def close(self) -> None:
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
+
+    def text(self) -> str:
+        """The output, trailing whitespace trimmed; when over the cap, head and tail around a notice."""
+        self.close()
+        if self._pending is not None:
+            return b"".join(self._pending).decode("utf-8", "replace").rstrip()
+        head = _to_line_end(b"".join(self._head))
+        tail = _from_line_start(b"".join(self._tail), self.total_bytes)
+        cut_bytes = self.total_bytes - len(head) - len(tail)
+        cut_lines = self.total_lines - head.count(b"\n") - tail.count(b"\n")
+        kept = f"in {self.spool_path}" if self.spool_error is None else f"not kept: {self.spool_error}"
+        notice = (
+            f"[... {cut_bytes} bytes, {cut_lines} lines cut; "
+            f"whole output ({self.total_bytes} bytes, {self.total_lines} lines) {kept} ...]"
+        )
+        head_text = head.decode("utf-8", "replace").rstrip("\n")
+        tail_text = tail.decode("utf-8", "replace").rstrip()
+        return f"{head_text}\n{notice}\n{tail_text}"
+
+
+def _to_line_end(head: bytes) -> bytes:
+    """Cut the head after its last newline when that keeps at least half of it."""
+    end = head.rfind(b"\n")
+    return head[: end + 1] if end >= len(head) // 2 else _whole_chars(head)
+
+
+def _from_line_start(tail: bytes, total: int) -> bytes:
+    """Start the tail at a line start when that keeps at least half of it."""
+    del total
+    start = tail.find(b"\n")
+    if 0 <= start < len(tail) // 2:
+        return tail[start + 1 :]
+    while tail and 0x80 <= tail[0] < 0xC0:
+        tail = tail[1:]
+    return tail
+
+
+def _whole_chars(data: bytes) -> bytes:
+    """Drop a UTF-8 character cut at the end."""
+    return data.decode("utf-8", "ignore").encode("utf-8") if data[-1:] >= b"\x80" else data
+
+
+def prune_spool(spool_dir: Path, keep: int) -> None:
+    """Keep the newest `keep` spool files."""
+    try:
+        files = sorted(spool_dir.glob("bash-*.txt"), key=lambda p: p.stat().st_mtime)
+    except OSError:
+        return
+    for old in files[:-keep] if len(files) > keep else []:
+        with contextlib.suppress(OSError):
+            os.unlink(old)

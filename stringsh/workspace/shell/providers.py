@@ -1,0 +1,101 @@
+"""Where a shell runs: directly (`local`) or inside bubblewrap (`bubblewrap`); one interface, same replies.
+
+A provider only rewrites the command line, so the session logic, output handling and replies are shared.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from stringsh.errors import StringError
+
+#: Paths inside the workspace that stay read-only in the sandbox: the engine's state and git's code hooks.
+PROTECTED = (".stringsh", ".git/hooks", ".git/config")
+
+
+class Provider:
+    """Base provider: runs the command as given."""
+
+    name = "local"
+
+    def wrap(self, argv: Sequence[str], root: Path, private: Sequence[Path] = ()) -> list[str]:
+        """The command line that runs `argv` with `root` as the workspace; `private` dirs are read-only inputs."""
+        del root, private
+        return list(argv)
+
+
+class LocalProvider(Provider):
+    name = "local"
+
+
+class BubblewrapProvider(Provider):
+    """Read-only system, writable workspace, private /tmp, no network, own pid namespace.
+
+    No `--new-session`: under a pty it leaves bash without job control, so a timeout's signal to the
+    foreground group would kill the whole sandbox (research-ecosystem.md §6). No `--die-with-parent`
+    either: it fires when the spawning thread ends, not the process; closing the pty ends the sandbox.
+    """
+
+    name = "bubblewrap"
+
+    def __init__(self) -> None:
+        self.bwrap = require_bwrap()
+
+    def wrap(self, argv: Sequence[str], root: Path, private: Sequence[Path] = ()) -> list[str]:
+        args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        args += ["--bind", str(root), str(root)]
+        for rel in protect(root):
+            args += ["--ro-bind", str(rel), str(rel)]
+        for path in private:
+            args += ["--ro-bind", str(path), str(path)]
+        args += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--chdir", str(root), "--", *argv]
+        return args
+
+
+def protect(root: Path) -> list[Path]:
+    """The protected paths to re-bind read-only, created first where a missing one could be planted."""
+    (root / ".stringsh").mkdir(exist_ok=True)
+    if (root / ".git").is_dir() and not (root / ".git" / "hooks").is_symlink():
+        (root / ".git" / "hooks").mkdir(exist_ok=True)
+    return [root / rel for rel in PROTECTED if (root / rel).exists()]
+
+
+_PROBED: dict[str, str | None] = {}
+
+
+def require_bwrap() -> str:
+    """Path of a working bwrap, or the coded error; probed once per process, never a silent fallback."""
+    path = shutil.which("bwrap")
+    if path is None:
+        raise StringError(
+            "NOT_PERMITTED",
+            "The policy asks for the bubblewrap shell sandbox, but bwrap is not installed.",
+            'Install it (apt-get install bubblewrap) or set the policy\'s shell sandbox to "none".',
+        )
+    if path not in _PROBED:
+        probe = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid"]
+        probe.append("true")
+        try:
+            done = subprocess.run(probe, capture_output=True, timeout=10, check=False)
+            _PROBED[path] = None if done.returncode == 0 else done.stderr.decode("utf-8", "replace").strip()
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            _PROBED[path] = str(exc)
+    problem = _PROBED[path]
+    if problem is not None:
+        raise StringError(
+            "NOT_PERMITTED",
+            f"The policy asks for the bubblewrap shell sandbox, but bwrap cannot run here: {problem}",
+            'Enable user namespaces for bwrap, or set the policy\'s shell sandbox to "none".',
+        )
+    return path
+
+
+def make_provider(sandbox: str) -> Provider:
+    if sandbox == "bubblewrap":
+        return BubblewrapProvider()
+    if sandbox == "none":
+        return LocalProvider()
+    raise StringError("INVALID_PAYLOAD", f"Unknown shell sandbox: {sandbox!r}", "Use none or bubblewrap.")

@@ -1,0 +1,61 @@
+"""What one shell command gave: exit status, cwd and the (capped) clean output, plus notes about the shell."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+#: Exit status shown when the shell itself had to be killed to end a timed-out command (as `timeout -s KILL`).
+KILLED_STATUS = 137
+#: Environment names a shell can hold; session variables with other names are not exported.
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+#: Every shell gets these: no pagers, no editors, no colours, no history file.
+FIXED_ENV = {
+    "TERM": "dumb",
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "GIT_EDITOR": ":",
+    "HISTFILE": "/dev/null",
+    "NO_COLOR": "1",
+}
+
+
+@dataclass
+class ShellResult:
+    """`notes` are lines for the start of the reply (a restart); `timed_out` means code TIMEOUT."""
+
+    exit_code: int
+    cwd: str
+    output: str
+    timed_out: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def content(self) -> str:
+        body = self.output if self.output else "(no output)"
+        return "\n".join([*self.notes, body])
+
+    @property
+    def message(self) -> str:
+        return f"exit: {self.exit_code} | cwd: {self.cwd}"
+
+
+def exportable(variables: Mapping[str, str] | None) -> dict[str, str]:
+    """Session variables a shell can receive: valid names, not starting with `_`, no NUL."""
+    return {
+        k: v for k, v in (variables or {}).items() if ENV_NAME.match(k) and not k.startswith("_") and "\x00" not in v
+    }
+
+
+def base_env(variables: Mapping[str, str] | None = None) -> dict[str, str]:
+    return {**os.environ, **exportable(variables), **FIXED_ENV}
+
+
+def status_of(exitstatus: int | None, signalstatus: int | None) -> int:
+    """A process's end as a shell would print `$?`."""
+    if exitstatus is not None:
+        return exitstatus
+    return 128 + signalstatus if signalstatus is not None else KILLED_STATUS

@@ -1,0 +1,342 @@
+"""One persistent bash per topic in a pty, with an end-of-command sentinel the command cannot fake.
+
+Each command is written to a private file and run by one typed line (`run_line`):
+`PS1=; PROMPT_COMMAND=<tail>; { source FILE; } </dev/null; <tail>` where the tail saves `$?` and sets PS1 to
+`\n__SSH_<secret>_<n>__ <status> <cwd>\n`. The secret and counter appear only in that typed line and in
+bash's prompt (history is off, PS1 is empty while the command runs), so `env`, `echo $PS1` or a changed
+PS1/PROMPT_COMMAND can neither fake nor lose the end. stdin is /dev/null; bash runs without readline (no
+completion, no echo, no line-length limit since the command is in a file), and an unclosed quote is a
+`source` syntax error, never a shell waiting for more input.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import select
+import shlex
+import shutil
+import signal
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import pexpect
+
+from stringsh.errors import StringError
+from stringsh.workspace.shell.capture import OutputCapture
+from stringsh.workspace.shell.clean import StreamCleaner
+from stringsh.workspace.shell.providers import Provider, make_provider
+from stringsh.workspace.shell.result import KILLED_STATUS, ShellResult, base_env, exportable, status_of
+from stringsh.workspace.shell.settings import ShellSettings
+
+#: Bytes kept unscanned at the end of the buffer: longer than any sentinel (secret, counter, status, PATH_MAX cwd).
+HOLD = 4096 + 256
+READ_SIZE = 65536
+#: Longest wait on the pty before checking that the shell is still alive (a background job may hold the pty).
+POLL = 0.2
+#: Inherited variables that would change how the shell starts or prompts.
+SHELL_HOOKS = frozenset({"PS0", "PS1", "PS2", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS"})
+BASH = ("/bin/bash", "--norc", "--noprofile", "--noediting", "-i")
+#: First line of every command file: re-enable the xtrace/verbose flags the previous tail turned off.
+RESTORE_FLAGS = "[[ $__ss_f != *[xv]* ]] || builtin set -${__ss_f//[^xv]/}; "
+#: How long a new shell may take to show its first prompt.
+START_TIMEOUT = 15.0
+#: After SIGKILL to the command's group, how long to wait for the prompt before killing the shell itself.
+AFTER_KILL = 2.0
+
+
+class ShellSession:
+    """A persistent shell rooted in the workspace; `run` never leaves it waiting, a dead one restarts."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        settings: ShellSettings | None = None,
+        *,
+        variables: Mapping[str, str] | None = None,
+        spool_dir: str | os.PathLike[str] | None = None,
+        provider: Provider | None = None,
+    ) -> None:
+        self.root = Path(root).resolve()
+        self.settings = settings or ShellSettings()
+        self.provider = provider or make_provider(self.settings.sandbox)
+        self.spool_dir = Path(spool_dir) if spool_dir is not None else self.root / ".stringsh" / "spool"
+        self._variables = exportable(variables)
+        self._proc: pexpect.spawn | None = None
+        self._private: Path | None = None
+        self._secret = ""
+        self._count = 0
+        self._idle_pgrp = 0
+        self._pending_note: str | None = None
+        self.cwd = str(self.root)
+
+    # -- life cycle ------------------------------------------------------------------------------------
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None and self._proc.isalive() else None
+
+    @property
+    def alive(self) -> bool:
+        return self.pid is not None
+
+    def _start(self) -> None:
+        self._private = Path(tempfile.mkdtemp(prefix="stringsh-shell-"))
+        self._secret = secrets.token_hex(8)
+        self._count = 0
+        self.cwd = str(self.root)
+        argv = self.provider.wrap(BASH, self.root, [self._private])
+        env = {k: v for k, v in base_env(self._variables).items() if k not in SHELL_HOOKS}
+        try:
+            self._proc = pexpect.spawn(argv[0], argv[1:], cwd=str(self.root), env=env, echo=False, dimensions=(50, 200))
+        except (OSError, pexpect.ExceptionPexpect) as exc:
+            self._cleanup()
+            raise StringError("INTERNAL_ERROR", f"The shell could not be started: {exc}") from None
+        result = self._send("builtin set +o history +H", time.monotonic() + START_TIMEOUT, 65536, escalate=False)
+        if result.timed_out or self._proc is None:
+            self.close()
+            raise StringError("INTERNAL_ERROR", f"The shell did not start: {result.output[:300] or 'no prompt'}")
+        self._idle_pgrp = os.tcgetpgrp(self._proc.child_fd)
+
+    def close(self) -> None:
+        """End the shell and its jobs (SIGHUP through the pty, then SIGKILL) and remove the private files."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            _stop(proc)
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        if self._private is not None:
+            shutil.rmtree(self._private, ignore_errors=True)
+            self._private = None
+
+    def _ended(self, proc: pexpect.spawn, *, killed: bool = False) -> int:
+        """Reap a shell that went away (or kill it) and remember to say so in the next reply."""
+        status = KILLED_STATUS if killed else None
+        _stop(proc)
+        if status is None:
+            status = status_of(proc.exitstatus, proc.signalstatus)
+        self._proc = None
+        self._cleanup()
+        self._pending_note = f"[shell restarted: previous session ended (exit {status}); cwd and exports reset]"
+        return status
+
+    # -- commands --------------------------------------------------------------------------------------
+
+    def run(
+        self, command: str, *, timeout: float | None = None, variables: Mapping[str, str] | None = None
+    ) -> ShellResult:
+        """Run `command` (any bash text, several lines allowed) and return its status, cwd and output."""
+        if "\x00" in command:
+            raise StringError("INVALID_PAYLOAD", "The command contains a NUL byte.")
+        if self._proc is not None and not self._proc.isalive():
+            self._ended(self._proc)
+        notes: list[str] = []
+        wanted = exportable(variables) if variables is not None else self._variables
+        if self._proc is None:
+            self._variables = wanted
+            self._start()
+            if self._pending_note:
+                notes.append(self._pending_note)
+                self._pending_note = None
+        prefix = self._export_lines(wanted)
+        self._variables = wanted
+        limit = self.settings.timeout if timeout is None else timeout
+        deadline = time.monotonic() + limit
+        result = self._send(command, deadline, self.settings.output_cap, escalate=True, prelude=prefix)
+        result.notes[:0] = notes
+        return result
+
+    def _export_lines(self, wanted: dict[str, str]) -> str:
+        """Statements (one line, so error line numbers stay the command's own) that sync exported variables."""
+        lines = [f"builtin export {k}={ansi_quote(v)}; " for k, v in wanted.items() if self._variables.get(k) != v]
+        gone = [k for k in self._variables if k not in wanted]
+        if gone:
+            lines.append("builtin unset " + " ".join(gone) + "; ")
+        return "".join(lines)
+
+    def _send(self, command: str, deadline: float, cap: int, *, escalate: bool, prelude: str = "") -> ShellResult:
+        """Type the run line for `command` and read to its sentinel, stopping the command at the deadline."""
+        assert self._proc is not None and self._private is not None
+        proc = self._proc
+        self._count += 1
+        script = self._private / "cmd"
+        script.write_text(prelude + RESTORE_FLAGS + command + "\n", encoding="utf-8", errors="surrogateescape")
+        sentinel = f"__SSH_{self._secret}_{self._count}__".encode()
+        os.write(proc.child_fd, run_line(script, self._secret, self._count).encode())
+        script_prefix = str(script).encode() + b": "
+        tail = re.compile(re.escape(sentinel) + rb" (\d+) ([^\r\n]*)\r*\n")
+        capture = OutputCapture(cap, self.spool_dir)
+        cleaner = StreamCleaner()
+        reader = _Reader(proc.child_fd)
+        buf = b""
+        timed_out = False
+        stage = 0
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                timed_out = True
+                if not escalate:
+                    break
+                stage, deadline = self._escalate(stage)
+                if stage > 2:
+                    capture.write(cleaner.feed(buf) + cleaner.finish())
+                    self._ended(proc, killed=True)
+                    return self._result(KILLED_STATUS, capture, True, ["[shell killed: the command did not stop]"])
+                continue
+            chunk = reader.read(min(deadline - now, POLL))
+            if chunk is None:
+                if proc.isalive():
+                    continue
+                chunk = reader.drain()
+            if chunk == b"":
+                capture.write(cleaner.feed(buf) + cleaner.finish())
+                status = self._ended(proc)
+                ended = f"[shell ended (exit {status}); the next command starts a new one]"
+                return self._result(status, capture, timed_out, [ended])
+            buf += chunk
+            if script_prefix in buf:
+                buf = buf.replace(script_prefix, b"")
+            match = _find_sentinel(buf, sentinel, tail)
+            if match is not None:
+                end = match.start() - 1 if buf[match.start() - 1 : match.start()] == b"\n" else match.start()
+                while end > 0 and buf[end - 1 : end] == b"\r":
+                    end -= 1
+                capture.write(cleaner.feed(buf[:end]) + cleaner.finish())
+                self.cwd = match.group(2).decode("utf-8", "replace")
+                return self._result(int(match.group(1)), capture, timed_out, [])
+            if len(buf) > HOLD:
+                capture.write(cleaner.feed(buf[:-HOLD]))
+                buf = buf[-HOLD:]
+        capture.write(cleaner.feed(buf) + cleaner.finish())
+        return self._result(KILLED_STATUS, capture, True, [])
+
+    def _result(self, status: int, capture: OutputCapture, timed_out: bool, tail: list[str]) -> ShellResult:
+        output = capture.text()
+        if tail:
+            output = "\n".join([output, *tail]) if output else "\n".join(tail)
+        return ShellResult(status, self.cwd, output, timed_out)
+
+    def _escalate(self, stage: int) -> tuple[int, float]:
+        """Stop a command past its deadline: SIGTERM its group (SIGINT when bash itself runs it), then SIGKILL."""
+        assert self._proc is not None
+        try:
+            group = os.tcgetpgrp(self._proc.child_fd)
+        except OSError:
+            group = self._idle_pgrp
+        now = time.monotonic()
+        if stage == 0:
+            if group != self._idle_pgrp:
+                _killpg(group, signal.SIGTERM)
+            else:
+                _killpg(group, signal.SIGINT)
+            return 1, now + self.settings.kill_grace
+        if stage == 1 and group != self._idle_pgrp:
+            _killpg(group, signal.SIGKILL)
+            return 2, now + AFTER_KILL
+        return 3, now
+
+
+def ansi_quote(value: str) -> str:
+    """Quote for bash on one line: `$'…'` with backslash escapes for quotes and control characters."""
+    out = []
+    for char in value:
+        if char in "\\'":
+            out.append("\\" + char)
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            out.append(f"\\x{ord(char):02x}")
+        else:
+            out.append(char)
+    return "$'" + "".join(out) + "'"
+
+
+def _find_sentinel(buf: bytes, sentinel: bytes, tail: re.Pattern[bytes]) -> re.Match[bytes] | None:
+    """The real sentinel line in `buf`; look-alikes (an xtrace of the prompt assignment) are skipped."""
+    at = buf.find(sentinel)
+    while at >= 0:
+        match = tail.match(buf, at)
+        if match:
+            return match
+        at = buf.find(sentinel, at + 1)
+    return None
+
+
+def run_line(script: Path, secret: str, count: int) -> str:
+    """The typed line: clear PS1, source the command with stdin /dev/null, then print the sentinel prompt.
+
+    The tail turns xtrace and verbose off so they do not show it (the next command file turns them back on).
+    The sentinel-setting tail runs twice over: inline after the command, and as PROMPT_COMMAND for when bash
+    drops the rest of the line (an interrupted builtin, SIGINT). Its text splits the marker (`__SS''H_`) so
+    that printing PROMPT_COMMAND cannot show it; only bash's prompt expansion does.
+    """
+    ps1 = f"'\\n__SS''H_{secret}_{count}__ ${{__ss_r}} ${{PWD}}\\n'"
+    quiet = "{ __ss_r=$? __ss_f=$-; builtin set +xv; } 2>/dev/null"
+    tail = f"{quiet}; PS1={ps1}; builtin unset PROMPT_COMMAND PS0; builtin shopt -s promptvars"
+    source = shlex.quote(str(script))
+    return f"PS1=; PROMPT_COMMAND={shlex.quote(tail)}; {{ builtin source {source}; }} </dev/null; {tail}\n"
+
+
+def _stop(proc: pexpect.spawn) -> None:
+    """Close the pty (SIGHUP to the shell, which passes it to its jobs), kill the shell, then sweep its session.
+
+    The sweep catches jobs that outlive a shell that exited on its own (`sleep 60 &` then `exit`): they are
+    in the shell's session, which pexpect made with setsid; under bubblewrap the pid namespace also ends.
+    """
+    session = proc.pid
+    proc.ptyproc.delayafterclose = 0.02
+    proc.ptyproc.delayafterterminate = 0.05
+    with contextlib.suppress(OSError, pexpect.ExceptionPexpect):
+        proc.close(force=True)
+    for pid in session_members(session):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def session_members(session: int) -> list[int]:
+    """Processes whose session id is `session` (Linux /proc; empty elsewhere)."""
+    members = []
+    for entry in os.scandir("/proc") if os.path.isdir("/proc") else []:
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 3 and int(fields[3]) == session:
+            members.append(int(entry.name))
+    return members
+
+
+def _killpg(group: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, sig)
+
+
+class _Reader:
+    """Reads the pty without pexpect's buffering: None on timeout, b"" once the shell side is gone."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.poll = select.poll()
+        self.poll.register(fd, select.POLLIN)
+
+    def drain(self) -> bytes:
+        """What is left once the shell is gone; b"" when nothing is."""
+        chunks = []
+        while (chunk := self.read(0.0)) not in (None, b""):
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def read(self, timeout: float) -> bytes | None:
+        if not self.poll.poll(max(0.0, timeout) * 1000):
+            return None
+        try:
+            return os.read(self.fd, READ_SIZE)
+        except OSError:
+            return b""
