@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stringsh.actions.cli import build_command, run_bash, shell_quote
 
@@ -79,3 +81,13 @@ def test_wrapped_command_still_runs_in_its_folder(tmp_path: Path) -> None:
     assert run.output == f"yes\n{tmp_path}"
     run = run_bash("pwd", folder, wrap=wrap)
     assert run.output == str(folder) and seen[-1][-1] == f"cd '{folder}' && pwd"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40))
+def test_any_value_reaches_the_program_unchanged(value: str) -> None:
+    """Whatever a caller passes, bash hands the program exactly that string (NUL cannot be in argv)."""
+    command = build_command("printf '%s' {v} | od -An -tx1", {"v": value}, {})
+    run = run_bash(command, Path("/"), env={"LC_ALL": "C.UTF-8"})
+    assert run.exit == 0
+    assert run.output.split() == value.encode("utf-8").hex(" ").split()

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stringsh.actions.fences import parse_actions
 from stringsh.actions.flags import bind, missing_required, needs_schema_only, parse_flags, tokenize
@@ -83,3 +85,13 @@ def test_missing_required_and_schema_only() -> None:
     )
     missing_required(ACTION, {}, {"city": "from session"})
     assert needs_schema_only(ACTION, "") and not needs_schema_only(ACTION, "--days 1")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60))
+def test_parse_never_crashes_and_binds_or_refuses(text: str) -> None:
+    parsed = parse_flags(text, {"c": "city"})
+    try:
+        bind(ACTION, parsed, {}, lambda _: None, list)
+    except StringError as exc:
+        assert exc.code in ("INVALID_PAYLOAD", "NOT_FOUND")
