@@ -1,7 +1,8 @@
 """HTTP actions with httpx: bounded time, bounded redirects, bounded body, errors that say what happened.
 
 GET and DELETE send the payload as a query string; POST, PUT and PATCH send the filled body template, or the
-flat payload as JSON. A non-2xx answer is an error carrying the status and the start of the body.
+flat payload as JSON. A non-2xx answer is an error carrying the status and the start of the body. httpx is
+imported on first use only, so scripted start-up does not pay for it.
 """
 
 from __future__ import annotations
@@ -11,8 +12,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import quote
-
-import httpx
 
 from stringsh.actions.template import MISSING, HttpResponse
 from stringsh.errors import StringError
@@ -76,6 +75,8 @@ def fetch(
     limits: HttpLimits = HttpLimits(),
 ) -> FetchedResponse:
     """Send one request; raises StringError for timeouts, transport failures, redirect loops and non-2xx."""
+    import httpx  # imported here: scripted start-up must not pay for it
+
     request_headers = httpx.Headers(headers)
     kwargs: dict[str, object] = {}
     if method in ("GET", "DELETE"):
