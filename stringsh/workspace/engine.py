@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import os
 import stat
-import threading
-import time
-from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from stringsh.errors import StringError
 from stringsh.workspace import atomic, changes
-from stringsh.workspace.audit import AuditCheck, AuditLog, verify_audit
+from stringsh.workspace.audit import AuditCheck, verify_audit
 from stringsh.workspace.journal import ChangeRow, Journal
 from stringsh.workspace.models import (
     ChangeSet,
@@ -27,9 +23,8 @@ from stringsh.workspace.models import (
 )
 from stringsh.workspace.paths import DIR_FLAGS, STATE_DIR, Confiner, Resolved
 from stringsh.workspace.policy import Policy, load_policy
+from stringsh.workspace.state import EngineState
 from stringsh.workspace.textio import adapt_newlines, count_lines, decode, dominant_newline, encode, newline_style
-
-STATE_IGNORE = "# stringsh engine state (journal, audit log); not for version control\n*\n"
 
 
 class Workspace:
@@ -39,121 +34,59 @@ class Workspace:
                  frontend: str = "string") -> None:
         self.root = Path(root).resolve()
         self.policy = policy or Policy.default(self.root)
-        self.frontend = frontend
         aliases = (Path(root), self.policy.root.path, *([Path(os.environ["PWD"])] if os.environ.get("PWD") else []))
         self.confiner = Confiner(Path(os.path.abspath(root)), self.policy.matcher(), aliases)
-        self._state_dir = state_dir
-        self._thread_lock = threading.RLock()
-        self._depth = 0
-        self._lock_fd = -1
-        self._journal: Journal | None = None
-        self._audit: AuditLog | None = None
-        self._recovered = False
+        self.state = EngineState(self.confiner, state_dir, frontend)
 
     @classmethod
     def load(cls, root: str | Path, policy_file: Path | None = None) -> Workspace:
         policy = load_policy(root, policy_file)
-        return cls(policy.root.path, policy)
+        workspace = cls(policy.root.path, policy)
+        if workspace.state.has_journal():
+            workspace.recover()  # a crash left files mid-change: put them back before anyone reads them
+        return workspace
 
     def close(self) -> None:
-        with self._thread_lock:
-            if self._journal is not None:
-                self._journal.close()
-                self._journal = None
-            if self._audit is not None:
-                self._audit.close()
-                self._audit = None
-            if self._lock_fd >= 0:
-                os.close(self._lock_fd)
-                self._lock_fd = -1
+        with self.state.thread_lock:
+            self.state.close()
             self.confiner.close()
 
-    # -- state, locking, audit --------------------------------------------------------------------------------
+    # -- state (see state.py) ---------------------------------------------------------------------------------
+
+    @property
+    def frontend(self) -> str:
+        return self.state.frontend
+
+    @frontend.setter
+    def frontend(self, value: str) -> None:
+        self.state.frontend = value
 
     @property
     def state_dir(self) -> Path:
-        """`.stringsh/` under the root, created without following a planted symlink."""
-        if self._state_dir is None:
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(STATE_DIR, 0o700, dir_fd=self.confiner.root_fd)
-            try:
-                fd = os.open(STATE_DIR, DIR_FLAGS, dir_fd=self.confiner.root_fd)
-            except OSError:
-                raise StringError("NOT_PERMITTED", f"{STATE_DIR}/ is not a folder stringsh can use.") from None
-            os.close(fd)
-            self._state_dir = self.confiner.real / STATE_DIR
-            ignore = self._state_dir / ".gitignore"
-            if not ignore.exists():
-                with contextlib.suppress(OSError):
-                    ignore.write_text(STATE_IGNORE, encoding="utf-8")
-        else:
-            self._state_dir.mkdir(parents=True, exist_ok=True)
-        return self._state_dir
+        return self.state.dir
 
     @property
     def journal(self) -> Journal:
-        with self._thread_lock:
-            if self._journal is None:
-                self._journal = Journal(self.state_dir / "journal.db")
-            return self._journal
+        return self.state.journal
 
-    @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
-        """Exclusive across threads and processes; re-entrant within a thread. Recovers crashed change sets."""
-        with self._thread_lock:
-            if self._depth == 0:
-                if self._lock_fd < 0:
-                    self._lock_fd = os.open(self.state_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-                fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
-            self._depth += 1
-            try:
-                if self._depth == 1:
-                    for cs in self.journal.pending():
-                        changes.recover(self.journal, self.confiner, cs)
-                yield
-            finally:
-                self._depth -= 1
-                if self._depth == 0:
-                    fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+    def locked(self) -> AbstractContextManager[None]:
+        """Exclusive across threads and processes; re-entrant. Recovers change sets a crashed process left."""
+        return self.state.locked()
 
     def recover(self) -> None:
         """Finish any change set a crashed process left pending (also done on every locked operation)."""
         with self.locked():
             pass
 
-    @contextlib.contextmanager
-    def _audited(self, op: str, paths: list[str], topic: str | None) -> Iterator[dict[str, int]]:
-        started = time.perf_counter()
-        info: dict[str, int] = {}
-        outcome = "ok"
-        try:
-            yield info
-        except StringError as exc:
-            outcome = exc.code
-            raise
-        except BaseException as exc:
-            outcome = f"INTERNAL_ERROR:{type(exc).__name__}"
-            raise
-        finally:
-            self._record(op, paths, topic, outcome, (time.perf_counter() - started) * 1000, info.get("change"))
-
-    def _record(self, op: str, paths: list[str], topic: str | None, outcome: str, ms: float,
-                change: int | None) -> None:
-        try:
-            with self._thread_lock:
-                if self._audit is None:
-                    self._audit = AuditLog(self.state_dir / "audit.log")
-            self._audit.append(op=op, topic=topic or "-", frontend=self.frontend, paths=paths, outcome=outcome,
-                               ms=ms, change_id=change)
-        except (OSError, StringError):
-            pass  # a read-only state folder must not stop reads; mutations fail earlier on the journal
+    def _audited(self, op: str, paths: list[str], topic: str | None) -> AbstractContextManager[dict[str, int]]:
+        return self.state.audited(op, paths, topic)
 
     def verify_audit(self) -> AuditCheck:
         return verify_audit(self.state_dir / "audit.log")
 
     def history(self, limit: int = 50) -> list[ChangeRow]:
         """Newest change sets first (one journal connection is shared, so threads take turns)."""
-        with self._thread_lock:
+        with self.state.thread_lock:
             return self.journal.history(limit)
 
     # -- policy checks ----------------------------------------------------------------------------------------
