@@ -55,6 +55,16 @@ def _masked(host: ActionHost, text: str) -> str:
     return mask_values(text, host.env.used + host.env.store.secrets(host.env.scope))
 
 
+def _template(host: ActionHost, template: str, response: HttpResponse, inputs: dict[str, str]) -> str:
+    """Run a response template; values it assigns to session variables are masked too (they reach /info)."""
+    before = dict(host.variables)
+    text = run_template(template, response, inputs, host.variables, host.write_file)
+    for name, value in list(host.variables.items()):
+        if before.get(name) != value:
+            host.variables[name] = _masked(host, value)
+    return _masked(host, text.rstrip())
+
+
 def run_action(action: Action, flag_text: str, host: ActionHost) -> Outcome:
     shorts = {f.short: f.name for f in action.fields if f.short}
     parsed = parse_flags(flag_text, shorts)
@@ -84,9 +94,8 @@ def _run_cli(action: Action, payload: dict[str, str], inputs: dict[str, str], ho
             host.env.used.append(value)
     run = run_bash(command, host.cwd, env, timeout=host.cli_timeout, wrap=host.cli_wrap)
     if action.response is not None and run.exit == 0:
-        response = HttpResponse(run.exit, run.output)
-        text = run_template(action.response, response, inputs, host.variables, host.write_file)
-        return Outcome("template", _masked(host, text.rstrip()) or "(no output)")
+        text = _template(host, action.response, HttpResponse(run.exit, run.output), inputs)
+        return Outcome("template", text or "(no output)")
     code = None if run.exit == 0 else f"EXIT_{run.exit}"
     return Outcome("cli", run.message, _masked(host, run.output) or "(no output)", run.exit == 0, code)
 
@@ -110,8 +119,8 @@ def _run_http(action: Action, payload: dict[str, str], inputs: dict[str, str], h
             exc.message = _masked(host, exc.message)  # type: ignore[attr-defined]
         raise
     if action.response is not None:
-        text = run_template(action.response, response, inputs, host.variables, host.write_file)
-        return Outcome("template", _masked(host, text.rstrip()) or "(no output)")
+        text = _template(host, action.response, response, inputs)
+        return Outcome("template", text or "(no output)")
     refetch = None
     if action.method == "GET":
 

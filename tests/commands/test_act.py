@@ -76,6 +76,7 @@ GET {base}/echo/$STRINGSH_TEST_TOKEN -H "Authorization: Bearer $STRINGSH_TEST_TO
 ```
 
 ```act.secret.response
+{auth} = {Response.body.headers.authorization}
 {Response.body.headers.authorization} at {Response.body.path}
 ```
 
@@ -269,6 +270,7 @@ def test_unresolved_var_then_set_and_masked(ops, base: str) -> None:
     )
     reply = text(ops, "/act.secret")
     assert reply == "re: /act.secret\nBearer •••••• at /echo/••••••"
+    assert ops.session().variables["auth"] == "Bearer ••••••"
     assert "tok-12345" not in text(ops, "/set") + text(ops, "/info")
 
 
