@@ -1,0 +1,30 @@
+"""A CLI action under the policy's bubblewrap sandbox: sandboxed, or refused; never a silent plain run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stringsh.dispatcher import Dispatcher
+
+
+def test_cli_action_respects_the_sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STRINGSH_CONFIG_DIR", str(tmp_path / "cfg"))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    outside = tmp_path / "outside.txt"
+    (ws / "stringsh.toml").write_text("[shell]\nsandbox = true\n")
+    (ws / "a.md").write_text(f"```act.escape\nCLI echo hi > {outside}; echo inside > here.txt; echo done\n```\n")
+    dispatcher = Dispatcher(ws)
+    try:
+        assert dispatcher.execute("/open a.md").ok
+        reply = dispatcher.execute("/act.escape")
+    finally:
+        dispatcher.close()
+    if reply.ok:
+        assert reply.text == f"re: /act.escape\nexit: 0 | cwd: {ws}\n---\ndone"
+        assert (ws / "here.txt").read_text() == "inside\n"
+    else:
+        assert reply.code in ("NOT_PERMITTED", "EXIT_1"), reply.text
+    assert not outside.exists()
