@@ -114,13 +114,18 @@ class Repl:
                     break
                 if not text.strip():
                     continue
-                print_reply(self.console, self.execute(text).text)
+                reply = self.execute(text)
+                try:
+                    print_reply(self.console, reply.text)
+                except KeyboardInterrupt:
+                    self.console.print("\n^C (rest of the reply not shown)", style="dim")
         finally:
             self.worker.shutdown(wait=False, cancel_futures=True)
         return 0
 
     def _run(self, text: str) -> Reply:
         reply = self.dispatcher.execute(text, self.topic)
+        self.sources.invalidate()
         self.state.refresh(self.dispatcher, self.session)
         self.state.note_reply(reply.text)
         return reply
@@ -156,4 +161,9 @@ class Repl:
 
 def run_repl(dispatcher: Any) -> int:
     """Entry point used by `stringsh` on a terminal."""
+    debug_log = os.environ.get("STRINGSH_REPL_LOG")
+    if debug_log:  # the screen belongs to the user: problems inside completion go to a file on request
+        import logging
+
+        logging.basicConfig(filename=debug_log, level=logging.DEBUG)
     return Repl(dispatcher).run()

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import shlex
 from collections.abc import Iterable, Iterator
@@ -13,6 +14,7 @@ from prompt_toolkit.document import Document
 
 from stringsh.repl.sources import Sources
 
+log = logging.getLogger(__name__)
 REQUEST_ID = re.compile(r"^\s*\[[A-Za-z0-9._:-]{1,64}\]\s*")
 FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z][A-Za-z0-9-]*)")
 #: Words in a command's syntax that say it takes a workspace path.
@@ -56,6 +58,7 @@ class StringCompleter(Completer):
         try:
             yield from self._complete(text)
         except Exception:
+            log.debug("completion failed for %r", text, exc_info=True)
             return  # a colleague's half-landed piece must never break typing
 
     def _complete(self, text: str) -> Iterator[Completion]:

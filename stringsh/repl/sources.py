@@ -8,6 +8,8 @@ to fewer candidates instead of breaking while the user types.
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,8 @@ from stringsh.repl.docfacts import EMPTY, MAX_INDEX_CHARS, DocFacts, facts_for
 ENGINE_DIR = ".stringsh"
 #: Cap on what one listing may offer, so a huge folder cannot stall the menu.
 MAX_ENTRIES = 2000
+#: How long a listing or file read for completion is reused (a command in between clears it at once).
+CACHE_SECONDS = 5.0
 #: Attribute names tried, in order, for values colleagues may expose under different names.
 PATH_ATTRS = ("path", "rel", "uri")
 TEXT_ATTRS = ("text", "source")
@@ -57,6 +61,17 @@ class Sources:
         self.dispatcher = dispatcher
         self.topic = topic
         self._matcher: Any = None
+        #: Listings and file facts asked of the engine since the last command. The engine audits each call, so
+        #: completing while typing asks once per folder or file, not once per key; a command clears it.
+        self._listings: dict[str, tuple[float, list[tuple[str, bool]]]] = {}
+        self._facts: dict[str, tuple[float, DocFacts]] = {}
+        self._lock = threading.Lock()
+
+    def invalidate(self) -> None:
+        """Forget cached listings and files: called after every command (it may have changed them)."""
+        with self._lock:
+            self._listings.clear()
+            self._facts.clear()
 
     @property
     def session(self) -> Any:
@@ -89,10 +104,21 @@ class Sources:
 
     def list_dir(self, rel_dir: str) -> list[tuple[str, bool]]:
         """(name, is_dir) of a workspace folder under the engine's rules; [] when it cannot be listed."""
+        key = rel_dir.strip("/") or "."
+        with self._lock:
+            cached = self._listings.get(key)
+        if cached is not None and time.monotonic() - cached[0] < CACHE_SECONDS:
+            return cached[1]
+        entries = self._list_uncached(key)
+        with self._lock:
+            self._listings[key] = (time.monotonic(), entries)
+        return entries
+
+    def _list_uncached(self, rel_dir: str) -> list[tuple[str, bool]]:
         workspace = self.workspace()
         if workspace is not None and hasattr(workspace, "list_dir"):
             try:
-                listed = workspace.list_dir(rel_dir or ".")
+                listed = call_with_topic(workspace.list_dir, rel_dir, self.topic)
             except Exception:
                 return []
             return entries_of(listed)[:MAX_ENTRIES]
@@ -168,8 +194,15 @@ class Sources:
         return self.file_facts(path) if path else EMPTY
 
     def file_facts(self, path: str) -> DocFacts:
+        with self._lock:
+            cached = self._facts.get(path)
+        if cached is not None and time.monotonic() - cached[0] < CACHE_SECONDS:
+            return cached[1]
         read = self.read_text(path)
-        return facts_for(*read) if read is not None else EMPTY
+        facts = facts_for(*read) if read is not None else EMPTY
+        with self._lock:
+            self._facts[path] = (time.monotonic(), facts)
+        return facts
 
     def read_text(self, path: str) -> tuple[str, Any] | None:
         """A workspace file's text and a cache key, through the engine when present, else a confined read."""
@@ -177,7 +210,7 @@ class Sources:
         reader = getattr(workspace, "read_text", None) if workspace is not None else None
         if reader is not None:
             try:
-                got = reader(path)
+                got = call_with_topic(reader, path, self.topic)
             except Exception:
                 return None
             text = getattr(got, "text", got)
@@ -244,6 +277,14 @@ class Sources:
 
     def variables(self) -> dict[str, str]:
         return dict(getattr(self.session, "variables", {}) or {})
+
+
+def call_with_topic(method: Any, path: str, topic: str) -> Any:
+    """Engine reads take the topic for their audit record; older signatures do not."""
+    try:
+        return method(path, topic=topic)
+    except TypeError:
+        return method(path)
 
 
 def entries_of(listed: Any) -> list[tuple[str, bool]]:

@@ -85,6 +85,13 @@ class Terminal:
         tail = bytes(self.transcript[-2000:])
         assert needle in self.transcript, f"{needle!r} never printed; transcript tail:\n{tail!r}"
 
+    def wait_for_transcript_count(self, needle: bytes, count: int, timeout: float = WAIT) -> None:
+        deadline = time.monotonic() + timeout
+        while self.transcript.count(needle) < count and time.monotonic() < deadline:
+            if not self.pump():
+                break
+        assert self.transcript.count(needle) >= count, f"{needle!r} printed fewer than {count} times"
+
     def send(self, data: str) -> None:
         self.child.send(data)
 
