@@ -5,9 +5,8 @@ Also `default_action_output`, which /open, /back and /refresh call for front mat
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stringsh.actions.envstore import EnvStore, scope_for_topic
 from stringsh.actions.envvars import EnvResolver
@@ -18,54 +17,24 @@ from stringsh.actions.model import Action
 from stringsh.actions.run import ActionHost, Outcome, run_action
 from stringsh.actions.schema import render_action, render_actions
 from stringsh.commands.context import Context
-from stringsh.commands.nav import resolve_shortcut, shortcut_ids
+from stringsh.commands.nav import current_document, resolve_shortcut, shortcut_ids
 from stringsh.commands.registry import command
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
-from stringsh.render.document import Document
-from stringsh.render.plain import render_document
-from stringsh.render.view import DocumentView, budget_from, render_view
 from stringsh.workspace.models import ChangeSet
+
+if TYPE_CHECKING:
+    from stringsh.render.view import DocumentView
 
 NO_DOCUMENT = "No document open. Use /open <uri> first."
 #: Session variable that sets the HTTP timeout in seconds (default 30).
 HTTP_TIMEOUT = "_http_timeout"
 
 
-@dataclass
-class RemoteView(DocumentView):
-    """A document an HTTP action returned: shown and navigable, but not a workspace file.
-
-    `/refresh` and `/back` fetch a GET page again; a page from POST/PUT/PATCH/DELETE is never re-sent.
-    """
-
-    refetch: Callable[[], str] | None = None
-
-    @property
-    def folder(self) -> str:
-        return ""
-
-    def is_stale(self, workspace: object) -> bool:
-        return False
-
-    def with_block(self, block: str | None) -> RemoteView:
-        return RemoteView(self.path, self.kind, self.doc, self.size, block=block, refetch=self.refetch)
-
-    def reload_remote(self) -> RemoteView:
-        if self.refetch is None:
-            raise StringError(
-                "INVALID_TARGET",
-                f"{self.path} was the answer to a request that changes things; it is not sent again.",
-                "Run the action again to get a fresh answer.",
-            )
-        text = self.refetch()
-        fresh = RemoteView(self.path, "markdown", Document.parse(text), len(text.encode()), refetch=self.refetch)
-        fresh.block = self.block
-        return fresh
-
-
 def page_actions(view: DocumentView) -> list[Action]:
     """The page's actions; a document a server returned never gets to run commands here (no CLI actions)."""
+    from stringsh.actions.remote import RemoteView
+
     if view.kind != "markdown":
         return []
     actions = parse_actions(view.doc.text)
@@ -123,6 +92,10 @@ def sandbox_wrap(shell: object, root: Path):  # type: ignore[no-untyped-def]
 
 def open_response(ctx: Context, outcome: Outcome) -> Result:
     """A doc response becomes the open document (pushed on history): `Opened <uri>` + the rendering."""
+    from stringsh.actions.remote import RemoteView
+    from stringsh.render.document import Document
+    from stringsh.render.view import DocumentView, budget_from, render_view
+
     session = ctx.session
     text = outcome.content or ""
     view = RemoteView(
@@ -153,6 +126,9 @@ def invoke(ctx: Context, view: DocumentView, action: Action, flag_text: str, *, 
 
 def render_template_output(view: DocumentView, text: str) -> str:
     """Template output is SFMD: rendered like a page, its web links become `@id`s merged into the page's."""
+    from stringsh.render.document import Document
+    from stringsh.render.plain import render_document
+
     rendered = render_document(Document.parse(text), budget=0)
     view.auto_shortcuts.update(rendered.shortcuts)
     return rendered.text or "(no output)"
@@ -166,8 +142,8 @@ def render_template_output(view: DocumentView, text: str) -> str:
     raw=True,
 )
 def act(ctx: Context) -> Result:
-    view = ctx.session.document
-    if not isinstance(view, DocumentView):
+    view = current_document(ctx)
+    if view is None:
         raise StringError("INVALID_TARGET", NO_DOCUMENT)
     text = ctx.arg_text.strip()
     actions = page_actions(view)
@@ -187,6 +163,8 @@ def default_action_output(ctx: Context, view: DocumentView) -> str | None:
 
     A failing default is reported as a line, not an error: the document itself opened fine.
     """
+    from stringsh.actions.remote import RemoteView
+
     if view.kind != "markdown" or view.block or isinstance(view, RemoteView):
         return None
     name = view.index.front_matter.get("default")

@@ -7,6 +7,7 @@ shortcuts, auto-shortcuts, menu entries).
 from __future__ import annotations
 
 import posixpath
+from typing import TYPE_CHECKING
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import command
@@ -15,14 +16,24 @@ from stringsh.nav.menus import Menu, load_menus, menu_targets, render_menu, rend
 from stringsh.nav.scaffold import NO_LINKS, scaffold
 from stringsh.nav.shortcuts import known_ids, resolve_reference
 from stringsh.protocol.response import Result
-from stringsh.render.view import DocumentView
+
+if TYPE_CHECKING:
+    from stringsh.render.view import DocumentView
 
 NO_DOCUMENT = "No document is open in this session. Open a document first, then run /nav again."
 
 
-def open_view(ctx: Context, message: str = NO_DOCUMENT) -> DocumentView:
+def current_document(ctx: Context) -> DocumentView | None:
+    """The topic's open document view (the renderer is imported on first use, not at start-up)."""
+    from stringsh.render.view import DocumentView
+
     view = ctx.session.document
-    if not isinstance(view, DocumentView):
+    return view if isinstance(view, DocumentView) else None
+
+
+def open_view(ctx: Context, message: str = NO_DOCUMENT) -> DocumentView:
+    view = current_document(ctx)
+    if view is None:
         raise StringError("INVALID_TARGET", message)
     return view
 
@@ -56,16 +67,16 @@ def shortcut_tables(ctx: Context, view: DocumentView) -> tuple[dict[str, str], d
 
 def resolve_shortcut(ctx: Context, ident: str) -> str | None:
     """Where `@ident` leads from the open page, or None; nothing open means no shortcuts."""
-    view = ctx.session.document
-    if not isinstance(view, DocumentView):
+    view = current_document(ctx)
+    if view is None:
         return None
     page, auto, menus = shortcut_tables(ctx, view)
     return resolve_reference(ident, page=page, auto=auto, menus=menus)
 
 
 def shortcut_ids(ctx: Context) -> list[str]:
-    view = ctx.session.document
-    if not isinstance(view, DocumentView):
+    view = current_document(ctx)
+    if view is None:
         return []
     page, auto, menus = shortcut_tables(ctx, view)
     return known_ids(page, auto, menus)

@@ -312,7 +312,8 @@ def test_front_matter_default_and_requires(ws: Path, dispatcher, base: str) -> N
 
 
 def test_a_returned_document_cannot_bring_cli_actions(ops, ws: Path) -> None:
-    from stringsh.commands.act import RemoteView, page_actions
+    from stringsh.actions.remote import RemoteView
+    from stringsh.commands.act import page_actions
     from stringsh.render.document import Document
 
     text = "---\ndefault: wipe\n---\n```act.wipe\nCLI rm -rf victim\n```\n```act.get\nGET http://127.0.0.1:9/x\n```\n"

@@ -1,0 +1,42 @@
+"""A page an HTTP action returned, open in a topic like a workspace document (commands/act.py makes them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from stringsh.errors import StringError
+from stringsh.render.document import Document
+from stringsh.render.view import DocumentView
+
+
+@dataclass
+class RemoteView(DocumentView):
+    """A document an HTTP action returned: shown and navigable, but not a workspace file.
+
+    `/refresh` and `/back` fetch a GET page again; a page from POST/PUT/PATCH/DELETE is never re-sent.
+    """
+
+    refetch: Callable[[], str] | None = None
+
+    @property
+    def folder(self) -> str:
+        return ""
+
+    def is_stale(self, workspace: object) -> bool:
+        return False
+
+    def with_block(self, block: str | None) -> RemoteView:
+        return RemoteView(self.path, self.kind, self.doc, self.size, block=block, refetch=self.refetch)
+
+    def reload_remote(self) -> RemoteView:
+        if self.refetch is None:
+            raise StringError(
+                "INVALID_TARGET",
+                f"{self.path} was the answer to a request that changes things; it is not sent again.",
+                "Run the action again to get a fresh answer.",
+            )
+        text = self.refetch()
+        fresh = RemoteView(self.path, "markdown", Document.parse(text), len(text.encode()), refetch=self.refetch)
+        fresh.block = self.block
+        return fresh
