@@ -56,6 +56,26 @@ def fill_url(template: str, payload: dict[str, str], variables: Mapping[str, str
     return url
 
 
+def typed(payload: Mapping[str, str], types: Mapping[str, str]) -> dict[str, object]:
+    """The flat JSON body: `number` fields as numbers and `boolean` fields as booleans, the rest as strings."""
+    out: dict[str, object] = {}
+    for key, value in payload.items():
+        kind = types.get(key)
+        if kind == "number":
+            try:
+                number = float(value)
+            except ValueError:  # an author's default that is not a number: sent as written
+                out[key] = value
+                continue
+            whole = number.is_integer() and "." not in value and "e" not in value.lower()
+            out[key] = int(number) if whole else number
+        elif kind == "boolean":
+            out[key] = value.lower() in ("true", "yes", "1", "on")
+        else:
+            out[key] = value
+    return out
+
+
 def fill_headers(headers: list[tuple[str, str]], variables: Mapping[str, str]) -> list[tuple[str, str]]:
     """Session `{var}` in header values (`$VAR` is resolved by the caller first)."""
     return [(k, PLACEHOLDER.sub(lambda m: variables.get(m.group(1), m.group(0)), v)) for k, v in headers]
@@ -72,6 +92,7 @@ def fetch(
     headers: list[tuple[str, str]],
     payload: dict[str, str],
     body: str | None,
+    types: Mapping[str, str] | None = None,
     limits: HttpLimits = HttpLimits(),
 ) -> FetchedResponse:
     """Send one request; raises StringError for timeouts, transport failures, redirect loops and non-2xx."""
@@ -85,7 +106,7 @@ def fetch(
         kwargs["content"] = body.encode("utf-8")
         request_headers.setdefault("Content-Type", "application/json")
     else:
-        kwargs["content"] = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        kwargs["content"] = json.dumps(typed(payload, types or {}), ensure_ascii=False).encode("utf-8")
         request_headers.setdefault("Content-Type", "application/json")
     shown = f"{method} {url}"
     try:

@@ -113,7 +113,10 @@ def _run_http(action: Action, payload: dict[str, str], inputs: dict[str, str], h
     if body_template is not None and action.method in ("POST", "PUT", "PATCH"):
         body = fill_body(body_template, inputs, host.variables, host.read_bytes)
     try:
-        response = fetch(action.method, url, headers=headers, payload=payload, body=body, limits=host.http_limits)
+        types = {f.name: f.type for f in action.fields}
+        response = fetch(
+            action.method, url, headers=headers, payload=payload, body=body, limits=host.http_limits, types=types
+        )
     except Exception as exc:
         if hasattr(exc, "message"):
             exc.message = _masked(host, exc.message)  # type: ignore[attr-defined]

@@ -80,3 +80,18 @@ def test_connection_refused_and_bad_url() -> None:
     with pytest.raises(StringError) as info:
         fetch("GET", "nota://url", headers=[], payload={}, body=None)
     assert info.value.code == "INVALID_PAYLOAD"
+
+
+def test_flat_json_body_is_typed(server: str) -> None:
+    from stringsh.actions.http import typed
+
+    types = {"n": "number", "f": "number", "b": "boolean", "s": "string"}
+    assert typed({"n": "3", "f": "2.5", "b": "yes", "s": "7", "x": "u"}, types) == {
+        "n": 3,
+        "f": 2.5,
+        "b": True,
+        "s": "7",
+        "x": "u",
+    }
+    sent = fetch("POST", f"{server}/echo", headers=[], payload={"n": "1e3", "b": "false"}, body=None, types=types)
+    assert sent.json["body"] == '{"n": 1000.0, "b": false}'
