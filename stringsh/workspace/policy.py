@@ -1,6 +1,33 @@
 """The policy: roots, permissions, limits, secrets, change budgets and shell settings, from `stringsh.toml`.
 
 Safe defaults when no file exists; any unknown key or wrong type is an error so a typo never weakens a rule.
+Every table and key is optional:
+
+    [[roots]]                      # the first root is the workspace; default: the start folder, read_write
+    id = "main"
+    path = "."                     # relative to the start folder
+    mode = "read_write"            # or "read_only"
+
+    [permissions]                  # read list_dir stat glob grep write edit patch delete mkdir move revert shell
+    delete = false
+
+    [limits]                       # max_read_bytes max_write_bytes max_patch_bytes max_results max_line_bytes
+    max_write_bytes = 1048576      # max_walk_entries max_walk_files
+
+    [secrets]
+    deny_globs = ["*.secret"]      # added to the built-in list (.env, .env.*, keys, .ssh, .netrc, cloud creds)
+    allow_globs = ["id_rsa.demo"]  # exceptions, added to .env.example / .env.sample / *.pub
+    redact_regexes = ["token-[0-9a-f]{32}"]
+    allow_hardlinks = false
+
+    [changes]                      # budgets per change set
+    max_files = 200
+    max_loc = 200000
+
+    [shell]
+    timeout = 120.0
+    output_cap = 51200
+    sandbox = false
 """
 
 from __future__ import annotations
@@ -113,7 +140,7 @@ def _bad(source: Path, problem: str) -> StringError:
     return StringError(
         "INVALID_PAYLOAD",
         f"Bad policy file {source}: {problem}",
-        "Fix the file (see /help policy) or start without --policy to use the defaults.",
+        "Fix the file (its format is described in stringsh/workspace/policy.py), or remove it to use the defaults.",
     )
 
 
