@@ -140,7 +140,7 @@ def _bad(source: Path, problem: str) -> StringError:
     return StringError(
         "INVALID_PAYLOAD",
         f"Bad policy file {source}: {problem}",
-        "Fix the file (its format is described in stringsh/workspace/policy.py), or remove it to use the defaults.",
+        "Fix the file, or remove it to use the safe defaults.",
     )
 
 
