@@ -7,6 +7,7 @@ replies and listings show them masked.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -88,20 +89,25 @@ class EnvStore:
                 "INVALID_PAYLOAD", f"Invalid variable name: ${name}", "Use upper-case letters, digits and _."
             )
         path = self.file(scope)
-        env = self._load(scope)
-        env[name] = value
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=".env-", suffix=".tmp", dir=path.parent)
+        lock = os.open(path.parent / ".env.lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                os.fchmod(handle.fileno(), 0o600)
-                json.dump({"env": env}, handle, indent=2, sort_keys=True)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+            fcntl.flock(lock, fcntl.LOCK_EX)  # two processes setting at once: neither value is lost
+            env = self._load(scope)
+            env[name] = value
+            fd, tmp = tempfile.mkstemp(prefix=".env-", suffix=".tmp", dir=path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    os.fchmod(handle.fileno(), 0o600)
+                    json.dump({"env": env}, handle, indent=2, sort_keys=True)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        finally:
+            os.close(lock)
 
     def secrets(self, scope: str = GLOBAL) -> list[str]:
         """Every stored value worth masking in output (very short values would mask ordinary text)."""

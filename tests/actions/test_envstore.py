@@ -25,7 +25,7 @@ def test_set_get_persist_private(tmp_path: Path) -> None:
     path = tmp_path / "env.json"
     assert json.loads(path.read_text()) == {"env": {"API_TOKEN": "s3cret-value"}}
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert [p.name for p in tmp_path.iterdir()] == ["env.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".env.lock", "env.json"]
 
 
 def test_scopes(tmp_path: Path) -> None:
@@ -70,3 +70,18 @@ def test_resolver_order_and_unresolved(tmp_path: Path, monkeypatch: pytest.Monke
     assert err.message == (
         'Unresolved environment variables:\n  $A\n  $B\n\nSet them:\n  /set $A = "..."\n  /set $B = "..."'
     )
+
+
+def test_concurrent_sets_from_two_processes_keep_both(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom stringsh.actions.envstore import EnvStore\n"
+        "store = EnvStore(Path(sys.argv[1]))\n"
+        "for i in range(40):\n    store.set(f'{sys.argv[2]}_{i}', str(i))\n"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path), name]) for name in ("A", "B")]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    names = {name for name, _, _ in EnvStore(tmp_path).items()}
+    assert names == {f"{p}_{i}" for p in "AB" for i in range(40)}
