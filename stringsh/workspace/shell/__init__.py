@@ -1,5 +1,6 @@
 """Persistent and one-shot bash for the workspace: sentinel protocol, clean capped output, sandbox providers."""
 
+from stringsh.workspace.shell.oneshot import run_once
 from stringsh.workspace.shell.providers import BubblewrapProvider, LocalProvider, Provider, make_provider
 from stringsh.workspace.shell.result import ShellResult
 from stringsh.workspace.shell.session import ShellSession
@@ -13,5 +14,6 @@ __all__ = [
     "ShellSession",
     "ShellSettings",
     "make_provider",
+    "run_once",
     "settings_from_policy",
 ]

@@ -7,8 +7,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-#: Exit status shown when the shell itself had to be killed to end a timed-out command (as `timeout -s KILL`).
+#: Exit status when the shell itself had to be killed to end a timed-out command (as `timeout -s KILL`).
 KILLED_STATUS = 137
+#: Exit status every TIMEOUT reply shows, as `timeout(1)` does; the same for every provider, whichever signal
+#: finally stopped the command (the real status is `ShellResult.exit_code`).
+TIMEOUT_STATUS = 124
 #: Environment names a shell can hold; session variables with other names are not exported.
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -25,22 +28,29 @@ FIXED_ENV = {
 
 @dataclass
 class ShellResult:
-    """`notes` are lines for the start of the reply (a restart); `timed_out` means code TIMEOUT."""
+    """`notes` are lines for the start of the reply (a restart); `timed_out` (after `timeout` s) means TIMEOUT."""
 
     exit_code: int
     cwd: str
     output: str
     timed_out: bool = False
+    timeout: float | None = None
     notes: list[str] = field(default_factory=list)
 
     @property
+    def shown_status(self) -> int:
+        return TIMEOUT_STATUS if self.timed_out else self.exit_code
+
+    @property
     def content(self) -> str:
-        body = self.output if self.output else "(no output)"
-        return "\n".join([*self.notes, body])
+        lines = [*self.notes, self.output or "(no output)"]
+        if self.timed_out:
+            lines.append(f"[timed out after {self.timeout:g} s; the command was stopped]")
+        return "\n".join(lines)
 
     @property
     def message(self) -> str:
-        return f"exit: {self.exit_code} | cwd: {self.cwd}"
+        return f"exit: {self.shown_status} | cwd: {self.cwd}"
 
 
 def exportable(variables: Mapping[str, str] | None) -> dict[str, str]:

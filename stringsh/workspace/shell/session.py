@@ -149,6 +149,7 @@ class ShellSession:
         deadline = time.monotonic() + limit
         result = self._send(command, deadline, self.settings.output_cap, escalate=True, prelude=prefix)
         result.notes[:0] = notes
+        result.timeout = limit
         return result
 
     def _export_lines(self, wanted: dict[str, str]) -> str:
