@@ -12,6 +12,7 @@ import os
 import re
 import signal
 import subprocess
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,17 +102,23 @@ def run_bash(
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    timed_out = False
+    # Timers rather than communicate(timeout=…): a timed wait polls with sleeps, which costs every short command.
+    expired = threading.Event()
+
+    def stop(sig: int) -> None:
+        expired.set()
+        _kill_group(proc.pid, sig)
+
+    timers = [threading.Timer(timeout, stop, (signal.SIGTERM,)), threading.Timer(timeout + 5, stop, (signal.SIGKILL,))]
+    for timer in timers:
+        timer.daemon = True
+        timer.start()
     try:
-        data, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(proc.pid, signal.SIGTERM)
-        try:
-            data, _ = proc.communicate(timeout=5)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc.pid, signal.SIGKILL)
-            data, _ = proc.communicate()
+        data, _ = proc.communicate()
+    finally:
+        for timer in timers:
+            timer.cancel()
+    timed_out = expired.is_set()
     output = clean_output(data, cap)
     if timed_out:
         output = f"{output}\n[timed out after {timeout:g}s; process group killed]".lstrip("\n")
