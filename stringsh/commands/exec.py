@@ -1,0 +1,50 @@
+"""/exec: one stateless `bash -c` in the workspace root, with the shell's reply format and limits."""
+
+from __future__ import annotations
+
+import re
+
+from stringsh.commands.bash import call_timeout, command_text, shell_settings, spool_dir, to_result
+from stringsh.commands.context import Context
+from stringsh.commands.registry import command
+from stringsh.errors import StringError
+from stringsh.protocol.request import substitute
+from stringsh.protocol.response import Result
+from stringsh.workspace.shell import run_once
+
+TIMEOUT_FLAG = re.compile(r"^--timeout[= ](\S+)\s*")
+
+
+@command(
+    "exec",
+    syntax="/exec [--timeout=S] <command>",
+    summary="Run one stateless bash -c in the workspace",
+    section="Shell",
+    raw=True,
+)
+def exec_command(ctx: Context) -> Result:
+    text = substitute(command_text(ctx), ctx.session.variables)
+    timeout = call_timeout(ctx)
+    flag = TIMEOUT_FLAG.match(text)
+    if flag:
+        try:
+            timeout = float(flag.group(1))
+        except ValueError:
+            timeout = -1.0
+        if not 0 < timeout < 1e6:
+            raise StringError(
+                "INVALID_PAYLOAD", f"--timeout must be a positive number of seconds, got: {flag.group(1)}"
+            )
+        text = text[flag.end() :]
+    if not text.strip():
+        raise StringError("INVALID_PAYLOAD", "Nothing to run.", "Usage: /exec <command>, e.g. /exec ls -la")
+    settings = shell_settings(ctx)
+    result = run_once(
+        text,
+        ctx.dispatcher.root,
+        settings,
+        variables=ctx.session.exported_variables(),
+        timeout=timeout,
+        spool_dir=spool_dir(ctx),
+    )
+    return to_result(result)
