@@ -49,21 +49,22 @@ class Plan:
         return FileRow(self.idx, self.res.rel, self.prev_sha, self.new_sha, self.prev_mode, self.new_mode)
 
 
-def current_bytes(res: Resolved) -> tuple[bytes | None, int | None]:
+def current_bytes(res: Resolved, limit: int | None = None) -> tuple[bytes | None, int | None]:
     """The bytes and mode at a resolved location, None when absent; a folder is not a file to change."""
     if res.st is None:
         return None, None
     if stat.S_ISDIR(res.st.st_mode):
         raise StringError("INVALID_TARGET", f"Is a directory: {res.rel}")
-    data, st = atomic.read_at(res.parent_fd, res.name, res.rel)
+    data, st = atomic.read_at(res.parent_fd, res.name, res.rel, limit)
     return data, stat.S_IMODE(st.st_mode)
 
 
 def plan(confiner: Confiner, idx: int, path: str, data: bytes | None, expected: str | None,
-         mode: int | None) -> Plan:
+         mode: int | None, limit: int | None = None) -> Plan:
+    """Resolve one file and read the bytes it replaces (kept in the journal, so at most `limit` of them)."""
     res = confiner.resolve(path, create=True)  # a missing file is judged below (CONFLICT or NOT_FOUND)
     try:
-        prev, prev_mode = current_bytes(res)
+        prev, prev_mode = current_bytes(res, limit)
         if expected is not None:
             actual = "" if prev is None else sha256(prev)
             if actual != expected:
@@ -168,7 +169,8 @@ def recover(journal: Journal, confiner: Confiner, cs: int) -> str:
         forward = all(res is not None and cur == row.new_sha for row, res, cur in located)
         if not forward:
             for row, res, cur in located:
-                if res is None or cur == row.prev_sha or res.missing:
+                # Only bytes this change set wrote are taken back; anything else is someone's later edit.
+                if res is None or cur != row.new_sha or cur == row.prev_sha or res.missing:
                     continue
                 prev = None if row.prev_sha is None else journal.blob(row.prev_sha)
                 _put(res.parent_fd, res.name, atomic.temp_name(cs, row.idx), prev, row.prev_mode)

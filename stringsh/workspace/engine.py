@@ -211,7 +211,7 @@ class Workspace:
         except StringError:
             raise
         with res:
-            prev, _ = changes.current_bytes(res)
+            prev, _ = changes.current_bytes(res, self._keep_limit())
             rel = res.rel
         if prev is None:
             return encode(text, "utf-8", False, rel), True
@@ -254,6 +254,10 @@ class Workspace:
             return WriteOutcome(current.rel, False, len(data), count_lines(current.text + addition), cs,
                                 changes.sha256(data))
 
+    def _keep_limit(self) -> int:
+        """The most previous bytes a change may keep in the journal for undo."""
+        return max(self.policy.limits.max_read_bytes, self.policy.limits.max_write_bytes)
+
     def _check_size(self, path: str, data: bytes) -> None:
         limit = self.policy.limits.max_write_bytes
         if len(data) > limit:
@@ -279,10 +283,11 @@ class Workspace:
 
     def _apply_locked(self, files: list[FileChange], topic: str, kind: str, reverts: int | None) -> int:
         plans: list[changes.Plan] = []
+        keep_limit = self._keep_limit()
         try:
             seen: set[str] = set()
             for idx, f in enumerate(files):
-                p = changes.plan(self.confiner, idx, f.path, f.data, f.expected_prev_sha256, f.mode)
+                p = changes.plan(self.confiner, idx, f.path, f.data, f.expected_prev_sha256, f.mode, keep_limit)
                 plans.append(p)
                 if p.res.rel in seen:
                     raise StringError("INVALID_PAYLOAD", f"The change set names {p.res.rel} twice.")

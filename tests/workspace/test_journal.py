@@ -69,6 +69,28 @@ def test_fully_renamed_set_is_rolled_forward_and_stays_undoable(engine: Workspac
     assert (root / "a.txt").read_bytes() == b"old a\n" and (root / "gone.txt").read_bytes() == b"bye\n"
 
 
+def test_recovery_leaves_a_later_edit_by_someone_else_alone(engine: Workspace) -> None:
+    root = engine.root
+    (root / "a.txt").write_bytes(b"edited by hand after the crash\n")
+    (root / "b.txt").write_bytes(b"new b\n")
+    change = crashed(engine, {"a.txt": (b"old a\n", b"new a\n"), "b.txt": (b"old b\n", b"new b\n")}, sealed=True)
+    engine.recover()
+    assert engine.journal.get(change).state == "rolled_back"
+    assert (root / "a.txt").read_bytes() == b"edited by hand after the crash\n"
+    assert (root / "b.txt").read_bytes() == b"old b\n"
+
+
+def test_previous_bytes_over_the_limit_are_not_journalled(tmp_path: Path) -> None:
+    (tmp_path / "stringsh.toml").write_text("[limits]\nmax_read_bytes = 16\nmax_write_bytes = 16\n")
+    (tmp_path / "huge.log").write_bytes(b"x" * 100)
+    workspace = Workspace.load(tmp_path)
+    with pytest.raises(StringError) as caught:
+        workspace.write_text("huge.log", "small\n")
+    assert caught.value.code == "TOO_LARGE"
+    assert (tmp_path / "huge.log").read_bytes() == b"x" * 100
+    workspace.close()
+
+
 def test_another_process_recovers_on_its_next_write(engine: Workspace, tmp_path: Path) -> None:
     root = engine.root
     (root / "a.txt").write_bytes(b"old\n")
