@@ -95,3 +95,26 @@ def test_missing_policy_file_given_explicitly(tmp_path: Path) -> None:
     with pytest.raises(StringError) as caught:
         load_policy(tmp_path, tmp_path / "nope.toml")
     assert caught.value.message == f"Bad policy file {tmp_path / 'nope.toml'}: file not found"
+
+
+def test_the_real_program_refuses_to_start_with_a_bad_policy(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(repo), "TERM": "dumb"}
+    (tmp_path / "stringsh.toml").write_text("[permissions]\nwrite = 'yes'\n")
+    proc = subprocess.run([sys.executable, "-m", "stringsh", "-c", "/ls"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0 and proc.stdout == ""
+    assert (
+        f"ERROR(INVALID_PAYLOAD): Bad policy file {tmp_path / 'stringsh.toml'}: "
+        "permissions.write has the wrong type (str)" in proc.stderr
+    )
+    (tmp_path / "stringsh.toml").unlink()
+    ro = tmp_path / "ro.toml"
+    ro.write_text('[[roots]]\npath = "."\nmode = "read_only"\n')
+    proc = subprocess.run([sys.executable, "-m", "stringsh", "--policy", str(ro), "-c", "/write a.txt hi"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.stdout == "re: /write a.txt hi\nERROR(NOT_PERMITTED): write is not allowed: root root0 is read_only\n"
