@@ -2,10 +2,12 @@
 
     python bench/actions.py [--runs 200]
 
-- `/act.items` (HTTP GET + response template, through the dispatcher) vs `httpx.get` of the same loopback URL;
+- `/act.items` (HTTP GET + response template, through the dispatcher) vs a kept `httpx.Client` GET of the same
+  loopback URL;
 - `/act.echo` (CLI through the dispatcher: flags, quoting, `bash -c`) vs `subprocess.run(["bash", "-c", …])`;
 - parsing the flags of one invocation vs `shlex.split` of the same text.
-Goal: both action ratios under 2× (the action layer should cost little next to the work it wraps).
+Goal: both action ratios under 2× (the action layer should cost little next to the work it wraps). Calls are
+measured alternately with their reference so that load from other processes hits both alike.
 """
 
 from __future__ import annotations
@@ -30,15 +32,18 @@ from stringsh.dispatcher import Dispatcher
 from tests.actions.loopback import serve
 
 
-def median_time(fn: Callable[[], object], runs: int) -> float:
+def paired(fn: Callable[[], object], reference: Callable[[], object], runs: int) -> tuple[float, float]:
+    """Medians of `fn` and `reference`, measured alternately so machine noise hits both alike."""
     for _ in range(min(10, runs)):
         fn()
-    samples = []
+        reference()
+    ours, theirs = [], []
     for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+        for call, samples in ((fn, ours), (reference, theirs)):
+            start = time.perf_counter()
+            call()
+            samples.append(time.perf_counter() - start)
+    return statistics.median(ours), statistics.median(theirs)
 
 
 def main() -> None:
@@ -57,20 +62,21 @@ def main() -> None:
         dispatcher = Dispatcher(ws)
         assert dispatcher.execute("/open ops.md").ok
         assert dispatcher.execute("/act.items").ok
-        act_http = median_time(lambda: dispatcher.execute("/act.items"), runs)
-        bare_http = median_time(lambda: httpx.get(f"{base}/items").json(), runs)
+        with httpx.Client() as client:
+            act_http, bare_http = paired(
+                lambda: dispatcher.execute("/act.items"), lambda: client.get(f"{base}/items").json(), runs
+            )
         cli_runs = max(runs // 4, 10)
-        act_cli = median_time(lambda: dispatcher.execute("/act.echo --msg 'a b; c'"), cli_runs)
-        bare_cli = median_time(
+        act_cli, bare_cli = paired(
+            lambda: dispatcher.execute("/act.echo --msg 'a b; c'"),
             lambda: subprocess.run(["bash", "-c", "printf '%s\\n' 'a b; c'"], capture_output=True, check=True),
             cli_runs,
         )
         text = "--city 'New York' -d 3 --loud -- --rest"
-        flags = median_time(lambda: parse_flags(text, {"d": "days"}), runs * 10)
-        split = median_time(lambda: shlex.split(text), runs * 10)
+        flags, split = paired(lambda: parse_flags(text, {"d": "days"}), lambda: shlex.split(text), runs * 10)
         dispatcher.close()
     print(
-        f"/act.items (HTTP+template) {act_http * 1e3:8.2f} ms  httpx.get {bare_http * 1e3:8.2f} ms  "
+        f"/act.items (HTTP+template) {act_http * 1e3:8.2f} ms  httpx     {bare_http * 1e3:8.2f} ms  "
         f"ratio {act_http / bare_http:5.2f}"
     )
     print(

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from http.cookiejar import CookieJar, DefaultCookiePolicy
+from typing import Any
 from urllib.parse import quote
 
 from stringsh.actions.template import MISSING, HttpResponse
@@ -81,6 +84,31 @@ def fill_headers(headers: list[tuple[str, str]], variables: Mapping[str, str]) -
     return [(k, PLACEHOLDER.sub(lambda m: variables.get(m.group(1), m.group(0)), v)) for k, v in headers]
 
 
+_CLIENTS: dict[tuple[float, int], Any] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
+def client_for(limits: HttpLimits) -> Any:
+    """One httpx.Client per limits, kept for the process: TLS set-up and connections are reused between actions.
+
+    Cookies are never kept (the jar refuses every domain), so nothing leaks from one action or topic to another.
+    """
+    import httpx
+
+    key = (limits.timeout, limits.max_redirects)
+    with _CLIENTS_LOCK:
+        client = _CLIENTS.get(key)
+        if client is None:
+            client = httpx.Client(
+                timeout=httpx.Timeout(limits.timeout),
+                follow_redirects=True,
+                max_redirects=limits.max_redirects,
+                cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
+            )
+            _CLIENTS[key] = client
+        return client
+
+
 def _reason(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
@@ -110,12 +138,7 @@ def fetch(
         request_headers.setdefault("Content-Type", "application/json")
     shown = f"{method} {url}"
     try:
-        with (
-            httpx.Client(
-                timeout=httpx.Timeout(limits.timeout), follow_redirects=True, max_redirects=limits.max_redirects
-            ) as client,
-            client.stream(method, url, headers=request_headers, **kwargs) as response,  # type: ignore[arg-type]
-        ):
+        with client_for(limits).stream(method, url, headers=request_headers, **kwargs) as response:  # type: ignore[arg-type]
             chunks: list[bytes] = []
             size = 0
             for chunk in response.iter_bytes():

@@ -81,6 +81,8 @@ class Handler(BaseHTTPRequestHandler):
             self._send(302, b"", "text/plain", {"Location": "/loop"})
         elif path == "/hop":
             self._send(302, b"", "text/plain", {"Location": "/items"})
+        elif path == "/setcookie":
+            self._send(200, b"cookie set", "text/plain", {"Set-Cookie": "session=abc; Path=/"})
         elif path == "/image":
             self._json(200, {"data": {"mime": "image/png", "b64": base64.b64encode(PNG).decode()}})
         else:

@@ -95,3 +95,9 @@ def test_flat_json_body_is_typed(server: str) -> None:
     }
     sent = fetch("POST", f"{server}/echo", headers=[], payload={"n": "1e3", "b": "false"}, body=None, types=types)
     assert sent.json["body"] == '{"n": 1000.0, "b": false}'
+
+
+def test_cookies_are_never_kept_between_actions(server: str) -> None:
+    fetch("GET", f"{server}/setcookie", headers=[], payload={}, body=None)
+    echoed = fetch("GET", f"{server}/echo", headers=[], payload={}, body=None)
+    assert "cookie" not in echoed.json["headers"]
