@@ -12,10 +12,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from stringsh.errors import StringError
+from stringsh.workspace.paths import TEMP_PREFIX
 
 READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
 TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-TEMP_PREFIX = ".~stringsh-"
 
 
 def _umask() -> int:

@@ -19,6 +19,7 @@ from stringsh.errors import StringError
 from stringsh.workspace.secrets import SecretMatcher
 
 STATE_DIR = ".stringsh"
+TEMP_PREFIX = ".~stringsh-"  # atomic.py's temp files; never a user path, so recovery may delete them
 MAX_HOPS = 40
 MAX_PATH_BYTES = 4096
 MAX_NAME_BYTES = 255
@@ -132,6 +133,8 @@ class Confiner:
         """Refuse engine state and secrets; run on the requested and on the resolved path."""
         if parts and parts[0] == STATE_DIR:
             raise StringError("NOT_PERMITTED", f"{STATE_DIR}/ is stringsh's own state and cannot be used: {shown}")
+        if parts and parts[-1].startswith(TEMP_PREFIX):
+            raise StringError("NOT_PERMITTED", f"Names starting with {TEMP_PREFIX} are stringsh's temp files: {shown}")
         if parts and self.matcher.denied("/".join(parts)):
             raise StringError(
                 "SECRET_DENIED",

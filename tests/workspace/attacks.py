@@ -98,6 +98,7 @@ ATTACKS: list[Attack] = [
     Attack("A11-dangling-to-env", "future", "SECRET_DENIED", link("future", ".env.production")),
     Attack("A11-state-dir", ".stringsh/journal.db", "NOT_PERMITTED"),
     Attack("A11-state-dir-dotted", "./x/../.stringsh/audit.log", "NOT_PERMITTED"),
+    Attack("A11-engine-temp-name", "sub/.~stringsh-1-0.tmp", "NOT_PERMITTED"),
     # A9 case variants (the deny list folds case)
     Attack("A9-ENV", ".ENV", "SECRET_DENIED", touch(".ENV", "K=1\n")),
     Attack("A9-Env-Local", "sub/.Env.Local", "SECRET_DENIED"),
