@@ -14,6 +14,17 @@ from stringsh.dispatcher import Dispatcher
 STRINGSH = [sys.executable, "-m", "stringsh"]
 
 
+@pytest.fixture(autouse=True)
+def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads or writes the real user's config, history or state (child processes inherit this)."""
+    home = tmp_path_factory.mktemp("user")
+    monkeypatch.setenv("STRINGSH_CONFIG_DIR", str(home / "config"))
+    monkeypatch.setenv("STRINGSH_HISTORY", str(home / "history"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / "xdg-state"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "xdg-cache"))
+
+
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
     """An empty workspace folder."""
