@@ -76,13 +76,15 @@ def refuse_stale_view(ctx: Context, view: DocumentView) -> None:
 def edit_block(ctx: Context, view: DocumentView, block_id: str, body: str) -> Result:
     refuse_stale_view(ctx, view)
     block = resolve_block(view, block_id)
-    new_text = view.doc.splice_block(block, body)
+    edited = view.doc.edit_block(block, body)
     workspace = ctx.dispatcher.workspace
-    outcome = workspace.write_text(view.path, new_text, topic=ctx.session.topic, expected_sha256=view.sha256)
-    if Document.parse(new_text, outcome.sha256, cache_for(ctx.dispatcher.root)).resolve(block_id) is None:
+    outcome = workspace.write_text(view.path, edited.text, topic=ctx.session.topic, expected_sha256=view.sha256)
+    edited.sha256 = outcome.sha256
+    cache_for(ctx.dispatcher.root).put(outcome.sha256, edited.index, outcome.size)
+    if edited.resolve(block_id) is None:
         raise StringError("INTERNAL_ERROR", f"Edit wrote successfully but verification failed: #{block_id} is gone "
                           f"from {view.path}.", "Use /undo to put the old text back.")
-    after_write(ctx, view.path, outcome.sha256)
+    after_write(ctx, view.path, outcome.sha256, edited)
     return Result(f"Edited {view.path}#{block_id} ({outcome.lines} lines)")
 
 
@@ -108,13 +110,21 @@ def edit_whole(ctx: Context, view: DocumentView, body: str, force: bool) -> Resu
     return Result(f"Edited {view.path} ({lines} lines, whole file)")
 
 
-def after_write(ctx: Context, rel: str, sha256: str) -> None:
-    """This topic wrote the file: it has seen it, and an open view of it is reloaded so it is not stale."""
+def after_write(ctx: Context, rel: str, sha256: str, written: Document | None = None) -> None:
+    """This topic wrote the file: it has seen it, and an open view of it is updated so it is not stale.
+
+    `written` is the document as written (a block edit knows it), which saves reading the file back.
+    """
     workspace = ctx.dispatcher.workspace
     mark_seen(ctx.session.seen, workspace, rel, sha256)
     current = ctx.session.document
     if isinstance(current, DocumentView) and current.path == rel:
-        fresh = load_view(workspace, rel, root=ctx.dispatcher.root, watch_file=current.watcher is None)
+        info = workspace.stat(rel) if written is not None else None
+        if written is not None and info is not None:
+            fresh = DocumentView(rel, current.kind, written, info.size, info.mtime_ns, mime=current.mime,
+                                 watcher=current.watcher)
+        else:
+            fresh = load_view(workspace, rel, root=ctx.dispatcher.root, watch_file=current.watcher is None)
         fresh.watcher = fresh.watcher or current.watcher
         if fresh.watcher is not None:
             fresh.watcher.changed.clear()

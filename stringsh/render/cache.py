@@ -50,6 +50,15 @@ class IndexCache:
                 self._memory.popitem(last=False)
         return index
 
+    def put(self, sha256: str, index: DocIndex, size: int) -> None:
+        """Remember an index computed elsewhere (a block edit updates the old one instead of re-scanning)."""
+        if size >= DISK_MIN_BYTES:
+            self._store(sha256, index)
+        with self._lock:
+            self._memory[sha256] = index
+            while len(self._memory) > MEMORY_ENTRIES:
+                self._memory.popitem(last=False)
+
     def _load(self, sha256: str) -> DocIndex | None:
         path = self._path(sha256)
         if path is None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from stringsh.render.cache import IndexCache
-from stringsh.render.index import Block, DocIndex, build_index
+from stringsh.render.index import Block, DocIndex, build_index, update_index
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd", ".mdx", ".sfmd")
 
@@ -57,6 +57,15 @@ class Document:
         Markers and the heading line stay, and so do the blank lines between them and the old content;
         the body's line endings follow the file's.
         """
+        start, end = self.block_range(block)
+        return self.splice_lines(start, end, body)
+
+    def splice_lines(self, start: int, end: int, body: str) -> str:
+        """Replace lines[start:end] by the body's lines (one final newline of the body is not a line)."""
+        return "\n".join(self.spliced(start, end, body)[0])
+
+    def block_range(self, block: Block) -> tuple[int, int]:
+        """The lines a block edit replaces: the content without the heading and surrounding blank lines."""
         lines = self.lines
         start = block.start + block.head
         end = min(block.end, len(lines))
@@ -64,10 +73,21 @@ class Document:
             start += 1
         while end > start and not lines[end - 1].strip():
             end -= 1
-        return self.splice_lines(start, end, body)
+        return start, end
 
-    def splice_lines(self, start: int, end: int, body: str) -> str:
-        """Replace lines[start:end] by the body's lines (one final newline of the body is not a line)."""
+    def edit_block(self, block: Block, body: str) -> Document:
+        """The document after a block edit, its index updated around the block instead of rebuilt."""
+        start, end = self.block_range(block)
+        new_lines, count = self.spliced(start, end, body)
+        text = "\n".join(new_lines)
+        doc = Document(text)
+        doc.__dict__["lines"] = new_lines
+        index = update_index(self.index, new_lines, start, end, count)
+        doc.index = index if index is not None else build_index(text, new_lines)
+        return doc
+
+    def spliced(self, start: int, end: int, body: str) -> tuple[list[str], int]:
+        """The new lines after replacing lines[start:end] by the body, and how many lines the body became."""
         lines = self.lines
         cr = "\r" if self.newline() == "\r\n" else ""
         body = body.replace("\r\n", "\n")
@@ -77,5 +97,5 @@ class Document:
         if new and cr and end == len(lines):
             new[-1] = new[-1][: -len(cr)]  # the file's last line has no line ending
         if not new and end == len(lines) and 0 < start < end:
-            return "\n".join(lines[:start]) + "\n"  # the kept line before keeps its own line ending
-        return "\n".join(lines[:start] + new + lines[end:])
+            return [*lines[:start], ""], 0  # the kept line before keeps its own line ending
+        return lines[:start] + new + lines[end:], len(new)

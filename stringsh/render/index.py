@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stringsh.render import sfmd
-from stringsh.render.scan import scan
+from stringsh.render.scan import front_matter_end, scan, scan_from
 from stringsh.render.slug import explicit_heading_id, heading_slug_text, string_slug
 
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -30,27 +30,58 @@ class Block:
 
 @dataclass
 class DocIndex:
-    """Everything the commands need to know about a markdown document without re-reading it."""
+    """Everything the commands need to know about a markdown document without re-reading it.
+
+    The first group of fields is what a scan finds, each entry carrying its line; the second is derived from it
+    (`derive`), so a block edit can re-scan a few lines and shift the rest (`update_index`).
+    """
 
     line_count: int = 0
     front_matter_end: int = 0
     front_matter: dict[str, Any] = field(default_factory=dict)
     #: (line, end, level, text, explicit id or "", slug)
     headings: list[tuple[int, int, int, str, str, str]] = field(default_factory=list)
-    #: (id, open line, close line) of explicit `<!-- #id -->` blocks, by open line
-    markers: list[tuple[str, int, int]] = field(default_factory=list)
     #: (start, end, info, indent) of fenced code blocks
     fences: list[tuple[int, int, str, int]] = field(default_factory=list)
     #: (start, end) of every code range (fences, indented code, front matter): SFMD syntax there is an example
     code: list[tuple[int, int]] = field(default_factory=list)
-    references: dict[str, str] = field(default_factory=dict)
+    #: (kind "#" or "/", id, line) of every block marker line outside code
+    marker_lines: list[tuple[str, str, int]] = field(default_factory=list)
+    #: (name, url, line) of reference definitions
+    reference_lines: list[tuple[str, str, int]] = field(default_factory=list)
     menus: list[tuple[str, str, int]] = field(default_factory=list)
     includes: list[tuple[str, str, int]] = field(default_factory=list)
-    shortcuts: list[tuple[str, str, str, int]] = field(default_factory=list)
+    #: (id as written, label, href, line) of `[@id Label](href)` links
+    shortcut_lines: list[tuple[str, str, str, int]] = field(default_factory=list)
     #: (id, METHOD, target, start, end)
     actions: list[tuple[str, str, str, int, int]] = field(default_factory=list)
-    requirements: str | None = None
+    #: (path, line) of `[!requirements](path)` lines
+    requirement_lines: list[tuple[str, int]] = field(default_factory=list)
+    # -- derived --
+    #: (id, open line, close line) of explicit `<!-- #id -->` blocks, by open line
+    markers: list[tuple[str, int, int]] = field(default_factory=list)
+    references: dict[str, str] = field(default_factory=dict)
+    #: (id, label, href, line) with repeated ids numbered
+    shortcuts: list[tuple[str, str, str, int]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+    def derive(self) -> DocIndex:
+        self.markers, self.warnings = sfmd.pair_markers(self.marker_lines)
+        self.references = sfmd.references_of(self.reference_lines)
+        self.shortcuts = sfmd.parse_shortcuts(self.shortcut_lines)
+        seen: dict[str, int] = {}
+        for line, _end, _level, _text, explicit, _slug in self.headings:
+            if explicit and explicit in seen:
+                self.warnings.append(
+                    f"line {line + 1}: duplicate heading id {{#{explicit}}} (line {seen[explicit] + 1} wins)"
+                )
+            elif explicit:
+                seen[explicit] = line
+        return self
+
+    @property
+    def requirements(self) -> str | None:
+        return self.requirement_lines[0][0] if self.requirement_lines else None
 
     # -- resolution -----------------------------------------------------------------------------------------
     def resolve(self, block_id: str) -> Block | None:
@@ -86,30 +117,55 @@ class DocIndex:
         return value if isinstance(value, str) else ", ".join(value)
 
     # -- serialisation --------------------------------------------------------------------------------------
+    _RAW = (
+        "line_count",
+        "front_matter_end",
+        "front_matter",
+        "headings",
+        "fences",
+        "code",
+        "marker_lines",
+        "reference_lines",
+        "menus",
+        "includes",
+        "shortcut_lines",
+        "actions",
+        "requirement_lines",
+    )
+
     def to_tuple(self) -> tuple[Any, ...]:
-        return (
-            INDEX_VERSION,
-            self.line_count,
-            self.front_matter_end,
-            self.front_matter,
-            self.headings,
-            self.markers,
-            self.fences,
-            self.code,
-            self.references,
-            self.menus,
-            self.includes,
-            self.shortcuts,
-            self.actions,
-            self.requirements,
-            self.warnings,
-        )
+        return (INDEX_VERSION, *(getattr(self, name) for name in self._RAW))
 
     @classmethod
     def from_tuple(cls, data: tuple[Any, ...]) -> DocIndex:
-        if not data or data[0] != INDEX_VERSION:
+        if not data or data[0] != INDEX_VERSION or len(data) != len(cls._RAW) + 1:
             raise ValueError("index version mismatch")
-        return cls(*data[1:])
+        return cls(**dict(zip(cls._RAW, data[1:], strict=True))).derive()
+
+
+def _count(lines: list[str]) -> int:
+    return len(lines) - 1 if lines and lines[-1] == "" else len(lines)
+
+
+def _headings(lines: list[str], found: list[tuple[int, int, int, str]]) -> list[tuple[int, int, int, str, str, str]]:
+    out = []
+    for line, end, level, heading_text in found:
+        raw = lines[line].rstrip("\r") if end - line == 1 else heading_text
+        explicit = explicit_heading_id(heading_text) or ""
+        out.append((line, end, level, heading_text, explicit, string_slug(heading_slug_text(raw, heading_text))))
+    return out
+
+
+def _extract(index: DocIndex, text: str, lines: list[str], base: int, fences: list[tuple[int, int, str, int]]) -> None:
+    """Fill the SFMD lists of `index` from `text`, the document's lines from `base` on (code from `index.code`)."""
+    line_map = sfmd.LineMap(text, index.code, base)
+    index.marker_lines = sfmd.find_marker_lines(line_map)
+    index.reference_lines = sfmd.find_reference_lines(line_map)
+    index.menus = sfmd.parse_menus(line_map)
+    index.includes = sfmd.parse_includes(line_map)
+    index.shortcut_lines = sfmd.find_shortcut_lines(line_map)
+    index.requirement_lines = sfmd.parse_requirements(line_map)
+    index.actions = sfmd.parse_actions(lines, fences)
 
 
 def build_index(text: str, lines: list[str] | None = None) -> DocIndex:
@@ -119,43 +175,78 @@ def build_index(text: str, lines: list[str] | None = None) -> DocIndex:
     code = sorted([(start, end) for start, end, _, _ in structure.fences] + structure.code)
     if structure.front_matter_end:
         code.insert(0, (0, structure.front_matter_end))
-    line_map = sfmd.LineMap(text, code)
-    markers, warnings = sfmd.find_markers(line_map)
-    headings = []
-    for line, end, level, heading_text in structure.headings:
-        raw = lines[line].rstrip("\r") if end - line == 1 else heading_text
-        explicit = explicit_heading_id(heading_text) or ""
-        headings.append((line, end, level, heading_text, explicit, string_slug(heading_slug_text(raw, heading_text))))
-    line_count = len(lines) - 1 if lines and lines[-1] == "" else len(lines)
     index = DocIndex(
-        line_count=line_count,
+        line_count=_count(lines),
         front_matter_end=structure.front_matter_end,
         front_matter=sfmd.parse_front_matter(lines, structure.front_matter_end),
-        headings=headings,
-        markers=markers,
+        headings=_headings(lines, structure.headings),
         fences=structure.fences,
         code=code,
-        references=sfmd.find_references(line_map),
-        menus=sfmd.parse_menus(line_map),
-        includes=sfmd.parse_includes(line_map),
-        shortcuts=sfmd.parse_shortcuts(line_map),
-        actions=sfmd.parse_actions(lines, structure.fences),
-        requirements=sfmd.parse_requirements(line_map),
-        warnings=warnings,
     )
-    _warn_duplicate_ids(index)
-    return index
+    _extract(index, text, lines, 0, structure.fences)
+    return index.derive()
 
 
-def _warn_duplicate_ids(index: DocIndex) -> None:
-    """Two headings with the same explicit id: only the first is addressable, so say so."""
-    seen: dict[str, int] = {}
-    for line, _end, _level, _text, explicit, _slug in index.headings:
-        if not explicit:
-            continue
-        if explicit in seen:
-            index.warnings.append(
-                f"line {line + 1}: duplicate heading id {{#{explicit}}} (line {seen[explicit] + 1} wins)"
-            )
-        else:
-            seen[explicit] = line
+def update_index(old: DocIndex, new_lines: list[str], start: int, end: int, count: int) -> DocIndex | None:
+    """The index after old lines [start, end) were replaced by `count` new lines, re-scanning only around them.
+
+    The scan restarts right after the last heading before the change (where nothing is open) and stops at the
+    first old heading after it that it finds again unchanged, so everything beyond is the old index shifted.
+    Returns None when the change reaches the front matter (the caller then builds the index from scratch).
+    """
+    delta = count - (end - start)
+    restart = old.front_matter_end
+    for _line, heading_end, *_ in old.headings:
+        if heading_end > start:
+            break
+        restart = heading_end
+    if restart > start or front_matter_end(new_lines) != old.front_matter_end:
+        return None
+    after = {(h[0] + delta, h[1] + delta, h[2], h[3]) for h in old.headings if h[0] >= end}
+    structure = scan_from(new_lines, restart, lambda heading: heading[0] >= start + count and heading in after)
+    stop_new = structure.stopped_at if structure.stopped_at >= 0 else len(new_lines)
+    stop_old = stop_new - delta
+
+    def keep(entries: list[Any], line_of: Any) -> tuple[list[Any], list[Any]]:
+        before = [e for e in entries if line_of(e) < restart]
+        tail = [e for e in entries if line_of(e) >= stop_old]
+        return before, tail
+
+    def shift_lines(entry: tuple[Any, ...], positions: tuple[int, ...]) -> tuple[Any, ...]:
+        items = list(entry)
+        for p in positions:
+            items[p] += delta
+        return tuple(items)
+
+    region_headings = [h for h in _headings(new_lines, structure.headings) if h[0] < stop_new]
+    before, tail = keep(old.headings, lambda h: h[0])
+    headings = before + region_headings + [shift_lines(h, (0, 1)) for h in tail]
+    new_fences = [f for f in structure.fences if f[0] < stop_new]
+    before, tail = keep(old.fences, lambda f: f[0])
+    fences = before + new_fences + [shift_lines(f, (0, 1)) for f in tail]
+    region_code = sorted([(f[0], f[1]) for f in new_fences] + [c for c in structure.code if c[0] < stop_new])
+    before, tail = keep(old.code, lambda c: c[0])
+    code = before + region_code + [(c[0] + delta, c[1] + delta) for c in tail]
+    index = DocIndex(
+        line_count=_count(new_lines),
+        front_matter_end=old.front_matter_end,
+        front_matter=old.front_matter,
+        headings=headings,
+        fences=fences,
+        code=code,
+    )
+    region = DocIndex(code=code)
+    _extract(region, "\n".join(new_lines[restart:stop_new]), new_lines, restart, new_fences)
+    for name, position in (
+        ("marker_lines", 2),
+        ("reference_lines", 2),
+        ("menus", 2),
+        ("includes", 2),
+        ("shortcut_lines", 3),
+        ("requirement_lines", 1),
+        ("actions", 3),
+    ):
+        before, tail = keep(getattr(old, name), lambda e, p=position: e[p])
+        shifted = [shift_lines(e, (position, 4) if name == "actions" else (position,)) for e in tail]
+        setattr(index, name, before + getattr(region, name) + shifted)
+    return index.derive()

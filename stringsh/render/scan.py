@@ -9,6 +9,7 @@ that its heading lines and fence ranges equal markdown-it-py's token maps on rea
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from markdown_it.common.html_blocks import block_names
@@ -43,6 +44,8 @@ class Structure:
     code: list[tuple[int, int]] = field(default_factory=list)
     #: End line of the YAML front matter (0 when there is none).
     front_matter_end: int = 0
+    #: For a partial scan: the line of the heading it stopped at, -1 when it ran to the end.
+    stopped_at: int = -1
 
 
 def _indent(line: str) -> tuple[int, str]:
@@ -166,12 +169,17 @@ class _Scanner:
         self.item_para = False  # the innermost list item ends with paragraph text (lazy lines continue it)
         self.blank_before = False
 
-    def run(self) -> Structure:
+    def run(self, start: int = 0, sync: Callable[[tuple[int, int, int, str]], bool] | None = None) -> Structure:
         lines = self.lines
-        start = front_matter_end(lines)
-        self.out.front_matter_end = start
+        if start == 0:
+            start = self.out.front_matter_end = front_matter_end(lines)
+        headings = self.out.headings
         for number in range(start, len(lines)):
+            count = len(headings)
             self.line(number, lines[number].rstrip("\r\n"))
+            if sync is not None and len(headings) > count and sync(headings[-1]):
+                self.out.stopped_at = headings[-1][0]
+                return self.out
         self.close_all(len(lines) - 1 if lines and lines[-1] == "" else len(lines))
         return self.out
 
@@ -455,3 +463,14 @@ class _Scanner:
 def scan(lines: list[str]) -> Structure:
     """Scan a document split on `\\n` (a trailing `\\r` on a line is ignored)."""
     return _Scanner(lines).run()
+
+
+def scan_from(lines: list[str], start: int, sync: Callable[[tuple[int, int, int, str]], bool]) -> Structure:
+    """Scan from a line where the state is known to be neutral (right after a top-level heading), stopping after
+    the first heading `sync` accepts (`stopped_at` is its line; -1 when the scan ran to the end).
+
+    After a top-level heading nothing is open (no paragraph, fence, HTML block, list, quote or table), so a scan
+    restarted there sees exactly what a scan from the top sees; that is what lets a block edit re-index only the
+    lines around the block.
+    """
+    return _Scanner(lines).run(start, sync)

@@ -24,19 +24,20 @@ ACTION_HEAD = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|CLI)\s+(.+)$", re.IGNOREC
 
 
 class LineMap:
-    """Offsets to 0-based line numbers, and 'is this line inside code' for skipping examples in code blocks."""
+    """Offsets to line numbers (plus `base`, for a slice of a document), and 'is this line inside code'."""
 
-    def __init__(self, text: str, code: list[tuple[int, int]]) -> None:
+    def __init__(self, text: str, code: list[tuple[int, int]], base: int = 0) -> None:
         self.text = text
+        self.base = base
         self._pos = 0
-        self._line = 0
+        self._line = base
         self._code_starts = [start for start, _ in code]
         self._code = code
 
     def line_of(self, offset: int) -> int:
         """Line number of an offset; offsets must be asked in increasing order (one pass over the text)."""
         if offset < self._pos:
-            self._pos, self._line = 0, 0
+            self._pos, self._line = 0, self.base
         self._line += self.text.count("\n", self._pos, offset)
         self._pos = offset
         return self._line
@@ -54,7 +55,12 @@ def iter_matches(pattern: re.Pattern[str], lines: LineMap) -> Iterator[tuple[int
             yield line, match
 
 
-def find_markers(lines: LineMap) -> tuple[list[tuple[str, int, int]], list[str]]:
+def find_marker_lines(lines: LineMap) -> list[tuple[str, str, int]]:
+    """Every `<!-- #id -->` / `<!-- /id -->` line outside code as (kind `#` or `/`, id, line)."""
+    return [(m.group(1), m.group(2), line) for line, m in iter_matches(MARKER_LINE, lines)]
+
+
+def pair_markers(marker_lines: list[tuple[str, str, int]]) -> tuple[list[tuple[str, int, int]], list[str]]:
     """Explicit blocks as (id, open line, close line) and warnings.
 
     Each `<!-- #id -->` pairs with the first `<!-- /id -->` after it, so nested blocks are each addressable; a
@@ -64,8 +70,7 @@ def find_markers(lines: LineMap) -> tuple[list[tuple[str, int, int]], list[str]]
     blocks: list[tuple[str, int, int]] = []
     done: set[str] = set()
     warnings: list[str] = []
-    for line, match in iter_matches(MARKER_LINE, lines):
-        kind, block_id = match.group(1), match.group(2)
+    for kind, block_id, line in marker_lines:
         if kind == "#":
             if block_id in opens or block_id in done:
                 warnings.append(f"line {line + 1}: duplicate block id #{block_id} (the first one is used)")
@@ -82,11 +87,16 @@ def find_markers(lines: LineMap) -> tuple[list[tuple[str, int, int]], list[str]]
     return blocks, warnings
 
 
-def find_references(lines: LineMap) -> dict[str, str]:
-    """Reference definitions `[name]: url`, first definition wins."""
+def find_reference_lines(lines: LineMap) -> list[tuple[str, str, int]]:
+    """Reference definitions `[name]: url` as (name, url, line)."""
+    return [(m.group(1), m.group(2), line) for line, m in iter_matches(REFERENCE_DEF, lines)]
+
+
+def references_of(reference_lines: list[tuple[str, str, int]]) -> dict[str, str]:
+    """name → url, the first definition wins."""
     refs: dict[str, str] = {}
-    for _, match in iter_matches(REFERENCE_DEF, lines):
-        refs.setdefault(match.group(1), match.group(2))
+    for name, url, _line in reference_lines:
+        refs.setdefault(name, url)
     return refs
 
 
@@ -100,27 +110,31 @@ def parse_includes(lines: LineMap) -> list[tuple[str, str, int]]:
     return [(m.group(1), m.group(2), line) for line, m in iter_matches(INCLUDE_LINE, lines)]
 
 
-def parse_requirements(lines: LineMap) -> str | None:
-    """The path of a `[!requirements](path)` line, shown as the setup hint for missing variables."""
-    for _, match in iter_matches(REQUIREMENTS_LINE, lines):
-        return match.group(1)
-    return None
+def parse_requirements(lines: LineMap) -> list[tuple[str, int]]:
+    """`[!requirements](path)` lines as (path, line); the first is the setup hint for missing variables."""
+    return [(m.group(1), line) for line, m in iter_matches(REQUIREMENTS_LINE, lines)]
 
 
-def parse_shortcuts(lines: LineMap) -> list[tuple[str, str, str, int]]:
-    """Page shortcuts `[@id Label](href)` as (id, label, href, line); a repeated id gets a number (`id2`)."""
-    seen: set[str] = set()
+def find_shortcut_lines(lines: LineMap) -> list[tuple[str, str, str, int]]:
+    """`[@id Label](href)` links outside code as (id as written, label, href, line)."""
     found: list[tuple[str, str, str, int]] = []
     for match in SHORTCUT.finditer(lines.text):
         line = lines.line_of(match.start())
-        if lines.in_code(line):
-            continue
-        base = match.group(1)[1:]
+        if not lines.in_code(line):
+            found.append((match.group(1)[1:], match.group(2), match.group(3), line))
+    return found
+
+
+def parse_shortcuts(shortcut_lines: list[tuple[str, str, str, int]]) -> list[tuple[str, str, str, int]]:
+    """Page shortcuts as (id, label, href, line); a repeated id gets a number (`id2`), as in String's parser."""
+    seen: set[str] = set()
+    found: list[tuple[str, str, str, int]] = []
+    for base, label, href, line in shortcut_lines:
         shortcut_id, n = base, 2
         while shortcut_id in seen:
             shortcut_id, n = f"{base}{n}", n + 1
         seen.add(shortcut_id)
-        found.append((shortcut_id, match.group(2), match.group(3), line))
+        found.append((shortcut_id, label, href, line))
     return found
 
 

@@ -11,8 +11,11 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
+
+SETUP_DELAY = 0.05
 
 
 @dataclass
@@ -46,6 +49,9 @@ class _Watcher:
         return handle
 
     def _schedule(self, handle: WatchHandle) -> None:
+        # Let the command that opened the file finish its reply first: importing watchdog and starting the observer
+        # would otherwise compete with it for the GIL. A change in between is still caught by `is_stale`'s stat.
+        time.sleep(SETUP_DELAY)
         folder = os.path.dirname(handle.path)
         with self._lock:
             if handle.closed or self._failed:

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stringsh.render.document import Document
+from stringsh.render.index import build_index
 
 
 def test_marker_block_keeps_markers_and_surrounding_blank_lines() -> None:
@@ -38,8 +39,28 @@ def test_setext_heading_block_keeps_both_heading_lines() -> None:
 
 
 LINE = st.one_of(
-    st.sampled_from(["", "text", "# One", "## Two", "### Three", "```", "~~~", "<!-- #a -->", "<!-- /a -->",
-                     "<!-- #b -->", "<!-- /b -->", "- item", "> quote", "    code", "Setext", "===", "---", "é ü"]),
+    st.sampled_from(
+        [
+            "",
+            "text",
+            "# One",
+            "## Two",
+            "### Three",
+            "```",
+            "~~~",
+            "<!-- #a -->",
+            "<!-- /a -->",
+            "<!-- #b -->",
+            "<!-- /b -->",
+            "- item",
+            "> quote",
+            "    code",
+            "Setext",
+            "===",
+            "---",
+            "é ü",
+        ]
+    ),
     st.text(alphabet="ab #-`<>!\t", max_size=8),
 )
 
@@ -61,3 +82,29 @@ def test_bytes_outside_the_block_never_change(lines: list[str], crlf: bool, fina
         assert new.startswith(text[:keep_start])
         assert new.endswith(tail_text)
         assert Document.parse(new).resolve(block_id) is not None or block.kind == "heading"
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(LINE, max_size=30), crlf=st.booleans(), body=st.lists(LINE, max_size=6))
+def test_incremental_index_equals_a_full_rebuild(lines: list[str], crlf: bool, body: list[str]) -> None:
+    newline = "\r\n" if crlf else "\n"
+    d = Document.parse(newline.join(lines) + newline)
+    for block_id in ["a", "b", "one", "two", "three", "setext"]:
+        block = d.resolve(block_id)
+        if block is None:
+            continue
+        edited = d.edit_block(block, "\n".join(body))
+        assert edited.text == d.splice_block(block, "\n".join(body))
+        assert edited.index == build_index(edited.text)
+
+
+def test_incremental_index_on_a_large_document_touches_only_the_region() -> None:
+    text = "---\ntitle: T\n---\n" + "".join(
+        f"## S{i}\n\ntext [@s{i} x](./x.md)\n\n```\n# c\n```\n\n" for i in range(300)
+    )
+    d = Document.parse(text)
+    edited = d.edit_block(d.resolve("s150"), "```\nunclosed fence swallows the rest\n")
+    assert edited.index == build_index(edited.text)
+    edited = d.edit_block(d.resolve("s150"), "new [@n y](./y.md)\n<!-- #m -->\nm\n<!-- /m -->\n")
+    assert edited.index == build_index(edited.text)
+    assert edited.resolve("m") is not None and edited.resolve("s299") is not None
