@@ -87,7 +87,7 @@ class OutputCapture:
         if self._pending is not None:
             return b"".join(self._pending).decode("utf-8", "replace").rstrip()
         head = _to_line_end(b"".join(self._head))
-        tail = _from_line_start(b"".join(self._tail), self.total_bytes)
+        tail = _from_line_start(b"".join(self._tail)[-(self.cap // 2) :], self.total_bytes)
         cut_bytes = self.total_bytes - len(head) - len(tail)
         cut_lines = self.total_lines - head.count(b"\n") - tail.count(b"\n")
         kept = f"in {self.spool_path}" if self.spool_error is None else f"not kept: {self.spool_error}"

@@ -20,8 +20,12 @@ MAX_HELD = 4096
 
 
 def clean_text(text: str) -> str:
-    """Clean a complete text in one go."""
-    return CONTROLS.sub("", NEWLINES.sub("\n", ESCAPE.sub("", text)))
+    """Clean a complete text in one go (the checks skip the regexes for plain output)."""
+    if "\x1b" in text:
+        text = ESCAPE.sub("", text)
+    if "\r" in text:
+        text = NEWLINES.sub("\n", text)
+    return CONTROLS.sub("", text)
 
 
 class StreamCleaner:
