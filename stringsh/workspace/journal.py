@@ -1,13 +1,15 @@
 """The change journal: SQLite (WAL) under `.stringsh/`, previous bytes kept by content hash.
 
-A change set is first written `staged` with every file's previous bytes (synchronous=NORMAL, no fsync), then
-`seal` makes it durable as `pending` with a tiny synchronous=FULL commit (which fsyncs the whole WAL) while the
-temp files are fsynced in parallel; no file is renamed before both finished. The final `done` (or
-`rolled_back`) mark is not fsynced: recovery rolls a set whose files all hold their new bytes forward.
+A change set is first written `pending` with every file's previous bytes (synchronous=NORMAL: the commit
+reaches the WAL file but is not fsynced), then `seal` fsyncs the WAL file itself while the temp files are
+fsynced in parallel; no file is renamed before both finished. The final `done` (or `rolled_back`) mark is not
+fsynced: recovery rolls a pending set whose files all hold their new bytes forward. (`staged` is an older
+name for `pending` and is recovered the same way.)
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -21,7 +23,7 @@ CREATE TABLE IF NOT EXISTS changesets(
     frontend TEXT NOT NULL,
     kind TEXT NOT NULL,            -- apply | revert
     reverts INTEGER,               -- for kind=revert: the change set undone
-    state TEXT NOT NULL,           -- staged | pending | done | rolled_back
+    state TEXT NOT NULL,           -- pending | done | rolled_back
     reverted_by INTEGER            -- set on an applied change set once a revert of it is done
 );
 CREATE INDEX IF NOT EXISTS changesets_state ON changesets(state);
@@ -70,22 +72,23 @@ class Journal:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
-        # A second connection that always commits durably, so sealing costs one statement.
-        self.sealer = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
-        self.sealer.execute("PRAGMA synchronous=FULL")
+        self.wal_path = f"{path}-wal"
+        self._wal_fd = -1
 
     def close(self) -> None:
-        self.sealer.close()
+        if self._wal_fd >= 0:
+            os.close(self._wal_fd)
+            self._wal_fd = -1
         self.db.close()
 
     def begin(self, topic: str, frontend: str, kind: str, reverts: int | None, rows: list[FileRow],
               blobs: dict[str, bytes]) -> int:
-        """Record a staged change set with its previous bytes (not yet durable: call `seal`)."""
+        """Record a pending change set with its previous bytes (not yet durable: call `seal`)."""
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
             cur = db.execute(
-                "INSERT INTO changesets(time, topic, frontend, kind, reverts, state) VALUES (?,?,?,?,?,'staged')",
+                "INSERT INTO changesets(time, topic, frontend, kind, reverts, state) VALUES (?,?,?,?,?,'pending')",
                 (time.time(), topic, frontend, kind, reverts),
             )
             cs = int(cur.lastrowid or 0)
@@ -101,8 +104,14 @@ class Journal:
         return cs
 
     def seal(self, cs: int) -> None:
-        """Make the staged record durable: a FULL commit fsyncs the WAL, earlier frames included."""
-        self.sealer.execute("UPDATE changesets SET state='pending' WHERE id=?", (cs,))
+        """Make every committed record durable by fsyncing the WAL file (the one SQLite uses now: a WAL
+        that was deleted and recreated is opened again)."""
+        st = os.stat(self.wal_path)
+        if self._wal_fd < 0 or os.fstat(self._wal_fd).st_ino != st.st_ino:
+            if self._wal_fd >= 0:
+                os.close(self._wal_fd)
+            self._wal_fd = os.open(self.wal_path, os.O_RDONLY | os.O_CLOEXEC)
+        os.fsync(self._wal_fd)
 
     def finish(self, cs: int, state: str, reverts: int | None = None) -> None:
         db = self.db
