@@ -35,6 +35,7 @@ class AuditLog:
         self.path = path
         self.fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         self._lock = threading.Lock()  # flock excludes other processes; threads share this descriptor
+        self._cached: tuple[int, str] | None = None  # (file size after our last append, its hash)
 
     def close(self) -> None:
         if self.fd >= 0:
@@ -42,12 +43,20 @@ class AuditLog:
             self.fd = -1
 
     def _last_hash(self) -> str:
+        """The newest record's hash: remembered from our own last append unless another process wrote since."""
         size = os.fstat(self.fd).st_size
         if size == 0:
             return GENESIS
-        start = max(0, size - 65536)
-        tail = os.pread(self.fd, size - start, start)
-        line = tail.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+        if self._cached is not None and self._cached[0] == size:
+            return self._cached[1]
+        span = 4096
+        while True:
+            start = max(0, size - span)
+            tail = os.pread(self.fd, size - start, start).rstrip(b"\n")
+            if b"\n" in tail or start == 0:
+                break
+            span *= 4
+        line = tail.rsplit(b"\n", 1)[-1]
         try:
             return str(json.loads(line)["hash"])
         except (ValueError, KeyError, TypeError):
@@ -71,6 +80,7 @@ class AuditLog:
                 record["change"] = change_id
             record["hash"] = _digest(prev, record)
             os.write(self.fd, (json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8"))
+            self._cached = (os.fstat(self.fd).st_size, str(record["hash"]))
         finally:
             fcntl.flock(self.fd, fcntl.LOCK_UN)
 
