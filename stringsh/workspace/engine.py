@@ -84,6 +84,11 @@ class Workspace:
     def verify_audit(self) -> AuditCheck:
         return verify_audit(self.state_dir / "audit.log")
 
+    def prune(self, keep: int = 1000) -> int:
+        """Drop all but the newest `keep` change sets (and undo beyond them); returns how many were dropped."""
+        with self.locked():
+            return self.journal.prune(keep)
+
     def history(self, limit: int = 50) -> list[ChangeRow]:
         """Newest change sets first (one journal connection is shared, so threads take turns)."""
         with self.state.thread_lock:

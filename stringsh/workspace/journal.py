@@ -155,6 +155,22 @@ class Journal:
         ).fetchone()
         return row[0] if row else None
 
+    def prune(self, keep: int) -> int:
+        """Forget finished change sets older than the newest `keep` and the previous bytes only they held."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            cutoff = db.execute("SELECT COALESCE(MAX(id), 0) - ? FROM changesets", (keep,)).fetchone()[0]
+            old = "SELECT id FROM changesets WHERE id <= ? AND state NOT IN ('pending', 'staged')"
+            db.execute(f"DELETE FROM files WHERE cs IN ({old})", (cutoff,))
+            removed = db.execute(f"DELETE FROM changesets WHERE id IN ({old})", (cutoff,)).rowcount
+            db.execute("DELETE FROM blobs WHERE sha NOT IN (SELECT prev_sha FROM files WHERE prev_sha IS NOT NULL)")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return removed
+
     def history(self, limit: int = 50) -> list[ChangeRow]:
         rows = self.db.execute("SELECT * FROM changesets ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [ChangeRow(*row) for row in rows]

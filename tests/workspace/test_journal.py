@@ -183,3 +183,18 @@ def test_audit_tampering_is_detected(engine: Workspace) -> None:
     log.write_text(lines[0] + lines[2])
     check = engine.verify_audit()
     assert (check.ok, check.bad_line, check.reason) == (False, 2, "chain broken")
+
+
+def test_prune_keeps_the_newest_changes_and_their_bytes(engine: Workspace) -> None:
+    for i in range(6):
+        engine.write_text("a.txt", f"v{i}\n")
+    assert engine.prune(keep=2) == 4
+    assert [row.id for row in engine.history()] == [6, 5]
+    blobs = engine.journal.db.execute("SELECT COUNT(*) FROM blobs").fetchone()[0]
+    assert blobs == 2  # v3 and v4, the bytes changes 5 and 6 replaced
+    engine.undo("main")
+    engine.undo("main")
+    assert (engine.root / "a.txt").read_text() == "v3\n"
+    with pytest.raises(StringError) as caught:
+        engine.undo("main")
+    assert caught.value.message == "Nothing to undo."
