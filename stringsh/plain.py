@@ -33,8 +33,8 @@ def run_plain(dispatcher: Dispatcher) -> int:
     if interactive:
         writer.write(BANNER)
     while True:
-        prompt(BASH_PROMPT if session.bash_mode else PROMPT)
         try:
+            prompt(BASH_PROMPT if session.bash_mode else PROMPT)  # inside: a Ctrl-C right after it is caught too
             items = read_requests(
                 sys.stdin.buffer.readline,
                 on_continuation=lambda: prompt(CONTINUATION),

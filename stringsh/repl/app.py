@@ -12,19 +12,17 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from prompt_toolkit import PromptSession
+from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.completion import ThreadedCompleter
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
-from rich.console import Console
 
 from stringsh.protocol.response import Reply
 from stringsh.repl.completer import StringCompleter
 from stringsh.repl.history import open_history
 from stringsh.repl.keys import build_key_bindings
-from stringsh.repl.render import print_reply
 from stringsh.repl.sources import Sources
 from stringsh.repl.toolbar import ToolbarState, toolbar_fragments
 
@@ -38,6 +36,7 @@ REFRESH_SECONDS = 2.0
 
 STYLE = Style.from_dict(
     {
+        "banner": "ansibrightblack",
         "prompt": "bold ansicyan",
         "prompt.bash": "bold ansiyellow",
         "continuation": "ansibrightblack",
@@ -64,7 +63,7 @@ class Repl:
         self.dispatcher = dispatcher
         self.topic = topic
         self.state = ToolbarState(topic=topic)
-        self.console = Console(no_color=no_color(), highlight=False, soft_wrap=False)
+        self._console: Any = None
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="stringsh-command")
         self.sources = Sources(dispatcher, topic)
         self.prompt = PromptSession(
@@ -81,6 +80,19 @@ class Repl:
             search_ignore_case=True,
             refresh_interval=REFRESH_SECONDS,
         )
+
+    @property
+    def console(self) -> Any:
+        """rich loads on the first reply, after the prompt is already usable."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(no_color=no_color(), highlight=False, soft_wrap=False)
+        return self._console
+
+    @console.setter
+    def console(self, console: Any) -> None:
+        self._console = console
 
     @property
     def session(self) -> Any:
@@ -102,26 +114,37 @@ class Repl:
         return toolbar_fragments(self.state, self.session, self.dispatcher.root, self.sources.workspace())
 
     def run(self) -> int:
-        self.console.print(BANNER, style="dim")
+        print_formatted_text(FormattedText([("class:banner", BANNER)]), style=STYLE)
         self.worker.submit(self.state.refresh, self.dispatcher, self.session).result()
         try:
             while True:
                 try:
-                    text = self.prompt.prompt(self.message)
+                    if not self.turn():
+                        break
                 except KeyboardInterrupt:
-                    continue  # Ctrl-C at the prompt cancels the input
-                except EOFError:
-                    break
-                if not text.strip():
-                    continue
-                reply = self.execute(text)
-                try:
-                    print_reply(self.console, reply.text)
-                except KeyboardInterrupt:
-                    self.console.print("\n^C (rest of the reply not shown)", style="dim")
+                    continue  # a Ctrl-C between steps (after Enter, before the command starts) just drops the turn
         finally:
             self.worker.shutdown(wait=False, cancel_futures=True)
         return 0
+
+    def turn(self) -> bool:
+        """One request and its reply; False when the user leaves."""
+        try:
+            text = self.prompt.prompt(self.message)
+        except KeyboardInterrupt:
+            return True  # Ctrl-C at the prompt cancels the input
+        except EOFError:
+            return False
+        if not text.strip():
+            return True
+        reply = self.execute(text)
+        from stringsh.repl.render import print_reply
+
+        try:
+            print_reply(self.console, reply.text)
+        except KeyboardInterrupt:
+            self.console.print("\n^C (rest of the reply not shown)", style="dim")
+        return True
 
     def _run(self, text: str) -> Reply:
         reply = self.dispatcher.execute(text, self.topic)

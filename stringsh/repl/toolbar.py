@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from stringsh.repl.render import BASH_MESSAGE, split_reply
+from stringsh.repl.reply import BASH_MESSAGE, split_reply
 from stringsh.repl.sources import first_attr
 
 EXIT_ATTRS = ("last_exit", "exit_code", "last_status", "returncode", "rc")

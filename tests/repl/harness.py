@@ -90,7 +90,8 @@ class Terminal:
         while self.transcript.count(needle) < count and time.monotonic() < deadline:
             if not self.pump():
                 break
-        assert self.transcript.count(needle) >= count, f"{needle!r} printed fewer than {count} times"
+        tail = bytes(self.transcript[-2000:])
+        assert self.transcript.count(needle) >= count, f"{needle!r} printed fewer than {count} times:\n{tail!r}"
 
     def send(self, data: str) -> None:
         self.child.send(data)
