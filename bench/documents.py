@@ -94,6 +94,8 @@ def run(size_mb: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         ws = Path(tmp)
         (ws / "big.md").write_text(text, encoding="utf-8")
+        limit = 4 * size_mb * MB  # the default policy stops reads and writes at 8 MiB
+        (ws / "stringsh.toml").write_text(f"[limits]\nmax_read_bytes = {limit}\nmax_write_bytes = {limit}\n")
         d = Dispatcher(ws)
         d.workspace  # noqa: B018 - load the engine before timing
         replies = []

@@ -153,3 +153,20 @@ def test_close_names_the_document_and_clears_the_topic(ws: Path, dispatcher) -> 
     session = dispatcher.sessions["main"]
     assert session.document is None and session.history == []
     assert body(dispatcher.execute("/back").text) == "ERROR(INVALID_TARGET): No previous page in history."
+
+
+def test_a_new_process_reuses_the_disk_index(ws: Path) -> None:
+    from tests.conftest import run_stringsh
+
+    (ws / "long.md").write_text("# Long\n\n" + "".join(f"## Part {i}\n\ntext {i}\n\n" for i in range(1500)))
+    first = run_stringsh(["-c", "/open long.md#part-700"], cwd=ws)
+    assert first.stdout.decode() == (
+        "re: /open long.md#part-700\nOpened long.md#part-700\n---\n## Part 700\n\ntext 700\n"
+    )
+    entries = list((ws / ".stringsh" / "cache" / "index").iterdir())
+    assert len(entries) == 1 and entries[0].suffix == ".idx"
+    stamp = entries[0].stat().st_mtime_ns
+    again = run_stringsh(["-c", "/open long.md#part-1499"], cwd=ws)
+    assert again.stdout.decode().startswith("re: /open long.md#part-1499\nOpened long.md#part-1499\n---\n## Part 1499")
+    assert entries[0].stat().st_mtime_ns == stamp  # read, not rewritten
+    assert body(run_stringsh(["-c", "/ls"], cwd=ws).stdout.decode()) == "Listing ./\n---\n  long.md\n"
