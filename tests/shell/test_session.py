@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from stringsh.workspace.shell import ShellSession, ShellSettings
-from stringsh.workspace.shell.session import session_members
+from stringsh.workspace.shell.procs import session_members
 
 RESTARTED = "[shell restarted: previous session ended (exit {}); cwd and exports reset]"
 ENDED = "[shell ended (exit {}); the next command starts a new one]"

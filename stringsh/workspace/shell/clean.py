@@ -8,8 +8,8 @@ from __future__ import annotations
 import codecs
 import re
 
-#: OSC (titles, hyperlinks) to BEL or ST; CSI; charset selection; other two-byte escapes.
-ESCAPE = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[@-Z\\-_]")
+#: OSC (titles, hyperlinks) to BEL or ST; CSI; charset selection; other two-byte escapes (ESC =, ESC M, ESC c).
+ESCAPE = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[0-Z\\^-~]")
 #: A prefix of an escape sequence that more bytes could still complete.
 PARTIAL_ESCAPE = re.compile(r"\x1b(?:\][^\x07\x1b]*\x1b?|\[[0-?]*[ -/]*|[()])?\Z")
 NEWLINES = re.compile(r"\r+\n")

@@ -18,6 +18,7 @@ from pathlib import Path
 from stringsh.errors import StringError
 from stringsh.workspace.shell.capture import OutputCapture
 from stringsh.workspace.shell.clean import StreamCleaner
+from stringsh.workspace.shell.procs import kill_session
 from stringsh.workspace.shell.providers import Provider, make_provider
 from stringsh.workspace.shell.result import ShellResult, base_env, status_of
 from stringsh.workspace.shell.settings import ShellSettings
@@ -94,8 +95,7 @@ def run_once(
                     break
                 capture.write(cleaner.feed(data))
     finally:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        kill_session(proc.pid)
         proc.stdout.close()
         proc.wait()
         if exited is not None:

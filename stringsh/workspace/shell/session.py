@@ -30,6 +30,7 @@ import pexpect
 from stringsh.errors import StringError
 from stringsh.workspace.shell.capture import OutputCapture
 from stringsh.workspace.shell.clean import StreamCleaner
+from stringsh.workspace.shell.procs import kill_session
 from stringsh.workspace.shell.providers import Provider, make_provider
 from stringsh.workspace.shell.result import KILLED_STATUS, ShellResult, base_env, exportable, status_of
 from stringsh.workspace.shell.settings import ShellSettings
@@ -308,29 +309,7 @@ def _stop(proc: pexpect.spawn) -> None:
     proc.ptyproc.delayafterterminate = 0.05
     with contextlib.suppress(OSError, pexpect.ExceptionPexpect):
         proc.close(force=True)
-    deadline = time.monotonic() + 2.0
-    while (left := session_members(session)) and time.monotonic() < deadline:
-        for pid in left:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.01)
-
-
-def session_members(session: int) -> list[int]:
-    """Live processes whose session id is `session` (Linux /proc; empty elsewhere); zombies do not count."""
-    members = []
-    for entry in os.scandir("/proc") if os.path.isdir("/proc") else []:
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 3 and int(fields[3]) == session and fields[0] not in (b"Z", b"X"):
-            members.append(int(entry.name))
-    return members
+    kill_session(session)
 
 
 def _killpg(group: int, sig: signal.Signals) -> None:
