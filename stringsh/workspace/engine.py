@@ -166,7 +166,8 @@ class Workspace:
         except (StringError, OSError):
             return False
 
-    def _read(self, path: str, op: str, topic: str | None) -> tuple[Resolved, bytes, os.stat_result]:
+    def _read(self, path: str) -> tuple[Resolved, bytes, os.stat_result]:
+        """Resolve and read a regular file within the read limit; the caller closes the returned location."""
         self._allow("read")
         res = self.confiner.resolve(path)
         try:
@@ -181,14 +182,14 @@ class Workspace:
 
     def read_bytes(self, path: str, *, topic: str | None = None) -> bytes:
         with self._audited("read", [path], topic):
-            res, data, _ = self._read(path, "read", topic)
+            res, data, _ = self._read(path)
             res.close()
             return data
 
     def read_text(self, path: str, *, topic: str | None = None) -> TextFile:
         """Strictly decoded text with the file's own line endings; BINARY_FILE / ENCODING / TOO_LARGE."""
         with self._audited("read", [path], topic):
-            res, data, st = self._read(path, "read", topic)
+            res, data, st = self._read(path)
             res.close()
             text, encoding, bom = decode(data, res.rel)
             style, final = newline_style(text)
@@ -198,7 +199,7 @@ class Workspace:
         """sha256 of the file's current bytes, None when it does not exist (no audit record: a helper)."""
         self._allow("read")
         try:
-            res, data, _ = self._read(path, "read", None)
+            res, data, _ = self._read(path)
         except StringError as exc:
             if exc.code == "NOT_FOUND":
                 return None
@@ -211,11 +212,7 @@ class Workspace:
     def encode_for(self, path: str, text: str) -> tuple[bytes, bool]:
         """Bytes for `text` written to `path`, in the existing file's encoding, BOM and dominant line ending
         (text given with `\\n` endings). Returns (bytes, created)."""
-        try:
-            res = self.confiner.resolve(path, create=True)
-        except StringError:
-            raise
-        with res:
+        with self.confiner.resolve(path, create=True) as res:
             prev, _ = changes.current_bytes(res, self._keep_limit())
             rel = res.rel
         if prev is None:
