@@ -74,6 +74,28 @@ def split_hints(content: str) -> tuple[list[str], str]:
     return hints, "\n".join(lines)
 
 
+HEADING_ID = re.compile(r"^(?P<head> {0,3}#{1,6}[ \t].*?)[ \t]*(?:\[\])?\{#[A-Za-z0-9_-]+\}[ \t]*$")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def drop_heading_ids(text: str) -> str:
+    """`## Install {#setup}` reads as `Install` for people; the id stays in the source (and in completion)."""
+    if "{#" not in text:
+        return text
+    lines = text.split("\n")
+    fence = ""
+    for index, line in enumerate(lines):
+        match = FENCE.match(line)
+        if match:
+            fence = "" if fence and match.group(1).startswith(fence) else fence or match.group(1)[0] * 3
+            continue
+        if not fence:
+            heading = HEADING_ID.match(line)
+            if heading:
+                lines[index] = heading.group("head")
+    return "\n".join(lines)
+
+
 def markdown_chunks(text: str) -> list[str]:
     """The documents' chunking (small pieces render fast and a broken piece stays local), when present."""
     try:
@@ -96,7 +118,7 @@ def render_document(target: str, content: str) -> RenderableType:
         parts.append(Text(""))
     from rich.markdown import Markdown  # pulls in pygments: load it on the first document, not at start-up
 
-    parts.extend(Markdown(piece, hyperlinks=False) for piece in markdown_chunks(body))
+    parts.extend(Markdown(piece, hyperlinks=False) for piece in markdown_chunks(drop_heading_ids(body)))
     return Group(*parts)
 
 

@@ -23,23 +23,32 @@ WAIT = 20.0
 class Terminal:
     """A pty running stringsh, a pyte screen fed from it, and the raw transcript of every byte it wrote."""
 
-    def __init__(self, args: list[str], cwd: Path, env: dict[str, str], *, answer_cpr: bool = True) -> None:
+    def __init__(
+        self,
+        args: list[str],
+        cwd: Path,
+        env: dict[str, str],
+        *,
+        answer_cpr: bool = True,
+        size: tuple[int, int] = (COLUMNS, LINES),
+    ) -> None:
+        columns, lines = size
         full_env = {
             "PATH": os.environ["PATH"],
             "HOME": env.get("HOME", str(cwd)),
             "LANG": "C.UTF-8",
             "LC_ALL": "C.UTF-8",
             "TERM": "xterm-256color",
-            "COLUMNS": str(COLUMNS),
-            "LINES": str(LINES),
+            "COLUMNS": str(columns),
+            "LINES": str(lines),
             "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
             **env,
         }
-        self.screen = pyte.Screen(COLUMNS, LINES)
+        self.screen = pyte.Screen(columns, lines)
         self.stream = pyte.ByteStream(self.screen)
         self.transcript = bytearray()
         self.child = pexpect.spawn(
-            sys.executable, ["-m", "stringsh", *args], cwd=str(cwd), env=full_env, dimensions=(LINES, COLUMNS)
+            sys.executable, ["-m", "stringsh", *args], cwd=str(cwd), env=full_env, dimensions=(lines, columns)
         )
         self.child.delaybeforesend = None
         if answer_cpr:

@@ -38,6 +38,12 @@ def test_markdown_documents_render_as_markdown() -> None:
     assert "• one" in out
 
 
+def test_heading_ids_are_hidden_from_people_but_not_in_code() -> None:
+    out = rendered("re: /open g.md\nOpened g.md\n---\n## Install {#setup}\n\n```\n# keep {#this}\n```\n\n# T []{#t}")
+    assert "Install" in out and "{#setup}" not in out and "{#t}" not in out
+    assert "# keep {#this}" in out
+
+
 def test_hint_lines_stay_lines_above_the_document() -> None:
     out = rendered("re: /open g.md\nOpened g.md\n---\n[nav] main — /nav <name>\n[actions] a\n\n# T\n\nx")
     lines = out.splitlines()
