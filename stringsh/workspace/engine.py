@@ -89,6 +89,11 @@ class Workspace:
         with self.locked():
             return self.journal.prune(keep)
 
+    def undo_depth(self, topic: str) -> int:
+        """How many times `/undo` could walk back in this topic (for the REPL toolbar); never creates state."""
+        with self.state.thread_lock:
+            return self.journal.undo_depth(topic) if self.state.has_journal() else 0
+
     def history(self, limit: int = 50) -> list[ChangeRow]:
         """Newest change sets first (one journal connection is shared, so threads take turns)."""
         with self.state.thread_lock:

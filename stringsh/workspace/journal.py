@@ -171,6 +171,13 @@ class Journal:
             raise
         return removed
 
+    def undo_depth(self, topic: str) -> int:
+        row = self.db.execute(
+            "SELECT COUNT(*) FROM changesets WHERE topic=? AND kind='apply' AND state='done' AND reverted_by IS NULL",
+            (topic,),
+        ).fetchone()
+        return int(row[0])
+
     def history(self, limit: int = 50) -> list[ChangeRow]:
         rows = self.db.execute("SELECT * FROM changesets ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [ChangeRow(*row) for row in rows]

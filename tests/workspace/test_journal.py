@@ -198,3 +198,15 @@ def test_prune_keeps_the_newest_changes_and_their_bytes(engine: Workspace) -> No
     with pytest.raises(StringError) as caught:
         engine.undo("main")
     assert caught.value.message == "Nothing to undo."
+
+
+def test_undo_depth_counts_what_undo_can_walk_back(tmp_path: Path) -> None:
+    workspace = Workspace(tmp_path)
+    assert workspace.undo_depth("main") == 0 and not (tmp_path / ".stringsh").exists()
+    workspace.write_text("a.txt", "1\n")
+    workspace.write_text("a.txt", "2\n")
+    workspace.write_text("b.txt", "b\n", topic="other")
+    assert (workspace.undo_depth("main"), workspace.undo_depth("other")) == (2, 1)
+    workspace.undo("main")
+    assert workspace.undo_depth("main") == 1
+    workspace.close()
