@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from contextlib import AbstractContextManager
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from stringsh.errors import StringError
@@ -299,6 +300,8 @@ class Workspace:
                 if p.res.rel in seen:
                     raise StringError("INVALID_PAYLOAD", f"The change set names {p.res.rel} twice.")
                 seen.add(p.res.rel)
+            if kind == "apply":
+                self._check_budget(plans)
             blobs = {p.prev_sha: p.prev for p in plans if p.prev is not None and p.prev_sha}
             cs = self.journal.begin(topic, self.frontend, kind, reverts, [p.row() for p in plans], blobs)
             try:
@@ -310,6 +313,16 @@ class Workspace:
             return cs
         finally:
             changes.close_plans(plans)
+
+    def _check_budget(self, plans: list[changes.Plan]) -> None:
+        """The policy's change allow-list and line budget, checked before anything is recorded or written."""
+        budget = self.policy.changes
+        for p in plans:
+            if not any(fnmatchcase(p.res.rel, glob) for glob in budget.allow_globs):
+                raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {p.res.rel}")
+        lines = sum(p.data.count(b"\n") + 1 for p in plans if p.data)
+        if lines > budget.max_loc:
+            raise StringError("BUDGET_EXCEEDED", f"Too many lines changed: {lines} > {budget.max_loc}")
 
     def revert(self, change_id: int, *, topic: str | None = None) -> RevertOutcome:
         """Put back the bytes a change set replaced, as a new change set; CONFLICT if a file changed since."""

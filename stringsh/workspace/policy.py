@@ -20,9 +20,10 @@ Every table and key is optional:
     redact_regexes = ["token-[0-9a-f]{32}"]
     allow_hardlinks = false
 
-    [changes]                      # budgets per change set
+    [changes]                      # what a change set may touch, and how much
+    allow_globs = ["**"]           # fnmatch on the resolved path; `*` also matches `/`
     max_files = 200
-    max_loc = 200000
+    max_loc = 200000               # lines of new content per change set
 
     [shell]
     timeout = 120.0

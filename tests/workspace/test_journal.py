@@ -143,10 +143,21 @@ def test_all_or_nothing_when_one_precondition_fails(engine: Workspace) -> None:
 
 
 def test_budget_and_size_limits(tmp_path: Path) -> None:
-    (tmp_path / "stringsh.toml").write_text("[changes]\nmax_files = 2\n[limits]\nmax_read_bytes = 8\n")
+    (tmp_path / "stringsh.toml").write_text(
+        '[changes]\nmax_files = 2\nmax_loc = 3\nallow_globs = ["docs/*", "*.md"]\n[limits]\nmax_read_bytes = 8\n'
+    )
     workspace = Workspace.load(tmp_path)
+    workspace.write_text("docs/a.txt", "1\n2\n")
+    workspace.write_text("deep/b.md", "1\n")
     with pytest.raises(StringError) as caught:
-        workspace.apply(ChangeSet().write("a", b"a").write("b", b"b").write("c", b"c"))
+        workspace.write_text("src/main.py", "x\n")
+    assert caught.value.message == "Path is not on the policy's change allow-list: src/main.py"
+    with pytest.raises(StringError) as caught:
+        workspace.apply(ChangeSet().write("a.md", b"1\n2\n").write("b.md", b"3\n4\n"))
+    assert (caught.value.code, caught.value.message) == ("BUDGET_EXCEEDED", "Too many lines changed: 6 > 3")
+    assert not (tmp_path / "src").exists() and not (tmp_path / "a.md").exists()
+    with pytest.raises(StringError) as caught:
+        workspace.apply(ChangeSet().write("a.md", b"a").write("b.md", b"b").write("c.md", b"c"))
     assert (caught.value.code, caught.value.message) == ("BUDGET_EXCEEDED", "Too many files: 3 > 2")
     (tmp_path / "big.txt").write_bytes(b"123456789\n")
     with pytest.raises(StringError) as caught:
