@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from stringsh.workspace import ChangeSet, Workspace  # noqa: E402
+from stringsh.workspace import ChangeSet, Workspace
 
 SIZE = 4096
 
