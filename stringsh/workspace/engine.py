@@ -24,6 +24,7 @@ from stringsh.workspace.models import (
 )
 from stringsh.workspace.paths import DIR_FLAGS, STATE_DIR, Confiner, Resolved
 from stringsh.workspace.policy import Policy, load_policy
+from stringsh.workspace.secrets import Redactor
 from stringsh.workspace.state import EngineState
 from stringsh.workspace.textio import adapt_newlines, count_lines, decode, dominant_newline, encode, newline_style
 
@@ -38,6 +39,7 @@ class Workspace:
         aliases = (Path(root), self.policy.root.path, *([Path(os.environ["PWD"])] if os.environ.get("PWD") else []))
         self.confiner = Confiner(Path(os.path.abspath(root)), self.policy.matcher(), aliases)
         self.state = EngineState(self.confiner, state_dir, frontend)
+        self._redactor: Redactor | None = None
 
     @classmethod
     def load(cls, root: str | Path, policy_file: Path | None = None) -> Workspace:
@@ -117,6 +119,12 @@ class Workspace:
             )
 
     # -- reads ------------------------------------------------------------------------------------------------
+
+    def redact(self, text: str) -> str:
+        """Mask what the policy's redaction regexes match (keys, tokens) before text is shown; reads do not."""
+        if self._redactor is None:
+            self._redactor = self.policy.redactor()
+        return self._redactor(text)
 
     def relative(self, path: str) -> str:
         """The confined, normalised root-relative POSIX path ("." for the root); does not touch the disk."""

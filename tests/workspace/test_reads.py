@@ -71,3 +71,9 @@ def test_seen_helpers_follow_content_not_mtime(engine: Workspace) -> None:
     assert seen_sha256(seen, engine, "alias.md") == seen["t.md"]
     mark_seen(seen, engine, "missing.md")
     assert "missing.md" not in seen
+
+
+def test_redact_masks_keys_for_display(engine: Workspace) -> None:
+    key = "-----BEGIN RSA PRIVATE KEY-----\nxyz\n-----END RSA PRIVATE KEY-----"
+    text = "id AKIAABCDEFGHIJKLMNOP and ghp_" + "a" * 36 + "\n" + key + "\n"
+    assert engine.redact(text) == "id ***REDACTED*** and ***REDACTED***\n***REDACTED***\n"
