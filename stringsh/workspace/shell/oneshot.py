@@ -19,7 +19,7 @@ from stringsh.errors import StringError
 from stringsh.workspace.shell.capture import OutputCapture
 from stringsh.workspace.shell.clean import StreamCleaner
 from stringsh.workspace.shell.procs import kill_session
-from stringsh.workspace.shell.providers import Provider, make_provider
+from stringsh.workspace.shell.providers import Provider, ensure_state_dir, make_provider
 from stringsh.workspace.shell.result import ShellResult, base_env, status_of
 from stringsh.workspace.shell.settings import ShellSettings
 
@@ -45,6 +45,7 @@ def run_once(
     provider = provider or make_provider(settings.sandbox)
     base = Path(root).resolve()
     spool = Path(spool_dir) if spool_dir is not None else base / ".stringsh" / "spool"
+    ensure_state_dir(base)
     argv = provider.wrap(["/bin/bash", "--norc", "--noprofile", "-c", command], base)
     try:
         proc = subprocess.Popen(

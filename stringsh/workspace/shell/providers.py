@@ -5,6 +5,7 @@ A provider only rewrites the command line, so the session logic, output handling
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -55,11 +56,19 @@ class BubblewrapProvider(Provider):
         return args
 
 
+def ensure_state_dir(root: Path) -> None:
+    """Every provider makes `.stringsh/` before a shell starts: the sandbox must find it to protect it, and
+    the local provider does the same so both show the same workspace (identical replies)."""
+    with contextlib.suppress(OSError):
+        (root / ".stringsh").mkdir(exist_ok=True)
+
+
 def protect(root: Path) -> list[Path]:
     """The protected paths to re-bind read-only, created first where a missing one could be planted."""
-    (root / ".stringsh").mkdir(exist_ok=True)
+    ensure_state_dir(root)
     if (root / ".git").is_dir() and not (root / ".git" / "hooks").is_symlink():
-        (root / ".git" / "hooks").mkdir(exist_ok=True)
+        with contextlib.suppress(OSError):
+            (root / ".git" / "hooks").mkdir(exist_ok=True)
     return [root / rel for rel in PROTECTED if (root / rel).exists()]
 
 

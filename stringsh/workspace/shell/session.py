@@ -31,7 +31,7 @@ from stringsh.errors import StringError
 from stringsh.workspace.shell.capture import OutputCapture
 from stringsh.workspace.shell.clean import StreamCleaner
 from stringsh.workspace.shell.procs import kill_session
-from stringsh.workspace.shell.providers import Provider, make_provider
+from stringsh.workspace.shell.providers import Provider, ensure_state_dir, make_provider
 from stringsh.workspace.shell.result import KILLED_STATUS, ShellResult, base_env, exportable, status_of
 from stringsh.workspace.shell.settings import ShellSettings
 
@@ -87,6 +87,7 @@ class ShellSession:
         return self.pid is not None
 
     def _start(self) -> None:
+        ensure_state_dir(self.root)
         self._private = Path(tempfile.mkdtemp(prefix="stringsh-shell-"))
         self._secret = secrets.token_hex(8)
         self._count = 0
