@@ -9,7 +9,7 @@ from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.render.cache import cache_for
 from stringsh.render.document import Document, is_markdown
-from stringsh.render.view import DocumentView, budget_from, load_view, numbered, resolve_block
+from stringsh.render.view import DocumentView, budget_from, current_if_fresh, load_view, numbered, resolve_block
 from stringsh.workspace.seen import is_seen_unchanged, mark_seen, seen_sha256
 
 FORCE = "--force"
@@ -37,7 +37,8 @@ def read_view(ctx: Context, path: str) -> DocumentView:
         raise StringError("NOT_FOUND", f"File not found: {path}")
     if info.is_dir:
         raise StringError("INVALID_TARGET", f"Is a directory: {info.rel}", f"Use /ls {info.rel}")
-    view = load_view(workspace, path, root=ctx.dispatcher.root, watch_file=False)
+    fresh = current_if_fresh(ctx.session.document, workspace, info.rel)
+    view = fresh or load_view(workspace, path, root=ctx.dispatcher.root, watch_file=False)
     if view.kind == "binary":
         raise StringError("BINARY_FILE", f"Binary file: {view.path} ({view.mime}, {view.size} bytes)")
     return view

@@ -12,7 +12,7 @@ from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.render.document import Document, is_markdown
 from stringsh.render.plain import required_env
-from stringsh.render.view import DocumentView, budget_from, load_view, render_view, resolve_block
+from stringsh.render.view import DocumentView, budget_from, current_if_fresh, load_view, render_view, resolve_block
 from stringsh.workspace.listing import list_directory
 from stringsh.workspace.seen import mark_seen
 
@@ -116,16 +116,18 @@ def open_path(ctx: Context, target: str, block: str | None, start: int) -> Resul
             raise StringError("INVALID_TARGET", f"Not a document: {target} is a folder", f"Use /open {target}")
         display, entries = list_directory(workspace, rel, topic=session.topic)
         return format_listing(display, entries)
-    view = load_view(workspace, rel, root=ctx.dispatcher.root)
+    previous = session.document
+    fresh = current_if_fresh(previous, workspace, info.rel)
+    view = fresh.with_block(block) if fresh is not None else load_view(workspace, rel, root=ctx.dispatcher.root)
     view.block = block
     if block:
         try:
             resolve_block(view, block)
         except StringError:
-            view.close()
+            if fresh is None:
+                view.close()
             raise
     mark_seen(session.seen, workspace, view.path, view.sha256)
-    previous = session.document
     if isinstance(previous, DocumentView):
         if previous.path != view.path:
             session.history.append(previous)

@@ -104,6 +104,17 @@ def load_view(
     return view
 
 
+def current_if_fresh(session_document: Any, workspace: Any, rel: str) -> DocumentView | None:
+    """The topic's open view of `rel` when the file still has the bytes it was built from (saves a full read)."""
+    view = session_document
+    if not isinstance(view, DocumentView) or view.path != rel or view.kind == "binary":
+        return None
+    try:
+        return None if view.is_stale(workspace) else view
+    except StringError:
+        return None
+
+
 def budget_from(variables: dict[str, str]) -> int:
     """The line budget: `{_max_lines}` when it is a positive number, 0 (`off`) for no limit, else the default."""
     value = variables.get(BUDGET_VARIABLE, "").strip().lower()
