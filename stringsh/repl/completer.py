@@ -19,6 +19,13 @@ REQUEST_ID = re.compile(r"^\s*\[[A-Za-z0-9._:-]{1,64}\]\s*")
 FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z][A-Za-z0-9-]*)")
 #: Words in a command's syntax that say it takes a workspace path.
 PATH_WORDS = ("path", "file", "folder", "dir", "target")
+#: The lines of a bash topic or `/bash` mode that do not reach bash.
+BASH_META = (
+    ("//help", "what bash mode does"),
+    ("//info", "the shell's cwd, pid, sandbox and variables"),
+    ("//close", "end this shell"),
+    ("//exit", "back to String Commands"),
+)
 #: Extra arguments `/help` accepts besides command names.
 HELP_TOPICS = ("errors",)
 
@@ -67,6 +74,9 @@ class StringCompleter(Completer):
         text = REQUEST_ID.sub("", text, count=1)
         stripped = text.lstrip()
         word = last_word(stripped)
+        if shell and stripped.startswith("//") and stripped == word:
+            yield from _matching(word, BASH_META, word)
+            return
         if shell or stripped.startswith("!"):
             command_line = stripped[1:] if stripped.startswith("!") and not shell else stripped
             if command_line.strip() != word.lstrip("!"):

@@ -8,6 +8,7 @@ to fewer candidates instead of breaking while the user types.
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections.abc import Iterable
@@ -20,6 +21,8 @@ from stringsh.repl.docfacts import EMPTY, MAX_INDEX_CHARS, DocFacts, facts_for
 ENGINE_DIR = ".stringsh"
 #: Cap on what one listing may offer, so a huge folder cannot stall the menu.
 MAX_ENTRIES = 2000
+#: Names typed after `/` (the registry also holds `!`, which is typed without a slash).
+COMMAND_NAME = re.compile(r"^[a-z][a-z0-9_.-]*$")
 #: How long a listing or file read for completion is reused (a command in between clears it at once).
 CACHE_SECONDS = 5.0
 #: Attribute names tried, in order, for values colleagues may expose under different names.
@@ -88,7 +91,9 @@ class Sources:
         from stringsh.commands.registry import REGISTRY
 
         return sorted(
-            (cmd.name, cmd.summary, cmd.syntax) for cmd in list(REGISTRY.values()) if not getattr(cmd, "hidden", False)
+            (cmd.name, cmd.summary, cmd.syntax)
+            for cmd in list(REGISTRY.values())
+            if not getattr(cmd, "hidden", False) and COMMAND_NAME.match(cmd.name)
         )
 
     # paths ----------------------------------------------------------------------------------------------

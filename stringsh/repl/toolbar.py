@@ -8,7 +8,8 @@ touches the disk or the journal.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ from stringsh.repl.sources import first_attr
 EXIT_ATTRS = ("last_exit", "exit_code", "last_status", "returncode", "rc")
 STALE_ATTRS = ("stale", "is_stale")
 BLOCK_ATTRS = ("block", "block_id")
+#: Seconds between two stale checks of the open document (each is a stat, and a hash when the stat changed).
+STALE_EVERY = 1.0
 JOURNAL_FILE = ".stringsh/journal.db"
 #: Journal rows read to count undo steps (newest first, all topics).
 UNDO_SCAN = 1000
@@ -33,6 +36,20 @@ class ToolbarState:
     bash_cwd: str | None = None
     bash_exit: int | None = None
     undo_depth: int | None = None
+    _stale_for: Any = field(default=None, repr=False)
+    _stale_at: float = field(default=0.0, repr=False)
+    _stale: bool = field(default=False, repr=False)
+
+    def stale(self, session: Any, workspace: Any) -> bool:
+        """The stale mark, checked at most once a second: the toolbar is redrawn on every key."""
+        document = getattr(session, "document", None)
+        if document is None:
+            return False
+        now = time.monotonic()
+        if self._stale_for is not document or now - self._stale_at >= STALE_EVERY:
+            self._stale_for, self._stale_at = document, now
+            self._stale = is_stale(session, workspace)
+        return self._stale
 
     def note_reply(self, text: str) -> None:
         """Remember the shell's cwd and exit status from a bash reply (`exit: N | cwd: /abs`)."""
@@ -93,21 +110,20 @@ def undo_depth(dispatcher: Any, topic: str) -> int | None:
 
 
 def is_stale(session: Any, workspace: Any = None) -> bool:
-    """Read on every redraw, so it must be cheap: the watcher's flag, confirmed by the view when it is raised."""
+    """Whether the open document changed on disk: the view's own check (stat, then hash) when it has one, else
+    the watcher's flag or a `stale` attribute. Callers throttle it (ToolbarState.stale)."""
     document = getattr(session, "document", None)
     if document is None:
         return False
+    check = getattr(document, "is_stale", None)
+    if callable(check) and workspace is not None:
+        try:
+            return bool(check(workspace))
+        except Exception:
+            return False
     flag = getattr(getattr(getattr(document, "watcher", None), "changed", None), "is_set", None)
     if callable(flag):
-        if not flag():
-            return False
-        check = getattr(document, "is_stale", None)
-        if callable(check) and workspace is not None:
-            try:
-                return bool(check(workspace))
-            except Exception:
-                return True
-        return True
+        return bool(flag())
     for owner in (document, session):
         value = first_attr(owner, STALE_ATTRS)
         if isinstance(value, bool) and value:
@@ -133,7 +149,7 @@ def toolbar_fragments(state: ToolbarState, session: Any, root: Path, workspace: 
     if state.document:
         doc = state.document + (f"#{state.block}" if state.block else "")
         parts.append(("class:toolbar.doc", doc))
-        if is_stale(session, workspace):
+        if state.stale(session, workspace):
             parts.append(("class:toolbar.stale", " (stale: /refresh)"))
     else:
         parts.append(("class:toolbar.dim", "no document"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,23 @@ def test_command_names_come_with_their_summaries(tree: Path, dispatcher: Dispatc
     assert ("/ls", "/ls", "List a folder of the workspace") in got
     names = results(dispatcher, "/")
     assert {"/ls", "/open", "/help", "/set", "/info", "/write"} <= set(names)
+
+
+def test_only_slash_commands_are_offered(tree: Path, dispatcher: Dispatcher) -> None:
+    names = results(dispatcher, "/")
+    assert all(re.match(r"^/[a-z][a-z0-9_.-]*$", name) for name in names), names  # not `/!` nor hidden ones
+
+
+def test_bash_mode_completes_meta_commands_and_paths_from_the_shell_folder(tree: Path, dispatcher: Dispatcher) -> None:
+    assert dispatcher.execute("/bash").ok
+    assert results(dispatcher, "//e") == ["//exit"]
+    assert results(dispatcher, "cat docs/g") == ["cat docs/guide.md"]
+    assert dispatcher.execute("cd docs").ok
+    assert results(dispatcher, "cat g") == ["cat guide.md"]
+    assert dispatcher.execute("cd /").ok
+    assert results(dispatcher, "cat g") == []  # outside the workspace: nothing is offered
+    assert dispatcher.execute("//exit").ok
+    assert results(dispatcher, "/ls d") == ["/ls docs/"]
 
 
 def test_command_names_are_case_insensitive_and_keep_a_request_id(tree: Path, dispatcher: Dispatcher) -> None:

@@ -148,7 +148,8 @@ def test_ctrl_c_interrupts_a_running_shell_command(term: Terminal) -> None:
     screen = term.wait_for(re.compile(r"exit: (130|143) \| cwd: ").search)
     assert "interrupting" in screen
     assert not running("sleep 30")
-    ready(term)
+    screen = ready(term)
+    assert re.search(r"bash \./ exit (130|143)", screen.splitlines()[-1])  # the toolbar has the shell's state
     term.send("!echo still here" + ENTER)
     term.wait_for("exit: 0 | cwd:")
     assert "still here" in term.text()

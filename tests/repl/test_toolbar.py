@@ -1,0 +1,95 @@
+"""The bottom toolbar's state, read from a real dispatcher after real commands (documents, shell, journal, watcher)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from stringsh.dispatcher import Dispatcher
+from stringsh.repl.toolbar import ToolbarState, is_stale, short_path, toolbar_fragments, undo_depth
+
+
+def toolbar_text(state: ToolbarState, dispatcher: Dispatcher) -> str:
+    session = dispatcher.session("main")
+    return "".join(text for _style, text in toolbar_fragments(state, session, dispatcher.root, dispatcher.workspace))
+
+
+def run(dispatcher: Dispatcher, state: ToolbarState, text: str) -> str:
+    reply = dispatcher.execute(text)
+    state.refresh(dispatcher, dispatcher.session("main"))
+    state.note_reply(reply.text)
+    return reply.text
+
+
+def test_a_fresh_topic(ws: Path, dispatcher: Dispatcher) -> None:
+    state = ToolbarState()
+    state.refresh(dispatcher, dispatcher.session("main"))
+    text = toolbar_text(state, dispatcher)
+    assert text.startswith(" main ") and "no document" in text and "undo 0" in text and "bash" not in text
+    assert not (ws / ".stringsh" / "journal.db").exists()  # counting undo steps creates no journal
+
+
+def test_document_block_and_undo_depth(ws: Path, dispatcher: Dispatcher) -> None:
+    (ws / "g.md").write_text("# G\n\n## Part\n\ntext\n")
+    state = ToolbarState()
+    run(dispatcher, state, "/open g.md#part")
+    assert (state.document, state.block) == ("g.md", "part")
+    assert " g.md#part " in toolbar_text(state, dispatcher)
+    run(dispatcher, state, "/write a.md\none")
+    run(dispatcher, state, "/write b.md\ntwo")
+    assert state.undo_depth == 2
+    run(dispatcher, state, "/undo")
+    assert state.undo_depth == 1 and "undo 1" in toolbar_text(state, dispatcher)
+    assert undo_depth(dispatcher, "other-topic") == 0
+    run(dispatcher, state, "/close")
+    assert state.document is None and "no document" in toolbar_text(state, dispatcher)
+
+
+def test_stale_mark_follows_the_file_on_disk(ws: Path, dispatcher: Dispatcher) -> None:
+    doc = ws / "g.md"
+    doc.write_text("# G\n")
+    state = ToolbarState()
+    run(dispatcher, state, "/open g.md")
+    session = dispatcher.session("main")
+    assert not is_stale(session, dispatcher.workspace)
+    doc.write_text("# G changed\n")
+    deadline = time.monotonic() + 20
+    while not is_stale(session, dispatcher.workspace) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert is_stale(session, dispatcher.workspace)
+    state._stale_at = 0.0  # the toolbar checks at most once a second; this test need not wait for that
+    assert "(stale: /refresh)" in toolbar_text(state, dispatcher)
+    run(dispatcher, state, "/refresh")
+    assert not is_stale(dispatcher.session("main"), dispatcher.workspace)
+
+
+def test_shell_folder_and_last_status(ws: Path, dispatcher: Dispatcher) -> None:
+    (ws / "docs").mkdir()
+    state = ToolbarState()
+    run(dispatcher, state, "!cd docs")
+    assert state.bash_cwd == str(ws.resolve() / "docs") and state.bash_exit == 0
+    fragments = toolbar_fragments(state, dispatcher.session("main"), dispatcher.root)
+    assert ("class:toolbar.doc", "./docs") in fragments and ("class:toolbar.ok", " exit 0") in fragments
+    run(dispatcher, state, "!false")
+    fragments = toolbar_fragments(state, dispatcher.session("main"), dispatcher.root)
+    assert ("class:toolbar.fail", " exit 1") in fragments
+    (ws / "g.md").write_text("# G\n")
+    run(dispatcher, state, "/open g.md")
+    run(dispatcher, state, "/close")  # closes the shell too
+    assert state.bash_cwd is None and state.bash_exit is None
+
+
+def test_note_reply_reads_only_shell_replies() -> None:
+    state = ToolbarState()
+    state.note_reply("re: /ls\nListing ./\n---\n  exit: 3 | cwd: /nope")
+    assert state.bash_exit is None
+    state.note_reply("re: !x\nexit: 127 | cwd: /w/sub\n---\nbash: x: command not found")
+    assert (state.bash_exit, state.bash_cwd) == (127, "/w/sub")
+    state.note_reply("garbage")
+    assert state.bash_exit == 127
+
+
+def test_short_path(tmp_path: Path) -> None:
+    assert short_path(str(tmp_path), tmp_path) == "./"
+    assert short_path(str(tmp_path / "a" / "b"), tmp_path) == "./a/b"
+    assert short_path("/elsewhere", tmp_path) == "/elsewhere"
