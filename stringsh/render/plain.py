@@ -17,6 +17,8 @@ from stringsh.render.index import Block
 from stringsh.render.slug import string_slug
 
 DEFAULT_BUDGET = 400
+#: With a line budget, output also stops at this many characters (a minified file is one huge line).
+MAX_CHARS = 100_000
 REF_LINK = re.compile(r"\[([^\]]+)\]\[([^\]@][^\]]*)\]")
 SHORTCUT_LINK = re.compile(r"\[(@[A-Za-z0-9._-]+)\s+([^\]]+)\]\([^)]+\)")
 PLAIN_LINK = re.compile(r"\[([^\]]*)\]\((?!@)([^)]+)\)")
@@ -36,6 +38,7 @@ class Rendered:
     shortcuts: dict[str, str] = field(default_factory=dict)
     next_line: int | None = None
     first_line: int = 0
+    cut_by: str = "lines"
 
 
 @dataclass
@@ -102,16 +105,19 @@ class _Links:
 
 
 class _Window:
-    """Collects output lines until the budget is reached."""
+    """Collects output lines until the line budget (or, with a budget, MAX_CHARS characters) is used."""
 
     def __init__(self, budget: int) -> None:
         self.budget = budget if budget > 0 else 1 << 62
+        self.max_chars = MAX_CHARS if budget > 0 else 1 << 62
+        self.chars = 0
         self.lines: list[str] = []
         self.next_line: int | None = None
+        self.cut_by = "lines"
 
     @property
     def full(self) -> bool:
-        return len(self.lines) >= self.budget
+        return len(self.lines) >= self.budget or self.next_line is not None
 
     def add(self, line: str, source_line: int) -> bool:
         """Append a line; False (and the read-on point) when the budget is already used."""
@@ -119,7 +125,15 @@ class _Window:
             if self.next_line is None:
                 self.next_line = source_line
             return False
+        if self.chars + len(line) > self.max_chars:
+            self.cut_by = "characters"
+            if self.lines:
+                self.next_line = source_line
+                return False
+            line = line[: self.max_chars] + f" … (line cut at {self.max_chars} characters)"
+            self.next_line = source_line + 1
         self.lines.append(line)
+        self.chars += len(line) + 1
         return True
 
 
@@ -260,7 +274,7 @@ def render_document(
     _render_range(
         doc, first, doc.index.line_count, window, links, load_include=load_include, chain=frozenset({identity})
     )
-    return Rendered("\n".join(window.lines).strip(), links.shortcuts, window.next_line, first)
+    return Rendered("\n".join(window.lines).strip(), links.shortcuts, window.next_line, first, window.cut_by)
 
 
 def render_block(doc: Document, block: Block, *, start: int = 0, budget: int = DEFAULT_BUDGET) -> Rendered:
@@ -270,7 +284,7 @@ def render_block(doc: Document, block: Block, *, start: int = 0, budget: int = D
     window = _Window(budget)
     links = _Links(doc.index.references)
     _render_range(doc, first, end, window, links, load_include=None, chain=frozenset())
-    return Rendered("\n".join(window.lines).strip(), links.shortcuts, window.next_line, first)
+    return Rendered("\n".join(window.lines).strip(), links.shortcuts, window.next_line, first, window.cut_by)
 
 
 def render_text(text_lines: list[str], *, start: int = 0, budget: int = DEFAULT_BUDGET) -> Rendered:
@@ -280,14 +294,17 @@ def render_text(text_lines: list[str], *, start: int = 0, budget: int = DEFAULT_
     for i in range(start, count):
         if not window.add(text_lines[i].rstrip("\r"), i):
             break
-    return Rendered("\n".join(window.lines), {}, window.next_line, start)
+    return Rendered("\n".join(window.lines), {}, window.next_line, start, window.cut_by)
 
 
 def cut_hint(target: str, rendered: Rendered, line_count: int, budget: int) -> str:
     """The line that ends a cut rendering and says exactly how to read on."""
     assert rendered.next_line is not None
     n = rendered.next_line + 1
+    limit = f"{budget} lines" if rendered.cut_by == "lines" else f"{MAX_CHARS} characters"
+    if n > line_count:
+        return f"[cut] Output limit of {limit} reached at the last source line ({line_count})."
     return (
-        f"[cut] Output limit of {budget} lines reached; the rest starts at source line {n} of {line_count}. "
+        f"[cut] Output limit of {limit} reached; the rest starts at source line {n} of {line_count}. "
         f"Read on: /open {target} --from {n}"
     )

@@ -166,9 +166,23 @@ def _line_count(lines: list[str]) -> int:
 
 
 def numbered(lines: list[str], *, first_number: int = 1, start: int = 0, budget: int = 0) -> tuple[str, int | None]:
-    """`N | text` lines, numbers right-aligned to the widest; returns the text and the index to read on from."""
+    """`N | text` lines, numbers right-aligned to the widest; returns the text and the index to read on from.
+
+    With a budget, output also stops at `plain.MAX_CHARS` characters (a huge line is cut).
+    """
     count = len(lines)
     end = count if budget <= 0 else min(count, start + budget)
     width = len(str(first_number + count - 1)) if count else 1
-    text = "\n".join(f"{first_number + i:>{width}} | {lines[i]}" for i in range(start, end))
-    return text, (end if end < count else None)
+    out: list[str] = []
+    chars = 0
+    for i in range(start, end):
+        line = lines[i]
+        if budget > 0 and chars + len(line) > plain.MAX_CHARS:
+            if out:
+                return "\n".join(out), i
+            line = line[: plain.MAX_CHARS] + f" … (line cut at {plain.MAX_CHARS} characters)"
+            out.append(f"{first_number + i:>{width}} | {line}")
+            return "\n".join(out), (i + 1 if i + 1 < count else None)
+        out.append(f"{first_number + i:>{width}} | {line}")
+        chars += len(line) + width + 4
+    return "\n".join(out), (end if end < count else None)

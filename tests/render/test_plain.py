@@ -158,3 +158,19 @@ def test_every_commonmark_example_opens_and_renders() -> None:
             if block is not None:
                 render_block(doc, block)
                 doc.splice_block(block, "new\n")
+
+
+def test_a_huge_line_is_cut_by_characters() -> None:
+    from stringsh.render.plain import MAX_CHARS
+
+    lines = ["x" * (MAX_CHARS * 3), "next", ""]
+    first = render_text(lines, budget=10)
+    assert first.text == "x" * MAX_CHARS + f" … (line cut at {MAX_CHARS} characters)"
+    assert first.next_line == 1 and first.cut_by == "characters"
+    assert cut_hint("min.js", first, 2, 10) == (
+        f"[cut] Output limit of {MAX_CHARS} characters reached; the rest starts at source line 2 of 2. "
+        "Read on: /open min.js --from 2"
+    )
+    many = render_text(["y" * 1000] * 500, budget=400)
+    assert len(many.text.split("\n")) == 99 and many.next_line == 99
+    assert render_text(lines, budget=0).next_line is None
