@@ -134,3 +134,13 @@ def test_unwritable_history_falls_back_to_memory(tmp_path: Path, monkeypatch: py
     blocker.write_text("")
     monkeypatch.setenv("STRINGSH_HISTORY", str(blocker / "history"))  # a folder that is a file
     assert isinstance(open_history(), InMemoryHistory)
+
+
+def test_bash_mode_changes_the_prompt(repl, dispatcher: Dispatcher) -> None:  # type: ignore[no-untyped-def]
+    shell, _pipe, _buffer = repl
+    assert shell.message() == [("class:prompt", "› ")]
+    assert dispatcher.execute("/bash").ok
+    assert shell.message() == [("class:prompt.bash", "bash› ")]
+    assert ask(repl, "echo hi\r") == "echo hi"
+    assert dispatcher.execute("//exit").ok
+    assert shell.message() == [("class:prompt", "› ")]
