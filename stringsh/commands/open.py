@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from typing import Any
 
 from stringsh.commands.context import Context
 from stringsh.commands.ls import format_listing
@@ -15,6 +16,9 @@ from stringsh.render.plain import required_env
 from stringsh.render.view import DocumentView, budget_from, current_if_fresh, load_view, render_view, resolve_block
 from stringsh.workspace.listing import list_directory
 from stringsh.workspace.seen import mark_seen
+
+#: Views kept for /back; each holds its text, so the list is bounded.
+HISTORY_LIMIT = 20
 
 USAGE = (
     "Usage: /open <path | path#block | #block | @shortcut>\n"
@@ -130,11 +134,21 @@ def open_path(ctx: Context, target: str, block: str | None, start: int) -> Resul
     mark_seen(session.seen, workspace, view.path, view.sha256)
     if isinstance(previous, DocumentView):
         if previous.path != view.path:
-            session.history.append(previous)
+            push_history(session, previous, view)
         elif previous.watcher is not view.watcher:
             previous.close()
     session.document = view
     return show(ctx, view, "Opened", start=start)
+
+
+def push_history(session: Any, previous: DocumentView, current: DocumentView) -> None:
+    """Remember the previous view; the oldest entries are dropped (and stop being watched) past HISTORY_LIMIT."""
+    session.history.append(previous)
+    while len(session.history) > HISTORY_LIMIT:
+        oldest = session.history.pop(0)
+        live = [current, *session.history]
+        if all(view.watcher is not oldest.watcher for view in live if isinstance(view, DocumentView)):
+            oldest.close()
 
 
 def open_shortcut(ctx: Context, target: str, start: int) -> Result:

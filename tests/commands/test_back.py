@@ -34,3 +34,14 @@ def test_back_reads_the_file_again_or_falls_back_to_what_was_read(ws: Path, disp
 
 def test_back_takes_no_arguments(dispatcher) -> None:
     assert dispatcher.execute("/back now").code == "INVALID_PAYLOAD"
+
+
+def test_history_is_bounded(ws: Path, dispatcher) -> None:
+    from stringsh.commands.open import HISTORY_LIMIT
+
+    for i in range(HISTORY_LIMIT + 5):
+        (ws / f"d{i}.md").write_text(f"# D{i}\n")
+        dispatcher.execute(f"/open d{i}.md")
+    history = dispatcher.sessions["main"].history
+    assert len(history) == HISTORY_LIMIT
+    assert history[0].path == "d4.md"
