@@ -17,6 +17,8 @@ from stringsh.repl.sources import Sources
 log = logging.getLogger(__name__)
 REQUEST_ID = re.compile(r"^\s*\[[A-Za-z0-9._:-]{1,64}\]\s*")
 FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z][A-Za-z0-9-]*)")
+#: Placeholders in syntax strings that look like flags but are not real ones.
+NOT_FLAGS = frozenset({"--flag"})
 #: Words in a command's syntax that say it takes a workspace path.
 PATH_WORDS = ("path", "file", "folder", "dir", "target")
 #: The lines of a bash topic or `/bash` mode that do not reach bash.
@@ -26,6 +28,8 @@ BASH_META = (
     ("//close", "end this shell"),
     ("//exit", "back to String Commands"),
 )
+#: `/nav` arguments besides the page's menu names.
+NAV_WORDS = (("page", "the page's shortcuts"), ("scaffold", "a menu file to start from"))
 #: Extra arguments `/help` accepts besides command names.
 HELP_TOPICS = ("errors",)
 
@@ -112,10 +116,23 @@ class StringCompleter(Completer):
                 yield from self.action_names(word, prefix="")
                 return
         if word.startswith("-"):
-            flags = self.sources.action_flags(action) if action else self.syntax_flags(name)
+            if action:
+                flags = self.sources.action_flags(action)
+            elif name == "act":
+                flags = [("--help", "every action's flags")]
+            else:
+                flags = self.syntax_flags(name)
             yield from _matching(word, flags, word)
             return
         if action is not None:
+            return
+        if name == "exec":
+            if len(header_words(stripped)) > (1 if word else 0) + 1:
+                yield from self._shell_word(word)
+            return
+        if name == "nav":
+            if len(header_words(stripped)) <= (2 if word else 1):
+                yield from _matching(word, [*self.sources.menus(), *NAV_WORDS], word)
             return
         if word.startswith("@"):
             yield from self.shortcut_names(word)
@@ -152,7 +169,8 @@ class StringCompleter(Completer):
     def syntax_flags(self, name: str) -> list[tuple[str, str]]:
         for command, _summary, syntax in self.sources.commands():
             if command == name:
-                return [(flag, "") for flag in dict.fromkeys(FLAG.findall(syntax.partition(" ")[2]))]
+                found = dict.fromkeys(FLAG.findall(syntax.partition(" ")[2]))
+                return [(flag, "") for flag in found if flag not in NOT_FLAGS]
         return []
 
     def takes_path(self, name: str) -> bool:

@@ -24,6 +24,8 @@ class DocFacts:
     shortcuts: list[tuple[str, str]] = field(default_factory=list)
     #: Action objects (`id`, `method`, `description`, `fields`), in document order.
     actions: list[Any] = field(default_factory=list)
+    #: (name, path) of the page's menus.
+    menus: list[tuple[str, str]] = field(default_factory=list)
 
 
 EMPTY = DocFacts()
@@ -41,7 +43,8 @@ def facts_for(text: str, key: Any = None) -> DocFacts:
     if cached is not None:
         return cached
     index = build(text)
-    facts = DocFacts(block_ids(index), shortcuts(index, text), actions(text))
+    menus = [(entry[0], entry[1]) for entry in index.menus] if index is not None else []
+    facts = DocFacts(block_ids(index), shortcuts(index, text), actions(text), menus)
     with _lock:
         if len(_cache) >= CACHE_ENTRIES:
             _cache.clear()

@@ -63,7 +63,6 @@ class Sources:
     def __init__(self, dispatcher: Any, topic: str = "main") -> None:
         self.dispatcher = dispatcher
         self.topic = topic
-        self._matcher: Any = None
         #: Listings and file facts asked of the engine since the last command. The engine audits each call, so
         #: completing while typing asks once per folder or file, not once per key; a command clears it.
         self._listings: dict[str, tuple[float, list[tuple[str, bool]]]] = {}
@@ -127,7 +126,7 @@ class Sources:
             except Exception:
                 return []
             return entries_of(listed)[:MAX_ENTRIES]
-        return self._fallback_list(rel_dir)
+        return []  # no engine in this build: offer nothing rather than bypass its rules
 
     def shell_folder(self) -> str | None:
         """The shell's cwd relative to the root ("" at the root), None when it is elsewhere."""
@@ -139,43 +138,6 @@ class Sources:
         except ValueError:
             return None
         return "" if rel.as_posix() == "." else rel.as_posix()
-
-    def _fallback_list(self, rel_dir: str) -> list[tuple[str, bool]]:
-        """Without the engine: stay under the root, skip `.stringsh`, and hide what the secret rules deny."""
-        parts = [part for part in rel_dir.split("/") if part and part != "."]
-        if rel_dir.startswith("/") or ".." in parts or ENGINE_DIR in parts or self._denied("/".join(parts)):
-            return []
-        folder = self.root.joinpath(*parts)
-        out: list[tuple[str, bool]] = []
-        try:
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    rel = "/".join([*parts, entry.name])
-                    if entry.name == ENGINE_DIR or self._denied(rel):
-                        continue
-                    is_dir = entry.is_dir()
-                    if entry.is_symlink() and not self._inside(entry.path):
-                        continue
-                    out.append((entry.name, is_dir))
-                    if len(out) >= MAX_ENTRIES:
-                        break
-        except OSError:
-            return []
-        return out
-
-    def _inside(self, path: str) -> bool:
-        real = Path(os.path.realpath(path))
-        root = self.root.resolve()
-        return real == root or root in real.parents
-
-    def _denied(self, rel: str) -> bool:
-        if not rel:
-            return False
-        if self._matcher is None:
-            self._matcher = default_matcher(self.root)
-        if self._matcher is False:
-            return any(part.startswith(".") for part in rel.split("/"))
-        return bool(self._matcher.denied(rel))
 
     # documents ------------------------------------------------------------------------------------------
 
@@ -210,7 +172,7 @@ class Sources:
         return facts
 
     def read_text(self, path: str) -> tuple[str, Any] | None:
-        """A workspace file's text and a cache key, through the engine when present, else a confined read."""
+        """A workspace file's text and a cache key, read through the engine (its confinement and secret rules)."""
         workspace = self.workspace()
         reader = getattr(workspace, "read_text", None) if workspace is not None else None
         if reader is not None:
@@ -219,23 +181,9 @@ class Sources:
             except Exception:
                 return None
             text = getattr(got, "text", got)
-            return (text, None) if isinstance(text, str) else None
-        parts = [part for part in path.split("/") if part and part != "."]
-        if not parts or path.startswith("/") or ".." in parts or ENGINE_DIR in parts or self._denied("/".join(parts)):
-            return None
-        full = self.root.joinpath(*parts)
-        try:
-            if not self._inside(str(full)) or not full.is_file():
-                return None
-            stat = full.stat()
-            if stat.st_size > MAX_INDEX_CHARS:
-                return None
-            data = full.read_bytes()
-        except OSError:
-            return None
-        if b"\x00" in data[:8192]:
-            return None
-        return data.decode("utf-8", "replace"), (path, stat.st_size, stat.st_mtime_ns)
+            key = (path, getattr(got, "sha256", None)) if getattr(got, "sha256", None) else None
+            return (text, key) if isinstance(text, str) and len(text) <= MAX_INDEX_CHARS else None
+        return None
 
     def blocks(self, path: str | None) -> list[str]:
         """Block ids of `path`, or of the open document when `path` is None or names the open one."""
@@ -259,6 +207,10 @@ class Sources:
         for name, label in found:
             unique.setdefault(name.lstrip("@"), label)
         return list(unique.items())
+
+    def menus(self) -> list[tuple[str, str]]:
+        """(name, path) of the open page's `[!nav:name](path)` menus."""
+        return list(self.open_facts().menus)
 
     def actions(self) -> dict[str, Any]:
         """Action id -> action of the open document."""
@@ -311,14 +263,3 @@ def entries_of(listed: Any) -> list[tuple[str, bool]]:
         if name and name != ENGINE_DIR:
             out.append((str(name), is_dir))
     return out
-
-
-def default_matcher(root: Path) -> Any:
-    """The engine's default secret matcher, or False when this build has none (then dot-files are hidden)."""
-    try:
-        from stringsh.workspace.policy import Policy
-
-        matcher = Policy.default(root).matcher
-        return matcher() if callable(matcher) else matcher
-    except Exception:
-        return False

@@ -16,6 +16,7 @@ from stringsh.repl.sources import Sources
 GUIDE = """# Guide
 
 [@home Home page](README.md)
+[!nav:main](nav/main.md)
 See [the tracker](https://example.com/issues/1).
 
 ## Install {#setup}
@@ -224,6 +225,17 @@ def test_action_names_and_flags(tree: Path, dispatcher: Dispatcher) -> None:
     assert "/act.deploy --help" in [full for full, _d, _m in flags]
     assert "/act deploy -e" in results(dispatcher, "/act deploy -")
     assert results(dispatcher, "/act nosuch --") == ["/act nosuch --help"]
+
+
+def test_nav_menus_exec_arguments_and_act_help(tree: Path, dispatcher: Dispatcher) -> None:
+    assert results(dispatcher, "/nav ") == ["/nav page", "/nav scaffold"]
+    assert dispatcher.execute("/open docs/guide.md").ok
+    assert complete(dispatcher, "/nav m") == [("/nav main", "main", "nav/main.md")]
+    assert results(dispatcher, "/nav main ") == []
+    assert results(dispatcher, "/exec cat docs/g") == ["/exec cat docs/guide.md"]
+    assert results(dispatcher, "/exec ca") == []
+    assert results(dispatcher, "/exec --t") == ["/exec --timeout"]
+    assert results(dispatcher, "/act --") == ["/act --help"]
 
 
 def test_variables(tree: Path, dispatcher: Dispatcher) -> None:
