@@ -51,6 +51,7 @@ STEPS = [
     ("document", "/open docs/guide.md\r", "Opened docs/guide.md"),
     ("block", "/open #todo\r", "Opened docs/guide.md#todo"),
     ("error", "/open docs/missing.md\r", "ERROR("),
+    ("bash", "!cd docs && wc -l *\r", "exit: 0 | cwd:"),
     ("completion", "/open docs/guide.md#", "block of docs/guide.md"),
 ]
 
