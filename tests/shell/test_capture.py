@@ -9,8 +9,8 @@ from stringsh.workspace.shell.capture import OutputCapture, prune_spool
 
 def test_under_the_cap_is_whole_and_writes_nothing(tmp_path: Path) -> None:
     capture = OutputCapture(100, tmp_path / "spool")
-    capture.write("hello\n")
-    capture.write("world\n\n")
+    capture.write(b"hello\n")
+    capture.write(b"world\n\n")
     assert capture.text() == "hello\nworld"
     assert capture.spool_path is None
     assert not (tmp_path / "spool").exists()
@@ -20,7 +20,7 @@ def test_over_the_cap_keeps_head_and_tail(tmp_path: Path) -> None:
     capture = OutputCapture(200, tmp_path / "spool")
     full = "".join(f"line {i:04d}\n" for i in range(1000))
     for start in range(0, len(full), 37):
-        capture.write(full[start : start + 37])
+        capture.write(full[start : start + 37].encode())
     text = capture.text()
     assert text.startswith("line 0000\nline 0001\n")
     assert text.endswith("line 0998\nline 0999")
@@ -39,7 +39,7 @@ def test_over_the_cap_keeps_head_and_tail(tmp_path: Path) -> None:
 
 def test_multibyte_characters_are_never_split(tmp_path: Path) -> None:
     capture = OutputCapture(101, tmp_path)
-    capture.write("é" * 500)
+    capture.write(("é" * 500).encode())
     text = capture.text()
     assert "\ufffd" not in text
     assert set(text.split("\n")[0]) == {"é"}
@@ -49,7 +49,7 @@ def test_unwritable_spool_still_cuts(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     capture = OutputCapture(100, blocker / "spool")
-    capture.write("x" * 1000)
+    capture.write(b"x" * 1000)
     text = capture.text()
     assert "whole output (1000 bytes, 0 lines) not kept: " in text
     assert len(text) < 300

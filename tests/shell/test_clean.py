@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stringsh.workspace.shell.clean import StreamCleaner, clean_text
+from stringsh.workspace.shell.clean import StreamCleaner, clean_bytes, clean_text
 
 SAMPLES = [
     ("\x1b[1;31mred\x1b[0m", "red"),
@@ -21,6 +21,7 @@ SAMPLES = [
 def test_samples() -> None:
     for raw, clean in SAMPLES:
         assert clean_text(raw) == clean, raw
+        assert clean_bytes(raw.encode()) == clean.encode(), raw
 
 
 def feed_in_pieces(data: bytes, cuts: list[int]) -> str:
@@ -30,7 +31,7 @@ def feed_in_pieces(data: bytes, cuts: list[int]) -> str:
     for point in [*points, len(data)]:
         pieces.append(cleaner.feed(data[last:point]))
         last = point
-    return "".join(pieces) + cleaner.finish()
+    return (b"".join(pieces) + cleaner.finish()).decode("utf-8")  # always valid UTF-8
 
 
 @given(
@@ -49,3 +50,10 @@ def test_utf8_split_byte_by_byte() -> None:
 
 def test_invalid_bytes_become_replacement_characters() -> None:
     assert feed_in_pieces(b"a\xffb\xe2\x82", [2]) == "a\ufffdb\ufffd"
+    assert feed_in_pieces(b"\xf8\x80\x80", [1, 2]) == "\ufffd\ufffd\ufffd"
+
+
+@given(st.binary(max_size=64), st.lists(st.integers(min_value=0, max_value=64), max_size=6))
+def test_arbitrary_bytes_give_valid_clean_utf8(data: bytes, cuts: list[int]) -> None:
+    text = feed_in_pieces(data, cuts)
+    assert not any(ord(c) < 32 and c not in "\t\n" for c in text)

@@ -35,10 +35,10 @@ class OutputCapture:
         self._tail: deque[bytes] = deque()
         self._tail_bytes = 0
 
-    def write(self, text: str) -> None:
-        if not text:
+    def write(self, data: bytes) -> None:
+        """Add clean UTF-8 bytes."""
+        if not data:
             return
-        data = text.encode("utf-8", "replace")
         self.total_bytes += len(data)
         self.total_lines += data.count(b"\n")
         if self._pending is not None:

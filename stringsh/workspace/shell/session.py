@@ -38,6 +38,8 @@ from stringsh.workspace.shell.settings import ShellSettings
 #: Bytes kept unscanned at the end of the buffer: longer than any sentinel (secret, counter, status, PATH_MAX cwd).
 HOLD = 4096 + 256
 READ_SIZE = 65536
+#: Most bytes gathered from the pty before they are cleaned and scanned.
+BATCH = 256 * 1024
 #: Longest wait on the pty before checking that the shell is still alive (a background job may hold the pty).
 POLL = 0.2
 #: Inherited variables that would change how the shell starts or prompts.
@@ -319,12 +321,17 @@ def _killpg(group: int, sig: signal.Signals) -> None:
 
 
 class _Reader:
-    """Reads the pty without pexpect's buffering: None on timeout, b"" once the shell side is gone."""
+    """Reads the pty without pexpect's buffering: None on timeout, b"" once the shell side is gone.
+
+    A pty hands over at most 4 KB per read; after a wake-up it reads on (non-blocking) while more is there,
+    so the cleaning and scanning run on larger batches.
+    """
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.poll = select.poll()
         self.poll.register(fd, select.POLLIN)
+        os.set_blocking(fd, False)
 
     def drain(self) -> bytes:
         """What is left once the shell is gone; b"" when nothing is."""
@@ -336,7 +343,21 @@ class _Reader:
     def read(self, timeout: float) -> bytes | None:
         if not self.poll.poll(max(0.0, timeout) * 1000):
             return None
-        try:
-            return os.read(self.fd, READ_SIZE)
-        except OSError:
-            return b""
+        chunks: list[bytes] = []
+        size = 0
+        ended = False
+        while size < BATCH:
+            try:
+                chunk = os.read(self.fd, READ_SIZE)
+            except BlockingIOError:
+                break
+            except OSError:  # EIO: the shell side of the pty is closed
+                chunk = b""
+            if not chunk:
+                ended = True
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if chunks:
+            return b"".join(chunks)
+        return b"" if ended else None
