@@ -46,9 +46,11 @@ class ToolbarState:
         if document is None:
             return False
         now = time.monotonic()
-        if self._stale_for is not document or now - self._stale_at >= STALE_EVERY:
-            self._stale_for, self._stale_at = document, now
-            self._stale = is_stale(session, workspace)
+        if self._stale_for is not document:
+            self._stale_for, self._stale_at, self._stale = document, now, is_stale(session, workspace)
+        elif not self._stale and now - self._stale_at >= STALE_EVERY:
+            # once stale, a view stays stale until /refresh or /open replaces it: no re-hashing of a big file
+            self._stale_at, self._stale = now, is_stale(session, workspace)
         return self._stale
 
     def note_reply(self, text: str) -> None:
