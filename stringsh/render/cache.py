@@ -33,21 +33,27 @@ class IndexCache:
             return None
         return self.directory / f"{sha256}.v{INDEX_VERSION}.idx"
 
-    def get(self, sha256: str, text: str, lines: list[str] | None = None) -> DocIndex:
+    def lookup(self, sha256: str) -> DocIndex | None:
+        """The index of a content hash from memory or disk, None when it was never built."""
         with self._lock:
             index = self._memory.get(sha256)
             if index is not None:
                 self._memory.move_to_end(sha256)
                 return index
         index = self._load(sha256)
+        if index is not None:
+            with self._lock:
+                self._memory[sha256] = index
+                while len(self._memory) > MEMORY_ENTRIES:
+                    self._memory.popitem(last=False)
+        return index
+
+    def get(self, sha256: str, text: str, lines: list[str] | None = None) -> DocIndex:
+        """The index of a text, built (and stored) on a miss."""
+        index = self.lookup(sha256)
         if index is None:
             index = build_index(text, lines)
-            if len(text) >= DISK_MIN_BYTES:
-                self._store(sha256, index)
-        with self._lock:
-            self._memory[sha256] = index
-            while len(self._memory) > MEMORY_ENTRIES:
-                self._memory.popitem(last=False)
+            self.put(sha256, index, len(text))
         return index
 
     def put(self, sha256: str, index: DocIndex, size: int) -> None:

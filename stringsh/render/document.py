@@ -28,12 +28,30 @@ class Document:
     def parse(cls, text: str, sha256: str = "", cache: IndexCache | None = None) -> Document:
         sha256 = sha256 or hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         doc = cls(text, sha256)
-        doc.index = cache.get(sha256, text, doc.lines) if cache is not None else build_index(text, doc.lines)
+        index = cache.lookup(sha256) if cache is not None else None
+        if index is None:
+            index = build_index(text, doc.lines)
+            if cache is not None:
+                cache.put(sha256, index, len(text))
+        doc.index = index
         return doc
 
     @cached_property
     def lines(self) -> list[str]:
         return self.text.split("\n")
+
+    def prefix_lines(self, count: int) -> tuple[list[str], bool]:
+        """The first `count` lines (all of them when the text is split already) and whether that is every line.
+
+        Rendering the start of a 10 MB document needs its first few hundred lines, not a split of the whole text.
+        """
+        if "lines" in self.__dict__:
+            return self.lines, True
+        parts = self.text.split("\n", count)
+        if len(parts) <= count:
+            self.__dict__["lines"] = parts
+            return parts, True
+        return parts[:count], False
 
     def resolve(self, block_id: str) -> Block | None:
         return self.index.resolve(block_id)

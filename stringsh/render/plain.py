@@ -156,8 +156,10 @@ def _render_range(
     *,
     load_include: IncludeLoader | None,
     chain: frozenset[str],
+    lines: list[str] | None = None,
 ) -> None:
-    lines = doc.lines
+    lines = doc.lines if lines is None else lines
+    end = min(end, len(lines))
     fence_info = {f[0]: f[2] for f in doc.index.fences}
     has_code = bool(doc.index.code)
     i = start
@@ -219,12 +221,13 @@ def _include(block_id: str, path: str, load: IncludeLoader | None, chain: frozen
     return window.lines
 
 
-def _trimmed_range(doc: Document, block: Block) -> tuple[int, int]:
+def _trimmed_range(doc: Document, block: Block, lines: list[str] | None = None) -> tuple[int, int]:
     """A block's lines without leading and trailing blank lines (String trims the extracted text)."""
-    start, end = block.start, min(block.end, len(doc.lines))
-    while start < end and not doc.lines[start].strip():
+    lines = doc.lines if lines is None else lines
+    start, end = block.start, min(block.end, len(lines))
+    while start < end and not lines[start].strip():
         start += 1
-    while end > start and not doc.lines[end - 1].strip():
+    while end > start and not lines[end - 1].strip():
         end -= 1
     return start, end
 
@@ -262,28 +265,44 @@ def render_document(
     load_include: IncludeLoader | None = None,
     identity: str = "",
 ) -> Rendered:
-    """A whole document (front matter stripped, includes expanded, hints on top), from source line `start`."""
+    """A whole document (front matter stripped, includes expanded, hints on top), from source line `start`.
+
+    With a budget only the first lines of the text are split; the whole text only when they were not enough.
+    """
     first = max(start, doc.index.front_matter_end)
-    window = _Window(budget)
-    if first == doc.index.front_matter_end:
-        hints = hint_lines(doc, missing_env or [])
-        if hints:
-            for hint in [*hints, ""]:
+
+    def attempt(lines: list[str] | None) -> tuple[_Window, _Links]:
+        window = _Window(budget)
+        if first == doc.index.front_matter_end:
+            hints = hint_lines(doc, missing_env or [])
+            for hint in [*hints, ""] if hints else []:
                 window.add(hint, first)
-    links = _Links(doc.index.references)
-    _render_range(
-        doc, first, doc.index.line_count, window, links, load_include=load_include, chain=frozenset({identity})
-    )
+        links = _Links(doc.index.references)
+        chain = frozenset({identity})
+        _render_range(
+            doc, first, doc.index.line_count, window, links, load_include=load_include, chain=chain, lines=lines
+        )
+        return window, links
+
+    window = links = None
+    if budget > 0:
+        prefix, complete = doc.prefix_lines(first + 4 * budget + 256)
+        window, links = attempt(prefix)
+        if not complete and window.next_line is None:
+            window = None
+    if window is None or links is None:
+        window, links = attempt(None)
     return Rendered("\n".join(window.lines).strip(), links.shortcuts, window.next_line, first, window.cut_by)
 
 
 def render_block(doc: Document, block: Block, *, start: int = 0, budget: int = DEFAULT_BUDGET) -> Rendered:
     """One block: its trimmed source with markers, directives and action fences removed and links resolved."""
-    first, end = _trimmed_range(doc, block)
+    lines, _ = doc.prefix_lines(block.end + 1)
+    first, end = _trimmed_range(doc, block, lines)
     first = max(first, min(start, end))
     window = _Window(budget)
     links = _Links(doc.index.references)
-    _render_range(doc, first, end, window, links, load_include=None, chain=frozenset())
+    _render_range(doc, first, end, window, links, load_include=None, chain=frozenset(), lines=lines)
     return Rendered("\n".join(window.lines).strip(), links.shortcuts, window.next_line, first, window.cut_by)
 
 

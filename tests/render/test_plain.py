@@ -174,3 +174,12 @@ def test_a_huge_line_is_cut_by_characters() -> None:
     many = render_text(["y" * 1000] * 500, budget=400)
     assert len(many.text.split("\n")) == 99 and many.next_line == 99
     assert render_text(lines, budget=0).next_line is None
+
+
+def test_window_past_a_long_removed_fence_falls_back_to_the_whole_text() -> None:
+    text = "```act.big\nGET https://x\n" + "  f: string\n" * 400 + "```\n\nafter one\n\nafter two\n\nafter three\n"
+    doc = Document.parse(text)
+    rendered = render_document(doc, start=1, budget=2)
+    assert rendered.text == "after one"
+    assert rendered.next_line == 405
+    assert render_document(Document.parse(text), start=1, budget=0).text == "after one\n\nafter two\n\nafter three"
