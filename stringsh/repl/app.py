@@ -29,7 +29,7 @@ from stringsh.repl.toolbar import ToolbarState, toolbar_fragments
 TOPIC = "main"
 PROMPT = "› "
 BASH_PROMPT = "bash› "
-BANNER = "stringsh — /help lists commands, !cmd runs a shell command, Tab completes, Ctrl-D leaves"
+BANNER = "stringsh — /help lists commands, !cmd runs bash, Tab completes, Ctrl-D leaves"
 INTERRUPT_ATTRS = ("interrupt", "cancel")
 #: How often the toolbar redraws by itself, so a document changed on disk shows as stale while idle.
 REFRESH_SECONDS = 2.0
