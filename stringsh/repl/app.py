@@ -19,6 +19,7 @@ from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
 
+from stringsh.protocol.request import REQUEST_ID
 from stringsh.protocol.response import Reply
 from stringsh.repl.completer import StringCompleter
 from stringsh.repl.history import open_history
@@ -155,6 +156,7 @@ class Repl:
 
     def execute(self, text: str) -> Reply:
         """Run one request on the worker; Ctrl-C meanwhile interrupts the running shell command."""
+        shell_line = self.goes_to_shell(text)
         future: Future[Reply] = self.worker.submit(self._run, text)
         done = threading.Event()
         future.add_done_callback(lambda _f: done.set())
@@ -163,7 +165,17 @@ class Repl:
                 done.wait()
                 return future.result()
             except KeyboardInterrupt:
-                self.interrupt()
+                if shell_line:
+                    self.interrupt()
+                else:
+                    self.console.print(
+                        "^C: only shell commands can be interrupted; this one keeps running", style="yellow"
+                    )
+
+    def goes_to_shell(self, text: str) -> bool:
+        """Whether the request runs in the topic's shell: a Ctrl-C typed into an idle shell would print there."""
+        header = REQUEST_ID.sub("", text.lstrip(), count=1)
+        return header.startswith("!") or (self.bash_mode() and not header.startswith("//"))
 
     def interrupt(self) -> None:
         bash = getattr(self.session, "bash", None)

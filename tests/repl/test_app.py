@@ -144,3 +144,11 @@ def test_bash_mode_changes_the_prompt(repl, dispatcher: Dispatcher) -> None:  # 
     assert ask(repl, "echo hi\r") == "echo hi"
     assert dispatcher.execute("//exit").ok
     assert shell.message() == [("class:prompt", "› ")]
+
+
+def test_only_shell_lines_are_interrupted(repl, dispatcher: Dispatcher) -> None:  # type: ignore[no-untyped-def]
+    shell, _pipe, _buffer = repl
+    assert shell.goes_to_shell("!sleep 1") and shell.goes_to_shell("[a] !ls")
+    assert not shell.goes_to_shell("/ls") and not shell.goes_to_shell("/exec ls")
+    assert dispatcher.execute("/bash").ok
+    assert shell.goes_to_shell("sleep 1") and not shell.goes_to_shell("//exit")
