@@ -59,6 +59,14 @@ def test_cannot_write_outside_the_workspace(jail: ShellSession, ws: Path) -> Non
     assert not Path("/var/tmp/probe").exists()
 
 
+def test_no_capabilities_even_as_root(jail: ShellSession) -> None:
+    assert jail.run("grep CapEff /proc/self/status").output == "CapEff:\t0000000000000000"
+    remount = jail.run("mount -o remount,rw / ; touch /etc/stringsh-probe")
+    assert remount.exit_code == 1
+    assert not Path("/etc/stringsh-probe").exists()
+    assert jail.run("unshare -r true").exit_code != 0  # no nested user namespace to regain them
+
+
 def test_private_tmp(jail: ShellSession) -> None:
     assert jail.run("echo x > /tmp/stringsh-sandbox-probe && ls /tmp").exit_code == 0
     assert not Path("/tmp/stringsh-sandbox-probe").exists()

@@ -33,7 +33,7 @@ class LocalProvider(Provider):
 
 
 class BubblewrapProvider(Provider):
-    """Read-only system, writable workspace, private /tmp, no network, own pid namespace.
+    """Read-only system, writable workspace, private /tmp, no network, no capabilities, own pid namespace.
 
     No `--new-session`: under a pty it leaves bash without job control, so a timeout's signal to the
     foreground group would kill the whole sandbox (research-ecosystem.md §6). No `--die-with-parent`
@@ -52,7 +52,7 @@ class BubblewrapProvider(Provider):
             args += ["--ro-bind", str(rel), str(rel)]
         for path in private:
             args += ["--ro-bind", str(path), str(path)]
-        args += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--chdir", str(root), "--", *argv]
+        args += [*ISOLATION, "--chdir", str(root), "--", *argv]
         return args
 
 
@@ -72,6 +72,12 @@ def protect(root: Path) -> list[Path]:
     return [root / rel for rel in PROTECTED if (root / rel).exists()]
 
 
+#: Own user (no capabilities, no nested user namespaces: run as root, bwrap would otherwise keep every
+#: capability and `mount -o remount,rw /` would undo the read-only system), network, pid and IPC namespaces.
+ISOLATION = (
+    "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--unshare-net", "--unshare-pid", "--unshare-ipc",
+)
+
 _PROBED: dict[str, str | None] = {}
 
 
@@ -85,8 +91,7 @@ def require_bwrap() -> str:
             'Install it (apt-get install bubblewrap) or set the policy\'s shell sandbox to "none".',
         )
     if path not in _PROBED:
-        probe = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid"]
-        probe.append("true")
+        probe = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *ISOLATION, "true"]
         try:
             done = subprocess.run(probe, capture_output=True, timeout=10, check=False)
             _PROBED[path] = None if done.returncode == 0 else done.stderr.decode("utf-8", "replace").strip()
