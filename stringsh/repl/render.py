@@ -20,7 +20,12 @@ MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".sfmd")
 #: Hint lines String puts before a rendered document (nav menus, actions, missing variables).
 HINT_PREFIXES = ("[nav]", "[actions]", "[!]", "Set:", "Setup:", "... ")
 
+#: Replies whose content is a markdown help page.
+HELP_PAGES = ("Help: ", "Bash Session")
+SECTION_LINE = re.compile(r"^#{1,6} \S")
+
 STYLES = {
+    "section": "bold cyan",
     "re": "dim",
     "message": "bold",
     "error": "bold red",
@@ -43,6 +48,16 @@ def render_error(message: str) -> RenderableType:
     text = Text(first, style=STYLES["error"])
     if hint:
         text.append("\n" + hint, style=STYLES["hint"])
+    return text
+
+
+def render_text(content: str) -> Text:
+    """Verbatim text (columns stay aligned); `## Section` lines of listings such as /help stand out."""
+    text = Text()
+    for index, line in enumerate(content.split("\n")):
+        if index:
+            text.append("\n")
+        text.append(line, style=STYLES["section"] if SECTION_LINE.match(line) else "")
     return text
 
 
@@ -149,8 +164,10 @@ def reply_renderables(text: str) -> list[RenderableType]:
         parts.append(render_listing(parsed.content))
     elif target is not None:
         parts.append(render_document(target, parsed.content))
+    elif parsed.message.startswith(HELP_PAGES):
+        parts.append(render_document("help.md", parsed.content))
     else:
-        parts.append(Text(parsed.content))
+        parts.append(render_text(parsed.content))
     return parts
 
 

@@ -57,6 +57,16 @@ def test_plain_text_files_and_listings_stay_verbatim() -> None:
     assert "  docs/\n  README.md" in listing
 
 
+def test_help_pages_render_as_markdown_and_the_command_list_stays_aligned() -> None:
+    page = rendered("re: /help ls\nHelp: /ls\n---\n/ls [path]\n\nList a `folder`.\n\n    /ls docs")
+    assert "`folder`" not in page and "folder" in page and "/ls docs" in page
+    listing = "## String Commands\n\n### Navigation\n/back      Go back\n/ls [path]  List"
+    out = rendered(f"re: /help\nString Commands\n---\n{listing}")
+    assert listing in out
+    parts = reply_renderables(f"re: /help\nString Commands\n---\n{listing}")
+    assert any(str(span.style) == "bold cyan" for span in parts[-1].spans)
+
+
 def test_bash_output_is_verbatim() -> None:
     out = rendered("re: !ls\nexit: 0 | cwd: /w\n---\n# raw *output*\n[x](y)")
     assert "exit: 0 | cwd: /w" in out and "# raw *output*\n[x](y)" in out
