@@ -47,11 +47,12 @@ class Document:
         """
         if "lines" in self.__dict__:
             return self.lines, True
-        parts = self.text.split("\n", count)
-        if len(parts) <= count:
-            self.__dict__["lines"] = parts
-            return parts, True
-        return parts[:count], False
+        text, end = self.text, -1
+        for _ in range(max(count, 1)):
+            end = text.find("\n", end + 1)
+            if end < 0:
+                return self.lines, True
+        return text[:end].split("\n"), False
 
     def resolve(self, block_id: str) -> Block | None:
         return self.index.resolve(block_id)

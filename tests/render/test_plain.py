@@ -183,3 +183,11 @@ def test_window_past_a_long_removed_fence_falls_back_to_the_whole_text() -> None
     assert rendered.text == "after one"
     assert rendered.next_line == 405
     assert render_document(Document.parse(text), start=1, budget=0).text == "after one\n\nafter two\n\nafter three"
+
+
+def test_prefix_lines_match_a_full_split() -> None:
+    for text in ["", "a", "a\n", "a\nb", "a\nb\n", "\n\n\n", "x\r\ny\r\n"]:
+        for count in range(5):
+            got, complete = Document(text).prefix_lines(count)
+            full = text.split("\n")
+            assert got == (full if complete else full[: max(count, 1)])
