@@ -22,6 +22,7 @@ HINT_PREFIXES = ("[nav]", "[actions]", "[!]", "Set:", "Setup:", "... ")
 
 #: Replies whose content is a markdown help page.
 HELP_PAGES = ("Help: ", "Bash Session")
+NUMBERED_LINE = re.compile(r"^(\s*\d+ \| ?)")
 SECTION_LINE = re.compile(r"^#{1,6} \S")
 
 STYLES = {
@@ -58,6 +59,21 @@ def render_text(content: str) -> Text:
         if index:
             text.append("\n")
         text.append(line, style=STYLES["section"] if SECTION_LINE.match(line) else "")
+    return text
+
+
+def render_numbered(content: str) -> Text:
+    """`/edit`'s numbered source: the `N | ` gutter dimmed so the file's own text stands out."""
+    text = Text()
+    for index, line in enumerate(content.split("\n")):
+        if index:
+            text.append("\n")
+        match = NUMBERED_LINE.match(line)
+        if match:
+            text.append(match.group(1), style=STYLES["note"])
+            text.append(line[match.end(1) :])
+        else:
+            text.append(line)
     return text
 
 
@@ -164,6 +180,8 @@ def reply_renderables(text: str) -> list[RenderableType]:
         parts.append(render_listing(parsed.content))
     elif target is not None:
         parts.append(render_document(target, parsed.content))
+    elif parsed.message.startswith("[editing:"):
+        parts.append(render_numbered(parsed.content))
     elif parsed.message.startswith(HELP_PAGES):
         parts.append(render_document("help.md", parsed.content))
     else:

@@ -67,6 +67,13 @@ def test_help_pages_render_as_markdown_and_the_command_list_stays_aligned() -> N
     assert any(str(span.style) == "bold cyan" for span in parts[-1].spans)
 
 
+def test_edit_view_keeps_its_numbers_dimmed() -> None:
+    text = "re: /edit a.md\n[editing: a.md]\n---\n1 | # A\n2 | \n3 | x | y\n\n(3 lines)"
+    assert "1 | # A\n2 | \n3 | x | y\n\n(3 lines)" in rendered(text)
+    numbered = reply_renderables(text)[-1]
+    assert [numbered.plain[span.start : span.end] for span in numbered.spans] == ["1 | ", "2 | ", "3 | "]
+
+
 def test_bash_output_is_verbatim() -> None:
     out = rendered("re: !ls\nexit: 0 | cwd: /w\n---\n# raw *output*\n[x](y)")
     assert "exit: 0 | cwd: /w" in out and "# raw *output*\n[x](y)" in out
