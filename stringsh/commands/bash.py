@@ -46,7 +46,8 @@ def topic_shell(ctx: Context) -> ShellSession:
     """The topic's shell, made on first use; settings are re-read so a policy change reaches it."""
     settings = shell_settings(ctx)
     shell = ctx.session.bash
-    if isinstance(shell, ShellSession) and shell.settings.sandbox != settings.sandbox:
+    confinement = (settings.sandbox, settings.writable)
+    if isinstance(shell, ShellSession) and (shell.settings.sandbox, shell.settings.writable) != confinement:
         ctx.session.close_shell()
         shell = None
     if not isinstance(shell, ShellSession):

@@ -129,6 +129,15 @@ def test_sandbox_from_policy_confines(ws: Path, dispatcher) -> None:  # type: ig
     assert reply.text.endswith("touch: cannot touch '/etc/stringsh-probe': Read-only file system")
 
 
+def test_read_only_root_is_read_only_in_the_sandbox(ws: Path, dispatcher) -> None:  # type: ignore[no-untyped-def]
+    (ws / "stringsh.toml").write_text('[[roots]]\npath = "."\nmode = "read_only"\n\n[shell]\nsandbox = true\n')
+    reply = dispatcher.execute("!touch new.txt")
+    assert reply.text == (
+        f"re: !touch new.txt\nexit: 1 | cwd: {ws}\n---\ntouch: cannot touch 'new.txt': Read-only file system"
+    )
+    assert not (ws / "new.txt").exists()
+
+
 def test_shell_disabled_by_policy(ws: Path, dispatcher) -> None:  # type: ignore[no-untyped-def]
     (ws / "stringsh.toml").write_text("[permissions]\nshell = false\n")
     error = "ERROR(NOT_PERMITTED): shell is disabled by policy\nThe policy's [permissions] shell = false."

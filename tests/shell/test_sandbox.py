@@ -104,6 +104,21 @@ def test_own_process_namespace(jail: ShellSession) -> None:
     assert not {"python3", "pytest", "python"} & set(names)  # the host's processes are invisible
 
 
+def test_writable_folders_follow_the_policy_roots(ws: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    settings = ShellSettings(sandbox="bubblewrap", writable=(str(other),))
+    shell = ShellSession(ws, settings)
+    try:
+        refused = shell.run(f"touch here.txt; touch {other}/there.txt; ls {other}")
+        assert refused.output == "touch: cannot touch 'here.txt': Read-only file system\nthere.txt"
+        assert refused.cwd == str(ws)
+    finally:
+        shell.close()
+    assert not (ws / "here.txt").exists()
+    assert (other / "there.txt").exists()
+
+
 def test_exec_is_sandboxed_too(ws: Path, web: int) -> None:
     outside = ws.parent / "exec-outside.txt"
     command = f"touch {outside} /etc/probe; echo > /dev/tcp/127.0.0.1/{web}; touch inside.txt"

@@ -42,7 +42,7 @@ def run_once(
     if "\x00" in command:
         raise StringError("INVALID_PAYLOAD", "The command contains a NUL byte.")
     settings = settings or ShellSettings()
-    provider = provider or make_provider(settings.sandbox)
+    provider = provider or make_provider(settings.sandbox, settings.writable)
     base = Path(root).resolve()
     spool = Path(spool_dir) if spool_dir is not None else base / ".stringsh" / "spool"
     ensure_state_dir(base)

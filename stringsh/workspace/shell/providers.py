@@ -42,14 +42,21 @@ class BubblewrapProvider(Provider):
 
     name = "bubblewrap"
 
-    def __init__(self) -> None:
+    def __init__(self, writable: Sequence[str | Path] | None = None) -> None:
         self.bwrap = require_bwrap()
+        self.writable = None if writable is None else [Path(p) for p in writable]
 
     def wrap(self, argv: Sequence[str], root: Path, private: Sequence[Path] = ()) -> list[str]:
+        """`root` is the cwd; it and the other writable folders are bound read-write, all else stays read-only."""
         args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        args += ["--bind", str(root), str(root)]
-        for rel in protect(root):
-            args += ["--ro-bind", str(rel), str(rel)]
+        writable = [Path(root)] if self.writable is None else self.writable
+        for folder in writable:
+            args += ["--bind", str(folder), str(folder)]
+        if Path(root) not in writable:
+            args += ["--ro-bind", str(root), str(root)]  # under the private /tmp it must still be visible
+        for folder in writable:
+            for rel in protect(folder):
+                args += ["--ro-bind", str(rel), str(rel)]
         for path in private:
             args += ["--ro-bind", str(path), str(path)]
         args += [*ISOLATION, "--chdir", str(root), "--", *argv]
@@ -107,9 +114,9 @@ def require_bwrap() -> str:
     return path
 
 
-def make_provider(sandbox: str) -> Provider:
+def make_provider(sandbox: str, writable: Sequence[str | Path] | None = None) -> Provider:
     if sandbox == "bubblewrap":
-        return BubblewrapProvider()
+        return BubblewrapProvider(writable)
     if sandbox == "none":
         return LocalProvider()
     raise StringError("INVALID_PAYLOAD", f"Unknown shell sandbox: {sandbox!r}", "Use none or bubblewrap.")

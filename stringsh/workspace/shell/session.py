@@ -67,7 +67,7 @@ class ShellSession:
     ) -> None:
         self.root = Path(root).resolve()
         self.settings = settings or ShellSettings()
-        self.provider = provider or make_provider(self.settings.sandbox)
+        self.provider = provider or make_provider(self.settings.sandbox, self.settings.writable)
         self.spool_dir = Path(spool_dir) if spool_dir is not None else self.root / ".stringsh" / "spool"
         self._variables = exportable(variables)
         self._proc: pexpect.spawn | None = None
