@@ -2,34 +2,31 @@
 
 markdown-it-py costs about 1 s per MB, and opening a document must cost far less than a parse, so block
 structure comes from this scanner instead of a token stream. It follows CommonMark's block rules closely enough
-that its heading lines and fence ranges equal markdown-it-py's token maps on real documents
-(tests/render/test_scan_vs_markdown_it.py checks that); line numbers are 0-based, ends exclusive, like `Token.map`.
+that its heading lines and fence ranges equal markdown-it-py's token maps on the CommonMark spec examples and on
+real documents (tests/render/test_scan.py checks that); lines are 0-based, ends exclusive, like `Token.map`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from markdown_it.common.html_blocks import block_names
-from markdown_it.common.html_re import HTML_OPEN_CLOSE_TAG_STR
-
-_HR = re.compile(r"^([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_FENCE = re.compile(r"^(`{3,}|~{3,})(.*)$")
-_BULLET = re.compile(r"^([-+*])(?:([ \t]+)(.*)|$)")
-_ORDERED = re.compile(r"^(\d{1,9})([.)])(?:([ \t]+)(.*)|$)")
-_SETEXT = re.compile(r"^(=+|-+)[ \t]*$")
-_TABLE_DELIMITER = re.compile(r"^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
-_REFERENCE = re.compile(r"""^ {0,3}\[[^\]]+\]:[ \t]*\S+(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^)]*\)))?[ \t]*$""")
-_HTML_SEVEN = re.compile(HTML_OPEN_CLOSE_TAG_STR + r"\s*$")
-_HTML_BLOCK_NAMES = frozenset(block_names)
-_HTML_TAG_NAME = re.compile(r"^</?([A-Za-z][A-Za-z0-9-]*)(?=[\s/>]|$)")
-_HTML_ONE = re.compile(r"^<(script|pre|style|textarea)(?=[\s>]|$)", re.IGNORECASE)
-_HTML_ONE_END = re.compile(r"</(script|pre|style|textarea)>", re.IGNORECASE)
-_HTML_ENDS = {2: "-->", 3: "?>", 4: ">", 5: "]]>"}
-#: First characters after indentation that may start something other than paragraph text.
-_SPECIAL = frozenset("#`~<>-*+_=0123456789")
+from stringsh.render.blocks import (
+    FENCE,
+    HR,
+    REFERENCE,
+    SETEXT,
+    SPECIAL,
+    TABLE_DELIMITER,
+    atx_heading,
+    dedent,
+    front_matter_end,
+    html_block_ends,
+    html_block_kind,
+    indent_of,
+    list_marker,
+    table_columns,
+)
 
 
 @dataclass
@@ -46,109 +43,6 @@ class Structure:
     front_matter_end: int = 0
     #: For a partial scan: the line of the heading it stopped at, -1 when it ran to the end.
     stopped_at: int = -1
-
-
-def _indent(line: str) -> tuple[int, str]:
-    """Column width of the leading whitespace (tabs to multiples of 4) and the rest of the line."""
-    stripped = line.lstrip(" \t")
-    lead = len(line) - len(stripped)
-    if "\t" not in line[:lead]:
-        return lead, stripped
-    return len(line[:lead].expandtabs(4)), stripped
-
-
-def _dedent(line: str, columns: int) -> str:
-    """Remove `columns` columns of indentation (a tab wider than the rest becomes spaces)."""
-    if columns <= 0:
-        return line
-    lead = len(line) - len(line.lstrip(" \t"))
-    head = line[:lead].expandtabs(4)
-    return head[columns:] + line[lead:] if len(head) >= columns else line[lead:]
-
-
-def front_matter_end(lines: list[str]) -> int:
-    """Lines taken by a leading `---` … `---` (or `...`) YAML block; 0 when absent or unclosed."""
-    if not lines or lines[0].rstrip() != "---":
-        return 0
-    for i in range(1, len(lines)):
-        if lines[i].rstrip() in ("---", "..."):
-            return i + 1
-    return 0
-
-
-def atx_heading(rest: str) -> tuple[int, str] | None:
-    """(level, text) when `rest` (indentation removed) is an ATX heading."""
-    level = len(rest) - len(rest.lstrip("#"))
-    if not 1 <= level <= 6:
-        return None
-    tail = rest[level:]
-    if tail and tail[0] not in " \t":
-        return None
-    text = tail.strip(" \t")
-    closing = text.rstrip("#")
-    if not closing:
-        text = ""
-    elif closing != text and closing[-1] in " \t":
-        text = closing.rstrip(" \t")
-    return level, text
-
-
-def html_block_kind(rest: str, *, interrupting: bool) -> int:
-    """CommonMark's HTML block start condition (1–7) for a line, or 0."""
-    if not rest.startswith("<"):
-        return 0
-    if _HTML_ONE.match(rest):
-        return 1
-    if rest.startswith("<!--"):
-        return 2
-    if rest.startswith("<?"):
-        return 3
-    if rest.startswith("<![CDATA["):
-        return 5
-    if len(rest) > 2 and rest[1] == "!" and rest[2].isalpha():
-        return 4
-    match = _HTML_TAG_NAME.match(rest)
-    if match and match.group(1).lower() in _HTML_BLOCK_NAMES:
-        return 6
-    if not interrupting and _HTML_SEVEN.match(rest):
-        return 7
-    return 0
-
-
-def _html_block_ends(kind: int, line: str) -> bool:
-    if kind == 1:
-        return _HTML_ONE_END.search(line) is not None
-    return _HTML_ENDS[kind] in line
-
-
-def _list_marker(rest: str, indent: int) -> tuple[int, bool] | None:
-    """(content column relative to the line, item is empty) when `rest` starts a list item."""
-    match = _BULLET.match(rest)
-    width = 1
-    if match is None:
-        match = _ORDERED.match(rest)
-        if match is None:
-            return None
-        width = len(match.group(1)) + 1
-        spaces, content = match.group(3), match.group(4)
-    else:
-        spaces, content = match.group(2), match.group(3)
-    if spaces is None or not content or not content.strip():
-        return indent + width + 1, True
-    gap = len((" " * (indent + width) + spaces).expandtabs(4)) - indent - width
-    if gap > 4:
-        gap = 1
-    return indent + width + gap, False
-
-
-def _columns(row: str) -> int:
-    """Cells in a table row: pipes not escaped with a backslash, outer pipes ignored."""
-    cells = re.split(r"(?<!\\)\|", row.strip())
-    if cells and not cells[0].strip():
-        cells = cells[1:]
-    if cells and not cells[-1].strip():
-        cells = cells[:-1]
-    return len(cells)
 
 
 class _Scanner:
@@ -209,13 +103,13 @@ class _Scanner:
 
     # -- one line -------------------------------------------------------------------------------------------
     def line(self, number: int, text: str) -> None:
-        indent, rest = _indent(text)
+        indent, rest = indent_of(text)
         blank = not rest
         # Fast path: plain paragraph text at the top level.
         if (
             not blank
             and indent < 4
-            and rest[0] not in _SPECIAL
+            and rest[0] not in SPECIAL
             and self.fence is None
             and not self.html
             and not self.items
@@ -245,7 +139,7 @@ class _Scanner:
         if self.fence is not None:
             fence_depth = self.fence[3]
             if depth >= fence_depth:
-                inner = _dedent(text, self.items[fence_depth - 1])
+                inner = dedent(text, self.items[fence_depth - 1])
                 if self.is_closer(inner):
                     self.close_fence(number + 1)
                 return True
@@ -253,14 +147,14 @@ class _Scanner:
         if depth == 0:
             inner_indent, inner = indent, rest
         else:
-            inner = _dedent(text, self.items[depth - 1])
-            inner_indent, inner = _indent(inner)
+            inner = dedent(text, self.items[depth - 1])
+            inner_indent, inner = indent_of(inner)
         starts_block = self.starts_block(inner, inner_indent, interrupting=self.item_para)
         if depth < len(self.items) and self.item_para and not starts_block and inner_indent < 4:
             return True  # lazy continuation of the innermost item's paragraph
         if depth == 0:
-            marker = _list_marker(rest, indent) if indent < 4 else None
-            if marker is None or _HR.match(rest):
+            marker = list_marker(rest, indent) if indent < 4 else None
+            if marker is None or HR.match(rest):
                 self.items.clear()
                 self.item_para = False
                 return False
@@ -269,7 +163,7 @@ class _Scanner:
             self.item_content(number, rest, indent, marker)
             return True
         del self.items[depth:]
-        marker = _list_marker(inner, inner_indent) if inner_indent < 4 and not _HR.match(inner) else None
+        marker = list_marker(inner, inner_indent) if inner_indent < 4 and not HR.match(inner) else None
         if marker is not None:
             self.items.append(self.items[-1] + marker[0])
             self.item_para = not marker[1]
@@ -283,8 +177,8 @@ class _Scanner:
         if marker[1]:
             return
         content = rest[marker[0] - indent :] if marker[0] - indent <= len(rest) else ""
-        inner_indent, inner = _indent(content)
-        nested = _list_marker(inner, inner_indent) if inner and not _HR.match(inner) else None
+        inner_indent, inner = indent_of(content)
+        nested = list_marker(inner, inner_indent) if inner and not HR.match(inner) else None
         if nested is not None and inner_indent < 4:
             self.items.append(self.items[-1] + inner_indent + nested[0] - inner_indent)
             self.item_para = not nested[1]
@@ -293,14 +187,14 @@ class _Scanner:
 
     def inner_block(self, number: int, inner: str, inner_indent: int, depth: int) -> None:
         """A line of list-item content: only fences matter (headings inside items are not top-level)."""
-        match = _FENCE.match(inner) if inner_indent < 4 else None
+        match = FENCE.match(inner) if inner_indent < 4 else None
         if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
             self.fence = (match.group(1)[0], len(match.group(1)), number, depth, inner_indent)
             self.fence_info = match.group(2).strip()
             self.item_para = False
             return
         self.item_para = inner_indent < 4 or self.item_para
-        if inner_indent < 4 and (_HR.match(inner) or atx_heading(inner)):
+        if inner_indent < 4 and (HR.match(inner) or atx_heading(inner)):
             self.item_para = False
 
     def quote_line(self, number: int, rest: str) -> None:
@@ -314,8 +208,8 @@ class _Scanner:
             if self.is_closer(inner):
                 self.close_fence(number + 1)
             return
-        inner_indent, inner_rest = _indent(inner)
-        match = _FENCE.match(inner_rest) if inner_indent < 4 else None
+        inner_indent, inner_rest = indent_of(inner)
+        match = FENCE.match(inner_rest) if inner_indent < 4 else None
         if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
             self.fence = (match.group(1)[0], len(match.group(1)), number, 0, inner_indent)
             self.fence_info = match.group(2).strip()
@@ -325,17 +219,17 @@ class _Scanner:
 
     def is_table(self, number: int, rest: str) -> bool:
         """A delimiter row under a header row with pipes and the same number of columns starts a table."""
-        if not _TABLE_DELIMITER.match(rest):
+        if not TABLE_DELIMITER.match(rest):
             return False
         header = self.lines[number - 1].strip()
         if "|" not in header:
             return False
-        return _columns(header) == _columns(rest.strip())
+        return table_columns(header) == table_columns(rest.strip())
 
     def is_closer(self, line: str) -> bool:
         assert self.fence is not None
         char, length = self.fence[0], self.fence[1]
-        indent, rest = _indent(line)
+        indent, rest = indent_of(line)
         if indent >= 4 or not rest.startswith(char * length):
             return False
         return rest.rstrip(" \t").strip(char) == ""
@@ -348,16 +242,16 @@ class _Scanner:
         if first == "#":
             return atx_heading(rest) is not None
         if first in "`~":
-            match = _FENCE.match(rest)
+            match = FENCE.match(rest)
             return bool(match) and not (first == "`" and "`" in match.group(2))
         if first == ">":
             return True
         if first == "<":
             return html_block_kind(rest, interrupting=True) > 0
-        if first in "-*_" and _HR.match(rest):
+        if first in "-*_" and HR.match(rest):
             return True
         if first in "-*+" or first.isdigit():
-            marker = _list_marker(rest, indent)
+            marker = list_marker(rest, indent)
             if marker is None or (interrupting and marker[1]):
                 return False
             return not (interrupting and first.isdigit() and not rest.startswith("1"))
@@ -374,7 +268,7 @@ class _Scanner:
                 if blank:
                     self.html = 0
                 return
-            if _html_block_ends(self.html, text):
+            if html_block_ends(self.html, text):
                 self.html = 0
             return
         if self.code_start >= 0:
@@ -408,11 +302,11 @@ class _Scanner:
             self.table = True
             self.paragraph = -1
             return
-        if self.paragraph >= 0 and first in "=-" and _SETEXT.match(rest):
-            while self.paragraph < number and _REFERENCE.match(self.lines[self.paragraph]):
+        if self.paragraph >= 0 and first in "=-" and SETEXT.match(rest):
+            while self.paragraph < number and REFERENCE.match(self.lines[self.paragraph]):
                 self.paragraph += 1  # reference definitions are not heading text
             if self.paragraph == number:
-                self.paragraph = -1 if first == "-" and _HR.match(rest) else number
+                self.paragraph = -1 if first == "-" and HR.match(rest) else number
                 return
             level = 1 if first == "=" else 2
             para = " ".join(line.strip() for line in self.lines[self.paragraph : number])
@@ -426,7 +320,7 @@ class _Scanner:
                 self.paragraph = -1
                 return
         elif first in "`~":
-            match = _FENCE.match(rest)
+            match = FENCE.match(rest)
             if match and not (first == "`" and "`" in match.group(2)):
                 self.fence = (first, len(match.group(1)), number, 0, indent)
                 self.fence_info = match.group(2).strip()
@@ -441,15 +335,15 @@ class _Scanner:
             kind = html_block_kind(rest, interrupting=self.paragraph >= 0)
             if kind:
                 self.paragraph = -1
-                if kind < 6 and _html_block_ends(kind, rest[1:] if kind == 4 else rest):
+                if kind < 6 and html_block_ends(kind, rest[1:] if kind == 4 else rest):
                     return
                 self.html = kind
                 return
-        if first in "-*_" and _HR.match(rest):
+        if first in "-*_" and HR.match(rest):
             self.paragraph = -1
             return
         if first in "-*+" or first.isdigit():
-            marker = _list_marker(rest, indent)
+            marker = list_marker(rest, indent)
             if marker is not None and self.starts_block(rest, indent, interrupting=self.paragraph >= 0):
                 self.paragraph = -1
                 self.items[:] = [marker[0]]

@@ -1,0 +1,130 @@
+"""CommonMark block-start tests for the line scanner: headings, fences, HTML blocks, list markers, tables.
+
+Each function looks at one line with its indentation already removed, as CommonMark's block rules do.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it.common.html_blocks import block_names
+from markdown_it.common.html_re import HTML_OPEN_CLOSE_TAG_STR
+
+HR = re.compile(r"^([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+FENCE = re.compile(r"^(`{3,}|~{3,})(.*)$")
+BULLET = re.compile(r"^([-+*])(?:([ \t]+)(.*)|$)")
+ORDERED = re.compile(r"^(\d{1,9})([.)])(?:([ \t]+)(.*)|$)")
+SETEXT = re.compile(r"^(=+|-+)[ \t]*$")
+TABLE_DELIMITER = re.compile(r"^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+REFERENCE = re.compile(r"""^ {0,3}\[[^\]]+\]:[ \t]*\S+(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^)]*\)))?[ \t]*$""")
+HTML_SEVEN = re.compile(HTML_OPEN_CLOSE_TAG_STR + r"\s*$")
+HTML_BLOCK_NAMES = frozenset(block_names)
+HTML_TAG_NAME = re.compile(r"^</?([A-Za-z][A-Za-z0-9-]*)(?=[\s/>]|$)")
+HTML_ONE = re.compile(r"^<(script|pre|style|textarea)(?=[\s>]|$)", re.IGNORECASE)
+HTML_ONE_END = re.compile(r"</(script|pre|style|textarea)>", re.IGNORECASE)
+HTML_ENDS = {2: "-->", 3: "?>", 4: ">", 5: "]]>"}
+#: First characters after indentation that may start something other than paragraph text.
+SPECIAL = frozenset("#`~<>-*+_=0123456789")
+
+
+def indent_of(line: str) -> tuple[int, str]:
+    """Column width of the leading whitespace (tabs to multiples of 4) and the rest of the line."""
+    stripped = line.lstrip(" \t")
+    lead = len(line) - len(stripped)
+    if "\t" not in line[:lead]:
+        return lead, stripped
+    return len(line[:lead].expandtabs(4)), stripped
+
+
+def dedent(line: str, columns: int) -> str:
+    """Remove `columns` columns of indentation (a tab wider than the rest becomes spaces)."""
+    if columns <= 0:
+        return line
+    lead = len(line) - len(line.lstrip(" \t"))
+    head = line[:lead].expandtabs(4)
+    return head[columns:] + line[lead:] if len(head) >= columns else line[lead:]
+
+
+def front_matter_end(lines: list[str]) -> int:
+    """Lines taken by a leading `---` … `---` (or `...`) YAML block; 0 when absent or unclosed."""
+    if not lines or lines[0].rstrip() != "---":
+        return 0
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in ("---", "..."):
+            return i + 1
+    return 0
+
+
+def atx_heading(rest: str) -> tuple[int, str] | None:
+    """(level, text) when `rest` (indentation removed) is an ATX heading."""
+    level = len(rest) - len(rest.lstrip("#"))
+    if not 1 <= level <= 6:
+        return None
+    tail = rest[level:]
+    if tail and tail[0] not in " \t":
+        return None
+    text = tail.strip(" \t")
+    closing = text.rstrip("#")
+    if not closing:
+        text = ""
+    elif closing != text and closing[-1] in " \t":
+        text = closing.rstrip(" \t")
+    return level, text
+
+
+def html_block_kind(rest: str, *, interrupting: bool) -> int:
+    """CommonMark's HTML block start condition (1–7) for a line, or 0."""
+    if not rest.startswith("<"):
+        return 0
+    if HTML_ONE.match(rest):
+        return 1
+    if rest.startswith("<!--"):
+        return 2
+    if rest.startswith("<?"):
+        return 3
+    if rest.startswith("<![CDATA["):
+        return 5
+    if len(rest) > 2 and rest[1] == "!" and rest[2].isalpha():
+        return 4
+    match = HTML_TAG_NAME.match(rest)
+    if match and match.group(1).lower() in HTML_BLOCK_NAMES:
+        return 6
+    if not interrupting and HTML_SEVEN.match(rest):
+        return 7
+    return 0
+
+
+def html_block_ends(kind: int, line: str) -> bool:
+    if kind == 1:
+        return HTML_ONE_END.search(line) is not None
+    return HTML_ENDS[kind] in line
+
+
+def list_marker(rest: str, indent: int) -> tuple[int, bool] | None:
+    """(content column relative to the line, item is empty) when `rest` starts a list item."""
+    match = BULLET.match(rest)
+    width = 1
+    if match is None:
+        match = ORDERED.match(rest)
+        if match is None:
+            return None
+        width = len(match.group(1)) + 1
+        spaces, content = match.group(3), match.group(4)
+    else:
+        spaces, content = match.group(2), match.group(3)
+    if spaces is None or not content or not content.strip():
+        return indent + width + 1, True
+    gap = len((" " * (indent + width) + spaces).expandtabs(4)) - indent - width
+    if gap > 4:
+        gap = 1
+    return indent + width + gap, False
+
+
+def table_columns(row: str) -> int:
+    """Cells in a table row: pipes not escaped with a backslash, outer pipes ignored."""
+    cells = re.split(r"(?<!\\)\|", row.strip())
+    if cells and not cells[0].strip():
+        cells = cells[1:]
+    if cells and not cells[-1].strip():
+        cells = cells[:-1]
+    return len(cells)
