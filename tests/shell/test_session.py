@@ -286,3 +286,16 @@ def test_providers_give_identical_replies(ws: Path) -> None:
     assert replies["none"] == replies["bubblewrap"]
     assert replies["none"][0] == (f"exit: 0 | cwd: {ws}", "hello")
     assert os.path.isdir(ws)
+
+
+def test_missing_workspace_is_a_clean_error(tmp_path: Path, settings: ShellSettings) -> None:
+    import pytest
+
+    from stringsh.errors import StringError
+
+    shell = ShellSession(tmp_path / "gone", settings)
+    with pytest.raises(StringError) as caught:
+        shell.run("true")
+    assert caught.value.code == "NOT_FOUND"
+    assert caught.value.message == f"The workspace folder does not exist: {tmp_path / 'gone'}"
+    assert shell.pid is None

@@ -45,6 +45,8 @@ def run_once(
     provider = provider or make_provider(settings.sandbox, settings.writable)
     base = Path(root).resolve()
     spool = Path(spool_dir) if spool_dir is not None else base / ".stringsh" / "spool"
+    if not base.is_dir():
+        raise StringError("NOT_FOUND", f"The workspace folder does not exist: {base}")
     ensure_state_dir(base)
     argv = provider.wrap(["/bin/bash", "--norc", "--noprofile", "-c", command], base)
     try:

@@ -1,4 +1,4 @@
-"""One persistent bash per topic in a pty, with an end-of-command sentinel the command cannot fake.
+r"""One persistent bash per topic in a pty, with an end-of-command sentinel the command cannot fake.
 
 Each command is written to a private file and run by one typed line (`run_line`):
 `PS1=; PROMPT_COMMAND=<tail>; { source FILE; } </dev/null; <tail>` where the tail saves `$?` and sets PS1 to
@@ -12,6 +12,7 @@ completion, no echo, no line-length limit since the command is in a file), and a
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import secrets
@@ -89,6 +90,8 @@ class ShellSession:
         return self.pid is not None
 
     def _start(self) -> None:
+        if not self.root.is_dir():
+            raise StringError("NOT_FOUND", f"The workspace folder does not exist: {self.root}")
         ensure_state_dir(self.root)
         self._private = Path(tempfile.mkdtemp(prefix="stringsh-shell-"))
         self._secret = secrets.token_hex(8)
@@ -97,9 +100,10 @@ class ShellSession:
         argv = self.provider.wrap(BASH, self.root, [self._private])
         env = {k: v for k, v in base_env(self._variables).items() if k not in SHELL_HOOKS}
         try:
+            # cwd is set in preexec_fn: ptyprocess lets a failed chdir escape into the forked child's Python
             self._proc = pexpect.spawn(
-                argv[0], argv[1:], cwd=str(self.root), env=env, echo=False, dimensions=(50, 200),
-                preexec_fn=_plain_output,
+                argv[0], argv[1:], env=env, echo=False, dimensions=(50, 200),
+                preexec_fn=functools.partial(_child_setup, str(self.root)),
             )
         except (OSError, pexpect.ExceptionPexpect) as exc:
             self._cleanup()
@@ -107,6 +111,7 @@ class ShellSession:
         result = self._send("builtin set +o history +H", time.monotonic() + START_TIMEOUT, 65536, escalate=False)
         if result.timed_out or self._proc is None:
             self.close()
+            self._pending_note = None
             raise StringError("INTERNAL_ERROR", f"The shell did not start: {result.output[:300] or 'no prompt'}")
         self._idle_pgrp = os.tcgetpgrp(self._proc.child_fd)
 
@@ -289,10 +294,11 @@ def run_line(script: Path, secret: str, count: int) -> str:
     return f"PS1=; PROMPT_COMMAND={shlex.quote(tail)}; {{ builtin source {source}; }} </dev/null; {tail}\n"
 
 
-def _plain_output() -> None:
-    """In the child, before bash starts: default SIGPIPE/SIGXFSZ (Python ignores them, and `yes | head` would
-    complain), and no output post-processing (`\n` stays `\n`), which also makes the pty pass bulk output
-    five times faster."""
+def _child_setup(cwd: str) -> None:
+    """In the child, before bash starts: the workspace as cwd; default SIGPIPE/SIGXFSZ (Python ignores them,
+    and `yes | head` would complain); no output post-processing (a newline stays a newline), which also makes
+    the pty pass bulk output five times faster."""
+    os.chdir(cwd)
     for name in ("SIGPIPE", "SIGXFZ", "SIGXFSZ"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_DFL)
