@@ -7,9 +7,77 @@ from __future__ import annotations
 
 import re
 
-from markdown_it.common.html_blocks import block_names
-from markdown_it.common.html_re import HTML_OPEN_CLOSE_TAG_STR
-
+# CommonMark's HTML block tag names (start condition 6) and open/close tag syntax (condition 7), written out here
+# rather than imported from markdown-it so that scripted start-up does not load the markdown parser.
+BLOCK_TAG_NAMES = frozenset(
+    [
+        "address",
+        "article",
+        "aside",
+        "base",
+        "basefont",
+        "blockquote",
+        "body",
+        "caption",
+        "center",
+        "col",
+        "colgroup",
+        "dd",
+        "details",
+        "dialog",
+        "dir",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "frame",
+        "frameset",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "head",
+        "header",
+        "hr",
+        "html",
+        "iframe",
+        "legend",
+        "li",
+        "link",
+        "main",
+        "menu",
+        "menuitem",
+        "nav",
+        "noframes",
+        "ol",
+        "optgroup",
+        "option",
+        "p",
+        "param",
+        "search",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "title",
+        "tr",
+        "track",
+        "ul",
+    ]
+)
+_ATTRIBUTE = r"""(?:\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\s*=\s*(?:[^"'=<>`\x00-\x20]+|'[^']*'|"[^"]*"))?)"""
+_OPEN_TAG = r"<[A-Za-z][A-Za-z0-9\-]*" + _ATTRIBUTE + r"*\s*\/?>"
+_CLOSE_TAG = r"<\/[A-Za-z][A-Za-z0-9\-]*\s*>"
 HR = re.compile(r"^([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 FENCE = re.compile(r"^(`{3,}|~{3,})(.*)$")
 BULLET = re.compile(r"^([-+*])(?:([ \t]+)(.*)|$)")
@@ -17,8 +85,8 @@ ORDERED = re.compile(r"^(\d{1,9})([.)])(?:([ \t]+)(.*)|$)")
 SETEXT = re.compile(r"^(=+|-+)[ \t]*$")
 TABLE_DELIMITER = re.compile(r"^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 REFERENCE = re.compile(r"""^ {0,3}\[[^\]]+\]:[ \t]*\S+(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^)]*\)))?[ \t]*$""")
-HTML_SEVEN = re.compile(HTML_OPEN_CLOSE_TAG_STR + r"\s*$")
-HTML_BLOCK_NAMES = frozenset(block_names)
+HTML_SEVEN = re.compile("^(?:" + _OPEN_TAG + "|" + _CLOSE_TAG + r")\s*$")
+HTML_BLOCK_NAMES = BLOCK_TAG_NAMES
 HTML_TAG_NAME = re.compile(r"^</?([A-Za-z][A-Za-z0-9-]*)(?=[\s/>]|$)")
 HTML_ONE = re.compile(r"^<(script|pre|style|textarea)(?=[\s>]|$)", re.IGNORECASE)
 HTML_ONE_END = re.compile(r"</(script|pre|style|textarea)>", re.IGNORECASE)

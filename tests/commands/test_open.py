@@ -170,3 +170,16 @@ def test_a_new_process_reuses_the_disk_index(ws: Path) -> None:
     assert again.stdout.decode().startswith("re: /open long.md#part-1499\nOpened long.md#part-1499\n---\n## Part 1499")
     assert entries[0].stat().st_mtime_ns == stamp  # read, not rewritten
     assert body(run_stringsh(["-c", "/ls"], cwd=ws).stdout.decode()) == "Listing ./\n---\n  long.md\n"
+
+
+def test_opening_a_document_loads_no_markdown_or_rich_library(ws: Path) -> None:
+    import subprocess
+    import sys
+
+    (ws / "a.md").write_text("# A\n\n[x](https://example.com)\n")
+    probe = (
+        "import sys\nfrom stringsh.cli import main\nmain(['-c', '/open a.md'])\n"
+        "print('HEAVY:', ','.join(n for n in ('markdown_it', 'mdit_py_plugins', 'rich') if n in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ws, capture_output=True, text=True, timeout=60)
+    assert out.stdout.splitlines()[-1] == "HEAVY: ", out.stderr
