@@ -6,6 +6,8 @@ shell in `session.bash` and turns its results into replies (`exit: N | cwd: /abs
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from stringsh.commands.context import Context
@@ -73,10 +75,33 @@ def command_text(ctx: Context) -> str:
     return text
 
 
+def audit(ctx: Context, op: str, result: Result | None, started: float, error: str | None = None) -> None:
+    """One audit record per shell command: operation and outcome, never the command text or its output."""
+    state = getattr(ctx.dispatcher.workspace, "state", None)
+    record = getattr(state, "record", None)
+    if callable(record):
+        outcome = error or ("ok" if result is not None and result.ok else (result.code if result else "ERROR"))
+        record(op, [], ctx.session.topic, outcome, (time.perf_counter() - started) * 1000, None)
+
+
+def audited(ctx: Context, op: str, run: Callable[[], Result]) -> Result:
+    started = time.perf_counter()
+    try:
+        result = run()
+    except StringError as exc:
+        audit(ctx, op, None, started, exc.code)
+        raise
+    audit(ctx, op, result, started)
+    return result
+
+
 def run_in_topic_shell(ctx: Context, text: str) -> Result:
-    shell = topic_shell(ctx)
-    result = shell.run(text, timeout=call_timeout(ctx), variables=ctx.session.exported_variables())
-    return to_result(result)
+    def run() -> Result:
+        shell = topic_shell(ctx)
+        result = shell.run(text, timeout=call_timeout(ctx), variables=ctx.session.exported_variables())
+        return to_result(result)
+
+    return audited(ctx, "shell", run)
 
 
 @command(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from stringsh.commands.bash import call_timeout, command_text, shell_settings, spool_dir, to_result
+from stringsh.commands.bash import audited, call_timeout, command_text, shell_settings, spool_dir, to_result
 from stringsh.commands.context import Context
 from stringsh.commands.registry import command
 from stringsh.errors import StringError
@@ -38,13 +38,16 @@ def exec_command(ctx: Context) -> Result:
         text = text[flag.end() :]
     if not text.strip():
         raise StringError("INVALID_PAYLOAD", "Nothing to run.", "Usage: /exec <command>, e.g. /exec ls -la")
-    settings = shell_settings(ctx)
-    result = run_once(
-        text,
-        ctx.dispatcher.root,
-        settings,
-        variables=ctx.session.exported_variables(),
-        timeout=timeout,
-        spool_dir=spool_dir(ctx),
-    )
-    return to_result(result)
+
+    def run() -> Result:
+        result = run_once(
+            text,
+            ctx.dispatcher.root,
+            shell_settings(ctx),
+            variables=ctx.session.exported_variables(),
+            timeout=timeout,
+            spool_dir=spool_dir(ctx),
+        )
+        return to_result(result)
+
+    return audited(ctx, "exec", run)

@@ -163,3 +163,15 @@ def test_dispatcher_close_ends_every_shell(dispatcher) -> None:  # type: ignore[
     assert all(pids)
     dispatcher.close()
     assert [session_members(pid) for pid in pids] == [[], []]
+
+
+def test_audit_records_outcome_without_command_or_output(ws: Path, dispatcher) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    dispatcher.execute("!echo secret-output")
+    dispatcher.execute("/exec exit 3")
+    log = (ws / ".stringsh" / "audit.log").read_text()
+    records = [json.loads(line) for line in log.splitlines()]
+    assert [(r["op"], r["outcome"], r["paths"]) for r in records[-2:]] == [("shell", "ok", []), ("exec", "EXIT_3", [])]
+    assert "secret-output" not in log
+    assert dispatcher.workspace.verify_audit().ok
