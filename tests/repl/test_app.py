@@ -129,6 +129,16 @@ def test_history_file_is_created_private(history_file: Path) -> None:
     assert history_file.exists() and (history_file.stat().st_mode & 0o077) == 0
 
 
+def test_secrets_and_space_prefixed_requests_stay_out_of_the_file(repl, history_file: Path) -> None:  # type: ignore[no-untyped-def]
+    shell, pipe, _buffer = repl
+    pipe.send_text(" /set {token} = abc\r/set $API_KEY = sk-123\r[x] /SET  $K=v\r/set {a} = 1\r\x04")
+    shell.run()
+    saved = history_file.read_text()
+    assert "sk-123" not in saved and "abc" not in saved and "$K" not in saved
+    assert "+/set {a} = 1" in saved
+    assert shell.prompt.history.get_strings()[-2] == "[x] /SET  $K=v"  # still recallable in this session
+
+
 def test_unwritable_history_falls_back_to_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
