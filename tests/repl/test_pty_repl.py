@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -139,15 +140,16 @@ def test_multiline_body_heredoc_history_and_suggestion(term: Terminal, workspace
 
 
 def test_ctrl_c_interrupts_a_running_shell_command(term: Terminal) -> None:
-    term.send("!sleep 30" + ENTER)
+    sleep = f"sleep 30.{os.getpid()}"  # a command line no other process on this machine has
+    term.send(f"!{sleep}" + ENTER)
     deadline = time.monotonic() + 20
-    while not running("sleep 30") and time.monotonic() < deadline:
+    while not running(sleep) and time.monotonic() < deadline:
         term.pump()
-    assert running("sleep 30")
+    assert running(sleep)
     term.send(CTRL_C)
     screen = term.wait_for(re.compile(r"exit: (130|143) \| cwd: ").search)
     assert "interrupting" in screen
-    assert not running("sleep 30")
+    assert not running(sleep)
     screen = ready(term)
     assert re.search(r"bash \./ exit (130|143)", screen.splitlines()[-1])  # the toolbar has the shell's state
     term.send("!echo still here" + ENTER)
