@@ -299,3 +299,16 @@ def test_missing_workspace_is_a_clean_error(tmp_path: Path, settings: ShellSetti
     assert caught.value.code == "NOT_FOUND"
     assert caught.value.message == f"The workspace folder does not exist: {tmp_path / 'gone'}"
     assert shell.pid is None
+
+
+def test_newline_in_the_cwd_keeps_the_session(shell: ShellSession, ws: Path) -> None:
+    moved = shell.run("mkdir $'a\\nb' && cd $'a\\nb' && pwd")
+    assert moved.cwd == f"{ws}/a?b"
+    assert moved.output == f"{ws}/a\nb"
+    assert shell.run("echo ok").content == "ok"
+
+
+def test_background_output_shows_in_a_later_reply(shell: ShellSession) -> None:
+    shell.run("(sleep 0.2; echo late) &")
+    lines = shell.run("sleep 0.6; echo now").output.splitlines()
+    assert (lines[0], lines[-1]) == ("late", "now")  # between them bash's "[1]+  Done" notice

@@ -77,6 +77,7 @@ class ShellSession:
         self._count = 0
         self._idle_pgrp = 0
         self._pending_note: str | None = None
+        self._leftover = b""
         self.cwd = str(self.root)
 
     # -- life cycle ------------------------------------------------------------------------------------
@@ -96,6 +97,7 @@ class ShellSession:
         self._private = Path(tempfile.mkdtemp(prefix="stringsh-shell-"))
         self._secret = secrets.token_hex(8)
         self._count = 0
+        self._leftover = b""
         self.cwd = str(self.root)
         argv = self.provider.wrap(BASH, self.root, [self._private])
         env = {k: v for k, v in base_env(self._variables).items() if k not in SHELL_HOOKS}
@@ -187,7 +189,7 @@ class ShellSession:
         capture = OutputCapture(cap, self.spool_dir)
         cleaner = StreamCleaner()
         reader = _Reader(proc.child_fd)
-        buf = b""
+        buf, self._leftover = self._leftover, b""
         timed_out = False
         stage = 0
         while True:
@@ -221,6 +223,7 @@ class ShellSession:
                 while end > 0 and buf[end - 1 : end] == b"\r":
                     end -= 1
                 capture.write(cleaner.feed(buf[:end]) + cleaner.finish())
+                self._leftover = buf[match.end() :][-HOLD:]  # a background job's output: shown next time
                 self.cwd = match.group(2).decode("utf-8", "replace")
                 return self._result(int(match.group(1)), capture, timed_out, [])
             if len(buf) > HOLD:
@@ -287,9 +290,10 @@ def run_line(script: Path, secret: str, count: int) -> str:
     drops the rest of the line (an interrupted builtin, SIGINT). Its text splits the marker (`__SS''H_`) so
     that printing PROMPT_COMMAND cannot show it; only bash's prompt expansion does.
     """
-    ps1 = f"'\\n__SS''H_{secret}_{count}__ ${{__ss_r}} ${{PWD}}\\n'"
+    ps1 = f"'\\n__SS''H_{secret}_{count}__ ${{__ss_r}} ${{__ss_d}}\\n'"
     quiet = "{ __ss_r=$? __ss_f=$-; builtin set +xv; } 2>/dev/null"
-    tail = f"{quiet}; PS1={ps1}; builtin unset PROMPT_COMMAND PS0; builtin shopt -s promptvars"
+    cwd = "__ss_d=${PWD//[$'\\n\\r']/?}"  # a newline in the cwd must not break the sentinel line
+    tail = f"{quiet}; {cwd}; PS1={ps1}; builtin unset PROMPT_COMMAND PS0; builtin shopt -s promptvars"
     source = shlex.quote(str(script))
     return f"PS1=; PROMPT_COMMAND={shlex.quote(tail)}; {{ builtin source {source}; }} </dev/null; {tail}\n"
 
