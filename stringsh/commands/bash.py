@@ -9,12 +9,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import command, read_help_page
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
-from stringsh.workspace.shell import ShellResult, ShellSession, ShellSettings, settings_from_policy
+from stringsh.workspace.shell.result import ShellResult
+from stringsh.workspace.shell.settings import ShellSettings, settings_from_policy
+
+if TYPE_CHECKING:
+    from stringsh.workspace.shell.session import ShellSession
 
 #: Session variable with a per-call timeout in seconds for the shell front ends (invalid: the policy default).
 TIMEOUT_VARIABLE = "_timeout"
@@ -46,6 +51,8 @@ def call_timeout(ctx: Context) -> float | None:
 
 def topic_shell(ctx: Context) -> ShellSession:
     """The topic's shell, made on first use; settings are re-read so a policy change reaches it."""
+    from stringsh.workspace.shell.session import ShellSession  # pexpect loads with the first shell only
+
     settings = shell_settings(ctx)
     shell = ctx.session.bash
     confinement = (settings.sandbox, settings.writable)
@@ -139,7 +146,7 @@ def bash_mode(ctx: Context) -> Result:
 
 
 def info_text(ctx: Context) -> str:
-    shell = ctx.session.bash if isinstance(ctx.session.bash, ShellSession) else None
+    shell = ctx.session.bash if hasattr(ctx.session.bash, "run") else None
     settings = shell.settings if shell is not None else shell_settings(ctx)
     pid = shell.pid if shell is not None else None
     variables = ctx.session.exported_variables()

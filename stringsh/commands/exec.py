@@ -10,7 +10,6 @@ from stringsh.commands.registry import command
 from stringsh.errors import StringError
 from stringsh.protocol.request import substitute
 from stringsh.protocol.response import Result
-from stringsh.workspace.shell import run_once
 
 TIMEOUT_FLAG = re.compile(r"^--timeout[= ](\S+)\s*")
 
@@ -40,6 +39,8 @@ def exec_command(ctx: Context) -> Result:
         raise StringError("INVALID_PAYLOAD", "Nothing to run.", "Usage: /exec <command>, e.g. /exec ls -la")
 
     def run() -> Result:
+        from stringsh.workspace.shell.oneshot import run_once
+
         result = run_once(
             text,
             ctx.dispatcher.root,

@@ -1,10 +1,32 @@
-"""Persistent and one-shot bash for the workspace: sentinel protocol, clean capped output, sandbox providers."""
+"""Persistent and one-shot bash for the workspace: sentinel protocol, clean capped output, sandbox providers.
 
-from stringsh.workspace.shell.oneshot import run_once
-from stringsh.workspace.shell.providers import BubblewrapProvider, LocalProvider, Provider, make_provider
-from stringsh.workspace.shell.result import ShellResult
-from stringsh.workspace.shell.session import ShellSession
-from stringsh.workspace.shell.settings import ShellSettings, settings_from_policy
+Names load on first use (PEP 562) so that importing the package, as every command module does, does not pull
+in pexpect: scripted start-up stays light.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from stringsh.workspace.shell.oneshot import run_once
+    from stringsh.workspace.shell.providers import BubblewrapProvider, LocalProvider, Provider, make_provider
+    from stringsh.workspace.shell.result import ShellResult
+    from stringsh.workspace.shell.session import ShellSession
+    from stringsh.workspace.shell.settings import ShellSettings, settings_from_policy
+
+_WHERE = {
+    "run_once": "oneshot",
+    "BubblewrapProvider": "providers",
+    "LocalProvider": "providers",
+    "Provider": "providers",
+    "make_provider": "providers",
+    "ShellResult": "result",
+    "ShellSession": "session",
+    "ShellSettings": "settings",
+    "settings_from_policy": "settings",
+}
 
 __all__ = [
     "BubblewrapProvider",
@@ -17,3 +39,9 @@ __all__ = [
     "run_once",
     "settings_from_policy",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
