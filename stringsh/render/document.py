@@ -70,6 +70,16 @@ class Document:
         first = self.text.find("\n")
         return "\r\n" if first > 0 and self.text[first - 1] == "\r" else "\n"
 
+    def region_newline(self, start: int, end: int) -> str:
+        """The line ending new lines get: that of the replaced region's last line, else of the line before it,
+        else the file's (so a mixed-ending file keeps each region's own style)."""
+        lines = self.lines
+        candidates = ([end - 1] if end > start else []) + [start - 1]
+        for i in candidates:
+            if 0 <= i < len(lines) - 1:  # a line followed by a line break
+                return "\r\n" if lines[i].endswith("\r") else "\n"
+        return self.newline()
+
     def splice_block(self, block: Block, body: str) -> str:
         """The full new text with a block's content replaced and every byte outside it unchanged.
 
@@ -108,7 +118,7 @@ class Document:
     def spliced(self, start: int, end: int, body: str) -> tuple[list[str], int]:
         """The new lines after replacing lines[start:end] by the body, and how many lines the body became."""
         lines = self.lines
-        cr = "\r" if self.newline() == "\r\n" else ""
+        cr = "\r" if self.region_newline(start, end) == "\r\n" else ""
         body = body.replace("\r\n", "\n")
         if body.endswith("\n"):
             body = body[:-1]

@@ -90,3 +90,25 @@ def test_bad_targets(ws: Path, dispatcher) -> None:
         "ERROR(BLOCK_NOT_FOUND): Block not found: #m in notes.txt\nThis document has no blocks."
     )
     assert dispatcher.execute("/edit ../x.md").code in {"INVALID_PATH", "FILE_NOT_ALLOWED"}
+
+
+def test_utf16_and_mixed_endings_survive_a_block_edit_and_undo(ws: Path, dispatcher) -> None:
+    utf16 = "\ufeff# Título\r\n\r\nviejo\r\n\r\n# Otro\r\n".encode("utf-16-le")
+    (ws / "u.md").write_bytes(utf16)
+    assert body(dispatcher.execute("/edit u.md#ttulo\nnuevo\n").text) == "Edited u.md#ttulo (5 lines)"
+    assert (ws / "u.md").read_bytes() == utf16.replace("viejo".encode("utf-16-le"), "nuevo".encode("utf-16-le"))
+    dispatcher.execute("/undo")
+    assert (ws / "u.md").read_bytes() == utf16
+    mixed = b"# A\r\n\nold\n\n## B\r\nkeep\n"
+    (ws / "m.md").write_bytes(mixed)
+    assert body(dispatcher.execute("/edit m.md#b\nx\ny").text) == "Edited m.md#b (7 lines)"
+    assert (ws / "m.md").read_bytes() == b"# A\r\n\nold\n\n## B\r\nx\ny\n"  # the region's own ending
+    dispatcher.execute("/undo")
+    assert (ws / "m.md").read_bytes() == mixed
+
+
+def test_latin1_file_is_refused_not_mangled(ws: Path, dispatcher) -> None:
+    raw = b"# Caf\xe9\n\ntext\n"
+    (ws / "l.md").write_bytes(raw)
+    assert not dispatcher.execute("/edit l.md#caf\nnew\n").ok
+    assert (ws / "l.md").read_bytes() == raw
