@@ -178,7 +178,7 @@ def _render_range(
         if trimmed.startswith(("<!", "[")):
             include = INCLUDE_TRIMMED.match(trimmed) if load_include is not None else None
             if include is not None:
-                for extra in _include(include.group(1), include.group(2), load_include, chain):
+                for extra in _include(include.group(1), include.group(2), load_include, chain, links):
                     if not window.add(extra, i):
                         return
                 i += 1
@@ -195,8 +195,10 @@ def _render_range(
         i += 1
 
 
-def _include(block_id: str, path: str, load: IncludeLoader | None, chain: frozenset[str]) -> Iterable[str]:
-    """The lines an include expands to, or String's one-line `⚠` notes when it cannot."""
+def _include(
+    block_id: str, path: str, load: IncludeLoader | None, chain: frozenset[str], links: _Links
+) -> Iterable[str]:
+    """The lines an include expands to, or String's `⚠` notes when it cannot."""
     assert load is not None
     try:
         identity, doc = load(path)
@@ -214,8 +216,7 @@ def _include(block_id: str, path: str, load: IncludeLoader | None, chain: frozen
             f"  2. Explicit ID: ## Heading {{#{block_id}}}",
             f'  3. Heading slug: ## Heading Text (where slug matches "{block_id}")',
         ]
-    window = _Window(0)
-    links = _Links(doc.index.references)
+    window = _Window(0)  # shortcut ids continue the including document's numbering, as in String's single pass
     start, end = _trimmed_range(doc, block)
     _render_range(doc, start, end, window, links, load_include=load, chain=chain | {identity})
     return window.lines

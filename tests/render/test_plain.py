@@ -191,3 +191,13 @@ def test_prefix_lines_match_a_full_split() -> None:
             got, complete = Document(text).prefix_lines(count)
             full = text.split("\n")
             assert got == (full if complete else full[: max(count, 1)])
+
+
+def test_included_links_continue_the_shortcut_numbering() -> None:
+    part = Document.parse("<!-- #p -->\n[GitHub](https://github.com/other) and [a long one here!](https://b.example)\n<!-- /p -->\n")
+    doc = Document.parse("[GitHub](https://github.com) [x y z?](https://a.example)\n\n[!include:p](./part.md)\n")
+    rendered = render_document(doc, load_include=lambda path: ("part.md", part), identity="main.md")
+    assert rendered.text == (
+        "[GitHub][@github] [x y z?][@link-1]\n\n[GitHub][@github-2] and [a long one here!][@link-2]"
+    )
+    assert rendered.shortcuts["github-2"] == "https://github.com/other"
