@@ -312,3 +312,10 @@ def test_background_output_shows_in_a_later_reply(shell: ShellSession) -> None:
     shell.run("(sleep 0.2; echo late) &")
     lines = shell.run("sleep 0.6; echo now").output.splitlines()
     assert (lines[0], lines[-1]) == ("late", "now")  # between them bash's "[1]+  Done" notice
+
+
+def test_reading_the_terminal_directly_times_out_and_the_session_goes_on(shell: ShellSession) -> None:
+    result = shell.run("echo asking; read answer </dev/tty; echo never", timeout=1)
+    assert result.timed_out
+    assert result.content == "asking\n[timed out after 1 s; the command was stopped]"
+    assert shell.run("echo next").content == "next"
