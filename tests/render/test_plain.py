@@ -194,7 +194,9 @@ def test_prefix_lines_match_a_full_split() -> None:
 
 
 def test_included_links_continue_the_shortcut_numbering() -> None:
-    part = Document.parse("<!-- #p -->\n[GitHub](https://github.com/other) and [a long one here!](https://b.example)\n<!-- /p -->\n")
+    part = Document.parse(
+        "<!-- #p -->\n[GitHub](https://github.com/other) and [a long one here!](https://b.example)\n<!-- /p -->\n"
+    )
     doc = Document.parse("[GitHub](https://github.com) [x y z?](https://a.example)\n\n[!include:p](./part.md)\n")
     rendered = render_document(doc, load_include=lambda path: ("part.md", part), identity="main.md")
     assert rendered.text == (
