@@ -98,9 +98,9 @@ def test_no_network(jail: ShellSession, ws: Path, web: int) -> None:
 
 
 def test_own_process_namespace(jail: ShellSession) -> None:
-    assert jail.run("sleep 30 & ps -e -o comm= | sort").exit_code == 0
-    names = jail.run("ps -e -o comm= | sort | uniq").output.split()
-    assert {"bwrap", "bash", "sleep", "ps"} <= set(names)
+    assert jail.run("sleep 30 &").exit_code == 0
+    names = jail.run("cat /proc/[0-9]*/comm | sort -u").output.split()
+    assert {"bwrap", "bash", "sleep", "cat"} <= set(names)
     assert not {"python3", "pytest", "python"} & set(names)  # the host's processes are invisible
 
 
