@@ -38,6 +38,7 @@ def run_plain(dispatcher: Dispatcher) -> int:
             items = read_requests(
                 sys.stdin.buffer.readline,
                 on_continuation=lambda: prompt(CONTINUATION),
+                on_skipped=lambda: prompt(BASH_PROMPT if session.bash_mode else PROMPT),
                 is_bash_mode=lambda: session.bash_mode,
             )
             item = next(items, None)

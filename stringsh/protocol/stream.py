@@ -63,8 +63,10 @@ def read_requests(
     envelopes: bool = False,
     on_continuation: Callable[[], None] | None = None,
     is_bash_mode: Callable[[], bool] | None = None,
+    on_skipped: Callable[[], None] | None = None,
 ) -> Iterator[StreamItem]:
-    """Yield whole requests. Blank lines and `#` comments between requests are skipped.
+    """Yield whole requests. Blank lines and `#` comments between requests are skipped (`on_skipped` is told,
+    so an interactive loop can prompt again).
 
     With `envelopes`, a line `<𝒞=string:TOPIC>` sends the requests up to `</𝒞>` to that topic.
     `is_bash_mode` keeps `#` lines (they are shell comments) when every line goes to a shell.
@@ -91,9 +93,9 @@ def read_requests(
             yield StreamItem(_safe_header(raw), topic, error)
             continue
         stripped = line.strip()
-        if not stripped:
-            continue
-        if stripped.startswith("#") and not (is_bash_mode and is_bash_mode()):
+        if not stripped or (stripped.startswith("#") and not (is_bash_mode and is_bash_mode())):
+            if on_skipped:
+                on_skipped()
             continue
         if envelopes:
             opened = envelope_topic(stripped)

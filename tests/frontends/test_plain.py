@@ -114,3 +114,17 @@ def test_plain_loop_over_pipes_prints_no_prompt(ws: Path) -> None:
         "re: not a command\nERROR(COMMAND_UNSUPPORTED): Commands must start with /. Use /help for details.\n"
         're: /set\nVariables\n---\n{a} = "1"\n'
     )
+
+
+def test_blank_and_comment_lines_get_a_fresh_prompt(ws: Path) -> None:
+    child = spawn(ws, "--plain")
+    child.expect_exact(PROMPT)
+    child.sendline("")
+    child.expect_exact(PROMPT)
+    child.sendline("# just a note")
+    child.expect_exact(PROMPT)
+    assert "re:" not in child.before
+    child.sendline("/set")
+    child.expect_exact("No variables set.")
+    child.sendeof()
+    child.expect(pexpect.EOF)

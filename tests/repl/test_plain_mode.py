@@ -70,7 +70,7 @@ def drive(term: Terminal) -> bytes:
         comment = line.startswith("#") and not in_body
         in_body = line.endswith("<<EOF") or (in_body and line != "EOF")
         if comment:
-            term.wait_transcript(echo)  # a comment between requests is skipped silently: no reply, no new prompt
+            term.wait_transcript(echo + PROMPT)  # a comment between requests: no reply, a fresh prompt
             continue
         deadline = time.monotonic() + WAIT
         while time.monotonic() < deadline:
