@@ -183,3 +183,22 @@ def test_opening_a_document_loads_no_markdown_or_rich_library(ws: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], cwd=ws, capture_output=True, text=True, timeout=60)
     assert out.stdout.splitlines()[-1] == "HEAVY: ", out.stderr
+
+
+def test_includes_go_through_the_engine_and_never_leak(ws: Path, dispatcher) -> None:
+    (ws / ".env").write_text("SECRET=hunter2\n")
+    (ws / "parts.md").write_text("## Tip\n\nshared tip\n")
+    (ws / "a.md").write_text(
+        "# A\n\n[!include:tip](./parts.md)\n[!include:x](./.env)\n[!include:x](../outside.md)\n"
+        "[!include:x](./.stringsh/journal.db)\n"
+    )
+    text = body(dispatcher.execute("/open a.md").text)
+    assert text == (
+        "Opened a.md\n---\n# A\n\n## Tip\n\nshared tip\n"
+        "⚠ Include failed: ./.env - Access to a secret file is denied: .env\n"
+        "⚠ Include failed: ../outside.md - Path escapes the workspace root: ../outside.md\n"
+        "⚠ Include failed: ./.stringsh/journal.db - .stringsh/ is stringsh's own state and cannot be used: "
+        ".stringsh/journal.db"
+    )
+    assert "hunter2" not in text
+    assert dispatcher.execute("/open .env").code == "SECRET_DENIED"
