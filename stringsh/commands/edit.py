@@ -78,13 +78,16 @@ def edit_block(ctx: Context, view: DocumentView, block_id: str, body: str) -> Re
     refuse_stale_view(ctx, view)
     block = resolve_block(view, block_id)
     edited = view.doc.edit_block(block, body)
+    if edited.resolve(block_id) is None:  # checked on the new text before writing, so nothing breaks on disk
+        raise StringError(
+            "INVALID_PAYLOAD",
+            f"Refusing to edit {view.path}#{block_id}: with this text the block would no longer resolve.",
+            "Check the body for an unclosed ``` fence or a block marker; nothing was written.",
+        )
     workspace = ctx.dispatcher.workspace
     outcome = workspace.write_text(view.path, edited.text, topic=ctx.session.topic, expected_sha256=view.sha256)
     edited.sha256 = outcome.sha256
     cache_for(ctx.dispatcher.root).put(outcome.sha256, edited.index, outcome.size)
-    if edited.resolve(block_id) is None:
-        raise StringError("INTERNAL_ERROR", f"Edit wrote successfully but verification failed: #{block_id} is gone "
-                          f"from {view.path}.", "Use /undo to put the old text back.")
     after_write(ctx, view.path, outcome.sha256, edited)
     return Result(f"Edited {view.path}#{block_id} ({outcome.lines} lines)")
 

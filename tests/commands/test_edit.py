@@ -112,3 +112,17 @@ def test_latin1_file_is_refused_not_mangled(ws: Path, dispatcher) -> None:
     (ws / "l.md").write_bytes(raw)
     assert not dispatcher.execute("/edit l.md#caf\nnew\n").ok
     assert (ws / "l.md").read_bytes() == raw
+
+
+def test_an_edit_that_would_break_the_block_writes_nothing(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    before = (ws / "README.md").read_bytes()
+    reply = dispatcher.execute("/edit README.md#tip\n```\nunclosed fence\n")
+    assert body(reply.text) == (
+        "ERROR(INVALID_PAYLOAD): Refusing to edit README.md#tip: with this text the block would no longer resolve.\n"
+        "Check the body for an unclosed ``` fence or a block marker; nothing was written."
+    )
+    assert (ws / "README.md").read_bytes() == before
+    assert body(dispatcher.execute("/edit README.md#tip\n```\nclosed fence\n```\n").text) == (
+        "Edited README.md#tip (24 lines)"
+    )
