@@ -126,3 +126,15 @@ def test_an_edit_that_would_break_the_block_writes_nothing(ws: Path, dispatcher)
     assert body(dispatcher.execute("/edit README.md#tip\n```\nclosed fence\n```\n").text) == (
         "Edited README.md#tip (24 lines)"
     )
+
+
+def test_numbered_view_is_cut_with_a_read_on_hint(ws: Path, dispatcher) -> None:
+    (ws / "n.md").write_text("".join(f"l{i}\n" for i in range(1, 13)))
+    dispatcher.execute('/set {_max_lines} = "5"')
+    assert body(dispatcher.execute("/edit n.md").text) == (
+        "[editing: n.md]\n---\n 1 | l1\n 2 | l2\n 3 | l3\n 4 | l4\n 5 | l5\n\n(12 lines)\n"
+        "[cut] Output limit of 5 lines reached. Read on: /edit n.md --from 6"
+    )
+    assert body(dispatcher.execute("/edit n.md --from 11").text) == (
+        "[editing: n.md]\n---\n11 | l11\n12 | l12\n\n(12 lines)"
+    )

@@ -202,3 +202,18 @@ def test_includes_go_through_the_engine_and_never_leak(ws: Path, dispatcher) -> 
     )
     assert "hunter2" not in text
     assert dispatcher.execute("/open .env").code == "SECRET_DENIED"
+
+
+def test_block_output_is_cut_with_a_block_read_on_hint(ws: Path, dispatcher) -> None:
+    (ws / "b.md").write_text("# Top\n\n## Long\n\n" + "".join(f"item {i}\n" for i in range(1, 9)) + "\n## After\n")
+    dispatcher.execute('/set {_max_lines} = "4"')
+    assert body(dispatcher.execute("/open b.md#long").text) == (
+        "Opened b.md#long\n---\n## Long\n\nitem 1\nitem 2\n\n"
+        "[cut] Output limit of 4 lines reached; the rest starts at source line 7 of 14. "
+        "Read on: /open b.md#long --from 7"
+    )
+    assert body(dispatcher.execute("/open b.md#long --from 7").text) == (
+        "Opened b.md#long\n---\nitem 3\nitem 4\nitem 5\nitem 6\n\n"
+        "[cut] Output limit of 4 lines reached; the rest starts at source line 11 of 14. "
+        "Read on: /open b.md#long --from 11"
+    )
