@@ -66,7 +66,12 @@ def view_source(ctx: Context, view: DocumentView, block: str | None, start: int)
 def refuse_stale_view(ctx: Context, view: DocumentView) -> None:
     """A block edit based on an open view the file has since moved away from is a CONFLICT, not a lost edit."""
     current = ctx.session.document
-    if isinstance(current, DocumentView) and current.path == view.path and current.sha256 != view.sha256:
+    if (
+        isinstance(current, DocumentView)
+        and current.path == view.path
+        and current.sha256 != view.sha256
+        and ctx.session.seen.get(view.path) != view.sha256  # not this topic's own write or /undo
+    ):
         raise StringError(
             "CONFLICT",
             f"Refusing to edit {view.path}: it changed since this topic opened it.",

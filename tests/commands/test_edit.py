@@ -138,3 +138,12 @@ def test_numbered_view_is_cut_with_a_read_on_hint(ws: Path, dispatcher) -> None:
     assert body(dispatcher.execute("/edit n.md --from 11").text) == (
         "[editing: n.md]\n---\n11 | l11\n12 | l12\n\n(12 lines)"
     )
+
+
+def test_edit_after_this_topics_own_undo_is_not_a_conflict(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    dispatcher.execute("/open todo.md#today")
+    dispatcher.execute("/edit #today\n- one\n")
+    dispatcher.execute("/undo")
+    assert body(dispatcher.execute("/edit #today\n- two\n").text) == "Edited todo.md#today (5 lines)"
+    assert (ws / "todo.md").read_text() == "# Todo\n\n## Today\n\n- two\n"
