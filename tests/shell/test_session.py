@@ -319,3 +319,9 @@ def test_reading_the_terminal_directly_times_out_and_the_session_goes_on(shell: 
     assert result.timed_out
     assert result.content == "asking\n[timed out after 1 s; the command was stopped]"
     assert shell.run("echo next").content == "next"
+
+
+def test_terminal_modes_changed_by_a_program_are_undone(shell: ShellSession) -> None:
+    assert shell.run("stty -F /dev/tty echo opost").exit_code == 0
+    assert shell.run("echo hi").content == "hi"
+    assert shell.run("stty -F /dev/tty -a | tr ' ' '\\n' | grep -x -e -echo -e -opost").output == "-opost\n-echo"

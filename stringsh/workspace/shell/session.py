@@ -183,6 +183,7 @@ class ShellSession:
         script = self._private / "cmd"
         script.write_text(prelude + RESTORE_FLAGS + command + "\n", encoding="utf-8", errors="surrogateescape")
         sentinel = f"__SSH_{self._secret}_{self._count}__".encode()
+        _quiet_terminal(proc.child_fd)
         os.write(proc.child_fd, run_line(script, self._secret, self._count).encode())
         script_prefix = str(script).encode() + b": "
         tail = re.compile(re.escape(sentinel) + rb" (\d+) ([^\r\n]*)\r*\n")
@@ -309,6 +310,16 @@ def _child_setup(cwd: str) -> None:
     attrs = termios.tcgetattr(0)
     attrs[1] &= ~termios.OPOST
     termios.tcsetattr(0, termios.TCSANOW, attrs)
+
+
+def _quiet_terminal(fd: int) -> None:
+    """Undo a program's `stty -F /dev/tty echo opost` (the master's termios calls act on the shell's side)."""
+    with contextlib.suppress(termios.error, OSError):
+        attrs = termios.tcgetattr(fd)
+        if attrs[3] & termios.ECHO or attrs[1] & termios.OPOST:
+            attrs[3] &= ~termios.ECHO
+            attrs[1] &= ~termios.OPOST
+            termios.tcsetattr(fd, termios.TCSANOW, attrs)
 
 
 def _stop(proc: pexpect.spawn) -> None:
