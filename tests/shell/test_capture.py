@@ -64,3 +64,24 @@ def test_prune_keeps_the_newest(tmp_path: Path) -> None:
         os.utime(path, (i, i))
     prune_spool(tmp_path, keep=2)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bash-3.txt", "bash-4.txt"]
+
+
+def test_prune_keeps_within_the_byte_budget(tmp_path: Path) -> None:
+    import os
+
+    for i in range(4):
+        path = tmp_path / f"bash-{i}.txt"
+        path.write_bytes(b"x" * 100)
+        os.utime(path, (i, i))
+    prune_spool(tmp_path, keep=10, budget=250)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bash-2.txt", "bash-3.txt"]
+
+
+def test_spool_file_stops_at_its_limit(tmp_path: Path) -> None:
+    capture = OutputCapture(100, tmp_path, spool_max=500)
+    for _ in range(10):
+        capture.write(b"y" * 99 + b"\n")
+    text = capture.text()
+    assert capture.spool_path is not None
+    assert capture.spool_path.read_bytes() == (b"y" * 99 + b"\n") * 5
+    assert f"whole output (1000 bytes, 10 lines) first 500 bytes in {capture.spool_path} ...]" in text

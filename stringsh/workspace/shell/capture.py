@@ -14,16 +14,21 @@ from collections import deque
 from pathlib import Path
 from typing import IO
 
-#: Spool files kept per workspace; older ones are removed when a new one is made.
+#: Spool files kept per workspace, and their total size; older ones are removed when a new one is made.
 SPOOL_KEEP = 50
+SPOOL_BUDGET = 2 << 30
+#: One spool file stops growing here (the notice then says how much of the output it holds).
+SPOOL_MAX = 1 << 30
 
 
 class OutputCapture:
     """Collects text; `text()` is the whole output or head + cut notice + tail."""
 
-    def __init__(self, cap: int, spool_dir: Path) -> None:
+    def __init__(self, cap: int, spool_dir: Path, spool_max: int = SPOOL_MAX) -> None:
         self.cap = max(cap, 64)
         self.spool_dir = spool_dir
+        self.spool_max = spool_max
+        self.spooled = 0
         self.total_bytes = 0
         self.total_lines = 0
         self.spool_path: Path | None = None
@@ -47,11 +52,7 @@ class OutputCapture:
                 self._open_spool(self._pending)
                 self._pending = None
         elif self._spool is not None:
-            try:
-                self._spool.write(data)
-            except OSError as exc:
-                self.spool_error = exc.strerror or type(exc).__name__
-                self.close()
+            self._to_spool([data])
         half = self.cap // 2
         if self._head_bytes < half:
             take = data[: half - self._head_bytes]
@@ -69,12 +70,25 @@ class OutputCapture:
         try:
             self.spool_dir.mkdir(parents=True, exist_ok=True)
             self._spool = open(self.spool_path, "wb")  # noqa: SIM115 - closed in close()
-            self._spool.writelines(seen)
+        except OSError as exc:
+            self.spool_error = exc.strerror or type(exc).__name__
+            return
+        prune_spool(self.spool_dir, keep=SPOOL_KEEP, budget=SPOOL_BUDGET, spare=self.spool_path)
+        self._to_spool(seen)
+
+    def _to_spool(self, chunks: list[bytes]) -> None:
+        assert self._spool is not None
+        try:
+            for data in chunks:
+                room = self.spool_max - self.spooled
+                self._spool.write(data[:room])
+                self.spooled += min(room, len(data))
+                if room <= len(data):
+                    self.close()
+                    return
         except OSError as exc:
             self.spool_error = exc.strerror or type(exc).__name__
             self.close()
-            return
-        prune_spool(self.spool_dir, keep=SPOOL_KEEP)
 
     def close(self) -> None:
         if self._spool is not None:
@@ -90,7 +104,12 @@ class OutputCapture:
         tail = _from_line_start(b"".join(self._tail)[-(self.cap // 2) :], self.total_bytes)
         cut_bytes = self.total_bytes - len(head) - len(tail)
         cut_lines = self.total_lines - head.count(b"\n") - tail.count(b"\n")
-        kept = f"in {self.spool_path}" if self.spool_error is None else f"not kept: {self.spool_error}"
+        if self.spool_error is not None:
+            kept = f"not kept: {self.spool_error}"
+        elif self.spooled < self.total_bytes:
+            kept = f"first {self.spooled} bytes in {self.spool_path}"
+        else:
+            kept = f"in {self.spool_path}"
         notice = (
             f"[... {cut_bytes} bytes, {cut_lines} lines cut; "
             f"whole output ({self.total_bytes} bytes, {self.total_lines} lines) {kept} ...]"
@@ -122,12 +141,16 @@ def _whole_chars(data: bytes) -> bytes:
     return data.decode("utf-8", "ignore").encode("utf-8") if data[-1:] >= b"\x80" else data
 
 
-def prune_spool(spool_dir: Path, keep: int) -> None:
-    """Keep the newest `keep` spool files."""
+def prune_spool(spool_dir: Path, keep: int, budget: int = SPOOL_BUDGET, spare: Path | None = None) -> None:
+    """Keep the newest `keep` spool files, dropping older ones while the total passes `budget` bytes."""
     try:
-        files = sorted(spool_dir.glob("bash-*.txt"), key=lambda p: p.stat().st_mtime)
+        found = [(p.stat(), p) for p in spool_dir.glob("bash-*.txt") if p != spare]
     except OSError:
         return
-    for old in files[:-keep] if len(files) > keep else []:
-        with contextlib.suppress(OSError):
-            os.unlink(old)
+    found.sort(key=lambda item: item[0].st_mtime, reverse=True)
+    total = 0
+    for index, (st, path) in enumerate(found):
+        total += st.st_size
+        if index >= keep - (spare is not None) or total > budget:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
