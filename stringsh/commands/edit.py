@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+
 from stringsh.commands.context import Context
 from stringsh.commands.open import current_view, split_from
 from stringsh.commands.registry import command
@@ -10,7 +13,9 @@ from stringsh.protocol.response import Result
 from stringsh.render.cache import cache_for
 from stringsh.render.document import Document, is_markdown
 from stringsh.render.view import DocumentView, budget_from, current_if_fresh, load_view, numbered, resolve_block
+from stringsh.workspace import ChangeSet
 from stringsh.workspace.seen import is_seen_unchanged, mark_seen, seen_sha256
+from stringsh.workspace.textio import encode
 
 FORCE = "--force"
 
@@ -89,12 +94,15 @@ def edit_block(ctx: Context, view: DocumentView, block_id: str, body: str) -> Re
             f"Refusing to edit {view.path}#{block_id}: with this text the block would no longer resolve.",
             "Check the body for an unclosed ``` fence or a block marker; nothing was written.",
         )
+    # The spliced text already has the file's own line endings, so it is encoded here as the file was read and
+    # applied as one journaled change guarded by the hash the view was built from (a change since is a CONFLICT).
     workspace = ctx.dispatcher.workspace
-    outcome = workspace.write_text(view.path, edited.text, topic=ctx.session.topic, expected_sha256=view.sha256)
-    edited.sha256 = outcome.sha256
-    cache_for(ctx.dispatcher.root).put(outcome.sha256, edited.index, outcome.size)
-    after_write(ctx, view.path, outcome.sha256, edited)
-    return Result(f"Edited {view.path}#{block_id} ({outcome.lines} lines)")
+    data = encode(edited.text, view.encoding, view.bom, view.path)
+    workspace.apply(ChangeSet().write(view.path, data, expected_prev_sha256=view.sha256), topic=ctx.session.topic)
+    edited.sha256 = hashlib.sha256(data).hexdigest()
+    cache_for(ctx.dispatcher.root).put(edited.sha256, edited.index, len(data))
+    after_write(ctx, view.path, edited.sha256, edited)
+    return Result(f"Edited {view.path}#{block_id} ({edited.index.line_count} lines)")
 
 
 def edit_whole(ctx: Context, view: DocumentView, body: str, force: bool) -> Result:
@@ -130,8 +138,7 @@ def after_write(ctx: Context, rel: str, sha256: str, written: Document | None = 
     if isinstance(current, DocumentView) and current.path == rel:
         info = workspace.stat(rel) if written is not None else None
         if written is not None and info is not None:
-            fresh = DocumentView(rel, current.kind, written, info.size, info.mtime_ns, mime=current.mime,
-                                 watcher=current.watcher)
+            fresh = dataclasses.replace(current, doc=written, size=info.size, mtime_ns=info.mtime_ns, auto_shortcuts={})
         else:
             fresh = load_view(workspace, rel, root=ctx.dispatcher.root, watch_file=current.watcher is None)
         fresh.watcher = fresh.watcher or current.watcher

@@ -6,6 +6,7 @@ needs its `stat`/`read_text` methods, so it imports nothing from the engine or t
 
 from __future__ import annotations
 
+import dataclasses
 import mimetypes
 import os
 import posixpath
@@ -35,6 +36,9 @@ class DocumentView:
     mime: str = ""
     auto_shortcuts: dict[str, str] = field(default_factory=dict)
     watcher: WatchHandle | None = None
+    #: How the file's bytes decode ("utf-8", "utf-16-le", …) and whether they start with a BOM.
+    encoding: str = "utf-8"
+    bom: bool = False
 
     @property
     def index(self) -> DocIndex:
@@ -54,8 +58,7 @@ class DocumentView:
 
     def with_block(self, block: str | None) -> DocumentView:
         """The same document showing another block (shares text, index and watch)."""
-        return DocumentView(self.path, self.kind, self.doc, self.size, self.mtime_ns, block, self.mime,
-                            dict(self.auto_shortcuts), self.watcher)
+        return dataclasses.replace(self, block=block, auto_shortcuts=dict(self.auto_shortcuts))
 
     def is_stale(self, workspace: Any) -> bool:
         """True when the file no longer has the bytes this view was built from (watch flag or stat, then hash)."""
@@ -98,7 +101,8 @@ def load_view(
         doc = Document(text_file.text, text_file.sha256)
         kind = "text"
     view = DocumentView(rel, kind, doc, text_file.size, text_file.mtime_ns,
-                        mime=mimetypes.guess_type(rel)[0] or "text/plain")
+                        mime=mimetypes.guess_type(rel)[0] or "text/plain", encoding=text_file.encoding,
+                        bom=text_file.bom)
     if watch_file and root is not None:
         view.watcher = watch(os.path.join(os.fspath(root), rel))
     return view
