@@ -6,7 +6,9 @@ index serialises to a cheap `marshal` blob. Lines are 0-based and ends exclusive
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from stringsh.render import sfmd
@@ -207,26 +209,33 @@ def update_index(old: DocIndex, new_lines: list[str], start: int, end: int, coun
     stop_new = structure.stopped_at if structure.stopped_at >= 0 else len(new_lines)
     stop_old = stop_new - delta
 
-    def keep(entries: list[Any], line_of: Any) -> tuple[list[Any], list[Any]]:
-        before = [e for e in entries if line_of(e) < restart]
-        tail = [e for e in entries if line_of(e) >= stop_old]
-        return before, tail
+    def keep(entries: list[Any], position: int) -> tuple[list[Any], list[Any]]:
+        """Entries (sorted by line) before the re-scanned lines, and those after them."""
+        key = itemgetter(position)
+        return entries[: bisect_left(entries, restart, key=key)], entries[bisect_left(entries, stop_old, key=key) :]
 
-    def shift_lines(entry: tuple[Any, ...], positions: tuple[int, ...]) -> tuple[Any, ...]:
-        items = list(entry)
-        for p in positions:
-            items[p] += delta
-        return tuple(items)
+    def shifted(entries: list[Any], positions: tuple[int, ...]) -> list[Any]:
+        if not delta:
+            return entries
+        if positions == (0, 1):
+            return [(a + delta, b + delta, *rest) for a, b, *rest in entries]
+        out = []
+        for entry in entries:
+            items = list(entry)
+            for p in positions:
+                items[p] += delta
+            out.append(tuple(items))
+        return out
 
     region_headings = [h for h in _headings(new_lines, structure.headings) if h[0] < stop_new]
-    before, tail = keep(old.headings, lambda h: h[0])
-    headings = before + region_headings + [shift_lines(h, (0, 1)) for h in tail]
+    before, tail = keep(old.headings, 0)
+    headings = before + region_headings + shifted(tail, (0, 1))
     new_fences = [f for f in structure.fences if f[0] < stop_new]
-    before, tail = keep(old.fences, lambda f: f[0])
-    fences = before + new_fences + [shift_lines(f, (0, 1)) for f in tail]
+    before, tail = keep(old.fences, 0)
+    fences = before + new_fences + shifted(tail, (0, 1))
     region_code = sorted([(f[0], f[1]) for f in new_fences] + [c for c in structure.code if c[0] < stop_new])
-    before, tail = keep(old.code, lambda c: c[0])
-    code = before + region_code + [(c[0] + delta, c[1] + delta) for c in tail]
+    before, tail = keep(old.code, 0)
+    code = before + region_code + shifted(tail, (0, 1))
     index = DocIndex(
         line_count=_count(new_lines),
         front_matter_end=old.front_matter_end,
@@ -237,16 +246,15 @@ def update_index(old: DocIndex, new_lines: list[str], start: int, end: int, coun
     )
     region = DocIndex(code=code)
     _extract(region, "\n".join(new_lines[restart:stop_new]), new_lines, restart, new_fences)
-    for name, position in (
-        ("marker_lines", 2),
-        ("reference_lines", 2),
-        ("menus", 2),
-        ("includes", 2),
-        ("shortcut_lines", 3),
-        ("requirement_lines", 1),
-        ("actions", 3),
+    for name, positions in (
+        ("marker_lines", (2,)),
+        ("reference_lines", (2,)),
+        ("menus", (2,)),
+        ("includes", (2,)),
+        ("shortcut_lines", (3,)),
+        ("requirement_lines", (1,)),
+        ("actions", (3, 4)),
     ):
-        before, tail = keep(getattr(old, name), lambda e, p=position: e[p])
-        shifted = [shift_lines(e, (position, 4) if name == "actions" else (position,)) for e in tail]
-        setattr(index, name, before + getattr(region, name) + shifted)
+        before, tail = keep(getattr(old, name), positions[0])
+        setattr(index, name, before + getattr(region, name) + shifted(tail, positions))
     return index.derive()
