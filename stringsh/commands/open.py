@@ -56,17 +56,16 @@ def current_view(ctx: Context) -> DocumentView:
 
 def missing_env(ctx: Context, view: DocumentView) -> list[str]:
     """Variables named by `requires:` that are neither session variables nor in the environment."""
-    if view.kind != "markdown":
+    if view.kind != "markdown" or view.block:
         return []
     known = ctx.session.variables
+    wanted = [name for name in required_env(view.doc) if not known.get(name) and not os.environ.get(name)]
+    if not wanted:
+        return []
     from stringsh.actions.envstore import EnvStore, scope_for_topic  # persistent `/set $NAME` values count too
 
     store, scope = EnvStore(), scope_for_topic(ctx.session.topic)
-    return [
-        name
-        for name in required_env(view.doc)
-        if not known.get(name) and not os.environ.get(name) and not store.get(name, scope)
-    ]
+    return [name for name in wanted if not store.get(name, scope)]
 
 
 def include_loader(ctx: Context, view: DocumentView):  # type: ignore[no-untyped-def]
