@@ -72,3 +72,9 @@ def test_nul_byte_refused(ws: Path, settings: ShellSettings) -> None:
     with pytest.raises(StringError) as caught:
         run_once("echo \x00", ws, settings)
     assert caught.value.code == "INVALID_PAYLOAD"
+
+
+def test_closed_stdout_still_obeys_the_timeout(ws: Path, settings: ShellSettings) -> None:
+    result = run_once("echo bye; exec >&- 2>&-; sleep 30", ws, settings, timeout=1)
+    assert result.timed_out
+    assert result.content == "bye\n[timed out after 1 s; the command was stopped]"

@@ -325,3 +325,12 @@ def test_terminal_modes_changed_by_a_program_are_undone(shell: ShellSession) -> 
     assert shell.run("stty -F /dev/tty echo opost").exit_code == 0
     assert shell.run("echo hi").content == "hi"
     assert shell.run("stty -F /dev/tty -a | tr ' ' '\\n' | grep -x -e -echo -e -opost").output == "-opost\n-echo"
+
+
+def test_redirecting_the_shell_itself_is_undone(shell: ShellSession) -> None:
+    assert shell.run("echo a; exec 2>/dev/null").content == "a"
+    assert shell.run("echo b >&2").content == "b"
+    assert shell.run("exec >/dev/null 2>&-").exit_code == 0
+    assert shell.run("echo c; ls /nonexistent-path").output == (
+        "c\nls: cannot access '/nonexistent-path': No such file or directory"
+    )

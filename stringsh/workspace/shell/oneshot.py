@@ -74,11 +74,13 @@ def run_once(
         poller.register(exited, select.POLLIN)
     timed_out = False
     stage = 0
+    eof = False
     try:
         while True:
             now = time.monotonic()
             if proc.poll() is not None:
-                _drain(fd, capture, cleaner)
+                if not eof:
+                    _drain(fd, capture, cleaner)
                 break
             if now >= deadline:
                 timed_out = True
@@ -90,12 +92,13 @@ def run_once(
                 if stage > 2:
                     proc.kill()
                 continue
-            events = poller.poll(min(deadline - now, 0.2) * 1000)
-            if any(ready == fd for ready, _ in events):
+            wait = min(deadline - now, 0.2 if exited is not None or not eof else 0.02)
+            events = poller.poll(wait * 1000)
+            if not eof and any(ready == fd for ready, _ in events):
                 data = os.read(fd, READ_SIZE)
-                if not data:
-                    proc.wait()
-                    break
+                if not data:  # the pipe closed; bash may still run (`exec >&-; sleep 9`): wait, with the deadline
+                    eof = True
+                    poller.unregister(fd)
                 capture.write(cleaner.feed(data))
     finally:
         kill_session(proc.pid)

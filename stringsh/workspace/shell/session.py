@@ -286,7 +286,8 @@ def _find_sentinel(buf: bytes, sentinel: bytes, tail: re.Pattern[bytes]) -> re.M
 def run_line(script: Path, secret: str, count: int) -> str:
     """The typed line: clear PS1, source the command with stdin /dev/null, then print the sentinel prompt.
 
-    The tail turns xtrace and verbose off so they do not show it (the next command file turns them back on).
+    The tail turns xtrace and verbose off so they do not show it (the next command file turns them back on),
+    and puts stdout and stderr back on the terminal if a command moved them (the prompt is written to stderr).
     The sentinel-setting tail runs twice over: inline after the command, and as PROMPT_COMMAND for when bash
     drops the rest of the line (an interrupted builtin, SIGINT). Its text splits the marker (`__SS''H_`) so
     that printing PROMPT_COMMAND cannot show it; only bash's prompt expansion does.
@@ -294,7 +295,9 @@ def run_line(script: Path, secret: str, count: int) -> str:
     ps1 = f"'\\n__SS''H_{secret}_{count}__ ${{__ss_r}} ${{__ss_d}}\\n'"
     quiet = "{ __ss_r=$? __ss_f=$-; builtin set +xv; } 2>/dev/null"
     cwd = "__ss_d=${PWD//[$'\\n\\r']/?}"  # a newline in the cwd must not break the sentinel line
-    tail = f"{quiet}; {cwd}; PS1={ps1}; builtin unset PROMPT_COMMAND PS0; builtin shopt -s promptvars"
+    # after `exec 2>/dev/null` (plain `exec`: with `builtin` in front a redirection would not persist)
+    tty = "[[ -t 1 ]] || exec >/dev/tty; [[ -t 2 ]] || exec 2>/dev/tty"
+    tail = f"{quiet}; {tty}; {cwd}; PS1={ps1}; builtin unset PROMPT_COMMAND PS0; builtin shopt -s promptvars"
     source = shlex.quote(str(script))
     return f"PS1=; PROMPT_COMMAND={shlex.quote(tail)}; {{ builtin source {source}; }} </dev/null; {tail}\n"
 
