@@ -334,3 +334,10 @@ def test_redirecting_the_shell_itself_is_undone(shell: ShellSession) -> None:
     assert shell.run("echo c; ls /nonexistent-path").output == (
         "c\nls: cannot access '/nonexistent-path': No such file or directory"
     )
+
+
+def test_aliases_and_functions_cannot_hijack_the_protocol(shell: ShellSession) -> None:
+    hijack = "alias builtin=echo exec=echo source=echo PS1=x; printf() { :; }; shopt -s expand_aliases"
+    assert shell.run(hijack).exit_code == 0
+    assert shell.run("export A=1; echo ok").content == "ok"
+    assert shell.run("echo $A", variables={"B": "2"}).content == "1"

@@ -47,7 +47,7 @@ POLL = 0.2
 SHELL_HOOKS = frozenset({"PS0", "PS1", "PS2", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS"})
 BASH = ("/bin/bash", "--norc", "--noprofile", "--noediting", "-i")
 #: First line of every command file: re-enable the xtrace/verbose flags the previous tail turned off.
-RESTORE_FLAGS = "[[ $__ss_f != *[xv]* ]] || builtin set -${__ss_f//[^xv]/}; "
+RESTORE_FLAGS = "[[ $__ss_f != *[xv]* ]] || \\builtin set -${__ss_f//[^xv]/}; "
 #: How long a new shell may take to show its first prompt.
 START_TIMEOUT = 15.0
 #: After SIGKILL to the command's group, how long to wait for the prompt before killing the shell itself.
@@ -110,7 +110,7 @@ class ShellSession:
         except (OSError, pexpect.ExceptionPexpect) as exc:
             self._cleanup()
             raise StringError("INTERNAL_ERROR", f"The shell could not be started: {exc}") from None
-        result = self._send("builtin set +o history +H", time.monotonic() + START_TIMEOUT, 65536, escalate=False)
+        result = self._send("\\builtin set +o history +H", time.monotonic() + START_TIMEOUT, 65536, escalate=False)
         if result.timed_out or self._proc is None:
             self.close()
             self._pending_note = None
@@ -169,10 +169,10 @@ class ShellSession:
 
     def _export_lines(self, wanted: dict[str, str]) -> str:
         """Statements (one line, so error line numbers stay the command's own) that sync exported variables."""
-        lines = [f"builtin export {k}={ansi_quote(v)}; " for k, v in wanted.items() if self._variables.get(k) != v]
+        lines = [f"\\builtin export {k}={ansi_quote(v)}; " for k, v in wanted.items() if self._variables.get(k) != v]
         gone = [k for k in self._variables if k not in wanted]
         if gone:
-            lines.append("builtin unset " + " ".join(gone) + "; ")
+            lines.append("\\builtin unset " + " ".join(gone) + "; ")
         return "".join(lines)
 
     def _send(self, command: str, deadline: float, cap: int, *, escalate: bool, prelude: str = "") -> ShellResult:
@@ -293,13 +293,13 @@ def run_line(script: Path, secret: str, count: int) -> str:
     that printing PROMPT_COMMAND cannot show it; only bash's prompt expansion does.
     """
     ps1 = f"'\\n__SS''H_{secret}_{count}__ ${{__ss_r}} ${{__ss_d}}\\n'"
-    quiet = "{ __ss_r=$? __ss_f=$-; builtin set +xv; } 2>/dev/null"
+    quiet = "{ __ss_r=$? __ss_f=$-; \\builtin set +xv; } 2>/dev/null"
     cwd = "__ss_d=${PWD//[$'\\n\\r']/?}"  # a newline in the cwd must not break the sentinel line
-    # after `exec 2>/dev/null` (plain `exec`: with `builtin` in front a redirection would not persist)
-    tty = "[[ -t 1 ]] || exec >/dev/tty; [[ -t 2 ]] || exec 2>/dev/tty"
-    tail = f"{quiet}; {tty}; {cwd}; PS1={ps1}; builtin unset PROMPT_COMMAND PS0; builtin shopt -s promptvars"
+    # after `exec 2>/dev/null` (`exec`, not `builtin exec`: that would undo its own redirection)
+    tty = "[[ -t 1 ]] || \\exec >/dev/tty; [[ -t 2 ]] || \\exec 2>/dev/tty"
+    tail = f"{quiet}; {tty}; {cwd}; PS1={ps1}; \\builtin unset PROMPT_COMMAND PS0; \\builtin shopt -s promptvars"
     source = shlex.quote(str(script))
-    return f"PS1=; PROMPT_COMMAND={shlex.quote(tail)}; {{ builtin source {source}; }} </dev/null; {tail}\n"
+    return f"PS1=; PROMPT_COMMAND={shlex.quote(tail)}; {{ \\builtin source {source}; }} </dev/null; {tail}\n"
 
 
 def _child_setup(cwd: str) -> None:
