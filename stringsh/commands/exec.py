@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from stringsh.commands.bash import audited, call_timeout, command_text, shell_settings, spool_dir, to_result
+from stringsh.commands.bash import audited, call_timeout, shell_settings, spool_dir, to_result
 from stringsh.commands.context import Context
 from stringsh.commands.registry import command
 from stringsh.errors import StringError
@@ -22,7 +22,7 @@ TIMEOUT_FLAG = re.compile(r"^--timeout[= ](\S+)\s*")
     raw=True,
 )
 def exec_command(ctx: Context) -> Result:
-    text = substitute(command_text(ctx), ctx.session.variables)
+    text = substitute(ctx.arg_text, ctx.session.variables)  # like every command: the header, never the body
     timeout = call_timeout(ctx)
     flag = TIMEOUT_FLAG.match(text)
     if flag:
@@ -35,6 +35,8 @@ def exec_command(ctx: Context) -> Result:
                 "INVALID_PAYLOAD", f"--timeout must be a positive number of seconds, got: {flag.group(1)}"
             )
         text = text[flag.end() :]
+    if ctx.body is not None:
+        text = f"{text}\n{ctx.body}"
     if not text.strip():
         raise StringError("INVALID_PAYLOAD", "Nothing to run.", "Usage: /exec <command>, e.g. /exec ls -la")
 

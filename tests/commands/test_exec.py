@@ -31,8 +31,8 @@ def test_stateless(exec_ws) -> None:  # type: ignore[no-untyped-def]
 def test_variables_and_body(exec_ws) -> None:  # type: ignore[no-untyped-def]
     d, ws = exec_ws
     d.execute('/set {n} = "3"')
-    reply = d.execute('/exec <<EOF\nfor i in $(seq 1 {n}); do printf "$i"; done\necho " $n"\nEOF')
-    assert reply.text == f"re: /exec\nexit: 0 | cwd: {ws}\n---\n123 3"
+    reply = d.execute("/exec printf '{n} ' <<EOF\nfor i in $(seq 1 $n); do printf \"$i\"; done\necho ' {n}'\nEOF")
+    assert reply.text == f"re: /exec printf '{{n}} '\nexit: 0 | cwd: {ws}\n---\n3 123 {{n}}"  # the body stays as sent
 
 
 def test_timeout_flag(exec_ws) -> None:  # type: ignore[no-untyped-def]
