@@ -23,6 +23,7 @@ import signal
 import tempfile
 import termios
 import time
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -95,6 +96,8 @@ class ShellSession:
             raise StringError("NOT_FOUND", f"The workspace folder does not exist: {self.root}")
         ensure_state_dir(self.root)
         self._private = Path(tempfile.mkdtemp(prefix="stringsh-shell-"))
+        # removed by close(), or when the session is dropped or Python exits without closing it
+        weakref.finalize(self, shutil.rmtree, self._private, ignore_errors=True)
         self._secret = secrets.token_hex(8)
         self._count = 0
         self._leftover = b""
