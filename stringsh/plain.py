@@ -6,16 +6,38 @@ Used with `--plain`, `TERM=dumb` or when stdin is not a terminal (agents in a pt
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 from stringsh.dispatcher import Dispatcher
 from stringsh.output import ReplyWriter
-from stringsh.protocol.stream import read_requests
+from stringsh.protocol.response import Reply
+from stringsh.protocol.stream import StreamItem, read_requests
+from stringsh.session import Session
 
 PROMPT = "› "
 BASH_PROMPT = "bash› "
 CONTINUATION = "… "
 BANNER = "stringsh — /help lists commands, !cmd runs a shell command, Ctrl-D leaves"
+
+
+def answer_interruptibly(dispatcher: Dispatcher, item: StreamItem, session: Session) -> Reply:
+    """Run one request; Ctrl-C meanwhile interrupts the topic's running shell command, as in a terminal.
+
+    Outside a shell command Ctrl-C abandons the request (KeyboardInterrupt); the engine's journal keeps files whole.
+    """
+
+    def on_interrupt(signum: int, frame: object) -> None:
+        bash = session.bash
+        if bash is not None and bash.interrupt():
+            return
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        return dispatcher.answer(item)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def run_plain(dispatcher: Dispatcher) -> int:
@@ -44,7 +66,7 @@ def run_plain(dispatcher: Dispatcher) -> int:
             item = next(items, None)
             if item is None:
                 break
-            reply = dispatcher.answer(item)
+            reply = answer_interruptibly(dispatcher, item, session)
         except KeyboardInterrupt:
             writer.write("")
             continue

@@ -31,7 +31,6 @@ TOPIC = "main"
 PROMPT = "› "
 BASH_PROMPT = "bash› "
 BANNER = "stringsh — /help lists commands, !cmd runs bash, Tab completes, Ctrl-D leaves"
-INTERRUPT_ATTRS = ("interrupt", "cancel")
 #: How often the toolbar redraws by itself, so a document changed on disk shows as stale while idle.
 REFRESH_SECONDS = 2.0
 
@@ -179,19 +178,10 @@ class Repl:
 
     def interrupt(self) -> None:
         bash = getattr(self.session, "bash", None)
-        # the shell's own interrupt when it has one; else Ctrl-C typed into its pty, as a terminal would send it
-        owners = [(bash, name) for name in INTERRUPT_ATTRS] + [(getattr(bash, "_proc", None), "sendintr")]
-        for owner, name in owners:
-            method = getattr(owner, name, None)
-            if callable(method):
-                try:
-                    method()
-                except Exception as exc:
-                    self.console.print(f"^C could not interrupt: {exc}", style="yellow")
-                    return
-                self.console.print("^C interrupting…", style="dim")
-                return
-        self.console.print("^C: nothing to interrupt; the command keeps running", style="yellow")
+        if bash is not None and bash.interrupt():
+            self.console.print("^C interrupting…", style="dim")
+        else:
+            self.console.print("^C: nothing to interrupt; the command keeps running", style="yellow")
 
 
 def run_repl(dispatcher: Any) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import pexpect
@@ -126,5 +127,21 @@ def test_blank_and_comment_lines_get_a_fresh_prompt(ws: Path) -> None:
     assert "re:" not in child.before
     child.sendline("/set")
     child.expect_exact("No variables set.")
+    child.sendeof()
+    child.expect(pexpect.EOF)
+
+
+def test_ctrl_c_interrupts_a_running_shell_command_and_the_session_goes_on(ws: Path) -> None:
+    child = spawn(ws, "--plain")
+    child.expect_exact(PROMPT)
+    child.sendline("!export KEEP=1; sleep 30")
+    child.expect_exact("!export KEEP=1; sleep 30")
+    time.sleep(1.0)  # let the shell start the sleep; an early ^C is also fine but proves less
+    child.sendintr()
+    child.expect_exact(PROMPT, timeout=20)
+    assert f"exit: 130 | cwd: {ws.resolve()}" in child.before
+    child.sendline("!echo still $KEEP")
+    child.expect_exact(PROMPT)
+    assert child.before.replace("\r\n", "\n").endswith(f"exit: 0 | cwd: {ws.resolve()}\n---\nstill 1\n")
     child.sendeof()
     child.expect(pexpect.EOF)

@@ -80,6 +80,8 @@ class ShellSession:
         self._pending_note: str | None = None
         self._leftover = b""
         self.cwd = str(self.root)
+        #: True while a user command runs; only then may `interrupt` signal the terminal's foreground group.
+        self.running = False
 
     # -- life cycle ------------------------------------------------------------------------------------
 
@@ -165,10 +167,30 @@ class ShellSession:
         self._variables = wanted
         limit = self.settings.timeout if timeout is None else timeout
         deadline = time.monotonic() + limit
-        result = self._send(command, deadline, self.settings.output_cap, escalate=True, prelude=prefix)
+        self.running = True
+        try:
+            result = self._send(command, deadline, self.settings.output_cap, escalate=True, prelude=prefix)
+        finally:
+            self.running = False
         result.notes[:0] = notes
         result.timeout = limit
         return result
+
+    def interrupt(self) -> bool:
+        """Ctrl-C for the running command, as a terminal sends it: SIGINT to the pty's foreground group.
+
+        Called from another thread or a signal handler; False when no command is running (an idle shell would
+        print a stray prompt into the next reply).
+        """
+        proc = self._proc
+        if proc is None or not self.running:
+            return False
+        try:
+            group = os.tcgetpgrp(proc.child_fd)
+        except OSError:
+            return False
+        _killpg(group, signal.SIGINT)
+        return True
 
     def _export_lines(self, wanted: dict[str, str]) -> str:
         """Statements (one line, so error line numbers stay the command's own) that sync exported variables."""
