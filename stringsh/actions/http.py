@@ -12,7 +12,6 @@ import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any
 from urllib.parse import quote
 
@@ -93,6 +92,8 @@ def client_for(limits: HttpLimits) -> Any:
 
     Cookies are never kept (the jar refuses every domain), so nothing leaks from one action or topic to another.
     """
+    from http.cookiejar import CookieJar, DefaultCookiePolicy  # ~15 ms with urllib: first use only
+
     import httpx
 
     key = (limits.timeout, limits.max_redirects)

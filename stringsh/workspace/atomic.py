@@ -9,7 +9,7 @@ import contextlib
 import os
 import stat
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
 from stringsh.workspace.paths import TEMP_PREFIX
@@ -97,7 +97,10 @@ def stage(dir_fd: int, tmp: str, data: bytes, mode: int) -> None:
         os.close(fd)
 
 
-_POOL: ThreadPoolExecutor | None = None
+if TYPE_CHECKING:
+    import concurrent.futures
+
+_POOL: concurrent.futures.ThreadPoolExecutor | None = None
 
 
 def fsync_all(fds: list[int], alongside: Callable[[], None] | None = None) -> None:
@@ -105,6 +108,8 @@ def fsync_all(fds: list[int], alongside: Callable[[], None] | None = None) -> No
     (the filesystem can commit them together) instead of queueing one after another."""
     global _POOL
     if _POOL is None:
+        from concurrent.futures import ThreadPoolExecutor  # first multi-file write only: ~6 ms at start-up
+
         _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="stringsh-fsync")
     futures = [_POOL.submit(os.fsync, fd) for fd in fds]
     try:

@@ -34,7 +34,6 @@ Every table and key is optional:
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -200,6 +199,8 @@ def _roots(raw: Any, source: Path, workspace_root: Path) -> tuple[Root, ...]:
 
 
 def parse_policy(text: str, source: Path, workspace_root: Path) -> Policy:
+    import tomllib  # only when a policy file exists
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
