@@ -25,6 +25,7 @@ class WatchHandle:
     path: str
     changed: threading.Event = field(default_factory=threading.Event)
     closed: bool = False
+    scheduled: bool = False  # counted in its folder's watch
 
     def close(self) -> None:
         if not self.closed:
@@ -33,17 +34,21 @@ class WatchHandle:
 
 
 class _Watcher:
+    """Two locks. `_handles_lock` guards the handle registry and is the only lock `notify` takes (watchdog calls it
+    while holding its own lock), and no observer method is ever called while holding it; `_dirs_lock` guards the
+    observer and folder watches. So watchdog's lock and ours are never taken in opposite orders."""
+
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._handles_lock = threading.Lock()
+        self._dirs_lock = threading.Lock()
         self._observer: Any = None
-        self._failed = False
         self._dirs: dict[str, tuple[Any, int]] = {}  # folder -> (watch, refcount)
         self._handles: dict[str, list[WatchHandle]] = {}  # file path -> handles
 
     def watch(self, path: str) -> WatchHandle:
         """Start watching a file (absolute path); setup runs in the background so an open never waits for it."""
         handle = WatchHandle(os.path.realpath(path))
-        with self._lock:
+        with self._handles_lock:
             self._handles.setdefault(handle.path, []).append(handle)
         threading.Thread(target=self._schedule, args=(handle,), name="stringsh-watch", daemon=True).start()
         return handle
@@ -53,8 +58,8 @@ class _Watcher:
         # would otherwise compete with it for the GIL. A change in between is still caught by `is_stale`'s stat.
         time.sleep(SETUP_DELAY)
         folder = os.path.dirname(handle.path)
-        with self._lock:
-            if handle.closed or self._failed:
+        with self._dirs_lock:
+            if handle.closed:
                 return
             try:
                 observer = self._ensure_observer()
@@ -62,8 +67,9 @@ class _Watcher:
                 if watch is None:
                     watch = observer.schedule(_Handler(self), folder, recursive=False, event_filter=_event_filter())
                 self._dirs[folder] = (watch, count + 1)
+                handle.scheduled = True
             except Exception:
-                return
+                return  # no inotify, too many watches, folder gone: the hash comparison still decides staleness
 
     def _ensure_observer(self) -> Any:
         if self._observer is None:
@@ -76,34 +82,44 @@ class _Watcher:
         return self._observer
 
     def release(self, handle: WatchHandle) -> None:
-        folder = os.path.dirname(handle.path)
-        with self._lock:
+        with self._handles_lock:
             handles = self._handles.get(handle.path, [])
             if handle in handles:
                 handles.remove(handle)
             if not handles:
                 self._handles.pop(handle.path, None)
+        folder = os.path.dirname(handle.path)
+        with self._dirs_lock:
+            if not handle.scheduled:
+                return
+            handle.scheduled = False
             watch, count = self._dirs.get(folder, (None, 0))
             if watch is None:
                 return
             if count <= 1:
                 del self._dirs[folder]
-                with contextlib.suppress(Exception):
-                    self._observer.unschedule(watch)
+                if self._observer is not None:
+                    with contextlib.suppress(Exception):
+                        self._observer.unschedule(watch)
             else:
                 self._dirs[folder] = (watch, count - 1)
 
     def notify(self, *paths: str) -> None:
-        with self._lock:
-            for path in paths:
-                for handle in self._handles.get(os.path.realpath(path), []):
-                    handle.changed.set()
+        """Called on watchdog's thread: set the flags of the handles of these paths, taking no other lock."""
+        with self._handles_lock:
+            hit = [handle for path in paths for handle in self._handles.get(path, ())]
+        for handle in hit:
+            handle.changed.set()
 
     def stop(self) -> None:
         """Stop the observer thread (tests, shutdown); later watches start a new one."""
-        with self._lock:
+        with self._dirs_lock:
             observer, self._observer = self._observer, None
             self._dirs.clear()
+            with self._handles_lock:
+                handles = [h for hs in self._handles.values() for h in hs]
+            for handle in handles:
+                handle.scheduled = False
         if observer is not None:
             observer.stop()
             observer.join(timeout=5)

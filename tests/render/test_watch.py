@@ -71,3 +71,34 @@ def test_two_handles_share_one_folder_watch_until_both_close(tmp_path: Path) -> 
 def test_missing_folder_is_not_an_error(tmp_path: Path) -> None:
     handle = watch.watch(str(tmp_path / "nope" / "doc.md"))
     handle.close()
+
+
+def test_watching_while_events_flow_never_deadlocks(tmp_path: Path) -> None:
+    """watchdog holds its own lock while it calls us; opening and closing watches meanwhile must not hang."""
+    import threading
+
+    files = [tmp_path / f"f{i}.md" for i in range(8)]
+    for f in files:
+        f.write_text("x")
+
+    def churn() -> None:
+        for round_ in range(30):
+            handles = [watch.watch(str(f)) for f in files]
+            for f in files:
+                f.write_text(f"{round_}")
+            for handle in handles[::2]:
+                handle.close()
+            if round_ % 10 == 0:
+                ready(handles[1])
+            for handle in handles[1::2]:
+                handle.close()
+
+    worker = threading.Thread(target=churn, daemon=True)
+    worker.start()
+    worker.join(timeout=120)
+    assert not worker.is_alive(), "watch/close hung while events were being delivered"
+    last = watch.watch(str(files[0]))
+    ready(last)
+    files[0].write_text("final")
+    assert last.changed.wait(WAIT)
+    last.close()
