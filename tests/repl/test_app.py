@@ -90,6 +90,9 @@ def ask_after_history(repl_fixture: tuple[Repl, object, io.StringIO], keys: str,
 
     def send_when_loaded() -> None:
         deadline = time.monotonic() + 20
+        # the prompt resets the buffer when it starts, then reloads history: wait for both, in that order
+        while not shell.prompt.app.is_running and time.monotonic() < deadline:
+            time.sleep(0.01)
         while len(buffer._working_lines) <= entries and time.monotonic() < deadline:
             time.sleep(0.01)
         pipe.send_text(keys)  # type: ignore[attr-defined]
