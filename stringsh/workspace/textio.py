@@ -71,6 +71,8 @@ def line_breaks(text: str) -> list[str]:
 
 def newline_style(text: str) -> tuple[str, bool]:
     """("lf" | "crlf" | "cr" | "mixed" | "none", has final newline)."""
+    if "\r" not in text:  # the common case, without a regex pass over every line
+        return ("lf" if "\n" in text else "none"), text.endswith("\n")
     kinds = set(line_breaks(text))
     final = bool(text) and text[-1] in "\r\n"
     if not kinds:
@@ -82,6 +84,8 @@ def newline_style(text: str) -> tuple[str, bool]:
 
 def dominant_newline(text: str, default: str = "\n") -> str:
     """The most common line ending; ties go to the one that appears first."""
+    if "\r" not in text:
+        return "\n" if "\n" in text else default
     breaks = line_breaks(text)
     if not breaks:
         return default
@@ -95,7 +99,7 @@ def count_lines(text: str) -> int:
     """Lines in the shared model: every break ends a line, plus a last line without one."""
     if not text:
         return 0
-    breaks = len(line_breaks(text))
+    breaks = text.count("\n") if "\r" not in text else len(line_breaks(text))
     return breaks + (0 if text[-1] in "\r\n" else 1)
 
 
