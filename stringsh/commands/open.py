@@ -96,15 +96,23 @@ def show(ctx: Context, view: DocumentView, verb: str, *, start: int = 0, label: 
     return Result(f"{verb} {label if label is not None else view.label}", content)
 
 
+def _exists(workspace: Any, path: str) -> bool:
+    """Whether `path` names something reachable; a refused path is simply not a candidate here."""
+    try:
+        return workspace.stat(path) is not None
+    except StringError:
+        return False
+
+
 def resolve_path(ctx: Context, target: str) -> str:
     """A relative path is looked up beside the open document first, then from the workspace root."""
     workspace = ctx.dispatcher.workspace
     view = ctx.session.document
     if isinstance(view, DocumentView) and view.folder and not target.startswith("/"):
         beside = posixpath.normpath(posixpath.join(view.folder, target))
-        if not beside.startswith("../") and workspace.stat(beside) is not None:
-            return workspace.relative(beside)
-    return workspace.relative(target)
+        if not beside.startswith("../") and _exists(workspace, beside):
+            return workspace.relative(beside, reading=True)
+    return workspace.relative(target, reading=True)  # reading: a shell reply's spool file can be opened
 
 
 def open_path(ctx: Context, target: str, block: str | None, start: int) -> Result:

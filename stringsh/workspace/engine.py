@@ -126,15 +126,17 @@ class Workspace:
             self._redactor = self.policy.redactor()
         return self._redactor(text)
 
-    def relative(self, path: str) -> str:
-        """The confined, normalised root-relative POSIX path ("." for the root); does not touch the disk."""
-        return self.confiner.relative(path)
+    def relative(self, path: str, *, reading: bool = False) -> str:
+        """The confined, normalised root-relative POSIX path ("." for the root); does not touch the disk.
+
+        `reading` also accepts a shell spool file, which only `stat`, `read_text` and `read_bytes` can reach."""
+        return self.confiner.relative(path, reading=reading)
 
     def stat(self, path: str) -> FileInfo | None:
         """Metadata of the resolved path, None when it does not exist."""
         self._allow("stat")
         try:
-            res = self.confiner.resolve(path)
+            res = self.confiner.resolve(path, reading=True)
         except StringError as exc:
             if exc.code == "NOT_FOUND":
                 return None
@@ -183,7 +185,7 @@ class Workspace:
     def _read(self, path: str) -> tuple[Resolved, bytes, os.stat_result]:
         """Resolve and read a regular file within the read limit; the caller closes the returned location."""
         self._allow("read")
-        res = self.confiner.resolve(path)
+        res = self.confiner.resolve(path, reading=True)
         try:
             if res.st is not None and stat.S_ISDIR(res.st.st_mode):
                 raise StringError("INVALID_TARGET", f"Is a directory: {res.rel}", f"Use /ls {res.rel}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from collections import deque
 from dataclasses import dataclass, field
@@ -19,6 +20,9 @@ from stringsh.errors import StringError
 from stringsh.workspace.secrets import SecretMatcher
 
 STATE_DIR = ".stringsh"
+#: The one part of the engine's state a user may read (never list or write): shell output spool files.
+SPOOL_DIR = "spool"
+SPOOL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$")
 TEMP_PREFIX = ".~stringsh-"  # atomic.py's temp files; never a user path, so recovery may delete them
 MAX_HOPS = 40
 MAX_PATH_BYTES = 4096
@@ -50,6 +54,10 @@ class Resolved:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def is_spool_file(parts: list[str]) -> bool:
+    return len(parts) == 3 and parts[0] == STATE_DIR and parts[1] == SPOOL_DIR and bool(SPOOL_NAME.match(parts[2]))
 
 
 def _escape(path: str) -> StringError:
@@ -129,9 +137,12 @@ class Confiner:
             parts.append(part)
         return parts
 
-    def check_allowed(self, parts: list[str], shown: str) -> None:
-        """Refuse engine state and secrets; run on the requested and on the resolved path."""
-        if parts and parts[0] == STATE_DIR:
+    def check_allowed(self, parts: list[str], shown: str, *, reading: bool = False) -> None:
+        """Refuse engine state and secrets; run on the requested and on the resolved path.
+
+        `reading` lets a read reach a shell spool file (`.stringsh/spool/<name>`), which replies name for reading on.
+        """
+        if parts and parts[0] == STATE_DIR and not (reading and is_spool_file(parts)):
             raise StringError("NOT_PERMITTED", f"{STATE_DIR}/ is stringsh's own state and cannot be used: {shown}")
         if parts and parts[-1].startswith(TEMP_PREFIX):
             raise StringError("NOT_PERMITTED", f"Names starting with {TEMP_PREFIX} are stringsh's temp files: {shown}")
@@ -142,17 +153,18 @@ class Confiner:
                 "The policy's secret deny list covers this path.",
             )
 
-    def relative(self, path: str) -> str:
+    def relative(self, path: str, *, reading: bool = False) -> str:
         parts = self.requested_parts(path)
-        self.check_allowed(parts, path)
+        self.check_allowed(parts, path, reading=reading)
         return "/".join(parts) or "."
 
     # -- physical walk ----------------------------------------------------------------------------------------
 
-    def resolve(self, path: str, *, create: bool = False) -> Resolved:
-        """Walk `path` from the root. `create` allows a missing leaf and missing parent folders."""
+    def resolve(self, path: str, *, create: bool = False, reading: bool = False) -> Resolved:
+        """Walk `path` from the root. `create` allows a missing leaf and missing parent folders; `reading`
+        also reaches spool files (see check_allowed)."""
         parts = self.requested_parts(path)
-        self.check_allowed(parts, path)
+        self.check_allowed(parts, path, reading=reading and not create)
         requested = "/".join(parts) or "."
         if not parts:
             return Resolved(os.dup(self.root_fd), "", ".", ".", os.fstat(self.root_fd))
@@ -197,14 +209,16 @@ class Confiner:
                     continue
                 if last:
                     real = [*names, name]
-                    self.check_allowed(real, path)
+                    self.check_allowed(real, path, reading=reading and not create)
                     if st is None and not create:
                         raise StringError("NOT_FOUND", f"File not found: {requested}")
                     return self._done(fds, name, real, requested, st, [])
                 if st is None:
                     rest = [p for p in [name, *queue] if p not in ("", ".")]
                     real = [*names, *rest]
-                    self.check_allowed(real if ".." not in rest else [*names, name], path)
+                    self.check_allowed(
+                        real if ".." not in rest else [*names, name], path, reading=reading and not create
+                    )
                     if not create or ".." in rest:
                         raise StringError("NOT_FOUND", f"File not found: {requested}")
                     return self._done(fds, rest[-1], real, requested, None, rest[:-1])
@@ -229,8 +243,17 @@ class Confiner:
                 os.close(fd)
             raise
 
-    def _done(self, fds: list[int], name: str, real: list[str], requested: str, st: os.stat_result | None,
-              missing: list[str], *, root_itself: bool = False) -> Resolved:
+    def _done(
+        self,
+        fds: list[int],
+        name: str,
+        real: list[str],
+        requested: str,
+        st: os.stat_result | None,
+        missing: list[str],
+        *,
+        root_itself: bool = False,
+    ) -> Resolved:
         """Keep the innermost descriptor as the parent; close the rest."""
         if root_itself:
             if real:

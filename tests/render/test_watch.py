@@ -21,7 +21,7 @@ def _stop_observer():
 def ready(handle: watch.WatchHandle) -> None:
     """Wait until the background setup has scheduled the folder."""
     for _ in range(500):
-        if os.path.dirname(handle.path) in watch._WATCHER._dirs:
+        if handle.scheduled and os.path.dirname(handle.path) in watch._WATCHER._dirs:
             return
         handle.changed.wait(0.01)
     raise AssertionError("watch was never scheduled")
