@@ -20,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--policy", default=None, help="policy file (default: stringsh.toml in the workspace root)")
     parser.add_argument("-c", dest="command", default=None, help="run one request and exit")
     parser.add_argument("--plain", action="store_true", help="plain line mode: fixed prompt, no colour or escapes")
+    parser.add_argument("--color", action="store_true", help="with -c and run: render replies for people (rich)")
     sub = parser.add_subparsers(dest="mode")
     run = sub.add_parser("run", help="run script files of requests ('-' reads stdin)")
     run.add_argument("files", nargs="+")
@@ -58,11 +59,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is not None:
             from stringsh.script import run_one
 
-            return run_one(dispatcher, args.command)
+            return run_one(dispatcher, args.command, color=args.color)
         if args.mode == "run":
             from stringsh.script import run_scripts
 
-            return run_scripts(dispatcher, args.files, keep_going=args.keep_going)
+            return run_scripts(dispatcher, args.files, keep_going=args.keep_going, color=args.color)
         if args.mode == "daemon":
             from stringsh.daemon import run_daemon
 

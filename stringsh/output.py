@@ -19,3 +19,30 @@ class ReplyWriter:
                 self._stream.flush()
             except BrokenPipeError:
                 pass
+
+
+class ColorReplyWriter:
+    """`--color`: replies rendered for people with rich (documents as markdown, errors highlighted)."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        import io
+
+        from rich.console import Console
+
+        self._console = Console(
+            file=io.TextIOWrapper(stream, encoding="utf-8", write_through=True),
+            force_terminal=True,
+            soft_wrap=False,
+            highlight=False,
+        )
+        self._lock = threading.Lock()
+
+    def write(self, text: str) -> None:
+        from stringsh.repl.render import print_reply
+
+        with self._lock:
+            print_reply(self._console, text)
+
+
+def reply_writer(stream: BinaryIO, *, color: bool = False) -> ReplyWriter | ColorReplyWriter:
+    return ColorReplyWriter(stream) if color else ReplyWriter(stream)

@@ -6,19 +6,19 @@ import sys
 from pathlib import Path
 
 from stringsh.dispatcher import Dispatcher
-from stringsh.output import ReplyWriter
+from stringsh.output import reply_writer
 from stringsh.protocol.stream import read_requests
 
 
-def run_one(dispatcher: Dispatcher, text: str, topic: str | None = None) -> int:
+def run_one(dispatcher: Dispatcher, text: str, topic: str | None = None, *, color: bool = False) -> int:
     reply = dispatcher.execute(text, topic)
-    ReplyWriter(sys.stdout.buffer).write(reply.text)
+    reply_writer(sys.stdout.buffer, color=color).write(reply.text)
     return 0 if reply.ok else 1
 
 
-def run_scripts(dispatcher: Dispatcher, paths: list[str], *, keep_going: bool = False) -> int:
+def run_scripts(dispatcher: Dispatcher, paths: list[str], *, keep_going: bool = False, color: bool = False) -> int:
     """Run every request of every file in order; stop after the first failure unless `keep_going`."""
-    writer = ReplyWriter(sys.stdout.buffer)
+    writer = reply_writer(sys.stdout.buffer, color=color)
     failed = False
     for path in paths:
         try:

@@ -79,3 +79,16 @@ def test_root_option_and_missing_root(ws: Path, tmp_path: Path) -> None:
     missing = run_stringsh(["--root", str(tmp_path / "nope"), "-c", "/ls"], tmp_path)
     assert missing.returncode == 2
     assert "workspace folder not found" in missing.stderr.decode()
+
+
+def test_color_renders_for_people_and_plain_stays_the_default(ws: Path) -> None:
+    (ws / "doc.md").write_text("# Title\n\nSome *text*.\n")
+    plain = run_stringsh(["-c", "/open doc.md"], ws).stdout.decode()
+    assert plain == "re: /open doc.md\nOpened doc.md\n---\n# Title\n\nSome *text*.\n"
+    colored = run_stringsh(["--color", "-c", "/open doc.md"], ws).stdout.decode()
+    assert "\x1b[" in colored
+    assert "\x1b[3mtext\x1b[0m" in colored  # emphasis rendered, not shown as *text*
+    assert "*text*" not in colored
+    error = run_stringsh(["--color", "run", "-"], ws, stdin="/open nope.md\n")
+    assert error.returncode == 1
+    assert "\x1b[1;31mERROR(NOT_FOUND): File not found: nope.md\x1b[0m" in error.stdout.decode()
