@@ -26,12 +26,17 @@ class ColorReplyWriter:
 
     def __init__(self, stream: BinaryIO) -> None:
         import io
+        import os
 
         from rich.console import Console
+
+        # asked for explicitly: colour even where TERM says the terminal is dumb (rich would drop it there)
+        dumb = os.environ.get("TERM", "dumb") in ("dumb", "unknown", "")
 
         self._console = Console(
             file=io.TextIOWrapper(stream, encoding="utf-8", write_through=True),
             force_terminal=True,
+            color_system="standard" if dumb else "auto",
             soft_wrap=False,
             highlight=False,
         )
