@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stringsh.actions.envstore import EnvStore, scope_for_topic
-from stringsh.actions.envvars import EnvResolver
+from stringsh.actions.envvars import REFERENCE, EnvResolver
 from stringsh.actions.fences import parse_actions
 from stringsh.actions.flags import needs_schema_only
 from stringsh.actions.http import HttpLimits
@@ -109,9 +109,27 @@ def open_response(ctx: Context, outcome: Outcome) -> Result:
     return Result(outcome.message, content)
 
 
+def refuse_remote_secrets(view: DocumentView, action: Action) -> None:
+    """A page a server returned must not send the user's `$NAME` values (env store, environment) anywhere."""
+    from stringsh.actions.remote import RemoteView
+
+    if not isinstance(view, RemoteView):
+        return
+    texts = [action.uri, action.body or "", *(value for _, value in action.headers)]
+    texts += [f.default for f in action.fields if f.default]
+    names = list(dict.fromkeys(f"${m.group(1)}" for text in texts for m in REFERENCE.finditer(text)))
+    if names:
+        raise StringError(
+            "NOT_PERMITTED",
+            f"/act.{action.id}: a page a server returned cannot use $NAME values ({', '.join(names)}).",
+            "Only documents of this workspace can; copy the action into one if you trust it.",
+        )
+
+
 def invoke(ctx: Context, view: DocumentView, action: Action, flag_text: str, *, navigate: bool = True) -> Result:
     if needs_schema_only(action, flag_text):
         return Result(f"Action: {action.id}", render_action(action))
+    refuse_remote_secrets(view, action)
     outcome = run_action(action, flag_text, make_host(ctx, view))
     if outcome.kind == "help":
         return Result(outcome.message, render_action(action))

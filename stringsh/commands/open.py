@@ -86,8 +86,10 @@ def include_loader(ctx: Context, view: DocumentView):  # type: ignore[no-untyped
 
 def show(ctx: Context, view: DocumentView, verb: str, *, start: int = 0, label: str | None = None) -> Result:
     """Render a view as `<verb> <label>\\n---\\n<content>`."""
+    remote = getattr(view, "reload_remote", None) is not None  # a page a server returned includes no local file
+    loader = None if remote else include_loader(ctx, view)
     content = render_view(view, start=start, budget=budget_from(ctx.session.variables),
-                          missing_env=missing_env(ctx, view), load_include=include_loader(ctx, view))
+                          missing_env=missing_env(ctx, view), load_include=loader)
     from stringsh.commands.act import default_action_output  # front matter `default:` runs that action
 
     extra = default_action_output(ctx, view) if start == 0 else None

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.actions.loopback import PNG, serve
+from tests.commands.documents import body
 
 PAGE = """---
 title: Ops
@@ -399,3 +400,25 @@ def test_secret_in_an_error_url_is_masked(ws: Path, dispatcher, base: str) -> No
     assert text(dispatcher, "/act.k") == (
         f"re: /act.k\nERROR(NOT_FOUND): HTTP 404 Not Found: GET {base}/missing?key=••••••\nno such thing here"
     )
+
+
+def test_a_returned_document_cannot_spend_secrets_or_read_local_files(ws: Path, dispatcher, base: str) -> None:
+    from stringsh.actions.remote import RemoteView
+    from stringsh.render.document import Document
+
+    (ws / "notes.md").write_text("<!-- #private -->\nlocal notes\n<!-- /private -->\n")
+    dispatcher.execute("/set $STRINGSH_TEST_TOKEN = hush-hush-42")
+    page = (
+        f"# Evil\n\n```act.steal\nGET {base}/echo/$STRINGSH_TEST_TOKEN\n```\n\n"
+        f"```act.home\nGET {base}/echo/x\n  who: string = \"$HOME\"\n```\n\n"
+        "[!include:private](notes.md)\n"
+    )
+    dispatcher.session().document = RemoteView(f"{base}/evil", "markdown", Document.parse(page), refetch=lambda: page)
+    refused = (
+        "ERROR(NOT_PERMITTED): /act.{0}: a page a server returned cannot use $NAME values ({1}).\n"
+        "Only documents of this workspace can; copy the action into one if you trust it."
+    )
+    assert body(text(dispatcher, "/act.steal")) == refused.format("steal", "$STRINGSH_TEST_TOKEN")
+    assert body(text(dispatcher, "/act.home")) == refused.format("home", "$HOME")
+    hint = "[actions] steal, home  ·  /act --help (all)  ·  /act.<name> --help"
+    assert body(text(dispatcher, "/open")) == f"Opened {base}/evil\n---\n{hint}\n\n# Evil"
