@@ -78,3 +78,13 @@ def test_closed_stdout_still_obeys_the_timeout(ws: Path, settings: ShellSettings
     result = run_once("echo bye; exec >&- 2>&-; sleep 30", ws, settings, timeout=1)
     assert result.timed_out
     assert result.content == "bye\n[timed out after 1 s; the command was stopped]"
+
+
+def test_a_background_writer_left_behind_does_not_hold_the_reply(ws: Path, settings: ShellSettings) -> None:
+    # bash returns at once; its job keeps printing (never quiet for long) and would print "finished" after
+    # about 30 s. The reply must not wait for it: the job is killed like any leftover.
+    job = "(for i in $(seq 3000); do echo tick; sleep 0.01; done; echo finished) & echo started"
+    result = run_once(job, ws, settings)
+    assert result.exit_code == 0
+    assert result.output.startswith("started")
+    assert "finished" not in result.output

@@ -26,6 +26,8 @@ from stringsh.workspace.shell.settings import ShellSettings
 READ_SIZE = 65536
 #: Once bash has returned, how long quiet output may take before the pipe is given up (background writers).
 SETTLE = 0.05
+#: Once bash has returned, the longest its leftover jobs may keep the pipe busy before they are killed.
+DRAIN_MAX = 1.0
 
 
 def run_once(
@@ -121,10 +123,12 @@ def _pidfd(pid: int) -> int | None:
 
 
 def _drain(fd: int, capture: OutputCapture, cleaner: StreamCleaner) -> None:
-    """Read what bash left in the pipe; stop at EOF or once it stays quiet for SETTLE seconds."""
+    """Read what bash left in the pipe; stop at EOF, once it stays quiet for SETTLE seconds, or after DRAIN_MAX
+    seconds (a job left behind that never stops printing is killed with the rest of the session)."""
     poller = select.poll()
     poller.register(fd, select.POLLIN)
-    while poller.poll(SETTLE * 1000):
+    until = time.monotonic() + DRAIN_MAX
+    while time.monotonic() < until and poller.poll(SETTLE * 1000):
         data = os.read(fd, READ_SIZE)
         if not data:
             return
