@@ -307,6 +307,8 @@ class Workspace:
             for idx, f in enumerate(files):
                 p = changes.plan(self.confiner, idx, f.path, f.data, f.expected_prev_sha256, f.mode, keep_limit)
                 plans.append(p)
+                if p.res.st is not None:  # its previous bytes would be journalled, and /undo would restore them
+                    self._check_hardlink(p.res, p.res.st)
                 if p.res.rel in seen:
                     raise StringError("INVALID_PAYLOAD", f"The change set names {p.res.rel} twice.")
                 seen.add(p.res.rel)

@@ -11,7 +11,7 @@ import pytest
 
 from stringsh.dispatcher import Dispatcher
 from stringsh.errors import StringError
-from stringsh.workspace import Workspace, atomic, changes
+from stringsh.workspace import ChangeSet, FileChange, Workspace, atomic, changes
 
 from .conftest import snapshot
 
@@ -111,7 +111,7 @@ def test_root_given_through_a_symlink_accepts_both_spellings(tmp_path: Path) -> 
     dispatcher.close()
 
 
-def test_hard_link_to_a_secret_is_not_read_and_a_write_breaks_the_link(world: Path) -> None:
+def test_hard_link_to_a_secret_is_neither_read_nor_replaced(world: Path) -> None:
     key = world.parent.parent / "home" / ".ssh" / "id_rsa"
     os.link(key, world / "h")
     dispatcher = Dispatcher(world)
@@ -122,9 +122,19 @@ def test_hard_link_to_a_secret_is_not_read_and_a_write_breaks_the_link(world: Pa
         assert caught.value.code == "SECRET_DENIED"
     assert dispatcher.execute("/append h\nx\n").code == "SECRET_DENIED"
     assert dispatcher.execute("/write h\nx\n").code == "CONFLICT"
-    assert dispatcher.execute("/write --force h\nx\n").text == "re: /write --force h\nWritten: h (2 bytes, 1 lines)"
+    # Replacing it would keep the secret's bytes in the journal, and /undo would put them back in a plain file.
+    forced = dispatcher.execute("/write --force h\nx\n")
+    assert forced.text == (
+        "re: /write --force h\nERROR(SECRET_DENIED): Refusing a hard-linked file (it may alias a file outside the "
+        "workspace): h\nSet secrets.allow_hardlinks = true in stringsh.toml to allow hard links."
+    )
+    with pytest.raises(StringError) as caught:
+        workspace.apply(ChangeSet((FileChange("h", None),)))
+    assert caught.value.code == "SECRET_DENIED"
+    assert dispatcher.execute("/undo").text == "re: /undo\nERROR(NOT_FOUND): Nothing to undo."
     assert key.read_text() == "-----BEGIN OPENSSH PRIVATE KEY-----\n"
-    assert (world / "h").stat().st_nlink == 1
+    assert (world / "h").stat().st_nlink == 2
+    assert workspace.history() == []
     dispatcher.close()
 
 
