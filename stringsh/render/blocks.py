@@ -91,8 +91,9 @@ HTML_TAG_NAME = re.compile(r"^</?([A-Za-z][A-Za-z0-9-]*)(?=[\s/>]|$)")
 HTML_ONE = re.compile(r"^<(script|pre|style|textarea)(?=[\s>]|$)", re.IGNORECASE)
 HTML_ONE_END = re.compile(r"</(script|pre|style|textarea)>", re.IGNORECASE)
 HTML_ENDS = {2: "-->", 3: "?>", 4: ">", 5: "]]>"}
-#: First characters after indentation that may start something other than paragraph text.
-SPECIAL = frozenset("#`~<>-*+_=0123456789")
+#: First characters after indentation that may start something other than paragraph text (`|` and `:` may start
+#: a table's delimiter row).
+SPECIAL = frozenset("#`~<>-*+_=0123456789|:")
 
 
 def indent_of(line: str) -> tuple[int, str]:

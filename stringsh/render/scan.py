@@ -150,6 +150,10 @@ class _Scanner:
             inner = dedent(text, self.items[depth - 1])
             inner_indent, inner = indent_of(inner)
         starts_block = self.starts_block(inner, inner_indent, interrupting=self.item_para)
+        if not starts_block and depth < len(self.items) and inner_indent < 4:
+            # A marker left of the innermost item's content ends that item rather than interrupting its paragraph,
+            # so it needs neither the number 1 nor content (markdown-it's isTerminatingParagraph).
+            starts_block = list_marker(inner, inner_indent) is not None
         if depth < len(self.items) and self.item_para and not starts_block and inner_indent < 4:
             return True  # lazy continuation of the innermost item's paragraph
         if depth == 0:
@@ -254,7 +258,9 @@ class _Scanner:
             marker = list_marker(rest, indent)
             if marker is None or (interrupting and marker[1]):
                 return False
-            return not (interrupting and first.isdigit() and not rest.startswith("1"))
+            if not (interrupting and first.isdigit()):
+                return True
+            return int(rest[: len(rest) - len(rest.lstrip("0123456789"))]) == 1  # only a list from 1 interrupts
         return False
 
     def top(self, number: int, text: str, indent: int, rest: str, blank: bool) -> None:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from stringsh.render.cache import DISK_MIN_BYTES, IndexCache, cache_for
-from stringsh.render.index import build_index
+from stringsh.render.index import INDEX_VERSION, build_index
 
 BIG = "# Title\n\n" + "".join(f"## Section {i}\n\ntext {i}\n\n" for i in range(2000))
 SHA = hashlib.sha256(BIG.encode()).hexdigest()
@@ -19,7 +19,7 @@ def test_disk_entry_is_written_and_reused(tmp_path: Path) -> None:
     first = IndexCache(tmp_path / "idx")
     index = first.get(SHA, BIG)
     files = list((tmp_path / "idx").iterdir())
-    assert [f.name for f in files] == [f"{SHA}.v3.idx"]
+    assert [f.name for f in files] == [f"{SHA}.v{INDEX_VERSION}.idx"]
     second = IndexCache(tmp_path / "idx")
     assert second._load(SHA) == index == build_index(BIG)
 
@@ -27,7 +27,7 @@ def test_disk_entry_is_written_and_reused(tmp_path: Path) -> None:
 def test_corrupt_or_foreign_entries_are_rebuilt(tmp_path: Path) -> None:
     cache = IndexCache(tmp_path)
     cache.get(SHA, BIG)
-    (tmp_path / f"{SHA}.v3.idx").write_bytes(b"\x00garbage")
+    (tmp_path / f"{SHA}.v{INDEX_VERSION}.idx").write_bytes(b"\x00garbage")
     assert IndexCache(tmp_path).get(SHA, BIG) == build_index(BIG)
 
 

@@ -78,3 +78,16 @@ def test_unclosed_fence_runs_to_the_end() -> None:
     found = scan(["```", "# not", "text", ""])
     assert found.headings == []
     assert [(s, e) for s, e, _, _ in found.fences] == [(0, 3)]
+
+
+def test_a_table_ends_at_a_thematic_break_and_is_no_setext_heading() -> None:
+    for delimiter in ("|---|---|", ":--|--:"):
+        text = f"## A\n\n| a | b |\n{delimiter}\n| 1 | 2 |\n---\n\n## B\n"
+        assert structure(text) == reference(text) == ([(0, 1, 2), (7, 8, 2)], [], 0)
+
+
+def test_only_a_list_starting_at_1_interrupts_a_paragraph() -> None:
+    text = "Some text\n10. ten\n===\n\nPara\n1. one\n===\n"
+    assert structure(text) == reference(text) == ([(0, 3, 1)], [], 0)
+    text = "+ item\n10. ends the item, not its paragraph\n  ## Heading\n"  # any marker ends an item left of it
+    assert structure(text) == reference(text) == ([(2, 3, 2)], [], 0)
