@@ -72,8 +72,9 @@ def include_loader(ctx: Context, view: DocumentView):  # type: ignore[no-untyped
     """Loads `[!include:id](path)` targets relative to the including document, through the engine."""
     workspace = ctx.dispatcher.workspace
 
-    def load(path: str) -> tuple[str, Document]:
-        rel = workspace.relative(posixpath.normpath(posixpath.join(view.folder, path)) if path else view.path)
+    def load(path: str, base: str) -> tuple[str, Document]:
+        base = base or view.path
+        rel = workspace.relative(posixpath.normpath(posixpath.join(posixpath.dirname(base), path)) if path else base)
         text_file = workspace.read_text(rel, topic=ctx.session.topic)
         if not is_markdown(text_file.rel):
             return text_file.rel, Document(text_file.text, text_file.sha256)

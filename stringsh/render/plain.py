@@ -26,8 +26,9 @@ INLINE_CODE = re.compile(r"`[^`\n]+`")
 SLUGGABLE_LABEL = re.compile(r"^[A-Za-z0-9\s-]+$")
 INCLUDE_TRIMMED = re.compile(r"^\[!include:([A-Za-z0-9_-]+)\]\(([^)]*)\)$")
 
-#: Loads an include target relative to the including document: returns (identity for cycle checks, Document).
-IncludeLoader = Callable[[str], tuple[str, Document]]
+#: Loads an include target (the path as written, the identity of the including document, "" for the one rendered)
+#: relative to the including document: returns (identity for cycle checks and nested includes, Document).
+IncludeLoader = Callable[[str, str], tuple[str, Document]]
 
 
 @dataclass
@@ -157,6 +158,7 @@ def _render_range(
     load_include: IncludeLoader | None,
     chain: frozenset[str],
     lines: list[str] | None = None,
+    base: str = "",
 ) -> None:
     lines = doc.lines if lines is None else lines
     end = min(end, len(lines))
@@ -178,7 +180,7 @@ def _render_range(
         if trimmed.startswith(("<!", "[")):
             include = INCLUDE_TRIMMED.match(trimmed) if load_include is not None else None
             if include is not None:
-                for extra in _include(include.group(1), include.group(2), load_include, chain, links):
+                for extra in _include(include.group(1), include.group(2), load_include, chain, links, base):
                     if not window.add(extra, i):
                         return
                 i += 1
@@ -196,12 +198,12 @@ def _render_range(
 
 
 def _include(
-    block_id: str, path: str, load: IncludeLoader | None, chain: frozenset[str], links: _Links
+    block_id: str, path: str, load: IncludeLoader | None, chain: frozenset[str], links: _Links, base: str
 ) -> Iterable[str]:
-    """The lines an include expands to, or String's `⚠` notes when it cannot."""
+    """The lines an include expands to, or String's `⚠` notes when it cannot; `base` is the including document."""
     assert load is not None
     try:
-        identity, doc = load(path)
+        identity, doc = load(path, base)
     except Exception as exc:
         reason = getattr(exc, "message", None) or str(exc) or type(exc).__name__
         return [f"⚠ Include failed: {path} - {reason}"]
@@ -218,7 +220,7 @@ def _include(
         ]
     window = _Window(0)  # shortcut ids continue the including document's numbering, as in String's single pass
     start, end = _trimmed_range(doc, block)
-    _render_range(doc, start, end, window, links, load_include=load, chain=chain | {identity})
+    _render_range(doc, start, end, window, links, load_include=load, chain=chain | {identity}, base=identity)
     return window.lines
 
 

@@ -204,6 +204,18 @@ def test_includes_go_through_the_engine_and_never_leak(ws: Path, dispatcher) -> 
     assert dispatcher.execute("/open .env").code == "SECRET_DENIED"
 
 
+def test_an_included_file_includes_relative_to_itself(ws: Path, dispatcher) -> None:
+    (ws / "docs" / "parts").mkdir(parents=True)
+    (ws / "docs" / "guide.md").write_text("# Guide\n\n[!include:step](parts/steps.md)\n")
+    (ws / "docs" / "parts" / "steps.md").write_text(
+        "<!-- #step -->\nStep one.\n[!include:note](note.md)\n[!include:loop](../guide.md)\n<!-- /step -->\n"
+    )
+    (ws / "docs" / "parts" / "note.md").write_text("<!-- #note -->\nA note.\n<!-- /note -->\n")
+    assert body(dispatcher.execute("/open docs/guide.md").text) == (
+        "Opened docs/guide.md\n---\n# Guide\n\nStep one.\nA note.\n"
+        "⚠ Circular include detected: ../guide.md (already included in this chain)"
+    )
+
 def test_block_output_is_cut_with_a_block_read_on_hint(ws: Path, dispatcher) -> None:
     (ws / "b.md").write_text("# Top\n\n## Long\n\n" + "".join(f"item {i}\n" for i in range(1, 9)) + "\n## After\n")
     dispatcher.execute('/set {_max_lines} = "4"')

@@ -117,7 +117,7 @@ def test_includes_expand_and_fail_visibly() -> None:
         "loop.md": "# Loop\n\n[!include:loop](./loop.md)\n",
     }
 
-    def load(path: str) -> tuple[str, Document]:
+    def load(path: str, base: str) -> tuple[str, Document]:
         name = path.removeprefix("./")
         if name not in parts:
             raise FileNotFoundError(f"File not found: {name}")
@@ -198,7 +198,7 @@ def test_included_links_continue_the_shortcut_numbering() -> None:
         "<!-- #p -->\n[GitHub](https://github.com/other) and [a long one here!](https://b.example)\n<!-- /p -->\n"
     )
     doc = Document.parse("[GitHub](https://github.com) [x y z?](https://a.example)\n\n[!include:p](./part.md)\n")
-    rendered = render_document(doc, load_include=lambda path: ("part.md", part), identity="main.md")
+    rendered = render_document(doc, load_include=lambda path, base: ("part.md", part), identity="main.md")
     assert rendered.text == (
         "[GitHub][@github] [x y z?][@link-1]\n\n[GitHub][@github-2] and [a long one here!][@link-2]"
     )
