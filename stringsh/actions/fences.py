@@ -122,11 +122,31 @@ def _dedent(lines: list[str]) -> str:
     return "\n".join(line[cut:] for line in lines)
 
 
-def parse_actions(source: str) -> list[Action]:
-    """Every valid action of a document in order; the first definition of an id wins, templates attach by id."""
+def indexed_fences(lines: list[str], fences: list[tuple[int, int, str, int]]) -> list[tuple[str, bool, list[str], int]]:
+    """Like `_fences`, from a document index's fences (`(start, end, info, indent)`, CommonMark-exact): a fence
+    inside indented code or inside a longer fence is an example, not an action. Unclosed fences are skipped."""
+    found: list[tuple[str, bool, list[str], int]] = []
+    for start, end, info, _indent in fences:
+        match = ACTION_INFO.match(info)
+        opener = FENCE.match(lines[start].strip())
+        closer = FENCE.match(lines[end - 1].strip()) if end - 1 > start else None
+        if not match or not opener or not closer or closer.group(2).strip():
+            continue
+        if closer.group(1)[0] != opener.group(1)[0] or len(closer.group(1)) < len(opener.group(1)):
+            continue
+        found.append((match.group(1), bool(match.group(2)), [line.rstrip("\r") for line in lines[start + 1 : end - 1]],
+                      start + 1))
+    return found
+
+
+def parse_actions(source: str, fences: list[tuple[str, bool, list[str], int]] | None = None) -> list[Action]:
+    """Every valid action of a document in order; the first definition of an id wins, templates attach by id.
+
+    `fences` are the action fences when the caller has them from the document index (`indexed_fences`).
+    """
     actions: dict[str, Action] = {}
     templates: dict[str, str] = {}
-    for ident, is_response, lines, number in _fences(source):
+    for ident, is_response, lines, number in _fences(source) if fences is None else fences:
         if is_response:
             templates.setdefault(ident, "\n".join(lines))
             continue

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from stringsh.actions.envstore import EnvStore, scope_for_topic
 from stringsh.actions.envvars import REFERENCE, EnvResolver
-from stringsh.actions.fences import parse_actions
+from stringsh.actions.fences import indexed_fences, parse_actions
 from stringsh.actions.flags import needs_schema_only
 from stringsh.actions.http import HttpLimits
 from stringsh.actions.model import Action
@@ -37,7 +37,7 @@ def page_actions(view: DocumentView) -> list[Action]:
 
     if view.kind != "markdown":
         return []
-    actions = parse_actions(view.doc.text)
+    actions = parse_actions("", indexed_fences(view.doc.lines, view.index.fences))
     return [a for a in actions if not a.is_cli] if isinstance(view, RemoteView) else actions
 
 

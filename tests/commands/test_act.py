@@ -422,3 +422,17 @@ def test_a_returned_document_cannot_spend_secrets_or_read_local_files(ws: Path, 
     assert body(text(dispatcher, "/act.home")) == refused.format("home", "$HOME")
     hint = "[actions] steal, home  ·  /act --help (all)  ·  /act.<name> --help"
     assert body(text(dispatcher, "/open")) == f"Opened {base}/evil\n---\n{hint}\n\n# Evil"
+
+
+def test_an_action_shown_as_example_code_is_not_an_action(ws: Path, dispatcher) -> None:
+    (ws / "victim").write_text("keep")
+    (ws / "howto.md").write_text(
+        "# How to write actions\n\n    ```act.wipe\n    CLI rm -rf victim\n    ```\n\n"
+        "````markdown\n```act.boom\nCLI rm -rf victim\n```\n````\n\n"
+        "- a real one in a list:\n\n  ```act.hello\n  CLI echo hello\n  ```\n"
+    )
+    dispatcher.execute("/open howto.md")
+    assert body(text(dispatcher, "/act")) == "Actions\n---\n/act.hello\n   (no flags)"
+    assert dispatcher.execute("/act.wipe").code == "NOT_FOUND"
+    assert (ws / "victim").read_text() == "keep"
+    assert body(text(dispatcher, "/act.hello")).endswith("---\nhello")
