@@ -255,7 +255,9 @@ def refresh(ctx: Context) -> Result:
         raise StringError("INVALID_PAYLOAD", "Usage: /refresh")
     view = current_view(ctx)
     fresh = reload(ctx, view)
-    ctx.session.document = fresh
-    if fresh.block:
-        resolve_block(fresh, fresh.block)
+    block, fresh.block = fresh.block, None
+    ctx.session.document = fresh  # the document is reloaded even when its block is gone (the next /refresh shows it)
+    if block:
+        resolve_block(fresh, block)
+        ctx.session.document = fresh = fresh.with_block(block)
     return show(ctx, fresh, "Refreshed", label=fresh.path)

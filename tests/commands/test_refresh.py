@@ -57,3 +57,13 @@ def test_refresh_when_the_file_is_gone(ws: Path, dispatcher) -> None:
     (ws / "todo.md").unlink()
     assert "stale:     yes" in dispatcher.execute("/info").text
     assert dispatcher.execute("/refresh").code == "NOT_FOUND"
+
+
+def test_a_gone_block_does_not_leave_the_topic_stuck(ws: Path, dispatcher) -> None:
+    make_notes(ws)
+    dispatcher.execute("/open todo.md#today")
+    (ws / "todo.md").write_text("# Todo\n\nall done\n")
+    assert dispatcher.execute("/refresh").code == "BLOCK_NOT_FOUND"
+    assert body(dispatcher.execute("/refresh").text) == "Refreshed todo.md\n---\n# Todo\n\nall done"
+    assert body(dispatcher.execute("/open").text) == "Opened todo.md\n---\n# Todo\n\nall done"
+    assert "block:" not in dispatcher.execute("/info").text
