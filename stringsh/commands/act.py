@@ -103,7 +103,9 @@ def open_response(ctx: Context, outcome: Outcome) -> Result:
     )
     previous = session.document
     if isinstance(previous, DocumentView):
-        session.history.append(previous)
+        from stringsh.commands.open import push_history  # bounded, and the dropped views stop being watched
+
+        push_history(session, previous, view)
     session.document = view
     content = render_view(view, budget=budget_from(session.variables))
     return Result(outcome.message, content)

@@ -436,3 +436,17 @@ def test_an_action_shown_as_example_code_is_not_an_action(ws: Path, dispatcher) 
     assert dispatcher.execute("/act.wipe").code == "NOT_FOUND"
     assert (ws / "victim").read_text() == "keep"
     assert body(text(dispatcher, "/act.hello")).endswith("---\nhello")
+
+
+def test_returned_pages_keep_the_history_bounded(ws: Path, dispatcher, base: str) -> None:
+    from stringsh.commands.open import HISTORY_LIMIT
+
+    for i in range(HISTORY_LIMIT):
+        (ws / f"d{i}.md").write_text(f"# D{i}\n")
+        dispatcher.execute(f"/open d{i}.md")
+    (ws / "a.md").write_text(f"# A\n\n```act.md\nGET {base}/markdown\n```\n")
+    dispatcher.execute("/open a.md")
+    assert len(dispatcher.session().history) == HISTORY_LIMIT
+    assert dispatcher.execute("/act.md").ok
+    history = dispatcher.session().history
+    assert (len(history), history[0].path, history[-1].path) == (HISTORY_LIMIT, "d1.md", "a.md")
