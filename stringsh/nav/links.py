@@ -10,11 +10,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 FENCE = re.compile(r"^(`{3,}|~{3,})(.*)$")
-SHORTCUT = re.compile(r"\[@([A-Za-z0-9_-]+)\s+([^\]]+)\]\(([^)]+)\)")
+# Runs stop at the next bracket or parenthesis: linear time on hostile input (see render/sfmd.py SHORTCUT).
+SHORTCUT = re.compile(r"\[@([A-Za-z0-9_-]+)\s++([^\[\]]++)\]\(([^()]++)\)")
 #: `[!nav:name](path)` and the legacy `[!menu:name](path)`, alone on a line.
 MENU_LINE = re.compile(r"^\[!(?:nav|menu):([A-Za-z0-9_-]+)\]\(([^)]+)\)$")
 #: An ordinary `[label](url)`: neither a shortcut `[@…]`, a directive `[!…]`, nor an image `![…]`.
-PLAIN_LINK = re.compile(r"(?<!!)\[([^\]@!][^\]]*)\]\(([^)\s]+)\)")
+PLAIN_LINK = re.compile(r"(?<!!)\[([^\[\]@!][^\[\]]*+)\]\(([^()\s]++)\)")
 INLINE_CODE = re.compile(r"`[^`\n]+`")
 
 

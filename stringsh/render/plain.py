@@ -19,9 +19,10 @@ from stringsh.render.slug import string_slug
 DEFAULT_BUDGET = 400
 #: With a line budget, output also stops at this many characters (a minified file is one huge line).
 MAX_CHARS = 100_000
-REF_LINK = re.compile(r"\[([^\]]+)\]\[([^\]@][^\]]*)\]")
-SHORTCUT_LINK = re.compile(r"\[(@[A-Za-z0-9._-]+)\s+([^\]]+)\]\([^)]+\)")
-PLAIN_LINK = re.compile(r"\[([^\]]*)\]\((?!@)([^)]+)\)")
+# Link patterns stop at the next bracket or parenthesis (linear time on hostile input, see sfmd.SHORTCUT).
+REF_LINK = re.compile(r"\[([^\[\]]++)\]\[([^\[\]@][^\[\]]*+)\]")
+SHORTCUT_LINK = re.compile(r"\[(@[A-Za-z0-9._-]+)\s++([^\[\]]++)\]\([^()]++\)")
+PLAIN_LINK = re.compile(r"\[([^\[\]]*+)\]\((?!@)([^()]++)\)")
 INLINE_CODE = re.compile(r"`[^`\n]+`")
 SLUGGABLE_LABEL = re.compile(r"^[A-Za-z0-9\s-]+$")
 INCLUDE_TRIMMED = re.compile(r"^\[!include:([A-Za-z0-9_-]+)\]\(([^)]*)\)$")

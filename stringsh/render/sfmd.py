@@ -16,7 +16,9 @@ DIRECTIVE_LINE = re.compile(r"^\[!(menu|nav|include):[A-Za-z0-9_-]+[^\]]*\]\(.*\
 MENU_LINE = re.compile(r"^[ \t]*\[!(?:nav|menu):([A-Za-z0-9_-]+)\]\(([^)]+)\)[ \t]*\r?$", re.MULTILINE)
 INCLUDE_LINE = re.compile(r"^[ \t]*\[!include:([A-Za-z0-9_-]+)\]\(([^)]*)\)[ \t]*\r?$", re.MULTILINE)
 REQUIREMENTS_LINE = re.compile(r"^[ \t]*\[!requirements\]\(([^)]+)\)[ \t]*\r?$", re.MULTILINE)
-SHORTCUT = re.compile(r"\[(@[A-Za-z0-9_-]+)\s+([^\]]+)\]\(([^)]+)\)")
+#: Possessive runs that stop at the next bracket or parenthesis: a match attempt never rescans the rest of the text
+#: (hostile input like `[@a` + 200 KB of spaces, or `[@a b](` repeated, made the greedy form quadratic).
+SHORTCUT = re.compile(r"\[(@[A-Za-z0-9_-]+)\s++([^\[\]]++)\]\(([^()]++)\)")
 REFERENCE_DEF = re.compile(r"^[ \t]*\[([^\]]+)\]:\s+<?([^\s>]+)>?", re.MULTILINE)
 REFERENCE_DEF_TRIMMED = re.compile(r"^\[[^\]]+\]:\s+\S")
 ACTION_INFO = re.compile(r"^act\.([A-Za-z0-9_-]+)(\.response)?$")

@@ -229,3 +229,24 @@ def test_block_output_is_cut_with_a_block_read_on_hint(ws: Path, dispatcher) -> 
         "[cut] Output limit of 4 lines reached; the rest starts at source line 11 of 14. "
         "Read on: /open b.md#long --from 11"
     )
+
+
+def test_hostile_link_syntax_costs_linear_time(ws: Path, dispatcher) -> None:
+    # Each of these made a link pattern backtrack quadratically (a 200 KB file kept /open busy for minutes).
+    hostile = {
+        "spaces.md": "[@a" + " " * 200_000 + "x\n",
+        "starts.md": "[@a b](" * 40_000 + "\n",
+        "brackets.md": "[r]: https://r.example\n\n" + "[a" * 100_000 + "\n",
+        "hrefs.md": "[a](" * 50_000 + "\n",
+    }
+    for name, text in hostile.items():
+        (ws / name).write_text(text)
+        assert dispatcher.execute(f"/open {name}").ok
+        assert dispatcher.execute("/nav scaffold").ok
+    (ws / "fine.md").write_text(
+        "[@s Setup guide](docs/setup.md) [Site](https://a.example) [n][r] ![i](https://i.x) [x](y.md)\n"
+        "\n[r]: https://r.example\n"
+    )
+    assert body(dispatcher.execute("/open fine.md").text) == (
+        "Opened fine.md\n---\n[Setup guide][@s] [Site][@site] [n][@n] ![i][@i] [x](y.md)"
+    )
