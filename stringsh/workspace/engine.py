@@ -23,7 +23,7 @@ from stringsh.workspace.models import (
     WriteOutcome,
 )
 from stringsh.workspace.paths import DIR_FLAGS, STATE_DIR, Confiner, Resolved
-from stringsh.workspace.policy import Policy, load_policy
+from stringsh.workspace.policy import POLICY_FILE, Policy, load_policy
 from stringsh.workspace.secrets import Redactor
 from stringsh.workspace.state import EngineState
 from stringsh.workspace.textio import adapt_newlines, count_lines, decode, dominant_newline, encode, newline_style
@@ -40,6 +40,11 @@ class Workspace:
         self.confiner = Confiner(Path(os.path.abspath(root)), self.policy.matcher(), aliases)
         self.state = EngineState(self.confiner, state_dir, frontend)
         self._redactor: Redactor | None = None
+        #: The policy is not changed through the workspace it governs (CVE-2026-25725), even before it exists.
+        self.policy_files = {POLICY_FILE}
+        source = self.policy.source.resolve() if self.policy.source is not None else None
+        if source is not None and source.is_relative_to(self.confiner.real):
+            self.policy_files.add(source.relative_to(self.confiner.real).as_posix())
 
     @classmethod
     def load(cls, root: str | Path, policy_file: Path | None = None) -> Workspace:
@@ -309,6 +314,10 @@ class Workspace:
                 plans.append(p)
                 if p.res.st is not None:  # its previous bytes would be journalled, and /undo would restore them
                     self._check_hardlink(p.res, p.res.st)
+                if p.res.rel in self.policy_files:
+                    raise StringError(
+                        "NOT_PERMITTED", f"{p.res.rel} is the workspace's policy and cannot be changed through stringsh"
+                    )
                 if p.res.rel in seen:
                     raise StringError("INVALID_PAYLOAD", f"The change set names {p.res.rel} twice.")
                 seen.add(p.res.rel)

@@ -83,6 +83,18 @@ def test_engine_state_and_git_hooks_are_read_only(jail: ShellSession, ws: Path) 
     assert (ws / ".stringsh").is_dir()
 
 
+def test_the_policy_file_is_read_only(ws: Path) -> None:
+    (ws / "stringsh.toml").write_text("[shell]\nsandbox = true\n")
+    session = ShellSession(ws, SANDBOXED)
+    try:
+        result = session.run("printf '[shell]\\nsandbox = false\\n' > stringsh.toml; rm -f stringsh.toml")
+        assert result.exit_code == 1
+        assert result.output.count("Read-only file system") + result.output.count("Device or resource busy") == 2
+    finally:
+        session.close()
+    assert (ws / "stringsh.toml").read_text() == "[shell]\nsandbox = true\n"
+
+
 def test_no_network(jail: ShellSession, ws: Path, web: int) -> None:
     fetch = f"python3 -c \"import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:{web}/').status)\""
     local = ShellSession(ws, LOCAL)

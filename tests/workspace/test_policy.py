@@ -118,3 +118,35 @@ def test_the_real_program_refuses_to_start_with_a_bad_policy(tmp_path: Path) -> 
     proc = subprocess.run([sys.executable, "-m", "stringsh", "--policy", str(ro), "-c", "/write a.txt hi"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert proc.stdout == "re: /write a.txt hi\nERROR(NOT_PERMITTED): write is not allowed: root root0 is read_only\n"
+
+
+def test_the_policy_file_cannot_be_changed_through_the_workspace(tmp_path: Path) -> None:
+    # An agent the policy confines must not relax it for the next start (CVE-2026-25725: a protected settings
+    # file created from inside the sandbox), whether it exists yet or not, nor through an in-root alias.
+    (tmp_path / "pol").symlink_to("stringsh.toml")
+    dispatcher = Dispatcher(tmp_path)
+    refused = "ERROR(NOT_PERMITTED): stringsh.toml is the workspace's policy and cannot be changed through stringsh"
+    assert dispatcher.execute("/write stringsh.toml\n[shell]\nsandbox = false\n").text == (
+        f"re: /write stringsh.toml\n{refused}"
+    )
+    assert not (tmp_path / "stringsh.toml").exists()
+    (tmp_path / "stringsh.toml").write_text("[shell]\nsandbox = true\n")
+    assert dispatcher.execute("/open stringsh.toml").ok
+    assert dispatcher.execute("/write stringsh.toml\n").code == "NOT_PERMITTED"
+    assert dispatcher.execute("/write --force pol\n[shell]\nsandbox = false\n").text == (
+        f"re: /write --force pol\n{refused}"
+    )
+    assert dispatcher.execute("/append stringsh.toml\n[limits]\n").code == "NOT_PERMITTED"
+    assert (tmp_path / "stringsh.toml").read_text() == "[shell]\nsandbox = true\n"
+    dispatcher.close()
+
+
+def test_a_policy_file_given_inside_the_root_is_protected_too(tmp_path: Path) -> None:
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "agent.toml").write_text("[shell]\ntimeout = 5.0\n")
+    workspace = Workspace.load(tmp_path, tmp_path / "conf" / "agent.toml")
+    with pytest.raises(StringError) as caught:
+        workspace.write_text("conf/agent.toml", "")
+    assert caught.value.code == "NOT_PERMITTED"
+    assert (tmp_path / "conf" / "agent.toml").read_text() == "[shell]\ntimeout = 5.0\n"
+    workspace.close()

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from stringsh.errors import StringError
 
-#: Paths inside the workspace that stay read-only in the sandbox: the engine's state and git's code hooks.
-PROTECTED = (".stringsh", ".git/hooks", ".git/config")
+#: Paths inside the workspace that stay read-only in the sandbox: the engine's state, the policy and git's code hooks.
+PROTECTED = (".stringsh", "stringsh.toml", ".git/hooks", ".git/config")
 
 
 class Provider:
