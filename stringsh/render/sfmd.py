@@ -13,13 +13,14 @@ from collections.abc import Iterator
 MARKER_LINE = re.compile(r"^[ \t]*<!-- ([#/])([A-Za-z0-9_-]+) -->[ \t]*\r?$", re.MULTILINE)
 MARKER_TRIMMED = re.compile(r"^<!-- [#/][A-Za-z0-9_-]+ -->$")
 DIRECTIVE_LINE = re.compile(r"^\[!(menu|nav|include):[A-Za-z0-9_-]+[^\]]*\]\(.*\)$|^\[!requirements\]\(.*\)$")
-MENU_LINE = re.compile(r"^[ \t]*\[!(?:nav|menu):([A-Za-z0-9_-]+)\]\(([^)]+)\)[ \t]*\r?$", re.MULTILINE)
-INCLUDE_LINE = re.compile(r"^[ \t]*\[!include:([A-Za-z0-9_-]+)\]\(([^)]*)\)[ \t]*\r?$", re.MULTILINE)
-REQUIREMENTS_LINE = re.compile(r"^[ \t]*\[!requirements\]\(([^)]+)\)[ \t]*\r?$", re.MULTILINE)
+# Line patterns never match past the end of their line (a run over line ends made them quadratic and wrong).
+MENU_LINE = re.compile(r"^[ \t]*\[!(?:nav|menu):([A-Za-z0-9_-]+)\]\(([^)\n]+)\)[ \t]*\r?$", re.MULTILINE)
+INCLUDE_LINE = re.compile(r"^[ \t]*\[!include:([A-Za-z0-9_-]+)\]\(([^)\n]*)\)[ \t]*\r?$", re.MULTILINE)
+REQUIREMENTS_LINE = re.compile(r"^[ \t]*\[!requirements\]\(([^)\n]+)\)[ \t]*\r?$", re.MULTILINE)
 #: Possessive runs that stop at the next bracket or parenthesis: a match attempt never rescans the rest of the text
 #: (hostile input like `[@a` + 200 KB of spaces, or `[@a b](` repeated, made the greedy form quadratic).
 SHORTCUT = re.compile(r"\[(@[A-Za-z0-9_-]+)\s++([^\[\]]++)\]\(([^()]++)\)")
-REFERENCE_DEF = re.compile(r"^[ \t]*\[([^\]]+)\]:\s+<?([^\s>]+)>?", re.MULTILINE)
+REFERENCE_DEF = re.compile(r"^[ \t]*\[([^\]\n]+)\]:\s+<?([^\s>]+)>?", re.MULTILINE)
 REFERENCE_DEF_TRIMMED = re.compile(r"^\[[^\]]+\]:\s+\S")
 ACTION_INFO = re.compile(r"^act\.([A-Za-z0-9_-]+)(\.response)?$")
 ACTION_HEAD = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|CLI)\s+(.+)$", re.IGNORECASE)

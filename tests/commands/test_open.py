@@ -250,3 +250,19 @@ def test_hostile_link_syntax_costs_linear_time(ws: Path, dispatcher) -> None:
     assert body(dispatcher.execute("/open fine.md").text) == (
         "Opened fine.md\n---\n[Setup guide][@s] [Site][@site] [n][@n] ![i][@i] [x](y.md)"
     )
+
+
+def test_hostile_directive_lines_cost_linear_time(ws: Path, dispatcher) -> None:
+    # Directive and reference patterns ran on past the line end: 20,000 such lines took seconds each, 1 MB minutes.
+    hostile = {
+        "refs.md": "[a\n" * 50_000,
+        "navs.md": "[!nav:a](\n" * 50_000,
+        "includes.md": "[!include:a](\n" * 50_000,
+        "requirements.md": "[!requirements](\n" * 50_000,
+    }
+    for name, text in hostile.items():
+        (ws / name).write_text(f"{text}[!nav:m](m.md)\n[!include:x](x.md)\n[r]: https://r.example\n[n][r]\n")
+        assert body(dispatcher.execute(f"/open {name} --from 50001").text).startswith(
+            f"Opened {name}\n---\n⚠ Include failed: x.md - File not found: x.md\n[n][@n]"
+        )
+        assert body(dispatcher.execute("/nav").text).startswith("Menus\n---\nm (0):")
