@@ -15,6 +15,7 @@ from stringsh.workspace.seen import is_seen_unchanged, mark_seen
     syntax="/append path <<EOF … EOF | /append path text",
     summary="Add text at the end of an existing file",
     section="Editing",
+    raw=True,
 )
 def append(ctx: Context) -> Result:
     path, text, _ = split_target(ctx, "append", allow_force=False)

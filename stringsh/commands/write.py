@@ -7,6 +7,7 @@ import re
 from stringsh.commands.context import Context
 from stringsh.commands.registry import command
 from stringsh.errors import StringError
+from stringsh.protocol.request import substitute
 from stringsh.protocol.response import Result
 from stringsh.workspace.seen import is_seen_unchanged, mark_seen, seen_sha256
 
@@ -19,7 +20,7 @@ def split_target(ctx: Context, name: str, *, allow_force: bool) -> tuple[str, st
     """(path, text, force) from `/name [--force] path` + body, or the one-line `/name [--force] path text`,
     whose text gets a final newline."""
     usage = f"Usage: /{name} path <<EOF … EOF, or /{name} path text"
-    rest = ctx.arg_text.strip()
+    rest = substitute(ctx.arg_text, ctx.session.variables).strip()  # raw: the text is not shell-split
     force = False
     if allow_force and (rest == FORCE or rest.startswith(FORCE + " ")):
         force, rest = True, rest[len(FORCE) :].strip()
@@ -27,6 +28,8 @@ def split_target(ctx: Context, name: str, *, allow_force: bool) -> tuple[str, st
     if match is None:
         raise StringError("INVALID_PAYLOAD", usage, "Give a path, then the content in the body.")
     path = match.group(1) if match.group(1) is not None else (match.group(2) or match.group(3) or "")
+    if match.group(3) is not None and path[0] in "'\"":
+        raise StringError("INVALID_PAYLOAD", "Cannot parse arguments: No closing quotation.", "Close the quote.")
     if match.group(1) is not None:
         path = re.sub(r"\\(.)", r"\1", path)
     inline = (match.group(4) or "").strip()
@@ -52,6 +55,7 @@ def split_target(ctx: Context, name: str, *, allow_force: bool) -> tuple[str, st
     syntax="/write [--force] path <<EOF … EOF | /write path text",
     summary="Create a file, or replace an existing one you have read",
     section="Editing",
+    raw=True,
 )
 def write(ctx: Context) -> Result:
     path, text, force = split_target(ctx, "write", allow_force=True)

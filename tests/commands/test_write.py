@@ -128,3 +128,20 @@ def test_lone_surrogate_in_body_is_an_encoding_error(ws: Path, dispatcher) -> No
         "nothing was written."
     )
     assert not (ws / "s.txt").exists()
+
+
+def test_one_line_text_with_an_apostrophe_or_a_lone_quote(ws: Path, dispatcher) -> None:
+    # The text is kept as typed, so it is not shell-split: an apostrophe must not be an unclosed quote.
+    assert dispatcher.execute("/write note.txt Don't forget").text == (
+        "re: /write note.txt Don't forget\nCreated: note.txt (13 bytes, 1 lines)"
+    )
+    assert dispatcher.execute('/append note.txt it\'s "quoted').text == (
+        're: /append note.txt it\'s "quoted\nAppended to: note.txt (now 26 bytes)'
+    )
+    assert (ws / "note.txt").read_text() == "Don't forget\nit's \"quoted\n"
+    dispatcher.execute('/set {who} = "Ada"')
+    assert dispatcher.execute("/write 'by {who}.txt' {who}'s").text == (
+        "re: /write 'by {who}.txt' {who}'s\nCreated: by Ada.txt (6 bytes, 1 lines)"
+    )
+    assert (ws / "by Ada.txt").read_text() == "Ada's\n"
+    assert dispatcher.execute("/write 'open.txt").code == "INVALID_PAYLOAD"
