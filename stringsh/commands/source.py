@@ -15,13 +15,12 @@ from stringsh.render.view import budget_from
          section="Navigation")
 def source(ctx: Context) -> Result:
     target, start = split_from(ctx, "source")
-    if target is None:
-        path = current_view(ctx).path
+    path = target.partition("#")[0] if target else ""
+    current = current_view(ctx) if not path else None
+    if current is not None and getattr(current, "reload_remote", None) is not None:
+        view = current  # a page an HTTP action returned: its text, not a workspace file
     else:
-        path = target.partition("#")[0]
-        if not path:
-            path = current_view(ctx).path
-    view = read_view(ctx, path)
+        view = read_view(ctx, path or current_view(ctx).path)
     budget = budget_from(ctx.session.variables)
     rendered = plain.render_text(view.doc.lines, start=start, budget=budget)
     content = rendered.text

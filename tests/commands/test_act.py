@@ -450,3 +450,10 @@ def test_returned_pages_keep_the_history_bounded(ws: Path, dispatcher, base: str
     assert dispatcher.execute("/act.md").ok
     history = dispatcher.session().history
     assert (len(history), history[0].path, history[-1].path) == (HISTORY_LIMIT, "d1.md", "a.md")
+
+
+def test_source_of_a_returned_page(ws: Path, dispatcher, base: str) -> None:
+    (ws / "a.md").write_text(f"# A\n\n```act.md\nGET {base}/markdown\n```\n")
+    dispatcher.execute("/open a.md")
+    dispatcher.execute("/act.md")
+    assert body(text(dispatcher, "/source")) == f"[source: {base}/markdown]\n---\n# Remote\n\nFrom the server."
