@@ -47,6 +47,14 @@ def test_body_lines_are_more_script(shell_ws) -> None:  # type: ignore[no-untype
     assert reply.text == f"re: !echo one\nexit: 0 | cwd: {ws}\n---\none\ntwo\n3"
 
 
+def test_a_bash_heredoc_wrapped_in_a_string_heredoc(shell_ws) -> None:  # type: ignore[no-untyped-def]
+    # /help bash: a trailing <<TAG is String's; the documented way to give bash its own heredoc.
+    d, ws = shell_ws
+    reply = d.execute("!cat > f.md <<'EOF' <<END\n# Title $HOME\necho not-run\nEOF\nEND")
+    assert reply.text == f"re: !cat > f.md <<'EOF'\nexit: 0 | cwd: {ws}\n---\n(no output)"
+    assert (ws / "f.md").read_text() == "# Title $HOME\necho not-run\n"
+
+
 def test_dead_shell_note_in_the_next_reply(shell_ws) -> None:  # type: ignore[no-untyped-def]
     d, ws = shell_ws
     ended = d.execute("!exit 3")
