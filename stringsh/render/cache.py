@@ -2,13 +2,16 @@
 
 A repeat open of an unchanged file, even from a new `stringsh -c` process, loads a small marshal blob instead of
 scanning the text again. The cache is an optimisation only: a missing, stale or corrupt entry is rebuilt silently.
+Below the workspace root the cache folders are opened without following symlinks, so a planted `.stringsh` link
+never leads reads or writes out of the workspace.
 """
 
 from __future__ import annotations
 
+import contextlib
 import marshal
 import os
-import tempfile
+import secrets
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -23,15 +26,38 @@ DISK_MIN_BYTES = 16 * 1024
 class IndexCache:
     """sha256 → DocIndex; safe to share between topics and threads."""
 
-    def __init__(self, directory: Path | str | None) -> None:
+    def __init__(self, directory: Path | str | None, base: Path | str | None = None) -> None:
+        """`base`, when given, is a trusted folder above `directory`: the folders between are never symlinks."""
         self.directory = Path(directory) if directory is not None else None
+        self.base = Path(base) if base is not None else None
         self._memory: OrderedDict[str, DocIndex] = OrderedDict()
         self._lock = threading.Lock()
 
-    def _path(self, sha256: str) -> Path | None:
+    def _name(self, sha256: str) -> str | None:
         if self.directory is None or len(sha256) < 16 or not sha256.isalnum():
             return None
-        return self.directory / f"{sha256}.v{INDEX_VERSION}.idx"
+        return f"{sha256}.v{INDEX_VERSION}.idx"
+
+    def _open_directory(self, create: bool) -> int:
+        """A descriptor of the cache folder, reached from `base` one folder at a time without following symlinks."""
+        assert self.directory is not None
+        if self.base is None:
+            if create:
+                self.directory.mkdir(parents=True, exist_ok=True)
+            return os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
+        fd = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for part in self.directory.relative_to(self.base).parts:
+                if create:
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(part, 0o700, dir_fd=fd)
+                inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
 
     def lookup(self, sha256: str) -> DocIndex | None:
         """The index of a content hash from memory or disk, None when it was never built."""
@@ -66,27 +92,40 @@ class IndexCache:
                 self._memory.popitem(last=False)
 
     def _load(self, sha256: str) -> DocIndex | None:
-        path = self._path(sha256)
-        if path is None:
+        name = self._name(sha256)
+        if name is None:
             return None
         try:
-            data = path.read_bytes()
+            folder = self._open_directory(create=False)
+            try:
+                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=folder)
+            finally:
+                os.close(folder)
+            with os.fdopen(fd, "rb") as handle:
+                data = handle.read()
             return DocIndex.from_tuple(marshal.loads(data))
         except (OSError, ValueError, EOFError, TypeError):
             return None
 
     def _store(self, sha256: str, index: DocIndex) -> None:
-        path = self._path(sha256)
-        if path is None:
+        name = self._name(sha256)
+        if name is None:
             return
+        tmp = f".idx-{secrets.token_hex(8)}"
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".idx-")
+            folder = self._open_directory(create=True)
+        except (OSError, ValueError):
+            return  # a read-only or full disk, or a planted link: it only costs speed
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=folder)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(marshal.dumps(index.to_tuple()))
-            os.replace(tmp, path)
+            os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
         except (OSError, ValueError):
-            pass  # a read-only or full disk only costs speed
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=folder)
+        finally:
+            os.close(folder)
 
 
 _CACHES: dict[str, IndexCache] = {}
@@ -100,5 +139,5 @@ def cache_for(root: Path | str | None) -> IndexCache:
         cache = _CACHES.get(key)
         if cache is None:
             directory = Path(root) / ".stringsh" / "cache" / "index" if root is not None else None
-            cache = _CACHES[key] = IndexCache(directory)
+            cache = _CACHES[key] = IndexCache(directory, base=root)
         return cache

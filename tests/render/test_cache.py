@@ -58,3 +58,23 @@ def test_a_new_process_loads_the_entry_instead_of_scanning(tmp_path: Path) -> No
     )
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "2001", out.stderr
+
+
+def test_planted_symlinks_never_lead_the_cache_out_of_the_workspace(tmp_path: Path) -> None:
+    from stringsh.dispatcher import Dispatcher
+
+    outside = tmp_path / "outside"
+    for planted in (".stringsh", ".stringsh/cache", ".stringsh/cache/index"):
+        ws = tmp_path / planted.replace("/", "_")
+        (ws / planted).parent.mkdir(parents=True, exist_ok=True)
+        (ws / planted).symlink_to(outside, target_is_directory=True)
+        outside.mkdir(exist_ok=True)
+        (outside / f"{SHA}.v{INDEX_VERSION}.idx").write_bytes(b"planted")
+        (ws / "big.md").write_text(BIG)
+        dispatcher = Dispatcher(ws)
+        try:
+            assert dispatcher.execute("/open big.md#section-1999").text.endswith("## Section 1999\n\ntext 1999")
+        finally:
+            dispatcher.close()
+        assert sorted(p.name for p in outside.rglob("*")) == [f"{SHA}.v{INDEX_VERSION}.idx"], planted
+        assert (outside / f"{SHA}.v{INDEX_VERSION}.idx").read_bytes() == b"planted"
