@@ -72,6 +72,14 @@ def _via_symlink(path: str) -> StringError:
     )
 
 
+def _refuse_folder_syntax(path: str) -> None:
+    """A file to create or change is not named like a folder (`notes/`): that would make a file `notes`."""
+    if path.endswith(("/", "/.")):
+        raise StringError(
+            "INVALID_PATH", f"Not a file name (it ends with /): {path}", "Give the file's name after the folder."
+        )
+
+
 class Confiner:
     """Turns user paths into confined `Resolved` locations under one root."""
 
@@ -212,6 +220,8 @@ class Confiner:
                     self.check_allowed(real, path, reading=reading and not create)
                     if st is None and not create:
                         raise StringError("NOT_FOUND", f"File not found: {requested}")
+                    if create and (st is None or not stat.S_ISDIR(st.st_mode)):
+                        _refuse_folder_syntax(path)
                     return self._done(fds, name, real, requested, st, [])
                 if st is None:
                     rest = [p for p in [name, *queue] if p not in ("", ".")]
@@ -221,6 +231,7 @@ class Confiner:
                     )
                     if not create or ".." in rest:
                         raise StringError("NOT_FOUND", f"File not found: {requested}")
+                    _refuse_folder_syntax(path)
                     return self._done(fds, rest[-1], real, requested, None, rest[:-1])
                 if not stat.S_ISDIR(st.st_mode):
                     raise StringError("NOT_FOUND", f"Not a directory: {'/'.join([*names, name])}")

@@ -145,3 +145,13 @@ def test_one_line_text_with_an_apostrophe_or_a_lone_quote(ws: Path, dispatcher) 
     )
     assert (ws / "by Ada.txt").read_text() == "Ada's\n"
     assert dispatcher.execute("/write 'open.txt").code == "INVALID_PAYLOAD"
+
+
+def test_a_path_ending_in_a_slash_names_a_folder_not_a_new_file(ws: Path, dispatcher) -> None:
+    refused = "ERROR(INVALID_PATH): Not a file name (it ends with /): {0}\nGive the file's name after the folder."
+    for path in ("notes/", "notes/.", "deep/er/"):
+        assert dispatcher.execute(f"/write {path} hello").text == f"re: /write {path} hello\n" + refused.format(path)
+    (ws / "a.txt").write_text("a\n")
+    assert dispatcher.execute("/append a.txt/ more").code == "INVALID_PATH"
+    assert dispatcher.execute("/write sub/new.txt/ x").code == "INVALID_PATH"
+    assert sorted(p.name for p in ws.iterdir() if p.name != ".stringsh") == ["a.txt"]
