@@ -82,6 +82,8 @@ def write(ctx: Context) -> Result:
                 "Use --force only when you intend to replace the whole file.",
             )
         expected = seen_sha256(seen, workspace, path)
+    elif info is None and not force:
+        expected = ""  # a file that appears before the write is not overwritten unread either
     outcome = workspace.write_text(path, text, topic=ctx.session.topic, expected_sha256=expected)
     mark_seen(seen, workspace, path, outcome.sha256)
     verb = "Created:" if outcome.created else "Written:"

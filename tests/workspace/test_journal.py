@@ -221,3 +221,22 @@ def test_undo_depth_counts_what_undo_can_walk_back(tmp_path: Path) -> None:
     workspace.undo("main")
     assert workspace.undo_depth("main") == 1
     workspace.close()
+
+
+def test_write_of_a_file_that_appears_before_the_lock_is_a_conflict(tmp_path: Path) -> None:
+    # /write saw no file, so it asked for none; a crashed deletion rolled back under the lock brings it back.
+    from stringsh.dispatcher import Dispatcher
+
+    (tmp_path / "f.txt").write_bytes(b"theirs\n")
+    (tmp_path / "g.txt").write_bytes(b"g\n")
+    dispatcher = Dispatcher(tmp_path)
+    crashed(dispatcher.workspace, {"f.txt": (b"theirs\n", None), "g.txt": (b"g\n", b"g2\n")}, sealed=True)
+    (tmp_path / "f.txt").unlink()  # the deletion happened, g.txt was never replaced
+    assert dispatcher.execute("/write f.txt mine").text == (
+        "re: /write f.txt mine\nERROR(CONFLICT): f.txt was created since it was read; nothing was written.\n"
+        "Read f.txt again and redo the change."
+    )
+    assert (tmp_path / "f.txt").read_bytes() == b"theirs\n"
+    forced = dispatcher.execute("/write --force f.txt mine")
+    assert forced.text == "re: /write --force f.txt mine\nWritten: f.txt (5 bytes, 1 lines)"
+    dispatcher.close()
