@@ -16,11 +16,15 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 SAFE = re.compile(r"^[A-Za-z0-9_\-./=@:+,]+$")
 PLACEHOLDER = re.compile(r"\{(\.\.\.args|[A-Za-z_]\w*)(?:\[(\d+)\])?\}")
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+#: Once bash has returned, the longest its leftover jobs may keep the output pipe open before they are killed (a job
+#: that left the process group is then no longer waited for).
+DRAIN_MAX = 1.0
 
 
 def shell_quote(value: str) -> str:
@@ -113,17 +117,33 @@ def run_bash(
     for timer in timers:
         timer.daemon = True
         timer.start()
+    chunks: list[bytes] = []
+    reader = threading.Thread(target=_read_all, args=(proc.stdout, chunks), name="stringsh-cli-output", daemon=True)
+    reader.start()
     try:
-        data, _ = proc.communicate()
+        proc.wait()
     finally:
         for timer in timers:
             timer.cancel()
+    reader.join(DRAIN_MAX)
+    if reader.is_alive():  # a job bash left behind holds the pipe: stop it, and stop waiting for one that escaped
+        _kill_group(proc.pid, signal.SIGKILL)
+        reader.join(0.1)
     timed_out = expired.is_set()
-    output = clean_output(data, cap)
+    output = clean_output(b"".join(list(chunks)), cap)
     if timed_out:
         output = f"{output}\n[timed out after {timeout:g}s; process group killed]".lstrip("\n")
     code = proc.returncode
     return CliRun(code if code >= 0 else 128 - code, str(cwd), output, timed_out)
+
+
+def _read_all(stream: Any, chunks: list[bytes]) -> None:
+    """Collect a pipe until EOF (on its own thread: the reply never waits on a job that outlived bash)."""
+    with contextlib.suppress(OSError, ValueError):
+        while data := stream.read1(65536):
+            chunks.append(data)
+    with contextlib.suppress(OSError):
+        stream.close()
 
 
 def _kill_group(pid: int, sig: int) -> None:

@@ -91,3 +91,16 @@ def test_any_value_reaches_the_program_unchanged(value: str) -> None:
     run = run_bash(command, Path("/"), env={"LC_ALL": "C.UTF-8"})
     assert run.exit == 0
     assert run.output.split() == value.encode("utf-8").hex(" ").split()
+
+
+def test_a_job_left_behind_does_not_hold_the_reply(tmp_path: Path) -> None:
+    import os
+    import signal
+
+    run = run_bash("echo start; setsid sleep 60 & echo $!; echo done", tmp_path, timeout=30)
+    try:
+        assert (run.exit, run.timed_out) == (0, False)
+        lines = run.output.splitlines()
+        assert (lines[0], lines[-1], len(lines)) == ("start", "done", 3)
+    finally:
+        os.kill(int(run.output.splitlines()[1]), signal.SIGKILL)
