@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -138,11 +139,14 @@ def fetch(
         kwargs["content"] = json.dumps(typed(payload, types or {}), ensure_ascii=False).encode("utf-8")
         request_headers.setdefault("Content-Type", "application/json")
     shown = f"{method} {url}"
+    deadline = time.monotonic() + limits.timeout  # httpx times each read; a server trickling bytes must not run on
     try:
         with client_for(limits).stream(method, url, headers=request_headers, **kwargs) as response:  # type: ignore[arg-type]
             chunks: list[bytes] = []
             size = 0
             for chunk in response.iter_bytes():
+                if time.monotonic() > deadline:
+                    raise httpx.ReadTimeout("the whole answer took too long")
                 size += len(chunk)
                 if size > limits.max_bytes:
                     raise StringError(

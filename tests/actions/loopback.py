@@ -77,6 +77,16 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/slow":
             time.sleep(float(parse_qs(url.query).get("s", ["2"])[0]))
             self._send(200, b"late", "text/plain")
+        elif path == "/trickle":  # a byte at a time, each well within a read timeout, for seconds in all
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", "40")
+            self.end_headers()
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                for _ in range(40):
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    time.sleep(0.1)
         elif path == "/loop":
             self._send(302, b"", "text/plain", {"Location": "/loop"})
         elif path == "/hop":

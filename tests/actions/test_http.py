@@ -101,3 +101,8 @@ def test_cookies_are_never_kept_between_actions(server: str) -> None:
     fetch("GET", f"{server}/setcookie", headers=[], payload={}, body=None)
     echoed = fetch("GET", f"{server}/echo", headers=[], payload={}, body=None)
     assert "cookie" not in echoed.json["headers"]
+
+
+def test_timeout_bounds_the_whole_answer_not_each_read(server: str) -> None:
+    err = error(server, "/trickle", timeout=0.5)
+    assert (err.code, err.message) == ("TIMEOUT", f"No answer within 0.5s: GET {server}/trickle")
