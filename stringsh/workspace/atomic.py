@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from stringsh.errors import StringError
 from stringsh.workspace.paths import TEMP_PREFIX
 
-READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+#: O_NONBLOCK: opening a FIFO must not wait for a writer (a regular file ignores the flag); fstat then refuses it.
+READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 

@@ -77,3 +77,14 @@ def test_redact_masks_keys_for_display(engine: Workspace) -> None:
     key = "-----BEGIN RSA PRIVATE KEY-----\nxyz\n-----END RSA PRIVATE KEY-----"
     text = "id AKIAABCDEFGHIJKLMNOP and ghp_" + "a" * 36 + "\n" + key + "\n"
     assert engine.redact(text) == "id ***REDACTED*** and ***REDACTED***\n***REDACTED***\n"
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(engine: Workspace) -> None:
+    os.mkfifo(engine.root / "pipe")
+    reads = (engine.read_text, engine.read_bytes, engine.fingerprint)
+    writes = (lambda p: engine.write_text(p, "x\n"), lambda p: engine.append_text(p, "x\n"))
+    for call in (*reads, *writes):
+        with pytest.raises(StringError) as caught:
+            call("pipe")
+        assert (caught.value.code, caught.value.message) == ("INVALID_TARGET", "Not a regular file: pipe")
+    assert engine.history() == []
