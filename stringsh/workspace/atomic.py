@@ -6,6 +6,7 @@ Directory fsyncs are left to the caller so a multi-file change set syncs each fo
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 from collections.abc import Callable
@@ -44,6 +45,10 @@ def read_at(dir_fd: int, name: str, rel: str, limit: int | None = None) -> tuple
             raise StringError("INVALID_PATH", f"Path changed to a symlink while in use: {rel}") from None
         if isinstance(exc, IsADirectoryError):
             raise StringError("INVALID_TARGET", f"Is a directory: {rel}", f"Use /ls {rel}") from None
+        if exc.errno in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):  # a socket or a device without a driver
+            raise StringError("INVALID_TARGET", f"Not a regular file: {rel}") from None
+        if isinstance(exc, PermissionError):
+            raise StringError("NOT_PERMITTED", f"Permission denied: {rel}") from None
         raise
     try:
         st = os.fstat(fd)

@@ -88,3 +88,14 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(engine: Workspace) -> No
             call("pipe")
         assert (caught.value.code, caught.value.message) == ("INVALID_TARGET", "Not a regular file: pipe")
     assert engine.history() == []
+
+
+def test_a_unix_socket_is_not_a_file_to_read(engine: Workspace) -> None:
+    import socket
+
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(engine.root / "sock"))
+        for call in (engine.read_text, lambda p: engine.append_text(p, "x\n")):
+            with pytest.raises(StringError) as caught:
+                call("sock")
+            assert (caught.value.code, caught.value.message) == ("INVALID_TARGET", "Not a regular file: sock")
