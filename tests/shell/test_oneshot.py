@@ -88,3 +88,11 @@ def test_a_background_writer_left_behind_does_not_hold_the_reply(ws: Path, setti
     assert result.exit_code == 0
     assert result.output.startswith("started")
     assert "finished" not in result.output
+
+
+def test_state_and_spool_folders_are_private(ws: Path, settings: ShellSettings) -> None:
+    # Spool files hold whole command outputs (`env`, tokens); the engine makes .stringsh/ 0700, so does the shell.
+    small = ShellSettings(sandbox=settings.sandbox, output_cap=100)
+    run_once("seq 1 1000", ws, small)
+    assert (ws / ".stringsh").stat().st_mode & 0o777 == 0o700
+    assert (ws / ".stringsh" / "spool").stat().st_mode & 0o777 == 0o700

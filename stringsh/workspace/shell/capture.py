@@ -68,7 +68,7 @@ class OutputCapture:
         name = time.strftime("bash-%Y%m%dT%H%M%S-", time.gmtime()) + secrets.token_hex(3) + ".txt"
         self.spool_path = self.spool_dir / name
         try:
-            self.spool_dir.mkdir(parents=True, exist_ok=True)
+            self.spool_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
             self._spool = open(self.spool_path, "wb")  # noqa: SIM115 - closed in close()
         except OSError as exc:
             self.spool_error = exc.strerror or type(exc).__name__

@@ -67,7 +67,7 @@ def ensure_state_dir(root: Path) -> None:
     """Every provider makes `.stringsh/` before a shell starts: the sandbox must find it to protect it, and
     the local provider does the same so both show the same workspace (identical replies)."""
     with contextlib.suppress(OSError):
-        (root / ".stringsh").mkdir(exist_ok=True)
+        (root / ".stringsh").mkdir(mode=0o700, exist_ok=True)  # as the engine makes it: spool files are private
 
 
 def protect(root: Path) -> list[Path]:
