@@ -12,9 +12,7 @@ from stringsh.actions.envstore import EnvStore, scope_for_topic
 from stringsh.actions.envvars import REFERENCE, EnvResolver
 from stringsh.actions.fences import indexed_fences, parse_actions
 from stringsh.actions.flags import needs_schema_only
-from stringsh.actions.http import HttpLimits
 from stringsh.actions.model import Action
-from stringsh.actions.run import ActionHost, Outcome, run_action
 from stringsh.actions.schema import render_action, render_actions
 from stringsh.commands.context import Context
 from stringsh.commands.nav import current_document, resolve_shortcut, shortcut_ids
@@ -24,6 +22,7 @@ from stringsh.protocol.response import Result
 from stringsh.workspace.models import ChangeSet
 
 if TYPE_CHECKING:
+    from stringsh.actions.run import ActionHost, Outcome
     from stringsh.render.view import DocumentView
 
 NO_DOCUMENT = "No document open. Use /open <uri> first."
@@ -42,6 +41,9 @@ def page_actions(view: DocumentView) -> list[Action]:
 
 
 def make_host(ctx: Context, view: DocumentView) -> ActionHost:
+    from stringsh.actions.http import HttpLimits  # the HTTP and CLI machinery loads when an action runs
+    from stringsh.actions.run import ActionHost
+
     workspace = ctx.dispatcher.workspace
     topic = ctx.session.topic
     folder = view.folder
@@ -132,6 +134,8 @@ def invoke(ctx: Context, view: DocumentView, action: Action, flag_text: str, *, 
     if needs_schema_only(action, flag_text):
         return Result(f"Action: {action.id}", render_action(action))
     refuse_remote_secrets(view, action)
+    from stringsh.actions.run import run_action
+
     outcome = run_action(action, flag_text, make_host(ctx, view))
     if outcome.kind == "help":
         return Result(outcome.message, render_action(action))
