@@ -76,10 +76,7 @@ def to_result(result: ShellResult) -> Result:
 
 def command_text(ctx: Context) -> str:
     """The header's command and the body's lines, as one bash text."""
-    text = ctx.arg_text
-    if ctx.body is not None:
-        text = f"{text}\n{ctx.body}"
-    return text
+    return ctx.request.shell_text(ctx.arg_text)
 
 
 def audit(ctx: Context, op: str, result: Result | None, started: float, error: str | None = None) -> None:

@@ -35,8 +35,7 @@ def exec_command(ctx: Context) -> Result:
                 "INVALID_PAYLOAD", f"--timeout must be a positive number of seconds, got: {flag.group(1)}"
             )
         text = text[flag.end() :]
-    if ctx.body is not None:
-        text = f"{text}\n{ctx.body}"
+    text = ctx.request.shell_text(text)
     if not text.strip():
         raise StringError("INVALID_PAYLOAD", "Nothing to run.", "Usage: /exec <command>, e.g. /exec ls -la")
 

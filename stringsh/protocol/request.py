@@ -26,6 +26,20 @@ class Request:
     header: str
     body: str | None = None
     id: str | None = None
+    #: The `<<TAG` marker as typed and its tag, when the body came from a heredoc.
+    heredoc: str | None = None
+    tag: str | None = None
+
+    def shell_text(self, command: str) -> str:
+        """The text a shell runs for `command` (the header's command part) and the body.
+
+        A heredoc on a shell command is bash's own as well (`!cat > f <<'EOF'` writes the lines to `f`): String uses
+        it to find the request's end, bash gets the marker, the lines and the terminator. `!<<EOF` with nothing
+        before the marker, or a header that still ends in another marker (`!cat <<'A' <<B`), keeps the body as script.
+        """
+        if self.heredoc and self.tag and command.strip() and HEREDOC.search(command) is None:
+            return f"{command} {self.heredoc}\n{self.body or ''}{self.tag}\n"
+        return command if self.body is None else f"{command}\n{self.body}"
 
 
 @dataclass
@@ -39,10 +53,10 @@ class Invocation:
     is_shell: bool = False
 
 
-def heredoc_tag(header: str) -> str | None:
-    """The terminator a header's `<<TAG` asks for, or None."""
+def heredoc_tag(header: str, *, shell_line: bool = False) -> str | None:
+    """The terminator a header's `<<TAG` asks for, or None. A line for a shell (bash topic or mode) is any line."""
     match = HEREDOC.search(header)
-    if not match or not header.lstrip().startswith(("/", "!", "[")):
+    if not match or not (shell_line or header.lstrip().startswith(("/", "!", "["))):
         return None
     return next(group for group in match.groups() if group)
 
@@ -52,10 +66,10 @@ def _first_line(text: str) -> tuple[str, str | None]:
     return head.rstrip("\r"), (rest if sep else None)
 
 
-def is_complete(text: str) -> bool:
+def is_complete(text: str, *, shell_line: bool = False) -> bool:
     """True when `text` holds a whole request: a header without heredoc, or a heredoc with its terminator."""
     header, rest = _first_line(text.lstrip("\n"))
-    tag = heredoc_tag(header)
+    tag = heredoc_tag(header, shell_line=shell_line)
     if tag is None:
         return True
     if rest is None:
@@ -84,12 +98,14 @@ def parse_request(text: str) -> Request:
     tag = heredoc_tag(header)
     if tag is None:
         return Request(header=header, body=rest, id=request_id)
-    header = HEREDOC.sub("", header).rstrip()
+    marker = HEREDOC.search(header)
+    assert marker is not None
+    header = header[: marker.start()].rstrip()
     lines = (rest or "").split("\n")
     for index, line in enumerate(lines):
         if line.rstrip("\r") == tag:
             body = "\n".join(lines[:index])
-            return Request(header=header, body=body + "\n" if index else "", id=request_id)
+            return Request(header, body + "\n" if index else "", request_id, marker.group(0).strip(), tag)
     raise StringError(
         "INVALID_PAYLOAD",
         f"Unterminated heredoc: no line {tag!r} before the end of input; the command was not run.",

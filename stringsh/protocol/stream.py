@@ -105,7 +105,8 @@ def read_requests(
             if stripped == ENVELOPE_CLOSE:
                 topic = None
                 continue
-        tag = heredoc_tag(stripped)
+        shell_line = bool(is_bash_mode and is_bash_mode()) or (topic or "").startswith("bash:")
+        tag = heredoc_tag(stripped, shell_line=shell_line)
         if tag is None:
             yield StreamItem(line.rstrip("\r\n"), topic)
             continue

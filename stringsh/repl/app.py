@@ -72,7 +72,7 @@ class Repl:
             completer=ThreadedCompleter(StringCompleter(self.sources)),
             complete_while_typing=True,
             multiline=True,
-            key_bindings=build_key_bindings(),
+            key_bindings=build_key_bindings(self.bash_mode),
             prompt_continuation=self.continuation,
             bottom_toolbar=self.toolbar,
             style=STYLE,

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from prompt_toolkit.application.current import get_app
 from prompt_toolkit.enums import DEFAULT_BUFFER
 from prompt_toolkit.filters import Condition, completion_is_selected, has_focus
@@ -17,7 +19,8 @@ def _menu_open() -> bool:
     return get_app().current_buffer.complete_state is not None
 
 
-def build_key_bindings() -> KeyBindings:
+def build_key_bindings(shell_lines: Callable[[], bool] = lambda: False) -> KeyBindings:
+    """`shell_lines`: whether lines go to a shell now (bash mode), where any line may open a `<<EOF` heredoc."""
     bindings = KeyBindings()
     editing = has_focus(DEFAULT_BUFFER)
 
@@ -30,7 +33,7 @@ def build_key_bindings() -> KeyBindings:
     def _submit_when_complete(event: KeyPressEvent) -> None:
         """Send the request only when it is whole: a `<<EOF` header waits for its terminator line."""
         buffer = event.current_buffer
-        if is_complete(buffer.text):
+        if is_complete(buffer.text, shell_line=shell_lines()):
             buffer.validate_and_handle()
         else:
             buffer.insert_text("\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -43,12 +44,26 @@ def test_variables_substituted_and_exported(shell_ws) -> None:  # type: ignore[n
 
 def test_body_lines_are_more_script(shell_ws) -> None:  # type: ignore[no-untyped-def]
     d, ws = shell_ws
-    reply = d.execute("!echo one <<EOF\necho two\nfor i in 3; do echo $i; done\nEOF")
+    reply = d.execute("!echo one\necho two\nfor i in 3; do echo $i; done")
     assert reply.text == f"re: !echo one\nexit: 0 | cwd: {ws}\n---\none\ntwo\n3"
 
 
+def test_a_heredoc_on_a_shell_line_is_bash_heredoc_too(shell_ws) -> None:  # type: ignore[no-untyped-def]
+    d, ws = shell_ws
+    reply = d.execute("!cat > f.md <<'EOF'\n# Title $HOME\necho not-run\nEOF")
+    assert reply.text == f"re: !cat > f.md\nexit: 0 | cwd: {ws}\n---\n(no output)"
+    assert (ws / "f.md").read_text() == "# Title $HOME\necho not-run\n"
+    expanded = d.execute("!cat <<EOF\nhome=$HOME\nEOF")
+    assert expanded.text.endswith(f"---\nhome={os.environ['HOME']}")
+
+
+def test_a_heredoc_with_nothing_before_it_is_the_script(shell_ws) -> None:  # type: ignore[no-untyped-def]
+    d, ws = shell_ws
+    assert d.execute("!<<EOF\necho one\necho two\nEOF").text == f"re: !\nexit: 0 | cwd: {ws}\n---\none\ntwo"
+
+
 def test_a_bash_heredoc_wrapped_in_a_string_heredoc(shell_ws) -> None:  # type: ignore[no-untyped-def]
-    # /help bash: a trailing <<TAG is String's; the documented way to give bash its own heredoc.
+    # the older spelling still works: the outer tag is String's, the inner one bash's
     d, ws = shell_ws
     reply = d.execute("!cat > f.md <<'EOF' <<END\n# Title $HOME\necho not-run\nEOF\nEND")
     assert reply.text == f"re: !cat > f.md <<'EOF'\nexit: 0 | cwd: {ws}\n---\n(no output)"

@@ -31,7 +31,7 @@ def test_stateless(exec_ws) -> None:  # type: ignore[no-untyped-def]
 def test_variables_and_body(exec_ws) -> None:  # type: ignore[no-untyped-def]
     d, ws = exec_ws
     d.execute('/set {n} = "3"')
-    reply = d.execute("/exec printf '{n} ' <<EOF\nfor i in $(seq 1 $n); do printf \"$i\"; done\necho ' {n}'\nEOF")
+    reply = d.execute("/exec printf '{n} '\nfor i in $(seq 1 $n); do printf \"$i\"; done\necho ' {n}'")
     assert reply.text == f"re: /exec printf '{{n}} '\nexit: 0 | cwd: {ws}\n---\n3 123 {{n}}"  # the body stays as sent
 
 

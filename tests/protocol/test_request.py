@@ -148,3 +148,21 @@ def test_raw_commands_keep_their_text() -> None:
 def test_reply_header_strips_id_and_heredoc_marker() -> None:
     assert reply_header("[q1] /write x <<EOF\nbody") == ("/write x", "q1")
     assert reply_header("\n\n/ls\x00") == ("/ls", None)
+
+
+def test_shell_text_gives_bash_its_own_heredoc() -> None:
+    request = parse_request("!cat > f <<'EOF'\nline $X\nEOF")
+    assert (request.header, request.body, request.heredoc, request.tag) == ("!cat > f", "line $X\n", "<<'EOF'", "EOF")
+    assert request.shell_text("cat > f") == "cat > f <<'EOF'\nline $X\nEOF\n"
+    assert request.shell_text("") == "\nline $X\n"  # nothing before the marker: the body is the script
+    empty = parse_request("!cat <<EOF\nEOF")
+    assert empty.shell_text("cat") == "cat <<EOF\nEOF\n"
+    plain = parse_request("!echo a\necho b")
+    assert plain.shell_text("echo a") == "echo a\necho b"
+    assert parse_request("!ls").shell_text("ls") == "ls"
+
+
+def test_shell_lines_may_open_a_heredoc_without_a_command_prefix() -> None:
+    assert not is_complete("cat > f <<EOF", shell_line=True)
+    assert is_complete("cat > f <<EOF\nx\nEOF", shell_line=True)
+    assert is_complete("cat > f <<EOF")

@@ -72,3 +72,10 @@ def test_envelopes_route_requests_to_topics() -> None:
 def test_comment_lines_go_to_the_shell_in_bash_mode() -> None:
     got = items(b"# keep me\n", is_bash_mode=lambda: True)
     assert [item.text for item in got] == ["# keep me"]
+
+
+def test_heredoc_in_bash_mode_and_bash_topics_needs_no_command_prefix() -> None:
+    got = items(b"cat > f <<EOF\nline\nEOF\nls\n", is_bash_mode=lambda: True)
+    assert [item.text for item in got] == ["cat > f <<EOF\nline\nEOF\n", "ls"]
+    routed = items("<𝒞=string:bash:dev>\ncat <<END\nx\nEND\n</𝒞>\n".encode(), envelopes=True)
+    assert [(item.text, item.topic) for item in routed] == [("cat <<END\nx\nEND\n", "bash:dev")]
