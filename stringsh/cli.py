@@ -73,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_plain(dispatcher)
         return run_interactive(dispatcher)
+    except KeyboardInterrupt:
+        # Ctrl-C in -c, run or daemon: stop cleanly (the journal keeps every file whole), status 130 as shells do
+        print("stringsh: interrupted", file=sys.stderr)
+        return 130
     finally:
         dispatcher.close()
 

@@ -92,3 +92,24 @@ def test_color_renders_for_people_and_plain_stays_the_default(ws: Path) -> None:
     error = run_stringsh(["--color", "run", "-"], ws, stdin="/open nope.md\n")
     assert error.returncode == 1
     assert "\x1b[1;31mERROR(NOT_FOUND): File not found: nope.md\x1b[0m" in error.stdout.decode()
+
+
+def test_ctrl_c_stops_a_script_cleanly(ws: Path) -> None:
+    import signal
+    import subprocess
+    import time
+
+    from tests.conftest import STRINGSH
+
+    proc = subprocess.Popen(
+        [*STRINGSH, "run", "-"], cwd=ws, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdin and proc.stdout
+    proc.stdin.write(b"/set a = 1\n")
+    proc.stdin.flush()
+    assert proc.stdout.readline() == b"re: /set a = 1\n"
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err.decode() == "stringsh: interrupted\n"
