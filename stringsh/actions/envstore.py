@@ -15,19 +15,12 @@ import tempfile
 from pathlib import Path
 
 from stringsh.errors import StringError
+from stringsh.userdirs import config_dir
 
 MASK = "••••••"
 NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 GLOBAL = "global"
 
-
-def config_dir() -> Path:
-    override = os.environ.get("STRINGSH_CONFIG_DIR")
-    if override:
-        return Path(override).expanduser()
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir("stringsh"))
 
 
 def scope_for_topic(topic: str) -> str:

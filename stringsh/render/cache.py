@@ -9,6 +9,8 @@ never leads reads or writes out of the workspace.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import marshal
 import os
 import secrets
@@ -19,6 +21,7 @@ from pathlib import Path
 from stringsh.render.index import INDEX_VERSION, DocIndex, build_index
 
 MEMORY_ENTRIES = 64
+MAC_BYTES = 32
 #: Documents smaller than this are indexed faster than a disk entry is written; they stay in memory only.
 DISK_MIN_BYTES = 16 * 1024
 
@@ -103,13 +106,18 @@ class IndexCache:
                 os.close(folder)
             with os.fdopen(fd, "rb") as handle:
                 data = handle.read()
-            return DocIndex.from_tuple(marshal.loads(data))
+            key = signing_key()
+            mac, payload = data[:MAC_BYTES], data[MAC_BYTES:]
+            if key is None or not hmac.compare_digest(mac, _mac(key, name, payload)):
+                return None  # not written by this user's stringsh (a file shipped in a repository): never trusted
+            return DocIndex.from_tuple(marshal.loads(payload))
         except (OSError, ValueError, EOFError, TypeError):
             return None
 
     def _store(self, sha256: str, index: DocIndex) -> None:
         name = self._name(sha256)
-        if name is None:
+        key = signing_key()
+        if name is None or key is None:
             return
         tmp = f".idx-{secrets.token_hex(8)}"
         try:
@@ -119,13 +127,55 @@ class IndexCache:
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=folder)
             with os.fdopen(fd, "wb") as handle:
-                handle.write(marshal.dumps(index.to_tuple()))
+                payload = marshal.dumps(index.to_tuple())
+                handle.write(_mac(key, name, payload) + payload)
             os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
         except (OSError, ValueError):
             with contextlib.suppress(OSError):
                 os.unlink(tmp, dir_fd=folder)
         finally:
             os.close(folder)
+
+
+def _mac(key: bytes, name: str, payload: bytes) -> bytes:
+    return hmac.new(key, name.encode() + b"\0" + payload, hashlib.sha256).digest()
+
+
+_KEYS: dict[str, bytes | None] = {}
+_KEY_LOCK = threading.Lock()
+
+
+def signing_key() -> bytes | None:
+    """This user's secret for signing disk entries, kept in the config folder (0600); None: no disk cache."""
+    from stringsh.userdirs import config_dir
+
+    path = config_dir() / "cache.key"
+    with _KEY_LOCK:
+        if str(path) not in _KEYS:
+            _KEYS[str(path)] = _read_or_create_key(path)
+        return _KEYS[str(path)]
+
+
+def _read_or_create_key(path: Path) -> bytes | None:
+    """Created whole or not at all (a temp file linked into place), so a racing process never reads half a key."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not path.exists():
+            tmp = path.with_name(f".cache.key-{secrets.token_hex(8)}")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(secrets.token_bytes(32))
+                with contextlib.suppress(FileExistsError):
+                    os.link(tmp, path)
+            finally:
+                os.unlink(tmp)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as handle:
+            key = handle.read()
+    except OSError:
+        return None
+    return key if len(key) == 32 else None
 
 
 _CACHES: dict[str, IndexCache] = {}

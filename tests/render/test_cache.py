@@ -78,3 +78,32 @@ def test_planted_symlinks_never_lead_the_cache_out_of_the_workspace(tmp_path: Pa
             dispatcher.close()
         assert sorted(p.name for p in outside.rglob("*")) == [f"{SHA}.v{INDEX_VERSION}.idx"], planted
         assert (outside / f"{SHA}.v{INDEX_VERSION}.idx").read_bytes() == b"planted"
+
+
+def test_an_entry_not_signed_by_this_user_is_never_trusted(tmp_path: Path) -> None:
+    import marshal
+
+    from stringsh.render.index import INDEX_VERSION
+
+    cache = IndexCache(tmp_path)
+    cache.get(SHA, BIG)
+    entry = tmp_path / f"{SHA}.v{INDEX_VERSION}.idx"
+    genuine = entry.read_bytes()
+    forged = build_index("# only one heading\n")
+    # a planted file (shipped in a repository, say): a plain blob, then one with a made-up signature
+    for planted in (marshal.dumps(forged.to_tuple()), b"\0" * 32 + marshal.dumps(forged.to_tuple())):
+        entry.write_bytes(planted)
+        assert IndexCache(tmp_path).get(SHA, BIG) == build_index(BIG)
+    entry.write_bytes(genuine)
+    fresh = IndexCache(tmp_path)
+    assert fresh.lookup(SHA) == build_index(BIG)  # the genuine entry loads without a rebuild
+
+
+def test_the_signing_key_is_private_and_stable(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from stringsh.render.cache import signing_key
+
+    monkeypatch.setenv("STRINGSH_CONFIG_DIR", str(tmp_path / "cfg"))
+    key = signing_key()
+    assert key is not None and len(key) == 32
+    assert signing_key() == key
+    assert (tmp_path / "cfg" / "cache.key").stat().st_mode & 0o777 == 0o600
