@@ -32,13 +32,6 @@ def settings(sandbox: str) -> ShellSettings:
 
 
 @pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
-
-
-@pytest.fixture
 def shell(ws: Path, settings: ShellSettings) -> Iterator[ShellSession]:
     session = ShellSession(ws, settings)
     yield session
