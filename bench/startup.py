@@ -34,22 +34,26 @@ def time_command(argv: list[str], cwd: Path, runs: int) -> float:
     return statistics.median(samples)
 
 
-def round_trips(argv: list[str], cwd: Path, requests: int) -> list[float]:
-    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert proc.stdin and proc.stdout
-    samples = []
+def round_trips(programs: list[list[str]], cwd: Path, requests: int) -> list[list[float]]:
+    """Per-request latency of each program, requests alternating between them so both see the same noise."""
+    procs = [subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE) for argv in programs]
+    samples: list[list[float]] = [[] for _ in procs]
     try:
         for n in range(requests + 20):
-            start = time.perf_counter()
-            proc.stdin.write(f"[b{n}] /set n = {n}\n".encode())
-            proc.stdin.flush()
-            while proc.stdout.readline() != "</𝒞>\n".encode():
-                pass
-            if n >= 20:  # warm-up
-                samples.append(time.perf_counter() - start)
+            for proc, bucket in zip(procs, samples, strict=True):
+                assert proc.stdin and proc.stdout
+                start = time.perf_counter()
+                proc.stdin.write(f"[b{n}] /set n = {n}\n".encode())
+                proc.stdin.flush()
+                while proc.stdout.readline() != "</𝒞>\n".encode():
+                    pass
+                if n >= 20:  # warm-up
+                    bucket.append(time.perf_counter() - start)
     finally:
-        proc.stdin.close()
-        proc.wait(timeout=30)
+        for proc in procs:
+            assert proc.stdin
+            proc.stdin.close()
+            proc.wait(timeout=30)
     return samples
 
 
@@ -71,8 +75,9 @@ def main() -> int:
         stringsh = time_command([sys.executable, "-m", "stringsh", "-c", "/ls"], ws, args.runs)
         print(f"start-up: python -c pass {python * 1000:.1f} ms, stringsh -c '/ls' {stringsh * 1000:.1f} ms, "
               f"ratio {stringsh / python:.2f}x (goal <= 3x)")
-        echo = round_trips([sys.executable, "-c", ECHO_LOOP], ws, args.requests)
-        daemon = round_trips([sys.executable, "-m", "stringsh", "daemon"], ws, args.requests)
+        echo, daemon = round_trips(
+            [[sys.executable, "-c", ECHO_LOOP], [sys.executable, "-m", "stringsh", "daemon"]], ws, args.requests
+        )
         for name, q in (("p50", 0.50), ("p99", 0.99)):
             e, d = percentile(echo, q), percentile(daemon, q)
             print(f"daemon round-trip {name}: echo loop {e * 1e6:.0f} us, stringsh daemon {d * 1e6:.0f} us, "

@@ -1,16 +1,19 @@
-"""`stringsh daemon`: requests on stdin, framed replies on stdout, one worker per topic.
+"""`stringsh daemon`: requests on stdin, framed replies on stdout.
 
-Each topic runs one command at a time and queues the rest (bounded); topics run in parallel.
+Each topic runs one command at a time and queues the rest (bounded); topics run in parallel. Threads take turns
+as the reader (leader/follower): the thread that reads a request runs it itself while a follower takes over
+reading, so a small request costs no thread hand-off and a slow one never holds up other topics.
 """
 
 from __future__ import annotations
 
 import json
-import queue
 import re
 import sys
 import threading
 import time
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -20,12 +23,14 @@ from stringsh.output import ReplyWriter
 from stringsh.protocol.framing import envelope, json_reply
 from stringsh.protocol.request import parse_request
 from stringsh.protocol.response import Reply, format_error_item, format_reply
-from stringsh.protocol.stream import StreamItem, read_requests
+from stringsh.protocol.stream import read_requests
 from stringsh.protocol.topics import parse_topic
 
 REQUEST_ID_TEXT = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 QUEUE_SIZE = 16
 QUEUE_WAIT_SECONDS = 60.0
+#: Threads at most; past it the reader runs a request before reading on (slower, never wrong).
+MAX_THREADS = 64
 
 
 @dataclass
@@ -51,8 +56,13 @@ class Daemon:
         self.queue_size = queue_size
         self.queue_wait = queue_wait
         self.writer = ReplyWriter(out or sys.stdout.buffer)
-        self.queues: dict[str, queue.Queue[Job | None]] = {}
-        self.workers: list[threading.Thread] = []
+        self._lock = threading.Lock()  # guards the topic state and the thread counts below
+        self._busy: set[str] = set()
+        self._waiting: dict[str, deque[Job]] = {}
+        self._threads: list[threading.Thread] = []
+        self._read_lock = threading.Lock()
+        self._readers_waiting = 0
+        self._eof = False
 
     def send(self, reply: Reply) -> None:
         if self.json_mode:
@@ -61,21 +71,36 @@ class Daemon:
             self.writer.write(envelope(reply.topic, reply.text))
 
     def submit(self, text: str, topic: str | None) -> None:
-        """Queue a request for its topic, or answer at once when the topic or queue refuses it."""
+        """Start a request on its own thread when its topic is free, queue it behind the running one, or answer
+        at once when the topic or the queue refuses it."""
+        admitted = self.admit(text, topic)
+        if admitted is not None:
+            self._start(self._run_topic, *admitted)
+
+    def admit(self, text: str, topic: str | None) -> tuple[str, Job] | None:
+        """Decide a request's fate in arrival order: (topic, job) to run now, or None (queued or answered)."""
         try:
             request = parse_request(text)
         except StringError as exc:
             self.send(format_error_item(text, (exc.code, exc.text), topic or "main"))
-            return
+            return None
         try:
             name, _ = parse_topic(topic)
         except StringError as exc:
             self.send(format_reply(request.header, request.id, error=(exc.code, exc.text), topic=topic or ""))
-            return
-        jobs = self._queue(name)
-        try:
-            jobs.put_nowait(Job(text, request.id, request.header, time.monotonic()))
-        except queue.Full:
+            return None
+        job = Job(text, request.id, request.header, time.monotonic())
+        with self._lock:
+            if name in self._busy:
+                waiting = self._waiting.setdefault(name, deque())
+                if len(waiting) < self.queue_size:
+                    waiting.append(job)
+                    return None
+                full = True
+            else:
+                self._busy.add(name)
+                full = False
+        if full:
             self.send(
                 format_reply(
                     request.header,
@@ -88,18 +113,18 @@ class Daemon:
                     topic=name,
                 )
             )
+            return None
+        return name, job
 
-    def _queue(self, topic: str) -> queue.Queue[Job | None]:
-        if topic not in self.queues:
-            self.queues[topic] = queue.Queue(maxsize=self.queue_size)
-            worker = threading.Thread(target=self._work, args=(topic,), name=f"topic-{topic}", daemon=True)
-            worker.start()
-            self.workers.append(worker)
-        return self.queues[topic]
+    def _start(self, target: Callable[..., None], *args: object) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        with self._lock:
+            self._threads.append(thread)
+        thread.start()
 
-    def _work(self, topic: str) -> None:
-        jobs = self.queues[topic]
-        while (job := jobs.get()) is not None:
+    def _run_topic(self, topic: str, job: Job | None) -> None:
+        """Run a job, then whatever queued for its topic meanwhile, in order."""
+        while job is not None:
             if time.monotonic() - job.queued_at > self.queue_wait:
                 self.send(
                     format_reply(
@@ -112,15 +137,54 @@ class Daemon:
                         topic=topic,
                     )
                 )
-                continue
-            self.send(self.dispatcher.execute(job.text, topic))
+            else:
+                self.send(self.dispatcher.execute(job.text, topic))
+            with self._lock:
+                waiting = self._waiting.get(topic)
+                if waiting:
+                    job = waiting.popleft()
+                else:
+                    self._busy.discard(topic)
+                    job = None
 
-    def serve_lines(self) -> None:
-        stdin = sys.stdin.buffer
-        for item in read_requests(stdin.readline, envelopes=True):
-            self._accept(item)
+    def serve(self, requests: Iterator[tuple[str, str | None] | Reply]) -> None:
+        """Read and run requests until end of input, then finish what is running."""
+        self._start(self._follow, requests)
+        self.drain()
 
-    def serve_json(self) -> None:
+    def _follow(self, requests: Iterator[tuple[str, str | None] | Reply]) -> None:
+        """Take turns reading: read one request, hand reading to a waiting thread, run the request."""
+        while True:
+            with self._lock:
+                self._readers_waiting += 1
+            with self._read_lock:
+                with self._lock:
+                    self._readers_waiting -= 1
+                if self._eof:
+                    return
+                item = next(requests, None)
+                if item is None:
+                    self._eof = True
+                    return
+                # admitted while still the reader, so requests of one topic keep their order
+                admitted = self.admit(*item) if not isinstance(item, Reply) else None
+                with self._lock:
+                    spawn = self._readers_waiting == 0 and len(self._threads) < MAX_THREADS
+            if spawn:
+                self._start(self._follow, requests)
+            if isinstance(item, Reply):
+                self.send(item)
+            elif admitted is not None:
+                self._run_topic(*admitted)
+
+    def line_requests(self) -> Iterator[tuple[str, str | None] | Reply]:
+        for item in read_requests(sys.stdin.buffer.readline, envelopes=True):
+            if item.error:
+                yield format_error_item(item.text, item.error, item.topic or "main")
+            else:
+                yield item.text, item.topic
+
+    def json_requests(self) -> Iterator[tuple[str, str | None] | Reply]:
         for raw in sys.stdin.buffer:
             line = raw.strip()
             if not line:
@@ -143,36 +207,26 @@ class Daemon:
                     f"re: (invalid request)\nERROR(INVALID_PAYLOAD): Malformed JSON request: {reason}\n"
                     'Send one object per line: {"id": "1", "cmd": "/help", "topic": "main"}'
                 )
-                self.send(Reply(text, False, "INVALID_PAYLOAD", None, "main"))
+                yield Reply(text, False, "INVALID_PAYLOAD", None, "main")
                 continue
             cmd = message["cmd"]
             if request_id is not None and not cmd.lstrip().startswith("["):
                 cmd = f"[{request_id}] {cmd.lstrip()}"
-            self.submit(cmd, topic)
-
-    def _accept(self, item: StreamItem) -> None:
-        if item.error:
-            self.send(format_error_item(item.text, item.error, item.topic or "main"))
-        else:
-            self.submit(item.text, item.topic)
+            yield cmd, topic
 
     def drain(self) -> None:
-        """At end of input: finish every queued request, then stop the workers."""
-        for jobs in self.queues.values():
-            jobs.put(None)
-        for worker in self.workers:
-            worker.join()
+        """Wait until every request read so far has run and been answered."""
+        while True:
+            with self._lock:
+                running = [thread for thread in self._threads if thread.is_alive()]
+                self._threads = running
+            if not running:
+                return
+            for thread in running:
+                thread.join()
 
 
 def run_daemon(dispatcher: Dispatcher, *, json_mode: bool = False) -> int:
     daemon = Daemon(dispatcher, json_mode=json_mode)
-    try:
-        if json_mode:
-            daemon.serve_json()
-        else:
-            daemon.serve_lines()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        daemon.drain()
+    daemon.serve(daemon.json_requests() if json_mode else daemon.line_requests())
     return 0

@@ -193,3 +193,28 @@ def test_an_exception_in_a_command_is_internal_error_and_the_next_request_is_ser
         assert d.execute("/set a = 1").ok
     finally:
         REGISTRY.pop("explode")
+
+
+def test_one_topic_keeps_its_order_under_a_burst(ws: Path) -> None:
+    stdin = "".join(f"[n{n}] /set n = {n}\n" for n in range(300))
+    pairs = unwrap_envelopes(run_stringsh(["daemon"], ws, stdin=stdin).stdout.decode())
+    assert sorted(reply.split("\n")[0] for _, reply in pairs) == sorted(f"re: [n{n}] /set n = {n}" for n in range(300))
+    ran = [reply.split("\n")[0] for _, reply in pairs if "ERROR(QUEUE_FULL)" not in reply]
+    assert ran == sorted(ran, key=lambda line: int(line.split("]")[0][6:]))  # the ones that ran, in order
+    assert ran[0] == "re: [n0] /set n = 0"
+
+
+def test_a_slow_topic_does_not_hold_up_another(ws: Path) -> None:
+    proc = subprocess.Popen([*STRINGSH, "daemon"], cwd=ws, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert proc.stdin and proc.stdout
+        proc.stdin.write("<𝒞=string:bash:slow>\nsleep 3; echo slept\n</𝒞>\n[fast] /set a = 1\n".encode())
+        proc.stdin.flush()
+        first = [proc.stdout.readline().decode() for _ in range(4)]
+        assert first == ["<𝒞=string:main>\n", "re: [fast] /set a = 1\n", '{a} = "1"\n', "</𝒞>\n"]
+    finally:
+        proc.stdin.close()  # type: ignore[union-attr]
+        rest = proc.stdout.read().decode()  # type: ignore[union-attr]
+        assert proc.wait(timeout=30) == 0
+    assert rest.startswith("<𝒞=string:bash:slow>\nre: sleep 3; echo slept\nexit: 0 | cwd: ")
+    assert rest.endswith("---\nslept\n</𝒞>\n")
