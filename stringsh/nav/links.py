@@ -1,29 +1,18 @@
-"""SFMD link syntax outside code: shortcuts `[@id Label](href)`, menu lines `[!nav:name](path)`, plain links.
+"""Plain `[label](url)` links outside code, for auto-shortcuts and the nav scaffold.
 
-String scans the raw source line by line and skips fenced code (CommonMark fence rules), so this does too.
+Shortcuts `[@id Label](href)` and menu lines `[!nav:name](path)` come from the document index
+(`stringsh.render.index`), which knows CommonMark's code blocks; String skips fenced code, and so does this.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 FENCE = re.compile(r"^(`{3,}|~{3,})(.*)$")
-# Runs stop at the next bracket or parenthesis: linear time on hostile input (see render/sfmd.py SHORTCUT).
-SHORTCUT = re.compile(r"\[@([A-Za-z0-9_-]+)\s++([^\[\]]++)\]\(([^()]++)\)")
-#: `[!nav:name](path)` and the legacy `[!menu:name](path)`, alone on a line.
-MENU_LINE = re.compile(r"^\[!(?:nav|menu):([A-Za-z0-9_-]+)\]\(([^)]+)\)$")
 #: An ordinary `[label](url)`: neither a shortcut `[@…]`, a directive `[!…]`, nor an image `![…]`.
 PLAIN_LINK = re.compile(r"(?<!!)\[([^\[\]@!][^\[\]]*+)\]\(([^()\s]++)\)")
 INLINE_CODE = re.compile(r"`[^`\n]+`")
-
-
-@dataclass(frozen=True)
-class Shortcut:
-    id: str
-    label: str
-    href: str
 
 
 def prose_lines(source: str) -> Iterator[tuple[int, str]]:
@@ -40,33 +29,6 @@ def prose_lines(source: str) -> Iterator[tuple[int, str]]:
             continue
         if fence is None:
             yield number, line.rstrip("\r")
-
-
-def page_shortcuts(source: str) -> list[Shortcut]:
-    """Author shortcuts in order; a repeated id gets a numeric suffix (`id2`, `id3`) as String's parser does."""
-    seen: set[str] = set()
-    found: list[Shortcut] = []
-    for _, line in prose_lines(source):
-        for match in SHORTCUT.finditer(line):
-            ident = match.group(1)
-            if ident in seen:
-                suffix = 2
-                while f"{ident}{suffix}" in seen:
-                    suffix += 1
-                ident = f"{ident}{suffix}"
-            seen.add(ident)
-            found.append(Shortcut(ident, match.group(2).strip(), match.group(3).strip()))
-    return found
-
-
-def menu_directives(source: str) -> list[tuple[str, str]]:
-    """(name, path) of every menu the page declares, in order; a later duplicate name is ignored."""
-    menus: dict[str, str] = {}
-    for _, line in prose_lines(source):
-        match = MENU_LINE.match(line.strip())
-        if match and match.group(1) not in menus:
-            menus[match.group(1)] = match.group(2).strip()
-    return list(menus.items())
 
 
 def plain_links(source: str, *, skip_code: bool = True) -> list[tuple[str, str]]:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stringsh.errors import StringError
-from stringsh.nav.links import menu_directives, page_shortcuts
+from stringsh.render.index import build_index
 
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 PREVIEW = 3
@@ -57,12 +57,14 @@ def load_menus(
 ) -> list[Menu]:
     """Every menu the page declares, read from its file; an unreadable file gives a menu with `error` set.
 
-    `directives` are (name, path) pairs when the caller has them already (the document index), else the source
-    is scanned.
+    `directives` are (name, path) pairs when the caller has the page's index already, else the source is indexed.
+    A menu file's entries are its page shortcuts, read by the same index.
     """
     menus: list[Menu] = []
     seen: set[str] = set()
-    for name, href in menu_directives(source) if directives is None else directives:
+    if directives is None:
+        directives = [(name, href) for name, href, _line in build_index(source).menus]
+    for name, href in directives:
         if name in seen:
             continue
         seen.add(name)
@@ -76,7 +78,8 @@ def load_menus(
             menu.error = exc.strerror or type(exc).__name__
         else:
             menu.entries = [
-                MenuEntry(f"{name}.{s.id}", s.label, s.href, resolve_href(path, s.href)) for s in page_shortcuts(text)
+                MenuEntry(f"{name}.{sid}", label, href, resolve_href(path, href))
+                for sid, label, href, _line in build_index(text).shortcuts
             ]
         menus.append(menu)
     return menus

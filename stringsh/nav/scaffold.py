@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from stringsh.nav.links import page_shortcuts, plain_links
+from stringsh.nav.links import plain_links
+from stringsh.render.index import build_index
 
 _SCAFFOLD_DROP = re.compile(r"[^a-z0-9\s-]")
 _SPACES = re.compile(r"\s+")
@@ -23,12 +24,12 @@ def scaffold_id(label: str) -> str:
 
 def scaffold(source: str) -> str | None:
     """The scaffold text (without the `Nav Scaffold` header), or None when the page has no links at all."""
-    existing = page_shortcuts(source)
+    existing = [(sid, href) for sid, _label, href, _line in build_index(source).shortcuts]
     links = [(label, href) for label, href in plain_links(source) if not href.startswith(("▶", "action:"))]
     if not existing and not links:
         return None
     lines = ["Copy and edit the shortcuts below to create a nav file:", "", "```markdown"]
-    lines += [f"[@{s.id} {s.id}]({s.href})" for s in existing]
+    lines += [f"[@{sid} {sid}]({href})" for sid, href in existing]
     lines += [f"[@{scaffold_id(label)} {label}]({href})" for label, href in links]
     lines += ["```", "", "Then save to a file (e.g., nav/main.md) and reference it:", "[!nav:main](./nav/main.md)"]
     return "\n".join(lines)

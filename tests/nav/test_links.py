@@ -1,6 +1,18 @@
 from __future__ import annotations
 
-from stringsh.nav.links import Shortcut, menu_directives, page_shortcuts, plain_links
+from stringsh.nav.links import plain_links
+from stringsh.nav.menus import load_menus
+from stringsh.render.index import build_index
+
+
+def menu_directives(source: str) -> list[tuple[str, str]]:
+    """The menus load_menus reads: the index's directives, a repeated name once."""
+    return [(menu.name, menu.path) for menu in load_menus(source, "page.md", lambda path: "")]
+
+
+def page_shortcuts(source: str) -> list[tuple[str, str, str]]:
+    return [(sid, label, href) for sid, label, href, _line in build_index(source).shortcuts]
+
 
 PAGE = """# Ops
 
@@ -38,9 +50,9 @@ def test_duplicate_menu_name_keeps_first() -> None:
 
 def test_page_shortcuts_skip_fences_and_number_duplicates() -> None:
     assert page_shortcuts(PAGE) == [
-        Shortcut("setup", "Setup guide", "../setup.md#install"),
-        Shortcut("api", "API", "https://example.org/api"),
-        Shortcut("setup2", "Again", "other.md"),
+        ("setup", "Setup guide", "../setup.md#install"),
+        ("api", "API", "https://example.org/api"),
+        ("setup2", "Again", "other.md"),
     ]
 
 
