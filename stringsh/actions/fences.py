@@ -25,31 +25,6 @@ DESCRIPTION = re.compile(r"^\s+(?:\"([^\"]+)\"|description:\s*(.+))\s*$")
 BODY = re.compile(r"^(\s+)body:\s*(.*)$")
 
 
-def _fences(source: str) -> list[tuple[str, bool, list[str], int]]:
-    """(id, is_response, content lines, 1-based line) of every action fence, in order."""
-    found: list[tuple[str, bool, list[str], int]] = []
-    open_fence: tuple[str, int] | None = None
-    current: tuple[str, bool, list[str], int] | None = None
-    for number, raw in enumerate(source.split("\n"), start=1):
-        line = raw.rstrip("\r")
-        match = FENCE.match(line.strip())
-        if open_fence is None:
-            if match:
-                open_fence = (match.group(1)[0], len(match.group(1)))
-                info = ACTION_INFO.match(match.group(2).strip())
-                current = (info.group(1), bool(info.group(2)), [], number) if info else None
-            continue
-        closes = match and match.group(1)[0] == open_fence[0] and len(match.group(1)) >= open_fence[1]
-        if closes and match and not match.group(2).strip():
-            if current is not None:
-                found.append(current)
-            open_fence, current = None, None
-            continue
-        if current is not None:
-            current[2].append(line)
-    return found
-
-
 def _first_line(method: str, rest: str) -> tuple[str, list[tuple[str, str]], str | None]:
     """Split an HTTP first line into target, `-H` headers and a `-d` body; CLI lines are kept whole."""
     if method == "CLI":
@@ -123,8 +98,9 @@ def _dedent(lines: list[str]) -> str:
 
 
 def indexed_fences(lines: list[str], fences: list[tuple[int, int, str, int]]) -> list[tuple[str, bool, list[str], int]]:
-    """Like `_fences`, from a document index's fences (`(start, end, info, indent)`, CommonMark-exact): a fence
-    inside indented code or inside a longer fence is an example, not an action. Unclosed fences are skipped."""
+    """(id, is_response, content lines, 1-based line) of the action fences among a document index's fences
+    (`(start, end, info, indent)`, CommonMark-exact): a fence inside indented code or inside a longer fence is an
+    example, not an action. Unclosed fences are skipped."""
     found: list[tuple[str, bool, list[str], int]] = []
     for start, end, info, _indent in fences:
         match = ACTION_INFO.match(info)
@@ -142,11 +118,17 @@ def indexed_fences(lines: list[str], fences: list[tuple[int, int, str, int]]) ->
 def parse_actions(source: str, fences: list[tuple[str, bool, list[str], int]] | None = None) -> list[Action]:
     """Every valid action of a document in order; the first definition of an id wins, templates attach by id.
 
-    `fences` are the action fences when the caller has them from the document index (`indexed_fences`).
+    `fences` are the action fences when the caller has the document index already (`indexed_fences`); otherwise
+    the source is indexed here, so there is one fence scanner for documents and actions alike.
     """
+    if fences is None:
+        from stringsh.render.index import build_index
+
+        lines = source.split("\n")
+        fences = indexed_fences(lines, build_index(source, lines).fences)
     actions: dict[str, Action] = {}
     templates: dict[str, str] = {}
-    for ident, is_response, lines, number in _fences(source) if fences is None else fences:
+    for ident, is_response, lines, number in fences:
         if is_response:
             templates.setdefault(ident, "\n".join(lines))
             continue
