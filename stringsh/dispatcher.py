@@ -12,7 +12,7 @@ from pathlib import Path
 from stringsh.commands.context import Context
 from stringsh.commands.registry import REGISTRY, load_commands, raw_names
 from stringsh.errors import StringError
-from stringsh.protocol.request import Request, parse_invocation, parse_request, reply_header
+from stringsh.protocol.request import Invocation, Request, parse_invocation, parse_request, reply_header
 from stringsh.protocol.response import Reply, Result, format_error_item, format_reply
 from stringsh.protocol.stream import StreamItem
 from stringsh.protocol.topics import parse_topic
@@ -40,8 +40,7 @@ class Dispatcher:
 
     def check(self) -> None:
         """Fail at start-up, not on the first request, when the workspace or its policy is unusable."""
-        if hasattr(type(self), "workspace"):
-            self.workspace  # noqa: B018 - loading it validates the policy
+        self.workspace  # noqa: B018 - loading it validates the policy
 
     @property
     def workspace(self) -> Workspace:
@@ -58,10 +57,6 @@ class Dispatcher:
                 self.sessions[name] = Session(topic=name, kind=kind)
                 self._topic_locks[name] = threading.Lock()
             return self.sessions[name]
-
-    def topic_lock(self, topic: str) -> threading.Lock:
-        self.session(topic)
-        return self._topic_locks[parse_topic(topic)[0]]
 
     def execute(self, text: str, topic: str | None = None) -> Reply:
         """Run one request (header plus optional body) in a topic and format its reply."""
@@ -95,22 +90,12 @@ class Dispatcher:
             return format_reply(request.header, request.id, result, topic=session.topic)
 
     def _run(self, request: Request, session: Session) -> Result:
-        if session.kind == "bash" or session.bash_mode:
-            return self._run_command("bash-line", request, session, raw=True)
-        invocation = parse_invocation(request, session.variables, raw_names=self._raw)
-        return self._dispatch(invocation, request, session)
-
-    def _run_command(self, name: str, request: Request, session: Session, *, raw: bool) -> Result:
-        from stringsh.protocol.request import Invocation
-
-        invocation = Invocation(name=name, arg_text=request.header, body=request.body)
-        return self._dispatch(invocation, request, session)
-
-    def _dispatch(self, invocation, request: Request, session: Session) -> Result:  # type: ignore[no-untyped-def]
+        if session.kind == "bash" or session.bash_mode:  # every line goes to the shell, raw
+            invocation = Invocation(name="bash-line", arg_text=request.header, body=request.body)
+        else:
+            invocation = parse_invocation(request, session.variables, raw_names=self._raw)
         command = REGISTRY.get(invocation.name)
         if command is None:
-            if invocation.name in {"!", "bash-line"}:
-                raise StringError("COMMAND_UNSUPPORTED", "The shell is not available in this build.")
             raise StringError(
                 "COMMAND_UNSUPPORTED", f"Unknown command: /{invocation.name}", "Use /help to see available commands."
             )

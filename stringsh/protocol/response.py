@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from stringsh.protocol.request import reply_header
+
 HEADER_LIMIT = 80
 #: `/set $NAME = value` on the header line: the value is a secret and is never echoed (see stringsh.actions.envstore).
 SECRET_ASSIGNMENT = re.compile(r"^(/{1,2}set\s+\$[A-Za-z_]\w*\s*=\s*)\S.*$", re.IGNORECASE)
@@ -53,8 +55,6 @@ def error_text(code: str, message: str) -> str:
 
 def format_error_item(text: str, error: tuple[str, str], topic: str = "main") -> Reply:
     """Reply to input that failed before it became a request (bad bytes, unterminated heredoc)."""
-    from stringsh.protocol.request import reply_header
-
     header, request_id = reply_header(text)
     return format_reply(header, request_id, error=error, topic=topic)
 
