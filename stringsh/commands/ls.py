@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from stringsh.commands.context import Context
 from stringsh.commands.registry import command
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
-from stringsh.workspace.listing import list_directory
+
+if TYPE_CHECKING:
+    from stringsh.workspace.engine import Workspace
+
+
+def list_directory(workspace: Workspace, path: str, *, topic: str | None = None) -> tuple[str, list[tuple[str, bool]]]:
+    """The root-relative display path and (name, is_dir) entries of a folder, through the engine (secrets and
+    `.stringsh/` are never listed). A missing folder is String's `NOT_FOUND` "Not found"."""
+    rel = workspace.relative(path)
+    try:
+        entries = workspace.list_dir(path, topic=topic)
+    except StringError as exc:
+        if exc.code == "NOT_FOUND":
+            raise StringError("NOT_FOUND", "Not found", f"No such folder: {rel}") from None
+        raise
+    return rel, [(entry.name, entry.is_dir) for entry in entries]
 
 
 def format_listing(rel: str, entries: list[tuple[str, bool]]) -> Result:

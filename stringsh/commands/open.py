@@ -7,14 +7,13 @@ import posixpath
 from typing import Any
 
 from stringsh.commands.context import Context
-from stringsh.commands.ls import format_listing
+from stringsh.commands.ls import format_listing, list_directory
 from stringsh.commands.registry import command
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.render.document import Document, is_markdown
 from stringsh.render.plain import required_env
 from stringsh.render.view import DocumentView, budget_from, current_if_fresh, load_view, render_view, resolve_block
-from stringsh.workspace.listing import list_directory
 from stringsh.workspace.seen import mark_seen
 
 #: Views kept for /back; each holds its text, so the list is bounded.
