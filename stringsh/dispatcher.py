@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import REGISTRY, load_commands, raw_names
@@ -18,6 +19,9 @@ from stringsh.protocol.stream import StreamItem
 from stringsh.protocol.topics import parse_topic
 from stringsh.session import Session
 from stringsh.workspace import Workspace
+
+if TYPE_CHECKING:
+    from stringsh.documents.state import DocumentState
 
 
 def internal_error_text(exc: BaseException) -> str:
@@ -35,6 +39,7 @@ class Dispatcher:
         self._sessions_lock = threading.Lock()
         self._topic_locks: dict[str, threading.Lock] = {}
         self._workspace: Workspace | None = None
+        self._documents: DocumentState | None = None
         load_commands()
         self._raw = raw_names()
 
@@ -49,6 +54,16 @@ class Dispatcher:
             if self._workspace is None:
                 self._workspace = Workspace.load(self.root, self.policy_file)
             return self._workspace
+
+    @property
+    def documents(self) -> DocumentState:
+        """The workspace's index cache and file watcher, shared by every topic; made on first use."""
+        with self._sessions_lock:
+            if self._documents is None:
+                from stringsh.documents.state import DocumentState
+
+                self._documents = DocumentState(self.root)
+            return self._documents
 
     def session(self, topic: str | None = None) -> Session:
         name, kind = parse_topic(topic)
@@ -108,3 +123,5 @@ class Dispatcher:
         if self._workspace is not None:
             self._workspace.close()
             self._workspace = None
+        if self._documents is not None:
+            self._documents.close()  # stops the watcher's observer thread

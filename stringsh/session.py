@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported for the types only: start-up stays light
+    from stringsh.render.view import DocumentView
+    from stringsh.workspace.shell.session import ShellSession
 
 
 @dataclass
@@ -11,14 +15,14 @@ class Session:
     topic: str
     kind: str = "tab"
     variables: dict[str, str] = field(default_factory=dict)
-    #: The open document view (set by the documents commands), None when nothing is open.
-    document: Any = None
+    #: The open document view (kept by stringsh.documents.service), None when nothing is open.
+    document: DocumentView | None = None
     #: Previous document views, most recent last.
-    history: list[Any] = field(default_factory=list)
-    #: Files this topic has read, path -> fingerprint, for the stale-write guard.
-    seen: dict[str, Any] = field(default_factory=dict)
+    history: list[DocumentView] = field(default_factory=list)
+    #: Files this topic has read, root-relative path -> sha256, for the stale-write guard.
+    seen: dict[str, str] = field(default_factory=dict)
     #: The topic's persistent shell, started on first use.
-    bash: Any = None
+    bash: ShellSession | None = None
     #: True while the plain loop's `/bash` mode sends every line to the shell.
     bash_mode: bool = False
 

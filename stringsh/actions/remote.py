@@ -1,13 +1,14 @@
-"""A page an HTTP action returned, open in a topic like a workspace document (commands/act.py makes them)."""
+"""A page an HTTP action returned, open in a topic like a workspace document (stringsh.documents.actions makes them)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from stringsh.errors import StringError
 from stringsh.render.document import Document
-from stringsh.render.view import DocumentView
+from stringsh.render.view import DocumentView, ViewLoader
 
 
 @dataclass
@@ -16,6 +17,8 @@ class RemoteView(DocumentView):
 
     `/refresh` and `/back` fetch a GET page again; a page from POST/PUT/PATCH/DELETE is never re-sent.
     """
+
+    remote: ClassVar[bool] = True
 
     refetch: Callable[[], str] | None = None
 
@@ -29,7 +32,8 @@ class RemoteView(DocumentView):
     def with_block(self, block: str | None) -> RemoteView:
         return RemoteView(self.path, self.kind, self.doc, self.size, block=block, refetch=self.refetch)
 
-    def reload_remote(self) -> RemoteView:
+    def reload(self, loader: ViewLoader) -> RemoteView:
+        """Fetch the page again (the loader is for workspace files; a remote page has none)."""
         if self.refetch is None:
             raise StringError(
                 "INVALID_TARGET",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import command
-from stringsh.commands.write import split_target
+from stringsh.documents.writing import split_target
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.workspace.seen import is_seen_unchanged, mark_seen
@@ -18,7 +18,7 @@ from stringsh.workspace.seen import is_seen_unchanged, mark_seen
     raw=True,
 )
 def append(ctx: Context) -> Result:
-    path, text, _ = split_target(ctx, "append", allow_force=False)
+    path, text, _ = split_target(ctx.arg_text, ctx.session.variables, ctx.body, "append", allow_force=False)
     if text == "":
         raise StringError("INVALID_PAYLOAD", "Nothing to append.", "Give the text in the body.")
     workspace = ctx.dispatcher.workspace

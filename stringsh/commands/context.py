@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from stringsh.protocol.request import Invocation, Request
 
 if TYPE_CHECKING:
     from stringsh.dispatcher import Dispatcher
+    from stringsh.documents.service import DocumentService
     from stringsh.session import Session
 
 
@@ -30,3 +32,10 @@ class Context:
     @property
     def body(self) -> str | None:
         return self.invocation.body
+
+    @cached_property
+    def documents(self) -> DocumentService:
+        """The topic's document service (imported on first use: commands that open nothing never load it)."""
+        from stringsh.documents.service import DocumentService
+
+        return DocumentService(self.dispatcher, self.session)

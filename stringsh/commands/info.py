@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import command
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
-from stringsh.render.view import DocumentView
+
+if TYPE_CHECKING:
+    from stringsh.render.view import DocumentView
+    from stringsh.workspace.engine import Workspace
 
 KEY_WIDTH = 11
 
@@ -29,17 +32,12 @@ def variables_summary(variables: dict[str, str]) -> str:
 @command("info", syntax="/info", summary="Show the topic's document, folder, history and variables", section="State")
 def info(ctx: Context) -> Result:
     if ctx.args and ctx.args[0].startswith("@"):
-        from stringsh.commands.nav import shortcut_info  # `/info @id`: where a shortcut or menu entry points
-
         return shortcut_info(ctx, ctx.args[0])
     session = ctx.session
-    view = session.document if isinstance(session.document, DocumentView) else None
+    view = ctx.documents.current_or_none()
     cwd = f"./{view.folder}/" if view is not None and view.folder else "./"
     lines = [info_line("topic", session.topic), info_line("root", str(ctx.dispatcher.root)), info_line("cwd", cwd)]
-    if session.document is None:
-        lines.append(info_line("file", "(none open)"))
-    else:
-        lines.append(info_line("file", getattr(session.document, "path", str(session.document))))
+    lines.append(info_line("file", "(none open)" if view is None else view.path))
     if view is not None:
         lines.extend(document_lines(view, ctx.dispatcher.workspace))
     count = len(session.history)
@@ -51,7 +49,20 @@ def info(ctx: Context) -> Result:
     return Result("Session info", "\n".join(lines))
 
 
-def document_lines(view: DocumentView, workspace: Any) -> list[str]:
+def shortcut_info(ctx: Context, reference: str) -> Result:
+    """`/info @id`: `@id → href` (a shortcut or menu entry of the open page), or NOT_FOUND with the ids there are."""
+    from stringsh.documents.shortcuts import resolve_shortcut, shortcut_ids
+
+    ident = reference[1:].partition("#")[0]
+    target = resolve_shortcut(ctx.documents, ident)
+    if target is None:
+        ids = shortcut_ids(ctx.documents)
+        hint = f"Available: {', '.join('@' + i for i in ids)}" if ids else "This page has no shortcuts."
+        raise StringError("NOT_FOUND", f"Shortcut not found: @{ident}", hint)
+    return Result(f"@{ident} → {target}")
+
+
+def document_lines(view: DocumentView, workspace: Workspace) -> list[str]:
     """The document keys of String's /info: title, block, blocks, menus, shortcuts, actions; and staleness."""
     lines: list[str] = []
     if view.kind == "binary":

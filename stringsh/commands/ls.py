@@ -2,42 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from stringsh.commands.context import Context
 from stringsh.commands.registry import command
+from stringsh.documents.listing import format_listing, list_directory
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
-
-if TYPE_CHECKING:
-    from stringsh.workspace.engine import Workspace
-
-
-def list_directory(workspace: Workspace, path: str, *, topic: str | None = None) -> tuple[str, list[tuple[str, bool]]]:
-    """The root-relative display path and (name, is_dir) entries of a folder, through the engine (secrets and
-    `.stringsh/` are never listed). A missing folder is String's `NOT_FOUND` "Not found"."""
-    rel = workspace.relative(path)
-    try:
-        entries = workspace.list_dir(path, topic=topic)
-    except StringError as exc:
-        if exc.code == "NOT_FOUND":
-            raise StringError("NOT_FOUND", "Not found", f"No such folder: {rel}") from None
-        raise
-    return rel, [(entry.name, entry.is_dir) for entry in entries]
-
-
-def format_listing(rel: str, entries: list[tuple[str, bool]]) -> Result:
-    """`Listing rel/` then dirs (with `/`) and files, each sorted, dot-files hidden; shared with `/open dir`."""
-    visible = [(name, is_dir) for name, is_dir in entries if not name.startswith(".")]
-    dirs = sorted((name for name, is_dir in visible if is_dir), key=_sort_key)
-    files = sorted((name for name, is_dir in visible if not is_dir), key=_sort_key)
-    lines = [f"  {name}/" for name in dirs] + [f"  {name}" for name in files]
-    display = "./" if rel in ("", ".") else f"{rel.rstrip('/')}/"
-    return Result(f"Listing {display}", "\n".join(lines) if lines else "(empty)")
-
-
-def _sort_key(name: str) -> tuple[str, str]:
-    return (name.casefold(), name)
 
 
 @command("ls", syntax="/ls [path]", summary="List a folder of the workspace", section="Navigation")

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from stringsh.commands.context import Context
-from stringsh.commands.edit import read_view
-from stringsh.commands.open import current_view, split_from
 from stringsh.commands.registry import command
+from stringsh.documents.targets import split_from
 from stringsh.protocol.response import Result
 from stringsh.render import plain
 from stringsh.render.view import budget_from
@@ -14,13 +13,14 @@ from stringsh.render.view import budget_from
 @command("source", syntax="/source [path] [--from N]", summary="Show the raw source of the open document",
          section="Navigation")
 def source(ctx: Context) -> Result:
-    target, start = split_from(ctx, "source")
+    documents = ctx.documents
+    target, start = split_from(ctx.args, "source")
     path = target.partition("#")[0] if target else ""
-    current = current_view(ctx) if not path else None
-    if current is not None and getattr(current, "reload_remote", None) is not None:
+    current = documents.current() if not path else None
+    if current is not None and current.remote:
         view = current  # a page an HTTP action returned: its text, not a workspace file
     else:
-        view = read_view(ctx, path or current_view(ctx).path)
+        view = documents.read_for_edit(path or documents.current().path)
     budget = budget_from(ctx.session.variables)
     rendered = plain.render_text(view.doc.lines, start=start, budget=budget)
     content = rendered.text

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from stringsh.commands.context import Context
-from stringsh.commands.edit import edit_target, read_view
 from stringsh.commands.registry import command
+from stringsh.documents.targets import edit_target
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.render.view import resolve_block
@@ -17,10 +17,10 @@ PREVIEW_CHARS = 200
 def verify(ctx: Context) -> Result:
     if not ctx.args or "#" not in ctx.args[0]:
         raise StringError("INVALID_TARGET", "Usage: /verify path#block", "Name a block: /verify notes.md#todo")
-    path, block, _ = edit_target(ctx, "verify")
+    path, block, _ = edit_target(ctx.documents, ctx.args, "verify")
     if not block:
         raise StringError("INVALID_TARGET", "Usage: /verify path#block", "Name a block: /verify notes.md#todo")
-    view = read_view(ctx, path)
+    view = ctx.documents.read_for_edit(path)
     content = view.doc.block_source(resolve_block(view, block))
     lines = content.count("\n") + 1 if content else 0
     preview = content[:PREVIEW_CHARS] + ("..." if len(content) > PREVIEW_CHARS else "")

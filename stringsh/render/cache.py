@@ -1,4 +1,4 @@
-"""The index cache, keyed by content hash: in memory for every topic of a process, on disk under `.stringsh/cache/`.
+"""The index cache, keyed by content hash: in memory for every topic of a dispatcher, on disk under `.stringsh/cache/`.
 
 A repeat open of an unchanged file, even from a new `stringsh -c` process, loads a small marshal blob instead of
 scanning the text again. The cache is an optimisation only: a missing, stale or corrupt entry is rebuilt silently.
@@ -16,6 +16,7 @@ import os
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 
 from stringsh.render.index import INDEX_VERSION, DocIndex, build_index
@@ -25,16 +26,34 @@ MAC_BYTES = 32
 #: Documents smaller than this are indexed faster than a disk entry is written; they stay in memory only.
 DISK_MIN_BYTES = 16 * 1024
 
+#: Gives the secret that signs disk entries, or None (then there is no disk cache). Called once, on the first disk
+#: access, so opening small documents never creates or reads the key.
+KeySource = Callable[[], "bytes | None"]
+
 
 class IndexCache:
     """sha256 → DocIndex; safe to share between topics and threads."""
 
-    def __init__(self, directory: Path | str | None, base: Path | str | None = None) -> None:
-        """`base`, when given, is a trusted folder above `directory`: the folders between are never symlinks."""
+    def __init__(
+        self, directory: Path | str | None, *, key: KeySource | None = None, base: Path | str | None = None
+    ) -> None:
+        """`key` signs disk entries (without one the cache is memory only); `base`, when given, is a trusted folder
+        above `directory`: the folders between are never symlinks."""
         self.directory = Path(directory) if directory is not None else None
         self.base = Path(base) if base is not None else None
+        self._key_source = key
+        self._key: bytes | None = None
+        self._key_read = False
         self._memory: OrderedDict[str, DocIndex] = OrderedDict()
         self._lock = threading.Lock()
+
+    def signing_key(self) -> bytes | None:
+        """The key disk entries are signed with, asked of the key source once."""
+        with self._lock:
+            if not self._key_read:
+                self._key = self._key_source() if self._key_source is not None else None
+                self._key_read = True
+            return self._key
 
     def _name(self, sha256: str) -> str | None:
         if self.directory is None or len(sha256) < 16 or not sha256.isalnum():
@@ -106,7 +125,7 @@ class IndexCache:
                 os.close(folder)
             with os.fdopen(fd, "rb") as handle:
                 data = handle.read()
-            key = signing_key()
+            key = self.signing_key()
             mac, payload = data[:MAC_BYTES], data[MAC_BYTES:]
             if key is None or not hmac.compare_digest(mac, _mac(key, name, payload)):
                 return None  # not written by this user's stringsh (a file shipped in a repository): never trusted
@@ -116,7 +135,7 @@ class IndexCache:
 
     def _store(self, sha256: str, index: DocIndex) -> None:
         name = self._name(sha256)
-        key = signing_key()
+        key = self.signing_key() if name is not None else None
         if name is None or key is None:
             return
         tmp = f".idx-{secrets.token_hex(8)}"
@@ -141,23 +160,10 @@ def _mac(key: bytes, name: str, payload: bytes) -> bytes:
     return hmac.new(key, name.encode() + b"\0" + payload, hashlib.sha256).digest()
 
 
-_KEYS: dict[str, bytes | None] = {}
-_KEY_LOCK = threading.Lock()
+def read_or_create_key(path: Path) -> bytes | None:
+    """A secret for signing disk entries, kept at `path` (0600); None when it cannot be read or made.
 
-
-def signing_key() -> bytes | None:
-    """This user's secret for signing disk entries, kept in the config folder (0600); None: no disk cache."""
-    from stringsh.userdirs import config_dir
-
-    path = config_dir() / "cache.key"
-    with _KEY_LOCK:
-        if str(path) not in _KEYS:
-            _KEYS[str(path)] = _read_or_create_key(path)
-        return _KEYS[str(path)]
-
-
-def _read_or_create_key(path: Path) -> bytes | None:
-    """Created whole or not at all (a temp file linked into place), so a racing process never reads half a key."""
+    Created whole or not at all (a temp file linked into place), so a racing process never reads half a key."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         if not path.exists():
@@ -177,17 +183,3 @@ def _read_or_create_key(path: Path) -> bytes | None:
         return None
     return key if len(key) == 32 else None
 
-
-_CACHES: dict[str, IndexCache] = {}
-_CACHES_LOCK = threading.Lock()
-
-
-def cache_for(root: Path | str | None) -> IndexCache:
-    """The process-wide cache of a workspace root (its disk part lives in `<root>/.stringsh/cache/index/`)."""
-    key = str(root) if root is not None else ""
-    with _CACHES_LOCK:
-        cache = _CACHES.get(key)
-        if cache is None:
-            directory = Path(root) / ".stringsh" / "cache" / "index" if root is not None else None
-            cache = _CACHES[key] = IndexCache(directory, base=root)
-        return cache

@@ -1,7 +1,7 @@
 """What a topic has open (`session.document`): a DocumentView, and how one is loaded and rendered.
 
-Loading goes through the workspace engine handed in by the commands (confinement, policy, audit); this module only
-needs its `stat`/`read_text` methods, so it imports nothing from the engine or the protocol.
+Loading goes through the workspace engine handed in by the document service (confinement, policy, audit); this
+module only needs its `stat`/`read_text` methods, so it imports nothing from the engine or the protocol at run time.
 """
 
 from __future__ import annotations
@@ -11,14 +11,17 @@ import mimetypes
 import os
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, ClassVar
 
 from stringsh.errors import StringError
 from stringsh.render import plain
-from stringsh.render.cache import cache_for
 from stringsh.render.document import Document, is_markdown
 from stringsh.render.index import Block, DocIndex
-from stringsh.render.watch import WatchHandle, watch
+
+if TYPE_CHECKING:
+    from stringsh.render.cache import IndexCache
+    from stringsh.render.watch import Watcher, WatchHandle
+    from stringsh.workspace.engine import Workspace
 
 BUDGET_VARIABLE = "_max_lines"
 
@@ -26,6 +29,10 @@ BUDGET_VARIABLE = "_max_lines"
 @dataclass
 class DocumentView:
     """An open document in a topic: the text as read, its index, the block shown and the stale flag."""
+
+    #: False for a workspace file; True for a page a server returned (stringsh.actions.remote), which has no
+    #: local file, never runs CLI actions or sends `$NAME` values, and reloads by fetching again.
+    remote: ClassVar[bool] = False
 
     path: str  # root-relative
     kind: str  # "markdown", "text" or "binary"
@@ -60,7 +67,7 @@ class DocumentView:
         """The same document showing another block (shares text, index and watch)."""
         return dataclasses.replace(self, block=block, auto_shortcuts=dict(self.auto_shortcuts))
 
-    def is_stale(self, workspace: Any) -> bool:
+    def is_stale(self, workspace: Workspace) -> bool:
         """True when the file no longer has the bytes this view was built from (watch flag or stat, then hash)."""
         info = workspace.stat(self.path)
         if info is None:
@@ -74,16 +81,43 @@ class DocumentView:
             self.size, self.mtime_ns = info.size, info.mtime_ns
         return stale
 
+    def reload(self, loader: ViewLoader) -> DocumentView:
+        """Read the file again; the block and the watch carry over (the old flag is cleared: this is the new text)."""
+        fresh = loader.load(self.path, watch=self.watcher is None)
+        if fresh.watcher is None:
+            fresh.watcher = self.watcher
+            if fresh.watcher is not None:
+                fresh.watcher.changed.clear()
+        fresh.block = self.block
+        return fresh
+
     def close(self) -> None:
+        """Stop watching the file (views of one file opened at once share a watch: close it once)."""
         if self.watcher is not None:
             self.watcher.close()
             self.watcher = None
 
 
-def load_view(
-    workspace: Any, rel: str, *, root: str | os.PathLike[str] | None, watch_file: bool = True
-) -> DocumentView:
-    """Read a file through the engine and index it (cached by content hash); binary files keep metadata only."""
+@dataclass(frozen=True)
+class ViewLoader:
+    """What loading a view needs: the engine, the workspace's index cache and its watcher (None: no watching)."""
+
+    workspace: Workspace
+    root: str | os.PathLike[str]
+    cache: IndexCache | None = None
+    watcher: Watcher | None = None
+
+    def load(self, rel: str, *, watch: bool = True) -> DocumentView:
+        return load_view(self.workspace, rel, cache=self.cache, watcher=self.watcher if watch else None,
+                         root=self.root)
+
+
+def load_view(workspace: Workspace, rel: str, *, cache: IndexCache | None = None, watcher: Watcher | None = None,
+              root: str | os.PathLike[str] | None = None) -> DocumentView:
+    """Read a file through the engine and index it (cached by content hash); binary files keep metadata only.
+
+    With a `watcher` (and the `root` the file lives under) the view is flagged when the file changes outside.
+    """
     try:
         text_file = workspace.read_text(rel)
     except StringError as exc:
@@ -95,7 +129,7 @@ def load_view(
                             mime=mime)
     rel = text_file.rel
     if is_markdown(rel):
-        doc = Document.parse(text_file.text, text_file.sha256, cache_for(root))
+        doc = Document.parse(text_file.text, text_file.sha256, cache)
         kind = "markdown"
     else:
         doc = Document(text_file.text, text_file.sha256)
@@ -103,15 +137,14 @@ def load_view(
     mime = "text/markdown" if kind == "markdown" else "text/plain"  # (mimetypes costs ms to initialise)
     view = DocumentView(rel, kind, doc, text_file.size, text_file.mtime_ns, mime=mime, encoding=text_file.encoding,
                         bom=text_file.bom)
-    if watch_file and root is not None:
-        view.watcher = watch(os.path.join(os.fspath(root), rel))
+    if watcher is not None and root is not None:
+        view.watcher = watcher.watch(os.path.join(os.fspath(root), rel))
     return view
 
 
-def current_if_fresh(session_document: Any, workspace: Any, rel: str) -> DocumentView | None:
+def current_if_fresh(view: DocumentView | None, workspace: Workspace, rel: str) -> DocumentView | None:
     """The topic's open view of `rel` when the file still has the bytes it was built from (saves a full read)."""
-    view = session_document
-    if not isinstance(view, DocumentView) or view.path != rel or view.kind == "binary":
+    if view is None or view.path != rel or view.kind == "binary":
         return None
     try:
         return None if view.is_stale(workspace) else view

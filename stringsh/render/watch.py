@@ -1,9 +1,10 @@
 """Marks open documents stale when something outside changes them, with watchdog.
 
-One observer per process; one non-recursive watch per folder that holds an open document, shared by reference
-count, with an explicit event filter (the default mask floods on busy trees) and moves matched by destination
-(editors and our own atomic writes replace files by renaming a temp file over them). A flag is only a hint: the
-commands confirm staleness by comparing content hashes, so a lost or extra event never misleads a user.
+One observer per `Watcher` (each dispatcher owns one, in its document state, and stops it on close); one
+non-recursive watch per folder that holds an open document, shared by reference count, with an explicit event
+filter (the default mask floods on busy trees) and moves matched by destination (editors and our own atomic writes
+replace files by renaming a temp file over them). A flag is only a hint: the commands confirm staleness by
+comparing content hashes, so a lost or extra event never misleads a user.
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from watchdog.events import FileSystemEvent
 
 SETUP_DELAY = 0.05
 
@@ -23,6 +27,7 @@ class WatchHandle:
     """The stale flag of one open document; `changed` is set from the observer thread."""
 
     path: str
+    owner: Watcher = field(repr=False, compare=False)
     changed: threading.Event = field(default_factory=threading.Event)
     closed: bool = False
     scheduled: bool = False  # counted in its folder's watch
@@ -30,10 +35,10 @@ class WatchHandle:
     def close(self) -> None:
         if not self.closed:
             self.closed = True
-            _WATCHER.release(self)
+            self.owner.release(self)
 
 
-class _Watcher:
+class Watcher:
     """Two locks. `_handles_lock` guards the handle registry and is the only lock `notify` takes (watchdog calls it
     while holding its own lock), and no observer method is ever called while holding it; `_dirs_lock` guards the
     observer and folder watches. So watchdog's lock and ours are never taken in opposite orders."""
@@ -44,10 +49,11 @@ class _Watcher:
         self._observer: Any = None
         self._dirs: dict[str, tuple[Any, int]] = {}  # folder -> (watch, refcount)
         self._handles: dict[str, list[WatchHandle]] = {}  # file path -> handles
+        self._stopped = False  # set by `stop`: a setup still sleeping must not start a new observer
 
     def watch(self, path: str) -> WatchHandle:
         """Start watching a file (absolute path); setup runs in the background so an open never waits for it."""
-        handle = WatchHandle(os.path.realpath(path))
+        handle = WatchHandle(os.path.realpath(path), self)
         with self._handles_lock:
             self._handles.setdefault(handle.path, []).append(handle)
         threading.Thread(target=self._schedule, args=(handle,), name="stringsh-watch", daemon=True).start()
@@ -59,7 +65,7 @@ class _Watcher:
         time.sleep(SETUP_DELAY)
         folder = os.path.dirname(handle.path)
         with self._dirs_lock:
-            if handle.closed:
+            if handle.closed or self._stopped:
                 return
             try:
                 observer = self._ensure_observer()
@@ -112,8 +118,9 @@ class _Watcher:
             handle.changed.set()
 
     def stop(self) -> None:
-        """Stop the observer thread (tests, shutdown); later watches start a new one."""
+        """Stop the observer thread for good (the owner is closing); later handles only rely on `is_stale`."""
         with self._dirs_lock:
+            self._stopped = True
             observer, self._observer = self._observer, None
             self._dirs.clear()
             with self._handles_lock:
@@ -134,23 +141,13 @@ def _event_filter() -> list[type]:
 class _Handler:
     """A minimal watchdog handler: every event names the paths it touched."""
 
-    def __init__(self, watcher: _Watcher) -> None:
+    def __init__(self, watcher: Watcher) -> None:
         self.watcher = watcher
 
-    def dispatch(self, event: Any) -> None:
+    def dispatch(self, event: FileSystemEvent) -> None:
         paths = [os.fsdecode(event.src_path)]
-        dest = getattr(event, "dest_path", "")
+        dest = event.dest_path  # "" except on moves (watchdog >= 4 gives every event one)
         if dest:
             paths.append(os.fsdecode(dest))
         self.watcher.notify(*paths)
 
-
-_WATCHER = _Watcher()
-
-
-def watch(path: str) -> WatchHandle:
-    return _WATCHER.watch(path)
-
-
-def stop() -> None:
-    _WATCHER.stop()

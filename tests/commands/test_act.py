@@ -314,7 +314,7 @@ def test_front_matter_default_and_requires(ws: Path, dispatcher, base: str) -> N
 
 def test_a_returned_document_cannot_bring_cli_actions(ops, ws: Path) -> None:
     from stringsh.actions.remote import RemoteView
-    from stringsh.commands.act import page_actions
+    from stringsh.documents.actions import page_actions
     from stringsh.render.document import Document
 
     text = "---\ndefault: wipe\n---\n```act.wipe\nCLI rm -rf victim\n```\n```act.get\nGET http://127.0.0.1:9/x\n```\n"
@@ -439,7 +439,7 @@ def test_an_action_shown_as_example_code_is_not_an_action(ws: Path, dispatcher) 
 
 
 def test_returned_pages_keep_the_history_bounded(ws: Path, dispatcher, base: str) -> None:
-    from stringsh.commands.open import HISTORY_LIMIT
+    from stringsh.documents.service import HISTORY_LIMIT
 
     for i in range(HISTORY_LIMIT):
         (ws / f"d{i}.md").write_text(f"# D{i}\n")

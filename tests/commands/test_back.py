@@ -37,7 +37,7 @@ def test_back_takes_no_arguments(dispatcher) -> None:
 
 
 def test_history_is_bounded(ws: Path, dispatcher) -> None:
-    from stringsh.commands.open import HISTORY_LIMIT
+    from stringsh.documents.service import HISTORY_LIMIT
 
     for i in range(HISTORY_LIMIT + 5):
         (ws / f"d{i}.md").write_text(f"# D{i}\n")

@@ -7,32 +7,38 @@ import subprocess
 import sys
 from pathlib import Path
 
-from stringsh.render.cache import DISK_MIN_BYTES, IndexCache, cache_for
+from stringsh.documents.state import DocumentState, make_index_cache
+from stringsh.render.cache import DISK_MIN_BYTES, IndexCache
 from stringsh.render.index import INDEX_VERSION, build_index
 
 BIG = "# Title\n\n" + "".join(f"## Section {i}\n\ntext {i}\n\n" for i in range(2000))
 SHA = hashlib.sha256(BIG.encode()).hexdigest()
+KEY = bytes(range(32))
+
+
+def signed() -> bytes:
+    return KEY
 
 
 def test_disk_entry_is_written_and_reused(tmp_path: Path) -> None:
     assert len(BIG) >= DISK_MIN_BYTES
-    first = IndexCache(tmp_path / "idx")
+    first = IndexCache(tmp_path / "idx", key=signed)
     index = first.get(SHA, BIG)
     files = list((tmp_path / "idx").iterdir())
     assert [f.name for f in files] == [f"{SHA}.v{INDEX_VERSION}.idx"]
-    second = IndexCache(tmp_path / "idx")
+    second = IndexCache(tmp_path / "idx", key=signed)
     assert second._load(SHA) == index == build_index(BIG)
 
 
 def test_corrupt_or_foreign_entries_are_rebuilt(tmp_path: Path) -> None:
-    cache = IndexCache(tmp_path)
+    cache = IndexCache(tmp_path, key=signed)
     cache.get(SHA, BIG)
     (tmp_path / f"{SHA}.v{INDEX_VERSION}.idx").write_bytes(b"\x00garbage")
-    assert IndexCache(tmp_path).get(SHA, BIG) == build_index(BIG)
+    assert IndexCache(tmp_path, key=signed).get(SHA, BIG) == build_index(BIG)
 
 
 def test_small_documents_stay_in_memory_and_odd_keys_never_touch_disk(tmp_path: Path) -> None:
-    cache = IndexCache(tmp_path)
+    cache = IndexCache(tmp_path, key=signed)
     cache.get("a" * 64, "# small\n")
     cache.get("../../etc/passwd", BIG)
     assert list(tmp_path.iterdir()) == []
@@ -41,20 +47,39 @@ def test_small_documents_stay_in_memory_and_odd_keys_never_touch_disk(tmp_path: 
 def test_unwritable_cache_folder_only_costs_speed(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    assert IndexCache(blocker / "idx").get(SHA, BIG) == build_index(BIG)
+    assert IndexCache(blocker / "idx", key=signed).get(SHA, BIG) == build_index(BIG)
 
 
-def test_cache_for_is_shared_per_root(tmp_path: Path) -> None:
-    assert cache_for(tmp_path) is cache_for(tmp_path)
-    assert cache_for(tmp_path).directory == tmp_path / ".stringsh" / "cache" / "index"
+def test_the_cache_is_shared_per_dispatcher_and_not_between_them(tmp_path: Path) -> None:
+    from stringsh.dispatcher import Dispatcher
+
+    state = DocumentState(tmp_path)
+    assert state.index_cache is state.index_cache
+    assert state.index_cache.directory == tmp_path / ".stringsh" / "cache" / "index"
+    assert state.index_cache.base == tmp_path
+    one, two = Dispatcher(tmp_path), Dispatcher(tmp_path)
+    try:
+        assert one.documents is one.documents and one.documents.index_cache is one.documents.index_cache
+        assert two.documents.index_cache is not one.documents.index_cache
+        assert one.documents.watcher is not two.documents.watcher
+    finally:
+        one.close()
+        two.close()
+
+
+def test_without_a_key_the_cache_stays_in_memory(tmp_path: Path) -> None:
+    cache = IndexCache(tmp_path)
+    assert cache.get(SHA, BIG) == build_index(BIG)
+    assert list(tmp_path.iterdir()) == []
+    assert cache.lookup(SHA) == build_index(BIG)
 
 
 def test_a_new_process_loads_the_entry_instead_of_scanning(tmp_path: Path) -> None:
-    IndexCache(tmp_path).get(SHA, BIG)
+    IndexCache(tmp_path, key=signed).get(SHA, BIG)
     code = (
         "import sys, stringsh.render.cache as c\n"
         "c.build_index = None  # any rebuild would fail\n"
-        f"print(len(c.IndexCache(sys.argv[1]).get({SHA!r}, '').headings))\n"
+        f"print(len(c.IndexCache(sys.argv[1], key=lambda: {KEY!r}).get({SHA!r}, '').headings))\n"
     )
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "2001", out.stderr
@@ -85,7 +110,7 @@ def test_an_entry_not_signed_by_this_user_is_never_trusted(tmp_path: Path) -> No
 
     from stringsh.render.index import INDEX_VERSION
 
-    cache = IndexCache(tmp_path)
+    cache = IndexCache(tmp_path, key=signed)
     cache.get(SHA, BIG)
     entry = tmp_path / f"{SHA}.v{INDEX_VERSION}.idx"
     genuine = entry.read_bytes()
@@ -93,17 +118,17 @@ def test_an_entry_not_signed_by_this_user_is_never_trusted(tmp_path: Path) -> No
     # a planted file (shipped in a repository, say): a plain blob, then one with a made-up signature
     for planted in (marshal.dumps(forged.to_tuple()), b"\0" * 32 + marshal.dumps(forged.to_tuple())):
         entry.write_bytes(planted)
-        assert IndexCache(tmp_path).get(SHA, BIG) == build_index(BIG)
+        assert IndexCache(tmp_path, key=signed).get(SHA, BIG) == build_index(BIG)
     entry.write_bytes(genuine)
-    fresh = IndexCache(tmp_path)
+    fresh = IndexCache(tmp_path, key=signed)
     assert fresh.lookup(SHA) == build_index(BIG)  # the genuine entry loads without a rebuild
 
 
 def test_the_signing_key_is_private_and_stable(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from stringsh.render.cache import signing_key
-
     monkeypatch.setenv("STRINGSH_CONFIG_DIR", str(tmp_path / "cfg"))
-    key = signing_key()
+    cache = make_index_cache(tmp_path / "ws")
+    assert not (tmp_path / "cfg" / "cache.key").exists()  # read or made on the first disk access only
+    key = cache.signing_key()
     assert key is not None and len(key) == 32
-    assert signing_key() == key
+    assert cache.signing_key() == key == make_index_cache(tmp_path / "other").signing_key()
     assert (tmp_path / "cfg" / "cache.key").stat().st_mode & 0o777 == 0o600

@@ -7,27 +7,29 @@ from pathlib import Path
 
 import pytest
 
-from stringsh.render import watch
+from stringsh.render.watch import Watcher, WatchHandle
 
 WAIT = 10  # seconds to wait for an event; a correct run sees it in milliseconds
 
 
-@pytest.fixture(autouse=True)
-def _stop_observer():
-    yield
-    watch.stop()
+@pytest.fixture
+def watch():  # type: ignore[no-untyped-def]
+    """A watcher of this test's own (each dispatcher owns one); its observer stops at the end."""
+    watcher = Watcher()
+    yield watcher
+    watcher.stop()
 
 
-def ready(handle: watch.WatchHandle) -> None:
+def ready(handle: WatchHandle) -> None:
     """Wait until the background setup has scheduled the folder."""
     for _ in range(500):
-        if handle.scheduled and os.path.dirname(handle.path) in watch._WATCHER._dirs:
+        if handle.scheduled and os.path.dirname(handle.path) in handle.owner._dirs:
             return
         handle.changed.wait(0.01)
     raise AssertionError("watch was never scheduled")
 
 
-def test_in_place_write_sets_the_flag(tmp_path: Path) -> None:
+def test_in_place_write_sets_the_flag(watch: Watcher, tmp_path: Path) -> None:
     doc = tmp_path / "doc.md"
     doc.write_text("a\n")
     handle = watch.watch(str(doc))
@@ -38,7 +40,7 @@ def test_in_place_write_sets_the_flag(tmp_path: Path) -> None:
     handle.close()
 
 
-def test_rename_over_the_file_counts_by_destination(tmp_path: Path) -> None:
+def test_rename_over_the_file_counts_by_destination(watch: Watcher, tmp_path: Path) -> None:
     doc = tmp_path / "doc.md"
     doc.write_text("a\n")
     handle = watch.watch(str(doc))
@@ -51,29 +53,29 @@ def test_rename_over_the_file_counts_by_destination(tmp_path: Path) -> None:
     handle.close()
 
 
-def test_two_handles_share_one_folder_watch_until_both_close(tmp_path: Path) -> None:
+def test_two_handles_share_one_folder_watch_until_both_close(watch: Watcher, tmp_path: Path) -> None:
     a, b = tmp_path / "a.md", tmp_path / "b.md"
     a.write_text("a")
     b.write_text("b")
     ha, hb = watch.watch(str(a)), watch.watch(str(b))
     ready(ha)
     ready(hb)
-    assert watch._WATCHER._dirs[str(tmp_path.resolve())][1] == 2
+    assert watch._dirs[str(tmp_path.resolve())][1] == 2
     ha.close()
-    assert watch._WATCHER._dirs[str(tmp_path.resolve())][1] == 1
+    assert watch._dirs[str(tmp_path.resolve())][1] == 1
     b.unlink()
     assert hb.changed.wait(WAIT)
     assert not ha.changed.is_set()
     hb.close()
-    assert str(tmp_path.resolve()) not in watch._WATCHER._dirs
+    assert str(tmp_path.resolve()) not in watch._dirs
 
 
-def test_missing_folder_is_not_an_error(tmp_path: Path) -> None:
+def test_missing_folder_is_not_an_error(watch: Watcher, tmp_path: Path) -> None:
     handle = watch.watch(str(tmp_path / "nope" / "doc.md"))
     handle.close()
 
 
-def test_watching_while_events_flow_never_deadlocks(tmp_path: Path) -> None:
+def test_watching_while_events_flow_never_deadlocks(watch: Watcher, tmp_path: Path) -> None:
     """watchdog holds its own lock while it calls us; opening and closing watches meanwhile must not hang."""
     import threading
 

@@ -1,0 +1,252 @@
+"""One topic's documents: the open view, its history, and every step that replaces or re-reads it.
+
+Commands ask this service instead of touching `session.document`, `session.history` or `session.seen` themselves,
+so the rules live once: a view read is a file seen (the stale-write guard), a view left behind is remembered for
+/back (bounded, and a dropped view stops being watched), a view written by this topic is updated, not stale.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+from typing import TYPE_CHECKING
+
+from stringsh.errors import StringError
+from stringsh.render.view import DocumentView, ViewLoader, current_if_fresh, resolve_block
+from stringsh.workspace.seen import mark_seen
+
+if TYPE_CHECKING:
+    from stringsh.dispatcher import Dispatcher
+    from stringsh.documents.state import DocumentState
+    from stringsh.render.document import Document
+    from stringsh.render.plain import IncludeLoader
+    from stringsh.session import Session
+    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.models import FileInfo
+
+#: Views kept for /back; each holds its text, so the list is bounded.
+HISTORY_LIMIT = 20
+NO_DOCUMENT = "No document open."
+OPEN_HINT = "Open one with /open <path>."
+
+
+class DocumentService:
+    """The documents of one topic (`session`) in one workspace (`dispatcher`); cheap to make per command."""
+
+    def __init__(self, dispatcher: Dispatcher, session: Session) -> None:
+        self.dispatcher = dispatcher
+        self.session = session
+
+    @property
+    def workspace(self) -> Workspace:
+        return self.dispatcher.workspace
+
+    @property
+    def state(self) -> DocumentState:
+        return self.dispatcher.documents
+
+    @property
+    def topic(self) -> str:
+        return self.session.topic
+
+    @property
+    def loader(self) -> ViewLoader:
+        state = self.state
+        return ViewLoader(self.workspace, self.dispatcher.root, state.index_cache, state.watcher)
+
+    # the open view -----------------------------------------------------------------------------------------------
+
+    def current_or_none(self) -> DocumentView | None:
+        return self.session.document
+
+    def current(self, message: str = NO_DOCUMENT, hint: str | None = OPEN_HINT) -> DocumentView:
+        """The open view; INVALID_TARGET with the caller's wording when nothing is open."""
+        view = self.session.document
+        if view is None:
+            raise StringError("INVALID_TARGET", message, hint)
+        return view
+
+    def resolve_path(self, target: str) -> str:
+        """A relative path is looked up beside the open document first, then from the workspace root."""
+        workspace = self.workspace
+        view = self.session.document
+        if view is not None and view.folder and not target.startswith("/"):
+            beside = posixpath.normpath(posixpath.join(view.folder, target))
+            if not beside.startswith("../") and _exists(workspace, beside):
+                return workspace.relative(beside, reading=True)
+        return workspace.relative(target, reading=True)  # reading: a shell reply's spool file can be opened
+
+    # opening and leaving ----------------------------------------------------------------------------------------
+
+    def load(self, rel: str, *, watch: bool = True) -> DocumentView:
+        """A fresh view of a file (indexed through the workspace's cache, watched unless `watch` is False)."""
+        return self.loader.load(rel, watch=watch)
+
+    def open_file(self, path: str, info: FileInfo, block: str | None) -> DocumentView:
+        """Make the file at `path` (stat'ed as `info`) the open document, showing `block`; history as /open keeps it.
+
+        An unchanged open view of the same file is reused rather than read again.
+        """
+        session = self.session
+        previous = session.document
+        fresh = current_if_fresh(previous, self.workspace, info.rel)
+        view = fresh.with_block(block) if fresh is not None else self.load(path)
+        view.block = block
+        if block:
+            try:
+                resolve_block(view, block)
+            except StringError:
+                if fresh is None:
+                    view.close()
+                raise
+        self.mark_seen(view)
+        if previous is not None:
+            if previous.path != view.path:
+                self._push_history(previous, view)
+            elif previous.watcher is not view.watcher:
+                previous.close()
+        session.document = view
+        return view
+
+    def show_block(self, block: str | None) -> DocumentView:
+        """`#block` of the open document (None: the whole of it); no history entry, and nothing is re-read."""
+        view = self.current()
+        if not block:
+            return view.with_block(None)
+        resolve_block(view, block)
+        self.session.document = shown = view.with_block(block)
+        return shown
+
+    def navigate(self, view: DocumentView) -> None:
+        """Make a view not read from a file (a page a server returned) the open one; the old one goes to history."""
+        previous = self.session.document
+        if previous is not None:
+            self._push_history(previous, view)
+        self.session.document = view
+
+    def _push_history(self, previous: DocumentView, current: DocumentView) -> None:
+        """Remember the previous view; the oldest entries are dropped (and stop being watched) past HISTORY_LIMIT."""
+        history = self.session.history
+        history.append(previous)
+        while len(history) > HISTORY_LIMIT:
+            oldest = history.pop(0)
+            if all(view.watcher is not oldest.watcher for view in (current, *history)):
+                oldest.close()
+
+    def reload(self, view: DocumentView) -> DocumentView:
+        """The view read again (a remote page fetched again); block and watch carry over, a file read is seen."""
+        fresh = view.reload(self.loader)
+        if not fresh.remote:
+            self.mark_seen(fresh)
+        return fresh
+
+    def reload_current(self) -> DocumentView:
+        """Re-read (or fetch again) the open view and keep the fresh one open, block included."""
+        self.session.document = fresh = self.reload(self.current())
+        return fresh
+
+    def back(self) -> DocumentView:
+        """Return to the previous view, re-read; when it is gone or unreadable, what was read before."""
+        session = self.session
+        if not session.history:
+            raise StringError("INVALID_TARGET", "No previous page in history.")
+        previous = session.history.pop()
+        try:
+            view = self.reload(previous)
+        except StringError:
+            view = previous  # gone or unreadable now: show what was read before, as String does
+        current = session.document
+        if current is not None and current.watcher is not view.watcher:
+            current.close()
+        session.document = view
+        if view.block and view.kind == "markdown" and view.doc.resolve(view.block) is None:
+            view.block = None
+        return view
+
+    def refresh(self) -> DocumentView:
+        """Re-read the open document; it is replaced even when its block is gone (BLOCK_NOT_FOUND then)."""
+        fresh = self.reload(self.current())
+        block, fresh.block = fresh.block, None
+        self.session.document = fresh  # the next /refresh shows the document even if the block is gone
+        if block:
+            resolve_block(fresh, block)
+            self.session.document = fresh = fresh.with_block(block)
+        return fresh
+
+    def close_all(self) -> None:
+        """Forget the open view and the history, and stop watching their files."""
+        session = self.session
+        views = [session.document, *session.history] if session.document is not None else list(session.history)
+        for view in views:
+            view.close()
+        session.document = None
+        session.history.clear()
+
+    # reading for an edit, and after a write ---------------------------------------------------------------------
+
+    def read_for_edit(self, path: str) -> DocumentView:
+        """The text of `path` as it is now (the open view when unchanged, else read unwatched); never binary."""
+        workspace = self.workspace
+        info = workspace.stat(path)
+        if info is None:
+            raise StringError("NOT_FOUND", f"File not found: {path}")
+        if info.is_dir:
+            raise StringError("INVALID_TARGET", f"Is a directory: {info.rel}", f"Use /ls {info.rel}")
+        fresh = current_if_fresh(self.session.document, workspace, info.rel)
+        view = fresh or self.load(path, watch=False)
+        if view.kind == "binary":
+            raise StringError("BINARY_FILE", f"Binary file: {view.path} ({view.mime}, {view.size} bytes)")
+        return view
+
+    def mark_seen(self, view: DocumentView) -> None:
+        """This topic has read the view's file as the view holds it (for the stale-write guard)."""
+        mark_seen(self.session.seen, self.workspace, view.path, view.sha256)
+
+    def after_write(self, rel: str, sha256: str, written: Document | None = None) -> None:
+        """This topic wrote the file: it has seen it, and an open view of it is updated so it is not stale.
+
+        `written` is the document as written (a block edit knows it), which saves reading the file back.
+        """
+        workspace = self.workspace
+        mark_seen(self.session.seen, workspace, rel, sha256)
+        current = self.session.document
+        if current is None or current.path != rel:
+            return
+        info = workspace.stat(rel) if written is not None else None
+        if written is not None and info is not None:
+            fresh = dataclasses.replace(current, doc=written, size=info.size, mtime_ns=info.mtime_ns, auto_shortcuts={})
+        else:
+            fresh = self.load(rel, watch=current.watcher is None)
+        fresh.watcher = fresh.watcher or current.watcher
+        if fresh.watcher is not None:
+            fresh.watcher.changed.clear()
+        fresh.block = current.block if current.block and fresh.doc.resolve(current.block) else None
+        self.session.document = fresh
+
+    def include_loader(self, view: DocumentView) -> IncludeLoader | None:
+        """Loads `[!include:id](path)` targets relative to the including document, through the engine; None for a
+        remote page (it includes no local file)."""
+        if view.remote:
+            return None
+        from stringsh.render.document import Document, is_markdown
+
+        workspace, topic, cache = self.workspace, self.topic, self.state.index_cache
+
+        def load(path: str, base: str) -> tuple[str, Document]:
+            base = base or view.path
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(base), path)) if path else base
+            rel = workspace.relative(target)
+            text_file = workspace.read_text(rel, topic=topic)
+            if not is_markdown(text_file.rel):
+                return text_file.rel, Document(text_file.text, text_file.sha256)
+            return text_file.rel, Document.parse(text_file.text, text_file.sha256, cache)
+
+        return load
+
+
+def _exists(workspace: Workspace, path: str) -> bool:
+    """Whether `path` names something reachable; a refused path is simply not a candidate here."""
+    try:
+        return workspace.stat(path) is not None
+    except StringError:
+        return False
