@@ -43,9 +43,7 @@ def show(ctx: Context, view: DocumentView, verb: str, *, start: int = 0, label: 
     documents = ctx.documents
     content = render_view(view, start=start, budget=budget_from(ctx.session.variables),
                           missing_env=missing_env(ctx, view), load_include=documents.include_loader(view))
-    from stringsh.documents.actions import default_action_output  # front matter `default:` runs that action
-
-    extra = default_action_output(documents, view) if start == 0 else None
+    extra = documents.default_action_output(view) if start == 0 else None  # front matter `default:` runs it
     if extra:
         content = f"{content}\n\n---\n\n{extra}"
     return Result(f"{verb} {label if label is not None else view.label}", content)

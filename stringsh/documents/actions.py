@@ -1,7 +1,7 @@
 """Running the open page's actions: CLI, HTTP, template or doc response; and front matter `default:`.
 
-/act runs an action by name; /open, /back and /refresh append the `default:` action's output after the page. Both
-come here, so neither command imports the other.
+/act runs an action by name; /open, /back and /refresh append the `default:` action's output after the page
+(through `DocumentService.default_action_output`). Both come here, so neither command imports the other.
 """
 
 from __future__ import annotations
@@ -152,16 +152,12 @@ def render_template_output(view: DocumentView, text: str) -> str:
     return rendered.text or "(no output)"
 
 
-def default_action_output(documents: DocumentService, view: DocumentView) -> str | None:
-    """Front matter `default: <action>`: its output, to append after `\\n\\n---\\n\\n`; None when there is none.
+def run_default(documents: DocumentService, view: DocumentView, name: str) -> str:
+    """Front matter `default: <name>`: the action's output, to append after `\\n\\n---\\n\\n` (see
+    `DocumentService.default_action_output`, which decides whether a page has one).
 
     A failing default is reported as a line, not an error: the document itself opened fine.
     """
-    if view.kind != "markdown" or view.block or view.remote:
-        return None
-    name = view.index.front_matter.get("default")
-    if not isinstance(name, str) or not name.strip():
-        return None
     name = name.strip().removeprefix("/act.").removeprefix("act.")
     action = next((a for a in page_actions(view) if a.id == name), None)
     if action is None:

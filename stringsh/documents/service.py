@@ -223,6 +223,18 @@ class DocumentService:
         fresh.block = current.block if current.block and fresh.doc.resolve(current.block) else None
         self.session.document = fresh
 
+    def default_action_output(self, view: DocumentView) -> str | None:
+        """Front matter `default: <action>` of a whole local page: that action's output, to show after the page;
+        None when there is none. The action machinery is imported only for pages that name one."""
+        if view.kind != "markdown" or view.block or view.remote:
+            return None
+        name = view.index.front_matter.get("default")
+        if not isinstance(name, str) or not name.strip():
+            return None
+        from stringsh.documents.actions import run_default
+
+        return run_default(self, view, name)
+
     def include_loader(self, view: DocumentView) -> IncludeLoader | None:
         """Loads `[!include:id](path)` targets relative to the including document, through the engine; None for a
         remote page (it includes no local file)."""
