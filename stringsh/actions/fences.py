@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 from stringsh.actions.model import METHODS, TYPES, Action, Field
+from stringsh.render.blocks import closes_fence
+from stringsh.render.sfmd import ACTION_INFO
 
-FENCE = re.compile(r"^(`{3,}|~{3,})(.*)$")
-ACTION_INFO = re.compile(r"^act\.([A-Za-z0-9_-]+)(\.response)?$")
 FIRST_LINE = re.compile(rf"^({'|'.join(METHODS)})\s+(.+)$", re.IGNORECASE)
 FIELD = re.compile(
     r"^\s+(\w+)(?:,\s*-([A-Za-z]))?\s*:\s+(\w+)(?:\s+\(([^)]*)\))?(?:\s+\"([^\"]*)\")?"
@@ -104,11 +104,7 @@ def indexed_fences(lines: list[str], fences: list[tuple[int, int, str, int]]) ->
     found: list[tuple[str, bool, list[str], int]] = []
     for start, end, info, _indent in fences:
         match = ACTION_INFO.match(info)
-        opener = FENCE.match(lines[start].strip())
-        closer = FENCE.match(lines[end - 1].strip()) if end - 1 > start else None
-        if not match or not opener or not closer or closer.group(2).strip():
-            continue
-        if closer.group(1)[0] != opener.group(1)[0] or len(closer.group(1)) < len(opener.group(1)):
+        if not match or end - 1 <= start or not closes_fence(lines[start].strip(), lines[end - 1].strip()):
             continue
         found.append((match.group(1), bool(match.group(2)), [line.rstrip("\r") for line in lines[start + 1 : end - 1]],
                       start + 1))
