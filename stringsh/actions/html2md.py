@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
+from stringsh.render.scan import fenced_lines, scan
+
 SKIP = {"script", "style", "head", "template", "noscript", "svg"}
 BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "aside", "form", "body", "html", "figure"}
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -164,13 +166,10 @@ def html_to_markdown(html: str) -> str:
     converter.close()
     text = re.sub(r"\n{3,}", "\n\n", "".join(converter.out))
     lines: list[str] = []
-    in_code = False
-    for line in text.split("\n"):
-        if line.startswith("```"):
-            in_code = not in_code
-            lines.append(line)
-            continue
-        if in_code:
+    source = text.split("\n")
+    fenced = fenced_lines(len(source), scan(source).fences)
+    for number, line in enumerate(source):
+        if fenced[number]:
             lines.append(line)
             continue
         hard_break = line.endswith("  ") and bool(line.strip())
