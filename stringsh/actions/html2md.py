@@ -44,12 +44,26 @@ class _Converter(HTMLParser):
         if self.cell is None:
             self.out.append("\n\n")
 
+    def skipped(self, tag: str, step: int) -> bool:
+        """Track nesting in elements whose content is dropped (script, style…); True while inside one."""
+        if tag in SKIP:
+            self.skip = max(self.skip + step, 0)
+            return True
+        return self.skip > 0
+
+    def mark(self, tag: str) -> bool:
+        """Emphasis and inline code: the same mark opens and closes them."""
+        if tag in INLINE:
+            self.emit(INLINE[tag])
+        elif tag == "code" and not self.pre:
+            self.emit("`")
+        else:
+            return False
+        return True
+
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attr = dict(attrs)
-        if tag in SKIP:
-            self.skip += 1
-            return
-        if self.skip:
+        if self.skipped(tag, 1) or self.mark(tag):
             return
         if tag in HEADINGS:
             self.block()
@@ -62,10 +76,6 @@ class _Converter(HTMLParser):
             self.block()
             self.emit("---")
             self.block()
-        elif tag in INLINE:
-            self.emit(INLINE[tag])
-        elif tag == "code" and not self.pre:
-            self.emit("`")
         elif tag == "pre":
             self.block()
             self.emit("```\n")
@@ -102,17 +112,10 @@ class _Converter(HTMLParser):
             self.title = []
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in SKIP:
-            self.skip = max(self.skip - 1, 0)
-            return
-        if self.skip:
+        if self.skipped(tag, -1) or self.mark(tag):
             return
         if tag in HEADINGS or tag in BLOCKS or tag == "blockquote":
             self.block()
-        elif tag in INLINE:
-            self.emit(INLINE[tag])
-        elif tag == "code" and not self.pre:
-            self.emit("`")
         elif tag == "pre":
             self.pre = max(self.pre - 1, 0)
             self.emit("\n```")
