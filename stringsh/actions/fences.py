@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import re
 
-from stringsh.actions.model import METHODS, TYPES, Action, Field
-from stringsh.render.blocks import closes_fence
-from stringsh.render.sfmd import ACTION_INFO
+from stringsh.actions.model import TYPES, Action, Field
+from stringsh.render.sfmd import action_fences, action_head
 
-FIRST_LINE = re.compile(rf"^({'|'.join(METHODS)})\s+(.+)$", re.IGNORECASE)
 FIELD = re.compile(
     r"^\s+(\w+)(?:,\s*-([A-Za-z]))?\s*:\s+(\w+)(?:\s+\(([^)]*)\))?(?:\s+\"([^\"]*)\")?"
     r"(?:\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|(\S+)))?\s*$"
@@ -51,14 +49,10 @@ def _field(match: re.Match[str]) -> Field | None:
 
 def parse_action(ident: str, lines: list[str], line_number: int) -> Action | None:
     """One action fence's content; None when the first line is not `METHOD target`."""
-    content = [line for line in lines]
-    while content and not content[0].strip():
-        content.pop(0)
-    if not content:
-        return None
-    head = FIRST_LINE.match(content[0].strip())
+    head = action_head(lines)
     if not head:
         return None
+    content = lines[next(i for i, line in enumerate(lines) if line.strip()) :]
     method = head.group(1).upper()
     uri, headers, body = _first_line(method, head.group(2))
     action = Action(ident, method, uri, headers, body=body, line=line_number)
@@ -99,16 +93,11 @@ def _dedent(lines: list[str]) -> str:
 
 def indexed_fences(lines: list[str], fences: list[tuple[int, int, str, int]]) -> list[tuple[str, bool, list[str], int]]:
     """(id, is_response, content lines, 1-based line) of the action fences among a document index's fences
-    (`(start, end, info, indent)`, CommonMark-exact): a fence inside indented code or inside a longer fence is an
-    example, not an action. Unclosed fences are skipped."""
-    found: list[tuple[str, bool, list[str], int]] = []
-    for start, end, info, _indent in fences:
-        match = ACTION_INFO.match(info)
-        if not match or end - 1 <= start or not closes_fence(lines[start].strip(), lines[end - 1].strip()):
-            continue
-        found.append((match.group(1), bool(match.group(2)), [line.rstrip("\r") for line in lines[start + 1 : end - 1]],
-                      start + 1))
-    return found
+    (`(start, end, info, indent)`), found by the index's own rule (`sfmd.action_fences`)."""
+    return [
+        (ident, is_response, [line.rstrip("\r") for line in lines[start + 1 : end - 1]], start + 1)
+        for ident, is_response, start, end in action_fences(lines, fences)
+    ]
 
 
 def parse_actions(source: str, fences: list[tuple[str, bool, list[str], int]] | None = None) -> list[Action]:

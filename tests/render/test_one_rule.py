@@ -8,9 +8,11 @@ from stringsh.actions.cli import clean_output
 from stringsh.actions.fences import parse_actions
 from stringsh.nav.links import plain_links
 from stringsh.render.blocks import closes_fence
+from stringsh.render.document import Document
 from stringsh.render.document import is_markdown as document_is_markdown
 from stringsh.render.kinds import is_markdown
 from stringsh.render.people import chunks, render_markdown
+from stringsh.render.plain import hint_lines
 from stringsh.render.scan import fenced_lines, scan
 
 
@@ -56,3 +58,16 @@ def test_text_cleaning_drops_whole_escape_sequences() -> None:
     assert clean_output(raw, 1000) == "ared\nbcd"
     out = render_markdown("Some \x1b[31mred\x1b[0m text\n", color=False)
     assert "\x1b" not in out and "[31m" not in out and "red" in out
+
+
+def test_actions_hint_lists_exactly_the_actions_act_runs() -> None:
+    """The index and `/act` read action fences by one rule: a blank first line is skipped, the first definition of
+    an id wins, an unclosed fence is no action."""
+    text = (
+        "# Ops\n\n```act.a\n\nGET https://a.example\n```\n\n```act.b\nGET https://b.example\n```\n\n"
+        "```act.b\nPOST https://b2.example\n```\n\n```act.c\nGET https://c.example\n"
+    )
+    doc = Document.parse(text)
+    assert [action[0] for action in doc.index.actions] == [action.id for action in parse_actions(text)] == ["a", "b"]
+    assert doc.index.actions[1][1:3] == ("GET", "https://b.example")
+    assert hint_lines(doc, [])[0].startswith("[actions] a, b  ·")
