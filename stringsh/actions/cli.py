@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stringsh.workspace.shell.clean import clean_text
+
 SAFE = re.compile(r"^[A-Za-z0-9_\-./=@:+,]+$")
 PLACEHOLDER = re.compile(r"\{(\.\.\.args|[A-Za-z_]\w*)(?:\[(\d+)\])?\}")
-ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 #: Once bash has returned, the longest its leftover jobs may keep the output pipe open before they are killed (a job
 #: that left the process group is then no longer waited for).
 DRAIN_MAX = 1.0
@@ -72,7 +72,7 @@ class CliRun:
 
 
 def clean_output(data: bytes, cap: int) -> str:
-    text = CONTROL.sub("", ANSI.sub("", data.decode("utf-8", "replace").replace("\r\n", "\n")))
+    text = clean_text(data.decode("utf-8", "replace"))
     if len(text) > cap:
         half = cap // 2
         cut = len(text) - 2 * half

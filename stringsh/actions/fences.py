@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import re
 
-from stringsh.actions.model import METHODS, TYPES, Action, Field
+from stringsh.actions.model import TYPES, Action, Field
+from stringsh.render.sfmd import action_fences, action_head
 
-FENCE = re.compile(r"^(`{3,}|~{3,})(.*)$")
-ACTION_INFO = re.compile(r"^act\.([A-Za-z0-9_-]+)(\.response)?$")
-FIRST_LINE = re.compile(rf"^({'|'.join(METHODS)})\s+(.+)$", re.IGNORECASE)
 FIELD = re.compile(
     r"^\s+(\w+)(?:,\s*-([A-Za-z]))?\s*:\s+(\w+)(?:\s+\(([^)]*)\))?(?:\s+\"([^\"]*)\")?"
     r"(?:\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|(\S+)))?\s*$"
@@ -51,14 +49,10 @@ def _field(match: re.Match[str]) -> Field | None:
 
 def parse_action(ident: str, lines: list[str], line_number: int) -> Action | None:
     """One action fence's content; None when the first line is not `METHOD target`."""
-    content = [line for line in lines]
-    while content and not content[0].strip():
-        content.pop(0)
-    if not content:
-        return None
-    head = FIRST_LINE.match(content[0].strip())
+    head = action_head(lines)
     if not head:
         return None
+    content = lines[next(i for i, line in enumerate(lines) if line.strip()) :]
     method = head.group(1).upper()
     uri, headers, body = _first_line(method, head.group(2))
     action = Action(ident, method, uri, headers, body=body, line=line_number)
@@ -99,20 +93,11 @@ def _dedent(lines: list[str]) -> str:
 
 def indexed_fences(lines: list[str], fences: list[tuple[int, int, str, int]]) -> list[tuple[str, bool, list[str], int]]:
     """(id, is_response, content lines, 1-based line) of the action fences among a document index's fences
-    (`(start, end, info, indent)`, CommonMark-exact): a fence inside indented code or inside a longer fence is an
-    example, not an action. Unclosed fences are skipped."""
-    found: list[tuple[str, bool, list[str], int]] = []
-    for start, end, info, _indent in fences:
-        match = ACTION_INFO.match(info)
-        opener = FENCE.match(lines[start].strip())
-        closer = FENCE.match(lines[end - 1].strip()) if end - 1 > start else None
-        if not match or not opener or not closer or closer.group(2).strip():
-            continue
-        if closer.group(1)[0] != opener.group(1)[0] or len(closer.group(1)) < len(opener.group(1)):
-            continue
-        found.append((match.group(1), bool(match.group(2)), [line.rstrip("\r") for line in lines[start + 1 : end - 1]],
-                      start + 1))
-    return found
+    (`(start, end, info, indent)`), found by the index's own rule (`sfmd.action_fences`)."""
+    return [
+        (ident, is_response, [line.rstrip("\r") for line in lines[start + 1 : end - 1]], start + 1)
+        for ident, is_response, start, end in action_fences(lines, fences)
+    ]
 
 
 def parse_actions(source: str, fences: list[tuple[str, bool, list[str], int]] | None = None) -> list[Action]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
+from stringsh.render.scan import fenced_lines, scan
+
 SKIP = {"script", "style", "head", "template", "noscript", "svg"}
 BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "aside", "form", "body", "html", "figure"}
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -42,12 +44,26 @@ class _Converter(HTMLParser):
         if self.cell is None:
             self.out.append("\n\n")
 
+    def skipped(self, tag: str, step: int) -> bool:
+        """Track nesting in elements whose content is dropped (script, style…); True while inside one."""
+        if tag in SKIP:
+            self.skip = max(self.skip + step, 0)
+            return True
+        return self.skip > 0
+
+    def mark(self, tag: str) -> bool:
+        """Emphasis and inline code: the same mark opens and closes them."""
+        if tag in INLINE:
+            self.emit(INLINE[tag])
+        elif tag == "code" and not self.pre:
+            self.emit("`")
+        else:
+            return False
+        return True
+
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attr = dict(attrs)
-        if tag in SKIP:
-            self.skip += 1
-            return
-        if self.skip:
+        if self.skipped(tag, 1) or self.mark(tag):
             return
         if tag in HEADINGS:
             self.block()
@@ -60,10 +76,6 @@ class _Converter(HTMLParser):
             self.block()
             self.emit("---")
             self.block()
-        elif tag in INLINE:
-            self.emit(INLINE[tag])
-        elif tag == "code" and not self.pre:
-            self.emit("`")
         elif tag == "pre":
             self.block()
             self.emit("```\n")
@@ -100,17 +112,10 @@ class _Converter(HTMLParser):
             self.title = []
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in SKIP:
-            self.skip = max(self.skip - 1, 0)
-            return
-        if self.skip:
+        if self.skipped(tag, -1) or self.mark(tag):
             return
         if tag in HEADINGS or tag in BLOCKS or tag == "blockquote":
             self.block()
-        elif tag in INLINE:
-            self.emit(INLINE[tag])
-        elif tag == "code" and not self.pre:
-            self.emit("`")
         elif tag == "pre":
             self.pre = max(self.pre - 1, 0)
             self.emit("\n```")
@@ -164,13 +169,10 @@ def html_to_markdown(html: str) -> str:
     converter.close()
     text = re.sub(r"\n{3,}", "\n\n", "".join(converter.out))
     lines: list[str] = []
-    in_code = False
-    for line in text.split("\n"):
-        if line.startswith("```"):
-            in_code = not in_code
-            lines.append(line)
-            continue
-        if in_code:
+    source = text.split("\n")
+    fenced = fenced_lines(len(source), scan(source).fences)
+    for number, line in enumerate(source):
+        if fenced[number]:
             lines.append(line)
             continue
         hard_break = line.endswith("  ") and bool(line.strip())

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "CLI")
 TYPES = ("string", "number", "boolean", "path")
 
 

@@ -24,8 +24,9 @@ def scaffold_id(label: str) -> str:
 
 def scaffold(source: str) -> str | None:
     """The scaffold text (without the `Nav Scaffold` header), or None when the page has no links at all."""
-    existing = [(sid, href) for sid, _label, href, _line in build_index(source).shortcuts]
-    links = [(label, href) for label, href in plain_links(source) if not href.startswith(("▶", "action:"))]
+    index = build_index(source)
+    existing = [(sid, href) for sid, _label, href, _line in index.shortcuts]
+    links = [(label, href) for label, href in plain_links(source, index) if not href.startswith(("▶", "action:"))]
     if not existing and not links:
         return None
     lines = ["Copy and edit the shortcuts below to create a nav file:", "", "```markdown"]

@@ -1,54 +1,20 @@
-"""Auto-shortcuts and `@id` resolution, as String does them.
+"""`@id` resolution, as String does it: page shortcuts, value shortcuts, auto-shortcuts, then menu entries.
 
-A plain link becomes `@slug` when its href is a full URL, an `act:` link or longer than 40 characters; lookup of
-`@id` goes page shortcuts, value shortcuts, auto-shortcuts, then menu entries (`@menu.id`).
+Auto-shortcuts themselves are assigned by the renderer (`stringsh.render.plain.auto_shortcuts`), the one place
+that knows which links become `@id`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 
-from stringsh.nav.links import plain_links
-
-_NOT_SLUG = re.compile(r"[^A-Za-z0-9_\s-]")
-_SPACES = re.compile(r"\s+")
-_SLUGGABLE = re.compile(r"^[A-Za-z0-9\s-]+$")
-#: A flag value or target that is a shortcut reference: `@id` or `@menu.id`, optionally with `#block`.
-REFERENCE = re.compile(r"^@([A-Za-z_][\w-]*(?:\.[A-Za-z0-9_-]+)?)(?:#(.*))?$")
-
-
-def slug(text: str) -> str:
-    """String's `toSlug`: lower-case, keep ASCII word characters, whitespace and `-`, join spaces with `-`."""
-    return _SPACES.sub("-", _NOT_SLUG.sub("", text.lower()).strip())
-
-
-def wants_auto_shortcut(href: str) -> bool:
-    return href.startswith(("http://", "https://", "act:")) or len(href) > 40
+from stringsh.render import plain
+from stringsh.render.document import Document
 
 
 def auto_shortcuts(source: str) -> dict[str, str]:
-    """id -> href for the page's auto-shortcuts: label slugs (deduplicated `-2`, `-3`) or `link-N`."""
-    found: dict[str, str] = {}
-    next_suffix: dict[str, int] = {}
-    counter = 1
-    for label, href in plain_links(source):
-        if not wants_auto_shortcut(href):
-            continue
-        base = slug(label)
-        if len(label) <= 20 and _SLUGGABLE.match(label) and base:
-            if base not in found and base not in next_suffix:
-                ident = base
-                next_suffix[base] = 2
-            else:
-                n = next_suffix.get(base, 2)
-                ident = f"{base}-{n}"
-                next_suffix[base] = n + 1
-        else:
-            ident = f"link-{counter}"
-            counter += 1
-        found[ident] = href
-    return found
+    """id -> href of a page's auto-shortcuts, for callers holding only its text (the renderer's own rule)."""
+    return plain.auto_shortcuts(Document.parse(source))
 
 
 def resolve_reference(

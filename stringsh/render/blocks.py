@@ -124,6 +124,16 @@ def front_matter_end(lines: list[str]) -> int:
     return 0
 
 
+def closes_fence(opener: str, closer: str) -> bool:
+    """Whether `closer` ends the fence `opener` starts (both without indentation), CommonMark's way: a run of the
+    same character, at least as long, and no info string. Tells an indexed fence that ends at its container's end
+    from one that was closed."""
+    start, end = FENCE.match(opener), FENCE.match(closer)
+    if start is None or end is None or end.group(2).strip():
+        return False
+    return end.group(1)[0] == start.group(1)[0] and len(end.group(1)) >= len(start.group(1))
+
+
 def atx_heading(rest: str) -> tuple[int, str] | None:
     """(level, text) when `rest` (indentation removed) is an ATX heading."""
     level = len(rest) - len(rest.lstrip("#"))

@@ -8,12 +8,9 @@ from functools import cached_property
 
 from stringsh.render.cache import IndexCache
 from stringsh.render.index import Block, DocIndex, build_index, update_index
+from stringsh.render.kinds import MARKDOWN_SUFFIXES, is_markdown
 
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd", ".mdx", ".sfmd")
-
-
-def is_markdown(path: str) -> bool:
-    return path.lower().endswith(MARKDOWN_SUFFIXES)
+__all__ = ["MARKDOWN_SUFFIXES", "Document", "is_markdown"]
 
 
 @dataclass

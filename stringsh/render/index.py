@@ -15,7 +15,7 @@ from stringsh.render import sfmd
 from stringsh.render.scan import front_matter_end, scan, scan_from
 from stringsh.render.slug import explicit_heading_id, heading_slug_text, string_slug
 
-INDEX_VERSION = 4  # bumped whenever the scanner finds different blocks: old disk entries are not reused
+INDEX_VERSION = 5  # bumped whenever the index finds different blocks or actions: old disk entries are not reused
 
 
 @dataclass(frozen=True)

@@ -7,24 +7,22 @@ blank lines outside fences into small chunks because rich costs about 5 s per MB
 from __future__ import annotations
 
 import io
-import re
+
+from stringsh.render.scan import fenced_lines, scan
+from stringsh.workspace.shell.clean import clean_text
 
 CHUNK_LINES = 80
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 def chunks(markdown: str, size: int = CHUNK_LINES) -> list[str]:
     """Split at blank lines outside fenced code so each piece renders on its own."""
     pieces: list[str] = []
     current: list[str] = []
-    fence = ""
-    for line in markdown.split("\n"):
-        match = _FENCE.match(line)
-        if match and (not fence or match.group(1).startswith(fence)):
-            fence = "" if fence else match.group(1)[0] * 3
+    lines = markdown.split("\n")
+    fenced = fenced_lines(len(lines), scan(lines).fences)
+    for number, line in enumerate(lines):
         current.append(line)
-        if not fence and not line.strip() and len(current) >= size:
+        if not fenced[number] and not line.strip() and len(current) >= size:
             pieces.append("\n".join(current))
             current = []
     if current:
@@ -42,6 +40,6 @@ def render_markdown(markdown: str, *, width: int = 100, color: bool = True) -> s
         file=buffer, width=width, force_terminal=color, color_system="standard" if color else None, emoji=False,
         highlight=False, soft_wrap=False,
     )
-    for piece in chunks(_CONTROL.sub("", markdown)):
+    for piece in chunks(clean_text(markdown)):
         console.print(Markdown(piece, hyperlinks=False))
     return buffer.getvalue()

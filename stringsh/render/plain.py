@@ -43,6 +43,14 @@ class Rendered:
     cut_by: str = "lines"
 
 
+def is_auto_shortcut_href(href: str) -> bool:
+    """String auto-shortcuts a full http(s) URL or an href longer than 40 characters (upstream.md §1.6 step 7).
+
+    Short relative links and `act:` links stay as they are, so they are never `@id` targets.
+    """
+    return href.startswith(("http://", "https://")) or len(href) > 40
+
+
 @dataclass
 class _Links:
     """Auto-shortcut state shared by every line of one rendering (ids are unique per rendering)."""
@@ -54,7 +62,7 @@ class _Links:
     link_number: int = 1
 
     def auto_id(self, label: str, href: str) -> str | None:
-        if not (href.startswith(("http://", "https://")) or len(href) > 40):
+        if not is_auto_shortcut_href(href):
             return None
         slug = string_slug(label)
         if len(label) <= 20 and SLUGGABLE_LABEL.match(label) and slug:
@@ -297,6 +305,12 @@ def render_document(
     if window is None or links is None:
         window, links = attempt(None)
     return Rendered("\n".join(window.lines).strip(), links.shortcuts, window.next_line, first, window.cut_by)
+
+
+def auto_shortcuts(doc: Document) -> dict[str, str]:
+    """id -> href of a page's auto-shortcuts, exactly as a whole-document rendering assigns them (includes not
+    expanded): the one implementation, so completion offers only ids `/open @id` resolves."""
+    return render_document(doc, budget=0).shortcuts
 
 
 def render_block(doc: Document, block: Block, *, start: int = 0, budget: int = DEFAULT_BUDGET) -> Rendered:

@@ -374,3 +374,13 @@ def scan_from(lines: list[str], start: int, sync: Callable[[tuple[int, int, int,
     lines around the block.
     """
     return _Scanner(lines).run(start, sync)
+
+
+def fenced_lines(line_count: int, fences: list[tuple[int, int, str, int]]) -> list[bool]:
+    """Per line, whether it belongs to a fenced code block (fence lines included), from a scan's or an index's
+    `fences`: the one fence detection for everything that must leave code alone (links, chunking, heading ids)."""
+    fenced = [False] * line_count
+    for start, end, _info, _indent in fences:
+        end = min(end, line_count)
+        fenced[start:end] = [True] * (end - start)
+    return fenced

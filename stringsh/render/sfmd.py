@@ -10,6 +10,8 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 
+from stringsh.render.blocks import closes_fence
+
 MARKER_LINE = re.compile(r"^[ \t]*<!-- ([#/])([A-Za-z0-9_-]+) -->[ \t]*\r?$", re.MULTILINE)
 MARKER_TRIMMED = re.compile(r"^<!-- [#/][A-Za-z0-9_-]+ -->$")
 DIRECTIVE_LINE = re.compile(r"^\[!(menu|nav|include):[A-Za-z0-9_-]+[^\]]*\]\(.*\)$|^\[!requirements\]\(.*\)$")
@@ -141,23 +143,40 @@ def parse_shortcuts(shortcut_lines: list[tuple[str, str, str, int]]) -> list[tup
     return found
 
 
+def action_fences(lines: list[str], fences: list[tuple[int, int, str, int]]) -> list[tuple[str, bool, int, int]]:
+    """(id, is_response, start, end) of the `act.<id>` and `act.<id>.response` fences among an index's fences.
+
+    The index's fences are CommonMark-exact, so a fence inside indented code or inside a longer fence is an example,
+    not an action; an unclosed fence is skipped. `/act` and the `[actions]` hint both read actions from here.
+    """
+    found: list[tuple[str, bool, int, int]] = []
+    for start, end, info, _indent in fences:
+        match = ACTION_INFO.match(info)
+        if match and end - 1 > start and closes_fence(lines[start].strip(), lines[end - 1].strip()):
+            found.append((match.group(1), bool(match.group(2)), start, end))
+    return found
+
+
+def action_head(content: list[str]) -> re.Match[str] | None:
+    """The `METHOD target` first line of an action fence's content (leading blank lines skipped), if it has one."""
+    first = next((line for line in content if line.strip()), None)
+    return ACTION_HEAD.match(first.strip()) if first is not None else None
+
+
 def parse_actions(
     source_lines: list[str], fences: list[tuple[int, int, str, int]]
 ) -> list[tuple[str, str, str, int, int]]:
-    """Action fences `act.<id>` as (id, METHOD, uri-or-command, start, end); response fences are not listed.
-
-    An action whose first line is not `METHOD target` is skipped, as String's parser does; `/act` parses fields.
+    """Action fences `act.<id>` as (id, METHOD, uri-or-command, start, end), the ones `/act` runs: closed, with a
+    `METHOD target` first line, the first definition of an id; response fences are not listed. `/act` parses fields.
     """
-    actions: list[tuple[str, str, str, int, int]] = []
-    for start, end, info, _ in fences:
-        match = ACTION_INFO.match(info)
-        if not match or match.group(2):
+    actions: dict[str, tuple[str, str, str, int, int]] = {}
+    for ident, is_response, start, end in action_fences(source_lines, fences):
+        if is_response or ident in actions:
             continue
-        head = source_lines[start + 1].strip() if start + 1 < end - 1 else ""
-        method = ACTION_HEAD.match(head)
-        if method:
-            actions.append((match.group(1), method.group(1).upper(), method.group(2).strip(), start, end))
-    return actions
+        head = action_head(source_lines[start + 1 : end - 1])
+        if head:
+            actions[ident] = (ident, head.group(1).upper(), head.group(2).strip(), start, end)
+    return list(actions.values())
 
 
 def is_action_fence(info: str) -> bool:

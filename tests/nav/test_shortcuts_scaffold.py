@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 from stringsh.nav.scaffold import scaffold, scaffold_id
-from stringsh.nav.shortcuts import auto_shortcuts, known_ids, resolve_reference, slug
+from stringsh.nav.shortcuts import auto_shortcuts, known_ids, resolve_reference
+from stringsh.render import plain
+from stringsh.render.document import Document
+from stringsh.render.slug import string_slug
 
 
 def test_slug_as_string_computes_it() -> None:
-    assert slug("Hello World!") == "hello-world"
-    assert slug("  Café  au lait ") == "caf-au-lait"
+    assert string_slug("Hello World!") == "hello-world"
+    assert string_slug("  Café  au lait ") == "caf-au-lait"
 
 
 def test_auto_shortcuts_rules() -> None:
@@ -23,6 +26,30 @@ def test_auto_shortcuts_rules() -> None:
         "link-1": "https://d.example",
         "long-path": long,
         "link-2": "https://e.example",
+    }
+
+
+def test_act_links_are_not_auto_shortcuts() -> None:
+    """String auto-shortcuts http(s) URLs and hrefs over 40 characters only: `@run-it` must not be offered for
+    `[Run it](act:build)`, since `/open @run-it` cannot resolve it."""
+    source = "# Page\n\n[Run it](act:build) and [Docs](https://docs.example)\n"
+    assert auto_shortcuts(source) == {"docs": "https://docs.example"}
+    rendered = plain.render_document(Document.parse(source))
+    assert "[Run it](act:build)" in rendered.text
+    assert rendered.shortcuts == auto_shortcuts(source)
+
+
+def test_auto_shortcuts_equal_the_rendering_ones() -> None:
+    """One implementation: the ids offered for a page are the ids its rendering gives, numbering included."""
+    source = (
+        "[Docs](https://a.example)\n\n```\n[Docs](https://code.example)\n```\n\n"
+        "[ref][r] [@own Own](https://own.example) [Docs](https://b.example)\n\n[r]: https://ref.example\n"
+    )
+    doc = Document.parse(source)
+    assert plain.auto_shortcuts(doc) == plain.render_document(doc).shortcuts == {
+        "docs": "https://a.example",
+        "ref": "https://ref.example",
+        "docs-2": "https://b.example",
     }
 
 
