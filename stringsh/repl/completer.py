@@ -12,10 +12,10 @@ from collections.abc import Iterable, Iterator
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from stringsh.protocol.request import REQUEST_ID
 from stringsh.repl.sources import Sources
 
 log = logging.getLogger(__name__)
-REQUEST_ID = re.compile(r"^\s*\[[A-Za-z0-9._:-]{1,64}\]\s*")
 FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z][A-Za-z0-9-]*)")
 #: Placeholders in syntax strings that look like flags but are not real ones.
 NOT_FLAGS = frozenset({"--flag"})
@@ -75,7 +75,7 @@ class StringCompleter(Completer):
     def _complete(self, text: str) -> Iterator[Completion]:
         session = self.sources.session
         shell = session.kind == "bash" or session.bash_mode
-        text = REQUEST_ID.sub("", text, count=1)
+        text = REQUEST_ID.sub("", text.lstrip(), count=1)
         stripped = text.lstrip()
         word = last_word(stripped)
         if shell and stripped.startswith("//") and stripped == word:
