@@ -13,10 +13,10 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from stringsh.actions.model import Action
-from stringsh.commands.registry import Command, load_commands
+from stringsh.commands.registry import load_commands
 from stringsh.errors import StringError
 from stringsh.nav.menus import load_menus, menu_targets
 from stringsh.render.cache import cache_for
@@ -39,9 +39,17 @@ COMMAND_NAME = re.compile(r"^[a-z][a-z0-9_.-]*$")
 CACHE_SECONDS = 5.0
 
 
-def command_table() -> Mapping[str, Command]:
-    """Every command by name: the one place the REPL reads the command list from."""
-    return load_commands()
+class CommandEntry(Protocol):
+    """What completion reads of one command (the registry's `Command` and the static table's spec both have it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def syntax(self) -> str: ...
+    @property
+    def summary(self) -> str: ...
+    @property
+    def hidden(self) -> bool: ...
 
 
 def block_ids(index: DocIndex) -> list[str]:
@@ -85,11 +93,15 @@ class Sources:
 
     # commands -------------------------------------------------------------------------------------------
 
+    def command_table(self) -> Mapping[str, CommandEntry]:
+        """Every command by name: the one place the REPL reads the command list from."""
+        return load_commands()
+
     def commands(self) -> list[tuple[str, str, str]]:
         """(name, summary, syntax) of every visible command typed after `/`, from the command table."""
         return sorted(
             (cmd.name, cmd.summary, cmd.syntax)
-            for cmd in command_table().values()
+            for cmd in self.command_table().values()
             if not cmd.hidden and COMMAND_NAME.match(cmd.name)
         )
 

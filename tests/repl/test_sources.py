@@ -13,7 +13,7 @@ from prompt_toolkit.document import Document
 from stringsh.dispatcher import Dispatcher
 from stringsh.render.view import DocumentView
 from stringsh.repl.completer import StringCompleter
-from stringsh.repl.sources import Sources, command_table
+from stringsh.repl.sources import Sources
 
 PAGE = """# Page
 
@@ -57,7 +57,8 @@ def test_paths_come_from_the_engine_listing(page: Path, dispatcher: Dispatcher) 
 
 
 def test_slash_lists_every_visible_command_of_the_table(page: Path, dispatcher: Dispatcher) -> None:
-    visible = sorted(name for name, spec in command_table().items() if not spec.hidden and name != "!")
+    table = Sources(dispatcher).command_table()
+    visible = sorted(name for name, spec in table.items() if not spec.hidden and name != "!")
     assert results(dispatcher, "/") == [f"/{name}" for name in visible]
     assert {"open", "ls", "edit", "write", "undo", "act", "nav", "help", "set", "bash", "exec"} <= set(visible)
 
