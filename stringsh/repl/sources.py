@@ -15,17 +15,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from stringsh.actions.model import Action
 from stringsh.commands.registry import load_commands
 from stringsh.errors import StringError
 from stringsh.nav.menus import load_menus, menu_targets
 from stringsh.render.cache import cache_for
 from stringsh.render.document import Document, is_markdown
-from stringsh.render.index import DocIndex
-from stringsh.render.view import DocumentView
 
 if TYPE_CHECKING:
+    from stringsh.actions.model import Action
     from stringsh.dispatcher import Dispatcher
+    from stringsh.render.index import DocIndex
+    from stringsh.render.view import DocumentView
     from stringsh.session import Session
     from stringsh.workspace import Workspace
 
@@ -53,7 +53,7 @@ class CommandEntry(Protocol):
 
 
 def block_ids(index: DocIndex) -> list[str]:
-    """Every id `#` accepts, in document order: markers, explicit heading ids and heading slugs."""
+    """The ids `#` offers, in document order: markers, then each heading's explicit id, else its slug."""
     found = [(open_line, marker_id) for marker_id, open_line, _close in index.markers]
     found += [(line, explicit or slug) for line, _end, _level, _text, explicit, slug in index.headings]
     return [block for block in dict.fromkeys(block for _line, block in sorted(found)) if block]
