@@ -1,7 +1,7 @@
 """The people's REPL (prompt_toolkit + rich), imported only when `stringsh` runs on a terminal.
 
 app.py runs the loop (`run_repl`); keys.py holds the key bindings; completer.py decides what the word under the
-cursor is and sources.py / docfacts.py supply candidates from the engine, the block index, nav and actions;
+cursor is and sources.py supplies candidates from the command table, the engine and the open view's index;
 toolbar.py draws the bottom toolbar; reply.py splits reply text and render.py styles it; history.py keeps input
 history. Agents use the plain loop (`stringsh/plain.py`) instead, which never imports this package.
 """

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
@@ -26,6 +26,12 @@ from stringsh.repl.history import open_history
 from stringsh.repl.keys import build_key_bindings
 from stringsh.repl.sources import Sources
 from stringsh.repl.toolbar import ToolbarState, toolbar_fragments
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from stringsh.dispatcher import Dispatcher
+    from stringsh.session import Session
 
 TOPIC = "main"
 PROMPT = "› "
@@ -59,11 +65,11 @@ def no_color() -> bool:
 class Repl:
     """One interactive session on one topic."""
 
-    def __init__(self, dispatcher: Any, *, topic: str = TOPIC) -> None:
+    def __init__(self, dispatcher: Dispatcher, *, topic: str = TOPIC) -> None:
         self.dispatcher = dispatcher
         self.topic = topic
         self.state = ToolbarState(topic=topic)
-        self._console: Any = None
+        self._console: Console | None = None
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="stringsh-command")
         self.sources = Sources(dispatcher, topic)
         self.prompt = PromptSession(
@@ -82,7 +88,7 @@ class Repl:
         )
 
     @property
-    def console(self) -> Any:
+    def console(self) -> Console:
         """rich loads on the first reply, after the prompt is already usable."""
         if self._console is None:
             from rich.console import Console
@@ -91,16 +97,16 @@ class Repl:
         return self._console
 
     @console.setter
-    def console(self, console: Any) -> None:
+    def console(self, console: Console) -> None:
         self._console = console
 
     @property
-    def session(self) -> Any:
+    def session(self) -> Session:
         return self.dispatcher.session(self.topic)
 
     def bash_mode(self) -> bool:
         session = self.session
-        return bool(getattr(session, "bash_mode", False)) or getattr(session, "kind", "tab") == "bash"
+        return session.bash_mode or session.kind == "bash"
 
     def message(self) -> FormattedText:
         if self.bash_mode():
@@ -111,7 +117,7 @@ class Repl:
         return FormattedText([("class:continuation", "…".rjust(width - 1) + " ")])
 
     def toolbar(self) -> list[tuple[str, str]]:
-        return toolbar_fragments(self.state, self.session, self.dispatcher.root, self.sources.workspace())
+        return toolbar_fragments(self.state, self.session, self.dispatcher.root, self.dispatcher.workspace)
 
     def run(self) -> int:
         print_formatted_text(FormattedText([("class:banner", BANNER)]), style=STYLE)
@@ -177,14 +183,14 @@ class Repl:
         return header.startswith("!") or (self.bash_mode() and not header.startswith("//"))
 
     def interrupt(self) -> None:
-        bash = getattr(self.session, "bash", None)
-        if bash is not None and bash.interrupt():
+        shell = self.session.bash
+        if shell is not None and shell.interrupt():
             self.console.print("^C interrupting…", style="dim")
         else:
             self.console.print("^C: nothing to interrupt; the command keeps running", style="yellow")
 
 
-def run_repl(dispatcher: Any) -> int:
+def run_repl(dispatcher: Dispatcher) -> int:
     """Entry point used by `stringsh` on a terminal."""
     debug_log = os.environ.get("STRINGSH_REPL_LOG")
     if debug_log:  # the screen belongs to the user: problems inside completion go to a file on request

@@ -12,11 +12,14 @@ from rich.console import Console, Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
-from stringsh.repl.reply import BASH_MESSAGE, clean, document_target, split_reply
+from stringsh.render.document import is_markdown
+from stringsh.render.index import build_index
+from stringsh.render.people import chunks
+from stringsh.repl.reply import BASH_MESSAGE, document_target, split_reply
+from stringsh.workspace.shell.clean import clean_text as clean
 
 #: Documents larger than this print as text: rich needs about 5 s per MB of markdown.
 MARKDOWN_LIMIT = 256 * 1024
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".sfmd")
 #: Hint lines String puts before a rendered document (nav menus, actions, missing variables).
 HINT_PREFIXES = ("[nav]", "[actions]", "[!]", "Set:", "Setup:", "... ")
 
@@ -38,10 +41,6 @@ STYLES = {
     "fail": "bold red",
     "note": "dim italic",
 }
-
-
-def is_markdown_target(target: str) -> bool:
-    return target.lower().endswith(MARKDOWN_SUFFIXES)
 
 
 def render_error(message: str) -> RenderableType:
@@ -106,39 +105,25 @@ def split_hints(content: str) -> tuple[list[str], str]:
 
 
 HEADING_ID = re.compile(r"^(?P<head> {0,3}#{1,6}[ \t].*?)[ \t]*(?:\[\])?\{#[A-Za-z0-9_-]+\}[ \t]*$")
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 def drop_heading_ids(text: str) -> str:
-    """`## Install {#setup}` reads as `Install` for people; the id stays in the source (and in completion)."""
+    """`## Install {#setup}` reads as `Install` for people; the id stays in the source (and in completion).
+
+    The document index says which lines are headings with an id (never lines inside code)."""
     if "{#" not in text:
         return text
     lines = text.split("\n")
-    fence = ""
-    for index, line in enumerate(lines):
-        match = FENCE.match(line)
-        if match:
-            fence = "" if fence and match.group(1).startswith(fence) else fence or match.group(1)[0] * 3
-            continue
-        if not fence:
-            heading = HEADING_ID.match(line)
-            if heading:
-                lines[index] = heading.group("head")
+    for line, end, _level, _text, explicit, _slug in build_index(text, lines).headings:
+        heading = HEADING_ID.match(lines[line]) if explicit and end - line == 1 else None
+        if heading:
+            lines[line] = heading.group("head")
     return "\n".join(lines)
-
-
-def markdown_chunks(text: str) -> list[str]:
-    """The documents' chunking (small pieces render fast and a broken piece stays local), when present."""
-    try:
-        from stringsh.render.people import chunks
-    except ImportError:
-        return [text]
-    return chunks(text)
 
 
 def render_document(target: str, content: str) -> RenderableType:
     """Markdown documents through rich's Markdown (size-capped); other text verbatim."""
-    if not is_markdown_target(target):
+    if not is_markdown(target):
         return render_listing(content) if looks_like_listing(content) else Text(content)
     if len(content) > MARKDOWN_LIMIT:
         note = Text(f"(shown as text: {len(content) // 1024} KB is too large to render)", style=STYLES["note"])
@@ -149,7 +134,7 @@ def render_document(target: str, content: str) -> RenderableType:
         parts.append(Text(""))
     from rich.markdown import Markdown  # pulls in pygments: load it on the first document, not at start-up
 
-    parts.extend(Markdown(piece, hyperlinks=False) for piece in markdown_chunks(drop_heading_ids(body)))
+    parts.extend(Markdown(piece, hyperlinks=False) for piece in chunks(drop_heading_ids(body)))
     return Group(*parts)
 
 

@@ -7,16 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-#: Escape sequences (CSI, OSC, two-byte) and the other C0/C1 controls except tab and newline.
-_ESCAPES = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[@-_]?")
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 DOCUMENT_MESSAGE = re.compile(r"^(?:Opened|Back to|Refreshed) (?P<target>\S.*)$")
 BASH_MESSAGE = re.compile(r"^exit: (?P<rc>-?\d+) \| cwd: (?P<cwd>.*)$")
-
-
-def clean(text: str) -> str:
-    """Drop escape sequences and control characters; keep tabs and newlines."""
-    return _CONTROLS.sub("", _ESCAPES.sub("", text.replace("\r\n", "\n")))
 
 
 @dataclass

@@ -1,8 +1,8 @@
-"""Where completion candidates and toolbar state come from, read defensively.
+"""Where completion candidates come from: the command table, the engine, and the topic's open document view.
 
-Colleagues' pieces (engine listing, block index, shortcuts, actions, journal) land at different times; each
-reader here returns nothing rather than failing when its piece or attribute is missing, so the REPL degrades
-to fewer candidates instead of breaking while the user types.
+Every reader uses the real objects (`Session`, `DocumentView` and its `DocIndex`, `Workspace`, `ShellSession`),
+so a renamed field fails a test instead of quietly shrinking completion. Errors the engine reports for a path
+(confinement, secrets, a missing or binary file) mean "nothing to offer" for that word.
 """
 
 from __future__ import annotations
@@ -11,100 +11,101 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
-from stringsh.repl.docfacts import EMPTY, MAX_INDEX_CHARS, DocFacts, facts_for
+from stringsh.commands.registry import load_commands
+from stringsh.errors import StringError
+from stringsh.nav.menus import load_menus, menu_targets
+from stringsh.render.cache import cache_for
+from stringsh.render.document import Document, is_markdown
 
-#: The engine's own folder: never offered.
-ENGINE_DIR = ".stringsh"
+if TYPE_CHECKING:
+    from stringsh.actions.model import Action
+    from stringsh.dispatcher import Dispatcher
+    from stringsh.render.index import DocIndex
+    from stringsh.render.view import DocumentView
+    from stringsh.session import Session
+    from stringsh.workspace import Workspace
+
 #: Cap on what one listing may offer, so a huge folder cannot stall the menu.
 MAX_ENTRIES = 2000
-#: Names typed after `/` (the registry also holds `!`, which is typed without a slash).
+#: Files bigger than this are not indexed for completion (the user can still type the id).
+MAX_INDEX_CHARS = 2 * 1024 * 1024
+#: Names typed after `/` (the table also holds `!`, which is typed without a slash).
 COMMAND_NAME = re.compile(r"^[a-z][a-z0-9_.-]*$")
 #: How long a listing or file read for completion is reused (a command in between clears it at once).
 CACHE_SECONDS = 5.0
-#: Attribute names tried, in order, for values colleagues may expose under different names.
-PATH_ATTRS = ("path", "rel", "uri")
-TEXT_ATTRS = ("text", "source")
-#: Session-level shortcuts (value shortcuts set by commands); page shortcuts come from the document text.
-SHORTCUT_ATTRS = ("shortcuts", "value_shortcuts", "auto_shortcuts")
 
 
-def first_attr(obj: Any, names: Iterable[str]) -> Any:
-    for name in names:
-        value = getattr(obj, name, None)
-        if value is not None:
-            return value
-    return None
+class CommandEntry(Protocol):
+    """What completion reads of one command (the registry's `Command` and the static table's spec both have it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def syntax(self) -> str: ...
+    @property
+    def summary(self) -> str: ...
+    @property
+    def hidden(self) -> bool: ...
 
 
-def names_of(values: Any) -> list[str]:
-    """Ids from a dict (keys), or a list of strings / objects with `id` or `name`."""
-    if values is None:
-        return []
-    if isinstance(values, dict):
-        return [str(key) for key in values]
-    out = []
-    try:
-        for value in values:
-            name = value if isinstance(value, str) else first_attr(value, ("id", "name"))
-            if name:
-                out.append(str(name))
-    except TypeError:
-        return []
-    return out
+def block_ids(index: DocIndex) -> list[str]:
+    """The ids `#` offers, in document order: markers, then each heading's explicit id, else its slug."""
+    found = [(open_line, marker_id) for marker_id, open_line, _close in index.markers]
+    found += [(line, explicit or slug) for line, _end, _level, _text, explicit, slug in index.headings]
+    return [block for block in dict.fromkeys(block for _line, block in sorted(found)) if block]
 
 
 class Sources:
     """Read-only views of the dispatcher and one topic's session, each safe to call from a completion thread."""
 
-    def __init__(self, dispatcher: Any, topic: str = "main") -> None:
+    def __init__(self, dispatcher: Dispatcher, topic: str = "main") -> None:
         self.dispatcher = dispatcher
         self.topic = topic
-        #: Listings and file facts asked of the engine since the last command. The engine audits each call, so
-        #: completing while typing asks once per folder or file, not once per key; a command clears it.
+        #: Listings, file indexes and menus asked of the engine since the last command. The engine audits each
+        #: call, so completing while typing asks once per folder or file, not once per key; a command clears it.
         self._listings: dict[str, tuple[float, list[tuple[str, bool]]]] = {}
-        self._facts: dict[str, tuple[float, DocFacts]] = {}
+        self._indexes: dict[str, tuple[float, DocIndex | None]] = {}
+        self._menus: tuple[float, DocumentView, dict[str, str]] | None = None
         self._lock = threading.Lock()
 
     def invalidate(self) -> None:
         """Forget cached listings and files: called after every command (it may have changed them)."""
         with self._lock:
             self._listings.clear()
-            self._facts.clear()
+            self._indexes.clear()
+            self._menus = None
 
     @property
-    def session(self) -> Any:
+    def session(self) -> Session:
         return self.dispatcher.session(self.topic)
 
     @property
     def root(self) -> Path:
-        return Path(self.dispatcher.root)
+        return self.dispatcher.root
+
+    @property
+    def workspace(self) -> Workspace:
+        return self.dispatcher.workspace
 
     # commands -------------------------------------------------------------------------------------------
 
-    def commands(self) -> list[tuple[str, str, str]]:
-        """(name, summary, syntax) of every visible command, from the registry."""
-        from stringsh.commands.registry import REGISTRY
+    def command_table(self) -> Mapping[str, CommandEntry]:
+        """Every command by name: the one place the REPL reads the command list from."""
+        return load_commands()
 
+    def commands(self) -> list[tuple[str, str, str]]:
+        """(name, summary, syntax) of every visible command typed after `/`, from the command table."""
         return sorted(
             (cmd.name, cmd.summary, cmd.syntax)
-            for cmd in list(REGISTRY.values())
-            if not getattr(cmd, "hidden", False) and COMMAND_NAME.match(cmd.name)
+            for cmd in self.command_table().values()
+            if not cmd.hidden and COMMAND_NAME.match(cmd.name)
         )
 
     # paths ----------------------------------------------------------------------------------------------
-
-    def workspace(self) -> Any:
-        """The engine when this build has it (`dispatcher.workspace`), else None."""
-        if not hasattr(type(self.dispatcher), "workspace") and "workspace" not in vars(self.dispatcher):
-            return None
-        try:
-            return self.dispatcher.workspace
-        except Exception:
-            return None
 
     def list_dir(self, rel_dir: str) -> list[tuple[str, bool]]:
         """(name, is_dir) of a workspace folder under the engine's rules; [] when it cannot be listed."""
@@ -113,153 +114,130 @@ class Sources:
             cached = self._listings.get(key)
         if cached is not None and time.monotonic() - cached[0] < CACHE_SECONDS:
             return cached[1]
-        entries = self._list_uncached(key)
+        try:
+            entries = [(e.name, e.is_dir) for e in self.workspace.list_dir(key, topic=self.topic)[:MAX_ENTRIES]]
+        except (StringError, OSError, ValueError):
+            entries = []  # outside the workspace, a file, a secret, an odd name: nothing to offer
         with self._lock:
             self._listings[key] = (time.monotonic(), entries)
         return entries
 
-    def _list_uncached(self, rel_dir: str) -> list[tuple[str, bool]]:
-        workspace = self.workspace()
-        if workspace is not None and hasattr(workspace, "list_dir"):
-            try:
-                listed = call_with_topic(workspace.list_dir, rel_dir, self.topic)
-            except Exception:
-                return []
-            return entries_of(listed)[:MAX_ENTRIES]
-        return []  # no engine in this build: offer nothing rather than bypass its rules
-
     def shell_folder(self) -> str | None:
-        """The shell's cwd relative to the root ("" at the root), None when it is elsewhere."""
-        cwd = getattr(getattr(self.session, "bash", None), "cwd", None)
-        if not cwd:
+        """The shell's cwd relative to the root ("" at the root or before a shell starts), None when elsewhere."""
+        shell = self.session.bash
+        if shell is None:
             return ""
         try:
-            rel = Path(os.path.realpath(cwd)).relative_to(self.root.resolve())
+            rel = Path(os.path.realpath(shell.cwd)).relative_to(self.root.resolve())
         except ValueError:
             return None
         return "" if rel.as_posix() == "." else rel.as_posix()
 
     # documents ------------------------------------------------------------------------------------------
 
+    def view(self) -> DocumentView | None:
+        """The topic's open document view."""
+        document: DocumentView | None = self.session.document
+        return document
+
     def open_path(self) -> str | None:
-        document = getattr(self.session, "document", None)
-        if document is None:
-            return None
-        path = first_attr(document, PATH_ATTRS)
-        return str(path) if path else None
+        view = self.view()
+        return view.path if view is not None else None
 
-    def open_facts(self) -> DocFacts:
-        """Facts of the open document: from the text it holds in memory, else from its file."""
-        document = getattr(self.session, "document", None)
-        if document is None:
-            return EMPTY
-        for owner in (document, getattr(document, "doc", None), getattr(document, "document", None)):
-            text = first_attr(owner, TEXT_ATTRS) if owner is not None else None
-            if isinstance(text, str):
-                return facts_for(text, getattr(owner, "sha256", None) or None)
-        path = self.open_path()
-        return self.file_facts(path) if path else EMPTY
+    def open_index(self) -> DocIndex | None:
+        """The open view's index (built when it was opened); None when nothing or no markdown is open."""
+        view = self.view()
+        return view.index if view is not None and view.kind == "markdown" else None
 
-    def file_facts(self, path: str) -> DocFacts:
+    def file_index(self, path: str) -> DocIndex | None:
+        """The index of a markdown file read through the engine (its confinement and secret rules)."""
         with self._lock:
-            cached = self._facts.get(path)
+            cached = self._indexes.get(path)
         if cached is not None and time.monotonic() - cached[0] < CACHE_SECONDS:
             return cached[1]
-        read = self.read_text(path)
-        facts = facts_for(*read) if read is not None else EMPTY
+        index = self._read_index(path)
         with self._lock:
-            self._facts[path] = (time.monotonic(), facts)
-        return facts
+            self._indexes[path] = (time.monotonic(), index)
+        return index
 
-    def read_text(self, path: str) -> tuple[str, Any] | None:
-        """A workspace file's text and a cache key, read through the engine (its confinement and secret rules)."""
-        workspace = self.workspace()
-        reader = getattr(workspace, "read_text", None) if workspace is not None else None
-        if reader is not None:
-            try:
-                got = call_with_topic(reader, path, self.topic)
-            except Exception:
-                return None
-            text = getattr(got, "text", got)
-            key = (path, getattr(got, "sha256", None)) if getattr(got, "sha256", None) else None
-            return (text, key) if isinstance(text, str) and len(text) <= MAX_INDEX_CHARS else None
-        return None
+    def _read_index(self, path: str) -> DocIndex | None:
+        if not is_markdown(path):
+            return None  # `/open file#block` finds blocks in markdown only
+        try:
+            text_file = self.workspace.read_text(path, topic=self.topic)
+        except (StringError, OSError, ValueError):
+            return None
+        if len(text_file.text) > MAX_INDEX_CHARS:
+            return None
+        return Document.parse(text_file.text, text_file.sha256, cache_for(self.root)).index
 
     def blocks(self, path: str | None) -> list[str]:
         """Block ids of `path`, or of the open document when `path` is None or names the open one."""
         if path is None or path == self.open_path():
-            return self.open_facts().block_ids
-        if path.startswith("@"):
+            index = self.open_index()
+        elif path.startswith("@"):
             return []
-        return self.file_facts(path).block_ids
+        else:
+            index = self.file_index(path)
+        return block_ids(index) if index is not None else []
 
     def shortcuts(self) -> list[tuple[str, str]]:
-        """(`id`, label or href) of the open page's shortcuts and auto-shortcuts, then the session's own."""
-        found = list(self.open_facts().shortcuts)
-        for owner in (getattr(self.session, "document", None), self.session):
-            for attr in SHORTCUT_ATTRS:
-                values = getattr(owner, attr, None) if owner is not None else None
-                if isinstance(values, dict):
-                    found += [(str(k), str(v)) for k, v in values.items()]
-                else:
-                    found += [(name, "") for name in names_of(values)]
+        """(`id`, label or target) of every `@id` `/open` accepts: page shortcuts, the auto-shortcuts of the
+        view's last rendering, then the entries of the page's menus (`menu.id`)."""
+        view = self.view()
+        if view is None:
+            return []
+        index = self.open_index()
+        found = [(sid, label) for sid, label, _href, _line in index.shortcuts] if index is not None else []
+        found += list(view.auto_shortcuts.items())
+        found += list(self.menu_entries(view).items())
         unique: dict[str, str] = {}
         for name, label in found:
-            unique.setdefault(name.lstrip("@"), label)
+            unique.setdefault(name, label)  # the first table that has an id wins, as in `/open`
         return list(unique.items())
+
+    def menu_entries(self, view: DocumentView) -> dict[str, str]:
+        """`menu.id` -> target of the page's menus, their files read through the engine (cached like listings)."""
+        if view.kind != "markdown" or not view.index.menus:
+            return {}
+        with self._lock:
+            cached = self._menus
+        if cached is not None and cached[1] is view and time.monotonic() - cached[0] < CACHE_SECONDS:
+            return cached[2]
+        workspace, topic = self.workspace, self.topic
+
+        def read(path: str) -> str:
+            return workspace.read_text(workspace.relative(path), topic=topic).text
+
+        directives = [(name, path) for name, path, _line in view.index.menus]
+        targets = menu_targets(load_menus(view.doc.text, view.path, read, directives))
+        with self._lock:
+            self._menus = (time.monotonic(), view, targets)
+        return targets
 
     def menus(self) -> list[tuple[str, str]]:
         """(name, path) of the open page's `[!nav:name](path)` menus."""
-        return list(self.open_facts().menus)
+        index = self.open_index()
+        return [(name, path) for name, path, _line in index.menus] if index is not None else []
 
-    def actions(self) -> dict[str, Any]:
-        """Action id -> action of the open document."""
-        return {str(getattr(action, "id", "")): action for action in self.open_facts().actions}
+    def actions(self) -> dict[str, Action]:
+        """Action id -> action of the open document: exactly the actions `/act` runs."""
+        from stringsh.commands.act import page_actions  # the action parser loads when actions are completed
+
+        view = self.view()
+        return {action.id: action for action in page_actions(view)} if view is not None else {}
 
     def action_flags(self, name: str) -> list[tuple[str, str]]:
         """(`--flag`, description) of one action's fields, with their short aliases."""
         action = self.actions().get(name)
         out: list[tuple[str, str]] = []
-        for field in getattr(action, "fields", None) or []:
-            flag = getattr(field, "name", None)
-            if not flag:
-                continue
-            required = "required" if getattr(field, "required", False) else "optional"
-            meta = " ".join(p for p in (getattr(field, "type", ""), required, getattr(field, "description", "")) if p)
-            out.append((f"--{flag}", meta))
-            short = getattr(field, "short", None)
-            if short:
-                out.append((f"-{str(short).lstrip('-')}", f"--{flag}"))
+        for field in action.fields if action is not None else []:
+            required = "required" if field.required else "optional"
+            meta = " ".join(part for part in (field.type, required, field.description) if part)
+            out.append((f"--{field.name}", meta))
+            if field.short:
+                out.append((f"-{field.short.lstrip('-')}", f"--{field.name}"))
         return [*out, ("--help", "show the action's flags")]
 
     def variables(self) -> dict[str, str]:
-        return dict(getattr(self.session, "variables", {}) or {})
-
-
-def call_with_topic(method: Any, path: str, topic: str) -> Any:
-    """Engine reads take the topic for their audit record; older signatures do not."""
-    try:
-        return method(path, topic=topic)
-    except TypeError:
-        return method(path)
-
-
-def entries_of(listed: Any) -> list[tuple[str, bool]]:
-    """(name, is_dir) from whatever the engine's `list_dir` returns: entries, or (rel, entries)."""
-    if (
-        isinstance(listed, tuple)
-        and len(listed) == 2
-        and isinstance(listed[0], str)
-        and not isinstance(listed[1], bool)
-    ):
-        listed = listed[1]
-    listed = first_attr(listed, ("entries",)) or listed
-    out: list[tuple[str, bool]] = []
-    for entry in listed or []:
-        if isinstance(entry, tuple):
-            name, is_dir = entry[0], bool(entry[1])
-        else:
-            name, is_dir = getattr(entry, "name", None), bool(getattr(entry, "is_dir", False))
-        if name and name != ENGINE_DIR:
-            out.append((str(name), is_dir))
-    return out
+        return dict(self.session.variables)

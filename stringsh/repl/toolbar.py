@@ -1,29 +1,30 @@
 """The bottom toolbar: topic, open document and block, stale mark, bash cwd and last exit status, undo depth.
 
-State is read with getattr from the session and dispatcher (colleagues add attributes as their pieces land)
-and, for the shell, from the last bash reply the REPL saw. Rendering only formats a snapshot, so a redraw never
-touches the disk or the journal.
+State is read from the typed session (its `DocumentView` and `ShellSession`) and the engine (`undo_depth`) and,
+for the last exit status, from the last bash reply the REPL saw. Rendering only formats a snapshot, so a redraw
+never touches the disk or the journal except for the throttled stale check.
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
+from stringsh.errors import StringError
 from stringsh.repl.reply import BASH_MESSAGE, split_reply
-from stringsh.repl.sources import first_attr
 
-EXIT_ATTRS = ("last_exit", "exit_code", "last_status", "returncode", "rc")
-STALE_ATTRS = ("stale", "is_stale")
-BLOCK_ATTRS = ("block", "block_id")
+if TYPE_CHECKING:
+    from stringsh.dispatcher import Dispatcher
+    from stringsh.render.view import DocumentView
+    from stringsh.session import Session
+    from stringsh.workspace import Workspace
+
 #: Seconds between two stale checks of the open document (each is a stat, and a hash when the stat changed).
 STALE_EVERY = 1.0
-JOURNAL_FILE = ".stringsh/journal.db"
-#: Journal rows read to count undo steps (newest first, all topics).
-UNDO_SCAN = 1000
 
 
 @dataclass
@@ -36,13 +37,13 @@ class ToolbarState:
     bash_cwd: str | None = None
     bash_exit: int | None = None
     undo_depth: int | None = None
-    _stale_for: Any = field(default=None, repr=False)
+    _stale_for: DocumentView | None = field(default=None, repr=False)
     _stale_at: float = field(default=0.0, repr=False)
     _stale: bool = field(default=False, repr=False)
 
-    def stale(self, session: Any, workspace: Any) -> bool:
+    def stale(self, session: Session, workspace: Workspace) -> bool:
         """The stale mark, checked at most once a second: the toolbar is redrawn on every key."""
-        document = getattr(session, "document", None)
+        document = session.document
         if document is None:
             return False
         now = time.monotonic()
@@ -67,70 +68,35 @@ class ToolbarState:
             if code.isdigit():
                 self.bash_exit = int(code)
 
-    def refresh(self, dispatcher: Any, session: Any) -> None:
-        self.topic = getattr(session, "topic", "main")
-        document = getattr(session, "document", None)
-        path = first_attr(document, ("path", "rel", "uri")) if document is not None else None
-        self.document = str(path) if path else (None if document is None else str(document))
-        block = first_attr(document, BLOCK_ATTRS) if document is not None else None
-        self.block = str(block).lstrip("#") if block else None
-        bash = getattr(session, "bash", None)
-        if bash is not None:
-            self.bash_cwd = str(getattr(bash, "cwd", None) or self.bash_cwd or "") or None
-            rc = first_attr(bash, EXIT_ATTRS)
-            if isinstance(rc, int):
-                self.bash_exit = rc
+    def refresh(self, dispatcher: Dispatcher, session: Session) -> None:
+        self.topic = session.topic
+        view: DocumentView | None = session.document
+        self.document = view.path if view is not None else None
+        self.block = view.block if view is not None else None
+        if session.bash is not None:
+            self.bash_cwd = session.bash.cwd or self.bash_cwd
         self.undo_depth = undo_depth(dispatcher, self.topic)
 
 
-def undo_depth(dispatcher: Any, topic: str) -> int | None:
-    """How many `/undo` steps this topic has, when the engine can say; None hides the field.
-
-    Counted from the change journal (applied, done, not yet reverted: what `/undo` walks back through). An absent
-    journal means nothing to undo; it is not created just to be counted.
-    """
-    if not hasattr(type(dispatcher), "workspace") and "workspace" not in vars(dispatcher):
-        return None
+def undo_depth(dispatcher: Dispatcher, topic: str) -> int | None:
+    """How many `/undo` steps this topic has (the engine never creates a journal to count); None hides the
+    field when the journal cannot be read (the toolbar must never end the session)."""
     try:
-        workspace = dispatcher.workspace
-        direct = getattr(workspace, "undo_depth", None)
-        if callable(direct):
-            return int(direct(topic))
-        if not (Path(dispatcher.root) / JOURNAL_FILE).exists():
-            return 0
-        rows = workspace.history(UNDO_SCAN)
-    except Exception:
+        return dispatcher.workspace.undo_depth(topic)
+    except (StringError, OSError, sqlite3.Error):
         return None
-    return sum(
-        1
-        for row in rows
-        if getattr(row, "topic", None) == topic
-        and getattr(row, "kind", None) == "apply"
-        and getattr(row, "state", None) == "done"
-        and getattr(row, "reverted_by", 0) is None
-    )
 
 
-def is_stale(session: Any, workspace: Any = None) -> bool:
-    """Whether the open document changed on disk: the view's own check (stat, then hash) when it has one, else
-    the watcher's flag or a `stale` attribute. Callers throttle it (ToolbarState.stale)."""
-    document = getattr(session, "document", None)
-    if document is None:
+def is_stale(session: Session, workspace: Workspace) -> bool:
+    """Whether the open document changed on disk: the view's own check (watch flag or stat, then hash).
+    Callers throttle it (ToolbarState.stale); a file the engine can no longer read counts as not stale."""
+    view: DocumentView | None = session.document
+    if view is None:
         return False
-    check = getattr(document, "is_stale", None)
-    if callable(check) and workspace is not None:
-        try:
-            return bool(check(workspace))
-        except Exception:
-            return False
-    flag = getattr(getattr(getattr(document, "watcher", None), "changed", None), "is_set", None)
-    if callable(flag):
-        return bool(flag())
-    for owner in (document, session):
-        value = first_attr(owner, STALE_ATTRS)
-        if isinstance(value, bool) and value:
-            return True
-    return False
+    try:
+        return view.is_stale(workspace)
+    except (StringError, OSError):
+        return False
 
 
 def short_path(path: str, root: Path) -> str:
@@ -143,7 +109,9 @@ def short_path(path: str, root: Path) -> str:
         return "~" + path[len(home) :] if path.startswith(home + os.sep) else path
 
 
-def toolbar_fragments(state: ToolbarState, session: Any, root: Path, workspace: Any = None) -> list[tuple[str, str]]:
+def toolbar_fragments(
+    state: ToolbarState, session: Session, root: Path, workspace: Workspace
+) -> list[tuple[str, str]]:
     """Style-tagged text for prompt_toolkit's bottom toolbar."""
     parts: list[tuple[str, str]] = [("class:toolbar.topic", f" {state.topic} ")]
     sep = ("class:toolbar.sep", "  │  ")

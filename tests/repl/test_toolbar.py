@@ -68,10 +68,10 @@ def test_shell_folder_and_last_status(ws: Path, dispatcher: Dispatcher) -> None:
     state = ToolbarState()
     run(dispatcher, state, "!cd docs")
     assert state.bash_cwd == str(ws.resolve() / "docs") and state.bash_exit == 0
-    fragments = toolbar_fragments(state, dispatcher.session("main"), dispatcher.root)
+    fragments = toolbar_fragments(state, dispatcher.session("main"), dispatcher.root, dispatcher.workspace)
     assert ("class:toolbar.doc", "./docs") in fragments and ("class:toolbar.ok", " exit 0") in fragments
     run(dispatcher, state, "!false")
-    fragments = toolbar_fragments(state, dispatcher.session("main"), dispatcher.root)
+    fragments = toolbar_fragments(state, dispatcher.session("main"), dispatcher.root, dispatcher.workspace)
     assert ("class:toolbar.fail", " exit 1") in fragments
     (ws / "g.md").write_text("# G\n")
     run(dispatcher, state, "/open g.md")
