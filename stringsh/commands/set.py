@@ -14,6 +14,7 @@ from stringsh.commands.context import Context
 from stringsh.commands.registry import command
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
+from stringsh.render.blocks import closes_fence
 
 NAME = r"[A-Za-z_][A-Za-z0-9_.-]*"
 ASSIGNMENT = re.compile(
@@ -41,11 +42,8 @@ def parse_assignments(text: str) -> Iterator[tuple[str, str, bool]]:
             continue
         fence = FENCE_OPEN.match(line.strip())
         if fence:
-            closer = fence.group("fence")
             value_lines: list[str] = []
-            while index < len(lines) and not (
-                lines[index].strip().startswith(closer[0] * len(closer)) and not lines[index].strip().strip(closer[0])
-            ):
+            while index < len(lines) and not closes_fence(line.strip(), lines[index].strip()):
                 value_lines.append(lines[index].rstrip("\r"))
                 index += 1
             if index >= len(lines):

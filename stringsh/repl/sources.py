@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from stringsh.commands.registry import load_commands
+from stringsh.documents.service import DocumentService
+from stringsh.documents.shortcuts import page_menus
 from stringsh.errors import StringError
-from stringsh.nav.menus import load_menus, menu_targets
-from stringsh.render.cache import cache_for
+from stringsh.nav.menus import menu_targets
 from stringsh.render.document import Document, is_markdown
 
 if TYPE_CHECKING:
@@ -169,7 +170,7 @@ class Sources:
             return None
         if len(text_file.text) > MAX_INDEX_CHARS:
             return None
-        return Document.parse(text_file.text, text_file.sha256, cache_for(self.root)).index
+        return Document.parse(text_file.text, text_file.sha256, self.dispatcher.documents.index_cache).index
 
     def blocks(self, path: str | None) -> list[str]:
         """Block ids of `path`, or of the open document when `path` is None or names the open one."""
@@ -204,13 +205,7 @@ class Sources:
             cached = self._menus
         if cached is not None and cached[1] is view and time.monotonic() - cached[0] < CACHE_SECONDS:
             return cached[2]
-        workspace, topic = self.workspace, self.topic
-
-        def read(path: str) -> str:
-            return workspace.read_text(workspace.relative(path), topic=topic).text
-
-        directives = [(name, path) for name, path, _line in view.index.menus]
-        targets = menu_targets(load_menus(view.doc.text, view.path, read, directives))
+        targets = menu_targets(page_menus(DocumentService(self.dispatcher, self.session), view))
         with self._lock:
             self._menus = (time.monotonic(), view, targets)
         return targets
@@ -222,7 +217,7 @@ class Sources:
 
     def actions(self) -> dict[str, Action]:
         """Action id -> action of the open document: exactly the actions `/act` runs."""
-        from stringsh.commands.act import page_actions  # the action parser loads when actions are completed
+        from stringsh.documents.actions import page_actions  # the action parser loads when actions are completed
 
         view = self.view()
         return {action.id: action for action in page_actions(view)} if view is not None else {}
