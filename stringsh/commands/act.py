@@ -16,7 +16,7 @@ from stringsh.actions.model import Action
 from stringsh.actions.schema import render_action, render_actions
 from stringsh.commands.context import Context
 from stringsh.commands.nav import current_document, resolve_shortcut, shortcut_ids
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.workspace.models import ChangeSet
@@ -158,13 +158,7 @@ def render_template_output(view: DocumentView, text: str) -> str:
     return rendered.text or "(no output)"
 
 
-@command(
-    "act",
-    syntax="/act[.name] [--flag value]… | /act --help",
-    summary="List the page's actions, show one's flags, or run it",
-    section="Actions",
-    raw=True,
-)
+@handler("act")
 def act(ctx: Context) -> Result:
     view = current_document(ctx)
     if view is None:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 
 
-@command("close", syntax="/close", summary="Close the open document and reset the topic", section="Navigation")
+@handler("close")
 def close(ctx: Context) -> Result:
     document = ctx.session.document
     if document is None:

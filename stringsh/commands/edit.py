@@ -7,7 +7,7 @@ import hashlib
 
 from stringsh.commands.context import Context
 from stringsh.commands.open import current_view, split_from
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.render.cache import cache_for
@@ -148,8 +148,7 @@ def after_write(ctx: Context, rel: str, sha256: str, written: Document | None = 
         ctx.session.document = fresh
 
 
-@command("edit", syntax="/edit [--force] path[#block] [<<EOF … EOF]",
-         summary="Show numbered source, or replace a file or block with the body", section="Editing")
+@handler("edit")
 def edit(ctx: Context) -> Result:
     force = FORCE in ctx.args
     if force:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.render.view import DocumentView
@@ -26,7 +26,7 @@ def variables_summary(variables: dict[str, str]) -> str:
     )
 
 
-@command("info", syntax="/info", summary="Show the topic's document, folder, history and variables", section="State")
+@handler("info")
 def info(ctx: Context) -> Result:
     if ctx.args and ctx.args[0].startswith("@"):
         from stringsh.commands.nav import shortcut_info  # `/info @id`: where a shortcut or menu entry points

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 
@@ -40,7 +40,7 @@ def _sort_key(name: str) -> tuple[str, str]:
     return (name.casefold(), name)
 
 
-@command("ls", syntax="/ls [path]", summary="List a folder of the workspace", section="Navigation")
+@handler("ls")
 def ls(ctx: Context) -> Result:
     if len(ctx.args) > 1:
         raise StringError("INVALID_PAYLOAD", "Usage: /ls [path]", "Quote a path that contains spaces.")

@@ -10,7 +10,7 @@ import posixpath
 from typing import TYPE_CHECKING
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.errors import StringError
 from stringsh.nav.menus import Menu, load_menus, menu_targets, render_menu, render_menu_list
 from stringsh.nav.scaffold import NO_LINKS, scaffold
@@ -121,12 +121,7 @@ def _page_listing(view: DocumentView) -> str:
     return "\n".join([*lines, "", "use: /open @id"])
 
 
-@command(
-    "nav",
-    syntax="/nav [name | page | scaffold]",
-    summary="Show the page's menus, a menu's entries, its shortcuts, or a menu scaffold",
-    section="Navigation",
-)
+@handler("nav")
 def nav(ctx: Context) -> Result:
     view = open_view(ctx)
     name = " ".join(ctx.args).strip()

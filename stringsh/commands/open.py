@@ -8,7 +8,7 @@ from typing import Any
 
 from stringsh.commands.context import Context
 from stringsh.commands.ls import format_listing, list_directory
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.render.document import Document, is_markdown
@@ -193,8 +193,7 @@ def open_block(ctx: Context, block: str, start: int) -> Result:
     return show(ctx, shown, "Opened", start=start)
 
 
-@command("open", syntax="/open [path[#block] | #block | @shortcut] [--from N]",
-         summary="Show a document, one of its blocks, or a folder", section="Navigation")
+@handler("open")
 def open_(ctx: Context) -> Result:
     target, start = split_from(ctx, "open")
     if target is None:
@@ -227,7 +226,7 @@ def reload(ctx: Context, view: DocumentView) -> DocumentView:
     return fresh
 
 
-@command("back", syntax="/back", summary="Go back to the previous document", section="Navigation")
+@handler("back")
 def back(ctx: Context) -> Result:
     if ctx.args:
         raise StringError("INVALID_PAYLOAD", "Usage: /back")
@@ -248,7 +247,7 @@ def back(ctx: Context) -> Result:
     return show(ctx, view, "Back to", label=view.path)
 
 
-@command("refresh", syntax="/refresh", summary="Reload the open document from disk", section="Navigation")
+@handler("refresh")
 def refresh(ctx: Context) -> Result:
     if ctx.args:
         raise StringError("INVALID_PAYLOAD", "Usage: /refresh")

@@ -5,14 +5,13 @@ from __future__ import annotations
 from stringsh.commands.context import Context
 from stringsh.commands.edit import read_view
 from stringsh.commands.open import current_view, split_from
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.protocol.response import Result
 from stringsh.render import plain
 from stringsh.render.view import budget_from
 
 
-@command("source", syntax="/source [path] [--from N]", summary="Show the raw source of the open document",
-         section="Navigation")
+@handler("source")
 def source(ctx: Context) -> Result:
     target, start = split_from(ctx, "source")
     path = target.partition("#")[0] if target else ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.errors import StringError
 from stringsh.protocol.request import substitute
 from stringsh.protocol.response import Result
@@ -50,13 +50,7 @@ def split_target(ctx: Context, name: str, *, allow_force: bool) -> tuple[str, st
     return path, text, force
 
 
-@command(
-    "write",
-    syntax="/write [--force] path <<EOF … EOF | /write path text",
-    summary="Create a file, or replace an existing one you have read",
-    section="Editing",
-    raw=True,
-)
+@handler("write")
 def write(ctx: Context) -> Result:
     path, text, force = split_target(ctx, "write", allow_force=True)
     workspace = ctx.dispatcher.workspace
