@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from stringsh.commands.context import Context
-from stringsh.commands.table import COMMANDS, CommandSpec
+from stringsh.commands.table import COMMANDS, CommandSpec, Handler
 from stringsh.errors import StringError
 from stringsh.protocol.request import Invocation, Request, parse_invocation, parse_request, reply_header
 from stringsh.protocol.response import Reply, Result, format_error_item, format_reply
@@ -45,6 +45,7 @@ class Dispatcher:
         self._topic_locks: dict[str, threading.Lock] = {}
         self._workspace: Workspace | None = None
         self._raw = frozenset(name for name, spec in commands.items() if spec.raw)
+        self._handlers: dict[str, Handler] = {}  # resolved on first use: their modules load only then
 
     def check(self) -> None:
         """Fail at start-up, not on the first request, when the workspace or its policy is unusable."""
@@ -115,12 +116,17 @@ class Dispatcher:
             invocation = Invocation(name="bash-line", arg_text=request.header, body=request.body)
         else:
             invocation = parse_invocation(request, session.variables, raw_names=self._raw)
-        spec = self.commands.get(invocation.name)
-        if spec is None:
-            raise StringError(
-                "COMMAND_UNSUPPORTED", f"Unknown command: /{invocation.name}", "Use /help to see available commands."
-            )
-        return spec.handler()(Context(self, session, invocation, request))
+        handler = self._handlers.get(invocation.name)
+        if handler is None:
+            spec = self.commands.get(invocation.name)
+            if spec is None:
+                raise StringError(
+                    "COMMAND_UNSUPPORTED",
+                    f"Unknown command: /{invocation.name}",
+                    "Use /help to see available commands.",
+                )
+            handler = self._handlers[invocation.name] = spec.handler()
+        return handler(Context(self, session, invocation, request))
 
     def close(self) -> None:
         """Stop every topic's shell; called when a front end exits."""

@@ -55,6 +55,8 @@ class Invocation:
 
 def heredoc_tag(header: str, *, shell_line: bool = False) -> str | None:
     """The terminator a header's `<<TAG` asks for, or None. A line for a shell (bash topic or mode) is any line."""
+    if "<<" not in header:
+        return None
     match = HEREDOC.search(header)
     if not match or not (shell_line or header.lstrip().startswith(("/", "!", "["))):
         return None
@@ -84,14 +86,15 @@ def parse_request(text: str) -> Request:
     text = text.lstrip("\r\n")
     header, rest = _first_line(text)
     header = header.strip()
-    if len(header.encode("utf-8", "surrogatepass")) > MAX_HEADER_BYTES:
+    # a character is at most 4 bytes in UTF-8: only a long header needs encoding to be measured
+    if len(header) > MAX_HEADER_BYTES // 4 and len(header.encode("utf-8", "surrogatepass")) > MAX_HEADER_BYTES:
         raise StringError(
             "TOO_LARGE",
             f"Request line is longer than {MAX_HEADER_BYTES // 1024} KB.",
             "Put long content in the body (after the first line, or in a <<EOF heredoc).",
         )
     request_id = None
-    match = REQUEST_ID.match(header)
+    match = REQUEST_ID.match(header) if header.startswith("[") else None
     if match:
         request_id = match.group(1)
         header = header[match.end() :]

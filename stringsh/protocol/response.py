@@ -46,7 +46,9 @@ def cut_header(header: str) -> str:
 
 def re_line(header: str, request_id: str | None) -> str:
     prefix = f"[{request_id}] " if request_id else ""
-    return f"re: {prefix}{cut_header(SECRET_ASSIGNMENT.sub(lambda m: m.group(1) + '••••••', header))}"
+    if "$" in header:  # only `/set $NAME = value` carries a secret
+        header = SECRET_ASSIGNMENT.sub(lambda m: m.group(1) + "••••••", header)
+    return f"re: {prefix}{cut_header(header)}"
 
 
 def error_text(code: str, message: str) -> str:

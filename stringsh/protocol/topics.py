@@ -12,6 +12,8 @@ RESERVED = frozenset({"app", "bash", "tool", "system"})
 
 def parse_topic(topic: str | None) -> tuple[str, str]:
     """Return (canonical topic, kind) where kind is `tab` or `bash`."""
+    if not topic or topic == "main":  # most requests
+        return "main", "tab"
     topic = (topic or "").strip() or "main"
     if topic.startswith("bash:") and TAB.match(topic[5:]):
         return topic, "bash"

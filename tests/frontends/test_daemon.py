@@ -176,6 +176,30 @@ def test_topics_run_in_parallel_and_one_topic_queues(ws: Path, gate) -> None:
     assert rest.index("released") < rest.index("re: /set b = 1") < rest.index("re: /set c = 1")
 
 
+def test_a_reader_stuck_on_a_slow_request_hands_reading_on(ws: Path, gate) -> None:
+    """The reading thread runs what it reads; the watchdog starts another reader when one request takes long."""
+    from stringsh.daemon import Daemon
+
+    started, release, commands = gate
+    sink = Sink()
+    daemon = Daemon(Dispatcher(ws, commands=commands), out=sink)
+    requests = iter([("/wait-gate", "slow"), ("/set a = 1", "fast"), ("/set b = 2", "slow")])
+    server = threading.Thread(target=daemon.serve, args=(requests,))
+    server.start()
+    assert started.wait(10)
+    for _ in range(200):
+        if "re: /set a = 1" in sink.text():
+            break
+        time.sleep(0.02)
+    assert "re: /set a = 1" in sink.text()
+    assert "re: /set b = 2" not in sink.text()  # queued behind the gate in its topic
+    release.set()
+    server.join(10)
+    assert not server.is_alive()
+    out = sink.text()
+    assert out.index("re: /wait-gate\nreleased") < out.index("re: /set b = 2")
+
+
 def test_queue_timeout(ws: Path, gate) -> None:
     from stringsh.daemon import Daemon
 
