@@ -34,9 +34,9 @@ QUEUE_SIZE = 16
 QUEUE_WAIT_SECONDS = 60.0
 #: Threads at most; past it the reader runs a request before reading on (slower, never wrong).
 MAX_THREADS = 64
-#: How often the watchdog looks at the reading thread: one still on the same request a whole period later is
-#: relieved of reading.
-WATCH_SECONDS = 0.002
+#: How often the watchdog looks at the reading thread while requests come: a thread still on the same request a
+#: whole period later is relieved of reading, so another topic waits 5-10 ms at most.
+WATCH_SECONDS = 0.005
 #: The watchdog sleeps until the next request after this long without one.
 WATCH_IDLE_SECONDS = 0.5
 

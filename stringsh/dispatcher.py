@@ -10,16 +10,19 @@ import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stringsh.commands.context import Context
 from stringsh.commands.table import COMMANDS, CommandSpec, Handler
 from stringsh.errors import StringError
 from stringsh.protocol.request import Invocation, Request, parse_invocation, parse_request, reply_header
 from stringsh.protocol.response import Reply, Result, format_error_item, format_reply
-from stringsh.protocol.stream import StreamItem
 from stringsh.protocol.topics import parse_topic
 from stringsh.session import Session
 from stringsh.workspace import Workspace
+
+if TYPE_CHECKING:
+    from stringsh.protocol.stream import StreamItem
 
 
 def internal_error_text(exc: BaseException) -> str:
