@@ -26,7 +26,7 @@ from stringsh.output import ReplyWriter
 from stringsh.protocol.framing import envelope, json_reply
 from stringsh.protocol.request import Request, parse_request
 from stringsh.protocol.response import Reply, format_error_item, format_reply
-from stringsh.protocol.stream import read_requests
+from stringsh.protocol.stream import StreamItem, read_requests
 from stringsh.session import Session
 
 REQUEST_ID_TEXT = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
@@ -89,15 +89,17 @@ class Daemon:
         if job is not None:
             self._start(self._run_topic, job)
 
-    def admit(self, text: str, topic: str | None) -> Job | None:
+    def admit(self, text: str, topic: str | None, request: Request | None = None) -> Job | None:
         """Decide a request's fate in arrival order: the job to run now, or None (queued or answered).
 
-        The request is parsed and its topic's session found here, once; the job carries both to the run."""
-        try:
-            request = parse_request(text)
-        except StringError as exc:
-            self.send(format_error_item(text, (exc.code, exc.text), topic or "main"))
-            return None
+        The request is parsed (unless the line reader did) and its topic's session found here, once; the job
+        carries both to the run."""
+        if request is None:
+            try:
+                request = parse_request(text)
+            except StringError as exc:
+                self.send(format_error_item(text, (exc.code, exc.text), topic or "main"))
+                return None
         try:
             session = self.dispatcher.session(topic)
         except StringError as exc:
@@ -166,7 +168,7 @@ class Daemon:
                     self._busy.discard(topic)
                     job = None
 
-    def serve(self, requests: Iterator[tuple[str, str | None] | Reply]) -> None:
+    def serve(self, requests: Iterator[StreamItem | Reply]) -> None:
         """Read and run requests until end of input, then finish what is running."""
         watchdog = threading.Thread(target=self._watch, args=(requests,), daemon=True)
         watchdog.start()
@@ -175,7 +177,7 @@ class Daemon:
         self._watch_wake.set()  # lets the watchdog see the end of input
         watchdog.join()
 
-    def _follow(self, requests: Iterator[tuple[str, str | None] | Reply], role: int) -> None:
+    def _follow(self, requests: Iterator[StreamItem | Reply], role: int) -> None:
         """Read a request, run it, read the next; leave when the watchdog gave reading to another thread."""
         while True:
             with self._read_lock:
@@ -187,7 +189,7 @@ class Daemon:
                     self._watch_wake.set()
                     return
                 # admitted while still the reader, so requests of one topic keep their order
-                job = self.admit(*item) if not isinstance(item, Reply) else None
+                job = self.admit(item.text, item.topic, item.request) if isinstance(item, StreamItem) else None
                 with self._lock:
                     self._role_running = True
                     self._served += 1
@@ -202,7 +204,7 @@ class Daemon:
                     return
                 self._role_running = False
 
-    def _watch(self, requests: Iterator[tuple[str, str | None] | Reply]) -> None:
+    def _watch(self, requests: Iterator[StreamItem | Reply]) -> None:
         """Start another reader when the reading thread has run one request for a whole watch period."""
         seen = -1
         last_request = time.monotonic()
@@ -226,14 +228,14 @@ class Daemon:
                 elif not self._role_running and now - last_request > WATCH_IDLE_SECONDS:
                     self._watch_wake.clear()  # the reader sets it again with its next request
 
-    def line_requests(self) -> Iterator[tuple[str, str | None] | Reply]:
+    def line_requests(self) -> Iterator[StreamItem | Reply]:
         for item in read_requests(sys.stdin.buffer.readline, envelopes=True):
             if item.error:
                 yield format_error_item(item.text, item.error, item.topic or "main")
             else:
-                yield item.text, item.topic
+                yield item
 
-    def json_requests(self) -> Iterator[tuple[str, str | None] | Reply]:
+    def json_requests(self) -> Iterator[StreamItem | Reply]:
         from json import loads as json_loads  # JSON mode only
 
         for raw in sys.stdin.buffer:
@@ -263,7 +265,7 @@ class Daemon:
             cmd = message["cmd"]
             if request_id is not None and not cmd.lstrip().startswith("["):
                 cmd = f"[{request_id}] {cmd.lstrip()}"
-            yield cmd, topic
+            yield StreamItem(cmd, topic)
 
     def drain(self) -> None:
         """Wait until every request read so far has run and been answered."""

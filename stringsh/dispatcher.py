@@ -90,6 +90,8 @@ class Dispatcher:
         """Reply to one item of a line stream: run it, or report why it could not be read."""
         if item.error:
             return format_error_item(item.text, item.error, item.topic or "main")
+        if item.request is not None:
+            return self.execute_request(item.request, item.topic)
         return self.execute(item.text, item.topic)
 
     def execute_request(self, request: Request, topic: str | None = None) -> Reply:

@@ -15,6 +15,7 @@ import pytest
 from stringsh.commands.table import COMMANDS, CommandSpec, Handler
 from stringsh.dispatcher import Dispatcher
 from stringsh.protocol.response import Result
+from stringsh.protocol.stream import StreamItem
 from tests.conftest import STRINGSH, run_stringsh
 from tests.frontends.scripts import SCRIPT, check, make_workspace
 
@@ -183,7 +184,9 @@ def test_a_reader_stuck_on_a_slow_request_hands_reading_on(ws: Path, gate) -> No
     started, release, commands = gate
     sink = Sink()
     daemon = Daemon(Dispatcher(ws, commands=commands), out=sink)
-    requests = iter([("/wait-gate", "slow"), ("/set a = 1", "fast"), ("/set b = 2", "slow")])
+    requests = iter(
+        [StreamItem("/wait-gate", "slow"), StreamItem("/set a = 1", "fast"), StreamItem("/set b = 2", "slow")]
+    )
     server = threading.Thread(target=daemon.serve, args=(requests,))
     server.start()
     assert started.wait(10)
