@@ -29,7 +29,7 @@ from stringsh.protocol.response import Reply, format_error_item, format_reply
 from stringsh.protocol.stream import StreamItem, read_requests
 from stringsh.session import Session
 
-REQUEST_ID_TEXT = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
+REQUEST_ID_TEXT = r"^[A-Za-z0-9._:-]{1,64}$"  # `daemon --json` only; compiled by `re` on first use
 QUEUE_SIZE = 16
 QUEUE_WAIT_SECONDS = 60.0
 #: Threads at most; past it the reader runs a request before reading on (slower, never wrong).
@@ -249,7 +249,8 @@ class Daemon:
                 request_id = message.get("id")
                 if isinstance(request_id, int) and not isinstance(request_id, bool):
                     request_id = str(request_id)
-                if request_id is not None and not (isinstance(request_id, str) and REQUEST_ID_TEXT.match(request_id)):
+                well_formed = isinstance(request_id, str) and re.match(REQUEST_ID_TEXT, request_id)
+                if request_id is not None and not well_formed:
                     raise ValueError('"id" must be 1-64 characters of A-Z a-z 0-9 . _ : -')
                 topic = message.get("topic")
                 if topic is not None and not isinstance(topic, str):

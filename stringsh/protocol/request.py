@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from stringsh.errors import StringError
 
 REQUEST_ID = re.compile(r"^\[([A-Za-z0-9._:-]{1,64})\]\s*")
-HEREDOC = re.compile(
+#: Patterns that most requests never need are kept as text: `re` compiles (and caches) them on first use.
+HEREDOC = (
     r"""\s*<<-?\s*(?:'([A-Za-z_][A-Za-z0-9_]*)'|"([A-Za-z_][A-Za-z0-9_]*)"|([A-Za-z_][A-Za-z0-9_]*))\s*$"""
 )
-VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
+VARIABLE = r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}"
 MAX_HEADER_BYTES = 64 * 1024
 
 
@@ -37,7 +38,7 @@ class Request:
         it to find the request's end, bash gets the marker, the lines and the terminator. `!<<EOF` with nothing
         before the marker, or a header that still ends in another marker (`!cat <<'A' <<B`), keeps the body as script.
         """
-        if self.heredoc and self.tag and command.strip() and HEREDOC.search(command) is None:
+        if self.heredoc and self.tag and command.strip() and re.search(HEREDOC, command) is None:
             return f"{command} {self.heredoc}\n{self.body or ''}{self.tag}\n"
         return command if self.body is None else f"{command}\n{self.body}"
 
@@ -57,7 +58,7 @@ def heredoc_tag(header: str, *, shell_line: bool = False) -> str | None:
     """The terminator a header's `<<TAG` asks for, or None. A line for a shell (bash topic or mode) is any line."""
     if "<<" not in header:
         return None
-    match = HEREDOC.search(header)
+    match = re.search(HEREDOC, header)
     if not match or not (shell_line or header.lstrip().startswith(("/", "!", "["))):
         return None
     return next(group for group in match.groups() if group)
@@ -101,7 +102,7 @@ def parse_request(text: str) -> Request:
     tag = heredoc_tag(header)
     if tag is None:
         return Request(header=header, body=rest, id=request_id)
-    marker = HEREDOC.search(header)
+    marker = re.search(HEREDOC, header)
     assert marker is not None
     header = header[: marker.start()].rstrip()
     lines = (rest or "").split("\n")
@@ -120,11 +121,11 @@ def reply_header(text: str) -> tuple[str, str | None]:
     """The (header, id) a reply echoes for text that could not be parsed as a whole request."""
     header = text.lstrip("\r\n").split("\n", 1)[0].replace("\x00", "").strip()
     request_id = None
-    match = REQUEST_ID.match(header)
+    match = REQUEST_ID.match(header) if header.startswith("[") else None
     if match:
         request_id, header = match.group(1), header[match.end() :]
     if heredoc_tag(header) is not None:
-        header = HEREDOC.sub("", header).rstrip()
+        header = re.sub(HEREDOC, "", header).rstrip()
     return header, request_id
 
 
@@ -147,7 +148,7 @@ def substitute(text: str, variables: dict[str, str]) -> str:
     """Replace `{name}` with a session variable; unknown names stay literal."""
     if "{" not in text or not variables:
         return text
-    return VARIABLE.sub(lambda m: variables.get(m.group(1), m.group(0)), text)
+    return re.sub(VARIABLE, lambda m: variables.get(m.group(1), m.group(0)), text)
 
 
 def parse_invocation(

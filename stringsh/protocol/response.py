@@ -9,7 +9,7 @@ from stringsh.protocol.request import reply_header
 
 HEADER_LIMIT = 80
 #: `/set $NAME = value` on the header line: the value is a secret and is never echoed (see stringsh.actions.envstore).
-SECRET_ASSIGNMENT = re.compile(r"^(/{1,2}set\s+\$[A-Za-z_]\w*\s*=\s*)\S.*$", re.IGNORECASE)
+SECRET_ASSIGNMENT = r"(?i)^(/{1,2}set\s+\$[A-Za-z_]\w*\s*=\s*)\S.*$"  # compiled by `re` on first use
 
 
 @dataclass
@@ -47,7 +47,7 @@ def cut_header(header: str) -> str:
 def re_line(header: str, request_id: str | None) -> str:
     prefix = f"[{request_id}] " if request_id else ""
     if "$" in header:  # only `/set $NAME = value` carries a secret
-        header = SECRET_ASSIGNMENT.sub(lambda m: m.group(1) + "••••••", header)
+        header = re.sub(SECRET_ASSIGNMENT, lambda m: m.group(1) + "••••••", header)
     return f"re: {prefix}{cut_header(header)}"
 
 
