@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
 
 from stringsh.errors import StringError
 
@@ -20,16 +19,39 @@ VARIABLE = r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}"
 MAX_HEADER_BYTES = 64 * 1024
 
 
-@dataclass
 class Request:
-    """A request as received: `header` is the first line without the id and heredoc marker."""
+    """A request as received: `header` is the first line without the id and heredoc marker.
 
-    header: str
-    body: str | None = None
-    id: str | None = None
-    #: The `<<TAG` marker as typed and its tag, when the body came from a heredoc.
-    heredoc: str | None = None
-    tag: str | None = None
+    A plain class, like the other values every request builds: a dataclass costs about a millisecond of start-up.
+    """
+
+    __slots__ = ("body", "header", "heredoc", "id", "tag")
+
+    def __init__(
+        self,
+        header: str,
+        body: str | None = None,
+        id: str | None = None,
+        heredoc: str | None = None,
+        tag: str | None = None,
+    ) -> None:
+        self.header = header
+        self.body = body
+        self.id = id
+        #: The `<<TAG` marker as typed and its tag, when the body came from a heredoc.
+        self.heredoc = heredoc
+        self.tag = tag
+
+    def _fields(self) -> tuple[str | None, ...]:
+        return (self.header, self.body, self.id, self.heredoc, self.tag)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Request) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment] - mutable, like the dataclass it replaces
+
+    def __repr__(self) -> str:
+        return "Request(header={!r}, body={!r}, id={!r}, heredoc={!r}, tag={!r})".format(*self._fields())
 
     def shell_text(self, command: str) -> str:
         """The text a shell runs for `command` (the header's command part) and the body.
@@ -43,15 +65,35 @@ class Request:
         return command if self.body is None else f"{command}\n{self.body}"
 
 
-@dataclass
 class Invocation:
     """A request split into a command: `name` lower-cased without the slash, `args` shell-split."""
 
-    name: str
-    args: list[str] = field(default_factory=list)
-    arg_text: str = ""
-    body: str | None = None
-    is_shell: bool = False
+    __slots__ = ("arg_text", "args", "body", "is_shell", "name")
+
+    def __init__(
+        self,
+        name: str,
+        args: list[str] | None = None,
+        arg_text: str = "",
+        body: str | None = None,
+        is_shell: bool = False,
+    ) -> None:
+        self.name = name
+        self.args: list[str] = [] if args is None else args
+        self.arg_text = arg_text
+        self.body = body
+        self.is_shell = is_shell
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.name, self.args, self.arg_text, self.body, self.is_shell)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Invocation) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "Invocation(name={!r}, args={!r}, arg_text={!r}, body={!r}, is_shell={!r})".format(*self._fields())
 
 
 def heredoc_tag(header: str, *, shell_line: bool = False) -> str | None:

@@ -7,7 +7,6 @@ import json
 import subprocess
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -114,21 +113,18 @@ def test_daemon_answers_each_request_as_it_arrives(ws: Path) -> None:
         assert proc.wait(timeout=30) == 0
 
 
-@dataclass(frozen=True)
-class LocalCommand(CommandSpec):
-    """A test command whose handler is a local function, not a function of a stringsh.commands module."""
-
-    function_object: Handler | None = None
-
-    def handler(self) -> Handler:
-        assert self.function_object is not None
-        return self.function_object
-
-
 def with_command(name: str, function: Handler) -> dict[str, CommandSpec]:
     """The real command table plus one hidden test command: the table is never changed in place."""
-    spec = LocalCommand(name, "", "", syntax=f"/{name}", summary="test", section="Help", hidden=True,
-                        function_object=function)
+
+    class LocalCommand(CommandSpec):
+        """A test command whose handler is a local function, not a function of a stringsh.commands module."""
+
+        __slots__ = ()
+
+        def handler(self) -> Handler:
+            return function
+
+    spec = LocalCommand(name, "", "", syntax=f"/{name}", summary="test", section="Help", hidden=True)
     return {**COMMANDS, name: spec}
 
 
