@@ -1,19 +1,44 @@
 """Entry point: `stringsh [options] [run|daemon|repl]`. Picks a front end; every one goes through the Dispatcher.
 
-Imports stay light here: prompt_toolkit and rich load only in the REPL.
+Imports stay light here: prompt_toolkit and rich load only in the REPL, and argparse (with the shutil, gettext and
+locale it pulls in) only for a command line the quick reader below does not fully understand.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stringsh import __version__
 
+if TYPE_CHECKING:
+    import argparse
+
+    from stringsh.dispatcher import Dispatcher
+
+SUBCOMMANDS = ("run", "daemon", "repl")
+VALUE_OPTIONS = ("--root", "--policy", "-c")
+
+
+class Options:
+    """The parsed command line, whichever parser read it."""
+
+    def __init__(self) -> None:
+        self.root: str | None = None
+        self.policy: str | None = None
+        self.command: str | None = None
+        self.plain = False
+        self.color = False
+        self.mode: str | None = None
+        self.files: list[str] = []
+        self.keep_going = False
+        self.json = False
+
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(prog="stringsh", description="A chat-style command shell over a workspace folder.")
     parser.add_argument("--version", action="version", version=f"stringsh {__version__}")
     parser.add_argument("--root", default=None, help="workspace folder (default: the current folder)")
@@ -31,7 +56,64 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def make_dispatcher(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def quick_parse(argv: list[str]) -> Options | None:
+    """Read the common command lines without argparse; None for anything else (help, errors, abbreviations,
+    `--opt=value`, values that start with `-`), which argparse then reads with its own messages."""
+    options = Options()
+    words = iter(argv)
+    for word in words:
+        if word in VALUE_OPTIONS:
+            value = next(words, None)
+            if value is None or value.startswith("-"):
+                return None
+            if word == "--root":
+                options.root = value
+            elif word == "--policy":
+                options.policy = value
+            else:
+                options.command = value
+        elif word == "--plain":
+            options.plain = True
+        elif word == "--color":
+            options.color = True
+        elif word in SUBCOMMANDS:
+            options.mode = word
+            return options if _quick_subcommand(options, list(words)) else None
+        else:
+            return None
+    return options
+
+
+def _quick_subcommand(options: Options, words: list[str]) -> bool:
+    """Fill the subcommand's options; False when argparse must read them (it would also report errors)."""
+    if options.mode == "daemon":
+        options.json = bool(words)
+        return all(word == "--json" for word in words)
+    if options.mode == "run":
+        # argparse takes the files as one run of words, with --keep-going before or after it, not inside
+        start, end = 0, len(words)
+        while start < end and words[start] == "--keep-going":
+            start += 1
+        while end > start and words[end - 1] == "--keep-going":
+            end -= 1
+        options.keep_going = start > 0 or end < len(words)
+        options.files = words[start:end]
+        return bool(options.files) and all(word == "-" or not word.startswith("-") for word in options.files)
+    return not words
+
+
+def parse_options(argv: list[str]) -> Options:
+    quick = quick_parse(argv)
+    if quick is not None:
+        return quick
+    options = Options()
+    vars(options).update(vars(build_parser().parse_args(argv)))
+    return options
+
+
+def make_dispatcher(args: Options) -> Dispatcher:
+    from pathlib import Path
+
     from stringsh.dispatcher import Dispatcher
     from stringsh.errors import StringError
 
@@ -48,12 +130,12 @@ def make_dispatcher(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     return dispatcher
 
 
-def wants_plain(args: argparse.Namespace) -> bool:
+def wants_plain(args: Options) -> bool:
     return args.plain or os.environ.get("TERM") == "dumb" or not sys.stdin.isatty() or not sys.stdout.isatty()
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_options(sys.argv[1:] if argv is None else argv)
     dispatcher = make_dispatcher(args)
     try:
         if args.command is not None:
@@ -81,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         dispatcher.close()
 
 
-def run_interactive(dispatcher) -> int:  # type: ignore[no-untyped-def]
+def run_interactive(dispatcher: Dispatcher) -> int:
     """The prompt_toolkit REPL when it is installed in this build, else the plain loop."""
     try:
         from stringsh.repl.app import run_repl

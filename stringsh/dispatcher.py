@@ -1,27 +1,29 @@
 """Request text in, reply text out: the one path every front end takes.
 
-Keeps one Session per topic and serialises commands per topic; front ends only move text.
+Keeps one Session per topic and serialises commands per topic; front ends only move text. A front end that
+already runs one request at a time per topic (the daemon's queues) calls `run_serialised` and skips the lock.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import REGISTRY, load_commands, raw_names
+from stringsh.commands.table import COMMANDS, CommandSpec, Handler
 from stringsh.errors import StringError
 from stringsh.protocol.request import Invocation, Request, parse_invocation, parse_request, reply_header
 from stringsh.protocol.response import Reply, Result, format_error_item, format_reply
-from stringsh.protocol.stream import StreamItem
 from stringsh.protocol.topics import parse_topic
 from stringsh.session import Session
 from stringsh.workspace import Workspace
 
 if TYPE_CHECKING:
     from stringsh.documents.state import DocumentState
+    from stringsh.protocol.stream import StreamItem
 
 
 def internal_error_text(exc: BaseException) -> str:
@@ -30,18 +32,25 @@ def internal_error_text(exc: BaseException) -> str:
 
 
 class Dispatcher:
-    """Owns the workspace root and the sessions; `execute` never raises."""
+    """Owns the workspace root, the command table and the sessions; `execute` never raises."""
 
-    def __init__(self, root: str | os.PathLike[str] | None = None, *, policy_file: Path | None = None) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | None = None,
+        *,
+        policy_file: Path | None = None,
+        commands: Mapping[str, CommandSpec] = COMMANDS,
+    ) -> None:
         self.root = Path(root or os.getcwd()).resolve()
         self.policy_file = policy_file
+        self.commands = commands
         self.sessions: dict[str, Session] = {}
         self._sessions_lock = threading.Lock()
         self._topic_locks: dict[str, threading.Lock] = {}
         self._workspace: Workspace | None = None
         self._documents: DocumentState | None = None
-        load_commands()
-        self._raw = raw_names()
+        self._raw = frozenset(name for name, spec in commands.items() if spec.raw)
+        self._handlers: dict[str, Handler] = {}  # resolved on first use: their modules load only then
 
     def check(self) -> None:
         """Fail at start-up, not on the first request, when the workspace or its policy is unusable."""
@@ -50,6 +59,9 @@ class Dispatcher:
     @property
     def workspace(self) -> Workspace:
         """The confined engine every file command goes through; loading it checks the policy file."""
+        workspace = self._workspace
+        if workspace is not None:
+            return workspace
         with self._sessions_lock:
             if self._workspace is None:
                 self._workspace = Workspace.load(self.root, self.policy_file)
@@ -66,11 +78,15 @@ class Dispatcher:
             return self._documents
 
     def session(self, topic: str | None = None) -> Session:
+        """The topic's session, created on first use; an invalid topic name is INVALID_TARGET."""
         name, kind = parse_topic(topic)
+        session = self.sessions.get(name)
+        if session is not None:
+            return session
         with self._sessions_lock:
             if name not in self.sessions:
-                self.sessions[name] = Session(topic=name, kind=kind)
                 self._topic_locks[name] = threading.Lock()
+                self.sessions[name] = Session(topic=name, kind=kind)
             return self.sessions[name]
 
     def execute(self, text: str, topic: str | None = None) -> Reply:
@@ -86,35 +102,48 @@ class Dispatcher:
         """Reply to one item of a line stream: run it, or report why it could not be read."""
         if item.error:
             return format_error_item(item.text, item.error, item.topic or "main")
+        if item.request is not None:
+            return self.execute_request(item.request, item.topic)
         return self.execute(item.text, item.topic)
 
     def execute_request(self, request: Request, topic: str | None = None) -> Reply:
+        """Run a parsed request, one at a time per topic, whichever thread calls."""
         try:
             session = self.session(topic)
         except StringError as exc:
             return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=topic or "main")
         with self._topic_locks[session.topic]:
-            try:
-                result = self._run(request, session)
-            except StringError as exc:
-                return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic)
-            except Exception as exc:
-                return format_reply(
-                    request.header, request.id, error=("INTERNAL_ERROR", internal_error_text(exc)), topic=session.topic
-                )
-            return format_reply(request.header, request.id, result, topic=session.topic)
+            return self.run_serialised(request, session)
+
+    def run_serialised(self, request: Request, session: Session) -> Reply:
+        """Run a parsed request in a session without taking its topic's lock: for a caller that already runs
+        one request at a time per topic."""
+        try:
+            result = self._run(request, session)
+        except StringError as exc:
+            return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic)
+        except Exception as exc:
+            return format_reply(
+                request.header, request.id, error=("INTERNAL_ERROR", internal_error_text(exc)), topic=session.topic
+            )
+        return format_reply(request.header, request.id, result, topic=session.topic)
 
     def _run(self, request: Request, session: Session) -> Result:
         if session.kind == "bash" or session.bash_mode:  # every line goes to the shell, raw
             invocation = Invocation(name="bash-line", arg_text=request.header, body=request.body)
         else:
             invocation = parse_invocation(request, session.variables, raw_names=self._raw)
-        command = REGISTRY.get(invocation.name)
-        if command is None:
-            raise StringError(
-                "COMMAND_UNSUPPORTED", f"Unknown command: /{invocation.name}", "Use /help to see available commands."
-            )
-        return command.handler(Context(self, session, invocation, request))
+        handler = self._handlers.get(invocation.name)
+        if handler is None:
+            spec = self.commands.get(invocation.name)
+            if spec is None:
+                raise StringError(
+                    "COMMAND_UNSUPPORTED",
+                    f"Unknown command: /{invocation.name}",
+                    "Use /help to see available commands.",
+                )
+            handler = self._handlers[invocation.name] = spec.handler()
+        return handler(Context(self, session, invocation, request))
 
     def close(self) -> None:
         """Stop every topic's shell; called when a front end exits."""

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from stringsh.dispatcher import Dispatcher
 from stringsh.output import reply_writer
-from stringsh.protocol.stream import read_requests
 
 
 def run_one(dispatcher: Dispatcher, text: str, topic: str | None = None, *, color: bool = False) -> int:
@@ -18,11 +16,13 @@ def run_one(dispatcher: Dispatcher, text: str, topic: str | None = None, *, colo
 
 def run_scripts(dispatcher: Dispatcher, paths: list[str], *, keep_going: bool = False, color: bool = False) -> int:
     """Run every request of every file in order; stop after the first failure unless `keep_going`."""
+    from stringsh.protocol.stream import read_requests  # not needed by `-c`
+
     writer = reply_writer(sys.stdout.buffer, color=color)
     failed = False
     for path in paths:
         try:
-            stream = sys.stdin.buffer if path == "-" else Path(path).open("rb")  # noqa: SIM115 - closed below
+            stream = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115 - closed below
         except OSError as exc:
             print(f"stringsh: cannot read {path}: {exc.strerror}", file=sys.stderr)
             return 2

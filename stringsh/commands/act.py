@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from stringsh.actions.schema import render_actions
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.documents.actions import invoke, page_actions
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
@@ -13,13 +13,7 @@ from stringsh.protocol.response import Result
 NO_DOCUMENT = "No document open. Use /open <uri> first."
 
 
-@command(
-    "act",
-    syntax="/act[.name] [--flag value]… | /act --help",
-    summary="List the page's actions, show one's flags, or run it",
-    section="Actions",
-    raw=True,
-)
+@handler("act")
 def act(ctx: Context) -> Result:
     view = ctx.documents.current(NO_DOCUMENT, None)
     text = ctx.arg_text.strip()

@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.documents.writing import split_target
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.workspace.seen import is_seen_unchanged, mark_seen
 
 
-@command(
-    "append",
-    syntax="/append path <<EOF … EOF | /append path text",
-    summary="Add text at the end of an existing file",
-    section="Editing",
-    raw=True,
-)
+@handler("append")
 def append(ctx: Context) -> Result:
     path, text, _ = split_target(ctx.arg_text, ctx.session.variables, ctx.body, "append", allow_force=False)
     if text == "":

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command, read_help_page
+from stringsh.commands.registry import handler, read_help_page
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.workspace.shell.result import ShellResult
@@ -108,14 +108,7 @@ def run_in_topic_shell(ctx: Context, text: str) -> Result:
     return audited(ctx, "shell", run)
 
 
-@command(
-    "!",
-    syntax="!<command>",
-    summary="Run a command in this topic's persistent bash",
-    section="Shell",
-    help_page="bash",
-    raw=True,
-)
+@handler("!")
 def bang(ctx: Context) -> Result:
     text = command_text(ctx)
     if not text.strip():
@@ -123,14 +116,7 @@ def bang(ctx: Context) -> Result:
     return run_in_topic_shell(ctx, text)
 
 
-@command(
-    "bash",
-    syntax="/bash",
-    summary="Send every following line to this topic's bash (//exit returns)",
-    section="Shell",
-    help_page="bash",
-    raw=True,
-)
+@handler("bash")
 def bash_mode(ctx: Context) -> Result:
     if ctx.arg_text.strip() or ctx.body:
         raise StringError("INVALID_PAYLOAD", "/bash takes no arguments.", "Use !<command> to run one command.")
@@ -180,15 +166,7 @@ def meta(ctx: Context, word: str) -> Result:
     )
 
 
-@command(
-    "bash-line",
-    syntax="<line>",
-    summary="A line of a bash topic or of /bash mode",
-    section="Shell",
-    help_page="bash",
-    raw=True,
-    hidden=True,
-)
+@handler("bash-line")
 def bash_line(ctx: Context) -> Result:
     if ctx.arg_text.startswith("//"):
         return meta(ctx, ctx.arg_text[2:].strip().lower())

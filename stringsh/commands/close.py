@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.protocol.response import Result
 
 
-@command("close", syntax="/close", summary="Close the open document and reset the topic", section="Navigation")
+@handler("close")
 def close(ctx: Context) -> Result:
     path = ctx.documents.current().path  # "No document open." when there is none
     ctx.documents.close_all()  # stop watching the files this topic had open

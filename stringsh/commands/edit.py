@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.documents.guard import FORCE, require_seen
 from stringsh.documents.targets import edit_target
 from stringsh.errors import StringError
@@ -85,8 +85,7 @@ def edit_whole(ctx: Context, view: DocumentView, body: str, force: bool) -> Resu
     return Result(f"Edited {view.path} ({lines} lines, whole file)")
 
 
-@command("edit", syntax="/edit [--force] path[#block] [<<EOF … EOF]",
-         summary="Show numbered source, or replace a file or block with the body", section="Editing")
+@handler("edit")
 def edit(ctx: Context) -> Result:
     force = FORCE in ctx.args
     args = [a for a in ctx.args if a != FORCE]

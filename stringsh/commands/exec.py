@@ -6,7 +6,7 @@ import re
 
 from stringsh.commands.bash import audited, call_timeout, shell_settings, spool_dir, to_result
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.errors import StringError
 from stringsh.protocol.request import substitute
 from stringsh.protocol.response import Result
@@ -14,13 +14,7 @@ from stringsh.protocol.response import Result
 TIMEOUT_FLAG = re.compile(r"^--timeout[= ](\S+)\s*")
 
 
-@command(
-    "exec",
-    syntax="/exec [--timeout=S] <command>",
-    summary="Run one stateless bash -c in the workspace",
-    section="Shell",
-    raw=True,
-)
+@handler("exec")
 def exec_command(ctx: Context) -> Result:
     text = substitute(ctx.arg_text, ctx.session.variables)  # like every command: the header, never the body
     timeout = call_timeout(ctx)

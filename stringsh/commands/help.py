@@ -1,16 +1,18 @@
-"""/help: the command listing and each command's page, generated from the registry."""
+"""/help: the command listing and each command's page, generated from the dispatcher's command table."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from stringsh.commands.context import Context
-from stringsh.commands.registry import REGISTRY, SECTIONS, Command, read_help_page
-from stringsh.commands.registry import command as register
+from stringsh.commands.registry import SECTIONS, handler, read_help_page
+from stringsh.commands.table import CommandSpec
 from stringsh.errors import ERROR_CODES, StringError
 from stringsh.protocol.response import Result
 
 
-def listing() -> str:
-    visible = [cmd for cmd in REGISTRY.values() if not cmd.hidden]
+def listing(commands: Mapping[str, CommandSpec]) -> str:
+    visible = [cmd for cmd in commands.values() if not cmd.hidden]
     width = max(len(cmd.syntax) for cmd in visible)
     parts = ["## String Commands"]
     for section in SECTIONS:
@@ -30,23 +32,24 @@ def errors_page() -> str:
     return "Every error is one line ERROR(CODE): message, sometimes followed by a hint line.\n\n" + "\n".join(lines)
 
 
-def find_command(word: str) -> Command | None:
+def find_command(commands: Mapping[str, CommandSpec], word: str) -> CommandSpec | None:
     name = word.lstrip("/").lower()
     if name.startswith("act."):
         name = "act"
-    return REGISTRY.get(name)
+    return commands.get(name)
 
 
-@register("help", syntax="/help [command]", summary="List commands, or show one command's page", section="Help")
+@handler("help")
 def help_command(ctx: Context) -> Result:
+    commands = ctx.dispatcher.commands
     if not ctx.args:
-        return Result("String Commands", listing())
+        return Result("String Commands", listing(commands))
     topic = ctx.args[0].lower()
     if topic == "errors":
         return Result("Error Codes", errors_page())
     if topic in ("bash", "!", "shell"):
         return Result("Bash Session", read_help_page("bash"))
-    found = find_command(topic)
+    found = find_command(commands, topic)
     if found is None:
         raise StringError("NOT_FOUND", f"No help for: {ctx.args[0]}", "Use /help to list every command.")
     return Result(f"Help: /{found.name}", f"{found.syntax}\n\n{found.help_text()}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 
@@ -29,7 +29,7 @@ def variables_summary(variables: dict[str, str]) -> str:
     )
 
 
-@command("info", syntax="/info", summary="Show the topic's document, folder, history and variables", section="State")
+@handler("info")
 def info(ctx: Context) -> Result:
     if ctx.args and ctx.args[0].startswith("@"):
         return shortcut_info(ctx, ctx.args[0])

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.documents.listing import format_listing, list_directory
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 
 
-@command("ls", syntax="/ls [path]", summary="List a folder of the workspace", section="Navigation")
+@handler("ls")
 def ls(ctx: Context) -> Result:
     if len(ctx.args) > 1:
         raise StringError("INVALID_PAYLOAD", "Usage: /ls [path]", "Quote a path that contains spaces.")

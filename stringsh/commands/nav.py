@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.documents.shortcuts import page_menus, page_shortcuts
 from stringsh.errors import StringError
 from stringsh.nav.menus import render_menu, render_menu_list
@@ -34,12 +34,7 @@ def _page_listing(view: DocumentView) -> str:
     return "\n".join([*lines, "", "use: /open @id"])
 
 
-@command(
-    "nav",
-    syntax="/nav [name | page | scaffold]",
-    summary="Show the page's menus, a menu's entries, its shortcuts, or a menu scaffold",
-    section="Navigation",
-)
+@handler("nav")
 def nav(ctx: Context) -> Result:
     view = ctx.documents.current(NO_DOCUMENT, None)
     name = " ".join(ctx.args).strip()

@@ -6,7 +6,7 @@ import os
 import posixpath
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.documents.listing import format_listing, list_directory
 from stringsh.documents.targets import split_from
 from stringsh.errors import StringError
@@ -90,8 +90,7 @@ def open_block(ctx: Context, block: str, start: int) -> Result:
     return show(ctx, ctx.documents.show_block(block or None), "Opened", start=start)
 
 
-@command("open", syntax="/open [path[#block] | #block | @shortcut] [--from N]",
-         summary="Show a document, one of its blocks, or a folder", section="Navigation")
+@handler("open")
 def open_(ctx: Context) -> Result:
     target, start = split_from(ctx.args, "open")
     if target is None:
@@ -107,7 +106,7 @@ def open_(ctx: Context) -> Result:
     return open_path(ctx, path, block or None, start)
 
 
-@command("back", syntax="/back", summary="Go back to the previous document", section="Navigation")
+@handler("back")
 def back(ctx: Context) -> Result:
     if ctx.args:
         raise StringError("INVALID_PAYLOAD", "Usage: /back")
@@ -115,7 +114,7 @@ def back(ctx: Context) -> Result:
     return show(ctx, view, "Back to", label=view.path)
 
 
-@command("refresh", syntax="/refresh", summary="Reload the open document from disk", section="Navigation")
+@handler("refresh")
 def refresh(ctx: Context) -> Result:
     if ctx.args:
         raise StringError("INVALID_PAYLOAD", "Usage: /refresh")

@@ -1,65 +1,39 @@
-"""The command registry: one decorator names a command, its syntax, summary, section and help page.
+"""What a command module needs to declare a handler: the `@handler(name)` marker and the help pages.
 
-Handlers take a Context and return a Result or raise StringError; help, completion and listings read this table.
+The metadata (syntax, summary, section, flags) lives in one static table, `stringsh.commands.table`; the marker
+only names the function so a test can check that the table and the handlers agree. Nothing here is filled at
+import time, so importing one command module never imports the others.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-from stringsh.protocol.response import Result
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
-    from stringsh.commands.context import Context
+    from collections.abc import Callable
 
-Handler = Callable[["Context"], Result]
+    from stringsh.commands.context import Context
+    from stringsh.protocol.response import Result
+
+    Handler = Callable[[Context], Result]
+
+H = TypeVar("H")
+
+#: The function attribute `@handler` sets: the command name the table maps to this function.
+MARK = "string_command"
 
 #: Sections of the `/help` listing, in order.
 SECTIONS = ("Navigation", "Documents", "Editing", "Actions", "State", "Shell", "Help")
 
 
-@dataclass(frozen=True)
-class Command:
-    name: str
-    handler: Handler
-    syntax: str
-    summary: str
-    section: str
-    help_page: str
-    raw: bool = False
-    hidden: bool = False
+def handler(name: str) -> Callable[[H], H]:
+    """Mark a function as the handler of command `name`; the table, not this call, describes the command."""
 
-    def help_text(self) -> str:
-        """The command's help page, shipped as package data."""
-        return read_help_page(self.help_page)
+    def mark(function: H) -> H:
+        vars(function)[MARK] = name
+        return function
 
-
-REGISTRY: dict[str, Command] = {}
-
-
-def command(
-    name: str,
-    *,
-    syntax: str,
-    summary: str,
-    section: str,
-    help_page: str | None = None,
-    raw: bool = False,
-    hidden: bool = False,
-) -> Callable[[Handler], Handler]:
-    """Register a handler. `raw` commands get their argument text unsplit and unsubstituted."""
-    if section not in SECTIONS:
-        raise ValueError(f"unknown help section {section!r} for /{name}")
-
-    def decorate(handler: Handler) -> Handler:
-        if name in REGISTRY:
-            raise ValueError(f"command /{name} registered twice")
-        REGISTRY[name] = Command(name, handler, syntax, summary, section, help_page or name, raw, hidden)
-        return handler
-
-    return decorate
+    return mark
 
 
 def read_help_page(page: str) -> str:
@@ -67,19 +41,3 @@ def read_help_page(page: str) -> str:
 
     return resources.files("stringsh.help").joinpath(f"{page}.md").read_text(encoding="utf-8").strip()
 
-
-def raw_names() -> frozenset[str]:
-    return frozenset(name for name, cmd in REGISTRY.items() if cmd.raw)
-
-
-def load_commands() -> dict[str, Command]:
-    """Import every module of `stringsh.commands` once so their decorators fill the registry."""
-    import importlib
-    import pkgutil
-
-    import stringsh.commands as package
-
-    for module in pkgutil.iter_modules(package.__path__):
-        if module.name not in {"registry", "context"}:
-            importlib.import_module(f"stringsh.commands.{module.name}")
-    return REGISTRY

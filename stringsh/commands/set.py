@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from stringsh.actions import envstore
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.render.blocks import closes_fence
@@ -82,9 +82,7 @@ def env_store(ctx: Context) -> envstore.EnvStore:
     return store
 
 
-@command(
-    "set", syntax="/set [{name} = value | $NAME = value]…", summary="Set or list variables", section="State", raw=True
-)
+@handler("set")
 def set_variables(ctx: Context) -> Result:
     text = "\n".join(part for part in (ctx.arg_text, ctx.body or "") if part.strip())
     variables = ctx.session.variables

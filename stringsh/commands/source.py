@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.documents.targets import split_from
 from stringsh.protocol.response import Result
 from stringsh.render import plain
 from stringsh.render.view import budget_from
 
 
-@command("source", syntax="/source [path] [--from N]", summary="Show the raw source of the open document",
-         section="Navigation")
+@handler("source")
 def source(ctx: Context) -> Result:
     documents = ctx.documents
     target, start = split_from(ctx.args, "source")

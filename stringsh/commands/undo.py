@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.workspace.models import RevertedFile
@@ -16,7 +16,7 @@ def describe(file: RevertedFile) -> str:
     return f"{file.action} {file.rel} ({file.lines} lines)"
 
 
-@command("undo", syntax="/undo", summary="Undo this topic's last change (repeat to go further back)", section="Editing")
+@handler("undo")
 def undo(ctx: Context) -> Result:
     if ctx.args:
         raise StringError("INVALID_PAYLOAD", "Usage: /undo", "/undo takes no arguments; repeat it to go further back.")

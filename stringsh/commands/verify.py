@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.documents.targets import edit_target
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
@@ -12,8 +12,7 @@ from stringsh.render.view import resolve_block
 PREVIEW_CHARS = 200
 
 
-@command("verify", syntax="/verify path#block", summary="Check that a block resolves; show its size and start",
-         section="Editing")
+@handler("verify")
 def verify(ctx: Context) -> Result:
     if not ctx.args or "#" not in ctx.args[0]:
         raise StringError("INVALID_TARGET", "Usage: /verify path#block", "Name a block: /verify notes.md#todo")

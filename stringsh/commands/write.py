@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stringsh.commands.context import Context
-from stringsh.commands.registry import command
+from stringsh.commands.registry import handler
 from stringsh.documents.guard import require_seen
 from stringsh.documents.writing import split_target
 from stringsh.errors import StringError
@@ -11,13 +11,7 @@ from stringsh.protocol.response import Result
 from stringsh.workspace.seen import mark_seen
 
 
-@command(
-    "write",
-    syntax="/write [--force] path <<EOF … EOF | /write path text",
-    summary="Create a file, or replace an existing one you have read",
-    section="Editing",
-    raw=True,
-)
+@handler("write")
 def write(ctx: Context) -> Result:
     path, text, force = split_target(ctx.arg_text, ctx.session.variables, ctx.body, "write", allow_force=True)
     workspace = ctx.dispatcher.workspace

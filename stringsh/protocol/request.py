@@ -7,28 +7,51 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
 
 from stringsh.errors import StringError
 
 REQUEST_ID = re.compile(r"^\[([A-Za-z0-9._:-]{1,64})\]\s*")
-HEREDOC = re.compile(
+#: Patterns that most requests never need are kept as text: `re` compiles (and caches) them on first use.
+HEREDOC = (
     r"""\s*<<-?\s*(?:'([A-Za-z_][A-Za-z0-9_]*)'|"([A-Za-z_][A-Za-z0-9_]*)"|([A-Za-z_][A-Za-z0-9_]*))\s*$"""
 )
-VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
+VARIABLE = r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}"
 MAX_HEADER_BYTES = 64 * 1024
 
 
-@dataclass
 class Request:
-    """A request as received: `header` is the first line without the id and heredoc marker."""
+    """A request as received: `header` is the first line without the id and heredoc marker.
 
-    header: str
-    body: str | None = None
-    id: str | None = None
-    #: The `<<TAG` marker as typed and its tag, when the body came from a heredoc.
-    heredoc: str | None = None
-    tag: str | None = None
+    A plain class, like the other values every request builds: a dataclass costs about a millisecond of start-up.
+    """
+
+    __slots__ = ("body", "header", "heredoc", "id", "tag")
+
+    def __init__(
+        self,
+        header: str,
+        body: str | None = None,
+        id: str | None = None,
+        heredoc: str | None = None,
+        tag: str | None = None,
+    ) -> None:
+        self.header = header
+        self.body = body
+        self.id = id
+        #: The `<<TAG` marker as typed and its tag, when the body came from a heredoc.
+        self.heredoc = heredoc
+        self.tag = tag
+
+    def _fields(self) -> tuple[str | None, ...]:
+        return (self.header, self.body, self.id, self.heredoc, self.tag)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Request) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment] - mutable, like the dataclass it replaces
+
+    def __repr__(self) -> str:
+        return "Request(header={!r}, body={!r}, id={!r}, heredoc={!r}, tag={!r})".format(*self._fields())
 
     def shell_text(self, command: str) -> str:
         """The text a shell runs for `command` (the header's command part) and the body.
@@ -37,25 +60,47 @@ class Request:
         it to find the request's end, bash gets the marker, the lines and the terminator. `!<<EOF` with nothing
         before the marker, or a header that still ends in another marker (`!cat <<'A' <<B`), keeps the body as script.
         """
-        if self.heredoc and self.tag and command.strip() and HEREDOC.search(command) is None:
+        if self.heredoc and self.tag and command.strip() and re.search(HEREDOC, command) is None:
             return f"{command} {self.heredoc}\n{self.body or ''}{self.tag}\n"
         return command if self.body is None else f"{command}\n{self.body}"
 
 
-@dataclass
 class Invocation:
     """A request split into a command: `name` lower-cased without the slash, `args` shell-split."""
 
-    name: str
-    args: list[str] = field(default_factory=list)
-    arg_text: str = ""
-    body: str | None = None
-    is_shell: bool = False
+    __slots__ = ("arg_text", "args", "body", "is_shell", "name")
+
+    def __init__(
+        self,
+        name: str,
+        args: list[str] | None = None,
+        arg_text: str = "",
+        body: str | None = None,
+        is_shell: bool = False,
+    ) -> None:
+        self.name = name
+        self.args: list[str] = [] if args is None else args
+        self.arg_text = arg_text
+        self.body = body
+        self.is_shell = is_shell
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.name, self.args, self.arg_text, self.body, self.is_shell)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Invocation) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "Invocation(name={!r}, args={!r}, arg_text={!r}, body={!r}, is_shell={!r})".format(*self._fields())
 
 
 def heredoc_tag(header: str, *, shell_line: bool = False) -> str | None:
     """The terminator a header's `<<TAG` asks for, or None. A line for a shell (bash topic or mode) is any line."""
-    match = HEREDOC.search(header)
+    if "<<" not in header:
+        return None
+    match = re.search(HEREDOC, header)
     if not match or not (shell_line or header.lstrip().startswith(("/", "!", "["))):
         return None
     return next(group for group in match.groups() if group)
@@ -84,21 +129,22 @@ def parse_request(text: str) -> Request:
     text = text.lstrip("\r\n")
     header, rest = _first_line(text)
     header = header.strip()
-    if len(header.encode("utf-8", "surrogatepass")) > MAX_HEADER_BYTES:
+    # a character is at most 4 bytes in UTF-8: only a long header needs encoding to be measured
+    if len(header) > MAX_HEADER_BYTES // 4 and len(header.encode("utf-8", "surrogatepass")) > MAX_HEADER_BYTES:
         raise StringError(
             "TOO_LARGE",
             f"Request line is longer than {MAX_HEADER_BYTES // 1024} KB.",
             "Put long content in the body (after the first line, or in a <<EOF heredoc).",
         )
     request_id = None
-    match = REQUEST_ID.match(header)
+    match = REQUEST_ID.match(header) if header.startswith("[") else None
     if match:
         request_id = match.group(1)
         header = header[match.end() :]
     tag = heredoc_tag(header)
     if tag is None:
         return Request(header=header, body=rest, id=request_id)
-    marker = HEREDOC.search(header)
+    marker = re.search(HEREDOC, header)
     assert marker is not None
     header = header[: marker.start()].rstrip()
     lines = (rest or "").split("\n")
@@ -117,11 +163,11 @@ def reply_header(text: str) -> tuple[str, str | None]:
     """The (header, id) a reply echoes for text that could not be parsed as a whole request."""
     header = text.lstrip("\r\n").split("\n", 1)[0].replace("\x00", "").strip()
     request_id = None
-    match = REQUEST_ID.match(header)
+    match = REQUEST_ID.match(header) if header.startswith("[") else None
     if match:
         request_id, header = match.group(1), header[match.end() :]
     if heredoc_tag(header) is not None:
-        header = HEREDOC.sub("", header).rstrip()
+        header = re.sub(HEREDOC, "", header).rstrip()
     return header, request_id
 
 
@@ -144,7 +190,7 @@ def substitute(text: str, variables: dict[str, str]) -> str:
     """Replace `{name}` with a session variable; unknown names stay literal."""
     if "{" not in text or not variables:
         return text
-    return VARIABLE.sub(lambda m: variables.get(m.group(1), m.group(0)), text)
+    return re.sub(VARIABLE, lambda m: variables.get(m.group(1), m.group(0)), text)
 
 
 def parse_invocation(

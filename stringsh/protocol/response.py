@@ -3,23 +3,38 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from stringsh.protocol.request import reply_header
 
 HEADER_LIMIT = 80
 #: `/set $NAME = value` on the header line: the value is a secret and is never echoed (see stringsh.actions.envstore).
-SECRET_ASSIGNMENT = re.compile(r"^(/{1,2}set\s+\$[A-Za-z_]\w*\s*=\s*)\S.*$", re.IGNORECASE)
+SECRET_ASSIGNMENT = r"(?i)^(/{1,2}set\s+\$[A-Za-z_]\w*\s*=\s*)\S.*$"  # compiled by `re` on first use
 
 
-@dataclass
 class Result:
-    """What a command returns. `ok=False` with content is a failing result that still has a body (bash EXIT_n)."""
+    """What a command returns. `ok=False` with content is a failing result that still has a body (bash EXIT_n).
 
-    message: str
-    content: str | None = None
-    ok: bool = True
-    code: str | None = None
+    Plain classes here, not dataclasses: every start-up builds them, and a dataclass costs about a millisecond.
+    """
+
+    __slots__ = ("code", "content", "message", "ok")
+
+    def __init__(self, message: str, content: str | None = None, ok: bool = True, code: str | None = None) -> None:
+        self.message = message
+        self.content = content
+        self.ok = ok
+        self.code = code
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.message, self.content, self.ok, self.code)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Result) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "Result(message={!r}, content={!r}, ok={!r}, code={!r})".format(*self._fields())
 
     @property
     def text(self) -> str:
@@ -28,15 +43,35 @@ class Result:
         return f"{self.message}\n---\n{self.content}"
 
 
-@dataclass
 class Reply:
     """A formatted reply as every front end sends it."""
 
-    text: str
-    ok: bool
-    code: str | None
-    id: str | None
-    topic: str = "main"
+    __slots__ = ("code", "id", "ok", "text", "topic")
+
+    def __init__(
+        self,
+        text: str,
+        ok: bool,
+        code: str | None,
+        id: str | None,
+        topic: str = "main",
+    ) -> None:
+        self.text = text
+        self.ok = ok
+        self.code = code
+        self.id = id
+        self.topic = topic
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.text, self.ok, self.code, self.id, self.topic)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Reply) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "Reply(text={!r}, ok={!r}, code={!r}, id={!r}, topic={!r})".format(*self._fields())
 
 
 def cut_header(header: str) -> str:
@@ -46,7 +81,9 @@ def cut_header(header: str) -> str:
 
 def re_line(header: str, request_id: str | None) -> str:
     prefix = f"[{request_id}] " if request_id else ""
-    return f"re: {prefix}{cut_header(SECRET_ASSIGNMENT.sub(lambda m: m.group(1) + '••••••', header))}"
+    if "$" in header:  # only `/set $NAME = value` carries a secret
+        header = re.sub(SECRET_ASSIGNMENT, lambda m: m.group(1) + "••••••", header)
+    return f"re: {prefix}{cut_header(header)}"
 
 
 def error_text(code: str, message: str) -> str:

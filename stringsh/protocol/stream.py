@@ -1,6 +1,7 @@
 """Cut a byte line stream (pipe, pty, script file) into whole requests.
 
 Shared by `run`, the plain loop and the daemon so that heredocs, comments and bad bytes behave the same everywhere.
+Each whole request is parsed here, once: front ends hand `StreamItem.request` on and never parse its text again.
 """
 
 from __future__ import annotations
@@ -8,19 +9,30 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from stringsh.errors import StringError
 from stringsh.protocol.framing import ENVELOPE_CLOSE, envelope_topic
-from stringsh.protocol.request import heredoc_tag
+from stringsh.protocol.request import Request, heredoc_tag, parse_request
 
 MAX_LINE_BYTES = 1024 * 1024
 
 
 @dataclass
 class StreamItem:
-    """A whole request text, or an error found while reading one (then `text` is the header for `re:`)."""
+    """A whole request text and its parsed `request`, or an error found while reading or parsing one (then `text`
+    is what `re:` echoes)."""
 
     text: str
     topic: str | None = None
     error: tuple[str, str] | None = None
+    request: Request | None = None
+
+
+def whole_request(text: str, topic: str | None) -> StreamItem:
+    """The item for a whole request's text: parsed, or the parse error to answer with."""
+    try:
+        return StreamItem(text, topic, request=parse_request(text))
+    except StringError as exc:
+        return StreamItem(text, topic, (exc.code, exc.text))
 
 
 def _decode(raw: bytes) -> tuple[str | None, tuple[str, str] | None]:
@@ -108,7 +120,7 @@ def read_requests(
         shell_line = bool(is_bash_mode and is_bash_mode()) or (topic or "").startswith("bash:")
         tag = heredoc_tag(stripped, shell_line=shell_line)
         if tag is None:
-            yield StreamItem(line.rstrip("\r\n"), topic)
+            yield whole_request(line.rstrip("\r\n"), topic)
             continue
         yield _read_heredoc(line, tag, next_line, topic, on_continuation)
 
@@ -147,5 +159,5 @@ def _read_heredoc(
             parts.append(line)
             if problem:
                 return StreamItem(first.strip(), topic, problem)
-            return StreamItem("".join(parts), topic)
+            return whole_request("".join(parts), topic)
         parts.append(line)

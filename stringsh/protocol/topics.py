@@ -6,16 +6,18 @@ import re
 
 from stringsh.errors import StringError
 
-TAB = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+TAB = r"^[A-Za-z0-9_-]{1,64}$"  # compiled by `re` on the first topic other than main
 RESERVED = frozenset({"app", "bash", "tool", "system"})
 
 
 def parse_topic(topic: str | None) -> tuple[str, str]:
     """Return (canonical topic, kind) where kind is `tab` or `bash`."""
+    if not topic or topic == "main":  # most requests
+        return "main", "tab"
     topic = (topic or "").strip() or "main"
-    if topic.startswith("bash:") and TAB.match(topic[5:]):
+    if topic.startswith("bash:") and re.match(TAB, topic[5:]):
         return topic, "bash"
-    if TAB.match(topic) and topic not in RESERVED:
+    if re.match(TAB, topic) and topic not in RESERVED:
         return topic, "tab"
     raise StringError(
         "INVALID_TARGET",

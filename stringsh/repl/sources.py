@@ -13,9 +13,8 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
-from stringsh.commands.registry import load_commands
 from stringsh.documents.service import DocumentService
 from stringsh.documents.shortcuts import page_menus
 from stringsh.errors import StringError
@@ -24,6 +23,7 @@ from stringsh.render.document import Document, is_markdown
 
 if TYPE_CHECKING:
     from stringsh.actions.model import Action
+    from stringsh.commands.table import CommandSpec
     from stringsh.dispatcher import Dispatcher
     from stringsh.render.index import DocIndex
     from stringsh.render.view import DocumentView
@@ -38,19 +38,6 @@ MAX_INDEX_CHARS = 2 * 1024 * 1024
 COMMAND_NAME = re.compile(r"^[a-z][a-z0-9_.-]*$")
 #: How long a listing or file read for completion is reused (a command in between clears it at once).
 CACHE_SECONDS = 5.0
-
-
-class CommandEntry(Protocol):
-    """What completion reads of one command (the registry's `Command` and the static table's spec both have it)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def syntax(self) -> str: ...
-    @property
-    def summary(self) -> str: ...
-    @property
-    def hidden(self) -> bool: ...
 
 
 def block_ids(index: DocIndex) -> list[str]:
@@ -94,9 +81,9 @@ class Sources:
 
     # commands -------------------------------------------------------------------------------------------
 
-    def command_table(self) -> Mapping[str, CommandEntry]:
+    def command_table(self) -> Mapping[str, CommandSpec]:
         """Every command by name: the one place the REPL reads the command list from."""
-        return load_commands()
+        return self.dispatcher.commands
 
     def commands(self) -> list[tuple[str, str, str]]:
         """(name, summary, syntax) of every visible command typed after `/`, from the command table."""

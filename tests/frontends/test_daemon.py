@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from stringsh.commands.registry import REGISTRY, command
+from stringsh.commands.table import COMMANDS, CommandSpec, Handler
 from stringsh.dispatcher import Dispatcher
 from stringsh.protocol.response import Result
+from stringsh.protocol.stream import StreamItem
 from tests.conftest import STRINGSH, run_stringsh
 from tests.frontends.scripts import SCRIPT, check, make_workspace
 
@@ -112,20 +113,33 @@ def test_daemon_answers_each_request_as_it_arrives(ws: Path) -> None:
         assert proc.wait(timeout=30) == 0
 
 
+def with_command(name: str, function: Handler) -> dict[str, CommandSpec]:
+    """The real command table plus one hidden test command: the table is never changed in place."""
+
+    class LocalCommand(CommandSpec):
+        """A test command whose handler is a local function, not a function of a stringsh.commands module."""
+
+        __slots__ = ()
+
+        def handler(self) -> Handler:
+            return function
+
+    spec = LocalCommand(name, "", "", syntax=f"/{name}", summary="test", section="Help", hidden=True)
+    return {**COMMANDS, name: spec}
+
+
 @pytest.fixture
 def gate():
     """A test-only command that blocks until released, to watch topics queue and run in parallel."""
     started, release = threading.Event(), threading.Event()
 
-    @command("wait-gate", syntax="/wait-gate", summary="test", section="Help", hidden=True)
     def wait_gate(ctx) -> Result:  # type: ignore[no-untyped-def]
         started.set()
         release.wait(10)
         return Result("released")
 
-    yield started, release
+    yield started, release, with_command("wait-gate", wait_gate)
     release.set()
-    REGISTRY.pop("wait-gate")
 
 
 class Sink(io.BytesIO):
@@ -136,9 +150,9 @@ class Sink(io.BytesIO):
 def test_topics_run_in_parallel_and_one_topic_queues(ws: Path, gate) -> None:
     from stringsh.daemon import Daemon
 
-    started, release = gate
+    started, release, commands = gate
     sink = Sink()
-    daemon = Daemon(Dispatcher(ws), queue_size=2, out=sink)
+    daemon = Daemon(Dispatcher(ws, commands=commands), queue_size=2, out=sink)
     daemon.submit("/wait-gate", "slow")
     assert started.wait(10)
     daemon.submit("/set a = 1", "fast")  # another topic is not held up
@@ -159,12 +173,38 @@ def test_topics_run_in_parallel_and_one_topic_queues(ws: Path, gate) -> None:
     assert rest.index("released") < rest.index("re: /set b = 1") < rest.index("re: /set c = 1")
 
 
+def test_a_reader_stuck_on_a_slow_request_hands_reading_on(ws: Path, gate) -> None:
+    """The reading thread runs what it reads; the watchdog starts another reader when one request takes long."""
+    from stringsh.daemon import Daemon
+
+    started, release, commands = gate
+    sink = Sink()
+    daemon = Daemon(Dispatcher(ws, commands=commands), out=sink)
+    requests = iter(
+        [StreamItem("/wait-gate", "slow"), StreamItem("/set a = 1", "fast"), StreamItem("/set b = 2", "slow")]
+    )
+    server = threading.Thread(target=daemon.serve, args=(requests,))
+    server.start()
+    assert started.wait(10)
+    for _ in range(200):
+        if "re: /set a = 1" in sink.text():
+            break
+        time.sleep(0.02)
+    assert "re: /set a = 1" in sink.text()
+    assert "re: /set b = 2" not in sink.text()  # queued behind the gate in its topic
+    release.set()
+    server.join(10)
+    assert not server.is_alive()
+    out = sink.text()
+    assert out.index("re: /wait-gate\nreleased") < out.index("re: /set b = 2")
+
+
 def test_queue_timeout(ws: Path, gate) -> None:
     from stringsh.daemon import Daemon
 
-    started, release = gate
+    started, release, commands = gate
     sink = Sink()
-    daemon = Daemon(Dispatcher(ws), queue_wait=0.3, out=sink)
+    daemon = Daemon(Dispatcher(ws, commands=commands), queue_wait=0.3, out=sink)
     daemon.submit("/wait-gate", "main")
     assert started.wait(10)
     daemon.submit("[late] /set a = 1", "main")
@@ -179,20 +219,17 @@ def test_queue_timeout(ws: Path, gate) -> None:
 
 
 def test_an_exception_in_a_command_is_internal_error_and_the_next_request_is_served(ws: Path) -> None:
-    @command("explode", syntax="/explode", summary="test", section="Help", hidden=True)
     def explode(ctx) -> Result:  # type: ignore[no-untyped-def]
         raise RuntimeError("disk on fire\nsecond line")
 
-    try:
-        d = Dispatcher(ws)
-        reply = d.execute("[e1] /explode")
-        assert (reply.text, reply.code) == (
-            "re: [e1] /explode\nERROR(INTERNAL_ERROR): RuntimeError: disk on fire",
-            "INTERNAL_ERROR",
-        )
-        assert d.execute("/set a = 1").ok
-    finally:
-        REGISTRY.pop("explode")
+    d = Dispatcher(ws, commands=with_command("explode", explode))
+    reply = d.execute("[e1] /explode")
+    assert (reply.text, reply.code) == (
+        "re: [e1] /explode\nERROR(INTERNAL_ERROR): RuntimeError: disk on fire",
+        "INTERNAL_ERROR",
+    )
+    assert d.execute("/set a = 1").ok
+    assert "explode" not in COMMANDS
 
 
 def test_one_topic_keeps_its_order_under_a_burst(ws: Path) -> None:

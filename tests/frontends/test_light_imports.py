@@ -1,25 +1,82 @@
-"""Scripted start-up stays light: the REPL's and documents' heavy libraries load only where they are used."""
+"""Scripted start-up stays light: `-c /ls` loads the modules it needs and no others.
+
+The handler of a command is imported when the command first runs (stringsh.commands.table), the REPL's and the
+documents' libraries only where they are used.
+"""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 HEAVY = ("prompt_toolkit", "rich", "markdown_it", "httpx", "pexpect", "watchdog", "pyte")
 
+#: The front end's own cost: argparse (and the shutil, gettext and locale it pulls in) only for unusual command
+#: lines; importlib.resources only for help pages.
+NOT_FOR_DASH_C = ("argparse", "shutil", "gettext", "locale", "importlib.resources")
+
+#: Every stringsh module `stringsh -c /ls` imports. A new module on this path must be added here on purpose.
+DASH_C_LS_MODULES = frozenset(
+    {
+        "stringsh",
+        "stringsh.cli",
+        "stringsh.commands",
+        "stringsh.commands.context",
+        "stringsh.commands.ls",
+        "stringsh.commands.registry",
+        "stringsh.commands.table",
+        "stringsh.dispatcher",
+        "stringsh.documents",
+        "stringsh.documents.listing",
+        "stringsh.errors",
+        "stringsh.output",
+        "stringsh.protocol",
+        "stringsh.protocol.request",
+        "stringsh.protocol.response",
+        "stringsh.protocol.topics",
+        "stringsh.script",
+        "stringsh.session",
+        "stringsh.workspace",
+        "stringsh.workspace.atomic",
+        "stringsh.workspace.audit",
+        "stringsh.workspace.changes",
+        "stringsh.workspace.engine",
+        "stringsh.workspace.journal",
+        "stringsh.workspace.models",
+        "stringsh.workspace.paths",
+        "stringsh.workspace.policy",
+        "stringsh.workspace.secrets",
+        "stringsh.workspace.seen",
+        "stringsh.workspace.state",
+        "stringsh.workspace.textio",
+    }
+)
+
 PROBE = """
-import sys
+import json, sys
 from stringsh.cli import main
 status = main(["-c", "/ls"])
-heavy = sorted(name for name in {heavy!r} if name in sys.modules)
-print("HEAVY:", ",".join(heavy))
+print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
 """
 
 
-def test_dash_c_ls_imports_no_heavy_library(ws: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-c", PROBE.format(heavy=HEAVY)], cwd=ws, capture_output=True, text=True, timeout=60
-    )
+def dash_c_ls_modules(ws: Path) -> set[str]:
+    proc = subprocess.run([sys.executable, "-c", PROBE], cwd=ws, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[-1] == "HEAVY: "
+    report = json.loads(proc.stdout.splitlines()[-1])
+    assert report["status"] == 0
+    return set(report["modules"])
+
+
+def test_dash_c_ls_imports_no_heavy_library(ws: Path) -> None:
+    modules = dash_c_ls_modules(ws)
+    assert sorted(name for name in (*HEAVY, *NOT_FOR_DASH_C) if name in modules) == []
+
+
+def test_dash_c_ls_imports_exactly_the_named_stringsh_modules(ws: Path) -> None:
+    modules = dash_c_ls_modules(ws)
+    ours = {name for name in modules if name == "stringsh" or name.startswith("stringsh.")}
+    assert sorted(ours - DASH_C_LS_MODULES) == [], "new on the -c /ls path"
+    assert sorted(DASH_C_LS_MODULES - ours) == [], "no longer on the -c /ls path: drop from the list"

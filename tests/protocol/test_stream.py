@@ -79,3 +79,19 @@ def test_heredoc_in_bash_mode_and_bash_topics_needs_no_command_prefix() -> None:
     assert [item.text for item in got] == ["cat > f <<EOF\nline\nEOF\n", "ls"]
     routed = items("<𝒞=string:bash:dev>\ncat <<END\nx\nEND\n</𝒞>\n".encode(), envelopes=True)
     assert [(item.text, item.topic) for item in routed] == [("cat <<END\nx\nEND\n", "bash:dev")]
+
+
+def test_each_whole_request_is_parsed_once_by_the_reader() -> None:
+    """Front ends hand `item.request` on; nothing parses the text again."""
+    from stringsh.protocol.request import parse_request
+
+    texts = ["[a1] /ls docs", "/write a <<'EOF'\nx\n\ny\nEOF\n", "!cat <<EOF\nz\nEOF\n"]
+    got = items("\n".join(texts).encode() + b"\n")
+    assert [item.request for item in got] == [parse_request(text) for text in texts]
+
+
+def test_a_header_too_long_to_parse_is_an_error_item_with_the_text_for_re() -> None:
+    line = "/ls " + "x" * (64 * 1024)
+    (item,) = items(line.encode() + b"\n")
+    assert item.request is None and item.error is not None
+    assert item.error[0] == "TOO_LARGE" and item.text == line
