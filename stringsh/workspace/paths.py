@@ -56,6 +56,11 @@ class Resolved:
         self.close()
 
 
+def spool_folder(root: Path) -> Path:
+    """Where shells spool long output: inside the root, the one state path confinement lets a user read."""
+    return root / STATE_DIR / SPOOL_DIR
+
+
 def is_spool_file(parts: list[str]) -> bool:
     return len(parts) == 3 and parts[0] == STATE_DIR and parts[1] == SPOOL_DIR and bool(SPOOL_NAME.match(parts[2]))
 

@@ -150,11 +150,11 @@ def _section(cls: type, table: Any, name: str, source: Path, base: Any = None) -
         raise _bad(source, f"[{name}] must be a table")
     known = {f.name: f for f in fields(cls)}
     values: dict[str, Any] = {}
-    defaults = base if base is not None else cls()
+    defaults = vars(base if base is not None else cls())
     for key, value in table.items():
         if key not in known:
             raise _bad(source, f"unknown key {key!r} in [{name}] (known: {', '.join(sorted(known))})")
-        expected = getattr(defaults, key)
+        expected = defaults[key]
         if isinstance(expected, bool):
             ok = isinstance(value, bool)
         elif isinstance(expected, int | float):
@@ -169,7 +169,7 @@ def _section(cls: type, table: Any, name: str, source: Path, base: Any = None) -
         if not ok:
             raise _bad(source, f"{name}.{key} has the wrong type ({type(value).__name__})")
         values[key] = value
-    return cls(**{**{f: getattr(defaults, f) for f in known}, **values})
+    return cls(**{**defaults, **values})
 
 
 def _roots(raw: Any, source: Path, workspace_root: Path) -> tuple[Root, ...]:
