@@ -9,7 +9,6 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from stringsh.workspace.models import ChangeSet, DirEntry, FileInfo, RevertOutcome, TextFile, WriteOutcome
 from stringsh.workspace.paths import Confiner
 from stringsh.workspace.policy import POLICY_FILE, Policy, load_policy
 from stringsh.workspace.state import EngineState
@@ -17,7 +16,11 @@ from stringsh.workspace.state import EngineState
 if TYPE_CHECKING:
     from stringsh.workspace.audit import AuditCheck
     from stringsh.workspace.journal import ChangeRow, Journal
+    from stringsh.workspace.models import ChangeSet, RevertOutcome, WriteOutcome
+    from stringsh.workspace.ops.listdir import DirEntry
+    from stringsh.workspace.ops.read import TextFile
     from stringsh.workspace.ops.shell import ShellRequest, ShellSlot
+    from stringsh.workspace.ops.stat import FileInfo
     from stringsh.workspace.secrets import Redactor
     from stringsh.workspace.shell.result import ShellResult
     from stringsh.workspace.shell.session import ShellSession

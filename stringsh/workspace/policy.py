@@ -48,7 +48,7 @@ from stringsh.workspace.secrets import (
 )
 
 POLICY_FILE = "stringsh.toml"
-ROOT_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+ROOT_ID = r"^[A-Za-z0-9._-]{1,64}$"  # compiled only when a policy file names roots
 MODES = ("read_only", "read_write")
 
 
@@ -183,7 +183,7 @@ def _roots(raw: Any, source: Path, workspace_root: Path) -> tuple[Root, ...]:
         if extra:
             raise _bad(source, f"unknown key {sorted(extra)[0]!r} in roots[{index}]")
         rid, path, mode = item.get("id", f"root{index}"), item.get("path"), item.get("mode", "read_write")
-        if not isinstance(rid, str) or not ROOT_ID.match(rid):
+        if not isinstance(rid, str) or not re.match(ROOT_ID, rid):
             raise _bad(source, f"roots[{index}].id must match [A-Za-z0-9._-]{{1,64}}")
         if not isinstance(path, str) or not path or "\x00" in path:
             raise _bad(source, f"roots[{index}].path must be a non-empty string")

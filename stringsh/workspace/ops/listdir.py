@@ -8,12 +8,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
-from stringsh.workspace.models import DirEntry
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.paths import DIR_FLAGS, STATE_DIR, TEMP_PREFIX
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
+
+
+@dataclass(frozen=True)
+class DirEntry:
+    name: str
+    is_dir: bool
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,32 @@ from typing import TYPE_CHECKING
 from stringsh.errors import StringError
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import sha256
-from stringsh.workspace.models import TextFile
 from stringsh.workspace.ops.guard import check_hardlink, require
-from stringsh.workspace.textio import decode, newline_style
+from stringsh.workspace.textio import count_lines, decode, newline_style
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
     from stringsh.workspace.paths import Resolved
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """A decoded text file. `text` keeps the file's own line endings (no translation), so slicing it and
+    encoding it back with `encoding`/`bom` gives the original bytes."""
+
+    rel: str
+    text: str
+    encoding: str  # "utf-8" or "utf-16-le" / "utf-16-be"
+    bom: bool
+    newline: str  # "lf", "crlf", "cr", "mixed" or "none"
+    final_newline: bool
+    sha256: str  # of the raw bytes
+    size: int
+    mtime_ns: int
+
+    @property
+    def line_count(self) -> int:
+        return count_lines(self.text)
 
 
 @dataclass(frozen=True)

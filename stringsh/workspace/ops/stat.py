@@ -8,11 +8,21 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
-from stringsh.workspace.models import FileInfo
 from stringsh.workspace.ops.guard import require
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """Metadata of one confined path; `rel` is the resolved root-relative POSIX path."""
+
+    rel: str
+    size: int
+    mtime_ns: int
+    mode: int
+    is_dir: bool
 
 
 @dataclass(frozen=True)
