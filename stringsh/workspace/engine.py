@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.ops.shell import ShellRequest, ShellSlot
     from stringsh.workspace.ops.stat import FileInfo
     from stringsh.workspace.secrets import Redactor
+    from stringsh.workspace.shell.providers import Provider
     from stringsh.workspace.shell.result import ShellResult
     from stringsh.workspace.shell.session import ShellSession
     from stringsh.workspace.shell.settings import ShellSettings
@@ -195,6 +196,13 @@ class Workspace:
         from stringsh.workspace.ops.shell import shell_settings
 
         return shell_settings(self)
+
+    def shell_provider(self) -> Provider:
+        """The policy's shell provider (bubblewrap probed once per workspace), for other sandboxed commands."""
+        from stringsh.workspace.ops.shell import provider
+        from stringsh.workspace.shell.settings import settings_from_policy
+
+        return provider(self, settings_from_policy(self.policy))
 
     def topic_shell(self, slot: ShellSlot) -> ShellSession:
         """The topic's persistent shell kept in `slot` (a Session), started or re-configured from the policy."""
