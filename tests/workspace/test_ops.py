@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -67,8 +66,8 @@ class Slot:
 
 
 def without(root: Path, flag: str) -> Workspace:
-    permissions = replace(Permissions(), **{flag: False})
-    return Workspace(root, replace(Policy.default(root), permissions=permissions))
+    permissions = Permissions()._replace(**{flag: False})
+    return Workspace(root, Policy.default(root)._replace(permissions=permissions))
 
 
 @pytest.mark.parametrize("flag", sorted(CASES))
@@ -93,7 +92,7 @@ def test_each_operation_checks_its_own_permission(tmp_path: Path, flag: str) -> 
 def test_a_read_only_root_refuses_every_mutation(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("a\n")
     policy = Policy.default(tmp_path)
-    workspace = Workspace(tmp_path, replace(policy, roots=(replace(policy.root, mode="read_only"),)))
+    workspace = Workspace(tmp_path, policy._replace(roots=(policy.root._replace(mode="read_only"),)))
     for flag, refused in (("write", "write"), ("delete", "write"), ("revert", "revert")):  # a delete writes too
         for facade, direct in CASES[flag]:
             for call in (facade, direct):
