@@ -5,9 +5,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace import changes
@@ -18,8 +17,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
 
 
-@dataclass(frozen=True)
-class ApplyRequest:
+class ApplyRequest(NamedTuple):
     files: tuple[FileChange, ...]
     topic: str = "main"
 

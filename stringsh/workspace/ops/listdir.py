@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.ops.guard import require
@@ -15,14 +14,12 @@ if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
 
 
-@dataclass(frozen=True)
-class DirEntry:
+class DirEntry(NamedTuple):
     name: str
     is_dir: bool
 
 
-@dataclass(frozen=True)
-class ListRequest:
+class ListRequest(NamedTuple):
     path: str = "."
     topic: str | None = None
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace import atomic
@@ -18,8 +17,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.paths import Resolved
 
 
-@dataclass(frozen=True)
-class TextFile:
+class TextFile(NamedTuple):
     """A decoded text file. `text` keeps the file's own line endings (no translation), so slicing it and
     encoding it back with `encoding`/`bom` gives the original bytes."""
 
@@ -38,8 +36,7 @@ class TextFile:
         return count_lines(self.text)
 
 
-@dataclass(frozen=True)
-class ReadRequest:
+class ReadRequest(NamedTuple):
     path: str
     topic: str | None = None
 

@@ -3,8 +3,7 @@ changed since. Undo walks the topic's changes back one at a time."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace import changes
@@ -18,14 +17,12 @@ if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
 
 
-@dataclass(frozen=True)
-class RevertRequest:
+class RevertRequest(NamedTuple):
     change_id: int
     topic: str | None = None
 
 
-@dataclass(frozen=True)
-class UndoRequest:
+class UndoRequest(NamedTuple):
     topic: str
 
 

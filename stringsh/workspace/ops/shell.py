@@ -7,8 +7,8 @@ One audit record per command, with its outcome (`ok`, `EXIT_<n>`, `TIMEOUT`, an 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from stringsh.errors import StringError
 
@@ -20,14 +20,13 @@ if TYPE_CHECKING:
     from stringsh.workspace.shell.settings import ShellSettings
 
 
-@dataclass(frozen=True)
-class ShellRequest:
+class ShellRequest(NamedTuple):
     """`timeout` in seconds overrides the policy's for this command; `variables` are exported (valid names)."""
 
     command: str
     topic: str
     timeout: float | None = None
-    variables: Mapping[str, str] = field(default_factory=dict)
+    variables: Mapping[str, str] = MappingProxyType({})
 
 
 class ShellSlot(Protocol):

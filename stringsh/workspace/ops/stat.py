@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.ops.guard import require
@@ -14,8 +13,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
 
 
-@dataclass(frozen=True)
-class FileInfo:
+class FileInfo(NamedTuple):
     """Metadata of one confined path; `rel` is the resolved root-relative POSIX path."""
 
     rel: str
@@ -25,8 +23,7 @@ class FileInfo:
     is_dir: bool
 
 
-@dataclass(frozen=True)
-class StatRequest:
+class StatRequest(NamedTuple):
     path: str
 
 

@@ -3,8 +3,7 @@ and mode; each is a one-file change set (journalled, revertable)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace import changes
@@ -20,8 +19,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
 
 
-@dataclass(frozen=True)
-class WriteRequest:
+class WriteRequest(NamedTuple):
     path: str
     text: str
     topic: str = "main"
@@ -29,15 +27,13 @@ class WriteRequest:
     create_parents: bool = True
 
 
-@dataclass(frozen=True)
-class AppendRequest:
+class AppendRequest(NamedTuple):
     path: str
     text: str
     topic: str = "main"
 
 
-@dataclass(frozen=True)
-class Encoded:
+class Encoded(NamedTuple):
     """`text` as the bytes `path` would get, and whether the file would be created."""
 
     data: bytes
