@@ -70,11 +70,12 @@ class Dispatcher:
     @property
     def documents(self) -> DocumentState:
         """The workspace's index cache and file watcher, shared by every topic; made on first use."""
+        workspace = self.workspace  # outside the lock: loading the workspace takes it too
         with self._sessions_lock:
             if self._documents is None:
                 from stringsh.documents.state import DocumentState
 
-                self._documents = DocumentState(self.root)
+                self._documents = DocumentState(workspace)
             return self._documents
 
     def session(self, topic: str | None = None) -> Session:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported for the types only: start-up stays light
@@ -10,21 +9,30 @@ if TYPE_CHECKING:  # imported for the types only: start-up stays light
     from stringsh.workspace.shell.session import ShellSession
 
 
-@dataclass
 class Session:
-    topic: str
-    kind: str = "tab"
-    variables: dict[str, str] = field(default_factory=dict)
-    #: The open document view (kept by stringsh.documents.service), None when nothing is open.
-    document: DocumentView | None = None
-    #: Previous document views, most recent last.
-    history: list[DocumentView] = field(default_factory=list)
-    #: Files this topic has read, root-relative path -> sha256, for the stale-write guard.
-    seen: dict[str, str] = field(default_factory=dict)
-    #: The topic's persistent shell, started on first use.
-    bash: ShellSession | None = None
-    #: True while the plain loop's `/bash` mode sends every line to the shell.
-    bash_mode: bool = False
+    """One topic's state. A plain class, not a dataclass: `-c /ls` makes one, and dataclasses cost start-up."""
+
+    def __init__(
+        self,
+        topic: str,
+        kind: str = "tab",
+        variables: dict[str, str] | None = None,
+        *,
+        bash_mode: bool = False,
+    ) -> None:
+        self.topic = topic
+        self.kind = kind
+        self.variables: dict[str, str] = {} if variables is None else variables
+        #: The open document view (kept by stringsh.documents.service), None when nothing is open.
+        self.document: DocumentView | None = None
+        #: Previous document views, most recent last.
+        self.history: list[DocumentView] = []
+        #: Files this topic has read, root-relative path -> sha256, for the stale-write guard.
+        self.seen: dict[str, str] = {}
+        #: The topic's persistent shell, started on first use.
+        self.bash: ShellSession | None = None
+        #: True while the plain loop's `/bash` mode sends every line to the shell.
+        self.bash_mode = bash_mode
 
     def exported_variables(self) -> dict[str, str]:
         """Session variables that reach shells: all but names starting with `_`."""

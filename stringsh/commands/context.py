@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -14,12 +13,14 @@ if TYPE_CHECKING:
     from stringsh.session import Session
 
 
-@dataclass
 class Context:
-    dispatcher: Dispatcher
-    session: Session
-    invocation: Invocation
-    request: Request
+    """A plain class, not a dataclass: every request makes one, and dataclasses cost start-up."""
+
+    def __init__(self, dispatcher: Dispatcher, session: Session, invocation: Invocation, request: Request) -> None:
+        self.dispatcher = dispatcher
+        self.session = session
+        self.invocation = invocation
+        self.request = request
 
     @property
     def args(self) -> list[str]:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 
-from stringsh.commands.bash import audited, call_timeout, shell_settings, spool_dir, to_result
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
+from stringsh.commands.shellreply import call_timeout, to_result
 from stringsh.errors import StringError
 from stringsh.protocol.request import substitute
 from stringsh.protocol.response import Result
+from stringsh.workspace.ops.shell import ShellRequest
 
 TIMEOUT_FLAG = re.compile(r"^--timeout[= ](\S+)\s*")
 
@@ -33,17 +34,5 @@ def exec_command(ctx: Context) -> Result:
     if not text.strip():
         raise StringError("INVALID_PAYLOAD", "Nothing to run.", "Usage: /exec <command>, e.g. /exec ls -la")
 
-    def run() -> Result:
-        from stringsh.workspace.shell.oneshot import run_once
-
-        result = run_once(
-            text,
-            ctx.dispatcher.root,
-            shell_settings(ctx),
-            variables=ctx.session.exported_variables(),
-            timeout=timeout,
-            spool_dir=spool_dir(ctx),
-        )
-        return to_result(result)
-
-    return audited(ctx, "exec", run)
+    request = ShellRequest(text, ctx.session.topic, timeout, ctx.session.exported_variables())
+    return to_result(ctx.dispatcher.workspace.exec_once(request))

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from stringsh.actions.run import ActionHost, Outcome
     from stringsh.documents.service import DocumentService
     from stringsh.render.view import DocumentView
-    from stringsh.workspace.policy import Shell
+    from stringsh.workspace.engine import Workspace
 
 #: Session variable that sets the HTTP timeout in seconds (default 30).
 HTTP_TIMEOUT = "_http_timeout"
@@ -76,18 +76,17 @@ def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
         exported=session.exported_variables(),
         cli_timeout=float(shell.timeout),
         http_limits=limits,
-        cli_wrap=sandbox_wrap(shell, root),
+        cli_wrap=sandbox_wrap(workspace),
     )
 
 
-def sandbox_wrap(shell: Shell, root: Path) -> Callable[[list[str]], list[str]] | None:
-    """The policy's shell sandbox for CLI actions, as the shell's provider builds it; asked for and missing is an
-    error (the provider raises it), never a silent fallback."""
-    if not shell.sandbox:
+def sandbox_wrap(workspace: Workspace) -> Callable[[list[str]], list[str]] | None:
+    """The policy's shell sandbox for CLI actions: the engine's own provider (its writable roots, its bubblewrap
+    probe), so an action is confined exactly as `!cmd` is; asked for and missing is an error, never a fallback."""
+    if not workspace.policy.shell.sandbox:
         return None
-    from stringsh.workspace.shell.providers import make_provider
-
-    provider = make_provider("bubblewrap")
+    provider = workspace.shell_provider()
+    root = workspace.root
     return lambda argv: provider.wrap(argv, root)
 
 

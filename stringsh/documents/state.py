@@ -3,33 +3,28 @@
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from stringsh.render.cache import IndexCache
     from stringsh.render.watch import Watcher
+    from stringsh.workspace.engine import Workspace
 
 
-def make_index_cache(root: Path) -> IndexCache:
-    """The one place the index cache's folder and signing key are chosen.
+def make_index_cache(workspace: Workspace) -> IndexCache:
+    """The index cache of a workspace: its folder and signing key are the engine state's (`EngineState`), so no
+    path under `.stringsh/` or key file is spelled out here. Disk entries are reached from the root without
+    following symlinks; the key is asked for on the first disk access only."""
+    from stringsh.render.cache import IndexCache
 
-    Disk entries live in `<root>/.stringsh/cache/index/`, reached from the root without following symlinks; they
-    are signed with this user's key in the config folder (`cache.key`), read on the first disk access only.
-    """
-    from stringsh.render.cache import IndexCache, read_or_create_key
-    from stringsh.userdirs import config_dir
-
-    return IndexCache(
-        root / ".stringsh" / "cache" / "index", key=lambda: read_or_create_key(config_dir() / "cache.key"), base=root
-    )
+    return IndexCache(workspace.state.index_cache_dir, key=workspace.state.cache_key, base=workspace.root)
 
 
 class DocumentState:
     """Shared by every topic of one dispatcher; both parts are made on first use and the watcher stops on close."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
         self._lock = threading.Lock()
         self._cache: IndexCache | None = None
         self._watcher: Watcher | None = None
@@ -38,7 +33,7 @@ class DocumentState:
     def index_cache(self) -> IndexCache:
         with self._lock:
             if self._cache is None:
-                self._cache = make_index_cache(self.root)
+                self._cache = make_index_cache(self.workspace)
             return self._cache
 
     @property

@@ -158,28 +158,3 @@ class IndexCache:
 
 def _mac(key: bytes, name: str, payload: bytes) -> bytes:
     return hmac.new(key, name.encode() + b"\0" + payload, hashlib.sha256).digest()
-
-
-def read_or_create_key(path: Path) -> bytes | None:
-    """A secret for signing disk entries, kept at `path` (0600); None when it cannot be read or made.
-
-    Created whole or not at all (a temp file linked into place), so a racing process never reads half a key."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if not path.exists():
-            tmp = path.with_name(f".cache.key-{secrets.token_hex(8)}")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(secrets.token_bytes(32))
-                with contextlib.suppress(FileExistsError):
-                    os.link(tmp, path)
-            finally:
-                os.unlink(tmp)
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        with os.fdopen(fd, "rb") as handle:
-            key = handle.read()
-    except OSError:
-        return None
-    return key if len(key) == 32 else None
-

@@ -1,21 +1,38 @@
-"""The workspace engine: confined paths, byte-faithful text, atomic writes, change journal.
+"""The workspace engine: confined paths, byte-faithful text, atomic writes, change journal, audited shells.
 
-Every front end goes through `Workspace`; nothing here knows String syntax, the wire or the UI.
+Every front end goes through `Workspace`; nothing here knows String syntax, the wire or the UI. Names load on
+first use (PEP 562), so importing the package for `Workspace` does not also build every response type.
 """
 
-from stringsh.workspace.engine import Workspace
-from stringsh.workspace.models import (
-    ChangeSet,
-    DirEntry,
-    FileChange,
-    FileInfo,
-    RevertedFile,
-    RevertOutcome,
-    TextFile,
-    WriteOutcome,
-)
-from stringsh.workspace.policy import Policy, load_policy
-from stringsh.workspace.seen import is_seen_unchanged, mark_seen
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.models import ChangeSet, FileChange, RevertedFile, RevertOutcome, WriteOutcome
+    from stringsh.workspace.ops.listdir import DirEntry
+    from stringsh.workspace.ops.read import TextFile
+    from stringsh.workspace.ops.stat import FileInfo
+    from stringsh.workspace.policy import Policy, load_policy
+    from stringsh.workspace.seen import is_seen_unchanged, mark_seen
+
+_WHERE = {
+    "Workspace": "engine",
+    "ChangeSet": "models",
+    "DirEntry": "ops.listdir",
+    "FileChange": "models",
+    "FileInfo": "ops.stat",
+    "RevertedFile": "models",
+    "RevertOutcome": "models",
+    "TextFile": "ops.read",
+    "WriteOutcome": "models",
+    "Policy": "policy",
+    "load_policy": "policy",
+    "is_seen_unchanged": "seen",
+    "mark_seen": "seen",
+}
 
 __all__ = [
     "ChangeSet",
@@ -32,3 +49,9 @@ __all__ = [
     "load_policy",
     "mark_seen",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)

@@ -7,13 +7,18 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import stat
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
 from stringsh.workspace.paths import TEMP_PREFIX
+
+if TYPE_CHECKING:
+    import concurrent.futures
 
 #: O_NONBLOCK: opening a FIFO must not wait for a writer (a regular file ignores the flag); fstat then refuses it.
 READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
@@ -28,6 +33,11 @@ def _umask() -> int:
 
 UMASK = _umask()
 DEFAULT_MODE = 0o666 & ~UMASK
+
+
+def sha256(data: bytes) -> str:
+    """The content hash the journal, the stale-write guard and the index cache all key on."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def temp_name(change_id: int, index: int) -> str:
@@ -103,27 +113,37 @@ def stage(dir_fd: int, tmp: str, data: bytes, mode: int) -> None:
         os.close(fd)
 
 
-if TYPE_CHECKING:
-    import concurrent.futures
+class FsyncPool:
+    """Worker threads that fsync descriptors side by side; one per workspace state, started on first use.
 
-_POOL: concurrent.futures.ThreadPoolExecutor | None = None
+    Independent fsyncs overlap (the filesystem can commit them together) instead of queueing one after another."""
 
+    def __init__(self, workers: int = 8) -> None:
+        self.workers = workers
+        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
 
-def fsync_all(fds: list[int], alongside: Callable[[], None] | None = None) -> None:
-    """fsync every descriptor on worker threads while `alongside` runs here; independent fsyncs overlap
-    (the filesystem can commit them together) instead of queueing one after another."""
-    global _POOL
-    if _POOL is None:
-        from concurrent.futures import ThreadPoolExecutor  # first multi-file write only: ~6 ms at start-up
+    def fsync_all(self, fds: list[int], alongside: Callable[[], None] | None = None) -> None:
+        """fsync every descriptor on worker threads while `alongside` runs here."""
+        with self._lock:
+            if self._executor is None:
+                from concurrent.futures import ThreadPoolExecutor  # first multi-file write only: ~6 ms at start-up
 
-        _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="stringsh-fsync")
-    futures = [_POOL.submit(os.fsync, fd) for fd in fds]
-    try:
-        if alongside is not None:
-            alongside()
-    finally:
-        for future in futures:
-            future.result()
+                self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="stringsh-fsync")
+            executor = self._executor
+        futures = [executor.submit(os.fsync, fd) for fd in fds]
+        try:
+            if alongside is not None:
+                alongside()
+        finally:
+            for future in futures:
+                future.result()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._executor is not None:
+                self._executor.shutdown(wait=True)
+                self._executor = None
 
 
 def commit(dir_fd: int, tmp: str, name: str) -> None:
@@ -135,7 +155,7 @@ def remove(dir_fd: int, name: str) -> None:
         os.unlink(name, dir_fd=dir_fd)
 
 
-def fsync_dirs(fds: list[int]) -> None:
+def fsync_dirs(fds: list[int], pool: FsyncPool) -> None:
     """fsync each distinct folder once."""
     seen: dict[tuple[int, int], int] = {}
     for fd in fds:
@@ -145,4 +165,4 @@ def fsync_dirs(fds: list[int]) -> None:
     if len(unique) == 1:
         os.fsync(unique[0])
     else:
-        fsync_all(unique)
+        pool.fsync_all(unique)

@@ -11,8 +11,8 @@ import json
 import os
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 GENESIS = "0" * 64
 
@@ -22,8 +22,7 @@ def _digest(prev: str, record: dict[str, object]) -> str:
     return hashlib.sha256((prev + body).encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True)
-class AuditCheck:
+class AuditCheck(NamedTuple):
     ok: bool
     records: int
     bad_line: int | None = None

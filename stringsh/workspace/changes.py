@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import stat
 from collections.abc import Callable
@@ -17,12 +16,9 @@ from dataclasses import dataclass, field
 
 from stringsh.errors import StringError
 from stringsh.workspace import atomic
+from stringsh.workspace.atomic import sha256
 from stringsh.workspace.journal import FileRow, Journal
 from stringsh.workspace.paths import DIR_FLAGS, Confiner, Resolved
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass
@@ -109,7 +105,7 @@ def _put(fd: int, name: str, tmp: str, data: bytes | None, mode: int | None) -> 
         atomic.commit(fd, tmp, name)
 
 
-def execute(cs: int, plans: list[Plan], seal: Callable[[], None] | None = None) -> None:
+def execute(cs: int, plans: list[Plan], pool: atomic.FsyncPool, seal: Callable[[], None] | None = None) -> None:
     """Stage every new file; fsync the temps while `seal` makes the journal record durable; then rename them
     all and sync the folders. Undo what was done on failure."""
     replaced: list[Plan] = []
@@ -121,7 +117,7 @@ def execute(cs: int, plans: list[Plan], seal: Callable[[], None] | None = None) 
                     _make_parents(p)
                     tmp = atomic.temp_name(cs, p.idx)
                     fds.append(atomic.stage_open(p.res.parent_fd, tmp, p.data, p.new_mode or atomic.DEFAULT_MODE))
-            atomic.fsync_all(fds, seal)
+            pool.fsync_all(fds, seal)
         finally:
             for fd in fds:
                 os.close(fd)
@@ -131,7 +127,7 @@ def execute(cs: int, plans: list[Plan], seal: Callable[[], None] | None = None) 
                 atomic.remove(p.res.parent_fd, p.res.name)
             else:
                 atomic.commit(p.res.parent_fd, atomic.temp_name(cs, p.idx), p.res.name)
-        atomic.fsync_dirs([p.res.parent_fd for p in plans] + [fd for p in plans for fd in p.synced])
+        atomic.fsync_dirs([p.res.parent_fd for p in plans] + [fd for p in plans for fd in p.synced], pool)
     except BaseException:
         for p in reversed(replaced):
             with contextlib.suppress(OSError):
@@ -150,7 +146,7 @@ def close_plans(plans: list[Plan]) -> None:
         p.synced.clear()
 
 
-def recover(journal: Journal, confiner: Confiner, cs: int) -> str:
+def recover(journal: Journal, confiner: Confiner, cs: int, pool: atomic.FsyncPool) -> str:
     """Bring a crashed change set to its before or after state; returns the state recorded."""
     rows = journal.files(cs)
     located: list[tuple[FileRow, Resolved | None, str | None]] = []
@@ -177,7 +173,7 @@ def recover(journal: Journal, confiner: Confiner, cs: int) -> str:
         for row, res, _ in located:
             if res is not None and not res.missing:
                 atomic.remove(res.parent_fd, atomic.temp_name(cs, row.idx))
-        atomic.fsync_dirs([res.parent_fd for _, res, _ in located if res is not None and not res.missing])
+        atomic.fsync_dirs([res.parent_fd for _, res, _ in located if res is not None and not res.missing], pool)
     finally:
         for _, res, _ in located:
             if res is not None:

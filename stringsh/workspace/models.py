@@ -1,47 +1,32 @@
-"""Typed values the engine hands out; plain dataclasses so every front end can format them its own way."""
+"""Typed values the engine hands out; plain dataclasses so every front end can format them its own way.
+
+The change-set values live here; the read-side responses live with their operation (`FileInfo` in ops/stat.py,
+`DirEntry` in ops/listdir.py, `TextFile` in ops/read.py) and are re-exported on first use, so a listing does
+not build the types of a write.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from stringsh.workspace.ops.listdir import DirEntry
+    from stringsh.workspace.ops.read import TextFile
+    from stringsh.workspace.ops.stat import FileInfo
+
+_ELSEWHERE = {"FileInfo": "stat", "DirEntry": "listdir", "TextFile": "read"}
+
+__all__ = [
+    "ChangeSet", "DirEntry", "FileChange", "FileInfo", "RevertOutcome", "RevertedFile", "TextFile", "WriteOutcome",
+]
 
 
-@dataclass(frozen=True)
-class FileInfo:
-    """Metadata of one confined path; `rel` is the resolved root-relative POSIX path."""
-
-    rel: str
-    size: int
-    mtime_ns: int
-    mode: int
-    is_dir: bool
-
-
-@dataclass(frozen=True)
-class DirEntry:
-    name: str
-    is_dir: bool
-
-
-@dataclass(frozen=True)
-class TextFile:
-    """A decoded text file. `text` keeps the file's own line endings (no translation), so slicing it and
-    encoding it back with `encoding`/`bom` gives the original bytes."""
-
-    rel: str
-    text: str
-    encoding: str  # "utf-8" or "utf-16-le" / "utf-16-be"
-    bom: bool
-    newline: str  # "lf", "crlf", "cr", "mixed" or "none"
-    final_newline: bool
-    sha256: str  # of the raw bytes
-    size: int
-    mtime_ns: int
-
-    @property
-    def line_count(self) -> int:
-        from stringsh.workspace.textio import count_lines
-
-        return count_lines(self.text)
+def __getattr__(name: str) -> Any:
+    if name not in _ELSEWHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"stringsh.workspace.ops.{_ELSEWHERE[name]}"), name)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ import os
 import re
 import stat
 from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from stringsh.errors import StringError
@@ -30,19 +29,27 @@ MAX_NAME_BYTES = 255
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-@dataclass
 class Resolved:
     """A confined location: `name` inside the open directory `parent_fd` (owned; call `close`).
 
     `missing` lists parent folders (below `parent_fd`) that do not exist yet; `rel` is the resolved
-    root-relative path ("." for the root), `st` the leaf's lstat or None when it does not exist."""
+    root-relative path ("." for the root), `st` the leaf's lstat or None when it does not exist.
+    A plain slotted class, not a dataclass: every command resolves paths, and the read path then needs no
+    dataclass machinery."""
 
-    parent_fd: int
-    name: str
-    rel: str
-    requested: str
-    st: os.stat_result | None
-    missing: list[str] = field(default_factory=list)
+    __slots__ = ("missing", "name", "parent_fd", "rel", "requested", "st")
+
+    def __init__(self, parent_fd: int, name: str, rel: str, requested: str, st: os.stat_result | None,
+                 missing: list[str] | None = None) -> None:
+        self.parent_fd = parent_fd
+        self.name = name
+        self.rel = rel
+        self.requested = requested
+        self.st = st
+        self.missing: list[str] = [] if missing is None else missing
+
+    def __repr__(self) -> str:
+        return f"Resolved(parent_fd={self.parent_fd}, name={self.name!r}, rel={self.rel!r})"
 
     def close(self) -> None:
         if self.parent_fd >= 0:
@@ -54,6 +61,11 @@ class Resolved:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def spool_folder(root: Path) -> Path:
+    """Where shells spool long output: inside the root, the one state path confinement lets a user read."""
+    return root / STATE_DIR / SPOOL_DIR
 
 
 def is_spool_file(parts: list[str]) -> bool:

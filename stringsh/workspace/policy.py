@@ -34,9 +34,8 @@ Every table and key is optional:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.secrets import (
@@ -48,19 +47,21 @@ from stringsh.workspace.secrets import (
 )
 
 POLICY_FILE = "stringsh.toml"
-ROOT_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+ROOT_ID = r"^[A-Za-z0-9._-]{1,64}$"  # compiled only when a policy file names roots
 MODES = ("read_only", "read_write")
 
 
-@dataclass(frozen=True)
-class Root:
+# The sections are immutable NamedTuples rather than frozen dataclasses: every command, `/ls` included, loads
+# the policy, and on Python 3.11 a frozen dataclass costs about five times as much to define.
+
+
+class Root(NamedTuple):
     id: str
     path: Path
     mode: str = "read_write"
 
 
-@dataclass(frozen=True)
-class Permissions:
+class Permissions(NamedTuple):
     read: bool = True
     list_dir: bool = True
     stat: bool = True
@@ -76,8 +77,7 @@ class Permissions:
     shell: bool = True
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(NamedTuple):
     max_read_bytes: int = 8 * 1024 * 1024
     max_write_bytes: int = 8 * 1024 * 1024
     max_patch_bytes: int = 1024 * 1024
@@ -87,8 +87,7 @@ class Limits:
     max_walk_files: int = 200_000
 
 
-@dataclass(frozen=True)
-class Secrets:
+class Secrets(NamedTuple):
     deny_globs: tuple[str, ...] = DEFAULT_DENY_GLOBS
     allow_globs: tuple[str, ...] = DEFAULT_ALLOW_GLOBS
     redact_regexes: tuple[str, ...] = DEFAULT_REDACT_REGEXES
@@ -97,28 +96,25 @@ class Secrets:
     allow_hardlinks: bool = False
 
 
-@dataclass(frozen=True)
-class Changes:
+class Changes(NamedTuple):
     allow_globs: tuple[str, ...] = ("**",)
     max_files: int = 200
     max_loc: int = 200_000
 
 
-@dataclass(frozen=True)
-class Shell:
+class Shell(NamedTuple):
     timeout: float = 120.0
     output_cap: int = 50 * 1024
     sandbox: bool = False
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(NamedTuple):
     roots: tuple[Root, ...]
-    permissions: Permissions = field(default_factory=Permissions)
-    limits: Limits = field(default_factory=Limits)
-    secrets: Secrets = field(default_factory=Secrets)
-    changes: Changes = field(default_factory=Changes)
-    shell: Shell = field(default_factory=Shell)
+    permissions: Permissions = Permissions()
+    limits: Limits = Limits()
+    secrets: Secrets = Secrets()
+    changes: Changes = Changes()
+    shell: Shell = Shell()
     source: Path | None = None
 
     @classmethod
@@ -144,17 +140,17 @@ def _bad(source: Path, problem: str) -> StringError:
     )
 
 
-def _section(cls: type, table: Any, name: str, source: Path, base: Any = None) -> Any:
-    """Build a dataclass section from a TOML table, checking every key and type."""
+def _section(cls: Any, table: Any, name: str, source: Path, base: Any = None) -> Any:
+    """Build a section from a TOML table, checking every key and type."""
     if not isinstance(table, dict):
         raise _bad(source, f"[{name}] must be a table")
-    known = {f.name: f for f in fields(cls)}
+    known = cls._fields
     values: dict[str, Any] = {}
-    defaults = base if base is not None else cls()
+    defaults = (base if base is not None else cls())._asdict()
     for key, value in table.items():
         if key not in known:
             raise _bad(source, f"unknown key {key!r} in [{name}] (known: {', '.join(sorted(known))})")
-        expected = getattr(defaults, key)
+        expected = defaults[key]
         if isinstance(expected, bool):
             ok = isinstance(value, bool)
         elif isinstance(expected, int | float):
@@ -169,7 +165,7 @@ def _section(cls: type, table: Any, name: str, source: Path, base: Any = None) -
         if not ok:
             raise _bad(source, f"{name}.{key} has the wrong type ({type(value).__name__})")
         values[key] = value
-    return cls(**{**{f: getattr(defaults, f) for f in known}, **values})
+    return cls(**{**defaults, **values})
 
 
 def _roots(raw: Any, source: Path, workspace_root: Path) -> tuple[Root, ...]:
@@ -183,7 +179,7 @@ def _roots(raw: Any, source: Path, workspace_root: Path) -> tuple[Root, ...]:
         if extra:
             raise _bad(source, f"unknown key {sorted(extra)[0]!r} in roots[{index}]")
         rid, path, mode = item.get("id", f"root{index}"), item.get("path"), item.get("mode", "read_write")
-        if not isinstance(rid, str) or not ROOT_ID.match(rid):
+        if not isinstance(rid, str) or not re.match(ROOT_ID, rid):
             raise _bad(source, f"roots[{index}].id must match [A-Za-z0-9._-]{{1,64}}")
         if not isinstance(path, str) or not path or "\x00" in path:
             raise _bad(source, f"roots[{index}].path must be a non-empty string")
@@ -217,9 +213,9 @@ def parse_policy(text: str, source: Path, workspace_root: Path) -> Policy:
     base = Secrets()
     secrets = _section(Secrets, secrets_table, "secrets", source)
     if "deny_globs" in secrets_table:
-        secrets = Secrets(**{**secrets.__dict__, "deny_globs": base.deny_globs + secrets.deny_globs})
+        secrets = secrets._replace(deny_globs=base.deny_globs + secrets.deny_globs)
     if "allow_globs" in secrets_table:
-        secrets = Secrets(**{**secrets.__dict__, "allow_globs": base.allow_globs + secrets.allow_globs})
+        secrets = secrets._replace(allow_globs=base.allow_globs + secrets.allow_globs)
     for pattern in secrets.redact_regexes:
         try:
             re.compile(pattern)

@@ -198,3 +198,28 @@ def test_audit_records_outcome_without_command_or_output(ws: Path, dispatcher) -
     assert [(r["op"], r["outcome"], r["paths"]) for r in records[-2:]] == [("shell", "ok", []), ("exec", "EXIT_3", [])]
     assert "secret-output" not in log
     assert dispatcher.workspace.verify_audit().ok
+
+
+def test_refused_and_crashed_shell_commands_are_audited(ws: Path, dispatcher, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The engine audits every shell command, including a refusal and an internal error (reported, not raised)."""
+    import json
+
+    from stringsh.workspace.shell import oneshot
+
+    (ws / "stringsh.toml").write_text("[permissions]\nshell = false\n")
+    dispatcher.execute("!echo secret")
+    refused = [json.loads(line) for line in (ws / ".stringsh" / "audit.log").read_text().splitlines()]
+    (ws / "stringsh.toml").write_text("")
+    other = type(dispatcher)(ws)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(oneshot, "run_once", broken)
+    reply = other.execute("/exec echo secret")
+    other.close()
+    assert reply.code == "INTERNAL_ERROR"
+    records = [json.loads(line) for line in (ws / ".stringsh" / "audit.log").read_text().splitlines()]
+    assert [(r["op"], r["outcome"]) for r in refused] == [("shell", "NOT_PERMITTED")]
+    assert [(r["op"], r["outcome"]) for r in records[len(refused):]] == [("exec", "INTERNAL_ERROR:RuntimeError")]
+    assert "secret" not in (ws / ".stringsh" / "audit.log").read_text()

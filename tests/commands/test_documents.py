@@ -15,10 +15,10 @@ from stringsh.errors import StringError
 from stringsh.render.watch import Watcher
 
 #: Modules of `stringsh.commands` that hold no handler and that any command may import.
-NEUTRAL = {"registry", "context", "table"}
+NEUTRAL = {"registry", "context", "table", "shellreply"}
 #: Imports between command modules still waiting for their own fix: /exec borrows /bash's helpers until the shell is
 #: reached through the engine (issue 10, item 5). Delete the entry with that change; the test says when.
-PENDING = {"exec": ["bash"]}
+PENDING: dict[str, list[str]] = {}
 
 
 def command_imports(source: str) -> set[str]:

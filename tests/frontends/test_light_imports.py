@@ -13,9 +13,11 @@ from pathlib import Path
 
 HEAVY = ("prompt_toolkit", "rich", "markdown_it", "httpx", "pexpect", "watchdog", "pyte")
 
-#: The front end's own cost: argparse (and the shutil, gettext and locale it pulls in) only for unusual command
-#: lines; importlib.resources only for help pages.
-NOT_FOR_DASH_C = ("argparse", "shutil", "gettext", "locale", "importlib.resources")
+#: argparse (and the shutil, gettext and locale it pulls in) only for unusual command lines; importlib.resources
+#: only for help pages; dataclasses (and inspect) nowhere on this path; sqlite3 only once a journal is used.
+NOT_FOR_DASH_C = (
+    "argparse", "shutil", "gettext", "locale", "importlib.resources", "dataclasses", "inspect", "sqlite3",
+)
 
 #: Every stringsh module `stringsh -c /ls` imports. A new module on this path must be added here on purpose.
 DASH_C_LS_MODULES = frozenset(
@@ -41,16 +43,14 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.workspace",
         "stringsh.workspace.atomic",
         "stringsh.workspace.audit",
-        "stringsh.workspace.changes",
         "stringsh.workspace.engine",
-        "stringsh.workspace.journal",
-        "stringsh.workspace.models",
+        "stringsh.workspace.ops",
+        "stringsh.workspace.ops.guard",
+        "stringsh.workspace.ops.listdir",
         "stringsh.workspace.paths",
         "stringsh.workspace.policy",
         "stringsh.workspace.secrets",
-        "stringsh.workspace.seen",
         "stringsh.workspace.state",
-        "stringsh.workspace.textio",
     }
 )
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from stringsh.documents.state import DocumentState, make_index_cache
 from stringsh.render.cache import DISK_MIN_BYTES, IndexCache
 from stringsh.render.index import INDEX_VERSION, build_index
+from stringsh.workspace import Workspace
 
 BIG = "# Title\n\n" + "".join(f"## Section {i}\n\ntext {i}\n\n" for i in range(2000))
 SHA = hashlib.sha256(BIG.encode()).hexdigest()
@@ -53,7 +54,8 @@ def test_unwritable_cache_folder_only_costs_speed(tmp_path: Path) -> None:
 def test_the_cache_is_shared_per_dispatcher_and_not_between_them(tmp_path: Path) -> None:
     from stringsh.dispatcher import Dispatcher
 
-    state = DocumentState(tmp_path)
+    workspace = Workspace(tmp_path)
+    state = DocumentState(workspace)
     assert state.index_cache is state.index_cache
     assert state.index_cache.directory == tmp_path / ".stringsh" / "cache" / "index"
     assert state.index_cache.base == tmp_path
@@ -65,6 +67,7 @@ def test_the_cache_is_shared_per_dispatcher_and_not_between_them(tmp_path: Path)
     finally:
         one.close()
         two.close()
+        workspace.close()
 
 
 def test_without_a_key_the_cache_stays_in_memory(tmp_path: Path) -> None:
@@ -126,9 +129,11 @@ def test_an_entry_not_signed_by_this_user_is_never_trusted(tmp_path: Path) -> No
 
 def test_the_signing_key_is_private_and_stable(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("STRINGSH_CONFIG_DIR", str(tmp_path / "cfg"))
-    cache = make_index_cache(tmp_path / "ws")
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "other").mkdir()
+    cache = make_index_cache(Workspace(tmp_path / "ws"))
     assert not (tmp_path / "cfg" / "cache.key").exists()  # read or made on the first disk access only
     key = cache.signing_key()
     assert key is not None and len(key) == 32
-    assert cache.signing_key() == key == make_index_cache(tmp_path / "other").signing_key()
+    assert cache.signing_key() == key == make_index_cache(Workspace(tmp_path / "other")).signing_key()
     assert (tmp_path / "cfg" / "cache.key").stat().st_mode & 0o777 == 0o600

@@ -36,7 +36,7 @@ def test_parent_swapped_for_symlink_between_check_and_write(world: Path) -> None
     plan = changes.plan(workspace.confiner, 0, "d/f", b"new\n", None, None)
     os.rename(world / "d", world / "d_old")
     os.symlink(outside, world / "d")
-    changes.execute(999, [plan])
+    changes.execute(999, [plan], workspace.state.fsync_pool)
     changes.close_plans([plan])
     assert (world / "d_old" / "f").read_bytes() == b"new\n"
     assert list(outside.iterdir()) == []
@@ -50,7 +50,7 @@ def test_leaf_swapped_for_symlink_before_rename_replaces_the_link_only(world: Pa
     plan = changes.plan(workspace.confiner, 0, "f", b"new\n", None, None)
     (world / "f").unlink()
     os.symlink(secret, world / "f")
-    changes.execute(998, [plan])
+    changes.execute(998, [plan], workspace.state.fsync_pool)
     changes.close_plans([plan])
     assert not (world / "f").is_symlink()
     assert (world / "f").read_bytes() == b"new\n"

@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from stringsh.workspace.shell.oneshot import run_once
-    from stringsh.workspace.shell.providers import BubblewrapProvider, LocalProvider, Provider, make_provider
+    from stringsh.workspace.shell.providers import (
+        BubblewrapProvider,
+        BwrapProbe,
+        LocalProvider,
+        Provider,
+        make_provider,
+    )
     from stringsh.workspace.shell.result import ShellResult
     from stringsh.workspace.shell.session import ShellSession
     from stringsh.workspace.shell.settings import ShellSettings, settings_from_policy
@@ -19,6 +25,7 @@ if TYPE_CHECKING:
 _WHERE = {
     "run_once": "oneshot",
     "BubblewrapProvider": "providers",
+    "BwrapProbe": "providers",
     "LocalProvider": "providers",
     "Provider": "providers",
     "make_provider": "providers",
@@ -30,6 +37,7 @@ _WHERE = {
 
 __all__ = [
     "BubblewrapProvider",
+    "BwrapProbe",
     "LocalProvider",
     "Provider",
     "ShellResult",

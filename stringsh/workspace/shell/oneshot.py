@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from stringsh.errors import StringError
+from stringsh.workspace.paths import spool_folder
 from stringsh.workspace.shell.capture import OutputCapture
 from stringsh.workspace.shell.clean import StreamCleaner
 from stringsh.workspace.shell.procs import kill_session
@@ -46,7 +47,7 @@ def run_once(
     settings = settings or ShellSettings()
     provider = provider or make_provider(settings.sandbox, settings.writable)
     base = Path(root).resolve()
-    spool = Path(spool_dir) if spool_dir is not None else base / ".stringsh" / "spool"
+    spool = Path(spool_dir) if spool_dir is not None else spool_folder(base)
     if not base.is_dir():
         raise StringError("NOT_FOUND", f"The workspace folder does not exist: {base}")
     ensure_state_dir(base)

@@ -8,13 +8,15 @@ from __future__ import annotations
 import contextlib
 import shutil
 import subprocess
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 from stringsh.errors import StringError
+from stringsh.workspace.paths import STATE_DIR
 
 #: Paths inside the workspace that stay read-only in the sandbox: the engine's state, the policy and git's code hooks.
-PROTECTED = (".stringsh", "stringsh.toml", ".git/hooks", ".git/config")
+PROTECTED = (STATE_DIR, "stringsh.toml", ".git/hooks", ".git/config")
 
 
 class Provider:
@@ -42,8 +44,8 @@ class BubblewrapProvider(Provider):
 
     name = "bubblewrap"
 
-    def __init__(self, writable: Sequence[str | Path] | None = None) -> None:
-        self.bwrap = require_bwrap()
+    def __init__(self, writable: Sequence[str | Path] | None = None, probe: BwrapProbe | None = None) -> None:
+        self.bwrap = require_bwrap(probe)
         self.writable = None if writable is None else [Path(p) for p in writable]
 
     def wrap(self, argv: Sequence[str], root: Path, private: Sequence[Path] = ()) -> list[str]:
@@ -67,7 +69,7 @@ def ensure_state_dir(root: Path) -> None:
     """Every provider makes `.stringsh/` before a shell starts: the sandbox must find it to protect it, and
     the local provider does the same so both show the same workspace (identical replies)."""
     with contextlib.suppress(OSError):
-        (root / ".stringsh").mkdir(mode=0o700, exist_ok=True)  # as the engine makes it: spool files are private
+        (root / STATE_DIR).mkdir(mode=0o700, exist_ok=True)  # as the engine makes it: spool files are private
 
 
 def protect(root: Path) -> list[Path]:
@@ -85,11 +87,33 @@ ISOLATION = (
     "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--unshare-net", "--unshare-pid", "--unshare-ipc",
 )
 
-_PROBED: dict[str, str | None] = {}
+class BwrapProbe:
+    """Whether a bwrap binary can run here, asked once per owner (a workspace keeps one), never process-wide."""
+
+    def __init__(self) -> None:
+        self._problems: dict[str, str | None] = {}
+        self._lock = threading.Lock()
+
+    def problem(self, path: str) -> str | None:
+        """None when `bwrap` at `path` ran a trivial sandboxed command, else what went wrong."""
+        with self._lock:
+            if path not in self._problems:
+                self._problems[path] = _probe(path)
+            return self._problems[path]
 
 
-def require_bwrap() -> str:
-    """Path of a working bwrap, or the coded error; probed once per process, never a silent fallback."""
+def _probe(path: str) -> str | None:
+    probe = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *ISOLATION, "true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    return None if done.returncode == 0 else done.stderr.decode("utf-8", "replace").strip()
+
+
+def require_bwrap(probe: BwrapProbe | None = None) -> str:
+    """Path of a working bwrap, or the coded error; probed once per `probe` (a fresh one when none is given),
+    never a silent fallback."""
     path = shutil.which("bwrap")
     if path is None:
         raise StringError(
@@ -97,14 +121,7 @@ def require_bwrap() -> str:
             "The policy asks for the bubblewrap shell sandbox, but bwrap is not installed.",
             'Install it (apt-get install bubblewrap) or set the policy\'s shell sandbox to "none".',
         )
-    if path not in _PROBED:
-        probe = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *ISOLATION, "true"]
-        try:
-            done = subprocess.run(probe, capture_output=True, timeout=10, check=False)
-            _PROBED[path] = None if done.returncode == 0 else done.stderr.decode("utf-8", "replace").strip()
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            _PROBED[path] = str(exc)
-    problem = _PROBED[path]
+    problem = (probe or BwrapProbe()).problem(path)
     if problem is not None:
         raise StringError(
             "NOT_PERMITTED",
@@ -114,9 +131,10 @@ def require_bwrap() -> str:
     return path
 
 
-def make_provider(sandbox: str, writable: Sequence[str | Path] | None = None) -> Provider:
+def make_provider(sandbox: str, writable: Sequence[str | Path] | None = None, probe: BwrapProbe | None = None
+                  ) -> Provider:
     if sandbox == "bubblewrap":
-        return BubblewrapProvider(writable)
+        return BubblewrapProvider(writable, probe)
     if sandbox == "none":
         return LocalProvider()
     raise StringError("INVALID_PAYLOAD", f"Unknown shell sandbox: {sandbox!r}", "Use none or bubblewrap.")

@@ -42,6 +42,17 @@ class ShellResult:
         return TIMEOUT_STATUS if self.timed_out else self.exit_code
 
     @property
+    def ok(self) -> bool:
+        return not self.timed_out and self.exit_code == 0
+
+    @property
+    def code(self) -> str | None:
+        """The reply's error code: None on exit 0, `TIMEOUT` past the deadline, else `EXIT_<status>`."""
+        if self.timed_out:
+            return "TIMEOUT"
+        return None if self.exit_code == 0 else f"EXIT_{self.exit_code}"
+
+    @property
     def content(self) -> str:
         lines = [*self.notes, self.output or "(no output)"]
         if self.timed_out:

@@ -30,6 +30,7 @@ from pathlib import Path
 import pexpect
 
 from stringsh.errors import StringError
+from stringsh.workspace.paths import spool_folder
 from stringsh.workspace.shell.capture import OutputCapture
 from stringsh.workspace.shell.clean import StreamCleaner
 from stringsh.workspace.shell.procs import kill_session
@@ -70,7 +71,7 @@ class ShellSession:
         self.root = Path(root).resolve()
         self.settings = settings or ShellSettings()
         self.provider = provider or make_provider(self.settings.sandbox, self.settings.writable)
-        self.spool_dir = Path(spool_dir) if spool_dir is not None else self.root / ".stringsh" / "spool"
+        self.spool_dir = Path(spool_dir) if spool_dir is not None else spool_folder(self.root)
         self._variables = exportable(variables)
         self._proc: pexpect.spawn | None = None
         self._private: Path | None = None

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
+
+if TYPE_CHECKING:
+    from stringsh.workspace.policy import Policy
 
 SANDBOXES = ("none", "bubblewrap")
 
@@ -35,23 +38,13 @@ class ShellSettings:
         return self if timeout is None else replace(self, timeout=timeout)
 
 
-def settings_from_policy(policy: Any) -> ShellSettings:
-    """Read `policy.shell` (timeout, output_cap, sandbox as "none"/"bubblewrap" or a bool, kill_grace)."""
-    shell = getattr(policy, "shell", None)
-    defaults = ShellSettings()
-    sandbox = getattr(shell, "sandbox", defaults.sandbox) if shell is not None else defaults.sandbox
-    if isinstance(sandbox, bool):
-        sandbox = "bubblewrap" if sandbox else "none"
-    elif sandbox in (None, "", "off", "false"):
-        sandbox = "none"
-    elif sandbox in ("on", "true", "bwrap"):
-        sandbox = "bubblewrap"
-    roots = getattr(policy, "roots", None)
-    writable = None if roots is None else tuple(str(r.path) for r in roots if getattr(r, "mode", "") == "read_write")
+def settings_from_policy(policy: Policy) -> ShellSettings:
+    """The policy's `[shell]` table (timeout, output cap, sandbox on/off); a sandbox may write the read_write
+    roots."""
+    shell = policy.shell
     return ShellSettings(
-        writable=writable,
-        timeout=float(getattr(shell, "timeout", defaults.timeout)),
-        output_cap=int(getattr(shell, "output_cap", defaults.output_cap)),
-        sandbox=str(sandbox),
-        kill_grace=float(getattr(shell, "kill_grace", defaults.kill_grace)),
+        writable=tuple(str(r.path) for r in policy.roots if r.mode == "read_write"),
+        timeout=float(shell.timeout),
+        output_cap=int(shell.output_cap),
+        sandbox="bubblewrap" if shell.sandbox else "none",
     )

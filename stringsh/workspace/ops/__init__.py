@@ -1,0 +1,17 @@
+"""The engine's operations, one family per module (the `Workspace` facade delegates to them):
+
+    stat      stat          metadata of one path
+    read      read_bytes, read_text, fingerprint
+    listdir   list_dir      direct children of a folder
+    write     write_text, append_text, encode_for
+    apply     apply         a change set, all or nothing (and the locked core every writer shares)
+    revert    revert, undo  put back what a change set replaced
+    shell     topic shells and one-shot `bash -c`, audited
+    guard     the policy checks every operation makes first
+
+Each takes the workspace and one typed, immutable request and returns a typed response. Requests and the
+read-side responses are NamedTuples, defined with their operation: on Python 3.11 a frozen dataclass costs about
+five times as much to define, and every command loads the read side. The permission check lives inside the
+operation, so calling it directly is as safe as calling the facade. Modules load on first use: a read-only
+command never imports the journal, sqlite3 or the shell.
+"""

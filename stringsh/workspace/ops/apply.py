@@ -1,0 +1,87 @@
+"""apply: a change set written all or nothing, journalled first so it can be reverted and crash-recovered.
+
+`apply_locked` is the core every writer (write, append, revert) shares once it holds the workspace lock.
+"""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING, NamedTuple
+
+from stringsh.errors import StringError
+from stringsh.workspace import changes
+from stringsh.workspace.models import FileChange
+from stringsh.workspace.ops.guard import check_hardlink, check_size, keep_limit, require
+
+if TYPE_CHECKING:
+    from stringsh.workspace.engine import Workspace
+
+
+class ApplyRequest(NamedTuple):
+    files: tuple[FileChange, ...]
+    topic: str = "main"
+
+
+def apply(ws: Workspace, request: ApplyRequest) -> int:
+    """Apply every file of the change set or none; returns the change id for `revert`."""
+    files = list(request.files)
+    if not files:
+        raise StringError("INVALID_PAYLOAD", "Empty change set.")
+    permissions = ws.policy.permissions
+    require(ws.policy, permissions.write, "write", mutating=True)
+    if any(f.data is None for f in files):
+        require(ws.policy, permissions.delete, "delete", mutating=True)
+    budget = ws.policy.changes
+    if len(files) > budget.max_files:
+        raise StringError("BUDGET_EXCEEDED", f"Too many files: {len(files)} > {budget.max_files}")
+    for f in files:
+        if f.data is not None:
+            check_size(ws.policy, f.path, f.data)
+    with ws.state.audited("apply", [f.path for f in files], request.topic) as note, ws.locked():
+        note.change = apply_locked(ws, files, request.topic, "apply", None)
+        return note.change
+
+
+def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, reverts: int | None) -> int:
+    """Plan, check, journal and execute; the caller holds the lock and has checked the permission."""
+    plans: list[changes.Plan] = []
+    limit = keep_limit(ws.policy)
+    try:
+        seen: set[str] = set()
+        for idx, f in enumerate(files):
+            p = changes.plan(ws.confiner, idx, f.path, f.data, f.expected_prev_sha256, f.mode, limit)
+            plans.append(p)
+            if p.res.st is not None:  # its previous bytes would be journalled, and /undo would restore them
+                check_hardlink(ws.policy, p.res, p.res.st)
+            if p.res.rel in ws.policy_files:
+                raise StringError(
+                    "NOT_PERMITTED", f"{p.res.rel} is the workspace's policy and cannot be changed through stringsh"
+                )
+            if p.res.rel in seen:
+                raise StringError("INVALID_PAYLOAD", f"The change set names {p.res.rel} twice.")
+            seen.add(p.res.rel)
+        if kind == "apply":
+            _check_budget(ws, plans)
+        blobs = {p.prev_sha: p.prev for p in plans if p.prev is not None and p.prev_sha}
+        journal = ws.journal
+        cs = journal.begin(topic, ws.frontend, kind, reverts, [p.row() for p in plans], blobs)
+        try:
+            changes.execute(cs, plans, ws.state.fsync_pool, lambda: journal.seal(cs))
+        except BaseException:
+            journal.finish(cs, "rolled_back")
+            raise
+        journal.finish(cs, "done", reverts)
+        return cs
+    finally:
+        changes.close_plans(plans)
+
+
+def _check_budget(ws: Workspace, plans: list[changes.Plan]) -> None:
+    """The policy's change allow-list and line budget, checked before anything is recorded or written."""
+    budget = ws.policy.changes
+    for p in plans:
+        if not any(fnmatchcase(p.res.rel, glob) for glob in budget.allow_globs):
+            raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {p.res.rel}")
+    lines = sum(p.data.count(b"\n") + 1 for p in plans if p.data)
+    if lines > budget.max_loc:
+        raise StringError("BUDGET_EXCEEDED", f"Too many lines changed: {lines} > {budget.max_loc}")

@@ -1,0 +1,42 @@
+"""Policy checks shared by the operations: permission flags, read-only roots, hard links, write size."""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import TYPE_CHECKING
+
+from stringsh.errors import StringError
+
+if TYPE_CHECKING:
+    from stringsh.workspace.paths import Resolved
+    from stringsh.workspace.policy import Policy
+
+
+def require(policy: Policy, allowed: bool, op: str, *, mutating: bool = False) -> None:
+    """`allowed` is the operation's own flag (`policy.permissions.<op>`), read by the caller as a typed field."""
+    if not allowed:
+        raise StringError("NOT_PERMITTED", f"{op} is disabled by policy")
+    if mutating and policy.root.mode != "read_write":
+        raise StringError("NOT_PERMITTED", f"{op} is not allowed: root {policy.root.id} is read_only")
+
+
+def check_hardlink(policy: Policy, res: Resolved, st: os.stat_result) -> None:
+    """A hard link can alias a file outside the root that no path rule sees."""
+    if st.st_nlink > 1 and stat.S_ISREG(st.st_mode) and not policy.secrets.allow_hardlinks:
+        raise StringError(
+            "SECRET_DENIED",
+            f"Refusing a hard-linked file (it may alias a file outside the workspace): {res.rel}",
+            "Set secrets.allow_hardlinks = true in stringsh.toml to allow hard links.",
+        )
+
+
+def check_size(policy: Policy, path: str, data: bytes) -> None:
+    limit = policy.limits.max_write_bytes
+    if len(data) > limit:
+        raise StringError("TOO_LARGE", f"Write of {len(data)} bytes exceeds the policy's limit of {limit}: {path}")
+
+
+def keep_limit(policy: Policy) -> int:
+    """The most previous bytes a change may keep in the journal for undo."""
+    return max(policy.limits.max_read_bytes, policy.limits.max_write_bytes)

@@ -1,0 +1,85 @@
+"""read: a regular file's bytes or strictly decoded text within the read limit, and its fingerprint."""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import TYPE_CHECKING, NamedTuple
+
+from stringsh.errors import StringError
+from stringsh.workspace import atomic
+from stringsh.workspace.atomic import sha256
+from stringsh.workspace.ops.guard import check_hardlink, require
+from stringsh.workspace.textio import count_lines, decode, newline_style
+
+if TYPE_CHECKING:
+    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.paths import Resolved
+
+
+class TextFile(NamedTuple):
+    """A decoded text file. `text` keeps the file's own line endings (no translation), so slicing it and
+    encoding it back with `encoding`/`bom` gives the original bytes."""
+
+    rel: str
+    text: str
+    encoding: str  # "utf-8" or "utf-16-le" / "utf-16-be"
+    bom: bool
+    newline: str  # "lf", "crlf", "cr", "mixed" or "none"
+    final_newline: bool
+    sha256: str  # of the raw bytes
+    size: int
+    mtime_ns: int
+
+    @property
+    def line_count(self) -> int:
+        return count_lines(self.text)
+
+
+class ReadRequest(NamedTuple):
+    path: str
+    topic: str | None = None
+
+
+def read_bytes(ws: Workspace, request: ReadRequest) -> bytes:
+    with ws.state.audited("read", [request.path], request.topic):
+        res, data, _ = _read(ws, request.path)
+        res.close()
+        return data
+
+
+def read_text(ws: Workspace, request: ReadRequest) -> TextFile:
+    """Strictly decoded text with the file's own line endings; BINARY_FILE / ENCODING / TOO_LARGE."""
+    with ws.state.audited("read", [request.path], request.topic):
+        res, data, st = _read(ws, request.path)
+        res.close()
+        text, encoding, bom = decode(data, res.rel)
+        style, final = newline_style(text)
+        return TextFile(res.rel, text, encoding, bom, style, final, sha256(data), len(data), st.st_mtime_ns)
+
+
+def fingerprint(ws: Workspace, request: ReadRequest) -> str | None:
+    """sha256 of the file's current bytes, None when it does not exist (no audit record: a helper)."""
+    try:
+        res, data, _ = _read(ws, request.path)
+    except StringError as exc:
+        if exc.code == "NOT_FOUND":
+            return None
+        raise
+    res.close()
+    return sha256(data)
+
+
+def _read(ws: Workspace, path: str) -> tuple[Resolved, bytes, os.stat_result]:
+    """Resolve and read a regular file within the read limit; the caller closes the returned location."""
+    require(ws.policy, ws.policy.permissions.read, "read")
+    res = ws.confiner.resolve(path, reading=True)
+    try:
+        if res.st is not None and stat.S_ISDIR(res.st.st_mode):
+            raise StringError("INVALID_TARGET", f"Is a directory: {res.rel}", f"Use /ls {res.rel}")
+        data, st = atomic.read_at(res.parent_fd, res.name, res.rel, ws.policy.limits.max_read_bytes)
+        check_hardlink(ws.policy, res, st)
+        return res, data, st
+    except BaseException:
+        res.close()
+        raise

@@ -1,0 +1,91 @@
+"""write and append: whole-file replacement and appending, in the existing file's encoding, BOM, line endings
+and mode; each is a one-file change set (journalled, revertable)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from stringsh.errors import StringError
+from stringsh.workspace import changes
+from stringsh.workspace.atomic import sha256
+from stringsh.workspace.models import FileChange, WriteOutcome
+from stringsh.workspace.ops.apply import apply_locked
+from stringsh.workspace.ops.guard import check_size, keep_limit, require
+from stringsh.workspace.ops.read import ReadRequest, read_text
+from stringsh.workspace.ops.stat import StatRequest, stat_path
+from stringsh.workspace.textio import adapt_newlines, count_lines, decode, dominant_newline, encode
+
+if TYPE_CHECKING:
+    from stringsh.workspace.engine import Workspace
+
+
+class WriteRequest(NamedTuple):
+    path: str
+    text: str
+    topic: str = "main"
+    expected_sha256: str | None = None
+    create_parents: bool = True
+
+
+class AppendRequest(NamedTuple):
+    path: str
+    text: str
+    topic: str = "main"
+
+
+class Encoded(NamedTuple):
+    """`text` as the bytes `path` would get, and whether the file would be created."""
+
+    data: bytes
+    created: bool
+
+
+def encode_for(ws: Workspace, path: str, text: str) -> Encoded:
+    """Bytes for `text` (with `\\n` endings) written to `path`, in the existing file's encoding, BOM and
+    dominant line ending; a new or undecodable file gets UTF-8."""
+    with ws.confiner.resolve(path, create=True) as res:
+        prev, _ = changes.current_bytes(res, keep_limit(ws.policy))
+        rel = res.rel
+    if prev is None:
+        return Encoded(encode(text, "utf-8", False, rel), True)
+    try:
+        old, encoding, bom = decode(prev, rel)
+    except StringError:
+        return Encoded(encode(text, "utf-8", False, rel), False)  # a whole replacement of an undecodable file
+    return Encoded(encode(adapt_newlines(text, dominant_newline(old)), encoding, bom, rel), False)
+
+
+def write_text(ws: Workspace, request: WriteRequest) -> WriteOutcome:
+    """Replace the whole file, keeping encoding, BOM, line endings and mode of an existing file."""
+    require(ws.policy, ws.policy.permissions.write, "write", mutating=True)
+    path, topic = request.path, request.topic
+    with ws.state.audited("write", [path], topic) as note, ws.locked():
+        if not request.create_parents:
+            parts = ws.confiner.requested_parts(path)
+            if len(parts) > 1 and stat_path(ws, StatRequest("/".join(parts[:-1]))) is None:
+                raise StringError("NOT_FOUND", f"Folder not found: {'/'.join(parts[:-1])}")
+        encoded = encode_for(ws, path, request.text)
+        check_size(ws.policy, path, encoded.data)
+        cs = apply_locked(ws, [FileChange(path, encoded.data, request.expected_sha256)], topic, "apply", None)
+        note.change = cs
+        rel = ws.journal.files(cs)[0].path
+        return WriteOutcome(rel, encoded.created, len(encoded.data), count_lines(request.text), cs,
+                            sha256(encoded.data))
+
+
+def append_text(ws: Workspace, request: AppendRequest) -> WriteOutcome:
+    """Add `text` (with `\\n` endings) at the end of an existing text file, in its encoding and dominant line
+    ending; a line ending is added first when the file does not end with one."""
+    require(ws.policy, ws.policy.permissions.write, "write", mutating=True)
+    path, topic = request.path, request.topic
+    with ws.state.audited("append", [path], topic) as note, ws.locked():
+        current = read_text(ws, ReadRequest(path, topic))
+        ending = dominant_newline(current.text)
+        addition = adapt_newlines(request.text, ending)
+        if current.text and not current.final_newline:
+            addition = ending + addition
+        data = encode(current.text + addition, current.encoding, current.bom, current.rel)
+        check_size(ws.policy, path, data)
+        cs = apply_locked(ws, [FileChange(path, data, current.sha256)], topic, "apply", None)
+        note.change = cs
+        return WriteOutcome(current.rel, False, len(data), count_lines(current.text + addition), cs, sha256(data))
