@@ -1,6 +1,6 @@
 """Start-up and daemon round-trip, as ratios to plain Python measured in the same run.
 
-    python bench/startup.py [--runs 20] [--requests 1000]
+    python bench/startup.py [--runs 40] [--requests 1000]
 
 Goals (issue #10): `stringsh -c '/ls'` ≤ 3× `python -c pass`; daemon round-trip p50 and p99 ≤ 3× a bare Python
 echo loop over the same pipes.
@@ -52,13 +52,15 @@ def compile_package() -> Path:
     return package
 
 
-def time_command(argv: list[str], cwd: Path, runs: int) -> float:
-    samples = []
+def time_commands(commands: list[list[str]], cwd: Path, runs: int) -> list[float]:
+    """Median wall time of each command; the commands take turns, so both see the same machine load."""
+    samples: list[list[float]] = [[] for _ in commands]
     for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+        for argv, bucket in zip(commands, samples, strict=True):
+            start = time.perf_counter()
+            subprocess.run(argv, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+            bucket.append(time.perf_counter() - start)
+    return [statistics.median(bucket) for bucket in samples]
 
 
 def module_counts(cwd: Path) -> tuple[int, int, int]:
@@ -100,7 +102,7 @@ def percentile(samples: list[float], q: float) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--requests", type=int, default=1000)
     args = parser.parse_args()
     package = compile_package()
@@ -109,8 +111,9 @@ def main() -> int:
         ws = Path(tmp)
         (ws / "docs").mkdir()
         (ws / "README.md").write_text("# hi\n")
-        python = time_command([sys.executable, "-c", "pass"], ws, args.runs)
-        stringsh_time = time_command([sys.executable, "-m", "stringsh", "-c", "/ls"], ws, args.runs)
+        script = Path(sys.executable).with_name("stringsh")  # the console script an install puts beside python
+        command = [str(script)] if script.exists() else [sys.executable, "-m", "stringsh"]
+        python, stringsh_time = time_commands([[sys.executable, "-c", "pass"], [*command, "-c", "/ls"]], ws, args.runs)
         print(f"start-up: python -c pass {python * 1000:.1f} ms, stringsh -c '/ls' {stringsh_time * 1000:.1f} ms, "
               f"ratio {stringsh_time / python:.2f}x (goal <= 3x)")
         total, added, ours = module_counts(ws)

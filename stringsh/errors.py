@@ -49,3 +49,11 @@ class StringError(Exception):
 
     def __repr__(self) -> str:
         return f"StringError({self.code!r}, {self.message!r})"
+
+
+def error_reason(exc: BaseException) -> str:
+    """The one-line reason a failure is shown with inside other output: a coded error's message, else the
+    exception's own text, else its type's name."""
+    if isinstance(exc, StringError):
+        return exc.message
+    return str(exc) or type(exc).__name__

@@ -16,9 +16,10 @@ from stringsh.actions.envstore import mask_values
 from stringsh.actions.envvars import REFERENCE, EnvResolver, unresolved_error, unresolved_names
 from stringsh.actions.flags import bind, missing_required, parse_flags
 from stringsh.actions.html2md import html_to_markdown, looks_like_html
-from stringsh.actions.http import HttpLimits, fetch, fill_headers, fill_url
+from stringsh.actions.http import FetchedResponse, HttpLimits, fetch, fill_headers, fill_url
 from stringsh.actions.model import Action
 from stringsh.actions.template import MISSING, HttpResponse, run_template
+from stringsh.errors import StringError
 
 
 @dataclass
@@ -118,8 +119,8 @@ def _run_http(action: Action, payload: dict[str, str], inputs: dict[str, str], h
             action.method, url, headers=headers, payload=payload, body=body, limits=host.http_limits, types=types
         )
     except Exception as exc:
-        if hasattr(exc, "message"):
-            exc.message = _masked(host, exc.message)  # type: ignore[attr-defined]
+        if isinstance(exc, StringError):
+            exc.message = _masked(host, exc.message)
         raise
     if action.response is not None:
         text = _template(host, action.response, response, inputs)
@@ -135,9 +136,9 @@ def _run_http(action: Action, payload: dict[str, str], inputs: dict[str, str], h
     return Outcome("doc", f"Opened {shown}", _masked(host, doc_markdown(response)), uri=shown, refetch=refetch)
 
 
-def doc_markdown(response: HttpResponse) -> str:
+def doc_markdown(response: FetchedResponse) -> str:
     """The document a response becomes: HTML converted, JSON pretty-printed in a fence, text as it is."""
-    content_type = getattr(response, "content_type", "")
+    content_type = response.content_type
     if looks_like_html(content_type, response.text):
         return html_to_markdown(response.text)
     if response.json is not MISSING and "markdown" not in content_type:

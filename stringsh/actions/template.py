@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from stringsh.errors import error_reason
+
 ASSIGN = re.compile(r"^\{([A-Za-z_]\w*)\}\s*=\s*\{Response\.(.+)\}\s*$")
 FOR = re.compile(r"^\s*for:\s*([A-Za-z_]\w*)\s+in\s+(.+)$")
 END = re.compile(r"^\s*end:\s*$")
@@ -153,7 +155,7 @@ def run_template(
             try:
                 write_file(target, data)
             except Exception as exc:
-                reason = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+                reason = error_reason(exc)
                 out.append(f"to: write failed: {reason}")
         else:
             out.append(line_text(line))

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from stringsh.render.plain import IncludeLoader
     from stringsh.session import Session
     from stringsh.workspace.engine import Workspace
-    from stringsh.workspace.models import FileInfo
+    from stringsh.workspace.ops.stat import FileInfo
 
 #: Views kept for /back; each holds its text, so the list is bounded.
 HISTORY_LIMIT = 20

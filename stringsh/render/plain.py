@@ -11,6 +11,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from stringsh.errors import error_reason
 from stringsh.render import sfmd
 from stringsh.render.document import Document
 from stringsh.render.index import Block
@@ -214,7 +215,7 @@ def _include(
     try:
         identity, doc = load(path, base)
     except Exception as exc:
-        reason = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+        reason = error_reason(exc)
         return [f"⚠ Include failed: {path} - {reason}"]
     if identity in chain:
         return [f"⚠ Circular include detected: {path} (already included in this chain)"]

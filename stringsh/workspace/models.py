@@ -1,32 +1,14 @@
 """Typed values the engine hands out; plain dataclasses so every front end can format them its own way.
 
 The change-set values live here; the read-side responses live with their operation (`FileInfo` in ops/stat.py,
-`DirEntry` in ops/listdir.py, `TextFile` in ops/read.py) and are re-exported on first use, so a listing does
-not build the types of a write.
+`DirEntry` in ops/listdir.py, `TextFile` in ops/read.py), so a listing does not build the types of a write.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from stringsh.workspace.ops.listdir import DirEntry
-    from stringsh.workspace.ops.read import TextFile
-    from stringsh.workspace.ops.stat import FileInfo
-
-_ELSEWHERE = {"FileInfo": "stat", "DirEntry": "listdir", "TextFile": "read"}
-
-__all__ = [
-    "ChangeSet", "DirEntry", "FileChange", "FileInfo", "RevertOutcome", "RevertedFile", "TextFile", "WriteOutcome",
-]
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _ELSEWHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"stringsh.workspace.ops.{_ELSEWHERE[name]}"), name)
+__all__ = ["ChangeSet", "FileChange", "RevertOutcome", "RevertedFile", "WriteOutcome"]
 
 
 @dataclass(frozen=True)

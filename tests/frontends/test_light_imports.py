@@ -33,6 +33,7 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.documents",
         "stringsh.documents.listing",
         "stringsh.errors",
+        "stringsh.lazyexports",
         "stringsh.output",
         "stringsh.protocol",
         "stringsh.protocol.request",

@@ -6,8 +6,9 @@ in pexpect: scripted start-up stays light.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from stringsh.lazyexports import lazy_exports
 
 if TYPE_CHECKING:
     from stringsh.workspace.shell.oneshot import run_once
@@ -49,7 +50,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
+__getattr__ = lazy_exports(__name__, _WHERE)

@@ -1,0 +1,18 @@
+"""Names a package exports but loads on first use (PEP 562), so importing the package stays cheap."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import import_module
+from typing import Any
+
+
+def lazy_exports(package: str, where: dict[str, str]) -> Callable[[str], Any]:
+    """A module `__getattr__` that imports `package.<where[name]>` when `name` is first asked for."""
+
+    def __getattr__(name: str) -> Any:
+        if name not in where:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return getattr(import_module(f"{package}.{where[name]}"), name)
+
+    return __getattr__
