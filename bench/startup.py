@@ -42,6 +42,8 @@ except SystemExit:
 names = set(sys.modules)
 print(len(names), len(names - before), sum(1 for n in names if n == "stringsh" or n.startswith("stringsh.")),
       file=sys.stderr)
+print("stdlib:", *sorted(n for n in names - before if not n.startswith(("stringsh", "_")) and "." not in n),
+      file=sys.stderr)
 """
 
 
@@ -63,13 +65,15 @@ def time_commands(commands: list[list[str]], cwd: Path, runs: int) -> list[float
     return [statistics.median(bucket) for bucket in samples]
 
 
-def module_counts(cwd: Path) -> tuple[int, int, int]:
-    """(modules loaded in all, modules `-c /ls` added to a bare interpreter's, stringsh modules)."""
+def module_counts(cwd: Path) -> tuple[int, int, int, list[str]]:
+    """(modules loaded in all, modules `-c /ls` added to a bare interpreter's, stringsh modules, and the
+    standard-library packages it added)."""
     proc = subprocess.run(
-        [sys.executable, "-c", MODULE_PROBE], cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        [sys.executable, "-c", MODULE_PROBE], cwd=cwd, check=True, capture_output=True
     )
-    total, added, ours = (int(n) for n in proc.stderr.split()[-3:])
-    return total, added, ours
+    counts, _, stdlib = proc.stderr.decode().rpartition("stdlib:")
+    total, added, ours = (int(n) for n in counts.split()[-3:])
+    return total, added, ours, stdlib.split()
 
 
 def round_trips(programs: list[list[str]], cwd: Path, requests: int) -> list[list[float]]:
@@ -113,10 +117,15 @@ def main() -> int:
         (ws / "README.md").write_text("# hi\n")
         script = Path(sys.executable).with_name("stringsh")  # the console script an install puts beside python
         command = [str(script)] if script.exists() else [sys.executable, "-m", "stringsh"]
-        python, stringsh_time = time_commands([[sys.executable, "-c", "pass"], [*command, "-c", "/ls"]], ws, args.runs)
+        total, added, ours, stdlib = module_counts(ws)
+        floor = [sys.executable, "-c", "import " + ", ".join(stdlib)]  # what -c /ls needs of the stdlib, alone
+        python, stdlib_time, stringsh_time = time_commands(
+            [[sys.executable, "-c", "pass"], floor, [*command, "-c", "/ls"]], ws, args.runs
+        )
         print(f"start-up: python -c pass {python * 1000:.1f} ms, stringsh -c '/ls' {stringsh_time * 1000:.1f} ms, "
               f"ratio {stringsh_time / python:.2f}x (goal <= 3x)")
-        total, added, ours = module_counts(ws)
+        print(f"  of which the standard library it imports: {stdlib_time * 1000:.1f} ms alone "
+              f"({stdlib_time / python:.2f}x pass): {' '.join(stdlib)}")
         print(f"modules after -c '/ls': {total} in all, {added} beyond a bare interpreter's, {ours} of stringsh")
         echo, daemon = round_trips(
             [[sys.executable, "-c", ECHO_LOOP], [sys.executable, "-m", "stringsh", "daemon"]], ws, args.requests
