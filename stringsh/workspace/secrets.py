@@ -1,16 +1,17 @@
-"""Secret deny list: path globs checked on the requested and the resolved path, case-insensitively."""
+"""Secret deny list: path globs (globs.py semantics) checked on the requested and the resolved path, ignoring case."""
 
 from __future__ import annotations
 
 import re
-from fnmatch import fnmatchcase
+
+from stringsh.workspace.globs import GlobSet
 
 DEFAULT_DENY_GLOBS: tuple[str, ...] = (
     ".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore",
     "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
     ".netrc", "_netrc", ".pgpass", ".npmrc", ".pypirc", ".git-credentials",
-    ".ssh", ".gnupg", ".aws/credentials", ".aws/config", ".docker/config.json", ".kube/config",
-    "*kubeconfig*", "credentials*.json", "service-account*.json", ".config/gcloud",
+    ".ssh", ".gnupg", "**/.aws/credentials", "**/.aws/config", "**/.docker/config.json", "**/.kube/config",
+    "*kubeconfig*", "credentials*.json", "service-account*.json", "**/.config/gcloud",
     ".azure", "*.tfstate", "*.tfvars",
 )
 DEFAULT_ALLOW_GLOBS: tuple[str, ...] = (".env.example", ".env.sample", ".env.template", "*.pub")
@@ -26,27 +27,15 @@ DEFAULT_REDACT_REGEXES: tuple[str, ...] = (
 
 
 class SecretMatcher:
-    """A pattern without `/` matches any single path component (so `.ssh` denies the whole folder);
-    one with `/` matches any run of consecutive components. Allow globs are exceptions for the component
-    (or run) that matched."""
+    """A path is denied when it, or a folder it is in, matches a deny glob that no allow glob matches as well
+    (allow globs are exceptions for the path or folder the deny glob matched: `.env.example` under `.env.*`)."""
 
     def __init__(self, deny: tuple[str, ...], allow: tuple[str, ...]) -> None:
-        self.deny = tuple(g.lower().strip("/") for g in deny if g.strip("/"))
-        self.allow = tuple(g.lower().strip("/") for g in allow if g.strip("/"))
-
-    def _hits(self, globs: tuple[str, ...], parts: list[str]) -> list[tuple[int, int]]:
-        spans = []
-        for glob in globs:
-            width = glob.count("/") + 1
-            for start in range(len(parts) - width + 1):
-                if fnmatchcase("/".join(parts[start : start + width]), glob):
-                    spans.append((start, start + width))
-        return spans
+        self.deny = GlobSet(deny, ignore_case=True)
+        self.allow = GlobSet(allow, ignore_case=True)
 
     def denied(self, rel: str) -> bool:
-        parts = [p.lower() for p in rel.split("/") if p and p != "."]
-        allowed = set(self._hits(self.allow, parts))
-        return any(span not in allowed for span in self._hits(self.deny, parts))
+        return any(not self.allow.match(run) for run in self.deny.covering(rel))
 
 
 class Redactor:

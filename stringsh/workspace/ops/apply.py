@@ -5,11 +5,11 @@
 
 from __future__ import annotations
 
-from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace import changes
+from stringsh.workspace.globs import GlobSet
 from stringsh.workspace.models import FileChange
 from stringsh.workspace.ops.guard import check_hardlink, check_size, keep_limit, require
 
@@ -79,8 +79,9 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
 def _check_budget(ws: Workspace, plans: list[changes.Plan]) -> None:
     """The policy's change allow-list and line budget, checked before anything is recorded or written."""
     budget = ws.policy.changes
+    allowed = GlobSet(budget.allow_globs)  # the same glob semantics as the secret lists (globs.py)
     for p in plans:
-        if not any(fnmatchcase(p.res.rel, glob) for glob in budget.allow_globs):
+        if not allowed.covers(p.res.rel):
             raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {p.res.rel}")
     lines = sum(p.data.count(b"\n") + 1 for p in plans if p.data)
     if lines > budget.max_loc:

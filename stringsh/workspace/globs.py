@@ -1,0 +1,75 @@
+"""One glob semantics for every path pattern of the policy: secret deny and allow globs, the change allow-list.
+
+Patterns are root-relative POSIX paths, matched with wcmatch's `globmatch` rules (GLOBSTAR | DOTGLOB):
+- `*`, `?` and `[...]` never cross `/`; `*` matches names starting with a dot;
+- `**` as a whole component matches zero or more folders (`**/.git/**` matches `.git/config`);
+- a leading `./` or `/` and a trailing `/` are dropped; `..` is refused by the policy validator;
+- a pattern without `/` matches a name at any depth (`.env` means `**/.env`); one with `/` is anchored at the root;
+- a pattern ending in `/**` also matches the folder itself (`.git/**` covers `.git`);
+- a folder a pattern matches covers everything below it (`covers` tries each leading run of components).
+
+wcmatch costs about 15 ms to import, more than the whole `-c /ls` path may spend, so the translations of the
+built-in patterns are stored in `globtable` (a test checks they are wcmatch's own) and the library is imported
+only when a policy names a pattern that is not among them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from stringsh.workspace.globtable import TRANSLATED
+
+
+def normalise(pattern: str) -> tuple[str, ...]:
+    """The globmatch patterns one policy pattern stands for (one, or two for a trailing `/**`)."""
+    stripped = pattern.rstrip("/")
+    anchored = "/" in stripped
+    while stripped.startswith("./"):
+        stripped = stripped[2:].lstrip("/")
+    stripped = stripped.lstrip("/")
+    if not stripped or stripped == ".":
+        return ()
+    if not anchored and stripped != "**":
+        stripped = "**/" + stripped
+    variants = [stripped]
+    if stripped.endswith("/**") and stripped[:-3] not in ("", "**"):
+        variants.append(stripped[:-3])
+    return tuple(variants)
+
+
+def translate(pattern: str) -> str:
+    """The regular expression wcmatch compiles a normalised pattern to (stored for the built-ins)."""
+    stored = TRANSLATED.get(pattern)
+    if stored is not None:
+        return stored
+    from wcmatch import glob  # first non-built-in pattern only: see the module docstring
+
+    positive, _ = glob.translate(pattern, flags=glob.GLOBSTAR | glob.DOTGLOB | glob.FORCEUNIX)
+    return "|".join(positive)
+
+
+class GlobSet:
+    """A set of policy patterns compiled once into one regular expression."""
+
+    def __init__(self, patterns: tuple[str, ...], *, ignore_case: bool = False) -> None:
+        self.ignore_case = ignore_case
+        variants = [v for p in patterns for v in normalise(p.lower() if ignore_case else p)]
+        self._regex = re.compile("|".join(f"(?:{translate(v)})" for v in variants)) if variants else None
+
+    def match(self, rel: str) -> bool:
+        """Whether the root-relative path itself matches."""
+        if self._regex is None:
+            return False
+        return self._regex.match(rel.lower() if self.ignore_case else rel) is not None
+
+    def covering(self, rel: str) -> list[str]:
+        """The path and each of its parent folders that a pattern matches, shortest first."""
+        if self._regex is None:
+            return []
+        parts = [p for p in (rel.lower() if self.ignore_case else rel).split("/") if p and p != "."]
+        runs = ("/".join(parts[: end + 1]) for end in range(len(parts)))
+        return [run for run in runs if self._regex.match(run) is not None]
+
+    def covers(self, rel: str) -> bool:
+        """Whether the path, or a folder it is in, matches."""
+        return bool(self.covering(rel))
