@@ -68,6 +68,11 @@ class Workspace:
         self.state.frontend = value
 
     @property
+    def trusted(self) -> bool:
+        """Whether the user trusts this workspace (`stringsh trust`, bound to its stringsh.toml's hash)."""
+        return self.policy.trusted
+
+    @property
     def state_dir(self) -> Path:
         return self.state.dir
 

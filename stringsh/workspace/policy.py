@@ -1,6 +1,7 @@
-"""The policy: roots, permissions, limits, secrets, change budgets and shell settings, from `stringsh.toml`.
+"""The policy: roots, permissions, limits, secrets, change budgets and shell settings, from TOML files.
 
-Safe defaults when no file exists; any unknown key or wrong type is an error so a typo never weakens a rule.
+Safe defaults when no file exists; any unknown key, wrong type or out-of-range value is an error so a typo never
+weakens a rule. Which files apply, and how far a workspace's own file is believed, is layers.py's business.
 Every table and key is optional:
 
     [[roots]]                      # the first root is the workspace; default: the start folder, read_write
@@ -21,7 +22,7 @@ Every table and key is optional:
     allow_hardlinks = false
 
     [changes]                      # what a change set may touch, and how much
-    allow_globs = ["**"]           # fnmatch on the resolved path; `*` also matches `/`
+    allow_globs = ["**"]           # root-relative globs, globs.py semantics (`*` stays in a folder)
     max_files = 200
     max_loc = 200000               # lines of new content per change set
 
@@ -33,7 +34,9 @@ Every table and key is optional:
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -47,8 +50,20 @@ from stringsh.workspace.secrets import (
 )
 
 POLICY_FILE = "stringsh.toml"
-ROOT_ID = r"^[A-Za-z0-9._-]{1,64}$"  # compiled only when a policy file names roots
+ROOT_ID = r"[A-Za-z0-9._-]{1,64}"  # fullmatch: `$` would accept a trailing newline
 MODES = ("read_only", "read_write")
+MAX_POLICY_BYTES = 1024 * 1024
+MAX_PATTERNS = 256
+MAX_PATTERN_BYTES = 1024
+MiB = 1024 * 1024
+#: Upper bounds of every number (the lower bound is 1): a limit above these is a mistake, not a setting.
+CAPS: dict[str, float] = {
+    "max_read_bytes": 256 * MiB, "max_write_bytes": 256 * MiB, "max_patch_bytes": 64 * MiB,
+    "max_results": 1_000_000, "max_line_bytes": MiB, "max_walk_entries": 10_000_000, "max_walk_files": 10_000_000,
+    "max_files": 100_000, "max_loc": 10_000_000, "timeout": 24 * 3600.0, "output_cap": 64 * MiB,
+}
+#: Ordinary text a redaction pattern must not match: it would mask everything, not secrets.
+ORDINARY = ("", "a", "Z", "0", " ", ".", "\n")
 
 
 # The sections are immutable NamedTuples rather than frozen dataclasses: every command, `/ls` included, loads
@@ -115,7 +130,16 @@ class Policy(NamedTuple):
     secrets: Secrets = Secrets()
     changes: Changes = Changes()
     shell: Shell = Shell()
+    #: The last policy file applied (the one a change through the workspace must never touch).
     source: Path | None = None
+    #: Whether the user trusts this workspace: its `stringsh.toml` hash (or the folder, when it has none) is
+    #: recorded by `stringsh trust` and unchanged since (trust.py).
+    trusted: bool = False
+    #: Every policy file in force, resolved, in the order applied (user config, --policy, workspace).
+    files: tuple[Path, ...] = ()
+    #: What the start-up line says: the layers applied, and the workspace settings ignored as widening.
+    layers: tuple[str, ...] = ("defaults",)
+    ignored: tuple[str, ...] = ()
 
     @classmethod
     def default(cls, root: str | Path) -> Policy:
@@ -140,8 +164,43 @@ def _bad(source: Path, problem: str) -> StringError:
     )
 
 
+def _check_number(value: float, name: str, key: str, source: Path) -> None:
+    cap = CAPS[key]
+    low = 0 if key == "timeout" else 1
+    if not (low < value if key == "timeout" else low <= value) or value > cap:
+        raise _bad(source, f"{name}.{key} = {value} is out of range ({'above 0' if low == 0 else '1'} to {cap:g})")
+
+
+def _check_globs(values: tuple[str, ...], name: str, source: Path) -> None:
+    from stringsh.workspace.globs import normalise
+
+    if len(values) > MAX_PATTERNS:
+        raise _bad(source, f"{name} has {len(values)} patterns (at most {MAX_PATTERNS})")
+    for glob in values:
+        if len(glob.encode("utf-8", "replace")) > MAX_PATTERN_BYTES or "\x00" in glob or "\n" in glob:
+            raise _bad(source, f"{name}: {glob[:40]!r} is too long or holds a NUL or newline")
+        if ".." in glob.split("/"):
+            raise _bad(source, f"{name}: {glob!r} has a '..' component (patterns are relative to the root)")
+        if not normalise(glob):
+            raise _bad(source, f"{name}: {glob!r} names no path")
+
+
+def _check_regexes(values: tuple[str, ...], source: Path) -> None:
+    if len(values) > MAX_PATTERNS:
+        raise _bad(source, f"secrets.redact_regexes has {len(values)} patterns (at most {MAX_PATTERNS})")
+    for pattern in values:
+        if not pattern or len(pattern.encode("utf-8", "replace")) > MAX_PATTERN_BYTES:
+            raise _bad(source, f"secrets.redact_regexes: {pattern[:40]!r} is empty or longer than 1 KiB")
+        try:
+            compiled = re.compile(pattern)
+        except re.error as exc:
+            raise _bad(source, f"secrets.redact_regexes: {pattern!r} is not a valid regex ({exc})") from None
+        if any(compiled.fullmatch(text) for text in ORDINARY):
+            raise _bad(source, f"secrets.redact_regexes: {pattern!r} matches ordinary text (it would mask everything)")
+
+
 def _section(cls: Any, table: Any, name: str, source: Path, base: Any = None) -> Any:
-    """Build a section from a TOML table, checking every key and type."""
+    """Build a section over `base` from a TOML table, checking every key, type and range."""
     if not isinstance(table, dict):
         raise _bad(source, f"[{name}] must be a table")
     known = cls._fields
@@ -164,6 +223,12 @@ def _section(cls: Any, table: Any, name: str, source: Path, base: Any = None) ->
             ok = isinstance(value, str)
         if not ok:
             raise _bad(source, f"{name}.{key} has the wrong type ({type(value).__name__})")
+        if key in CAPS:
+            _check_number(value, name, key, source)
+        elif isinstance(value, tuple) and key.endswith("_globs"):
+            _check_globs(value, f"{name}.{key}", source)
+        elif key == "replacement" and (len(value) > 256 or "\n" in value):
+            raise _bad(source, "secrets.replacement must be one line of at most 256 characters")
         values[key] = value
     return cls(**{**defaults, **values})
 
@@ -171,6 +236,8 @@ def _section(cls: Any, table: Any, name: str, source: Path, base: Any = None) ->
 def _roots(raw: Any, source: Path, workspace_root: Path) -> tuple[Root, ...]:
     if not isinstance(raw, list) or not raw:
         raise _bad(source, "[[roots]] must be a non-empty array of tables")
+    if len(raw) > 64:
+        raise _bad(source, "[[roots]] names more than 64 roots")
     roots: list[Root] = []
     for index, item in enumerate(raw):
         if not isinstance(item, dict):
@@ -179,9 +246,9 @@ def _roots(raw: Any, source: Path, workspace_root: Path) -> tuple[Root, ...]:
         if extra:
             raise _bad(source, f"unknown key {sorted(extra)[0]!r} in roots[{index}]")
         rid, path, mode = item.get("id", f"root{index}"), item.get("path"), item.get("mode", "read_write")
-        if not isinstance(rid, str) or not re.match(ROOT_ID, rid):
+        if not isinstance(rid, str) or not re.fullmatch(ROOT_ID, rid):
             raise _bad(source, f"roots[{index}].id must match [A-Za-z0-9._-]{{1,64}}")
-        if not isinstance(path, str) or not path or "\x00" in path:
+        if not isinstance(path, str) or not path or "\x00" in path or "\n" in path or len(path) > 4096:
             raise _bad(source, f"roots[{index}].path must be a non-empty string")
         if mode not in MODES:
             raise _bad(source, f"roots[{index}].mode must be one of {', '.join(MODES)}")
@@ -194,9 +261,11 @@ def _roots(raw: Any, source: Path, workspace_root: Path) -> tuple[Root, ...]:
     return tuple(roots)
 
 
-def parse_policy(text: str, source: Path, workspace_root: Path) -> Policy:
+def parse_policy(text: str, source: Path, workspace_root: Path, base: Policy | None = None) -> Policy:
+    """The policy `text` makes of `base` (the defaults when None): what it names replaces, globs and regexes add."""
     import tomllib  # only when a policy file exists
 
+    base = base if base is not None else Policy.default(workspace_root)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -205,43 +274,68 @@ def parse_policy(text: str, source: Path, workspace_root: Path) -> Policy:
     extra = set(data) - known
     if extra:
         raise _bad(source, f"unknown section {sorted(extra)[0]!r} (known: {', '.join(sorted(known))})")
-    roots = _roots(data["roots"], source, workspace_root) if "roots" in data else Policy.default(workspace_root).roots
+    roots = _roots(data["roots"], source, workspace_root) if "roots" in data else base.roots
     secrets_table = dict(data.get("secrets", {})) if isinstance(data.get("secrets", {}), dict) else None
     if secrets_table is None:
         raise _bad(source, "[secrets] must be a table")
-    # Deny globs add to the defaults: a policy file can relax the list only through allow_globs.
-    base = Secrets()
-    secrets = _section(Secrets, secrets_table, "secrets", source)
-    if "deny_globs" in secrets_table:
-        secrets = secrets._replace(deny_globs=base.deny_globs + secrets.deny_globs)
-    if "allow_globs" in secrets_table:
-        secrets = secrets._replace(allow_globs=base.allow_globs + secrets.allow_globs)
-    for pattern in secrets.redact_regexes:
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise _bad(source, f"secrets.redact_regexes: {pattern!r} is not a valid regex ({exc})") from None
-    return Policy(
+    # Deny globs, allow globs and redaction patterns add to what the layer below had: a file cannot drop one.
+    secrets = _section(Secrets, secrets_table, "secrets", source, base.secrets)
+    for key in ("deny_globs", "allow_globs", "redact_regexes"):
+        if key in secrets_table:
+            secrets = secrets._replace(**{key: getattr(base.secrets, key) + getattr(secrets, key)})
+    if "redact_regexes" in secrets_table:
+        _check_regexes(tuple(secrets_table["redact_regexes"]), source)
+    limits = _section(Limits, data.get("limits", {}), "limits", source, base.limits)
+    if limits.max_walk_files > limits.max_walk_entries:
+        raise _bad(source, "limits.max_walk_files must not be above limits.max_walk_entries")
+    return base._replace(
         roots=roots,
-        permissions=_section(Permissions, data.get("permissions", {}), "permissions", source),
-        limits=_section(Limits, data.get("limits", {}), "limits", source),
+        permissions=_section(Permissions, data.get("permissions", {}), "permissions", source, base.permissions),
+        limits=limits,
         secrets=secrets,
-        changes=_section(Changes, data.get("changes", {}), "changes", source),
-        shell=_section(Shell, data.get("shell", {}), "shell", source),
+        changes=_section(Changes, data.get("changes", {}), "changes", source, base.changes),
+        shell=_section(Shell, data.get("shell", {}), "shell", source, base.shell),
         source=source,
     )
 
 
-def load_policy(root: str | Path, policy_file: Path | None = None) -> Policy:
-    """`policy_file` wins; otherwise `stringsh.toml` in the root; otherwise the defaults."""
-    workspace_root = Path(root).resolve()
-    source = Path(policy_file) if policy_file is not None else workspace_root / POLICY_FILE
-    if policy_file is None and not source.exists():
-        return Policy.default(workspace_root)
+def read_policy_file(source: Path, *, inside: Path | None = None) -> str:
+    """A policy file's text, read like any untrusted file: a regular file (a FIFO must not hang start-up), at
+    most 1 MiB; with `inside` (the workspace root), a symlink must stay inside that folder."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+    target = source
+    if inside is not None and source.is_symlink():
+        target = source.resolve()
+        if not target.is_relative_to(inside.resolve()):
+            raise StringError(
+                "NOT_PERMITTED",
+                f"Policy file {source} is a symlink to a file outside the workspace: {target}",
+                "Replace the link with the file itself, or give a policy of your own with --policy FILE.",
+            )
+        flags |= os.O_NOFOLLOW  # resolved: a link swapped in now is refused, not followed
     try:
-        text = source.read_text(encoding="utf-8")
+        fd = os.open(target, flags)
     except FileNotFoundError:
         raise _bad(source, "file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise _bad(source, f"cannot be read ({exc.strerror})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _bad(source, "not a regular file")
+        data = os.read(fd, MAX_POLICY_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_POLICY_BYTES:
+        raise _bad(source, f"larger than {MAX_POLICY_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise _bad(source, f"cannot be read ({exc})") from None
-    return parse_policy(text, source, workspace_root)
+
+
+def load_policy(root: str | Path, policy_file: Path | None = None) -> Policy:
+    """Defaults, then the user's config policy, then `policy_file` or the workspace's `stringsh.toml` (layers.py)."""
+    from stringsh.workspace.layers import layered_policy
+
+    return layered_policy(Path(root).resolve(), policy_file)

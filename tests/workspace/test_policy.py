@@ -8,7 +8,7 @@ import pytest
 
 from stringsh.dispatcher import Dispatcher
 from stringsh.errors import StringError
-from stringsh.workspace import Workspace, load_policy
+from stringsh.workspace import Workspace, load_policy, trust
 
 
 def test_defaults_without_a_file(tmp_path: Path) -> None:
@@ -29,6 +29,7 @@ def test_workspace_file_is_read(tmp_path: Path) -> None:
         '[limits]\nmax_write_bytes = 10\n[secrets]\ndeny_globs = ["*.secret"]\nallow_globs = ["id_rsa.demo"]\n'
         '[permissions]\ndelete = false\n[shell]\ntimeout = 5.5\nsandbox = true\n'
     )
+    trust.record(tmp_path, (tmp_path / "stringsh.toml").read_bytes())  # allow_globs widens: only when trusted
     workspace = Workspace.load(tmp_path)
     assert workspace.policy.limits.max_write_bytes == 10
     assert workspace.policy.shell.timeout == 5.5 and workspace.policy.shell.sandbox

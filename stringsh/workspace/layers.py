@@ -1,0 +1,160 @@
+"""Which policy is in force, and why: built-in defaults, then the user's `<config>/policy.toml` (trusted), then
+`--policy FILE` (trusted: the user typed it) or the workspace's own `stringsh.toml`, which may only narrow what
+is below it unless the user trusted the workspace (trust.py). Widening settings of an untrusted workspace are
+ignored, and the one start-up line (`startup_line`) names them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from stringsh.errors import StringError
+from stringsh.userdirs import user_policy_file
+from stringsh.workspace import trust
+from stringsh.workspace.policy import (
+    POLICY_FILE,
+    Changes,
+    Limits,
+    Permissions,
+    Policy,
+    Root,
+    Secrets,
+    Shell,
+    parse_policy,
+    read_policy_file,
+)
+
+WORKSPACE = "workspace stringsh.toml"
+
+
+def workspace_policy_bytes(root: Path) -> bytes | None:
+    """The workspace's `stringsh.toml` as read for trust (None when it has none); refused like `layered_policy`."""
+    path = root / POLICY_FILE
+    if not os.path.lexists(path):
+        return None
+    return read_policy_file(path, inside=root).encode("utf-8")
+
+
+def layered_policy(root: Path, policy_file: Path | None) -> Policy:
+    policy = Policy.default(root)
+    layers, files = ["defaults"], []
+    user = user_policy_file()
+    if os.path.lexists(user):
+        policy = parse_policy(read_policy_file(user), user, root, policy)
+        layers.append(shown(user))
+        files.append(user.resolve())
+    ws_file = root / POLICY_FILE
+    ws_text = None
+    if policy_file is None:
+        ws_text = read_policy_file(ws_file, inside=root) if os.path.lexists(ws_file) else None
+        trusted = trust.is_trusted(root, ws_text.encode("utf-8") if ws_text is not None else None)
+    else:
+        try:  # not applied, but its hash still says whether the user trusts this folder
+            trusted = trust.is_trusted(root, workspace_policy_bytes(root))
+        except StringError:
+            trusted = False
+    ignored: list[str] = []
+    if policy_file is not None:
+        policy = parse_policy(read_policy_file(Path(policy_file)), Path(policy_file), root, policy)
+        layers.append(f"--policy {shown(Path(policy_file))}")
+        files.append(Path(policy_file).resolve())
+    elif ws_text is not None:
+        candidate = parse_policy(ws_text, ws_file, root, policy)
+        policy = candidate if trusted else narrowed(policy, candidate, ignored)
+        layers.append(WORKSPACE)
+        files.append(ws_file.resolve())
+    return policy._replace(trusted=trusted, files=tuple(files), layers=tuple(layers), ignored=tuple(ignored))
+
+
+def shown(path: Path) -> str:
+    """A path as the user would type it: `~/...` under the home folder."""
+    home = os.path.expanduser("~")
+    text = str(path)
+    return "~" + text[len(home):] if home not in ("", "/") and text.startswith(home + "/") else text
+
+
+def startup_line(policy: Policy) -> str:
+    """One line for stderr: the layers in force and, for an untrusted workspace, what was ignored."""
+    line = "stringsh: policy: " + " + ".join(layer for layer in policy.layers if layer != WORKSPACE)
+    if WORKSPACE not in policy.layers:
+        return line
+    if policy.trusted:
+        return line + f" + {WORKSPACE} (trusted)"
+    if not policy.ignored:
+        return line + f"; {WORKSPACE} narrows it (untrusted)"
+    count = len(policy.ignored)
+    return line + (
+        f"; {WORKSPACE} narrows it (untrusted: {count} widening setting{'s' if count > 1 else ''} ignored: "
+        f"{', '.join(policy.ignored)}; run 'stringsh trust' to allow them)"
+    )
+
+
+# -- narrowing ----------------------------------------------------------------------------------------------------
+
+
+def narrowed(base: Policy, wanted: Policy, ignored: list[str]) -> Policy:
+    """`wanted` with every setting that widens `base` put back to base's value, its name added to `ignored`."""
+    roots = wanted.roots
+    if roots != base.roots and not all(_inside(root, base.roots) for root in roots):
+        roots, _ = base.roots, ignored.append("roots")
+    flags = zip(Permissions._fields, base.permissions, wanted.permissions, strict=True)
+    limits = zip(Limits._fields, base.limits, wanted.limits, strict=True)
+    return wanted._replace(
+        roots=roots,
+        permissions=Permissions(*(_flag(b, w, f"permissions.{n}", ignored, base_on=False) for n, b, w in flags)),
+        limits=Limits(*(_at_most(b, w, f"limits.{n}", ignored) for n, b, w in limits)),
+        secrets=_secrets(base.secrets, wanted.secrets, ignored),
+        changes=_changes(base.changes, wanted.changes, ignored),
+        shell=Shell(
+            timeout=_at_most(base.shell.timeout, wanted.shell.timeout, "shell.timeout", ignored),
+            output_cap=_at_most(base.shell.output_cap, wanted.shell.output_cap, "shell.output_cap", ignored),
+            sandbox=_flag(base.shell.sandbox, wanted.shell.sandbox, "shell.sandbox", ignored, base_on=True),
+        ),
+    )
+
+
+def _inside(root: Root, base: tuple[Root, ...]) -> bool:
+    """A root inside one the layer below has, and no more writable than it."""
+    return any(
+        root.path.is_relative_to(b.path) and (root.mode == "read_only" or b.mode == "read_write") for b in base
+    )
+
+
+def _flag(base: bool, wanted: bool, name: str, ignored: list[str], *, base_on: bool) -> bool:
+    """A permission may go from on to off; the sandbox (`base_on`) from off to on. Not the other way."""
+    widening = (wanted and not base) if not base_on else (base and not wanted)
+    if widening:
+        ignored.append(name)
+        return base
+    return wanted
+
+
+def _at_most(base: float, wanted: float, name: str, ignored: list[str]) -> float:
+    if wanted > base:
+        ignored.append(name)
+        return base
+    return wanted
+
+
+def _secrets(base: Secrets, wanted: Secrets, ignored: list[str]) -> Secrets:
+    """More denies and more redaction patterns narrow; allow globs (exceptions), another mask and hard links widen."""
+    allow = wanted.allow_globs
+    if allow != base.allow_globs:
+        allow, _ = base.allow_globs, ignored.append("secrets.allow_globs")
+    replacement = wanted.replacement
+    if replacement != base.replacement:
+        replacement, _ = base.replacement, ignored.append("secrets.replacement")
+    hardlinks = _flag(base.allow_hardlinks, wanted.allow_hardlinks, "secrets.allow_hardlinks", ignored, base_on=False)
+    return wanted._replace(allow_globs=allow, replacement=replacement, allow_hardlinks=hardlinks)
+
+
+def _changes(base: Changes, wanted: Changes, ignored: list[str]) -> Changes:
+    """The allow-list narrows when the layer below allowed everything or the new globs are a subset of its own."""
+    globs = wanted.allow_globs
+    if globs != base.allow_globs and base.allow_globs != ("**",) and not set(globs) <= set(base.allow_globs):
+        globs, _ = base.allow_globs, ignored.append("changes.allow_globs")
+    return Changes(
+        allow_globs=globs,
+        max_files=int(_at_most(base.max_files, wanted.max_files, "changes.max_files", ignored)),
+        max_loc=int(_at_most(base.max_loc, wanted.max_loc, "changes.max_loc", ignored)),
+    )
