@@ -1,4 +1,5 @@
-"""Entry point: `stringsh [options] [run|daemon|repl]`. Picks a front end; every one goes through the Dispatcher.
+"""Entry point: `stringsh [options] [run|daemon|repl|trust]`. Picks a front end; every one goes through the
+Dispatcher. `stringsh trust` records (or revokes, or shows) the user's trust in a workspace (workspace/trust.py).
 
 Imports stay light here: prompt_toolkit and rich load only in the REPL, and argparse (with the shutil, gettext and
 locale it pulls in) only for a command line the quick reader below does not fully understand.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from stringsh import __version__
 
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     import argparse
 
     from stringsh.dispatcher import Dispatcher
+    from stringsh.errors import StringError
 
 SUBCOMMANDS = ("run", "daemon", "repl")
 VALUE_OPTIONS = ("--root", "--policy", "-c")
@@ -34,6 +36,9 @@ class Options:
         self.files: list[str] = []
         self.keep_going = False
         self.json = False
+        self.trust_root: str | None = None
+        self.revoke = False
+        self.status = False
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
     daemon = sub.add_parser("daemon", help="serve requests on stdin, framed replies on stdout")
     daemon.add_argument("--json", action="store_true", help="JSON lines in and out")
     sub.add_parser("repl", help="the interactive shell (default on a terminal)")
+    trust = sub.add_parser("trust", help="let the workspace's stringsh.toml widen your policy (until it changes)")
+    trust.add_argument("--root", dest="trust_root", default=None, help="workspace folder (default: the current one)")
+    which = trust.add_mutually_exclusive_group()
+    which.add_argument("--revoke", action="store_true", help="stop trusting the workspace")
+    which.add_argument("--status", action="store_true", help="say whether the workspace is trusted")
     return parser
 
 
@@ -125,9 +135,62 @@ def make_dispatcher(args: Options) -> Dispatcher:
         dispatcher = Dispatcher(root, policy_file=Path(args.policy) if args.policy else None)
         dispatcher.check()
     except StringError as exc:
-        print(f"stringsh: ERROR({exc.code}): {exc.text}", file=sys.stderr)
-        raise SystemExit(2) from None
+        fail(exc)
+    announce_policy(dispatcher, args)
     return dispatcher
+
+
+def fail(exc: StringError) -> NoReturn:
+    """A start-up error: `stringsh: ERROR(CODE): text` (the hint on the next line), status 2."""
+    print(f"stringsh: ERROR({exc.code}): {exc.text}", file=sys.stderr)
+    raise SystemExit(2) from None
+
+
+def announce_policy(dispatcher: Dispatcher, args: Options) -> None:
+    """The one start-up line saying which policy is in force and why; `-c` stays quiet unless it ignored
+    something (agents read its stdout, but a setting they asked for and did not get must be said)."""
+    from stringsh.workspace.layers import startup_line
+
+    policy = dispatcher.workspace.policy
+    if args.command is None or policy.ignored:
+        print(startup_line(policy), file=sys.stderr)
+
+
+def run_trust(args: Options) -> int:
+    """`stringsh trust [--root DIR] [--revoke | --status]`: the direnv `allow` model, bound to the file's hash."""
+    from pathlib import Path
+
+    from stringsh.errors import StringError
+    from stringsh.workspace import trust
+    from stringsh.workspace.layers import workspace_policy_bytes
+    from stringsh.workspace.policy import load_policy
+
+    root = Path(args.trust_root or args.root or Path.cwd()).resolve()
+    if not root.is_dir():
+        print(f"stringsh: workspace folder not found: {root}", file=sys.stderr)
+        return 2
+    try:
+        data = workspace_policy_bytes(root)
+        what = f"stringsh.toml sha256 {trust.digest(data)[:16]}" if data is not None else "no stringsh.toml"
+        recorded = trust.recorded(root)
+        if args.status:
+            if recorded is None:
+                print(f"stringsh: not trusted: {root} (run 'stringsh trust' to trust it)")
+            elif recorded == trust.digest(data):
+                print(f"stringsh: trusted: {root} ({what})")
+            else:
+                print(f"stringsh: trust lapsed: {root} (stringsh.toml changed; run 'stringsh trust' again)")
+            return 0
+        if args.revoke:
+            print(f"stringsh: {'trust revoked' if trust.revoke(root) else 'not trusted'}: {root}")
+            return 0
+        ignored = load_policy(root).ignored  # also refuses a file that is not a valid policy
+        trust.record(root, data)
+    except StringError as exc:
+        fail(exc)
+    allowed = f"; now allowed: {', '.join(ignored)}" if ignored else ""
+    print(f"stringsh: trusted: {root} ({what}){allowed}; editing stringsh.toml lapses trust")
+    return 0
 
 
 def wants_plain(args: Options) -> bool:
@@ -136,6 +199,8 @@ def wants_plain(args: Options) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_options(sys.argv[1:] if argv is None else argv)
+    if args.mode == "trust":
+        return run_trust(args)
     dispatcher = make_dispatcher(args)
     try:
         if args.command is not None:

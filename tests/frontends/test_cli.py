@@ -6,7 +6,10 @@ import pytest
 
 from stringsh.cli import Options, build_parser, quick_parse
 
-FIELDS = ("root", "policy", "command", "plain", "color", "mode", "files", "keep_going", "json")
+FIELDS = (
+    "root", "policy", "command", "plain", "color", "mode", "files", "keep_going", "json",
+    "trust_root", "revoke", "status",
+)
 
 QUICK = [
     [],

@@ -41,10 +41,14 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.protocol.topics",
         "stringsh.script",
         "stringsh.session",
+        "stringsh.userdirs",
         "stringsh.workspace",
         "stringsh.workspace.atomic",
         "stringsh.workspace.audit",
         "stringsh.workspace.engine",
+        "stringsh.workspace.globs",
+        "stringsh.workspace.globtable",
+        "stringsh.workspace.layers",
         "stringsh.workspace.ops",
         "stringsh.workspace.ops.guard",
         "stringsh.workspace.ops.listdir",
@@ -52,6 +56,7 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.workspace.policy",
         "stringsh.workspace.secrets",
         "stringsh.workspace.state",
+        "stringsh.workspace.trust",
     }
 )
 

@@ -56,7 +56,9 @@ def test_plain_loop_in_a_pty_gives_the_same_replies_as_run_and_no_escapes(ws: Pa
     child.close()
     assert child.exitstatus == 0
     assert "\x1b" not in transcript
-    assert transcript.startswith("stringsh — /help lists commands, !cmd runs a shell command, Ctrl-D leaves")
+    assert transcript.startswith(  # the policy line (stderr, cli.announce_policy), then the banner
+        "stringsh: policy: defaults\r\nstringsh — /help lists commands, !cmd runs a shell command, Ctrl-D leaves"
+    )
     # The pty echoes what was typed; the replies are what follows each echoed request line.
     replies = []
     for chunk in transcript.replace("\r\n", "\n").split(PROMPT)[1:]:

@@ -40,7 +40,9 @@ def test_run_several_files_share_one_session(ws: Path) -> None:
 def test_run_missing_file(ws: Path) -> None:
     proc = run_stringsh(["run", "nope.str"], ws)
     assert proc.returncode == 2
-    assert proc.stderr.decode() == "stringsh: cannot read nope.str: No such file or directory\n"
+    assert proc.stderr.decode() == (
+        "stringsh: policy: defaults\nstringsh: cannot read nope.str: No such file or directory\n"
+    )
 
 
 def test_unterminated_heredoc_is_not_run(ws: Path) -> None:
@@ -112,4 +114,4 @@ def test_ctrl_c_stops_a_script_cleanly(ws: Path) -> None:
     proc.send_signal(signal.SIGINT)
     _out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
-    assert err.decode() == "stringsh: interrupted\n"
+    assert err.decode() == "stringsh: policy: defaults\nstringsh: interrupted\n"

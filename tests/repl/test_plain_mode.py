@@ -109,7 +109,7 @@ def test_plain_mode_in_a_pty_matches_run_and_has_no_escapes(
         term.close()
     transcript = bytes(term.transcript)
     assert b"\x1b" not in transcript
-    assert transcript.startswith("stringsh — /help lists commands".encode())
+    assert transcript.startswith("stringsh: policy: defaults\r\nstringsh — /help lists commands".encode())
     assert replies == expected
     assert not (tmp_path / "h").exists()  # plain mode keeps no history file
 
