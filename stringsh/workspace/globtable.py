@@ -2,7 +2,8 @@
 """wcmatch's translations of the built-in policy globs, stored so `-c /ls` need not import wcmatch (globs.py).
 
 Generated from wcmatch.glob.translate(pattern, flags=GLOBSTAR | DOTGLOB | FORCEUNIX);
-tests/workspace/test_globs.py checks every entry against the installed wcmatch."""
+tests/workspace/test_globs.py checks every entry against the installed wcmatch and prints the table when run
+as `python -m tests.workspace.test_globs`."""
 
 TRANSLATED: dict[str, str] = {
     '**/.env': '^(?s:(?:(?!(?:[/]|^)(?:\\.{1,2})(?:$|[/])).)*?(?:^|[/]+)\\.env[/]*?)$',
