@@ -1,0 +1,183 @@
+"""Trust (finding 2): the user's configuration is trusted, the workspace's stringsh.toml only narrows it until
+`stringsh trust` records its hash; the start-up line says which policy is in force."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from stringsh.userdirs import config_dir, user_policy_file
+from stringsh.workspace import Workspace, load_policy, trust
+from stringsh.workspace.layers import startup_line
+from tests.conftest import run_stringsh
+
+ATTACK = '[[roots]]\npath = ".."\n[secrets]\nallow_globs = ["*"]\n'
+IGNORED = (
+    "stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted: 2 widening settings ignored: "
+    "roots, secrets.allow_globs; run 'stringsh trust' to allow them)\n"
+)
+
+
+@pytest.fixture
+def cloned(tmp_path: Path) -> Path:
+    """A repository someone else wrote: a policy that widens, a secret, and a file outside it."""
+    (tmp_path / "outside.txt").write_text("outside\n")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "stringsh.toml").write_text(ATTACK)
+    (repo / ".env").write_text("TOKEN=hunter2\n")
+    return repo
+
+
+def test_finding_02_workspace_policy_cannot_widen_roots(cloned: Path) -> None:
+    proc = run_stringsh(["-c", "/open ../outside.txt"], cloned)
+    assert b"outside\n" not in proc.stdout
+    assert proc.stdout.decode().startswith("re: /open ../outside.txt\nERROR(INVALID_PATH): ")
+    assert proc.stderr.decode() == IGNORED
+    secret = run_stringsh(["-c", "/open .env"], cloned)
+    assert secret.stdout.decode().startswith("re: /open .env\nERROR(SECRET_DENIED): ")
+    assert b"hunter2" not in secret.stdout + secret.stderr
+    write = run_stringsh(["-c", "/write ../outside.txt\npwned\n"], cloned)
+    assert b"ERROR(" in write.stdout and (cloned.parent / "outside.txt").read_text() == "outside\n"
+
+
+def test_finding_02_a_second_read_write_root_outside_is_ignored(tmp_path: Path) -> None:
+    (tmp_path / "var-tmp").mkdir()
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "stringsh.toml").write_text(
+        f'[[roots]]\nid = "main"\npath = "."\n[[roots]]\nid = "tmp"\npath = "{tmp_path / "var-tmp"}"\n'
+    )
+    policy = load_policy(tmp_path / "repo")
+    assert [r.path for r in policy.roots] == [(tmp_path / "repo").resolve()]
+    assert policy.ignored == ("roots",) and not policy.trusted
+
+
+def test_trust_round_trip(cloned: Path) -> None:
+    assert run_stringsh(["trust", "--status"], cloned).stdout.decode() == (
+        f"stringsh: not trusted: {cloned} (run 'stringsh trust' to trust it)\n"
+    )
+    digest = trust.digest((cloned / "stringsh.toml").read_bytes())
+    proc = run_stringsh(["trust"], cloned)
+    assert proc.returncode == 0
+    assert proc.stdout.decode() == (
+        f"stringsh: trusted: {cloned} (stringsh.toml sha256 {digest[:16]}); now allowed: roots, "
+        "secrets.allow_globs; editing stringsh.toml lapses trust\n"
+    )
+    record = trust.trust_file()
+    assert stat.S_IMODE(record.stat().st_mode) == 0o600
+    assert f"{digest}\t{cloned}\n" in record.read_text()
+    # trusted: the widening applies (the root is now the parent folder, .env is allowed)
+    opened = run_stringsh(["-c", "/open repo/.env"], cloned)
+    assert opened.stderr == b"" and b"TOKEN=hunter2" in opened.stdout
+    assert run_stringsh(["run", "-"], cloned, "/set\n").stderr.decode() == (
+        "stringsh: policy: defaults + workspace stringsh.toml (trusted)\n"
+    )
+    # an edit lapses trust: the widening is ignored again, and asked for again
+    with (cloned / "stringsh.toml").open("a") as f:
+        f.write("[shell]\nsandbox = false\n")
+    assert run_stringsh(["trust", "--status"], cloned).stdout.decode() == (
+        f"stringsh: trust lapsed: {cloned} (stringsh.toml changed; run 'stringsh trust' again)\n"
+    )
+    lapsed = run_stringsh(["-c", "/open .env"], cloned)
+    assert b"SECRET_DENIED" in lapsed.stdout and lapsed.stderr.decode() == IGNORED
+    assert run_stringsh(["trust"], cloned).returncode == 0
+    assert b"TOKEN=hunter2" in run_stringsh(["-c", "/open repo/.env"], cloned).stdout
+    # revoked: untrusted again
+    assert run_stringsh(["trust", "--revoke"], cloned).stdout.decode() == f"stringsh: trust revoked: {cloned}\n"
+    assert run_stringsh(["trust", "--revoke"], cloned).stdout.decode() == f"stringsh: not trusted: {cloned}\n"
+    assert b"SECRET_DENIED" in run_stringsh(["-c", "/open .env"], cloned).stdout
+
+
+def test_trust_with_root_option_and_a_folder_without_policy(tmp_path: Path) -> None:
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    workspace = Workspace.load(folder)
+    assert not workspace.trusted and not workspace.policy.trusted
+    workspace.close()
+    proc = run_stringsh(["trust", "--root", str(folder)], tmp_path)
+    assert proc.stdout.decode() == (
+        f"stringsh: trusted: {folder} (no stringsh.toml); editing stringsh.toml lapses trust\n"
+    )
+    workspace = Workspace.load(folder)
+    assert workspace.trusted
+    workspace.close()
+    (folder / "stringsh.toml").write_text("[shell]\nsandbox = true\n")  # a policy appearing later lapses trust
+    assert not load_policy(folder).trusted
+
+
+def test_trust_refuses_an_invalid_policy(cloned: Path) -> None:
+    (cloned / "stringsh.toml").write_text("[limits]\nmax_read_bytes = 0\n")
+    proc = run_stringsh(["trust"], cloned)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert proc.stderr.decode().startswith("stringsh: ERROR(INVALID_PAYLOAD): Bad policy file ")
+    assert not trust.trust_file().exists()
+
+
+def test_a_trust_file_others_can_write_is_not_believed(cloned: Path) -> None:
+    trust.record(cloned, (cloned / "stringsh.toml").read_bytes())
+    assert load_policy(cloned).trusted
+    os.chmod(trust.trust_file(), 0o666)
+    assert not load_policy(cloned).trusted
+
+
+def test_narrowing_applies_without_trust(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "stringsh.toml").write_text(
+        '[[roots]]\nid = "docs"\npath = "sub"\nmode = "read_only"\n[permissions]\nshell = false\n'
+        '[limits]\nmax_read_bytes = 100\n[secrets]\ndeny_globs = ["*.bak"]\nredact_regexes = ["tok-[0-9]{8}"]\n'
+        '[changes]\nallow_globs = ["docs/*.md"]\nmax_files = 3\n[shell]\nsandbox = true\ntimeout = 5.0\n'
+    )
+    policy = load_policy(tmp_path)
+    assert policy.ignored == () and not policy.trusted
+    assert [(r.id, r.mode) for r in policy.roots] == [("docs", "read_only")]
+    assert not policy.permissions.shell and policy.limits.max_read_bytes == 100
+    assert policy.matcher().denied("x.bak") and "tok-[0-9]{8}" in policy.secrets.redact_regexes
+    assert policy.changes == policy.changes._replace(allow_globs=("docs/*.md",), max_files=3)
+    assert policy.shell.sandbox and policy.shell.timeout == 5.0
+    assert startup_line(policy) == "stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted)"
+
+
+def test_every_widening_setting_is_named(tmp_path: Path) -> None:
+    user = user_policy_file()
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(
+        '[permissions]\nedit = false\n[limits]\nmax_read_bytes = 1000\n[shell]\nsandbox = true\n'
+        '[changes]\nallow_globs = ["src/**"]\nmax_loc = 10\n'
+    )
+    (tmp_path / "stringsh.toml").write_text(
+        '[permissions]\nedit = true\n[limits]\nmax_read_bytes = 2000\n[shell]\nsandbox = false\ntimeout = 500.0\n'
+        '[changes]\nallow_globs = ["**"]\nmax_loc = 11\n[secrets]\nallow_hardlinks = true\nreplacement = "x"\n'
+    )
+    policy = load_policy(tmp_path)
+    assert policy.ignored == (
+        "permissions.edit", "limits.max_read_bytes", "secrets.replacement", "secrets.allow_hardlinks",
+        "changes.allow_globs", "changes.max_loc", "shell.timeout", "shell.sandbox",
+    )
+    assert not policy.permissions.edit and policy.limits.max_read_bytes == 1000 and policy.shell.sandbox
+    assert policy.changes.allow_globs == ("src/**",) and policy.changes.max_loc == 10
+    assert policy.files == (user.resolve(), (tmp_path / "stringsh.toml").resolve())
+    assert startup_line(policy).startswith(
+        f"stringsh: policy: defaults + {user}; workspace stringsh.toml narrows it (untrusted: 8 widening settings"
+    )
+
+
+def test_the_user_policy_and_policy_option_are_trusted(tmp_path: Path) -> None:
+    (tmp_path / "other").mkdir()
+    given = tmp_path / "given.toml"
+    given.write_text('[secrets]\nallow_globs = [".env"]\n[[roots]]\npath = "."\n[[roots]]\npath = "../other"\n')
+    (tmp_path / "ws").mkdir()
+    policy = load_policy(tmp_path / "ws", given)
+    assert len(policy.roots) == 2 and not policy.matcher().denied(".env") and policy.ignored == ()
+    assert policy.files == (given.resolve(),)
+    assert startup_line(policy) == f"stringsh: policy: defaults + --policy {given}"
+    assert config_dir() == Path(os.environ["STRINGSH_CONFIG_DIR"])
+
+
+def test_dash_c_is_quiet_unless_something_was_ignored(ws: Path) -> None:
+    (ws / "stringsh.toml").write_text("[permissions]\ndelete = false\n")
+    assert run_stringsh(["-c", "/ls"], ws).stderr == b""
+    daemon = run_stringsh(["daemon"], ws, "/ls\n")
+    assert daemon.stderr.decode() == "stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted)\n"
