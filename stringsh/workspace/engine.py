@@ -9,9 +9,11 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from stringsh.userdirs import user_policy_file
 from stringsh.workspace.paths import Confiner
 from stringsh.workspace.policy import POLICY_FILE, Policy, load_policy
 from stringsh.workspace.state import EngineState
+from stringsh.workspace.trust import trust_file
 
 if TYPE_CHECKING:
     from stringsh.workspace.audit import AuditCheck
@@ -40,9 +42,11 @@ class Workspace:
         self._redactor: Redactor | None = None
         #: The policy is not changed through the workspace it governs (CVE-2026-25725), even before it exists.
         self.policy_files = {POLICY_FILE}
-        source = self.policy.source.resolve() if self.policy.source is not None else None
-        if source is not None and source.is_relative_to(self.confiner.real):
-            self.policy_files.add(source.relative_to(self.confiner.real).as_posix())
+        # ... nor the user's policy and trust records when the workspace holds them (a root of ~).
+        sources = (self.policy.source, *self.policy.files, user_policy_file(), trust_file())
+        for source in {path.resolve() for path in sources if path is not None}:
+            if source.is_relative_to(self.confiner.real):
+                self.policy_files.add(source.relative_to(self.confiner.real).as_posix())
 
     @classmethod
     def load(cls, root: str | Path, policy_file: Path | None = None) -> Workspace:

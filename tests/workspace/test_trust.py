@@ -42,6 +42,13 @@ def test_finding_02_workspace_policy_cannot_widen_roots(cloned: Path) -> None:
     assert b"hunter2" not in secret.stdout + secret.stderr
     write = run_stringsh(["-c", "/write ../outside.txt\npwned\n"], cloned)
     assert b"ERROR(" in write.stdout and (cloned.parent / "outside.txt").read_text() == "outside\n"
+    # the widened root (`..`) would make these the parent's files: they are not reachable
+    for request in ("/open outside.txt", "/open repo/.env", "/write outside.txt\npwned\n"):
+        proc = run_stringsh(["-c", request], cloned)
+        if request.startswith("/open"):
+            assert proc.stdout.decode().startswith(f"re: {request}\nERROR("), proc.stdout
+        assert b"hunter2" not in proc.stdout and b"outside\n" not in proc.stdout
+    assert (cloned.parent / "outside.txt").read_text() == "outside\n"
 
 
 def test_finding_02_a_second_read_write_root_outside_is_ignored(tmp_path: Path) -> None:
@@ -181,3 +188,17 @@ def test_dash_c_is_quiet_unless_something_was_ignored(ws: Path) -> None:
     assert run_stringsh(["-c", "/ls"], ws).stderr == b""
     daemon = run_stringsh(["daemon"], ws, "/ls\n")
     assert daemon.stderr.decode() == "stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted)\n"
+
+
+def test_a_workspace_holding_the_config_folder_cannot_trust_itself(tmp_path: Path) -> None:
+    # A root of ~ holds ~/.config/stringsh: the agent must not record trust, or widen the user's policy, through it.
+    home = tmp_path / "home"
+    config = home / ".config" / "stringsh"
+    config.mkdir(parents=True)
+    env = {"STRINGSH_CONFIG_DIR": str(config)}
+    (home / "stringsh.toml").write_text(ATTACK)
+    digest = trust.digest((home / "stringsh.toml").read_bytes())
+    for target in (".config/stringsh/trusted-workspaces", ".config/stringsh/policy.toml"):
+        proc = run_stringsh(["-c", f"/write {target}\n{digest}\t{home}\n"], home, env=env)
+        assert proc.stdout.decode().startswith(f"re: /write {target}\nERROR(NOT_PERMITTED): "), proc.stdout
+    assert sorted(p.name for p in config.iterdir()) == []
