@@ -48,27 +48,48 @@ def translate(pattern: str) -> str:
     return "|".join(positive)
 
 
+def split(variant: str) -> tuple[str, str]:
+    """("name", X) for `**/X` where X is one component: it matches a run whose last name matches X, and that
+    short regex compiles in a third of the time; ("path", variant) for the rest."""
+    rest = variant[3:]
+    if variant.startswith("**/") and "/" not in rest and rest != "**":
+        return "name", rest
+    return "path", variant
+
+
+def _compiled(globs: list[str]) -> re.Pattern[str] | None:
+    return re.compile("|".join(f"(?:{translate(g)})" for g in globs)) if globs else None
+
+
 class GlobSet:
-    """A set of policy patterns compiled once into one regular expression."""
+    """A set of policy patterns compiled once: one regular expression for names, one for whole paths."""
 
     def __init__(self, patterns: tuple[str, ...], *, ignore_case: bool = False) -> None:
         self.ignore_case = ignore_case
-        variants = [v for p in patterns for v in normalise(p.lower() if ignore_case else p)]
-        self._regex = re.compile("|".join(f"(?:{translate(v)})" for v in variants)) if variants else None
+        kinds: dict[str, list[str]] = {"name": [], "path": []}
+        for pattern in patterns:
+            for variant in normalise(pattern.lower() if ignore_case else pattern):
+                kind, glob = split(variant)
+                kinds[kind].append(glob)
+        self._names = _compiled(kinds["name"])
+        self._paths = _compiled(kinds["path"])
+
+    def _match(self, run: str) -> bool:
+        if self._paths is not None and self._paths.match(run) is not None:
+            return True
+        return self._names is not None and self._names.match(run.rpartition("/")[2]) is not None
 
     def match(self, rel: str) -> bool:
         """Whether the root-relative path itself matches."""
-        if self._regex is None:
-            return False
-        return self._regex.match(rel.lower() if self.ignore_case else rel) is not None
+        return self._match(rel.lower() if self.ignore_case else rel)
 
     def covering(self, rel: str) -> list[str]:
         """The path and each of its parent folders that a pattern matches, shortest first."""
-        if self._regex is None:
+        if self._names is None and self._paths is None:
             return []
         parts = [p for p in (rel.lower() if self.ignore_case else rel).split("/") if p and p != "."]
         runs = ("/".join(parts[: end + 1]) for end in range(len(parts)))
-        return [run for run in runs if self._regex.match(run) is not None]
+        return [run for run in runs if self._match(run)]
 
     def covers(self, rel: str) -> bool:
         """Whether the path, or a folder it is in, matches."""

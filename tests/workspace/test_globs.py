@@ -11,7 +11,7 @@ import pytest
 
 from stringsh.errors import StringError
 from stringsh.workspace import Workspace
-from stringsh.workspace.globs import GlobSet, normalise
+from stringsh.workspace.globs import GlobSet, normalise, split
 from stringsh.workspace.globtable import TRANSLATED
 from stringsh.workspace.secrets import DEFAULT_ALLOW_GLOBS, DEFAULT_DENY_GLOBS, SecretMatcher
 from tests.conftest import run_stringsh
@@ -24,8 +24,9 @@ def wcmatch_translations() -> dict[str, str]:
     table: dict[str, str] = {}
     for pattern in (*DEFAULT_DENY_GLOBS, *DEFAULT_ALLOW_GLOBS, "**"):
         for variant in normalise(pattern.lower()):
-            positive, _ = glob.translate(variant, flags=glob.GLOBSTAR | glob.DOTGLOB | glob.FORCEUNIX)
-            table[variant] = "|".join(positive)
+            _, stored = split(variant)
+            positive, _ = glob.translate(stored, flags=glob.GLOBSTAR | glob.DOTGLOB | glob.FORCEUNIX)
+            table[stored] = "|".join(positive)
     return table
 
 
