@@ -15,7 +15,7 @@ Every table and key is optional:
     [limits]                       # max_read_bytes max_write_bytes max_patch_bytes max_results max_line_bytes
     max_write_bytes = 1048576      # max_walk_entries max_walk_files
 
-    [secrets]
+    [secrets]                      # globs: globs.py semantics (root-relative, `*` stays in a folder, `**`)
     deny_globs = ["*.secret"]      # added to the built-in list (.env, .env.*, keys, .ssh, .netrc, cloud creds)
     allow_globs = ["id_rsa.demo"]  # exceptions, added to .env.example / .env.sample / *.pub
     redact_regexes = ["token-[0-9a-f]{32}"]
