@@ -59,7 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     daemon.add_argument("--json", action="store_true", help="JSON lines in and out")
     sub.add_parser("repl", help="the interactive shell (default on a terminal)")
     trust = sub.add_parser("trust", help="let the workspace's stringsh.toml widen your policy (until it changes)")
-    trust.add_argument("--root", dest="trust_root", default=None, help="workspace folder (default: the current one)")
+    trust.add_argument(
+        "--root", dest="trust_root", metavar="DIR", default=None, help="workspace folder (default: the current one)"
+    )
     which = trust.add_mutually_exclusive_group()
     which.add_argument("--revoke", action="store_true", help="stop trusting the workspace")
     which.add_argument("--status", action="store_true", help="say whether the workspace is trusted")
