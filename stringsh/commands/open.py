@@ -49,7 +49,8 @@ def show(ctx: Context, view: DocumentView, verb: str, *, start: int = 0, label: 
     extra = documents.default_action_output(view) if start == 0 else None  # front matter `default:`
     if extra:
         content = f"{content}\n\n---\n\n{extra}"
-    return Result(f"{verb} {label if label is not None else view.label}", redact(content))
+    shown_label = label if label is not None else view.label  # a returned page's label is its URL
+    return Result(redact(f"{verb} {shown_label}"), redact(content))
 
 
 def open_path(ctx: Context, target: str, block: str | None, start: int) -> Result:
