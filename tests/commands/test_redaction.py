@@ -178,3 +178,12 @@ def test_finding_04_block_edits_keep_the_secrets_they_do_not_touch(ws: Path, dis
     new_key = "(rotated: the key lives in the vault now)\n"
     assert dispatcher.execute(f"/edit deploy.md#key\n{new_key}").ok
     assert KEY not in secret_page.read_text()
+
+
+def test_finding_04_links_in_nav_and_info_are_masked(ws: Path, dispatcher) -> None:
+    (ws / "links.md").write_text(f"# Links\n\n[@ci The CI](https://ci.example/hook?token={TOKEN})\n")
+    assert dispatcher.execute("/open links.md").ok
+    assert dispatcher.execute("/info @ci").text == f"re: /info @ci\n@ci → https://ci.example/hook?token={MASK}"
+    page = dispatcher.execute("/nav page").text
+    assert_clean(page)
+    assert f"@ci → https://ci.example/hook?token={MASK}" in page
