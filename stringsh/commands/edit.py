@@ -22,7 +22,7 @@ def view_source(ctx: Context, view: DocumentView, block: str | None, start: int)
 
     Secrets are masked line for line (the numbers stay the file's), and a `[masked]` line says so."""
     workspace = ctx.documents.workspace
-    shown = masked(view, workspace.redact)
+    shown = masked(view, workspace.redact_lines)
     if block:
         lines = shown.doc.block_source(resolve_block(shown, block)).split("\n")
     else:

@@ -42,7 +42,8 @@ def show(ctx: Context, view: DocumentView, verb: str, *, start: int = 0, label: 
     """Render a view as `<verb> <label>\\n---\\n<content>`."""
     documents = ctx.documents
     redact = documents.workspace.redact
-    shown = masked(view, redact)  # secrets masked in a copy; the open view keeps the file's text for edits
+    # Secrets masked line for line in a copy; the open view keeps the file's text, which edits splice.
+    shown = masked(view, documents.workspace.redact_lines)
     content = render_view(shown, start=start, budget=budget_from(ctx.session.variables),
                           missing_env=missing_env(ctx, view), load_include=documents.include_loader(view))
     view.auto_shortcuts = shown.auto_shortcuts

@@ -20,7 +20,7 @@ def source(ctx: Context) -> Result:
         view = current  # a page an HTTP action returned: its text, not a workspace file
     else:
         view = documents.read_for_edit(path or documents.current().path)
-    view = masked(view, ctx.documents.workspace.redact)
+    view = masked(view, ctx.documents.workspace.redact_lines)
     budget = budget_from(ctx.session.variables)
     rendered = plain.render_text(view.doc.lines, start=start, budget=budget)
     content = rendered.text

@@ -102,7 +102,7 @@ def open_response(documents: DocumentService, outcome: Outcome) -> Result:
         outcome.uri or "response", "markdown", Document.parse(text), len(text.encode()), refetch=outcome.refetch
     )
     documents.navigate(view)  # bounded history, and the dropped views stop being watched
-    shown = masked(view, documents.workspace.redact)
+    shown = masked(view, documents.workspace.redact_lines)
     content = render_view(shown, budget=budget_from(documents.session.variables))
     view.auto_shortcuts = shown.auto_shortcuts
     return Result(outcome.message, content)

@@ -155,7 +155,7 @@ def current_if_fresh(view: DocumentView | None, workspace: Workspace, rel: str) 
 
 
 def masked(view: DocumentView, redact: Callable[[str], str]) -> DocumentView:
-    """The view as it may be shown: secrets masked line for line (`Workspace.redact`), so line numbers, blocks and
+    """The view as it may be shown: secrets masked line for line (`Workspace.redact_lines`), so line numbers, blocks and
     `--from N` stay those of the file; the view itself when nothing is masked. Only a copy is masked: the open view
     keeps the real text, which is what a block edit splices."""
     if view.kind == "binary":

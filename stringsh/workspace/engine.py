@@ -133,6 +133,11 @@ class Workspace:
         output path that shows file, shell or response text calls this. Reads themselves never mask."""
         return self.redactor(text)
 
+    def redact_lines(self, text: str) -> str:
+        """`redact`, keeping line breaks (a secret over N lines becomes N masked lines): for views of a file,
+        whose line numbers and `--from N` must stay the file's."""
+        return self.redactor(text, keep_lines=True)
+
     def relative(self, path: str, *, reading: bool = False) -> str:
         """The confined, normalised root-relative POSIX path ("." for the root); does not touch the disk.
 
@@ -228,7 +233,7 @@ class Workspace:
 
         permissions = self.policy.permissions
         if permissions.revert:
-            require(self.policy, permissions.write, "write", mutating=True)
+            require(self.policy, permissions.write, "write")  # a read-only root: the revert op's own refusal
 
     # -- shell ------------------------------------------------------------------------------------------------
 

@@ -2,8 +2,9 @@
 
 Every output path calls `Workspace.redact(text)`, which uses one `Redactor` built from the policy's
 `secrets.redact_regexes` and `secrets.replacement` plus the built-in set below. Patterns compile on first use, so a
-command that shows no text (`-c /ls`) pays nothing. Masking keeps line breaks: a secret spanning N lines becomes N
-lines of the replacement, so line numbers (`/edit` views, `--from N`) stay those of the file.
+command that shows no text (`-c /ls`) pays nothing. A secret becomes one replacement; with `keep_lines` (views of a
+file, `Workspace.redact_lines`) a secret spanning N lines becomes N lines of it, so line numbers (`/edit` views,
+`--from N`) stay those of the file.
 """
 
 from __future__ import annotations
@@ -59,32 +60,39 @@ class Redactor:
             self._builtins = [(b, re.compile(b.pattern)) for b in BUILTINS]
         return self._builtins
 
-    def _mask(self, secret: str) -> str:
-        """One replacement per line the secret spans (a `\\r` before a line break is kept)."""
+    def _mask(self, secret: str, keep_lines: bool) -> str:
+        """The replacement; with `keep_lines` one per line the secret spans (a `\\r` before a break is kept)."""
+        if not keep_lines:
+            return self.replacement
         pieces = secret.split("\n")
         masked = [self.replacement + ("\r" if piece.endswith("\r") else "") for piece in pieces[:-1]]
         return "\n".join([*masked, self.replacement])
 
-    def _masker(self, builtin: Builtin) -> Callable[[re.Match[str]], str]:
+    def _masker(self, builtin: Builtin, keep_lines: bool) -> Callable[[re.Match[str]], str]:
         def mask(match: re.Match[str]) -> str:
             found, start = match.group(0), match.start()
             if builtin.word_start and start and WORD.match(match.string, start - 1):
                 return found  # the tail of a longer word (`xghp_…`), not a token
             keep = (match.group("keep") or "") if "keep" in match.re.groupindex else ""
-            return keep + self._mask(found[len(keep) :])
+            return keep + self._mask(found[len(keep) :], keep_lines)
 
         return mask
 
-    def _mask_policy(self, match: re.Match[str]) -> str:
-        found = match.group(0)
-        return self._mask(found) if found else found  # an empty match masks nothing (never between every char)
+    def _policy_masker(self, keep_lines: bool) -> Callable[[re.Match[str]], str]:
+        def mask(match: re.Match[str]) -> str:
+            found = match.group(0)
+            return self._mask(found, keep_lines) if found else found  # an empty match masks nothing
 
-    def __call__(self, text: str) -> str:
+        return mask
+
+    def __call__(self, text: str, *, keep_lines: bool = False) -> str:
         for builtin, pattern in self._compile():
             if any(literal in text for literal in builtin.literals):
-                text = pattern.sub(self._masker(builtin), text)
-        for pattern in self._policy:
-            text = pattern.sub(self._mask_policy, text)
+                text = pattern.sub(self._masker(builtin, keep_lines), text)
+        if self._policy:
+            mask = self._policy_masker(keep_lines)
+            for pattern in self._policy:
+                text = pattern.sub(mask, text)
         return text
 
     def finds_secret(self, text: str) -> bool:

@@ -47,9 +47,9 @@ def redact() -> Redactor:
 def test_each_builtin_pattern_masks_its_secret(redact: Redactor, name: str) -> None:
     secret = SECRETS[name]
     text = f"before {secret} after\n"
-    masked = redact(text)
+    assert redact(text) == f"before {MASK} after\n"
     lines = secret.count("\n") + 1
-    assert masked == "before " + "\n".join([MASK] * lines) + " after\n"
+    assert redact(text, keep_lines=True) == "before " + "\n".join([MASK] * lines) + " after\n"
     assert redact.finds_secret(text)
 
 
@@ -90,14 +90,15 @@ def test_ordinary_text_is_not_masked(redact: Redactor, text: str) -> None:
 
 def test_multiline_secret_keeps_line_count_and_crlf(redact: Redactor) -> None:
     text = "a\r\n" + PEM.replace("\n", "\r\n") + "\r\nb\r\n"
-    masked = redact(text)
+    masked = redact(text, keep_lines=True)
     assert masked == "a\r\n" + "\r\n".join([MASK] * 4) + "\r\nb\r\n"
     assert masked.count("\n") == text.count("\n")
 
 
 def test_a_key_cut_before_its_end_is_masked_to_the_end(redact: Redactor) -> None:
     cut = "out:\n" + PEM.rsplit("\n", 2)[0]  # BEGIN and a line, no END (a shell output cap, a budget)
-    assert redact(cut) == "out:\n" + "\n".join([MASK] * 2)
+    assert redact(cut) == f"out:\n{MASK}"
+    assert redact(cut, keep_lines=True) == "out:\n" + "\n".join([MASK] * 2)
 
 
 def test_policy_patterns_and_replacement() -> None:
@@ -124,5 +125,6 @@ def test_workspace_uses_the_policys_patterns_and_replacement(tmp_path: Path) -> 
     workspace = Workspace(tmp_path, policy)
     try:
         assert workspace.redact("internal-123456 AKIAIOSFODNN7EXAMPLE") == "<secret> <secret>"
+        assert workspace.redact_lines("internal-123456\n" + PEM) == "<secret>\n" + "\n".join(["<secret>"] * 4)
     finally:
         workspace.close()
