@@ -207,8 +207,8 @@ class Workspace:
         from stringsh.workspace.ops.apply import ApplyRequest, apply
         from stringsh.workspace.ops.guard import require
 
-        if op == "edit":
-            require(self.policy, self.policy.permissions.edit, "edit", mutating=True)
+        if op == "edit":  # the flag only: a read-only root keeps the write op's own refusal
+            require(self.policy, self.policy.permissions.edit, "edit")
 
         return apply(self, ApplyRequest(tuple(changeset.files), topic))
 

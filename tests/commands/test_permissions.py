@@ -111,3 +111,21 @@ def test_finding_06_undo_is_a_write(ws: Path, flag: str) -> None:
         assert snapshot(ws) == files
     finally:
         dispatcher.close()
+
+
+def test_a_read_only_root_keeps_its_own_refusal_for_edits(ws: Path) -> None:
+    (ws / "a.md").write_text(PAGE)
+    (ws / "stringsh.toml").write_text('[[roots]]\npath = "."\nmode = "read_only"\n')
+    dispatcher = Dispatcher(ws)
+    try:
+        for command in ("/edit a.md#part\nnew\n", "/edit --force a.md\nnew\n", "/append a.md\nmore\n"):
+            assert body_of(dispatcher.execute(command).text) == (
+                "ERROR(NOT_PERMITTED): write is not allowed: root root0 is read_only"
+            )
+    finally:
+        dispatcher.close()
+    assert (ws / "a.md").read_text() == PAGE
+
+
+def body_of(reply: str) -> str:
+    return reply.split("\n", 1)[1]

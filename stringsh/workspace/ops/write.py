@@ -61,7 +61,7 @@ def write_text(ws: Workspace, request: WriteRequest) -> WriteOutcome:
     """Replace the whole file, keeping encoding, BOM, line endings and mode of an existing file."""
     require(ws.policy, ws.policy.permissions.write, "write", mutating=True)
     if request.op == "edit":
-        require(ws.policy, ws.policy.permissions.edit, "edit", mutating=True)
+        require(ws.policy, ws.policy.permissions.edit, "edit")
     path, topic = request.path, request.topic
     with ws.state.audited("write", [path], topic) as note, ws.locked():
         if not request.create_parents:
@@ -82,7 +82,7 @@ def append_text(ws: Workspace, request: AppendRequest) -> WriteOutcome:
     ending; a line ending is added first when the file does not end with one. An in-place change of an existing
     file: `edit` is needed as well as `write`."""
     require(ws.policy, ws.policy.permissions.write, "write", mutating=True)
-    require(ws.policy, ws.policy.permissions.edit, "edit", mutating=True)
+    require(ws.policy, ws.policy.permissions.edit, "edit")
     path, topic = request.path, request.topic
     with ws.state.audited("append", [path], topic) as note, ws.locked():
         current = read_text(ws, ReadRequest(path, topic))
