@@ -36,6 +36,8 @@ class ActionHost:
     cli_timeout: float = 120.0
     #: The policy's shell sandbox as a command-line rewrite, None to run bash directly.
     cli_wrap: Callable[[list[str]], list[str]] | None = None
+    #: Raises (NOT_PERMITTED) when the policy does not let CLI actions run: called before each one runs.
+    cli_permit: Callable[[], object] = lambda: None
 
 
 @dataclass
@@ -86,6 +88,7 @@ def run_action(action: Action, flag_text: str, host: ActionHost) -> Outcome:
 
 
 def _run_cli(action: Action, payload: dict[str, str], inputs: dict[str, str], host: ActionHost) -> Outcome:
+    host.cli_permit()
     command = build_command(action.uri, payload, host.variables)
     env = dict(host.exported)
     for match in REFERENCE.finditer(action.uri):

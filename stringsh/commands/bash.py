@@ -26,7 +26,8 @@ def run_in_topic_shell(ctx: Context, text: str) -> Result:
     """The engine runs it in the topic's shell (kept in the session), checking the permission and auditing."""
     session = ctx.session
     request = ShellRequest(text, session.topic, call_timeout(ctx), session.exported_variables())
-    return to_result(ctx.dispatcher.workspace.shell(request, session))
+    workspace = ctx.dispatcher.workspace
+    return to_result(workspace.shell(request, session), workspace)
 
 
 @handler("!")

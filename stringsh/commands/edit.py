@@ -7,22 +7,27 @@ import hashlib
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.documents.guard import FORCE, require_seen
+from stringsh.documents.masking import masked_note, refuse_mask_writeback
 from stringsh.documents.targets import edit_target
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.render.document import is_markdown
-from stringsh.render.view import DocumentView, budget_from, numbered, resolve_block
+from stringsh.render.view import DocumentView, budget_from, masked, numbered, resolve_block
 from stringsh.workspace import ChangeSet
 from stringsh.workspace.textio import encode
 
 
 def view_source(ctx: Context, view: DocumentView, block: str | None, start: int) -> Result:
-    """`[editing: path[#block]]` + numbered source + `(N lines)`; numbers start at 1 inside a block."""
+    """`[editing: path[#block]]` + numbered source + `(N lines)`; numbers start at 1 inside a block.
+
+    Secrets are masked line for line (the numbers stay the file's), and a `[masked]` line says so."""
+    workspace = ctx.documents.workspace
+    shown = masked(view, workspace.redact_lines)
     if block:
-        lines = view.doc.block_source(resolve_block(view, block)).split("\n")
+        lines = shown.doc.block_source(resolve_block(shown, block)).split("\n")
     else:
-        lines = view.doc.source_lines(0, len(view.doc.lines))
-        if lines and lines[-1] == "" and view.doc.text.endswith("\n"):
+        lines = shown.doc.source_lines(0, len(shown.doc.lines))
+        if lines and lines[-1] == "" and shown.doc.text.endswith("\n"):
             lines.pop()
     budget = budget_from(ctx.session.variables)
     text, next_index = numbered(lines, start=min(start, len(lines)), budget=budget)
@@ -31,6 +36,8 @@ def view_source(ctx: Context, view: DocumentView, block: str | None, start: int)
     if next_index is not None:
         content += (f"\n[cut] Output limit of {budget} lines reached. "
                     f"Read on: /edit {label} --from {next_index + 1}")
+    if shown is not view:
+        content += f"\n{masked_note(workspace)}"
     ctx.documents.mark_seen(view)
     return Result(f"[editing: {label}]", content)
 
@@ -54,6 +61,8 @@ def refuse_stale_view(ctx: Context, view: DocumentView) -> None:
 def edit_block(ctx: Context, view: DocumentView, block_id: str, body: str) -> Result:
     refuse_stale_view(ctx, view)
     block = resolve_block(view, block_id)
+    documents = ctx.documents
+    refuse_mask_writeback(documents.workspace, f"{view.path}#{block_id}", view.doc.block_source(block), body)
     edited = view.doc.edit_block(block, body)
     if edited.resolve(block_id) is None:  # checked on the new text before writing, so nothing breaks on disk
         raise StringError(
@@ -63,10 +72,9 @@ def edit_block(ctx: Context, view: DocumentView, block_id: str, body: str) -> Re
         )
     # The spliced text already has the file's own line endings, so it is encoded here as the file was read and
     # applied as one journaled change guarded by the hash the view was built from (a change since is a CONFLICT).
-    documents = ctx.documents
     data = encode(edited.text, view.encoding, view.bom, view.path)
     change = ChangeSet().write(view.path, data, expected_prev_sha256=view.sha256)
-    documents.workspace.apply(change, topic=ctx.session.topic)
+    documents.workspace.apply(change, topic=ctx.session.topic, op="edit")
     edited.sha256 = hashlib.sha256(data).hexdigest()
     documents.state.index_cache.put(edited.sha256, edited.index, len(data))
     documents.after_write(view.path, edited.sha256, edited)
@@ -76,9 +84,10 @@ def edit_block(ctx: Context, view: DocumentView, block_id: str, body: str) -> Re
 def edit_whole(ctx: Context, view: DocumentView, body: str, force: bool) -> Result:
     documents = ctx.documents
     overwrite = require_seen(ctx.session.seen, view.path, label=view.path, force=force, force_note_on_change=False)
+    refuse_mask_writeback(documents.workspace, view.path, view.doc.text, body)
     with overwrite.checked():
         outcome = documents.workspace.write_text(
-            view.path, body, topic=ctx.session.topic, expected_sha256=overwrite.expected
+            view.path, body, topic=ctx.session.topic, expected_sha256=overwrite.expected, op="edit"
         )
     documents.after_write(view.path, outcome.sha256)
     lines = body.count("\n") + (0 if not body or body.endswith("\n") else 1)

@@ -35,4 +35,5 @@ def exec_command(ctx: Context) -> Result:
         raise StringError("INVALID_PAYLOAD", "Nothing to run.", "Usage: /exec <command>, e.g. /exec ls -la")
 
     request = ShellRequest(text, ctx.session.topic, timeout, ctx.session.exported_variables())
-    return to_result(ctx.dispatcher.workspace.exec_once(request))
+    workspace = ctx.dispatcher.workspace
+    return to_result(workspace.exec_once(request), workspace)

@@ -59,7 +59,7 @@ def shortcut_info(ctx: Context, reference: str) -> Result:
         ids = shortcut_ids(ctx.documents)
         hint = f"Available: {', '.join('@' + i for i in ids)}" if ids else "This page has no shortcuts."
         raise StringError("NOT_FOUND", f"Shortcut not found: @{ident}", hint)
-    return Result(f"@{ident} → {target}")
+    return Result(ctx.documents.workspace.redact(f"@{ident} → {target}"))  # a link can carry a token
 
 
 def document_lines(view: DocumentView, workspace: Workspace) -> list[str]:

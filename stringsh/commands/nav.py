@@ -36,6 +36,13 @@ def _page_listing(view: DocumentView) -> str:
 
 @handler("nav")
 def nav(ctx: Context) -> Result:
+    """Menus and shortcuts show the page's links, which can carry a token: the reply is redacted."""
+    result = _nav(ctx)
+    redact = ctx.documents.workspace.redact
+    return Result(redact(result.message), redact(result.content) if result.content is not None else None)
+
+
+def _nav(ctx: Context) -> Result:
     view = ctx.documents.current(NO_DOCUMENT, None)
     name = " ".join(ctx.args).strip()
     if name == "page":

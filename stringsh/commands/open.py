@@ -12,7 +12,7 @@ from stringsh.documents.targets import split_from
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.render.plain import required_env
-from stringsh.render.view import DocumentView, budget_from, render_view
+from stringsh.render.view import DocumentView, budget_from, masked, render_view
 
 USAGE = (
     "Usage: /open <path | path#block | #block | @shortcut>\n"
@@ -41,12 +41,17 @@ def missing_env(ctx: Context, view: DocumentView) -> list[str]:
 def show(ctx: Context, view: DocumentView, verb: str, *, start: int = 0, label: str | None = None) -> Result:
     """Render a view as `<verb> <label>\\n---\\n<content>`."""
     documents = ctx.documents
-    content = render_view(view, start=start, budget=budget_from(ctx.session.variables),
+    redact = documents.workspace.redact
+    # Secrets masked line for line in a copy; the open view keeps the file's text, which edits splice.
+    shown = masked(view, documents.workspace.redact_lines)
+    content = render_view(shown, start=start, budget=budget_from(ctx.session.variables),
                           missing_env=missing_env(ctx, view), load_include=documents.include_loader(view))
-    extra = documents.default_action_output(view) if start == 0 else None  # front matter `default:` runs it
+    view.auto_shortcuts = shown.auto_shortcuts
+    extra = documents.default_action_output(view) if start == 0 else None  # front matter `default:`
     if extra:
         content = f"{content}\n\n---\n\n{extra}"
-    return Result(f"{verb} {label if label is not None else view.label}", content)
+    shown_label = label if label is not None else view.label  # a returned page's label is its URL
+    return Result(redact(f"{verb} {shown_label}"), redact(content))
 
 
 def open_path(ctx: Context, target: str, block: str | None, start: int) -> Result:

@@ -7,7 +7,7 @@ from stringsh.commands.registry import handler
 from stringsh.documents.targets import split_from
 from stringsh.protocol.response import Result
 from stringsh.render import plain
-from stringsh.render.view import budget_from
+from stringsh.render.view import budget_from, masked
 
 
 @handler("source")
@@ -20,6 +20,7 @@ def source(ctx: Context) -> Result:
         view = current  # a page an HTTP action returned: its text, not a workspace file
     else:
         view = documents.read_for_edit(path or documents.current().path)
+    view = masked(view, ctx.documents.workspace.redact_lines)
     budget = budget_from(ctx.session.variables)
     rendered = plain.render_text(view.doc.lines, start=start, budget=budget)
     content = rendered.text

@@ -22,5 +22,6 @@ def verify(ctx: Context) -> Result:
     view = ctx.documents.read_for_edit(path)
     content = view.doc.block_source(resolve_block(view, block))
     lines = content.count("\n") + 1 if content else 0
-    preview = content[:PREVIEW_CHARS] + ("..." if len(content) > PREVIEW_CHARS else "")
+    shown = ctx.documents.workspace.redact(content)  # masked whole, then cut: a cut never splits a secret open
+    preview = shown[:PREVIEW_CHARS] + ("..." if len(shown) > PREVIEW_CHARS else "")
     return Result(f"Verified {view.path}#{block} ({lines} lines, {len(content)} chars)", preview)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.documents.guard import require_seen
+from stringsh.documents.masking import current_text, refuse_mask_writeback
 from stringsh.documents.writing import split_target
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
@@ -21,6 +22,8 @@ def write(ctx: Context) -> Result:
     if info is not None and info.is_dir:
         raise StringError("INVALID_TARGET", f"Is a directory: {rel}", f"Use /ls {rel}")
     overwrite = require_seen(seen, info.rel if info is not None else None, label=rel, force=force)
+    if info is not None and workspace.policy.secrets.replacement in text:  # only then is the file read for it
+        refuse_mask_writeback(workspace, rel, current_text(workspace, path), text)
     with overwrite.checked():
         outcome = workspace.write_text(path, text, topic=ctx.session.topic, expected_sha256=overwrite.expected)
     mark_seen(seen, workspace, path, outcome.sha256)

@@ -77,6 +77,7 @@ def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
         cli_timeout=float(shell.timeout),
         http_limits=limits,
         cli_wrap=sandbox_wrap(workspace),
+        cli_permit=workspace.shell_settings,  # a CLI action is a shell command: `[permissions] shell` governs it
     )
 
 
@@ -94,14 +95,16 @@ def open_response(documents: DocumentService, outcome: Outcome) -> Result:
     """A doc response becomes the open document (pushed on history): `Opened <uri>` + the rendering."""
     from stringsh.actions.remote import RemoteView
     from stringsh.render.document import Document
-    from stringsh.render.view import budget_from, render_view
+    from stringsh.render.view import budget_from, masked, render_view
 
     text = outcome.content or ""
     view = RemoteView(
         outcome.uri or "response", "markdown", Document.parse(text), len(text.encode()), refetch=outcome.refetch
     )
     documents.navigate(view)  # bounded history, and the dropped views stop being watched
-    content = render_view(view, budget=budget_from(documents.session.variables))
+    shown = masked(view, documents.workspace.redact_lines)
+    content = render_view(shown, budget=budget_from(documents.session.variables))
+    view.auto_shortcuts = shown.auto_shortcuts
     return Result(outcome.message, content)
 
 
@@ -123,7 +126,15 @@ def refuse_remote_secrets(view: DocumentView, action: Action) -> None:
 def invoke(
     documents: DocumentService, view: DocumentView, action: Action, flag_text: str, *, navigate: bool = True
 ) -> Result:
-    """Run one action of the page with its flags; a doc response opens (unless `navigate` is False)."""
+    """Run one action of the page with its flags; a doc response opens (unless `navigate` is False). What it
+    answers is redacted (`Workspace.redact`): a response or a command's output can carry a token."""
+    result = _invoke(documents, view, action, flag_text, navigate)
+    redact = documents.workspace.redact
+    content = redact(result.content) if result.content is not None else None
+    return Result(redact(result.message), content, result.ok, result.code)
+
+
+def _invoke(documents: DocumentService, view: DocumentView, action: Action, flag_text: str, navigate: bool) -> Result:
     if needs_schema_only(action, flag_text):
         return Result(f"Action: {action.id}", render_action(action))
     refuse_remote_secrets(view, action)
@@ -151,9 +162,24 @@ def render_template_output(view: DocumentView, text: str) -> str:
     return rendered.text or "(no output)"
 
 
+def default_refusal(workspace: Workspace, action: Action) -> str | None:
+    """Why a page's `default:` action does not run when the page is opened, None when it may.
+
+    Opening a page is not consent to run anything it ships: a default action (a shell command or an HTTP
+    request alike) runs only in a workspace the user trusts, and a CLI one only where the policy allows the shell.
+    `/act.<name>` is the user's explicit consent and runs it (a CLI action still obeys `[permissions] shell` and
+    the sandbox)."""
+    if action.is_cli and not workspace.policy.permissions.shell:
+        return f"(default action {action.id} not run: shell is disabled by policy)"
+    if not workspace.trusted:
+        return f"(default action {action.id} not run: this workspace is not trusted — run /act.{action.id} to run it)"
+    return None
+
+
 def run_default(documents: DocumentService, view: DocumentView, name: str) -> str:
     """Front matter `default: <name>`: the action's output, to append after `\\n\\n---\\n\\n` (see
-    `DocumentService.default_action_output`, which decides whether a page has one).
+    `DocumentService.default_action_output`, which decides whether a page has one), or a line saying why it did
+    not run (`default_refusal`).
 
     A failing default is reported as a line, not an error: the document itself opened fine.
     """
@@ -163,6 +189,9 @@ def run_default(documents: DocumentService, view: DocumentView, name: str) -> st
         return f'[!] default action not found: "{name}"'
     if any(f.required and f.default is None for f in action.fields):
         return f"Action: {action.id}\n---\n{render_action(action)}"
+    refusal = default_refusal(documents.workspace, action)
+    if refusal is not None:
+        return refusal
     try:
         result = invoke(documents, view, action, "", navigate=False)
     except StringError as exc:

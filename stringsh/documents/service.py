@@ -249,9 +249,11 @@ class DocumentService:
             target = posixpath.normpath(posixpath.join(posixpath.dirname(base), path)) if path else base
             rel = workspace.relative(target)
             text_file = workspace.read_text(rel, topic=topic)
+            text = workspace.redact_lines(text_file.text)  # an include is shown, never edited: mask it at the source
+            sha256 = text_file.sha256 if text == text_file.text else ""  # a masked text is indexed as itself
             if not is_markdown(text_file.rel):
-                return text_file.rel, Document(text_file.text, text_file.sha256)
-            return text_file.rel, Document.parse(text_file.text, text_file.sha256, cache)
+                return text_file.rel, Document(text, sha256)
+            return text_file.rel, Document.parse(text, sha256, cache)
 
         return load
 

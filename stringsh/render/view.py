@@ -19,6 +19,8 @@ from stringsh.render.document import Document, is_markdown
 from stringsh.render.index import Block, DocIndex
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from stringsh.render.cache import IndexCache
     from stringsh.render.watch import Watcher, WatchHandle
     from stringsh.workspace.engine import Workspace
@@ -150,6 +152,19 @@ def current_if_fresh(view: DocumentView | None, workspace: Workspace, rel: str) 
         return None if view.is_stale(workspace) else view
     except StringError:
         return None
+
+
+def masked(view: DocumentView, redact: Callable[[str], str]) -> DocumentView:
+    """The view as it may be shown: secrets masked line for line (`Workspace.redact_lines`), so line numbers, blocks and
+    `--from N` stay those of the file; the view itself when nothing is masked. Only a copy is masked: the open view
+    keeps the real text, which is what a block edit splices."""
+    if view.kind == "binary":
+        return view
+    text = redact(view.doc.text)
+    if text == view.doc.text:
+        return view
+    doc = Document.parse(text) if view.kind == "markdown" else Document(text)
+    return dataclasses.replace(view, doc=doc, auto_shortcuts={})
 
 
 def budget_from(variables: dict[str, str]) -> int:

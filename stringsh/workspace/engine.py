@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from stringsh.userdirs import user_policy_file
 from stringsh.workspace.paths import Confiner
@@ -23,11 +23,15 @@ if TYPE_CHECKING:
     from stringsh.workspace.ops.read import TextFile
     from stringsh.workspace.ops.shell import ShellRequest, ShellSlot
     from stringsh.workspace.ops.stat import FileInfo
-    from stringsh.workspace.secrets import Redactor
+    from stringsh.workspace.redact import Redactor
     from stringsh.workspace.shell.providers import Provider
     from stringsh.workspace.shell.result import ShellResult
     from stringsh.workspace.shell.session import ShellSession
     from stringsh.workspace.shell.settings import ShellSettings
+
+#: What a write is for: `edit` (changing part of an existing file in place) also needs the `edit` permission.
+WriteOp = Literal["write", "edit"]
+
 
 class Workspace:
     """A confined workspace root with its policy, change journal and audit log (state under `.stringsh/`)."""
@@ -115,11 +119,33 @@ class Workspace:
 
     # -- reads ------------------------------------------------------------------------------------------------
 
-    def redact(self, text: str) -> str:
-        """Mask what the policy's redaction regexes match (keys, tokens) before text is shown; reads do not."""
+    @property
+    def trusted(self) -> bool:
+        """Whether the user has said this workspace may run what it ships (front matter `default:` actions).
+        Placeholder until the trust decision lands: nothing in a workspace is trusted."""
+        return False
+
+    @property
+    def redactor(self) -> Redactor:
+        """The policy's patterns plus the built-in set (workspace/redact.py), made and compiled on first use."""
         if self._redactor is None:
-            self._redactor = self.policy.redactor()
-        return self._redactor(text)
+            from stringsh.workspace.redact import Redactor
+            from stringsh.workspace.secrets import DEFAULT_REDACT_REGEXES
+
+            secrets = self.policy.secrets
+            extra = [p for p in secrets.redact_regexes if p not in DEFAULT_REDACT_REGEXES]  # built-ins cover these
+            self._redactor = Redactor(extra, secrets.replacement)
+        return self._redactor
+
+    def redact(self, text: str) -> str:
+        """Mask secrets (the policy's patterns and the built-in set) in text about to leave the process: every
+        output path that shows file, shell or response text calls this. Reads themselves never mask."""
+        return self.redactor(text)
+
+    def redact_lines(self, text: str) -> str:
+        """`redact`, keeping line breaks (a secret over N lines becomes N masked lines): for views of a file,
+        whose line numbers and `--from N` must stay the file's."""
+        return self.redactor(text, keep_lines=True)
 
     def relative(self, path: str, *, reading: bool = False) -> str:
         """The confined, normalised root-relative POSIX path ("." for the root); does not touch the disk.
@@ -167,22 +193,31 @@ class Workspace:
         return encoded.data, encoded.created
 
     def write_text(self, path: str, text: str, *, topic: str = "main", expected_sha256: str | None = None,
-                   create_parents: bool = True) -> WriteOutcome:
-        """Replace the whole file, keeping encoding, BOM, line endings and mode of an existing file."""
+                   create_parents: bool = True, op: WriteOp = "write") -> WriteOutcome:
+        """Replace the whole file, keeping encoding, BOM, line endings and mode of an existing file.
+
+        `op="edit"` (a whole-file `/edit`) also needs the policy's `edit` permission."""
         from stringsh.workspace.ops.write import WriteRequest, write_text
 
-        return write_text(self, WriteRequest(path, text, topic, expected_sha256, create_parents))
+        return write_text(self, WriteRequest(path, text, topic, expected_sha256, create_parents, op))
 
     def append_text(self, path: str, text: str, *, topic: str = "main") -> WriteOutcome:
         """Add `text` (with `\\n` endings) at the end of an existing text file, in its encoding and dominant line
-        ending; a line ending is added first when the file does not end with one."""
+        ending; a line ending is added first when the file does not end with one. Changing an existing file in
+        place: needs the `edit` permission as well as `write`."""
         from stringsh.workspace.ops.write import AppendRequest, append_text
 
         return append_text(self, AppendRequest(path, text, topic))
 
-    def apply(self, changeset: ChangeSet, *, topic: str = "main") -> int:
-        """Apply every file of the change set or none; returns the change id for `revert`."""
+    def apply(self, changeset: ChangeSet, *, topic: str = "main", op: WriteOp = "write") -> int:
+        """Apply every file of the change set or none; returns the change id for `revert`.
+
+        `op="edit"` (a block `/edit`, which rewrites part of an existing file) also needs the `edit` permission."""
         from stringsh.workspace.ops.apply import ApplyRequest, apply
+        from stringsh.workspace.ops.guard import require
+
+        if op == "edit":  # the flag only: a read-only root keeps the write op's own refusal
+            require(self.policy, self.policy.permissions.edit, "edit")
 
         return apply(self, ApplyRequest(tuple(changeset.files), topic))
 
@@ -190,13 +225,24 @@ class Workspace:
         """Put back the bytes a change set replaced, as a new change set; CONFLICT if a file changed since."""
         from stringsh.workspace.ops.revert import RevertRequest, revert
 
+        self._require_write_for_revert()
         return revert(self, RevertRequest(change_id, topic))
 
     def undo(self, topic: str) -> RevertOutcome:
         """Revert the topic's newest change that is not undone yet; each call walks one change further back."""
         from stringsh.workspace.ops.revert import UndoRequest, undo
 
+        self._require_write_for_revert()
         return undo(self, UndoRequest(topic))
+
+    def _require_write_for_revert(self) -> None:
+        """An undo or revert changes files: besides its own `revert` flag it needs `write` (checked after
+        `revert`, so a policy without revert keeps its own refusal)."""
+        from stringsh.workspace.ops.guard import require
+
+        permissions = self.policy.permissions
+        if permissions.revert:
+            require(self.policy, permissions.write, "write")  # a read-only root: the revert op's own refusal
 
     # -- shell ------------------------------------------------------------------------------------------------
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 README = """---
 title: Notes
 requires: [NOTES_TOKEN_FOR_TESTS]
@@ -41,3 +43,11 @@ def make_notes(ws: Path) -> None:
 def body(reply_text: str) -> str:
     """The reply without its `re:` line."""
     return reply_text.split("\n", 1)[1]
+
+
+def trust_workspaces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every workspace of the test counts as trusted (as after the user's recorded decision to trust it): the one
+    place the tests decide trust, so the trust decision's own API can replace this line."""
+    from stringsh.workspace.engine import Workspace
+
+    monkeypatch.setattr(Workspace, "trusted", property(lambda self: True))

@@ -25,6 +25,8 @@ class WriteRequest(NamedTuple):
     topic: str = "main"
     expected_sha256: str | None = None
     create_parents: bool = True
+    #: "edit" for a whole-file `/edit`: the `edit` permission is needed too.
+    op: str = "write"
 
 
 class AppendRequest(NamedTuple):
@@ -58,6 +60,8 @@ def encode_for(ws: Workspace, path: str, text: str) -> Encoded:
 def write_text(ws: Workspace, request: WriteRequest) -> WriteOutcome:
     """Replace the whole file, keeping encoding, BOM, line endings and mode of an existing file."""
     require(ws.policy, ws.policy.permissions.write, "write", mutating=True)
+    if request.op == "edit":
+        require(ws.policy, ws.policy.permissions.edit, "edit")
     path, topic = request.path, request.topic
     with ws.state.audited("write", [path], topic) as note, ws.locked():
         if not request.create_parents:
@@ -75,8 +79,10 @@ def write_text(ws: Workspace, request: WriteRequest) -> WriteOutcome:
 
 def append_text(ws: Workspace, request: AppendRequest) -> WriteOutcome:
     """Add `text` (with `\\n` endings) at the end of an existing text file, in its encoding and dominant line
-    ending; a line ending is added first when the file does not end with one."""
+    ending; a line ending is added first when the file does not end with one. An in-place change of an existing
+    file: `edit` is needed as well as `write`."""
     require(ws.policy, ws.policy.permissions.write, "write", mutating=True)
+    require(ws.policy, ws.policy.permissions.edit, "edit")
     path, topic = request.path, request.topic
     with ws.state.audited("append", [path], topic) as note, ws.locked():
         current = read_text(ws, ReadRequest(path, topic))

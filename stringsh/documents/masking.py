@@ -1,0 +1,47 @@
+"""A masked view must never be written back as if it were the file.
+
+Views show secrets as the policy's replacement (`Workspace.redact`). A body copied from such a view carries the
+mask where the file holds a secret; writing it would replace the secret with the mask. Such a body is refused
+(nothing is written) rather than merged: the user rewrites those lines in full, or edits them outside stringsh.
+Block edits splice, so bytes outside the edited block never change and need no check.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from stringsh.errors import StringError
+
+if TYPE_CHECKING:
+    from stringsh.workspace.engine import Workspace
+
+
+def masked_note(workspace: Workspace) -> str:
+    """The line a numbered `/edit` view ends with when it masked something."""
+    mask = workspace.policy.secrets.replacement
+    return (f"[masked] Secrets are shown as {mask}. A body that keeps {mask} in their place is refused: "
+            "rewrite those lines in full.")
+
+
+def refuse_mask_writeback(workspace: Workspace, label: str, current: str, body: str) -> None:
+    """INVALID_PAYLOAD when `body` (replacing `current`) holds more masks than `current` does while `current`
+    holds a secret: the extra masks stand where secrets were shown masked."""
+    mask = workspace.policy.secrets.replacement
+    if body.count(mask) <= current.count(mask) or not workspace.redactor.finds_secret(current):
+        return
+    raise StringError(
+        "INVALID_PAYLOAD",
+        f"Refusing to write {label}: the body contains {mask} where the file holds a secret; nothing was written.",
+        "stringsh shows secrets masked. Rewrite those lines in full with their real text, "
+        "or edit that part outside stringsh.",
+    )
+
+
+def current_text(workspace: Workspace, path: str) -> str:
+    """The file's text for the check above; "" when it is not text (a binary file has no masked view)."""
+    try:
+        return workspace.read_text(path).text
+    except StringError as exc:
+        if exc.code in ("BINARY_FILE", "ENCODING"):
+            return ""
+        raise

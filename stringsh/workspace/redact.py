@@ -1,0 +1,100 @@
+"""Content redaction: secrets (tokens, keys, `Authorization:` values) masked wherever text leaves the process.
+
+Every output path calls `Workspace.redact(text)`, which uses one `Redactor` built from the policy's
+`secrets.redact_regexes` and `secrets.replacement` plus the built-in set below. Patterns compile on first use, so a
+command that shows no text (`-c /ls`) pays nothing. A secret becomes one replacement; with `keep_lines` (views of a
+file, `Workspace.redact_lines`) a secret spanning N lines becomes N lines of it, so line numbers (`/edit` views,
+`--from N`) stay those of the file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
+
+
+class Builtin(NamedTuple):
+    """A built-in pattern, tried only when one of its `literals` occurs in the text (a substring test is far faster
+    than a regex scan). `word_start`: the match must not continue a word (checked in code: a leading `\\b` would
+    cost the regex engine its literal-prefix search)."""
+
+    literals: tuple[str, ...]
+    pattern: str
+    word_start: bool = True
+
+
+#: Always applied, in addition to the policy's own patterns. A `keep` group is shown as is (a header's name).
+BUILTINS: tuple[Builtin, ...] = (
+    # Private-key blocks (PEM, OpenSSH, PGP); a block cut before its END line is masked to the end of the text.
+    Builtin(("PRIVATE KEY",), r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+            r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*\Z)", word_start=False),
+    Builtin(("gh",), r"gh[pousr]_[A-Za-z0-9]{30,}\b"),  # GitHub tokens
+    Builtin(("github_pat_",), r"github_pat_[A-Za-z0-9_]{22,}\b"),  # GitHub fine-grained tokens
+    Builtin(("glpat-",), r"glpat-[A-Za-z0-9_-]{20,}"),  # GitLab
+    Builtin(("xox",), r"xox[abposr]-[A-Za-z0-9-]{10,}"),  # Slack
+    Builtin(("AKIA", "ASIA"), r"(?:AKIA|ASIA)[0-9A-Z]{16}\b"),  # AWS access key ids
+    Builtin(("AIza",), r"AIza[0-9A-Za-z_-]{35}\b"),  # Google API keys
+    Builtin(("sk-",), r"sk-(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}"),  # OpenAI-style (sk-…, sk-proj-…)
+    # `Authorization: Bearer|Basic <value>` (also quoted, as in JSON or curl -H); a `$NAME` or `{name}` is kept.
+    Builtin(("uthorization", "UTHORIZATION"),
+            r"(?P<keep>(?:[Aa]uthorization|AUTHORIZATION)[\"']?\s*[:=]\s*[\"']?(?i:bearer|basic|token)\s+)"
+            r"[A-Za-z0-9._~+/=-]{4,}"),
+)
+WORD = re.compile(r"\w")
+
+
+class Redactor:
+    """Masks every match of the built-in and the given patterns with `replacement` (literal, never a template)."""
+
+    def __init__(self, patterns: Iterable[str], replacement: str) -> None:
+        self.sources = tuple(patterns)
+        self.replacement = replacement
+        self._builtins: list[tuple[Builtin, re.Pattern[str]]] | None = None
+        self._policy: list[re.Pattern[str]] = []
+
+    def _compile(self) -> list[tuple[Builtin, re.Pattern[str]]]:
+        """Compiled on first use (start-up compiles nothing); each policy pattern on its own, as written."""
+        if self._builtins is None:
+            self._policy = [re.compile(p) for p in self.sources]
+            self._builtins = [(b, re.compile(b.pattern)) for b in BUILTINS]
+        return self._builtins
+
+    def _mask(self, secret: str, keep_lines: bool) -> str:
+        """The replacement; with `keep_lines` one per line the secret spans (a `\\r` before a break is kept)."""
+        if not keep_lines:
+            return self.replacement
+        pieces = secret.split("\n")
+        masked = [self.replacement + ("\r" if piece.endswith("\r") else "") for piece in pieces[:-1]]
+        return "\n".join([*masked, self.replacement])
+
+    def _masker(self, builtin: Builtin, keep_lines: bool) -> Callable[[re.Match[str]], str]:
+        def mask(match: re.Match[str]) -> str:
+            found, start = match.group(0), match.start()
+            if builtin.word_start and start and WORD.match(match.string, start - 1):
+                return found  # the tail of a longer word (`xghp_…`), not a token
+            keep = (match.group("keep") or "") if "keep" in match.re.groupindex else ""
+            return keep + self._mask(found[len(keep) :], keep_lines)
+
+        return mask
+
+    def _policy_masker(self, keep_lines: bool) -> Callable[[re.Match[str]], str]:
+        def mask(match: re.Match[str]) -> str:
+            found = match.group(0)
+            return self._mask(found, keep_lines) if found else found  # an empty match masks nothing
+
+        return mask
+
+    def __call__(self, text: str, *, keep_lines: bool = False) -> str:
+        for builtin, pattern in self._compile():
+            if any(literal in text for literal in builtin.literals):
+                text = pattern.sub(self._masker(builtin, keep_lines), text)
+        if self._policy:
+            mask = self._policy_masker(keep_lines)
+            for pattern in self._policy:
+                text = pattern.sub(mask, text)
+        return text
+
+    def finds_secret(self, text: str) -> bool:
+        """Whether the text holds anything this redactor masks."""
+        return self(text) != text
