@@ -120,21 +120,10 @@ class Workspace:
     # -- reads ------------------------------------------------------------------------------------------------
 
     @property
-    def trusted(self) -> bool:
-        """Whether the user has said this workspace may run what it ships (front matter `default:` actions).
-        Placeholder until the trust decision lands: nothing in a workspace is trusted."""
-        return False
-
-    @property
     def redactor(self) -> Redactor:
         """The policy's patterns plus the built-in set (workspace/redact.py), made and compiled on first use."""
         if self._redactor is None:
-            from stringsh.workspace.redact import Redactor
-            from stringsh.workspace.secrets import DEFAULT_REDACT_REGEXES
-
-            secrets = self.policy.secrets
-            extra = [p for p in secrets.redact_regexes if p not in DEFAULT_REDACT_REGEXES]  # built-ins cover these
-            self._redactor = Redactor(extra, secrets.replacement)
+            self._redactor = self.policy.redactor()
         return self._redactor
 
     def redact(self, text: str) -> str:

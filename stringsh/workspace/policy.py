@@ -38,16 +38,18 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.secrets import (
     DEFAULT_ALLOW_GLOBS,
     DEFAULT_DENY_GLOBS,
     DEFAULT_REDACT_REGEXES,
-    Redactor,
     SecretMatcher,
 )
+
+if TYPE_CHECKING:
+    from stringsh.workspace.redact import Redactor
 
 POLICY_FILE = "stringsh.toml"
 ROOT_ID = r"[A-Za-z0-9._-]{1,64}"  # fullmatch: `$` would accept a trailing newline
@@ -153,7 +155,12 @@ class Policy(NamedTuple):
         return SecretMatcher(self.secrets.deny_globs, self.secrets.allow_globs)
 
     def redactor(self) -> Redactor:
-        return Redactor(self.secrets.redact_regexes, self.secrets.replacement)
+        """The built-in patterns (workspace/redact.py) plus this policy's own; the default regexes are among the
+        built-ins already. Compiled on first use, not at start-up."""
+        from stringsh.workspace.redact import Redactor
+
+        extra = [p for p in self.secrets.redact_regexes if p not in DEFAULT_REDACT_REGEXES]
+        return Redactor(extra, self.secrets.replacement)
 
 
 def _bad(source: Path, problem: str) -> StringError:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from stringsh.workspace.globs import GlobSet
 
 DEFAULT_DENY_GLOBS: tuple[str, ...] = (
@@ -37,13 +35,3 @@ class SecretMatcher:
     def denied(self, rel: str) -> bool:
         return any(not self.allow.match(run) for run in self.deny.covering(rel))
 
-
-class Redactor:
-    def __init__(self, patterns: tuple[str, ...], replacement: str) -> None:
-        self.patterns = [re.compile(p) for p in patterns]
-        self.replacement = replacement
-
-    def __call__(self, text: str) -> str:
-        for pattern in self.patterns:
-            text = pattern.sub(self.replacement, text)
-        return text

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 README = """---
 title: Notes
 requires: [NOTES_TOKEN_FOR_TESTS]
@@ -45,9 +43,10 @@ def body(reply_text: str) -> str:
     return reply_text.split("\n", 1)[1]
 
 
-def trust_workspaces(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every workspace of the test counts as trusted (as after the user's recorded decision to trust it): the one
-    place the tests decide trust, so the trust decision's own API can replace this line."""
-    from stringsh.workspace.engine import Workspace
+def trust_workspace(root: Path) -> None:
+    """Record the user's decision to trust `root` as it is now (its stringsh.toml, if any), as `stringsh trust` does;
+    editing the folder's stringsh.toml afterwards lapses it."""
+    from stringsh.workspace import trust
+    from stringsh.workspace.layers import workspace_policy_bytes
 
-    monkeypatch.setattr(Workspace, "trusted", property(lambda self: True))
+    trust.record(root, workspace_policy_bytes(root))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.actions.loopback import PNG, serve
-from tests.commands.documents import body, trust_workspaces
+from tests.commands.documents import body, trust_workspace
 
 PAGE = """---
 title: Ops
@@ -295,8 +295,8 @@ def test_template_saves_a_base64_file_through_the_journal(ops, ws: Path) -> None
     assert not (ws.parent / "escape.png").exists()
 
 
-def test_front_matter_default_and_requires(ws: Path, dispatcher, base: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    trust_workspaces(monkeypatch)  # a default action runs only in a workspace the user trusts (finding 8)
+def test_front_matter_default_and_requires(ws: Path, dispatcher, base: str) -> None:
+    trust_workspace(ws)  # a default action runs only in a workspace the user trusts (finding 8)
     (ws / "home.md").write_text(
         f"---\ndefault: items\nrequires: [STRINGSH_TEST_TOKEN]\n---\n# Home\n\n"
         f"```act.items\nGET {base}/items\n```\n\n```act.items.response\n{{Response.body.total}} items\n```\n"

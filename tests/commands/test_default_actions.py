@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from stringsh.dispatcher import Dispatcher
-from tests.commands.documents import body, trust_workspaces
+from tests.commands.documents import body, trust_workspace
 from tests.conftest import run_stringsh
 
 README = "---\ndefault: build\n---\n# Project\n\n```act.build\nCLI cat .env; touch built.txt\n```\n"
@@ -98,8 +98,8 @@ def test_finding_08_http_default_sends_nothing_untrusted(ws: Path) -> None:
         listener.close()
 
 
-def test_finding_08_a_trusted_workspace_runs_its_default(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    trust_workspaces(monkeypatch)
+def test_finding_08_a_trusted_workspace_runs_its_default(repo: Path) -> None:
+    trust_workspace(repo)
     reply = open_readme(repo)
     assert reply.startswith(page(""))
     assert (repo / "built.txt").exists()
@@ -109,17 +109,17 @@ def test_finding_08_a_trusted_workspace_runs_its_default(repo: Path, monkeypatch
     assert not (repo / "built.txt").exists()
 
 
-def test_finding_08_a_trusted_default_runs_in_the_sandbox(ws: Path, tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    trust_workspaces(monkeypatch)
+def test_finding_08_a_trusted_default_runs_in_the_sandbox(ws: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside.txt"
     (ws / "stringsh.toml").write_text("[shell]\nsandbox = true\n")
     (ws / "README.md").write_text(
         f"---\ndefault: escape\n---\n# P\n\n```act.escape\nCLI echo hi > {outside}; echo inside > here.txt\n```\n"
     )
+    trust_workspace(ws)
     reply = open_readme(ws)
     assert reply.startswith("Opened README.md\n---\n")
-    assert not outside.exists()
+    assert (ws / "here.txt").read_text() == "inside\n"  # it ran, inside the workspace
+    assert not outside.exists()  # and the sandbox kept it there
 
 
 def test_finding_08_through_the_real_program(repo: Path) -> None:

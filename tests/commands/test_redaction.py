@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.actions.loopback import serve
-from tests.commands.documents import body
+from tests.commands.documents import body, trust_workspace
 from tests.conftest import run_stringsh
 
 MASK = "***REDACTED***"
@@ -86,6 +86,7 @@ def test_finding_04_views_of_ordinary_files_are_unchanged(ws: Path, dispatcher) 
 
 def test_finding_04_policy_patterns_and_replacement(ws: Path, dispatcher) -> None:
     (ws / "stringsh.toml").write_text('[secrets]\nredact_regexes = ["corp-[0-9]{6}"]\nreplacement = "<hidden>"\n')
+    trust_workspace(ws)  # another mask text is the user's choice: an untrusted workspace cannot change it
     (ws / "notes.txt").write_text(f"id corp-123456 and {TOKEN}\n")
     assert body(dispatcher.execute("/open notes.txt").text) == "Opened notes.txt\n---\nid <hidden> and <hidden>"
 
