@@ -50,7 +50,8 @@ def provider(ws: Workspace, settings: ShellSettings) -> Provider:
     from stringsh.workspace.shell.providers import make_provider
 
     return make_provider(settings.sandbox, settings.writable, ws.state.bwrap_probe,
-                         matcher=ws.confiner.matcher, policy_file=ws.policy.source)
+                         matcher=ws.confiner.matcher, policy_file=ws.policy.source,
+                         walk_limit=ws.policy.limits.max_walk_entries)
 
 
 def topic_shell(ws: Workspace, slot: ShellSlot) -> ShellSession:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import weakref
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -33,6 +34,9 @@ PROTECTED = (STATE_DIR, "stringsh.toml", ".gitmodules")
 GIT_PROTECTED = ("hooks", "config", "config.worktree", "commondir", "modules", "worktrees")
 #: Not walked for masks: git's object store is large and holds no path a deny glob names.
 SKIP_WALK = frozenset({".git/objects", STATE_DIR})
+#: The deny list's answer per path, kept with the workspace's matcher: every `/exec` and shell start walks the
+#: workspace again (a secret may have appeared), and matching, not listing, is what costs.
+_ANSWERS: weakref.WeakKeyDictionary[SecretMatcher, dict[str, bool]] = weakref.WeakKeyDictionary()
 
 
 def ensure_state_dir(root: Path) -> None:
@@ -101,6 +105,9 @@ def denied_paths(root: Path, matcher: SecretMatcher, limit: int) -> Iterator[tup
     """(path, is a folder) for each denied entry; a denied folder is not entered, a dangling link is skipped."""
     stack = [(root, "")]
     seen = 0
+    answers = _ANSWERS.setdefault(matcher, {})
+    if len(answers) > limit:
+        answers.clear()
     while stack:
         folder, prefix = stack.pop()
         try:
@@ -118,7 +125,10 @@ def denied_paths(root: Path, matcher: SecretMatcher, limit: int) -> Iterator[tup
                 is_dir = entry.is_dir()  # follows a symlink: the mask goes where the link leads
             except OSError:
                 continue
-            if matcher.denied(rel):
+            denied = answers.get(rel)
+            if denied is None:
+                denied = answers[rel] = matcher.denied(rel)
+            if denied:
                 if is_dir or os.path.exists(entry.path):
                     yield Path(entry.path), is_dir
             elif is_dir and not entry.is_symlink():

@@ -134,9 +134,10 @@ def require_bwrap(probe: BwrapProbe | None = None) -> str:
 
 
 def make_provider(sandbox: str, writable: Sequence[str | Path] | None = None, probe: BwrapProbe | None = None,
-                  *, matcher: SecretMatcher | None = None, policy_file: Path | None = None) -> Provider:
+                  *, matcher: SecretMatcher | None = None, policy_file: Path | None = None,
+                  walk_limit: int = 500_000) -> Provider:
     if sandbox == "bubblewrap":
-        return BubblewrapProvider(writable, probe, matcher=matcher, policy_file=policy_file)
+        return BubblewrapProvider(writable, probe, matcher=matcher, policy_file=policy_file, walk_limit=walk_limit)
     if sandbox == "none":
         return LocalProvider()
     raise StringError("INVALID_PAYLOAD", f"Unknown shell sandbox: {sandbox!r}", "Use none or bubblewrap.")
