@@ -3,7 +3,9 @@ cannot read what the policy denies (finding 7), and cannot change what governs i
 
 from __future__ import annotations
 
+import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -147,6 +149,21 @@ def test_finding_07_allowed_and_ordinary_files_stay_readable(secrets_ws: Path) -
     (secrets_ws / "notes.txt").write_text("plain\n")
     out = sandboxed(secrets_ws, "!cat .env.example notes.txt")
     assert "TOKEN=\nplain" in out
+
+
+def test_finding_07_user_config_folder_hidden_from_the_sandbox(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The signing key, stored `$NAME` values and trust decisions live there: not readable, not writable. (Under
+    /var/tmp: the sandbox's private /tmp would hide a folder under /tmp anyway.)"""
+    config = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="stringsh-config-"))
+    try:
+        monkeypatch.setenv("STRINGSH_CONFIG_DIR", str(config))
+        (config / "cache.key").write_text(SECRET)
+        out = sandboxed(ws, f"!cat {config}/cache.key; ls -A {config}; touch {config}/trust; echo end")
+        assert SECRET not in out
+        assert f"touch: cannot touch '{config}/trust': Read-only file system\nend" in out
+        assert not (config / "trust").exists()
+    finally:
+        shutil.rmtree(config)
 
 
 # -- finding 10: the sandbox cannot unlock itself -----------------------------------------------------------

@@ -10,6 +10,9 @@ Protection (findings 3 and 10 of issue 11), per writable folder, from the shell'
   read-only already (`--ro-bind / /`).
 What does not exist at start (`git init` later) is left to the end-of-command check (watch.py).
 
+The user's stringsh config folder (its signing key, stored `$NAME` values, trust decisions) is hidden behind
+an empty read-only tmpfs: a command that could read the key could forge the engine's signed state.
+
 Masks (finding 7): every existing path the policy's deny list matches is hidden: a file (or a symlink to one)
 gets `/dev/null` bound over it (bubblewrap's binds are `nodev`, so opening it fails), a folder an empty
 read-only tmpfs. A mount point also refuses a hard link to it (EXDEV). Files created after start are the
@@ -88,6 +91,20 @@ def policy_args(policy_file: Path | None, writable: Sequence[Path]) -> list[str]
                 args += ["--bind", str(current), str(current)]
             return [*args, "--ro-bind", str(real), str(real)]
     return []
+
+
+def hide_user_config(writable: Sequence[Path]) -> list[str]:
+    """An empty read-only folder over the user's config folder, unless that folder holds a writable root (hiding
+    it would hide the workspace too)."""
+    from stringsh.userdirs import config_dir
+
+    folder = config_dir()
+    if not real_dir(folder):
+        return []
+    real = folder.resolve()
+    if any(Path(w).resolve().is_relative_to(real) for w in writable):
+        return []
+    return ["--tmpfs", str(real), "--remount-ro", str(real)]
 
 
 def mask_args(root: Path, matcher: SecretMatcher, limit: int) -> list[str]:

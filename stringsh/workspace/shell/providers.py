@@ -13,7 +13,7 @@ from pathlib import Path
 
 from stringsh.errors import StringError
 from stringsh.workspace.secrets import SecretMatcher
-from stringsh.workspace.shell.binds import ensure_state_dir, mask_args, policy_args, protect_args
+from stringsh.workspace.shell.binds import ensure_state_dir, hide_user_config, mask_args, policy_args, protect_args
 from stringsh.workspace.shell.watch import ProtectedWatch
 
 __all__ = ["BubblewrapProvider", "BwrapProbe", "LocalProvider", "Provider", "ensure_state_dir", "make_provider",
@@ -46,6 +46,9 @@ class BubblewrapProvider(Provider):
     No `--new-session`: under a pty it leaves bash without job control, so a timeout's signal to the
     foreground group would kill the whole sandbox (research-ecosystem.md §6). No `--die-with-parent`
     either: it fires when the spawning thread ends, not the process; closing the pty ends the sandbox.
+
+    Protected paths, the policy file and the user's config folder are bound read-only or hidden and what the
+    policy denies is masked (binds.py); protected files a command makes later are removed after it (watch.py).
     """
 
     name = "bubblewrap"
@@ -72,6 +75,7 @@ class BubblewrapProvider(Provider):
         for folder in writable:
             args += protect_args(folder)  # binds.py: protected paths read-only, `.git` pinned
         args += policy_args(self.policy_file, writable)
+        args += hide_user_config(writable)
         if self.matcher is not None:
             args += mask_args(Path(root), self.matcher, self.walk_limit)
         for path in private:
