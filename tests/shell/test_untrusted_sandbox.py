@@ -166,6 +166,24 @@ def test_finding_07_user_config_folder_hidden_from_the_sandbox(ws: Path, monkeyp
         shutil.rmtree(config)
 
 
+def test_finding_07_secrets_in_the_users_home_are_masked(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sandbox shows the system read-only; the user's keys in their home are hidden by the same deny list."""
+    home = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="stringsh-home-"))
+    try:
+        monkeypatch.setenv("HOME", str(home))
+        (home / ".ssh").mkdir()
+        (home / ".ssh" / "id_rsa").write_text(SECRET)
+        (home / ".aws").mkdir()
+        (home / ".aws" / "credentials").write_text(SECRET)
+        (home / ".netrc").write_text(SECRET)
+        (home / "notes.txt").write_text("plain\n")
+        out = sandboxed(ws, "!cat ~/.ssh/id_rsa ~/.aws/credentials ~/.netrc; cat ~/notes.txt")
+        assert SECRET not in out
+        assert "plain" in out
+    finally:
+        shutil.rmtree(home)
+
+
 # -- finding 10: the sandbox cannot unlock itself -----------------------------------------------------------
 
 

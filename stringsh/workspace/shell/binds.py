@@ -13,7 +13,8 @@ What does not exist at start (`git init` later) is left to the end-of-command ch
 The user's stringsh config folder (its signing key, stored `$NAME` values, trust decisions) is hidden behind
 an empty read-only tmpfs: a command that could read the key could forge the engine's signed state.
 
-Masks (finding 7): every existing path the policy's deny list matches is hidden: a file (or a symlink to one)
+Masks (finding 7): every existing path the policy's deny list matches is hidden (in the workspace, and two
+levels deep in the user's home, where `~/.ssh` and `~/.aws/credentials` live): a file (or a symlink to one)
 gets `/dev/null` bound over it (bubblewrap's binds are `nodev`, so opening it fails), a folder an empty
 read-only tmpfs. A mount point also refuses a hard link to it (EXDEV). Files created after start are the
 shell's own.
@@ -37,6 +38,8 @@ PROTECTED = (STATE_DIR, "stringsh.toml", ".gitmodules")
 GIT_PROTECTED = ("hooks", "config", "config.worktree", "commondir", "modules", "worktrees")
 #: Not walked for masks: git's object store is large and holds no path a deny glob names.
 SKIP_WALK = frozenset({".git/objects", STATE_DIR})
+#: Entries walked in the user's home (two levels) for secrets to hide.
+HOME_LIMIT = 20_000
 #: The deny list's answer per path, kept with the workspace's matcher: every `/exec` and shell start walks the
 #: workspace again (a secret may have appeared), and matching, not listing, is what costs.
 _ANSWERS: weakref.WeakKeyDictionary[SecretMatcher, dict[str, bool]] = weakref.WeakKeyDictionary()
@@ -107,10 +110,14 @@ def hide_user_config(writable: Sequence[Path]) -> list[str]:
     return ["--tmpfs", str(real), "--remount-ro", str(real)]
 
 
-def mask_args(root: Path, matcher: SecretMatcher, limit: int) -> list[str]:
-    """Binds hiding every existing path under `root` the deny list matches (at most `limit` entries walked)."""
+def mask_args(root: Path, matcher: SecretMatcher, limit: int, depth: int = 4096,
+              keep: Sequence[Path] = ()) -> list[str]:
+    """Binds hiding every existing path under `root` the deny list matches (at most `limit` entries walked, `depth`
+    folders deep), except one holding a `keep` folder (the workspace under a denied name must stay visible)."""
     args: list[str] = []
-    for path, is_dir in denied_paths(root, matcher, limit):
+    for path, is_dir in denied_paths(root, matcher, limit, depth):
+        if any(Path(k).is_relative_to(path) for k in keep):
+            continue
         if is_dir:
             args += ["--tmpfs", str(path), "--remount-ro", str(path)]
         else:
@@ -118,7 +125,17 @@ def mask_args(root: Path, matcher: SecretMatcher, limit: int) -> list[str]:
     return args
 
 
-def denied_paths(root: Path, matcher: SecretMatcher, limit: int) -> Iterator[tuple[Path, bool]]:
+def home_args(matcher: SecretMatcher, writable: Sequence[Path]) -> list[str]:
+    """The user's home seen through the same deny list, two levels deep (`~/.ssh`, `~/.aws/credentials`,
+    `~/.netrc`): the sandbox shows the whole system read-only, and the user's keys are the first thing to read."""
+    home = Path(os.path.expanduser("~"))
+    if not real_dir(home) or home == Path("/"):
+        return []
+    return mask_args(home, matcher, HOME_LIMIT, 2, writable)
+
+
+def denied_paths(root: Path, matcher: SecretMatcher, limit: int, depth: int = 4096
+                 ) -> Iterator[tuple[Path, bool]]:
     """(path, is a folder) for each denied entry; a denied folder is not entered, a dangling link is skipped."""
     stack = [(root, "")]
     seen = 0
@@ -148,5 +165,5 @@ def denied_paths(root: Path, matcher: SecretMatcher, limit: int) -> Iterator[tup
             if denied:
                 if is_dir or os.path.exists(entry.path):
                     yield Path(entry.path), is_dir
-            elif is_dir and not entry.is_symlink():
+            elif is_dir and not entry.is_symlink() and rel.count("/") + 1 < depth:
                 stack.append((Path(entry.path), rel + "/"))

@@ -13,7 +13,14 @@ from pathlib import Path
 
 from stringsh.errors import StringError
 from stringsh.workspace.secrets import SecretMatcher
-from stringsh.workspace.shell.binds import ensure_state_dir, hide_user_config, mask_args, policy_args, protect_args
+from stringsh.workspace.shell.binds import (
+    ensure_state_dir,
+    hide_user_config,
+    home_args,
+    mask_args,
+    policy_args,
+    protect_args,
+)
 from stringsh.workspace.shell.watch import ProtectedWatch
 
 __all__ = ["BubblewrapProvider", "BwrapProbe", "LocalProvider", "Provider", "ensure_state_dir", "make_provider",
@@ -78,6 +85,7 @@ class BubblewrapProvider(Provider):
         args += hide_user_config(writable)
         if self.matcher is not None:
             args += mask_args(Path(root), self.matcher, self.walk_limit)
+            args += home_args(self.matcher, [Path(root), *writable])
         for path in private:
             args += ["--ro-bind", str(path), str(path)]
         args += [*ISOLATION, "--chdir", str(root), "--", *argv]
