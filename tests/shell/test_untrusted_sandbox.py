@@ -3,6 +3,7 @@ cannot read what the policy denies (finding 7), and cannot change what governs i
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -239,3 +240,12 @@ def test_finding_10_git_folder_cannot_be_replaced(ws: Path, tmp_path: Path) -> N
     assert not (ws / ".git-old").exists()
     assert not (ws / ".git" / "hooks" / "pre-commit").exists()
     git_commit_runs_no_hook(ws, marker)
+
+
+def test_masks_never_stop_the_shell(ws: Path) -> None:
+    """A dangling denied link, a denied FIFO and a denied folder holding the workspace's own files all start."""
+    (ws / ".env").symlink_to("missing")
+    os.mkfifo(ws / "server.key")
+    (ws / "a" / ".ssh").mkdir(parents=True)
+    assert "exit: 0" in sandboxed(ws, "!echo ok; timeout 1 cat server.key; ls -A a/.ssh; true")
+    assert sorted(p.name for p in ws.iterdir()) == [".env", ".stringsh", "a", "server.key", "stringsh.toml"]

@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import weakref
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -40,9 +39,11 @@ GIT_PROTECTED = ("hooks", "config", "config.worktree", "commondir", "modules", "
 SKIP_WALK = frozenset({".git/objects", STATE_DIR})
 #: Entries walked in the user's home (two levels) for secrets to hide.
 HOME_LIMIT = 20_000
-#: The deny list's answer per path, kept with the workspace's matcher: every `/exec` and shell start walks the
-#: workspace again (a secret may have appeared), and matching, not listing, is what costs.
-_ANSWERS: weakref.WeakKeyDictionary[SecretMatcher, dict[str, bool]] = weakref.WeakKeyDictionary()
+#: The deny list's answer per path, kept per matcher (a workspace keeps one; the newest few are kept, each with
+#: the matcher itself so its id is not reused): every `/exec` and shell start walks the workspace again (a secret
+#: may have appeared), and matching, not listing, is what costs.
+_ANSWERS: dict[int, tuple[SecretMatcher, dict[str, bool]]] = {}
+MATCHERS_KEPT = 8
 
 
 def ensure_state_dir(root: Path) -> None:
@@ -134,14 +135,21 @@ def home_args(matcher: SecretMatcher, writable: Sequence[Path]) -> list[str]:
     return mask_args(home, matcher, HOME_LIMIT, 2, writable)
 
 
+def _answers(matcher: SecretMatcher, limit: int) -> dict[str, bool]:
+    kept = _ANSWERS.pop(id(matcher), None)
+    answers = kept[1] if kept is not None and len(kept[1]) <= 2 * limit else {}
+    _ANSWERS[id(matcher)] = (matcher, answers)  # newest last
+    while len(_ANSWERS) > MATCHERS_KEPT:
+        del _ANSWERS[next(iter(_ANSWERS))]
+    return answers
+
+
 def denied_paths(root: Path, matcher: SecretMatcher, limit: int, depth: int = 4096
                  ) -> Iterator[tuple[Path, bool]]:
     """(path, is a folder) for each denied entry; a denied folder is not entered, a dangling link is skipped."""
     stack = [(root, "")]
     seen = 0
-    answers = _ANSWERS.setdefault(matcher, {})
-    if len(answers) > limit:
-        answers.clear()
+    answers = _answers(matcher, limit)
     while stack:
         folder, prefix = stack.pop()
         try:
