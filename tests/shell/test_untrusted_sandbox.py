@@ -249,3 +249,27 @@ def test_masks_never_stop_the_shell(ws: Path) -> None:
     (ws / "a" / ".ssh").mkdir(parents=True)
     assert "exit: 0" in sandboxed(ws, "!echo ok; timeout 1 cat server.key; ls -A a/.ssh; true")
     assert sorted(p.name for p in ws.iterdir()) == [".env", ".stringsh", "a", "server.key", "stringsh.toml"]
+
+
+def test_finding_10_symlinked_git_cannot_be_retargeted(ws: Path, tmp_path: Path) -> None:
+    """`.git -> .bare` (a user's layout): its hooks are read-only, and pointing the link at a prepared repository
+    is put back."""
+    subprocess.run(["git", "init", "-q", "--separate-git-dir", str(ws / ".bare"), str(tmp_path / "w")], check=True)
+    (ws / ".git").symlink_to(".bare")
+    marker = tmp_path / "pwned"
+    prepare = f"git init -q evil && printf '#!/bin/sh\\ntouch {marker}\\n' > evil/.git/hooks/pre-commit"
+    out = sandboxed(ws, f"!printf x > .git/hooks/pre-commit; {prepare} && chmod +x evil/.git/hooks/pre-commit"
+                        " && ln -sfn evil/.git .git; echo tried")
+    assert ".git/hooks/pre-commit: Read-only file system" in out
+    assert "note: restored .git changed by the command: protected path" in out
+    assert os.readlink(ws / ".git") == ".bare"
+    git_commit_runs_no_hook(ws, marker)
+
+
+def test_finding_03_dangling_protected_link_written_through_is_removed(ws: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    (ws / ".git" / "config").unlink()
+    (ws / ".git" / "config").symlink_to("../cfg")
+    out = sandboxed(ws, "!printf '[core]\\n\\tfsmonitor = evil\\n' > .git/config; echo tried")
+    assert "tried\nnote: removed .git/config changed by the command: protected path" in out
+    assert not os.path.lexists(ws / ".git" / "config")

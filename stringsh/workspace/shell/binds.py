@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -53,29 +52,25 @@ def ensure_state_dir(root: Path) -> None:
         (root / STATE_DIR).mkdir(mode=0o700, exist_ok=True)  # as the engine makes it: spool files are private
 
 
-def real_dir(path: Path) -> bool:
-    try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
 def protect_args(folder: Path) -> list[str]:
     """Binds for one writable folder's protected paths; `.git/hooks` is made first in an existing `.git`, so a
     hook cannot be planted in a missing folder."""
     ensure_state_dir(folder)
     args: list[str] = []
     for rel in PROTECTED:
-        if os.path.lexists(folder / rel):
+        if os.path.exists(folder / rel):  # through a symlink to its target; a dangling one is watch.py's
             args += ["--ro-bind", str(folder / rel), str(folder / rel)]
     git = folder / ".git"
-    if real_dir(git):
-        if not os.path.lexists(git / "hooks"):
+    if os.path.isdir(git):  # a symlinked `.git` is bound at its target, the link itself watched (watch.py)
+        real = git.resolve()
+        inside = real.is_relative_to(folder.resolve())  # else nothing is made there and no bind widens it
+        if inside and not os.path.lexists(git / "hooks"):
             with contextlib.suppress(OSError):
                 (git / "hooks").mkdir()
-        args += ["--bind", str(git), str(git)]
+        if inside:
+            args += ["--bind", str(real), str(real)]
         for rel in GIT_PROTECTED:
-            if os.path.lexists(git / rel):
+            if os.path.exists(git / rel):
                 args += ["--ro-bind", str(git / rel), str(git / rel)]
     return args
 
@@ -103,7 +98,7 @@ def hide_user_config(writable: Sequence[Path]) -> list[str]:
     from stringsh.userdirs import config_dir
 
     folder = config_dir()
-    if not real_dir(folder):
+    if not os.path.isdir(folder):
         return []
     real = folder.resolve()
     if any(Path(w).resolve().is_relative_to(real) for w in writable):
@@ -130,7 +125,7 @@ def home_args(matcher: SecretMatcher, writable: Sequence[Path]) -> list[str]:
     """The user's home seen through the same deny list, two levels deep (`~/.ssh`, `~/.aws/credentials`,
     `~/.netrc`): the sandbox shows the whole system read-only, and the user's keys are the first thing to read."""
     home = Path(os.path.expanduser("~"))
-    if not real_dir(home) or home == Path("/"):
+    if not os.path.isdir(home) or home.resolve() == Path("/"):
         return []
     return mask_args(home, matcher, HOME_LIMIT, 2, writable)
 

@@ -6,8 +6,10 @@ every command, before the next one (a background job may write in between) and w
 stringsh process looks at each protected path that was missing at start and removes what a command made there:
 `.git/hooks/*` except git's inert `*.sample` files, a `.git/config` with anything but the keys `git init`,
 `git remote` and `git branch` write, `.git/config.worktree`, `.git/commondir`, `.git/modules`,
-`.git/worktrees`, `.gitmodules`, `stringsh.toml`, and a `.git` that is a symlink or a `gitdir:` file. Each
-removal adds a `note:` line to the reply. Paths that existed at start are bound read-only and never touched
+`.git/worktrees`, `.gitmodules`, `stringsh.toml`, and a `.git` that is a symlink or a `gitdir:` file. A watched
+path that was a symlink at start is put back when a command retargets or replaces it, and removed when it was
+dangling and a command made what it leads to (read-only binds cannot cover a missing target). Each removal adds
+a `note:` line to the reply. Paths that existed at start are bound read-only and never touched
 here, so the user's own edits outside the shell are safe; one that appears while the shell lives is removed even
 when the user made it outside (the note says so).
 
@@ -24,6 +26,7 @@ import shutil
 import stat
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from stringsh.workspace.paths import DIR_FLAGS
 from stringsh.workspace.shell.result import ShellResult
@@ -67,17 +70,29 @@ def benign_config(data: bytes) -> bool:
 
 
 class ProtectedWatch:
-    """Remembers which protected paths each writable folder lacked at start; `check` removes them again."""
+    """Remembers which protected paths each writable folder lacked at start, and which were symlinks (a link can
+    be retargeted, and a dangling one written through); `check` puts them back."""
 
     def __init__(self, folders: Sequence[Path], root: Path) -> None:
         self.root = root
-        self.absent = {Path(f): [rel for rel in WATCHED if not os.path.lexists(Path(f) / rel)] for f in folders}
+        self.absent: dict[Path, list[str]] = {}
+        self.links: dict[Path, list[Link]] = {}
+        for folder in map(Path, folders):
+            self.absent[folder], self.links[folder] = [], []
+            for rel in WATCHED:
+                path = folder / rel
+                if not os.path.lexists(path):
+                    self.absent[folder].append(rel)
+                elif os.path.islink(path):
+                    with contextlib.suppress(OSError):
+                        self.links[folder].append(Link(rel, os.readlink(path), not os.path.exists(path)))
 
     def check(self, when: str = "by the command") -> list[str]:
         """Remove what appeared; one note line per removal, naming the path as the user knows it."""
         notes: list[str] = []
         for folder, missing in self.absent.items():
-            if not missing:
+            links = self.links[folder]
+            if not missing and not links:
                 continue
             try:
                 fd = os.open(folder, DIR_FLAGS & ~os.O_NOFOLLOW)
@@ -87,6 +102,10 @@ class ProtectedWatch:
                 for rel in missing:
                     for name in _sweep(fd, rel):
                         notes.append(f"note: removed {self._shown(folder, name)} written {when}: protected path")
+                for link in links:
+                    done = _relink(fd, link)
+                    if done:
+                        notes.append(f"note: {done} {self._shown(folder, link.rel)} changed {when}: protected path")
             finally:
                 os.close(fd)
         return notes
@@ -94,6 +113,54 @@ class ProtectedWatch:
     def _shown(self, folder: Path, rel: str) -> str:
         path = folder / rel
         return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
+
+
+class Link(NamedTuple):
+    """A protected path that was a symlink at start: its target, and whether that target was missing."""
+
+    rel: str
+    target: str
+    dangling: bool
+
+
+def _relink(root_fd: int, link: Link) -> str | None:
+    """Put a retargeted or replaced link back ("restored"); remove one that was dangling and now leads to something
+    a command made ("removed"); None when it is as it was."""
+    *dirs, name = link.rel.split("/")
+    fds: list[int] = []
+    try:
+        parent = root_fd
+        for part in dirs:
+            try:
+                parent = os.open(part, DIR_FLAGS, dir_fd=parent)
+            except OSError:
+                return None
+            fds.append(parent)
+        try:
+            st: os.stat_result | None = os.stat(name, dir_fd=parent, follow_symlinks=False)
+            same = stat.S_ISLNK(st.st_mode) and os.readlink(name, dir_fd=parent) == link.target
+        except OSError:
+            st, same = None, False
+        if same and not (link.dangling and _resolves(parent, name)):
+            return None
+        if st is not None and not _remove(parent, name, stat.S_ISDIR(st.st_mode)):
+            return None
+        if link.dangling:
+            return "removed"
+        with contextlib.suppress(OSError):
+            os.symlink(link.target, name, dir_fd=parent)
+        return "restored"
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _resolves(parent: int, name: str) -> bool:
+    try:
+        os.stat(name, dir_fd=parent)
+    except OSError:
+        return False
+    return True
 
 
 def _sweep(root_fd: int, rel: str) -> list[str]:
