@@ -181,10 +181,15 @@ class Confiner:
     # -- physical walk ----------------------------------------------------------------------------------------
 
     def resolve(self, path: str, *, create: bool = False, reading: bool = False) -> Resolved:
-        """Walk `path` from the root. `create` allows a missing leaf and missing parent folders; `reading`
-        also reaches spool files (see check_allowed)."""
+        """Walk `path` from the root. `create` allows a missing leaf and missing parent folders (every write,
+        append, delete and undo resolves so) and refuses paths that run code later (protected.py), requested or
+        resolved; `reading` also reaches spool files (see check_allowed)."""
         parts = self.requested_parts(path)
         self.check_allowed(parts, path, reading=reading and not create)
+        if create:
+            from stringsh.workspace.protected import check_protected  # writes only: `-c /ls` stays light
+
+            check_protected(parts, path)
         requested = "/".join(parts) or "."
         if not parts:
             return Resolved(os.dup(self.root_fd), "", ".", ".", os.fstat(self.root_fd))
@@ -230,6 +235,8 @@ class Confiner:
                 if last:
                     real = [*names, name]
                     self.check_allowed(real, path, reading=reading and not create)
+                    if create:
+                        check_protected(real, path)
                     if st is None and not create:
                         raise StringError("NOT_FOUND", f"File not found: {requested}")
                     if create and (st is None or not stat.S_ISDIR(st.st_mode)):
@@ -241,6 +248,8 @@ class Confiner:
                     self.check_allowed(
                         real if ".." not in rest else [*names, name], path, reading=reading and not create
                     )
+                    if create:
+                        check_protected(real if ".." not in rest else [*names, name], path)
                     if not create or ".." in rest:
                         raise StringError("NOT_FOUND", f"File not found: {requested}")
                     _refuse_folder_syntax(path)

@@ -45,10 +45,13 @@ def shell_settings(ws: Workspace) -> ShellSettings:
 
 
 def provider(ws: Workspace, settings: ShellSettings) -> Provider:
-    """The settings' provider, probing bubblewrap once per workspace."""
+    """The settings' provider, probing bubblewrap once per workspace; a sandbox masks what the policy denies and
+    keeps the policy file in force read-only."""
     from stringsh.workspace.shell.providers import make_provider
 
-    return make_provider(settings.sandbox, settings.writable, ws.state.bwrap_probe)
+    return make_provider(settings.sandbox, settings.writable, ws.state.bwrap_probe,
+                         matcher=ws.confiner.matcher, policy_file=ws.policy.source,
+                         walk_limit=ws.policy.limits.max_walk_entries)
 
 
 def topic_shell(ws: Workspace, slot: ShellSlot) -> ShellSession:

@@ -23,6 +23,7 @@ from stringsh.workspace.shell.procs import kill_session
 from stringsh.workspace.shell.providers import Provider, ensure_state_dir, make_provider
 from stringsh.workspace.shell.result import ShellResult, base_env, status_of
 from stringsh.workspace.shell.settings import ShellSettings
+from stringsh.workspace.shell.watch import add_notes
 
 READ_SIZE = 65536
 #: Once bash has returned, how long quiet output may take before the pipe is given up (background writers).
@@ -52,6 +53,7 @@ def run_once(
         raise StringError("NOT_FOUND", f"The workspace folder does not exist: {base}")
     ensure_state_dir(base)
     argv = provider.wrap(["/bin/bash", "--norc", "--noprofile", "-c", command], base)
+    watch = provider.watch(base)
     try:
         proc = subprocess.Popen(
             argv,
@@ -112,7 +114,8 @@ def run_once(
     capture.write(cleaner.finish())
     code = proc.returncode
     status = status_of(code if code >= 0 else None, -code if code < 0 else None)
-    return ShellResult(status, str(base), capture.text(), timed_out, limit)
+    result = ShellResult(status, str(base), capture.text(), timed_out, limit)
+    return result if watch is None else add_notes(result, watch.check())
 
 
 def _pidfd(pid: int) -> int | None:

@@ -5,7 +5,6 @@ A provider only rewrites the command line, so the session logic, output handling
 
 from __future__ import annotations
 
-import contextlib
 import shutil
 import subprocess
 import threading
@@ -13,10 +12,19 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from stringsh.errors import StringError
-from stringsh.workspace.paths import STATE_DIR
+from stringsh.workspace.secrets import SecretMatcher
+from stringsh.workspace.shell.binds import (
+    ensure_state_dir,
+    hide_user_config,
+    home_args,
+    mask_args,
+    policy_args,
+    protect_args,
+)
+from stringsh.workspace.shell.watch import ProtectedWatch
 
-#: Paths inside the workspace that stay read-only in the sandbox: the engine's state, the policy and git's code hooks.
-PROTECTED = (STATE_DIR, "stringsh.toml", ".git/hooks", ".git/config")
+__all__ = ["BubblewrapProvider", "BwrapProbe", "LocalProvider", "Provider", "ensure_state_dir", "make_provider",
+           "require_bwrap"]
 
 
 class Provider:
@@ -29,6 +37,11 @@ class Provider:
         del root, private
         return list(argv)
 
+    def watch(self, root: Path) -> ProtectedWatch | None:
+        """The end-of-command check of protected paths (watch.py); None: the local shell is fully trusted."""
+        del root
+        return None
+
 
 class LocalProvider(Provider):
     name = "local"
@@ -40,13 +53,23 @@ class BubblewrapProvider(Provider):
     No `--new-session`: under a pty it leaves bash without job control, so a timeout's signal to the
     foreground group would kill the whole sandbox (research-ecosystem.md §6). No `--die-with-parent`
     either: it fires when the spawning thread ends, not the process; closing the pty ends the sandbox.
+
+    Protected paths, the policy file and the user's config folder are bound read-only or hidden and what the
+    policy denies is masked (binds.py); protected files a command makes later are removed after it (watch.py).
     """
 
     name = "bubblewrap"
 
-    def __init__(self, writable: Sequence[str | Path] | None = None, probe: BwrapProbe | None = None) -> None:
+    def __init__(self, writable: Sequence[str | Path] | None = None, probe: BwrapProbe | None = None, *,
+                 matcher: SecretMatcher | None = None, policy_file: Path | None = None,
+                 walk_limit: int = 500_000) -> None:
+        """`matcher` is the policy's deny list (its paths are masked), `policy_file` the policy in force (kept
+        read-only), `walk_limit` the most entries walked to find denied paths."""
         self.bwrap = require_bwrap(probe)
         self.writable = None if writable is None else [Path(p) for p in writable]
+        self.matcher = matcher
+        self.policy_file = policy_file
+        self.walk_limit = walk_limit
 
     def wrap(self, argv: Sequence[str], root: Path, private: Sequence[Path] = ()) -> list[str]:
         """`root` is the cwd; it and the other writable folders are bound read-write, all else stays read-only."""
@@ -57,28 +80,19 @@ class BubblewrapProvider(Provider):
         if Path(root) not in writable:
             args += ["--ro-bind", str(root), str(root)]  # under the private /tmp it must still be visible
         for folder in writable:
-            for rel in protect(folder):
-                args += ["--ro-bind", str(rel), str(rel)]
+            args += protect_args(folder)  # binds.py: protected paths read-only, `.git` pinned
+        args += policy_args(self.policy_file, writable)
+        args += hide_user_config(writable)
+        if self.matcher is not None:
+            args += mask_args(Path(root), self.matcher, self.walk_limit)
+            args += home_args(self.matcher, [Path(root), *writable])
         for path in private:
             args += ["--ro-bind", str(path), str(path)]
         args += [*ISOLATION, "--chdir", str(root), "--", *argv]
         return args
 
-
-def ensure_state_dir(root: Path) -> None:
-    """Every provider makes `.stringsh/` before a shell starts: the sandbox must find it to protect it, and
-    the local provider does the same so both show the same workspace (identical replies)."""
-    with contextlib.suppress(OSError):
-        (root / STATE_DIR).mkdir(mode=0o700, exist_ok=True)  # as the engine makes it: spool files are private
-
-
-def protect(root: Path) -> list[Path]:
-    """The protected paths to re-bind read-only, created first where a missing one could be planted."""
-    ensure_state_dir(root)
-    if (root / ".git").is_dir() and not (root / ".git" / "hooks").is_symlink():
-        with contextlib.suppress(OSError):
-            (root / ".git" / "hooks").mkdir(exist_ok=True)
-    return [root / rel for rel in PROTECTED if (root / rel).exists()]
+    def watch(self, root: Path) -> ProtectedWatch:
+        return ProtectedWatch([Path(root)] if self.writable is None else self.writable, Path(root))
 
 
 #: Own user (no capabilities, no nested user namespaces: run as root, bwrap would otherwise keep every
@@ -131,10 +145,11 @@ def require_bwrap(probe: BwrapProbe | None = None) -> str:
     return path
 
 
-def make_provider(sandbox: str, writable: Sequence[str | Path] | None = None, probe: BwrapProbe | None = None
-                  ) -> Provider:
+def make_provider(sandbox: str, writable: Sequence[str | Path] | None = None, probe: BwrapProbe | None = None,
+                  *, matcher: SecretMatcher | None = None, policy_file: Path | None = None,
+                  walk_limit: int = 500_000) -> Provider:
     if sandbox == "bubblewrap":
-        return BubblewrapProvider(writable, probe)
+        return BubblewrapProvider(writable, probe, matcher=matcher, policy_file=policy_file, walk_limit=walk_limit)
     if sandbox == "none":
         return LocalProvider()
     raise StringError("INVALID_PAYLOAD", f"Unknown shell sandbox: {sandbox!r}", "Use none or bubblewrap.")

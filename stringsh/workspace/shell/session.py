@@ -37,6 +37,7 @@ from stringsh.workspace.shell.procs import kill_session
 from stringsh.workspace.shell.providers import Provider, ensure_state_dir, make_provider
 from stringsh.workspace.shell.result import KILLED_STATUS, ShellResult, base_env, exportable, status_of
 from stringsh.workspace.shell.settings import ShellSettings
+from stringsh.workspace.shell.watch import ProtectedWatch, add_notes
 
 #: Bytes kept unscanned at the end of the buffer: longer than any sentinel (secret, counter, status, PATH_MAX cwd).
 HOLD = 4096 + 256
@@ -79,6 +80,7 @@ class ShellSession:
         self._count = 0
         self._idle_pgrp = 0
         self._pending_note: str | None = None
+        self._watch: ProtectedWatch | None = None
         self._leftover = b""
         self.cwd = str(self.root)
         #: True while a user command runs; only then may `interrupt` signal the terminal's foreground group.
@@ -106,6 +108,8 @@ class ShellSession:
         self._leftover = b""
         self.cwd = str(self.root)
         argv = self.provider.wrap(BASH, self.root, [self._private])
+        if self._watch is None:  # one per session: a restarted shell still owes what the first one wrote
+            self._watch = self.provider.watch(self.root)  # after wrap: it makes `.git/hooks` in an existing `.git`
         env = {k: v for k, v in base_env(self._variables).items() if k not in SHELL_HOOKS}
         try:
             # cwd is set in preexec_fn: ptyprocess lets a failed chdir escape into the forked child's Python
@@ -129,6 +133,8 @@ class ShellSession:
         if proc is not None:
             _stop(proc)
         self._cleanup()
+        if self._watch is not None:
+            self._watch.check("while the shell ran")  # a background job's last writes; nobody reads a reply now
 
     def _cleanup(self) -> None:
         if self._private is not None:
@@ -168,6 +174,7 @@ class ShellSession:
         self._variables = wanted
         limit = self.settings.timeout if timeout is None else timeout
         deadline = time.monotonic() + limit
+        removed = [] if self._watch is None else self._watch.check("since the last command")
         self.running = True
         try:
             result = self._send(command, deadline, self.settings.output_cap, escalate=True, prelude=prefix)
@@ -175,7 +182,9 @@ class ShellSession:
             self.running = False
         result.notes[:0] = notes
         result.timeout = limit
-        return result
+        if self._watch is not None:
+            removed += self._watch.check()
+        return add_notes(result, removed)
 
     def interrupt(self) -> bool:
         """Ctrl-C for the running command, as a terminal sends it: SIGINT to the pty's foreground group.

@@ -1,0 +1,241 @@
+"""The end-of-command check of a sandboxed shell: protected paths that appeared after it started are removed.
+
+Read-only binds (binds.py) only cover paths that exist when the sandbox starts. `git init` inside the shell makes
+a `.git` nobody bound, and a hook written there would run outside the sandbox at the user's next commit. So after
+every command, before the next one (a background job may write in between) and when the shell closes, the
+stringsh process looks at each protected path that was missing at start and removes what a command made there:
+`.git/hooks/*` except git's inert `*.sample` files, a `.git/config` with anything but the keys `git init`,
+`git remote` and `git branch` write, `.git/config.worktree`, `.git/commondir`, `.git/modules`,
+`.git/worktrees`, `.gitmodules`, `stringsh.toml`, and a `.git` that is a symlink or a `gitdir:` file. A watched
+path that was a symlink at start is put back when a command retargets or replaces it, and removed when it was
+dangling and a command made what it leads to (read-only binds cannot cover a missing target). Each removal adds
+a `note:` line to the reply. Paths that existed at start are bound read-only and never touched
+here, so the user's own edits outside the shell are safe; one that appears while the shell lives is removed even
+when the user made it outside (the note says so).
+
+Every lookup goes through directory descriptors opened with `O_NOFOLLOW`, so a command that swaps a folder for a
+symlink cannot make this check delete anything outside the folder it watches.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import stat
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from stringsh.workspace.paths import DIR_FLAGS
+from stringsh.workspace.shell.result import ShellResult
+
+#: Watched when missing at start; `.git` first, so a `.git` that is not a real folder goes before its contents.
+WATCHED = (".git", ".git/hooks", ".git/config", ".git/config.worktree", ".git/commondir", ".git/modules",
+           ".git/worktrees", ".gitmodules", "stringsh.toml")
+#: `.git/config` keys that run nothing: what `git init`, `git remote add` and `git branch -u` write.
+SAFE_CONFIG = re.compile(
+    r"^(core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|precomposeunicode|symlinks)"
+    r"|extensions\.objectformat|user\.(name|email)|remote\..+\.(url|fetch)|branch\..+\.(remote|merge))$"
+)
+SECTION = re.compile(r'^\[([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\\n]|\\.)*)")?\]$')
+ENTRY = re.compile(r"^([A-Za-z][A-Za-z0-9-]*)\s*(=.*)?$")
+MAX_CONFIG = 64 * 1024
+
+
+def benign_config(data: bytes) -> bool:
+    """Whether a git config holds only keys that run nothing (anything unusual counts as not benign)."""
+    if len(data) > MAX_CONFIG:
+        return False
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    section = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.endswith("\\"):
+            return False
+        head = SECTION.match(line)
+        if head:
+            section = head.group(1).lower() + (f".{head.group(2)}" if head.group(2) is not None else "")
+            continue
+        entry = ENTRY.match(line)
+        if section is None or entry is None or not SAFE_CONFIG.match(f"{section}.{entry.group(1).lower()}"):
+            return False
+    return True
+
+
+class ProtectedWatch:
+    """Remembers which protected paths each writable folder lacked at start, and which were symlinks (a link can
+    be retargeted, and a dangling one written through); `check` puts them back."""
+
+    def __init__(self, folders: Sequence[Path], root: Path) -> None:
+        self.root = root
+        self.absent: dict[Path, list[str]] = {}
+        self.links: dict[Path, list[Link]] = {}
+        for folder in map(Path, folders):
+            self.absent[folder], self.links[folder] = [], []
+            for rel in WATCHED:
+                path = folder / rel
+                if not os.path.lexists(path):
+                    self.absent[folder].append(rel)
+                elif os.path.islink(path):
+                    with contextlib.suppress(OSError):
+                        self.links[folder].append(Link(rel, os.readlink(path), not os.path.exists(path)))
+
+    def check(self, when: str = "by the command") -> list[str]:
+        """Remove what appeared; one note line per removal, naming the path as the user knows it."""
+        notes: list[str] = []
+        for folder, missing in self.absent.items():
+            links = self.links[folder]
+            if not missing and not links:
+                continue
+            try:
+                fd = os.open(folder, DIR_FLAGS & ~os.O_NOFOLLOW)
+            except OSError:
+                continue
+            try:
+                for rel in missing:
+                    for name in _sweep(fd, rel):
+                        notes.append(f"note: removed {self._shown(folder, name)} written {when}: protected path")
+                for link in links:
+                    done = _relink(fd, link)
+                    if done:
+                        notes.append(f"note: {done} {self._shown(folder, link.rel)} changed {when}: protected path")
+            finally:
+                os.close(fd)
+        return notes
+
+    def _shown(self, folder: Path, rel: str) -> str:
+        path = folder / rel
+        return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
+
+
+class Link(NamedTuple):
+    """A protected path that was a symlink at start: its target, and whether that target was missing."""
+
+    rel: str
+    target: str
+    dangling: bool
+
+
+def _relink(root_fd: int, link: Link) -> str | None:
+    """Put a retargeted or replaced link back ("restored"); remove one that was dangling and now leads to something
+    a command made ("removed"); None when it is as it was."""
+    *dirs, name = link.rel.split("/")
+    fds: list[int] = []
+    try:
+        parent = root_fd
+        for part in dirs:
+            try:
+                parent = os.open(part, DIR_FLAGS, dir_fd=parent)
+            except OSError:
+                return None
+            fds.append(parent)
+        try:
+            st: os.stat_result | None = os.stat(name, dir_fd=parent, follow_symlinks=False)
+            same = stat.S_ISLNK(st.st_mode) and os.readlink(name, dir_fd=parent) == link.target
+        except OSError:
+            st, same = None, False
+        if same and not (link.dangling and _resolves(parent, name)):
+            return None
+        if st is not None and not _remove(parent, name, stat.S_ISDIR(st.st_mode)):
+            return None
+        if link.dangling:
+            return "removed"
+        with contextlib.suppress(OSError):
+            os.symlink(link.target, name, dir_fd=parent)
+        return "restored"
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _resolves(parent: int, name: str) -> bool:
+    try:
+        os.stat(name, dir_fd=parent)
+    except OSError:
+        return False
+    return True
+
+
+def _sweep(root_fd: int, rel: str) -> list[str]:
+    """Remove what a command made at `rel` (relative to `root_fd`); the root-relative names removed."""
+    *dirs, name = rel.split("/")
+    fds: list[int] = []
+    try:
+        parent = root_fd
+        for part in dirs:
+            try:
+                parent = os.open(part, DIR_FLAGS, dir_fd=parent)
+            except OSError:
+                return []  # missing, or not a real folder: its own entry (`.git`) is judged on its own
+            fds.append(parent)
+        try:
+            st = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        except OSError:
+            return []
+        is_dir = stat.S_ISDIR(st.st_mode)
+        if rel == ".git" and is_dir:
+            return []  # `git init`: allowed; its contents are judged entry by entry
+        if rel == ".git/hooks" and is_dir:
+            return [f"{rel}/{hook}" for hook in _sweep_hooks(parent, name)]
+        if rel == ".git/config" and stat.S_ISREG(st.st_mode) and benign_config(_read(parent, name)):
+            return []
+        return [rel] if _remove(parent, name, is_dir) else []
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _sweep_hooks(parent: int, name: str) -> list[str]:
+    try:
+        fd = os.open(name, DIR_FLAGS, dir_fd=parent)
+    except OSError:
+        return []
+    removed = []
+    try:
+        for hook in sorted(os.listdir(fd)):
+            with contextlib.suppress(OSError):
+                st = os.stat(hook, dir_fd=fd, follow_symlinks=False)
+                if hook.endswith(".sample") and stat.S_ISREG(st.st_mode):
+                    continue  # git never runs these
+                if _remove(fd, hook, stat.S_ISDIR(st.st_mode)):
+                    removed.append(hook)
+    finally:
+        os.close(fd)
+    return removed
+
+
+def _read(parent: int, name: str) -> bytes:
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=parent)
+    except OSError:
+        return b"\\"  # unreadable: not benign
+    try:
+        return os.read(fd, MAX_CONFIG + 1)
+    finally:
+        os.close(fd)
+
+
+def _remove(parent: int, name: str, is_dir: bool) -> bool:
+    """Whether `name` is gone; `rmtree` with a `dir_fd` never follows a symlink inside the tree."""
+    try:
+        if is_dir:
+            shutil.rmtree(name, dir_fd=parent)
+        else:
+            os.unlink(name, dir_fd=parent)
+    except OSError:
+        return False
+    return True
+
+
+def add_notes(result: ShellResult, notes: list[str]) -> ShellResult:
+    """The removals go after the output, where the command's own last lines are: they say what it did not keep."""
+    if notes:
+        result.output = "\n".join([result.output, *notes]) if result.output else "\n".join(notes)
+    return result

@@ -1,0 +1,275 @@
+"""Issue 11 through real bubblewrap: a sandboxed shell cannot plant code that runs later outside it (finding 3),
+cannot read what the policy denies (finding 7), and cannot change what governs it (finding 10)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from stringsh.dispatcher import Dispatcher
+from stringsh.workspace.shell.watch import benign_config
+from tests.conftest import run_stringsh
+
+SANDBOX = "[shell]\ntimeout = 20.0\nsandbox = true\n"
+SECRET = "hunter2-secret-value"
+GIT_ENV = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
+
+
+def sandboxed(ws: Path, *commands: str) -> str:
+    """Each command through the real program (`stringsh -c`, a process each) under the sandbox policy."""
+    (ws / "stringsh.toml").write_text(SANDBOX)
+    out = ""
+    for command in commands:
+        done = run_stringsh(["-c", command], ws)
+        out += done.stdout.decode() + done.stderr.decode()
+    return out
+
+
+def git_commit_runs_no_hook(ws: Path, marker: Path) -> None:
+    """The user's next commit, outside any sandbox: the hook a command tried to plant must not run."""
+    subprocess.run(["git", *GIT_ENV, "-C", str(ws), "commit", "-q", "--allow-empty", "-m", "x"], check=True,
+                   capture_output=True)
+    assert not marker.exists()
+
+
+# -- finding 3: git hooks and config in a `.git` made after the shell started ----------------------------------
+
+
+def test_finding_03_sandbox_hook_in_a_later_git_is_removed(ws: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    command = (f"!git init -q && printf '#!/bin/sh\\ntouch {marker}\\n' > .git/hooks/post-commit"
+               " && chmod +x .git/hooks/post-commit && echo planted")
+    out = sandboxed(ws, command)
+    assert "planted\nnote: removed .git/hooks/post-commit written by the command: protected path" in out
+    assert not (ws / ".git" / "hooks" / "post-commit").exists()
+    assert (ws / ".git" / "config").is_file()  # what `git init` wrote runs nothing: the repository stays usable
+    assert sorted(p.name for p in (ws / ".git" / "hooks").iterdir()) == sorted(
+        p.name for p in (ws / ".git" / "hooks").glob("*.sample"))
+    git_commit_runs_no_hook(ws, marker)
+
+
+def test_finding_03_sandbox_config_with_code_in_a_later_git_is_removed(ws: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    out = sandboxed(ws, f"!git init -q && git config core.fsmonitor 'touch {marker}; false' && echo set")
+    assert "set\nnote: removed .git/config written by the command: protected path" in out
+    assert not (ws / ".git" / "config").exists()
+    git_commit_runs_no_hook(ws, marker)
+
+
+def test_finding_03_sandbox_gitdir_link_and_gitmodules_are_removed(ws: Path) -> None:
+    out = sandboxed(ws, "!printf 'gitdir: /elsewhere\\n' > .git; printf '[submodule]\\n' > .gitmodules")
+    assert "note: removed .git written by the command: protected path" in out
+    assert "note: removed .gitmodules written by the command: protected path" in out
+    assert not (ws / ".git").exists() and not (ws / ".gitmodules").exists()
+
+
+def test_finding_03_sandbox_existing_hooks_and_config_are_read_only(ws: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    config = (ws / ".git" / "config").read_bytes()
+    out = sandboxed(ws, "!printf x > .git/hooks/pre-commit; git config core.hooksPath /x; echo done")
+    assert ".git/hooks/pre-commit: Read-only file system" in out
+    assert (ws / ".git" / "config").read_bytes() == config
+    assert not (ws / ".git" / "hooks" / "pre-commit").exists()
+
+
+def test_finding_03_sandbox_background_writes_are_caught(ws: Path) -> None:
+    """A background job of the persistent shell writes after its command ended: the next command's check and the
+    shell's close both catch it."""
+    (ws / "stringsh.toml").write_text(SANDBOX)
+    d = Dispatcher(ws)
+    try:
+        assert d.execute("!git init -q && (sleep 1; printf x > .git/hooks/pre-push) >/dev/null 2>&1 &").ok
+        time.sleep(2)
+        reply = d.execute("!true").text  # the output says the job is done, then the note
+        assert reply.endswith("\nnote: removed .git/hooks/pre-push written since the last command: protected path")
+        assert not (ws / ".git" / "hooks" / "pre-push").exists()
+        assert d.execute("!(sleep 0.5; printf x > .git/hooks/pre-rebase) >/dev/null 2>&1 &").ok
+        time.sleep(1.5)
+    finally:
+        d.close()
+    assert not (ws / ".git" / "hooks" / "pre-rebase").exists()
+
+
+def test_benign_config_is_what_git_init_writes() -> None:
+    assert benign_config(b"[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"o\"]\n\turl = x\n")
+    assert not benign_config(b"[core]\n\tfsmonitor = evil\n")
+    assert not benign_config(b"[include]\n\tpath = ../x\n")
+    assert not benign_config(b"[core]\n\tbare = false \\\n\n")
+    assert not benign_config(b"\xff")
+
+
+# -- finding 7: denied paths are masked inside the sandbox ---------------------------------------------------
+
+
+@pytest.fixture
+def secrets_ws(ws: Path) -> Path:
+    (ws / ".env").write_text(f"TOKEN={SECRET}\n")
+    (ws / ".ssh").mkdir()
+    (ws / ".ssh" / "id_ed25519").write_text(SECRET)
+    (ws / "deploy").mkdir()
+    (ws / "deploy" / "server.pem").write_text(SECRET)
+    (ws / "env-link").symlink_to(".env")
+    (ws / ".env.example").write_text("TOKEN=\n")
+    return ws
+
+
+def test_finding_07_cat_env_in_the_sandbox_is_denied(secrets_ws: Path) -> None:
+    out = sandboxed(secrets_ws, "/open .env", "!cat .env")
+    assert "ERROR(SECRET_DENIED)" in out
+    assert "cat: .env: Permission denied" in out
+    assert SECRET not in out
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "!cat .env",
+        "!cp .env x; cat x",
+        "!ln .env y; cat y",
+        "!ln -s .env z && cat z",
+        "!cat env-link",
+        "!cat .ssh/id_ed25519; ls -A .ssh",
+        "!cat deploy/server.pem",
+        "!grep -r hunter2 . 2>/dev/null",
+        "/exec cat .env deploy/server.pem",
+    ],
+)
+def test_finding_07_no_way_round_the_mask(secrets_ws: Path, command: str) -> None:
+    out = sandboxed(secrets_ws, command)
+    assert SECRET not in out
+    assert (secrets_ws / ".env").read_text() == f"TOKEN={SECRET}\n"  # masked, not changed
+
+
+def test_finding_07_allowed_and_ordinary_files_stay_readable(secrets_ws: Path) -> None:
+    (secrets_ws / "notes.txt").write_text("plain\n")
+    out = sandboxed(secrets_ws, "!cat .env.example notes.txt")
+    assert "TOKEN=\nplain" in out
+
+
+def test_finding_07_user_config_folder_hidden_from_the_sandbox(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The signing key, stored `$NAME` values and trust decisions live there: not readable, not writable. (Under
+    /var/tmp: the sandbox's private /tmp would hide a folder under /tmp anyway.)"""
+    config = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="stringsh-config-"))
+    try:
+        monkeypatch.setenv("STRINGSH_CONFIG_DIR", str(config))
+        (config / "cache.key").write_text(SECRET)
+        out = sandboxed(ws, f"!cat {config}/cache.key; ls -A {config}; touch {config}/trust; echo end")
+        assert SECRET not in out
+        assert f"touch: cannot touch '{config}/trust': Read-only file system\nend" in out
+        assert not (config / "trust").exists()
+    finally:
+        shutil.rmtree(config)
+
+
+def test_finding_07_secrets_in_the_users_home_are_masked(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sandbox shows the system read-only; the user's keys in their home are hidden by the same deny list."""
+    home = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="stringsh-home-"))
+    try:
+        monkeypatch.setenv("HOME", str(home))
+        (home / ".ssh").mkdir()
+        (home / ".ssh" / "id_rsa").write_text(SECRET)
+        (home / ".aws").mkdir()
+        (home / ".aws" / "credentials").write_text(SECRET)
+        (home / ".netrc").write_text(SECRET)
+        (home / "notes.txt").write_text("plain\n")
+        out = sandboxed(ws, "!cat ~/.ssh/id_rsa ~/.aws/credentials ~/.netrc; cat ~/notes.txt")
+        assert SECRET not in out
+        assert "plain" in out
+    finally:
+        shutil.rmtree(home)
+
+
+# -- finding 10: the sandbox cannot unlock itself -----------------------------------------------------------
+
+
+def test_finding_10_policy_inside_the_workspace_cannot_be_rewritten(ws: Path) -> None:
+    policy = ws / "p.toml"
+    policy.write_text(SANDBOX)
+    attack = "!printf '[shell]\\nsandbox = false\\n' > p.toml; mv p.toml q.toml; rm -f p.toml; echo tried"
+    done = run_stringsh(["--policy", str(policy), "-c", attack], ws)
+    out = done.stdout.decode()
+    assert "p.toml: Read-only file system" in out
+    assert "Device or resource busy" in out
+    assert policy.read_text() == SANDBOX
+    rerun = run_stringsh(["--policy", str(policy), "-c", "!touch /etc/probe-10"], ws).stdout.decode()
+    assert "Read-only file system" in rerun  # still sandboxed on the next run
+
+
+def test_finding_10_policy_folder_cannot_be_renamed_away(ws: Path) -> None:
+    (ws / "conf").mkdir()
+    policy = ws / "conf" / "p.toml"
+    policy.write_text(SANDBOX)
+    attack = "!mv conf conf-old; mkdir -p conf; printf '[shell]\\nsandbox = false\\n' > conf/p.toml; echo tried"
+    out = run_stringsh(["--policy", str(policy), "-c", attack], ws).stdout.decode()
+    assert "Device or resource busy" in out
+    assert policy.read_text() == SANDBOX
+
+
+def test_finding_10_policy_outside_the_workspace_is_not_writable(ws: Path, tmp_path: Path) -> None:
+    """Outside every writable root it is read-only already; inside a second read_write root it is bound so."""
+    other = tmp_path / "other"
+    other.mkdir()
+    for policy in (tmp_path / "user.toml", other / "p.toml"):
+        text = (f'{SANDBOX}[[roots]]\nid = "main"\npath = "{ws}"\nmode = "read_write"\n'
+                f'[[roots]]\nid = "other"\npath = "{other}"\nmode = "read_write"\n')
+        policy.write_text(text)
+        attack = f"!touch {other}/ok; printf '[shell]\\nsandbox = false\\n' > {policy}; echo tried"
+        out = run_stringsh(["--policy", str(policy), "-c", attack], ws).stdout.decode()
+        if policy.parent == other:
+            assert f"{policy}: Read-only file system" in out
+        # else the write went to the sandbox's private /tmp, never to the host's file
+        assert policy.read_text() == text
+        assert (other / "ok").exists()
+
+
+def test_finding_10_git_folder_cannot_be_replaced(ws: Path, tmp_path: Path) -> None:
+    """`mv .git .git-old && cp -a .git-old .git` would swap in a writable copy: `.git` is a mount point (EBUSY),
+    and emptying it cannot reach the read-only hooks and config either."""
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    marker = tmp_path / "pwned"
+    hook = f"printf '#!/bin/sh\\ntouch {marker}\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit"
+    out = sandboxed(ws, f"!mv .git .git-old && cp -a .git-old .git && {hook}",
+                    f"!rm -rf .git/hooks .git/config; {hook}")
+    assert "cannot move '.git' to '.git-old': Device or resource busy" in out
+    assert not (ws / ".git-old").exists()
+    assert not (ws / ".git" / "hooks" / "pre-commit").exists()
+    git_commit_runs_no_hook(ws, marker)
+
+
+def test_masks_never_stop_the_shell(ws: Path) -> None:
+    """A dangling denied link, a denied FIFO and a denied folder holding the workspace's own files all start."""
+    (ws / ".env").symlink_to("missing")
+    os.mkfifo(ws / "server.key")
+    (ws / "a" / ".ssh").mkdir(parents=True)
+    assert "exit: 0" in sandboxed(ws, "!echo ok; timeout 1 cat server.key; ls -A a/.ssh; true")
+    assert sorted(p.name for p in ws.iterdir()) == [".env", ".stringsh", "a", "server.key", "stringsh.toml"]
+
+
+def test_finding_10_symlinked_git_cannot_be_retargeted(ws: Path, tmp_path: Path) -> None:
+    """`.git -> .bare` (a user's layout): its hooks are read-only, and pointing the link at a prepared repository
+    is put back."""
+    subprocess.run(["git", "init", "-q", "--separate-git-dir", str(ws / ".bare"), str(tmp_path / "w")], check=True)
+    (ws / ".git").symlink_to(".bare")
+    marker = tmp_path / "pwned"
+    prepare = f"git init -q evil && printf '#!/bin/sh\\ntouch {marker}\\n' > evil/.git/hooks/pre-commit"
+    out = sandboxed(ws, f"!printf x > .git/hooks/pre-commit; {prepare} && chmod +x evil/.git/hooks/pre-commit"
+                        " && ln -sfn evil/.git .git; echo tried")
+    assert ".git/hooks/pre-commit: Read-only file system" in out
+    assert "note: restored .git changed by the command: protected path" in out
+    assert os.readlink(ws / ".git") == ".bare"
+    git_commit_runs_no_hook(ws, marker)
+
+
+def test_finding_03_dangling_protected_link_written_through_is_removed(ws: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    (ws / ".git" / "config").unlink()
+    (ws / ".git" / "config").symlink_to("../cfg")
+    out = sandboxed(ws, "!printf '[core]\\n\\tfsmonitor = evil\\n' > .git/config; echo tried")
+    assert "tried\nnote: removed .git/config changed by the command: protected path" in out
+    assert not os.path.lexists(ws / ".git" / "config")
