@@ -38,6 +38,9 @@ class ActionHost:
     cli_wrap: Callable[[list[str]], list[str]] | None = None
     #: Raises (NOT_PERMITTED) when the policy does not let CLI actions run: called before each one runs.
     cli_permit: Callable[[], object] = lambda: None
+    #: Called just before a CLI action runs in the sandbox; what it returns is called after the run and says (one
+    #: note line each) which protected paths the command created and the sandbox removed.
+    cli_watch: Callable[[], Callable[[], list[str]]] | None = None
 
 
 @dataclass
@@ -96,7 +99,11 @@ def _run_cli(action: Action, payload: dict[str, str], inputs: dict[str, str], ho
         if value is not None and match.group(1) not in host.env.extra:
             env[match.group(1)] = value
             host.env.used.append(value)
+    check = host.cli_watch() if host.cli_watch is not None else None
     run = run_bash(command, host.cwd, env, timeout=host.cli_timeout, wrap=host.cli_wrap)
+    notes = check() if check is not None else []
+    if notes:
+        run.output = "\n".join([run.output, *notes]) if run.output else "\n".join(notes)
     if action.response is not None and run.exit == 0:
         text = _template(host, action.response, HttpResponse(run.exit, run.output), inputs)
         return Outcome("template", text or "(no output)")

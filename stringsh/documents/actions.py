@@ -77,6 +77,7 @@ def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
         cli_timeout=float(shell.timeout),
         http_limits=limits,
         cli_wrap=sandbox_wrap(workspace),
+        cli_watch=sandbox_watch(workspace),
         cli_permit=workspace.shell_settings,  # a CLI action is a shell command: `[permissions] shell` governs it
     )
 
@@ -89,6 +90,21 @@ def sandbox_wrap(workspace: Workspace) -> Callable[[list[str]], list[str]] | Non
     provider = workspace.shell_provider()
     root = workspace.root
     return lambda argv: provider.wrap(argv, root)
+
+
+def sandbox_watch(workspace: Workspace) -> Callable[[], Callable[[], list[str]]] | None:
+    """In the sandbox, a CLI action is watched like `!cmd`: protected paths it creates (a hook after `git init`)
+    are removed after it runs, with a note."""
+    if not workspace.policy.shell.sandbox:
+        return None
+    provider = workspace.shell_provider()
+    root = workspace.root
+
+    def start() -> Callable[[], list[str]]:
+        watch = provider.watch(root)
+        return watch.check if watch is not None else list
+
+    return start
 
 
 def open_response(documents: DocumentService, outcome: Outcome) -> Result:

@@ -28,3 +28,24 @@ def test_cli_action_respects_the_sandbox(tmp_path: Path, monkeypatch: pytest.Mon
     else:
         assert reply.code in ("NOT_PERMITTED", "EXIT_1"), reply.text
     assert not outside.exists()
+
+
+def test_finding_03_a_sandboxed_cli_action_cannot_plant_a_git_hook(ws: Path) -> None:
+    """`git init` inside the action, then a hook: the action runs in the sandbox, and what it planted on a protected
+    path is removed after it, with a note, as after `!cmd`."""
+    (ws / "stringsh.toml").write_text("[shell]\nsandbox = true\n")
+    hook = ".git/hooks/post-commit"
+    (ws / "a.md").write_text(
+        f"```act.plant\nCLI git init -q && printf '#!/bin/sh\\ntouch pwned\\n' > {hook} && chmod +x {hook}\n```\n"
+    )
+    dispatcher = Dispatcher(ws)
+    try:
+        assert dispatcher.execute("/open a.md").ok
+        reply = dispatcher.execute("/act.plant")
+    finally:
+        dispatcher.close()
+    assert reply.text == (
+        f"re: /act.plant\nexit: 0 | cwd: {ws}\n---\nnote: removed {hook} written by the command: protected path"
+    )
+    assert not (ws / hook).exists()
+    assert (ws / ".git").is_dir()  # the repository itself is the action's to make
