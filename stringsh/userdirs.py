@@ -14,3 +14,20 @@ def config_dir() -> Path:
     from platformdirs import user_config_dir
 
     return Path(user_config_dir("stringsh"))
+
+
+def state_dir() -> Path:
+    """`STRINGSH_STATE_DIR`, else `$XDG_STATE_HOME/stringsh` (`~/.local/state/stringsh` when unset) on Linux and
+    the BSDs, else platformdirs' `user_state_dir("stringsh")`. Read on every audited operation, so the XDG case
+    does not import platformdirs (~25 ms)."""
+    override = os.environ.get("STRINGSH_STATE_DIR")
+    if override:
+        return Path(override).expanduser()
+    import sys
+
+    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        xdg = os.environ.get("XDG_STATE_HOME", "").strip()
+        return (Path(xdg) if os.path.isabs(xdg) else Path.home() / ".local" / "state") / "stringsh"
+    from platformdirs import user_state_dir
+
+    return Path(user_state_dir("stringsh"))

@@ -41,6 +41,7 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.protocol.topics",
         "stringsh.script",
         "stringsh.session",
+        "stringsh.userdirs",  # the engine state folder (journal, audit log) is the user's, not the workspace's
         "stringsh.workspace",
         "stringsh.workspace.atomic",
         "stringsh.workspace.audit",
