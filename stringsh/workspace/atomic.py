@@ -185,13 +185,25 @@ def open_folders(base_fd: int, parts: Sequence[str], *, create: bool) -> int:
             if create:
                 with contextlib.suppress(FileExistsError):
                     os.mkdir(part, PRIVATE_DIR_MODE, dir_fd=fd)
-            inner = os.open(part, DIR_FLAGS, dir_fd=fd)
+            try:
+                inner = os.open(part, DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(fd, part):
+                    raise OSError(errno.ELOOP, f"{part} is a symbolic link") from None
+                raise
             os.close(fd)
             fd = inner
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def _is_link(dir_fd: int, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
 
 
 def open_real_folder(path: Path, *, create: bool) -> int:
