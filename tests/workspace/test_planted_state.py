@@ -149,11 +149,15 @@ def test_finding_09_a_planted_cache_link_writes_nothing_outside(repo: Path, plan
     assert snapshot(outside, outside / "none") == before
 
 
-def test_finding_09_a_planted_fifo_or_corrupt_state_file_is_ignored(repo: Path) -> None:
+@pytest.mark.parametrize("journal", ["fifo", "corrupt"])
+def test_finding_09_a_planted_fifo_or_corrupt_state_file_is_ignored(repo: Path, journal: str) -> None:
     (repo / ".stringsh").mkdir()
     for name in ("audit.log", "lock"):
         os.mkfifo(repo / ".stringsh" / name)
-    (repo / ".stringsh" / JOURNAL_FILE).write_bytes(b"not a database at all" * 100)
+    if journal == "fifo":
+        os.mkfifo(repo / ".stringsh" / JOURNAL_FILE)
+    else:
+        (repo / ".stringsh" / JOURNAL_FILE).write_bytes(b"not a database at all" * 100)
     assert stringsh(repo, "/ls").returncode == 0
     assert stringsh(repo, "/write a.md\nx\n").returncode == 0
     assert stringsh(repo, "/undo").stdout.decode().endswith("Undo: deleted a.md (was newly created)\n")
