@@ -26,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import httpx
+from benchenv import isolate_user_state
 
 from stringsh.actions.flags import parse_flags
 from stringsh.dispatcher import Dispatcher
@@ -47,6 +48,7 @@ def paired(fn: Callable[[], object], reference: Callable[[], object], runs: int)
 
 
 def main() -> None:
+    isolate_user_state()
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=200)
     runs = parser.parse_args().runs

@@ -16,6 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchenv import isolate_user_state
+
 from stringsh.workspace import ChangeSet, Workspace
 
 SIZE = 4096
@@ -74,6 +76,7 @@ def run(count: int, rounds: int, base: Path) -> dict[str, list[float]]:
 
 
 def main() -> None:
+    isolate_user_state()
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     with tempfile.TemporaryDirectory(prefix="stringsh-bench-", dir=os.environ.get("BENCH_DIR")) as tmp:
         base = Path(tmp)

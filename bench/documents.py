@@ -20,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchenv import isolate_user_state  # noqa: E402
 from markdown_it import MarkdownIt  # noqa: E402
 from mdit_py_plugins.front_matter import front_matter_plugin  # noqa: E402
 
@@ -135,6 +136,7 @@ def run(size_mb: int) -> None:
 
 
 def main() -> None:
+    isolate_user_state()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 10], help="corpus sizes in MB")
     for size in parser.parse_args().sizes:

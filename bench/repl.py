@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchenv import isolate_user_state  # noqa: E402
 from prompt_toolkit.completion import CompleteEvent  # noqa: E402
 from prompt_toolkit.document import Document  # noqa: E402
 from rich.console import Console  # noqa: E402
@@ -55,6 +56,7 @@ def repl_start(ws: Path, history: Path) -> None:
 
 
 def main() -> int:
+    isolate_user_state()
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--entries", type=int, default=3000)

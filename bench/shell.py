@@ -22,6 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchenv import isolate_user_state
+
 from stringsh.workspace.shell import ShellSession, ShellSettings, make_provider
 
 NO_GOAL = float("nan")
@@ -80,6 +82,7 @@ def bench(sandbox: str, root: Path, rounds: int) -> list[tuple[str, float, float
 
 
 def main() -> int:
+    isolate_user_state()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()

@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchenv import isolate_user_state
+
 import stringsh
 
 ECHO_LOOP = r"""
@@ -105,6 +107,7 @@ def percentile(samples: list[float], q: float) -> float:
 
 
 def main() -> int:
+    isolate_user_state()
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--requests", type=int, default=1000)

@@ -1,5 +1,9 @@
 """The user's own stringsh folders, outside every workspace: persistent `$NAME` values, the cache signing key,
-the user's policy and the workspaces they trust."""
+the user's policy, the workspaces they trust (config), and each workspace's change journal and audit log (state).
+
+Both are read on every start, so on Linux and the BSDs the XDG rule platformdirs applies is spelled out here
+(importing platformdirs costs 10-25 ms); other systems ask platformdirs.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +11,22 @@ import os
 import sys
 from pathlib import Path
 
+XDG_SYSTEMS = ("linux", "freebsd", "openbsd", "netbsd")
+
+
+def _xdg(variable: str, default: str) -> Path:
+    """`$variable/stringsh`, or `~/<default>/stringsh` when it is unset or not absolute (the XDG rule)."""
+    value = os.environ.get(variable, "").strip()
+    return (Path(value) if os.path.isabs(value) else Path.home() / default) / "stringsh"
+
 
 def config_dir() -> Path:
-    """`STRINGSH_CONFIG_DIR`, else platformdirs' `user_config_dir("stringsh")`.
-
-    Every start reads the trust records here, so on Linux the XDG rule platformdirs applies is spelled out
-    (importing platformdirs costs ~10 ms); other systems ask platformdirs."""
+    """`STRINGSH_CONFIG_DIR`, else `$XDG_CONFIG_HOME/stringsh`, else platformdirs' `user_config_dir`."""
     override = os.environ.get("STRINGSH_CONFIG_DIR")
     if override:
         return Path(override).expanduser()
-    if sys.platform.startswith("linux"):
-        xdg = os.environ.get("XDG_CONFIG_HOME", "").strip()
-        return Path(xdg or os.path.expanduser("~/.config")) / "stringsh"
+    if sys.platform.startswith(XDG_SYSTEMS):
+        return _xdg("XDG_CONFIG_HOME", ".config")
     from platformdirs import user_config_dir
 
     return Path(user_config_dir("stringsh"))
@@ -27,3 +35,16 @@ def config_dir() -> Path:
 def user_policy_file() -> Path:
     """The user's own policy, trusted, applied under every workspace's (`<config>/policy.toml`)."""
     return config_dir() / "policy.toml"
+
+
+def state_dir() -> Path:
+    """`STRINGSH_STATE_DIR`, else `$XDG_STATE_HOME/stringsh` (`~/.local/state/stringsh`), else platformdirs'
+    `user_state_dir`: where each workspace's journal, audit log and lock live."""
+    override = os.environ.get("STRINGSH_STATE_DIR")
+    if override:
+        return Path(override).expanduser()
+    if sys.platform.startswith(XDG_SYSTEMS):
+        return _xdg("XDG_STATE_HOME", ".local/state")
+    from platformdirs import user_state_dir
+
+    return Path(user_state_dir("stringsh"))

@@ -15,14 +15,19 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
-from stringsh.workspace.paths import TEMP_PREFIX
+from stringsh.workspace.paths import DIR_FLAGS, TEMP_PREFIX
 
 if TYPE_CHECKING:
     import concurrent.futures
+    from collections.abc import Sequence
+    from pathlib import Path
 
 #: O_NONBLOCK: opening a FIFO must not wait for a writer (a regular file ignores the flag); fstat then refuses it.
 READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+#: Engine state files (journal, audit log, lock, spool): never through a link, never waiting on a FIFO.
+STATE_FLAGS = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+PRIVATE_DIR_MODE = 0o700
 
 
 def _umask() -> int:
@@ -166,3 +171,66 @@ def fsync_dirs(fds: list[int], pool: FsyncPool) -> None:
         os.fsync(unique[0])
     else:
         pool.fsync_all(unique)
+
+
+# -- engine state: folders and files a workspace could have planted -------------------------------------------
+
+
+def open_folders(base_fd: int, parts: Sequence[str], *, create: bool) -> int:
+    """A descriptor of `base/parts...`, each folder opened without following a symlink (ELOOP for a planted link,
+    ENOTDIR for a file); missing ones are created private (0700) when `create`."""
+    fd = os.dup(base_fd)
+    try:
+        for part in parts:
+            if create:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, PRIVATE_DIR_MODE, dir_fd=fd)
+            try:
+                inner = os.open(part, DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(fd, part):
+                    raise OSError(errno.ELOOP, f"{part} is a symbolic link") from None
+                raise
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _is_link(dir_fd: int, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def open_real_folder(path: Path, *, create: bool) -> int:
+    """A descriptor of the absolute `path`, no component of which may be a symlink (the engine hands out real
+    paths, so a link on the way was planted)."""
+    top = os.open("/", DIR_FLAGS)
+    try:
+        return open_folders(top, [part for part in os.path.abspath(path).split("/") if part], create=create)
+    finally:
+        os.close(top)
+
+
+def make_private(fd: int) -> None:
+    """Take group and other bits off a folder this user owns (a cloned `.stringsh/` comes with the umask's)."""
+    st = os.fstat(fd)
+    if st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) & 0o077:
+        os.fchmod(fd, stat.S_IMODE(st.st_mode) & PRIVATE_DIR_MODE)
+
+
+def open_state_file(dir_fd: int, name: str, flags: int) -> int:
+    """Open a state file in an open folder: never through a symlink (ELOOP), created 0600, and only a regular
+    file (a FIFO or device is refused at once with EINVAL instead of blocking or being written to)."""
+    fd = os.open(name, flags | STATE_FLAGS, 0o600, dir_fd=dir_fd)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", name)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd

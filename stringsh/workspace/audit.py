@@ -1,6 +1,7 @@
 """Append-only, hash-chained audit log (JSON lines): who did what to which paths, never file contents.
 
-Each record carries the hash of the previous one, so editing or dropping a line breaks `verify`.
+Each record carries the hash of the previous one, so editing or dropping a line breaks `verify`. The log is
+opened in the engine's state folder without following a symlink and only as a regular file (see state.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import threading
 import time
 from pathlib import Path
 from typing import NamedTuple
+
+from stringsh.workspace.atomic import open_state_file
 
 GENESIS = "0" * 64
 
@@ -30,9 +33,10 @@ class AuditCheck(NamedTuple):
 
 
 class AuditLog:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    """Appends to `name` in the open folder `dir_fd`; OSError (ELOOP, EINVAL) when a link or FIFO is there."""
+
+    def __init__(self, dir_fd: int, name: str) -> None:
+        self.fd = open_state_file(dir_fd, name, os.O_RDWR | os.O_APPEND | os.O_CREAT)
         self._lock = threading.Lock()  # flock excludes other processes; threads share this descriptor
         self._cached: tuple[int, str] | None = None  # (file size after our last append, its hash)
 
@@ -88,7 +92,12 @@ def verify_audit(path: Path) -> AuditCheck:
     """Walk the chain from the start; the first record whose links or hash do not add up is reported."""
     prev = GENESIS
     count = 0
-    with open(path, encoding="utf-8") as handle:
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fd = open_state_file(folder, path.name, os.O_RDONLY)
+    finally:
+        os.close(folder)
+    with open(fd, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             try:
                 record = json.loads(line)

@@ -1,8 +1,9 @@
 """Applying, reverting and recovering change sets: journal first, then temps, renames, directory fsyncs.
 
 Callers hold the workspace lock. Any failure while files are being replaced restores the previous bytes of
-the files already replaced before the error propagates; a crash leaves a pending journal entry that
-`recover_pending` rolls back (or forward, when every file already holds its new bytes).
+the files already replaced before the error propagates; a crash leaves a pending journal entry that `recover`
+rolls back (or forward, when every file already holds its new bytes). Recovery and revert only touch the file a
+change set wrote: a path that now leads elsewhere through a symlink is left alone.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from stringsh.errors import StringError
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import sha256
-from stringsh.workspace.journal import FileRow, Journal
+from stringsh.workspace.journal import FileRow, Journal, MissingBlob
 from stringsh.workspace.paths import DIR_FLAGS, Confiner, Resolved
 
 
@@ -157,6 +158,10 @@ def recover(journal: Journal, confiner: Confiner, cs: int, pool: atomic.FsyncPoo
             except (StringError, OSError):
                 located.append((row, None, None))
                 continue
+            if res.rel != row.path:  # a symlink now stands where the file was written: never written through
+                res.close()
+                located.append((row, None, None))
+                continue
             try:
                 data, _ = current_bytes(res)
                 located.append((row, res, None if data is None else sha256(data)))
@@ -168,7 +173,14 @@ def recover(journal: Journal, confiner: Confiner, cs: int, pool: atomic.FsyncPoo
                 # Only bytes this change set wrote are taken back; anything else is someone's later edit.
                 if res is None or cur != row.new_sha or cur == row.prev_sha or res.missing:
                     continue
-                prev = None if row.prev_sha is None else journal.blob(row.prev_sha)
+                try:
+                    prev = None if row.prev_sha is None else journal.blob(row.prev_sha)
+                except MissingBlob:
+                    raise StringError(
+                        "INTERNAL_ERROR",
+                        f"Cannot roll back interrupted change {cs}: the journal lost the previous bytes of {row.path}.",
+                        f"Check {row.path} by hand, then move the change journal aside: {journal.path}",
+                    ) from None
                 _put(res.parent_fd, res.name, atomic.temp_name(cs, row.idx), prev, row.prev_mode)
         for row, res, _ in located:
             if res is not None and not res.missing:

@@ -1,4 +1,4 @@
-"""The change journal: SQLite (WAL) under `.stringsh/`, previous bytes kept by content hash.
+"""The change journal: SQLite (WAL) in the engine's state folder (state.py), previous bytes kept by content hash.
 
 A change set is first written `pending` with every file's previous bytes (synchronous=NORMAL: the commit
 reaches the WAL file but is not fsynced), then `seal` fsyncs the WAL file itself while the temp files are
@@ -14,6 +14,8 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from stringsh.errors import StringError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS changesets(
@@ -64,14 +66,31 @@ class ChangeRow:
     reverted_by: int | None
 
 
+class MissingBlob(StringError):
+    """The journal has no previous bytes for a hash its own rows name: it was damaged or edited by hand."""
+
+    def __init__(self, sha: str) -> None:
+        super().__init__(
+            "INTERNAL_ERROR",
+            f"The change journal has lost the previous bytes {sha[:12]}.",
+            "Nothing was changed; restore the file by hand (from version control) if you need its old content.",
+        )
+        self.sha = sha
+
+
 class Journal:
     """One connection per Workspace; callers serialise access (the workspace lock)."""
 
     def __init__(self, path: Path) -> None:
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(SCHEMA)
+        except BaseException:
+            self.db.close()  # not a database (or a damaged one): the caller reports it
+            raise
+        self.path = path
         self.wal_path = f"{path}-wal"
         self._wal_fd = -1
 
@@ -110,7 +129,7 @@ class Journal:
         if self._wal_fd < 0 or os.fstat(self._wal_fd).st_ino != st.st_ino:
             if self._wal_fd >= 0:
                 os.close(self._wal_fd)
-            self._wal_fd = os.open(self.wal_path, os.O_RDONLY | os.O_CLOEXEC)
+            self._wal_fd = os.open(self.wal_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         os.fsync(self._wal_fd)
 
     def finish(self, cs: int, state: str, reverts: int | None = None) -> None:
@@ -138,9 +157,10 @@ class Journal:
         return [FileRow(*row) for row in rows]
 
     def blob(self, sha: str) -> bytes:
+        """Previous bytes by hash; a coded error when the journal lost them (callers say which file and change)."""
         row = self.db.execute("SELECT data FROM blobs WHERE sha=?", (sha,)).fetchone()
         if row is None:
-            raise LookupError(f"journal blob {sha} is missing")
+            raise MissingBlob(sha)
         return bytes(row[0])
 
     def pending(self) -> list[int]:

@@ -1,15 +1,38 @@
-"""`.stringsh/` and what lives in it: journal, blobs, lock, audit log, shell spool and index cache.
+"""Where the engine keeps its state, and why there: nothing a workspace ships is ever believed (issue 11).
 
-`EngineState` is the only place that knows these paths (and where the user's cache-signing key lives), so
-moving engine state elsewhere is a change here alone. It also owns what a workspace must not share with
-another one in the same process: the fsync workers and the sandbox probe.
+Decision: the journal (with the previous bytes undo restores), the audit log and the lock live in the user's
+state folder, one folder per workspace keyed by the workspace's real path:
+
+    $XDG_STATE_HOME/stringsh/workspaces/<sha256(real path)[:32]>/     (0700, owned by the user)
+        journal.db (+ -wal, -shm)   change sets and the previous bytes they replaced
+        audit.log                   the hash-chained audit records
+        lock                        flock between processes
+        workspace                   the real path, for a person looking around
+
+A repository cannot plant any of it. A committed `.stringsh/journal.db` is never opened (silently: it is simply
+not where stringsh looks), so a pending change set it carries is never replayed. The alternative, keeping these
+files in `.stringsh/` signed with the per-user key, still lets a clone bring back an old journal the same user
+signed elsewhere, needs a MAC per row and an owner check per file, and leaves a planted link or FIFO one open()
+away. The cost of the user's folder: a workspace that is moved or renamed starts a fresh journal.
+
+What stays in the workspace's `.stringsh/`: shell spool files (a reply names `.stringsh/spool/<file>` and `/open`
+reads it there), the index cache (entries signed with `cache_key`, rebuilt when they do not verify) and a
+`.gitignore`. That folder is created and opened without following symlinks, private (0700); when something
+planted sits there (`.stringsh -> ../outside`), nothing is written through it and changes are refused.
+
+Every state file is opened with O_NOFOLLOW relative to a folder descriptor and must be a regular file (a FIFO is
+refused at once, never waited on); a damaged journal is an INTERNAL_ERROR with a hint, never a traceback.
+`EngineState` is the only code that knows these paths (and where the cache-signing key lives). It also owns what
+a workspace must not share with another one in the same process: the fsync workers and the sandbox probe.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
+import stat
 import threading
 import time
 from collections.abc import Iterator
@@ -17,19 +40,35 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
+from stringsh.workspace import atomic
 from stringsh.workspace.atomic import FsyncPool
 from stringsh.workspace.audit import AuditLog
-from stringsh.workspace.paths import DIR_FLAGS, STATE_DIR, Confiner, spool_folder
+from stringsh.workspace.paths import STATE_DIR, Confiner, spool_folder
 
 if TYPE_CHECKING:
     from stringsh.workspace.journal import Journal
     from stringsh.workspace.shell.providers import BwrapProbe
     from stringsh.workspace.userkey import UserKey
 
-STATE_IGNORE = "# stringsh engine state (journal, audit log); not for version control\n*\n"
+STATE_IGNORE = "# stringsh engine state (shell spool, index cache); not for version control\n*\n"
+WORKSPACES = "workspaces"
 JOURNAL_FILE = "journal.db"
 AUDIT_FILE = "audit.log"
 LOCK_FILE = "lock"
+ROOT_NOTE = "workspace"
+STATE_HINT = "It must be a folder you own, not a link; move it aside (or set STRINGSH_STATE_DIR) and retry."
+
+
+def state_key(real: Path) -> str:
+    """The folder name of a workspace's state: its real path hashed (fixed length, no path syntax)."""
+    return hashlib.sha256(os.fsencode(str(real))).hexdigest()[:32]
+
+
+def state_folder(root: Path) -> Path:
+    """The user's state folder of the workspace at `root` (a path only; for tools and tests)."""
+    from stringsh.userdirs import state_dir
+
+    return state_dir() / WORKSPACES / state_key(Path(os.path.realpath(root)))
 
 
 class AuditNote:
@@ -43,16 +82,19 @@ class AuditNote:
 
 
 class EngineState:
-    """Created lazily: a workspace that is only read gets `.stringsh/` on its first audited operation."""
+    """Created lazily: nothing exists until the first audited operation (the audit log) or change (the journal)."""
 
     def __init__(self, confiner: Confiner, state_dir: Path | None, frontend: str) -> None:
+        """`state_dir` replaces the per-workspace folder in the user's state folder (the files go in it directly)."""
         self.confiner = confiner
         self.frontend = frontend
         self.thread_lock = threading.RLock()
         self.fsync_pool = FsyncPool()
         self._bwrap_probe: BwrapProbe | None = None
         self._user_key: UserKey | None = None
-        self._dir = state_dir
+        self._path = state_dir
+        self._dir_fd = -1
+        self._local_ready = False
         self._depth = 0
         self._lock_fd = -1
         self._journal: Journal | None = None
@@ -66,40 +108,38 @@ class EngineState:
             if self._audit is not None:
                 self._audit.close()
                 self._audit = None
-            if self._lock_fd >= 0:
-                os.close(self._lock_fd)
-                self._lock_fd = -1
+            for fd in (self._lock_fd, self._dir_fd):
+                if fd >= 0:
+                    os.close(fd)
+            self._lock_fd = self._dir_fd = -1
             self.fsync_pool.close()
 
     # -- paths ------------------------------------------------------------------------------------------------
 
     @property
+    def path(self) -> Path:
+        """This workspace's folder in the user's state folder; a path only (nothing is created by asking)."""
+        if self._path is None:
+            self._path = state_folder(self.confiner.real)
+        return self._path
+
+    @property
     def dir(self) -> Path:
-        """`.stringsh/` under the root, created without following a planted symlink."""
-        if self._dir is None:
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(STATE_DIR, 0o700, dir_fd=self.confiner.root_fd)
-            try:
-                fd = os.open(STATE_DIR, DIR_FLAGS, dir_fd=self.confiner.root_fd)
-            except OSError:
-                raise StringError("NOT_PERMITTED", f"{STATE_DIR}/ is not a folder stringsh can use.") from None
-            os.close(fd)
-            self._dir = self.confiner.real / STATE_DIR
-            ignore = self._dir / ".gitignore"
-            if not ignore.exists():
-                with contextlib.suppress(OSError):
-                    ignore.write_text(STATE_IGNORE, encoding="utf-8")
-        else:
-            self._dir.mkdir(parents=True, exist_ok=True)
-        return self._dir
+        """The state folder, created (private, owner-checked) on first use."""
+        self._folder_fd()
+        return self.path
 
     @property
     def audit_path(self) -> Path:
-        return self.dir / AUDIT_FILE
+        return self.path / AUDIT_FILE
+
+    @property
+    def journal_path(self) -> Path:
+        return self.path / JOURNAL_FILE
 
     @property
     def spool_dir(self) -> Path:
-        """Shell output spool files; a path only (the shell creates it, private, on its first long output)."""
+        """Shell output spool files; a path only (the shell creates it, private and link-free, on first need)."""
         return spool_folder(self.confiner.real)
 
     @property
@@ -128,7 +168,70 @@ class EngineState:
             return self._bwrap_probe
 
     def has_journal(self) -> bool:
-        return (self.confiner.real / STATE_DIR / JOURNAL_FILE).exists() if self._dir is None else True
+        """Whether this user's journal for the workspace exists (a `.stringsh/journal.db` in it never counts)."""
+        return self._journal is not None or os.path.lexists(self.journal_path)
+
+    # -- folders ----------------------------------------------------------------------------------------------
+
+    def _folder_fd(self) -> int:
+        with self.thread_lock:
+            if self._dir_fd < 0:
+                self._dir_fd = self._open_folder()
+            return self._dir_fd
+
+    def _open_folder(self) -> int:
+        """The per-workspace folder: its parent is the user's own (links there are the user's), the folder itself
+        is opened without following a link, created 0700, and must belong to this user."""
+        path = self.path
+        try:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            parent = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            try:
+                fd = atomic.open_folders(parent, [path.name], create=True)
+            finally:
+                os.close(parent)
+        except OSError as exc:
+            raise StringError(
+                "INTERNAL_ERROR", f"stringsh cannot use its state folder {path}: {exc.strerror or exc}", STATE_HINT
+            ) from None
+        try:
+            if os.fstat(fd).st_uid != os.geteuid():
+                raise StringError(
+                    "INTERNAL_ERROR", f"stringsh cannot use its state folder {path}: another user owns it", STATE_HINT
+                )
+            atomic.make_private(fd)
+            with contextlib.suppress(OSError):
+                _create_once(fd, ROOT_NOTE, f"{self.confiner.real}\n")
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def _open_file(self, name: str, flags: int) -> int:
+        try:
+            return atomic.open_state_file(self._folder_fd(), name, flags)
+        except OSError as exc:
+            raise StringError(
+                "INTERNAL_ERROR", f"stringsh cannot use its state file {self.path / name}: {exc.strerror or exc}",
+                STATE_HINT,
+            ) from None
+
+    def workspace_folder(self) -> None:
+        """Make sure the workspace's own `.stringsh/` (spool, index cache) is a private folder with its
+        `.gitignore`, never following a planted link; NOT_PERMITTED when something else is there."""
+        if self._local_ready:
+            return
+        try:
+            fd = atomic.open_folders(self.confiner.root_fd, [STATE_DIR], create=True)
+        except OSError:
+            raise StringError("NOT_PERMITTED", f"{STATE_DIR}/ is not a folder stringsh can use.") from None
+        try:
+            atomic.make_private(fd)
+            with contextlib.suppress(OSError):
+                _create_once(fd, ".gitignore", STATE_IGNORE)
+        finally:
+            os.close(fd)
+        self._local_ready = True
 
     # -- journal and lock -------------------------------------------------------------------------------------
 
@@ -136,10 +239,26 @@ class EngineState:
     def journal(self) -> Journal:
         with self.thread_lock:
             if self._journal is None:
-                from stringsh.workspace.journal import Journal  # sqlite3 loads with the first journal only
-
-                self._journal = Journal(self.dir / JOURNAL_FILE)
+                self._journal = self._open_journal()
             return self._journal
+
+    def _open_journal(self) -> Journal:
+        import sqlite3  # loads with the first journal only
+
+        from stringsh.workspace.journal import Journal
+
+        folder = self._folder_fd()
+        for name in (JOURNAL_FILE, f"{JOURNAL_FILE}-wal", f"{JOURNAL_FILE}-shm"):
+            try:
+                st = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                raise _damaged(self.path / name, "it is not a regular file")
+        try:
+            return Journal(self.journal_path)
+        except sqlite3.Error as exc:
+            raise _damaged(self.journal_path, str(exc)) from None
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -147,7 +266,7 @@ class EngineState:
         with self.thread_lock:
             if self._depth == 0:
                 if self._lock_fd < 0:
-                    self._lock_fd = os.open(self.dir / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+                    self._lock_fd = self._open_file(LOCK_FILE, os.O_RDWR | os.O_CREAT)
                 fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
             self._depth += 1
             try:
@@ -185,11 +304,28 @@ class EngineState:
 
     def record(self, op: str, paths: list[str], topic: str | None, outcome: str, ms: float,
                change: int | None) -> None:
+        with contextlib.suppress(OSError, StringError):
+            self.workspace_folder()  # as before the state moved: a used workspace has its `.stringsh/`
         try:
             with self.thread_lock:
                 if self._audit is None:
-                    self._audit = AuditLog(self.audit_path)
+                    self._audit = AuditLog(self._folder_fd(), AUDIT_FILE)
             self._audit.append(op=op, topic=topic or "-", frontend=self.frontend, paths=paths, outcome=outcome,
                                ms=ms, change_id=change)
         except (OSError, StringError):
             pass  # a read-only state folder must not stop reads; mutations fail earlier on the journal
+
+
+def _create_once(dir_fd: int, name: str, text: str) -> None:
+    """Write a small file that does not exist yet; an existing one (or a link planted there) is left alone."""
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def _damaged(path: Path, reason: str) -> StringError:
+    return StringError(
+        "INTERNAL_ERROR",
+        f"The change journal {path} cannot be used: {reason}.",
+        "Move it aside (undo history and crash recovery start afresh) and run the command again.",
+    )

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from stringsh.workspace.shell.procs import session_members
+from stringsh.workspace.state import AUDIT_FILE, state_folder
 
 RESTARTED = "[shell restarted: previous session ended (exit 3); cwd and exports reset]"
 
@@ -193,7 +194,7 @@ def test_audit_records_outcome_without_command_or_output(ws: Path, dispatcher) -
 
     dispatcher.execute("!echo secret-output")
     dispatcher.execute("/exec exit 3")
-    log = (ws / ".stringsh" / "audit.log").read_text()
+    log = (state_folder(ws) / AUDIT_FILE).read_text()
     records = [json.loads(line) for line in log.splitlines()]
     assert [(r["op"], r["outcome"], r["paths"]) for r in records[-2:]] == [("shell", "ok", []), ("exec", "EXIT_3", [])]
     assert "secret-output" not in log
@@ -208,7 +209,7 @@ def test_refused_and_crashed_shell_commands_are_audited(ws: Path, dispatcher, mo
 
     (ws / "stringsh.toml").write_text("[permissions]\nshell = false\n")
     dispatcher.execute("!echo secret")
-    refused = [json.loads(line) for line in (ws / ".stringsh" / "audit.log").read_text().splitlines()]
+    refused = [json.loads(line) for line in (state_folder(ws) / AUDIT_FILE).read_text().splitlines()]
     (ws / "stringsh.toml").write_text("")
     other = type(dispatcher)(ws)
 
@@ -219,7 +220,7 @@ def test_refused_and_crashed_shell_commands_are_audited(ws: Path, dispatcher, mo
     reply = other.execute("/exec echo secret")
     other.close()
     assert reply.code == "INTERNAL_ERROR"
-    records = [json.loads(line) for line in (ws / ".stringsh" / "audit.log").read_text().splitlines()]
+    records = [json.loads(line) for line in (state_folder(ws) / AUDIT_FILE).read_text().splitlines()]
     assert [(r["op"], r["outcome"]) for r in refused] == [("shell", "NOT_PERMITTED")]
     assert [(r["op"], r["outcome"]) for r in records[len(refused):]] == [("exec", "INTERNAL_ERROR:RuntimeError")]
-    assert "secret" not in (ws / ".stringsh" / "audit.log").read_text()
+    assert "secret" not in (state_folder(ws) / AUDIT_FILE).read_text()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from stringsh.dispatcher import Dispatcher
 from stringsh.repl.toolbar import ToolbarState, is_stale, short_path, toolbar_fragments, undo_depth
+from stringsh.workspace.state import state_folder
 
 
 def toolbar_text(state: ToolbarState, dispatcher: Dispatcher) -> str:
@@ -26,7 +27,7 @@ def test_a_fresh_topic(ws: Path, dispatcher: Dispatcher) -> None:
     state.refresh(dispatcher, dispatcher.session("main"))
     text = toolbar_text(state, dispatcher)
     assert text.startswith(" main ") and "no document" in text and "undo 0" in text and "bash" not in text
-    assert not (ws / ".stringsh" / "journal.db").exists()  # counting undo steps creates no journal
+    assert not (state_folder(ws) / "journal.db").exists()  # counting undo steps creates no journal
 
 
 def test_document_block_and_undo_depth(ws: Path, dispatcher: Dispatcher) -> None:

@@ -273,3 +273,22 @@ def test_finding_03_dangling_protected_link_written_through_is_removed(ws: Path)
     out = sandboxed(ws, "!printf '[core]\\n\\tfsmonitor = evil\\n' > .git/config; echo tried")
     assert "tried\nnote: removed .git/config changed by the command: protected path" in out
     assert not os.path.lexists(ws / ".git" / "config")
+
+
+def test_finding_07_user_state_folder_hidden_from_the_sandbox(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every workspace's journal (previous bytes of its files) and audit log live there: another workspace's
+    sandbox reads none of it and writes nothing there."""
+    state = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="stringsh-state-"))
+    try:
+        monkeypatch.setenv("STRINGSH_STATE_DIR", str(state))
+        (state / "other-workspace").mkdir()
+        (state / "other-workspace" / "journal.db").write_text(SECRET)
+        out = sandboxed(ws, f"!cat {state}/other-workspace/journal.db; ls -A {state}; touch {state}/x; echo end")
+        assert SECRET not in out
+        assert out.split("\n---\n", 1)[1] == (  # an empty folder: nothing to read, nothing listed, read-only
+            f"cat: {state}/other-workspace/journal.db: No such file or directory\n"
+            f"touch: cannot touch '{state}/x': Read-only file system\nend\n"
+        )
+        assert not (state / "x").exists()
+    finally:
+        shutil.rmtree(state)

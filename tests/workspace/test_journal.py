@@ -34,7 +34,7 @@ def test_staged_set_with_temps_only_is_rolled_back(engine: Workspace) -> None:
     (root / atomic.temp_name(change, 1)).write_bytes(b"new n\n")
     engine.recover()
     assert engine.journal.get(change).state == "rolled_back"
-    assert sorted(p.name for p in root.iterdir()) == [".stringsh", "a.txt"]
+    assert sorted(p.name for p in root.iterdir()) == ["a.txt"]  # the journal lives in the user state folder
     assert (root / "a.txt").read_bytes() == b"old a\n"
 
 
@@ -172,7 +172,7 @@ def test_audit_log_chains_records_without_contents(engine: Workspace) -> None:
     with pytest.raises(StringError):
         engine.write_text(".env", "K=1\n", topic="t1")
     engine.undo("t1")
-    log = engine.root / ".stringsh" / "audit.log"
+    log = engine.state.audit_path
     records = [json.loads(line) for line in log.read_text().splitlines()]
     assert [(r["op"], r["outcome"], r["topic"]) for r in records] == [
         ("write", "ok", "t1"), ("read", "ok", "t1"), ("write", "SECRET_DENIED", "t1"), ("undo", "ok", "t1")
@@ -186,7 +186,7 @@ def test_audit_log_chains_records_without_contents(engine: Workspace) -> None:
 def test_audit_tampering_is_detected(engine: Workspace) -> None:
     for i in range(3):
         engine.write_text(f"f{i}.md", "x\n")
-    log = engine.root / ".stringsh" / "audit.log"
+    log = engine.state.audit_path
     lines = log.read_text().splitlines(keepends=True)
     log.write_text(lines[0] + lines[1].replace('"ok"', '"NOT_FOUND"') + lines[2])
     check = engine.verify_audit()

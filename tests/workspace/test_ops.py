@@ -18,6 +18,7 @@ from stringsh.workspace import ChangeSet, Workspace
 from stringsh.workspace.models import FileChange
 from stringsh.workspace.ops import apply, listdir, read, revert, shell, stat, write
 from stringsh.workspace.policy import Permissions, Policy
+from stringsh.workspace.state import AUDIT_FILE, state_folder, state_key
 
 Call = Callable[[Workspace], Any]
 
@@ -104,7 +105,7 @@ def test_a_read_only_root_refuses_every_mutation(tmp_path: Path) -> None:
 
 
 def audit_records(root: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (root / ".stringsh" / "audit.log").read_text().splitlines()]
+    return [json.loads(line) for line in (state_folder(root) / AUDIT_FILE).read_text().splitlines()]
 
 
 def test_a_refused_shell_is_audited(tmp_path: Path) -> None:
@@ -120,7 +121,7 @@ def test_a_refused_shell_is_audited(tmp_path: Path) -> None:
     assert [(r["op"], r["outcome"], r["topic"], r["paths"]) for r in records] == [
         ("shell", "NOT_PERMITTED", "t1", []), ("exec", "NOT_PERMITTED", "t1", []),
     ]
-    assert "secret" not in (tmp_path / ".stringsh" / "audit.log").read_text()
+    assert "secret" not in (state_folder(tmp_path) / AUDIT_FILE).read_text()
     assert workspace.verify_audit().ok
     workspace.close()
 
@@ -175,8 +176,9 @@ def test_engine_state_owns_its_paths(tmp_path: Path) -> None:
     root = tmp_path.resolve()
     assert state.spool_dir == root / ".stringsh" / "spool"
     assert state.index_cache_dir == root / ".stringsh" / "cache" / "index"
-    assert not (tmp_path / ".stringsh").exists()  # paths only: nothing is created by asking
-    assert state.audit_path == root / ".stringsh" / "audit.log"
+    assert state.audit_path == state_folder(root) / AUDIT_FILE
+    assert state.path == Path(os.environ["XDG_STATE_HOME"]) / "stringsh" / "workspaces" / state_key(root)
+    assert not (tmp_path / ".stringsh").exists() and not state.path.exists()  # paths only: nothing is created
     workspace.close()
 
 

@@ -44,6 +44,7 @@ def apply(ws: Workspace, request: ApplyRequest) -> int:
 
 def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, reverts: int | None) -> int:
     """Plan, check, journal and execute; the caller holds the lock and has checked the permission."""
+    ws.state.workspace_folder()  # refuses a workspace whose `.stringsh` is a planted link or file
     plans: list[changes.Plan] = []
     limit = keep_limit(ws.policy)
     try:
@@ -57,6 +58,8 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
                 raise StringError(
                     "NOT_PERMITTED", f"{p.res.rel} is the workspace's policy and cannot be changed through stringsh"
                 )
+            if reverts is not None and p.res.rel != f.path:  # a revert names the path it wrote; a link now
+                raise StringError("CONFLICT", f"{f.path} is now a symbolic link; nothing was written.")
             if p.res.rel in seen:
                 raise StringError("INVALID_PAYLOAD", f"The change set names {p.res.rel} twice.")
             seen.add(p.res.rel)

@@ -1,5 +1,6 @@
 """revert and undo: put back the bytes a change set replaced, as a new change set; CONFLICT when a file
-changed since. Undo walks the topic's changes back one at a time."""
+changed since, or when a symlink now stands where the change wrote a file (undo never deletes or rewrites
+through a swapped link). Undo walks the topic's changes back one at a time."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from stringsh.errors import StringError
 from stringsh.workspace import changes
 from stringsh.workspace.atomic import sha256
+from stringsh.workspace.journal import MissingBlob
 from stringsh.workspace.models import FileChange, RevertedFile, RevertOutcome
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import require
@@ -58,14 +60,25 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None) -> RevertOut
     rows = journal.files(change_id)
     files = []
     for f in rows:
-        prev = None if f.prev_sha is None else journal.blob(f.prev_sha)
+        try:
+            prev = None if f.prev_sha is None else journal.blob(f.prev_sha)
+        except MissingBlob:
+            raise StringError(
+                "NOT_FOUND",
+                f"Cannot undo change {change_id}: the journal no longer holds the previous bytes of {f.path}.",
+                f"Nothing was changed; restore {f.path} by hand (from version control) if you need its old content.",
+            ) from None
         files.append(FileChange(f.path, prev, f.new_sha or "", f.prev_mode))
     try:
         cs = apply_locked(ws, files, topic or row.topic, "revert", change_id)
     except StringError as exc:
         if exc.code != "CONFLICT":
             raise
-        changed = next((f.path for f in rows if _sha_of(ws, f.path) != (f.new_sha or "")), rows[0].path)
+        changed = next((f.path for f in rows if _sha_of(ws, f.path) != (f.new_sha or "")), None)
+        if changed is None:  # the same bytes, reached through a link swapped in where the change wrote a file
+            for f in rows:
+                _require_same_path(ws, f.path, change_id)
+            changed = rows[0].path
         raise StringError(
             "CONFLICT",
             f"Refusing to undo: {changed} changed since change {change_id} wrote it.",
@@ -77,6 +90,22 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None) -> RevertOut
         lines = 0 if change.data is None else _lines(change.data)
         done.append(RevertedFile(f.path, action, lines))
     return RevertOutcome(cs, change_id, tuple(done))
+
+
+def _require_same_path(ws: Workspace, path: str, change_id: int) -> None:
+    """CONFLICT when `path` now leads elsewhere through a symlink: undo must touch the file the change wrote,
+    never delete or rewrite what a link swapped in since points at (apply_locked refuses it; this words it)."""
+    try:
+        with ws.confiner.resolve(path, create=True) as res:
+            now = res.rel
+    except (StringError, OSError):
+        return
+    if now != path:
+        raise StringError(
+            "CONFLICT",
+            f"Refusing to undo: {path} is now a symbolic link (to {now}), not the file change {change_id} wrote.",
+            f"Nothing was changed; remove the link or restore {path} by hand, then undo again.",
+        )
 
 
 def _sha_of(ws: Workspace, path: str) -> str:

@@ -93,17 +93,20 @@ def policy_args(policy_file: Path | None, writable: Sequence[Path]) -> list[str]
 
 
 def hide_user_config(writable: Sequence[Path]) -> list[str]:
-    """An empty read-only folder over the user's config folder, unless that folder holds a writable root (hiding
-    it would hide the workspace too)."""
-    from stringsh.userdirs import config_dir
+    """An empty read-only folder over the user's config folder (signing key, stored `$NAME` values, trust
+    decisions) and state folder (every workspace's journal, which holds previous file bytes, and audit log),
+    unless one holds a writable root (hiding it would hide the workspace too)."""
+    from stringsh.userdirs import config_dir, state_dir
 
-    folder = config_dir()
-    if not os.path.isdir(folder):
-        return []
-    real = folder.resolve()
-    if any(Path(w).resolve().is_relative_to(real) for w in writable):
-        return []
-    return ["--tmpfs", str(real), "--remount-ro", str(real)]
+    args: list[str] = []
+    for folder in (config_dir(), state_dir()):
+        if not os.path.isdir(folder):
+            continue
+        real = folder.resolve()
+        if any(Path(w).resolve().is_relative_to(real) for w in writable):
+            continue
+        args += ["--tmpfs", str(real), "--remount-ro", str(real)]
+    return args
 
 
 def mask_args(root: Path, matcher: SecretMatcher, limit: int, depth: int = 4096,

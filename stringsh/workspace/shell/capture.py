@@ -1,7 +1,8 @@
 """Bounded capture of a command's clean output: head and tail in memory, the whole text in a spool file.
 
 Memory stays near `cap` bytes however much a command prints; the spool file is opened only once the output
-outgrows the cap, so ordinary commands never touch the disk.
+outgrows the cap, so ordinary commands never touch the disk. The spool folder lives in the workspace (users
+`/open` the file a reply names), so it is reached and pruned without following symlinks (see state.py).
 """
 
 from __future__ import annotations
@@ -9,16 +10,21 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 import time
 from collections import deque
 from pathlib import Path
 from typing import IO
+
+from stringsh.workspace.atomic import make_private, open_real_folder
 
 #: Spool files kept per workspace, and their total size; older ones are removed when a new one is made.
 SPOOL_KEEP = 50
 SPOOL_BUDGET = 2 << 30
 #: One spool file stops growing here (the notice then says how much of the output it holds).
 SPOOL_MAX = 1 << 30
+#: A fresh spool file: never an existing name, never through a link.
+SPOOL_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class OutputCapture:
@@ -68,12 +74,19 @@ class OutputCapture:
         name = time.strftime("bash-%Y%m%dT%H%M%S-", time.gmtime()) + secrets.token_hex(3) + ".txt"
         self.spool_path = self.spool_dir / name
         try:
-            self.spool_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-            self._spool = open(self.spool_path, "wb")  # noqa: SIM115 - closed in close()
+            folder = open_spool_folder(self.spool_dir)
         except OSError as exc:
             self.spool_error = exc.strerror or type(exc).__name__
             return
-        prune_spool(self.spool_dir, keep=SPOOL_KEEP, budget=SPOOL_BUDGET, spare=self.spool_path)
+        try:
+            fd = os.open(name, SPOOL_FLAGS, 0o600, dir_fd=folder)
+            self._spool = os.fdopen(fd, "wb")
+            _prune(folder, keep=SPOOL_KEEP, budget=SPOOL_BUDGET, spare=name)
+        except OSError as exc:
+            self.spool_error = exc.strerror or type(exc).__name__
+            return
+        finally:
+            os.close(folder)
         self._to_spool(seen)
 
     def _to_spool(self, chunks: list[bytes]) -> None:
@@ -141,16 +154,46 @@ def _whole_chars(data: bytes) -> bytes:
     return data.decode("utf-8", "ignore").encode("utf-8") if data[-1:] >= b"\x80" else data
 
 
+def open_spool_folder(spool_dir: Path) -> int:
+    """The spool folder, created private (0700) where missing; no component of its (real) path may be a
+    symlink, so a workspace that ships `.stringsh` or `.stringsh/spool` as a link gets nothing written through it."""
+    fd = open_real_folder(spool_dir, create=True)
+    try:
+        make_private(fd)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def prune_spool(spool_dir: Path, keep: int, budget: int = SPOOL_BUDGET, spare: Path | None = None) -> None:
     """Keep the newest `keep` spool files, dropping older ones while the total passes `budget` bytes."""
     try:
-        found = [(p.stat(), p) for p in spool_dir.glob("bash-*.txt") if p != spare]
+        folder = open_real_folder(spool_dir, create=False)
+    except OSError:
+        return
+    try:
+        _prune(folder, keep, budget, None if spare is None else spare.name)
+    finally:
+        os.close(folder)
+
+
+def _prune(folder: int, keep: int, budget: int, spare: str | None) -> None:
+    """Within the open folder only: names are unlinked relative to it, never through a path that could change."""
+    found: list[tuple[os.stat_result, str]] = []
+    try:
+        for name in os.listdir(folder):
+            if name.startswith("bash-") and name.endswith(".txt") and name != spare:
+                with contextlib.suppress(OSError):
+                    st = os.stat(name, dir_fd=folder, follow_symlinks=False)
+                    if stat.S_ISREG(st.st_mode):
+                        found.append((st, name))
     except OSError:
         return
     found.sort(key=lambda item: item[0].st_mtime, reverse=True)
     total = 0
-    for index, (st, path) in enumerate(found):
+    for index, (st, name) in enumerate(found):
         total += st.st_size
         if index >= keep - (spare is not None) or total > budget:
             with contextlib.suppress(OSError):
-                os.unlink(path)
+                os.unlink(name, dir_fd=folder)
