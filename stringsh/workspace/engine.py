@@ -34,7 +34,8 @@ WriteOp = Literal["write", "edit"]
 
 
 class Workspace:
-    """A confined workspace root with its policy, change journal and audit log (state under `.stringsh/`)."""
+    """A confined workspace root with its policy, change journal and audit log (kept in the user's state folder by
+    `EngineState`; the workspace's `.stringsh/` holds only spool files and the index cache)."""
 
     def __init__(self, root: str | Path, policy: Policy | None = None, *, state_dir: Path | None = None,
                  frontend: str = "string") -> None:
