@@ -84,31 +84,39 @@ def fill_headers(headers: list[tuple[str, str]], variables: Mapping[str, str]) -
     return [(k, PLACEHOLDER.sub(lambda m: variables.get(m.group(1), m.group(0)), v)) for k, v in headers]
 
 
-_CLIENTS: dict[tuple[float, int], Any] = {}
-_CLIENTS_LOCK = threading.Lock()
-
-
-def client_for(limits: HttpLimits) -> Any:
-    """One httpx.Client per limits, kept for the process: TLS set-up and connections are reused between actions.
+class HttpClients:
+    """The httpx clients of one dispatcher, one per limits: TLS set-up and connections are reused between its
+    actions, and nothing is shared with another dispatcher (or workspace) in the same process.
 
     Cookies are never kept (the jar refuses every domain), so nothing leaks from one action or topic to another.
     """
-    from http.cookiejar import CookieJar, DefaultCookiePolicy  # ~15 ms with urllib: first use only
 
-    import httpx
+    def __init__(self) -> None:
+        self._clients: dict[tuple[float, int], Any] = {}
+        self._lock = threading.Lock()
 
-    key = (limits.timeout, limits.max_redirects)
-    with _CLIENTS_LOCK:
-        client = _CLIENTS.get(key)
-        if client is None:
-            client = httpx.Client(
-                timeout=httpx.Timeout(limits.timeout),
-                follow_redirects=True,
-                max_redirects=limits.max_redirects,
-                cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
-            )
-            _CLIENTS[key] = client
-        return client
+    def get(self, limits: HttpLimits) -> Any:
+        from http.cookiejar import CookieJar, DefaultCookiePolicy  # ~15 ms with urllib: first use only
+
+        import httpx
+
+        key = (limits.timeout, limits.max_redirects)
+        with self._lock:
+            client = self._clients.get(key)
+            if client is None:
+                client = self._clients[key] = httpx.Client(
+                    timeout=httpx.Timeout(limits.timeout),
+                    follow_redirects=True,
+                    max_redirects=limits.max_redirects,
+                    cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
+                )
+            return client
+
+    def close(self) -> None:
+        with self._lock:
+            clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            client.close()
 
 
 def _reason(exc: Exception) -> str:
@@ -124,8 +132,18 @@ def fetch(
     body: str | None,
     types: Mapping[str, str] | None = None,
     limits: HttpLimits = HttpLimits(),
+    clients: HttpClients | None = None,
 ) -> FetchedResponse:
-    """Send one request; raises StringError for timeouts, transport failures, redirect loops and non-2xx."""
+    """Send one request; raises StringError for timeouts, transport failures, redirect loops and non-2xx.
+
+    `clients` keeps connections for the caller (a dispatcher's); without it the client lives for this request."""
+    if clients is None:
+        own = HttpClients()
+        try:
+            return fetch(method, url, headers=headers, payload=payload, body=body, types=types, limits=limits,
+                         clients=own)
+        finally:
+            own.close()
     import httpx  # imported here: scripted start-up must not pay for it
 
     request_headers = httpx.Headers(headers)
@@ -141,7 +159,7 @@ def fetch(
     shown = f"{method} {url}"
     deadline = time.monotonic() + limits.timeout  # httpx times each read; a server trickling bytes must not run on
     try:
-        with client_for(limits).stream(method, url, headers=request_headers, **kwargs) as response:  # type: ignore[arg-type]
+        with clients.get(limits).stream(method, url, headers=request_headers, **kwargs) as response:  # type: ignore[arg-type]
             chunks: list[bytes] = []
             size = 0
             for chunk in response.iter_bytes():

@@ -16,7 +16,7 @@ from stringsh.actions.envstore import mask_values
 from stringsh.actions.envvars import REFERENCE, EnvResolver, unresolved_error, unresolved_names
 from stringsh.actions.flags import bind, missing_required, parse_flags
 from stringsh.actions.html2md import html_to_markdown, looks_like_html
-from stringsh.actions.http import FetchedResponse, HttpLimits, fetch, fill_headers, fill_url
+from stringsh.actions.http import FetchedResponse, HttpClients, HttpLimits, fetch, fill_headers, fill_url
 from stringsh.actions.model import Action
 from stringsh.actions.template import MISSING, HttpResponse, run_template
 from stringsh.errors import StringError
@@ -33,6 +33,8 @@ class ActionHost:
     write_file: Callable[[str, bytes], None] = lambda path, data: None
     exported: Mapping[str, str] = field(default_factory=dict)
     http_limits: HttpLimits = field(default_factory=HttpLimits)
+    #: The dispatcher's HTTP clients (kept connections); None: one client per request.
+    http_clients: HttpClients | None = None
     cli_timeout: float = 120.0
     #: The policy's shell sandbox as a command-line rewrite, None to run bash directly.
     cli_wrap: Callable[[list[str]], list[str]] | None = None
@@ -126,7 +128,8 @@ def _run_http(action: Action, payload: dict[str, str], inputs: dict[str, str], h
     try:
         types = {f.name: f.type for f in action.fields}
         response = fetch(
-            action.method, url, headers=headers, payload=payload, body=body, limits=host.http_limits, types=types
+            action.method, url, headers=headers, payload=payload, body=body, limits=host.http_limits, types=types,
+            clients=host.http_clients,
         )
     except Exception as exc:
         if isinstance(exc, StringError):
@@ -139,7 +142,8 @@ def _run_http(action: Action, payload: dict[str, str], inputs: dict[str, str], h
     if action.method == "GET":
 
         def refetch() -> str:
-            again = fetch("GET", url, headers=headers, payload=dict(payload), body=None, limits=host.http_limits)
+            again = fetch("GET", url, headers=headers, payload=dict(payload), body=None, limits=host.http_limits,
+                          clients=host.http_clients)
             return _masked(host, doc_markdown(again))
 
     shown = _masked(host, url)

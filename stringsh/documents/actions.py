@@ -76,6 +76,7 @@ def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
         exported=session.exported_variables(),
         cli_timeout=float(shell.timeout),
         http_limits=limits,
+        http_clients=documents.state.http_clients,
         cli_wrap=sandbox_wrap(workspace),
         cli_watch=sandbox_watch(workspace),
         cli_permit=workspace.shell_settings,  # a CLI action is a shell command: `[permissions] shell` governs it

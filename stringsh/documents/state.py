@@ -6,6 +6,7 @@ import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from stringsh.actions.http import HttpClients
     from stringsh.render.cache import IndexCache
     from stringsh.render.watch import Watcher
     from stringsh.workspace.engine import Workspace
@@ -21,13 +22,15 @@ def make_index_cache(workspace: Workspace) -> IndexCache:
 
 
 class DocumentState:
-    """Shared by every topic of one dispatcher; both parts are made on first use and the watcher stops on close."""
+    """Shared by every topic of one dispatcher: the index cache, the file watcher and the HTTP clients of its
+    actions, each made on first use; close stops the watcher and the clients."""
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
         self._lock = threading.Lock()
         self._cache: IndexCache | None = None
         self._watcher: Watcher | None = None
+        self._http: HttpClients | None = None
 
     @property
     def index_cache(self) -> IndexCache:
@@ -45,9 +48,22 @@ class DocumentState:
                 self._watcher = Watcher()
             return self._watcher
 
+    @property
+    def http_clients(self) -> HttpClients:
+        with self._lock:
+            if self._http is None:
+                from stringsh.actions.http import HttpClients
+
+                self._http = HttpClients()
+            return self._http
+
     def close(self) -> None:
-        """Stop the watcher's observer thread (views still open keep working: staleness falls back to hashes)."""
+        """Stop the watcher's observer thread (views still open keep working: staleness falls back to hashes) and
+        close the HTTP clients' connections."""
         with self._lock:
             watcher, self._watcher = self._watcher, None
+            http, self._http = self._http, None
         if watcher is not None:
             watcher.stop()
+        if http is not None:
+            http.close()

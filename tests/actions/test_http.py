@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from stringsh.actions.http import HttpLimits, fetch, fill_headers, fill_url
@@ -106,3 +108,18 @@ def test_cookies_are_never_kept_between_actions(server: str) -> None:
 def test_timeout_bounds_the_whole_answer_not_each_read(server: str) -> None:
     err = error(server, "/trickle", timeout=0.5)
     assert (err.code, err.message) == ("TIMEOUT", f"No answer within 0.5s: GET {server}/trickle")
+
+
+def test_http_clients_belong_to_one_dispatcher(tmp_path: Path) -> None:
+    """Kept connections are reused within a dispatcher, never shared with another, and closed with it."""
+    from stringsh.dispatcher import Dispatcher
+
+    one, two = Dispatcher(tmp_path), Dispatcher(tmp_path)
+    try:
+        client = one.documents.http_clients.get(HttpLimits())
+        assert one.documents.http_clients.get(HttpLimits()) is client
+        assert two.documents.http_clients.get(HttpLimits()) is not client
+    finally:
+        one.close()
+        two.close()
+    assert client.is_closed
