@@ -46,7 +46,7 @@ def info(ctx: Context) -> Result:
     if view is not None and view.kind == "markdown" and view.index.warnings:
         lines.append("Warnings:")
         lines.extend(f"  {warning}" for warning in view.index.warnings)
-    return Result("Session info", "\n".join(lines))
+    return Result("Session info", ctx.dispatcher.workspace.redact("\n".join(lines)))  # a title or value may be a key
 
 
 def shortcut_info(ctx: Context, reference: str) -> Result:

@@ -14,6 +14,7 @@ import hmac
 import marshal
 import os
 import secrets
+import stat
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -25,6 +26,8 @@ MEMORY_ENTRIES = 64
 MAC_BYTES = 32
 #: Documents smaller than this are indexed faster than a disk entry is written; they stay in memory only.
 DISK_MIN_BYTES = 16 * 1024
+#: An entry larger than this was not written by stringsh (an index is a small fraction of its document's size).
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
 
 #: Gives the secret that signs disk entries, or None (then there is no disk cache). Called once, on the first disk
 #: access, so opening small documents never creates or reads the key.
@@ -120,11 +123,14 @@ class IndexCache:
         try:
             folder = self._open_directory(create=False)
             try:
-                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=folder)
+                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
             finally:
                 os.close(folder)
             with os.fdopen(fd, "rb") as handle:
-                data = handle.read()
+                info = os.fstat(fd)
+                if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
+                    return None  # a FIFO, device or huge file planted here is a miss, never waited on or read whole
+                data = handle.read(MAX_ENTRY_BYTES + 1)
             key = self.signing_key()
             mac, payload = data[:MAC_BYTES], data[MAC_BYTES:]
             if key is None or not hmac.compare_digest(mac, _mac(key, name, payload)):

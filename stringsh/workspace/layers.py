@@ -137,7 +137,12 @@ def _at_most(base: float, wanted: float, name: str, ignored: list[str]) -> float
 
 
 def _secrets(base: Secrets, wanted: Secrets, ignored: list[str]) -> Secrets:
-    """More denies and more redaction patterns narrow; allow globs (exceptions), another mask and hard links widen."""
+    """More denies narrow; allow globs (exceptions), another mask and hard links widen. Redaction patterns would
+    narrow, but a pattern runs on every byte shown, and a catastrophic one (`(x+x+)+y`) hangs every view: an
+    untrusted workspace's own patterns wait for trust like a widening setting."""
+    regexes = wanted.redact_regexes
+    if set(regexes) - set(base.redact_regexes):
+        regexes, _ = base.redact_regexes, ignored.append("secrets.redact_regexes")
     allow = wanted.allow_globs
     if allow != base.allow_globs:
         allow, _ = base.allow_globs, ignored.append("secrets.allow_globs")
@@ -145,7 +150,9 @@ def _secrets(base: Secrets, wanted: Secrets, ignored: list[str]) -> Secrets:
     if replacement != base.replacement:
         replacement, _ = base.replacement, ignored.append("secrets.replacement")
     hardlinks = _flag(base.allow_hardlinks, wanted.allow_hardlinks, "secrets.allow_hardlinks", ignored, base_on=False)
-    return wanted._replace(allow_globs=allow, replacement=replacement, allow_hardlinks=hardlinks)
+    return wanted._replace(
+        redact_regexes=regexes, allow_globs=allow, replacement=replacement, allow_hardlinks=hardlinks
+    )
 
 
 def _changes(base: Changes, wanted: Changes, ignored: list[str]) -> Changes:

@@ -319,7 +319,8 @@ def read_policy_file(source: Path, *, inside: Path | None = None) -> str:
                 f"Policy file {source} is a symlink to a file outside the workspace: {target}",
                 "Replace the link with the file itself, or give a policy of your own with --policy FILE.",
             )
-        flags |= os.O_NOFOLLOW  # resolved: a link swapped in now is refused, not followed
+    if inside is not None:
+        flags |= os.O_NOFOLLOW  # checked (or resolved) above: a link swapped in since is refused, not followed
     try:
         fd = os.open(target, flags)
     except FileNotFoundError:

@@ -47,7 +47,7 @@ def records() -> dict[str, str]:
     finally:
         os.close(fd)
     found: dict[str, str] = {}
-    for line in data.decode("utf-8", "replace").splitlines():
+    for line in data.decode("utf-8", "replace").split("\n"):  # "\n" only: a path may hold U+2028, never a "\n"
         if line and not line.startswith("#") and "\t" in line:
             recorded, path = line.split("\t", 1)
             found[path] = recorded
@@ -65,8 +65,12 @@ def recorded(root: Path) -> str | None:
 
 def record(root: Path, policy_bytes: bytes | None) -> None:
     path = str(root.resolve())
-    if "\n" in path or "\r" in path:
-        raise StringError("INVALID_PATH", f"A folder whose name holds a newline cannot be trusted: {path!r}")
+    if any(ord(char) < 32 or ord(char) == 127 or char in "\x85\u2028\u2029" for char in path):
+        raise StringError(
+            "INVALID_PATH",
+            f"A folder whose name holds a control character or line break cannot be trusted: {path!r}",
+            "Rename the folder, then run stringsh trust again.",
+        )
     entries = records()
     entries[path] = digest(policy_bytes)
     _write(entries)

@@ -188,3 +188,15 @@ def test_finding_04_links_in_nav_and_info_are_masked(ws: Path, dispatcher) -> No
     page = dispatcher.execute("/nav page").text
     assert_clean(page)
     assert f"@ci → https://ci.example/hook?token={MASK}" in page
+
+
+def test_info_and_the_variable_listing_mask_secrets(ws: Path, dispatcher) -> None:
+    """A front-matter title or a session variable can hold a key: /info and /set show it masked."""
+    (ws / "d.md").write_text(f"---\ntitle: t {TOKEN}\n---\n# D\n")
+    assert dispatcher.execute("/open d.md").ok
+    dispatcher.execute(f"/set {{tok}} = {TOKEN}")
+    info = dispatcher.execute("/info").text
+    listing = dispatcher.execute("/set").text
+    assert TOKEN not in info
+    assert f"\ntitle:     t {MASK}\n" in info and info.endswith(f'\nvars:      {{tok}}="{MASK}"')
+    assert listing == f're: /set\nVariables\n---\n{{tok}} = "{MASK}"'

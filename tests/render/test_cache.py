@@ -137,3 +137,24 @@ def test_the_signing_key_is_private_and_stable(tmp_path: Path, monkeypatch) -> N
     assert key is not None and len(key) == 32
     assert cache.signing_key() == key == make_index_cache(Workspace(tmp_path / "other")).signing_key()
     assert (tmp_path / "cfg" / "cache.key").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_planted_fifo_or_huge_entry_is_a_miss_not_a_hang(tmp_path: Path) -> None:
+    """A repository may ship `.stringsh/cache/index/<sha>.idx` as a FIFO (an /open would wait forever) or as a
+    huge file (read whole before its signature is checked): both are misses, and the document opens."""
+    import os
+
+    from tests.conftest import run_stringsh
+
+    ws = tmp_path / "ws"
+    folder = ws / ".stringsh" / "cache" / "index"
+    folder.mkdir(parents=True)
+    (ws / "big.md").write_text(BIG)
+    os.mkfifo(folder / f"{SHA}.v{INDEX_VERSION}.idx")
+    done = run_stringsh(["-c", "/open big.md#section-1"], ws, timeout=30)
+    assert done.stdout.decode() == "re: /open big.md#section-1\nOpened big.md#section-1\n---\n## Section 1\n\ntext 1\n"
+    huge = folder / f"{SHA}.v{INDEX_VERSION}.idx"
+    huge.unlink()
+    with huge.open("wb") as handle:
+        handle.truncate(65 * 1024 * 1024)  # sparse: costs no disk
+    assert IndexCache(folder, key=signed).lookup(SHA) is None

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from stringsh.errors import StringError
 from stringsh.userdirs import config_dir, user_policy_file
 from stringsh.workspace import Workspace, load_policy, trust
 from stringsh.workspace.layers import startup_line
@@ -134,14 +135,14 @@ def test_narrowing_applies_without_trust(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "stringsh.toml").write_text(
         '[[roots]]\nid = "docs"\npath = "sub"\nmode = "read_only"\n[permissions]\nshell = false\n'
-        '[limits]\nmax_read_bytes = 100\n[secrets]\ndeny_globs = ["*.bak"]\nredact_regexes = ["tok-[0-9]{8}"]\n'
+        '[limits]\nmax_read_bytes = 100\n[secrets]\ndeny_globs = ["*.bak"]\n'
         '[changes]\nallow_globs = ["docs/*.md"]\nmax_files = 3\n[shell]\nsandbox = true\ntimeout = 5.0\n'
     )
     policy = load_policy(tmp_path)
     assert policy.ignored == () and not policy.trusted
     assert [(r.id, r.mode) for r in policy.roots] == [("docs", "read_only")]
     assert not policy.permissions.shell and policy.limits.max_read_bytes == 100
-    assert policy.matcher().denied("x.bak") and "tok-[0-9]{8}" in policy.secrets.redact_regexes
+    assert policy.matcher().denied("x.bak")
     assert policy.changes == policy.changes._replace(allow_globs=("docs/*.md",), max_files=3)
     assert policy.shell.sandbox and policy.shell.timeout == 5.0
     assert startup_line(policy) == "stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted)"
@@ -202,3 +203,38 @@ def test_a_workspace_holding_the_config_folder_cannot_trust_itself(tmp_path: Pat
         proc = run_stringsh(["-c", f"/write {target}\n{digest}\t{home}\n"], home, env=env)
         assert proc.stdout.decode().startswith(f"re: /write {target}\nERROR(NOT_PERMITTED): "), proc.stdout
     assert sorted(p.name for p in config.iterdir()) == []
+
+
+def test_untrusted_redaction_patterns_wait_for_trust(tmp_path: Path) -> None:
+    """A pattern runs on every byte shown: a catastrophic one from a cloned repository would hang every view."""
+    (tmp_path / "README.md").write_text("x" * 40 + "\n")
+    (tmp_path / "stringsh.toml").write_text('[secrets]\nredact_regexes = ["(x+x+)+y"]\n')
+    policy = load_policy(tmp_path)
+    assert policy.ignored == ("secrets.redact_regexes",)
+    assert "(x+x+)+y" not in policy.secrets.redact_regexes
+    done = run_stringsh(["-c", "/open README.md"], tmp_path, timeout=20)
+    assert done.stdout.decode() == "re: /open README.md\nOpened README.md\n---\n" + "x" * 40 + "\n"
+    trust.record(tmp_path, (tmp_path / "stringsh.toml").read_bytes())
+    assert "(x+x+)+y" in load_policy(tmp_path).secrets.redact_regexes
+
+
+@pytest.mark.parametrize("sep", ["\u2028", "\x85", "\x1e", "\r", "\n"])
+def test_a_line_break_in_a_folder_name_cannot_forge_a_trust_record(tmp_path: Path, sep: str) -> None:
+    """The record file is one line per folder: a name holding any line break (str.splitlines() knows more than
+    "\\n") must not write a second, forged record for another folder."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    evil = b'[secrets]\nallow_globs = ["*"]\n'
+    (victim / "stringsh.toml").write_bytes(evil)
+    crafted = tmp_path / f"a{sep}{trust.digest(evil)}\t{victim}"
+    with pytest.raises(StringError) as refused:
+        trust.record(crafted, None)
+    assert refused.value.code == "INVALID_PATH"
+    assert not trust.is_trusted(victim, evil)
+    if sep == "\n":
+        return  # a real line break ends the record; the rest is about the ones str.splitlines() also splits on
+    trust_file = trust.trust_file()
+    trust_file.parent.mkdir(parents=True, exist_ok=True)
+    trust_file.write_text(f"# planted\n-\t{tmp_path}/a{sep}{trust.digest(evil)}\t{victim}\n")  # written by hand
+    trust_file.chmod(0o600)
+    assert not trust.is_trusted(victim, evil)
