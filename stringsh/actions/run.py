@@ -7,11 +7,14 @@ without the command layer.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, MutableMapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 from stringsh.actions.body import fill_body
-from stringsh.actions.cli import build_command, run_bash
+from stringsh.actions.cli import CliRun, build_command, run_bash
 from stringsh.actions.envstore import mask_values
 from stringsh.actions.envvars import REFERENCE, EnvResolver, unresolved_error, unresolved_names
 from stringsh.actions.flags import bind, missing_required, parse_flags
@@ -43,6 +46,9 @@ class ActionHost:
     #: Called just before a CLI action runs in the sandbox; what it returns is called after the run and says (one
     #: note line each) which protected paths the command created and the sandbox removed.
     cli_watch: Callable[[], Callable[[], list[str]]] | None = None
+    #: The audit record of one CLI run or HTTP request (the engine's `audited` context; a CLI run sets its note's
+    #: `outcome` to the exit code, a refused or failed one records its error code); by default nothing is recorded.
+    audited: Callable[[], AbstractContextManager[Any]] = lambda: nullcontext(SimpleNamespace(outcome=None))
 
 
 @dataclass
@@ -93,7 +99,19 @@ def run_action(action: Action, flag_text: str, host: ActionHost) -> Outcome:
 
 
 def _run_cli(action: Action, payload: dict[str, str], inputs: dict[str, str], host: ActionHost) -> Outcome:
-    host.cli_permit()
+    with host.audited() as note:  # refused, failed or run: every CLI action leaves an audit line
+        host.cli_permit()
+        run = _run_bash(action, payload, host)
+        note.outcome = None if run.exit == 0 else f"EXIT_{run.exit}"
+    if action.response is not None and run.exit == 0:
+        text = _template(host, action.response, HttpResponse(run.exit, run.output), inputs)
+        return Outcome("template", text or "(no output)")
+    code = None if run.exit == 0 else f"EXIT_{run.exit}"
+    return Outcome("cli", run.message, _masked(host, run.output) or "(no output)", run.exit == 0, code)
+
+
+def _run_bash(action: Action, payload: dict[str, str], host: ActionHost) -> CliRun:
+    """The action's command line under bash (in the sandbox when the host wraps it), watched for protected paths."""
     command = build_command(action.uri, payload, host.variables)
     env = dict(host.exported)
     for match in REFERENCE.finditer(action.uri):
@@ -106,11 +124,7 @@ def _run_cli(action: Action, payload: dict[str, str], inputs: dict[str, str], ho
     notes = check() if check is not None else []
     if notes:
         run.output = "\n".join([run.output, *notes]) if run.output else "\n".join(notes)
-    if action.response is not None and run.exit == 0:
-        text = _template(host, action.response, HttpResponse(run.exit, run.output), inputs)
-        return Outcome("template", text or "(no output)")
-    code = None if run.exit == 0 else f"EXIT_{run.exit}"
-    return Outcome("cli", run.message, _masked(host, run.output) or "(no output)", run.exit == 0, code)
+    return run
 
 
 def _run_http(action: Action, payload: dict[str, str], inputs: dict[str, str], host: ActionHost) -> Outcome:
@@ -127,10 +141,11 @@ def _run_http(action: Action, payload: dict[str, str], inputs: dict[str, str], h
         body = fill_body(body_template, inputs, host.variables, host.read_bytes)
     try:
         types = {f.name: f.type for f in action.fields}
-        response = fetch(
-            action.method, url, headers=headers, payload=payload, body=body, limits=host.http_limits, types=types,
-            clients=host.http_clients,
-        )
+        with host.audited():
+            response = fetch(
+                action.method, url, headers=headers, payload=payload, body=body, limits=host.http_limits,
+                types=types, clients=host.http_clients,
+            )
     except Exception as exc:
         if isinstance(exc, StringError):
             exc.message = _masked(host, exc.message)

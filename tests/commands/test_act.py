@@ -458,3 +458,30 @@ def test_source_of_a_returned_page(ws: Path, dispatcher, base: str) -> None:
     dispatcher.execute("/open a.md")
     dispatcher.execute("/act.md")
     assert body(text(dispatcher, "/source")) == f"[source: {base}/markdown]\n---\n# Remote\n\nFrom the server."
+
+
+def test_every_action_run_is_audited(ops, ws: Path) -> None:
+    """CLI runs and HTTP requests leave an audit line like `!cmd` does: ran, failed, or refused by the policy."""
+    import json
+
+    from stringsh.workspace.state import AUDIT_FILE, state_folder
+
+    assert ops.execute("/act.echo --msg audit").ok
+    assert ops.execute("/act.fail").code == "EXIT_3"
+    assert ops.execute("/act.items").ok
+    (ws / "stringsh.toml").write_text("[permissions]\nshell = false\n")
+    other = type(ops)(ws)
+    try:
+        assert other.execute("/open ops/ops.md").ok
+        assert other.execute("/act.echo --msg audit").code == "NOT_PERMITTED"
+    finally:
+        other.close()
+    records = [json.loads(line) for line in (state_folder(ws) / AUDIT_FILE).read_text().splitlines()]
+    actions = [(r["op"], r["outcome"], r["paths"]) for r in records if r["op"] == "action"]
+    assert actions == [
+        ("action", "ok", ["ops/ops.md"]),
+        ("action", "EXIT_3", ["ops/ops.md"]),
+        ("action", "ok", ["ops/ops.md"]),
+        ("action", "NOT_PERMITTED", ["ops/ops.md"]),
+    ]
+    assert "audit" not in json.dumps(actions)  # flag values and output stay out of the log
