@@ -378,3 +378,21 @@ def test_finding_h2_sandbox_git_dir_not_named_git(ws: Path, tmp_path: Path) -> N
     assert "done\nnote: removed other/hooks/pre-commit written by the command: protected path" in out
     assert not (ws / ".bare" / "hooks" / "post-commit").exists()
     assert not (ws / "other" / "hooks" / "pre-commit").exists()
+
+
+def test_finding_h4_background_hook_is_removed_without_another_command(ws: Path) -> None:
+    """A job left running writes a hook after its command returned: gone within a fraction of a second, not at
+    the next command; the next reply says so."""
+    (ws / "stringsh.toml").write_text(SANDBOX)
+    hook = ws / ".git" / "hooks" / "post-commit"
+    d = Dispatcher(ws)
+    try:
+        plant = ("!git init -q && (sleep 2; printf '#!/bin/sh\\ntouch x\\n' > .git/hooks/post-commit;"
+                 " chmod +x .git/hooks/post-commit) >/dev/null 2>&1 &")
+        assert d.execute(plant).ok
+        time.sleep(3)  # the job writes at 2 s; the watch has had 1 s since
+        assert not hook.exists()
+        reply = d.execute("!true").text
+        assert reply.endswith("\nnote: removed .git/hooks/post-commit written since the last command: protected path")
+    finally:
+        d.close()

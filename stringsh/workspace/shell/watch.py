@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import stat
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -307,6 +308,70 @@ def _remove(parent: int, name: str, is_dir: bool) -> bool:
     except OSError:
         return False
     return True
+
+
+class Poller:
+    """Runs the watch every `INTERVAL` seconds while the persistent shell sits idle between commands.
+
+    A background job can write a hook after its command returned; checked only when the next command arrives,
+    the hook would sit there for as long as the user waits, ready for their next commit. Killing leftover jobs
+    instead would break servers started in the background, so a thread owned by the session sweeps instead
+    (a quick check of the paths known; a full walk for new git dirs every `SCAN_EVERY` polls). It pauses while a
+    command runs: the session's own checks around the command say "by the command" and a sweep mid-command would
+    change what the command prints. Removals wait in `notes` for the next reply.
+    """
+
+    INTERVAL = 0.2
+    SCAN_EVERY = 25
+
+    def __init__(self, watch: ProtectedWatch) -> None:
+        self.watch = watch
+        self.notes: list[str] = []
+        self._lock = threading.Lock()
+        self._active = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._stop.clear()
+            self._active = True
+            self._thread = threading.Thread(target=self._loop, name="stringsh-watch", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread (before a fork, and when the shell closes); what it removed stays in `notes`."""
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            self._stop.set()
+            thread.join()
+
+    def before(self, when: str) -> list[str]:
+        """Pause for a command: what was removed while idle, and what the check finds now."""
+        with self._lock:
+            self._active = False
+            notes, self.notes = [*self.notes, *self.watch.check(when)], []
+        return notes
+
+    def after(self) -> list[str]:
+        """The end-of-command check; polling resumes."""
+        with self._lock:
+            try:
+                return self.watch.check()
+            finally:
+                self._active = True
+
+    def resume(self) -> None:
+        with self._lock:
+            self._active = True
+
+    def _loop(self) -> None:
+        polls = 0
+        while not self._stop.wait(self.INTERVAL):
+            polls += 1
+            with self._lock:
+                if self._active:
+                    self.notes += self.watch.check("since the last command", scan=polls % self.SCAN_EVERY == 0)
 
 
 def add_notes(result: ShellResult, notes: list[str]) -> ShellResult:
