@@ -189,7 +189,7 @@ class Confiner:
         if create:
             from stringsh.workspace.protected import check_protected  # writes only: `-c /ls` stays light
 
-            check_protected(parts, path)
+            check_protected(parts, path, self.root_fd)
         requested = "/".join(parts) or "."
         if not parts:
             return Resolved(os.dup(self.root_fd), "", ".", ".", os.fstat(self.root_fd))
@@ -236,7 +236,7 @@ class Confiner:
                     real = [*names, name]
                     self.check_allowed(real, path, reading=reading and not create)
                     if create:
-                        check_protected(real, path)
+                        check_protected(real, path, self.root_fd)
                     if st is None and not create:
                         raise StringError("NOT_FOUND", f"File not found: {requested}")
                     if create and (st is None or not stat.S_ISDIR(st.st_mode)):
@@ -249,7 +249,7 @@ class Confiner:
                         real if ".." not in rest else [*names, name], path, reading=reading and not create
                     )
                     if create:
-                        check_protected(real if ".." not in rest else [*names, name], path)
+                        check_protected(real if ".." not in rest else [*names, name], path, self.root_fd)
                     if not create or ".." in rest:
                         raise StringError("NOT_FOUND", f"File not found: {requested}")
                     _refuse_folder_syntax(path)

@@ -292,3 +292,107 @@ def test_finding_07_user_state_folder_hidden_from_the_sandbox(ws: Path, monkeypa
         assert not (state / "x").exists()
     finally:
         shutil.rmtree(state)
+
+
+# -- review of the landed sandbox (H1-H4, M1) ----------------------------------------------------------------
+
+
+def test_finding_h1_workspace_limits_cannot_switch_off_the_masks(ws: Path) -> None:
+    """An untrusted workspace may lower its limits (narrowing); the mask walk must not get shorter with them."""
+    (ws / "a").mkdir()
+    (ws / "a" / "b.txt").write_text("x")
+    (ws / "z" / "y").mkdir(parents=True)
+    (ws / "z" / "y" / ".env").write_text(f"TOKEN={SECRET}\n")
+    (ws / "stringsh.toml").write_text(f"{SANDBOX}[limits]\nmax_walk_entries = 1\nmax_walk_files = 1\n")
+    out = run_stringsh(["-c", "!cat z/y/.env; cat a/b.txt"], ws).stdout.decode()
+    assert SECRET not in out
+    assert "Permission denied" in out
+
+
+def test_finding_h1_a_walk_cut_short_refuses_to_start(ws: Path) -> None:
+    """Past its limit the walk fails closed: no shell with unvisited secrets left readable."""
+    from stringsh.errors import StringError
+    from stringsh.workspace.secrets import SecretMatcher
+    from stringsh.workspace.shell.binds import mask_args
+
+    for n in range(5):
+        (ws / f"d{n}").mkdir()
+        (ws / f"d{n}" / ".env").write_text(SECRET)
+    matcher = SecretMatcher(("**/.env",), ())
+    with pytest.raises(StringError) as err:
+        mask_args(ws, matcher, 3, strict=True)
+    assert err.value.code == "NOT_PERMITTED" and "max_walk_entries" in err.value.message
+    assert len(mask_args(ws, matcher, 100, strict=True)) == 5 * 3
+
+
+def test_finding_m1_sandbox_cannot_create_the_user_config(ws: Path) -> None:
+    """HOME as the workspace and no config folder yet: the sandbox must not plant a trusted user policy."""
+    env = {"HOME": str(ws), "STRINGSH_CONFIG_DIR": "", "XDG_CONFIG_HOME": "", "STRINGSH_STATE_DIR": "",
+           "XDG_STATE_HOME": ""}
+    (ws / "stringsh.toml").write_text(SANDBOX)
+    attack = ("!mkdir -p .config/stringsh"
+              " && printf '[secrets]\\nallow_globs=[\"**\"]\\n' > .config/stringsh/policy.toml;"
+              " mv .config .config-old; mkdir -p .config/stringsh && printf x > .config/stringsh/policy.toml;"
+              " mkdir -p .local/state/stringsh && printf x > .local/state/stringsh/x; echo tried")
+    out = run_stringsh(["-c", attack], ws, env=env).stdout.decode()
+    assert "tried" in out
+    assert not (ws / ".config" / "stringsh" / "policy.toml").exists()
+    assert not (ws / ".config-old").exists()
+    assert not (ws / ".local" / "state" / "stringsh" / "x").exists()
+    assert oct((ws / ".config" / "stringsh").stat().st_mode & 0o777) == "0o700"
+
+
+def test_finding_h3_nested_repository_made_by_the_command_is_watched(ws: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    hook = f"printf '#!/bin/sh\\ntouch {marker}\\n' > sub/.git/hooks/post-commit && chmod +x sub/.git/hooks/post-commit"
+    out = sandboxed(ws, f"!mkdir sub && git -C sub init -q && {hook} && echo planted",
+                    f"!git -C sub config core.fsmonitor 'touch {marker}; false'; {hook} && echo again")
+    assert "planted\nnote: removed sub/.git/hooks/post-commit written by the command: protected path" in out
+    assert "sub/.git/hooks/post-commit: Read-only file system" in out  # the next shell finds it and binds it
+    assert "again" not in out
+    assert not (ws / "sub" / ".git" / "hooks" / "post-commit").exists()
+    git_commit_runs_no_hook(ws / "sub", marker)
+
+
+def test_finding_h3_existing_nested_repository_is_read_only(ws: Path, tmp_path: Path) -> None:
+    (ws / "a" / "sub").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(ws / "a" / "sub")], check=True)
+    config = (ws / "a" / "sub" / ".git" / "config").read_bytes()
+    out = sandboxed(ws, "!printf x > a/sub/.git/hooks/pre-commit; git -C a/sub config core.hooksPath /x;"
+                        " mv a/sub/.git a/sub/.git-old; echo done")
+    assert "a/sub/.git/hooks/pre-commit: Read-only file system" in out
+    assert "Device or resource busy" in out
+    assert (ws / "a" / "sub" / ".git" / "config").read_bytes() == config
+    assert not (ws / "a" / "sub" / ".git" / "hooks" / "pre-commit").exists()
+
+
+def test_finding_h2_sandbox_git_dir_not_named_git(ws: Path, tmp_path: Path) -> None:
+    """`.bare` with a `.git` file naming it: read-only when it exists at start, swept when a command makes it."""
+    marker = tmp_path / "pwned"
+    subprocess.run(["git", "init", "-q", "--bare", str(ws / ".bare")], check=True)
+    (ws / ".git").write_text("gitdir: ./.bare\n")
+    out = sandboxed(ws, f"!printf '#!/bin/sh\\ntouch {marker}\\n' > .bare/hooks/post-commit; echo 'gitdir: x' > .git;"
+                        " git init -q --bare other && printf x > other/hooks/pre-commit; echo done")
+    assert ".bare/hooks/post-commit: Read-only file system" in out
+    assert ".git: Read-only file system" in out
+    assert "done\nnote: removed other/hooks/pre-commit written by the command: protected path" in out
+    assert not (ws / ".bare" / "hooks" / "post-commit").exists()
+    assert not (ws / "other" / "hooks" / "pre-commit").exists()
+
+
+def test_finding_h4_background_hook_is_removed_without_another_command(ws: Path) -> None:
+    """A job left running writes a hook after its command returned: gone within a fraction of a second, not at
+    the next command; the next reply says so."""
+    (ws / "stringsh.toml").write_text(SANDBOX)
+    hook = ws / ".git" / "hooks" / "post-commit"
+    d = Dispatcher(ws)
+    try:
+        plant = ("!git init -q && (sleep 2; printf '#!/bin/sh\\ntouch x\\n' > .git/hooks/post-commit;"
+                 " chmod +x .git/hooks/post-commit) >/dev/null 2>&1 &")
+        assert d.execute(plant).ok
+        time.sleep(3)  # the job writes at 2 s; the watch has had 1 s since
+        assert not hook.exists()
+        reply = d.execute("!true").text
+        assert reply.endswith("\nnote: removed .git/hooks/post-commit written since the last command: protected path")
+    finally:
+        d.close()

@@ -153,3 +153,27 @@ def test_a_real_git_repository_keeps_working(ws: Path, dispatcher: Dispatcher) -
 )
 def test_protected_rule(rel: str, expected: bool) -> None:
     assert protected(rel.split("/")) is expected
+
+
+def test_finding_h2_git_dir_not_named_git_is_protected(ws: Path) -> None:
+    """`git init --bare .bare` and a `.git` file naming it: its hooks and config run code like `.git`'s."""
+    subprocess.run(["git", "init", "-q", "--bare", str(ws / ".bare")], check=True)
+    (ws / ".git").write_text("gitdir: ./.bare\n")
+    config = (ws / ".bare" / "config").read_bytes()
+    out = run_stringsh(["-c", "/write --force .bare/config\n[core]\n\thooksPath = .evil\n"], ws).stdout.decode()
+    assert "ERROR(NOT_PERMITTED): .bare/config is protected: it can run code later" in out
+    out = run_stringsh(["-c", "/write .bare/hooks/post-commit\n#!/bin/sh\ntouch x\n"], ws).stdout.decode()
+    assert out == refused("/write .bare/hooks/post-commit", ".bare/hooks/post-commit") + "\n"
+    assert (ws / ".bare" / "config").read_bytes() == config
+    assert not (ws / ".bare" / "hooks" / "post-commit").exists()
+
+
+def test_finding_h2_folder_named_by_a_git_file_is_protected(ws: Path) -> None:
+    """Not (yet) a git dir by its contents, but a `.git` file names it: its hooks are refused too."""
+    (ws / "repo").mkdir()
+    (ws / "repo" / "gd").mkdir()
+    (ws / "repo" / ".git").write_text("gitdir: gd\n")
+    out = run_stringsh(["-c", "/write repo/gd/hooks/pre-commit\nx\n"], ws).stdout.decode()
+    assert out == refused("/write repo/gd/hooks/pre-commit", "repo/gd/hooks/pre-commit") + "\n"
+    run_stringsh(["-c", "/write src/config/app.py\nx = 1\n"], ws)
+    assert (ws / "src" / "config" / "app.py").read_text() == "x = 1\n"  # an ordinary `config` folder stays writable

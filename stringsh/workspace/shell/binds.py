@@ -27,8 +27,10 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from stringsh.errors import StringError
 from stringsh.workspace.paths import STATE_DIR
 from stringsh.workspace.secrets import SecretMatcher
+from stringsh.workspace.shell.watch import git_dirs
 
 #: Protected entries under a writable folder, bound read-only when they exist at start.
 PROTECTED = (STATE_DIR, "stringsh.toml", ".gitmodules")
@@ -52,9 +54,10 @@ def ensure_state_dir(root: Path) -> None:
         (root / STATE_DIR).mkdir(mode=0o700, exist_ok=True)  # as the engine makes it: spool files are private
 
 
-def protect_args(folder: Path) -> list[str]:
+def protect_args(folder: Path, limit: int = 500_000) -> list[str]:
     """Binds for one writable folder's protected paths; `.git/hooks` is made first in an existing `.git`, so a
-    hook cannot be planted in a missing folder."""
+    hook cannot be planted in a missing folder. Every git dir the walk finds (nested repositories, git dirs not
+    named `.git`) is protected the same way, and a nested `.git` file (`gitdir: …`) is bound read-only."""
     ensure_state_dir(folder)
     args: list[str] = []
     for rel in PROTECTED:
@@ -62,16 +65,33 @@ def protect_args(folder: Path) -> list[str]:
             args += ["--ro-bind", str(folder / rel), str(folder / rel)]
     git = folder / ".git"
     if os.path.isdir(git):  # a symlinked `.git` is bound at its target, the link itself watched (watch.py)
-        real = git.resolve()
-        inside = real.is_relative_to(folder.resolve())  # else nothing is made there and no bind widens it
-        if inside and not os.path.lexists(git / "hooks"):
-            with contextlib.suppress(OSError):
-                (git / "hooks").mkdir()
-        if inside:
-            args += ["--bind", str(real), str(real)]
-        for rel in GIT_PROTECTED:
-            if os.path.exists(git / rel):
-                args += ["--ro-bind", str(git / rel), str(git / rel)]
+        args += _git_dir_args(folder, git)
+    elif os.path.isfile(git) and not os.path.islink(git):
+        args += ["--ro-bind", str(git), str(git)]
+    for found in git_dirs(folder, limit):
+        path = folder / found.rel
+        if found.rel == ".git":
+            continue
+        if found.is_dir:
+            args += _git_dir_args(folder, path)
+        elif os.path.isfile(path) and not os.path.islink(path):
+            args += ["--ro-bind", str(path), str(path)]
+    return args
+
+
+def _git_dir_args(folder: Path, git: Path) -> list[str]:
+    """A git dir pinned (a mount point cannot be renamed away), its `hooks/` made, its code entries read-only."""
+    args: list[str] = []
+    real = git.resolve()
+    inside = real.is_relative_to(folder.resolve())  # else nothing is made there and no bind widens it
+    if inside and not os.path.lexists(git / "hooks"):
+        with contextlib.suppress(OSError):
+            (git / "hooks").mkdir()
+    if inside:
+        args += ["--bind", str(real), str(real)]
+    for rel in GIT_PROTECTED:
+        if os.path.exists(git / rel):
+            args += ["--ro-bind", str(git / rel), str(git / rel)]
     return args
 
 
@@ -94,27 +114,51 @@ def policy_args(policy_file: Path | None, writable: Sequence[Path]) -> list[str]
 
 def hide_user_config(writable: Sequence[Path]) -> list[str]:
     """An empty read-only folder over the user's config folder (signing key, stored `$NAME` values, trust
-    decisions) and state folder (every workspace's journal, which holds previous file bytes, and audit log),
-    unless one holds a writable root (hiding it would hide the workspace too)."""
+    decisions, the user's own trusted policy) and state folder (every workspace's journal, which holds previous
+    file bytes, and audit log).
+
+    Both are made first (0700) when missing: a missing one left unhidden could be made by the sandbox itself
+    (with HOME as the workspace, `mkdir -p .config/stringsh` and a `policy.toml` there would be a trusted user
+    policy). When one lies inside a writable root, each folder between that root and it is pinned (a mount point
+    cannot be renamed away and remade writable). A writable root inside one of them is refused: the sandbox
+    would see the key and the other workspaces' journals."""
     from stringsh.userdirs import config_dir, state_dir
 
     args: list[str] = []
     for folder in (config_dir(), state_dir()):
+        with contextlib.suppress(OSError):
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not os.path.isdir(folder):
             continue
         real = folder.resolve()
-        if any(Path(w).resolve().is_relative_to(real) for w in writable):
-            continue
+        roots = [Path(w).resolve() for w in writable]
+        if any(w.is_relative_to(real) for w in roots):
+            raise StringError(
+                "NOT_PERMITTED",
+                f"The shell sandbox cannot start in {real} or below: it is stringsh's own user folder.",
+                "Open a workspace outside stringsh's config and state folders.",
+            )
+        for base in roots:
+            if real.is_relative_to(base):
+                current = base
+                for part in real.relative_to(base).parts[:-1]:
+                    current = current / part
+                    args += ["--bind", str(current), str(current)]
+                break
         args += ["--tmpfs", str(real), "--remount-ro", str(real)]
     return args
 
 
 def mask_args(root: Path, matcher: SecretMatcher, limit: int, depth: int = 4096,
-              keep: Sequence[Path] = ()) -> list[str]:
+              keep: Sequence[Path] = (), *, strict: bool = False) -> list[str]:
     """Binds hiding every existing path under `root` the deny list matches (at most `limit` entries walked, `depth`
-    folders deep), except one holding a `keep` folder (the workspace under a denied name must stay visible)."""
+    folders deep), except one holding a `keep` folder (the workspace under a denied name must stay visible).
+
+    `strict` (the workspace): a walk cut short by `limit` refuses to start the shell (`NOT_PERMITTED`, naming the
+    limit) instead of leaving the unvisited folders' secrets readable; failing closed is simpler to trust than
+    masking every unvisited folder, which would hide the workspace's own files behind empty folders."""
     args: list[str] = []
-    for path, is_dir in denied_paths(root, matcher, limit, depth):
+    for path, is_dir in denied_paths(root, matcher, limit, depth, strict=strict):
         if any(Path(k).is_relative_to(path) for k in keep):
             continue
         if is_dir:
@@ -122,6 +166,15 @@ def mask_args(root: Path, matcher: SecretMatcher, limit: int, depth: int = 4096,
         else:
             args += ["--ro-bind", "/dev/null", str(path)]
     return args
+
+
+def walk_cut(limit: int) -> StringError:
+    return StringError(
+        "NOT_PERMITTED",
+        f"The shell sandbox cannot check every path against the deny list: the workspace has more than {limit}"
+        " entries ([limits] max_walk_entries).",
+        "Raise [limits] max_walk_entries in your user policy, or work in a smaller folder.",
+    )
 
 
 def home_args(matcher: SecretMatcher, writable: Sequence[Path]) -> list[str]:
@@ -142,9 +195,11 @@ def _answers(matcher: SecretMatcher, limit: int) -> dict[str, bool]:
     return answers
 
 
-def denied_paths(root: Path, matcher: SecretMatcher, limit: int, depth: int = 4096
+def denied_paths(root: Path, matcher: SecretMatcher, limit: int, depth: int = 4096, *, strict: bool = False
                  ) -> Iterator[tuple[Path, bool]]:
-    """(path, is a folder) for each denied entry; a denied folder is not entered, a dangling link is skipped."""
+    """(path, is a folder) for each denied entry; a denied folder is not entered, a dangling link is skipped.
+    Past `limit` entries the walk stops: silently (best effort, the user's home), or, `strict`, with
+    `NOT_PERMITTED` (see `mask_args`)."""
     stack = [(root, "")]
     seen = 0
     answers = _answers(matcher, limit)
@@ -157,6 +212,8 @@ def denied_paths(root: Path, matcher: SecretMatcher, limit: int, depth: int = 40
         for entry in entries:
             seen += 1
             if seen > limit:
+                if strict:
+                    raise walk_cut(limit)
                 return
             rel = f"{prefix}{entry.name}"
             if rel in SKIP_WALK:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from stringsh.errors import StringError
+from stringsh.workspace.policy import Limits
 from stringsh.workspace.secrets import SecretMatcher
 from stringsh.workspace.shell.binds import (
     ensure_state_dir,
@@ -64,12 +65,13 @@ class BubblewrapProvider(Provider):
                  matcher: SecretMatcher | None = None, policy_file: Path | None = None,
                  walk_limit: int = 500_000) -> None:
         """`matcher` is the policy's deny list (its paths are masked), `policy_file` the policy in force (kept
-        read-only), `walk_limit` the most entries walked to find denied paths."""
+        read-only), `walk_limit` the most entries walked to find denied paths: never below the built-in default,
+        since a workspace's own policy may lower limits (narrowing) and a shorter walk would unmask its secrets."""
         self.bwrap = require_bwrap(probe)
         self.writable = None if writable is None else [Path(p) for p in writable]
         self.matcher = matcher
         self.policy_file = policy_file
-        self.walk_limit = walk_limit
+        self.walk_limit = max(walk_limit, Limits().max_walk_entries)  # a workspace may lower limits, not this one
 
     def wrap(self, argv: Sequence[str], root: Path, private: Sequence[Path] = ()) -> list[str]:
         """`root` is the cwd; it and the other writable folders are bound read-write, all else stays read-only."""
@@ -80,11 +82,11 @@ class BubblewrapProvider(Provider):
         if Path(root) not in writable:
             args += ["--ro-bind", str(root), str(root)]  # under the private /tmp it must still be visible
         for folder in writable:
-            args += protect_args(folder)  # binds.py: protected paths read-only, `.git` pinned
+            args += protect_args(folder, self.walk_limit)  # binds.py: protected paths read-only, `.git` pinned
         args += policy_args(self.policy_file, writable)
         args += hide_user_config(writable)
         if self.matcher is not None:
-            args += mask_args(Path(root), self.matcher, self.walk_limit)
+            args += mask_args(Path(root), self.matcher, self.walk_limit, strict=True)
             args += home_args(self.matcher, [Path(root), *writable])
         for path in private:
             args += ["--ro-bind", str(path), str(path)]
@@ -92,7 +94,7 @@ class BubblewrapProvider(Provider):
         return args
 
     def watch(self, root: Path) -> ProtectedWatch:
-        return ProtectedWatch([Path(root)] if self.writable is None else self.writable, Path(root))
+        return ProtectedWatch([Path(root)] if self.writable is None else self.writable, Path(root), self.walk_limit)
 
 
 #: Own user (no capabilities, no nested user namespaces: run as root, bwrap would otherwise keep every

@@ -37,7 +37,7 @@ from stringsh.workspace.shell.procs import kill_session
 from stringsh.workspace.shell.providers import Provider, ensure_state_dir, make_provider
 from stringsh.workspace.shell.result import KILLED_STATUS, ShellResult, base_env, exportable, status_of
 from stringsh.workspace.shell.settings import ShellSettings
-from stringsh.workspace.shell.watch import ProtectedWatch, add_notes
+from stringsh.workspace.shell.watch import Poller, add_notes
 
 #: Bytes kept unscanned at the end of the buffer: longer than any sentinel (secret, counter, status, PATH_MAX cwd).
 HOLD = 4096 + 256
@@ -80,7 +80,7 @@ class ShellSession:
         self._count = 0
         self._idle_pgrp = 0
         self._pending_note: str | None = None
-        self._watch: ProtectedWatch | None = None
+        self._watch: Poller | None = None
         self._leftover = b""
         self.cwd = str(self.root)
         #: True while a user command runs; only then may `interrupt` signal the terminal's foreground group.
@@ -109,7 +109,12 @@ class ShellSession:
         self.cwd = str(self.root)
         argv = self.provider.wrap(BASH, self.root, [self._private])
         if self._watch is None:  # one per session: a restarted shell still owes what the first one wrote
-            self._watch = self.provider.watch(self.root)  # after wrap: it makes `.git/hooks` in an existing `.git`
+            watch = self.provider.watch(self.root)  # after wrap: it makes `.git/hooks` in an existing `.git`
+            self._watch = None if watch is None else Poller(watch)
+            if self._watch is not None:
+                weakref.finalize(self, self._watch.stop)  # a session dropped unclosed leaves no thread behind
+        if self._watch is not None:
+            self._watch.stop()  # no thread of ours across the fork
         env = {k: v for k, v in base_env(self._variables).items() if k not in SHELL_HOOKS}
         try:
             # cwd is set in preexec_fn: ptyprocess lets a failed chdir escape into the forked child's Python
@@ -126,6 +131,8 @@ class ShellSession:
             self._pending_note = None
             raise StringError("INTERNAL_ERROR", f"The shell did not start: {result.output[:300] or 'no prompt'}")
         self._idle_pgrp = os.tcgetpgrp(self._proc.child_fd)
+        if self._watch is not None:
+            self._watch.start()
 
     def close(self) -> None:
         """End the shell and its jobs (SIGHUP through the pty, then SIGKILL) and remove the private files."""
@@ -134,7 +141,8 @@ class ShellSession:
             _stop(proc)
         self._cleanup()
         if self._watch is not None:
-            self._watch.check("while the shell ran")  # a background job's last writes; nobody reads a reply now
+            self._watch.stop()
+            self._watch.watch.check("while the shell ran")  # a background job's last writes; nobody reads a reply
 
     def _cleanup(self) -> None:
         if self._private is not None:
@@ -174,16 +182,20 @@ class ShellSession:
         self._variables = wanted
         limit = self.settings.timeout if timeout is None else timeout
         deadline = time.monotonic() + limit
-        removed = [] if self._watch is None else self._watch.check("since the last command")
+        removed = [] if self._watch is None else self._watch.before("since the last command")
         self.running = True
         try:
             result = self._send(command, deadline, self.settings.output_cap, escalate=True, prelude=prefix)
+        except BaseException:
+            if self._watch is not None:
+                self._watch.resume()
+            raise
         finally:
             self.running = False
         result.notes[:0] = notes
         result.timeout = limit
         if self._watch is not None:
-            removed += self._watch.check()
+            removed += self._watch.after()
         return add_notes(result, removed)
 
     def interrupt(self) -> bool:

@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import stat
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -42,6 +43,54 @@ SAFE_CONFIG = re.compile(
 SECTION = re.compile(r'^\[([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\\n]|\\.)*)")?\]$')
 ENTRY = re.compile(r"^([A-Za-z][A-Za-z0-9-]*)\s*(=.*)?$")
 MAX_CONFIG = 64 * 1024
+#: Entries inside any git dir that decide what git runs (nested repositories and git dirs not named `.git` too).
+GIT_CODE = ("hooks", "config", "config.worktree", "commondir", "modules", "worktrees")
+#: Not entered by the git dir scan: stringsh's own state.
+SKIP_SCAN = frozenset({".stringsh"})
+
+
+class GitDir(NamedTuple):
+    """A git dir found under a writable folder (`rel` to it, "" for the folder itself); `is_dir` False: a `.git`
+    file (`gitdir: …`) or symlink, which points git elsewhere."""
+
+    rel: str
+    is_dir: bool
+
+
+def looks_like_git_dir(names: set[str], folder: str) -> bool:
+    """Git's own test, roughly: a `HEAD` file and `objects/` and `refs/` folders."""
+    return ("HEAD" in names and "objects" in names and "refs" in names
+            and os.path.isfile(os.path.join(folder, "HEAD")) and not os.path.islink(os.path.join(folder, "HEAD"))
+            and os.path.isdir(os.path.join(folder, "objects")) and os.path.isdir(os.path.join(folder, "refs")))
+
+
+def git_dirs(folder: Path, limit: int) -> list[GitDir]:
+    """Every `.git` (folder, file or link) and every folder that looks like a git dir under `folder`, at most
+    `limit` entries walked; a git dir is not entered, nor a symlinked folder."""
+    found: list[GitDir] = []
+    stack = [(str(folder), "")]
+    seen = 0
+    while stack and seen <= limit:
+        path, prefix = stack.pop()
+        try:
+            entries = list(os.scandir(path))
+        except OSError:
+            continue
+        seen += len(entries)
+        if prefix and looks_like_git_dir({e.name for e in entries}, path):
+            found.append(GitDir(prefix[:-1], True))
+            continue
+        for entry in entries:
+            rel = f"{prefix}{entry.name}"
+            try:
+                real_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if entry.name == ".git":
+                found.append(GitDir(rel, real_dir))
+            elif real_dir and rel not in SKIP_SCAN:
+                stack.append((entry.path, rel + "/"))
+    return found
 
 
 def benign_config(data: bytes) -> bool:
@@ -73,12 +122,20 @@ class ProtectedWatch:
     """Remembers which protected paths each writable folder lacked at start, and which were symlinks (a link can
     be retargeted, and a dangling one written through); `check` puts them back."""
 
-    def __init__(self, folders: Sequence[Path], root: Path) -> None:
+    def __init__(self, folders: Sequence[Path], root: Path, limit: int = 500_000) -> None:
         self.root = root
+        self.limit = limit
         self.absent: dict[Path, list[str]] = {}
         self.links: dict[Path, list[Link]] = {}
+        #: Per folder, the nested git dirs' protected entries (and nested `.git` files) there at start: bound
+        #: read-only (binds.py), so never swept; everything else under a git dir found later is.
+        self.present: dict[Path, set[str]] = {}
+        #: Per folder, the nested git dirs the last full scan found (what a quick `check` looks at).
+        self.known: dict[Path, list[GitDir]] = {}
         for folder in map(Path, folders):
             self.absent[folder], self.links[folder] = [], []
+            self.known[folder] = self._nested(folder)
+            self.present[folder] = {rel for rel in self._rels(self.known[folder]) if os.path.lexists(folder / rel)}
             for rel in WATCHED:
                 path = folder / rel
                 if not os.path.lexists(path):
@@ -87,11 +144,30 @@ class ProtectedWatch:
                     with contextlib.suppress(OSError):
                         self.links[folder].append(Link(rel, os.readlink(path), not os.path.exists(path)))
 
-    def check(self, when: str = "by the command") -> list[str]:
-        """Remove what appeared; one note line per removal, naming the path as the user knows it."""
+    def _nested(self, folder: Path) -> list[GitDir]:
+        """The git dirs under `folder` but its own `.git` (which `WATCHED` covers)."""
+        return [g for g in git_dirs(folder, self.limit) if g.rel != ".git"]
+
+    @staticmethod
+    def _rels(found: Sequence[GitDir]) -> list[str]:
+        rels: list[str] = []
+        for git in found:
+            if git.is_dir:
+                rels += [f"{git.rel}/{name}" if git.rel else name for name in GIT_CODE]
+            else:
+                rels.append(git.rel)
+        return rels
+
+    def check(self, when: str = "by the command", *, scan: bool = True) -> list[str]:
+        """Remove what appeared; one note line per removal, naming the path as the user knows it. `scan`: look
+        for git dirs made since the last scan (a walk of the folder); else only the ones known (a quick poll)."""
         notes: list[str] = []
-        for folder, missing in self.absent.items():
+        for folder, watched in self.absent.items():
             links = self.links[folder]
+            if scan:
+                self.known[folder] = self._nested(folder)
+            present = self.present[folder]
+            missing = [*watched, *(rel for rel in self._rels(self.known[folder]) if rel not in present)]
             if not missing and not links:
                 continue
             try:
@@ -180,11 +256,11 @@ def _sweep(root_fd: int, rel: str) -> list[str]:
         except OSError:
             return []
         is_dir = stat.S_ISDIR(st.st_mode)
-        if rel == ".git" and is_dir:
+        if name == ".git" and is_dir:
             return []  # `git init`: allowed; its contents are judged entry by entry
-        if rel == ".git/hooks" and is_dir:
+        if name == "hooks" and is_dir:
             return [f"{rel}/{hook}" for hook in _sweep_hooks(parent, name)]
-        if rel == ".git/config" and stat.S_ISREG(st.st_mode) and benign_config(_read(parent, name)):
+        if name == "config" and stat.S_ISREG(st.st_mode) and benign_config(_read(parent, name)):
             return []
         return [rel] if _remove(parent, name, is_dir) else []
     finally:
@@ -232,6 +308,70 @@ def _remove(parent: int, name: str, is_dir: bool) -> bool:
     except OSError:
         return False
     return True
+
+
+class Poller:
+    """Runs the watch every `INTERVAL` seconds while the persistent shell sits idle between commands.
+
+    A background job can write a hook after its command returned; checked only when the next command arrives,
+    the hook would sit there for as long as the user waits, ready for their next commit. Killing leftover jobs
+    instead would break servers started in the background, so a thread owned by the session sweeps instead
+    (a quick check of the paths known; a full walk for new git dirs every `SCAN_EVERY` polls). It pauses while a
+    command runs: the session's own checks around the command say "by the command" and a sweep mid-command would
+    change what the command prints. Removals wait in `notes` for the next reply.
+    """
+
+    INTERVAL = 0.2
+    SCAN_EVERY = 25
+
+    def __init__(self, watch: ProtectedWatch) -> None:
+        self.watch = watch
+        self.notes: list[str] = []
+        self._lock = threading.Lock()
+        self._active = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._stop.clear()
+            self._active = True
+            self._thread = threading.Thread(target=self._loop, name="stringsh-watch", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread (before a fork, and when the shell closes); what it removed stays in `notes`."""
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            self._stop.set()
+            thread.join()
+
+    def before(self, when: str) -> list[str]:
+        """Pause for a command: what was removed while idle, and what the check finds now."""
+        with self._lock:
+            self._active = False
+            notes, self.notes = [*self.notes, *self.watch.check(when)], []
+        return notes
+
+    def after(self) -> list[str]:
+        """The end-of-command check; polling resumes."""
+        with self._lock:
+            try:
+                return self.watch.check()
+            finally:
+                self._active = True
+
+    def resume(self) -> None:
+        with self._lock:
+            self._active = True
+
+    def _loop(self) -> None:
+        polls = 0
+        while not self._stop.wait(self.INTERVAL):
+            polls += 1
+            with self._lock:
+                if self._active:
+                    self.notes += self.watch.check("since the last command", scan=polls % self.SCAN_EVERY == 0)
 
 
 def add_notes(result: ShellResult, notes: list[str]) -> ShellResult:
