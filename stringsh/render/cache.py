@@ -70,19 +70,13 @@ class IndexCache:
             if create:
                 self.directory.mkdir(parents=True, exist_ok=True)
             return os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
-        fd = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY)
+        from stringsh.workspace.atomic import open_folders  # the engine's no-follow walk, made private when created
+
+        base = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY)
         try:
-            for part in self.directory.relative_to(self.base).parts:
-                if create:
-                    with contextlib.suppress(FileExistsError):
-                        os.mkdir(part, 0o700, dir_fd=fd)
-                inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
-                os.close(fd)
-                fd = inner
-        except BaseException:
-            os.close(fd)
-            raise
-        return fd
+            return open_folders(base, self.directory.relative_to(self.base).parts, create=create)
+        finally:
+            os.close(base)
 
     def lookup(self, sha256: str) -> DocIndex | None:
         """The index of a content hash from memory or disk, None when it was never built."""

@@ -25,10 +25,11 @@ import re
 import shutil
 import stat
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from stringsh.workspace.atomic import open_folders
 from stringsh.workspace.paths import DIR_FLAGS
 from stringsh.workspace.shell.result import ShellResult
 
@@ -202,16 +203,10 @@ class Link(NamedTuple):
 def _relink(root_fd: int, link: Link) -> str | None:
     """Put a retargeted or replaced link back ("restored"); remove one that was dangling and now leads to something
     a command made ("removed"); None when it is as it was."""
-    *dirs, name = link.rel.split("/")
-    fds: list[int] = []
-    try:
-        parent = root_fd
-        for part in dirs:
-            try:
-                parent = os.open(part, DIR_FLAGS, dir_fd=parent)
-            except OSError:
-                return None
-            fds.append(parent)
+    with _parent_of(root_fd, link.rel) as found:
+        if found is None:
+            return None
+        parent, name = found
         try:
             st: os.stat_result | None = os.stat(name, dir_fd=parent, follow_symlinks=False)
             same = stat.S_ISLNK(st.st_mode) and os.readlink(name, dir_fd=parent) == link.target
@@ -226,9 +221,22 @@ def _relink(root_fd: int, link: Link) -> str | None:
         with contextlib.suppress(OSError):
             os.symlink(link.target, name, dir_fd=parent)
         return "restored"
+
+
+@contextlib.contextmanager
+def _parent_of(root_fd: int, rel: str) -> Iterator[tuple[int, str] | None]:
+    """(the folder holding `rel`, opened without following links, and its last name); None when a folder on the
+    way is missing or not a real folder."""
+    *dirs, name = rel.split("/")
+    try:
+        parent = open_folders(root_fd, dirs, create=False)
+    except OSError:
+        yield None
+        return
+    try:
+        yield parent, name
     finally:
-        for fd in fds:
-            os.close(fd)
+        os.close(parent)
 
 
 def _resolves(parent: int, name: str) -> bool:
@@ -241,16 +249,10 @@ def _resolves(parent: int, name: str) -> bool:
 
 def _sweep(root_fd: int, rel: str) -> list[str]:
     """Remove what a command made at `rel` (relative to `root_fd`); the root-relative names removed."""
-    *dirs, name = rel.split("/")
-    fds: list[int] = []
-    try:
-        parent = root_fd
-        for part in dirs:
-            try:
-                parent = os.open(part, DIR_FLAGS, dir_fd=parent)
-            except OSError:
-                return []  # missing, or not a real folder: its own entry (`.git`) is judged on its own
-            fds.append(parent)
+    with _parent_of(root_fd, rel) as found:
+        if found is None:
+            return []  # missing, or not a real folder: its own entry (`.git`) is judged on its own
+        parent, name = found
         try:
             st = os.stat(name, dir_fd=parent, follow_symlinks=False)
         except OSError:
@@ -263,9 +265,6 @@ def _sweep(root_fd: int, rel: str) -> list[str]:
         if name == "config" and stat.S_ISREG(st.st_mode) and benign_config(_read(parent, name)):
             return []
         return [rel] if _remove(parent, name, is_dir) else []
-    finally:
-        for fd in fds:
-            os.close(fd)
 
 
 def _sweep_hooks(parent: int, name: str) -> list[str]:
