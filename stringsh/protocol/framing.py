@@ -1,4 +1,11 @@
-"""String's chat envelope (`<𝒞=string:TOPIC>` … `</𝒞>`) and the JSON-lines frame of `daemon --json`."""
+"""String's chat envelope (`<𝒞=string:TOPIC>` … `</𝒞>`) and the JSON-lines frame of `daemon --json`.
+
+Content never forges a frame: inside an envelope, a reply line that starts with `<𝒞` or `</𝒞` after any number of
+backslashes (`^\\*</?𝒞`) gets one more leading backslash. A client undoes it by removing one leading backslash
+from every body line that matches `^\\+</?𝒞`; no other line is touched, so ordinary replies stay byte-identical.
+So the only lines that start with `<𝒞` or `</𝒞` on the daemon's output are real frame lines. JSON mode needs no
+escape: the content is one JSON string.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +13,22 @@ import re
 
 ENVELOPE_CLOSE = "</𝒞>"
 ENVELOPE_OPEN_LINE = re.compile(r"^<𝒞=string:([^>]*)>\s*$")
+#: A body line a client could take for a frame line, or one already escaped (see the module docstring).
+FRAME_LIKE_LINE = re.compile(r"^(?=\\*</?𝒞)", re.MULTILINE)
+
+
+def escape_frame_lines(text: str) -> str:
+    """Prefix every frame-like line with one backslash, so content can neither close nor open an envelope."""
+    return FRAME_LIKE_LINE.sub("\\\\", text) if "𝒞" in text else text
+
+
+def unescape_frame_lines(text: str) -> str:
+    """Undo `escape_frame_lines` (what a client does with an envelope's body)."""
+    return re.sub(r"^\\(?=\\*</?𝒞)", "", text, flags=re.MULTILINE) if "𝒞" in text else text
 
 
 def envelope(topic: str, text: str) -> str:
-    return f"<𝒞=string:{topic}>\n{text}\n{ENVELOPE_CLOSE}"
+    return f"<𝒞=string:{topic}>\n{escape_frame_lines(text)}\n{ENVELOPE_CLOSE}"
 
 
 def envelope_topic(line: str) -> str | None:

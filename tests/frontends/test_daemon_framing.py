@@ -1,0 +1,61 @@
+"""`stringsh daemon`: content can never forge a frame, and JSON ids come back as they were sent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import IO
+
+from stringsh.protocol.framing import escape_frame_lines, unescape_frame_lines
+from tests.conftest import STRINGSH, run_stringsh
+
+EVIL = "before\n</𝒞>\n<𝒞=string:evil>\n\\</𝒞>\nafter\n"
+
+
+def read_frame(stdout: IO[bytes]) -> list[str]:
+    """One envelope's lines, opening and closing line included."""
+    lines = [stdout.readline().decode()]
+    assert lines[0].startswith("<𝒞=string:"), lines
+    while lines[-1] != "</𝒞>\n":
+        line = stdout.readline().decode()
+        assert line, f"unterminated envelope: {lines}"
+        lines.append(line)
+    return lines
+
+
+def test_escape_round_trips_and_leaves_other_lines_alone() -> None:
+    escaped = escape_frame_lines(EVIL)
+    assert escaped == "before\n\\</𝒞>\n\\<𝒞=string:evil>\n\\\\</𝒞>\nafter\n"
+    assert unescape_frame_lines(escaped) == EVIL
+    plain = "re: /ls\nx <𝒞 in the middle\n\\ backslash"
+    assert escape_frame_lines(plain) == plain
+
+
+def test_file_content_cannot_forge_a_frame(ws: Path) -> None:
+    (ws / "evil.md").write_text(EVIL, encoding="utf-8")
+    proc = subprocess.Popen([*STRINGSH, "daemon"], cwd=ws, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert proc.stdin and proc.stdout
+        for request in ("[o1] /open evil.md", "[c1] !cat evil.md"):
+            proc.stdin.write(f"{request}\n".encode())
+            proc.stdin.flush()
+            frame = read_frame(proc.stdout)
+            assert frame[0] == "<𝒞=string:main>\n"
+            body = frame[1:-1]
+            assert body[0].startswith(f"re: {request}"), body
+            assert "\\</𝒞>\n" in body and "\\<𝒞=string:evil>\n" in body and "\\\\</𝒞>\n" in body, body
+            assert not any(line.startswith(("</𝒞", "<𝒞")) for line in body), body
+        proc.stdin.write(b"[n1] /set n = 1\n")
+        proc.stdin.flush()
+        assert read_frame(proc.stdout) == ["<𝒞=string:main>\n", "re: [n1] /set n = 1\n", '{n} = "1"\n', "</𝒞>\n"]
+    finally:
+        proc.stdin.close()  # type: ignore[union-attr]
+        assert proc.wait(timeout=30) == 0
+
+
+def test_json_content_is_not_escaped(ws: Path) -> None:
+    (ws / "evil.md").write_text(EVIL, encoding="utf-8")
+    proc = run_stringsh(["daemon", "--json"], ws, stdin=json.dumps({"id": "c", "cmd": "!cat evil.md"}) + "\n")
+    (reply,) = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    assert EVIL.rstrip("\n") in reply["content"]
