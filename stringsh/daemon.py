@@ -47,6 +47,23 @@ class Job:
     request: Request
     session: Session
     queued_at: float
+    #: `daemon --json`: the request's id when it was a JSON number, so the reply echoes it as one.
+    json_id: int | None = None
+
+
+@dataclass
+class JsonItem(StreamItem):
+    """A `daemon --json` request; `json_id` as in `Job`."""
+
+    json_id: int | None = None
+
+
+@dataclass
+class Answered:
+    """A reply decided while reading a `daemon --json` line; `json_id` as in `Job`."""
+
+    reply: Reply
+    json_id: int | None = None
 
 
 class Daemon:
@@ -77,9 +94,13 @@ class Daemon:
         self._served = 0
         self._watch_wake = threading.Event()
 
-    def send(self, reply: Reply) -> None:
+    def send(self, reply: Reply, json_id: int | None = None) -> None:
         if self.json_mode:
-            self.writer.write(json_reply(reply.id, reply.ok, reply.code, reply.topic, reply.text))
+            # the id travels as text in the `re:` line; a client that sent a number gets its number back
+            request_id: str | int | None = reply.id
+            if json_id is not None and reply.id == str(json_id):
+                request_id = json_id
+            self.writer.write(json_reply(request_id, reply.ok, reply.code, reply.topic, reply.text))
         else:
             self.writer.write(envelope(reply.topic, reply.text))
 
@@ -90,7 +111,9 @@ class Daemon:
         if job is not None:
             self._start(self._run_topic, job)
 
-    def admit(self, text: str, topic: str | None, request: Request | None = None) -> Job | None:
+    def admit(
+        self, text: str, topic: str | None, request: Request | None = None, json_id: int | None = None
+    ) -> Job | None:
         """Decide a request's fate in arrival order: the job to run now, or None (queued or answered).
 
         The request is parsed (unless the line reader did) and its topic's session found here, once; the job
@@ -99,15 +122,16 @@ class Daemon:
             try:
                 request = parse_request(text)
             except StringError as exc:
-                self.send(format_error_item(text, (exc.code, exc.text), topic or "main"))
+                self.send(format_error_item(text, (exc.code, exc.text), topic or "main"), json_id)
                 return None
         try:
             session = self.dispatcher.session(topic)
         except StringError as exc:
-            self.send(format_reply(request.header, request.id, error=(exc.code, exc.text), topic=topic or ""))
+            reply = format_reply(request.header, request.id, error=(exc.code, exc.text), topic=topic or "")
+            self.send(reply, json_id)
             return None
         name = session.topic
-        job = Job(request, session, time.monotonic())
+        job = Job(request, session, time.monotonic(), json_id)
         with self._lock:
             if name in self._busy:
                 waiting = self._waiting.setdefault(name, deque())
@@ -129,7 +153,8 @@ class Daemon:
                         "Wait for replies, then send again.",
                     ),
                     topic=name,
-                )
+                ),
+                json_id,
             )
             return None
         return job
@@ -157,10 +182,11 @@ class Daemon:
                             f"Waited more than {self.queue_wait:g} s for topic {topic}; the command was not run.",
                         ),
                         topic=topic,
-                    )
+                    ),
+                    job.json_id,
                 )
             else:
-                self.send(self.dispatcher.run_serialised(request, job.session))
+                self.send(self.dispatcher.run_serialised(request, job.session), job.json_id)
             with self._lock:
                 waiting = self._waiting.get(topic)
                 if waiting:
@@ -169,7 +195,7 @@ class Daemon:
                     self._busy.discard(topic)
                     job = None
 
-    def serve(self, requests: Iterator[StreamItem | Reply]) -> None:
+    def serve(self, requests: Iterator[StreamItem | Reply | Answered]) -> None:
         """Read and run requests until end of input, then finish what is running."""
         watchdog = threading.Thread(target=self._watch, args=(requests,), daemon=True)
         watchdog.start()
@@ -178,7 +204,7 @@ class Daemon:
         self._watch_wake.set()  # lets the watchdog see the end of input
         watchdog.join()
 
-    def _follow(self, requests: Iterator[StreamItem | Reply], role: int) -> None:
+    def _follow(self, requests: Iterator[StreamItem | Reply | Answered], role: int) -> None:
         """Read a request, run it, read the next; leave when the watchdog gave reading to another thread."""
         while True:
             with self._read_lock:
@@ -190,7 +216,10 @@ class Daemon:
                     self._watch_wake.set()
                     return
                 # admitted while still the reader, so requests of one topic keep their order
-                job = self.admit(item.text, item.topic, item.request) if isinstance(item, StreamItem) else None
+                job = None
+                if isinstance(item, StreamItem):
+                    json_id = item.json_id if isinstance(item, JsonItem) else None
+                    job = self.admit(item.text, item.topic, item.request, json_id)
                 with self._lock:
                     self._role_running = True
                     self._served += 1
@@ -198,6 +227,8 @@ class Daemon:
                 self._watch_wake.set()
             if isinstance(item, Reply):
                 self.send(item)
+            elif isinstance(item, Answered):
+                self.send(item.reply, item.json_id)
             elif job is not None:
                 self._run_topic(job)
             with self._lock:
@@ -205,7 +236,7 @@ class Daemon:
                     return
                 self._role_running = False
 
-    def _watch(self, requests: Iterator[StreamItem | Reply]) -> None:
+    def _watch(self, requests: Iterator[StreamItem | Reply | Answered]) -> None:
         """Start another reader when the reading thread has run one request for a whole watch period."""
         seen = -1
         last_request = time.monotonic()
@@ -236,22 +267,30 @@ class Daemon:
             else:
                 yield item
 
-    def json_requests(self) -> Iterator[StreamItem | Reply]:
+    def json_requests(self) -> Iterator[StreamItem | Answered]:
         from json import loads as json_loads  # JSON mode only
 
         for raw in sys.stdin.buffer:
             line = raw.strip()
             if not line:
                 continue
+            request_id: str | None = None
+            json_id: int | None = None
             try:
                 message = json_loads(line)
+                bad_id = False
+                if isinstance(message, dict):
+                    # read before anything is refused, so a refusal still names the request it refuses
+                    raw_id = message.get("id")
+                    if isinstance(raw_id, int) and not isinstance(raw_id, bool):
+                        json_id, raw_id = raw_id, str(raw_id)
+                    if isinstance(raw_id, str) and re.match(REQUEST_ID_TEXT, raw_id):
+                        request_id = raw_id
+                    else:
+                        bad_id, json_id = raw_id is not None, None
                 if not isinstance(message, dict) or not isinstance(message.get("cmd"), str):
                     raise ValueError('expected an object with a string "cmd"')
-                request_id = message.get("id")
-                if isinstance(request_id, int) and not isinstance(request_id, bool):
-                    request_id = str(request_id)
-                well_formed = isinstance(request_id, str) and re.match(REQUEST_ID_TEXT, request_id)
-                if request_id is not None and not well_formed:
+                if bad_id:
                     raise ValueError('"id" must be 1-64 characters of A-Z a-z 0-9 . _ : -')
                 topic = message.get("topic")
                 if topic is not None and not isinstance(topic, str):
@@ -262,12 +301,12 @@ class Daemon:
                     f"re: (invalid request)\nERROR(INVALID_PAYLOAD): Malformed JSON request: {reason}\n"
                     'Send one object per line: {"id": "1", "cmd": "/help", "topic": "main"}'
                 )
-                yield Reply(text, False, "INVALID_PAYLOAD", None, "main")
+                yield Answered(Reply(text, False, "INVALID_PAYLOAD", request_id, "main"), json_id)
                 continue
             cmd = message["cmd"]
             if request_id is not None and not cmd.lstrip().startswith("["):
                 cmd = f"[{request_id}] {cmd.lstrip()}"
-            yield StreamItem(cmd, topic)
+            yield JsonItem(cmd, topic, json_id=json_id)
 
     def drain(self) -> None:
         """Wait until every request read so far has run and been answered."""

@@ -37,7 +37,7 @@ def envelope_topic(line: str) -> str | None:
     return match.group(1) if match else None
 
 
-def json_reply(request_id: str | None, ok: bool, code: str | None, topic: str, content: str) -> str:
+def json_reply(request_id: str | int | None, ok: bool, code: str | None, topic: str, content: str) -> str:
     import json  # `daemon --json` only
 
     return json.dumps(

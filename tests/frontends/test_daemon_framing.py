@@ -59,3 +59,32 @@ def test_json_content_is_not_escaped(ws: Path) -> None:
     proc = run_stringsh(["daemon", "--json"], ws, stdin=json.dumps({"id": "c", "cmd": "!cat evil.md"}) + "\n")
     (reply,) = [json.loads(line) for line in proc.stdout.decode().splitlines()]
     assert EVIL.rstrip("\n") in reply["content"]
+
+
+def test_json_ids_come_back_with_their_type_even_when_refused(ws: Path) -> None:
+    lines = [
+        json.dumps({"id": 7, "cmd": "/set n = 7"}),
+        json.dumps({"id": "7", "cmd": "/set s = 7", "topic": "t2"}),
+        json.dumps({"id": -3, "cmd": "/write x <<EOF\nno end"}),
+        json.dumps({"id": 8, "cmd": "[own] /set o = 1", "topic": "t3"}),
+        json.dumps({"id": "no-cmd"}),
+        json.dumps({"id": 9, "topic": "t1"}),
+        json.dumps({"id": "10", "cmd": "/ls", "topic": 5}),
+        json.dumps({"id": "has space"}),
+    ]
+    proc = run_stringsh(["daemon", "--json"], ws, stdin="\n".join(lines) + "\n")
+    replies = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    ids = [reply["id"] for reply in replies]
+    assert sorted(ids, key=repr) == sorted([7, "7", -3, "own", "no-cmd", 9, "10", None], key=repr)
+    by_id = {repr(reply["id"]): reply for reply in replies}
+    assert by_id["7"]["content"] == 're: [7] /set n = 7\n{n} = "7"'
+    assert by_id["'7'"]["content"] == 're: [7] /set s = 7\n{s} = "7"'
+    assert by_id["-3"]["code"] == "INVALID_PAYLOAD"
+    assert by_id["-3"]["content"].startswith("re: [-3] /write x\nERROR(INVALID_PAYLOAD): Unterminated heredoc")
+    refused = (
+        're: (invalid request)\nERROR(INVALID_PAYLOAD): Malformed JSON request: expected an object with a string "cmd"'
+    )
+    assert by_id["'no-cmd'"]["content"].startswith(refused)
+    assert by_id["9"]["content"].startswith(refused) and by_id["9"]["code"] == "INVALID_PAYLOAD"
+    assert '"topic" must be a string' in by_id["'10'"]["content"]
+    assert by_id["None"]["content"].startswith(refused)
