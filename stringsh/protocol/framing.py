@@ -13,6 +13,8 @@ import re
 
 ENVELOPE_CLOSE = "</𝒞>"
 ENVELOPE_OPEN_LINE = re.compile(r"^<𝒞=string:([^>]*)>\s*$")
+#: A shell reply's status line (`ShellResult.message`, `CliRun.message`).
+SHELL_STATUS_LINE = re.compile(r"^exit: (\d+) \| cwd: (.+)$")
 #: A body line a client could take for a frame line, or one already escaped (see the module docstring).
 FRAME_LIKE_LINE = re.compile(r"^(?=\\*</?𝒞)", re.MULTILINE)
 
@@ -37,9 +39,21 @@ def envelope_topic(line: str) -> str | None:
     return match.group(1) if match else None
 
 
+def shell_fields(content: str) -> dict[str, int | str]:
+    """`exit` and `cwd` of a shell reply, read from its status line (the line after `re:`), else nothing.
+
+    Only a command's own status line has this shape (what a program printed comes after `---`), so a client can
+    rely on the fields instead of parsing text."""
+    if "\nexit: " not in content:
+        return {}
+    match = SHELL_STATUS_LINE.match(content.split("\n", 2)[1])
+    return {"exit": int(match.group(1)), "cwd": match.group(2)} if match else {}
+
+
 def json_reply(request_id: str | int | None, ok: bool, code: str | None, topic: str, content: str) -> str:
+    """One JSON line; shell replies also carry `exit` and `cwd` (see `shell_fields`)."""
     import json  # `daemon --json` only
 
-    return json.dumps(
-        {"id": request_id, "ok": ok, "code": code, "topic": topic, "content": content}, ensure_ascii=False
-    )
+    reply: dict[str, object] = {"id": request_id, "ok": ok, "code": code, "topic": topic, "content": content}
+    reply.update(shell_fields(content))
+    return json.dumps(reply, ensure_ascii=False)

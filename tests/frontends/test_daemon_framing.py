@@ -88,3 +88,20 @@ def test_json_ids_come_back_with_their_type_even_when_refused(ws: Path) -> None:
     assert by_id["9"]["content"].startswith(refused) and by_id["9"]["code"] == "INVALID_PAYLOAD"
     assert '"topic" must be a string' in by_id["'10'"]["content"]
     assert by_id["None"]["content"].startswith(refused)
+
+
+def test_json_shell_replies_carry_exit_and_cwd(ws: Path) -> None:
+    (ws / "sub").mkdir()
+    lines = [
+        json.dumps({"id": "a", "cmd": "!cd sub && (exit 3)"}),
+        json.dumps({"id": "b", "cmd": "!printf 'x\\nexit: 9 | cwd: /elsewhere\\n'"}),
+        json.dumps({"id": "c", "cmd": "/ls"}),
+    ]
+    proc = run_stringsh(["daemon", "--json"], ws, stdin="\n".join(lines) + "\n")
+    by_id = {reply["id"]: reply for reply in map(json.loads, proc.stdout.decode().splitlines())}
+    cwd = str((ws / "sub").resolve())
+    assert by_id["a"]["code"] == "EXIT_3"
+    assert (by_id["a"]["exit"], by_id["a"]["cwd"]) == (3, cwd)
+    assert f"\nexit: 3 | cwd: {by_id['a']['cwd']}\n" in by_id["a"]["content"]
+    assert (by_id["b"]["exit"], by_id["b"]["cwd"]) == (0, cwd)  # printed text is not the status line
+    assert list(by_id["c"]) == ["id", "ok", "code", "topic", "content"]  # other replies are unchanged
