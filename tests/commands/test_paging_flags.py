@@ -21,3 +21,19 @@ def test_path_starting_with_dash_after_double_dash(ws: Path, dispatcher) -> None
     (ws / "-notes.md").write_text("# Dash\n")
     assert dispatcher.execute("/open -- -notes.md").text.startswith("re: /open -- -notes.md\nOpened -notes.md\n")
     assert dispatcher.execute("/source --from 1 -- -notes.md").text.endswith("[source: -notes.md]\n---\n# Dash")
+
+
+def test_write_force_after_the_path_is_refused_not_written(ws: Path, dispatcher) -> None:
+    (ws / "n1.txt").write_text("old\n")
+    assert dispatcher.execute("/write n1.txt --force hi").text == (
+        "re: /write n1.txt --force hi\nERROR(INVALID_PAYLOAD): --force must come before the path in /write\n"
+        "Put --force before the path: /write --force n1.txt <text>"
+    )
+    assert (ws / "n1.txt").read_text() == "old\n"
+    assert dispatcher.execute('/write "new 1.txt" --force hi').text.endswith(
+        '--force must come before the path in /write\nPut --force before the path: /write --force "new 1.txt" <text>'
+    )
+    assert not (ws / "new 1.txt").exists()
+    reply = dispatcher.execute("/write --force n1.txt hi").text
+    assert reply == "re: /write --force n1.txt hi\nWritten: n1.txt (3 bytes, 1 lines)"
+    assert (ws / "n1.txt").read_text() == "hi\n"
