@@ -37,3 +37,35 @@ def test_write_force_after_the_path_is_refused_not_written(ws: Path, dispatcher)
     reply = dispatcher.execute("/write --force n1.txt hi").text
     assert reply == "re: /write --force n1.txt hi\nWritten: n1.txt (3 bytes, 1 lines)"
     assert (ws / "n1.txt").read_text() == "hi\n"
+
+
+def make_long(ws: Path) -> None:
+    lines = ["# Title", "", *[f"para {i}" for i in range(3, 20)], "", "## Example {#example}", ""]
+    (ws / "long.md").write_text("\n".join([*lines, *[f"ex line {i}" for i in range(23, 40)]]) + "\n")
+
+
+def test_from_on_a_block_applies_or_names_the_block_lines(ws: Path, dispatcher) -> None:
+    make_long(ws)
+    assert dispatcher.execute("/open long.md#example --from 38").text == (
+        "re: /open long.md#example --from 38\nOpened long.md#example\n---\nex line 38\nex line 39"
+    )
+    assert dispatcher.execute("/open long.md#example --from 10").text == (
+        "re: /open long.md#example --from 10\n"
+        "ERROR(INVALID_PAYLOAD): --from 10 is outside long.md#example, which is source lines 21-39\n"
+        "Give --from 21 to 39, or read it whole: /open long.md#example"
+    )
+
+
+def test_from_past_the_end_says_the_length(ws: Path, dispatcher) -> None:
+    make_long(ws)
+    (ws / "t.txt").write_text("a\nb\n")
+    assert dispatcher.execute("/open long.md --from 500").text == (
+        "re: /open long.md --from 500\nERROR(INVALID_PAYLOAD): long.md has 39 lines; --from 500 is past the end\n"
+        "Read it from the start: /open long.md"
+    )
+    assert dispatcher.execute("/open t.txt --from 3").text.endswith("t.txt has 2 lines; --from 3 is past the end\n"
+                                                                    "Read it from the start: /open t.txt")
+    assert dispatcher.execute("/source long.md --from 40").text.endswith(
+        "long.md has 39 lines; --from 40 is past the end\nRead it from the start: /source long.md"
+    )
+    assert dispatcher.execute("/open t.txt --from 2").text == "re: /open t.txt --from 2\nOpened t.txt\n---\nb"
