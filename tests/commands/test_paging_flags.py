@@ -69,3 +69,20 @@ def test_from_past_the_end_says_the_length(ws: Path, dispatcher) -> None:
         "long.md has 39 lines; --from 40 is past the end\nRead it from the start: /source long.md"
     )
     assert dispatcher.execute("/open t.txt --from 2").text == "re: /open t.txt --from 2\nOpened t.txt\n---\nb"
+
+
+def test_ls_a_lists_dot_files_but_never_secrets_or_state(ws: Path, dispatcher) -> None:
+    (ws / ".hidden").mkdir()
+    (ws / ".gitignore").write_text("x\n")
+    (ws / ".env").write_text("TOKEN=1\n")
+    (ws / "b.txt").write_text("b\n")
+    dispatcher.execute("/write n.txt hi")  # the engine's `.stringsh/` exists from here on
+    assert dispatcher.execute("/ls").text == "re: /ls\nListing ./\n---\n  b.txt\n  n.txt"
+    assert dispatcher.execute("/ls -a").text == (
+        "re: /ls -a\nListing ./\n---\n  .hidden/\n  .gitignore\n  b.txt\n  n.txt"
+    )
+    assert dispatcher.execute("/ls -a .hidden").text == "re: /ls -a .hidden\nListing .hidden/\n---\n(empty)"
+    assert dispatcher.execute("/ls -x").text == (
+        "re: /ls -x\nERROR(INVALID_PAYLOAD): Unknown flag for /ls: -x\n"
+        "Flags of /ls: -a. A path that starts with - goes after --: /ls -- -x"
+    )
