@@ -7,7 +7,7 @@ from stringsh.commands.registry import handler
 from stringsh.documents.targets import split_from
 from stringsh.protocol.response import Result
 from stringsh.render import plain
-from stringsh.render.view import budget_from, masked
+from stringsh.render.view import budget_from, check_start, masked
 
 
 @handler("source")
@@ -21,11 +21,12 @@ def source(ctx: Context) -> Result:
     else:
         view = documents.read_for_edit(path or documents.current().path)
     view = masked(view, ctx.documents.workspace.redact_lines)
+    count = len(view.doc.lines) - (1 if view.doc.text.endswith("\n") else 0)
+    check_start(view.path, count, start, "/source")
     budget = budget_from(ctx.session.variables)
     rendered = plain.render_text(view.doc.lines, start=start, budget=budget)
     content = rendered.text
     if rendered.next_line is not None:
-        count = len(view.doc.lines) - (1 if view.doc.text.endswith("\n") else 0)
         hint = plain.cut_hint(view.path, rendered, count, budget).replace("Read on: /open ", "Read on: /source ")
         content = f"{content}\n\n{hint}"
     if not view.doc.text:

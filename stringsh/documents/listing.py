@@ -24,9 +24,9 @@ def list_directory(workspace: Workspace, path: str, *, topic: str | None = None)
     return rel, [(entry.name, entry.is_dir) for entry in entries]
 
 
-def format_listing(rel: str, entries: list[tuple[str, bool]]) -> Result:
-    """`Listing rel/` then dirs (with `/`) and files, each sorted, dot-files hidden."""
-    visible = [(name, is_dir) for name, is_dir in entries if not name.startswith(".")]
+def format_listing(rel: str, entries: list[tuple[str, bool]], *, hidden: bool = False) -> Result:
+    """`Listing rel/` then dirs (with `/`) and files, each sorted, dot-files hidden unless `hidden` (`/ls -a`)."""
+    visible = [(name, is_dir) for name, is_dir in entries if hidden or not name.startswith(".")]
     dirs = sorted((name for name, is_dir in visible if is_dir), key=_sort_key)
     files = sorted((name for name, is_dir in visible if not is_dir), key=_sort_key)
     lines = [f"  {name}/" for name in dirs] + [f"  {name}" for name in files]

@@ -11,8 +11,10 @@ if TYPE_CHECKING:
 
 
 def split_from(args: list[str], name: str) -> tuple[str | None, int]:
-    """(target, 0-based start line) from `/name [target] [--from N]`; `args` is not changed."""
-    args = list(args)
+    """(target, 0-based start line) from `/name [target] [--from N]`; `args` is not changed.
+
+    A word after `--` is always a target, so a path that starts with `-` can still be named."""
+    args, literal = split_dashes(args)
     start = 0
     if "--from" in args:
         i = args.index("--from")
@@ -21,10 +23,36 @@ def split_from(args: list[str], name: str) -> tuple[str | None, int]:
             raise StringError("INVALID_PAYLOAD", f"--from needs a line number (1 or more), got: {value or '(nothing)'}")
         start = int(value) - 1
         del args[i : i + 2]
+    refuse_unknown_flags(args, name)
+    args += literal
     if len(args) > 1:
         raise StringError("INVALID_PAYLOAD", f"/{name} takes one target, got {len(args)}: {' '.join(args)}",
                           "Quote a path that contains spaces.")
     return (args[0] if args else None), start
+
+
+def split_dashes(args: list[str]) -> tuple[list[str], list[str]]:
+    """(words before `--`, words after it): the latter are never flags."""
+    if "--" not in args:
+        return list(args), []
+    i = args.index("--")
+    return list(args[:i]), list(args[i + 1 :])
+
+
+def refuse_unknown_flags(args: list[str], name: str, flags: tuple[str, ...] | None = None) -> None:
+    """Name the first word that looks like a flag, rather than count it as a second target; `flags` defaults to the
+    command table's."""
+    unknown = next((a for a in args if a.startswith("-") and a != "-"), None)
+    if unknown is None:
+        return
+    if flags is None:
+        from stringsh.commands.table import COMMANDS  # a static table: no handler modules load
+
+        spec = COMMANDS.get(name)
+        flags = spec.flags if spec is not None else ()
+    known = f"Flags of /{name}: {', '.join(flags)}." if flags else f"/{name} takes no flags."
+    raise StringError("INVALID_PAYLOAD", f"Unknown flag for /{name}: {unknown}",
+                      f"{known} A path that starts with - goes after --: /{name} -- {unknown}")
 
 
 def edit_target(documents: DocumentService, args: list[str], name: str) -> tuple[str, str | None, int]:

@@ -33,6 +33,11 @@ def split_target(
     inline = (match.group(4) or "").strip()
     if allow_force and body is not None and inline == FORCE:
         force, inline = True, ""
+    if allow_force and body is None and (inline == FORCE or inline.startswith(FORCE + " ")):
+        shown = f'"{path}"' if " " in path else path
+        # Written as text, the flag would replace the file with "--force …" and still not force it.
+        raise StringError("INVALID_PAYLOAD", f"--force must come before the path in /{name}",
+                          f"Put --force before the path: /{name} --force {shown} <text>")
     if body is not None:
         if inline:
             raise StringError("INVALID_PAYLOAD", usage, "Give the content either on the line or in the body, not both.")

@@ -195,12 +195,21 @@ def render_view(view: DocumentView, *, start: int = 0, budget: int = plain.DEFAU
     if view.kind == "binary":
         return f"[binary file] {view.mime}, {view.size} bytes (not shown)"
     if view.kind == "text":
-        rendered = plain.render_text(view.doc.lines, start=start, budget=budget)
         count = _line_count(view.doc.lines)
+        check_start(view.path, count, start, command)
+        rendered = plain.render_text(view.doc.lines, start=start, budget=budget)
     elif view.block:
-        rendered = plain.render_block(view.doc, resolve_block(view, view.block), start=start, budget=budget)
+        block = resolve_block(view, view.block)
+        if start and not block.start <= start < block.end:  # else the whole block shows, as if --from were not given
+            raise StringError(
+                "INVALID_PAYLOAD",
+                f"--from {start + 1} is outside {view.label}, which is source lines {block.start + 1}-{block.end}",
+                f"Give --from {block.start + 1} to {block.end}, or read it whole: {command} {view.label}",
+            )
+        rendered = plain.render_block(view.doc, block, start=start, budget=budget)
         count = view.index.line_count
     else:
+        check_start(view.path, view.index.line_count, start, command)
         rendered = plain.render_document(view.doc, start=start, budget=budget, missing_env=missing_env,
                                          load_include=load_include, identity=view.path)
         count = view.index.line_count
@@ -211,6 +220,13 @@ def render_view(view: DocumentView, *, start: int = 0, budget: int = plain.DEFAU
     if command != "/open":
         hint = hint.replace("Read on: /open ", f"Read on: {command} ")
     return f"{rendered.text}\n\n{hint}"
+
+
+def check_start(path: str, count: int, start: int, command: str) -> None:
+    """`--from` past the last line would show nothing at all: say how long the file is instead."""
+    if start and start >= count:
+        raise StringError("INVALID_PAYLOAD", f"{path} has {count} lines; --from {start + 1} is past the end",
+                          f"Read it from the start: {command} {path}")
 
 
 def _line_count(lines: list[str]) -> int:
