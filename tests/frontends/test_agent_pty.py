@@ -5,6 +5,7 @@ and its few-KB echo buffer."""
 from __future__ import annotations
 
 import os
+import select
 import sys
 from pathlib import Path
 
@@ -30,12 +31,21 @@ def spawn(ws: Path, *args: str, env: dict[str, str] | None = None) -> pexpect.sp
     return child
 
 
-def send_all(child: pexpect.spawn, data: str) -> None:
-    """Write every byte (one os.write may take only part of a large buffer)."""
+def send_all(child: pexpect.spawn, data: str, timeout: float = 60) -> None:
+    """Write every byte without reading; fail (rather than hang) when the pty stops taking input: a deadlock."""
     raw = data.encode("utf-8")
-    while raw:
-        written = os.write(child.child_fd, raw[: 64 * 1024])
-        raw = raw[written:]
+    fd = child.child_fd
+    os.set_blocking(fd, False)
+    try:
+        while raw:
+            if not select.select([], [fd], [], timeout)[1]:
+                pytest.fail(f"deadlock: the pty took no input for {timeout} s with {len(raw)} bytes left to write")
+            try:
+                raw = raw[os.write(fd, raw[: 64 * 1024]) :]
+            except BlockingIOError:
+                continue
+    finally:
+        os.set_blocking(fd, True)
 
 
 def test_a_1mb_single_line_body_is_written_whole_over_plain_on_a_pty(ws: Path) -> None:
