@@ -53,6 +53,8 @@ class TtyLines:
         self._ended = False
         attrs = termios.tcgetattr(fd)
         attrs[3] &= ~(termios.ICANON | termios.ECHO | termios.ECHONL)
+        # NOFLSH: on Ctrl-C the kernel would flush output too, racing the fresh prompt; `discard` flushes input
+        attrs[3] |= termios.NOFLSH
         attrs[6][termios.VMIN] = 1
         attrs[6][termios.VTIME] = 0
         termios.tcsetattr(fd, termios.TCSADRAIN, attrs)
@@ -64,7 +66,11 @@ class TtyLines:
             termios.tcsetattr(self._fd, termios.TCSADRAIN, self._saved)
 
     def discard(self) -> None:
-        """Drop the half-typed line, as canonical mode does on Ctrl-C."""
+        """Drop the half-typed line and unread input, as canonical mode does on Ctrl-C."""
+        import termios
+
+        with suppress(termios.error):
+            termios.tcflush(self._fd, termios.TCIFLUSH)
         self._line.clear()
         self._ready.clear()
 
