@@ -31,6 +31,7 @@ class Options:
         self.policy: str | None = None
         self.command: str | None = None
         self.plain = False
+        self.no_echo = False
         self.color = False
         self.mode: str | None = None
         self.files: list[str] = []
@@ -50,6 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--policy", default=None, help="policy file (default: stringsh.toml in the workspace root)")
     parser.add_argument("-c", dest="command", default=None, help="run one request and exit")
     parser.add_argument("--plain", action="store_true", help="plain line mode: fixed prompt, no colour or escapes")
+    parser.add_argument(
+        "--no-echo",
+        action="store_true",
+        help="agent mode of the plain loop: no prompts, no echo of input (also STRINGSH_NO_ECHO=1)",
+    )
     parser.add_argument("--color", action="store_true", help="with -c and run: render replies for people (rich)")
     sub = parser.add_subparsers(dest="mode")
     run = sub.add_parser("run", help="run script files of requests ('-' reads stdin)")
@@ -86,6 +92,8 @@ def quick_parse(argv: list[str]) -> Options | None:
                 options.command = value
         elif word == "--plain":
             options.plain = True
+        elif word == "--no-echo":
+            options.no_echo = True
         elif word == "--color":
             options.color = True
         elif word in SUBCOMMANDS:
@@ -195,8 +203,19 @@ def run_trust(args: Options) -> int:
     return 0
 
 
+def wants_no_echo(args: Options) -> bool:
+    """The plain loop's agent mode: `--no-echo` or `STRINGSH_NO_ECHO=1` (also selects the plain loop)."""
+    return args.no_echo or os.environ.get("STRINGSH_NO_ECHO", "") not in ("", "0")
+
+
 def wants_plain(args: Options) -> bool:
-    return args.plain or os.environ.get("TERM") == "dumb" or not sys.stdin.isatty() or not sys.stdout.isatty()
+    return (
+        args.plain
+        or wants_no_echo(args)
+        or os.environ.get("TERM") == "dumb"
+        or not sys.stdin.isatty()
+        or not sys.stdout.isatty()
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -220,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.mode != "repl" and wants_plain(args):
             from stringsh.plain import run_plain
 
-            return run_plain(dispatcher)
+            return run_plain(dispatcher, echo=not wants_no_echo(args))
         return run_interactive(dispatcher)
     except KeyboardInterrupt:
         # Ctrl-C in -c, run or daemon: stop cleanly (the journal keeps every file whole), status 130 as shells do
