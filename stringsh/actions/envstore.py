@@ -7,15 +7,12 @@ replies and listings show them masked.
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 
 from stringsh.errors import StringError
-from stringsh.userdirs import config_dir
+from stringsh.userdirs import config_dir, exclusive, write_private
 
 MASK = "••••••"
 NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
@@ -82,25 +79,10 @@ class EnvStore:
                 "INVALID_PAYLOAD", f"Invalid variable name: ${name}", "Use upper-case letters, digits and _."
             )
         path = self.file(scope)
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        lock = os.open(path.parent / ".env.lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # two processes setting at once: neither value is lost
+        with exclusive(path.parent / ".env.lock"):  # two processes setting at once: neither value is lost
             env = self._load(scope)
             env[name] = value
-            fd, tmp = tempfile.mkstemp(prefix=".env-", suffix=".tmp", dir=path.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    os.fchmod(handle.fileno(), 0o600)
-                    json.dump({"env": env}, handle, indent=2, sort_keys=True)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
-        finally:
-            os.close(lock)
+            write_private(path, json.dumps({"env": env}, indent=2, sort_keys=True).encode("utf-8"))
 
     def secrets(self, scope: str = GLOBAL) -> list[str]:
         """Every stored value worth masking in output (very short values would mask ordinary text)."""

@@ -12,7 +12,7 @@ import stat
 from pathlib import Path
 
 from stringsh.errors import StringError
-from stringsh.userdirs import config_dir
+from stringsh.userdirs import config_dir, exclusive, write_private
 
 TRUST_FILE = "trusted-workspaces"
 NO_FILE = "-"
@@ -71,34 +71,25 @@ def record(root: Path, policy_bytes: bytes | None) -> None:
             f"A folder whose name holds a control character or line break cannot be trusted: {path!r}",
             "Rename the folder, then run stringsh trust again.",
         )
-    entries = records()
-    entries[path] = digest(policy_bytes)
-    _write(entries)
+    with exclusive(_lock_file()):
+        entries = records()
+        entries[path] = digest(policy_bytes)
+        _write(entries)
 
 
 def revoke(root: Path) -> bool:
-    entries = records()
-    if entries.pop(str(root.resolve()), None) is None:
-        return False
-    _write(entries)
+    with exclusive(_lock_file()):
+        entries = records()
+        if entries.pop(str(root.resolve()), None) is None:
+            return False
+        _write(entries)
     return True
 
 
+def _lock_file() -> Path:
+    return config_dir() / f".{TRUST_FILE}.lock"
+
+
 def _write(entries: dict[str, str]) -> None:
-    """Temp file (0600) in the config folder, fsync, rename over the old one, fsync the folder."""
-    folder = config_dir()
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     text = HEADER + "".join(f"{digest}\t{path}\n" for path, digest in sorted(entries.items()))
-    temp = folder / f".{TRUST_FILE}.{os.getpid()}.tmp"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        os.write(fd, text.encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(temp, folder / TRUST_FILE)
-    dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    write_private(trust_file(), text.encode("utf-8"))

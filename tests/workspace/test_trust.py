@@ -238,3 +238,20 @@ def test_a_line_break_in_a_folder_name_cannot_forge_a_trust_record(tmp_path: Pat
     trust_file.write_text(f"# planted\n-\t{tmp_path}/a{sep}{trust.digest(evil)}\t{victim}\n")  # written by hand
     trust_file.chmod(0o600)
     assert not trust.is_trusted(victim, evil)
+
+
+def test_two_processes_trusting_at_once_lose_no_record(tmp_path: Path) -> None:
+    """`stringsh trust` in two terminals at once: each is a read-modify-write of one file, so it is locked."""
+    import subprocess
+    import sys
+
+    folders = [tmp_path / f"w{i}" for i in range(24)]
+    for folder in folders:
+        folder.mkdir()
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom stringsh.workspace import trust\n"
+        "for name in sys.argv[1:]:\n    trust.record(Path(name), None)\n"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", code, *map(str, folders[i::2])]) for i in (0, 1)]
+    assert [proc.wait(timeout=60) for proc in procs] == [0, 0]
+    assert all(trust.is_trusted(folder, None) for folder in folders)
