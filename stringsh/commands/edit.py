@@ -6,12 +6,13 @@ import hashlib
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
+from stringsh.documents import blockedit
 from stringsh.documents.guard import FORCE, require_seen
 from stringsh.documents.masking import masked_note, refuse_mask_writeback
 from stringsh.documents.targets import edit_target
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
-from stringsh.render.document import is_markdown
+from stringsh.render.document import Document, is_markdown
 from stringsh.render.view import DocumentView, budget_from, masked, numbered, resolve_block
 from stringsh.workspace import ChangeSet
 from stringsh.workspace.textio import encode
@@ -58,18 +59,27 @@ def refuse_stale_view(ctx: Context, view: DocumentView) -> None:
         )
 
 
-def edit_block(ctx: Context, view: DocumentView, block_id: str, body: str) -> Result:
+def edit_block(ctx: Context, view: DocumentView, block_id: str, body: str, force: bool) -> Result:
     refuse_stale_view(ctx, view)
     block = resolve_block(view, block_id)
     documents = ctx.documents
-    refuse_mask_writeback(documents.workspace, f"{view.path}#{block_id}", view.doc.block_source(block), body)
+    label = f"{view.path}#{block_id}"
+    refuse_mask_writeback(documents.workspace, label, view.doc.block_source(block), body)
+    body = blockedit.without_own_heading(view.doc, block, body, label)
+    blockedit.refuse_empty(body, label, force)
+    start, end = view.doc.block_range(block)
     edited = view.doc.edit_block(block, body)
+    count = len(edited.lines) - (len(view.doc.lines) - (end - start))
     if edited.resolve(block_id) is None:  # checked on the new text before writing, so nothing breaks on disk
         raise StringError(
             "INVALID_PAYLOAD",
-            f"Refusing to edit {view.path}#{block_id}: with this text the block would no longer resolve.",
+            f"Refusing to edit {label}: with this text the block would no longer resolve.",
             "Check the body for an unclosed ``` fence or a block marker; nothing was written.",
         )
+    blockedit.refuse_open_fence(body, label)
+    blockedit.refuse_damage_outside(view.doc, edited, start, end, count, label)
+    blockedit.refuse_view_references(body, view.doc.text, edited, label, label)
+    splice = blockedit.Splice(edited, end - start, count, blockedit.nested_blocks(view.doc, block, start, end))
     # The spliced text already has the file's own line endings, so it is encoded here as the file was read and
     # applied as one journaled change guarded by the hash the view was built from (a change since is a CONFLICT).
     data = encode(edited.text, view.encoding, view.bom, view.path)
@@ -78,20 +88,49 @@ def edit_block(ctx: Context, view: DocumentView, block_id: str, body: str) -> Re
     edited.sha256 = hashlib.sha256(data).hexdigest()
     documents.state.index_cache.put(edited.sha256, edited.index, len(data))
     documents.after_write(view.path, edited.sha256, edited)
-    return Result(f"Edited {view.path}#{block_id} ({edited.index.line_count} lines)")
+    return edited_reply(label, edited.index.line_count, splice)
+
+
+def edited_reply(label: str, total: int, splice: blockedit.Splice | None = None) -> Result:
+    """The one place an /edit reply is worded: the file's new length; for a block, what was replaced by what and
+    which nested blocks went with it."""
+    if splice is None:
+        return Result(f"Edited {label} ({total} lines, whole file)")
+    text = (f"Edited {label} ({total} lines): {lines(splice.old_count)} replaced by {lines(splice.new_count)}")
+    if splice.removed:
+        text += f"; removed with them: {', '.join(splice.removed)}"
+    return Result(text)
+
+
+def lines(n: int) -> str:
+    return f"{n} line" if n == 1 else f"{n} lines"
+
+
+def follow_file(body: str, old: str) -> str:
+    """A whole-file body gets the file's final-newline state; `\r\n` in it becomes `\n`, which the engine writes
+    with the file's own line ending (DESIGN.md §5)."""
+    body = body.replace("\r\n", "\n")
+    if not old:
+        return body
+    if old.endswith(("\n", "\r")):
+        return body if not body or body.endswith("\n") else body + "\n"
+    return body[:-1] if body.endswith("\n") else body
 
 
 def edit_whole(ctx: Context, view: DocumentView, body: str, force: bool) -> Result:
     documents = ctx.documents
+    blockedit.refuse_empty(body, view.path, force)
     overwrite = require_seen(ctx.session.seen, view.path, label=view.path, force=force, force_note_on_change=False)
     refuse_mask_writeback(documents.workspace, view.path, view.doc.text, body)
+    body = follow_file(body, view.doc.text)
+    if is_markdown(view.path):
+        blockedit.refuse_view_references(body, view.doc.text, Document.parse(body), view.path, view.path)
     with overwrite.checked():
         outcome = documents.workspace.write_text(
             view.path, body, topic=ctx.session.topic, expected_sha256=overwrite.expected, op="edit"
         )
     documents.after_write(view.path, outcome.sha256)
-    lines = body.count("\n") + (0 if not body or body.endswith("\n") else 1)
-    return Result(f"Edited {view.path} ({lines} lines, whole file)")
+    return edited_reply(view.path, body.count("\n") + (0 if not body or body.endswith("\n") else 1))
 
 
 @handler("edit")
@@ -106,5 +145,5 @@ def edit(ctx: Context) -> Result:
         if not is_markdown(view.path):
             raise StringError("BLOCK_NOT_FOUND", f"Block not found: #{block} in {view.path}",
                               "This document has no blocks.")
-        return edit_block(ctx, view, block, ctx.body)
+        return edit_block(ctx, view, block, ctx.body, force)
     return edit_whole(ctx, view, ctx.body, force)

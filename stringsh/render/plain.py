@@ -54,17 +54,27 @@ def is_auto_shortcut_href(href: str) -> bool:
 
 @dataclass
 class _Links:
-    """Auto-shortcut state shared by every line of one rendering (ids are unique per rendering)."""
+    """Auto-shortcut state of one rendering. Ids are the document's, not the window's: before its first id a window
+    (a page from `--from N`, a block) counts the links above it (`catch_up`), so `@link-3` names the same link in
+    every view of a document; links an include brings in are numbered after all of the document's own."""
 
     references: dict[str, str]
     shortcuts: dict[str, str] = field(default_factory=dict)
     seen: set[str] = field(default_factory=set)
     counts: dict[str, int] = field(default_factory=dict)
     link_number: int = 1
+    #: Counts the document's links before the window (once, on the first id), then is cleared.
+    catch_up: Callable[[_Links], None] | None = None
+    #: Counts every link of the document: where included links start (once, on the first include).
+    whole: Callable[[_Links], None] | None = None
+    included: _Links | None = None
 
     def auto_id(self, label: str, href: str) -> str | None:
         if not is_auto_shortcut_href(href):
             return None
+        if self.catch_up is not None:
+            catch_up, self.catch_up = self.catch_up, None
+            catch_up(self)
         slug = string_slug(label)
         if len(label) <= 20 and SLUGGABLE_LABEL.match(label) and slug:
             if slug not in self.seen:
@@ -80,6 +90,21 @@ class _Links:
         self.seen.add(shortcut_id)
         self.shortcuts[shortcut_id] = href
         return shortcut_id
+
+    def adopt(self, counted: _Links) -> None:
+        """Continue numbering after the links `counted` has seen (their ids stay out of this window's shortcuts)."""
+        self.seen |= counted.seen
+        self.counts.update(counted.counts)
+        self.link_number = counted.link_number
+
+    def for_include(self) -> _Links:
+        """The numbering an include's links get: after every link of the including document, shared by its includes."""
+        if self.included is None:
+            self.included = _Links(self.references, self.shortcuts)
+            self.included.included = self.included
+            if self.whole is not None:
+                self.whole(self.included)
+        return self.included
 
     def rewrite(self, segment: str) -> str:
         if self.references:
@@ -228,9 +253,10 @@ def _include(
             f"  2. Explicit ID: ## Heading {{#{block_id}}}",
             f'  3. Heading slug: ## Heading Text (where slug matches "{block_id}")',
         ]
-    window = _Window(0)  # shortcut ids continue the including document's numbering, as in String's single pass
+    window = _Window(0)  # included links are numbered after the including document's own (see _Links)
     start, end = _trimmed_range(doc, block)
-    _render_range(doc, start, end, window, links, load_include=load, chain=chain | {identity}, base=identity)
+    _render_range(doc, start, end, window, links.for_include(), load_include=load, chain=chain | {identity},
+                  base=identity)
     return window.lines
 
 
@@ -243,6 +269,20 @@ def _trimmed_range(doc: Document, block: Block, lines: list[str] | None = None) 
     while end > start and not lines[end - 1].strip():
         end -= 1
     return start, end
+
+
+def _counter(doc: Document, end: int | None, lines: list[str] | None = None) -> Callable[[_Links], None]:
+    """What makes `links` continue after the document's own links above source line `end` (None: all of them)."""
+
+    def count(links: _Links) -> None:
+        counted = _Links(links.references)
+        stop = doc.index.line_count if end is None else end
+        start = doc.index.front_matter_end
+        if start < stop:
+            _render_range(doc, start, stop, _Window(0), counted, load_include=None, chain=frozenset(), lines=lines)
+        links.adopt(counted)
+
+    return count
 
 
 def hint_lines(doc: Document, missing_env: list[str]) -> list[str]:
@@ -290,7 +330,7 @@ def render_document(
             hints = hint_lines(doc, missing_env or [])
             for hint in [*hints, ""] if hints else []:
                 window.add(hint, first)
-        links = _Links(doc.index.references)
+        links = _Links(doc.index.references, catch_up=_counter(doc, first, lines), whole=_counter(doc, None))
         chain = frozenset({identity})
         _render_range(
             doc, first, doc.index.line_count, window, links, load_include=load_include, chain=chain, lines=lines
@@ -320,7 +360,7 @@ def render_block(doc: Document, block: Block, *, start: int = 0, budget: int = D
     first, end = _trimmed_range(doc, block, lines)
     first = max(first, min(start, end))
     window = _Window(budget)
-    links = _Links(doc.index.references)
+    links = _Links(doc.index.references, catch_up=_counter(doc, first, lines))
     _render_range(doc, first, end, window, links, load_include=None, chain=frozenset(), lines=lines)
     return Rendered("\n".join(window.lines).strip(), links.shortcuts, window.next_line, first, window.cut_by)
 

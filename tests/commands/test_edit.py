@@ -29,7 +29,7 @@ def test_block_edit_then_undo_is_byte_for_byte(ws: Path, dispatcher) -> None:
     make_notes(ws)
     before = (ws / "README.md").read_bytes()
     reply = dispatcher.execute("/edit README.md#setup\nInstall with `./install.sh`, then run `make`.\n")
-    assert reply.text == "re: /edit README.md#setup\nEdited README.md#setup (22 lines)"
+    assert reply.text == "re: /edit README.md#setup\nEdited README.md#setup (22 lines): 1 line replaced by 1 line"
     after = (ws / "README.md").read_text()
     old, new = "Install the tools, then run `make`.", "Install with `./install.sh`, then run `make`."
     assert after == README.replace(old, new)
@@ -40,7 +40,7 @@ def test_block_edit_then_undo_is_byte_for_byte(ws: Path, dispatcher) -> None:
 def test_marker_block_edit_keeps_markers(ws: Path, dispatcher) -> None:
     make_notes(ws)
     assert body(dispatcher.execute("/edit README.md#tip\nUse it hourly.\nAnd log it.").text) == (
-        "Edited README.md#tip (23 lines)"
+        "Edited README.md#tip (23 lines): 1 line replaced by 2 lines"
     )
     assert "<!-- #tip -->\nUse it hourly.\nAnd log it.\n<!-- /tip -->\n" in (ws / "README.md").read_text()
 
@@ -48,7 +48,9 @@ def test_marker_block_edit_keeps_markers(ws: Path, dispatcher) -> None:
 def test_crlf_bom_file_keeps_every_byte_outside_the_block(ws: Path, dispatcher) -> None:
     raw = "\ufeff# Title\r\n\r\nkeep é\r\n\r\n## Part\r\n\r\nold\r\n\r\n## Tail\r\nend".encode()
     (ws / "w.md").write_bytes(raw)
-    assert body(dispatcher.execute("/edit w.md#part\nnew 1\nnew 2\n").text) == "Edited w.md#part (11 lines)"
+    assert body(dispatcher.execute("/edit w.md#part\nnew 1\nnew 2\n").text) == (
+        "Edited w.md#part (11 lines): 1 line replaced by 2 lines"
+    )
     assert (ws / "w.md").read_bytes() == raw.replace(b"old", b"new 1\r\nnew 2")
     dispatcher.execute("/undo")
     assert (ws / "w.md").read_bytes() == raw
@@ -57,7 +59,9 @@ def test_crlf_bom_file_keeps_every_byte_outside_the_block(ws: Path, dispatcher) 
 def test_edit_of_the_open_block_reresolves_and_updates_the_view(ws: Path, dispatcher) -> None:
     make_notes(ws)
     dispatcher.execute("/open todo.md#today")
-    assert body(dispatcher.execute("/edit #today\n- ship\n- rest\n").text) == "Edited todo.md#today (6 lines)"
+    assert body(dispatcher.execute("/edit #today\n- ship\n- rest\n").text) == (
+        "Edited todo.md#today (6 lines): 1 line replaced by 2 lines"
+    )
     assert body(dispatcher.execute("/open #today").text) == "Opened todo.md#today\n---\n## Today\n\n- ship\n- rest"
 
 
@@ -95,13 +99,15 @@ def test_bad_targets(ws: Path, dispatcher) -> None:
 def test_utf16_and_mixed_endings_survive_a_block_edit_and_undo(ws: Path, dispatcher) -> None:
     utf16 = "\ufeff# Título\r\n\r\nviejo\r\n\r\n# Otro\r\n".encode("utf-16-le")
     (ws / "u.md").write_bytes(utf16)
-    assert body(dispatcher.execute("/edit u.md#ttulo\nnuevo\n").text) == "Edited u.md#ttulo (5 lines)"
+    assert body(dispatcher.execute("/edit u.md#ttulo\nnuevo\n").text) == (
+        "Edited u.md#ttulo (5 lines): 1 line replaced by 1 line"
+    )
     assert (ws / "u.md").read_bytes() == utf16.replace("viejo".encode("utf-16-le"), "nuevo".encode("utf-16-le"))
     dispatcher.execute("/undo")
     assert (ws / "u.md").read_bytes() == utf16
     mixed = b"# A\r\n\nold\n\n## B\r\nkeep\n"
     (ws / "m.md").write_bytes(mixed)
-    assert body(dispatcher.execute("/edit m.md#b\nx\ny").text) == "Edited m.md#b (7 lines)"
+    assert body(dispatcher.execute("/edit m.md#b\nx\ny").text) == "Edited m.md#b (7 lines): 1 line replaced by 2 lines"
     assert (ws / "m.md").read_bytes() == b"# A\r\n\nold\n\n## B\r\nx\ny\n"  # the region's own ending
     dispatcher.execute("/undo")
     assert (ws / "m.md").read_bytes() == mixed
@@ -124,7 +130,7 @@ def test_an_edit_that_would_break_the_block_writes_nothing(ws: Path, dispatcher)
     )
     assert (ws / "README.md").read_bytes() == before
     assert body(dispatcher.execute("/edit README.md#tip\n```\nclosed fence\n```\n").text) == (
-        "Edited README.md#tip (24 lines)"
+        "Edited README.md#tip (24 lines): 1 line replaced by 3 lines"
     )
 
 
@@ -145,5 +151,7 @@ def test_edit_after_this_topics_own_undo_is_not_a_conflict(ws: Path, dispatcher)
     dispatcher.execute("/open todo.md#today")
     dispatcher.execute("/edit #today\n- one\n")
     dispatcher.execute("/undo")
-    assert body(dispatcher.execute("/edit #today\n- two\n").text) == "Edited todo.md#today (5 lines)"
+    assert body(dispatcher.execute("/edit #today\n- two\n").text) == (
+        "Edited todo.md#today (5 lines): 1 line replaced by 1 line"
+    )
     assert (ws / "todo.md").read_text() == "# Todo\n\n## Today\n\n- two\n"

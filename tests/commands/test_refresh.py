@@ -31,7 +31,9 @@ def test_outside_change_is_stale_until_refresh(ws: Path, dispatcher) -> None:
         "re: /refresh\nRefreshed todo.md\n---\n## Today\n\n- ship\n- test"
     )
     assert "stale:" not in dispatcher.execute("/info").text
-    assert body(dispatcher.execute("/edit #today\n- done\n").text) == "Edited todo.md#today (5 lines)"
+    assert body(dispatcher.execute("/edit #today\n- done\n").text) == (
+        "Edited todo.md#today (5 lines): 2 lines replaced by 1 line"
+    )
     assert "stale:" not in dispatcher.execute("/info").text  # our own write does not make the view stale
 
 
