@@ -143,14 +143,16 @@ def refuse_damage_outside(old: Document, new: Document, start: int, end: int, co
     shift = count - (end - start)
     before = _outside([(h[0], h[1], h[2], h[3]) for h in old.index.headings], start, end, shift)
     after = _outside([(h[0], h[1], h[2], h[3]) for h in new.index.headings], start, start + count, 0)
-    lost = [f"{'#' * int(str(row[1]))} {row[2]}" for row in before if row not in after]
     markers_before = _outside([(m[2], 0, m[0], m[1]) for m in old.index.marker_lines], start, end, shift)
     markers_after = _outside([(m[2], 0, m[0], m[1]) for m in new.index.marker_lines], start, start + count, 0)
-    lost += [f"<!-- {row[1]}{row[2]} -->" for row in markers_before if row not in markers_after]
-    if lost or before != after or markers_before != markers_after:
-        what = ", ".join(lost[:3]) + (f" and {len(lost) - 3} more" if len(lost) > 3 else "")
-        raise invalid(
-            label,
-            f"with this text the rest of the file would read differently ({what or 'its structure changes'}).",
-            "Check the body for an unclosed ``` fence, a block marker or an HTML block left open.",
-        )
+    if before == after and markers_before == markers_after:
+        return
+    kept, kept_markers = set(after), set(markers_after)
+    lost = [f"{'#' * int(str(row[1]))} {row[2]}" for row in before if row not in kept]
+    lost += [f"<!-- {row[1]}{row[2]} -->" for row in markers_before if row not in kept_markers]
+    what = ", ".join(lost[:3]) + (f" and {len(lost) - 3} more" if len(lost) > 3 else "")
+    raise invalid(
+        label,
+        f"with this text the rest of the file would read differently ({what or 'its structure changes'}).",
+        "Check the body for an unclosed ``` fence, a block marker or an HTML block left open.",
+    )

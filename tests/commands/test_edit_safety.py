@@ -199,3 +199,20 @@ def test_whole_file_edit_keeps_the_files_final_newline_and_line_endings(ws: Path
     assert (ws / "nf.txt").read_bytes() == b"a\nB"
     assert (ws / "lf.md").read_bytes() == b"X\nY\n"
     assert (ws / "crlf.txt").read_bytes() == b"\xef\xbb\xbfP\r\nQ\r\n"
+
+
+def test_a_body_that_would_swallow_the_headings_after_it_is_refused(ws: Path) -> None:
+    before = guide(ws)
+    assert run(ws, "/edit g.md#example <<EOF\n<!--\nan HTML comment left open\nEOF\n") == [
+        "re: /edit g.md#example\n"
+        "ERROR(INVALID_PAYLOAD): Refusing to edit g.md#example: with this text the rest of the file would read "
+        "differently (## Setup, ## Tail).\n"
+        "Check the body for an unclosed ``` fence, a block marker or an HTML block left open. Nothing was written."
+    ]
+    assert (ws / "g.md").read_bytes() == before
+
+
+def test_force_empties_a_whole_file(ws: Path) -> None:
+    guide(ws)
+    assert run(ws, "/edit --force g.md <<EOF\nEOF\n") == ["re: /edit --force g.md\nEdited g.md (0 lines, whole file)"]
+    assert (ws / "g.md").read_bytes() == b""
