@@ -216,3 +216,12 @@ def test_force_empties_a_whole_file(ws: Path) -> None:
     guide(ws)
     assert run(ws, "/edit --force g.md <<EOF\nEOF\n") == ["re: /edit --force g.md\nEdited g.md (0 lines, whole file)"]
     assert (ws / "g.md").read_bytes() == b""
+
+
+def test_a_crlf_body_in_a_block_of_an_lf_bom_file_is_stored_with_lf(ws: Path) -> None:
+    raw = "\ufeff# T\n\nkeep\n\n## Part\n\nold\n\n## Tail\nend".encode()
+    (ws / "b.md").write_bytes(raw)
+    (ws / "s.str").write_bytes(b"/edit b.md#part <<EOF\r\n## Part\r\n\r\nnew 1\r\nnew 2\r\nEOF\r\n")
+    proc = run_stringsh(["run", "s.str"], ws)
+    assert proc.stdout.decode() == "re: /edit b.md#part\nEdited b.md#part (11 lines): 1 line replaced by 2 lines\n"
+    assert (ws / "b.md").read_bytes() == raw.replace(b"old", b"new 1\nnew 2")
