@@ -133,23 +133,40 @@ def nested_blocks(doc: Document, block: Block, start: int, end: int) -> tuple[st
     return tuple(text for _line, text in sorted(found))
 
 
-def _outside(index_rows: list[tuple[int, ...]], start: int, end: int, shift: int) -> list[tuple[object, ...]]:
-    """Rows (line first) outside [start, end), lines after it moved by `shift` so old and new compare."""
-    return [(row[0] + (shift if row[0] >= end else 0), *row[2:]) for row in index_rows if not start <= row[0] < end]
+Row = tuple[int, str]  # (line, the heading or marker as written: "## Setup", "<!-- #tip -->")
+
+
+def _outside(rows: list[Row], start: int, end: int, shift: int) -> list[Row]:
+    """Rows outside lines [start, end), the lines after them moved by `shift` so old and new compare."""
+    return [(line + (shift if line >= end else 0), shown) for line, shown in rows if not start <= line < end]
+
+
+def _structure(doc: Document) -> list[Row]:
+    headings = [(line, f"{'#' * level} {text}") for line, _end, level, text, *_ in doc.index.headings]
+    return headings + [(line, f"<!-- {kind}{marker_id} -->") for kind, marker_id, line in doc.index.marker_lines]
+
+
+def _pairs(doc: Document, start: int, end: int, shift: int) -> list[tuple[int, int, str]]:
+    """(open, close, id) of the marker blocks opened outside lines [start, end): a stray marker re-pairs them."""
+    rows = []
+    for marker_id, open_line, close_line in doc.index.markers:
+        if not start <= open_line < end:
+            moved = [line + shift if line >= end else line for line in (open_line, close_line)]
+            rows.append((moved[0], moved[1], marker_id))
+    return rows
 
 
 def refuse_damage_outside(old: Document, new: Document, start: int, end: int, count: int, label: str) -> None:
-    """Every heading, marker and fence outside the replaced lines must be found again where it was."""
+    """Every heading and block marker outside the replaced lines must be found again where it was (an open fence,
+    HTML block or marker in the body would otherwise swallow or re-pair the rest of the file)."""
     shift = count - (end - start)
-    before = _outside([(h[0], h[1], h[2], h[3]) for h in old.index.headings], start, end, shift)
-    after = _outside([(h[0], h[1], h[2], h[3]) for h in new.index.headings], start, start + count, 0)
-    markers_before = _outside([(m[2], 0, m[0], m[1]) for m in old.index.marker_lines], start, end, shift)
-    markers_after = _outside([(m[2], 0, m[0], m[1]) for m in new.index.marker_lines], start, start + count, 0)
-    if before == after and markers_before == markers_after:
+    before, after = _outside(_structure(old), start, end, shift), _outside(_structure(new), start, start + count, 0)
+    pairs_before, pairs_after = _pairs(old, start, end, shift), _pairs(new, start, start + count, 0)
+    if before == after and pairs_before == pairs_after:
         return
-    kept, kept_markers = set(after), set(markers_after)
-    lost = [f"{'#' * int(str(row[1]))} {row[2]}" for row in before if row not in kept]
-    lost += [f"<!-- {row[1]}{row[2]} -->" for row in markers_before if row not in kept_markers]
+    kept, kept_pairs = set(after), set(pairs_after)
+    lost = [shown for line, shown in before if (line, shown) not in kept]
+    lost += [f"marker block #{pair[2]}" for pair in pairs_before if pair not in kept_pairs]
     what = ", ".join(lost[:3]) + (f" and {len(lost) - 3} more" if len(lost) > 3 else "")
     raise invalid(
         label,

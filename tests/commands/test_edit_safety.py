@@ -225,3 +225,15 @@ def test_a_crlf_body_in_a_block_of_an_lf_bom_file_is_stored_with_lf(ws: Path) ->
     proc = run_stringsh(["run", "s.str"], ws)
     assert proc.stdout.decode() == "re: /edit b.md#part\nEdited b.md#part (11 lines): 1 line replaced by 2 lines\n"
     assert (ws / "b.md").read_bytes() == raw.replace(b"old", b"new 1\nnew 2")
+
+
+def test_a_stray_end_marker_that_would_re_pair_an_outer_block_is_refused(ws: Path) -> None:
+    raw = b"# G\n\n<!-- #wrap -->\n## A\n\nold\n\n## B\n\nkeep\n<!-- /wrap -->\n"
+    (ws / "m.md").write_bytes(raw)
+    assert run(ws, "/edit m.md#a <<EOF\nnew\n<!-- /wrap -->\nEOF\n") == [
+        "re: /edit m.md#a\n"
+        "ERROR(INVALID_PAYLOAD): Refusing to edit m.md#a: with this text the rest of the file would read "
+        "differently (marker block #wrap).\n"
+        "Check the body for an unclosed ``` fence, a block marker or an HTML block left open. Nothing was written."
+    ]
+    assert (ws / "m.md").read_bytes() == raw
