@@ -198,3 +198,18 @@ def test_bad_ids_are_not_found_and_change_nothing(ws: Path) -> None:
         f"ERROR(BLOCK_NOT_FOUND): Block not found: #changes-9 in releases.md\n{ids}\nre: /info\nSession info\n"
     )
     assert (ws / "releases.md").read_bytes() == before
+
+
+def test_help_says_the_rule(ws: Path) -> None:
+    status, out = one(ws, "/help open")
+    assert status == 0
+    flat = " ".join(out.split())
+    for sentence in (
+        "Repeated headings get distinct ids, GitHub's way: the second `### Changes` is `#changes-1`, the third "
+        "`#changes-2`, skipping an id another block already has",
+        "the first is `#changes-0`. The bare `#changes` is then ambiguous: `/open`, `/edit` and `/verify` refuse it "
+        "(`AMBIGUOUS_BLOCK`)",
+        "the Unicode spelling is accepted as well (`#säction`, `#unicode-ünïcödé-日本語`",
+    ):
+        assert sentence in flat
+    assert "AMBIGUOUS_BLOCK" in one(ws, "/help errors")[1]
