@@ -43,5 +43,10 @@ def unicode_slug(text: str) -> str:
 
 
 def normal_id(block_id: str) -> str:
-    """A typed id in the form slugs are compared in (NFC: `ä` typed as `a` + combining diaeresis is `ä`)."""
+    """A typed id in the form slugs are compared in: NFC (`ä` typed as `a` + combining diaeresis is `ä`), and a
+    percent-encoded anchor copied from a URL decoded (`s%C3%A4ction`); no slug or block id contains `%`."""
+    if "%" in block_id:
+        from urllib.parse import unquote  # only for an id copied from a URL
+
+        block_id = unquote(block_id)
     return block_id if block_id.isascii() else unicodedata.normalize("NFC", block_id)
