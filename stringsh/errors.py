@@ -9,6 +9,7 @@ from __future__ import annotations
 ERROR_CODES: dict[str, str] = {
     "NOT_FOUND": "The file, menu, action or record does not exist.",
     "BLOCK_NOT_FOUND": "No block with that id in the document.",
+    "AMBIGUOUS_BLOCK": "Several headings share that id; the reply names each by its distinct id.",
     "INVALID_TARGET": "The command cannot act on that target (nothing open, not a directory, wrong topic).",
     "INVALID_PATH": "The path is malformed or escapes the workspace root.",
     "INVALID_PAYLOAD": "The request, its arguments or its body are malformed.",

@@ -8,6 +8,7 @@ from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
+from stringsh.render.blockids import LIST_CAP, capped
 
 if TYPE_CHECKING:
     from stringsh.render.view import DocumentView
@@ -62,6 +63,13 @@ def shortcut_info(ctx: Context, reference: str) -> Result:
     return Result(ctx.documents.workspace.redact(f"@{ident} → {target}"))  # a link can carry a token
 
 
+def blocks_summary(ids: list[str]) -> str:
+    """The ids `#id` takes, capped so 300 headings do not bury the other keys; the hint says what the rest are."""
+    if len(ids) <= LIST_CAP:
+        return ", ".join(ids) if ids else "(none)"
+    return f"{capped(ids)} (a heading's id is its slug: /help open)"
+
+
 def document_lines(view: DocumentView, workspace: Workspace) -> list[str]:
     """The document keys of String's /info: title, block, blocks, menus, shortcuts, actions; and staleness."""
     lines: list[str] = []
@@ -74,7 +82,7 @@ def document_lines(view: DocumentView, workspace: Workspace) -> list[str]:
         if view.block:
             lines.append(info_line("block", f"#{view.block}"))
         ids = index.block_ids()
-        lines.append(info_line("blocks", ", ".join(ids) if ids else "(none)"))
+        lines.append(info_line("blocks", blocks_summary(ids)))
         if index.menus:
             lines.append(info_line("menus", ", ".join(dict.fromkeys(menu[0] for menu in index.menus))))
         page = [f"@{shortcut[0]}" for shortcut in index.shortcuts]

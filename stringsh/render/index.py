@@ -12,8 +12,9 @@ from operator import itemgetter
 from typing import Any
 
 from stringsh.render import sfmd
+from stringsh.render.blockids import number_slugs
 from stringsh.render.scan import front_matter_end, scan, scan_from
-from stringsh.render.slug import explicit_heading_id, heading_slug_text, string_slug
+from stringsh.render.slug import explicit_heading_id, heading_slug_text, normal_id, string_slug, unicode_slug
 
 INDEX_VERSION = 5  # bumped whenever the index finds different blocks or actions: old disk entries are not reused
 
@@ -66,6 +67,10 @@ class DocIndex:
     #: (id, label, href, line) with repeated ids numbered
     shortcuts: list[tuple[str, str, str, int]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: one per heading: its explicit id, else its distinct slug id (`changes-1`), else "" (see blockids.py)
+    heading_ids: list[str] = field(default_factory=list)
+    #: every name a heading answers to by slug (bare, numbered, Unicode spelling) → those headings, in order
+    heading_names: dict[str, list[int]] = field(default_factory=dict)
 
     def derive(self) -> DocIndex:
         self.markers, self.warnings = sfmd.pair_markers(self.marker_lines)
@@ -79,7 +84,22 @@ class DocIndex:
                 )
             elif explicit:
                 seen[explicit] = line
+        self._name_headings(set(seen))
         return self
+
+    def _name_headings(self, explicit_ids: set[str]) -> None:
+        """Distinct ids and every slug name of the headings: String's slugs, then their Unicode spellings."""
+        taken = {marker[0] for marker in self.markers} | explicit_ids
+        slugs = [heading[5] for heading in self.headings]
+        ids, names = number_slugs(slugs, taken)
+        spelled = [unicode_slug(h[3]) if not h[3].isascii() else "" for h in self.headings]
+        spelled = [word if word != slug else "" for word, slug in zip(spelled, slugs, strict=True)]
+        if any(spelled):
+            unicode_ids, unicode_names = number_slugs(spelled, taken | set(names))
+            ids = [own or other for own, other in zip(ids, unicode_ids, strict=True)]
+            names.update(unicode_names)
+        self.heading_ids = [h[4] or name for h, name in zip(self.headings, ids, strict=True)]
+        self.heading_names = names
 
     @property
     def requirements(self) -> str | None:
@@ -87,15 +107,30 @@ class DocIndex:
 
     # -- resolution -----------------------------------------------------------------------------------------
     def resolve(self, block_id: str) -> Block | None:
-        """Markers first, then an explicit heading id `{#id}`, then a heading slug; the first match wins."""
+        """Markers first, then an explicit heading id `{#id}`, then a heading slug; the first match wins.
+
+        A slug is String's (`sction`), a distinct id (`changes-1`) or the Unicode spelling (`säction`). A bare slug
+        several headings share resolves to the first, as in String; `ambiguity` says when that is so."""
         for marker_id, open_line, close_line in self.markers:
             if marker_id == block_id:
                 return Block(block_id, "marker", open_line + 1, close_line)
-        for want_explicit in (True, False):
-            for i, (line, end, level, _text, explicit, slug) in enumerate(self.headings):
-                if (explicit if want_explicit else slug) == block_id:
-                    return Block(block_id, "heading", line, self._heading_end(i, level), end - line, level)
-        return None
+        for i, (line, end, level, _text, explicit, _slug) in enumerate(self.headings):
+            if explicit == block_id:
+                return Block(block_id, "heading", line, self._heading_end(i, level), end - line, level)
+        members = self.heading_names.get(normal_id(block_id))
+        if not members:
+            return None
+        line, end, level, *_ = self.headings[members[0]]
+        return Block(block_id, "heading", line, self._heading_end(members[0], level), end - line, level)
+
+    def ambiguity(self, block_id: str) -> list[tuple[str, int]]:
+        """(distinct id, 1-based line) of each heading a bare `#id` names when it names more than one, else []."""
+        if any(marker[0] == block_id for marker in self.markers) or any(h[4] == block_id for h in self.headings):
+            return []
+        members = self.heading_names.get(normal_id(block_id), [])
+        if len(members) < 2:
+            return []
+        return [(self.heading_ids[i], self.headings[i][0] + 1) for i in members]
 
     def _heading_end(self, i: int, level: int) -> int:
         for line, _end, other_level, *_ in self.headings[i + 1 :]:
@@ -104,14 +139,12 @@ class DocIndex:
         return self.line_count
 
     def block_ids(self) -> list[str]:
-        """Addressable ids listed to users: explicit blocks, then explicit heading ids (slugs are implied)."""
-        ids = [marker[0] for marker in self.markers]
-        seen = set(ids)
-        for heading in self.headings:
-            if heading[4] and heading[4] not in seen:
-                ids.append(heading[4])
-                seen.add(heading[4])
-        return ids
+        """Every block's id, once, in document order: markers, explicit heading ids, distinct heading slugs.
+
+        Each names exactly one block (the REPL offers these after `#`; replies list them)."""
+        found = [(open_line, marker_id) for marker_id, open_line, _close in self.markers]
+        found += [(h[0], name) for h, name in zip(self.headings, self.heading_ids, strict=True) if name]
+        return list(dict.fromkeys(name for _line, name in sorted(found)))
 
     @property
     def title(self) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # String's `\w` is JavaScript's: ASCII letters, digits and underscore only; its `\s` is Unicode whitespace.
 _NOT_SLUG = re.compile(r"[^A-Za-z0-9_\s-]")
@@ -29,3 +30,23 @@ def heading_slug_text(line: str, parsed_text: str) -> str:
     """The text String slugs: everything after `#… ` on an ATX line (closing hashes included), else the parsed text."""
     match = _ATX_LINE.match(line)
     return match.group(2) if match else parsed_text
+
+
+def unicode_slug(text: str) -> str:
+    """The slug with letters of every script kept (`Säction` → `säction`), as GitHub spells anchors; String drops
+    them (`sction`), so both spellings are accepted. Whitespace is treated as String does (trimmed, runs → `-`)."""
+    kept = "".join(
+        ch for ch in unicodedata.normalize("NFC", text.lower())
+        if ch.isalnum() or ch in "_-" or ch.isspace() or unicodedata.category(ch).startswith("M")
+    )
+    return _SPACES.sub("-", kept.strip())
+
+
+def normal_id(block_id: str) -> str:
+    """A typed id in the form slugs are compared in: NFC (`ä` typed as `a` + combining diaeresis is `ä`), and a
+    percent-encoded anchor copied from a URL decoded (`s%C3%A4ction`); no slug or block id contains `%`."""
+    if "%" in block_id:
+        from urllib.parse import unquote  # only for an id copied from a URL
+
+        block_id = unquote(block_id)
+    return block_id if block_id.isascii() else unicodedata.normalize("NFC", block_id)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from stringsh.errors import StringError
-from stringsh.render import plain
+from stringsh.render import blockids, plain
 from stringsh.render.document import Document, is_markdown
 from stringsh.render.index import Block, DocIndex
 
@@ -176,15 +176,18 @@ def budget_from(variables: dict[str, str]) -> int:
 
 
 def block_not_found(view: DocumentView, block_id: str) -> StringError:
-    ids = view.index.block_ids() if view.kind == "markdown" else []
-    available = f"Available blocks: {', '.join(ids)}" if ids else "This document has no blocks."
-    return StringError("BLOCK_NOT_FOUND", f"Block not found: #{block_id} in {view.path}", available)
+    return blockids.not_found(view.index.block_ids() if view.kind == "markdown" else [], view.path, block_id)
 
 
 def resolve_block(view: DocumentView, block_id: str) -> Block:
+    """The one block `#block_id` names: BLOCK_NOT_FOUND listing the ids, or AMBIGUOUS_BLOCK for a bare heading slug
+    several headings share (naming their distinct ids), so no command acts on the first one silently."""
     block = view.doc.resolve(block_id) if view.kind == "markdown" else None
     if block is None:
         raise block_not_found(view, block_id)
+    candidates = view.index.ambiguity(block_id)
+    if candidates:
+        raise blockids.ambiguous(candidates, view.path, block_id)
     return block
 
 

@@ -41,10 +41,8 @@ CACHE_SECONDS = 5.0
 
 
 def block_ids(index: DocIndex) -> list[str]:
-    """The ids `#` offers, in document order: markers, then each heading's explicit id, else its slug."""
-    found = [(open_line, marker_id) for marker_id, open_line, _close in index.markers]
-    found += [(line, explicit or slug) for line, _end, _level, _text, explicit, slug in index.headings]
-    return [block for block in dict.fromkeys(block for _line, block in sorted(found)) if block]
+    """The ids `#` offers, in document order: markers, explicit heading ids, distinct heading slugs (`changes-1`)."""
+    return index.block_ids()
 
 
 class Sources:

@@ -21,7 +21,7 @@ def test_view_block_numbers_from_one(ws: Path, dispatcher) -> None:
         "1 | ## Setup\n2 | \n3 | Install the tools, then run `make`.\n\n(3 lines)"
     )
     assert body(dispatcher.execute("/edit README.md#nope").text) == (
-        "ERROR(BLOCK_NOT_FOUND): Block not found: #nope in README.md\nAvailable blocks: tip"
+        "ERROR(BLOCK_NOT_FOUND): Block not found: #nope in README.md\nAvailable blocks: notes, setup, usage, tip"
     )
 
 

@@ -47,10 +47,10 @@ def test_open_block_and_block_of_current_document(ws: Path, dispatcher) -> None:
 def test_missing_block_lists_available_blocks(ws: Path, dispatcher) -> None:
     make_notes(ws)
     assert body(dispatcher.execute("/open README.md#x").text) == (
-        "ERROR(BLOCK_NOT_FOUND): Block not found: #x in README.md\nAvailable blocks: tip"
+        "ERROR(BLOCK_NOT_FOUND): Block not found: #x in README.md\nAvailable blocks: notes, setup, usage, tip"
     )
     assert body(dispatcher.execute("/open todo.md#x").text) == (
-        "ERROR(BLOCK_NOT_FOUND): Block not found: #x in todo.md\nThis document has no blocks."
+        "ERROR(BLOCK_NOT_FOUND): Block not found: #x in todo.md\nAvailable blocks: todo, today"
     )
 
 
@@ -133,7 +133,7 @@ def test_info_shows_the_document_keys(ws: Path, dispatcher) -> None:
         "file:      README.md",
         "title:     Notes",
         "block:     #tip",
-        "blocks:    tip",
+        "blocks:    notes, setup, usage, tip",
         "menus:     main",
         "shortcuts: @todo",
         "actions:   status(GET)",

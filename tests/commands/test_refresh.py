@@ -49,7 +49,7 @@ def test_refresh_when_the_block_is_gone(ws: Path, dispatcher) -> None:
     dispatcher.execute("/open todo.md#today")
     (ws / "todo.md").write_text("# Todo\n")
     assert body(dispatcher.execute("/refresh").text) == (
-        "ERROR(BLOCK_NOT_FOUND): Block not found: #today in todo.md\nThis document has no blocks."
+        "ERROR(BLOCK_NOT_FOUND): Block not found: #today in todo.md\nAvailable blocks: todo"
     )
 
 

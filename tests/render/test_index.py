@@ -131,7 +131,7 @@ def test_explicit_ids_and_nested_heading_extents() -> None:
     assert source(d, "start").startswith("# Intro {#start}") and source(d, "start").endswith("## Next")
     assert source(d, "deep") == "## Deep Dive []{#deep}\n\nmore\n\n### Child\n\nc"
     assert source(d, "child") == "### Child\n\nc"
-    assert d.index.block_ids() == ["start", "deep"]
+    assert d.index.block_ids() == ["start", "deep", "child", "next"]
 
 
 def test_headings_in_lists_quotes_and_indented_code() -> None:

@@ -247,7 +247,7 @@ def expected_replies(h: Hostile, one_shot: bool) -> list[str]:
     else:
         info = (
             f"Session info\n---\ntopic:     main\nroot:      {root}\ncwd:       ./\nfile:      README.md\n"
-            "blocks:    (none)\nactions:   build(CLI)\nhistory:   0 entries\nvars:      (none)"
+            "blocks:    project\nactions:   build(CLI)\nhistory:   0 entries\nvars:      (none)"
         )
     bodies = [
         "Listing ./\n---\n  docs/\n  link-out\n  README.md\n  stringsh.toml",  # .env and id_rsa: secrets

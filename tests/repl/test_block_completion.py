@@ -1,0 +1,36 @@
+"""Issue 12 item 7: `#` completion offers every heading's distinct id (the ids the document index lists), so a
+repeated `### Changes` is offered as `#changes-0`, `#changes-1`, … rather than once as an id that is ambiguous."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+
+from stringsh.dispatcher import Dispatcher
+from stringsh.repl.completer import StringCompleter
+from stringsh.repl.sources import Sources
+
+RELEASES = "# Releases\n\n## One\n\n### Changes\n\nfirst\n\n## Two\n\n### Changes\n\nsecond\n\n## Säction\n\ns\n"
+
+
+def results(dispatcher: Dispatcher, text: str) -> list[str]:
+    completer = StringCompleter(Sources(dispatcher, "main"))
+    event = CompleteEvent(completion_requested=True)
+    return [text[: len(text) + c.start_position] + c.text for c in completer.get_completions(Document(text), event)]
+
+
+def test_repeated_headings_are_offered_by_their_distinct_ids(ws: Path, dispatcher: Dispatcher) -> None:
+    (ws / "releases.md").write_text(RELEASES)
+    assert results(dispatcher, "/open releases.md#") == [
+        "/open releases.md#releases",
+        "/open releases.md#one",
+        "/open releases.md#changes-0",
+        "/open releases.md#two",
+        "/open releases.md#changes-1",
+        "/open releases.md#sction",
+    ]
+    assert results(dispatcher, "/edit releases.md#ch") == ["/edit releases.md#changes-0", "/edit releases.md#changes-1"]
+    for offered in results(dispatcher, "/open releases.md#"):
+        assert dispatcher.execute(offered).ok, offered  # every id offered opens exactly one block
