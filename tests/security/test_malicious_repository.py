@@ -52,6 +52,8 @@ from stringsh.workspace.state import JOURNAL_FILE
 from tests.conftest import STRINGSH
 from tests.workspace.test_planted_state import plant_journal
 
+pytestmark = pytest.mark.needs("git")  # the hostile repository is made by `git init`
+
 TOKEN = "ghp_" + "Zq8Lr3Vx7Tn2Wm5Kp9Hd4Jf6Bc1Ys0Ga3Ue8"  # 36 characters after the prefix
 ENV_SK = "sk-live-4f9a2c7e1b8d3f6a0c5e9b2d7a4f1c8e"
 ENV_PLAIN = "plain-dotenv-value-correct-horse-7f3a"  # matches no redaction pattern: only the path rules keep it in
