@@ -19,11 +19,10 @@ HEREDOC = (
 VARIABLE = r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}"
 #: `{{name}}`: the escape that yields a literal `{name}` where `{name}` would be substituted.
 ESCAPED_VARIABLE = r"\{(\{[A-Za-z_][A-Za-z0-9_.-]*\})\}"
-#: Commands whose argument text is free text (a path then text, assignments, a shell command): a quote there is
-#: only a character, so it never carries the header onto the next line. Kept in step with the raw commands of
-#: stringsh.commands.table (tests/protocol/test_quoted_lines.py checks it); `/act` is raw but quotes its values.
-FREE_TEXT = frozenset({"write", "append", "set", "exec", "bash", "bash-line"})
-COMMAND_WORD = r"^\s*(?:\[[A-Za-z0-9._:-]{1,64}\]\s*)?//?([A-Za-z][A-Za-z0-9_.-]*)(?=\s|$)"
+#: A request for `/act` or `/act.<id>` (optionally `[id]`-prefixed): String's flag values are the one place a quote
+#: groups words across lines. Other commands refuse an unbalanced quote at once (split_arguments), and free-text
+#: ones (`/write path it's`) take it as a character, so neither ever swallows the next line of a script.
+ACT_WORD = r"^\s*(?:\[[A-Za-z0-9._:-]{1,64}\]\s*)?//?[Aa][Cc][Tt](?:\.[A-Za-z0-9_-]+)?(?=\s|$)"
 UNTERMINATED_QUOTE = (
     "Unterminated quote: a quoted value on the first line never closes{where}; the command was not run."
 )
@@ -123,38 +122,20 @@ def _first_line(text: str) -> tuple[str, str | None]:
     return head.rstrip("\r"), (rest if sep else None)
 
 
-def quote_rules(first_line: str) -> str | None:
-    """How the header's quotes group words: `act` (String's flags: no escapes), `shell` (shlex, backslash
-    escapes), or None where a quote is only a character (free-text commands, shell lines, non-commands)."""
-    match = re.match(COMMAND_WORD, first_line)
-    if not match:
-        return None
-    word = match.group(1).lower()
-    if word == "act" or word.startswith("act."):
-        return "act"
-    return None if word in FREE_TEXT else "shell"
+def quotes_span_lines(first_line: str) -> bool:
+    """True for an `/act` header: a quote opened there may close on a later line."""
+    return re.match(ACT_WORD, first_line) is not None
 
 
-def open_quote(text: str, rules: str) -> str | None:
-    """The quote character still open at the end of `text`, or None when every quote is closed."""
+def open_quote(text: str) -> str | None:
+    """The quote still open at the end of `text` under String's flag rules (`'` or `"`, no escapes), or None."""
     quote: str | None = None
-    escapes = rules == "shell"
-    index = 0
-    while index < len(text):
-        ch = text[index]
-        if quote == "'" or (quote == '"' and not escapes):
+    for ch in text:
+        if quote:
             if ch == quote:
                 quote = None
-        elif quote == '"':
-            if ch == "\\":
-                index += 1
-            elif ch == '"':
-                quote = None
-        elif ch == "\\" and escapes:
-            index += 1
         elif ch in "'\"":
             quote = ch
-        index += 1
     return quote
 
 
@@ -162,14 +143,13 @@ def split_header(text: str, *, shell_line: bool = False) -> tuple[str, str | Non
     """(header, rest) of a request text. A quoted value that opens on the first line keeps every line up to its
     closing quote in the header (`/act.echo -c "alpha` … `gamma"`); None while that quote is still open."""
     header, rest = _first_line(text)
-    rules = None if shell_line else quote_rules(header)
-    if rules is None or open_quote(header, rules) is None:
+    if shell_line or not quotes_span_lines(header) or open_quote(header) is None:
         return header, rest
     lines = [header]
     while rest is not None:
         line, rest = _first_line(rest)
         lines.append(line)
-        if open_quote("\n".join(lines), rules) is None:
+        if open_quote("\n".join(lines)) is None:
             return "\n".join(lines), rest
     return None
 

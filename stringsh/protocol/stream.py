@@ -18,7 +18,7 @@ from stringsh.protocol.request import (
     heredoc_tag,
     open_quote,
     parse_request,
-    quote_rules,
+    quotes_span_lines,
 )
 
 MAX_LINE_BYTES = 1024 * 1024
@@ -134,9 +134,8 @@ def read_requests(
                 continue
         shell_line = bool(is_bash_mode and is_bash_mode()) or (topic or "").startswith("bash:")
         number = next_line.count
-        rules = None if shell_line else quote_rules(stripped)
-        if rules is not None and open_quote(line, rules) is not None:
-            quoted = _read_quoted(line, rules, next_line, topic, on_continuation, number)
+        if not shell_line and quotes_span_lines(stripped) and open_quote(line) is not None:
+            quoted = _read_quoted(line, next_line, topic, on_continuation, number)
             if isinstance(quoted, StreamItem):
                 yield quoted
                 continue
@@ -150,7 +149,6 @@ def read_requests(
 
 def _read_quoted(
     first: str,
-    rules: str,
     next_line: LineReader,
     topic: str | None,
     on_continuation: Callable[[], None] | None,
@@ -175,7 +173,7 @@ def _read_quoted(
         if error or line is None:
             return StreamItem(first.strip(), topic, error, line=number)
         text += line if line.endswith("\n") else line + "\n"
-        if open_quote(text.rstrip("\r\n"), rules) is None:
+        if open_quote(text) is None:
             return text
 
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from stringsh.commands.table import RAW_NAMES
-from stringsh.protocol.request import FREE_TEXT, is_complete, parse_request
+from stringsh.protocol.request import is_complete, parse_request
 from tests.conftest import run_stringsh
 from tests.frontends.scripts import split_replies
 
@@ -27,15 +26,13 @@ def listing(ws: Path) -> str:
     return "re: /ls\nListing ./\n---\n  a.md"
 
 
-def test_free_text_commands_are_the_raw_ones_that_do_not_quote() -> None:
-    assert RAW_NAMES - {"act", "!"} == FREE_TEXT
-
-
 def test_a_header_with_an_open_quote_is_incomplete() -> None:
     assert not is_complete('/act.echo -c "alpha')
     assert not is_complete('/act.echo -c "alpha\nbeta')
     assert is_complete('/act.echo -c "alpha\nbeta"')
+    assert is_complete('[7] //ACT.echo -c "a\nb"') and not is_complete('[7] /act -c "a')
     assert is_complete("/write a.txt it's\n")  # free text: a quote is a character
+    assert is_complete('/ls "a')  # refused at once by the argument splitter, never waits for more
     assert is_complete('!echo "a', shell_line=True)
     assert not is_complete('/act.echo -c "a\nb" <<EOF\nbody')
     request = parse_request('/act.echo -c "a\nb" <<EOF\nbody\nEOF\n')
@@ -59,18 +56,21 @@ def test_run_refuses_a_quote_that_never_closes(ws: Path) -> None:
     assert "<stdin>:2: /act.echo -c \"alpha (INVALID_PAYLOAD)" in proc.stderr.decode()
 
 
-def test_free_text_apostrophes_never_swallow_the_next_line(ws: Path) -> None:
-    proc = run_stringsh(["run", "-"], ws, stdin="/write a.md it's mine\n/ls\n")
-    assert proc.returncode == 0, proc.stdout
+def test_other_commands_never_swallow_the_next_line(ws: Path) -> None:
+    proc = run_stringsh(["run", "--keep-going", "-"], ws, stdin="/write a.md it's mine\n/ls \"a\n/ls\n")
     assert (ws / "a.md").read_text() == "it's mine\n"
-    assert split_replies(proc.stdout.decode())[1] == listing(ws)
+    assert split_replies(proc.stdout.decode())[1:] == [
+        're: /ls "a\nERROR(INVALID_PAYLOAD): Cannot parse arguments: No closing quotation.\n'
+        "Close the quote, or escape it with a backslash.",
+        listing(ws),
+    ]
 
 
 def test_dash_c_refuses_a_quote_that_never_closes(ws: Path) -> None:
     """-c parses the whole text as the JSON daemon does (its positive case is in the JSON test below)."""
-    cut = run_stringsh(["-c", '/ls "a.md'], ws)
+    cut = run_stringsh(["-c", '/act.echo -c "alpha\nbeta'], ws)
     assert cut.returncode == 1
-    assert cut.stdout.decode() == 're: /ls "a.md\n' + UNTERMINATED.format(end="the request") + "\n"
+    assert cut.stdout.decode() == 're: /act.echo -c "alpha\n' + UNTERMINATED.format(end="the request") + "\n"
 
 
 def test_plain_loop_keeps_every_line(ws: Path) -> None:
