@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,48 @@ import pytest
 from stringsh.dispatcher import Dispatcher
 
 STRINGSH = [sys.executable, "-m", "stringsh"]
+
+#: Tools some tests run that a machine with only Python may lack, and how to get each.
+TOOLS = {"bwrap": "apt-get install -y bubblewrap", "git": "apt-get install -y git"}
+#: Parameter ids that mean "this case runs under bubblewrap" (shell providers, policy variants).
+BWRAP_IDS = frozenset({"bubblewrap", "sandboxed"})
+_skipped: dict[str, int] = {}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "needs(tool): runs a tool (bwrap, git); skipped without it, unless CI=true, where it must run"
+    )
+
+
+def needed_tools(item: pytest.Item) -> list[str]:
+    """`@pytest.mark.needs("git")`, and bwrap for a parametrized case whose id names the sandbox (`[bubblewrap]`)."""
+    tools = [tool for mark in item.iter_markers("needs") for tool in mark.args]
+    name = item.name
+    ids = name[name.index("[") + 1 : -1].split("-") if name.endswith("]") and "[" in name else []
+    if not BWRAP_IDS.isdisjoint(ids):
+        tools.append("bwrap")
+    return tools
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A newcomer's run skips what needs a missing tool; where CI=true (.ci/run installs them) it fails loudly."""
+    for tool in needed_tools(item):
+        if shutil.which(tool):
+            continue
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{tool} is not installed and CI=true requires this test: {TOOLS[tool]}", pytrace=False)
+        _skipped[tool] = _skipped.get(tool, 0) + 1
+        pytest.skip(f"{tool} is not installed ({TOOLS[tool]} to run this test)")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line a newcomer cannot miss: what was skipped, and how to run it."""
+    if _skipped:
+        parts = "; ".join(f"{count} need {tool} (`{TOOLS[tool]}`)" for tool, count in sorted(_skipped.items()))
+        terminalreporter.write_line(
+            f"stringsh: {sum(_skipped.values())} tests skipped, tools not installed: {parts}; with CI=true they fail"
+        )
 
 
 @pytest.fixture(autouse=True)

@@ -65,6 +65,9 @@ class CliRun:
     cwd: str
     output: str
     timed_out: bool = False
+    #: With `separate`: each stream on its own (what a response template's `{Response.stdout}` … show).
+    stdout: str = ""
+    stderr: str = ""
 
     @property
     def message(self) -> str:
@@ -88,10 +91,12 @@ def run_bash(
     timeout: float = 120.0,
     cap: int = 50 * 1024,
     wrap: Callable[[list[str]], list[str]] | None = None,
+    separate: bool = False,
 ) -> CliRun:
     """One `bash -c`, stdout and stderr merged, stdin empty; on timeout the process group is killed.
 
     `wrap` rewrites the command line (the policy's sandbox); the command then starts with a `cd` to `cwd`.
+    `separate` keeps the two streams apart (a response template reads each); `output` is then stdout, stderr.
     """
     full_env = {**os.environ, "TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "GIT_EDITOR": ":", **(env or {})}
     argv = ["bash", "--norc", "--noprofile", "-c", command]
@@ -103,7 +108,7 @@ def run_bash(
         env=full_env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+        stderr=subprocess.PIPE if separate else subprocess.STDOUT,
         start_new_session=True,
     )
     # Timers rather than communicate(timeout=…): a timed wait polls with sleeps, which costs every short command.
@@ -117,24 +122,35 @@ def run_bash(
     for timer in timers:
         timer.daemon = True
         timer.start()
-    chunks: list[bytes] = []
-    reader = threading.Thread(target=_read_all, args=(proc.stdout, chunks), name="stringsh-cli-output", daemon=True)
-    reader.start()
+    streams = [proc.stdout, proc.stderr] if separate else [proc.stdout]
+    chunks: list[list[bytes]] = [[] for _ in streams]
+    readers = [
+        threading.Thread(target=_read_all, args=(stream, got), name="stringsh-cli-output", daemon=True)
+        for stream, got in zip(streams, chunks, strict=True)
+    ]
+    for reader in readers:
+        reader.start()
     try:
         proc.wait()
     finally:
         for timer in timers:
             timer.cancel()
-    reader.join(DRAIN_MAX)
-    if reader.is_alive():  # a job bash left behind holds the pipe: stop it, and stop waiting for one that escaped
+    for reader in readers:
+        reader.join(DRAIN_MAX)
+    if any(reader.is_alive() for reader in readers):  # a job bash left behind holds a pipe: stop it
         _kill_group(proc.pid, signal.SIGKILL)
-        reader.join(0.1)
+        for reader in readers:
+            reader.join(0.1)
     timed_out = expired.is_set()
-    output = clean_output(b"".join(list(chunks)), cap)
+    texts = [clean_output(b"".join(list(got)), cap) for got in chunks]
+    output = "\n".join(text for text in texts if text)
     if timed_out:
         output = f"{output}\n[timed out after {timeout:g}s; process group killed]".lstrip("\n")
     code = proc.returncode
-    return CliRun(code if code >= 0 else 128 - code, str(cwd), output, timed_out)
+    run = CliRun(code if code >= 0 else 128 - code, str(cwd), output, timed_out)
+    if separate:
+        run.stdout, run.stderr = texts
+    return run
 
 
 def _read_all(stream: Any, chunks: list[bytes]) -> None:

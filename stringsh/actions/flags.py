@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from stringsh.actions.model import Action
 from stringsh.actions.schema import usage
 from stringsh.errors import StringError
+from stringsh.protocol.request import substitute
 
 DOLLAR = re.compile(r"\$[A-Za-z_]\w*")
 SESSION_VAR = re.compile(r"\{([A-Za-z_]\w*)\}")
@@ -142,7 +143,7 @@ def bind(
     for key, value in flags.items():
         if DOLLAR.search(value):
             raise StringError("INVALID_PAYLOAD", DOLLAR_REFUSED)
-        value = SESSION_VAR.sub(lambda m: variables.get(m.group(1), m.group(0)), value)
+        value = substitute(value, variables)  # `{{name}}` stays a literal `{name}`, as in every argument
         if SHORTCUT_VALUE.match(value):
             target = resolve_shortcut(value[1:])
             if target is None:

@@ -104,7 +104,7 @@ def _run_cli(action: Action, payload: dict[str, str], inputs: dict[str, str], ho
         run = _run_bash(action, payload, host)
         note.outcome = None if run.exit == 0 else f"EXIT_{run.exit}"
     if action.response is not None and run.exit == 0:
-        text = _template(host, action.response, HttpResponse(run.exit, run.output), inputs)
+        text = _template(host, action.response, cli_response(run), inputs)
         return Outcome("template", text or "(no output)")
     code = None if run.exit == 0 else f"EXIT_{run.exit}"
     return Outcome("cli", run.message, _masked(host, run.output) or "(no output)", run.exit == 0, code)
@@ -120,11 +120,25 @@ def _run_bash(action: Action, payload: dict[str, str], host: ActionHost) -> CliR
             env[match.group(1)] = value
             host.env.used.append(value)
     check = host.cli_watch() if host.cli_watch is not None else None
-    run = run_bash(command, host.cwd, env, timeout=host.cli_timeout, wrap=host.cli_wrap)
+    separate = action.response is not None  # a template reads stdout and stderr apart
+    run = run_bash(command, host.cwd, env, timeout=host.cli_timeout, wrap=host.cli_wrap, separate=separate)
     notes = check() if check is not None else []
     if notes:
         run.output = "\n".join([run.output, *notes]) if run.output else "\n".join(notes)
     return run
+
+
+def cli_response(run: CliRun) -> HttpResponse:
+    """What a template sees of a CLI run: `Response.body` is stdout (its JSON when it is JSON), `Response.status`
+    and `Response.exit_code` the exit status, `Response.stdout` and `Response.stderr` each stream, as in String."""
+    import json
+
+    try:
+        parsed: Any = json.loads(run.stdout) if run.stdout.strip() else MISSING
+    except ValueError:
+        parsed = MISSING
+    fields = {"stdout": run.stdout, "stderr": run.stderr, "exit_code": run.exit}
+    return HttpResponse(run.exit, run.stdout, parsed, fields)
 
 
 def _run_http(action: Action, payload: dict[str, str], inputs: dict[str, str], host: ActionHost) -> Outcome:

@@ -4,8 +4,10 @@
 - `for: item in <path>` … `end:` repeats the lines between with `{item.<path>}` filled in;
 - `save: <path>` / `decode: base64|none` / `to: <file>` write data to a workspace file (problems become lines);
 - anything else is printed after substituting `{Response.…}`, then payload fields, then session variables.
-Paths use dots and `[N]` (a leading `$.` is allowed); `Response.status` and `Response.body` exist, and a body
-that is not JSON is its raw text. A missing value prints as empty, an unknown `{x}` stays literal.
+Paths use dots and `[N]` (a leading `$.` is allowed); `Response.status` and `Response.body` exist (a CLI run adds
+`Response.stdout`, `Response.stderr` and `Response.exit_code`), and a body that is not JSON is its raw text. A null
+value prints as empty; a `{Response.…}` path that does not exist stays literal, and a warning line after the output
+names it and what exists (String's `Unresolved template reference`); an unknown `{x}` stays literal.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import binascii
 import json
 import re
 from collections.abc import Callable, Mapping, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from stringsh.errors import error_reason
@@ -35,11 +37,13 @@ MISSING = object()
 
 @dataclass
 class HttpResponse:
-    """What a template sees of a response; `json` is MISSING when the body is not JSON."""
+    """What a template sees of a response; `json` is MISSING when the body is not JSON; `fields` are more
+    `Response.<name>` values (a CLI run's stdout, stderr and exit_code)."""
 
     status: int
     text: str
     json: Any = MISSING
+    fields: dict[str, Any] = field(default_factory=dict)
 
     @property
     def body(self) -> Any:
@@ -82,7 +86,16 @@ def run_template(
     write_file: Callable[[str, bytes], None],
 ) -> str:
     """Execute the template; assignments update `variables`, `to:` calls `write_file(path, data)`."""
-    scope = {"status": response.status, "body": response.body}
+    scope = {"status": response.status, "body": response.body, **response.fields}
+    unresolved: list[str] = []
+
+    def reference(match: re.Match[str]) -> str:
+        value = walk(scope, match.group(1))
+        if value is MISSING:
+            if match.group(0) not in unresolved:
+                unresolved.append(match.group(0))
+            return match.group(0)
+        return show(value)
 
     def names(text: str) -> str:
         def replace(match: re.Match[str]) -> str:
@@ -94,7 +107,7 @@ def run_template(
         return NAME_REF.sub(replace, text)
 
     def line_text(text: str) -> str:
-        return names(RESPONSE_REF.sub(lambda m: show(walk(scope, m.group(1))), text))
+        return names(RESPONSE_REF.sub(reference, text))
 
     out: list[str] = []
     buffer: bytes | str | None = None
@@ -161,4 +174,7 @@ def run_template(
             out.append(line_text(line))
     while out and not out[-1].strip():
         out.pop()
+    if unresolved:
+        available = ", ".join(f"Response.{name}" for name in scope)
+        out += ["", *(f"Warning: Unresolved template reference {ref} (available: {available})" for ref in unresolved)]
     return "\n".join(out)

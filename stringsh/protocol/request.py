@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Mapping
 
 from stringsh.errors import StringError
 
@@ -16,6 +17,16 @@ HEREDOC = (
     r"""\s*<<-?\s*(?:'([A-Za-z_][A-Za-z0-9_]*)'|"([A-Za-z_][A-Za-z0-9_]*)"|([A-Za-z_][A-Za-z0-9_]*))\s*$"""
 )
 VARIABLE = r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}"
+#: `{{name}}`: the escape that yields a literal `{name}` where `{name}` would be substituted.
+ESCAPED_VARIABLE = r"\{(\{[A-Za-z_][A-Za-z0-9_.-]*\})\}"
+#: A request for `/act` or `/act.<id>` (optionally `[id]`-prefixed): String's flag values are the one place a quote
+#: groups words across lines. Other commands refuse an unbalanced quote at once (split_arguments), and free-text
+#: ones (`/write path it's`) take it as a character, so neither ever swallows the next line of a script.
+ACT_WORD = r"^\s*(?:\[[A-Za-z0-9._:-]{1,64}\]\s*)?//?[Aa][Cc][Tt](?:\.[A-Za-z0-9_-]+)?(?=\s|$)"
+UNTERMINATED_QUOTE = (
+    "Unterminated quote: a quoted value on the first line never closes{where}; the command was not run."
+)
+UNTERMINATED_HINT = "Close the quote: a quoted value may span lines, and keeps every one."
 MAX_HEADER_BYTES = 64 * 1024
 
 
@@ -111,9 +122,45 @@ def _first_line(text: str) -> tuple[str, str | None]:
     return head.rstrip("\r"), (rest if sep else None)
 
 
+def quotes_span_lines(first_line: str) -> bool:
+    """True for an `/act` header: a quote opened there may close on a later line."""
+    return re.match(ACT_WORD, first_line) is not None
+
+
+def open_quote(text: str) -> str | None:
+    """The quote still open at the end of `text` under String's flag rules (`'` or `"`, no escapes), or None."""
+    quote: str | None = None
+    for ch in text:
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+    return quote
+
+
+def split_header(text: str, *, shell_line: bool = False) -> tuple[str, str | None] | None:
+    """(header, rest) of a request text. A quoted value that opens on the first line keeps every line up to its
+    closing quote in the header (`/act.echo -c "alpha` … `gamma"`); None while that quote is still open."""
+    header, rest = _first_line(text)
+    if shell_line or not quotes_span_lines(header) or open_quote(header) is None:
+        return header, rest
+    lines = [header]
+    while rest is not None:
+        line, rest = _first_line(rest)
+        lines.append(line)
+        if open_quote("\n".join(lines)) is None:
+            return "\n".join(lines), rest
+    return None
+
+
 def is_complete(text: str, *, shell_line: bool = False) -> bool:
-    """True when `text` holds a whole request: a header without heredoc, or a heredoc with its terminator."""
-    header, rest = _first_line(text.lstrip("\n"))
+    """True when `text` holds a whole request: a header (its quotes closed) without heredoc, or a heredoc with its
+    terminator."""
+    split = split_header(text.lstrip("\n"), shell_line=shell_line)
+    if split is None:
+        return False
+    header, rest = split
     tag = heredoc_tag(header, shell_line=shell_line)
     if tag is None:
         return True
@@ -127,7 +174,11 @@ def parse_request(text: str) -> Request:
     if "\x00" in text:
         raise StringError("INVALID_PAYLOAD", "Request contains a NUL byte.", "Remove the NUL byte and send it again.")
     text = text.lstrip("\r\n")
-    header, rest = _first_line(text)
+    split = split_header(text)
+    if split is None:
+        raise StringError("INVALID_PAYLOAD", UNTERMINATED_QUOTE.format(where=" before the end of the request"),
+                          UNTERMINATED_HINT)
+    header, rest = split
     header = header.strip()
     # a character is at most 4 bytes in UTF-8: only a long header needs encoding to be measured
     if len(header) > MAX_HEADER_BYTES // 4 and len(header.encode("utf-8", "surrogatepass")) > MAX_HEADER_BYTES:
@@ -186,11 +237,12 @@ def split_arguments(text: str) -> list[str]:
         ) from None
 
 
-def substitute(text: str, variables: dict[str, str]) -> str:
-    """Replace `{name}` with a session variable; unknown names stay literal."""
-    if "{" not in text or not variables:
+def substitute(text: str, variables: Mapping[str, str]) -> str:
+    """Replace `{name}` with a session variable; unknown names stay literal; `{{name}}` is a literal `{name}`."""
+    if "{" not in text:
         return text
-    return re.sub(VARIABLE, lambda m: variables.get(m.group(1), m.group(0)), text)
+    pattern = f"{ESCAPED_VARIABLE}|{VARIABLE}"
+    return re.sub(pattern, lambda m: m.group(1) or variables.get(m.group(2), m.group(0)), text)
 
 
 def parse_invocation(

@@ -75,7 +75,9 @@ class Reply:
 
 
 def cut_header(header: str) -> str:
-    """Keep the header to 80 characters: 77 and `...`."""
+    """Keep the header to 80 characters: 77 and `...`; one line (a quoted value may carry it over several)."""
+    if "\n" in header:
+        header = header.split("\n", 1)[0].rstrip("\r") + "..."
     return header if len(header) <= HEADER_LIMIT else header[: HEADER_LIMIT - 3] + "..."
 
 

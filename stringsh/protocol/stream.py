@@ -11,7 +11,15 @@ from dataclasses import dataclass
 
 from stringsh.errors import StringError
 from stringsh.protocol.framing import ENVELOPE_CLOSE, envelope_topic
-from stringsh.protocol.request import Request, heredoc_tag, parse_request
+from stringsh.protocol.request import (
+    UNTERMINATED_HINT,
+    UNTERMINATED_QUOTE,
+    Request,
+    heredoc_tag,
+    open_quote,
+    parse_request,
+    quotes_span_lines,
+)
 
 MAX_LINE_BYTES = 1024 * 1024
 
@@ -25,14 +33,16 @@ class StreamItem:
     topic: str | None = None
     error: tuple[str, str] | None = None
     request: Request | None = None
+    #: The stream's line number (from 1) of the request's first line, so a script can say where it stopped.
+    line: int = 0
 
 
-def whole_request(text: str, topic: str | None) -> StreamItem:
+def whole_request(text: str, topic: str | None, line: int = 0) -> StreamItem:
     """The item for a whole request's text: parsed, or the parse error to answer with."""
     try:
-        return StreamItem(text, topic, request=parse_request(text))
+        return StreamItem(text, topic, request=parse_request(text), line=line)
     except StringError as exc:
-        return StreamItem(text, topic, (exc.code, exc.text))
+        return StreamItem(text, topic, (exc.code, exc.text), line=line)
 
 
 def _decode(raw: bytes) -> tuple[str | None, tuple[str, str] | None]:
@@ -57,10 +67,14 @@ class LineReader:
 
     def __init__(self, readline: Callable[[int], bytes]) -> None:
         self._readline = readline
+        #: Lines read so far: the number of the line the last call returned.
+        self.count = 0
 
     def __call__(self) -> tuple[bytes, bool]:
         """Return (line, too_long); an empty line means end of input."""
         line = self._readline(MAX_LINE_BYTES + 1)
+        if line:
+            self.count += 1
         if len(line) <= MAX_LINE_BYTES or line.endswith(b"\n"):
             return line, False
         head = line[:200]
@@ -98,11 +112,12 @@ def read_requests(
                     f"Request line is longer than {MAX_LINE_BYTES // 1024} KB.\n"
                     "Put long content in a <<EOF heredoc body.",
                 ),
+                line=next_line.count,
             )
             continue
         line, error = _decode(raw)
         if error or line is None:
-            yield StreamItem(_safe_header(raw), topic, error)
+            yield StreamItem(_safe_header(raw), topic, error, line=next_line.count)
             continue
         stripped = line.strip()
         if not stripped or (stripped.startswith("#") and not (is_bash_mode and is_bash_mode())):
@@ -118,15 +133,57 @@ def read_requests(
                 topic = None
                 continue
         shell_line = bool(is_bash_mode and is_bash_mode()) or (topic or "").startswith("bash:")
-        tag = heredoc_tag(stripped, shell_line=shell_line)
+        number = next_line.count
+        if not shell_line and quotes_span_lines(stripped) and open_quote(line) is not None:
+            quoted = _read_quoted(line, next_line, topic, on_continuation, number)
+            if isinstance(quoted, StreamItem):
+                yield quoted
+                continue
+            line = quoted
+        tag = heredoc_tag(line.strip(), shell_line=shell_line)
         if tag is None:
-            yield whole_request(line.rstrip("\r\n"), topic)
+            yield whole_request(line.rstrip("\r\n"), topic, number)
             continue
-        yield _read_heredoc(line, tag, next_line, topic, on_continuation)
+        yield _read_heredoc(line, tag, next_line, topic, on_continuation, number)
+
+
+def _read_quoted(
+    first: str,
+    next_line: LineReader,
+    topic: str | None,
+    on_continuation: Callable[[], None] | None,
+    number: int,
+) -> str | StreamItem:
+    """A header whose quoted value opened on its first line: every line up to the closing quote, or the refusal
+    when the input ends first (a line that cannot be read is refused at once: the value would be cut)."""
+    text = first if first.endswith("\n") else first + "\n"
+    while True:
+        if on_continuation:
+            on_continuation()
+        raw, too_long = next_line()
+        if not raw:
+            where = " before the end of input"
+            return StreamItem(first.strip(), topic, ("INVALID_PAYLOAD", f"{UNTERMINATED_QUOTE.format(where=where)}\n"
+                                                      f"{UNTERMINATED_HINT}"), line=number)
+        if too_long:
+            problem = ("TOO_LARGE", f"A line of a quoted value is longer than {MAX_LINE_BYTES // 1024} KB; "
+                       "the command was not run.")
+            return StreamItem(first.strip(), topic, problem, line=number)
+        line, error = _decode(raw)
+        if error or line is None:
+            return StreamItem(first.strip(), topic, error, line=number)
+        text += line if line.endswith("\n") else line + "\n"
+        if open_quote(text) is None:
+            return text
 
 
 def _read_heredoc(
-    first: str, tag: str, next_line: LineReader, topic: str | None, on_continuation: Callable[[], None] | None
+    first: str,
+    tag: str,
+    next_line: LineReader,
+    topic: str | None,
+    on_continuation: Callable[[], None] | None,
+    number: int = 0,
 ) -> StreamItem:
     parts = [first if first.endswith("\n") else first + "\n"]
     problem: tuple[str, str] | None = None
@@ -144,6 +201,7 @@ def _read_heredoc(
                     f"Unterminated heredoc: no line {tag!r} before the end of input; the command was not run.\n"
                     f"End the body with a line that is exactly {tag}.",
                 ),
+                line=number,
             )
         if too_long:
             problem = problem or (
@@ -158,6 +216,6 @@ def _read_heredoc(
         if line.rstrip("\r\n") == tag:
             parts.append(line)
             if problem:
-                return StreamItem(first.strip(), topic, problem)
-            return whole_request("".join(parts), topic)
+                return StreamItem(first.strip(), topic, problem, line=number)
+            return whole_request("".join(parts), topic, number)
         parts.append(line)

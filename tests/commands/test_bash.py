@@ -146,6 +146,7 @@ def test_output_cap_from_policy(ws: Path, dispatcher) -> None:  # type: ignore[n
     assert "whole output (48894 bytes, 10000 lines)" in notice
 
 
+@pytest.mark.needs("bwrap")
 def test_sandbox_from_policy_confines(ws: Path, dispatcher) -> None:  # type: ignore[no-untyped-def]
     (ws / "stringsh.toml").write_text("[shell]\nsandbox = true\n")
     reply = dispatcher.execute("!touch /etc/stringsh-probe")
@@ -153,6 +154,7 @@ def test_sandbox_from_policy_confines(ws: Path, dispatcher) -> None:  # type: ig
     assert reply.text.endswith("touch: cannot touch '/etc/stringsh-probe': Read-only file system")
 
 
+@pytest.mark.needs("bwrap")
 def test_read_only_root_is_read_only_in_the_sandbox(ws: Path, dispatcher) -> None:  # type: ignore[no-untyped-def]
     (ws / "stringsh.toml").write_text('[[roots]]\npath = "."\nmode = "read_only"\n\n[shell]\nsandbox = true\n')
     reply = dispatcher.execute("!touch new.txt")

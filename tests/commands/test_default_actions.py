@@ -109,6 +109,7 @@ def test_finding_08_a_trusted_workspace_runs_its_default(repo: Path) -> None:
     assert not (repo / "built.txt").exists()
 
 
+@pytest.mark.needs("bwrap")
 def test_finding_08_a_trusted_default_runs_in_the_sandbox(ws: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside.txt"
     (ws / "stringsh.toml").write_text("[shell]\nsandbox = true\n")

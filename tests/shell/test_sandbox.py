@@ -41,12 +41,14 @@ def web() -> Iterator[int]:
     server.server_close()
 
 
+@pytest.mark.needs("bwrap")
 def test_workspace_is_writable(jail: ShellSession, ws: Path) -> None:
     result = jail.run("mkdir -p out && echo data > out/file.txt && cat out/file.txt")
     assert (result.exit_code, result.output) == (0, "data")
     assert (ws / "out" / "file.txt").read_text() == "data\n"
 
 
+@pytest.mark.needs("bwrap")
 def test_cannot_write_outside_the_workspace(jail: ShellSession, ws: Path) -> None:
     outside = ws.parent / "outside.txt"  # under /tmp: the sandbox's /tmp is private, so it never reaches the host
     assert jail.run(f"touch {outside}").exit_code == 0
@@ -59,6 +61,7 @@ def test_cannot_write_outside_the_workspace(jail: ShellSession, ws: Path) -> Non
     assert not Path("/var/tmp/probe").exists()
 
 
+@pytest.mark.needs("bwrap")
 def test_no_capabilities_even_as_root(jail: ShellSession) -> None:
     assert jail.run("grep CapEff /proc/self/status").output == "CapEff:\t0000000000000000"
     remount = jail.run("mount -o remount,rw / ; touch /etc/stringsh-probe")
@@ -67,11 +70,13 @@ def test_no_capabilities_even_as_root(jail: ShellSession) -> None:
     assert jail.run("unshare -r true").exit_code != 0  # no nested user namespace to regain them
 
 
+@pytest.mark.needs("bwrap")
 def test_private_tmp(jail: ShellSession) -> None:
     assert jail.run("echo x > /tmp/stringsh-sandbox-probe && ls /tmp").exit_code == 0
     assert not Path("/tmp/stringsh-sandbox-probe").exists()
 
 
+@pytest.mark.needs("bwrap")
 def test_engine_state_and_git_hooks_are_read_only(jail: ShellSession, ws: Path) -> None:
     for target in (".stringsh/journal.db", ".git/hooks/pre-commit", ".git/config"):
         result = jail.run(f"echo evil >> {target}")
@@ -83,6 +88,7 @@ def test_engine_state_and_git_hooks_are_read_only(jail: ShellSession, ws: Path) 
     assert (ws / ".stringsh").is_dir()
 
 
+@pytest.mark.needs("bwrap")
 def test_the_policy_file_is_read_only(ws: Path) -> None:
     (ws / "stringsh.toml").write_text("[shell]\nsandbox = true\n")
     session = ShellSession(ws, SANDBOXED)
@@ -95,6 +101,7 @@ def test_the_policy_file_is_read_only(ws: Path) -> None:
     assert (ws / "stringsh.toml").read_text() == "[shell]\nsandbox = true\n"
 
 
+@pytest.mark.needs("bwrap")
 def test_no_network(jail: ShellSession, ws: Path, web: int) -> None:
     fetch = f"python3 -c \"import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:{web}/').status)\""
     local = ShellSession(ws, LOCAL)
@@ -109,6 +116,7 @@ def test_no_network(jail: ShellSession, ws: Path, web: int) -> None:
     assert jail.run("ls /proc/sys/net/ipv4/conf").output.split() == ["all", "default", "lo"]
 
 
+@pytest.mark.needs("bwrap")
 def test_own_process_namespace(jail: ShellSession) -> None:
     assert jail.run("sleep 30 &").exit_code == 0
     names = jail.run("cat /proc/[0-9]*/comm | sort -u").output.split()
@@ -116,6 +124,7 @@ def test_own_process_namespace(jail: ShellSession) -> None:
     assert not {"python3", "pytest", "python"} & set(names)  # the host's processes are invisible
 
 
+@pytest.mark.needs("bwrap")
 def test_writable_folders_follow_the_policy_roots(ws: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
     other.mkdir()
@@ -131,6 +140,7 @@ def test_writable_folders_follow_the_policy_roots(ws: Path, tmp_path: Path) -> N
     assert (other / "there.txt").exists()
 
 
+@pytest.mark.needs("bwrap")
 def test_exec_is_sandboxed_too(ws: Path, web: int) -> None:
     outside = ws.parent / "exec-outside.txt"
     command = f"touch {outside} /etc/probe; echo > /dev/tcp/127.0.0.1/{web}; touch inside.txt"

@@ -6,6 +6,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from stringsh.workspace.shell import ShellSession, ShellSettings
 from stringsh.workspace.shell.procs import session_members
 
@@ -91,6 +93,7 @@ def test_xtrace_shows_only_the_command(shell: ShellSession) -> None:
     assert shell.run("echo quiet").output == "quiet"
 
 
+@pytest.mark.needs("git")
 def test_pager_and_editor_never_wait(shell: ShellSession, ws: Path) -> None:
     git = "git -c user.name=t -c user.email=t@example.com"
     setup = shell.run(f"git init -q . && echo a > a.txt && git add a.txt && {git} commit -qm first && echo done")
@@ -265,6 +268,7 @@ def test_nul_byte_refused(shell: ShellSession) -> None:
     assert caught.value.code == "INVALID_PAYLOAD"
 
 
+@pytest.mark.needs("bwrap")
 def test_providers_give_identical_replies(ws: Path) -> None:
     commands = [
         'echo "hello"',

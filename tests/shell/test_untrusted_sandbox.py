@@ -16,6 +16,7 @@ from stringsh.dispatcher import Dispatcher
 from stringsh.workspace.shell.watch import benign_config
 from tests.conftest import run_stringsh
 
+pytestmark = [pytest.mark.needs("bwrap"), pytest.mark.needs("git")]
 SANDBOX = "[shell]\ntimeout = 20.0\nsandbox = true\n"
 SECRET = "hunter2-secret-value"
 GIT_ENV = ["-c", "user.name=t", "-c", "user.email=t@example.com"]

@@ -134,6 +134,7 @@ def test_reads_of_protected_paths_stay_allowed(repo: Path, dispatcher: Dispatche
     assert dispatcher.execute("/write notes.txt hello").ok  # ordinary files are not affected
 
 
+@pytest.mark.needs("git")
 def test_a_real_git_repository_keeps_working(ws: Path, dispatcher: Dispatcher) -> None:
     """Files a user edits in a repository (`.gitignore`, `.gitattributes`, `.github/`) are not protected."""
     subprocess.run(["git", "init", "-q", str(ws)], check=True)
@@ -155,6 +156,7 @@ def test_protected_rule(rel: str, expected: bool) -> None:
     assert protected(rel.split("/")) is expected
 
 
+@pytest.mark.needs("git")
 def test_finding_h2_git_dir_not_named_git_is_protected(ws: Path) -> None:
     """`git init --bare .bare` and a `.git` file naming it: its hooks and config run code like `.git`'s."""
     subprocess.run(["git", "init", "-q", "--bare", str(ws / ".bare")], check=True)
