@@ -104,11 +104,10 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: boo
         if now != (f.new_sha or "") and now == (f.prev_sha or "") and _same_path(ws, f.path):
             action = "already_gone" if prev is None else "already"
             done.append(RevertedFile(f.path, action, 0 if prev is None else _lines(prev)))
+        elif now not in ("?", f.new_sha or ""):  # "?": unreachable; apply_locked below says why (a link out, ...)
+            raise _conflict(ws, f.path, f.new_sha is not None, change_id, undo)
         else:
             todo.append((f, FileChange(f.path, prev, f.new_sha or "", f.prev_mode)))
-    for f, _ in todo:  # "?": unreachable now; apply_locked below says why (a link leaving the workspace, ...)
-        if _sha_of(ws, f.path) not in ("?", f.new_sha or ""):
-            raise _conflict(ws, f.path, f.new_sha is not None, change_id, undo)
     if todo:
         try:
             cs = apply_locked(ws, [change for _, change in todo], topic or row.topic, "revert", change_id)
