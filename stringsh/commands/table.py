@@ -92,8 +92,9 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
                 flags=("--force",), raw=True),
     CommandSpec("append", "append", "append", syntax="/append path <<EOF … EOF | /append path text",
                 summary="Add text at the end of an existing file", section="Editing", raw=True),
-    CommandSpec("undo", "undo", "undo", syntax="/undo",
-                summary="Undo this topic's last change (repeat to go further back)", section="Editing"),
+    CommandSpec("undo", "undo", "undo", syntax="/undo [--skip]",
+                summary="Undo this topic's last change (repeat to go further back)", section="Editing",
+                flags=("--skip",)),
     CommandSpec("verify", "verify", "verify", syntax="/verify path#block",
                 summary="Check that a block resolves; show its size and start", section="Editing"),
     # Actions

@@ -33,6 +33,14 @@ class Plan:
     new_mode: int | None
     prev_mode: int | None
     synced: list[int] = field(default_factory=list)
+    existed: list[str] = field(default_factory=list)  # planned new folders someone made before we could
+
+    @property
+    def new_dirs(self) -> tuple[str, ...]:
+        """The folders this change creates for the file (root-relative, outermost first): undo removes them."""
+        folders = self.res.rel.split("/")[:-1]
+        made = len(self.res.missing)
+        return tuple("/".join(folders[: len(folders) - made + k + 1]) for k in range(made))
 
     @property
     def prev_sha(self) -> str | None:
@@ -43,7 +51,8 @@ class Plan:
         return None if self.data is None else sha256(self.data)
 
     def row(self) -> FileRow:
-        return FileRow(self.idx, self.res.rel, self.prev_sha, self.new_sha, self.prev_mode, self.new_mode)
+        return FileRow(self.idx, self.res.rel, self.prev_sha, self.new_sha, self.prev_mode, self.new_mode,
+                       self.new_dirs)
 
 
 def current_bytes(res: Resolved, limit: int | None = None) -> tuple[bytes | None, int | None]:
@@ -82,9 +91,12 @@ def plan(confiner: Confiner, idx: int, path: str, data: bytes | None, expected: 
 
 def _make_parents(p: Plan) -> None:
     fd = p.res.parent_fd
-    for name in p.res.missing:
-        with contextlib.suppress(FileExistsError):
+    planned = p.new_dirs
+    for k, name in enumerate(p.res.missing):
+        try:
             os.mkdir(name, 0o777, dir_fd=fd)
+        except FileExistsError:
+            p.existed.append(planned[k])  # not ours: undo must never remove it
         p.synced.append(os.dup(fd))
         try:
             new = os.open(name, DIR_FLAGS, dir_fd=fd)
@@ -137,6 +149,24 @@ def execute(cs: int, plans: list[Plan], pool: atomic.FsyncPool, seal: Callable[[
             if p.res.parent_fd >= 0:
                 atomic.remove(p.res.parent_fd, atomic.temp_name(cs, p.idx))
         raise
+
+
+def remove_new_dirs(confiner: Confiner, dirs: tuple[str, ...]) -> list[str]:
+    """Remove the folders a change created, innermost first, each only while it is empty and still the folder at
+    that path (never through a link); stops at the first that stays. Returns those removed."""
+    removed: list[str] = []
+    for rel in reversed(dirs):
+        try:
+            with confiner.resolve(rel, create=True) as res:
+                if res.rel != rel or res.st is None or not stat.S_ISDIR(res.st.st_mode):
+                    break
+                os.rmdir(res.name, dir_fd=res.parent_fd)
+                with contextlib.suppress(OSError):
+                    os.fsync(res.parent_fd)
+        except (StringError, OSError):
+            break
+        removed.append(rel)
+    return removed
 
 
 def close_plans(plans: list[Plan]) -> None:

@@ -18,7 +18,7 @@ from stringsh.workspace.trust import trust_file
 if TYPE_CHECKING:
     from stringsh.workspace.audit import AuditCheck
     from stringsh.workspace.journal import ChangeRow, Journal
-    from stringsh.workspace.models import ChangeSet, RevertOutcome, WriteOutcome
+    from stringsh.workspace.models import ChangeSet, RevertOutcome, SkippedChange, WriteOutcome
     from stringsh.workspace.ops.listdir import DirEntry
     from stringsh.workspace.ops.read import TextFile
     from stringsh.workspace.ops.shell import ShellRequest, ShellSlot
@@ -219,11 +219,18 @@ class Workspace:
         return revert(self, RevertRequest(change_id, topic))
 
     def undo(self, topic: str) -> RevertOutcome:
-        """Revert the topic's newest change that is not undone yet; each call walks one change further back."""
+        """Revert this client's newest change in the topic not undone yet; each call walks one change further back."""
         from stringsh.workspace.ops.revert import UndoRequest, undo
 
         self._require_write_for_revert()
         return undo(self, UndoRequest(topic))
+
+    def undo_skip(self, topic: str) -> SkippedChange:
+        """Pass over the change `undo` would take back next, leaving its files as they are."""
+        from stringsh.workspace.ops.revert import UndoRequest, skip
+
+        self._require_write_for_revert()
+        return skip(self, UndoRequest(topic))
 
     def _require_write_for_revert(self) -> None:
         """An undo or revert changes files: besides its own `revert` flag it needs `write` (checked after

@@ -5,6 +5,12 @@ reaches the WAL file but is not fsynced), then `seal` fsyncs the WAL file itself
 fsynced in parallel; no file is renamed before both finished. The final `done` (or `rolled_back`) mark is not
 fsynced: recovery rolls a pending set whose files all hold their new bytes forward. (`staged` is an older
 name for `pending` and is recovered the same way.)
+
+Undo belongs to the client that made a change: `owners` names the client (one process, or one daemon) of each
+change set, and `/undo` walks back only its own client's changes of one topic. Those tables (and `new_dirs`, the
+folders a change created) sit beside the original two rather than in new columns, so a journal written by an
+older version upgrades by `CREATE TABLE` alone (its change sets have no owner: no new process undoes them, they
+stay revertable by id), and an older version can still read a newer journal.
 """
 
 from __future__ import annotations
@@ -41,7 +47,29 @@ CREATE TABLE IF NOT EXISTS files(
     PRIMARY KEY(cs, idx)
 );
 CREATE TABLE IF NOT EXISTS blobs(sha TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS owners(
+    cs INTEGER PRIMARY KEY,        -- a change set
+    client TEXT NOT NULL,          -- the process (or daemon) that made it: "<pid>-<random>"
+    skipped REAL                   -- when `/undo --skip` passed over it (the files were left as they were)
+);
+CREATE INDEX IF NOT EXISTS owners_client ON owners(client);
+CREATE TABLE IF NOT EXISTS new_dirs(
+    cs INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    dirs TEXT NOT NULL,            -- folders created for the file, outermost first, one per line
+    PRIMARY KEY(cs, idx)
+);
 """
+
+#: The undoable change sets of one client's topic, newest first (`?` topic, `?` client).
+UNDOABLE = (
+    "FROM changesets c JOIN owners o ON o.cs = c.id WHERE c.topic=? AND o.client=? AND c.kind='apply' "
+    "AND c.state='done' AND c.reverted_by IS NULL AND o.skipped IS NULL"
+)
+CHANGE_COLUMNS = (
+    "SELECT c.id, c.time, c.topic, c.frontend, c.kind, c.reverts, c.state, c.reverted_by, o.client, o.skipped "
+    "FROM changesets c LEFT JOIN owners o ON o.cs = c.id"
+)
 
 
 @dataclass(frozen=True)
@@ -52,6 +80,7 @@ class FileRow:
     new_sha: str | None
     prev_mode: int | None
     new_mode: int | None
+    new_dirs: tuple[str, ...] = ()  # folders the change created for this file, outermost first
 
 
 @dataclass(frozen=True)
@@ -64,6 +93,8 @@ class ChangeRow:
     reverts: int | None
     state: str
     reverted_by: int | None
+    client: str | None = None  # None: written by a version that did not record clients
+    skipped: float | None = None
 
 
 class MissingBlob(StringError):
@@ -79,9 +110,10 @@ class MissingBlob(StringError):
 
 
 class Journal:
-    """One connection per Workspace; callers serialise access (the workspace lock)."""
+    """One connection per Workspace; callers serialise access (the workspace lock). `client` names the process
+    (or daemon) whose changes this connection records and undoes."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, client: str = "") -> None:
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
         try:
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -91,6 +123,7 @@ class Journal:
             self.db.close()  # not a database (or a damaged one): the caller reports it
             raise
         self.path = path
+        self.client = client
         self.wal_path = f"{path}-wal"
         self._wal_fd = -1
 
@@ -111,9 +144,13 @@ class Journal:
                 (time.time(), topic, frontend, kind, reverts),
             )
             cs = int(cur.lastrowid or 0)
+            db.execute("INSERT INTO owners(cs, client) VALUES (?,?)", (cs, self.client))
             db.executemany(
                 "INSERT INTO files VALUES (?,?,?,?,?,?,?)",
                 [(cs, r.idx, r.path, r.prev_sha, r.new_sha, r.prev_mode, r.new_mode) for r in rows],
+            )
+            db.executemany(
+                "INSERT INTO new_dirs VALUES (?,?,?)", [(cs, r.idx, "\n".join(r.new_dirs)) for r in rows if r.new_dirs]
             )
             db.executemany("INSERT OR IGNORE INTO blobs VALUES (?,?)", list(blobs.items()))
             db.execute("COMMIT")
@@ -121,6 +158,36 @@ class Journal:
             db.execute("ROLLBACK")
             raise
         return cs
+
+    def set_new_dirs(self, cs: int, idx: int, dirs: tuple[str, ...]) -> None:
+        """Correct the folders a change created (one planned as new already existed when it was made)."""
+        if dirs:
+            self.db.execute("INSERT OR REPLACE INTO new_dirs VALUES (?,?,?)", (cs, idx, "\n".join(dirs)))
+        else:
+            self.db.execute("DELETE FROM new_dirs WHERE cs=? AND idx=?", (cs, idx))
+
+    def settle(self, topic: str, frontend: str, cs: int) -> int:
+        """Record that change `cs` is undone without writing anything (its files already hold their previous
+        bytes): a finished revert with no files, in one transaction."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            cur = db.execute(
+                "INSERT INTO changesets(time, topic, frontend, kind, reverts, state) VALUES (?,?,?,'revert',?,'done')",
+                (time.time(), topic, frontend, cs),
+            )
+            undo = int(cur.lastrowid or 0)
+            db.execute("INSERT INTO owners(cs, client) VALUES (?,?)", (undo, self.client))
+            db.execute("UPDATE changesets SET reverted_by=? WHERE id=?", (undo, cs))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return undo
+
+    def skip(self, cs: int) -> None:
+        """`/undo --skip`: this client's undo passes over `cs` from now on (it stays revertable by id)."""
+        self.db.execute("UPDATE owners SET skipped=? WHERE cs=?", (time.time(), cs))  # one statement: atomic
 
     def seal(self, cs: int) -> None:
         """Make every committed record durable by fsyncing the WAL file (the one SQLite uses now: a WAL
@@ -147,14 +214,16 @@ class Journal:
             raise
 
     def get(self, cs: int) -> ChangeRow | None:
-        row = self.db.execute("SELECT * FROM changesets WHERE id=?", (cs,)).fetchone()
+        row = self.db.execute(f"{CHANGE_COLUMNS} WHERE c.id=?", (cs,)).fetchone()
         return ChangeRow(*row) if row else None
 
     def files(self, cs: int) -> list[FileRow]:
         rows = self.db.execute(
-            "SELECT idx, path, prev_sha, new_sha, prev_mode, new_mode FROM files WHERE cs=? ORDER BY idx", (cs,)
+            "SELECT f.idx, f.path, f.prev_sha, f.new_sha, f.prev_mode, f.new_mode, d.dirs FROM files f "
+            "LEFT JOIN new_dirs d ON d.cs = f.cs AND d.idx = f.idx WHERE f.cs=? ORDER BY f.idx",
+            (cs,),
         ).fetchall()
-        return [FileRow(*row) for row in rows]
+        return [FileRow(*row[:6], tuple(row[6].split("\n")) if row[6] else ()) for row in rows]
 
     def blob(self, sha: str) -> bytes:
         """Previous bytes by hash; a coded error when the journal lost them (callers say which file and change)."""
@@ -167,11 +236,12 @@ class Journal:
         rows = self.db.execute("SELECT id FROM changesets WHERE state IN ('staged', 'pending') ORDER BY id")
         return [r[0] for r in rows]
 
-    def last_undoable(self, topic: str) -> int | None:
+    def last_undoable(self, topic: str, before: int | None = None) -> int | None:
+        """This client's newest change in `topic` that `/undo` has not taken back or skipped (older than
+        `before` when given)."""
         row = self.db.execute(
-            "SELECT id FROM changesets WHERE topic=? AND kind='apply' AND state='done' AND reverted_by IS NULL "
-            "ORDER BY id DESC LIMIT 1",
-            (topic,),
+            f"SELECT c.id {UNDOABLE} AND c.id < ? ORDER BY c.id DESC LIMIT 1",
+            (topic, self.client, before if before is not None else 2**62),
         ).fetchone()
         return row[0] if row else None
 
@@ -184,6 +254,8 @@ class Journal:
             old = "SELECT id FROM changesets WHERE id <= ? AND state NOT IN ('pending', 'staged')"
             db.execute(f"DELETE FROM files WHERE cs IN ({old})", (cutoff,))
             removed = db.execute(f"DELETE FROM changesets WHERE id IN ({old})", (cutoff,)).rowcount
+            for table in ("owners", "new_dirs"):  # also rows an older version's prune left behind
+                db.execute(f"DELETE FROM {table} WHERE cs NOT IN (SELECT id FROM changesets)")
             db.execute("DELETE FROM blobs WHERE sha NOT IN (SELECT prev_sha FROM files WHERE prev_sha IS NOT NULL)")
             db.execute("COMMIT")
         except BaseException:
@@ -192,12 +264,9 @@ class Journal:
         return removed
 
     def undo_depth(self, topic: str) -> int:
-        row = self.db.execute(
-            "SELECT COUNT(*) FROM changesets WHERE topic=? AND kind='apply' AND state='done' AND reverted_by IS NULL",
-            (topic,),
-        ).fetchone()
+        row = self.db.execute(f"SELECT COUNT(*) {UNDOABLE}", (topic, self.client)).fetchone()
         return int(row[0])
 
     def history(self, limit: int = 50) -> list[ChangeRow]:
-        rows = self.db.execute("SELECT * FROM changesets ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        rows = self.db.execute(f"{CHANGE_COLUMNS} ORDER BY c.id DESC LIMIT ?", (limit,)).fetchall()
         return [ChangeRow(*row) for row in rows]

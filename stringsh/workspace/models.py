@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["ChangeSet", "FileChange", "RevertOutcome", "RevertedFile", "WriteOutcome"]
+__all__ = ["ChangeSet", "FileChange", "RevertOutcome", "RevertedFile", "SkippedChange", "WriteOutcome"]
 
 
 @dataclass(frozen=True)
@@ -23,12 +23,15 @@ class WriteOutcome:
 
 @dataclass(frozen=True)
 class RevertedFile:
-    """One file put back by a revert; `action` is "reverted", "deleted" (the change created it) or "restored"
-    (the change deleted it)."""
+    """One file put back by a revert; `action` is "reverted", "deleted" (the change created it), "restored"
+    (the change deleted it), or, when nothing had to be written, "already" (the file already held its previous
+    bytes) or "already_gone" (the change created it and it is gone). `folders`: the empty folders the change
+    had created for it, removed with it (innermost first)."""
 
     rel: str
     action: str
     lines: int
+    folders: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,15 @@ class RevertOutcome:
     change_id: int  # the new change set that did the revert
     reverted_id: int  # the change set that was undone
     files: tuple[RevertedFile, ...]
+
+
+@dataclass(frozen=True)
+class SkippedChange:
+    """`/undo --skip`: the change undo passed over (its files left as they are) and what undo reaches next."""
+
+    change_id: int
+    paths: tuple[str, ...]
+    next_id: int | None
 
 
 @dataclass(frozen=True)

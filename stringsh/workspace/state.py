@@ -88,6 +88,9 @@ class EngineState:
         """`state_dir` replaces the per-workspace folder in the user's state folder (the files go in it directly)."""
         self.confiner = confiner
         self.frontend = frontend
+        #: This client in the journal: `/undo` takes back only changes this process (or daemon) made. A new one per
+        #: start, like the read guard: a restart, each `stringsh -c` and `run` starts with nothing to undo.
+        self.client = f"{os.getpid()}-{os.urandom(4).hex()}"
         self.thread_lock = threading.RLock()
         self.fsync_pool = FsyncPool()
         self._bwrap_probe: BwrapProbe | None = None
@@ -256,7 +259,7 @@ class EngineState:
             if not stat.S_ISREG(st.st_mode):
                 raise _damaged(self.path / name, "it is not a regular file")
         try:
-            return Journal(self.journal_path)
+            return Journal(self.journal_path, self.client)
         except sqlite3.Error as exc:
             raise _damaged(self.journal_path, str(exc)) from None
 

@@ -288,8 +288,10 @@ def test_template_saves_a_base64_file_through_the_journal(ops, ws: Path) -> None
     assert text(ops, "/act.image --name pic") == "re: /act.image --name pic\nSaved out/pic.png (image/png)"
     assert (ws / "out" / "pic.png").read_bytes() == PNG
     assert base64.b64encode(PNG)
-    assert text(ops, "/undo") == "re: /undo\nUndo: deleted out/pic.png (was newly created)"
-    assert not (ws / "out" / "pic.png").exists()
+    assert text(ops, "/undo") == (  # issue 12: the folder the save created goes with it
+        "re: /undo\nUndo: deleted out/pic.png (was newly created), removed its new empty folder out"
+    )
+    assert not (ws / "out").exists()
     reply = text(ops, "/act.image --name ../../escape")
     assert reply.startswith("re: /act.image --name ../../escape\nto: write failed: ")
     assert not (ws.parent / "escape.png").exists()

@@ -1,4 +1,4 @@
-"""/undo: multi-level, per topic, persisted across restarts, CONFLICT when the file changed since."""
+"""/undo: multi-level, per topic and per client (a restart starts afresh), CONFLICT when the file changed since."""
 
 from __future__ import annotations
 
@@ -30,14 +30,16 @@ def test_undo_is_per_topic(ws: Path, dispatcher) -> None:
     assert (ws / "b.md").exists()
 
 
-def test_persisted_across_restarts(ws: Path) -> None:
+def test_a_restart_starts_with_nothing_to_undo(ws: Path) -> None:
+    """Issue 12: undo is per client, like the read guard; the earlier changes stay in the journal."""
     first = Dispatcher(ws)
     first.execute("/write a.md\nv1\n")
     first.execute("/write a.md\nv2\n")
     first.close()
     second = Dispatcher(ws)
-    assert second.execute("/undo").text == "re: /undo\nUndo: reverted a.md (1 lines)"
-    assert (ws / "a.md").read_text() == "v1\n"
+    assert second.execute("/undo").text == "re: /undo\nERROR(NOT_FOUND): Nothing to undo."
+    assert (ws / "a.md").read_text() == "v2\n"
+    assert [row.state for row in second.workspace.history()] == ["done", "done"]
     second.close()
 
 
@@ -46,15 +48,27 @@ def test_conflict_when_the_file_changed_since(ws: Path, dispatcher) -> None:
     (ws / "a.md").write_text("edited by hand\n")
     assert dispatcher.execute("/undo").text == (
         "re: /undo\nERROR(CONFLICT): Refusing to undo: a.md changed since change 1 wrote it.\n"
-        "Open a.md to see its current content; nothing was changed."
+        "Nothing was changed; open a.md to see it, or /undo --skip to leave it and go on to older changes."
     )
     assert (ws / "a.md").read_text() == "edited by hand\n"
 
 
 def test_undo_of_a_deleted_file_conflicts_too(ws: Path, dispatcher) -> None:
-    dispatcher.execute("/write a.md\nmine\n")
+    (ws / "a.md").write_text("before\n")
+    dispatcher.execute("/write --force a.md\nmine\n")
     (ws / "a.md").unlink()
     assert dispatcher.execute("/undo").code == "CONFLICT"
+    assert not (ws / "a.md").exists()
+
+
+def test_undo_of_a_created_file_deleted_since_is_a_step_done(ws: Path, dispatcher) -> None:
+    """Issue 12: the file already holds its before-state (absent), so nothing is refused and nothing written."""
+    dispatcher.execute("/write a.md\nmine\n")
+    (ws / "a.md").unlink()
+    assert dispatcher.execute("/undo").text == (
+        "re: /undo\nUndo: a.md is already gone (change 1 created it), nothing written"
+    )
+    assert dispatcher.execute("/undo").text == "re: /undo\nERROR(NOT_FOUND): Nothing to undo."
 
 
 def test_restores_bytes_exactly(ws: Path, dispatcher) -> None:
@@ -67,5 +81,6 @@ def test_restores_bytes_exactly(ws: Path, dispatcher) -> None:
 
 def test_arguments_are_refused(dispatcher) -> None:
     assert dispatcher.execute("/undo 3").text == (
-        "re: /undo 3\nERROR(INVALID_PAYLOAD): Usage: /undo\n/undo takes no arguments; repeat it to go further back."
+        "re: /undo 3\nERROR(INVALID_PAYLOAD): Usage: /undo [--skip]\n"
+        "/undo takes no other arguments; repeat it to go further back."
     )

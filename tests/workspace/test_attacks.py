@@ -126,6 +126,8 @@ def test_literal_names_through_commands(world: Path, case: str, path: str) -> No
     try:
         rel = dispatcher.workspace.relative(path)
         quoted = shlex.quote(path)
+        folders = rel.split("/")[:-1]
+        made = [d for d in ("/".join(folders[:k]) for k in range(len(folders), 0, -1)) if not (world / d).exists()]
         assert dispatcher.execute(f"/write {quoted}\nliteral\n").text == (
             f"re: /write {quoted}\nCreated: {rel} (8 bytes, 1 lines)"
         )
@@ -137,7 +139,9 @@ def test_literal_names_through_commands(world: Path, case: str, path: str) -> No
         name = rel.rsplit("/", 1)[-1]
         assert (f"\n  {name}" in listing) == (not name.startswith("."))
         assert dispatcher.execute("/undo").text == f"re: /undo\nUndo: reverted {rel} (1 lines)"
-        assert dispatcher.execute("/undo").text == f"re: /undo\nUndo: deleted {rel} (was newly created)"
+        removed = f", removed its new empty folder{'s' if len(made) > 1 else ''} {', '.join(made)}" if made else ""
+        assert dispatcher.execute("/undo").text == f"re: /undo\nUndo: deleted {rel} (was newly created){removed}"
+        assert not any((world / d).exists() for d in made)
         assert dispatcher.execute("/undo").text == "re: /undo\nERROR(NOT_FOUND): Nothing to undo."
     finally:
         dispatcher.close()

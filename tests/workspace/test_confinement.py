@@ -196,7 +196,7 @@ def test_undo_refuses_a_file_replaced_by_an_in_root_link_to_other_content(world:
     os.symlink("other", world / "f")
     assert dispatcher.execute("/undo").text == (
         "re: /undo\nERROR(CONFLICT): Refusing to undo: f changed since change 2 wrote it.\n"
-        "Open f to see its current content; nothing was changed."
+        "Nothing was changed; open f to see it, or /undo --skip to leave it and go on to older changes."
     )
     dispatcher.close()
 

@@ -66,6 +66,13 @@ def stringsh(repo: Path, script: str):
     return proc
 
 
+def stringsh_run(repo: Path, script: str):
+    """The real program running a whole script in one process (`run -`)."""
+    proc = run_stringsh(["run", "-"], repo, stdin=script, timeout=60)
+    assert b"Traceback" not in proc.stderr + proc.stdout, proc.stderr.decode()
+    return proc
+
+
 # -- finding 1 ------------------------------------------------------------------------------------------------
 
 
@@ -106,9 +113,9 @@ def test_finding_09_a_planted_state_file_link_writes_nothing_outside(repo: Path,
     os.symlink(outside / "keep.txt", repo / ".stringsh" / f"{name}-existing")
     before = snapshot(outside, outside / "none")
     assert stringsh(repo, "/ls").returncode == 0
-    proc = stringsh(repo, "/write new.md\nhello\n")
+    proc = stringsh_run(repo, "/write new.md <<EOF\nhello\nEOF\n/undo\n")  # one process: undo is per client
     assert proc.returncode == 0, proc.stdout
-    assert stringsh(repo, "/undo").stdout.decode().endswith("Undo: deleted new.md (was newly created)\n")
+    assert proc.stdout.decode().endswith("Undo: deleted new.md (was newly created)\n")
     assert snapshot(outside, outside / "none") == before
     assert os.readlink(repo / ".stringsh" / name) == str(outside / f"made-{name}")
 
@@ -159,8 +166,9 @@ def test_finding_09_a_planted_fifo_or_corrupt_state_file_is_ignored(repo: Path, 
     else:
         (repo / ".stringsh" / JOURNAL_FILE).write_bytes(b"not a database at all" * 100)
     assert stringsh(repo, "/ls").returncode == 0
-    assert stringsh(repo, "/write a.md\nx\n").returncode == 0
-    assert stringsh(repo, "/undo").stdout.decode().endswith("Undo: deleted a.md (was newly created)\n")
+    proc = stringsh_run(repo, "/write a.md <<EOF\nx\nEOF\n/undo\n")  # one process: undo is per client
+    assert proc.returncode == 0, proc.stdout
+    assert proc.stdout.decode().endswith("Undo: deleted a.md (was newly created)\n")
 
 
 def test_finding_09_the_users_journal_as_a_fifo_is_a_coded_error_not_a_hang(repo: Path) -> None:
@@ -195,7 +203,7 @@ def test_finding_09_a_missing_journal_blob_is_a_coded_error(repo: Path) -> None:
     assert dispatcher.execute("/undo").text == (
         "re: /undo\nERROR(NOT_FOUND): Cannot undo change 1: the journal no longer holds the previous bytes of "
         "README.md.\nNothing was changed; restore README.md by hand (from version control) if you need its old "
-        "content."
+        "content, or /undo --skip to go on to older changes."
     )
     assert (repo / "README.md").read_text() == "changed\n"
     dispatcher.close()
@@ -231,7 +239,8 @@ def test_finding_11_undo_of_a_created_file_never_deletes_a_swapped_links_target(
     os.symlink("keep.txt", repo / "new.txt")
     assert dispatcher.execute("/undo").text == (
         "re: /undo\nERROR(CONFLICT): Refusing to undo: new.txt is now a symbolic link (to keep.txt), not the file "
-        "change 1 wrote.\nNothing was changed; remove the link or restore new.txt by hand, then undo again."
+        "change 1 wrote.\nNothing was changed; remove the link or restore new.txt by hand, then undo again, or "
+        "/undo --skip to go on to older changes."
     )
     assert (repo / "keep.txt").read_bytes() == wrote
     assert os.readlink(repo / "new.txt") == "keep.txt"

@@ -67,12 +67,16 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
             _check_budget(ws, plans)
         blobs = {p.prev_sha: p.prev for p in plans if p.prev is not None and p.prev_sha}
         journal = ws.journal
-        cs = journal.begin(topic, ws.frontend, kind, reverts, [p.row() for p in plans], blobs)
+        rows = [p.row() for p in plans]
+        cs = journal.begin(topic, ws.frontend, kind, reverts, rows, blobs)
         try:
             changes.execute(cs, plans, ws.state.fsync_pool, lambda: journal.seal(cs))
         except BaseException:
             journal.finish(cs, "rolled_back")
             raise
+        for p, row in zip(plans, rows, strict=True):
+            if p.existed:  # a folder planned as new was there after all: undo must leave it
+                journal.set_new_dirs(cs, p.idx, tuple(d for d in row.new_dirs if d not in p.existed))
         journal.finish(cs, "done", reverts)
         return cs
     finally:

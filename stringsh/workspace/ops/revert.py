@@ -1,22 +1,28 @@
 """revert and undo: put back the bytes a change set replaced, as a new change set; CONFLICT when a file
 changed since, or when a symlink now stands where the change wrote a file (undo never deletes or rewrites
-through a swapped link). Undo walks the topic's changes back one at a time."""
+through a swapped link). Undo walks one client's changes of a topic back one at a time; a file already back
+in its previous state is a step done, and `/undo --skip` passes over a change that cannot be undone."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace import changes
 from stringsh.workspace.atomic import sha256
-from stringsh.workspace.journal import MissingBlob
-from stringsh.workspace.models import FileChange, RevertedFile, RevertOutcome
+from stringsh.workspace.journal import FileRow, MissingBlob
+from stringsh.workspace.models import FileChange, RevertedFile, RevertOutcome, SkippedChange
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.textio import count_lines, decode
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
+
+
+#: How `/undo` gets past a change it cannot take back (appended to the hints of undo's refusals).
+SKIP_HINT = ", or /undo --skip to go on to older changes"
 
 
 class RevertRequest(NamedTuple):
@@ -37,18 +43,41 @@ def revert(ws: Workspace, request: RevertRequest) -> RevertOutcome:
 
 
 def undo(ws: Workspace, request: UndoRequest) -> RevertOutcome:
-    """Revert the topic's newest change that is not undone yet; each call walks one change further back."""
+    """Revert this client's newest change in the topic that is not undone or skipped yet; each call walks one
+    change further back. Changes of other clients (processes, daemons, earlier runs) are never taken back here."""
     require(ws.policy, ws.policy.permissions.revert, "revert", mutating=True)
     with ws.state.audited("undo", [], request.topic) as note, ws.locked():
         change_id = ws.journal.last_undoable(request.topic)
         if change_id is None:
             raise StringError("NOT_FOUND", "Nothing to undo.")
-        outcome = revert_locked(ws, change_id, request.topic)
+        outcome = revert_locked(ws, change_id, request.topic, undo=True)
         note.change = outcome.change_id
         return outcome
 
 
-def revert_locked(ws: Workspace, change_id: int, topic: str | None) -> RevertOutcome:
+def skip(ws: Workspace, request: UndoRequest) -> SkippedChange:
+    """`/undo --skip`: pass over the change `/undo` would take back next, leaving its files as they are (it stays
+    in the journal, revertable by id), so the older changes behind it stay reachable."""
+    require(ws.policy, ws.policy.permissions.revert, "revert", mutating=True)
+    with ws.state.audited("undo-skip", [], request.topic) as note, ws.locked():
+        journal = ws.journal
+        change_id = journal.last_undoable(request.topic)
+        if change_id is None:
+            raise StringError(
+                "NOT_FOUND",
+                "Nothing to skip: this topic has no change left to undo.",
+                "Changes of other topics, other clients and earlier runs are not undone here; see /help undo.",
+            )
+        journal.skip(change_id)
+        note.change = change_id
+        paths = tuple(f.path for f in journal.files(change_id))
+        return SkippedChange(change_id, paths, journal.last_undoable(request.topic))
+
+
+def revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: bool = False) -> RevertOutcome:
+    """Put back what `change_id` replaced. A file that already holds its previous bytes is left alone (when all
+    do, the change is recorded as undone with nothing written); one that holds anything else is a CONFLICT.
+    `undo`: the hints name `/undo --skip`, the way past a change that cannot be undone."""
     journal = ws.journal
     row = journal.get(change_id)
     if row is None:
@@ -57,8 +86,10 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None) -> RevertOut
         raise StringError("INVALID_TARGET", f"Change {change_id} cannot be reverted ({row.kind}, {row.state}).")
     if row.reverted_by is not None:
         raise StringError("INVALID_TARGET", f"Change {change_id} was already reverted by change {row.reverted_by}.")
+    skip_hint = SKIP_HINT if undo else ""
     rows = journal.files(change_id)
-    files = []
+    todo: list[tuple[FileRow, FileChange]] = []
+    done: list[RevertedFile] = []
     for f in rows:
         try:
             prev = None if f.prev_sha is None else journal.blob(f.prev_sha)
@@ -66,33 +97,63 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None) -> RevertOut
             raise StringError(
                 "NOT_FOUND",
                 f"Cannot undo change {change_id}: the journal no longer holds the previous bytes of {f.path}.",
-                f"Nothing was changed; restore {f.path} by hand (from version control) if you need its old content.",
+                f"Nothing was changed; restore {f.path} by hand (from version control) if you need its old content"
+                f"{skip_hint}.",
             ) from None
-        files.append(FileChange(f.path, prev, f.new_sha or "", f.prev_mode))
-    try:
-        cs = apply_locked(ws, files, topic or row.topic, "revert", change_id)
-    except StringError as exc:
-        if exc.code != "CONFLICT":
-            raise
-        changed = next((f.path for f in rows if _sha_of(ws, f.path) != (f.new_sha or "")), None)
-        if changed is None:  # the same bytes, reached through a link swapped in where the change wrote a file
-            for f in rows:
-                _require_same_path(ws, f.path, change_id)
-            changed = rows[0].path
-        raise StringError(
-            "CONFLICT",
-            f"Refusing to undo: {changed} changed since change {change_id} wrote it.",
-            f"Open {changed} to see its current content; nothing was changed.",
-        ) from None
-    done = []
-    for f, change in zip(rows, files, strict=True):
+        now = _sha_of(ws, f.path)
+        if now != (f.new_sha or "") and now == (f.prev_sha or "") and _same_path(ws, f.path):
+            action = "already_gone" if prev is None else "already"
+            done.append(RevertedFile(f.path, action, 0 if prev is None else _lines(prev)))
+        elif now not in ("?", f.new_sha or ""):  # "?": unreachable; apply_locked below says why (a link out, ...)
+            raise _conflict(ws, f.path, f.new_sha is not None, change_id, undo)
+        else:
+            todo.append((f, FileChange(f.path, prev, f.new_sha or "", f.prev_mode)))
+    if todo:
+        try:
+            cs = apply_locked(ws, [change for _, change in todo], topic or row.topic, "revert", change_id)
+        except StringError as exc:
+            if exc.code != "CONFLICT":
+                raise
+            for f, _ in todo:  # changed between the check and the write, or reached through a swapped link
+                _require_same_path(ws, f.path, change_id, undo)
+            raise _conflict(ws, todo[0][0].path, todo[0][0].new_sha is not None, change_id, undo) from None
+    else:
+        cs = journal.settle(topic or row.topic, ws.frontend, change_id)
+    for f, change in todo:
         action = "deleted" if f.prev_sha is None else ("restored" if f.new_sha is None else "reverted")
-        lines = 0 if change.data is None else _lines(change.data)
-        done.append(RevertedFile(f.path, action, lines))
-    return RevertOutcome(cs, change_id, tuple(done))
+        done.append(RevertedFile(f.path, action, 0 if change.data is None else _lines(change.data)))
+    order = {f.path: k for k, f in enumerate(rows)}
+    files = []
+    for file in sorted(done, key=lambda d: order[d.rel]):
+        dirs = rows[order[file.rel]].new_dirs
+        gone = file.action in ("deleted", "already_gone")
+        files.append(replace(file, folders=tuple(changes.remove_new_dirs(ws.confiner, dirs))) if gone and dirs
+                     else file)
+    return RevertOutcome(cs, change_id, tuple(files))
 
 
-def _require_same_path(ws: Workspace, path: str, change_id: int) -> None:
+def _conflict(ws: Workspace, path: str, wrote: bool, change_id: int, undo: bool) -> StringError:
+    """The refusal when `path` holds neither what the change wrote nor what it replaced."""
+    deleted = wrote and _sha_of(ws, path) == ""
+    what = "was deleted" if deleted else "changed"
+    if not undo:
+        hint = f"Open {path} to see its current content; nothing was changed."
+    elif deleted:
+        hint = "Nothing was changed; /undo --skip leaves it deleted and goes on to older changes."
+    else:
+        hint = f"Nothing was changed; open {path} to see it, or /undo --skip to leave it and go on to older changes."
+    return StringError("CONFLICT", f"Refusing to undo: {path} {what} since change {change_id} wrote it.", hint)
+
+
+def _same_path(ws: Workspace, path: str) -> bool:
+    try:
+        with ws.confiner.resolve(path, create=True) as res:
+            return res.rel == path
+    except (StringError, OSError):
+        return False
+
+
+def _require_same_path(ws: Workspace, path: str, change_id: int, undo: bool = False) -> None:
     """CONFLICT when `path` now leads elsewhere through a symlink: undo must touch the file the change wrote,
     never delete or rewrite what a link swapped in since points at (apply_locked refuses it; this words it)."""
     try:
@@ -104,7 +165,8 @@ def _require_same_path(ws: Workspace, path: str, change_id: int) -> None:
         raise StringError(
             "CONFLICT",
             f"Refusing to undo: {path} is now a symbolic link (to {now}), not the file change {change_id} wrote.",
-            f"Nothing was changed; remove the link or restore {path} by hand, then undo again.",
+            f"Nothing was changed; remove the link or restore {path} by hand, then undo again"
+            f"{SKIP_HINT if undo else ''}.",
         )
 
 
