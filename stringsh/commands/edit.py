@@ -6,6 +6,7 @@ import hashlib
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
+from stringsh.documents.diffreply import with_diff
 from stringsh.documents.guard import FORCE, require_seen
 from stringsh.documents.masking import masked_note, refuse_mask_writeback
 from stringsh.documents.targets import edit_target
@@ -74,11 +75,11 @@ def edit_block(ctx: Context, view: DocumentView, block_id: str, body: str) -> Re
     # applied as one journaled change guarded by the hash the view was built from (a change since is a CONFLICT).
     data = encode(edited.text, view.encoding, view.bom, view.path)
     change = ChangeSet().write(view.path, data, expected_prev_sha256=view.sha256)
-    documents.workspace.apply(change, topic=ctx.session.topic, op="edit")
+    change_id = documents.workspace.apply(change, topic=ctx.session.topic, op="edit")
     edited.sha256 = hashlib.sha256(data).hexdigest()
     documents.state.index_cache.put(edited.sha256, edited.index, len(data))
     documents.after_write(view.path, edited.sha256, edited)
-    return Result(f"Edited {view.path}#{block_id} ({edited.index.line_count} lines)")
+    return with_diff(ctx, Result(f"Edited {view.path}#{block_id} ({edited.index.line_count} lines)"), change_id)
 
 
 def edit_whole(ctx: Context, view: DocumentView, body: str, force: bool) -> Result:
@@ -91,7 +92,7 @@ def edit_whole(ctx: Context, view: DocumentView, body: str, force: bool) -> Resu
         )
     documents.after_write(view.path, outcome.sha256)
     lines = body.count("\n") + (0 if not body or body.endswith("\n") else 1)
-    return Result(f"Edited {view.path} ({lines} lines, whole file)")
+    return with_diff(ctx, Result(f"Edited {view.path} ({lines} lines, whole file)"), outcome.change_id)
 
 
 @handler("edit")
