@@ -17,6 +17,7 @@ from stringsh.workspace.textio import BREAK, decode
 if TYPE_CHECKING:
     from stringsh.commands.context import Context
     from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.journal import FileRow
 
 DIFF_VARIABLE = "_diff"
 CONTEXT_VARIABLE = "_diff_context"
@@ -58,6 +59,10 @@ def change_diff(ws: Workspace, change_id: int, *, context: int = DEFAULT_CONTEXT
     parts = []
     for row in rows:
         try:
+            if row.prev_size is not None:
+                body = _appended(ws, row, context=context, max_lines=max_lines)
+                parts.append(f"[{row.path}]\n{body}" if len(rows) > 1 else body)
+                continue
             old = None if row.prev_sha is None else _text(ws, ws.journal.blob(row.prev_sha), row.path)
             new = "" if row.new_sha is None else _current(ws, row.path, row.new_sha)
             body = format_diff(old, new, context=context, max_lines=max_lines)
@@ -65,6 +70,22 @@ def change_diff(ws: Workspace, change_id: int, *, context: int = DEFAULT_CONTEXT
             body = f"(diff not shown: {exc.message})"
         parts.append(f"[{row.path}]\n{body}" if len(rows) > 1 else body)
     return "\n".join(parts)
+
+
+def _appended(ws: Workspace, row: FileRow, *, context: int, max_lines: int) -> str:
+    """An append keeps no copy of the file (ops/appending.py): its old text is the file's first `prev_size` bytes.
+    Its undo cut the appended bytes off, and they are not kept: say how many lines went."""
+    from stringsh.workspace.atomic import sha256
+
+    size = row.prev_size or 0
+    data = ws.read_bytes(row.path)
+    if sha256(data) != row.new_sha:
+        raise StringError("CONFLICT", "the file changed again since")
+    if len(data) > size:  # the append itself (its undo left the file at the old length)
+        return format_diff(_text(ws, data[:size], row.path), _text(ws, data, row.path), context=context,
+                           max_lines=max_lines)
+    lines = len(split_lines(_text(ws, data, row.path)))
+    return f"(the lines appended after line {lines} were removed; an append keeps no copy of them)"
 
 
 def _current(ws: Workspace, rel: str, expected_sha: str) -> str:

@@ -41,6 +41,12 @@ CREATE TABLE IF NOT EXISTS files(
     PRIMARY KEY(cs, idx)
 );
 CREATE TABLE IF NOT EXISTS blobs(sha TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS appends(   -- an append (ops/appending.py) keeps the first prev_size bytes: no blob
+    cs INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    prev_size INTEGER NOT NULL,
+    PRIMARY KEY(cs, idx)
+);
 """
 
 
@@ -52,6 +58,8 @@ class FileRow:
     new_sha: str | None
     prev_mode: int | None
     new_mode: int | None
+    #: Set for an append and its undo: only bytes past this offset change, so no previous bytes are kept.
+    prev_size: int | None = None
 
 
 @dataclass(frozen=True)
@@ -116,6 +124,8 @@ class Journal:
                 [(cs, r.idx, r.path, r.prev_sha, r.new_sha, r.prev_mode, r.new_mode) for r in rows],
             )
             db.executemany("INSERT OR IGNORE INTO blobs VALUES (?,?)", list(blobs.items()))
+            db.executemany("INSERT INTO appends VALUES (?,?,?)",
+                           [(cs, r.idx, r.prev_size) for r in rows if r.prev_size is not None])
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -152,7 +162,9 @@ class Journal:
 
     def files(self, cs: int) -> list[FileRow]:
         rows = self.db.execute(
-            "SELECT idx, path, prev_sha, new_sha, prev_mode, new_mode FROM files WHERE cs=? ORDER BY idx", (cs,)
+            "SELECT f.idx, f.path, f.prev_sha, f.new_sha, f.prev_mode, f.new_mode, a.prev_size FROM files f "
+            "LEFT JOIN appends a ON a.cs = f.cs AND a.idx = f.idx WHERE f.cs=? ORDER BY f.idx",
+            (cs,),
         ).fetchall()
         return [FileRow(*row) for row in rows]
 
@@ -183,6 +195,7 @@ class Journal:
             cutoff = db.execute("SELECT COALESCE(MAX(id), 0) - ? FROM changesets", (keep,)).fetchone()[0]
             old = "SELECT id FROM changesets WHERE id <= ? AND state NOT IN ('pending', 'staged')"
             db.execute(f"DELETE FROM files WHERE cs IN ({old})", (cutoff,))
+            db.execute(f"DELETE FROM appends WHERE cs IN ({old})", (cutoff,))
             removed = db.execute(f"DELETE FROM changesets WHERE id IN ({old})", (cutoff,)).rowcount
             db.execute("DELETE FROM blobs WHERE sha NOT IN (SELECT prev_sha FROM files WHERE prev_sha IS NOT NULL)")
             db.execute("COMMIT")

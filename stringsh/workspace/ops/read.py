@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from typing import TYPE_CHECKING, NamedTuple
@@ -59,15 +60,36 @@ def read_text(ws: Workspace, request: ReadRequest) -> TextFile:
 
 
 def fingerprint(ws: Workspace, request: ReadRequest) -> str | None:
-    """sha256 of the file's current bytes, None when it does not exist (no audit record: a helper)."""
+    """sha256 of the file's current bytes, None when it does not exist (no audit record: a helper). Streamed, so
+    a file past the read limit (one /append grew, or /undo cut back) has one too."""
+    require(ws.policy, ws.policy.permissions.read, "read")
     try:
-        res, data, _ = _read(ws, request.path)
+        res = ws.confiner.resolve(request.path, reading=True)
     except StringError as exc:
         if exc.code == "NOT_FOUND":
             return None
         raise
-    res.close()
-    return sha256(data)
+    try:
+        if res.st is None:
+            return None
+        if stat.S_ISDIR(res.st.st_mode):
+            raise StringError("INVALID_TARGET", f"Is a directory: {res.rel}", f"Use /ls {res.rel}")
+        try:
+            fd, st = atomic.open_regular(res.parent_fd, res.name, res.rel)
+        except StringError as exc:
+            if exc.code == "NOT_FOUND":
+                return None
+            raise
+        try:
+            check_hardlink(ws.policy, res, st)
+            digest = hashlib.sha256()
+            while chunk := os.read(fd, 1 << 20):
+                digest.update(chunk)
+            return digest.hexdigest()
+        finally:
+            os.close(fd)
+    finally:
+        res.close()
 
 
 def _read(ws: Workspace, path: str) -> tuple[Resolved, bytes, os.stat_result]:

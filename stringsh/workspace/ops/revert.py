@@ -11,6 +11,7 @@ from stringsh.workspace import changes
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.journal import MissingBlob
 from stringsh.workspace.models import FileChange, RevertedFile, RevertOutcome
+from stringsh.workspace.ops.appending import revert_append
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.textio import count_lines, decode
@@ -58,6 +59,8 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None) -> RevertOut
     if row.reverted_by is not None:
         raise StringError("INVALID_TARGET", f"Change {change_id} was already reverted by change {row.reverted_by}.")
     rows = journal.files(change_id)
+    if rows and rows[0].prev_size is not None:  # an append: cut back to the old length (ops/appending.py)
+        return revert_append(ws, change_id, rows[0], topic or row.topic)
     files = []
     for f in rows:
         try:
