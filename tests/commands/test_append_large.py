@@ -81,7 +81,7 @@ def test_bad_bytes_far_into_a_large_file_are_refused_untouched(ws: Path) -> None
         "nothing was changed.\nstringsh keeps files byte-faithful: it reads UTF-8 (with or without BOM) and UTF-16 "
         "with a BOM.\n"
         "re: /append nul.txt x\nERROR(BINARY_FILE): Binary file: nul.txt (3 bytes)\nOnly its metadata can be shown.\n"
-        "re: /append dir x\nERROR(INVALID_TARGET): Is a directory: dir\n"
+        "re: /append dir x\nERROR(INVALID_TARGET): Is a directory: dir\nUse /ls dir\n"
         "re: /append nope.txt x\nERROR(NOT_FOUND): File not found: nope.txt\n"
     )
     assert (ws / "big.txt").read_bytes() == data and (ws / "nul.txt").read_bytes() == b"a\x00b"

@@ -181,7 +181,7 @@ def _check_target(ws: Workspace, res: Resolved) -> None:
     """What apply_locked checks of every file it changes, for the one file an append changes."""
     assert res.st is not None
     if stat.S_ISDIR(res.st.st_mode):
-        raise StringError("INVALID_TARGET", f"Is a directory: {res.rel}")
+        raise StringError("INVALID_TARGET", f"Is a directory: {res.rel}", f"Use /ls {res.rel}")
     if res.rel in ws.policy_files:
         raise StringError("NOT_PERMITTED",
                           f"{res.rel} is the workspace's policy and cannot be changed through stringsh")
