@@ -79,7 +79,8 @@ def test_bad_bytes_far_into_a_large_file_are_refused_untouched(ws: Path) -> None
     assert out == (
         "re: /append big.txt x\nERROR(ENCODING): big.txt is not valid UTF-8 (bytes e9 0a at offset 1500003); "
         "nothing was changed.\nstringsh keeps files byte-faithful: it reads UTF-8 (with or without BOM) and UTF-16 "
-        "with a BOM.\n"
+        "with a BOM. /open big.txt shows it as Latin-1; to append, convert it to UTF-8 first "
+        "(!iconv -f LATIN1 -t UTF-8 big.txt -o big.txt.utf8).\n"
         "re: /append nul.txt x\nERROR(BINARY_FILE): Binary file: nul.txt (3 bytes)\nOnly its metadata can be shown.\n"
         "re: /append dir x\nERROR(INVALID_TARGET): Is a directory: dir\nUse /ls dir\n"
         "re: /append nope.txt x\nERROR(NOT_FOUND): File not found: nope.txt\n"

@@ -286,4 +286,5 @@ def _search(pattern: re.Pattern[bytes], buf: bytes) -> int:
 def _bad_utf8(fd: int, rel: str, offset: int) -> StringError:
     bad = os.pread(fd, 4, offset).hex(" ")
     return StringError("ENCODING", f"{rel} is not valid UTF-8 (bytes {bad} at offset {offset}); nothing was changed.",
-                       ENCODING_HINT)
+                       f"{ENCODING_HINT} /open {rel} shows it as Latin-1; to append, convert it to UTF-8 first "
+                       f"(!iconv -f LATIN1 -t UTF-8 {rel} -o {rel}.utf8).")

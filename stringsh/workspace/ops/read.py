@@ -11,7 +11,7 @@ from stringsh.errors import StringError
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.ops.guard import check_hardlink, require
-from stringsh.workspace.textio import count_lines, decode, newline_style
+from stringsh.workspace.textio import count_lines, decode, decode_or_legacy, newline_style
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -24,7 +24,7 @@ class TextFile(NamedTuple):
 
     rel: str
     text: str
-    encoding: str  # "utf-8" or "utf-16-le" / "utf-16-be"
+    encoding: str  # "utf-8" or "utf-16-le" / "utf-16-be"; "latin-1" only when asked for (`legacy`)
     bom: bool
     newline: str  # "lf", "crlf", "cr", "mixed" or "none"
     final_newline: bool
@@ -40,6 +40,8 @@ class TextFile(NamedTuple):
 class ReadRequest(NamedTuple):
     path: str
     topic: str | None = None
+    #: True: bytes that are not UTF-8 (and have no BOM) are read as Latin-1 instead of refused (for showing only).
+    legacy: bool = False
 
 
 def read_bytes(ws: Workspace, request: ReadRequest) -> bytes:
@@ -54,7 +56,7 @@ def read_text(ws: Workspace, request: ReadRequest) -> TextFile:
     with ws.state.audited("read", [request.path], request.topic):
         res, data, st = _read(ws, request.path)
         res.close()
-        text, encoding, bom = decode(data, res.rel)
+        text, encoding, bom = decode_or_legacy(data, res.rel) if request.legacy else decode(data, res.rel)
         style, final = newline_style(text)
         return TextFile(res.rel, text, encoding, bom, style, final, sha256(data), len(data), st.st_mtime_ns)
 
