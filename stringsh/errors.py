@@ -36,7 +36,7 @@ ERROR_CODES: dict[str, str] = {
 
 #: The next step for a code whose raiser gave none: no refusal is a dead end.
 DEFAULT_HINTS: dict[str, str] = {
-    "TOO_LARGE": "Ask for less at a time, or raise the limit in the policy's [limits] (stringsh --policy FILE).",
+    "TOO_LARGE": "Ask for less at a time: a narrower request, or a window of a file (/open PATH --from N --to M).",
 }
 
 

@@ -91,3 +91,14 @@ def test_too_large_always_says_what_to_do_next(ws: Path) -> None:
         "raises the limit.\n"
     )
     assert not (ws / "w.txt").exists()
+
+
+def test_a_too_large_error_raised_without_a_hint_still_gets_one() -> None:
+    from stringsh.errors import StringError
+
+    assert StringError("TOO_LARGE", "Response to x is larger than 10 MB; it was not read.").text == (
+        "Response to x is larger than 10 MB; it was not read.\n"
+        "Ask for less at a time: a narrower request, or a window of a file (/open PATH --from N --to M)."
+    )
+    assert StringError("TOO_LARGE", "m", "own hint").text == "m\nown hint"
+    assert StringError("NOT_FOUND", "m").text == "m"
