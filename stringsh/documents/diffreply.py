@@ -7,7 +7,6 @@ are masked line for line (`Workspace.redact_lines`) before they are compared, so
 
 from __future__ import annotations
 
-import difflib
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
@@ -173,6 +172,8 @@ def _ops(a: list[str], b: list[str]) -> list[tuple[str, int, int, str]]:
     if len(mid_a) + len(mid_b) > MATCH_LIMIT or not mid_a or not mid_b:
         blocks = [("replace", 0, len(mid_a), 0, len(mid_b))]
     else:
+        import difflib  # only when a diff is asked for
+
         blocks = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False).get_opcodes()
     for tag, i1, i2, j1, j2 in blocks:
         if tag == "equal":
