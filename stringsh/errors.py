@@ -35,6 +35,12 @@ ERROR_CODES: dict[str, str] = {
 }
 
 
+#: The next step for a code whose raiser gave none: no refusal is a dead end.
+DEFAULT_HINTS: dict[str, str] = {
+    "TOO_LARGE": "Ask for less at a time: a narrower request, or a window of a file (/open PATH --from N --to M).",
+}
+
+
 class StringError(Exception):
     """An expected failure with a stable code; `hint` is an extra line telling the user what to do next."""
 
@@ -42,7 +48,7 @@ class StringError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
-        self.hint = hint
+        self.hint = hint if hint is not None else DEFAULT_HINTS.get(code)
 
     @property
     def text(self) -> str:
@@ -58,3 +64,23 @@ def error_reason(exc: BaseException) -> str:
     if isinstance(exc, StringError):
         return exc.message
     return str(exc) or type(exc).__name__
+
+
+def too_large_to_read(rel: str, size: int, limit: int) -> StringError:
+    """A file past the read limit: say how to read it anyway (a window, or the shell's tools)."""
+    return StringError(
+        "TOO_LARGE",
+        f"File is larger than the read limit ({size} > {limit} bytes): {rel}",
+        f"Read it in windows: /open {rel} --from N, or !head, !tail or !grep it; the policy's [limits] "
+        "max_read_bytes raises the limit.",
+    )
+
+
+def too_large_to_write(path: str, size: int, limit: int) -> StringError:
+    """A write past the write limit: say how to get the content in anyway."""
+    return StringError(
+        "TOO_LARGE",
+        f"Write of {size} bytes exceeds the policy's limit of {limit}: {path}",
+        "Write it in parts: /write the first part, then /append the rest; the policy's [limits] max_write_bytes "
+        "raises the limit.",
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
+from stringsh.documents.diffreply import with_diff
 from stringsh.documents.writing import split_target
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
@@ -22,4 +23,4 @@ def append(ctx: Context) -> Result:
     outcome = workspace.append_text(path, text, topic=ctx.session.topic)
     if was_current:  # the topic knew the file before; it knows the appended result too
         mark_seen(seen, workspace, path, outcome.sha256)
-    return Result(f"Appended to: {rel} (now {outcome.size} bytes)")
+    return with_diff(ctx, Result(f"Appended to: {rel} (now {outcome.size} bytes)"), outcome.change_id)

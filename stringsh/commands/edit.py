@@ -7,6 +7,7 @@ import hashlib
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.documents import blockedit
+from stringsh.documents.diffreply import with_diff
 from stringsh.documents.guard import FORCE, require_seen
 from stringsh.documents.masking import masked_note, refuse_mask_writeback
 from stringsh.documents.targets import edit_target
@@ -84,11 +85,11 @@ def edit_block(ctx: Context, view: DocumentView, block_id: str, body: str, force
     # applied as one journaled change guarded by the hash the view was built from (a change since is a CONFLICT).
     data = encode(edited.text, view.encoding, view.bom, view.path)
     change = ChangeSet().write(view.path, data, expected_prev_sha256=view.sha256)
-    documents.workspace.apply(change, topic=ctx.session.topic, op="edit")
+    change_id = documents.workspace.apply(change, topic=ctx.session.topic, op="edit")
     edited.sha256 = hashlib.sha256(data).hexdigest()
     documents.state.index_cache.put(edited.sha256, edited.index, len(data))
     documents.after_write(view.path, edited.sha256, edited)
-    return edited_reply(label, edited.index.line_count, splice)
+    return with_diff(ctx, edited_reply(label, edited.index.line_count, splice), change_id)
 
 
 def edited_reply(label: str, total: int, splice: blockedit.Splice | None = None) -> Result:
@@ -130,7 +131,8 @@ def edit_whole(ctx: Context, view: DocumentView, body: str, force: bool) -> Resu
             view.path, body, topic=ctx.session.topic, expected_sha256=overwrite.expected, op="edit"
         )
     documents.after_write(view.path, outcome.sha256)
-    return edited_reply(view.path, body.count("\n") + (0 if not body or body.endswith("\n") else 1))
+    total = body.count("\n") + (0 if not body or body.endswith("\n") else 1)
+    return with_diff(ctx, edited_reply(view.path, total), outcome.change_id)
 
 
 @handler("edit")

@@ -9,6 +9,7 @@ from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.documents.listing import format_listing, list_directory
 from stringsh.documents.targets import split_from
+from stringsh.documents.window import check_range, open_window, split_to
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.render.plain import required_env
@@ -38,13 +39,15 @@ def missing_env(ctx: Context, view: DocumentView) -> list[str]:
     return [name for name in wanted if not store.get(name, scope)]
 
 
-def show(ctx: Context, view: DocumentView, verb: str, *, start: int = 0, label: str | None = None) -> Result:
-    """Render a view as `<verb> <label>\\n---\\n<content>`."""
+def show(ctx: Context, view: DocumentView, verb: str, *, start: int = 0, label: str | None = None,
+         end: int | None = None) -> Result:
+    """Render a view as `<verb> <label>\\n---\\n<content>`; `end` (`--to`) ends it at that line."""
     documents = ctx.documents
     redact = documents.workspace.redact
     # Secrets masked line for line in a copy; the open view keeps the file's text, which edits splice.
     shown = masked(view, documents.workspace.redact_lines)
-    content = render_view(shown, start=start, budget=budget_from(ctx.session.variables),
+    budget = end - start if end is not None else budget_from(ctx.session.variables)
+    content = render_view(shown, start=start, budget=budget,
                           missing_env=missing_env(ctx, view), load_include=documents.include_loader(view))
     view.auto_shortcuts = shown.auto_shortcuts
     extra = documents.default_action_output(view) if start == 0 else None  # front matter `default:`
@@ -54,7 +57,7 @@ def show(ctx: Context, view: DocumentView, verb: str, *, start: int = 0, label: 
     return Result(redact(f"{verb} {shown_label}"), redact(content))
 
 
-def open_path(ctx: Context, target: str, block: str | None, start: int) -> Result:
+def open_path(ctx: Context, target: str, block: str | None, start: int, end: int | None = None) -> Result:
     documents = ctx.documents
     workspace = documents.workspace
     rel = documents.resolve_path(target) if target else documents.current().path
@@ -66,10 +69,12 @@ def open_path(ctx: Context, target: str, block: str | None, start: int) -> Resul
             raise StringError("INVALID_TARGET", f"Not a document: {target} is a folder", f"Use /open {target}")
         display, entries = list_directory(workspace, rel, topic=ctx.session.topic)
         return format_listing(display, entries)
-    return show(ctx, documents.open_file(rel, info, block), "Opened", start=start)
+    if not block and info.size > workspace.policy.limits.max_read_bytes:  # too large to read whole: page it
+        return open_window(ctx, info.rel, start, end)
+    return show(ctx, documents.open_file(rel, info, block), "Opened", start=start, end=end)
 
 
-def open_shortcut(ctx: Context, target: str, start: int) -> Result:
+def open_shortcut(ctx: Context, target: str, start: int, end: int | None = None) -> Result:
     """`@id[#block]`: a page shortcut of the open document, then an auto-shortcut of its last rendering."""
     from stringsh.documents.shortcuts import menu_href, page_shortcuts  # menus load only when `@` is used
 
@@ -86,29 +91,31 @@ def open_shortcut(ctx: Context, target: str, start: int) -> Result:
     path, _, href_block = href.partition("#")
     block = fragment or href_block or None
     if not path:
-        return open_block(ctx, block or "", start)
-    return open_path(ctx, posixpath.normpath(posixpath.join(view.folder, path)), block, start)
+        return open_block(ctx, block or "", start, end)
+    return open_path(ctx, posixpath.normpath(posixpath.join(view.folder, path)), block, start, end)
 
 
-def open_block(ctx: Context, block: str, start: int) -> Result:
+def open_block(ctx: Context, block: str, start: int, end: int | None = None) -> Result:
     """`#block` of the open document: no new history entry."""
-    return show(ctx, ctx.documents.show_block(block or None), "Opened", start=start)
+    return show(ctx, ctx.documents.show_block(block or None), "Opened", start=start, end=end)
 
 
 @handler("open")
 def open_(ctx: Context) -> Result:
-    target, start = split_from(ctx.args, "open")
+    args, end = split_to(ctx.args)
+    target, start = split_from(args, "open")
+    check_range(start, end)
     if target is None:
         view = ctx.documents.current(USAGE, None)
         if view.remote:  # a page an HTTP action returned: fetched again, not read from a file
-            return show(ctx, ctx.documents.reload_current(), "Opened", start=start)
-        return open_path(ctx, "", view.block, start)
+            return show(ctx, ctx.documents.reload_current(), "Opened", start=start, end=end)
+        return open_path(ctx, "", view.block, start, end)
     if target.startswith("@"):
-        return open_shortcut(ctx, target, start)
+        return open_shortcut(ctx, target, start, end)
     if target.startswith("#"):
-        return open_block(ctx, target[1:], start)
+        return open_block(ctx, target[1:], start, end)
     path, _, block = target.partition("#")
-    return open_path(ctx, path, block or None, start)
+    return open_path(ctx, path, block or None, start, end)
 
 
 @handler("back")

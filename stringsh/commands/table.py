@@ -66,8 +66,8 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
     # Navigation
     CommandSpec(
         "open", "open", "open_",
-        syntax="/open [path[#block] | #block | @shortcut] [--from N]",
-        summary="Show a document, one of its blocks, or a folder", section="Navigation", flags=("--from",),
+        syntax="/open [path[#block] | #block | @shortcut] [--from N] [--to M]",
+        summary="Show a document, one of its blocks, or a folder", section="Navigation", flags=("--from", "--to"),
     ),
     CommandSpec("back", "open", "back", syntax="/back", summary="Go back to the previous document",
                 section="Navigation"),

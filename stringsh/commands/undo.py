@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
+from stringsh.documents.diffreply import with_diff
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.workspace.models import RevertedFile, RevertOutcome, SkippedChange
@@ -52,4 +53,5 @@ def undo(ctx: Context) -> Result:
             ctx.session.seen.pop(file.rel, None)
         else:
             mark_seen(ctx.session.seen, workspace, file.rel)
-    return Result("Undo: " + "; ".join(describe(file, outcome) for file in outcome.files))
+    return with_diff(ctx, Result("Undo: " + "; ".join(describe(file, outcome) for file in outcome.files)),
+                     outcome.change_id, undo_note=False)

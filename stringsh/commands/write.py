@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
+from stringsh.documents.diffreply import with_diff
 from stringsh.documents.guard import require_seen
 from stringsh.documents.masking import current_text, refuse_mask_writeback
 from stringsh.documents.writing import split_target
@@ -28,4 +29,4 @@ def write(ctx: Context) -> Result:
         outcome = workspace.write_text(path, text, topic=ctx.session.topic, expected_sha256=overwrite.expected)
     mark_seen(seen, workspace, path, outcome.sha256)
     verb = "Created:" if outcome.created else "Written:"
-    return Result(f"{verb} {rel} ({outcome.size} bytes, {outcome.lines} lines)")
+    return with_diff(ctx, Result(f"{verb} {rel} ({outcome.size} bytes, {outcome.lines} lines)"), outcome.change_id)

@@ -17,6 +17,7 @@ from stringsh.errors import StringError
 from stringsh.render import blockids, plain
 from stringsh.render.document import Document, is_markdown
 from stringsh.render.index import Block, DocIndex
+from stringsh.workspace.textio import LEGACY_ENCODING, legacy_note
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -121,7 +122,7 @@ def load_view(workspace: Workspace, rel: str, *, cache: IndexCache | None = None
     With a `watcher` (and the `root` the file lives under) the view is flagged when the file changes outside.
     """
     try:
-        text_file = workspace.read_text(rel)
+        text_file = workspace.read_text(rel, legacy=True)  # not UTF-8: shown as Latin-1, read-only
     except StringError as exc:
         if exc.code != "BINARY_FILE":
             raise
@@ -217,12 +218,13 @@ def render_view(view: DocumentView, *, start: int = 0, budget: int = plain.DEFAU
                                          load_include=load_include, identity=view.path)
         count = view.index.line_count
     view.auto_shortcuts = rendered.shortcuts
-    if rendered.next_line is None:
-        return rendered.text
-    hint = plain.cut_hint(view.label, rendered, count, budget)
-    if command != "/open":
-        hint = hint.replace("Read on: /open ", f"Read on: {command} ")
-    return f"{rendered.text}\n\n{hint}"
+    text = rendered.text
+    if rendered.next_line is not None:
+        hint = plain.cut_hint(view.label, rendered, count, budget)
+        if command != "/open":
+            hint = hint.replace("Read on: /open ", f"Read on: {command} ")
+        text = f"{text}\n\n{hint}"
+    return f"{text}\n\n{legacy_note(view.path)}" if view.encoding == LEGACY_ENCODING else text
 
 
 def check_start(path: str, count: int, start: int, command: str) -> None:

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from stringsh.errors import StringError
+from stringsh.errors import StringError, too_large_to_read
 from stringsh.workspace.paths import DIR_FLAGS, TEMP_PREFIX
 
 if TYPE_CHECKING:
@@ -49,8 +49,9 @@ def temp_name(change_id: int, index: int) -> str:
     return f"{TEMP_PREFIX}{change_id}-{index}.tmp"
 
 
-def read_at(dir_fd: int, name: str, rel: str, limit: int | None = None) -> tuple[bytes, os.stat_result]:
-    """Read a regular file without following a symlink swapped in after resolution."""
+def open_regular(dir_fd: int, name: str, rel: str) -> tuple[int, os.stat_result]:
+    """Open a regular file for reading without following a symlink swapped in after resolution; the caller closes
+    the descriptor."""
     try:
         fd = os.open(name, READ_FLAGS, dir_fd=dir_fd)
     except FileNotFoundError:
@@ -71,8 +72,18 @@ def read_at(dir_fd: int, name: str, rel: str, limit: int | None = None) -> tuple
             raise StringError("INVALID_TARGET", f"Is a directory: {rel}", f"Use /ls {rel}")
         if not stat.S_ISREG(st.st_mode):
             raise StringError("INVALID_TARGET", f"Not a regular file: {rel}")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def read_at(dir_fd: int, name: str, rel: str, limit: int | None = None) -> tuple[bytes, os.stat_result]:
+    """Read a regular file without following a symlink swapped in after resolution."""
+    fd, st = open_regular(dir_fd, name, rel)
+    try:
         if limit is not None and st.st_size > limit:
-            raise StringError("TOO_LARGE", f"File is larger than the read limit ({st.st_size} > {limit} bytes): {rel}")
+            raise too_large_to_read(rel, st.st_size, limit)
         chunks = []
         while True:
             chunk = os.read(fd, 1 << 20)

@@ -180,6 +180,10 @@ def close_plans(plans: list[Plan]) -> None:
 def recover(journal: Journal, confiner: Confiner, cs: int, pool: atomic.FsyncPool) -> str:
     """Bring a crashed change set to its before or after state; returns the state recorded."""
     rows = journal.files(cs)
+    if rows and rows[0].prev_size is not None:  # an append or its undo (ops/appending.py): bytes past an offset
+        from stringsh.workspace.ops.appending import recover_append
+
+        return recover_append(journal, confiner, cs, rows[0])
     located: list[tuple[FileRow, Resolved | None, str | None]] = []
     try:
         for row in rows:

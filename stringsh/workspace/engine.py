@@ -160,11 +160,12 @@ class Workspace:
 
         return read_bytes(self, ReadRequest(path, topic))
 
-    def read_text(self, path: str, *, topic: str | None = None) -> TextFile:
-        """Strictly decoded text with the file's own line endings; BINARY_FILE / ENCODING / TOO_LARGE."""
+    def read_text(self, path: str, *, topic: str | None = None, legacy: bool = False) -> TextFile:
+        """Strictly decoded text with the file's own line endings; BINARY_FILE / ENCODING / TOO_LARGE. `legacy`: a
+        file that is not UTF-8 is read as Latin-1 (encoding "latin-1") instead, to be shown, never edited."""
         from stringsh.workspace.ops.read import ReadRequest, read_text
 
-        return read_text(self, ReadRequest(path, topic))
+        return read_text(self, ReadRequest(path, topic, legacy))
 
     def fingerprint(self, path: str) -> str | None:
         """sha256 of the file's current bytes, None when it does not exist (no audit record: a helper)."""

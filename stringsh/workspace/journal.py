@@ -59,6 +59,12 @@ CREATE TABLE IF NOT EXISTS new_dirs(
     dirs TEXT NOT NULL,            -- folders created for the file, outermost first, one per line
     PRIMARY KEY(cs, idx)
 );
+CREATE TABLE IF NOT EXISTS appends(   -- an append (ops/appending.py) keeps the first prev_size bytes: no blob
+    cs INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    prev_size INTEGER NOT NULL,
+    PRIMARY KEY(cs, idx)
+);
 """
 
 #: The undoable change sets of one client's topic, newest first (`?` topic, `?` client).
@@ -81,6 +87,8 @@ class FileRow:
     prev_mode: int | None
     new_mode: int | None
     new_dirs: tuple[str, ...] = ()  # folders the change created for this file, outermost first
+    #: Set for an append and its undo: only bytes past this offset change, so no previous bytes are kept.
+    prev_size: int | None = None
 
 
 @dataclass(frozen=True)
@@ -153,6 +161,8 @@ class Journal:
                 "INSERT INTO new_dirs VALUES (?,?,?)", [(cs, r.idx, "\n".join(r.new_dirs)) for r in rows if r.new_dirs]
             )
             db.executemany("INSERT OR IGNORE INTO blobs VALUES (?,?)", list(blobs.items()))
+            db.executemany("INSERT INTO appends VALUES (?,?,?)",
+                           [(cs, r.idx, r.prev_size) for r in rows if r.prev_size is not None])
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -219,11 +229,12 @@ class Journal:
 
     def files(self, cs: int) -> list[FileRow]:
         rows = self.db.execute(
-            "SELECT f.idx, f.path, f.prev_sha, f.new_sha, f.prev_mode, f.new_mode, d.dirs FROM files f "
-            "LEFT JOIN new_dirs d ON d.cs = f.cs AND d.idx = f.idx WHERE f.cs=? ORDER BY f.idx",
+            "SELECT f.idx, f.path, f.prev_sha, f.new_sha, f.prev_mode, f.new_mode, d.dirs, a.prev_size FROM files f "
+            "LEFT JOIN new_dirs d ON d.cs = f.cs AND d.idx = f.idx "
+            "LEFT JOIN appends a ON a.cs = f.cs AND a.idx = f.idx WHERE f.cs=? ORDER BY f.idx",
             (cs,),
         ).fetchall()
-        return [FileRow(*row[:6], tuple(row[6].split("\n")) if row[6] else ()) for row in rows]
+        return [FileRow(*row[:6], tuple(row[6].split("\n")) if row[6] else (), row[7]) for row in rows]
 
     def blob(self, sha: str) -> bytes:
         """Previous bytes by hash; a coded error when the journal lost them (callers say which file and change)."""
@@ -253,6 +264,7 @@ class Journal:
             cutoff = db.execute("SELECT COALESCE(MAX(id), 0) - ? FROM changesets", (keep,)).fetchone()[0]
             old = "SELECT id FROM changesets WHERE id <= ? AND state NOT IN ('pending', 'staged')"
             db.execute(f"DELETE FROM files WHERE cs IN ({old})", (cutoff,))
+            db.execute(f"DELETE FROM appends WHERE cs IN ({old})", (cutoff,))
             removed = db.execute(f"DELETE FROM changesets WHERE id IN ({old})", (cutoff,)).rowcount
             for table in ("owners", "new_dirs"):  # also rows an older version's prune left behind
                 db.execute(f"DELETE FROM {table} WHERE cs NOT IN (SELECT id FROM changesets)")

@@ -22,6 +22,36 @@ BINARY_SNIFF = 8192
 STYLES = {"\n": "lf", "\r\n": "crlf", "\r": "cr"}
 ENDINGS = {v: k for k, v in STYLES.items()}
 ENCODING_HINT = "stringsh keeps files byte-faithful: it reads UTF-8 (with or without BOM) and UTF-16 with a BOM."
+#: How a file that is not UTF-8 (and has no BOM) is shown: every byte is one Latin-1 character, so nothing is lost
+#: or substituted. Such a view is read-only: an edit would have to guess the file's real encoding.
+LEGACY_ENCODING = "latin-1"
+
+
+def legacy_note(rel: str) -> str:
+    """The line that marks a view of a file that is not UTF-8 as shown in Latin-1 and read-only."""
+    return (f"[read-only] {rel} is not UTF-8: shown as Latin-1 (ISO-8859-1), one character per byte. /edit refuses "
+            f"it; convert it first (!iconv -f LATIN1 -t UTF-8 {rel} -o {rel}.utf8), or replace it whole with "
+            f"/write --force {rel}.")
+
+
+def decode_or_legacy(raw: bytes, rel: str) -> tuple[str, str, bool]:
+    """`decode`, except that bytes which are not UTF-8 and carry no BOM are read as Latin-1 (for showing only)."""
+    try:
+        return decode(raw, rel)
+    except StringError as exc:
+        if exc.code != "ENCODING" or raw.startswith(tuple(bom for bom, _ in BOMS)):
+            raise
+        return raw.decode(LEGACY_ENCODING), LEGACY_ENCODING, False
+
+
+def refuse_legacy_edit(rel: str) -> StringError:
+    """An edit of a file shown as Latin-1: refused, so no byte is rewritten in a guessed encoding."""
+    return StringError(
+        "ENCODING",
+        f"{rel} is not UTF-8 (shown as Latin-1, read-only); nothing was changed.",
+        f"Read it with /open {rel}. To edit it, convert it to UTF-8 first (!iconv -f LATIN1 -t UTF-8 {rel} -o "
+        f"{rel}.utf8), or replace it whole with /write --force {rel}.",
+    )
 
 
 def decode(raw: bytes, rel: str) -> tuple[str, str, bool]:

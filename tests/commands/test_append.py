@@ -43,7 +43,8 @@ def test_latin1_and_binary_are_refused_untouched(ws: Path, dispatcher) -> None:
     assert dispatcher.execute("/append latin.txt\nx\n").text == (
         "re: /append latin.txt\nERROR(ENCODING): latin.txt is not valid UTF-8 (bytes e9 0a at offset 3); "
         "nothing was changed.\nstringsh keeps files byte-faithful: it reads UTF-8 (with or without BOM) and UTF-16 "
-        "with a BOM."
+        "with a BOM. /open latin.txt shows it as Latin-1; to append, convert it to UTF-8 first "
+        "(!iconv -f LATIN1 -t UTF-8 latin.txt -o latin.txt.utf8)."
     )
     assert dispatcher.execute("/append bin.dat\nx\n").code == "BINARY_FILE"
     assert (ws / "latin.txt").read_bytes() == b"caf\xe9\n" and (ws / "bin.dat").read_bytes() == b"\x00\x01\x02"

@@ -6,7 +6,7 @@ import os
 import stat
 from typing import TYPE_CHECKING
 
-from stringsh.errors import StringError
+from stringsh.errors import StringError, too_large_to_write
 
 if TYPE_CHECKING:
     from stringsh.workspace.paths import Resolved
@@ -34,7 +34,7 @@ def check_hardlink(policy: Policy, res: Resolved, st: os.stat_result) -> None:
 def check_size(policy: Policy, path: str, data: bytes) -> None:
     limit = policy.limits.max_write_bytes
     if len(data) > limit:
-        raise StringError("TOO_LARGE", f"Write of {len(data)} bytes exceeds the policy's limit of {limit}: {path}")
+        raise too_large_to_write(path, len(data), limit)
 
 
 def keep_limit(policy: Policy) -> int:

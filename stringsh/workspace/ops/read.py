@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from typing import TYPE_CHECKING, NamedTuple
@@ -10,7 +11,7 @@ from stringsh.errors import StringError
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.ops.guard import check_hardlink, require
-from stringsh.workspace.textio import count_lines, decode, newline_style
+from stringsh.workspace.textio import count_lines, decode, decode_or_legacy, newline_style
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -23,7 +24,7 @@ class TextFile(NamedTuple):
 
     rel: str
     text: str
-    encoding: str  # "utf-8" or "utf-16-le" / "utf-16-be"
+    encoding: str  # "utf-8" or "utf-16-le" / "utf-16-be"; "latin-1" only when asked for (`legacy`)
     bom: bool
     newline: str  # "lf", "crlf", "cr", "mixed" or "none"
     final_newline: bool
@@ -39,6 +40,8 @@ class TextFile(NamedTuple):
 class ReadRequest(NamedTuple):
     path: str
     topic: str | None = None
+    #: True: bytes that are not UTF-8 (and have no BOM) are read as Latin-1 instead of refused (for showing only).
+    legacy: bool = False
 
 
 def read_bytes(ws: Workspace, request: ReadRequest) -> bytes:
@@ -53,21 +56,42 @@ def read_text(ws: Workspace, request: ReadRequest) -> TextFile:
     with ws.state.audited("read", [request.path], request.topic):
         res, data, st = _read(ws, request.path)
         res.close()
-        text, encoding, bom = decode(data, res.rel)
+        text, encoding, bom = decode_or_legacy(data, res.rel) if request.legacy else decode(data, res.rel)
         style, final = newline_style(text)
         return TextFile(res.rel, text, encoding, bom, style, final, sha256(data), len(data), st.st_mtime_ns)
 
 
 def fingerprint(ws: Workspace, request: ReadRequest) -> str | None:
-    """sha256 of the file's current bytes, None when it does not exist (no audit record: a helper)."""
+    """sha256 of the file's current bytes, None when it does not exist (no audit record: a helper). Streamed, so
+    a file past the read limit (one /append grew, or /undo cut back) has one too."""
+    require(ws.policy, ws.policy.permissions.read, "read")
     try:
-        res, data, _ = _read(ws, request.path)
+        res = ws.confiner.resolve(request.path, reading=True)
     except StringError as exc:
         if exc.code == "NOT_FOUND":
             return None
         raise
-    res.close()
-    return sha256(data)
+    try:
+        if res.st is None:
+            return None
+        if stat.S_ISDIR(res.st.st_mode):
+            raise StringError("INVALID_TARGET", f"Is a directory: {res.rel}", f"Use /ls {res.rel}")
+        try:
+            fd, st = atomic.open_regular(res.parent_fd, res.name, res.rel)
+        except StringError as exc:
+            if exc.code == "NOT_FOUND":
+                return None
+            raise
+        try:
+            check_hardlink(ws.policy, res, st)
+            digest = hashlib.sha256()
+            while chunk := os.read(fd, 1 << 20):
+                digest.update(chunk)
+            return digest.hexdigest()
+        finally:
+            os.close(fd)
+    finally:
+        res.close()
 
 
 def _read(ws: Workspace, path: str) -> tuple[Resolved, bytes, os.stat_result]:

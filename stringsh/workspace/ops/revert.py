@@ -13,6 +13,7 @@ from stringsh.workspace import changes
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.journal import FileRow, MissingBlob
 from stringsh.workspace.models import FileChange, RevertedFile, RevertOutcome, SkippedChange
+from stringsh.workspace.ops.appending import revert_append
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.textio import count_lines, decode
@@ -88,6 +89,8 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: boo
         raise StringError("INVALID_TARGET", f"Change {change_id} was already reverted by change {row.reverted_by}.")
     skip_hint = SKIP_HINT if undo else ""
     rows = journal.files(change_id)
+    if rows and rows[0].prev_size is not None:  # an append: cut back to the old length (ops/appending.py)
+        return revert_append(ws, change_id, rows[0], topic or row.topic)
     todo: list[tuple[FileRow, FileChange]] = []
     done: list[RevertedFile] = []
     for f in rows:

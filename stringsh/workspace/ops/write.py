@@ -9,6 +9,7 @@ from stringsh.errors import StringError
 from stringsh.workspace import changes
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.models import FileChange, WriteOutcome
+from stringsh.workspace.ops.appending import append_fast
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import check_size, keep_limit, require
 from stringsh.workspace.ops.read import ReadRequest, read_text
@@ -85,7 +86,11 @@ def append_text(ws: Workspace, request: AppendRequest) -> WriteOutcome:
     require(ws.policy, ws.policy.permissions.edit, "edit")
     path, topic = request.path, request.topic
     with ws.state.audited("append", [path], topic) as note, ws.locked():
-        current = read_text(ws, ReadRequest(path, topic))
+        fast = append_fast(ws, path, request.text, topic)  # O_APPEND, journalled by the old length
+        if fast is not None:
+            note.change = fast.change_id
+            return fast
+        current = read_text(ws, ReadRequest(path, topic))  # UTF-16: decoded and written whole
         ending = dominant_newline(current.text)
         addition = adapt_newlines(request.text, ending)
         if current.text and not current.final_newline:

@@ -1,0 +1,69 @@
+"""/open of a file past the read limit (a shell spool, a big log): a window of its lines, never a refusal.
+
+The file is streamed (workspace/ops/window.py), so memory stays bounded however large it is; the reply names the
+lines shown, how many there are, and the exact command that reads on. A windowed file is not made the open
+document (it cannot be indexed or edited whole); `--from N` and `--to M` choose the window.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from stringsh.errors import StringError
+from stringsh.protocol.response import Result
+from stringsh.render import plain
+from stringsh.render.view import budget_from
+
+if TYPE_CHECKING:
+    from stringsh.commands.context import Context
+
+
+def split_to(args: list[str]) -> tuple[list[str], int | None]:
+    """(the other words, the 1-based last line) from `… --to M`; words after `--` are never flags."""
+    args = list(args)
+    head = args[: args.index("--")] if "--" in args else args
+    if "--to" not in head:
+        return args, None
+    i = args.index("--to")
+    value = args[i + 1] if i + 1 < len(args) else ""
+    if not value.isdigit() or int(value) < 1:
+        raise StringError("INVALID_PAYLOAD", f"--to needs a line number (1 or more), got: {value or '(nothing)'}")
+    del args[i : i + 2]
+    return args, int(value)
+
+
+def check_range(start: int, end: int | None) -> None:
+    if end is not None and end <= start:
+        raise StringError("INVALID_PAYLOAD", f"--to {end} is before --from {start + 1}",
+                          f"Give --to {start + 1} or more, or leave it out.")
+
+
+def window_budget(ctx: Context, start: int, end: int | None) -> int:
+    """Lines to show from `start`: up to `--to`, else the line budget (`{_max_lines}`; `off` still pages here)."""
+    if end is not None:
+        return end - start
+    return budget_from(ctx.session.variables) or plain.DEFAULT_BUDGET
+
+
+def open_window(ctx: Context, rel: str, start: int, end: int | None) -> Result:
+    """`Opened path` with lines start+1… and a `[window]` line: which lines, of how many, and how to read on."""
+    from stringsh.workspace.ops.window import WindowRequest, read_window
+
+    workspace = ctx.dispatcher.workspace
+    count = window_budget(ctx, start, end)
+    window = read_window(workspace, WindowRequest(rel, start, start + count, plain.MAX_CHARS, ctx.session.topic))
+    total = window.total_lines
+    if start and start >= total:
+        raise StringError("INVALID_PAYLOAD", f"{rel} has {total} lines; --from {start + 1} is past the end",
+                          f"Read it from the start: /open {rel}")
+    last = start + len(window.lines)
+    note = (f"[window] Lines {start + 1}-{last} of {total} ({window.size} bytes: past the read limit, so it is "
+            "shown in windows).")
+    if window.cut_line:
+        note += f" Line {last} is cut at {plain.MAX_CHARS} bytes; !cut -c or !fold in the shell shows all of it."
+    if window.invalid_utf8:
+        note += " Bytes that are not UTF-8 are shown as \\xNN."
+    if window.next_line is not None:
+        note += f" Read on: /open {rel} --from {window.next_line + 1}"
+    content = workspace.redact_lines("\n".join(window.lines))
+    return Result(workspace.redact(f"Opened {rel}"), f"{content}\n\n{note}" if window.lines else note)

@@ -1,0 +1,290 @@
+"""append with O_APPEND: a file of any size grows at its end, journalled by its old length instead of a copy.
+
+The old bytes never move: the file is streamed once (its hash, UTF-8 check and line endings, in bounded memory)
+and the addition written with O_APPEND. The journal row records the old length (`prev_size`) and no previous
+bytes, so undo cuts the file back to that length once it still holds exactly what the append wrote, and crash
+recovery does the same for an append interrupted half way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from typing import TYPE_CHECKING, NamedTuple
+
+from stringsh.errors import StringError
+from stringsh.workspace.globs import GlobSet
+from stringsh.workspace.journal import FileRow
+from stringsh.workspace.models import RevertedFile, RevertOutcome, WriteOutcome
+from stringsh.workspace.ops.guard import check_hardlink, check_size
+from stringsh.workspace.textio import BINARY_SNIFF, ENCODING_HINT, adapt_newlines, count_lines, encode
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.journal import Journal
+    from stringsh.workspace.paths import Confiner, Resolved
+
+CHUNK = 1 << 20
+FLAGS = os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+UTF8_BOM = b"\xef\xbb\xbf"
+WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16 and UTF-32: appended the whole-file way (ops/write.py)
+LONE_CR = re.compile(rb"\r(?!\n)")
+LONE_LF = re.compile(rb"(?<!\r)\n")
+
+
+class Scan(NamedTuple):
+    """What appending needs to know about a file's `size` bytes, learnt in one streamed pass."""
+
+    size: int
+    digest: hashlib._Hash
+    bom: bool
+    ending: str  # the dominant line ending ("\n" when there is none)
+    final_newline: bool
+    lines: int
+
+
+def append_fast(ws: Workspace, path: str, text: str, topic: str) -> WriteOutcome | None:
+    """Append `text` (with `\\n` endings) in the file's dominant ending, a line ending first when the file lacks a
+    final one; None for a UTF-16/32 file (the caller appends it the whole-file way). The caller holds the lock."""
+    ws.state.workspace_folder()
+    res = ws.confiner.resolve(path, create=True)
+    try:
+        if res.st is None:
+            raise StringError("NOT_FOUND", f"File not found: {res.rel}")
+        _check_target(ws, res)
+        fd = _open(res)
+        try:
+            st = os.fstat(fd)
+            check_hardlink(ws.policy, res, st)
+            scan = _scan(fd, res.rel, st.st_size)
+            if scan is None:
+                return None
+            addition = adapt_newlines(text, scan.ending)
+            joined = scan.size > (3 if scan.bom else 0) and not scan.final_newline  # a last line without an ending
+            if joined:
+                addition = scan.ending + addition
+            data = encode(addition, "utf-8", False, res.rel)
+            check_size(ws.policy, path, data)
+            _check_budget(ws, data)
+            prev_sha = scan.digest.hexdigest()
+            digest = scan.digest.copy()
+            digest.update(data)
+            new_sha = digest.hexdigest()
+            mode = stat.S_IMODE(st.st_mode)
+            row = FileRow(0, res.rel, prev_sha, new_sha, mode, mode, prev_size=scan.size)
+            cs = _journalled(ws.journal, topic, ws.frontend, "apply", None, row, fd, lambda: _write_all(fd, data))
+            lines = scan.lines + count_lines(addition) - (1 if joined else 0)
+            return WriteOutcome(res.rel, False, scan.size + len(data), lines, cs, new_sha)
+        finally:
+            os.close(fd)
+    finally:
+        res.close()
+
+
+def revert_append(ws: Workspace, change_id: int, row: FileRow, topic: str) -> RevertOutcome:
+    """Undo an append: cut the file back to its old length, once it holds exactly the bytes the append left."""
+    assert row.prev_size is not None and row.new_sha is not None
+    res = ws.confiner.resolve(row.path, create=True)
+    try:
+        if res.rel != row.path or res.st is None or not stat.S_ISREG(res.st.st_mode):
+            raise _changed(row.path, change_id)
+        fd = _open(res)
+        try:
+            digest, head_lines = _hash(fd, row.prev_size)
+            if digest != row.new_sha:
+                raise _changed(row.path, change_id)
+            undo_row = FileRow(0, row.path, row.new_sha, row.prev_sha, row.new_mode, row.prev_mode, prev_size=row.prev_size)
+            cs = _journalled(ws.journal, topic, ws.frontend, "revert", change_id, undo_row, fd,
+                             lambda: os.ftruncate(fd, row.prev_size or 0))
+        finally:
+            os.close(fd)
+    finally:
+        res.close()
+    return RevertOutcome(cs, change_id, (RevertedFile(row.path, "reverted", head_lines),))
+
+
+def recover_append(journal: Journal, confiner: Confiner, cs: int, row: FileRow) -> str:
+    """An append (or its undo) cut short by a crash: done when the file holds the new bytes, else the file is cut
+    back to the old length where an append left part of its bytes; returns the state recorded."""
+    change = journal.get(cs)
+    state = "rolled_back"
+    try:
+        res = confiner.resolve(row.path, create=True)
+    except (StringError, OSError):
+        res = None
+    if res is not None:
+        try:
+            if res.rel == row.path and res.st is not None and stat.S_ISREG(res.st.st_mode):
+                fd = _open(res)
+                try:
+                    size = os.fstat(fd).st_size
+                    if _hash(fd, 0)[0] == row.new_sha:
+                        state = "done"
+                    elif change is not None and change.kind == "apply" and size > (row.prev_size or 0):
+                        os.ftruncate(fd, row.prev_size or 0)
+                        os.fsync(fd)
+                finally:
+                    os.close(fd)
+        except (StringError, OSError):
+            pass
+        finally:
+            res.close()
+    journal.finish(cs, state, change.reverts if change else None)
+    return state
+
+
+def _journalled(journal: Journal, topic: str, frontend: str, kind: str, reverts: int | None, row: FileRow,
+                fd: int, act: Callable[[], object]) -> int:
+    """Record the change durably, do it (`act`), make it durable; a failure puts the old length back."""
+    cs = journal.begin(topic, frontend, kind, reverts, [row], {})
+    try:
+        journal.seal(cs)
+        act()
+        os.fsync(fd)
+    except BaseException:
+        if kind == "apply":
+            os.ftruncate(fd, row.prev_size or 0)
+        journal.finish(cs, "rolled_back")
+        raise
+    journal.finish(cs, "done", reverts)
+    return cs
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _open(res: Resolved) -> int:
+    try:
+        fd = os.open(res.name, FLAGS, dir_fd=res.parent_fd)
+    except FileNotFoundError:
+        raise StringError("NOT_FOUND", f"File not found: {res.rel}") from None
+    except OSError as exc:
+        if isinstance(exc, PermissionError):
+            raise StringError("NOT_PERMITTED", f"Permission denied: {res.rel}") from None
+        raise StringError("INVALID_TARGET", f"Not a regular file: {res.rel}") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or (res.st is not None and (st.st_ino, st.st_dev) != (res.st.st_ino,
+                                                                                          res.st.st_dev)):
+        os.close(fd)
+        raise StringError("INVALID_TARGET", f"Not a regular file: {res.rel}")
+    return fd
+
+
+def _check_target(ws: Workspace, res: Resolved) -> None:
+    """What apply_locked checks of every file it changes, for the one file an append changes."""
+    assert res.st is not None
+    if stat.S_ISDIR(res.st.st_mode):
+        raise StringError("INVALID_TARGET", f"Is a directory: {res.rel}", f"Use /ls {res.rel}")
+    if res.rel in ws.policy_files:
+        raise StringError("NOT_PERMITTED",
+                          f"{res.rel} is the workspace's policy and cannot be changed through stringsh")
+    if not GlobSet(ws.policy.changes.allow_globs).covers(res.rel):
+        raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {res.rel}")
+
+
+def _check_budget(ws: Workspace, data: bytes) -> None:
+    lines = data.count(b"\n") + 1
+    if lines > ws.policy.changes.max_loc:
+        raise StringError("BUDGET_EXCEEDED", f"Too many lines changed: {lines} > {ws.policy.changes.max_loc}")
+
+
+def _changed(path: str, change_id: int) -> StringError:
+    return StringError("CONFLICT", f"Refusing to undo: {path} changed since change {change_id} wrote it.",
+                       f"Open {path} to see its current content; nothing was changed.")
+
+
+def _hash(fd: int, head: int) -> tuple[str, int]:
+    """(sha256 of the whole file, lines in its first `head` bytes), streamed."""
+    digest = hashlib.sha256()
+    offset = 0
+    breaks = 0
+    last = b""
+    while True:
+        chunk = os.pread(fd, CHUNK, offset)
+        if not chunk:
+            break
+        digest.update(chunk)
+        if offset < head:
+            part = chunk[: head - offset]
+            breaks += part.count(b"\n") + part.count(b"\r") - part.count(b"\r\n")
+            if last == b"\r" and part.startswith(b"\n"):  # a `\r\n` split between chunks is one break
+                breaks -= 1
+            last = part[-1:]
+        offset += len(chunk)
+    text_bytes = head - (3 if head >= 3 and os.pread(fd, 3, 0) == UTF8_BOM else 0)
+    return digest.hexdigest(), breaks + (1 if text_bytes and last not in (b"\n", b"\r") else 0)
+
+
+def _scan(fd: int, rel: str, size: int) -> Scan | None:
+    """Hash, validate (binary, UTF-8) and measure the line endings of the file's first `size` bytes."""
+    head = os.pread(fd, BINARY_SNIFF, 0)
+    if head.startswith(WIDE_BOMS) or head.startswith(b"\x00\x00\xfe\xff"):
+        return None
+    bom = head.startswith(UTF8_BOM)
+    if b"\x00" in head:
+        raise StringError("BINARY_FILE", f"Binary file: {rel} ({size} bytes)", "Only its metadata can be shown.")
+    digest = hashlib.sha256()
+    counts = {"\r\n": 0, "\r": 0, "\n": 0}
+    first: dict[str, int] = {}
+    offset = 0
+    carry = b""  # an incomplete UTF-8 sequence or a `\r` that may start `\r\n`, continued in the next chunk
+    last = b""
+    while offset < size:
+        chunk = os.pread(fd, min(CHUNK, size - offset), offset)
+        if not chunk:
+            break
+        digest.update(chunk)
+        start = offset - len(carry)
+        buf = carry + chunk
+        offset += len(chunk)
+        last = chunk[-1:]
+        final = offset >= size
+        carry = b""
+        try:
+            buf.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if final or exc.reason != "unexpected end of data":
+                raise _bad_utf8(fd, rel, start + exc.start) from None
+            carry = buf[exc.start :]
+            buf = buf[: exc.start]
+        if not final and buf.endswith(b"\r"):
+            carry, buf = b"\r" + carry, buf[:-1]
+        _tally(buf, start, counts, first)
+    ending = "\n"
+    if any(counts.values()):
+        ending = max(counts, key=lambda e: (counts[e], -first.get(e, size)))
+    lines = counts["\r\n"] + counts["\r"] + counts["\n"] + (1 if size > (3 if bom else 0) and last not in (b"\n", b"\r")
+                                                           else 0)
+    return Scan(size, digest, bom, ending, last in (b"\n", b"\r"), lines)
+
+
+def _tally(buf: bytes, start: int, counts: dict[str, int], first: dict[str, int]) -> None:
+    crlf = buf.count(b"\r\n")
+    counts["\r\n"] += crlf
+    counts["\r"] += buf.count(b"\r") - crlf
+    counts["\n"] += buf.count(b"\n") - crlf
+    for ending, finder in (("\r\n", lambda: buf.find(b"\r\n")), ("\r", lambda: _search(LONE_CR, buf)),
+                           ("\n", lambda: _search(LONE_LF, buf))):
+        if ending not in first:
+            pos = finder()
+            if pos >= 0:
+                first[ending] = start + pos
+
+
+def _search(pattern: re.Pattern[bytes], buf: bytes) -> int:
+    match = pattern.search(buf)
+    return match.start() if match else -1
+
+
+def _bad_utf8(fd: int, rel: str, offset: int) -> StringError:
+    bad = os.pread(fd, 4, offset).hex(" ")
+    return StringError("ENCODING", f"{rel} is not valid UTF-8 (bytes {bad} at offset {offset}); nothing was changed.",
+                       f"{ENCODING_HINT} /open {rel} shows it as Latin-1; to append, convert it to UTF-8 first "
+                       f"(!iconv -f LATIN1 -t UTF-8 {rel} -o {rel}.utf8).")

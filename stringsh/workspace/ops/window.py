@@ -1,0 +1,142 @@
+"""window: some lines of a file of any size, read in chunks (memory bounded), and how many lines it has in all.
+
+A file past the read limit (a shell spool of 50 MB) cannot be read whole, but it can be paged: this streams it
+once, keeps only the lines asked for (at most `max_bytes` of them, a longer line cut), and counts the rest.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, NamedTuple
+
+from stringsh.errors import StringError
+from stringsh.workspace import atomic
+from stringsh.workspace.ops.guard import check_hardlink, require
+
+if TYPE_CHECKING:
+    from stringsh.workspace.engine import Workspace
+
+CHUNK = 1 << 20
+BREAK = re.compile(rb"\r\n|\r|\n")  # the shared line model (textio.BREAK), on bytes
+UTF8_BOM = b"\xef\xbb\xbf"
+WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16 and UTF-32: not paged by bytes
+
+
+class WindowRequest(NamedTuple):
+    path: str
+    start: int  # 0-based first line
+    stop: int  # 0-based line after the last one wanted
+    max_bytes: int  # the most line bytes kept (a longer first line is cut to it)
+    topic: str | None = None
+
+
+class TextWindow(NamedTuple):
+    """Lines `start`… of a file (without their endings), decoded as UTF-8 (an invalid byte shown as `\\xNN`)."""
+
+    rel: str
+    lines: list[str]
+    start: int
+    next_line: int | None  # where to read on; None when the window reached the end of the file
+    total_lines: int
+    size: int
+    cut_line: bool  # the last line shown was cut at `max_bytes`
+    invalid_utf8: bool
+
+
+def _count(data: bytes) -> int:
+    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+
+
+def read_window(ws: Workspace, request: WindowRequest) -> TextWindow:
+    """Lines [start, stop) within `max_bytes`; one pass over the file, never more than a chunk plus the window held."""
+    require(ws.policy, ws.policy.permissions.read, "read")
+    with ws.state.audited("read", [request.path], request.topic):
+        res = ws.confiner.resolve(request.path, reading=True)
+        try:
+            fd, st = atomic.open_regular(res.parent_fd, res.name, res.rel)
+            try:
+                check_hardlink(ws.policy, res, st)
+                return _scan(fd, res.rel, st.st_size, request)
+            finally:
+                os.close(fd)
+        finally:
+            res.close()
+
+
+def _scan(fd: int, rel: str, size: int, request: WindowRequest) -> TextWindow:
+    start, stop, budget = request.start, request.stop, max(1, request.max_bytes)
+    lines: list[bytes] = []
+    current = bytearray()
+    kept = 0  # bytes held in `lines` and `current`
+    cut = False
+    line_no = 0
+    partial = False  # the current line has bytes
+    tail = b""
+    first = True
+    while True:
+        chunk = os.read(fd, CHUNK)
+        if first:
+            first = False
+            if chunk.startswith(WIDE_BOMS):
+                raise StringError("TOO_LARGE", f"{rel} is UTF-16 or UTF-32 text larger than the read limit "
+                                  f"({size} bytes)", f"Read it in the shell: !iconv -f UTF-16 -t UTF-8 {rel} | head")
+            if chunk.startswith(UTF8_BOM):
+                chunk = chunk[len(UTF8_BOM) :]
+        data = tail + chunk
+        tail = b""
+        if chunk and data.endswith(b"\r"):  # a `\r\n` may be split between chunks
+            data, tail = data[:-1], b"\r"
+        if not data:
+            if not chunk:
+                break
+            continue
+        breaks = _count(data)
+        if line_no >= stop or line_no + breaks < start:  # nothing of the window in here: count only
+            line_no += breaks
+            partial = not data.endswith((b"\n", b"\r")) if breaks else partial or bool(data)
+            if not chunk:
+                break
+            continue
+        pos = 0
+        for match in BREAK.finditer(data):
+            if start <= line_no < stop:
+                piece = data[pos : match.start()]
+                room = budget - kept
+                if len(piece) > room:
+                    piece, cut = piece[: max(room, 0)], True
+                current += piece
+                kept += len(piece)
+                lines.append(bytes(current))
+                current.clear()
+                if cut or kept >= budget:
+                    stop = line_no + 1
+            line_no += 1
+            pos = match.end()
+        rest = data[pos:]
+        if rest and start <= line_no < stop:
+            room = budget - kept
+            current += rest[: max(room, 0)]
+            kept += min(len(rest), max(room, 0))
+            if len(rest) > room:
+                cut = True
+        partial = bool(rest) or (pos == 0 and partial)
+        if not chunk:
+            break
+    total = line_no + (1 if partial else 0)
+    if partial and start <= line_no < stop:
+        lines.append(bytes(current))
+    end = start + len(lines)
+    invalid = False
+    shown: list[str] = []
+    for i, raw in enumerate(lines):
+        try:
+            shown.append(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            if cut and i == len(lines) - 1 and exc.reason == "unexpected end of data":
+                shown.append(raw[: exc.start].decode("utf-8", "backslashreplace"))  # a character the cut split
+                continue
+            invalid = True
+            shown.append(raw.decode("utf-8", "backslashreplace"))
+    next_line = end if end < total else None
+    return TextWindow(rel, shown, start, next_line, total, size, cut, invalid)
