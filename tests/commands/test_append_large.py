@@ -29,26 +29,24 @@ def test_a_file_past_the_read_limit_is_appended_to_and_the_undo_cuts_it_back(ws:
     (ws / "stringsh.toml").write_text(LIMITS)
     log = b"".join(b"entry %d\n" % i for i in range(1, 600))  # 5,882 bytes: past the 1,000-byte read limit
     (ws / "app.log").write_bytes(log)
-    out = run_script(ws, "/append app.log <<X\nentry 600\nentry 601\nX\n")
-    assert out == "re: /append app.log\nAppended to: app.log (now 5902 bytes)\n"
-    assert (ws / "app.log").read_bytes() == log + b"entry 600\nentry 601\n"
-    assert blob_count(ws) == 0  # the journal kept no copy of the file
-    out = run_script(ws, "/undo\n/undo\n")
+    out = run_script(ws, "/append app.log <<X\nentry 600\nentry 601\nX\n!wc -c < app.log\n/undo\n/undo\n")
     assert out == (
+        "re: /append app.log\nAppended to: app.log (now 5902 bytes)\n"
+        f"re: !wc -c < app.log\nexit: 0 | cwd: {ws}\n---\n5902\n"
         "re: /undo\nUndo: reverted app.log (599 lines)\n"
         "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
     )
+    assert blob_count(ws) == 0  # the journal kept no copy of the file, for the append nor for its undo
     assert (ws / "app.log").read_bytes() == log
 
 
 def test_undo_refuses_when_the_file_changed_after_the_append(ws: Path) -> None:
     (ws / "a.txt").write_bytes(b"a\n")
-    assert run_script(ws, "/append a.txt b\n") == "re: /append a.txt b\nAppended to: a.txt (now 4 bytes)\n"
-    with (ws / "a.txt").open("ab") as f:
-        f.write(b"someone else\n")
-    assert run_script(ws, "/undo\n") == (
+    assert run_script(ws, "/append a.txt b\n!echo someone else >> a.txt\n/undo\n") == (
+        "re: /append a.txt b\nAppended to: a.txt (now 4 bytes)\n"
+        f"re: !echo someone else >> a.txt\nexit: 0 | cwd: {ws}\n---\n(no output)\n"
         "re: /undo\nERROR(CONFLICT): Refusing to undo: a.txt changed since change 1 wrote it.\n"
-        "Open a.txt to see its current content; nothing was changed.\n"
+        "Nothing was changed; open a.txt to see it, or /undo --skip to leave it and go on to older changes.\n"
     )
     assert (ws / "a.txt").read_bytes() == b"a\nb\nsomeone else\n"
 

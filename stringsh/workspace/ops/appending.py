@@ -97,7 +97,8 @@ def revert_append(ws: Workspace, change_id: int, row: FileRow, topic: str) -> Re
             digest, head_lines = _hash(fd, row.prev_size)
             if digest != row.new_sha:
                 raise _changed(row.path, change_id)
-            undo_row = FileRow(0, row.path, row.new_sha, row.prev_sha, row.new_mode, row.prev_mode, prev_size=row.prev_size)
+            undo_row = FileRow(0, row.path, row.new_sha, row.prev_sha, row.new_mode, row.prev_mode,
+                               prev_size=row.prev_size)
             cs = _journalled(ws.journal, topic, ws.frontend, "revert", change_id, undo_row, fd,
                              lambda: os.ftruncate(fd, row.prev_size or 0))
         finally:

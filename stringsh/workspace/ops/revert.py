@@ -90,7 +90,12 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: boo
     skip_hint = SKIP_HINT if undo else ""
     rows = journal.files(change_id)
     if rows and rows[0].prev_size is not None:  # an append: cut back to the old length (ops/appending.py)
-        return revert_append(ws, change_id, rows[0], topic or row.topic)
+        try:
+            return revert_append(ws, change_id, rows[0], topic or row.topic)
+        except StringError as exc:
+            if exc.code != "CONFLICT":
+                raise
+            raise _conflict(ws, rows[0].path, True, change_id, undo) from None
     todo: list[tuple[FileRow, FileChange]] = []
     done: list[RevertedFile] = []
     for f in rows:
