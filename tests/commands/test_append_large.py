@@ -96,7 +96,7 @@ def test_an_append_cut_short_by_a_crash_is_cut_back_on_recovery(ws: Path) -> Non
     before = b"line\n"
     (ws / "a.txt").write_bytes(before + b"par")  # a crash left part of the appended bytes
     workspace = Workspace(ws)
-    row = FileRow(0, "a.txt", sha256(before), sha256(before + b"partial\n"), 0o644, 0o644, len(before))
+    row = FileRow(0, "a.txt", sha256(before), sha256(before + b"partial\n"), 0o644, 0o644, prev_size=len(before))
     workspace.journal.begin("main", "string", "apply", None, [row], {})
     workspace.close()
     workspace = Workspace(ws)
