@@ -201,8 +201,9 @@ class ShellSession:
     def interrupt(self) -> bool:
         """Ctrl-C for the running command, as a terminal sends it: SIGINT to the pty's foreground group.
 
-        Called from another thread or a signal handler; False when no command is running (an idle shell would
-        print a stray prompt into the next reply).
+        Bash gets SIGINT too, so the whole command line ends even when the program exits quietly on Ctrl-C
+        (`!pytest; git commit -am wip` must not commit). Called from another thread or a signal handler; False
+        when no command is running (an idle shell would print its prompt again; `_send` drops such a line).
         """
         proc = self._proc
         if proc is None or not self.running:
@@ -211,6 +212,8 @@ class ShellSession:
             group = os.tcgetpgrp(proc.child_fd)
         except OSError:
             return False
+        if group != self._idle_pgrp:
+            _killpg(self._idle_pgrp, signal.SIGINT)  # bash first: the rest of the line is dropped (see _escalate)
         _killpg(group, signal.SIGINT)
         return True
 
@@ -234,6 +237,8 @@ class ShellSession:
         os.write(proc.child_fd, run_line(script, self._secret, self._count).encode())
         script_prefix = str(script).encode() + b": "
         tail = re.compile(re.escape(sentinel) + rb" (\d+) ([^\r\n]*)\r*\n")
+        # an earlier prompt again: bash got a timeout's or Ctrl-C's SIGINT just after its command had ended
+        stale = re.compile(rb"\n{0,2}__SSH_" + self._secret.encode() + rb"_\d+__ \d+ [^\r\n]*\r*\n")
         capture = OutputCapture(cap, self.spool_dir)
         cleaner = StreamCleaner()
         reader = _Reader(proc.child_fd)
@@ -266,6 +271,10 @@ class ShellSession:
             if script_prefix in buf:
                 buf = buf.replace(script_prefix, b"")
             match = _find_sentinel(buf, sentinel, tail)
+            cut = match.start() if match else len(buf)
+            if stale.search(buf, 0, cut):
+                buf = stale.sub(b"", buf[:cut]) + buf[cut:]
+                match = _find_sentinel(buf, sentinel, tail)
             if match is not None:
                 end = match.start() - 1 if buf[match.start() - 1 : match.start()] == b"\n" else match.start()
                 while end > 0 and buf[end - 1 : end] == b"\r":
@@ -287,7 +296,9 @@ class ShellSession:
         return ShellResult(status, self.cwd, output, timed_out)
 
     def _escalate(self, stage: int) -> tuple[int, float]:
-        """Stop a command past its deadline: SIGTERM its group (SIGINT when bash itself runs it), then SIGKILL."""
+        """Stop a command past its deadline: SIGINT to bash, which drops the rest of the command line (else
+        `sleep 5; date > f` writes `f` once the sleep is killed), and SIGTERM to the running program's group;
+        then SIGKILL to that group; then the shell itself."""
         assert self._proc is not None
         try:
             group = os.tcgetpgrp(self._proc.child_fd)
@@ -295,10 +306,9 @@ class ShellSession:
             group = self._idle_pgrp
         now = time.monotonic()
         if stage == 0:
+            _killpg(self._idle_pgrp, signal.SIGINT)  # bash first: it drops the rest of the line, not only a program
             if group != self._idle_pgrp:
                 _killpg(group, signal.SIGTERM)
-            else:
-                _killpg(group, signal.SIGINT)
             return 1, now + self.settings.kill_grace
         if stage == 1 and group != self._idle_pgrp:
             _killpg(group, signal.SIGKILL)

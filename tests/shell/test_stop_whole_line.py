@@ -1,0 +1,168 @@
+"""Issue 12 item 3: a timeout or Ctrl-C ends the whole command line the agent sent, not one program of it.
+
+Driven through the real program (`stringsh --plain` over pipes and on a pty), locally and under bubblewrap. Each
+test waits past the times at which the rest of the line would have written its files while stringsh (and so the
+topic's shell) still runs, then checks that nothing was written and that the shell kept its cwd and exports.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.conftest import STRINGSH
+
+#: A program that ends quietly with status 0 on SIGINT or SIGTERM, as pytest does on Ctrl-C: bash goes on
+#: with the rest of the line unless it is told to stop too.
+POLITE = "sh -c 'trap \"exit 0\" INT TERM; sleep 30 & wait'"
+#: Seconds to wait after the reply: past the moment the rest of every line below would have run.
+AFTERWARDS = 4.5
+
+
+def policy_args(tmp_path: Path, sandbox: str) -> list[str]:
+    if sandbox == "none":
+        return []
+    policy = tmp_path / "policy.toml"
+    policy.write_text("[shell]\nsandbox = true\n")
+    return ["--policy", str(policy)]
+
+
+class PipedPlain:
+    """`stringsh --plain --no-echo` with stdin and stdout as pipes, kept running between requests."""
+
+    def __init__(self, ws: Path, args: list[str]) -> None:
+        self.proc = subprocess.Popen(
+            [*STRINGSH, "--plain", "--no-echo", *args], cwd=ws, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, env={**os.environ, "TERM": "dumb"},
+        )
+        self.out = b""
+
+    def send(self, *lines: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("".join(line + "\n" for line in lines).encode())
+        self.proc.stdin.flush()
+
+    def read_until(self, needle: str, timeout: float = 60) -> str:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        until = time.monotonic() + timeout
+        while needle.encode() not in self.out:
+            left = until - time.monotonic()
+            assert left > 0, f"no {needle!r} in {self.out!r}"
+            if select.select([fd], [], [], left)[0]:
+                chunk = os.read(fd, 65536)
+                assert chunk, f"stringsh ended early: {self.out!r}"
+                self.out += chunk
+        return self.out.decode()
+
+    def close(self) -> int:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        return self.proc.wait(timeout=60)
+
+
+def test_timeout_ends_the_whole_line_and_the_shell_keeps_cwd_and_exports(
+    ws: Path, tmp_path: Path, sandbox: str
+) -> None:
+    sub = ws / "sub"
+    plain = PipedPlain(ws, policy_args(tmp_path, sandbox))
+    try:
+        plain.send(
+            "!mkdir sub && cd sub && export KEEP=kept",
+            "/set {_timeout} = 1",
+            "!sleep 2; date > step2.txt; sleep 2; date > step3.txt",
+            f"!{POLITE}; date > committed.txt",
+            "!pwd; echo $KEEP",
+        )
+        transcript = plain.read_until("\nkept\n")
+        time.sleep(AFTERWARDS)
+        assert sorted(p.name for p in sub.iterdir()) == []
+    finally:
+        plain.close()
+    cwd = f"cwd: {sub.resolve()}"
+    assert transcript == (
+        f"re: !mkdir sub && cd sub && export KEEP=kept\nexit: 0 | {cwd}\n---\n(no output)\n"
+        're: /set {_timeout} = 1\n{_timeout} = "1"\n'
+        "re: !sleep 2; date > step2.txt; sleep 2; date > step3.txt\n"
+        f"exit: 124 | {cwd}\n---\nTerminated\n[timed out after 1 s; the command was stopped]\n"
+        f"re: !{POLITE}; date > committed.txt\n"
+        f"exit: 124 | {cwd}\n---\n(no output)\n[timed out after 1 s; the command was stopped]\n"
+        f"re: !pwd; echo $KEEP\nexit: 0 | {cwd}\n---\n{sub.resolve()}\nkept\n"
+    )
+
+
+def test_exec_timeout_ends_the_whole_line(ws: Path, tmp_path: Path, sandbox: str) -> None:
+    plain = PipedPlain(ws, policy_args(tmp_path, sandbox))
+    try:
+        plain.send(
+            "/set {_timeout} = 1",
+            "/exec sleep 2; date > step2.txt; sleep 2; date > step3.txt",
+            f"/exec {POLITE}; date > committed.txt",
+            "!echo next",
+        )
+        transcript = plain.read_until("\nnext\n")
+        time.sleep(AFTERWARDS)
+        assert sorted(p.name for p in ws.iterdir()) == [".stringsh"]
+    finally:
+        plain.close()
+    cwd = f"cwd: {ws.resolve()}"
+    assert transcript.split("re: ")[2:4] == [
+        f"/exec sleep 2; date > step2.txt; sleep 2; date > step3.txt\n"
+        f"exit: 124 | {cwd}\n---\n(no output)\n[timed out after 1 s; the command was stopped]\n",
+        f"/exec {POLITE}; date > committed.txt\n"
+        f"exit: 124 | {cwd}\n---\n(no output)\n[timed out after 1 s; the command was stopped]\n",
+    ]
+
+
+def spawn_plain(ws: Path, args: list[str]) -> pexpect.spawn:
+    child = pexpect.spawn(
+        sys.executable, ["-m", "stringsh", "--plain", *args], cwd=str(ws),
+        env={**os.environ, "TERM": "dumb"}, encoding="utf-8", timeout=30, dimensions=(40, 200),
+    )
+    child.delaybeforesend = None
+    child.expect_exact("› ")
+    return child
+
+
+def interrupt(child: pexpect.spawn, line: str) -> str:
+    """Send `line`, Ctrl-C once its program runs, and return the reply."""
+    child.sendline(line)
+    child.expect_exact(line)
+    time.sleep(1.0)  # let the shell start the program; an early ^C proves less
+    child.sendintr()
+    child.expect_exact("› ", timeout=20)
+    return child.before.replace("\r\n", "\n")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [f"!{POLITE}; date > step2.txt", "!sleep 3; date > step2.txt", f"/exec {POLITE}; date > step2.txt"],
+    ids=["program-ends-quietly", "program-dies", "exec"],
+)
+def test_ctrl_c_ends_the_whole_line_and_the_shell_keeps_cwd_and_exports(
+    ws: Path, tmp_path: Path, sandbox: str, line: str
+) -> None:
+    sub = ws / "sub"
+    child = spawn_plain(ws, policy_args(tmp_path, sandbox))
+    child.sendline("!mkdir sub && cd sub && export KEEP=kept")
+    child.expect_exact("› ")
+    if line.startswith("/exec"):
+        line = line.replace("step2.txt", "sub/step2.txt")
+    reply = interrupt(child, line)
+    if line.startswith("!"):
+        assert f"exit: 130 | cwd: {sub.resolve()}\n" in reply
+    child.sendline("!pwd; echo $KEEP")
+    child.expect_exact("› ")
+    after = child.before.replace("\r\n", "\n")
+    time.sleep(AFTERWARDS)
+    assert sorted(p.name for p in sub.iterdir()) == []
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    assert after.endswith(f"exit: 0 | cwd: {sub.resolve()}\n---\n{sub.resolve()}\nkept\n")
