@@ -12,6 +12,9 @@ from __future__ import annotations
 import re
 
 ENVELOPE_CLOSE = "</𝒞>"
+#: The line after each reply of the plain loop where nobody sees prompts (pipes, `--no-echo`): the reply is
+#: complete. Its body is escaped as an envelope's, so content cannot end a reply early.
+END_OF_REPLY = ENVELOPE_CLOSE
 ENVELOPE_OPEN_LINE = re.compile(r"^<𝒞=string:([^>]*)>\s*$")
 #: A shell reply's status line (`ShellResult.message`, `CliRun.message`).
 SHELL_STATUS_LINE = re.compile(r"^exit: (\d+) \| cwd: (.+)$")

@@ -81,21 +81,23 @@ def test_timeout_ends_the_whole_line_and_the_shell_keeps_cwd_and_exports(
             f"!{POLITE}; date > committed.txt",
             "!pwd; echo $KEEP",
         )
-        transcript = plain.read_until("\nkept\n")
+        transcript = plain.read_until("\nkept\n</𝒞>\n")
         time.sleep(AFTERWARDS)
         assert sorted(p.name for p in sub.iterdir()) == []
     finally:
-        plain.close()
+        status = plain.close()
+    assert status == 1  # the timed-out requests failed
     cwd = f"cwd: {sub.resolve()}"
-    assert transcript == (
-        f"re: !mkdir sub && cd sub && export KEEP=kept\nexit: 0 | {cwd}\n---\n(no output)\n"
-        're: /set {_timeout} = 1\n{_timeout} = "1"\n'
+    assert transcript.split("</𝒞>\n") == [
+        f"re: !mkdir sub && cd sub && export KEEP=kept\nexit: 0 | {cwd}\n---\n(no output)\n",
+        're: /set {_timeout} = 1\n{_timeout} = "1"\n',
         "re: !sleep 2; date > step2.txt; sleep 2; date > step3.txt\n"
-        f"exit: 124 | {cwd}\n---\nTerminated\n[timed out after 1 s; the command was stopped]\n"
+        f"exit: 124 | {cwd}\n---\nTerminated\n[timed out after 1 s; the command was stopped]\n",
         f"re: !{POLITE}; date > committed.txt\n"
-        f"exit: 124 | {cwd}\n---\n(no output)\n[timed out after 1 s; the command was stopped]\n"
-        f"re: !pwd; echo $KEEP\nexit: 0 | {cwd}\n---\n{sub.resolve()}\nkept\n"
-    )
+        f"exit: 124 | {cwd}\n---\n(no output)\n[timed out after 1 s; the command was stopped]\n",
+        f"re: !pwd; echo $KEEP\nexit: 0 | {cwd}\n---\n{sub.resolve()}\nkept\n",
+        "",
+    ]
 
 
 def test_exec_timeout_ends_the_whole_line(ws: Path, tmp_path: Path, sandbox: str) -> None:
@@ -107,16 +109,16 @@ def test_exec_timeout_ends_the_whole_line(ws: Path, tmp_path: Path, sandbox: str
             f"/exec {POLITE}; date > committed.txt",
             "!echo next",
         )
-        transcript = plain.read_until("\nnext\n")
+        transcript = plain.read_until("\nnext\n</𝒞>\n")
         time.sleep(AFTERWARDS)
         assert sorted(p.name for p in ws.iterdir()) == [".stringsh"]
     finally:
         plain.close()
     cwd = f"cwd: {ws.resolve()}"
-    assert transcript.split("re: ")[2:4] == [
-        f"/exec sleep 2; date > step2.txt; sleep 2; date > step3.txt\n"
+    assert transcript.split("</𝒞>\n")[1:3] == [
+        "re: /exec sleep 2; date > step2.txt; sleep 2; date > step3.txt\n"
         f"exit: 124 | {cwd}\n---\n(no output)\n[timed out after 1 s; the command was stopped]\n",
-        f"/exec {POLITE}; date > committed.txt\n"
+        f"re: /exec {POLITE}; date > committed.txt\n"
         f"exit: 124 | {cwd}\n---\n(no output)\n[timed out after 1 s; the command was stopped]\n",
     ]
 
