@@ -8,8 +8,6 @@ topic's shell) still runs, then checks that nothing was written and that the she
 from __future__ import annotations
 
 import os
-import select
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -17,55 +15,13 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.conftest import STRINGSH
+from tests.shell.piped import PipedPlain, policy_args
 
 #: A program that ends quietly with status 0 on SIGINT or SIGTERM, as pytest does on Ctrl-C: bash goes on
 #: with the rest of the line unless it is told to stop too.
 POLITE = "sh -c 'trap \"exit 0\" INT TERM; sleep 30 & wait'"
 #: Seconds to wait after the reply: past the moment the rest of every line below would have run.
 AFTERWARDS = 4.5
-
-
-def policy_args(tmp_path: Path, sandbox: str) -> list[str]:
-    if sandbox == "none":
-        return []
-    policy = tmp_path / "policy.toml"
-    policy.write_text("[shell]\nsandbox = true\n")
-    return ["--policy", str(policy)]
-
-
-class PipedPlain:
-    """`stringsh --plain --no-echo` with stdin and stdout as pipes, kept running between requests."""
-
-    def __init__(self, ws: Path, args: list[str]) -> None:
-        self.proc = subprocess.Popen(
-            [*STRINGSH, "--plain", "--no-echo", *args], cwd=ws, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, env={**os.environ, "TERM": "dumb"},
-        )
-        self.out = b""
-
-    def send(self, *lines: str) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write("".join(line + "\n" for line in lines).encode())
-        self.proc.stdin.flush()
-
-    def read_until(self, needle: str, timeout: float = 60) -> str:
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        until = time.monotonic() + timeout
-        while needle.encode() not in self.out:
-            left = until - time.monotonic()
-            assert left > 0, f"no {needle!r} in {self.out!r}"
-            if select.select([fd], [], [], left)[0]:
-                chunk = os.read(fd, 65536)
-                assert chunk, f"stringsh ended early: {self.out!r}"
-                self.out += chunk
-        return self.out.decode()
-
-    def close(self) -> int:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        return self.proc.wait(timeout=60)
 
 
 def test_timeout_ends_the_whole_line_and_the_shell_keeps_cwd_and_exports(
