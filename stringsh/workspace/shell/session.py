@@ -287,6 +287,7 @@ class ShellSession:
         script_prefix = str(script).encode() + b": "
         tail = sentinel_pattern(sentinel)
         stale = stale_pattern(self._secret)
+        marker = f"__SSH_{self._secret}_".encode()
         self._health = HEALTHY
         capture = OutputCapture(cap, self.spool_dir)
         cleaner = StreamCleaner()
@@ -321,7 +322,7 @@ class ShellSession:
                 buf = buf.replace(script_prefix, b"")
             match = find_sentinel(buf, sentinel, tail)
             cut = match.start() if match else len(buf)
-            if stale.search(buf, 0, cut):
+            if buf.find(marker, 0, cut) >= 0 and stale.search(buf, 0, cut):  # find first: a fast scan
                 buf = stale.sub(b"", buf[:cut]) + buf[cut:]
                 match = find_sentinel(buf, sentinel, tail)
             if match is not None:
