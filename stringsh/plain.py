@@ -235,6 +235,7 @@ def _serve(
     if banner:
         writer.write(BANNER)
     while True:
+        started = False
         try:
             prompt(BASH_PROMPT if session.bash_mode else PROMPT)  # inside: a Ctrl-C right after it is caught too
             items = read_requests(
@@ -246,13 +247,16 @@ def _serve(
             item = next(items, None)
             if item is None:
                 break
+            started = True
             reply = answer_interruptibly(dispatcher, item, session)
         except KeyboardInterrupt:
             if on_interrupt:
                 on_interrupt()
-            if marked:  # a request was abandoned (or none had started): the reader still gets its end
+            if not marked:
+                writer.write("")  # the fresh prompt on a line of its own
+            elif started:  # an abandoned request: an empty reply, so the reader's count of replies holds
                 failed = True
-            send("")
+                send("")
             continue
         failed = failed or not reply.ok
         send(reply.text)

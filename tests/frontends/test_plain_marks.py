@@ -3,12 +3,16 @@ line `</𝒞>`, content cannot forge it, and the exit status says whether any re
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pexpect
 
-from tests.conftest import run_stringsh
+from tests.conftest import STRINGSH, run_stringsh
 from tests.frontends.test_agent_pty import BANNER, send_all, spawn
 
 END = "</𝒞>"
@@ -81,3 +85,22 @@ def test_plain_on_a_pty_with_prompts_is_unchanged(ws: Path) -> None:
     child.close()
     assert END not in child.before
     assert child.exitstatus == 0
+
+
+def test_an_abandoned_request_gets_an_empty_marked_reply_and_fails(ws: Path) -> None:
+    """SIGINT to piped stringsh during `/exec` abandons that request (its whole session is killed): the reader
+    still gets one reply for it, an empty one, and the exit status says a request failed."""
+    proc = subprocess.Popen(
+        [*STRINGSH, "--plain"], cwd=ws, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        env={**os.environ, "TERM": "dumb"},
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(b"/exec sleep 3; date > late.txt\n")
+    proc.stdin.flush()
+    time.sleep(1.0)  # the request is running: a SIGINT earlier, while stdin is read, writes nothing at all
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(b"/set a = 1\n", timeout=60)
+    assert proc.returncode == 1
+    assert replies_of(out.decode()) == ["", 're: /set a = 1\n{a} = "1"']
+    time.sleep(3.0)
+    assert not (ws / "late.txt").exists()
