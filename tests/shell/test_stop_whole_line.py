@@ -124,3 +124,35 @@ def test_ctrl_c_ends_the_whole_line_and_the_shell_keeps_cwd_and_exports(
     child.sendeof()
     child.expect(pexpect.EOF)
     assert after.endswith(f"exit: 0 | cwd: {sub.resolve()}\n---\n{sub.resolve()}\nkept\n")
+
+
+def test_a_shell_that_ignores_sigint_is_ended_so_the_line_stops(ws: Path, tmp_path: Path, sandbox: str) -> None:
+    """`trap '' INT` in the shell itself: bash cannot be told to drop the line, so the shell is ended (the reply
+    and the next one say so, as for any shell killed at a timeout)."""
+    plain = PipedPlain(ws, policy_args(tmp_path, sandbox))
+    try:
+        assert plain.ask("/set {_timeout} = 1") == 're: /set {_timeout} = 1\n{_timeout} = "1"\n'
+        header = "!trap '' INT; sleep 2; date > step2.txt"
+        assert plain.ask(header) == (
+            f"re: {header}\nexit: 124 | cwd: {ws.resolve()}\n---\n[shell killed: the command did not stop]\n"
+            "[timed out after 1 s; the command was stopped]\n"
+        )
+        time.sleep(AFTERWARDS)
+        assert not (ws / "step2.txt").exists()
+        assert plain.ask("!echo back") == (
+            f"re: !echo back\nexit: 0 | cwd: {ws.resolve()}\n---\n"
+            "[shell restarted: previous session ended (exit 137); cwd and exports reset]\nback\n"
+        )
+    finally:
+        plain.close()
+
+
+def test_ctrl_c_ends_a_shell_that_ignores_sigint(ws: Path, tmp_path: Path, sandbox: str) -> None:
+    child = spawn_plain(ws, policy_args(tmp_path, sandbox))
+    reply = interrupt(child, "!trap '' INT; sleep 3; date > step2.txt")
+    ended = "[shell ended (exit 137); the next command starts a new one]"
+    assert reply.endswith(f"exit: 137 | cwd: {ws.resolve()}\n---\n{ended}\n")
+    time.sleep(AFTERWARDS)
+    assert not (ws / "step2.txt").exists()
+    child.sendeof()
+    child.expect(pexpect.EOF)

@@ -260,7 +260,8 @@ class ShellSession:
         except OSError:
             return False
         if group != self._idle_pgrp:
-            _killpg(self._idle_pgrp, signal.SIGINT)  # bash first: the rest of the line is dropped (see _escalate)
+            # bash first: the rest of the line is dropped (see _escalate); one that ignores SIGINT is ended
+            _killpg(self._idle_pgrp, signal.SIGKILL if _ignores_sigint(self._idle_pgrp) else signal.SIGINT)
         _killpg(group, signal.SIGINT)
         self._interrupted = True
         return True
@@ -304,6 +305,8 @@ class ShellSession:
                 stage, deadline = self._escalate(stage)
                 if stage > 2:
                     capture.write(cleaner.feed(buf) + cleaner.finish())
+                    # bash before the hang-up: a program the hang-up ends first must not let it run on
+                    _killpg(self._idle_pgrp, signal.SIGKILL)
                     self._ended(proc, killed=True)
                     return self._result(KILLED_STATUS, capture, True, ["[shell killed: the command did not stop]"])
                 continue
@@ -357,6 +360,8 @@ class ShellSession:
             group = self._idle_pgrp
         now = time.monotonic()
         if stage == 0:
+            if _ignores_sigint(self._idle_pgrp):  # `trap '' INT`: only ending the shell ends the line
+                return 3, now
             _killpg(self._idle_pgrp, signal.SIGINT)  # bash first: it drops the rest of the line, not only a program
             if group != self._idle_pgrp:
                 _killpg(group, signal.SIGTERM)
@@ -402,6 +407,16 @@ def _stop(proc: pexpect.spawn) -> None:
     with contextlib.suppress(OSError, pexpect.ExceptionPexpect):
         proc.close(force=True)
     kill_session(session)
+
+
+def _ignores_sigint(pid: int) -> bool:
+    """Whether the process ignores SIGINT (`trap '' INT` in the shell), from /proc; False when unknown."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as handle:
+            ignored = next((line.split()[1] for line in handle if line.startswith("SigIgn:")), "0")
+    except (OSError, IndexError, UnicodeDecodeError):
+        return False
+    return bool(int(ignored, 16) >> (signal.SIGINT - 1) & 1)
 
 
 def _killpg(group: int, sig: signal.Signals) -> None:
