@@ -58,8 +58,7 @@ BASH = ("/bin/bash", "--norc", "--noprofile", "--noediting", "-i")
 START_TIMEOUT = 15.0
 #: After SIGKILL to the command's group, how long to wait for the prompt before killing the shell itself.
 AFTER_KILL = 2.0
-#: Notes for a shell whose protocol the user broke (runline.py's health words): first line of the reply that
-#: restarted it; the reply of the command that set a DEBUG trap; the next reply after that one.
+#: First line of the reply whose command a broken shell could not start (runline.NOT_RUN), run in a new shell.
 NOT_RUN_NOTE = (
     "[shell restarted: previous session could not run commands (a builtin disabled with enable -n, a descriptor"
     " limit or a trap); cwd and exports reset]"
@@ -259,9 +258,10 @@ class ShellSession:
             group = os.tcgetpgrp(proc.child_fd)
         except OSError:
             return False
-        if group != self._idle_pgrp:
-            # bash first: the rest of the line is dropped (see _escalate); one that ignores SIGINT is ended
-            _killpg(self._idle_pgrp, signal.SIGKILL if _ignores_sigint(self._idle_pgrp) else signal.SIGINT)
+        if _ignores_sigint(self._idle_pgrp):  # `trap '' INT`: only ending the shell ends the line
+            _killpg(self._idle_pgrp, signal.SIGKILL)
+        elif group != self._idle_pgrp:
+            _killpg(self._idle_pgrp, signal.SIGINT)  # bash first: the rest of the line is dropped (see _escalate)
         _killpg(group, signal.SIGINT)
         self._interrupted = True
         return True
