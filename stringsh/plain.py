@@ -3,6 +3,10 @@
 Used with `--plain`, `TERM=dumb` or when stdin is not a terminal (agents in a pty or on pipes). With `--no-echo`
 (or `STRINGSH_NO_ECHO=1`), the agent mode, it prints no prompts and does not echo input, so a harness that writes
 a whole large request before reading any reply cannot deadlock on a full pty buffer.
+
+Where nobody sees prompts (stdin a pipe, or the agent mode) each reply ends with the line `</𝒞>` (body lines that
+could be taken for it are escaped as in the daemon's envelope: `framing.escape_frame_lines`), so a reader knows
+a reply is complete; and the exit status is 1 when any request failed, as `stringsh run --keep-going` gives.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import BinaryIO
 
 from stringsh.dispatcher import Dispatcher
 from stringsh.output import ReplyWriter
+from stringsh.protocol.framing import END_OF_REPLY, escape_frame_lines
 from stringsh.protocol.response import Reply
 from stringsh.protocol.stream import StreamItem, read_requests
 from stringsh.session import Session
@@ -193,11 +198,13 @@ def run_plain(dispatcher: Dispatcher, *, echo: bool = True) -> int:
     interactive = os.isatty(stdin)
     out = sys.stdout.buffer
     if not interactive:
-        return _serve(dispatcher, sys.stdin.buffer.readline, out, prompts=False, banner=False)
+        return _serve(dispatcher, sys.stdin.buffer.readline, out, prompts=False, banner=False, marked=True)
     tty = TtyLines(stdin, out, echo=echo)
     try:
         with _ends_through_finally():
-            return _serve(dispatcher, tty.readline, out, prompts=echo, banner=True, on_interrupt=tty.discard)
+            return _serve(
+                dispatcher, tty.readline, out, prompts=echo, banner=True, on_interrupt=tty.discard, marked=not echo
+            )
     finally:
         tty.restore()
 
@@ -210,9 +217,15 @@ def _serve(
     prompts: bool,
     banner: bool,
     on_interrupt: Callable[[], None] | None = None,
+    marked: bool = False,
 ) -> int:
+    """The loop; `marked`: end every reply with `END_OF_REPLY` and exit 1 when a request failed (see above)."""
     writer = ReplyWriter(out)
     session = dispatcher.session()
+    failed = False
+
+    def send(text: str) -> None:
+        writer.write(f"{escape_frame_lines(text)}\n{END_OF_REPLY}" if marked else text)
 
     def prompt(text: str) -> None:
         if prompts:
@@ -222,6 +235,7 @@ def _serve(
     if banner:
         writer.write(BANNER)
     while True:
+        started = False
         try:
             prompt(BASH_PROMPT if session.bash_mode else PROMPT)  # inside: a Ctrl-C right after it is caught too
             items = read_requests(
@@ -233,13 +247,19 @@ def _serve(
             item = next(items, None)
             if item is None:
                 break
+            started = True
             reply = answer_interruptibly(dispatcher, item, session)
         except KeyboardInterrupt:
             if on_interrupt:
                 on_interrupt()
-            writer.write("")
+            if not marked:
+                writer.write("")  # the fresh prompt on a line of its own
+            elif started:  # an abandoned request: an empty reply, so the reader's count of replies holds
+                failed = True
+                send("")
             continue
-        writer.write(reply.text)
+        failed = failed or not reply.ok
+        send(reply.text)
     if prompts:
         writer.write("")
-    return 0
+    return 1 if marked and failed else 0

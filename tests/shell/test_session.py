@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -345,3 +347,16 @@ def test_aliases_and_functions_cannot_hijack_the_protocol(shell: ShellSession) -
     assert shell.run(hijack).exit_code == 0
     assert shell.run("export A=1; echo ok").content == "ok"
     assert shell.run("echo $A", variables={"B": "2"}).content == "1"
+
+
+def test_a_late_interrupt_leaves_no_stale_prompt(shell: ShellSession) -> None:
+    """A timeout's or Ctrl-C's SIGINT that reaches bash just after its command ended makes it print its last
+    prompt again; that line is the shell's, never output of the next command."""
+    assert shell.run("echo one").output == "one"
+    assert shell.pid is not None
+    bash = [pid for pid in session_members(shell.pid) if Path(f"/proc/{pid}/comm").read_text() == "bash\n"]
+    assert len(bash) == 1
+    os.kill(bash[0], signal.SIGINT)
+    time.sleep(0.5)  # bash prints its prompt again meanwhile
+    assert shell.run("echo next").content == "next"
+    assert shell.run("echo again").content == "again"

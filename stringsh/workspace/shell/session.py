@@ -1,12 +1,10 @@
 r"""One persistent bash per topic in a pty, with an end-of-command sentinel the command cannot fake.
 
-Each command is written to a private file and run by one typed line (`run_line`):
-`PS1=; PROMPT_COMMAND=<tail>; { source FILE; } </dev/null; <tail>` where the tail saves `$?` and sets PS1 to
-`\n__SSH_<secret>_<n>__ <status> <cwd>\n`. The secret and counter appear only in that typed line and in
-bash's prompt (history is off, PS1 is empty while the command runs), so `env`, `echo $PS1` or a changed
-PS1/PROMPT_COMMAND can neither fake nor lose the end. stdin is /dev/null; bash runs without readline (no
-completion, no echo, no line-length limit since the command is in a file), and an unclosed quote is a
-`source` syntax error, never a shell waiting for more input.
+The protocol (the typed line, the command file, the sentinel and its health word) is in runline.py. stdin is
+/dev/null; bash runs without readline (no completion, no echo, no line-length limit since the command is in a
+file), and an unclosed quote is a `source` syntax error, never a shell waiting for more input. A shell whose
+protocol the user broke (`enable -n source`, `ulimit -n 4`, a DEBUG trap) is restarted with a note, as a dead
+one is.
 """
 
 from __future__ import annotations
@@ -14,10 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import re
 import secrets
-import select
-import shlex
 import shutil
 import signal
 import tempfile
@@ -35,26 +30,51 @@ from stringsh.workspace.shell.capture import OutputCapture
 from stringsh.workspace.shell.clean import StreamCleaner
 from stringsh.workspace.shell.procs import kill_session
 from stringsh.workspace.shell.providers import Provider, ensure_state_dir, make_provider
+from stringsh.workspace.shell.ptyreader import PtyReader
 from stringsh.workspace.shell.result import KILLED_STATUS, ShellResult, base_env, exportable, status_of
+from stringsh.workspace.shell.runline import (
+    BROKEN,
+    DEBUG_TRAP,
+    HEALTHY,
+    NOT_RUN,
+    ansi_quote,
+    file_prelude,
+    find_sentinel,
+    run_line,
+    sentinel_pattern,
+    stale_pattern,
+)
 from stringsh.workspace.shell.settings import ShellSettings
 from stringsh.workspace.shell.watch import Poller, add_notes
 
 #: Bytes kept unscanned at the end of the buffer: longer than any sentinel (secret, counter, status, PATH_MAX cwd).
 HOLD = 4096 + 256
-READ_SIZE = 65536
-#: Most bytes gathered from the pty before they are cleaned and scanned.
-BATCH = 256 * 1024
 #: Longest wait on the pty before checking that the shell is still alive (a background job may hold the pty).
 POLL = 0.2
 #: Inherited variables that would change how the shell starts or prompts.
 SHELL_HOOKS = frozenset({"PS0", "PS1", "PS2", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS"})
 BASH = ("/bin/bash", "--norc", "--noprofile", "--noediting", "-i")
-#: First line of every command file: re-enable the xtrace/verbose flags the previous tail turned off.
-RESTORE_FLAGS = "[[ $__ss_f != *[xv]* ]] || \\builtin set -${__ss_f//[^xv]/}; "
 #: How long a new shell may take to show its first prompt.
 START_TIMEOUT = 15.0
 #: After SIGKILL to the command's group, how long to wait for the prompt before killing the shell itself.
 AFTER_KILL = 2.0
+#: First line of the reply whose command a broken shell could not start (runline.NOT_RUN), run in a new shell.
+NOT_RUN_NOTE = (
+    "[shell restarted: previous session could not run commands (a builtin disabled with enable -n, a descriptor"
+    " limit or a trap); cwd and exports reset]"
+)
+#: Per health word: the last line of the reply that found the shell so, and the first line of the next reply.
+BROKEN_NOTES = {
+    DEBUG_TRAP: (
+        "[shell ended: a DEBUG trap runs inside the shell's own protocol; the next command starts a new one]",
+        "[shell restarted: previous session had a DEBUG trap; cwd and exports reset]",
+    ),
+    BROKEN: (
+        "[shell ended: a builtin its protocol needs failed (enable -n, a descriptor limit); the next command starts"
+        " a new one]",
+        "[shell restarted: previous session could not run its protocol; cwd and exports reset]",
+    ),
+}
 
 
 class ShellSession:
@@ -82,6 +102,9 @@ class ShellSession:
         self._pending_note: str | None = None
         self._watch: Poller | None = None
         self._leftover = b""
+        #: The health word of the last sentinel (runline.py), and whether `interrupt` signalled the command.
+        self._health = HEALTHY
+        self._interrupted = False
         self.cwd = str(self.root)
         #: True while a user command runs; only then may `interrupt` signal the terminal's foreground group.
         self.running = False
@@ -168,10 +191,25 @@ class ShellSession:
         """Run `command` (any bash text, several lines allowed) and return its status, cwd and output."""
         if "\x00" in command:
             raise StringError("INVALID_PAYLOAD", "The command contains a NUL byte.")
+        wanted = exportable(variables) if variables is not None else self._variables
+        limit = self.settings.timeout if timeout is None else timeout
+        result, removed = self._attempt(command, wanted, limit)
+        if self._health == NOT_RUN and not result.timed_out and not self._interrupted and self._proc is not None:
+            # the command file never started, so nothing of the command ran: a new shell runs it
+            self._restart(NOT_RUN_NOTE)
+            result, more = self._attempt(command, wanted, limit)
+            removed += more
+        elif self._health in BROKEN_NOTES and self._proc is not None:
+            ended, note = BROKEN_NOTES[self._health]
+            self._restart(note)
+            result.output = f"{result.output}\n{ended}" if result.output else ended
+        return add_notes(result, removed)
+
+    def _attempt(self, command: str, wanted: dict[str, str], limit: float) -> tuple[ShellResult, list[str]]:
+        """One run of `command` (starting the shell if needed); the protected-path notes come apart."""
         if self._proc is not None and not self._proc.isalive():
             self._ended(self._proc)
         notes: list[str] = []
-        wanted = exportable(variables) if variables is not None else self._variables
         if self._proc is None:
             self._variables = wanted
             self._start()
@@ -180,10 +218,10 @@ class ShellSession:
                 self._pending_note = None
         prefix = self._export_lines(wanted)
         self._variables = wanted
-        limit = self.settings.timeout if timeout is None else timeout
         deadline = time.monotonic() + limit
         removed = [] if self._watch is None else self._watch.before("since the last command")
         self.running = True
+        self._interrupted = False
         try:
             result = self._send(command, deadline, self.settings.output_cap, escalate=True, prelude=prefix)
         except BaseException:
@@ -196,13 +234,22 @@ class ShellSession:
         result.timeout = limit
         if self._watch is not None:
             removed += self._watch.after()
-        return add_notes(result, removed)
+        return result, removed
+
+    def _restart(self, note: str) -> None:
+        """End a shell whose protocol is broken; the next command starts a new one, its reply opening with `note`."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            _stop(proc)
+        self._cleanup()
+        self._pending_note = note
 
     def interrupt(self) -> bool:
         """Ctrl-C for the running command, as a terminal sends it: SIGINT to the pty's foreground group.
 
-        Called from another thread or a signal handler; False when no command is running (an idle shell would
-        print a stray prompt into the next reply).
+        Bash gets SIGINT too, so the whole command line ends even when the program exits quietly on Ctrl-C
+        (`!pytest; git commit -am wip` must not commit). Called from another thread or a signal handler; False
+        when no command is running (an idle shell would print its prompt again; `_send` drops such a line).
         """
         proc = self._proc
         if proc is None or not self.running:
@@ -211,7 +258,12 @@ class ShellSession:
             group = os.tcgetpgrp(proc.child_fd)
         except OSError:
             return False
+        if _ignores_sigint(self._idle_pgrp):  # `trap '' INT`: only ending the shell ends the line
+            _killpg(self._idle_pgrp, signal.SIGKILL)
+        elif group != self._idle_pgrp:
+            _killpg(self._idle_pgrp, signal.SIGINT)  # bash first: the rest of the line is dropped (see _escalate)
         _killpg(group, signal.SIGINT)
+        self._interrupted = True
         return True
 
     def _export_lines(self, wanted: dict[str, str]) -> str:
@@ -228,15 +280,19 @@ class ShellSession:
         proc = self._proc
         self._count += 1
         script = self._private / "cmd"
-        script.write_text(prelude + RESTORE_FLAGS + command + "\n", encoding="utf-8", errors="surrogateescape")
+        text = prelude + file_prelude(self._count) + command + "\n"
+        script.write_text(text, encoding="utf-8", errors="surrogateescape")
         sentinel = f"__SSH_{self._secret}_{self._count}__".encode()
         _quiet_terminal(proc.child_fd)
         os.write(proc.child_fd, run_line(script, self._secret, self._count).encode())
         script_prefix = str(script).encode() + b": "
-        tail = re.compile(re.escape(sentinel) + rb" (\d+) ([^\r\n]*)\r*\n")
+        tail = sentinel_pattern(sentinel)
+        stale = stale_pattern(self._secret)
+        marker = f"__SSH_{self._secret}_".encode()
+        self._health = HEALTHY
         capture = OutputCapture(cap, self.spool_dir)
         cleaner = StreamCleaner()
-        reader = _Reader(proc.child_fd)
+        reader = PtyReader(proc.child_fd)
         buf, self._leftover = self._leftover, b""
         timed_out = False
         stage = 0
@@ -249,6 +305,8 @@ class ShellSession:
                 stage, deadline = self._escalate(stage)
                 if stage > 2:
                     capture.write(cleaner.feed(buf) + cleaner.finish())
+                    # bash before the hang-up: a program the hang-up ends first must not let it run on
+                    _killpg(self._idle_pgrp, signal.SIGKILL)
                     self._ended(proc, killed=True)
                     return self._result(KILLED_STATUS, capture, True, ["[shell killed: the command did not stop]"])
                 continue
@@ -265,14 +323,19 @@ class ShellSession:
             buf += chunk
             if script_prefix in buf:
                 buf = buf.replace(script_prefix, b"")
-            match = _find_sentinel(buf, sentinel, tail)
+            match = find_sentinel(buf, sentinel, tail)
+            cut = match.start() if match else len(buf)
+            if buf.find(marker, 0, cut) >= 0 and stale.search(buf, 0, cut):  # find first: a fast scan
+                buf = stale.sub(b"", buf[:cut]) + buf[cut:]
+                match = find_sentinel(buf, sentinel, tail)
             if match is not None:
                 end = match.start() - 1 if buf[match.start() - 1 : match.start()] == b"\n" else match.start()
                 while end > 0 and buf[end - 1 : end] == b"\r":
                     end -= 1
                 capture.write(cleaner.feed(buf[:end]) + cleaner.finish())
                 self._leftover = buf[match.end() :][-HOLD:]  # a background job's output: shown next time
-                self.cwd = match.group(2).decode("utf-8", "replace")
+                self.cwd = match.group(3).decode("utf-8", "replace")
+                self._health = match.group(2).decode("ascii")
                 return self._result(int(match.group(1)), capture, timed_out, [])
             if len(buf) > HOLD:
                 capture.write(cleaner.feed(buf[:-HOLD]))
@@ -287,7 +350,9 @@ class ShellSession:
         return ShellResult(status, self.cwd, output, timed_out)
 
     def _escalate(self, stage: int) -> tuple[int, float]:
-        """Stop a command past its deadline: SIGTERM its group (SIGINT when bash itself runs it), then SIGKILL."""
+        """Stop a command past its deadline: SIGINT to bash, which drops the rest of the command line (else
+        `sleep 5; date > f` writes `f` once the sleep is killed), and SIGTERM to the running program's group;
+        then SIGKILL to that group; then the shell itself."""
         assert self._proc is not None
         try:
             group = os.tcgetpgrp(self._proc.child_fd)
@@ -295,58 +360,16 @@ class ShellSession:
             group = self._idle_pgrp
         now = time.monotonic()
         if stage == 0:
+            if _ignores_sigint(self._idle_pgrp):  # `trap '' INT`: only ending the shell ends the line
+                return 3, now
+            _killpg(self._idle_pgrp, signal.SIGINT)  # bash first: it drops the rest of the line, not only a program
             if group != self._idle_pgrp:
                 _killpg(group, signal.SIGTERM)
-            else:
-                _killpg(group, signal.SIGINT)
             return 1, now + self.settings.kill_grace
         if stage == 1 and group != self._idle_pgrp:
             _killpg(group, signal.SIGKILL)
             return 2, now + AFTER_KILL
         return 3, now
-
-
-def ansi_quote(value: str) -> str:
-    """Quote for bash on one line: `$'…'` with backslash escapes for quotes and control characters."""
-    out = []
-    for char in value:
-        if char in "\\'":
-            out.append("\\" + char)
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            out.append(f"\\x{ord(char):02x}")
-        else:
-            out.append(char)
-    return "$'" + "".join(out) + "'"
-
-
-def _find_sentinel(buf: bytes, sentinel: bytes, tail: re.Pattern[bytes]) -> re.Match[bytes] | None:
-    """The real sentinel line in `buf`; look-alikes (an xtrace of the prompt assignment) are skipped."""
-    at = buf.find(sentinel)
-    while at >= 0:
-        match = tail.match(buf, at)
-        if match:
-            return match
-        at = buf.find(sentinel, at + 1)
-    return None
-
-
-def run_line(script: Path, secret: str, count: int) -> str:
-    """The typed line: clear PS1, source the command with stdin /dev/null, then print the sentinel prompt.
-
-    The tail turns xtrace and verbose off so they do not show it (the next command file turns them back on),
-    and puts stdout and stderr back on the terminal if a command moved them (the prompt is written to stderr).
-    The sentinel-setting tail runs twice over: inline after the command, and as PROMPT_COMMAND for when bash
-    drops the rest of the line (an interrupted builtin, SIGINT). Its text splits the marker (`__SS''H_`) so
-    that printing PROMPT_COMMAND cannot show it; only bash's prompt expansion does.
-    """
-    ps1 = f"'\\n__SS''H_{secret}_{count}__ ${{__ss_r}} ${{__ss_d}}\\n'"
-    quiet = "{ __ss_r=$? __ss_f=$-; \\builtin set +xv; } 2>/dev/null"
-    cwd = "__ss_d=${PWD//[$'\\n\\r']/?}"  # a newline in the cwd must not break the sentinel line
-    # after `exec 2>/dev/null` (`exec`, not `builtin exec`: that would undo its own redirection)
-    tty = "[[ -t 1 ]] || \\exec >/dev/tty; [[ -t 2 ]] || \\exec 2>/dev/tty"
-    tail = f"{quiet}; {tty}; {cwd}; PS1={ps1}; \\builtin unset PROMPT_COMMAND PS0; \\builtin shopt -s promptvars"
-    source = shlex.quote(str(script))
-    return f"PS1=; PROMPT_COMMAND={shlex.quote(tail)}; {{ \\builtin source {source}; }} </dev/null; {tail}\n"
 
 
 def _child_setup(cwd: str) -> None:
@@ -386,49 +409,16 @@ def _stop(proc: pexpect.spawn) -> None:
     kill_session(session)
 
 
+def _ignores_sigint(pid: int) -> bool:
+    """Whether the process ignores SIGINT (`trap '' INT` in the shell), from /proc; False when unknown."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as handle:
+            ignored = next((line.split()[1] for line in handle if line.startswith("SigIgn:")), "0")
+    except (OSError, IndexError, UnicodeDecodeError):
+        return False
+    return bool(int(ignored, 16) >> (signal.SIGINT - 1) & 1)
+
+
 def _killpg(group: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, sig)
-
-
-class _Reader:
-    """Reads the pty without pexpect's buffering: None on timeout, b"" once the shell side is gone.
-
-    A pty hands over at most 4 KB per read; after a wake-up it reads on (non-blocking) while more is there,
-    so the cleaning and scanning run on larger batches.
-    """
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.poll = select.poll()
-        self.poll.register(fd, select.POLLIN)
-        os.set_blocking(fd, False)
-
-    def drain(self) -> bytes:
-        """What is left once the shell is gone; b"" when nothing is."""
-        chunks = []
-        while (chunk := self.read(0.0)) not in (None, b""):
-            chunks.append(chunk)
-        return b"".join(chunks)
-
-    def read(self, timeout: float) -> bytes | None:
-        if not self.poll.poll(max(0.0, timeout) * 1000):
-            return None
-        chunks: list[bytes] = []
-        size = 0
-        ended = False
-        while size < BATCH:
-            try:
-                chunk = os.read(self.fd, READ_SIZE)
-            except BlockingIOError:
-                break
-            except OSError:  # EIO: the shell side of the pty is closed
-                chunk = b""
-            if not chunk:
-                ended = True
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if chunks:
-            return b"".join(chunks)
-        return b"" if ended else None
