@@ -42,7 +42,7 @@ def test_every_mutation_reply_carries_the_diff_when_on(ws: Path) -> None:
         "re: /write a.txt\nWritten: a.txt (6 bytes, 1 lines)\n---\n(no changes)\n---\nUse /undo to revert.\n"
         "re: /append a.txt beta\nAppended to: a.txt (now 11 bytes)\n---\n"
         "1 1 | alpha\n  2 + beta\n---\nUse /undo to revert.\n"
-        "re: /edit doc.md#setup\nEdited doc.md#setup (9 lines)\n---\n"
+        "re: /edit doc.md#setup\nEdited doc.md#setup (9 lines): 1 line replaced by 1 line\n---\n"
         "2 2 | \n3 3 | ## Setup\n4 4 | \n5   - old setup\n  5 + new setup\n6 6 | \n7 7 | ## Usage\n8 8 | \n"
         "---\nUse /undo to revert.\n"
         "re: /undo\nUndo: reverted doc.md (9 lines)\n---\n"
