@@ -100,15 +100,9 @@ class Daemon:
             request_id: str | int | None = reply.id
             if json_id is not None and reply.id == str(json_id):
                 request_id = json_id
-            self.writer.write(json_reply(request_id, reply.ok, reply.code, reply.topic, reply.text, self._is_file))
+            self.writer.write(json_reply(request_id, reply.ok, reply.code, reply.topic, reply.text, reply.fields))
         else:
             self.writer.write(envelope(reply.topic, reply.text))
-
-    def _is_file(self, rel: str) -> bool:
-        """A workspace file named root-relative (a document reply's path: see `framing.document_fields`)."""
-        if not rel or rel.startswith("/") or ".." in rel.split("/"):
-            return False
-        return (self.dispatcher.root / rel).is_file()
 
     def submit(self, text: str, topic: str | None) -> None:
         """Start a request on its own thread when its topic is free, queue it behind the running one, or answer

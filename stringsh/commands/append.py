@@ -7,7 +7,7 @@ from stringsh.commands.registry import handler
 from stringsh.documents.diffreply import with_diff
 from stringsh.documents.writing import split_target
 from stringsh.errors import StringError
-from stringsh.protocol.response import Result
+from stringsh.protocol.response import Result, document_fields
 from stringsh.workspace.seen import is_seen_unchanged, mark_seen
 
 
@@ -23,4 +23,5 @@ def append(ctx: Context) -> Result:
     outcome = workspace.append_text(path, text, topic=ctx.session.topic)
     if was_current:  # the topic knew the file before; it knows the appended result too
         mark_seen(seen, workspace, path, outcome.sha256)
-    return with_diff(ctx, Result(f"Appended to: {rel} (now {outcome.size} bytes)"), outcome.change_id)
+    reply = Result(f"Appended to: {rel} (now {outcome.size} bytes)", fields=document_fields(rel))
+    return with_diff(ctx, reply, outcome.change_id)

@@ -12,7 +12,7 @@ from stringsh.documents.guard import FORCE, require_seen
 from stringsh.documents.masking import masked_note, refuse_mask_writeback
 from stringsh.documents.targets import edit_target
 from stringsh.errors import StringError
-from stringsh.protocol.response import Result
+from stringsh.protocol.response import Result, document_fields
 from stringsh.render.document import Document, is_markdown
 from stringsh.render.view import DocumentView, budget_from, masked, numbered, resolve_block
 from stringsh.workspace import ChangeSet
@@ -41,7 +41,7 @@ def view_source(ctx: Context, view: DocumentView, block: str | None, start: int)
     if shown is not view:
         content += f"\n{masked_note(workspace)}"
     ctx.documents.mark_seen(view)
-    return Result(f"[editing: {label}]", content)
+    return Result(f"[editing: {label}]", content, fields=document_fields(view.path, block))
 
 
 def refuse_stale_view(ctx: Context, view: DocumentView) -> None:
@@ -89,18 +89,20 @@ def edit_block(ctx: Context, view: DocumentView, block_id: str, body: str, force
     edited.sha256 = hashlib.sha256(data).hexdigest()
     documents.state.index_cache.put(edited.sha256, edited.index, len(data))
     documents.after_write(view.path, edited.sha256, edited)
-    return with_diff(ctx, edited_reply(label, edited.index.line_count, splice), change_id)
+    return with_diff(ctx, edited_reply(view.path, block_id, edited.index.line_count, splice), change_id)
 
 
-def edited_reply(label: str, total: int, splice: blockedit.Splice | None = None) -> Result:
+def edited_reply(path: str, block: str | None, total: int, splice: blockedit.Splice | None = None) -> Result:
     """The one place an /edit reply is worded: the file's new length; for a block, what was replaced by what and
     which nested blocks went with it."""
+    fields = document_fields(path, block)
     if splice is None:
-        return Result(f"Edited {label} ({total} lines, whole file)")
-    text = (f"Edited {label} ({total} lines): {lines(splice.old_count)} replaced by {lines(splice.new_count)}")
+        return Result(f"Edited {path} ({total} lines, whole file)", fields=fields)
+    text = (f"Edited {path}#{block} ({total} lines): {lines(splice.old_count)} replaced by "
+            f"{lines(splice.new_count)}")
     if splice.removed:
         text += f"; removed with them: {', '.join(splice.removed)}"
-    return Result(text)
+    return Result(text, fields=fields)
 
 
 def lines(n: int) -> str:
@@ -132,7 +134,7 @@ def edit_whole(ctx: Context, view: DocumentView, body: str, force: bool) -> Resu
         )
     documents.after_write(view.path, outcome.sha256)
     total = body.count("\n") + (0 if not body or body.endswith("\n") else 1)
-    return with_diff(ctx, edited_reply(view.path, total), outcome.change_id)
+    return with_diff(ctx, edited_reply(view.path, None, total), outcome.change_id)
 
 
 @handler("edit")

@@ -11,7 +11,7 @@ from stringsh.documents.listing import format_listing, list_directory
 from stringsh.documents.targets import split_from
 from stringsh.documents.window import check_range, open_window, split_to
 from stringsh.errors import StringError
-from stringsh.protocol.response import Result
+from stringsh.protocol.response import Result, document_fields
 from stringsh.render.plain import required_env
 from stringsh.render.view import DocumentView, budget_from, masked, render_view
 
@@ -54,7 +54,8 @@ def show(ctx: Context, view: DocumentView, verb: str, *, start: int = 0, label: 
     if extra:
         content = f"{content}\n\n---\n\n{extra}"
     shown_label = label if label is not None else view.label  # a returned page's label is its URL
-    return Result(redact(f"{verb} {shown_label}"), redact(content))
+    fields = None if view.remote else document_fields(view.path, view.block)
+    return Result(redact(f"{verb} {shown_label}"), redact(content), fields=fields)
 
 
 def open_path(ctx: Context, target: str, block: str | None, start: int, end: int | None = None) -> Result:

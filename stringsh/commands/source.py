@@ -5,7 +5,7 @@ from __future__ import annotations
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.documents.targets import split_from
-from stringsh.protocol.response import Result
+from stringsh.protocol.response import Result, document_fields
 from stringsh.render import plain
 from stringsh.render.view import budget_from, check_start, masked
 
@@ -31,4 +31,4 @@ def source(ctx: Context) -> Result:
         content = f"{content}\n\n{hint}"
     if not view.doc.text:
         content = "(empty)"
-    return Result(f"[source: {view.path}]", content)
+    return Result(f"[source: {view.path}]", content, fields=None if view.remote else document_fields(view.path))

@@ -6,7 +6,7 @@ from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.documents.targets import edit_target
 from stringsh.errors import StringError
-from stringsh.protocol.response import Result
+from stringsh.protocol.response import Result, document_fields
 from stringsh.render.view import resolve_block
 
 PREVIEW_CHARS = 200
@@ -24,4 +24,5 @@ def verify(ctx: Context) -> Result:
     lines = content.count("\n") + 1 if content else 0
     shown = ctx.documents.workspace.redact(content)  # masked whole, then cut: a cut never splits a secret open
     preview = shown[:PREVIEW_CHARS] + ("..." if len(shown) > PREVIEW_CHARS else "")
-    return Result(f"Verified {view.path}#{block} ({lines} lines, {len(content)} chars)", preview)
+    return Result(f"Verified {view.path}#{block} ({lines} lines, {len(content)} chars)", preview,
+                  fields=document_fields(view.path, block))

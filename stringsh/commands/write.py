@@ -9,7 +9,7 @@ from stringsh.documents.guard import require_seen
 from stringsh.documents.masking import current_text, refuse_mask_writeback
 from stringsh.documents.writing import split_target
 from stringsh.errors import StringError
-from stringsh.protocol.response import Result
+from stringsh.protocol.response import Result, document_fields
 from stringsh.workspace.seen import mark_seen
 
 
@@ -29,4 +29,5 @@ def write(ctx: Context) -> Result:
         outcome = workspace.write_text(path, text, topic=ctx.session.topic, expected_sha256=overwrite.expected)
     mark_seen(seen, workspace, path, outcome.sha256)
     verb = "Created:" if outcome.created else "Written:"
-    return with_diff(ctx, Result(f"{verb} {rel} ({outcome.size} bytes, {outcome.lines} lines)"), outcome.change_id)
+    reply = Result(f"{verb} {rel} ({outcome.size} bytes, {outcome.lines} lines)", fields=document_fields(rel))
+    return with_diff(ctx, reply, outcome.change_id)

@@ -48,7 +48,7 @@ def with_diff(ctx: Context, result: Result, change_id: int | None, *, undo_note:
     max_lines = _setting(variables, MAX_LINES_VARIABLE, DEFAULT_MAX_LINES) or DEFAULT_MAX_LINES
     diff = change_diff(ctx.dispatcher.workspace, change_id, context=context, max_lines=max_lines)
     content = f"{diff}\n---\n{UNDO_NOTE}" if undo_note else diff
-    return Result(result.message, content, ok=result.ok, code=result.code)
+    return Result(result.message, content, ok=result.ok, code=result.code, fields=result.fields)
 
 
 def change_diff(ws: Workspace, change_id: int, *, context: int = DEFAULT_CONTEXT,

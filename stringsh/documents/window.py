@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
-from stringsh.protocol.response import Result
+from stringsh.protocol.response import Result, document_fields
 from stringsh.render import plain
 from stringsh.render.view import budget_from
 
@@ -66,4 +66,5 @@ def open_window(ctx: Context, rel: str, start: int, end: int | None) -> Result:
     if window.next_line is not None:
         note += f" Read on: /open {rel} --from {window.next_line + 1}"
     content = workspace.redact_lines("\n".join(window.lines))
-    return Result(workspace.redact(f"Opened {rel}"), f"{content}\n\n{note}" if window.lines else note)
+    return Result(workspace.redact(f"Opened {rel}"), f"{content}\n\n{note}" if window.lines else note,
+                  fields=document_fields(rel))

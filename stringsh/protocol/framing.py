@@ -10,7 +10,6 @@ escape: the content is one JSON string.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 ENVELOPE_CLOSE = "</𝒞>"
 #: The line after each reply of the plain loop where nobody sees prompts (pipes, `--no-echo`): the reply is
@@ -19,12 +18,6 @@ END_OF_REPLY = ENVELOPE_CLOSE
 ENVELOPE_OPEN_LINE = re.compile(r"^<𝒞=string:([^>]*)>\s*$")
 #: A shell reply's status line (`ShellResult.message`, `CliRun.message`).
 SHELL_STATUS_LINE = re.compile(r"^exit: (\d+) \| cwd: (.+)$")
-#: A document reply's message line: a view (`/open`, `/back`, `/refresh`, `/edit`, `/source`, `/verify`: a block
-#: may follow the path) or a file write (`/write`, `/append`); see `document_fields`.
-DOCUMENT_LINE = re.compile(
-    r"^(?:(?:Opened|Back to|Refreshed|Edited|Verified) (?P<view>.+)|\[(?:editing|source): (?P<bracket>.+)\]"
-    r"|(?:Created|Written|Appended to): (?P<file>.+))$"
-)
 #: A body line a client could take for a frame line, or one already escaped (see the module docstring).
 FRAME_LIKE_LINE = re.compile(r"^(?=\\*</?𝒞)", re.MULTILINE)
 
@@ -60,43 +53,20 @@ def shell_fields(content: str) -> dict[str, int | str]:
     return {"exit": int(match.group(1)), "cwd": match.group(2)} if match else {}
 
 
-def document_fields(content: str, is_file: Callable[[str], bool]) -> dict[str, str]:
-    """`path` (root-relative) and `block` of a document reply, read from its message line (see `DOCUMENT_LINE`).
-
-    The label after the verb is the path, maybe `#block`, maybe followed by a note (`(11 lines)`); paths may hold
-    spaces, `#` or `(`, so the label is cut where the longest prefix (at a space) names a file in the workspace
-    (`is_file`), or a file and a block. Nothing when no prefix does (a page from a server, a file gone since)."""
-    lines = content.split("\n", 2)
-    match = DOCUMENT_LINE.match(lines[1]) if len(lines) > 1 else None
-    if match is None:
-        return {}
-    label = match.group("view") or match.group("bracket") or match.group("file")
-    blocks = match.group("file") is None
-    cuts = [len(label), *(at for at in range(len(label) - 1, 0, -1) if label[at] == " ")]
-    for cut in cuts:
-        candidate = label[:cut].rstrip(":,")
-        if is_file(candidate):
-            return {"path": candidate}
-        path, hash_, block = candidate.rpartition("#")
-        if blocks and hash_ and block and " " not in block and is_file(path):
-            return {"path": path, "block": block}
-    return {}
-
-
 def json_reply(
     request_id: str | int | None,
     ok: bool,
     code: str | None,
     topic: str,
     content: str,
-    is_file: Callable[[str], bool] | None = None,
+    fields: dict[str, str] | None = None,
 ) -> str:
-    """One JSON line; shell replies also carry `exit` and `cwd` (see `shell_fields`), document replies `path` and
-    `block` when given `is_file` (see `document_fields`)."""
+    """One JSON line; shell replies also carry `exit` and `cwd` (see `shell_fields`), a successful reply the
+    `fields` its command gave (`path` and `block` of a document: `response.document_fields`)."""
     import json  # `daemon --json` only
 
     reply: dict[str, object] = {"id": request_id, "ok": ok, "code": code, "topic": topic, "content": content}
     reply.update(shell_fields(content))
-    if is_file is not None and ok:
-        reply.update(document_fields(content, is_file))
+    if fields and ok:
+        reply.update(fields)
     return json.dumps(reply, ensure_ascii=False)

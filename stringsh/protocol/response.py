@@ -17,13 +17,16 @@ class Result:
     Plain classes here, not dataclasses: every start-up builds them, and a dataclass costs about a millisecond.
     """
 
-    __slots__ = ("code", "content", "message", "ok")
+    __slots__ = ("code", "content", "fields", "message", "ok")
 
-    def __init__(self, message: str, content: str | None = None, ok: bool = True, code: str | None = None) -> None:
+    def __init__(self, message: str, content: str | None = None, ok: bool = True, code: str | None = None,
+                 fields: dict[str, str] | None = None) -> None:
         self.message = message
         self.content = content
         self.ok = ok
         self.code = code
+        #: What the text says, for clients that should not parse it (`daemon --json`): see `document_fields`.
+        self.fields = fields
 
     def _fields(self) -> tuple[object, ...]:
         return (self.message, self.content, self.ok, self.code)
@@ -43,10 +46,15 @@ class Result:
         return f"{self.message}\n---\n{self.content}"
 
 
-class Reply:
-    """A formatted reply as every front end sends it."""
+def document_fields(path: str, block: str | None = None) -> dict[str, str]:
+    """`path` (root-relative) and `block` of a reply about a workspace document."""
+    return {"path": path, "block": block} if block else {"path": path}
 
-    __slots__ = ("code", "id", "ok", "text", "topic")
+
+class Reply:
+    """A formatted reply as every front end sends it; `fields` as the Result had them."""
+
+    __slots__ = ("code", "fields", "id", "ok", "text", "topic")
 
     def __init__(
         self,
@@ -55,12 +63,14 @@ class Reply:
         code: str | None,
         id: str | None,
         topic: str = "main",
+        fields: dict[str, str] | None = None,
     ) -> None:
         self.text = text
         self.ok = ok
         self.code = code
         self.id = id
         self.topic = topic
+        self.fields = fields
 
     def _fields(self) -> tuple[object, ...]:
         return (self.text, self.ok, self.code, self.id, self.topic)
@@ -112,4 +122,4 @@ def format_reply(
         code, message = error
         return Reply(f"{first}\n{error_text(code, message)}", False, code, request_id, topic)
     assert result is not None
-    return Reply(f"{first}\n{result.text}", result.ok, result.code, request_id, topic)
+    return Reply(f"{first}\n{result.text}", result.ok, result.code, request_id, topic, result.fields)

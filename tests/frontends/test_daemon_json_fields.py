@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from stringsh.protocol.framing import document_fields
 from tests.conftest import run_stringsh
 
 README = "# Title\n\nintro\n\n## Setup\n\nsteps\n\n## Usage\n\nuse it\n"
@@ -52,7 +51,7 @@ def test_document_replies_carry_path_and_block(ws: Path) -> None:
         "Opened README.md",
         "Opened README.md#setup",
         "[editing: README.md#usage]",
-        "Edited README.md#usage (11 lines)",
+        "Edited README.md#usage (11 lines): 1 line replaced by 1 line",
     ]
 
 
@@ -79,14 +78,8 @@ def test_other_replies_have_no_document_fields(ws: Path) -> None:
     assert list(replies[0]) == ["id", "ok", "code", "topic", "content"]
 
 
-def test_a_label_that_names_no_workspace_file_gives_no_fields() -> None:
-    files = {"README.md"}
-    assert document_fields("re: /x\nOpened https://example.com/a#b\n---\nx", files.__contains__) == {}
-    assert document_fields("re: /x\nEdited gone.md#a (3 lines)", files.__contains__) == {}
-    assert document_fields("re: /x\nEdited README.md#a b (3 lines)", files.__contains__) == {
-        "path": "README.md", "block": "a"}  # a block id has no space: the rest is a note
-    assert document_fields("re: /x\nEdited README.md: 3 lines replaced", files.__contains__) == {"path": "README.md"}
-    assert document_fields("re: /x\nCreated: README.md#a (3 bytes, 1 lines)", files.__contains__) == {}
-    hashed = {"a#b.md"}.__contains__  # a file whose name holds `#`: the whole name first
-    assert document_fields("re: /x\nOpened a#b.md", hashed) == {"path": "a#b.md"}
-    assert document_fields("re: /x\nOpened a#b.md#c", hashed) == {"path": "a#b.md", "block": "c"}
+def test_refusals_carry_no_document_fields(ws: Path) -> None:
+    (ws / "README.md").write_text(README)
+    replies = ask(ws, "/edit README.md#nosuch\nx\n", "/verify README.md#setup", "/write README.md\nx\n")
+    assert [fields(reply) for reply in replies] == [{}, {"path": "README.md", "block": "setup"}, {}]
+    assert [reply["code"] for reply in replies] == ["BLOCK_NOT_FOUND", None, "CONFLICT"]
