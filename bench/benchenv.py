@@ -1,5 +1,5 @@
-"""What every bench shares: its workspaces' engine state (journal, audit log) goes to a temporary folder that is
-removed at exit, not into the user's state folder."""
+"""What every bench shares: its workspaces' engine state (journal, audit log) and its user configuration go to
+temporary folders that are removed at exit, never into the user's own."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import tempfile
 
 
 def isolate_user_state() -> None:
-    folder = tempfile.mkdtemp(prefix="stringsh-bench-state-")
-    os.environ["STRINGSH_STATE_DIR"] = folder  # child processes inherit it
-    atexit.register(shutil.rmtree, folder, True)
+    for variable in ("STRINGSH_STATE_DIR", "STRINGSH_CONFIG_DIR"):
+        folder = tempfile.mkdtemp(prefix=f"stringsh-bench-{variable.rsplit('_', 2)[1].lower()}-")
+        os.environ[variable] = folder  # child processes inherit it
+        atexit.register(shutil.rmtree, folder, True)

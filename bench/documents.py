@@ -26,6 +26,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin  # noqa: E402
 
 from stringsh.dispatcher import Dispatcher  # noqa: E402
 from stringsh.render.document import Document  # noqa: E402
+from stringsh.userdirs import user_policy_file  # noqa: E402
 
 MB = 1_000_000
 REPEAT_SCRIPT = """
@@ -95,8 +96,9 @@ def run(size_mb: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         ws = Path(tmp)
         (ws / "big.md").write_text(text, encoding="utf-8")
-        limit = 4 * size_mb * MB  # the default policy stops reads and writes at 8 MiB
-        (ws / "stringsh.toml").write_text(f"[limits]\nmax_read_bytes = {limit}\nmax_write_bytes = {limit}\n")
+        limit = 4 * size_mb * MB  # the default policy stops reads and writes at 8 MiB; only the user's policy
+        # may raise it (a workspace's own stringsh.toml only narrows), and the bench's config folder is its own
+        user_policy_file().write_text(f"[limits]\nmax_read_bytes = {limit}\nmax_write_bytes = {limit}\n")
         d = Dispatcher(ws)
         d.workspace  # noqa: B018 - load the engine before timing
         replies = []
