@@ -22,6 +22,7 @@ from stringsh.protocol.response import Result
 from stringsh.workspace.models import ChangeSet
 
 if TYPE_CHECKING:
+    from stringsh.actions.http import HttpLimits
     from stringsh.actions.run import ActionHost, Outcome
     from stringsh.documents.service import DocumentService
     from stringsh.render.view import DocumentView
@@ -39,9 +40,23 @@ def page_actions(view: DocumentView) -> list[Action]:
     return [a for a in actions if not a.is_cli] if view.remote else actions
 
 
+def http_limits(variables: dict[str, str]) -> HttpLimits:
+    """The HTTP limits of a topic: `{_http_timeout}` seconds when set (a bad value is refused, not ignored)."""
+    from stringsh.actions.http import HttpLimits
+
+    wanted = variables.get(HTTP_TIMEOUT, "").strip()
+    if not wanted:
+        return HttpLimits()
+    try:
+        return HttpLimits(timeout=max(float(wanted), 0.05))
+    except ValueError:
+        raise StringError(
+            "INVALID_PAYLOAD", f"{{{HTTP_TIMEOUT}}} must be a number of seconds, got: {wanted}"
+        ) from None
+
+
 def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
-    from stringsh.actions.http import HttpLimits  # the HTTP and CLI machinery loads when an action runs
-    from stringsh.actions.run import ActionHost
+    from stringsh.actions.run import ActionHost  # the HTTP and CLI machinery loads when an action runs
 
     workspace = documents.workspace
     session = documents.session
@@ -56,15 +71,7 @@ def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
         workspace.apply(ChangeSet().write(workspace.relative(path), data), topic=topic)
 
     shell = workspace.policy.shell
-    limits = HttpLimits()
-    wanted = session.variables.get(HTTP_TIMEOUT, "").strip()
-    if wanted:
-        try:
-            limits = HttpLimits(timeout=max(float(wanted), 0.05))
-        except ValueError:
-            raise StringError(
-                "INVALID_PAYLOAD", f"{{{HTTP_TIMEOUT}}} must be a number of seconds, got: {wanted}"
-            ) from None
+    limits = http_limits(session.variables)
     return ActionHost(
         variables=session.variables,
         env=EnvResolver(EnvStore(), scope_for_topic(topic)),
