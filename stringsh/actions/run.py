@@ -84,7 +84,9 @@ def run_action(action: Action, flag_text: str, host: ActionHost) -> Outcome:
     parsed = parse_flags(flag_text, shorts)
     if parsed.help:
         return Outcome("help", f"Action: {action.id}")
-    payload, defaulted = bind(action, parsed, host.variables, host.resolve_shortcut, host.shortcut_ids)
+    payload, defaulted = bind(
+        action, parsed, host.variables, host.resolve_shortcut, host.shortcut_ids, read_bytes=host.read_bytes
+    )
     for name in defaulted:
         if "$" in payload[name]:
             payload[name] = host.env.resolve(payload[name])

@@ -21,7 +21,7 @@ from stringsh.errors import StringError
 
 TEXT_TYPES = ("application/json", "application/xml", "application/xhtml+xml", "application/javascript")
 MARKDOWN_TYPES = ("text/markdown", "text/x-markdown")
-ACCEPT = "text/html, text/*;q=0.9, */*;q=0.1"
+ACCEPT = "text/markdown, text/html;q=0.9, text/*;q=0.8, */*;q=0.1"  # String asks /open pages for markdown
 ONLY_TEXT = "Only text pages open here: HTML, markdown, plain text or JSON."
 
 
