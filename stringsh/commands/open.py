@@ -83,9 +83,10 @@ def open_shortcut(ctx: Context, target: str, start: int, end: int | None = None)
     view = ctx.documents.current()
     name, _, fragment = target[1:].partition("#")
     shortcuts = page_shortcuts(view)
-    href = shortcuts.get(name) or view.auto_shortcuts.get(name) or menu_href(ctx.documents, view, name)
+    href = shortcuts.get(name) or value_href(ctx, name) or view.auto_shortcuts.get(name)
+    href = href or menu_href(ctx.documents, view, name)
     if not href:
-        known = [*shortcuts, *view.auto_shortcuts]
+        known = list(dict.fromkeys([*shortcuts, *ctx.session.value_shortcuts, *view.auto_shortcuts]))
         hint = f"Available: {', '.join('@' + k for k in known)}" if known else "This page has no shortcuts."
         raise StringError("NOT_FOUND", f"Shortcut not found: @{name}", hint)
     path, _, href_block = href.partition("#")
@@ -103,6 +104,17 @@ def open_shortcut(ctx: Context, target: str, start: int, end: int | None = None)
     if not path:
         return open_block(ctx, block or "", start, end)
     return open_path(ctx, posixpath.normpath(posixpath.join(view.folder, path)), block, start, end)
+
+
+def value_href(ctx: Context, name: str) -> str | None:
+    """A value shortcut a response template registered (`{@name} = …`), as a target to open."""
+    held = ctx.session.value_shortcuts.get(name)
+    if held is None or isinstance(held, str):
+        return held
+    raise StringError(
+        "INVALID_TARGET", f"@{name} holds {len(held)} values ({', '.join(held)}), not one place to open.",
+        f"Pass it to an action instead: /act.<name> --<flag> @{name}",
+    )
 
 
 def open_block(ctx: Context, block: str, start: int, end: int | None = None) -> Result:

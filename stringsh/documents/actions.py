@@ -16,7 +16,7 @@ from stringsh.actions.fences import indexed_fences, parse_actions
 from stringsh.actions.flags import needs_schema_only
 from stringsh.actions.model import Action
 from stringsh.actions.schema import render_action
-from stringsh.documents.shortcuts import resolve_shortcut, shortcut_ids
+from stringsh.documents.shortcuts import page_shortcuts, resolve_shortcut, shortcut_ids
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.workspace.models import ChangeSet
@@ -55,6 +55,19 @@ def http_limits(variables: dict[str, str]) -> HttpLimits:
         ) from None
 
 
+def flag_shortcut(documents: DocumentService, ident: str) -> str | None:
+    """A flag value `@id`, String's order: the page's shortcuts, then value shortcuts (a tuple is its items joined
+    with commas, which `{field[N]}` picks apart), then auto-shortcuts and menu entries."""
+    view = documents.current_or_none()
+    page = page_shortcuts(view) if view is not None else {}
+    if ident in page:
+        return page[ident]
+    held = documents.session.value_shortcuts.get(ident)
+    if held is not None:
+        return held if isinstance(held, str) else ",".join(held)
+    return resolve_shortcut(documents, ident)
+
+
 def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
     from stringsh.actions.run import ActionHost  # the HTTP and CLI machinery loads when an action runs
 
@@ -76,8 +89,9 @@ def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
         variables=session.variables,
         env=EnvResolver(EnvStore(), scope_for_topic(topic)),
         cwd=cwd,
-        resolve_shortcut=lambda ident: resolve_shortcut(documents, ident),
-        shortcut_ids=lambda: shortcut_ids(documents),
+        resolve_shortcut=lambda ident: flag_shortcut(documents, ident),
+        shortcut_ids=lambda: list(dict.fromkeys([*session.value_shortcuts, *shortcut_ids(documents)])),
+        value_shortcuts=session.value_shortcuts,
         read_bytes=read_bytes,
         write_file=write_file,
         exported=session.exported_variables(),
