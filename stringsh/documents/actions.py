@@ -68,6 +68,37 @@ def flag_shortcut(documents: DocumentService, ident: str) -> str | None:
     return resolve_shortcut(documents, ident)
 
 
+def write_output(documents: DocumentService, path: str, data: bytes) -> None:
+    """A template's `to: path`: through the change journal (so `/undo` reverts it) and under the stale-write guard:
+    an existing file is replaced only when this topic read it and it has not changed since (an earlier run's
+    output counts as read). Refusals are worded for the template's `to: write failed:` line."""
+    import hashlib
+
+    from stringsh.documents.guard import require_seen
+
+    workspace = documents.workspace
+    rel = workspace.relative(path)
+    info = workspace.stat(rel)
+    if info is not None and info.is_dir:
+        raise StringError("INVALID_TARGET", f"{rel} is a folder")
+    try:
+        overwrite = require_seen(documents.session.seen, info.rel if info is not None else None, label=rel)
+        with overwrite.checked():
+            workspace.apply(
+                ChangeSet().write(rel, data, expected_prev_sha256=overwrite.expected), topic=documents.session.topic
+            )
+    except StringError as exc:
+        if exc.code != "CONFLICT":
+            raise
+        what = "it changed since this topic read it" if info is not None and info.rel in documents.session.seen else (
+            "this topic has not read it"
+        )
+        raise StringError(
+            "CONFLICT", f"refusing to overwrite {rel}: {what} (/open {rel}, then run the action again)"
+        ) from None
+    documents.after_write(rel, hashlib.sha256(data).hexdigest())
+
+
 def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
     from stringsh.actions.run import ActionHost  # the HTTP and CLI machinery loads when an action runs
 
@@ -81,7 +112,7 @@ def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
         return workspace.read_bytes(workspace.relative(path), topic=topic)
 
     def write_file(path: str, data: bytes) -> None:
-        workspace.apply(ChangeSet().write(workspace.relative(path), data), topic=topic)
+        write_output(documents, path, data)
 
     shell = workspace.policy.shell
     limits = http_limits(session.variables)
