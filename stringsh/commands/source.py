@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from stringsh.actions.remote import WebView
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.documents.targets import split_from
@@ -24,8 +23,11 @@ def source(ctx: Context) -> Result:
         view = current  # a page an HTTP action returned: its text, not a workspace file
     else:
         view = documents.read_for_edit(path or documents.current().path)
-    if isinstance(view, WebView):  # a web page: what the server sent (the HTML before conversion)
-        view = view.as_source()
+    if view.remote:
+        from stringsh.actions.remote import WebView  # the web machinery loads only for pages from the web
+
+        if isinstance(view, WebView):  # a web page: what the server sent (the HTML before conversion)
+            view = view.as_source()
     view = masked(view, ctx.documents.workspace.redact_lines)
     count = len(view.doc.lines) - (1 if view.doc.text.endswith("\n") else 0)
     check_start(view.path, count, start, "/source")
