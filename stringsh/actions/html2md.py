@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+from urllib.parse import urljoin
 
 from stringsh.render.scan import fenced_lines, scan
 
@@ -38,8 +39,6 @@ class _Converter(HTMLParser):
     def absolute(self, href: str | None) -> str | None:
         if not href or not self.base or href.startswith("#"):
             return href
-        from urllib.parse import urljoin
-
         return urljoin(self.base, href)
 
     # output helpers
