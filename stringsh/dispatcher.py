@@ -90,6 +90,11 @@ class Dispatcher:
                 self.sessions[name] = Session(topic=name, kind=kind)
             return self.sessions[name]
 
+    def topic_sessions(self) -> list[Session]:
+        """Every topic this dispatcher (one client: a daemon, a REPL, a script) has, oldest first; for /topics."""
+        with self._sessions_lock:
+            return list(self.sessions.values())
+
     def execute(self, text: str, topic: str | None = None) -> Reply:
         """Run one request (header plus optional body) in a topic and format its reply."""
         try:

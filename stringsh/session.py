@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported for the types only: start-up stays light
+    from stringsh.actions.template import ShortcutValue
     from stringsh.render.view import DocumentView
     from stringsh.workspace.shell.session import ShellSession
 
@@ -27,6 +28,8 @@ class Session:
         self.document: DocumentView | None = None
         #: Previous document views, most recent last.
         self.history: list[DocumentView] = []
+        #: Value shortcuts `@name` that response templates registered (`{@name} = …`); cleared by /close.
+        self.value_shortcuts: dict[str, ShortcutValue] = {}
         #: Files this topic has read, root-relative path -> sha256, for the stale-write guard.
         self.seen: dict[str, str] = {}
         #: The topic's persistent shell, started on first use.
@@ -44,8 +47,9 @@ class Session:
             self.bash = None
 
     def close(self) -> None:
-        """What `/close` clears: the document, its history, variables and the shell; the topic stays."""
+        """What `/close` clears: document, history, variables, value shortcuts and the shell; the topic stays."""
         self.document = None
         self.history.clear()
         self.variables.clear()
+        self.value_shortcuts.clear()
         self.close_shell()

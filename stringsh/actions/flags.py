@@ -112,14 +112,18 @@ def bind(
     variables: Mapping[str, str],
     resolve_shortcut: Callable[[str], str | None],
     shortcut_ids: Callable[[], list[str]],
+    read_bytes: Callable[[str], bytes] | None = None,
 ) -> tuple[dict[str, str], set[str]]:
     """Turn parsed flags into the payload; returns (payload, names filled from defaults).
 
+    `--<field>-file path` gives a field the text of a workspace file (read with `read_bytes`, so confinement and
+    the secret rules apply), taken as it is: no `{var}`, `$NAME` or `@id` processing inside it.
     Author defaults are filled but not yet `$VAR`-resolved: the caller does that with its env store.
     """
     flags = dict(parsed.flags)
+    files = file_flags(action, flags, parsed.bare)
     if parsed.rest and action.fields:
-        unfilled = [f for f in action.fields if f.name not in flags]
+        unfilled = [f for f in action.fields if f.name not in flags and f.name not in files]
         if len(parsed.rest) > len(unfilled):
             names = ", ".join(f.name for f in action.fields)
             raise StringError(
@@ -157,12 +161,53 @@ def bind(
             value = target
         _check_type(action, key, value)
         payload[key] = value
+    for name, path in files.items():
+        if DOLLAR.search(path):
+            raise StringError("INVALID_PAYLOAD", DOLLAR_REFUSED)
+        value = read_text(substitute(path, variables), name, read_bytes)
+        _check_type(action, name, value)
+        payload[name] = value
     defaulted = set()
     for spec in action.fields:
         if spec.default is not None and spec.name not in payload:
             payload[spec.name] = spec.default
             defaulted.add(spec.name)
     return payload, defaulted
+
+
+def file_flags(action: Action, flags: dict[str, str], bare: set[str]) -> dict[str, str]:
+    """Take the `--<field>-file path` flags out of `flags`: field -> path. A flag is one only when `<field>` is
+    declared and `<field>-file` is not itself a field; giving the field both ways is refused."""
+    files: dict[str, str] = {}
+    for key in list(flags):
+        if not key.endswith("-file") or action.field_named(key) is not None or action.field_named(key[:-5]) is None:
+            continue
+        name, path = key[:-5], flags.pop(key)
+        if key in bare:
+            raise StringError(
+                "INVALID_PAYLOAD", f"Flag --{key} requires a path.\nUsage: /act.{action.id} --{key} <path>"
+            )
+        if name in flags:
+            raise StringError(
+                "INVALID_PAYLOAD", f"Give --{name} or --{key}, not both.",
+                f"--{key} <path> sends the file's text as --{name}.",
+            )
+        files[name] = path
+    return files
+
+
+def read_text(path: str, name: str, read_bytes: Callable[[str], bytes] | None) -> str:
+    """A `--<field>-file` value: the file's UTF-8 text, exactly as stored."""
+    if read_bytes is None:
+        raise StringError("INVALID_PAYLOAD", f"--{name}-file cannot be used here.")
+    data = read_bytes(path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise StringError(
+            "BINARY_FILE", f"--{name}-file {path}: not UTF-8 text; nothing was sent.",
+            "Give a text file, or a {name|base64file} body template for bytes.",
+        ) from None
 
 
 def missing_required(action: Action, payload: Mapping[str, str], variables: Mapping[str, str]) -> None:

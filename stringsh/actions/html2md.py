@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+from urllib.parse import urljoin
 
 from stringsh.render.scan import fenced_lines, scan
 
@@ -21,8 +22,9 @@ INLINE = {"strong": "**", "b": "**", "em": "*", "i": "*"}
 
 
 class _Converter(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, base: str = "") -> None:
         super().__init__(convert_charrefs=True)
+        self.base = base  # a page's URL: its relative links become absolute (and so followable as @shortcuts)
         self.out: list[str] = []
         self.skip = 0
         self.pre = 0
@@ -32,6 +34,12 @@ class _Converter(HTMLParser):
         self.table: list[list[str]] | None = None
         self.cell: list[str] | None = None
         self.title: list[str] | None = None
+        self.quoted: list[list[str]] = []  # the outer output while a blockquote collects its own
+
+    def absolute(self, href: str | None) -> str | None:
+        if not href or not self.base or href.startswith("#"):
+            return href
+        return urljoin(self.base, href)
 
     # output helpers
     def emit(self, text: str) -> None:
@@ -89,16 +97,17 @@ class _Converter(HTMLParser):
             ordered[1] += 1
             marker = f"{ordered[1]}. " if ordered[0] else "- "
             self.emit("\n" + "  " * depth + marker)
-        elif tag == "blockquote":
+        elif tag == "blockquote" and self.cell is None:
             self.block()
-            self.emit("> ")
+            self.quoted.append(self.out)
+            self.out = []
         elif tag == "a":
-            href = attr.get("href")
+            href = self.absolute(attr.get("href"))
             self.links.append(href)
             if href:
                 self.emit("[")
         elif tag == "img":
-            src, alt = attr.get("src"), attr.get("alt") or "image"
+            src, alt = self.absolute(attr.get("src")), attr.get("alt") or "image"
             if src:
                 self.emit(f"[{alt}]({src})")
         elif tag == "table":
@@ -114,7 +123,12 @@ class _Converter(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if self.skipped(tag, -1) or self.mark(tag):
             return
-        if tag in HEADINGS or tag in BLOCKS or tag == "blockquote":
+        if tag == "blockquote" and self.quoted and self.cell is None:
+            inner = tidy("".join(self.out))
+            self.out = self.quoted.pop()
+            self.out.append("\n".join(f"> {line}" if line else ">" for line in inner.split("\n")))
+            self.block()
+        elif tag in HEADINGS or tag in BLOCKS or tag == "blockquote":
             self.block()
         elif tag == "pre":
             self.pre = max(self.pre - 1, 0)
@@ -163,11 +177,21 @@ class _Converter(HTMLParser):
         self.emit(text)
 
 
-def html_to_markdown(html: str) -> str:
-    converter = _Converter()
+def html_to_markdown(html: str, base: str = "") -> str:
+    """`base`, the page's URL, makes relative links absolute; without it they stay as written."""
+    converter = _Converter(base)
     converter.feed(html)
     converter.close()
-    text = re.sub(r"\n{3,}", "\n\n", "".join(converter.out))
+    while converter.quoted:  # an unclosed blockquote: its text is kept, unquoted
+        inner, converter.out = converter.out, converter.quoted.pop()
+        converter.out.extend(inner)
+    return tidy("".join(converter.out))
+
+
+def tidy(raw: str) -> str:
+    """Markdown lines without the HTML's indentation (list items and fenced code keep theirs), runs of blank
+    lines collapsed."""
+    text = re.sub(r"\n{3,}", "\n\n", raw)
     lines: list[str] = []
     source = text.split("\n")
     fenced = fenced_lines(len(source), scan(source).fences)

@@ -7,6 +7,7 @@ imported on first use only, so scripted start-up does not pay for it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -37,7 +38,12 @@ class FetchedResponse(HttpResponse):
 
 
 def fill_url(template: str, payload: dict[str, str], variables: Mapping[str, str]) -> str:
-    """Put URL-encoded `{field}` values into the target; fields used there leave the payload."""
+    """Put URL-encoded `{field}` values into the target; fields used there leave the payload. `{...args}` is every
+    field as `--name value` (String's form), and then none is left to send as a query or body."""
+    if "{...args}" in template:
+        flags = " ".join(f"--{key} {quote(value, safe='')}" for key, value in payload.items())
+        template = template.replace("{...args}", flags)
+        payload.clear()
     used: set[str] = set()
 
     def replace(match: re.Match[str]) -> str:
@@ -148,15 +154,17 @@ def fetch(
 
     request_headers = httpx.Headers(headers)
     kwargs: dict[str, object] = {}
+    shown = f"{method} {url}"  # errors name the action's URL, not every flag sent
     if method in ("GET", "DELETE"):
-        kwargs["params"] = payload
+        # added to the URL's own query (httpx's `params=` would replace it); a bad URL is reported by the request
+        with contextlib.suppress(httpx.InvalidURL, TypeError):
+            url = str(httpx.URL(url).copy_merge_params(payload)) if payload else url
     elif body is not None:
         kwargs["content"] = body.encode("utf-8")
         request_headers.setdefault("Content-Type", "application/json")
     else:
         kwargs["content"] = json.dumps(typed(payload, types or {}), ensure_ascii=False).encode("utf-8")
         request_headers.setdefault("Content-Type", "application/json")
-    shown = f"{method} {url}"
     deadline = time.monotonic() + limits.timeout  # httpx times each read; a server trickling bytes must not run on
     try:
         with clients.get(limits).stream(method, url, headers=request_headers, **kwargs) as response:  # type: ignore[arg-type]

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from stringsh.actions.web import WebPage
 from stringsh.errors import StringError
 from stringsh.render.document import Document
 from stringsh.render.view import DocumentView, ViewLoader
@@ -42,5 +43,44 @@ class RemoteView(DocumentView):
             )
         text = self.refetch()
         fresh = RemoteView(self.path, "markdown", Document.parse(text), len(text.encode()), refetch=self.refetch)
+        fresh.block = self.block
+        return fresh
+
+
+@dataclass
+class WebView(RemoteView):
+    """A web page `/open https://…` fetched: its markdown (or text) shown, the server's text kept for `/source`;
+    `/refresh` and `/back` fetch it again."""
+
+    original: str = ""
+    fetcher: Callable[[], WebPage] | None = None
+
+    @classmethod
+    def of(cls, page: WebPage, fetcher: Callable[[], WebPage] | None) -> WebView:
+        doc = Document.parse(page.shown) if page.kind == "markdown" else Document(page.shown)
+        return cls(page.url, page.kind, doc, len(page.shown.encode()), mime=page.content_type, original=page.original,
+                   fetcher=fetcher)
+
+    @property
+    def base_url(self) -> str:
+        return self.path
+
+    def with_block(self, block: str | None) -> WebView:
+        view = WebView(self.path, self.kind, self.doc, self.size, block=block, mime=self.mime, original=self.original,
+                       fetcher=self.fetcher)
+        view.auto_shortcuts = dict(self.auto_shortcuts)
+        return view
+
+    def as_source(self) -> WebView:
+        """The server's text as a plain-text view, for /source."""
+        return WebView(self.path, "text", Document(self.original), len(self.original.encode()), mime=self.mime,
+                       original=self.original, fetcher=self.fetcher)
+
+    def reload(self, loader: ViewLoader) -> WebView:
+        if self.fetcher is None:
+            raise StringError(
+                "INVALID_TARGET", f"{self.path} cannot be fetched again.", f"Open it again: /open {self.path}"
+            )
+        fresh = WebView.of(self.fetcher(), self.fetcher)
         fresh.block = self.block
         return fresh

@@ -21,7 +21,7 @@ from stringsh.actions.flags import bind, missing_required, parse_flags
 from stringsh.actions.html2md import html_to_markdown, looks_like_html
 from stringsh.actions.http import FetchedResponse, HttpClients, HttpLimits, fetch, fill_headers, fill_url
 from stringsh.actions.model import Action
-from stringsh.actions.template import MISSING, HttpResponse, run_template
+from stringsh.actions.template import MISSING, HttpResponse, ShortcutValue, run_template
 from stringsh.errors import StringError
 
 
@@ -49,6 +49,8 @@ class ActionHost:
     #: The audit record of one CLI run or HTTP request (the engine's `audited` context; a CLI run sets its note's
     #: `outcome` to the exit code, a refused or failed one records its error code); by default nothing is recorded.
     audited: Callable[[], AbstractContextManager[Any]] = lambda: nullcontext(SimpleNamespace(outcome=None))
+    #: The topic's value shortcuts, which `{@name} = …` template lines register.
+    value_shortcuts: MutableMapping[str, ShortcutValue] = field(default_factory=dict)
 
 
 @dataclass
@@ -72,10 +74,15 @@ def _masked(host: ActionHost, text: str) -> str:
 def _template(host: ActionHost, template: str, response: HttpResponse, inputs: dict[str, str]) -> str:
     """Run a response template; values it assigns to session variables are masked too (they reach /info)."""
     before = dict(host.variables)
-    text = run_template(template, response, inputs, host.variables, host.write_file)
+    shortcuts_before = dict(host.value_shortcuts)
+    text = run_template(template, response, inputs, host.variables, host.write_file, host.value_shortcuts)
     for name, value in list(host.variables.items()):
         if before.get(name) != value:
             host.variables[name] = _masked(host, value)
+    for slug, held in list(host.value_shortcuts.items()):
+        if shortcuts_before.get(slug) != held:
+            masked = _masked(host, held) if isinstance(held, str) else tuple(_masked(host, v) for v in held)
+            host.value_shortcuts[slug] = masked
     return _masked(host, text.rstrip())
 
 
@@ -84,7 +91,9 @@ def run_action(action: Action, flag_text: str, host: ActionHost) -> Outcome:
     parsed = parse_flags(flag_text, shorts)
     if parsed.help:
         return Outcome("help", f"Action: {action.id}")
-    payload, defaulted = bind(action, parsed, host.variables, host.resolve_shortcut, host.shortcut_ids)
+    payload, defaulted = bind(
+        action, parsed, host.variables, host.resolve_shortcut, host.shortcut_ids, read_bytes=host.read_bytes
+    )
     for name in defaulted:
         if "$" in payload[name]:
             payload[name] = host.env.resolve(payload[name])

@@ -38,7 +38,8 @@ def info(ctx: Context) -> Result:
     view = ctx.documents.current_or_none()
     cwd = f"./{view.folder}/" if view is not None and view.folder else "./"
     lines = [info_line("topic", session.topic), info_line("root", str(ctx.dispatcher.root)), info_line("cwd", cwd)]
-    lines.append(info_line("file", "(none open)" if view is None else view.path))
+    key = "url" if view is not None and view.remote else "file"  # a web page or a server's answer: String's url:
+    lines.append(info_line(key, "(none open)" if view is None else view.path))
     if view is not None:
         lines.extend(document_lines(view, ctx.dispatcher.workspace))
     count = len(session.history)

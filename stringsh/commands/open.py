@@ -13,7 +13,7 @@ from stringsh.documents.window import check_range, open_window, split_to
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render.plain import required_env
-from stringsh.render.view import DocumentView, budget_from, masked, render_view
+from stringsh.render.view import DocumentView, budget_from, masked, render_view, resolve_block
 
 USAGE = (
     "Usage: /open <path | path#block | #block | @shortcut>\n"
@@ -21,7 +21,8 @@ USAGE = (
     "  /open README.md\n"
     "  /open docs/setup.md#install\n"
     "  /open #install\n"
-    "  /open @home"
+    "  /open @home\n"
+    "  /open https://example.org/page"
 )
 
 
@@ -82,23 +83,59 @@ def open_shortcut(ctx: Context, target: str, start: int, end: int | None = None)
     view = ctx.documents.current()
     name, _, fragment = target[1:].partition("#")
     shortcuts = page_shortcuts(view)
-    href = shortcuts.get(name) or view.auto_shortcuts.get(name) or menu_href(ctx.documents, view, name)
+    href = shortcuts.get(name) or value_href(ctx, name) or view.auto_shortcuts.get(name)
+    href = href or menu_href(ctx.documents, view, name)
     if not href:
-        known = [*shortcuts, *view.auto_shortcuts]
+        known = list(dict.fromkeys([*shortcuts, *ctx.session.value_shortcuts, *view.auto_shortcuts]))
         hint = f"Available: {', '.join('@' + k for k in known)}" if known else "This page has no shortcuts."
         raise StringError("NOT_FOUND", f"Shortcut not found: @{name}", hint)
-    if "://" in href:
-        raise StringError("LOAD_ERROR", f"Web pages cannot be opened here: {href}", "Open local files by path.")
     path, _, href_block = href.partition("#")
     block = fragment or href_block or None
+    if "://" in href or view.remote:
+        from stringsh.documents.web import web_href  # the web machinery loads only when a page is fetched
+
+        url = web_href(view.path, path) if path else None
+        if url is not None:
+            return open_web(ctx, url, block, start, end)
+        if "://" in href:
+            raise StringError(
+                "LOAD_ERROR", f"Web pages cannot be opened here: {href}", "Open https:// pages or local files."
+            )
     if not path:
         return open_block(ctx, block or "", start, end)
     return open_path(ctx, posixpath.normpath(posixpath.join(view.folder, path)), block, start, end)
 
 
+def value_href(ctx: Context, name: str) -> str | None:
+    """A value shortcut a response template registered (`{@name} = …`), as a target to open."""
+    held = ctx.session.value_shortcuts.get(name)
+    if held is None or isinstance(held, str):
+        return held
+    raise StringError(
+        "INVALID_TARGET", f"@{name} holds {len(held)} values ({', '.join(held)}), not one place to open.",
+        f"Pass it to an action instead: /act.<name> --<flag> @{name}",
+    )
+
+
 def open_block(ctx: Context, block: str, start: int, end: int | None = None) -> Result:
     """`#block` of the open document: no new history entry."""
     return show(ctx, ctx.documents.show_block(block or None), "Opened", start=start, end=end)
+
+
+def is_web(target: str) -> bool:
+    return target[:8].lower().startswith(("http://", "https://"))
+
+
+def open_web(ctx: Context, url: str, block: str | None, start: int, end: int | None = None) -> Result:
+    """A web page becomes the open document (on history): `Opened <url>` and its markdown."""
+    from stringsh.documents.web import fetch_view
+
+    view = fetch_view(ctx.documents, url)
+    if block:
+        resolve_block(view, block)
+        view = view.with_block(block)
+    ctx.documents.navigate(view)
+    return show(ctx, view, "Opened", start=start, end=end)
 
 
 @handler("open")
@@ -115,6 +152,9 @@ def open_(ctx: Context) -> Result:
         return open_shortcut(ctx, target, start, end)
     if target.startswith("#"):
         return open_block(ctx, target[1:], start, end)
+    if is_web(target):
+        url, _, fragment = target.partition("#")
+        return open_web(ctx, url, fragment or None, start, end)
     path, _, block = target.partition("#")
     return open_path(ctx, path, block or None, start, end)
 

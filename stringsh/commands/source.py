@@ -16,10 +16,18 @@ def source(ctx: Context) -> Result:
     target, start = split_from(ctx.args, "source")
     path = target.partition("#")[0] if target else ""
     current = documents.current() if not path else None
+    open_view = documents.session.document
+    if path and open_view is not None and open_view.remote and path == open_view.path:
+        current = open_view  # `/source <url>` of the web page open here
     if current is not None and current.remote:
         view = current  # a page an HTTP action returned: its text, not a workspace file
     else:
         view = documents.read_for_edit(path or documents.current().path)
+    if view.remote:
+        from stringsh.actions.remote import WebView  # the web machinery loads only for pages from the web
+
+        if isinstance(view, WebView):  # a web page: what the server sent (the HTML before conversion)
+            view = view.as_source()
     view = masked(view, ctx.documents.workspace.redact_lines)
     count = len(view.doc.lines) - (1 if view.doc.text.endswith("\n") else 0)
     check_start(view.path, count, start, "/source")

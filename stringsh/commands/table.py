@@ -106,6 +106,10 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
                 summary="Set or list variables", section="State", raw=True),
     CommandSpec("info", "info", "info", syntax="/info",
                 summary="Show the topic's document, folder, history and variables", section="State"),
+    CommandSpec("topics", "topics", "topics", syntax="/topics [tab | bash | app | hub]",
+                summary="List this client's topics and what each has open", section="State"),
+    CommandSpec("sessions", "topics", "sessions", syntax="/sessions [tab | bash | app | hub]",
+                summary="The same as /topics", section="State", help_page="topics", hidden=True),
     # Shell
     CommandSpec("!", "bash", "bang", syntax="!<command>", summary="Run a command in this topic's persistent bash",
                 section="Shell", help_page="bash", raw=True),

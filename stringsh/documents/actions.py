@@ -16,12 +16,13 @@ from stringsh.actions.fences import indexed_fences, parse_actions
 from stringsh.actions.flags import needs_schema_only
 from stringsh.actions.model import Action
 from stringsh.actions.schema import render_action
-from stringsh.documents.shortcuts import resolve_shortcut, shortcut_ids
+from stringsh.documents.shortcuts import page_shortcuts, resolve_shortcut, shortcut_ids
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.workspace.models import ChangeSet
 
 if TYPE_CHECKING:
+    from stringsh.actions.http import HttpLimits
     from stringsh.actions.run import ActionHost, Outcome
     from stringsh.documents.service import DocumentService
     from stringsh.render.view import DocumentView
@@ -39,9 +40,67 @@ def page_actions(view: DocumentView) -> list[Action]:
     return [a for a in actions if not a.is_cli] if view.remote else actions
 
 
+def http_limits(variables: dict[str, str]) -> HttpLimits:
+    """The HTTP limits of a topic: `{_http_timeout}` seconds when set (a bad value is refused, not ignored)."""
+    from stringsh.actions.http import HttpLimits
+
+    wanted = variables.get(HTTP_TIMEOUT, "").strip()
+    if not wanted:
+        return HttpLimits()
+    try:
+        return HttpLimits(timeout=max(float(wanted), 0.05))
+    except ValueError:
+        raise StringError(
+            "INVALID_PAYLOAD", f"{{{HTTP_TIMEOUT}}} must be a number of seconds, got: {wanted}"
+        ) from None
+
+
+def flag_shortcut(documents: DocumentService, ident: str) -> str | None:
+    """A flag value `@id`, String's order: the page's shortcuts, then value shortcuts (a tuple is its items joined
+    with commas, which `{field[N]}` picks apart), then auto-shortcuts and menu entries."""
+    view = documents.current_or_none()
+    page = page_shortcuts(view) if view is not None else {}
+    if ident in page:
+        return page[ident]
+    held = documents.session.value_shortcuts.get(ident)
+    if held is not None:
+        return held if isinstance(held, str) else ",".join(held)
+    return resolve_shortcut(documents, ident)
+
+
+def write_output(documents: DocumentService, path: str, data: bytes) -> None:
+    """A template's `to: path`: through the change journal (so `/undo` reverts it) and under the stale-write guard:
+    an existing file is replaced only when this topic read it and it has not changed since (an earlier run's
+    output counts as read). Refusals are worded for the template's `to: write failed:` line."""
+    import hashlib
+
+    from stringsh.documents.guard import require_seen
+
+    workspace = documents.workspace
+    rel = workspace.relative(path)
+    info = workspace.stat(rel)
+    if info is not None and info.is_dir:
+        raise StringError("INVALID_TARGET", f"{rel} is a folder")
+    try:
+        overwrite = require_seen(documents.session.seen, info.rel if info is not None else None, label=rel)
+        with overwrite.checked():
+            workspace.apply(
+                ChangeSet().write(rel, data, expected_prev_sha256=overwrite.expected), topic=documents.session.topic
+            )
+    except StringError as exc:
+        if exc.code != "CONFLICT":
+            raise
+        what = "it changed since this topic read it" if info is not None and info.rel in documents.session.seen else (
+            "this topic has not read it"
+        )
+        raise StringError(
+            "CONFLICT", f"refusing to overwrite {rel}: {what} (/open {rel}, then run the action again)"
+        ) from None
+    documents.after_write(rel, hashlib.sha256(data).hexdigest())
+
+
 def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
-    from stringsh.actions.http import HttpLimits  # the HTTP and CLI machinery loads when an action runs
-    from stringsh.actions.run import ActionHost
+    from stringsh.actions.run import ActionHost  # the HTTP and CLI machinery loads when an action runs
 
     workspace = documents.workspace
     session = documents.session
@@ -53,24 +112,17 @@ def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
         return workspace.read_bytes(workspace.relative(path), topic=topic)
 
     def write_file(path: str, data: bytes) -> None:
-        workspace.apply(ChangeSet().write(workspace.relative(path), data), topic=topic)
+        write_output(documents, path, data)
 
     shell = workspace.policy.shell
-    limits = HttpLimits()
-    wanted = session.variables.get(HTTP_TIMEOUT, "").strip()
-    if wanted:
-        try:
-            limits = HttpLimits(timeout=max(float(wanted), 0.05))
-        except ValueError:
-            raise StringError(
-                "INVALID_PAYLOAD", f"{{{HTTP_TIMEOUT}}} must be a number of seconds, got: {wanted}"
-            ) from None
+    limits = http_limits(session.variables)
     return ActionHost(
         variables=session.variables,
         env=EnvResolver(EnvStore(), scope_for_topic(topic)),
         cwd=cwd,
-        resolve_shortcut=lambda ident: resolve_shortcut(documents, ident),
-        shortcut_ids=lambda: shortcut_ids(documents),
+        resolve_shortcut=lambda ident: flag_shortcut(documents, ident),
+        shortcut_ids=lambda: list(dict.fromkeys([*session.value_shortcuts, *shortcut_ids(documents)])),
+        value_shortcuts=session.value_shortcuts,
         read_bytes=read_bytes,
         write_file=write_file,
         exported=session.exported_variables(),

@@ -66,6 +66,26 @@ class Handler(BaseHTTPRequestHandler):
                 "<script>alert(1)</script></body></html>"
             )
             self._send(200, html.encode(), "text/html; charset=utf-8")
+        elif path == "/article":
+            html = (
+                "<!doctype html><html><head><title>Article</title><script>track()</script></head><body>"
+                "<h1>Release notes</h1><p>Version <code>2.0</code> is out. Read the <a href='docs'>docs</a>.</p>"
+                "<blockquote><p>Back up first.</p><p>Really.</p></blockquote>"
+                "<h2 id='install'>Install</h2><pre>pip install thing</pre></body></html>"
+            )
+            self._send(200, html.encode(), "text/html; charset=utf-8")
+        elif path == "/docs":
+            self._send(200, b"<html><body><h1>Docs</h1><p>Everything.</p></body></html>", "text/html")
+        elif path == "/picture.png":
+            self._send(200, PNG, "image/png")
+        elif path == "/nul":
+            self._send(200, b"text\x00with a NUL", "text/plain")
+        elif path == "/big":
+            self._send(200, b"<p>" + b"x" * 5000 + b"</p>", "text/html")
+        elif path == "/to-article":
+            self._send(301, b"", "text/plain", {"Location": "/article"})
+        elif path == "/to-plain-web":
+            self._send(302, b"", "text/plain", {"Location": "http://example.org/"})
         elif path == "/markdown":
             self._send(200, b"# Remote\n\nFrom the server.\n", "text/markdown")
         elif path == "/missing":

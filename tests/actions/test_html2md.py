@@ -27,3 +27,13 @@ def test_detection() -> None:
     assert looks_like_html("text/html; charset=utf-8", "")
     assert looks_like_html("", "  <!DOCTYPE html><p>")
     assert not looks_like_html("text/plain", "<b>not a page</b>")
+
+
+def test_blockquote_keeps_every_paragraph_quoted_and_links_made_absolute() -> None:
+    html = (
+        "<blockquote><p>Back <b>up</b>.</p><p>See <a href='guide#x'>guide</a>.</p><pre>a\n b</pre></blockquote>"
+        "<p>out</p>"
+    )
+    assert html_to_markdown(html, base="https://e.example/docs/page") == (
+        "> Back **up**.\n>\n> See [guide](https://e.example/docs/guide#x).\n>\n> ```\n> a\n>  b\n> ```\n\nout"
+    )

@@ -239,7 +239,7 @@ def test_doc_response_opens_and_back_returns(ops, base: str) -> None:
         f"re: /act.page\nOpened {base}/page\n---\n# Status page\n\nAll **green**, see [docs](/docs).\n\n- one\n- two"
     )
     assert len(ops.session().history) == 1
-    assert text(ops, "/info").count(f"file:      {base}/page") == 1
+    assert text(ops, "/info").count(f"url:       {base}/page") == 1
 
 
 def test_http_errors(ops, base: str) -> None:

@@ -82,9 +82,7 @@ def test_shortcuts_page_and_auto(ws: Path, dispatcher) -> None:
     make_notes(ws)
     dispatcher.execute("/open README.md")
     assert body(dispatcher.execute("/open @todo").text) == "Opened todo.md#today\n---\n## Today\n\n- ship"
-    dispatcher.execute("/open README.md")
-    web = dispatcher.execute("/open @github")
-    assert body(web.text).startswith("ERROR(LOAD_ERROR): Web pages cannot be opened here: https://github.com")
+    dispatcher.execute("/open README.md")  # web shortcuts now open: tests/actions/test_open_web.py
     assert body(dispatcher.execute("/open @nope").text) == (
         "ERROR(NOT_FOUND): Shortcut not found: @nope\nAvailable: @todo, @github"
     )
