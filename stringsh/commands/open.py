@@ -69,6 +69,7 @@ def open_path(ctx: Context, target: str, block: str | None, start: int, end: int
         if block:
             raise StringError("INVALID_TARGET", f"Not a document: {target} is a folder", f"Use /open {target}")
         display, entries = list_directory(workspace, rel, topic=ctx.session.topic)
+        documents.enter_folder(display)  # the topic's folder now, as String's cwd override
         return format_listing(display, entries)
     if not block and info.size > workspace.policy.limits.max_read_bytes:  # too large to read whole: page it
         return open_window(ctx, info.rel, start, end)

@@ -67,12 +67,25 @@ class DocumentService:
             raise StringError("INVALID_TARGET", message, hint)
         return view
 
-    def resolve_path(self, target: str) -> str:
-        """A relative path is looked up beside the open document first, then from the workspace root."""
-        workspace = self.workspace
+    @property
+    def folder(self) -> str:
+        """The topic's folder (root-relative, "" for the root): the one `/open <folder>` entered, else the open
+        document's, else the root."""
+        if self.session.cwd_override is not None:
+            return self.session.cwd_override
         view = self.session.document
-        if view is not None and view.folder and not target.startswith("/"):
-            beside = posixpath.normpath(posixpath.join(view.folder, target))
+        return view.folder if view is not None else ""
+
+    def enter_folder(self, rel: str) -> None:
+        """`/open <folder>`: relative paths now start there (String's cwd override) until a document opens."""
+        self.session.cwd_override = "" if rel in ("", ".") else rel.rstrip("/")
+
+    def resolve_path(self, target: str) -> str:
+        """A relative path is looked up in the topic's folder (see `folder`) first, then from the workspace root."""
+        workspace = self.workspace
+        folder = self.folder
+        if folder and not target.startswith("/"):
+            beside = posixpath.normpath(posixpath.join(folder, target))
             if not beside.startswith("../") and _exists(workspace, beside):
                 return workspace.relative(beside, reading=True)
         return workspace.relative(target, reading=True)  # reading: a shell reply's spool file can be opened
@@ -86,7 +99,9 @@ class DocumentService:
     def open_file(self, path: str, info: FileInfo, block: str | None) -> DocumentView:
         """Make the file at `path` (stat'ed as `info`) the open document, showing `block`; history as /open keeps it.
 
-        An unchanged open view of the same file is reused rather than read again.
+        An unchanged open view of the same file is reused rather than read again. The view left goes to history
+        unless it showed the same file and block (`/open file` then `/open file#block` can go /back, as in String);
+        `/open #block` (`show_block`) makes no entry.
         """
         session = self.session
         previous = session.document
@@ -102,11 +117,12 @@ class DocumentService:
                 raise
         self.mark_seen(view)
         if previous is not None:
-            if previous.path != view.path:
+            if previous.path != view.path or previous.block != block:  # `/open file#block`, too, as String does
                 self._push_history(previous, view)
             elif previous.watcher is not view.watcher:
                 previous.close()
         session.document = view
+        session.cwd_override = None  # a document opened: its folder is the topic's again, as in String
         return view
 
     def show_block(self, block: str | None) -> DocumentView:
@@ -124,6 +140,7 @@ class DocumentService:
         if previous is not None:
             self._push_history(previous, view)
         self.session.document = view
+        self.session.cwd_override = None
 
     def _push_history(self, previous: DocumentView, current: DocumentView) -> None:
         """Remember the previous view; the oldest entries are dropped (and stop being watched) past HISTORY_LIMIT."""
@@ -181,6 +198,7 @@ class DocumentService:
         for view in views:
             view.close()
         session.document = None
+        session.cwd_override = None
         session.history.clear()
 
     # reading for an edit, and after a write ---------------------------------------------------------------------

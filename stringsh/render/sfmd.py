@@ -24,6 +24,8 @@ REQUIREMENTS_LINE = re.compile(r"^[ \t]*\[!requirements\]\(([^)\n]+)\)[ \t]*\r?$
 SHORTCUT = re.compile(r"\[(@[A-Za-z0-9_-]+)\s++([^\[\]]++)\]\(([^()]++)\)")
 REFERENCE_DEF = re.compile(r"^[ \t]*\[([^\]\n]+)\]:\s+<?([^\s>]+)>?", re.MULTILINE)
 REFERENCE_DEF_TRIMMED = re.compile(r"^\[[^\]]+\]:\s+\S")
+#: A code span on one line: a run of backticks, then text, then a run of the same length (CommonMark).
+CODE_SPAN = re.compile(r"(`+)[^`\n].*?(?<!`)\1(?!`)")
 ACTION_INFO = re.compile(r"^act\.([A-Za-z0-9_-]+)(\.response)?$")
 ACTION_HEAD = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|CLI)\s+(.+)$", re.IGNORECASE)
 
@@ -121,13 +123,26 @@ def parse_requirements(lines: LineMap) -> list[tuple[str, int]]:
 
 
 def find_shortcut_lines(lines: LineMap) -> list[tuple[str, str, str, int]]:
-    """`[@id Label](href)` links outside code as (id as written, label, href, line)."""
+    """`[@id Label](href)` links outside code as (id as written, label, href, line).
+
+    A link inside inline code (`` `[@id Label](path)` ``) is an example, as one in a fence is: not a shortcut.
+    """
     found: list[tuple[str, str, str, int]] = []
-    for match in SHORTCUT.finditer(lines.text):
+    text = lines.text
+    for match in SHORTCUT.finditer(text):
         line = lines.line_of(match.start())
-        if not lines.in_code(line):
+        if not lines.in_code(line) and not in_code_span(text, match.start()):
             found.append((match.group(1)[1:], match.group(2), match.group(3), line))
     return found
+
+
+def in_code_span(text: str, offset: int) -> bool:
+    """Whether `offset` falls inside a code span of its line (spans do not cross lines here)."""
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    line = text[start : end if end >= 0 else len(text)]
+    column = offset - start
+    return any(span.start() < column < span.end() for span in CODE_SPAN.finditer(line))
 
 
 def parse_shortcuts(shortcut_lines: list[tuple[str, str, str, int]]) -> list[tuple[str, str, str, int]]:
