@@ -244,6 +244,23 @@ class DocumentService:
         fresh.block = current.block if current.block and fresh.doc.resolve(current.block) else None
         self.session.document = fresh
 
+    def unfold_navs(self, view: DocumentView) -> dict[str, list[str]]:
+        """Menus of a whole page this topic has not seen yet, name -> entry lines to show unfolded above it (String
+        shows each menu file's entries once per topic, then only names it). They count as seen from now on; a menu
+        file that cannot be read stays folded."""
+        if view.kind != "markdown" or view.block or not view.index.menus:
+            return {}
+        from stringsh.documents.shortcuts import page_menus
+        from stringsh.nav.menus import first_view_lines
+
+        seen = self.session.seen_navs
+        unfolded: dict[str, list[str]] = {}
+        for menu in page_menus(self, view):
+            if menu.error is None and menu.path not in seen:
+                seen.add(menu.path)
+                unfolded[menu.name] = first_view_lines(menu)
+        return unfolded
+
     def default_action_output(self, view: DocumentView) -> str | None:
         """Front matter `default: <action>` of a whole local page: that action's output, to show after the page;
         None when there is none. The action machinery is imported only for pages that name one."""

@@ -26,6 +26,9 @@ Use it daily."""
 
 def test_open_document_renders_for_agents(ws: Path, dispatcher) -> None:
     make_notes(ws)
+    # the menu unfolds on its first view in the topic (String), then only its name shows
+    first = RENDERED.replace("[nav] main — /nav <name>", "[nav] main — first view\n[Setup][@main.setup]")
+    assert dispatcher.execute("/open README.md").text == f"re: /open README.md\nOpened README.md\n---\n{first}"
     assert dispatcher.execute("/open README.md").text == f"re: /open README.md\nOpened README.md\n---\n{RENDERED}"
 
 
