@@ -47,8 +47,10 @@ def show(ctx: Context, view: DocumentView, verb: str, *, start: int = 0, label: 
     # Secrets masked line for line in a copy; the open view keeps the file's text, which edits splice.
     shown = masked(view, documents.workspace.redact_lines)
     budget = end - start if end is not None else budget_from(ctx.session.variables)
-    content = render_view(shown, start=start, budget=budget,
-                          missing_env=missing_env(ctx, view), load_include=documents.include_loader(view),
+    wanted = missing_env(ctx, view)
+    content = render_view(shown, start=start, budget=budget, missing_env=wanted,
+                          load_include=documents.include_loader(view),
+                          setup=documents.requirements_file(view) if wanted else None,
                           unfold=documents.unfold_navs(view) if start == 0 else None)  # menus' first view
     view.auto_shortcuts = shown.auto_shortcuts
     extra = documents.default_action_output(view) if start == 0 else None  # front matter `default:`

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 #: Views kept for /back; each holds its text, so the list is bounded.
 HISTORY_LIMIT = 20
 NO_DOCUMENT = "No document open."
+#: A page's setup document when it names none with `[!requirements](path)`: this file beside it.
+REQUIREMENTS_FILE = "requirements.md"
 OPEN_HINT = "Open one with /open <path>."
 
 
@@ -243,6 +245,18 @@ class DocumentService:
             fresh.watcher.changed.clear()
         fresh.block = current.block if current.block and fresh.doc.resolve(current.block) else None
         self.session.document = fresh
+
+    def requirements_file(self, view: DocumentView) -> str | None:
+        """The page's setup document, as `/open` takes it from the page: its `[!requirements](path)` line, else a
+        `requirements.md` beside it (String auto-detects that sibling). Named in `Setup:` hints; None when neither."""
+        if view.kind != "markdown" or view.remote:
+            return None
+        if view.index.requirements:
+            return view.index.requirements
+        sibling = posixpath.join(view.folder, REQUIREMENTS_FILE) if view.folder else REQUIREMENTS_FILE
+        if view.path != sibling and _exists(self.workspace, sibling):
+            return REQUIREMENTS_FILE
+        return None
 
     def unfold_navs(self, view: DocumentView) -> dict[str, list[str]]:
         """Menus of a whole page this topic has not seen yet, name -> entry lines to show unfolded above it (String

@@ -285,9 +285,12 @@ def _counter(doc: Document, end: int | None, lines: list[str] | None = None) -> 
     return count
 
 
-def hint_lines(doc: Document, missing_env: list[str], unfold: Mapping[str, list[str]] | None = None) -> list[str]:
+def hint_lines(
+    doc: Document, missing_env: list[str], unfold: Mapping[str, list[str]] | None = None, setup: str | None = None
+) -> list[str]:
     """The hint lines String puts above a whole document: menus (those in `unfold` with their entries, on their
-    first view in a topic), actions, missing required variables."""
+    first view in a topic), actions, missing required variables (with `Setup: /open <setup>`, the page's
+    `[!requirements]` file unless the caller found another)."""
     index = doc.index
     hints: list[str] = []
     if index.menus:
@@ -305,8 +308,9 @@ def hint_lines(doc: Document, missing_env: list[str], unfold: Mapping[str, list[
     if missing_env:
         hints.append(f"[!] Missing required env: {', '.join('$' + name for name in missing_env)}")
         hints.append("    Set: " + " ; ".join(f'/set ${name}="..."' for name in missing_env))
-        if index.requirements:
-            hints.append(f"    Setup: /open {index.requirements}")
+        setup = setup or index.requirements
+        if setup:
+            hints.append(f"    Setup: /open {setup}")
     return hints
 
 
@@ -326,6 +330,7 @@ def render_document(
     load_include: IncludeLoader | None = None,
     identity: str = "",
     unfold: Mapping[str, list[str]] | None = None,
+    setup: str | None = None,
 ) -> Rendered:
     """A whole document (front matter stripped, includes expanded, hints on top), from source line `start`.
 
@@ -336,7 +341,7 @@ def render_document(
     def attempt(lines: list[str] | None) -> tuple[_Window, _Links]:
         window = _Window(budget)
         if first == doc.index.front_matter_end:
-            hints = hint_lines(doc, missing_env or [], unfold)
+            hints = hint_lines(doc, missing_env or [], unfold, setup)
             for hint in [*hints, ""] if hints else []:
                 window.add(hint, first)
         links = _Links(doc.index.references, catch_up=_counter(doc, first, lines), whole=_counter(doc, None))
