@@ -83,13 +83,16 @@ class DocumentService:
         self.session.cwd_override = "" if rel in ("", ".") else rel.rstrip("/")
 
     def resolve_path(self, target: str) -> str:
-        """A relative path is looked up in the topic's folder (see `folder`) first, then from the workspace root."""
+        """A relative path is looked up beside the open document, then in the folder `/open <folder>` entered (as
+        String does: a page's own links stay its own), then from the workspace root."""
         workspace = self.workspace
-        folder = self.folder
-        if folder and not target.startswith("/"):
-            beside = posixpath.normpath(posixpath.join(folder, target))
-            if not beside.startswith("../") and _exists(workspace, beside):
-                return workspace.relative(beside, reading=True)
+        view = self.session.document
+        folders = [view.folder if view is not None else "", self.session.cwd_override or ""]
+        if not target.startswith("/"):
+            for folder in dict.fromkeys(f for f in folders if f):
+                beside = posixpath.normpath(posixpath.join(folder, target))
+                if not beside.startswith("../") and _exists(workspace, beside):
+                    return workspace.relative(beside, reading=True)
         return workspace.relative(target, reading=True)  # reading: a shell reply's spool file can be opened
 
     # opening and leaving ----------------------------------------------------------------------------------------

@@ -89,3 +89,23 @@ def test_open_folder_makes_it_the_topics_folder(ws: Path) -> None:
         f"re: /info\nSession info\n---\ntopic:     main\nroot:      {ws}\ncwd:       ./\n"
         "file:      (none open)\nhistory:   0 entries\nvars:      (none)"
     )
+
+
+def test_act_without_a_document_says_so(ws: Path) -> None:
+    (ws / "sub").mkdir()
+    out = replies(run_script(ws, "/act.x\n/act x --flag 1\n/open sub/\n/act.x\n"))
+    no_document = "ERROR(INVALID_TARGET): No document open. Use /open <uri> first."
+    assert out[0] == f"re: /act.x\n{no_document}"
+    assert out[1] == f"re: /act x --flag 1\n{no_document}"
+    assert out[3].rstrip("\n") == f"re: /act.x\n{no_document}"  # a folder entered is not a document
+
+
+def test_open_folder_with_a_document_open(ws: Path) -> None:
+    (ws / "sub").mkdir()
+    (ws / "sub" / "hello.md").write_text("# Hello\n")
+    (ws / "sub" / "root.md").write_text("# Not this one\n")
+    (ws / "root.md").write_text("# Root\n")
+    out = replies(run_script(ws, "/open root.md\n/open sub/\n/open hello.md\n/back\n/open sub\n/open root.md\n"))
+    assert out[2] == "re: /open hello.md\nOpened sub/hello.md\n---\n# Hello"
+    # a name beside the open document is that one, as in String (its own links stay its own)
+    assert out[5].rstrip("\n") == "re: /open root.md\nOpened root.md\n---\n# Root"
