@@ -87,10 +87,12 @@ class DocumentService:
         String does: a page's own links stay its own), then from the workspace root."""
         workspace = self.workspace
         view = self.session.document
-        folders = [view.folder if view is not None else "", self.session.cwd_override or ""]
+        folders = [view.folder] if view is not None else []  # "" for a page at the root: it still comes first
+        if self.session.cwd_override:
+            folders.append(self.session.cwd_override)
         if not target.startswith("/"):
-            for folder in dict.fromkeys(f for f in folders if f):
-                beside = posixpath.normpath(posixpath.join(folder, target))
+            for folder in dict.fromkeys(folders):
+                beside = posixpath.normpath(posixpath.join(folder, target)) if folder else posixpath.normpath(target)
                 if not beside.startswith("../") and _exists(workspace, beside):
                     return workspace.relative(beside, reading=True)
         return workspace.relative(target, reading=True)  # reading: a shell reply's spool file can be opened
