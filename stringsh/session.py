@@ -26,6 +26,10 @@ class Session:
         self.variables: dict[str, str] = {} if variables is None else variables
         #: The open document view (kept by stringsh.documents.service), None when nothing is open.
         self.document: DocumentView | None = None
+        #: The folder `/open <folder>` made the topic's (root-relative), until a document opens or /close.
+        self.cwd_override: str | None = None
+        #: Menu files whose entries a page already showed unfolded in this topic (String: first view only).
+        self.seen_navs: set[str] = set()
         #: Previous document views, most recent last.
         self.history: list[DocumentView] = []
         #: Value shortcuts `@name` that response templates registered (`{@name} = …`); cleared by /close.
@@ -49,6 +53,7 @@ class Session:
     def close(self) -> None:
         """What `/close` clears: document, history, variables, value shortcuts and the shell; the topic stays."""
         self.document = None
+        self.cwd_override = None
         self.history.clear()
         self.variables.clear()
         self.value_shortcuts.clear()

@@ -26,6 +26,21 @@ def listing(commands: Mapping[str, CommandSpec]) -> str:
     return "\n".join(parts)
 
 
+def page_actions_section(ctx: Context) -> str:
+    """String's "Actions on this page" after the listing: one `/act.<id>` line per action of the open page with
+    its required flags (`-x/--name <type>`); "" when the page has none. `/act.<id> --help` shows every flag."""
+    view = ctx.documents.current_or_none()
+    if view is None or view.kind != "markdown" or not view.index.actions:
+        return ""
+    from stringsh.documents.actions import page_actions
+
+    lines = []
+    for action in page_actions(view):
+        flags = [f"{f'-{f.short}/' if f.short else ''}--{f.name} <{f.type}>" for f in action.fields if f.required]
+        lines.append(" ".join([f"/act.{action.id}", *flags]))
+    return "\n\n## Actions on this page\n" + "\n".join(lines) if lines else ""
+
+
 def errors_page() -> str:
     width = max(len(code) for code in ERROR_CODES)
     lines = [f"{code:<{width}}  {meaning}" for code, meaning in ERROR_CODES.items()]
@@ -43,7 +58,7 @@ def find_command(commands: Mapping[str, CommandSpec], word: str) -> CommandSpec 
 def help_command(ctx: Context) -> Result:
     commands = ctx.dispatcher.commands
     if not ctx.args:
-        return Result("String Commands", listing(commands))
+        return Result("String Commands", listing(commands) + page_actions_section(ctx))
     topic = ctx.args[0].lower()
     if topic == "errors":
         return Result("Error Codes", errors_page())

@@ -36,7 +36,8 @@ def info(ctx: Context) -> Result:
         return shortcut_info(ctx, ctx.args[0])
     session = ctx.session
     view = ctx.documents.current_or_none()
-    cwd = f"./{view.folder}/" if view is not None and view.folder else "./"
+    folder = ctx.documents.folder  # the folder `/open <folder>` entered, else the document's
+    cwd = f"./{folder}/" if folder else "./"
     lines = [info_line("topic", session.topic), info_line("root", str(ctx.dispatcher.root)), info_line("cwd", cwd)]
     key = "url" if view is not None and view.remote else "file"  # a web page or a server's answer: String's url:
     lines.append(info_line(key, "(none open)" if view is None else view.path))
@@ -45,10 +46,21 @@ def info(ctx: Context) -> Result:
     count = len(session.history)
     lines.append(info_line("history", f"{count} entr{'y' if count == 1 else 'ies'}"))
     lines.append(info_line("vars", variables_summary(session.variables)))
-    if view is not None and view.kind == "markdown" and view.index.warnings:
+    warnings = document_warnings(ctx, view) if view is not None and view.kind == "markdown" else []
+    if warnings:
         lines.append("Warnings:")
-        lines.extend(f"  {warning}" for warning in view.index.warnings)
+        lines.extend(f"  {warning}" for warning in warnings)
     return Result("Session info", ctx.dispatcher.workspace.redact("\n".join(lines)))  # a title or value may be a key
+
+
+def document_warnings(ctx: Context, view: DocumentView) -> list[str]:
+    """The page's authoring problems: the index's (blocks, ids), then shortcuts that lead nowhere."""
+    warnings = list(view.index.warnings)
+    if view.index.shortcuts or view.index.references:
+        from stringsh.documents.shortcuts import broken_shortcuts
+
+        warnings.extend(broken_shortcuts(ctx.documents, view))
+    return warnings
 
 
 def shortcut_info(ctx: Context, reference: str) -> Result:
@@ -77,6 +89,8 @@ def document_lines(view: DocumentView, workspace: Workspace) -> list[str]:
     if view.kind == "binary":
         lines.append(info_line("type", f"{view.mime}, {view.size} bytes (binary)"))
     if view.kind == "markdown":
+        from stringsh.documents.shortcuts import page_shortcuts
+
         index = view.index
         if index.title:
             lines.append(info_line("title", index.title))
@@ -86,7 +100,7 @@ def document_lines(view: DocumentView, workspace: Workspace) -> list[str]:
         lines.append(info_line("blocks", blocks_summary(ids)))
         if index.menus:
             lines.append(info_line("menus", ", ".join(dict.fromkeys(menu[0] for menu in index.menus))))
-        page = [f"@{shortcut[0]}" for shortcut in index.shortcuts]
+        page = [f"@{ident}" for ident in page_shortcuts(view)]
         auto = len(view.auto_shortcuts)
         if page or auto:
             lines.append(info_line("shortcuts", ", ".join(page + ([f"+{auto} auto"] if auto else []))))

@@ -25,5 +25,19 @@ def ls(ctx: Context) -> Result:
     if len(args) > 1:
         raise StringError("INVALID_PAYLOAD", "Usage: /ls [path]", "Quote a path that contains spaces.")
     path = args[0] if args else "."
+    if ctx.session.cwd_override and not path.startswith("/"):  # after `/open <folder>`: start there, as String
+        path = from_folder(ctx, ctx.session.cwd_override, path)
     rel, entries = list_directory(ctx.dispatcher.workspace, path, topic=ctx.session.topic)
     return format_listing(rel, entries, hidden=hidden)
+
+
+def from_folder(ctx: Context, folder: str, path: str) -> str:
+    """`path` inside the folder `/open <folder>` entered when it is there, else as given (from the root)."""
+    import posixpath
+
+    inside = posixpath.normpath(posixpath.join(folder, path))
+    try:
+        found = ctx.dispatcher.workspace.stat(inside) is not None
+    except StringError:
+        found = False
+    return inside if found else path

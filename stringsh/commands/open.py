@@ -48,8 +48,11 @@ def show(ctx: Context, view: DocumentView, verb: str, *, start: int = 0, label: 
     # Secrets masked line for line in a copy; the open view keeps the file's text, which edits splice.
     shown = masked(view, documents.workspace.redact_lines)
     budget = end - start if end is not None else budget_from(ctx.session.variables)
-    content = render_view(shown, start=start, budget=budget,
-                          missing_env=missing_env(ctx, view), load_include=documents.include_loader(view))
+    wanted = missing_env(ctx, view)
+    content = render_view(shown, start=start, budget=budget, missing_env=wanted,
+                          load_include=documents.include_loader(view),
+                          setup=documents.requirements_file(view) if wanted else None,
+                          unfold=documents.unfold_navs(view) if start == 0 else None)  # menus' first view
     view.auto_shortcuts = shown.auto_shortcuts
     extra = documents.default_action_output(view) if start == 0 else None  # front matter `default:`
     if extra:
@@ -70,6 +73,7 @@ def open_path(ctx: Context, target: str, block: str | None, start: int, end: int
         if block:
             raise StringError("INVALID_TARGET", f"Not a document: {target} is a folder", f"Use /open {target}")
         display, entries = list_directory(workspace, rel, topic=ctx.session.topic)
+        documents.enter_folder(display)  # the topic's folder now, as String's cwd override
         return format_listing(display, entries)
     if not block and info.size > workspace.policy.limits.max_read_bytes:  # too large to read whole: page it
         return open_window(ctx, info.rel, start, end)

@@ -198,7 +198,15 @@ def invoke(
 ) -> Result:
     """Run one action of the page with its flags; a doc response opens (unless `navigate` is False). What it
     answers is redacted (`Workspace.redact`): a response or a command's output can carry a token."""
-    result = _invoke(documents, view, action, flag_text, navigate)
+    try:
+        result = _invoke(documents, view, action, flag_text, navigate)
+    except StringError as exc:  # a failed action points at the page's setup document, as String's does
+        setup = documents.requirements_file(view)
+        if setup:
+            exc.hint = f"{exc.hint}\n\nSetup info: /open {setup}" if exc.hint else f"\nSetup info: /open {setup}"
+        raise
+    if not result.ok and (setup := documents.requirements_file(view)):
+        result = Result(result.message, f"{result.content or ''}\n\nSetup info: /open {setup}", result.ok, result.code)
     redact = documents.workspace.redact
     content = redact(result.content) if result.content is not None else None
     return Result(redact(result.message), content, result.ok, result.code)

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 #: Views kept for /back; each holds its text, so the list is bounded.
 HISTORY_LIMIT = 20
 NO_DOCUMENT = "No document open."
+#: A page's setup document when it names none with `[!requirements](path)`: this file beside it.
+REQUIREMENTS_FILE = "requirements.md"
 OPEN_HINT = "Open one with /open <path>."
 
 
@@ -67,14 +69,32 @@ class DocumentService:
             raise StringError("INVALID_TARGET", message, hint)
         return view
 
+    @property
+    def folder(self) -> str:
+        """The topic's folder (root-relative, "" for the root): the one `/open <folder>` entered, else the open
+        document's, else the root."""
+        if self.session.cwd_override is not None:
+            return self.session.cwd_override
+        view = self.session.document
+        return view.folder if view is not None else ""
+
+    def enter_folder(self, rel: str) -> None:
+        """`/open <folder>`: relative paths now start there (String's cwd override) until a document opens."""
+        self.session.cwd_override = "" if rel in ("", ".") else rel.rstrip("/")
+
     def resolve_path(self, target: str) -> str:
-        """A relative path is looked up beside the open document first, then from the workspace root."""
+        """A relative path is looked up beside the open document, then in the folder `/open <folder>` entered (as
+        String does: a page's own links stay its own), then from the workspace root."""
         workspace = self.workspace
         view = self.session.document
-        if view is not None and view.folder and not target.startswith("/"):
-            beside = posixpath.normpath(posixpath.join(view.folder, target))
-            if not beside.startswith("../") and _exists(workspace, beside):
-                return workspace.relative(beside, reading=True)
+        folders = [view.folder] if view is not None else []  # "" for a page at the root: it still comes first
+        if self.session.cwd_override:
+            folders.append(self.session.cwd_override)
+        if not target.startswith("/"):
+            for folder in dict.fromkeys(folders):
+                beside = posixpath.normpath(posixpath.join(folder, target)) if folder else posixpath.normpath(target)
+                if not beside.startswith("../") and _exists(workspace, beside):
+                    return workspace.relative(beside, reading=True)
         return workspace.relative(target, reading=True)  # reading: a shell reply's spool file can be opened
 
     # opening and leaving ----------------------------------------------------------------------------------------
@@ -86,7 +106,9 @@ class DocumentService:
     def open_file(self, path: str, info: FileInfo, block: str | None) -> DocumentView:
         """Make the file at `path` (stat'ed as `info`) the open document, showing `block`; history as /open keeps it.
 
-        An unchanged open view of the same file is reused rather than read again.
+        An unchanged open view of the same file is reused rather than read again. The view left goes to history
+        unless it showed the same file and block (`/open file` then `/open file#block` can go /back, as in String);
+        `/open #block` (`show_block`) makes no entry.
         """
         session = self.session
         previous = session.document
@@ -102,11 +124,12 @@ class DocumentService:
                 raise
         self.mark_seen(view)
         if previous is not None:
-            if previous.path != view.path:
+            if previous.path != view.path or previous.block != block:  # `/open file#block`, too, as String does
                 self._push_history(previous, view)
             elif previous.watcher is not view.watcher:
                 previous.close()
         session.document = view
+        session.cwd_override = None  # a document opened: its folder is the topic's again, as in String
         return view
 
     def show_block(self, block: str | None) -> DocumentView:
@@ -124,6 +147,7 @@ class DocumentService:
         if previous is not None:
             self._push_history(previous, view)
         self.session.document = view
+        self.session.cwd_override = None
 
     def _push_history(self, previous: DocumentView, current: DocumentView) -> None:
         """Remember the previous view; the oldest entries are dropped (and stop being watched) past HISTORY_LIMIT."""
@@ -181,6 +205,7 @@ class DocumentService:
         for view in views:
             view.close()
         session.document = None
+        session.cwd_override = None
         session.history.clear()
 
     # reading for an edit, and after a write ---------------------------------------------------------------------
@@ -225,6 +250,35 @@ class DocumentService:
             fresh.watcher.changed.clear()
         fresh.block = current.block if current.block and fresh.doc.resolve(current.block) else None
         self.session.document = fresh
+
+    def requirements_file(self, view: DocumentView) -> str | None:
+        """The page's setup document, as `/open` takes it from the page: its `[!requirements](path)` line, else a
+        `requirements.md` beside it (String auto-detects that sibling). Named in `Setup:` hints; None when neither."""
+        if view.kind != "markdown" or view.remote:
+            return None
+        if view.index.requirements:
+            return view.index.requirements
+        sibling = posixpath.join(view.folder, REQUIREMENTS_FILE) if view.folder else REQUIREMENTS_FILE
+        if view.path != sibling and _exists(self.workspace, sibling):
+            return REQUIREMENTS_FILE
+        return None
+
+    def unfold_navs(self, view: DocumentView) -> dict[str, list[str]]:
+        """Menus of a whole page this topic has not seen yet, name -> entry lines to show unfolded above it (String
+        shows each menu file's entries once per topic, then only names it). They count as seen from now on; a menu
+        file that cannot be read stays folded."""
+        if view.kind != "markdown" or view.block or not view.index.menus:
+            return {}
+        from stringsh.documents.shortcuts import page_menus
+        from stringsh.nav.menus import first_view_lines
+
+        seen = self.session.seen_navs
+        unfolded: dict[str, list[str]] = {}
+        for menu in page_menus(self, view):
+            if menu.error is None and menu.path not in seen:
+                seen.add(menu.path)
+                unfolded[menu.name] = first_view_lines(menu)
+        return unfolded
 
     def default_action_output(self, view: DocumentView) -> str | None:
         """Front matter `default: <action>` of a whole local page: that action's output, to show after the page;

@@ -8,7 +8,8 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING
 
-from stringsh.nav.menus import Menu, load_menus, menu_targets
+from stringsh.errors import StringError
+from stringsh.nav.menus import SCHEME, Menu, load_menus, menu_targets
 from stringsh.nav.shortcuts import known_ids, resolve_reference
 
 if TYPE_CHECKING:
@@ -31,9 +32,15 @@ def page_menus(documents: DocumentService, view: DocumentView) -> list[Menu]:
 
 
 def page_shortcuts(view: DocumentView) -> dict[str, str]:
+    """id -> href of the page's own shortcuts: `[@id Label](href)` links, then reference-style definitions
+    `[@id]: href` (String's parser keeps both; the inline link wins when an id has both)."""
     if view.kind != "markdown":
         return {}
-    return {sid: href for sid, _label, href, _line in view.index.shortcuts}
+    found = {sid: href for sid, _label, href, _line in view.index.shortcuts}
+    for name, href in view.index.references.items():
+        if name.startswith("@") and len(name) > 1:
+            found.setdefault(name[1:], href)
+    return found
 
 
 def shortcut_tables(
@@ -72,3 +79,28 @@ def menu_href(documents: DocumentService, view: DocumentView, ident: str) -> str
     path, sep, fragment = target.partition("#")
     relative = posixpath.relpath(path, view.folder or ".") if path else ""
     return f"{relative}{sep}{fragment}"
+
+
+def broken_shortcuts(documents: DocumentService, view: DocumentView) -> list[str]:
+    """/info warnings for page shortcuts whose local target file does not exist (URLs are not checked: no fetch)."""
+    if view.kind != "markdown" or view.remote:
+        return []
+    lines = {sid: line for sid, _label, _href, line in view.index.shortcuts}
+    lines.update({name[1:]: line for name, _url, line in view.index.reference_lines if name.startswith("@")})
+    warnings: list[str] = []
+    for ident, href in page_shortcuts(view).items():
+        path = href.partition("#")[0]
+        if not path or SCHEME.match(path):
+            continue
+        target = posixpath.normpath(posixpath.join(view.folder, path)) if not path.startswith("/") else path
+        if not _exists(documents, target):
+            warnings.append(f"line {lines.get(ident, 0) + 1}: shortcut @{ident} → {href}: target not found")
+    return warnings
+
+
+def _exists(documents: DocumentService, path: str) -> bool:
+    """Whether the path names something in the workspace; a path the workspace refuses counts as missing."""
+    try:
+        return documents.workspace.stat(path) is not None
+    except StringError:
+        return False

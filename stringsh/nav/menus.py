@@ -17,6 +17,8 @@ from stringsh.render.index import build_index
 
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 PREVIEW = 3
+#: Entries a menu shows unfolded on its first view in a topic; the rest are counted (String: 20).
+FIRST_VIEW_LIMIT = 20
 
 
 @dataclass(frozen=True)
@@ -118,3 +120,14 @@ def render_menu(menu: Menu) -> str | None:
     if not menu.entries:
         return None
     return "\n".join(f"[{entry.label}][@{entry.id}]" for entry in menu.entries)
+
+
+def first_view_lines(menu: Menu, limit: int = FIRST_VIEW_LIMIT) -> list[str]:
+    """A menu unfolded above a page the first time a topic sees it: `[Label][@menu.id]` lines, at most `limit`,
+    then `... N more — /nav name`; an empty menu says so (String's renderNav)."""
+    if not menu.entries:
+        return [f"Menu {menu.name} is empty."]
+    lines = [f"[{entry.label}][@{entry.id}]" for entry in menu.entries[:limit]]
+    if len(menu.entries) > limit:
+        lines.append(f"... {len(menu.entries) - limit} more — /nav {menu.name}")
+    return lines

@@ -16,7 +16,7 @@ from stringsh.render.blockids import number_slugs
 from stringsh.render.scan import front_matter_end, scan, scan_from
 from stringsh.render.slug import explicit_heading_id, heading_slug_text, normal_id, string_slug, unicode_slug
 
-INDEX_VERSION = 5  # bumped whenever the index finds different blocks or actions: old disk entries are not reused
+INDEX_VERSION = 6  # bumped whenever the index finds different blocks or actions: old disk entries are not reused
 
 
 @dataclass(frozen=True)

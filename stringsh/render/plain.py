@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from stringsh.errors import error_reason
@@ -285,20 +285,32 @@ def _counter(doc: Document, end: int | None, lines: list[str] | None = None) -> 
     return count
 
 
-def hint_lines(doc: Document, missing_env: list[str]) -> list[str]:
-    """The hint lines String puts above a whole document: menus, actions, missing required variables."""
+def hint_lines(
+    doc: Document, missing_env: list[str], unfold: Mapping[str, list[str]] | None = None, setup: str | None = None
+) -> list[str]:
+    """The hint lines String puts above a whole document: menus (those in `unfold` with their entries, on their
+    first view in a topic), actions, missing required variables (with `Setup: /open <setup>`, the page's
+    `[!requirements]` file unless the caller found another)."""
     index = doc.index
     hints: list[str] = []
     if index.menus:
-        names = list(dict.fromkeys(menu[0] for menu in index.menus))
-        hints.append(f"[nav] {', '.join(names)} — /nav <name>")
+        folded: list[str] = []
+        for name in dict.fromkeys(menu[0] for menu in index.menus):
+            entries = unfold.get(name) if unfold else None
+            if entries is None:
+                folded.append(name)
+            else:
+                hints += [f"[nav] {name} — first view", *entries]
+        if folded:
+            hints.append(f"[nav] {', '.join(folded)} — /nav <name>")
     if index.actions:
         hints.append(f"[actions] {', '.join(a[0] for a in index.actions)}  ·  /act --help (all)  ·  /act.<name> --help")
     if missing_env:
         hints.append(f"[!] Missing required env: {', '.join('$' + name for name in missing_env)}")
         hints.append("    Set: " + " ; ".join(f'/set ${name}="..."' for name in missing_env))
-        if index.requirements:
-            hints.append(f"    Setup: /open {index.requirements}")
+        setup = setup or index.requirements
+        if setup:
+            hints.append(f"    Setup: /open {setup}")
     return hints
 
 
@@ -317,6 +329,8 @@ def render_document(
     missing_env: list[str] | None = None,
     load_include: IncludeLoader | None = None,
     identity: str = "",
+    unfold: Mapping[str, list[str]] | None = None,
+    setup: str | None = None,
 ) -> Rendered:
     """A whole document (front matter stripped, includes expanded, hints on top), from source line `start`.
 
@@ -327,7 +341,7 @@ def render_document(
     def attempt(lines: list[str] | None) -> tuple[_Window, _Links]:
         window = _Window(budget)
         if first == doc.index.front_matter_end:
-            hints = hint_lines(doc, missing_env or [])
+            hints = hint_lines(doc, missing_env or [], unfold, setup)
             for hint in [*hints, ""] if hints else []:
                 window.add(hint, first)
         links = _Links(doc.index.references, catch_up=_counter(doc, first, lines), whole=_counter(doc, None))

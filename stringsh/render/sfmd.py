@@ -24,6 +24,8 @@ REQUIREMENTS_LINE = re.compile(r"^[ \t]*\[!requirements\]\(([^)\n]+)\)[ \t]*\r?$
 SHORTCUT = re.compile(r"\[(@[A-Za-z0-9_-]+)\s++([^\[\]]++)\]\(([^()]++)\)")
 REFERENCE_DEF = re.compile(r"^[ \t]*\[([^\]\n]+)\]:\s+<?([^\s>]+)>?", re.MULTILINE)
 REFERENCE_DEF_TRIMMED = re.compile(r"^\[[^\]]+\]:\s+\S")
+#: An inline code span as the renderer finds it (`stringsh.render.plain.INLINE_CODE`): links inside are examples.
+INLINE_CODE = re.compile(r"`[^`\n]+`")
 ACTION_INFO = re.compile(r"^act\.([A-Za-z0-9_-]+)(\.response)?$")
 ACTION_HEAD = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|CLI)\s+(.+)$", re.IGNORECASE)
 
@@ -121,11 +123,26 @@ def parse_requirements(lines: LineMap) -> list[tuple[str, int]]:
 
 
 def find_shortcut_lines(lines: LineMap) -> list[tuple[str, str, str, int]]:
-    """`[@id Label](href)` links outside code as (id as written, label, href, line)."""
+    """`[@id Label](href)` links outside code as (id as written, label, href, line).
+
+    A link inside inline code (`` `[@id Label](path)` ``) is an example, as one in a fence is: not a shortcut. The
+    code spans of a line are found once, however many links it has (a hostile one-line file stays linear).
+    """
     found: list[tuple[str, str, str, int]] = []
-    for match in SHORTCUT.finditer(lines.text):
+    text = lines.text
+    span_line, starts, ends = -1, [], []
+    for match in SHORTCUT.finditer(text):
         line = lines.line_of(match.start())
-        if not lines.in_code(line):
+        if lines.in_code(line):
+            continue
+        if line != span_line:  # the spans of this line, as offsets into the text, in order
+            span_line = line
+            start = text.rfind("\n", 0, match.start()) + 1
+            end = text.find("\n", start)
+            spans = list(INLINE_CODE.finditer(text, start, len(text) if end < 0 else end))
+            starts, ends = [m.start() for m in spans], [m.end() for m in spans]
+        i = bisect_right(starts, match.start()) - 1
+        if i < 0 or match.start() >= ends[i]:
             found.append((match.group(1)[1:], match.group(2), match.group(3), line))
     return found
 
@@ -133,11 +150,13 @@ def find_shortcut_lines(lines: LineMap) -> list[tuple[str, str, str, int]]:
 def parse_shortcuts(shortcut_lines: list[tuple[str, str, str, int]]) -> list[tuple[str, str, str, int]]:
     """Page shortcuts as (id, label, href, line); a repeated id gets a number (`id2`), as in String's parser."""
     seen: set[str] = set()
+    next_number: dict[str, int] = {}  # per id, where numbering resumes: 10,000 repeats stay linear
     found: list[tuple[str, str, str, int]] = []
     for base, label, href, line in shortcut_lines:
-        shortcut_id, n = base, 2
+        shortcut_id, n = base, next_number.get(base, 2)
         while shortcut_id in seen:
             shortcut_id, n = f"{base}{n}", n + 1
+        next_number[base] = n
         seen.add(shortcut_id)
         found.append((shortcut_id, label, href, line))
     return found

@@ -20,7 +20,7 @@ from stringsh.render.index import Block, DocIndex
 from stringsh.workspace.textio import LEGACY_ENCODING, legacy_note
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from stringsh.render.cache import IndexCache
     from stringsh.render.watch import Watcher, WatchHandle
@@ -194,7 +194,8 @@ def resolve_block(view: DocumentView, block_id: str) -> Block:
 
 def render_view(view: DocumentView, *, start: int = 0, budget: int = plain.DEFAULT_BUDGET,
                 missing_env: list[str] | None = None, load_include: plain.IncludeLoader | None = None,
-                command: str = "/open") -> str:
+                command: str = "/open", unfold: Mapping[str, list[str]] | None = None,
+                setup: str | None = None) -> str:
     """The content an agent sees for a view, cut at the budget with a read-on hint; sets the auto-shortcuts."""
     if view.kind == "binary":
         return f"[binary file] {view.mime}, {view.size} bytes (not shown)"
@@ -215,7 +216,8 @@ def render_view(view: DocumentView, *, start: int = 0, budget: int = plain.DEFAU
     else:
         check_start(view.path, view.index.line_count, start, command)
         rendered = plain.render_document(view.doc, start=start, budget=budget, missing_env=missing_env,
-                                         load_include=load_include, identity=view.path)
+                                         load_include=load_include, identity=view.path, unfold=unfold,
+                                         setup=setup)
         count = view.index.line_count
     view.auto_shortcuts = rendered.shortcuts
     text = rendered.text

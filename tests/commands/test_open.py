@@ -26,6 +26,9 @@ Use it daily."""
 
 def test_open_document_renders_for_agents(ws: Path, dispatcher) -> None:
     make_notes(ws)
+    # the menu unfolds on its first view in the topic (String), then only its name shows
+    first = RENDERED.replace("[nav] main — /nav <name>", "[nav] main — first view\n[Setup][@main.setup]")
+    assert dispatcher.execute("/open README.md").text == f"re: /open README.md\nOpened README.md\n---\n{first}"
     assert dispatcher.execute("/open README.md").text == f"re: /open README.md\nOpened README.md\n---\n{RENDERED}"
 
 
@@ -75,7 +78,9 @@ def test_open_alone_reopens_the_current_view(ws: Path, dispatcher) -> None:
 def test_folder_lists_like_ls(ws: Path, dispatcher) -> None:
     make_notes(ws)
     assert body(dispatcher.execute("/open nav").text) == body(dispatcher.execute("/ls nav").text)
-    assert body(dispatcher.execute("/open .").text).startswith("Listing ./\n---\n  nav/\n")
+    # `/open nav` made nav/ the topic's folder (String's cwd override): `.` is nav/ now, `..` the root
+    assert body(dispatcher.execute("/open .").text) == "Listing nav/\n---\n  main.md"
+    assert body(dispatcher.execute("/open ..").text).startswith("Listing ./\n---\n  nav/\n")
 
 
 def test_shortcuts_page_and_auto(ws: Path, dispatcher) -> None:
