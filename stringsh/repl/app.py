@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession, print_formatted_text
@@ -19,6 +20,7 @@ from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
 
+from stringsh.errors import StringError
 from stringsh.protocol.request import REQUEST_ID
 from stringsh.protocol.response import Reply
 from stringsh.repl.completer import StringCompleter
@@ -63,6 +65,14 @@ STYLE = Style.from_dict(
 )
 
 
+def workspace_state(dispatcher: Dispatcher) -> Path | None:
+    """The workspace's folder in the user's state folder (its history lives there); None when it cannot be made."""
+    try:
+        return dispatcher.workspace.state.dir
+    except (StringError, OSError):
+        return None
+
+
 def no_color() -> bool:
     return bool(os.environ.get("NO_COLOR"))
 
@@ -80,7 +90,7 @@ class Repl:
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="stringsh-command")
         self.sources = Sources(dispatcher, topic)
         self.prompt = PromptSession(
-            history=open_history(),
+            history=open_history(workspace_state(dispatcher)),
             auto_suggest=AutoSuggestFromHistory(),
             completer=ThreadedCompleter(StringCompleter(self.sources)),
             complete_while_typing=True,
