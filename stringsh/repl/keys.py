@@ -8,7 +8,8 @@ from collections.abc import Callable
 
 from prompt_toolkit.application.current import get_app
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.completion import Completion, get_common_complete_suffix
+from prompt_toolkit.completion import CompleteEvent, Completion, get_common_complete_suffix
+from prompt_toolkit.document import Document
 from prompt_toolkit.enums import DEFAULT_BUFFER
 from prompt_toolkit.filters import Condition, completion_is_selected, has_focus, is_searching
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -31,24 +32,36 @@ def take_completion(buffer: Buffer, completion: Completion) -> None:
         buffer.insert_text(" ")
 
 
+def does_nothing(document: Document, completion: Completion) -> bool:
+    """A candidate that is already typed out in full (`/open README.md` offering `README.md`)."""
+    before = document.text_before_cursor
+    return before[len(before) + completion.start_position :] == completion.text
+
+
 def tab(buffer: Buffer) -> None:
     """Tab as in a shell: one candidate is taken (a folder then lists its entries, so Tab goes on into it), a
-    common prefix is filled in, otherwise Tab cycles through the menu."""
+    common prefix is filled in, otherwise Tab cycles through the menu.
+
+    The candidates are asked for here, on the spot: the menu shown may still be the one for the text before the
+    last key (completion runs on a thread), and Tab must act on what is typed now."""
     state = buffer.complete_state
-    if state is None:
-        buffer.start_completion(insert_common_part=True)
-        return
-    if state.complete_index is not None or not state.completions:
+    if state is not None and state.complete_index is not None:
         buffer.complete_next()
         return
-    if len(state.completions) == 1:
-        take_completion(buffer, state.completions[0])
+    document = buffer.document
+    completer = buffer.completer
+    found = list(completer.get_completions(document, CompleteEvent(completion_requested=True))) if completer else []
+    found = [c for c in found if not does_nothing(document, c)]
+    if len(found) == 1:
+        take_completion(buffer, found[0])
         return
-    common = get_common_complete_suffix(buffer.document, state.completions)
+    common = get_common_complete_suffix(document, found) if found else ""
     if common:
         buffer.insert_text(common)
-    else:
+    elif state is not None and state.completions:
         buffer.complete_next()
+    elif found:
+        buffer.start_completion(select_first=True)
 
 
 def ends_request(buffer: Buffer, shell_line: bool) -> bool:
