@@ -28,7 +28,7 @@ from stringsh.repl.history import open_history
 from stringsh.repl.keys import build_key_bindings
 from stringsh.repl.running import QUIET, Running
 from stringsh.repl.sources import Sources
-from stringsh.repl.toolbar import ToolbarState, toolbar_fragments
+from stringsh.repl.toolbar import ToolbarState, is_stale, toolbar_fragments
 from stringsh.workspace.shell.live import LISTENER
 
 if TYPE_CHECKING:
@@ -171,12 +171,18 @@ class Repl:
             self.console.print("\n^C (rest of the reply not shown)", style="dim")
         return True
 
-    def _run(self, text: str, live: Running) -> Reply:
+    def _run(self, text: str, live: Running, shell_line: bool) -> Reply:
+        fresh = not is_stale(self.session, self.dispatcher.workspace)
         token = LISTENER.set(live.add)  # shell output streams to the live view as it arrives
         try:
             reply = self.dispatcher.execute(text, self.topic)
         finally:
             LISTENER.reset(token)
+        if fresh and not shell_line and is_stale(self.session, self.dispatcher.workspace):
+            # stringsh itself changed the open document (/append, /edit, /undo, …): the view follows, as it would
+            # for a person who just made the change; a change from bash or another program keeps the stale mark
+            self.dispatcher.execute("/refresh", self.topic)
+            self.state.forget_stale()
         self.sources.invalidate()
         self.state.refresh(self.dispatcher, self.session)
         self.state.note_reply(reply.text)
@@ -189,7 +195,7 @@ class Repl:
             self.toolbar, lambda: self.interrupt_note(shell_line), style=STYLE,
             color_depth=ColorDepth.DEPTH_1_BIT if no_color() else None,
         )
-        future: Future[Reply] = self.worker.submit(self._run, text, live)
+        future: Future[Reply] = self.worker.submit(self._run, text, live, shell_line)
         done = threading.Event()
         future.add_done_callback(lambda _f: done.set())
         # raw from the prompt on: a Ctrl-C typed before the live view starts waits for it as a key, and the

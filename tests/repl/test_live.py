@@ -34,7 +34,7 @@ def toolbar(screen: str) -> str:
 def test_shell_output_shows_while_the_command_runs_and_the_toolbar_stays(term: Terminal, ws: Path) -> None:
     # the command waits for a file the test creates: no timing involved
     term.send("!echo line 1; echo line 2; while [ ! -e go ]; do sleep 0.1; done; echo done-$((40+2))" + ENTER)
-    screen = term.wait_for(lambda s: "line 2" in s and "running" in toolbar(s))
+    screen = term.wait_for(lambda s: "\nline 1\nline 2\n" in s and "running" in toolbar(s))
     assert "exit:" not in screen and "done-42" not in screen  # still running
     assert "line 1\nline 2" in screen
     assert re.search(r" running \d+s ", toolbar(screen)) and " main " in toolbar(screen)  # the usual toolbar too
