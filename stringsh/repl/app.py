@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession, print_formatted_text
@@ -19,13 +20,16 @@ from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
 
+from stringsh.errors import StringError
 from stringsh.protocol.request import REQUEST_ID
 from stringsh.protocol.response import Reply
 from stringsh.repl.completer import StringCompleter
 from stringsh.repl.history import open_history
 from stringsh.repl.keys import build_key_bindings
+from stringsh.repl.running import QUIET, Running
 from stringsh.repl.sources import Sources
-from stringsh.repl.toolbar import ToolbarState, toolbar_fragments
+from stringsh.repl.toolbar import ToolbarState, is_stale, toolbar_fragments
+from stringsh.workspace.shell.live import LISTENER
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -54,8 +58,19 @@ STYLE = Style.from_dict(
         "toolbar.fail": "bold ansired",
         "toolbar.dim": "#a0a0a0",
         "toolbar.sep": "#707070",
+        "toolbar.running": "bold bg:ansiyellow #000000",
+        "note": "ansibrightblack",
+        "note.warn": "ansiyellow",
     }
 )
+
+
+def workspace_state(dispatcher: Dispatcher) -> Path | None:
+    """The workspace's folder in the user's state folder (its history lives there); None when it cannot be made."""
+    try:
+        return dispatcher.workspace.state.dir
+    except (StringError, OSError):
+        return None
 
 
 def no_color() -> bool:
@@ -70,10 +85,12 @@ class Repl:
         self.topic = topic
         self.state = ToolbarState(topic=topic)
         self._console: Console | None = None
+        #: What was typed while the last request ran: the next prompt starts with it.
+        self.typeahead = ""
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="stringsh-command")
         self.sources = Sources(dispatcher, topic)
         self.prompt = PromptSession(
-            history=open_history(),
+            history=open_history(workspace_state(dispatcher)),
             auto_suggest=AutoSuggestFromHistory(),
             completer=ThreadedCompleter(StringCompleter(self.sources)),
             complete_while_typing=True,
@@ -136,11 +153,13 @@ class Repl:
     def turn(self) -> bool:
         """One request and its reply; False when the user leaves."""
         try:
-            text = self.prompt.prompt(self.message)
+            text = self.prompt.prompt(self.message, default=self.typeahead)
         except KeyboardInterrupt:
             return True  # Ctrl-C at the prompt cancels the input
         except EOFError:
             return False
+        finally:
+            self.typeahead = ""
         if not text.strip():
             return True
         reply = self.execute(text)
@@ -152,42 +171,62 @@ class Repl:
             self.console.print("\n^C (rest of the reply not shown)", style="dim")
         return True
 
-    def _run(self, text: str) -> Reply:
-        reply = self.dispatcher.execute(text, self.topic)
+    def _run(self, text: str, live: Running, shell_line: bool) -> Reply:
+        fresh = not is_stale(self.session, self.dispatcher.workspace)
+        token = LISTENER.set(live.add)  # shell output streams to the live view as it arrives
+        try:
+            reply = self.dispatcher.execute(text, self.topic)
+        finally:
+            LISTENER.reset(token)
+        if fresh and not shell_line and is_stale(self.session, self.dispatcher.workspace):
+            # stringsh itself changed the open document (/append, /edit, /undo, …): the view follows, as it would
+            # for a person who just made the change; a change from bash or another program keeps the stale mark
+            self.dispatcher.execute("/refresh", self.topic)
+            self.state.forget_stale()
         self.sources.invalidate()
         self.state.refresh(self.dispatcher, self.session)
         self.state.note_reply(reply.text)
         return reply
 
     def execute(self, text: str) -> Reply:
-        """Run one request on the worker; Ctrl-C meanwhile interrupts the running shell command."""
+        """Run one request on the worker while the live view shows its output; Ctrl-C interrupts a shell command."""
         shell_line = self.goes_to_shell(text)
-        future: Future[Reply] = self.worker.submit(self._run, text)
+        live = Running(
+            self.toolbar, lambda: self.interrupt_note(shell_line), style=STYLE,
+            color_depth=ColorDepth.DEPTH_1_BIT if no_color() else None,
+        )
+        future: Future[Reply] = self.worker.submit(self._run, text, live, shell_line)
         done = threading.Event()
         future.add_done_callback(lambda _f: done.set())
-        while True:
-            try:
-                done.wait()
-                return future.result()
-            except KeyboardInterrupt:
-                if shell_line:
-                    self.interrupt()
-                else:
-                    self.console.print(
-                        "^C: only shell commands can be interrupted; this one keeps running", style="yellow"
-                    )
+        # raw from the prompt on: a Ctrl-C typed before the live view starts waits for it as a key, and the
+        # terminal never echoes its own `^C` next to our note
+        with self.prompt.input.raw_mode():
+            while True:
+                try:
+                    if not done.wait(QUIET):
+                        live.show_until(done)
+                    done.wait()
+                    break
+                except KeyboardInterrupt:  # a SIGINT sent some other way (kill -INT)
+                    live.notes.append(self.interrupt_note(shell_line))
+        self.typeahead = live.typeahead
+        for style, note in live.notes:
+            print_formatted_text(FormattedText([(style, note)]), style=STYLE)
+        return future.result()
 
     def goes_to_shell(self, text: str) -> bool:
         """Whether the request runs in the topic's shell: a Ctrl-C typed into an idle shell would print there."""
         header = REQUEST_ID.sub("", text.lstrip(), count=1)
         return header.startswith("!") or (self.bash_mode() and not header.startswith("//"))
 
-    def interrupt(self) -> None:
+    def interrupt_note(self, shell_line: bool) -> tuple[str, str]:
+        """Pass Ctrl-C to a running shell command; the note saying what happened (one per Ctrl-C)."""
+        if not shell_line:
+            return ("class:note.warn", "^C: only shell commands can be interrupted; this one keeps running")
         shell = self.session.bash
         if shell is not None and shell.interrupt():
-            self.console.print("^C interrupting…", style="dim")
-        else:
-            self.console.print("^C: nothing to interrupt; the command keeps running", style="yellow")
+            return ("class:note", "^C interrupting…")
+        return ("class:note.warn", "^C: nothing to interrupt; the command keeps running")
 
 
 def run_repl(dispatcher: Dispatcher) -> int:

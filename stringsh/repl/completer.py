@@ -49,6 +49,19 @@ def last_word(text: str) -> str:
     return text[start:]
 
 
+def unquote(word: str) -> str:
+    """A path word as the request parser reads it: `'my folder/a b.md'` or an unclosed `"my folder/a b.md`."""
+    if "'" not in word and '"' not in word:
+        return word
+    for closing in ("", "'", '"'):
+        try:
+            parts = shlex.split(word + closing)
+        except ValueError:
+            continue
+        return parts[0] if len(parts) == 1 else word
+    return word
+
+
 def header_words(text: str) -> list[str]:
     try:
         return shlex.split(text)
@@ -209,6 +222,7 @@ class StringCompleter(Completer):
 
     def block_ids(self, word: str) -> Iterator[Completion]:
         path, _, typed = word.rpartition("#")
+        path = unquote(path)
         ids = self.sources.blocks(path or None)
         open_path = self.sources.open_path()
         meta = f"block of {path or open_path or 'the open document'}"

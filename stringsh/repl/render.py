@@ -14,7 +14,8 @@ from rich.text import Text
 
 from stringsh.render.document import is_markdown
 from stringsh.render.index import build_index
-from stringsh.render.people import chunks
+from stringsh.render.people import LINK_THEME, chunks, people_links
+from stringsh.repl.helpview import help_renderable, is_help
 from stringsh.repl.reply import BASH_MESSAGE, document_target, split_reply
 from stringsh.workspace.shell.clean import clean_text as clean
 
@@ -23,8 +24,6 @@ MARKDOWN_LIMIT = 256 * 1024
 #: Hint lines String puts before a rendered document (nav menus, actions, missing variables).
 HINT_PREFIXES = ("[nav]", "[actions]", "[!]", "Set:", "Setup:", "... ")
 
-#: Replies whose content is a markdown help page.
-HELP_PAGES = ("Help: ", "Bash Session")
 NUMBERED_LINE = re.compile(r"^(\s*\d+ \| ?)")
 SECTION_LINE = re.compile(r"^#{1,6} \S")
 
@@ -134,7 +133,7 @@ def render_document(target: str, content: str) -> RenderableType:
         parts.append(Text(""))
     from rich.markdown import Markdown  # pulls in pygments: load it on the first document, not at start-up
 
-    parts.extend(Markdown(piece, hyperlinks=False) for piece in chunks(drop_heading_ids(body)))
+    parts.extend(Markdown(piece, hyperlinks=False) for piece in chunks(people_links(drop_heading_ids(body))))
     return Group(*parts)
 
 
@@ -167,14 +166,17 @@ def reply_renderables(text: str) -> list[RenderableType]:
         parts.append(render_document(target, parsed.content))
     elif parsed.message.startswith("[editing:"):
         parts.append(render_numbered(parsed.content))
-    elif parsed.message.startswith(HELP_PAGES):
-        parts.append(render_document("help.md", parsed.content))
+    elif is_help(parsed.message):
+        parts.append(help_renderable(people_links(parsed.content)))
     else:
         parts.append(render_text(parsed.content))
     return parts
 
 
 def print_reply(console: Console, text: str) -> None:
-    for part in reply_renderables(text):
-        console.print(part)
-    console.print()
+    from rich.theme import Theme
+
+    with console.use_theme(Theme(LINK_THEME)):
+        for part in reply_renderables(text):
+            console.print(part)
+        console.print()

@@ -54,6 +54,10 @@ class ToolbarState:
             self._stale_at, self._stale = now, is_stale(session, workspace)
         return self._stale
 
+    def forget_stale(self) -> None:
+        """The next redraw checks again (the view was refreshed in place)."""
+        self._stale_for, self._stale = None, False
+
     def note_reply(self, text: str) -> None:
         """Remember the shell's cwd and exit status from a bash reply (`exit: N | cwd: /abs`)."""
         parsed = split_reply(text)

@@ -16,8 +16,9 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 from stringsh.dispatcher import Dispatcher
-from stringsh.repl.app import Repl
+from stringsh.repl.app import Repl, workspace_state
 from stringsh.repl.history import history_path, open_history
+from stringsh.workspace.state import state_key
 
 
 @pytest.fixture
@@ -118,16 +119,23 @@ def test_history_survives_a_new_session(repl, dispatcher: Dispatcher, history_fi
     assert ask_after_history((later, pipe, _buffer), "\x1b[A\r", 1) == "/info"
 
 
-def test_history_path_override_and_xdg_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_history_path_override_and_xdg_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ws: Path) -> None:
     monkeypatch.setenv("STRINGSH_HISTORY", str(tmp_path / "h"))
-    assert history_path() == tmp_path / "h"
+    assert history_path(tmp_path / "state") == tmp_path / "h"
     monkeypatch.delenv("STRINGSH_HISTORY")
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
-    assert history_path() == tmp_path / "xdg" / "stringsh" / "history"
+    monkeypatch.delenv("STRINGSH_STATE_DIR", raising=False)
+    # one file per workspace, beside its journal (issue 13: no suggestion from another project)
+    dispatcher = Dispatcher(ws)
+    try:
+        expected = tmp_path / "xdg" / "stringsh" / "workspaces" / state_key(ws.resolve()) / "history"
+        assert history_path(workspace_state(dispatcher)) == expected
+    finally:
+        dispatcher.close()
 
 
 def test_history_file_is_created_private(history_file: Path) -> None:
-    history = open_history()
+    history = open_history(None)
     assert isinstance(history, ThreadedHistory) and isinstance(history.history, FileHistory)
     assert history_file.exists() and (history_file.stat().st_mode & 0o077) == 0
 
@@ -146,7 +154,7 @@ def test_unwritable_history_falls_back_to_memory(tmp_path: Path, monkeypatch: py
     blocker = tmp_path / "file"
     blocker.write_text("")
     monkeypatch.setenv("STRINGSH_HISTORY", str(blocker / "history"))  # a folder that is a file
-    assert isinstance(open_history(), InMemoryHistory)
+    assert isinstance(open_history(None), InMemoryHistory)
 
 
 def test_bash_mode_changes_the_prompt(repl, dispatcher: Dispatcher) -> None:  # type: ignore[no-untyped-def]
@@ -165,3 +173,12 @@ def test_only_shell_lines_are_interrupted(repl, dispatcher: Dispatcher) -> None:
     assert not shell.goes_to_shell("/ls") and not shell.goes_to_shell("/exec ls")
     assert dispatcher.execute("/bash").ok
     assert shell.goes_to_shell("sleep 1") and not shell.goes_to_shell("//exit")
+
+
+def test_dollar_assignments_in_a_body_stay_out_of_the_file(repl, history_file: Path) -> None:  # type: ignore[no-untyped-def]
+    shell, pipe, _buffer = repl
+    pipe.send_text('/set <<EOF\r$API_TOKEN = "sk-heredoc"\rEOF\r/set\x1b\r$B_TOKEN = "sk-alt"\r/ls\r\x04')
+    shell.run()
+    saved = history_file.read_text()
+    assert "sk-" not in saved and "TOKEN" not in saved
+    assert "+/ls" in saved

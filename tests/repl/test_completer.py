@@ -265,3 +265,8 @@ def test_last_word_respects_quotes() -> None:
     assert last_word("/open 'my folder/a") == "'my folder/a"
     assert last_word("/open a b") == "b"
     assert last_word("/open ") == ""
+
+
+def test_blocks_complete_after_a_quoted_path(tree: Path, dispatcher: Dispatcher) -> None:
+    assert results(dispatcher, "/open 'my folder/a b.md'#") == ["/open 'my folder/a b.md'#a-b"]
+    assert results(dispatcher, '/open "my folder/a b.md#') == ['/open "my folder/a b.md#a-b']

@@ -60,11 +60,16 @@ def test_plain_text_files_and_listings_stay_verbatim() -> None:
 def test_help_pages_render_as_markdown_and_the_command_list_stays_aligned() -> None:
     page = rendered("re: /help ls\nHelp: /ls\n---\n/ls [path]\n\nList a `folder`.\n\n    /ls docs")
     assert "`folder`" not in page and "folder" in page and "/ls docs" in page
+    # issue 13: the command list is markdown too, its rows a grid whose cells wrap on their own
     listing = "## String Commands\n\n### Navigation\n/back      Go back\n/ls [path]  List"
     out = rendered(f"re: /help\nString Commands\n---\n{listing}")
-    assert listing in out
-    parts = reply_renderables(f"re: /help\nString Commands\n---\n{listing}")
-    assert any(str(span.style) == "bold cyan" for span in parts[-1].spans)
+    assert "##" not in out
+    assert "\nNavigation " in out and "\n/back       Go back\n/ls [path]  List" in out
+    errors = "Every error.\n\nINVALID_TARGET       The command cannot act on that target (nothing open, not a dir)."
+    out = rendered(f"re: /help errors\nError Codes\n---\n{errors}\nNOT_FOUND            Missing.", width=60)
+    lines = [line.rstrip() for line in out.splitlines()]
+    at = lines.index("INVALID_TARGET  The command cannot act on that target")
+    assert lines[at + 1] == "                (nothing open, not a dir)."  # wrapped inside its cell, not at column 0
 
 
 def test_edit_view_keeps_its_numbers_dimmed() -> None:

@@ -28,6 +28,7 @@ from stringsh.errors import StringError
 from stringsh.workspace.paths import spool_folder
 from stringsh.workspace.shell.capture import OutputCapture
 from stringsh.workspace.shell.clean import StreamCleaner
+from stringsh.workspace.shell.live import LineStream
 from stringsh.workspace.shell.procs import kill_session
 from stringsh.workspace.shell.providers import Provider, ensure_state_dir, make_provider
 from stringsh.workspace.shell.ptyreader import PtyReader
@@ -223,7 +224,7 @@ class ShellSession:
         self.running = True
         self._interrupted = False
         try:
-            result = self._send(command, deadline, self.settings.output_cap, escalate=True, prelude=prefix)
+            result = self._send(command, deadline, self.settings.output_cap, escalate=True, prelude=prefix, live=True)
         except BaseException:
             if self._watch is not None:
                 self._watch.resume()
@@ -274,7 +275,9 @@ class ShellSession:
             lines.append("\\builtin unset " + " ".join(gone) + "; ")
         return "".join(lines)
 
-    def _send(self, command: str, deadline: float, cap: int, *, escalate: bool, prelude: str = "") -> ShellResult:
+    def _send(
+        self, command: str, deadline: float, cap: int, *, escalate: bool, prelude: str = "", live: bool = False
+    ) -> ShellResult:
         """Type the run line for `command` and read to its sentinel, stopping the command at the deadline."""
         assert self._proc is not None and self._private is not None
         proc = self._proc
@@ -294,6 +297,9 @@ class ShellSession:
         cleaner = StreamCleaner()
         reader = PtyReader(proc.child_fd)
         buf, self._leftover = self._leftover, b""
+        stream = LineStream.start(sentinel, script_prefix) if live else None  # a user command, shown as it runs
+        if stream is not None:
+            stream.feed(buf)
         timed_out = False
         stage = 0
         while True:
@@ -321,6 +327,8 @@ class ShellSession:
                 ended = f"[shell ended (exit {status}); the next command starts a new one]"
                 return self._result(status, capture, timed_out, [ended])
             buf += chunk
+            if stream is not None:
+                stream.feed(chunk)
             if script_prefix in buf:
                 buf = buf.replace(script_prefix, b"")
             match = find_sentinel(buf, sentinel, tail)
