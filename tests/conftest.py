@@ -88,3 +88,15 @@ def run_stringsh(args: list[str], cwd: Path, stdin: bytes | str = b"", timeout: 
     data = stdin.encode() if isinstance(stdin, str) else stdin
     full_env = {**os.environ, "TERM": "dumb", **(env or {})}
     return subprocess.run([*STRINGSH, *args], cwd=cwd, input=data, capture_output=True, timeout=timeout, env=full_env)
+
+
+def run_script(ws: Path, script: str) -> str:
+    """What `stringsh run --keep-going` prints for `script` (written beside the workspace, not in it)."""
+    (ws.parent / "script.txt").write_text(script)
+    return run_stringsh(["run", "--keep-going", str(ws.parent / "script.txt")], cwd=ws).stdout.decode()
+
+
+def script_replies(ws: Path, script: str) -> list[str]:
+    """`run_script`'s output cut into replies at each `re:` line."""
+    parts = run_script(ws, script).rstrip("\n").split("\nre: ")
+    return [parts[0], *("re: " + part for part in parts[1:])]

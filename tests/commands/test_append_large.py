@@ -7,14 +7,9 @@ from pathlib import Path
 from stringsh.workspace import Workspace
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.journal import FileRow
-from tests.conftest import run_stringsh
+from tests.conftest import run_script
 
 LIMITS = "[limits]\nmax_read_bytes = 1000\n"  # a workspace policy may narrow the read limit
-
-
-def run_script(ws: Path, script: str) -> str:
-    (ws.parent / "script.txt").write_text(script)
-    return run_stringsh(["run", "--keep-going", str(ws.parent / "script.txt")], cwd=ws).stdout.decode()
 
 
 def blob_count(ws: Path) -> int:

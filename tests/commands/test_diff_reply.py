@@ -5,15 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from stringsh.documents.diffreply import format_diff
-from tests.conftest import run_stringsh
+from tests.conftest import run_script
 
 TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
-
-
-def run_script(ws: Path, script: str) -> str:
-    (ws.parent / "script.txt").write_text(script)
-    proc = run_stringsh(["run", "--keep-going", str(ws.parent / "script.txt")], cwd=ws)
-    return proc.stdout.decode()
 
 
 def test_every_mutation_reply_carries_the_diff_when_on(ws: Path) -> None:

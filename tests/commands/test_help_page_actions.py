@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import run_stringsh
+from tests.conftest import script_replies
 
 ACTS = """# Acts
 
@@ -21,17 +21,10 @@ CLI echo pong
 """
 
 
-def run_script(ws: Path, script: str) -> list[str]:
-    (ws.parent / "script.txt").write_text(script)
-    out = run_stringsh(["run", "--keep-going", str(ws.parent / "script.txt")], cwd=ws).stdout.decode()
-    parts = out.rstrip("\n").split("\nre: ")
-    return [parts[0], *("re: " + part for part in parts[1:])]
-
-
 def test_help_lists_the_open_pages_actions_with_required_flags(ws: Path) -> None:
     (ws / "acts.md").write_text(ACTS)
     (ws / "plain.md").write_text("# Plain\n")
-    before, _opened, after, _plain, without = run_script(ws, "/help\n/open acts.md\n/help\n/open plain.md\n/help\n")
+    before, _opened, after, _plain, without = script_replies(ws, "/help\n/open acts.md\n/help\n/open plain.md\n/help\n")
     assert "Actions on this page" not in before
     section = "## Actions on this page\n/act.search -q/--query <string> -l/--lang <string>\n/act.ping"
     assert after == f"{before}\n\n{section}"

@@ -6,16 +6,10 @@ import re
 from pathlib import Path
 
 from stringsh.protocol.response import cut_header
-from tests.conftest import run_stringsh
+from tests.conftest import run_script
 
 LIMITS = "[limits]\nmax_read_bytes = 1000\nmax_write_bytes = 100\n"  # a workspace policy may narrow the limits
 WINDOW = "past the read limit, so it is shown in windows"
-
-
-def run_script(ws: Path, script: str) -> str:
-    (ws.parent / "script.txt").write_text(script)
-    proc = run_stringsh(["run", "--keep-going", str(ws.parent / "script.txt")], cwd=ws)
-    return proc.stdout.decode()
 
 
 def test_the_spool_a_shell_reply_names_opens_at_the_line_asked(ws: Path) -> None:

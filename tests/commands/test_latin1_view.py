@@ -4,15 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import run_stringsh
+from tests.conftest import run_script
 
 LATIN = b"caf\xe9 au lait\r\ntwo\n"
 MD = b"# Men\xfc\n\n## Sp\xe4t\n\nText\n"
-
-
-def run_script(ws: Path, script: str) -> str:
-    (ws.parent / "script.txt").write_text(script)
-    return run_stringsh(["run", "--keep-going", str(ws.parent / "script.txt")], cwd=ws).stdout.decode()
 
 
 def note(rel: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import run_stringsh
+from tests.conftest import run_script
 
 PAGE = """# Shortcuts Test
 
@@ -14,11 +14,6 @@ An example, not a link: `[@fake Label](fake.md)` and [@gone Gone](missing.md).
 [@api]: https://api.example.com/v2
 [@notes]: notes.md
 """
-
-
-def run_script(ws: Path, script: str) -> str:
-    (ws.parent / "script.txt").write_text(script)
-    return run_stringsh(["run", "--keep-going", str(ws.parent / "script.txt")], cwd=ws).stdout.decode()
 
 
 def replies(out: str) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import run_stringsh
+from tests.conftest import script_replies
 
 PAGE = """---
 requires: [PARITY_SETUP_TOKEN_FOR_TESTS]
@@ -22,18 +22,11 @@ GET https://example.invalid/v1?key=$PARITY_SETUP_UNSET_FOR_TESTS
 """
 
 
-def run_script(ws: Path, script: str) -> list[str]:
-    (ws.parent / "script.txt").write_text(script)
-    out = run_stringsh(["run", "--keep-going", str(ws.parent / "script.txt")], cwd=ws).stdout.decode()
-    parts = out.rstrip("\n").split("\nre: ")
-    return [parts[0], *("re: " + part for part in parts[1:])]
-
-
 def test_missing_env_and_failing_actions_point_at_the_requirements_beside_the_page(ws: Path) -> None:
     (ws / "tool").mkdir()
     (ws / "tool" / "string.md").write_text(PAGE)
     (ws / "tool" / "requirements.md").write_text("# Setup\n\nInstall it.\n")
-    opened, failed, refused, setup = run_script(
+    opened, failed, refused, setup = script_replies(
         ws, "/open tool/string.md\n/act.fail\n/act.call\n/open requirements.md\n"
     )
     assert opened == (
@@ -52,6 +45,6 @@ def test_missing_env_and_failing_actions_point_at_the_requirements_beside_the_pa
 
 def test_no_setup_hint_without_a_requirements_file(ws: Path) -> None:
     (ws / "string.md").write_text(PAGE)
-    opened, failed = run_script(ws, "/open string.md\n/act.fail\n")
+    opened, failed = script_replies(ws, "/open string.md\n/act.fail\n")
     assert "Setup" not in opened
     assert failed == f"re: /act.fail\nexit: 3 | cwd: {ws}\n---\nbroken"

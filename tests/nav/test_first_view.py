@@ -4,14 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import run_stringsh
-
-
-def run_script(ws: Path, script: str) -> list[str]:
-    (ws.parent / "script.txt").write_text(script)
-    out = run_stringsh(["run", "--keep-going", str(ws.parent / "script.txt")], cwd=ws).stdout.decode()
-    parts = out.rstrip("\n").split("\nre: ")
-    return [parts[0], *("re: " + part for part in parts[1:])]
+from tests.conftest import script_replies
 
 
 def make_site(ws: Path) -> None:
@@ -26,7 +19,7 @@ def make_site(ws: Path) -> None:
 
 def test_each_menu_file_unfolds_once_per_topic(ws: Path) -> None:
     make_site(ws)
-    out = run_script(ws, "/open a.md\n/refresh\n/open b.md\n/back\n/open a.md#a\n")
+    out = script_replies(ws, "/open a.md\n/refresh\n/open b.md\n/back\n/open a.md#a\n")
     main = "".join(f"[Page {n}][@main.p{n}]\n" for n in range(1, 21))
     assert out[0] == (
         "re: /open a.md\nOpened a.md\n---\n"
