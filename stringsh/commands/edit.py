@@ -8,7 +8,9 @@ from stringsh.documents import blockedit
 from stringsh.documents.blockwrite import edit_block, edited_reply
 from stringsh.documents.diffreply import with_diff
 from stringsh.documents.guard import FORCE, require_seen
+from stringsh.documents.linerange import parse_line_target
 from stringsh.documents.masking import masked_note, refuse_mask_writeback
+from stringsh.documents.rangeview import range_view
 from stringsh.documents.targets import edit_target
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
@@ -69,11 +71,25 @@ def edit_whole(ctx: Context, view: DocumentView, body: str, force: bool) -> Resu
     return with_diff(ctx, edited_reply(view.path, None, total), outcome.change_id)
 
 
+def exists(ctx: Context, path: str) -> bool:
+    """Whether `path` names a file or folder (a file may be called `x:Ly`)."""
+    try:
+        return ctx.documents.workspace.stat(path) is not None
+    except StringError:
+        return False
+
+
 @handler("edit")
 def edit(ctx: Context) -> Result:
     force = FORCE in ctx.args
     args = [a for a in ctx.args if a != FORCE]
     path, block, start = edit_target(ctx.documents, args, "edit")
+    line = None if block else parse_line_target(path, lambda p: exists(ctx, p))
+    if line is not None:
+        if ctx.body is not None:
+            raise StringError("INVALID_TARGET", f"/edit replaces a whole file or a block, not lines: {line.label}",
+                              f"Replace lines with /replace {line.label} and the same body.")
+        return range_view(ctx, line, line.path, "/edit", start)
     view = ctx.documents.read_for_edit(path)
     if ctx.body is None:
         return view_source(ctx, view, block, start)
