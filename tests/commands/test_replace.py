@@ -271,3 +271,11 @@ def test_help_page_lists_replace(ws: Path) -> None:
     out = run(ws, "/help replace\n")
     assert out.startswith("re: /help replace\n")
     assert "Replace exact text, a range of lines, or a block of a file." in out
+
+
+def test_the_open_document_follows_a_replace(ws: Path) -> None:
+    (ws / "n.md").write_text("# N\n\nold text\n")
+    out = run(ws, "/open n.md\n" + req("/replace n.md", "old\n---\nnew\n") + "/open\n")
+    assert out.endswith(
+        "re: /replace n.md\nReplaced 1 occurrence in n.md\nre: /open\nOpened n.md\n---\n# N\n\nnew text\n"
+    )
