@@ -7,7 +7,9 @@ import posixpath
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
+from stringsh.documents.linerange import parse_line_target
 from stringsh.documents.listing import format_listing, list_directory
+from stringsh.documents.rangeview import range_view
 from stringsh.documents.targets import split_from
 from stringsh.documents.window import check_range, open_window, split_to
 from stringsh.errors import StringError
@@ -159,8 +161,22 @@ def open_(ctx: Context) -> Result:
     if is_web(target):
         url, _, fragment = target.partition("#")
         return open_web(ctx, url, fragment or None, start, end)
+    line = None if "#" in target else parse_line_target(target, lambda p: exists(ctx, p))
+    if line is not None:
+        if end is not None:
+            raise StringError("INVALID_PAYLOAD", f"--to does not go with a line range: {target}",
+                              f"Name the last line in the range: /open {line.path}:L{line.start}-L{end}")
+        return range_view(ctx, line, ctx.documents.resolve_path(line.path), "/open", start)
     path, _, block = target.partition("#")
     return open_path(ctx, path, block or None, start, end)
+
+
+def exists(ctx: Context, target: str) -> bool:
+    """Whether `target` names a file or folder (a file may be called `x:Ly`)."""
+    try:
+        return ctx.documents.workspace.stat(ctx.documents.resolve_path(target)) is not None
+    except StringError:
+        return False
 
 
 @handler("back")

@@ -92,6 +92,8 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
                 flags=("--force",), raw=True),
     CommandSpec("append", "append", "append", syntax="/append path <<EOF … EOF | /append path text",
                 summary="Add text at the end of an existing file", section="Editing", raw=True),
+    CommandSpec("replace", "replace", "replace", syntax="/replace [--all] path[#block | :L5[-L10]] <<EOF … EOF",
+                summary="Replace exact text, a range of lines, or a block", section="Editing", flags=("--all",)),
     CommandSpec("undo", "undo", "undo", syntax="/undo [--skip]",
                 summary="Undo this topic's last change (repeat to go further back)", section="Editing",
                 flags=("--skip",)),

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.audit import AuditCheck
     from stringsh.workspace.journal import ChangeRow, Journal
     from stringsh.workspace.models import ChangeSet, RevertOutcome, SkippedChange, WriteOutcome
+    from stringsh.workspace.ops.lines import LineEditOutcome
     from stringsh.workspace.ops.listdir import DirEntry
     from stringsh.workspace.ops.read import TextFile
     from stringsh.workspace.ops.shell import ShellRequest, ShellSlot
@@ -199,6 +200,14 @@ class Workspace:
         from stringsh.workspace.ops.write import AppendRequest, append_text
 
         return append_text(self, AppendRequest(path, text, topic))
+
+    def edit(self, path: str, start_line: int, end_line: int, replacement: str, *, topic: str = "main",
+             expected_sha256: str | None = None) -> LineEditOutcome:
+        """Replace lines start..end (1-based, inclusive) with `replacement` (`\\n` endings), keeping the file's line
+        endings, encoding and every other byte; INVALID_TARGET for a range outside the file (ops/lines.py)."""
+        from stringsh.workspace.ops.lines import LineEditRequest, edit_lines
+
+        return edit_lines(self, LineEditRequest(path, start_line, end_line, replacement, topic, expected_sha256))
 
     def apply(self, changeset: ChangeSet, *, topic: str = "main", op: WriteOp = "write") -> int:
         """Apply every file of the change set or none; returns the change id for `revert`.

@@ -4,6 +4,7 @@
     read      read_bytes, read_text, fingerprint
     listdir   list_dir      direct children of a folder
     write     write_text, append_text, encode_for
+    lines     edit          replace a range of lines in place
     apply     apply         a change set, all or nothing (and the locked core every writer shares)
     revert    revert, undo  put back what a change set replaced
     shell     topic shells and one-shot `bash -c`, audited
