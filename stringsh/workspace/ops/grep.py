@@ -77,7 +77,7 @@ def file_filter(glob: str | None) -> re.Pattern[str] | None:
 
 def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
     require(ws.policy, ws.policy.permissions.grep, "grep")
-    pattern = compile_query(request.query, regex=request.regex, ignore_case=request.ignore_case)
+    query = compile_query(request.query, regex=request.regex, ignore_case=request.ignore_case)
     if not 0 <= request.context <= MAX_CONTEXT:
         raise StringError("INVALID_PAYLOAD", f"Context must be 0 to {MAX_CONTEXT} lines, got {request.context}.")
     only = file_filter(request.glob)
@@ -94,10 +94,10 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
             if only is not None and only.fullmatch(found.rel[cut:]) is None:
                 continue
             text = _read(ws, found, stats, counts)
-            if text is None or pattern.search(text) is None:
+            if text is None or (query.text is not None and query.text.search(text) is None):
                 continue
             room = limit - counts.matches
-            shown, more = _search(ws, found.rel, text, pattern, request.context, room, lines)
+            shown, more = _search(ws, found.rel, text, query.line, request.context, room, lines)
             if shown:
                 counts.files += 1
                 counts.matches = sum(1 for line in lines if line.match)

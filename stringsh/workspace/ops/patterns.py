@@ -11,7 +11,7 @@ INVALID_PAYLOAD. What is left backtracks at most polynomially.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 #: Refused parse-tree operators, and why.
 UNSUPPORTED = {
@@ -31,7 +31,15 @@ def _refuse(query: str, why: str, hint: str) -> Exception:
     return StringError("INVALID_PAYLOAD", f"Regex not accepted ({why}): {query}", hint)
 
 
-def compile_query(query: str, *, regex: bool, ignore_case: bool) -> re.Pattern[str]:
+class Query(NamedTuple):
+    """`line` is matched against each line; `text`, when set, against a whole file first: it finds a match
+    wherever a line has one (None for a regex with anchors, whose `^`/`$` mean line ends only line by line)."""
+
+    line: re.Pattern[str]
+    text: re.Pattern[str] | None
+
+
+def compile_query(query: str, *, regex: bool, ignore_case: bool) -> Query:
     """The compiled search: a literal is escaped, a regex checked (see the module docstring)."""
     from stringsh.errors import StringError
 
@@ -42,7 +50,8 @@ def compile_query(query: str, *, regex: bool, ignore_case: bool) -> re.Pattern[s
                           "Search for one line's text.")
     flags = re.IGNORECASE if ignore_case else 0
     if not regex:
-        return re.compile(re.escape(query), flags)
+        literal = re.compile(re.escape(query), flags)
+        return Query(literal, literal)
     try:
         from re import _parser  # type: ignore[attr-defined]
 
@@ -50,14 +59,19 @@ def compile_query(query: str, *, regex: bool, ignore_case: bool) -> re.Pattern[s
     except re.error as exc:
         raise StringError("INVALID_PAYLOAD", f"Not a valid regex ({exc}): {query}",
                           "Fix the pattern, or leave out --regex to search for the literal text.") from None
-    _check(query, tree, 0)
-    return re.compile(query, flags)
+    anchors = _check(query, tree, 0)
+    compiled = re.compile(query, flags)
+    return Query(compiled, None if anchors else compiled)
 
 
-def _check(query: str, items: Any, depth: int) -> None:
-    """Walk the parse tree: refuse unsupported operators and a repeat of more than one inside another."""
+def _check(query: str, items: Any, depth: int) -> bool:
+    """Walk the parse tree: refuse unsupported operators and a repeat of more than one inside another; True when
+    it holds a line anchor."""
+    anchors = False
     for op, value in items:
         name = str(op)
+        if name == "AT" and str(value) not in ("AT_BOUNDARY", "AT_NON_BOUNDARY"):
+            anchors = True
         if name in UNSUPPORTED:
             raise _refuse(query, f"{UNSUPPORTED[name]} are not supported",
                           "Use plain groups, classes and repeats (the syntax ripgrep accepts too).")
@@ -67,9 +81,10 @@ def _check(query: str, items: Any, depth: int) -> None:
             if inner > 1:
                 raise _refuse(query, "a repeat inside a repeat can take exponential time",
                               "Repeat the group's parts instead of nesting repeats, e.g. (ab)+ rather than (a+b)+.")
-            _check(query, body, inner)
+            anchors |= _check(query, body, inner)
         elif name == "SUBPATTERN":
-            _check(query, value[-1], depth)
+            anchors |= _check(query, value[-1], depth)
         elif name == "BRANCH":
             for branch in value[1]:
-                _check(query, branch, depth)
+                anchors |= _check(query, branch, depth)
+    return anchors
