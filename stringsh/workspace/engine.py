@@ -167,11 +167,11 @@ class Workspace:
 
     def grep(self, query: str, path: str = ".", *, regex: bool = False, glob: str | None = None,
              ignore_case: bool = False, context: int = 0, max_results: int | None = None,
-             topic: str | None = None) -> GrepResult:
+             topic: str | None = None, engine: str = "auto") -> GrepResult:
         """Matching lines (redacted, clipped) in the files of the same confined walk as `glob` (ops/grep.py)."""
         from stringsh.workspace.ops.grep import GrepRequest, grep
 
-        return grep(self, GrepRequest(query, path, regex, glob, ignore_case, context, max_results, topic))
+        return grep(self, GrepRequest(query, path, regex, glob, ignore_case, context, max_results, topic, engine))
 
     def read_bytes(self, path: str, *, topic: str | None = None) -> bytes:
         from stringsh.workspace.ops.read import ReadRequest, read_bytes

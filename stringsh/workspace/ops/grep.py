@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.ops.guard import require
-from stringsh.workspace.ops.patterns import compile_query
-from stringsh.workspace.ops.walk import Found, Traversal, WalkStats, open_found, start_at, walk
+from stringsh.workspace.ops.patterns import Query, compile_query
+from stringsh.workspace.ops.walk import Found, Start, Traversal, WalkStats, open_found, start_at, walk
 from stringsh.workspace.textio import BREAK, decode
 
 if TYPE_CHECKING:
@@ -34,6 +34,8 @@ class GrepRequest(NamedTuple):
     context: int = 0
     max_results: int | None = None
     topic: str | None = None
+    #: "auto": ripgrep when installed (ops/rgsearch.py), else Python; "rg" or "python" to choose (tests, bench).
+    engine: str = "auto"
 
 
 class GrepLine(NamedTuple):
@@ -56,6 +58,7 @@ class GrepResult(NamedTuple):
     skipped_too_large_files: int
     skipped_non_utf8_files: int
     traversal: Traversal
+    engine: str = "python"  # which engine found the files: "rg" or "python" (the reply text is the same)
 
 
 class _Counts:
@@ -84,66 +87,149 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
     limit = ws.policy.limits.max_results
     if request.max_results is not None:
         limit = max(1, min(limit, request.max_results))
+    rg = None
+    if request.engine != "python" and query.text is not None:  # a regex with anchors: Python's line model only
+        from stringsh.workspace.ops.rgsearch import find_rg
+
+        rg = find_rg()
+    if request.engine == "rg" and rg is None:
+        raise StringError("NOT_FOUND", "ripgrep (rg) is not installed, or the query has line anchors.",
+                          "pip install 'stringsh[search]', or search with the Python engine.")
     with ws.state.audited("grep", [request.path], request.topic):
+        run = _Run(ws, query, request.context, limit, WalkStats())
         start = start_at(ws, request.path)
         cut = 0 if start.rel == "." or start.file is not None else len(start.rel) + 1
-        stats, counts = WalkStats(), _Counts()
-        lines: list[GrepLine] = []
-        truncated = False
-        for found in walk(ws, start, stats):
-            if only is not None and only.fullmatch(found.rel[cut:]) is None:
-                continue
-            text = _read(ws, found, stats, counts)
-            if text is None or (query.text is not None and query.text.search(text) is None):
-                continue
-            room = limit - counts.matches
-            shown, more = _search(ws, found.rel, text, query.line, request.context, room, lines)
-            if shown:
-                counts.files += 1
-                counts.matches = sum(1 for line in lines if line.match)
-            if more:
-                truncated = True
-                stats.limit_reason = "results"
-                break
-        return GrepResult(request.query, start.rel, tuple(lines), counts.matches, counts.files,
-                          truncated, counts.too_large, counts.non_utf8, stats.snapshot())
+        if rg is None:
+            for found in walk(ws, start, run.stats):
+                wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
+                if wanted and run.admit(found) and run.search(found):
+                    break
+            engine = "python"
+        else:
+            engine = _with_rg(ws, run, rg, request, start, only, cut)
+        counts = run.counts
+        return GrepResult(request.query, start.rel, tuple(run.lines), counts.matches, counts.files, run.truncated,
+                          counts.too_large, counts.non_utf8, run.stats.snapshot(), engine)
 
 
-def _read(ws: Workspace, found: Found, stats: WalkStats, counts: _Counts) -> str | None:
-    """The file's text, or None (counted) when it is too large, unreadable, hard-linked, binary or not UTF-8."""
-    policy = ws.policy
-    if found.st.st_size > policy.limits.max_read_bytes:
-        counts.too_large += 1
-        return None
-    opened = open_found(found)
-    if opened is None:
-        stats.skipped_io_errors += 1
-        return None
-    fd, st = opened
-    try:
-        if st.st_nlink > 1 and not policy.secrets.allow_hardlinks:
-            stats.skipped_walk_errors += 1  # may alias a file outside the root (guard.check_hardlink)
+def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Start,
+             only: re.Pattern[str] | None, cut: int) -> str:
+    """Walk first, let rg say which files match, then show them as the Python engine would (see rgsearch.py);
+    when the results run out at a file, the counters are those the walk had reached at that file."""
+    from stringsh.workspace.ops.rgsearch import files_with_matches
+
+    stats = run.stats
+    candidates: list[tuple[str, os.stat_result, tuple[int, ...]]] = []
+    for found in walk(ws, start, stats):
+        if (only is None or only.fullmatch(found.rel[cut:]) is not None) and run.admit(found):
+            candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large)))
+    hits = files_with_matches(rg, ws.confiner.real, [rel for rel, _, _ in candidates], request.query,
+                              regex=request.regex, ignore_case=request.ignore_case)
+    walked_io = stats.skipped_io_errors
+    for rel, st, mark in candidates:
+        if hits is not None and rel not in hits:
+            continue
+        try:
+            res = ws.confiner.resolve(rel)
+        except StringError:
+            stats.skipped_io_errors += 1  # changed since the walk
+            continue
+        with res:
+            done = run.search(Found(rel, res.parent_fd, res.name, st))
+        if done:
+            late_io = stats.skipped_io_errors - walked_io
+            (stats.scanned_files, stats.scanned_entries, stats.skipped_walk_errors, stats.skipped_io_errors,
+             stats.skipped_dangling_symlink_targets, run.counts.too_large) = mark
+            stats.skipped_io_errors += late_io
+            stats.limit_reason = "results"
+            break
+    return "rg" if hits is not None else "python"
+
+
+def _walked(stats: WalkStats) -> tuple[int, int, int, int, int]:
+    return (stats.scanned_files, stats.scanned_entries, stats.skipped_walk_errors, stats.skipped_io_errors,
+            stats.skipped_dangling_symlink_targets)
+
+
+class _Run:
+    """One search's state, shared by both engines so they count and show alike."""
+
+    def __init__(self, ws: Workspace, query: Query, context: int, limit: int, stats: WalkStats) -> None:
+        self.ws = ws
+        self.query = query
+        self.context = context
+        self.limit = limit
+        self.stats = stats
+        self.counts = _Counts()
+        self.lines: list[GrepLine] = []
+        self.truncated = False
+
+    def admit(self, found: Found) -> bool:
+        """Whether a walked file is searched at all: within the read limit and not hard-linked (both counted)."""
+        policy = self.ws.policy
+        if found.st.st_size > policy.limits.max_read_bytes:
+            self.counts.too_large += 1
+            return False
+        if found.st.st_nlink > 1 and not policy.secrets.allow_hardlinks:
+            self.stats.skipped_walk_errors += 1  # may alias a file outside the root (guard.check_hardlink)
+            return False
+        return True
+
+    def search(self, found: Found) -> bool:
+        """Read and search one file; True when the results ran out (the search stops)."""
+        text = self._read(found)
+        query = self.query
+        if text is None or (query.text is not None and query.text.search(text) is None):
+            return False
+        room = self.limit - self.counts.matches
+        shown, more = _search(self.ws, found.rel, text, query.line, self.context, room, self.lines)
+        if shown:
+            self.counts.files += 1
+            self.counts.matches = sum(1 for line in self.lines if line.match)
+        if more:
+            self.truncated = True
+            self.stats.limit_reason = "results"
+        return more
+
+    def _read(self, found: Found) -> str | None:
+        """The file's text; None when it changed since the walk, is unreadable, or is binary or not UTF-8 (counted
+        when the query occurs in its raw bytes, as rg would find it)."""
+        limit = self.ws.policy.limits.max_read_bytes
+        opened = open_found(found)
+        if opened is None:
+            self.stats.skipped_io_errors += 1
             return None
-        if st.st_size > policy.limits.max_read_bytes:
-            counts.too_large += 1
-            return None
-        chunks, size = [], 0
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > policy.limits.max_read_bytes:
-                counts.too_large += 1
+        fd, st = opened
+        try:
+            if st.st_size > limit or (st.st_nlink > 1 and not self.ws.policy.secrets.allow_hardlinks):
+                self.stats.skipped_io_errors += 1  # changed since the walk looked
                 return None
-    except OSError:
-        stats.skipped_io_errors += 1
-        return None
-    finally:
-        os.close(fd)
-    try:
-        return decode(b"".join(chunks), found.rel)[0]
-    except StringError:
-        counts.non_utf8 += 1
-        return None
+            chunks, size = [], 0
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > limit:
+                    self.stats.skipped_io_errors += 1
+                    return None
+        except OSError:
+            self.stats.skipped_io_errors += 1
+            return None
+        finally:
+            os.close(fd)
+        raw = b"".join(chunks)
+        try:
+            return decode(raw, found.rel)[0]
+        except StringError:
+            if _raw_hit(raw, self.query):
+                self.counts.non_utf8 += 1
+            return None
+
+
+def _raw_hit(raw: bytes, query: Query) -> bool:
+    text = raw.decode("utf-8", "surrogateescape")
+    if query.text is not None:
+        return query.text.search(text) is not None
+    return any(query.line.search(line) is not None for line in BREAK.split(text))
 
 
 def _search(ws: Workspace, rel: str, text: str, pattern: re.Pattern[str], context: int, room: int,
