@@ -135,6 +135,7 @@ def walk(ws: Workspace, start: Start, stats: WalkStats) -> Iterator[Found]:
             os.close(start.fd)
         return
     base = "" if start.rel == "." else start.rel + "/"
+    # start_at resolved the start folder through the Confiner, which refuses a denied one
     stack: list[tuple[int, str, list[tuple[int, GitIgnoreSpec]]]] = [(start.fd, base, [])]
     try:
         while stack:
@@ -155,7 +156,7 @@ def walk(ws: Workspace, start: Start, stats: WalkStats) -> Iterator[Found]:
                     if (not prefix and name == STATE_DIR) or name.startswith(TEMP_PREFIX):
                         continue
                     rel = prefix + name
-                    if matcher.denied(rel):
+                    if matcher.denied_leaf(rel):  # the folder was checked before it was entered
                         continue
                     if stats.scanned_entries >= limits.max_walk_entries:
                         stats.limit_reason = "entries"
