@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
 
 MAX_CONTEXT = 50
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 class GrepRequest(NamedTuple):
@@ -88,7 +89,10 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
     if request.max_results is not None:
         limit = max(1, min(limit, request.max_results))
     rg = None
-    if request.engine != "python" and query.text is not None:  # a regex with anchors: Python's line model only
+    # "auto" takes rg for a regex or -i; a case-sensitive literal is found as fast by a bytes test per file. A regex
+    # with anchors always uses Python: only Python's line model splits lines at a lone \r.
+    wanted = request.engine == "rg" or (request.engine == "auto" and query.needle is None)
+    if wanted and query.text is not None:
         from stringsh.workspace.ops.rgsearch import find_rg
 
         rg = find_rg()
@@ -116,15 +120,20 @@ def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Sta
              only: re.Pattern[str] | None, cut: int) -> str:
     """Walk first, let rg say which files match, then show them as the Python engine would (see rgsearch.py);
     when the results run out at a file, the counters are those the walk had reached at that file."""
-    from stringsh.workspace.ops.rgsearch import files_with_matches
+    from stringsh.workspace.ops.rgsearch import RgPool
 
     stats = run.stats
     candidates: list[tuple[str, os.stat_result, tuple[int, ...]]] = []
-    for found in walk(ws, start, stats):
-        if (only is None or only.fullmatch(found.rel[cut:]) is not None) and run.admit(found):
-            candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large)))
-    hits = files_with_matches(rg, ws.confiner.real, [rel for rel, _, _ in candidates], request.query,
-                              regex=request.regex, ignore_case=request.ignore_case)
+    pool = RgPool(rg, ws.confiner.real, request.query, regex=request.regex, ignore_case=request.ignore_case)
+    try:
+        for found in walk(ws, start, stats):
+            if (only is None or only.fullmatch(found.rel[cut:]) is not None) and run.admit(found):
+                candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large)))
+                pool.add(found.rel)
+    except BaseException:
+        pool.close()  # no rg left running after an error
+        raise
+    hits = pool.finish()
     walked_io = stats.skipped_io_errors
     for rel, st, mark in candidates:
         if hits is not None and rel not in hits:
@@ -217,6 +226,9 @@ class _Run:
         finally:
             os.close(fd)
         raw = b"".join(chunks)
+        needle = self.query.needle
+        if needle is not None and needle not in raw and not raw.startswith(UTF16_BOMS):
+            return None  # no match in any encoding but UTF-16's: not worth decoding
         try:
             return decode(raw, found.rel)[0]
         except StringError:

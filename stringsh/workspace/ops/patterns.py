@@ -37,6 +37,8 @@ class Query(NamedTuple):
 
     line: re.Pattern[str]
     text: re.Pattern[str] | None
+    #: A case-sensitive literal's UTF-8 bytes: a file without them cannot match, and need not be decoded.
+    needle: bytes | None = None
 
 
 def compile_query(query: str, *, regex: bool, ignore_case: bool) -> Query:
@@ -51,7 +53,7 @@ def compile_query(query: str, *, regex: bool, ignore_case: bool) -> Query:
     flags = re.IGNORECASE if ignore_case else 0
     if not regex:
         literal = re.compile(re.escape(query), flags)
-        return Query(literal, literal)
+        return Query(literal, literal, None if ignore_case else query.encode("utf-8", "surrogatepass"))
     try:
         from re import _parser  # type: ignore[attr-defined]
 

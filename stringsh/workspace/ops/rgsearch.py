@@ -18,6 +18,8 @@ from pathlib import Path
 
 #: Bytes of path arguments per rg run (well under Linux's 2 MiB ARG_MAX, environment included).
 BATCH_BYTES = 256 * 1024
+#: Files per rg run: small enough that rg starts while the walk goes on.
+BATCH_FILES = 1000
 #: rg runs at once (each uses several threads of its own).
 PARALLEL = 2
 FLAGS = ("--no-config", "--files-with-matches", "--null", "--text", "--crlf", "--no-ignore", "--hidden",
@@ -34,39 +36,52 @@ def find_rg() -> str | None:
     return _found[0]
 
 
-def _batches(rels: list[str]) -> list[list[str]]:
-    batches: list[list[str]] = [[]]
-    size = 0
-    for rel in rels:
-        cost = len(rel.encode("utf-8", "surrogateescape")) + 9  # the pointer and NUL each argument costs
-        if batches[-1] and size + cost > BATCH_BYTES:
-            batches.append([])
-            size = 0
-        batches[-1].append(rel)
-        size += cost
-    return [batch for batch in batches if batch]
+class RgPool:
+    """rg runs over the walk's files, started batch by batch while the walk goes on (so rg and the walk overlap);
+    `finish` says which files matched, or None when rg refused the pattern or failed."""
 
+    def __init__(self, rg: str, root: Path, query: str, *, regex: bool, ignore_case: bool) -> None:
+        self.command = [rg, *FLAGS, *(() if regex else ("--fixed-strings",)),
+                        *(("--ignore-case",) if ignore_case else ()), "--regexp", query, "--"]
+        self.root = root
+        self.batch: list[str] = []
+        self.size = 0
+        self.running: list[subprocess.Popen[bytes]] = []
+        self.hits: set[str] = set()
+        self.failed = False
 
-def files_with_matches(rg: str, root: Path, rels: list[str], query: str, *, regex: bool,
-                       ignore_case: bool) -> set[str] | None:
-    """The files of `rels` (root-relative) in which rg finds `query`; None when rg refused the pattern or failed."""
-    command = [rg, *FLAGS, *(() if regex else ("--fixed-strings",)), *(("--ignore-case",) if ignore_case else ()),
-               "--regexp", query, "--"]
-    hits: set[str] = set()
-    pending = _batches(rels)
-    running: list[subprocess.Popen[bytes]] = []
-    try:
-        while pending or running:
-            while pending and len(running) < PARALLEL:
-                running.append(subprocess.Popen([*command, *pending.pop(0)], cwd=root, stdin=subprocess.DEVNULL,
-                                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
-            process = running.pop(0)
-            out, _ = process.communicate()
-            if process.returncode not in (0, 1) and not out:
-                return None  # a regex rg does not accept (or rg broke): Python searches instead
-            hits.update(os.fsdecode(name) for name in out.split(b"\0") if name)
-    finally:
-        for process in running:
+    def add(self, rel: str) -> None:
+        self.batch.append(rel)
+        self.size += len(rel.encode("utf-8", "surrogateescape")) + 9  # the pointer and NUL each argument costs
+        if self.size >= BATCH_BYTES or len(self.batch) >= BATCH_FILES:
+            self._start()
+
+    def _start(self) -> None:
+        if not self.batch or self.failed:
+            return
+        while len(self.running) >= PARALLEL:
+            self._collect(self.running.pop(0))
+        self.running.append(subprocess.Popen([*self.command, *self.batch], cwd=self.root, stdin=subprocess.DEVNULL,
+                                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
+        self.batch, self.size = [], 0
+
+    def _collect(self, process: subprocess.Popen[bytes]) -> None:
+        out, _ = process.communicate()
+        if process.returncode not in (0, 1) and not out:
+            self.failed = True  # a regex rg does not accept (or rg broke): Python searches instead
+        self.hits.update(os.fsdecode(name) for name in out.split(b"\0") if name)
+
+    def finish(self) -> set[str] | None:
+        try:
+            self._start()
+            while self.running:
+                self._collect(self.running.pop(0))
+        finally:
+            self.close()
+        return None if self.failed else self.hits
+
+    def close(self) -> None:
+        for process in self.running:
             process.kill()
             process.wait()
-    return hits
+        self.running = []
