@@ -29,8 +29,8 @@ from benchenv import isolate_user_state
 from stringsh.dispatcher import Dispatcher
 from stringsh.workspace.ops.rgsearch import find_rg
 
-LITERAL = "NotImplementedError("
-REGEX = r"def [a-z]+_[a-z]+_[a-z]+_[a-z]+\("
+LITERAL = "hashlib.sha256("
+REGEX = r"class \w+Error\(\w*Exception\)"
 GOALS = {"grep rg engine": 1.3, "grep Python engine": 4.0, "glob": 1.5}
 
 
@@ -45,7 +45,7 @@ def build_tree(root: Path, want: int, generate: bool) -> int:
             folder = root / f"pkg{index // 500:03d}" / f"mod{index // 50 % 10}"
             folder.mkdir(parents=True, exist_ok=True)
             body = "".join(f"def helper_{index}_{n}(value):\n    return value * {n}\n\n" for n in range(40))
-            extra = "    raise NotImplementedError(\n" if index % 97 == 0 else ""
+            extra = "    hashlib.sha256(value)\nclass BadError(Exception):\n    pass\n" if index % 97 == 0 else ""
             (folder / f"m{index}.py").write_text(f"# module {index}\n{body}{extra}")
         return want
     source = Path(sysconfig.get_paths()["purelib"])
