@@ -44,6 +44,14 @@ def test_ignore_case_glob_context_and_path(ws: Path, dispatcher) -> None:
     )
 
 
+def test_one_file(ws: Path, dispatcher) -> None:
+    make_tree(ws)
+    assert dispatcher.execute("/grep TODO README.md").text == (
+        're: /grep TODO README.md\nGrep "TODO" in README.md: 1 match in 1 file\n---\n'
+        "README.md:2: TODO: write docs\n\n1 match in 1 file; scanned 1 file (1 entry)"
+    )
+
+
 def test_context_gaps_are_marked(ws: Path, dispatcher) -> None:
     (ws / "a.txt").write_text("x\n1\n2\n3\n4\nx\n")
     assert dispatcher.execute("/grep x -C 1").text == (

@@ -60,6 +60,7 @@ class GrepResult(NamedTuple):
     skipped_non_utf8_files: int
     traversal: Traversal
     engine: str = "python"  # which engine found the files: "rg" or "python" (the reply text is the same)
+    one_file: bool = False  # `path` named a file, not a folder
 
 
 class _Counts:
@@ -113,7 +114,7 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
             engine = _with_rg(ws, run, rg, request, start, only, cut)
         counts = run.counts
         return GrepResult(request.query, start.rel, tuple(run.lines), counts.matches, counts.files, run.truncated,
-                          counts.too_large, counts.non_utf8, run.stats.snapshot(), engine)
+                          counts.too_large, counts.non_utf8, run.stats.snapshot(), engine, start.file is not None)
 
 
 def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Start,
