@@ -260,3 +260,25 @@ def test_a_file_swapped_for_a_symlink_before_reading_is_not_opened(tmp_path: Pat
             os.remove(root / "a.txt")
             os.symlink(tmp_path / "secret.txt", root / "a.txt")
             assert open_found(found) is None
+
+
+LEAF_PATHS = [
+    ".env", "a/.env", ".env.example", "config/.env.sample", ".ENV", "x/.Env.Local", "id_rsa", "keys/id_rsa.pub",
+    "home/.aws/credentials", "home/.aws/config", ".aws/credentials", "a/b/.kube/config", "kube/config",
+    ".docker/config.json", "x/.config/gcloud", "x/config/gcloud", "server.pem", "a/b/c.key", "notes.md",
+    "src/app.py", "my-kubeconfig.yaml", "credentials-prod.json", "secrets/one.txt", "secrets", "deep/secrets/x.txt",
+    "private", "private/a", "state.tfstate", "ok/credentials",
+]
+
+
+@pytest.mark.parametrize("extra", [(), ("secrets/*.txt", "private/")], ids=["defaults", "policy-globs"])
+def test_the_walks_leaf_check_agrees_with_the_full_check(extra: tuple[str, ...]) -> None:
+    """The walk checks an entry's own path only (its folder was checked on entry): same answer as `denied`."""
+    from stringsh.workspace.secrets import DEFAULT_ALLOW_GLOBS, DEFAULT_DENY_GLOBS, SecretMatcher
+
+    matcher = SecretMatcher((*DEFAULT_DENY_GLOBS, *extra), DEFAULT_ALLOW_GLOBS)
+    for rel in LEAF_PATHS:
+        parts = rel.split("/")
+        if any(matcher.denied("/".join(parts[:end])) for end in range(1, len(parts))):
+            continue  # the walk never gets here
+        assert matcher.denied_leaf(rel) == matcher.denied(rel), rel
