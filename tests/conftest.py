@@ -15,7 +15,8 @@ from stringsh.dispatcher import Dispatcher
 STRINGSH = [sys.executable, "-m", "stringsh"]
 
 #: Tools some tests run that a machine with only Python may lack, and how to get each.
-TOOLS = {"bwrap": "apt-get install -y bubblewrap", "git": "apt-get install -y git"}
+TOOLS = {"bwrap": "apt-get install -y bubblewrap", "git": "apt-get install -y git",
+         "rg": "pip install --only-binary=ripgrep 'stringsh[search]'"}
 #: Parameter ids that mean "this case runs under bubblewrap" (shell providers, policy variants).
 BWRAP_IDS = frozenset({"bubblewrap", "sandboxed"})
 _skipped: dict[str, int] = {}
@@ -23,7 +24,7 @@ _skipped: dict[str, int] = {}
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "needs(tool): runs a tool (bwrap, git); skipped without it, unless CI=true, where it must run"
+        "markers", "needs(tool): runs a tool (bwrap, git, rg); skipped without it, unless CI=true, where it must run"
     )
 
 

@@ -78,6 +78,11 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
     CommandSpec("close", "close", "close", syntax="/close", summary="Close the open document and reset the topic",
                 section="Navigation"),
     CommandSpec("ls", "ls", "ls", syntax="/ls [path]", summary="List a folder of the workspace", section="Navigation"),
+    CommandSpec("grep", "grep", "grep", syntax="/grep PATTERN [path] [--regex] [-i] [--glob G] [-C N] [--max N]",
+                summary="Search file contents; matching lines grouped by file", section="Navigation",
+                flags=("--regex", "-i", "--glob", "-C", "--max")),
+    CommandSpec("glob", "glob", "glob", syntax="/glob PATTERN [path]",
+                summary="Find files by path pattern (**/*.py), newest first", section="Navigation"),
     CommandSpec(
         "nav", "nav", "nav",
         syntax="/nav [name | page | scaffold]",

@@ -73,6 +73,10 @@ class GlobSet:
                 kinds[kind].append(glob)
         self._names = _compiled(kinds["name"])
         self._paths = _compiled(kinds["path"])
+        # The last names whole-path patterns can end in, when each is literal (`**/.aws/credentials`): a walk's
+        # entry with another name needs no whole-path match (`match_leaf`).
+        leaves = {glob.rpartition("/")[2] for glob in kinds["path"]}
+        self._leaves = None if any(c in leaf for leaf in leaves for c in "*?[]{}!\\") else frozenset(leaves)
 
     def _match(self, run: str) -> bool:
         if self._paths is not None and self._paths.match(run) is not None:
@@ -82,6 +86,16 @@ class GlobSet:
     def match(self, rel: str) -> bool:
         """Whether the root-relative path itself matches."""
         return self._match(rel.lower() if self.ignore_case else rel)
+
+    def match_leaf(self, rel: str) -> bool:
+        """`match`, sooner for a path whose name no whole-path pattern ends in (a walk checks every entry)."""
+        run = rel.lower() if self.ignore_case else rel
+        name = run.rpartition("/")[2]
+        if self._names is not None and self._names.match(name) is not None:
+            return True
+        if self._paths is None or (self._leaves is not None and name not in self._leaves):
+            return False
+        return self._paths.match(run) is not None
 
     def covering(self, rel: str) -> list[str]:
         """The path and each of its parent folders that a pattern matches, shortest first."""

@@ -35,3 +35,6 @@ class SecretMatcher:
     def denied(self, rel: str) -> bool:
         return any(not self.allow.match(run) for run in self.deny.covering(rel))
 
+    def denied_leaf(self, rel: str) -> bool:
+        """`denied` for a path whose folder is known not to be (a walk never enters a denied folder)."""
+        return self.deny.match_leaf(rel) and not self.allow.match(rel)

@@ -1,0 +1,34 @@
+"""/glob PATTERN [path]: files whose path below the folder matches the pattern, newest first."""
+
+from __future__ import annotations
+
+from stringsh.commands.context import Context
+from stringsh.commands.registry import handler
+from stringsh.commands.searchreply import folder, limit_note, parse_options, plural, summary
+from stringsh.errors import StringError
+from stringsh.protocol.response import Result
+
+
+@handler("glob")
+def glob(ctx: Context) -> Result:
+    args, _ = parse_options(ctx.args, "glob", (), ())
+    if not args or len(args) > 2:
+        raise StringError("INVALID_PAYLOAD", "Usage: /glob PATTERN [path]",
+                          "Quote a pattern or path that contains spaces: /glob '**/*.py' src")
+    pattern, path = args[0], args[1] if len(args) > 1 else "."
+    workspace = ctx.dispatcher.workspace
+    result = workspace.glob(pattern, path, topic=ctx.session.topic)
+    shown_pattern = workspace.redact(pattern)
+    where = folder(result.path)
+    lines = [match.rel for match in result.matches]
+    found = plural(result.total, "file")
+    message = f"Glob {shown_pattern} in {where}: " + (f"{found}, newest first" if result.total else "no files")
+    tail = [summary(found, result.traversal)]
+    if result.truncated:
+        tail.append(f"Showing the newest {len(result.matches)} of {result.total} (the policy's max_results): "
+                    "narrow the pattern or the folder.")
+    note = limit_note(result.traversal, len(result.matches))
+    if note:
+        tail.append(note)
+    content = "\n".join(lines) + ("\n\n" if lines else "") + "\n".join(tail)
+    return Result(message, content)

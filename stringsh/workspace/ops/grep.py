@@ -1,0 +1,275 @@
+"""grep: lines matching a literal (or a checked regex, ops/patterns.py) in the files of the confined walk.
+
+Each file is read through the walk's descriptors (never by path, so a file swapped for a symlink is not followed),
+within the read limit (larger files are skipped and counted), strictly decoded (binary and non-UTF-8 files are
+skipped and counted), and, when the query occurs in it, redacted as a whole with line breaks kept, then searched
+line by line: a secret is masked in every line shown and can never be found by its own text. Lines use the one line
+model (`\\r\\n`, `\\r`, `\\n`), are clipped at the policy's max_line_bytes, and come in walk order (path, line).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, NamedTuple
+
+from stringsh.errors import StringError
+from stringsh.workspace.ops.guard import require
+from stringsh.workspace.ops.patterns import Query, compile_query
+from stringsh.workspace.ops.walk import Found, Start, Traversal, WalkStats, open_found, start_at, walk
+from stringsh.workspace.textio import BREAK, decode
+
+if TYPE_CHECKING:
+    from stringsh.workspace.engine import Workspace
+
+MAX_CONTEXT = 50
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+class GrepRequest(NamedTuple):
+    query: str
+    path: str = "."
+    regex: bool = False
+    glob: str | None = None
+    ignore_case: bool = False
+    context: int = 0
+    max_results: int | None = None
+    topic: str | None = None
+    #: "auto": ripgrep when installed (ops/rgsearch.py), else Python; "rg" or "python" to choose (tests, bench).
+    engine: str = "auto"
+
+
+class GrepLine(NamedTuple):
+    """A line shown: a match (`match`) or a context line around one; `text` redacted and clipped."""
+
+    path: str
+    line: int
+    text: str
+    line_truncated: bool
+    match: bool = True
+
+
+class GrepResult(NamedTuple):
+    query: str
+    path: str
+    lines: tuple[GrepLine, ...]
+    matches: int  # matching lines returned
+    files: int  # files with a returned match
+    truncated: bool  # more matches than max_results
+    skipped_too_large_files: int
+    skipped_non_utf8_files: int
+    traversal: Traversal
+    engine: str = "python"  # which engine found the files: "rg" or "python" (the reply text is the same)
+    one_file: bool = False  # `path` named a file, not a folder
+
+
+class _Counts:
+    __slots__ = ("files", "matches", "non_utf8", "too_large")
+
+    def __init__(self) -> None:
+        self.files = self.matches = self.non_utf8 = self.too_large = 0
+
+
+def file_filter(glob: str | None) -> re.Pattern[str] | None:
+    """`--glob G`: without `/` it names files at any depth (`*.py`), with `/` paths below the search folder."""
+    if glob is None:
+        return None
+    from stringsh.workspace.ops.glob import check_pattern, compile_pattern
+
+    check_pattern(glob, "--glob pattern")
+    return compile_pattern(glob if "/" in glob.rstrip("/") else "**/" + glob)
+
+
+def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
+    require(ws.policy, ws.policy.permissions.grep, "grep")
+    query = compile_query(request.query, regex=request.regex, ignore_case=request.ignore_case)
+    if not 0 <= request.context <= MAX_CONTEXT:
+        raise StringError("INVALID_PAYLOAD", f"Context must be 0 to {MAX_CONTEXT} lines, got {request.context}.")
+    only = file_filter(request.glob)
+    limit = ws.policy.limits.max_results
+    if request.max_results is not None:
+        limit = max(1, min(limit, request.max_results))
+    rg = None
+    # "auto" takes rg for a regex or -i; a case-sensitive literal is found as fast by a bytes test per file. A regex
+    # with anchors always uses Python: only Python's line model splits lines at a lone \r.
+    wanted = request.engine == "rg" or (request.engine == "auto" and query.needle is None)
+    if wanted and query.text is not None:
+        from stringsh.workspace.ops.rgsearch import find_rg
+
+        rg = find_rg()
+    if request.engine == "rg" and rg is None:
+        raise StringError("NOT_FOUND", "ripgrep (rg) is not installed, or the query has line anchors.",
+                          "pip install 'stringsh[search]', or search with the Python engine.")
+    with ws.state.audited("grep", [request.path], request.topic):
+        run = _Run(ws, query, request.context, limit, WalkStats())
+        start = start_at(ws, request.path)
+        cut = 0 if start.rel == "." or start.file is not None else len(start.rel) + 1
+        if rg is None:
+            for found in walk(ws, start, run.stats):
+                wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
+                if wanted and run.admit(found) and run.search(found):
+                    break
+            engine = "python"
+        else:
+            engine = _with_rg(ws, run, rg, request, start, only, cut)
+        counts = run.counts
+        return GrepResult(request.query, start.rel, tuple(run.lines), counts.matches, counts.files, run.truncated,
+                          counts.too_large, counts.non_utf8, run.stats.snapshot(), engine, start.file is not None)
+
+
+def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Start,
+             only: re.Pattern[str] | None, cut: int) -> str:
+    """Walk first, let rg say which files match, then show them as the Python engine would (see rgsearch.py);
+    when the results run out at a file, the counters are those the walk had reached at that file."""
+    from stringsh.workspace.ops.rgsearch import RgPool
+
+    stats = run.stats
+    candidates: list[tuple[str, os.stat_result, tuple[int, ...]]] = []
+    pool = RgPool(rg, ws.confiner.real, request.query, regex=request.regex, ignore_case=request.ignore_case)
+    try:
+        for found in walk(ws, start, stats):
+            if (only is None or only.fullmatch(found.rel[cut:]) is not None) and run.admit(found):
+                candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large)))
+                pool.add(found.rel)
+    except BaseException:
+        pool.close()  # no rg left running after an error
+        raise
+    hits = pool.finish()
+    walked_io = stats.skipped_io_errors
+    for rel, st, mark in candidates:
+        if hits is not None and rel not in hits:
+            continue
+        try:
+            res = ws.confiner.resolve(rel)
+        except StringError:
+            stats.skipped_io_errors += 1  # changed since the walk
+            continue
+        with res:
+            done = run.search(Found(rel, res.parent_fd, res.name, st))
+        if done:
+            late_io = stats.skipped_io_errors - walked_io
+            (stats.scanned_files, stats.scanned_entries, stats.skipped_walk_errors, stats.skipped_io_errors,
+             stats.skipped_dangling_symlink_targets, run.counts.too_large) = mark
+            stats.skipped_io_errors += late_io
+            stats.limit_reason = "results"
+            break
+    return "rg" if hits is not None else "python"
+
+
+def _walked(stats: WalkStats) -> tuple[int, int, int, int, int]:
+    return (stats.scanned_files, stats.scanned_entries, stats.skipped_walk_errors, stats.skipped_io_errors,
+            stats.skipped_dangling_symlink_targets)
+
+
+class _Run:
+    """One search's state, shared by both engines so they count and show alike."""
+
+    def __init__(self, ws: Workspace, query: Query, context: int, limit: int, stats: WalkStats) -> None:
+        self.ws = ws
+        self.query = query
+        self.context = context
+        self.limit = limit
+        self.stats = stats
+        self.counts = _Counts()
+        self.lines: list[GrepLine] = []
+        self.truncated = False
+
+    def admit(self, found: Found) -> bool:
+        """Whether a walked file is searched at all: within the read limit and not hard-linked (both counted)."""
+        policy = self.ws.policy
+        if found.st.st_size > policy.limits.max_read_bytes:
+            self.counts.too_large += 1
+            return False
+        if found.st.st_nlink > 1 and not policy.secrets.allow_hardlinks:
+            self.stats.skipped_walk_errors += 1  # may alias a file outside the root (guard.check_hardlink)
+            return False
+        return True
+
+    def search(self, found: Found) -> bool:
+        """Read and search one file; True when the results ran out (the search stops)."""
+        text = self._read(found)
+        query = self.query
+        if text is None or (query.text is not None and query.text.search(text) is None):
+            return False
+        room = self.limit - self.counts.matches
+        shown, more = _search(self.ws, found.rel, text, query.line, self.context, room, self.lines)
+        if shown:
+            self.counts.files += 1
+            self.counts.matches = sum(1 for line in self.lines if line.match)
+        if more:
+            self.truncated = True
+            self.stats.limit_reason = "results"
+        return more
+
+    def _read(self, found: Found) -> str | None:
+        """The file's text; None when it changed since the walk, is unreadable, or is binary or not UTF-8 (counted
+        when the query occurs in its raw bytes, as rg would find it)."""
+        limit = self.ws.policy.limits.max_read_bytes
+        opened = open_found(found)
+        if opened is None:
+            self.stats.skipped_io_errors += 1
+            return None
+        fd, st = opened
+        try:
+            if st.st_size > limit or (st.st_nlink > 1 and not self.ws.policy.secrets.allow_hardlinks):
+                self.stats.skipped_io_errors += 1  # changed since the walk looked
+                return None
+            chunks, size = [], 0
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > limit:
+                    self.stats.skipped_io_errors += 1
+                    return None
+        except OSError:
+            self.stats.skipped_io_errors += 1
+            return None
+        finally:
+            os.close(fd)
+        raw = b"".join(chunks)
+        needle = self.query.needle
+        if needle is not None and needle not in raw and not raw.startswith(UTF16_BOMS):
+            return None  # no match in any encoding but UTF-16's: not worth decoding
+        try:
+            return decode(raw, found.rel)[0]
+        except StringError:
+            if _raw_hit(raw, self.query):
+                self.counts.non_utf8 += 1
+            return None
+
+
+def _raw_hit(raw: bytes, query: Query) -> bool:
+    text = raw.decode("utf-8", "surrogateescape")
+    if query.text is not None:
+        return query.text.search(text) is not None
+    return any(query.line.search(line) is not None for line in BREAK.split(text))
+
+
+def _search(ws: Workspace, rel: str, text: str, pattern: re.Pattern[str], context: int, room: int,
+            out: list[GrepLine]) -> tuple[bool, bool]:
+    """Append the file's matching lines (and context) to `out`: (any appended, more matched than `room`)."""
+    redacted = BREAK.split(ws.redact_lines(text))
+    if redacted[-1] == "":
+        redacted.pop()  # the empty piece after a final line break is not a line
+    hits = [index for index, line in enumerate(redacted) if pattern.search(line) is not None]
+    over = len(hits) > room
+    hits = hits[:room]
+    if not hits:
+        return False, over
+    wanted: dict[int, bool] = {}
+    for index in hits:
+        for near in range(max(0, index - context), min(len(redacted), index + context + 1)):
+            wanted.setdefault(near, False)
+        wanted[index] = True
+    max_bytes = ws.policy.limits.max_line_bytes
+    for index in sorted(wanted):
+        clipped, cut = _clip(redacted[index], max_bytes)
+        out.append(GrepLine(rel, index + 1, clipped, cut, wanted[index]))
+    return True, over
+
+
+def _clip(line: str, max_bytes: int) -> tuple[str, bool]:
+    encoded = line.encode("utf-8", "surrogatepass")
+    if len(encoded) <= max_bytes:
+        return line, False
+    return encoded[:max_bytes].decode("utf-8", "ignore"), True

@@ -1,0 +1,236 @@
+"""The confined walk glob and grep share: directory descriptors opened with O_NOFOLLOW, symlinked folders never
+entered, secrets, `.stringsh/`, `.git/` and `.gitignore`d paths never yielded, every skip counted.
+
+A file symlink is followed only through the Confiner (inside the root, to a regular file); one that leaves the root
+or names a secret counts as a walk error, one whose target is gone as a dangling symlink (safe-fs-tools' rules).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, NamedTuple
+
+from stringsh.errors import StringError
+from stringsh.workspace.paths import DIR_FLAGS, STATE_DIR, TEMP_PREFIX
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
+
+    from stringsh.workspace.engine import Workspace
+
+#: Never walked: version-control internals (objects, packs, the index) are not workspace text.
+SKIPPED_DIRS = frozenset({".git"})
+GITIGNORE = ".gitignore"
+MAX_GITIGNORE_BYTES = 1 << 20
+FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+class WalkStats:
+    """The traversal diagnostics of seed 003, counted while walking (mutable; `snapshot` freezes them)."""
+
+    __slots__ = ("limit_reason", "scanned_entries", "scanned_files", "skipped_dangling_symlink_targets",
+                 "skipped_io_errors", "skipped_walk_errors", "started")
+
+    def __init__(self) -> None:
+        self.scanned_entries = 0
+        self.scanned_files = 0
+        self.skipped_walk_errors = 0
+        self.skipped_io_errors = 0
+        self.skipped_dangling_symlink_targets = 0
+        self.limit_reason: str | None = None  # "entries", "files" or "results"
+        self.started = time.monotonic()
+
+    def snapshot(self) -> Traversal:
+        return Traversal(self.scanned_files, self.scanned_entries, self.skipped_walk_errors, self.skipped_io_errors,
+                         self.skipped_dangling_symlink_targets, self.limit_reason is not None, self.limit_reason,
+                         int((time.monotonic() - self.started) * 1000))
+
+
+class Traversal(NamedTuple):
+    """Seed 003's traversal fields, as every walking operation returns them."""
+
+    scanned_files: int
+    scanned_entries: int
+    skipped_walk_errors: int
+    skipped_io_errors: int
+    skipped_dangling_symlink_targets: int
+    scan_limit_reached: bool
+    scan_limit_reason: str | None
+    elapsed_ms: int
+
+
+class Found(NamedTuple):
+    """A regular file met by the walk: `name` inside the open folder `dir_fd` (valid until the walk goes on), its
+    root-relative `rel` (the link's own path for a symlinked file) and `st`, the file's (the target's) stat."""
+
+    rel: str
+    dir_fd: int
+    name: str
+    st: os.stat_result
+
+
+class Start(NamedTuple):
+    """Where a walk begins: a folder (`fd` owned by the walk) or one file."""
+
+    rel: str
+    fd: int
+    file: Found | None = None
+
+
+def start_at(ws: Workspace, path: str) -> Start:
+    """Resolve the folder (or file) to search, through the Confiner; NOT_FOUND / INVALID_PATH / SECRET_DENIED."""
+    res = ws.confiner.resolve(path)
+    try:
+        if res.st is not None and not stat.S_ISDIR(res.st.st_mode):
+            if not stat.S_ISREG(res.st.st_mode):
+                raise StringError("INVALID_TARGET", f"Not a file or folder: {res.rel}")
+            return Start(res.rel, os.dup(res.parent_fd), Found(res.rel, -1, res.name, res.st))
+        fd = os.dup(res.parent_fd) if res.name == "" else os.open(res.name, DIR_FLAGS, dir_fd=res.parent_fd)
+        return Start(res.rel, fd)
+    finally:
+        res.close()
+
+
+def _gitignore(fd: int) -> GitIgnoreSpec | None:
+    """The folder's own `.gitignore` (a regular file, not a link), compiled; None when it has none."""
+    try:
+        gfd = os.open(GITIGNORE, FILE_FLAGS, dir_fd=fd)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(gfd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_GITIGNORE_BYTES:
+            return None
+        text = os.read(gfd, MAX_GITIGNORE_BYTES).decode("utf-8", "replace")
+    finally:
+        os.close(gfd)
+    from pathspec import GitIgnoreSpec  # glob and grep only
+
+    return GitIgnoreSpec.from_lines(text.splitlines())
+
+
+def _ignored(chain: list[tuple[int, GitIgnoreSpec]], rel: str, is_dir: bool) -> bool:
+    """Whether a `.gitignore` of this folder or one above it (below the walk's start) ignores `rel`."""
+    for cut, spec in chain:
+        below = rel[cut:] + ("/" if is_dir else "")
+        if spec.match_file(below):
+            return True
+    return False
+
+
+def walk(ws: Workspace, start: Start, stats: WalkStats) -> Iterator[Found]:
+    """Regular files under `start`, depth first, names sorted; closes `start.fd`. Stops at the policy's
+    max_walk_entries / max_walk_files (stats.limit_reason)."""
+    limits = ws.policy.limits
+    matcher = ws.confiner.matcher
+    if start.file is not None:
+        try:
+            stats.scanned_entries += 1
+            stats.scanned_files += 1
+            yield start.file._replace(dir_fd=start.fd)
+        finally:
+            os.close(start.fd)
+        return
+    base = "" if start.rel == "." else start.rel + "/"
+    # start_at resolved the start folder through the Confiner, which refuses a denied one
+    stack: list[tuple[int, str, list[tuple[int, GitIgnoreSpec]]]] = [(start.fd, base, [])]
+    try:
+        while stack:
+            fd, prefix, chain = stack.pop()
+            try:
+                spec = _gitignore(fd)
+                if spec is not None:
+                    chain = [*chain, (len(prefix), spec)]
+                try:
+                    with os.scandir(fd) as listing:
+                        entries = sorted(listing, key=lambda entry: entry.name)
+                except OSError:
+                    stats.skipped_io_errors += 1
+                    continue
+                folders: list[tuple[str, str]] = []
+                for entry in entries:
+                    name = entry.name
+                    if (not prefix and name == STATE_DIR) or name.startswith(TEMP_PREFIX):
+                        continue
+                    rel = prefix + name
+                    if matcher.denied_leaf(rel):  # the folder was checked before it was entered
+                        continue
+                    if stats.scanned_entries >= limits.max_walk_entries:
+                        stats.limit_reason = "entries"
+                        return
+                    stats.scanned_entries += 1
+                    try:
+                        is_link = entry.is_symlink()
+                        is_dir = not is_link and entry.is_dir(follow_symlinks=False)
+                        is_file = not is_link and entry.is_file(follow_symlinks=False)
+                    except OSError:
+                        stats.skipped_io_errors += 1
+                        continue
+                    if is_dir and name in SKIPPED_DIRS:
+                        continue
+                    if chain and _ignored(chain, rel, is_dir):
+                        continue
+                    if is_dir:
+                        folders.append((name, rel))
+                        continue
+                    if not (is_file or is_link):
+                        continue  # FIFOs, sockets, devices: never opened
+                    if stats.scanned_files >= limits.max_walk_files:
+                        stats.limit_reason = "files"
+                        return
+                    stats.scanned_files += 1
+                    if is_link:
+                        yield from _via_link(ws, rel, stats)
+                        continue
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        stats.skipped_io_errors += 1
+                        continue
+                    yield Found(rel, fd, name, st)
+                for name, rel in reversed(folders):  # popped in name order
+                    try:
+                        sub = os.open(name, DIR_FLAGS, dir_fd=fd)
+                    except OSError:
+                        stats.skipped_walk_errors += 1  # swapped for a symlink or removed since the listing
+                        continue
+                    stack.append((sub, rel + "/", chain))
+            finally:
+                os.close(fd)
+    finally:
+        for fd, _, _ in stack:
+            os.close(fd)
+
+
+def _via_link(ws: Workspace, rel: str, stats: WalkStats) -> Iterator[Found]:
+    """A symlink met by the walk: its target when that is a regular file inside the root and allowed."""
+    try:
+        res = ws.confiner.resolve(rel)
+    except StringError as exc:
+        if exc.code == "NOT_FOUND":
+            stats.skipped_dangling_symlink_targets += 1
+        else:
+            stats.skipped_walk_errors += 1  # leaves the root, a secret, engine state, a symlink loop
+        return
+    with res:
+        if res.st is None or stat.S_ISDIR(res.st.st_mode):
+            return  # a folder symlink: never followed
+        if not stat.S_ISREG(res.st.st_mode):
+            return
+        yield Found(rel, res.parent_fd, res.name, res.st)
+
+
+def open_found(found: Found) -> tuple[int, os.stat_result] | None:
+    """Open a walked file for reading, re-checking it is the same regular file (None when it changed or went)."""
+    try:
+        fd = os.open(found.name, FILE_FLAGS, dir_fd=found.dir_fd)
+    except OSError:
+        return None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (found.st.st_dev, found.st.st_ino):
+        os.close(fd)
+        return None
+    return fd, st
