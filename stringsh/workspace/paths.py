@@ -219,8 +219,9 @@ class Confiner:
         except StringError as exc:
             raise self._reworded(exc, prefix, rest, path) from None
         target.check_allowed(parts, path, reading=reading)
-        rel = "/".join(parts) or "."
-        return rel if self.roots is None else self.roots.shown(target, prefix, rel)
+        if self.roots is not None:
+            return self.roots.relative(target, parts, path, reading=reading)
+        return "/".join(parts) or "."
 
     # -- physical walk ----------------------------------------------------------------------------------------
 

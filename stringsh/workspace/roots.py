@@ -86,23 +86,32 @@ class Roots:
             return "./" + rel  # a workspace file named like a root: read back as the file, not the root
         return rel
 
+    def owner(self, target: Confiner, inner: list[str]) -> tuple[Confiner, str, list[str]]:
+        """The innermost root holding `inner` (components below `target`'s folder), its id, and the components
+        below it."""
+        where = Path(target.real, *inner).parts
+        for parts, root_id, confiner in self.by_depth:
+            if where[: len(parts)] == parts:
+                return confiner, root_id, list(where[len(parts):])
+        return target, target.root_id, inner  # not reached: `target` holds `where`
+
+    def relative(self, target: Confiner, inner: list[str], path: str, *, reading: bool) -> str:
+        """`Confiner.relative` for a path in `target`: named by the innermost root holding it, checked there."""
+        owner, ident, inner = self.owner(target, inner)
+        owner.check_allowed(inner, path, reading=reading)
+        return self.shown(owner, "" if owner is self.main else ident + ":", "/".join(inner) or ".")
+
     def settle(self, target: Confiner, prefix: str, res: Resolved, path: str, *, create: bool,
                reading: bool) -> Resolved:
         """Name `res` by the innermost root holding it; refuse a change there when that root is read_only."""
         inner = [] if res.rel == "." else res.rel.split("/")
-        where = Path(target.real, *inner).parts
-        owner, ident = target, prefix[:-1] if prefix else self.main_id
-        for parts, root_id, confiner in self.by_depth:
-            if where[: len(parts)] == parts:
-                if confiner is not target:
-                    owner, ident = confiner, root_id
-                    inner = list(where[len(parts):])
-                    owner.check_allowed(inner, path, reading=reading and not create)
-                    if create:
-                        from stringsh.workspace.protected import check_protected
+        owner, ident, inner = self.owner(target, inner)
+        if owner is not target:
+            owner.check_allowed(inner, path, reading=reading and not create)
+            if create:
+                from stringsh.workspace.protected import check_protected
 
-                        check_protected(inner, path, owner.root_fd)
-                break
+                check_protected(inner, path, owner.root_fd)
         if create and self.modes[ident] != "read_write":
             raise StringError("NOT_PERMITTED", f"Root {ident} is read_only: {path} cannot be changed.", READ_ONLY_HINT)
         rel = "/".join(inner) or "."
