@@ -177,7 +177,8 @@ class Confiner:
                 raise StringError(
                     "FILE_NOT_ALLOWED",
                     f"Path is outside the workspace: {path}",
-                    f"Only paths under {self.given} can be used.",
+                    f"Only paths under {self.given} can be used"
+                    + (", or under another root (/info lists them)." if self.roots is not None else "."),
                 )
             raw = stripped
         else:
