@@ -210,3 +210,9 @@ def test_the_sandbox_binds_read_only_roots_read_only(roots: Path) -> None:
     assert "# Guide\n\ntext\n" in out and "refused\n" in out and "masked\n" in out and "SECRET" not in out
     assert (docs / "guide.md").read_text() == "# Guide\n\ntext\n"
     assert (roots / "scratch" / "s.txt").read_text() == "new\n"
+
+
+def test_help_says_how_a_path_names_a_root(roots: Path) -> None:
+    out = run(roots, "/help ls\n/help info\n")
+    assert "`id:path` names a path in\nthe root `id` in this and every other command" in out
+    assert "When the policy names more than one root, `roots:` lists each" in out
