@@ -38,6 +38,9 @@ def info(ctx: Context) -> Result:
     view = ctx.documents.current_or_none()
     folder = ctx.documents.folder  # the folder `/open <folder>` entered, else the document's
     cwd = f"./{folder}/" if folder else "./"
+    head, colon, _ = folder.partition(":")
+    if colon and "/" not in head and not head.startswith("."):  # in another root: `docs:`, `docs:sub/`
+        cwd = folder if folder.endswith(":") else f"{folder}/"
     lines = [info_line("topic", session.topic), info_line("root", str(ctx.dispatcher.root))]
     lines.extend(roots_lines(ctx.dispatcher.workspace))
     lines.append(info_line("cwd", cwd))

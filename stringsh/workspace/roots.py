@@ -1,7 +1,8 @@
 """The policy's roots beyond the workspace: how a path names one, and which root a location belongs to.
 
-A path names a root by its id and a colon: `docs:guide.md`, `docs:` (the folder itself), `scratch:/abs/path`
-under that root; an absolute path inside another root's folder is that root's too. Without a known id the path
+A path names a root by its id and a colon: `docs:guide.md`, `docs:` (the folder itself); what follows the colon
+is always inside that root (`docs:/x` is `docs:x`, so a folder `docs:` joins like any other). An absolute path
+inside another root's folder is that root's too. Without a known id the path
 is the workspace root's, as before (a file named `a:b` stays reachable; one whose name starts with a root id and
 a colon is written `./docs:x`). The workspace root may be named by its own id as well. With a single root no
 path is read as naming one.
@@ -66,11 +67,12 @@ class Roots:
             return self.main, "", path
         head, colon, rest = path.partition(":")
         if colon and "/" not in head:
+            # After `id:` the path is the root's own: `docs:/x` is `docs:x` (a folder `docs:` joined with `x`).
             if head == self.main_id:
-                return self.main, "", rest or "."
+                return self.main, "", rest.lstrip("/") or "."
             other = self.others.get(head)
             if other is not None:
-                return other, head + ":", rest or "."
+                return other, head + ":", rest.lstrip("/") or "."
         if path.startswith("/") and self.main._strip_root(Path(path).parts) is None:
             for ident, other in self.others.items():
                 if other._strip_root(Path(path).parts) is not None:

@@ -128,8 +128,7 @@ def test_roots_do_not_leak_into_each_other(roots: Path) -> None:
         "re: /open docs:.env\nERROR(SECRET_DENIED): Access to a secret file is denied: docs:.env\n"
         "The policy's secret deny list covers this path.\n"
         "re: /ls -a docs:\nListing docs:\n---\n  sub/\n  guide.md\n"
-        "re: /open docs:/etc/passwd\nERROR(FILE_NOT_ALLOWED): Path is outside root docs: docs:/etc/passwd\n"
-        f"Only paths under {roots}/docs can be used.\n"
+        "re: /open docs:/etc/passwd\nERROR(NOT_FOUND): File not found: docs:/etc/passwd\n"
     )
     assert {name: tree(roots / name) for name in before} == before
 
@@ -216,3 +215,26 @@ def test_help_says_how_a_path_names_a_root(roots: Path) -> None:
     out = run(roots, "/help ls\n/help info\n")
     assert "`id:path` names a path in\nthe root `id` in this and every other command" in out
     assert "When the policy names more than one root, `roots:` lists each" in out
+
+
+def test_relative_paths_stay_in_the_root_of_the_folder_or_page(roots: Path) -> None:
+    """After `/open docs:` relative paths start in that root, and a page of another root opens its own links
+    there; `..` past that root's top is refused, never the workspace's file."""
+    (roots / "docs" / "links.md").write_text("# Links\n\nSee [y](sub/y.txt).\n")
+    (roots / "ws" / "sub").mkdir()
+    (roots / "ws" / "sub" / "y.txt").write_text("the workspace's y\n")
+    script = "/open docs:\n/ls sub\n/info\n/open docs:links.md\n/open sub/y.txt\n/open docs:../ws/sub/y.txt\n"
+    assert run(roots, script) == (
+        "re: /open docs:\nListing docs:\n---\n  sub/\n  guide.md\n  links.md\n"
+        "re: /ls sub\nListing docs:sub/\n---\n  y.txt\n"
+        "re: /info\nSession info\n---\ntopic:     main\n"
+        f"root:      {roots}/ws\n"
+        f"roots:     main:     read_write  {roots}/ws  (the workspace: paths without a root name)\n"
+        f"           docs:     read_only   {roots}/docs\n"
+        f"           scratch:  read_write  {roots}/scratch\n"
+        "cwd:       docs:\nfile:      (none open)\nhistory:   0 entries\nvars:      (none)\n"
+        "re: /open docs:links.md\nOpened docs:links.md\n---\n# Links\n\nSee [y](sub/y.txt).\n"
+        "re: /open sub/y.txt\nOpened docs:sub/y.txt\n---\ny\n"
+        "re: /open docs:../ws/sub/y.txt\nERROR(INVALID_PATH): Path escapes root docs: docs:../ws/sub/y.txt\n"
+        "Use a path inside root docs.\n"
+    )
