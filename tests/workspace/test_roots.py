@@ -131,3 +131,28 @@ def test_a_read_only_workspace_root_with_a_writable_root(tmp_path: Path) -> None
         ws.close()
     assert not (tmp_path / "ws" / "x.txt").exists()
     assert (tmp_path / "out" / "x.txt").read_text() == "yes\n"
+
+
+def test_reverting_a_change_in_a_root_now_read_only_is_refused(tmp_path: Path) -> None:
+    """A change made while `scratch` was read_write cannot be taken back once the policy makes it read_only: undo
+    and revert write through the same per-root check as any change."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "scratch").mkdir()
+    main = f'path = "{tmp_path / "ws"}"'
+    scratch = f'id = "scratch"\npath = "{tmp_path / "scratch"}"'
+    (tmp_path / "rw.toml").write_text(roots_toml(main, scratch))
+    (tmp_path / "ro.toml").write_text(roots_toml(main, scratch + '\nmode = "read_only"'))
+    ws = Workspace.load(tmp_path / "ws", tmp_path / "rw.toml")
+    try:
+        change = ws.write_text("scratch:x.txt", "one\n").change_id
+    finally:
+        ws.close()
+    ws = Workspace.load(tmp_path / "ws", tmp_path / "ro.toml")
+    try:
+        with pytest.raises(StringError) as caught:
+            ws.revert(change)
+        assert (caught.value.code, caught.value.message) == (
+            "NOT_PERMITTED", "Root scratch is read_only: scratch:x.txt cannot be changed.")
+    finally:
+        ws.close()
+    assert (tmp_path / "scratch" / "x.txt").read_text() == "one\n"
