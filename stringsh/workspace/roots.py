@@ -48,9 +48,11 @@ class Roots:
         except BaseException:
             self.close()
             raise
-        #: (real folder parts, id, confiner), deepest folders first: the innermost root holding a path wins.
+        #: (real folder parts, id, confiner), deepest folders first: the innermost root holding a path wins, and
+        #: of two roots on one folder the read_only one (the stricter reading of a policy that names both).
         everyone = [(main.real.parts, main_id, main), *((c.real.parts, i, c) for i, c in self.others.items())]
-        self.by_depth = sorted(everyone, key=lambda item: len(item[0]), reverse=True)
+        self.by_depth = sorted(everyone, key=lambda item: (len(item[0]), self.modes[item[1]] != "read_write"),
+                               reverse=True)
 
     def close(self) -> None:
         for confiner in self.others.values():
