@@ -137,13 +137,17 @@ def test_names_that_look_like_roots(roots: Path) -> None:
     """An unknown id is an ordinary name in the workspace; a workspace file named `docs:x` is `./docs:x`."""
     (roots / "ws" / "docs:x").write_text("colon\n")
     (roots / "ws" / "nope:y").write_text("plain\n")
-    script = "/open ./docs:x\n/open docs:x\n/open nope:y\n/ls nope:\n"
+    script = "/open ./docs:x\n/open docs:x\n/open nope:y\n/ls nope:\n/write scratch: x\n/write main: x\n/open :x\n"
     assert run(roots, script) == (
         "re: /open ./docs:x\nOpened ./docs:x\n---\ncolon\n"
         "re: /open docs:x\nERROR(NOT_FOUND): File not found: docs:x\n"
         "re: /open nope:y\nOpened nope:y\n---\nplain\n"
         "re: /ls nope:\nERROR(NOT_FOUND): Not found\nNo such folder: nope:\n"
+        "re: /write scratch: x\nERROR(INVALID_TARGET): Is a directory: scratch:\nUse /ls scratch:\n"
+        "re: /write main: x\nERROR(INVALID_TARGET): Is a directory: .\nUse /ls .\n"
+        "re: /open :x\nERROR(NOT_FOUND): File not found: :x\n"
     )
+    assert tree(roots / "scratch") == {}
 
 
 def test_a_nested_root_names_its_own_files(roots: Path) -> None:

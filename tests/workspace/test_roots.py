@@ -156,3 +156,20 @@ def test_reverting_a_change_in_a_root_now_read_only_is_refused(tmp_path: Path) -
     finally:
         ws.close()
     assert (tmp_path / "scratch" / "x.txt").read_text() == "one\n"
+
+
+def test_two_roots_on_one_folder_read_only_wins(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "p.toml").write_text(
+        roots_toml(f'path = "{tmp_path / "ws"}"', f'id = "view"\npath = "{tmp_path / "ws"}"\nmode = "read_only"')
+    )
+    ws = Workspace.load(tmp_path / "ws", tmp_path / "p.toml")
+    try:
+        for path in ("x.txt", "view:x.txt"):
+            with pytest.raises(StringError) as caught:
+                ws.write_text(path, "no\n")
+            assert (caught.value.code, caught.value.message) == (
+                "NOT_PERMITTED", f"Root view is read_only: {path} cannot be changed.")
+    finally:
+        ws.close()
+    assert not (tmp_path / "ws" / "x.txt").exists()
