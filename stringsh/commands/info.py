@@ -38,7 +38,12 @@ def info(ctx: Context) -> Result:
     view = ctx.documents.current_or_none()
     folder = ctx.documents.folder  # the folder `/open <folder>` entered, else the document's
     cwd = f"./{folder}/" if folder else "./"
-    lines = [info_line("topic", session.topic), info_line("root", str(ctx.dispatcher.root)), info_line("cwd", cwd)]
+    head, colon, _ = folder.partition(":")
+    if colon and "/" not in head and not head.startswith("."):  # in another root: `docs:`, `docs:sub/`
+        cwd = folder if folder.endswith(":") else f"{folder}/"
+    lines = [info_line("topic", session.topic), info_line("root", str(ctx.dispatcher.root))]
+    lines.extend(roots_lines(ctx.dispatcher.workspace))
+    lines.append(info_line("cwd", cwd))
     key = "url" if view is not None and view.remote else "file"  # a web page or a server's answer: String's url:
     lines.append(info_line(key, "(none open)" if view is None else view.path))
     if view is not None:
@@ -51,6 +56,18 @@ def info(ctx: Context) -> Result:
         lines.append("Warnings:")
         lines.extend(f"  {warning}" for warning in warnings)
     return Result("Session info", ctx.dispatcher.workspace.redact("\n".join(lines)))  # a title or value may be a key
+
+
+def roots_lines(workspace: Workspace) -> list[str]:
+    """With more than one root, each as a path names it (`docs:`), its folder and mode; one root: nothing."""
+    roots = workspace.confiner.root_list()
+    if len(roots) < 2:
+        return []
+    names = [f"{ident}:" for ident, _, _ in roots]
+    width = max(len(name) for name in names) + 2
+    entries = [f"{name:<{width}}{mode:<12}{folder}" for name, (_, folder, mode) in zip(names, roots, strict=True)]
+    entries[0] += "  (the workspace: paths without a root name)"
+    return [info_line("roots", entries[0]), *(" " * KEY_WIDTH + entry for entry in entries[1:])]
 
 
 def document_warnings(ctx: Context, view: DocumentView) -> list[str]:

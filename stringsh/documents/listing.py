@@ -30,7 +30,7 @@ def format_listing(rel: str, entries: list[tuple[str, bool]], *, hidden: bool = 
     dirs = sorted((name for name, is_dir in visible if is_dir), key=_sort_key)
     files = sorted((name for name, is_dir in visible if not is_dir), key=_sort_key)
     lines = [f"  {name}/" for name in dirs] + [f"  {name}" for name in files]
-    display = "./" if rel in ("", ".") else f"{rel.rstrip('/')}/"
+    display = "./" if rel in ("", ".") else rel if rel.endswith(":") else f"{rel.rstrip('/')}/"  # `docs:` a root
     return Result(f"Listing {display}", "\n".join(lines) if lines else "(empty)")
 
 

@@ -64,7 +64,10 @@ class DocumentView:
 
     @property
     def folder(self) -> str:
-        return posixpath.dirname(self.path)
+        """`docs:` for a page at the top of another root (`docs:guide.md`, workspace/roots.py): its links stay there."""
+        folder = posixpath.dirname(self.path)
+        head, colon, _ = self.path.partition(":")
+        return head + colon if not folder and colon and "/" not in head and not head.startswith(".") else folder
 
     def with_block(self, block: str | None) -> DocumentView:
         """The same document showing another block (shares text, index and watch)."""

@@ -45,7 +45,9 @@ class Workspace:
         self.root = Path(root).resolve()
         self.policy = policy or Policy.default(self.root)
         aliases = (Path(root), self.policy.root.path, *([Path(os.environ["PWD"])] if os.environ.get("PWD") else []))
-        self.confiner = Confiner(Path(os.path.abspath(root)), self.policy.matcher(), aliases)
+        others = tuple(self.policy.roots[1:])  # (id, folder, mode) each
+        self.confiner = Confiner(Path(os.path.abspath(root)), self.policy.matcher(), aliases, others,
+                                 self.policy.root.id, self.policy.root.mode)
         self.state = EngineState(self.confiner, state_dir, frontend)
         self._redactor: Redactor | None = None
         #: The policy is not changed through the workspace it governs (CVE-2026-25725), even before it exists.
@@ -53,8 +55,10 @@ class Workspace:
         # ... nor the user's policy and trust records when the workspace holds them (a root of ~).
         sources = (self.policy.source, *self.policy.files, user_policy_file(), trust_file())
         for source in {path.resolve() for path in sources if path is not None}:
-            if source.is_relative_to(self.confiner.real):
-                self.policy_files.add(source.relative_to(self.confiner.real).as_posix())
+            for ident, folder, _ in self.confiner.root_list():  # in another root: `id:rel`, as resolved
+                if source.is_relative_to(folder):
+                    rel = source.relative_to(folder).as_posix()
+                    self.policy_files.add(rel if folder == self.confiner.real else f"{ident}:{rel}")
 
     @classmethod
     def load(cls, root: str | Path, policy_file: Path | None = None) -> Workspace:

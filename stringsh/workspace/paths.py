@@ -14,9 +14,13 @@ import re
 import stat
 from collections import deque
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
 from stringsh.workspace.secrets import SecretMatcher
+
+if TYPE_CHECKING:
+    from stringsh.workspace.roots import Roots
 
 STATE_DIR = ".stringsh"
 #: The one part of the engine's state a user may read (never list or write): shell output spool files.
@@ -93,9 +97,15 @@ def _refuse_folder_syntax(path: str) -> None:
 
 
 class Confiner:
-    """Turns user paths into confined `Resolved` locations under one root."""
+    """Turns user paths into confined `Resolved` locations under the workspace root and the policy's other roots.
 
-    def __init__(self, root: Path, matcher: SecretMatcher, aliases: tuple[Path, ...] = ()) -> None:
+    The workspace root is unnamed (`notes.md`); another root is named `id:path` (`docs:guide.md`, `docs:` for the
+    folder itself), and so is the workspace root by its own id when the policy names more than one (roots.py).
+    """
+
+    def __init__(self, root: Path, matcher: SecretMatcher, aliases: tuple[Path, ...] = (),
+                 roots: tuple[tuple[str, Path, str], ...] = (), root_id: str = "main",
+                 mode: str = "read_write") -> None:
         self.given = Path(os.path.abspath(root))
         self.real = self.given.resolve()
         self.matcher = matcher
@@ -104,8 +114,31 @@ class Confiner:
         spellings.update(Path(os.path.abspath(a)) for a in aliases if Path(a).resolve() == self.real)
         self.spellings = sorted((p.parts for p in spellings), key=len, reverse=True)
         self.root_fd = os.open(self.real, DIR_FLAGS & ~os.O_NOFOLLOW)
+        self.root_id, self.mode = root_id, mode
+        self.roots: Roots | None = None
+        if roots:  # only then: `-c /ls` stays light
+            from stringsh.workspace.roots import Roots
+
+            self.roots = Roots(self, root_id, mode, roots)
+
+    def route(self, path: str) -> tuple[Confiner, str, str]:
+        """(the confiner of the root `path` names, its `id:` prefix, "" for this one, the path inside it)."""
+        return (self, "", path) if self.roots is None else self.roots.route(path)
+
+    def root_list(self) -> list[tuple[str, Path, str]]:
+        """(id, folder, mode) of every root, this one first."""
+        return [(self.root_id, self.real, self.mode)] if self.roots is None else self.roots.listing()
+
+    def _reworded(self, exc: StringError, prefix: str, rest: str, path: str) -> StringError:
+        if not prefix:
+            return exc
+        from stringsh.workspace.roots import reworded
+
+        return reworded(exc, prefix, rest, path)
 
     def close(self) -> None:
+        if self.roots is not None:
+            self.roots.close()
         if self.root_fd >= 0:
             os.close(self.root_fd)
             self.root_fd = -1
@@ -120,6 +153,12 @@ class Confiner:
         return None
 
     def requested_parts(self, path: str) -> list[str]:
+        """`own_parts` of the root `path` names, the first carrying its `id:` (`docs:a/b` -> `docs:a`, `b`)."""
+        target, prefix, rest = self.route(path)
+        parts = target.own_parts(rest)
+        return [prefix + parts[0], *parts[1:]] if prefix and parts else ([prefix] if prefix else parts)
+
+    def own_parts(self, path: str) -> list[str]:
         """Lexically normalised components of a user path, relative to the root; refuses what cannot be valid."""
         if not isinstance(path, str):
             raise StringError("INVALID_PATH", f"Path must be text, not {type(path).__name__}")
@@ -138,7 +177,8 @@ class Confiner:
                 raise StringError(
                     "FILE_NOT_ALLOWED",
                     f"Path is outside the workspace: {path}",
-                    f"Only paths under {self.given} can be used.",
+                    f"Only paths under {self.given} can be used"
+                    + (", or under another root (/info lists them)." if self.roots is not None else "."),
                 )
             raw = stripped
         else:
@@ -174,17 +214,39 @@ class Confiner:
             )
 
     def relative(self, path: str, *, reading: bool = False) -> str:
-        parts = self.requested_parts(path)
-        self.check_allowed(parts, path, reading=reading)
+        target, prefix, rest = self.route(path)
+        try:
+            parts = target.own_parts(rest)
+        except StringError as exc:
+            raise self._reworded(exc, prefix, rest, path) from None
+        target.check_allowed(parts, path, reading=reading)
+        if self.roots is not None:
+            return self.roots.relative(target, parts, path, reading=reading)
         return "/".join(parts) or "."
 
     # -- physical walk ----------------------------------------------------------------------------------------
 
     def resolve(self, path: str, *, create: bool = False, reading: bool = False) -> Resolved:
-        """Walk `path` from the root. `create` allows a missing leaf and missing parent folders (every write,
+        """`walk` in the root `path` names; the result named by the innermost root holding it, whose mode decides
+        whether `create` (a change) may go on (roots.py)."""
+        if self.roots is None:
+            return self.walk(path, create=create, reading=reading)
+        target, prefix, rest = self.roots.route(path)
+        try:
+            res = target.walk(rest, create=create, reading=reading)
+        except StringError as exc:
+            raise self._reworded(exc, prefix, rest, path) from None
+        try:
+            return self.roots.settle(target, prefix, res, path, create=create, reading=reading)
+        except BaseException:
+            res.close()
+            raise
+
+    def walk(self, path: str, *, create: bool = False, reading: bool = False) -> Resolved:
+        """Walk `path` from this root. `create` allows a missing leaf and missing parent folders (every write,
         append, delete and undo resolves so) and refuses paths that run code later (protected.py), requested or
         resolved; `reading` also reaches spool files (see check_allowed)."""
-        parts = self.requested_parts(path)
+        parts = self.own_parts(path)
         self.check_allowed(parts, path, reading=reading and not create)
         if create:
             from stringsh.workspace.protected import check_protected  # writes only: `-c /ls` stays light

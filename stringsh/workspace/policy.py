@@ -8,6 +8,10 @@ Every table and key is optional:
     id = "main"
     path = "."                     # relative to the start folder
     mode = "read_write"            # or "read_only"
+    [[roots]]                      # more roots: paths name them `docs:guide.md` (roots.py); extra roots widen,
+    id = "docs"                    # so a workspace's own stringsh.toml may add only read_only ones inside it
+    path = "../docs"               # unless trusted (layers.py)
+    mode = "read_only"
 
     [permissions]                  # read list_dir stat glob grep write edit patch delete mkdir move revert shell
     delete = false

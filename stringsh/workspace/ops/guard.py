@@ -17,7 +17,8 @@ def require(policy: Policy, allowed: bool, op: str, *, mutating: bool = False) -
     """`allowed` is the operation's own flag (`policy.permissions.<op>`), read by the caller as a typed field."""
     if not allowed:
         raise StringError("NOT_PERMITTED", f"{op} is disabled by policy")
-    if mutating and policy.root.mode != "read_write":
+    # Every root read_only: refused here; else each path's own root decides (roots.py, on resolving to change).
+    if mutating and all(root.mode != "read_write" for root in policy.roots):
         raise StringError("NOT_PERMITTED", f"{op} is not allowed: root {policy.root.id} is read_only")
 
 

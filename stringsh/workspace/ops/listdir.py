@@ -31,14 +31,15 @@ def list_dir(ws: Workspace, request: ListRequest) -> list[DirEntry]:
             if res.st is not None and not stat.S_ISDIR(res.st.st_mode):
                 raise StringError("INVALID_TARGET", "Not a directory", f"{res.rel} is a file; use /open {res.rel}")
             fd = os.dup(res.parent_fd) if res.name == "" else os.open(res.name, DIR_FLAGS, dir_fd=res.parent_fd)
-            base = "" if res.rel == "." else res.rel + "/"
+            base = "" if res.rel == "." else res.rel if res.rel.endswith(":") else res.rel + "/"
+            _, prefix, _ = ws.confiner.route(base or ".")  # `docs:` names another root: match inside it
         try:
             entries = []
             for name in sorted(os.listdir(fd)):
                 rel = base + name
-                if (not base and name == STATE_DIR) or name.startswith(TEMP_PREFIX):
+                if (base == prefix and name == STATE_DIR) or name.startswith(TEMP_PREFIX):
                     continue
-                if ws.confiner.matcher.denied(rel):
+                if ws.confiner.matcher.denied(rel[len(prefix):]):
                     continue
                 entries.append(DirEntry(name, _is_dir(ws, fd, name, rel)))
                 if len(entries) >= ws.policy.limits.max_walk_entries:

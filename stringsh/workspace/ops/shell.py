@@ -51,7 +51,7 @@ def provider(ws: Workspace, settings: ShellSettings) -> Provider:
 
     return make_provider(settings.sandbox, settings.writable, ws.state.bwrap_probe,
                          matcher=ws.confiner.matcher, policy_file=ws.policy.source,
-                         walk_limit=ws.policy.limits.max_walk_entries)
+                         walk_limit=ws.policy.limits.max_walk_entries, readonly=settings.readonly)
 
 
 def topic_shell(ws: Workspace, slot: ShellSlot) -> ShellSession:
@@ -61,8 +61,9 @@ def topic_shell(ws: Workspace, slot: ShellSlot) -> ShellSession:
 
     settings = shell_settings(ws)
     current: ShellSession | None = slot.bash
-    confinement = (settings.sandbox, settings.writable)
-    if current is not None and (current.settings.sandbox, current.settings.writable) != confinement:
+    confinement = (settings.sandbox, settings.writable, settings.readonly)
+    if current is not None and (current.settings.sandbox, current.settings.writable,
+                                current.settings.readonly) != confinement:
         current.close()
         slot.bash = current = None
     if current is None:

@@ -95,6 +95,25 @@ def _git_dir_args(folder: Path, git: Path) -> list[str]:
     return args
 
 
+def readonly_args(readonly: Sequence[Path], root: Path) -> list[str]:
+    """The policy's read_only roots bound read-only onto themselves, after the writable binds (so one inside a
+    writable root stays read-only) and visible under the private /tmp."""
+    args: list[str] = []
+    for folder in readonly:
+        if folder != root and os.path.isdir(folder):
+            args += ["--ro-bind", str(folder), str(folder)]
+    return args
+
+
+def other_roots(root: Path, writable: Sequence[Path], readonly: Sequence[Path]) -> list[Path]:
+    """Every root besides the workspace, once: their secrets are masked as the workspace's are."""
+    seen: list[Path] = []
+    for folder in (*writable, *readonly):
+        if folder != root and folder not in seen and os.path.isdir(folder):
+            seen.append(folder)
+    return seen
+
+
 def policy_args(policy_file: Path | None, writable: Sequence[Path]) -> list[str]:
     """The policy file read-only, and pinned: each folder from its writable root down to it is a mount point."""
     if policy_file is None or not policy_file.is_file():

@@ -19,8 +19,10 @@ from stringsh.workspace.shell.binds import (
     hide_user_config,
     home_args,
     mask_args,
+    other_roots,
     policy_args,
     protect_args,
+    readonly_args,
 )
 from stringsh.workspace.shell.watch import ProtectedWatch
 
@@ -63,8 +65,9 @@ class BubblewrapProvider(Provider):
 
     def __init__(self, writable: Sequence[str | Path] | None = None, probe: BwrapProbe | None = None, *,
                  matcher: SecretMatcher | None = None, policy_file: Path | None = None,
-                 walk_limit: int = 500_000) -> None:
-        """`matcher` is the policy's deny list (its paths are masked), `policy_file` the policy in force (kept
+                 walk_limit: int = 500_000, readonly: Sequence[str | Path] = ()) -> None:
+        """`readonly` lists the read_only roots besides the workspace (bound read-only, masked); `matcher` is
+        the policy's deny list (its paths are masked), `policy_file` the policy in force (kept
         read-only), `walk_limit` the most entries walked to find denied paths: never below the built-in default,
         since a workspace's own policy may lower limits (narrowing) and a shorter walk would unmask its secrets."""
         self.bwrap = require_bwrap(probe)
@@ -72,6 +75,7 @@ class BubblewrapProvider(Provider):
         self.matcher = matcher
         self.policy_file = policy_file
         self.walk_limit = max(walk_limit, Limits().max_walk_entries)  # a workspace may lower limits, not this one
+        self.readonly = [Path(p) for p in readonly]
 
     def wrap(self, argv: Sequence[str], root: Path, private: Sequence[Path] = ()) -> list[str]:
         """`root` is the cwd; it and the other writable folders are bound read-write, all else stays read-only."""
@@ -81,12 +85,15 @@ class BubblewrapProvider(Provider):
             args += ["--bind", str(folder), str(folder)]
         if Path(root) not in writable:
             args += ["--ro-bind", str(root), str(root)]  # under the private /tmp it must still be visible
+        args += readonly_args(self.readonly, Path(root))
         for folder in writable:
             args += protect_args(folder, self.walk_limit)  # binds.py: protected paths read-only, `.git` pinned
         args += policy_args(self.policy_file, writable)
         args += hide_user_config(writable)
         if self.matcher is not None:
             args += mask_args(Path(root), self.matcher, self.walk_limit, strict=True)
+            for folder in other_roots(Path(root), writable, self.readonly):  # each root's secrets, as the root's
+                args += mask_args(folder, self.matcher, self.walk_limit, strict=True)
             args += home_args(self.matcher, [Path(root), *writable])
         for path in private:
             args += ["--ro-bind", str(path), str(path)]
@@ -149,9 +156,10 @@ def require_bwrap(probe: BwrapProbe | None = None) -> str:
 
 def make_provider(sandbox: str, writable: Sequence[str | Path] | None = None, probe: BwrapProbe | None = None,
                   *, matcher: SecretMatcher | None = None, policy_file: Path | None = None,
-                  walk_limit: int = 500_000) -> Provider:
+                  walk_limit: int = 500_000, readonly: Sequence[str | Path] = ()) -> Provider:
     if sandbox == "bubblewrap":
-        return BubblewrapProvider(writable, probe, matcher=matcher, policy_file=policy_file, walk_limit=walk_limit)
+        return BubblewrapProvider(writable, probe, matcher=matcher, policy_file=policy_file, walk_limit=walk_limit,
+                                  readonly=readonly)
     if sandbox == "none":
         return LocalProvider()
     raise StringError("INVALID_PAYLOAD", f"Unknown shell sandbox: {sandbox!r}", "Use none or bubblewrap.")

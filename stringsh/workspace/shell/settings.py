@@ -23,6 +23,9 @@ class ShellSettings:
     sandbox: str = "none"
     kill_grace: float = 5.0
     writable: tuple[str, ...] | None = None
+    #: The policy's read_only roots besides the workspace: bound read-only, so a sandbox sees them (even under
+    #: its private /tmp) and cannot change them, also where one lies inside a writable root.
+    readonly: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.sandbox not in SANDBOXES:
@@ -44,6 +47,7 @@ def settings_from_policy(policy: Policy) -> ShellSettings:
     shell = policy.shell
     return ShellSettings(
         writable=tuple(str(r.path) for r in policy.roots if r.mode == "read_write"),
+        readonly=tuple(str(r.path) for r in policy.roots[1:] if r.mode != "read_write"),
         timeout=float(shell.timeout),
         output_cap=int(shell.output_cap),
         sandbox="bubblewrap" if shell.sandbox else "none",
