@@ -242,3 +242,21 @@ def test_relative_paths_stay_in_the_root_of_the_folder_or_page(roots: Path) -> N
         "re: /open docs:../ws/sub/y.txt\nERROR(INVALID_PATH): Path escapes root docs: docs:../ws/sub/y.txt\n"
         "Use a path inside root docs.\n"
     )
+
+
+def test_search_in_another_root_keeps_that_roots_secrets_and_state_out(roots: Path) -> None:
+    """The walk matches a root's paths as that root sees them: `docs:/keys/k` is `keys/k` to the secret globs."""
+    (roots / "docs" / "keys").mkdir()
+    (roots / "docs" / "keys" / "k.txt").write_text("needle key\n")
+    (roots / "docs" / ".stringsh").mkdir()
+    (roots / "docs" / ".stringsh" / "j").write_text("needle state\n")
+    (roots / "docs" / ".env").write_text("needle=1\n")
+    (roots / "docs" / "guide.md").write_text("needle guide\n")
+    with (roots / "p.toml").open("a") as policy:
+        policy.write('[secrets]\ndeny_globs = ["keys/**"]\n')
+    assert run(roots, "/grep needle docs:\n/glob ** docs:\n") == (
+        "re: /grep needle docs:\nGrep \"needle\" in docs:/: 1 match in 1 file\n---\n"
+        "docs:/guide.md:1: needle guide\n\n1 match in 1 file; scanned 2 files (3 entries)\n"
+        "re: /glob ** docs:\nGlob ** in docs:/: 2 files, newest first\n---\n"
+        "docs:/guide.md\ndocs:/sub/y.txt\n\n2 files; scanned 2 files (3 entries)\n"
+    )

@@ -135,6 +135,9 @@ def walk(ws: Workspace, start: Start, stats: WalkStats) -> Iterator[Found]:
             os.close(start.fd)
         return
     base = "" if start.rel == "." else start.rel + "/"
+    # Under another root (`docs:`), its rules see the path inside it: the secret globs and `.stringsh/` are the
+    # root's own, so `docs:/keys/x` is matched as `keys/x` (roots.py).
+    root_prefix = ws.confiner.route(start.rel)[1] if ":" in start.rel else ""
     # start_at resolved the start folder through the Confiner, which refuses a denied one
     stack: list[tuple[int, str, list[tuple[int, GitIgnoreSpec]]]] = [(start.fd, base, [])]
     try:
@@ -153,10 +156,11 @@ def walk(ws: Workspace, start: Start, stats: WalkStats) -> Iterator[Found]:
                 folders: list[tuple[str, str]] = []
                 for entry in entries:
                     name = entry.name
-                    if (not prefix and name == STATE_DIR) or name.startswith(TEMP_PREFIX):
-                        continue
                     rel = prefix + name
-                    if matcher.denied_leaf(rel):  # the folder was checked before it was entered
+                    inner = rel[len(root_prefix):].lstrip("/") if root_prefix else rel
+                    if inner == STATE_DIR or name.startswith(TEMP_PREFIX):
+                        continue
+                    if matcher.denied_leaf(inner):  # the folder was checked before it was entered
                         continue
                     if stats.scanned_entries >= limits.max_walk_entries:
                         stats.limit_reason = "entries"
