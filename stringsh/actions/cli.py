@@ -20,7 +20,7 @@ from typing import Any
 
 from stringsh.workspace.shell.clean import clean_text
 
-SAFE = re.compile(r"^[A-Za-z0-9_\-./=@:+,]+$")
+SAFE = re.compile(r"[A-Za-z0-9_\-./=@:+,]+")  # fullmatch: `$` would let a final newline through
 PLACEHOLDER = re.compile(r"\{(\.\.\.args|[A-Za-z_]\w*)(?:\[(\d+)\])?\}")
 #: Once bash has returned, the longest its leftover jobs may keep the output pipe open before they are killed (a job
 #: that left the process group is then no longer waited for).
@@ -31,7 +31,7 @@ def shell_quote(value: str) -> str:
     """String's quoting: `''` for empty, safe words as they are, everything else single-quoted."""
     if value == "":
         return "''"
-    if SAFE.match(value):
+    if SAFE.fullmatch(value):
         return value
     return "'" + value.replace("'", "'\\''") + "'"
 

@@ -83,6 +83,13 @@ def test_wrapped_command_still_runs_in_its_folder(tmp_path: Path) -> None:
     assert run.output == str(folder) and seen[-1][-1] == f"cd '{folder}' && pwd"
 
 
+def test_a_safe_word_with_a_final_newline_is_quoted() -> None:
+    """`^…$` matched `0\n` (Python's `$` allows a final newline), which split the command in two."""
+    assert build_command("printf '%s' {v} | od -An -tx1", {"v": "0\n"}, {}) == "printf '%s' '0\n' | od -An -tx1"
+    run = run_bash(build_command("printf '%s' {v} | od -An -tx1", {"v": "0\n"}, {}), Path("/"))
+    assert (run.exit, run.output.split()) == (0, ["30", "0a"])
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40))
 def test_any_value_reaches_the_program_unchanged(value: str) -> None:
