@@ -59,6 +59,9 @@ def locate(confiner: Confiner, path: str) -> Spot:
     """Resolve the parent folder (symlinks inside the root followed, as every path), then look at the last name
     with lstat: a link there is the entry itself. Secrets, engine state and protected paths are refused for the
     requested and the real path. The workspace root itself is refused: it is never a target."""
+    if any(c in path for c in "\n\r\0"):
+        raise StringError("INVALID_PATH", f"Path contains a line break: {path!r}",
+                          "Nothing was changed; name files without line breaks.")
     parts = confiner.requested_parts(path)
     if not parts:
         raise StringError("INVALID_TARGET", "Refusing to act on the workspace root itself.",
