@@ -249,3 +249,54 @@ def test_old_journals_upgrade_and_prune_drops_tree_rows(tree: Path, engine: Work
     assert engine.prune(keep=1) == 1
     rows = engine.journal.db.execute("SELECT cs FROM tree_ops").fetchall()
     assert rows == [(2,)]
+
+
+@pytest.mark.parametrize("operation", ["move", "delete"])
+def test_a_folder_swapped_for_a_symlink_during_the_operation(tree: Path, engine: Workspace, operation: str,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process swaps `d/e` for a link to a folder elsewhere in the root right after the walk: the files
+    reached through the link are never deleted or moved; CONFLICT, nothing changed."""
+    from stringsh.workspace.ops import delete, move
+
+    (tree / "other").mkdir()
+    for name in ("run.sh", "blob.bin", "rel"):
+        (tree / "other" / name).write_text("someone else's\n")
+    module = move if operation == "move" else delete
+    real_walk = module.walk
+
+    def walk_then_swap(*args, **kwargs):  # type: ignore[no-untyped-def]
+        found = real_walk(*args, **kwargs)
+        os.rename(tree / "d" / "e", tree / "e.moved-away")
+        os.symlink("../other", tree / "d" / "e")
+        return found
+
+    monkeypatch.setattr(module, "walk", walk_then_swap)
+    run = (lambda: engine.move("d", "z")) if operation == "move" else (lambda: engine.delete("d", recursive=True))
+    before_other = tree_hash(tree / "other")
+    before = None
+    with pytest.raises(StringError) as info:
+        before = run()
+    assert info.value.code == "CONFLICT" and before is None
+    assert tree_hash(tree / "other") == before_other
+    assert (tree / "d" / "a.txt").read_bytes() == b"one\r\ntwo\r\n"
+    assert not (tree / "z").exists()
+    assert engine.journal.pending() == []
+
+
+def test_a_journal_from_before_tree_ops_upgrades_without_loss(tree: Path) -> None:
+    """An older version's journal has no `tree_ops` table: opening it adds the table, its changes stay
+    revertable by id, and the new operations journal their folders in it."""
+    first = Workspace(tree)
+    first.write_text("old.md", "old\n")
+    first.journal.db.execute("DROP TABLE tree_ops")
+    first.close()
+    second = Workspace(tree)
+    try:
+        assert second.journal.tree(1) == ()
+        assert [f.path for f in second.revert(1).files] == ["old.md"]
+        assert not (tree / "old.md").exists()
+        second.mkdir("fresh")
+        second.undo("main")
+        assert not (tree / "fresh").exists()
+    finally:
+        second.close()

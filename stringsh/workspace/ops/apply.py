@@ -45,10 +45,12 @@ def apply(ws: Workspace, request: ApplyRequest) -> int:
 
 
 def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, reverts: int | None,
-                 tree: tuple[TreeOp, ...] = ()) -> int:
+                 tree: tuple[TreeOp, ...] = (), *, exact: bool = False) -> int:
     """Plan, check, journal and execute; the caller holds the lock and has checked the permission.
 
-    `tree`: folders and symlinks made before the files are written and removed after (workspace/tree.py)."""
+    `tree`: folders and symlinks made before the files are written and removed after (workspace/tree.py).
+    `exact`: the paths are real paths found by a walk (a move, a delete): one that now leads elsewhere through a
+    symlink swapped in since is a CONFLICT, never the file at the other end."""
     ws.state.workspace_folder()  # refuses a workspace whose `.stringsh` is a planted link or file
     plans: list[changes.Plan] = []
     limit = keep_limit(ws.policy)
@@ -63,6 +65,8 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
                 raise StringError(
                     "NOT_PERMITTED", f"{p.res.rel} is the workspace's policy and cannot be changed through stringsh"
                 )
+            if exact and p.res.rel != f.path:
+                raise StringError("CONFLICT", f"{f.path} changed into a symbolic link meanwhile; nothing was changed.")
             if reverts is not None and p.res.rel != f.path:  # a revert names the path it wrote; a link now
                 raise StringError("CONFLICT", f"{f.path} is now a symbolic link; nothing was written.")
             if p.res.rel in seen:

@@ -48,6 +48,6 @@ def copy_file(ws: Workspace, request: CopyRequest) -> CopyOutcome:
                 check_size(ws.policy, dest.rel, data)
                 src_rel, dst_rel, replaced = source.rel, dest.rel, dest.kind == "file"
         change = FileChange(dst_rel, data, None if replaced else "", mode)
-        cs = apply_locked(ws, [change], request.topic, "apply", None, made)
+        cs = apply_locked(ws, [change], request.topic, "apply", None, made, exact=True)
         note.change = cs
         return CopyOutcome(src_rel, dst_rel, len(data), replaced, cs)

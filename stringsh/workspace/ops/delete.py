@@ -69,7 +69,7 @@ def delete(ws: Workspace, request: DeleteRequest) -> DeleteOutcome:
         files = [FileChange(path, None) for path, _, _ in found.files]
         tree = (*(TreeOp(path, "link", "remove", None, target) for path, target in found.links),
                 *(TreeOp(path, "dir", "remove", mode) for path, mode in reversed(found.dirs)))
-        cs = apply_locked(ws, files, request.topic, "apply", None, tree)
+        cs = apply_locked(ws, files, request.topic, "apply", None, tree, exact=True)
         note.change = cs
         return DeleteOutcome(rel, True, kind, len(found.files), len(found.dirs), cs)
 

@@ -107,7 +107,7 @@ def move(ws: Workspace, request: MoveRequest) -> MoveOutcome:
                 made = parents(ws, dest, request.create_parents, "mv")
                 files, tree = _plan(ws, source, dest, made)
                 src_rel, dst_rel, kind, replaced = source.rel, dest.rel, source.kind, dest.kind == "file"
-        cs = apply_locked(ws, files, request.topic, "apply", None, tree)
+        cs = apply_locked(ws, files, request.topic, "apply", None, tree, exact=True)
         note.change = cs
         return MoveOutcome(src_rel, dst_rel, kind, sum(1 for f in files if f.data is not None), replaced, cs)
 
