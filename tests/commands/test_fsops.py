@@ -222,3 +222,11 @@ def test_help_pages_and_table_rows(dispatcher) -> None:  # type: ignore[no-untyp
         assert syntax in listing
     assert "cannot put it back" in reply(dispatcher, "/help rm")
     assert "put back folder docs" in reply(dispatcher, "/help undo")
+
+
+def test_undo_skip_names_the_folders_of_a_mkdir(files: Path, dispatcher) -> None:  # type: ignore[no-untyped-def]
+    dispatcher.execute("/mkdir -p one/two")
+    assert reply(dispatcher, "/undo --skip") == (
+        "Undo: skipped change 1 (one, one/two), left as it is; nothing older is left to undo."
+    )
+    assert (files / "one" / "two").is_dir()

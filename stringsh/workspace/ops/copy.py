@@ -45,6 +45,7 @@ def copy_file(ws: Workspace, request: CopyRequest) -> CopyOutcome:
                 refuse_existing(source, dest, request.overwrite, "cp")
                 made = parents(ws, dest, request.create_parents, "cp")
                 data, mode = read_file(ws, source, source.rel)
+                mode &= 0o777  # as cp(1) without -p: a copy does not carry set-id bits
                 check_size(ws.policy, dest.rel, data)
                 src_rel, dst_rel, replaced = source.rel, dest.rel, dest.kind == "file"
         change = FileChange(dst_rel, data, None if replaced else "", mode)

@@ -73,7 +73,8 @@ def skip(ws: Workspace, request: UndoRequest) -> SkippedChange:
             )
         journal.skip(change_id)
         note.change = change_id
-        paths = tuple(f.path for f in journal.files(change_id))
+        named = [f.path for f in journal.files(change_id)] + [op.path for op in journal.tree(change_id)]
+        paths = tuple(dict.fromkeys(named))  # a /mkdir or a moved link has folders and links, not files
         return SkippedChange(change_id, paths, journal.last_undoable(request.topic))
 
 
