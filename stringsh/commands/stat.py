@@ -17,7 +17,7 @@ def stat_command(ctx: Context) -> Result:
     workspace = ctx.dispatcher.workspace
     info = workspace.stat(path)
     if info is None:
-        raise StringError("NOT_FOUND", f"File not found: {workspace.relative(path)}")
+        raise StringError("NOT_FOUND", f"File not found: {workspace.relative(path)}", "/ls shows what is there.")
     modified = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(info.mtime_ns / 1e9))
     kind = "folder" if info.is_dir else "file"
     readonly = ", read-only" if not info.mode & 0o200 else ""

@@ -17,6 +17,8 @@ from stringsh.errors import StringError
 from stringsh.workspace.journal import TreeOp
 from stringsh.workspace.paths import DIR_FLAGS, Confiner
 
+#: The hint of a missing source (/mv, /cp, /rm).
+MISSING_HINT = "Nothing was changed; /ls shows what is there."
 #: The folders of a tree walk are at most this deep (a folder nested deeper is refused, not walked).
 MAX_DEPTH = 64
 

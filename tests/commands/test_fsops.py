@@ -36,7 +36,7 @@ def test_stat(files: Path, dispatcher) -> None:  # type: ignore[no-untyped-def]
     os.chmod(files / "notes.md", 0o444)
     assert reply(dispatcher, "/stat notes.md").startswith("notes.md: file, 6 bytes, mode 0444, read-only, modified")
     assert reply(dispatcher, "/stat docs/sub").startswith("docs/sub: folder, ")
-    assert reply(dispatcher, "/stat nope") == "ERROR(NOT_FOUND): File not found: nope"
+    assert reply(dispatcher, "/stat nope") == "ERROR(NOT_FOUND): File not found: nope\n/ls shows what is there."
     assert reply(dispatcher, "/stat .env").startswith("ERROR(SECRET_DENIED): ")
     assert reply(dispatcher, "/stat") == "ERROR(INVALID_PAYLOAD): Usage: /stat path\nQuote a path that contains spaces."
 
@@ -182,8 +182,9 @@ ATTACKS = [
     ("/mv notes.md", "ERROR(INVALID_PAYLOAD): Usage: /mv [--force] from to\nQuote a path that contains spaces."),
     ("/cp a b c", "ERROR(INVALID_PAYLOAD): Usage: /cp [--force] from to\nQuote a path that contains spaces."),
     ("/mkdir", "ERROR(INVALID_PAYLOAD): Usage: /mkdir [-p] path\nQuote a path that contains spaces."),
-    ("/rm nope.md", "ERROR(NOT_FOUND): File not found: nope.md"),
-    ("/mv nope.md x.md", "ERROR(NOT_FOUND): File not found: nope.md"),
+    ("/rm nope.md", "ERROR(NOT_FOUND): File not found: nope.md\nNothing was changed; /ls shows what is there."),
+    ("/mv nope.md x.md", "ERROR(NOT_FOUND): File not found: nope.md\nNothing was changed; /ls shows what is there."),
+    ("/cp nope.md x.md", "ERROR(NOT_FOUND): File not found: nope.md\nNothing was changed; /ls shows what is there."),
     ("/mv notes.md missing/x.md", "ERROR(NOT_FOUND): Folder not found: missing\n"
      "Nothing was changed; make it first with /mkdir -p missing, then mv again."),
 ]

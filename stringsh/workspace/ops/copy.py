@@ -10,7 +10,7 @@ from stringsh.workspace.models import FileChange
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import check_size, require
 from stringsh.workspace.ops.move import destination, parents, read_file, refuse_existing
-from stringsh.workspace.tree import locate
+from stringsh.workspace.tree import MISSING_HINT, locate
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -37,7 +37,7 @@ def copy_file(ws: Workspace, request: CopyRequest) -> CopyOutcome:
     with ws.state.audited("copy", [request.source, request.dest], request.topic) as note, ws.locked():
         with locate(ws.confiner, request.source) as source:
             if source.kind == "missing":
-                raise StringError("NOT_FOUND", f"File not found: {source.rel}")
+                raise StringError("NOT_FOUND", f"File not found: {source.rel}", MISSING_HINT)
             if source.kind != "file":
                 raise StringError("INVALID_TARGET", f"Only a regular file can be copied: {source.rel} is a "
                                   f"{source.kind}", "Nothing was changed; copy the files inside it one by one.")

@@ -14,7 +14,7 @@ from stringsh.workspace.journal import TreeOp
 from stringsh.workspace.models import FileChange
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import keep_limit, require
-from stringsh.workspace.tree import Walk, locate, walk
+from stringsh.workspace.tree import MISSING_HINT, Walk, locate, walk
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -45,7 +45,7 @@ def delete(ws: Workspace, request: DeleteRequest) -> DeleteOutcome:
             if kind == "missing":
                 if request.ignore_missing:
                     return DeleteOutcome(rel, False, "missing", 0, 0, None)
-                raise StringError("NOT_FOUND", f"File not found: {rel}")
+                raise StringError("NOT_FOUND", f"File not found: {rel}", MISSING_HINT)
             if kind == "other":
                 raise StringError("INVALID_TARGET", f"Not a file, folder or link: {rel}",
                                   "Nothing was changed; remove it outside stringsh.")

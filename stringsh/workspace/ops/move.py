@@ -13,7 +13,7 @@ from stringsh.workspace.journal import TreeOp
 from stringsh.workspace.models import FileChange
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import check_size, keep_limit, require
-from stringsh.workspace.tree import Spot, check, locate, walk
+from stringsh.workspace.tree import MISSING_HINT, Spot, check, locate, walk
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -99,9 +99,10 @@ def move(ws: Workspace, request: MoveRequest) -> MoveOutcome:
     with ws.state.audited("move", [request.source, request.dest], request.topic) as note, ws.locked():
         with locate(ws.confiner, request.source) as source:
             if source.kind == "missing":
-                raise StringError("NOT_FOUND", f"File not found: {source.rel}")
+                raise StringError("NOT_FOUND", f"File not found: {source.rel}", MISSING_HINT)
             if source.kind == "other":
-                raise StringError("INVALID_TARGET", f"Not a file, folder or link: {source.rel}")
+                raise StringError("INVALID_TARGET", f"Not a file, folder or link: {source.rel}",
+                                  "Nothing was changed; move it outside stringsh.")
             with destination(ws, source, request.dest, "mv") as dest:
                 refuse_existing(source, dest, request.overwrite, "mv")
                 made = parents(ws, dest, request.create_parents, "mv")
