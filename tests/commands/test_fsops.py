@@ -19,6 +19,8 @@ def files(ws: Path) -> Path:
     (ws / "docs" / "sub" / "b.md").write_text("b\n")
     (ws / "notes.md").write_text("notes\n")
     (ws / ".env").write_text("TOKEN=secret\n")
+    (ws / "vault").mkdir()
+    (ws / "vault" / ".env").write_text("NESTED=secret\n")
     (ws / ".git" / "hooks").mkdir(parents=True)
     os.symlink("/etc", ws / "etc-link")
     os.chmod(ws / "docs" / "sub", 0o750)
@@ -169,6 +171,15 @@ ATTACKS = [
      "Symlinks are followed only while they point inside the workspace."),
     ("/mkdir etc-link/x", "ERROR(INVALID_PATH): Path leaves the workspace through a symlink: etc-link\n"
      "Symlinks are followed only while they point inside the workspace."),
+    ("/stat etc-link/passwd", "ERROR(INVALID_PATH): Path leaves the workspace through a symlink: etc-link/passwd\n"
+     "Symlinks are followed only while they point inside the workspace."),
+    ("/stat .stringsh/x", "ERROR(NOT_PERMITTED): .stringsh/ is stringsh's own state and cannot be used: .stringsh/x"),
+    ("/mkdir .env", "ERROR(SECRET_DENIED): Access to a secret file is denied: .env\n"
+     "The policy's secret deny list covers this path."),
+    ("/rm -r vault", "ERROR(SECRET_DENIED): Access to a secret file is denied: vault/.env\n"
+     "The policy's secret deny list covers this path."),
+    ("/mv vault moved", "ERROR(SECRET_DENIED): Access to a secret file is denied: vault/.env\n"
+     "The policy's secret deny list covers this path."),
     # the root itself
     ("/rm -r .", "ERROR(INVALID_TARGET): Refusing to act on the workspace root itself.\n"
      "Name a file or folder inside the workspace."),
