@@ -242,3 +242,15 @@ def test_undo_skip_names_the_folders_of_a_mkdir(files: Path, dispatcher) -> None
         "Undo: skipped change 1 (one, one/two), left as it is; nothing older is left to undo."
     )
     assert (files / "one" / "two").is_dir()
+
+
+def test_undo_of_a_big_rm_names_twenty_then_counts(ws: Path, dispatcher) -> None:  # type: ignore[no-untyped-def]
+    (ws / "many").mkdir()
+    for k in range(30):
+        (ws / "many" / f"{k:02}.txt").write_text(f"{k}\n")
+    before = tree_hash(ws)
+    assert reply(dispatcher, "/rm -r many") == "Deleted: many (folder, 30 files, 1 folder)"
+    text = reply(dispatcher, "/undo")
+    assert text.startswith("Undo: put back folder many; restored many/00.txt (1 lines); ")
+    assert text.endswith("; restored many/18.txt (1 lines); and 11 more")
+    assert tree_hash(ws) == before
