@@ -300,3 +300,22 @@ def test_a_journal_from_before_tree_ops_upgrades_without_loss(tree: Path) -> Non
         assert not (tree / "fresh").exists()
     finally:
         second.close()
+
+
+def test_the_change_allow_list_covers_folders_and_links(tmp_path: Path) -> None:
+    root = tmp_path / "allow"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "a.md").write_text("a\n")
+    os.symlink("docs", root / "ln")
+    (root / "stringsh.toml").write_text('[changes]\nallow_globs = ["docs/**"]\n')
+    workspace = Workspace.load(root)
+    try:
+        before = tree_hash(root)
+        for call in (lambda: workspace.mkdir("other"), lambda: workspace.delete("ln"),
+                     lambda: workspace.move("docs/a.md", "elsewhere.md")):
+            assert refused(call, "NOT_PERMITTED").args[0].startswith("Path is not on the policy's change allow-list")
+        assert tree_hash(root) == before
+        assert workspace.mkdir("docs/new/deeper", create_parents=True).created
+        assert workspace.move("docs/new", "docs/renamed").kind == "dir"
+    finally:
+        workspace.close()

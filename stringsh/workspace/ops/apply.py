@@ -73,7 +73,7 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
                 raise StringError("INVALID_PAYLOAD", f"The change set names {p.res.rel} twice.")
             seen.add(p.res.rel)
         if kind == "apply":
-            _check_budget(ws, plans)
+            _check_budget(ws, plans, tree)
         blobs = {p.prev_sha: p.prev for p in plans if p.prev is not None and p.prev_sha}
         journal = ws.journal
         rows = [p.row() for p in plans]
@@ -117,13 +117,18 @@ def _execute_tree(ws: Workspace, cs: int, plans: list[changes.Plan], tree: tuple
         journal.set_tree(cs, tuple(op for op in tree if op not in existed and op not in stayed))
 
 
-def _check_budget(ws: Workspace, plans: list[changes.Plan]) -> None:
-    """The policy's change allow-list and line budget, checked before anything is recorded or written."""
+def _check_budget(ws: Workspace, plans: list[changes.Plan], tree: tuple[TreeOp, ...] = ()) -> None:
+    """The policy's change allow-list and line budget, checked before anything is recorded or written. A folder or
+    link the change makes or removes is on the list itself, or (a folder) holds a file of the change that is."""
     budget = ws.policy.changes
     allowed = GlobSet(budget.allow_globs)  # the same glob semantics as the secret lists (globs.py)
     for p in plans:
         if not allowed.covers(p.res.rel):
             raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {p.res.rel}")
+    for op in tree:
+        holds = op.kind == "dir" and any(p.res.rel.startswith(op.path + "/") for p in plans)
+        if not holds and not allowed.covers(op.path):
+            raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {op.path}")
     lines = sum(p.data.count(b"\n") + 1 for p in plans if p.data)
     if lines > budget.max_loc:
         raise StringError("BUDGET_EXCEEDED", f"Too many lines changed: {lines} > {budget.max_loc}")
