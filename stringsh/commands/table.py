@@ -83,6 +83,8 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
                 flags=("--regex", "-i", "--glob", "-C", "--max")),
     CommandSpec("glob", "glob", "glob", syntax="/glob PATTERN [path]",
                 summary="Find files by path pattern (**/*.py), newest first", section="Navigation"),
+    CommandSpec("stat", "stat", "stat_command", syntax="/stat path",
+                summary="Show a path's type, size, mode and time", section="Navigation"),
     CommandSpec(
         "nav", "nav", "nav",
         syntax="/nav [name | page | scaffold]",
@@ -102,6 +104,14 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
     CommandSpec("undo", "undo", "undo", syntax="/undo [--skip]",
                 summary="Undo this topic's last change (repeat to go further back)", section="Editing",
                 flags=("--skip",)),
+    CommandSpec("mkdir", "mkdir", "mkdir_command", syntax="/mkdir [-p] path",
+                summary="Make a folder (-p: and its parents)", section="Editing", flags=("-p",)),
+    CommandSpec("mv", "mv", "mv_command", syntax="/mv [--force] from to",
+                summary="Move or rename a file, link or folder", section="Editing", flags=("--force",)),
+    CommandSpec("cp", "cp", "cp_command", syntax="/cp [--force] from to",
+                summary="Copy a file", section="Editing", flags=("--force",)),
+    CommandSpec("rm", "rm", "rm_command", syntax="/rm [-r] [--force] path",
+                summary="Delete a file or link (-r: a folder)", section="Editing", flags=("-r", "--force")),
     CommandSpec("verify", "verify", "verify", syntax="/verify path#block",
                 summary="Check that a block resolves; show its size and start", section="Editing"),
     # Actions

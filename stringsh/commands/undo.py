@@ -3,6 +3,8 @@ that cannot be undone. Other clients' changes (processes, daemons, earlier runs)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.documents.diffreply import with_diff
@@ -10,6 +12,9 @@ from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.workspace.models import RevertedFile, RevertOutcome, SkippedChange
 from stringsh.workspace.seen import mark_seen
+
+if TYPE_CHECKING:
+    from stringsh.workspace.journal import TreeOp
 
 USAGE = "Usage: /undo [--skip]"
 
@@ -53,5 +58,20 @@ def undo(ctx: Context) -> Result:
             ctx.session.seen.pop(file.rel, None)
         else:
             mark_seen(ctx.session.seen, workspace, file.rel)
-    return with_diff(ctx, Result("Undo: " + "; ".join(describe(file, outcome) for file in outcome.files)),
-                     outcome.change_id, undo_note=False)
+    parts = [describe_tree(op) for op in outcome.tree if op.action == "make"]  # folders first, then their files
+    parts += [describe(file, outcome) for file in outcome.files]
+    parts += [describe_tree(op) for op in outcome.tree if op.action == "remove"]
+    if len(parts) > MAX_PARTS:
+        parts = [*parts[:MAX_PARTS], f"and {len(parts) - MAX_PARTS} more"]
+    return with_diff(ctx, Result("Undo: " + "; ".join(parts)), outcome.change_id, undo_note=False)
+
+
+#: An undo of a big /rm -r or /mv names this many files and folders, then how many more.
+MAX_PARTS = 20
+
+
+def describe_tree(op: TreeOp) -> str:
+    """A folder or symlink the undo put back or removed (a /mkdir, /mv or /rm undone)."""
+    if op.kind == "link":
+        return f"put back link {op.path} → {op.target}" if op.action == "make" else f"removed link {op.path}"
+    return f"put back folder {op.path}" if op.action == "make" else f"removed folder {op.path}"

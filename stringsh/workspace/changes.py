@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from stringsh.errors import StringError
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import sha256
-from stringsh.workspace.journal import FileRow, Journal, MissingBlob
+from stringsh.workspace.journal import FileRow, Journal, MissingBlob, inverse_tree
 from stringsh.workspace.paths import DIR_FLAGS, Confiner, Resolved
 
 
@@ -184,6 +184,31 @@ def recover(journal: Journal, confiner: Confiner, cs: int, pool: atomic.FsyncPoo
         from stringsh.workspace.ops.appending import recover_append
 
         return recover_append(journal, confiner, cs, rows[0])
+    tree = journal.tree(cs)
+    if tree:  # folders and links (a /mkdir, /mv, /rm): put back the removed ones so the files can be judged
+        from stringsh.workspace import tree as treeops
+
+        for op in inverse_tree(tuple(op for op in tree if op.action == "remove")):
+            with contextlib.suppress(StringError, OSError):
+                treeops.make(confiner, op)
+    state = _recover_files(journal, confiner, cs, pool, rows)
+    if tree:
+        if state == "done":  # forward: the folders and links the change made, and the removals, once more
+            for op in tree:
+                with contextlib.suppress(StringError, OSError):
+                    treeops.make(confiner, op) if op.action == "make" else treeops.remove(confiner, op)
+        else:
+            for op in inverse_tree(tuple(op for op in tree if op.action == "make")):
+                with contextlib.suppress(StringError, OSError):
+                    treeops.remove(confiner, op)
+    change = journal.get(cs)
+    journal.finish(cs, state, change.reverts if change else None)
+    return state
+
+
+def _recover_files(journal: Journal, confiner: Confiner, cs: int, pool: atomic.FsyncPool,
+                   rows: list[FileRow]) -> str:
+    """The files of a crashed change set: forward when every one holds its new bytes, else back."""
     located: list[tuple[FileRow, Resolved | None, str | None]] = []
     try:
         for row in rows:
@@ -224,7 +249,4 @@ def recover(journal: Journal, confiner: Confiner, cs: int, pool: atomic.FsyncPoo
         for _, res, _ in located:
             if res is not None:
                 res.close()
-    change = journal.get(cs)
-    state = "done" if forward else "rolled_back"
-    journal.finish(cs, state, change.reverts if change else None)
-    return state
+    return "done" if forward else "rolled_back"

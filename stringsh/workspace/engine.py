@@ -19,10 +19,14 @@ if TYPE_CHECKING:
     from stringsh.workspace.audit import AuditCheck
     from stringsh.workspace.journal import ChangeRow, Journal
     from stringsh.workspace.models import ChangeSet, RevertOutcome, SkippedChange, WriteOutcome
+    from stringsh.workspace.ops.copy import CopyOutcome
+    from stringsh.workspace.ops.delete import DeleteOutcome
     from stringsh.workspace.ops.glob import GlobResult
     from stringsh.workspace.ops.grep import GrepResult
     from stringsh.workspace.ops.lines import LineEditOutcome
     from stringsh.workspace.ops.listdir import DirEntry
+    from stringsh.workspace.ops.mkdir import MkdirOutcome
+    from stringsh.workspace.ops.move import MoveOutcome
     from stringsh.workspace.ops.read import TextFile
     from stringsh.workspace.ops.shell import ShellRequest, ShellSlot
     from stringsh.workspace.ops.stat import FileInfo
@@ -272,6 +276,37 @@ class Workspace:
         permissions = self.policy.permissions
         if permissions.revert:
             require(self.policy, permissions.write, "write")  # a read-only root: the revert op's own refusal
+
+    # -- file operations (seed 003): each one change set, so /undo puts it back -------------------------------
+
+    def mkdir(self, path: str, *, create_parents: bool = False, ignore_existing: bool = False,
+              topic: str = "main") -> MkdirOutcome:
+        """Make a folder (and its missing parents with `create_parents`); needs the `mkdir` permission."""
+        from stringsh.workspace.ops.mkdir import MkdirRequest, mkdir
+
+        return mkdir(self, MkdirRequest(path, create_parents, ignore_existing, topic))
+
+    def move(self, source: str, dest: str, *, overwrite: bool = False, create_parents: bool = False,
+             topic: str = "main") -> MoveOutcome:
+        """Move a file, a symlink (the link itself) or a folder; into `dest` when that is a folder."""
+        from stringsh.workspace.ops.move import MoveRequest, move
+
+        return move(self, MoveRequest(source, dest, overwrite, create_parents, topic))
+
+    def copy_file(self, source: str, dest: str, *, overwrite: bool = False, create_parents: bool = False,
+                  topic: str = "main") -> CopyOutcome:
+        """Copy one regular file's bytes and mode; needs the `write` permission."""
+        from stringsh.workspace.ops.copy import CopyRequest, copy_file
+
+        return copy_file(self, CopyRequest(source, dest, overwrite, create_parents, topic))
+
+    def delete(self, path: str, *, recursive: bool = False, ignore_missing: bool = False, force: bool = False,
+               topic: str = "main") -> DeleteOutcome:
+        """Delete a file, a symlink (never what it points at) or, `recursive`, a folder; `force` goes beyond the
+        journal's keep limit (no undo)."""
+        from stringsh.workspace.ops.delete import DeleteRequest, delete
+
+        return delete(self, DeleteRequest(path, recursive, ignore_missing, force, topic))
 
     # -- shell ------------------------------------------------------------------------------------------------
 

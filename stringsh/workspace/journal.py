@@ -10,7 +10,8 @@ Undo belongs to the client that made a change: `owners` names the client (one pr
 change set, and `/undo` walks back only its own client's changes of one topic. Those tables (and `new_dirs`, the
 folders a change created) sit beside the original two rather than in new columns, so a journal written by an
 older version upgrades by `CREATE TABLE` alone (its change sets have no owner: no new process undoes them, they
-stay revertable by id), and an older version can still read a newer journal.
+stay revertable by id), and an older version can still read a newer journal. `tree_ops` (the folders and
+symlinks a /mkdir, /mv or /rm made or removed) is one more such table.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from stringsh.errors import StringError
@@ -65,6 +66,16 @@ CREATE TABLE IF NOT EXISTS appends(   -- an append (ops/appending.py) keeps the 
     prev_size INTEGER NOT NULL,
     PRIMARY KEY(cs, idx)
 );
+CREATE TABLE IF NOT EXISTS tree_ops(  -- folders and symlinks a change made or removed (workspace/tree.py)
+    cs INTEGER NOT NULL,
+    seq INTEGER NOT NULL,          -- execution order: every `make` (outermost first), then every `remove`
+    path TEXT NOT NULL,            -- resolved root-relative path
+    kind TEXT NOT NULL,            -- dir | link
+    action TEXT NOT NULL,          -- make | remove
+    mode INTEGER,                  -- a folder's permission bits (NULL: the default)
+    target TEXT,                   -- a symlink's target, kept as written
+    PRIMARY KEY(cs, seq)
+);
 """
 
 #: The undoable change sets of one client's topic, newest first (`?` topic, `?` client).
@@ -89,6 +100,25 @@ class FileRow:
     new_dirs: tuple[str, ...] = ()  # folders the change created for this file, outermost first
     #: Set for an append and its undo: only bytes past this offset change, so no previous bytes are kept.
     prev_size: int | None = None
+
+
+@dataclass(frozen=True)
+class TreeOp:
+    """A folder or symlink a change made or removed; files go in `files` with their bytes."""
+
+    path: str
+    kind: str  # dir | link
+    action: str  # make | remove
+    mode: int | None = None
+    target: str | None = None
+
+    def inverse(self) -> TreeOp:
+        return replace(self, action="remove" if self.action == "make" else "make")
+
+
+def inverse_tree(ops: tuple[TreeOp, ...]) -> tuple[TreeOp, ...]:
+    """What undoes `ops`, in execution order: makes outermost first, then removes innermost first."""
+    return tuple(op.inverse() for op in reversed(ops))
 
 
 @dataclass(frozen=True)
@@ -142,7 +172,7 @@ class Journal:
         self.db.close()
 
     def begin(self, topic: str, frontend: str, kind: str, reverts: int | None, rows: list[FileRow],
-              blobs: dict[str, bytes]) -> int:
+              blobs: dict[str, bytes], tree: tuple[TreeOp, ...] = ()) -> int:
         """Record a pending change set with its previous bytes (not yet durable: call `seal`)."""
         db = self.db
         db.execute("BEGIN IMMEDIATE")
@@ -163,6 +193,8 @@ class Journal:
             db.executemany("INSERT OR IGNORE INTO blobs VALUES (?,?)", list(blobs.items()))
             db.executemany("INSERT INTO appends VALUES (?,?,?)",
                            [(cs, r.idx, r.prev_size) for r in rows if r.prev_size is not None])
+            db.executemany("INSERT INTO tree_ops VALUES (?,?,?,?,?,?,?)",
+                           [(cs, k, op.path, op.kind, op.action, op.mode, op.target) for k, op in enumerate(tree)])
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -175,6 +207,25 @@ class Journal:
             self.db.execute("INSERT OR REPLACE INTO new_dirs VALUES (?,?,?)", (cs, idx, "\n".join(dirs)))
         else:
             self.db.execute("DELETE FROM new_dirs WHERE cs=? AND idx=?", (cs, idx))
+
+    def tree(self, cs: int) -> tuple[TreeOp, ...]:
+        rows = self.db.execute(
+            "SELECT path, kind, action, mode, target FROM tree_ops WHERE cs=? ORDER BY seq", (cs,)
+        ).fetchall()
+        return tuple(TreeOp(*row) for row in rows)
+
+    def set_tree(self, cs: int, tree: tuple[TreeOp, ...]) -> None:
+        """Correct the folders and links a change made or removed (one was there already, or stayed)."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("DELETE FROM tree_ops WHERE cs=?", (cs,))
+            db.executemany("INSERT INTO tree_ops VALUES (?,?,?,?,?,?,?)",
+                           [(cs, k, op.path, op.kind, op.action, op.mode, op.target) for k, op in enumerate(tree)])
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def settle(self, topic: str, frontend: str, cs: int) -> int:
         """Record that change `cs` is undone without writing anything (its files already hold their previous
@@ -266,7 +317,7 @@ class Journal:
             db.execute(f"DELETE FROM files WHERE cs IN ({old})", (cutoff,))
             db.execute(f"DELETE FROM appends WHERE cs IN ({old})", (cutoff,))
             removed = db.execute(f"DELETE FROM changesets WHERE id IN ({old})", (cutoff,)).rowcount
-            for table in ("owners", "new_dirs"):  # also rows an older version's prune left behind
+            for table in ("owners", "new_dirs", "tree_ops"):  # also rows an older version's prune left behind
                 db.execute(f"DELETE FROM {table} WHERE cs NOT IN (SELECT id FROM changesets)")
             db.execute("DELETE FROM blobs WHERE sha NOT IN (SELECT prev_sha FROM files WHERE prev_sha IS NOT NULL)")
             db.execute("COMMIT")

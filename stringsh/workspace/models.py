@@ -7,6 +7,10 @@ The change-set values live here; the read-side responses live with their operati
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from stringsh.workspace.journal import TreeOp
 
 __all__ = ["ChangeSet", "FileChange", "RevertOutcome", "RevertedFile", "SkippedChange", "WriteOutcome"]
 
@@ -39,6 +43,8 @@ class RevertOutcome:
     change_id: int  # the new change set that did the revert
     reverted_id: int  # the change set that was undone
     files: tuple[RevertedFile, ...]
+    #: The folders and symlinks the revert made or removed (a /mkdir, /mv or /rm undone), in the order done.
+    tree: tuple[TreeOp, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,14 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace import changes
+from stringsh.workspace import tree as treeops
 from stringsh.workspace.globs import GlobSet
 from stringsh.workspace.models import FileChange
 from stringsh.workspace.ops.guard import check_hardlink, check_size, keep_limit, require
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.journal import TreeOp
 
 
 class ApplyRequest(NamedTuple):
@@ -42,8 +44,13 @@ def apply(ws: Workspace, request: ApplyRequest) -> int:
         return note.change
 
 
-def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, reverts: int | None) -> int:
-    """Plan, check, journal and execute; the caller holds the lock and has checked the permission."""
+def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, reverts: int | None,
+                 tree: tuple[TreeOp, ...] = (), *, exact: bool = False) -> int:
+    """Plan, check, journal and execute; the caller holds the lock and has checked the permission.
+
+    `tree`: folders and symlinks made before the files are written and removed after (workspace/tree.py).
+    `exact`: the paths are real paths found by a walk (a move, a delete): one that now leads elsewhere through a
+    symlink swapped in since is a CONFLICT, never the file at the other end."""
     ws.state.workspace_folder()  # refuses a workspace whose `.stringsh` is a planted link or file
     plans: list[changes.Plan] = []
     limit = keep_limit(ws.policy)
@@ -58,22 +65,27 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
                 raise StringError(
                     "NOT_PERMITTED", f"{p.res.rel} is the workspace's policy and cannot be changed through stringsh"
                 )
+            if exact and p.res.rel != f.path:
+                raise StringError("CONFLICT", f"{f.path} changed into a symbolic link meanwhile; nothing was changed.")
             if reverts is not None and p.res.rel != f.path:  # a revert names the path it wrote; a link now
                 raise StringError("CONFLICT", f"{f.path} is now a symbolic link; nothing was written.")
             if p.res.rel in seen:
                 raise StringError("INVALID_PAYLOAD", f"The change set names {p.res.rel} twice.")
             seen.add(p.res.rel)
         if kind == "apply":
-            _check_budget(ws, plans)
+            _check_budget(ws, plans, tree)
         blobs = {p.prev_sha: p.prev for p in plans if p.prev is not None and p.prev_sha}
         journal = ws.journal
         rows = [p.row() for p in plans]
-        cs = journal.begin(topic, ws.frontend, kind, reverts, rows, blobs)
-        try:
-            changes.execute(cs, plans, ws.state.fsync_pool, lambda: journal.seal(cs))
-        except BaseException:
-            journal.finish(cs, "rolled_back")
-            raise
+        cs = journal.begin(topic, ws.frontend, kind, reverts, rows, blobs, tree)
+        if tree:
+            _execute_tree(ws, cs, plans, tree)
+        else:
+            try:
+                changes.execute(cs, plans, ws.state.fsync_pool, lambda: journal.seal(cs))
+            except BaseException:
+                journal.finish(cs, "rolled_back")
+                raise
         for p, row in zip(plans, rows, strict=True):
             if p.existed:  # a folder planned as new was there after all: undo must leave it
                 journal.set_new_dirs(cs, p.idx, tuple(d for d in row.new_dirs if d not in p.existed))
@@ -83,13 +95,40 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
         changes.close_plans(plans)
 
 
-def _check_budget(ws: Workspace, plans: list[changes.Plan]) -> None:
-    """The policy's change allow-list and line budget, checked before anything is recorded or written."""
+def _execute_tree(ws: Workspace, cs: int, plans: list[changes.Plan], tree: tuple[TreeOp, ...]) -> None:
+    """Folders and links first (the journal record made durable before any of them), then the files, then the
+    removals; a failure before the removals takes back the folders and links made."""
+    journal = ws.journal
+    journal.seal(cs)
+    made: list[TreeOp] = []
+    existed: list[TreeOp] = []
+    try:
+        for op in tree:
+            if op.action == "make":
+                (made if treeops.make(ws.confiner, op) else existed).append(op)
+        changes.execute(cs, plans, ws.state.fsync_pool)
+    except BaseException:
+        for op in reversed(made):
+            treeops.remove(ws.confiner, op)
+        journal.finish(cs, "rolled_back")
+        raise
+    stayed = treeops.remove_all(ws.confiner, tree)
+    if existed or stayed:  # not made, or not removed, by this change: undo must leave them as they are
+        journal.set_tree(cs, tuple(op for op in tree if op not in existed and op not in stayed))
+
+
+def _check_budget(ws: Workspace, plans: list[changes.Plan], tree: tuple[TreeOp, ...] = ()) -> None:
+    """The policy's change allow-list and line budget, checked before anything is recorded or written. A folder or
+    link the change makes or removes is on the list itself, or (a folder) holds a file of the change that is."""
     budget = ws.policy.changes
     allowed = GlobSet(budget.allow_globs)  # the same glob semantics as the secret lists (globs.py)
     for p in plans:
         if not allowed.covers(p.res.rel):
             raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {p.res.rel}")
+    for op in tree:
+        holds = op.kind == "dir" and any(p.res.rel.startswith(op.path + "/") for p in plans)
+        if not holds and not allowed.covers(op.path):
+            raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {op.path}")
     lines = sum(p.data.count(b"\n") + 1 for p in plans if p.data)
     if lines > budget.max_loc:
         raise StringError("BUDGET_EXCEEDED", f"Too many lines changed: {lines} > {budget.max_loc}")

@@ -5,17 +5,19 @@ in its previous state is a step done, and `/undo --skip` passes over a change th
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace import changes
 from stringsh.workspace.atomic import sha256
-from stringsh.workspace.journal import FileRow, MissingBlob
+from stringsh.workspace.journal import FileRow, MissingBlob, TreeOp, inverse_tree
 from stringsh.workspace.models import FileChange, RevertedFile, RevertOutcome, SkippedChange
 from stringsh.workspace.ops.appending import revert_append
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import require
+from stringsh.workspace.paths import DIR_FLAGS
 from stringsh.workspace.textio import count_lines, decode
 
 if TYPE_CHECKING:
@@ -71,7 +73,8 @@ def skip(ws: Workspace, request: UndoRequest) -> SkippedChange:
             )
         journal.skip(change_id)
         note.change = change_id
-        paths = tuple(f.path for f in journal.files(change_id))
+        named = [f.path for f in journal.files(change_id)] + [op.path for op in journal.tree(change_id)]
+        paths = tuple(dict.fromkeys(named))  # a /mkdir or a moved link has folders and links, not files
         return SkippedChange(change_id, paths, journal.last_undoable(request.topic))
 
 
@@ -116,11 +119,14 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: boo
             raise _conflict(ws, f.path, f.new_sha is not None, change_id, undo)
         else:
             todo.append((f, FileChange(f.path, prev, f.new_sha or "", f.prev_mode)))
-    if todo:
+    tree = inverse_tree(journal.tree(change_id))
+    if tree:
+        check_tree(ws, tree, {f.path for f, change in todo if change.data is None}, change_id, undo)
+    if todo or tree:
         try:
-            cs = apply_locked(ws, [change for _, change in todo], topic or row.topic, "revert", change_id)
+            cs = apply_locked(ws, [change for _, change in todo], topic or row.topic, "revert", change_id, tree)
         except StringError as exc:
-            if exc.code != "CONFLICT":
+            if exc.code != "CONFLICT" or not todo:
                 raise
             for f, _ in todo:  # changed between the check and the write, or reached through a swapped link
                 _require_same_path(ws, f.path, change_id, undo)
@@ -137,7 +143,35 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: boo
         gone = file.action in ("deleted", "already_gone")
         files.append(replace(file, folders=tuple(changes.remove_new_dirs(ws.confiner, dirs))) if gone and dirs
                      else file)
-    return RevertOutcome(cs, change_id, tuple(files))
+    return RevertOutcome(cs, change_id, tuple(files), ws.journal.tree(cs) if tree else ())
+
+
+def check_tree(ws: Workspace, tree: tuple[TreeOp, ...], deleting: set[str], change_id: int, undo: bool) -> None:
+    """CONFLICT before anything is written when a folder to remove holds something the change did not put there,
+    or something now stands where a folder or link is to be put back."""
+    from stringsh.workspace import tree as treeops
+
+    removing = deleting | {op.path for op in tree if op.action == "remove"}
+    hint = f"Nothing was changed; move it aside, then undo again{SKIP_HINT if undo else ''}."
+    for op in tree:
+        try:
+            spot = treeops.locate(ws.confiner, op.path)
+        except StringError:
+            continue  # apply_locked says why
+        with spot:
+            if op.action == "make":
+                if spot.st is not None and not (op.kind == "dir" and spot.kind == "dir"):
+                    raise StringError("CONFLICT", f"Refusing to undo: {op.path} exists again since change "
+                                      f"{change_id} removed it.", hint)
+            elif op.kind == "dir" and spot.kind == "dir":
+                fd = os.open(spot.name, DIR_FLAGS, dir_fd=spot.fd)
+                try:
+                    extra = sorted(name for name in os.listdir(fd) if f"{op.path}/{name}" not in removing)
+                finally:
+                    os.close(fd)
+                if extra:
+                    raise StringError("CONFLICT", f"Refusing to undo: {op.path}/{extra[0]} was added since "
+                                      f"change {change_id}, and the folder {op.path} would have to go.", hint)
 
 
 def _conflict(ws: Workspace, path: str, wrote: bool, change_id: int, undo: bool) -> StringError:
