@@ -58,6 +58,33 @@ class Spot:
 
 
 def locate(confiner: Confiner, path: str) -> Spot:
+    """`_locate`, inside the workspace root only when the policy names several roots (see `_refuse_other_roots`)."""
+    spot = _locate(confiner, path)
+    if confiner.roots is not None:
+        try:
+            _refuse_other_roots(confiner, path, spot.rel)
+        except BaseException:
+            spot.close()
+            raise
+    return spot
+
+
+def _refuse_other_roots(confiner: Confiner, path: str, rel: str) -> None:
+    """Folder and link operations do not cross roots yet: a path naming another root, inside one nested in the
+    workspace, or holding one, is refused before anything is read or changed (a `/rm -r` of a folder would
+    otherwise remove a read_only root nested in it)."""
+    where = confiner.real.joinpath(*[p for p in rel.split("/") if p not in ("", ".")])
+    nested = [folder for _, folder, _ in confiner.root_list()[1:] if confiner.real in folder.parents]
+    if confiner.route(path)[1] or any(f == where or where in f.parents or f in where.parents for f in nested):
+        raise StringError(
+            "INVALID_TARGET",
+            f"Refusing {path}: /mkdir, /mv, /cp and /rm work inside the workspace root only, and this path names "
+            "or holds another root.",
+            "Nothing was changed; /write, /edit and /undo work in every root (/info lists them).",
+        )
+
+
+def _locate(confiner: Confiner, path: str) -> Spot:
     """Resolve the parent folder (symlinks inside the root followed, as every path), then look at the last name
     with lstat: a link there is the entry itself. Secrets, engine state and protected paths are refused for the
     requested and the real path. The workspace root itself is refused: it is never a target."""

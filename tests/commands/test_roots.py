@@ -260,3 +260,22 @@ def test_search_in_another_root_keeps_that_roots_secrets_and_state_out(roots: Pa
         "re: /glob ** docs:\nGlob ** in docs:/: 2 files, newest first\n---\n"
         "docs:/guide.md\ndocs:/sub/y.txt\n\n2 files; scanned 2 files (3 entries)\n"
     )
+
+
+def test_folder_operations_stay_inside_the_workspace_root(roots: Path) -> None:
+    """/mkdir /mv /cp /rm do not cross roots yet: naming another root, or holding a nested one, changes nothing."""
+    (roots / "ws" / "vendor").mkdir()
+    (roots / "ws" / "vendor" / "v.txt").write_text("v\n")
+    nested = f'[[roots]]\nid = "vendor"\npath = "{roots / "ws" / "vendor"}"\nmode = "read_only"\n'
+    (roots / "p2.toml").write_text((roots / "p.toml").read_text() + nested)
+    before = {name: tree(roots / name) for name in ("ws", "docs", "scratch")}
+    requests = ["/rm docs:guide.md", "/mkdir scratch:new", "/mv a.md scratch:a.md", "/rm -r vendor",
+                "/cp docs:guide.md g.md"]
+    named = ["docs:guide.md", "scratch:new", "scratch:a.md", "vendor", "docs:guide.md"]
+    assert run(roots, "".join(f"{r}\n" for r in requests), policy="p2.toml") == "".join(
+        f"{echoed(request)}\nERROR(INVALID_TARGET): Refusing {path}: /mkdir, /mv, /cp and /rm work inside the "
+        "workspace root only, and this path names or holds another root.\n"
+        "Nothing was changed; /write, /edit and /undo work in every root (/info lists them).\n"
+        for request, path in zip(requests, named)
+    )
+    assert {name: tree(roots / name) for name in ("ws", "docs", "scratch")} == before
