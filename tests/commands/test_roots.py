@@ -276,6 +276,6 @@ def test_folder_operations_stay_inside_the_workspace_root(roots: Path) -> None:
         f"{echoed(request)}\nERROR(INVALID_TARGET): Refusing {path}: /mkdir, /mv, /cp and /rm work inside the "
         "workspace root only, and this path names or holds another root.\n"
         "Nothing was changed; /write, /edit and /undo work in every root (/info lists them).\n"
-        for request, path in zip(requests, named)
+        for request, path in zip(requests, named, strict=True)
     )
     assert {name: tree(roots / name) for name in ("ws", "docs", "scratch")} == before
