@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
-from stringsh.workspace.textio import BREAK, decode
+from stringsh.workspace.textio import decode, split_lines
 
 if TYPE_CHECKING:
     from stringsh.commands.context import Context
@@ -101,15 +101,6 @@ def _text(ws: Workspace, data: bytes, rel: str) -> str:
     text, _, _ = decode(data, rel)
     return ws.redact_lines(text)
 
-
-def split_lines(text: str) -> list[str]:
-    """Lines without their endings, in the shared line model (a final line break starts no line)."""
-    if not text:
-        return []
-    lines = BREAK.split(text)
-    if lines[-1] == "":
-        lines.pop()
-    return lines
 
 
 def format_diff(old: str | None, new: str, *, context: int = DEFAULT_CONTEXT,

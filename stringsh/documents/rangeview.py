@@ -17,17 +17,11 @@ from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render import plain
 from stringsh.render.view import budget_from, masked, numbered
-from stringsh.workspace.textio import BREAK
+from stringsh.workspace.textio import split_lines
 
 if TYPE_CHECKING:
     from stringsh.commands.context import Context
 
-
-def split_lines(text: str) -> list[str]:
-    lines = BREAK.split(text) if text else []
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
 
 
 def check_bounds(target: LineTarget, total: int, command: str) -> None:

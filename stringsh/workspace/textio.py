@@ -125,6 +125,14 @@ def dominant_newline(text: str, default: str = "\n") -> str:
     return max(counts, key=lambda b: (counts[b], -breaks.index(b)))
 
 
+def split_lines(text: str) -> list[str]:
+    """Lines without their endings, in the shared model: a final line break starts no line, "" has none."""
+    lines = BREAK.split(text) if text else []
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def count_lines(text: str) -> int:
     """Lines in the shared model: every break ends a line, plus a last line without one."""
     if not text:

@@ -17,7 +17,7 @@ from stringsh.workspace.models import FileChange
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import check_size, require
 from stringsh.workspace.ops.read import ReadRequest, read_text
-from stringsh.workspace.textio import BREAK, dominant_newline, encode, line_spans
+from stringsh.workspace.textio import dominant_newline, encode, line_spans, split_lines
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -41,15 +41,6 @@ class LineEditOutcome(NamedTuple):
     total_lines: int  # lines of the new file
 
 
-def split_replacement(text: str) -> list[str]:
-    """The replacement's lines in the shared model: `a\\nb` and `a\\nb\\n` are both two lines, "" is none."""
-    if not text:
-        return []
-    lines = BREAK.split(text)
-    if lines[-1] == "":
-        lines.pop()
-    return lines
-
 
 def check_range(rel: str, start: int, end: int, total: int) -> None:
     """INVALID_TARGET for a range that does not count from 1 upward, or that ends past the file's last line."""
@@ -69,7 +60,7 @@ def splice_lines(text: str, start: int, end: int, replacement: str) -> str:
     first, last = spans[start - 1], spans[end - 1]
     endings = [text[s_end:full] for _s, s_end, full in spans[start - 1 : end]]
     fallback = next((e for e in reversed(endings) if e), "") or dominant_newline(text)
-    new_lines = split_replacement(replacement)
+    new_lines = split_lines(replacement)
     out: list[str] = []
     for i, line in enumerate(new_lines):
         if i == len(new_lines) - 1:
