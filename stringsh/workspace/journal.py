@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -171,12 +173,22 @@ class Journal:
             self._wal_fd = -1
         self.db.close()
 
-    def begin(self, topic: str, frontend: str, kind: str, reverts: int | None, rows: list[FileRow],
-              blobs: dict[str, bytes], tree: tuple[TreeOp, ...] = ()) -> int:
-        """Record a pending change set with its previous bytes (not yet durable: call `seal`)."""
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: `BEGIN IMMEDIATE`, then `COMMIT`, or `ROLLBACK` on any exception."""
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
+            yield db
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def begin(self, topic: str, frontend: str, kind: str, reverts: int | None, rows: list[FileRow],
+              blobs: dict[str, bytes], tree: tuple[TreeOp, ...] = ()) -> int:
+        """Record a pending change set with its previous bytes (not yet durable: call `seal`)."""
+        with self._write() as db:
             cur = db.execute(
                 "INSERT INTO changesets(time, topic, frontend, kind, reverts, state) VALUES (?,?,?,?,?,'pending')",
                 (time.time(), topic, frontend, kind, reverts),
@@ -195,10 +207,6 @@ class Journal:
                            [(cs, r.idx, r.prev_size) for r in rows if r.prev_size is not None])
             db.executemany("INSERT INTO tree_ops VALUES (?,?,?,?,?,?,?)",
                            [(cs, k, op.path, op.kind, op.action, op.mode, op.target) for k, op in enumerate(tree)])
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
         return cs
 
     def set_new_dirs(self, cs: int, idx: int, dirs: tuple[str, ...]) -> None:
@@ -216,23 +224,15 @@ class Journal:
 
     def set_tree(self, cs: int, tree: tuple[TreeOp, ...]) -> None:
         """Correct the folders and links a change made or removed (one was there already, or stayed)."""
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._write() as db:
             db.execute("DELETE FROM tree_ops WHERE cs=?", (cs,))
             db.executemany("INSERT INTO tree_ops VALUES (?,?,?,?,?,?,?)",
                            [(cs, k, op.path, op.kind, op.action, op.mode, op.target) for k, op in enumerate(tree)])
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
 
     def settle(self, topic: str, frontend: str, cs: int) -> int:
         """Record that change `cs` is undone without writing anything (its files already hold their previous
         bytes): a finished revert with no files, in one transaction."""
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._write() as db:
             cur = db.execute(
                 "INSERT INTO changesets(time, topic, frontend, kind, reverts, state) VALUES (?,?,?,'revert',?,'done')",
                 (time.time(), topic, frontend, cs),
@@ -240,10 +240,6 @@ class Journal:
             undo = int(cur.lastrowid or 0)
             db.execute("INSERT INTO owners(cs, client) VALUES (?,?)", (undo, self.client))
             db.execute("UPDATE changesets SET reverted_by=? WHERE id=?", (undo, cs))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
         return undo
 
     def skip(self, cs: int) -> None:
@@ -265,14 +261,9 @@ class Journal:
         if not (state == "done" and reverts is not None):
             db.execute("UPDATE changesets SET state=? WHERE id=?", (state, cs))  # one statement: atomic alone
             return
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._write() as db:
             db.execute("UPDATE changesets SET state=? WHERE id=?", (state, cs))
             db.execute("UPDATE changesets SET reverted_by=? WHERE id=?", (cs, reverts))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
 
     def get(self, cs: int) -> ChangeRow | None:
         row = self.db.execute(f"{CHANGE_COLUMNS} WHERE c.id=?", (cs,)).fetchone()
@@ -309,9 +300,7 @@ class Journal:
 
     def prune(self, keep: int) -> int:
         """Forget finished change sets older than the newest `keep` and the previous bytes only they held."""
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._write() as db:
             cutoff = db.execute("SELECT COALESCE(MAX(id), 0) - ? FROM changesets", (keep,)).fetchone()[0]
             old = "SELECT id FROM changesets WHERE id <= ? AND state NOT IN ('pending', 'staged')"
             db.execute(f"DELETE FROM files WHERE cs IN ({old})", (cutoff,))
@@ -320,10 +309,6 @@ class Journal:
             for table in ("owners", "new_dirs", "tree_ops"):  # also rows an older version's prune left behind
                 db.execute(f"DELETE FROM {table} WHERE cs NOT IN (SELECT id FROM changesets)")
             db.execute("DELETE FROM blobs WHERE sha NOT IN (SELECT prev_sha FROM files WHERE prev_sha IS NOT NULL)")
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
         return removed
 
     def undo_depth(self, topic: str) -> int:
