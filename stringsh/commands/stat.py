@@ -1,4 +1,5 @@
-"""/stat: a path's type, size, mode and modification time (seed 003's `stat`), without reading it."""
+"""/stat: a path's type, size, mode and modification time (seed 003's `stat`), without reading it; a symbolic
+link as a link, its target named only when it stays inside its root and is no secret."""
 
 from __future__ import annotations
 
@@ -10,15 +11,29 @@ from stringsh.documents.fsargs import parse
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 
+KINDS = {"dir": "folder", "file": "file", "other": "other (not a file, folder or link)"}
+#: Why a link's target is not named (FileInfo.target_kind when `target` is None).
+HIDDEN = {
+    "outside": ", leading out of the workspace (not followed)",
+    "missing": ", dangling (its target does not exist)",
+    "hidden": ", target not shown (a secret or stringsh's own state)",
+}
+
 
 @handler("stat")
 def stat_command(ctx: Context) -> Result:
     _, (path,) = parse(ctx, "stat", (), 1, "/stat path")
     workspace = ctx.dispatcher.workspace
-    info = workspace.stat(path)
+    info = workspace.stat(path, follow=False)
     if info is None:
         raise StringError("NOT_FOUND", f"File not found: {workspace.relative(path)}", "/ls shows what is there.")
     modified = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(info.mtime_ns / 1e9))
-    kind = "folder" if info.is_dir else "file"
+    if info.kind == "symlink":
+        if info.target is None:
+            to = HIDDEN[info.target_kind or "outside"]
+        else:
+            to = f" → {info.target} ({KINDS.get(info.target_kind or 'other', 'other').split(' ')[0]})"
+        return Result(f"{info.rel}: symlink{to}, modified {modified}")
+    kind = KINDS[info.kind]
     readonly = ", read-only" if not info.mode & 0o200 else ""
     return Result(f"{info.rel}: {kind}, {info.size} bytes, mode {info.mode:04o}{readonly}, modified {modified}")

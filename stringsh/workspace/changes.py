@@ -32,6 +32,8 @@ class Plan:
     prev: bytes | None
     new_mode: int | None
     prev_mode: int | None
+    new_times: tuple[int, int] | None = None  # (atime_ns, mtime_ns) the written file gets; None: now
+    prev_times: tuple[int, int] | None = None  # the replaced file's, journalled so undo gives them back
     synced: list[int] = field(default_factory=list)
     existed: list[str] = field(default_factory=list)  # planned new folders someone made before we could
 
@@ -52,7 +54,7 @@ class Plan:
 
     def row(self) -> FileRow:
         return FileRow(self.idx, self.res.rel, self.prev_sha, self.new_sha, self.prev_mode, self.new_mode,
-                       self.new_dirs)
+                       self.new_dirs, prev_times=self.prev_times)
 
 
 def current_bytes(res: Resolved, limit: int | None = None) -> tuple[bytes | None, int | None]:
@@ -66,8 +68,11 @@ def current_bytes(res: Resolved, limit: int | None = None) -> tuple[bytes | None
 
 
 def plan(confiner: Confiner, idx: int, path: str, data: bytes | None, expected: str | None,
-         mode: int | None, limit: int | None = None) -> Plan:
-    """Resolve one file and read the bytes it replaces (kept in the journal, so at most `limit` of them)."""
+         mode: int | None, limit: int | None = None, times: tuple[int, int] | None = None,
+         keep_times: bool = False) -> Plan:
+    """Resolve one file and read the bytes it replaces (kept in the journal, so at most `limit` of them).
+    `keep_times`: also keep the replaced file's access and modification times (a move, copy or delete, whose
+    undo puts the file back as it was; an edit's undo leaves them new, so make-like tools rebuild)."""
     res = confiner.resolve(path, create=True)  # a missing file is judged below (CONFLICT or NOT_FOUND)
     try:
         prev, prev_mode = current_bytes(res, limit)
@@ -83,7 +88,9 @@ def plan(confiner: Confiner, idx: int, path: str, data: bytes | None, expected: 
         if data is None and prev is None:
             raise StringError("NOT_FOUND", f"File not found: {res.rel}")
         new_mode = None if data is None else (mode if mode is not None else prev_mode or atomic.DEFAULT_MODE)
-        return Plan(idx, res, data, prev, new_mode, prev_mode)
+        st = res.st  # the leaf's lstat, taken before reading it touched the access time
+        prev_times = (st.st_atime_ns, st.st_mtime_ns) if keep_times and prev is not None and st else None
+        return Plan(idx, res, data, prev, new_mode, prev_mode, None if data is None else times, prev_times)
     except BaseException:
         res.close()
         raise
@@ -110,12 +117,21 @@ def _make_parents(p: Plan) -> None:
     p.res.missing = []
 
 
-def _put(fd: int, name: str, tmp: str, data: bytes | None, mode: int | None) -> None:
+def _put(fd: int, name: str, tmp: str, data: bytes | None, mode: int | None,
+         times: tuple[int, int] | None = None) -> None:
     if data is None:
         atomic.remove(fd, name)
     else:
         atomic.stage(fd, tmp, data, mode if mode is not None else atomic.DEFAULT_MODE)
+        if times is not None:  # on the temp, before the rename (which keeps them)
+            os.utime(tmp, ns=times, dir_fd=fd, follow_symlinks=False)
         atomic.commit(fd, tmp, name)
+
+
+def _set_times(fd: int, times: tuple[int, int] | None) -> None:
+    """Give a staged file its kept times before it is renamed into place (a rename keeps them)."""
+    if times is not None:
+        os.utime(fd, ns=times)
 
 
 def execute(cs: int, plans: list[Plan], pool: atomic.FsyncPool, seal: Callable[[], None] | None = None) -> None:
@@ -130,6 +146,7 @@ def execute(cs: int, plans: list[Plan], pool: atomic.FsyncPool, seal: Callable[[
                     _make_parents(p)
                     tmp = atomic.temp_name(cs, p.idx)
                     fds.append(atomic.stage_open(p.res.parent_fd, tmp, p.data, p.new_mode or atomic.DEFAULT_MODE))
+                    _set_times(fds[-1], p.new_times)
             pool.fsync_all(fds, seal)
         finally:
             for fd in fds:
@@ -144,7 +161,8 @@ def execute(cs: int, plans: list[Plan], pool: atomic.FsyncPool, seal: Callable[[
     except BaseException:
         for p in reversed(replaced):
             with contextlib.suppress(OSError):
-                _put(p.res.parent_fd, p.res.name, atomic.temp_name(cs, p.idx), p.prev, p.prev_mode)
+                _put(p.res.parent_fd, p.res.name, atomic.temp_name(cs, p.idx), p.prev, p.prev_mode,
+                     p.prev_times)
         for p in plans:
             if p.res.parent_fd >= 0:
                 atomic.remove(p.res.parent_fd, atomic.temp_name(cs, p.idx))
@@ -240,7 +258,7 @@ def _recover_files(journal: Journal, confiner: Confiner, cs: int, pool: atomic.F
                         f"Cannot roll back interrupted change {cs}: the journal lost the previous bytes of {row.path}.",
                         f"Check {row.path} by hand, then move the change journal aside: {journal.path}",
                     ) from None
-                _put(res.parent_fd, res.name, atomic.temp_name(cs, row.idx), prev, row.prev_mode)
+                _put(res.parent_fd, res.name, atomic.temp_name(cs, row.idx), prev, row.prev_mode, row.prev_times)
         for row, res, _ in located:
             if res is not None and not res.missing:
                 atomic.remove(res.parent_fd, atomic.temp_name(cs, row.idx))

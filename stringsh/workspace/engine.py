@@ -154,11 +154,11 @@ class Workspace:
         `reading` also accepts a shell spool file, which only `stat`, `read_text` and `read_bytes` can reach."""
         return self.confiner.relative(path, reading=reading)
 
-    def stat(self, path: str) -> FileInfo | None:
-        """Metadata of the resolved path, None when it does not exist."""
+    def stat(self, path: str, *, follow: bool = True) -> FileInfo | None:
+        """Metadata of the resolved path, None when it does not exist; `follow=False` reports a symlink itself."""
         from stringsh.workspace.ops.stat import StatRequest, stat_path
 
-        return stat_path(self, StatRequest(path))
+        return stat_path(self, StatRequest(path, follow))
 
     def list_dir(self, path: str = ".", *, topic: str | None = None) -> list[DirEntry]:
         """Direct children sorted by name; secrets, engine state and stringsh temp files are left out."""

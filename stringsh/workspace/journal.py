@@ -11,7 +11,8 @@ change set, and `/undo` walks back only its own client's changes of one topic. T
 folders a change created) sit beside the original two rather than in new columns, so a journal written by an
 older version upgrades by `CREATE TABLE` alone (its change sets have no owner: no new process undoes them, they
 stay revertable by id), and an older version can still read a newer journal. `tree_ops` (the folders and
-symlinks a /mkdir, /mv or /rm made or removed) is one more such table.
+symlinks a /mkdir, /mv or /rm made or removed) and `prev_times` (the access and modification times of a file a
+/mv, /cp or /rm took away, which its undo gives back) are more such tables.
 """
 
 from __future__ import annotations
@@ -78,6 +79,13 @@ CREATE TABLE IF NOT EXISTS tree_ops(  -- folders and symlinks a change made or r
     target TEXT,                   -- a symlink's target, kept as written
     PRIMARY KEY(cs, seq)
 );
+CREATE TABLE IF NOT EXISTS prev_times(  -- a file a move, copy or delete took away: its times, for undo
+    cs INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    atime_ns INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    PRIMARY KEY(cs, idx)
+);
 """
 
 #: The undoable change sets of one client's topic, newest first (`?` topic, `?` client).
@@ -102,6 +110,8 @@ class FileRow:
     new_dirs: tuple[str, ...] = ()  # folders the change created for this file, outermost first
     #: Set for an append and its undo: only bytes past this offset change, so no previous bytes are kept.
     prev_size: int | None = None
+    #: (atime_ns, mtime_ns) of the file before the change, kept for a move, copy or delete (None: not kept).
+    prev_times: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -207,6 +217,8 @@ class Journal:
                            [(cs, r.idx, r.prev_size) for r in rows if r.prev_size is not None])
             db.executemany("INSERT INTO tree_ops VALUES (?,?,?,?,?,?,?)",
                            [(cs, k, op.path, op.kind, op.action, op.mode, op.target) for k, op in enumerate(tree)])
+            db.executemany("INSERT INTO prev_times VALUES (?,?,?,?)",
+                           [(cs, r.idx, *r.prev_times) for r in rows if r.prev_times is not None])
         return cs
 
     def set_new_dirs(self, cs: int, idx: int, dirs: tuple[str, ...]) -> None:
@@ -271,12 +283,15 @@ class Journal:
 
     def files(self, cs: int) -> list[FileRow]:
         rows = self.db.execute(
-            "SELECT f.idx, f.path, f.prev_sha, f.new_sha, f.prev_mode, f.new_mode, d.dirs, a.prev_size FROM files f "
+            "SELECT f.idx, f.path, f.prev_sha, f.new_sha, f.prev_mode, f.new_mode, d.dirs, a.prev_size, "
+            "t.atime_ns, t.mtime_ns FROM files f "
             "LEFT JOIN new_dirs d ON d.cs = f.cs AND d.idx = f.idx "
-            "LEFT JOIN appends a ON a.cs = f.cs AND a.idx = f.idx WHERE f.cs=? ORDER BY f.idx",
+            "LEFT JOIN appends a ON a.cs = f.cs AND a.idx = f.idx "
+            "LEFT JOIN prev_times t ON t.cs = f.cs AND t.idx = f.idx WHERE f.cs=? ORDER BY f.idx",
             (cs,),
         ).fetchall()
-        return [FileRow(*row[:6], tuple(row[6].split("\n")) if row[6] else (), row[7]) for row in rows]
+        return [FileRow(*row[:6], tuple(row[6].split("\n")) if row[6] else (), row[7],
+                        None if row[8] is None else (row[8], row[9])) for row in rows]
 
     def blob(self, sha: str) -> bytes:
         """Previous bytes by hash; a coded error when the journal lost them (callers say which file and change)."""
@@ -306,7 +321,8 @@ class Journal:
             db.execute(f"DELETE FROM files WHERE cs IN ({old})", (cutoff,))
             db.execute(f"DELETE FROM appends WHERE cs IN ({old})", (cutoff,))
             removed = db.execute(f"DELETE FROM changesets WHERE id IN ({old})", (cutoff,)).rowcount
-            for table in ("owners", "new_dirs", "tree_ops"):  # also rows an older version's prune left behind
+            # also the rows an older version's prune left behind
+            for table in ("owners", "new_dirs", "tree_ops", "prev_times"):
                 db.execute(f"DELETE FROM {table} WHERE cs NOT IN (SELECT id FROM changesets)")
             db.execute("DELETE FROM blobs WHERE sha NOT IN (SELECT prev_sha FROM files WHERE prev_sha IS NOT NULL)")
         return removed

@@ -59,12 +59,14 @@ class SkippedChange:
 @dataclass(frozen=True)
 class FileChange:
     """Write `data` to `path` (None deletes it). `expected_prev_sha256` guards against lost updates:
-    the sha256 of the bytes the caller based the change on, or "" when the file must not exist yet."""
+    the sha256 of the bytes the caller based the change on, or "" when the file must not exist yet. `times`:
+    the (atime_ns, mtime_ns) the written file gets, as `mv` and `cp -p` keep them (None: now)."""
 
     path: str
     data: bytes | None
     expected_prev_sha256: str | None = None
     mode: int | None = None
+    times: tuple[int, int] | None = None
 
 
 @dataclass

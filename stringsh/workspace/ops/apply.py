@@ -45,19 +45,21 @@ def apply(ws: Workspace, request: ApplyRequest) -> int:
 
 
 def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, reverts: int | None,
-                 tree: tuple[TreeOp, ...] = (), *, exact: bool = False) -> int:
+                 tree: tuple[TreeOp, ...] = (), *, exact: bool = False, keep_times: bool = False) -> int:
     """Plan, check, journal and execute; the caller holds the lock and has checked the permission.
 
     `tree`: folders and symlinks made before the files are written and removed after (workspace/tree.py).
     `exact`: the paths are real paths found by a walk (a move, a delete): one that now leads elsewhere through a
-    symlink swapped in since is a CONFLICT, never the file at the other end."""
+    symlink swapped in since is a CONFLICT, never the file at the other end.
+    `keep_times`: journal the times of the files replaced or deleted, so their undo gives them back (changes.py)."""
     ws.state.workspace_folder()  # refuses a workspace whose `.stringsh` is a planted link or file
     plans: list[changes.Plan] = []
     limit = keep_limit(ws.policy)
     try:
         seen: set[str] = set()
         for idx, f in enumerate(files):
-            p = changes.plan(ws.confiner, idx, f.path, f.data, f.expected_prev_sha256, f.mode, limit)
+            p = changes.plan(ws.confiner, idx, f.path, f.data, f.expected_prev_sha256, f.mode, limit, f.times,
+                             keep_times)
             plans.append(p)
             if p.res.st is not None:  # its previous bytes would be journalled, and /undo would restore them
                 check_hardlink(ws.policy, p.res, p.res.st)

@@ -1,5 +1,6 @@
-"""copy_file: one regular file's bytes and mode to a new path, a one-file change set (/undo deletes the copy, or
-puts back the file it replaced). Needs the `write` permission: the policy has no flag of its own for copies."""
+"""copy_file: one regular file's bytes, mode and times to a new path (as `cp -p`), a one-file change set (/undo
+deletes the copy, or puts back the file it replaced, times included). Needs the `write` permission: the policy
+has no flag of its own for copies."""
 
 from __future__ import annotations
 
@@ -44,11 +45,11 @@ def copy_file(ws: Workspace, request: CopyRequest) -> CopyOutcome:
             with destination(ws, source, request.dest, "cp") as dest:
                 refuse_existing(source, dest, request.overwrite, "cp")
                 made = parents(ws, dest, request.create_parents, "cp")
-                data, mode = read_file(ws, source, source.rel)
-                mode &= 0o777  # as cp(1) without -p: a copy does not carry set-id bits
+                data, mode, times = read_file(ws, source, source.rel)
+                mode &= 0o777  # a copy never carries set-id bits (cp -p drops them too unless owner and group hold)
                 check_size(ws.policy, dest.rel, data)
                 src_rel, dst_rel, replaced = source.rel, dest.rel, dest.kind == "file"
-        change = FileChange(dst_rel, data, None if replaced else "", mode)
-        cs = apply_locked(ws, [change], request.topic, "apply", None, made, exact=True)
+        change = FileChange(dst_rel, data, None if replaced else "", mode, times)
+        cs = apply_locked(ws, [change], request.topic, "apply", None, made, exact=True, keep_times=True)
         note.change = cs
         return CopyOutcome(src_rel, dst_rel, len(data), replaced, cs)

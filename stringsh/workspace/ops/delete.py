@@ -1,5 +1,6 @@
 """delete: a file, a symlink (unlinked, never followed) or, with `recursive`, a folder and everything in it, as
-one change set whose previous bytes, modes, folders and links the journal keeps, so /undo puts it all back.
+one change set whose previous bytes, modes, times, folders and links the journal keeps, so /undo puts it all
+back.
 
 A delete the journal cannot keep (more bytes than its keep limit, or more files than a change may hold) is
 refused unless `force`, which deletes without a journal record: it cannot be undone, and says so."""
@@ -69,7 +70,7 @@ def delete(ws: Workspace, request: DeleteRequest) -> DeleteOutcome:
         files = [FileChange(path, None) for path, _, _ in found.files]
         tree = (*(TreeOp(path, "link", "remove", None, target) for path, target in found.links),
                 *(TreeOp(path, "dir", "remove", mode) for path, mode in reversed(found.dirs)))
-        cs = apply_locked(ws, files, request.topic, "apply", None, tree, exact=True)
+        cs = apply_locked(ws, files, request.topic, "apply", None, tree, exact=True, keep_times=True)
         note.change = cs
         return DeleteOutcome(rel, True, kind, len(found.files), len(found.dirs), cs)
 

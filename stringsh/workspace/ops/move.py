@@ -1,5 +1,8 @@
 """move: a file, a symlink (the link itself) or a whole folder to a new path, as one change set (the source's
-files deleted, the destination's written, folders and links made and removed), so /undo puts it all back."""
+files deleted, the destination's written, folders and links made and removed), so /undo puts it all back.
+
+Each file keeps its mode and its access and modification times, as mv(1) does, and the journal keeps the times of
+the files the move takes away, so /undo gives them back too."""
 
 from __future__ import annotations
 
@@ -81,8 +84,9 @@ def parents(ws: Workspace, dest: Spot, create: bool, verb: str) -> tuple[TreeOp,
     return tuple(TreeOp("/".join(parts[: first + k + 1]), "dir", "make") for k in range(len(dest.missing)))
 
 
-def read_file(ws: Workspace, spot: Spot, rel: str) -> tuple[bytes, int]:
-    """A regular file's bytes and mode, read without following a link swapped in since."""
+def read_file(ws: Workspace, spot: Spot, rel: str) -> tuple[bytes, int, tuple[int, int]]:
+    """A regular file's bytes, mode and (atime_ns, mtime_ns), read without following a link swapped in since
+    (the times as they were before this read)."""
     name = rel.rsplit("/", 1)[-1]
     if rel == spot.rel:
         data, st = atomic.read_at(spot.fd, name, rel, keep_limit(ws.policy))
@@ -91,7 +95,7 @@ def read_file(ws: Workspace, spot: Spot, rel: str) -> tuple[bytes, int]:
             if res.rel != rel:
                 raise StringError("CONFLICT", f"{rel} changed while it was being moved; nothing was changed.")
             data, st = atomic.read_at(res.parent_fd, res.name, rel, keep_limit(ws.policy))
-    return data, st.st_mode & 0o7777
+    return data, st.st_mode & 0o7777, (st.st_atime_ns, st.st_mtime_ns)
 
 
 def move(ws: Workspace, request: MoveRequest) -> MoveOutcome:
@@ -108,7 +112,7 @@ def move(ws: Workspace, request: MoveRequest) -> MoveOutcome:
                 made = parents(ws, dest, request.create_parents, "mv")
                 files, tree = _plan(ws, source, dest, made)
                 src_rel, dst_rel, kind, replaced = source.rel, dest.rel, source.kind, dest.kind == "file"
-        cs = apply_locked(ws, files, request.topic, "apply", None, tree, exact=True)
+        cs = apply_locked(ws, files, request.topic, "apply", None, tree, exact=True, keep_times=True)
         note.change = cs
         return MoveOutcome(src_rel, dst_rel, kind, sum(1 for f in files if f.data is not None), replaced, cs)
 
@@ -121,10 +125,10 @@ def _plan(ws: Workspace, source: Spot, dest: Spot, made: tuple[TreeOp, ...]) -> 
         target = _readlink(source)
         return [], (*made, TreeOp(dst, "link", "make", None, target), TreeOp(src, "link", "remove", None, target))
     if source.kind == "file":
-        data, mode = read_file(ws, source, src)
+        data, mode, times = read_file(ws, source, src)
         check_size(ws.policy, dst, data)
         prev = "" if dest.kind == "missing" else None  # an overwrite: the plan keeps the old bytes for undo
-        return [FileChange(src, None, sha256(data)), FileChange(dst, data, prev, mode)], made
+        return [FileChange(src, None, sha256(data)), FileChange(dst, data, prev, mode, times)], made
     found = walk(ws.confiner, source)
     _check_amount(ws, src, len(found.files), found.size)
 
@@ -135,8 +139,8 @@ def _plan(ws: Workspace, source: Spot, dest: Spot, made: tuple[TreeOp, ...]) -> 
 
     files: list[FileChange] = []
     for path, _, _ in found.files:
-        data, mode = read_file(ws, source, path)
-        files += [FileChange(path, None, sha256(data)), FileChange(mapped(path), data, "", mode)]
+        data, mode, times = read_file(ws, source, path)
+        files += [FileChange(path, None, sha256(data)), FileChange(mapped(path), data, "", mode, times)]
     tree = [*made, *(TreeOp(mapped(path), "dir", "make", mode) for path, mode in found.dirs)]
     tree += [TreeOp(mapped(path), "link", "make", None, target) for path, target in found.links]
     tree += [TreeOp(path, "link", "remove", None, target) for path, target in found.links]

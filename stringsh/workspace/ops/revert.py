@@ -118,7 +118,7 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: boo
         elif now not in ("?", f.new_sha or ""):  # "?": unreachable; apply_locked below says why (a link out, ...)
             raise _conflict(ws, f.path, f.new_sha is not None, change_id, undo)
         else:
-            todo.append((f, FileChange(f.path, prev, f.new_sha or "", f.prev_mode)))
+            todo.append((f, FileChange(f.path, prev, f.new_sha or "", f.prev_mode, f.prev_times)))
     tree = inverse_tree(journal.tree(change_id))
     if tree:
         check_tree(ws, tree, {f.path for f, change in todo if change.data is None}, change_id, undo)
