@@ -1,8 +1,10 @@
-"""/glob PATTERN [path]: files whose path below the folder matches the pattern, newest first."""
+"""/glob PATTERN [path]: files whose path below the folder matches the pattern, newest first; without a path,
+from the folder `/open <folder>` entered, as /ls."""
 
 from __future__ import annotations
 
 from stringsh.commands.context import Context
+from stringsh.commands.ls import in_open_folder
 from stringsh.commands.registry import handler
 from stringsh.commands.searchreply import folder, limit_note, parse_options, plural, summary
 from stringsh.errors import StringError
@@ -15,7 +17,7 @@ def glob(ctx: Context) -> Result:
     if not args or len(args) > 2:
         raise StringError("INVALID_PAYLOAD", "Usage: /glob PATTERN [path]",
                           "Quote a pattern or path that contains spaces: /glob '**/*.py' src")
-    pattern, path = args[0], args[1] if len(args) > 1 else "."
+    pattern, path = args[0], in_open_folder(ctx, args[1] if len(args) > 1 else ".")
     workspace = ctx.dispatcher.workspace
     result = workspace.glob(pattern, path, topic=ctx.session.topic)
     shown_pattern = workspace.redact(pattern)

@@ -1,10 +1,12 @@
-"""/grep PATTERN [path] [--regex] [-i] [--glob G] [-C N] [--max N]: matching lines grouped by file."""
+"""/grep PATTERN [path] [--regex] [-i] [--glob G] [-C N] [--max N]: matching lines grouped by file; without a
+path, in the folder `/open <folder>` entered, as /ls."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from stringsh.commands.context import Context
+from stringsh.commands.ls import in_open_folder
 from stringsh.commands.registry import handler
 from stringsh.commands.searchreply import folder, limit_note, number, parse_options, plural, summary
 from stringsh.errors import StringError
@@ -23,7 +25,7 @@ def grep(ctx: Context) -> Result:
     args, options = parse_options(ctx.args, "grep", SWITCHES, VALUED)
     if not args or len(args) > 2:
         raise StringError("INVALID_PAYLOAD", USAGE, "Quote a pattern that contains spaces: /grep 'two words' src")
-    query, path = args[0], args[1] if len(args) > 1 else "."
+    query, path = args[0], in_open_folder(ctx, args[1] if len(args) > 1 else ".")
     workspace = ctx.dispatcher.workspace
     context = number(options, "-C", 0, 50) or 0
     most = number(options, "--max", 1, 1_000_000)

@@ -24,11 +24,16 @@ def ls(ctx: Context) -> Result:
         args += literal
     if len(args) > 1:
         raise StringError("INVALID_PAYLOAD", "Usage: /ls [path]", "Quote a path that contains spaces.")
-    path = args[0] if args else "."
-    if ctx.session.cwd_override and not path.startswith("/"):  # after `/open <folder>`: start there, as String
-        path = from_folder(ctx, ctx.session.cwd_override, path)
+    path = in_open_folder(ctx, args[0] if args else ".")
     rel, entries = list_directory(ctx.dispatcher.workspace, path, topic=ctx.session.topic)
     return format_listing(rel, entries, hidden=hidden)
+
+
+def in_open_folder(ctx: Context, path: str) -> str:
+    """After `/open <folder>`, a relative path (and "." for none) starts there, as in String (/ls, /grep, /glob)."""
+    if ctx.session.cwd_override and not path.startswith("/"):
+        return from_folder(ctx, ctx.session.cwd_override, path)
+    return path
 
 
 def from_folder(ctx: Context, folder: str, path: str) -> str:

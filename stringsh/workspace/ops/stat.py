@@ -86,10 +86,7 @@ def _link(ws: Workspace, path: str) -> FileInfo | None:
         return None
     prefix = confiner.route(path)[1]
     folder = "/".join(parts[:-1]) or prefix or "."
-    if prefix and len(parts) == 1:
-        name = parts[0][len(prefix):]
-    else:
-        name = parts[-1]
+    name = parts[0][len(prefix):] if prefix and len(parts) == 1 else parts[-1]  # `docs:ln`: the prefix is its folder
     try:
         parent = confiner.resolve(folder, reading=True)
     except StringError:
