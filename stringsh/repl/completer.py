@@ -199,17 +199,26 @@ class StringCompleter(Completer):
             return
         quote = word[0] if word[:1] in ("'", '"') else ""
         typed = word[len(quote) :]
-        folder, _, prefix = typed.rpartition("/")
         if typed.startswith("/"):
             return  # absolute paths are outside the workspace
-        entries = self.sources.list_dir("/".join(part for part in (base, folder) if part) or ".")
+        root = ""
+        if not base:  # a workspace path (not a shell word): it may name another root, `docs:guide.md`
+            ids = self.root_ids()
+            head, colon, _ = typed.partition("/")[0].partition(":")
+            if colon and head in ids:
+                root, typed = head + ":", typed[len(head) + 1 :]
+            elif "/" not in typed and ":" not in typed and not quote:
+                yield from _matching(typed, [(ident + ":", meta) for ident, meta in ids.items()], word)
+        folder, _, prefix = typed.rpartition("/")
+        inner = "/".join(part for part in (base, folder) if part)
+        entries = self.sources.list_dir(root + inner if root else inner or ".")
         show_hidden = prefix.startswith(".")
         ranked = sorted(entries, key=lambda item: (not item[1], item[0].casefold()))
         hits = [(n, d) for n, d in ranked if n.startswith(prefix) and (show_hidden or not n.startswith("."))]
         if not hits:
             lower = prefix.casefold()
             hits = [(n, d) for n, d in ranked if n.casefold().startswith(lower) and (show_hidden or n[:1] != ".")]
-        base = f"{folder}/" if folder else ""
+        base = root + (f"{folder}/" if folder else "")
         for name, is_dir in hits:
             shown = name + ("/" if is_dir else "")
             full = base + shown
@@ -219,6 +228,12 @@ class StringCompleter(Completer):
                 yield Completion(text, -len(word), display=shown)
             else:
                 yield Completion(full, -len(word), display=shown, display_meta="folder" if is_dir else None)
+
+    def root_ids(self) -> dict[str, str]:
+        """The policy's roots by id (each with its mode), when it names more than one; else none: `id:` is then
+        no syntax of its own."""
+        roots = self.sources.workspace.confiner.root_list()
+        return {ident: f"root, {mode}" for ident, _folder, mode in roots} if len(roots) > 1 else {}
 
     def block_ids(self, word: str) -> Iterator[Completion]:
         path, _, typed = word.rpartition("#")
