@@ -34,6 +34,15 @@ Every table and key is optional:
     timeout = 120.0
     output_cap = 51200
     sandbox = false
+
+Globs and other roots. The secret globs (deny and allow, built-in and yours) are one list for every root, matched
+against the path inside the root the path names, never against its `id:`: `private/**` denies
+`docs:private/k.txt` as well as `private/k.txt`, and `docs:private/**` matches nothing (a root has no secret
+list of its own). `[changes].allow_globs` is matched against the path as replies show it: bare for the workspace
+root (even when typed `main:src/a.py`), `id:path` for another root, where `id:` and the first name form one
+component. So `src/**` covers the workspace's `src/` only, `scratch:notes/**` root scratch's `notes/`,
+`scratch:*` (or `scratch:**`) everything in root scratch, and a pattern without `/` (`*.md`, `**`) a name at any
+depth in every root; `scratch:**/*.md` is no globstar (it means `scratch:*` then one folder's `*.md`).
 """
 
 from __future__ import annotations
