@@ -4,9 +4,9 @@ from the folder `/open <folder>` entered, as /ls."""
 from __future__ import annotations
 
 from stringsh.commands.context import Context
-from stringsh.commands.ls import in_open_folder
 from stringsh.commands.registry import handler
 from stringsh.commands.searchreply import folder, limit_note, parse_options, plural, summary
+from stringsh.documents.listing import in_open_folder
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stringsh.commands.context import Context
-from stringsh.commands.ls import in_open_folder
 from stringsh.commands.registry import handler
 from stringsh.commands.searchreply import folder, limit_note, number, parse_options, plural, summary
+from stringsh.documents.listing import in_open_folder
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 

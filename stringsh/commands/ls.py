@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
-from stringsh.documents.listing import format_listing, list_directory
+from stringsh.documents.listing import format_listing, in_open_folder, list_directory
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 
@@ -27,22 +27,3 @@ def ls(ctx: Context) -> Result:
     path = in_open_folder(ctx, args[0] if args else ".")
     rel, entries = list_directory(ctx.dispatcher.workspace, path, topic=ctx.session.topic)
     return format_listing(rel, entries, hidden=hidden)
-
-
-def in_open_folder(ctx: Context, path: str) -> str:
-    """After `/open <folder>`, a relative path (and "." for none) starts there, as in String (/ls, /grep, /glob)."""
-    if ctx.session.cwd_override and not path.startswith("/"):
-        return from_folder(ctx, ctx.session.cwd_override, path)
-    return path
-
-
-def from_folder(ctx: Context, folder: str, path: str) -> str:
-    """`path` inside the folder `/open <folder>` entered when it is there, else as given (from the root)."""
-    import posixpath
-
-    inside = posixpath.normpath(posixpath.join(folder, path))
-    try:
-        found = ctx.dispatcher.workspace.stat(inside) is not None
-    except StringError:
-        found = False
-    return inside if found else path

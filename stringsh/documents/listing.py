@@ -1,4 +1,5 @@
-"""Folder listings, shared by /ls and `/open <folder>`: directories first, dot-files hidden."""
+"""Folder listings, shared by /ls and `/open <folder>`: directories first, dot-files hidden; and the folder a
+relative path of /ls, /grep and /glob starts from after `/open <folder>`."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 
 if TYPE_CHECKING:
+    from stringsh.commands.context import Context
     from stringsh.workspace.engine import Workspace
 
 
@@ -36,3 +38,22 @@ def format_listing(rel: str, entries: list[tuple[str, bool]], *, hidden: bool = 
 
 def _sort_key(name: str) -> tuple[str, str]:
     return (name.casefold(), name)
+
+
+def in_open_folder(ctx: Context, path: str) -> str:
+    """After `/open <folder>`, a relative path (and "." for none) starts there, as in String (/ls, /grep, /glob)."""
+    if ctx.session.cwd_override and not path.startswith("/"):
+        return from_folder(ctx, ctx.session.cwd_override, path)
+    return path
+
+
+def from_folder(ctx: Context, folder: str, path: str) -> str:
+    """`path` inside the folder `/open <folder>` entered when it is there, else as given (from the root)."""
+    import posixpath
+
+    inside = posixpath.normpath(posixpath.join(folder, path))
+    try:
+        found = ctx.dispatcher.workspace.stat(inside) is not None
+    except StringError:
+        found = False
+    return inside if found else path
