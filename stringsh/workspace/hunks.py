@@ -3,8 +3,9 @@
 A hunk applies at the line its header names or not at all: every context and removed line must equal the file's
 line there (its text, without the line ending), and a `\\ No newline at end of file` marker must tell the truth
 about the file's last line. Everything else keeps the file's bytes: context lines are copied from the file (each
-keeps its own ending), an added line takes the file's dominant line ending (a CRLF file patched with an LF diff
-stays CRLF), and the encoding and BOM stay. A trailing `\\r` on a diff line (a diff made against a CRLF file) is
+keeps its own ending), an added line takes the ending of the removed line it stands in for, else the file's
+dominant one (a CRLF file patched with an LF diff stays CRLF, a mixed one keeps each line's), and the encoding
+and BOM stay. A trailing `\\r` on a diff line (a diff made against a CRLF file) is
 the line's ending, not its text: in the shared line model (textio.py) no line holds a `\\r`.
 """
 
@@ -154,7 +155,10 @@ def apply_hunks(text: str, hunks: list[Hunk] | tuple[Hunk, ...], rel: str,
             raise refuse(start + 1 if hunk.old_lines else start, f"the file has only {len(old)} lines")
         out.extend(line + ending for line, ending in old[pos:start])
         index = start
+        replaced: list[str] = []  # endings of the removed lines of this run of changes, for the added lines
         for line in lines:
+            if line.kind == " ":
+                replaced.clear()
             if line.kind != "+":
                 if index >= len(old):
                     raise refuse(index + 1, f"expected {_shown(line.text, redact)}, the file has only {len(old)} lines")
@@ -170,6 +174,7 @@ def apply_hunks(text: str, hunks: list[Hunk] | tuple[Hunk, ...], rel: str,
                                             "line has none (the diff needs \\ No newline at end of file)")
                 index += 1
             if line.kind == "-":
+                replaced.append(ending)
                 continue
             if out and out[-1][-1:] not in ("\n", "\r"):
                 raise StringError(
@@ -181,7 +186,8 @@ def apply_hunks(text: str, hunks: list[Hunk] | tuple[Hunk, ...], rel: str,
             if line.kind == " ":
                 out.append(old[index - 1][0] + old[index - 1][1])
             else:
-                out.append(line.text + ("" if line.final else newline))
+                ending = replaced.pop(0) if replaced else ""
+                out.append(line.text + ("" if line.final else ending or newline))
         pos = index
     rest = old[pos:]
     if rest and out and out[-1][-1:] not in ("\n", "\r"):

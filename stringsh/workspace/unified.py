@@ -169,7 +169,7 @@ def _refuse_strays(text: str, parsed: object) -> None:
 def _malformed(text: str, reason: str) -> StringError:
     """unidiff's refusal, naming the hunk whose body is shorter than its header when that is the reason."""
     path = "?"
-    lines = text.split("\n")
+    lines = text.rstrip("\n").split("\n")
     for index, line in enumerate(lines):
         if line.startswith("+++ "):
             path = _strip(_unquote(line[4:].split("\t")[0]), "a/", "b/")
