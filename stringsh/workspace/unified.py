@@ -152,9 +152,11 @@ def _refuse_strays(text: str, parsed: object) -> None:
         if line.startswith(HEADERS) or after is None:
             after = None
             continue
-        if line == "" and all(rest == "" for rest in lines[number:]):
-            return  # the body's trailing blank lines
-        if line[:1] in (" ", "+", "-", "\\", ""):
+        if line == "":
+            continue  # a blank line between files; a hunk line after it is still judged as a stray
+        if line == "-- ":
+            return  # git format-patch's signature ("-- " and the git version) ends the diff
+        if line[:1] in (" ", "+", "-"):
             path, header = after
             raise StringError(
                 "INVALID_PAYLOAD",

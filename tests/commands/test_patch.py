@@ -210,3 +210,43 @@ def test_bad_input_is_refused_with_a_code_and_a_hint_and_changes_nothing(ws: Pat
     assert files(ws) == before
     assert (ws.parent / "outside.txt").read_bytes() == b"v\n"
     assert "re: /ls\n" in out  # the loop goes on
+
+
+def test_a_mismatch_never_shows_a_secret_the_file_holds(ws: Path) -> None:
+    token = "ghp_" + "Q7" * 18
+    (ws / "conf.py").write_bytes(f"TOKEN = '{token}'\nx = 1\n".encode())
+    out = run(ws, patch("--- a/conf.py\n+++ b/conf.py\n@@ -1,2 +1,2 @@\n TOKEN = 'old'\n-x = 1\n+x = 2\n"))
+    assert out == (
+        "re: /patch\n"
+        "ERROR(PATCH_FAILED): Hunk 1 of conf.py (@@ -1,2 +1,2 @@) does not match line 1: expected \"TOKEN = 'old'\", "
+        "the file holds \"TOKEN = '***REDACTED***'\". Nothing was written.\n"
+        "Re-read those lines and redo the hunk: /open conf.py:L1-L2\n"
+    )
+
+
+def test_budget_refusal_says_what_the_patch_asked_and_what_is_allowed(ws: Path) -> None:
+    before = seed(ws)
+    (ws / "stringsh.toml").write_text("[changes]\nmax_files = 2\n")
+    before["stringsh.toml"] = (ws / "stringsh.toml").read_bytes()
+    assert run(ws, patch(MULTI)) == (
+        "re: /patch\n"
+        "ERROR(BUDGET_EXCEEDED): Too many files: 3 > 2 (this change set: 3 files, 7 lines; allowed: 2 files, 200000 "
+        "lines)\nSplit the change into smaller change sets, or raise [changes] max_files / max_loc in the policy.\n"
+    )
+    assert files(ws) == before
+
+
+def test_the_patch_permission_turned_off_refuses_it(ws: Path) -> None:
+    before = seed(ws)
+    (ws / "stringsh.toml").write_text("[permissions]\npatch = false\n")
+    before["stringsh.toml"] = (ws / "stringsh.toml").read_bytes()
+    assert run(ws, patch(MULTI)) == "re: /patch\nERROR(NOT_PERMITTED): patch is disabled by policy\n"
+    assert files(ws) == before
+
+
+def test_blank_lines_between_files_are_not_hunk_lines(ws: Path) -> None:
+    (ws / "a.txt").write_bytes(b"a\n")
+    (ws / "b.txt").write_bytes(b"b\n")
+    diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n\n"
+    assert run(ws, patch(diff)) == "re: /patch\nPatched 2 files: a.txt (+1 -1), b.txt (+1 -1)\n"
+    assert files(ws) == {"a.txt": b"A\n", "b.txt": b"B\n"}
