@@ -1,7 +1,8 @@
 """A unified diff (git's `a/` `b/` headers, several files, new and deleted files) as seed 004's `Patch` list.
 
-The text is parsed by `unidiff` (python-unidiff): a small, pure-Python, MIT-licensed library maintained since
-2012, with no dependencies, that follows GNU diff's and git's formats (hunk headers with omitted counts, `diff
+The text is parsed by `unidiff` (python-unidiff): a small, pure-Python, MIT-licensed library with no dependencies,
+released for a decade and still maintained (the 1.0 series), widely used by code-review tools, that follows GNU
+diff's and git's formats (hunk headers with omitted counts, `diff
 --git` preambles, `new file mode`/`deleted file mode`, `\\ No newline at end of file`, binary markers) and
 refuses a hunk shorter than its header. A hand-written parser is where patch tools go wrong (anchors.md §8: line
 numbers, quoting, CRLF). unidiff is lenient in two places this module closes: lines after a hunk whose header
