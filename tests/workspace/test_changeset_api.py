@@ -230,3 +230,14 @@ def test_stale_file_new_file_that_exists_and_delete_that_differs_are_refused(eng
     assert error.code == "SECRET_DENIED"
     error = refused(engine, ChangeSet.new([Patch("../out.txt", [Hunk(0, 0, 1, 1, "+x\n")], action="create")]))
     assert error.code == "INVALID_PATH"
+
+
+def test_deny_globs_add_up_across_policy_layers(tmp_path: Path) -> None:
+    from stringsh.workspace.policy import parse_policy
+
+    base = parse_policy('[changes]\ndeny_globs = ["vendor/**"]\n', tmp_path / "user.toml", tmp_path)
+    layered = parse_policy('[changes]\ndeny_globs = ["*.lock"]\n', tmp_path / "stringsh.toml", tmp_path, base)
+    assert layered.changes.deny_globs == ("vendor/**", "*.lock")
+    with pytest.raises(StringError) as caught:
+        parse_policy('[changes]\ndeny_globs = ["../up/**"]\n', tmp_path / "stringsh.toml", tmp_path)
+    assert caught.value.code == "INVALID_PAYLOAD"
