@@ -101,6 +101,8 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
                 summary="Add text at the end of an existing file", section="Editing", raw=True),
     CommandSpec("replace", "replace", "replace", syntax="/replace [--all] path[#block | :L5[-L10]] <<EOF … EOF",
                 summary="Replace exact text, a range of lines, or a block", section="Editing", flags=("--all",)),
+    CommandSpec("patch", "patch", "patch", syntax="/patch <<EOF … EOF",
+                summary="Apply a unified diff to one or more files, all or nothing", section="Editing"),
     CommandSpec("undo", "undo", "undo", syntax="/undo [--skip]",
                 summary="Undo this topic's last change (repeat to go further back)", section="Editing",
                 flags=("--skip",)),

@@ -12,7 +12,16 @@ from stringsh.lazyexports import lazy_exports
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
-    from stringsh.workspace.models import ChangeSet, FileChange, RevertedFile, RevertOutcome, WriteOutcome
+    from stringsh.workspace.models import (
+        ChangeSet,
+        ChangeSetId,
+        FileChange,
+        Hunk,
+        Patch,
+        RevertedFile,
+        RevertOutcome,
+        WriteOutcome,
+    )
     from stringsh.workspace.ops.listdir import DirEntry
     from stringsh.workspace.ops.read import TextFile
     from stringsh.workspace.ops.stat import FileInfo
@@ -22,6 +31,9 @@ if TYPE_CHECKING:
 _WHERE = {
     "Workspace": "engine",
     "ChangeSet": "models",
+    "ChangeSetId": "models",
+    "Hunk": "models",
+    "Patch": "models",
     "DirEntry": "ops.listdir",
     "FileChange": "models",
     "FileInfo": "ops.stat",
@@ -37,9 +49,12 @@ _WHERE = {
 
 __all__ = [
     "ChangeSet",
+    "ChangeSetId",
     "DirEntry",
     "FileChange",
     "FileInfo",
+    "Hunk",
+    "Patch",
     "Policy",
     "RevertOutcome",
     "RevertedFile",

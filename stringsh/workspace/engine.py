@@ -18,7 +18,7 @@ from stringsh.workspace.trust import trust_file
 if TYPE_CHECKING:
     from stringsh.workspace.audit import AuditCheck
     from stringsh.workspace.journal import ChangeRow, Journal
-    from stringsh.workspace.models import ChangeSet, RevertOutcome, SkippedChange, WriteOutcome
+    from stringsh.workspace.models import ChangeSet, ChangeSetId, RevertOutcome, SkippedChange, WriteOutcome
     from stringsh.workspace.ops.copy import CopyOutcome
     from stringsh.workspace.ops.delete import DeleteOutcome
     from stringsh.workspace.ops.glob import GlobResult
@@ -235,9 +235,11 @@ class Workspace:
 
         return edit_lines(self, LineEditRequest(path, start_line, end_line, replacement, topic, expected_sha256))
 
-    def apply(self, changeset: ChangeSet, *, topic: str = "main", op: WriteOp = "write") -> int:
-        """Apply every file of the change set or none; returns the change id for `revert`.
+    def apply(self, changeset: ChangeSet, *, topic: str = "main", op: WriteOp = "write") -> ChangeSetId:
+        """Apply every file and patch of the change set or none; returns the id `revert` takes (seed 004).
 
+        Patches apply with exact context (hunks.py); the policy's change allow- and deny lists and budgets are
+        checked before anything is written, a refusal saying what was asked against what is allowed.
         `op="edit"` (a block `/edit`, which rewrites part of an existing file) also needs the `edit` permission."""
         from stringsh.workspace.ops.apply import ApplyRequest, apply
         from stringsh.workspace.ops.guard import require
@@ -245,7 +247,7 @@ class Workspace:
         if op == "edit":  # the flag only: a read-only root keeps the write op's own refusal
             require(self.policy, self.policy.permissions.edit, "edit")
 
-        return apply(self, ApplyRequest(tuple(changeset.files), topic))
+        return apply(self, ApplyRequest(tuple(changeset.files), topic, tuple(changeset.patches)))
 
     def revert(self, change_id: int, *, topic: str | None = None) -> RevertOutcome:
         """Put back the bytes a change set replaced, as a new change set; CONFLICT if a file changed since."""

@@ -162,6 +162,7 @@ def _changes(base: Changes, wanted: Changes, ignored: list[str]) -> Changes:
         globs, _ = base.allow_globs, ignored.append("changes.allow_globs")
     return Changes(
         allow_globs=globs,
+        deny_globs=wanted.deny_globs,  # more denies only narrow (parse_policy adds them to the layer below's)
         max_files=int(_at_most(base.max_files, wanted.max_files, "changes.max_files", ignored)),
         max_loc=int(_at_most(base.max_loc, wanted.max_loc, "changes.max_loc", ignored)),
     )

@@ -25,10 +25,12 @@ Every table and key is optional:
     redact_regexes = ["token-[0-9a-f]{32}"]
     allow_hardlinks = false
 
-    [changes]                      # what a change set may touch, and how much
-    allow_globs = ["**"]           # root-relative globs, globs.py semantics (`*` stays in a folder)
+    [changes]                      # what a change set may touch, and how much (checked before any write)
+    allow_globs = ["**"]           # root-relative globs, globs.py semantics (`*` stays in a folder, `**` does not)
+    deny_globs = ["vendor/**"]     # never changed, even when allowed; added to the layer below's (default: none)
     max_files = 200
-    max_loc = 200000               # lines of new content per change set
+    max_loc = 200000               # lines per change set: a whole-file change counts every line of its new
+                                   # content, a patch (/patch, seed 004's hunks) the lines it adds and removes
 
     [shell]
     timeout = 120.0
@@ -128,6 +130,7 @@ class Secrets(NamedTuple):
 
 class Changes(NamedTuple):
     allow_globs: tuple[str, ...] = ("**",)
+    deny_globs: tuple[str, ...] = ()
     max_files: int = 200
     max_loc: int = 200_000
 
@@ -305,6 +308,9 @@ def parse_policy(text: str, source: Path, workspace_root: Path, base: Policy | N
             secrets = secrets._replace(**{key: getattr(base.secrets, key) + getattr(secrets, key)})
     if "redact_regexes" in secrets_table:
         _check_regexes(tuple(secrets_table["redact_regexes"]), source)
+    changes = _section(Changes, data.get("changes", {}), "changes", source, base.changes)
+    if isinstance(data.get("changes"), dict) and "deny_globs" in data["changes"]:  # adds, like the secret denies
+        changes = changes._replace(deny_globs=base.changes.deny_globs + changes.deny_globs)
     limits = _section(Limits, data.get("limits", {}), "limits", source, base.limits)
     if limits.max_walk_files > limits.max_walk_entries:
         raise _bad(source, "limits.max_walk_files must not be above limits.max_walk_entries")
@@ -313,7 +319,7 @@ def parse_policy(text: str, source: Path, workspace_root: Path, base: Policy | N
         permissions=_section(Permissions, data.get("permissions", {}), "permissions", source, base.permissions),
         limits=limits,
         secrets=secrets,
-        changes=_section(Changes, data.get("changes", {}), "changes", source, base.changes),
+        changes=changes,
         shell=_section(Shell, data.get("shell", {}), "shell", source, base.shell),
         source=source,
     )

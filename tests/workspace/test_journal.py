@@ -154,11 +154,16 @@ def test_budget_and_size_limits(tmp_path: Path) -> None:
     assert caught.value.message == "Path is not on the policy's change allow-list: src/main.py"
     with pytest.raises(StringError) as caught:
         workspace.apply(ChangeSet().write("a.md", b"1\n2\n").write("b.md", b"3\n4\n"))
-    assert (caught.value.code, caught.value.message) == ("BUDGET_EXCEEDED", "Too many lines changed: 6 > 3")
+    assert (caught.value.code, caught.value.message) == (
+        "BUDGET_EXCEEDED",
+        "Too many lines changed: 6 > 3 (this change set: 2 files, 6 lines; allowed: 2 files, 3 lines)",
+    )
     assert not (tmp_path / "src").exists() and not (tmp_path / "a.md").exists()
     with pytest.raises(StringError) as caught:
         workspace.apply(ChangeSet().write("a.md", b"a").write("b.md", b"b").write("c.md", b"c"))
-    assert (caught.value.code, caught.value.message) == ("BUDGET_EXCEEDED", "Too many files: 3 > 2")
+    assert (caught.value.code, caught.value.message) == (
+        "BUDGET_EXCEEDED", "Too many files: 3 > 2 (this change set: 3 files, 3 lines; allowed: 2 files, 3 lines)"
+    )
     (tmp_path / "big.txt").write_bytes(b"123456789\n")
     with pytest.raises(StringError) as caught:
         workspace.read_text("big.txt")

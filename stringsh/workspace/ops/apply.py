@@ -11,7 +11,8 @@ from stringsh.errors import StringError
 from stringsh.workspace import changes
 from stringsh.workspace import tree as treeops
 from stringsh.workspace.globs import GlobSet
-from stringsh.workspace.models import FileChange
+from stringsh.workspace.hunks import check_patches, materialise
+from stringsh.workspace.models import ChangeSetId, FileChange, Patch
 from stringsh.workspace.ops.guard import check_hardlink, check_size, keep_limit, require
 
 if TYPE_CHECKING:
@@ -22,36 +23,62 @@ if TYPE_CHECKING:
 class ApplyRequest(NamedTuple):
     files: tuple[FileChange, ...]
     topic: str = "main"
+    patches: tuple[Patch, ...] = ()
 
 
-def apply(ws: Workspace, request: ApplyRequest) -> int:
-    """Apply every file of the change set or none; returns the change id for `revert`."""
+def apply(ws: Workspace, request: ApplyRequest) -> ChangeSetId:
+    """Apply every file of the change set or none; returns the change id for `revert`.
+
+    Patches (seed 004's hunks) are checked for form, then the policy (permissions, the change allow- and deny
+    lists, the file and line budgets) is checked on the paths and line counts as asked, before any file is read;
+    then, under the lock, each patch is applied to the file's bytes exactly (hunks.py) and the whole set goes
+    through `apply_locked` like any other change: one journal entry, one id, all files or none."""
     files = list(request.files)
-    if not files:
+    patches = list(request.patches)
+    if not files and not patches:
         raise StringError("INVALID_PAYLOAD", "Empty change set.")
     permissions = ws.policy.permissions
     require(ws.policy, permissions.write, "write", mutating=True)
-    if any(f.data is None for f in files):
+    if patches:
+        require(ws.policy, permissions.patch, "patch", mutating=True)
+        check_patches(patches)
+    if any(f.data is None for f in files) or any(p.action == "delete" for p in patches):
         require(ws.policy, permissions.delete, "delete", mutating=True)
-    budget = ws.policy.changes
-    if len(files) > budget.max_files:
-        raise StringError("BUDGET_EXCEEDED", f"Too many files: {len(files)} > {budget.max_files}")
+    loc = sum(count_loc(f.data) for f in files) + sum(p.added + p.removed for p in patches)
+    count = len(files) + len(patches)
+    _check_files(ws, count, loc)
     for f in files:
         if f.data is not None:
             check_size(ws.policy, f.path, f.data)
-    with ws.state.audited("apply", [f.path for f in files], request.topic) as note, ws.locked():
-        note.change = apply_locked(ws, files, request.topic, "apply", None)
-        return note.change
+    _check_paths(ws, [ws.relative(f.path) for f in files] + [ws.relative(p.path) for p in patches])
+    _check_loc(ws, count, loc)
+    paths = [f.path for f in files] + [p.path for p in patches]
+    with ws.state.audited("apply", paths, request.topic) as note, ws.locked():
+        limit = keep_limit(ws.policy)
+        made = [materialise(ws, patch, limit) for patch in patches]
+        for change in made:
+            if change.data is not None:
+                check_size(ws.policy, change.path, change.data)
+        note.change = apply_locked(ws, files + made, request.topic, "apply", None, loc=loc)
+        return ChangeSetId(note.change)
+
+
+def count_loc(data: bytes | None) -> int:
+    """The lines a whole-file change counts against `max_loc`: every line of its new content."""
+    return data.count(b"\n") + 1 if data else 0
 
 
 def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, reverts: int | None,
-                 tree: tuple[TreeOp, ...] = (), *, exact: bool = False, keep_times: bool = False) -> int:
+                 tree: tuple[TreeOp, ...] = (), *, exact: bool = False, keep_times: bool = False,
+                 loc: int | None = None) -> int:
     """Plan, check, journal and execute; the caller holds the lock and has checked the permission.
 
     `tree`: folders and symlinks made before the files are written and removed after (workspace/tree.py).
     `exact`: the paths are real paths found by a walk (a move, a delete): one that now leads elsewhere through a
     symlink swapped in since is a CONFLICT, never the file at the other end.
-    `keep_times`: journal the times of the files replaced or deleted, so their undo gives them back (changes.py)."""
+    `keep_times`: journal the times of the files replaced or deleted, so their undo gives them back (changes.py).
+    `loc`: the lines the change counts against the budget when not every line of its new content (a patch counts
+    the lines it adds and removes)."""
     ws.state.workspace_folder()  # refuses a workspace whose `.stringsh` is a planted link or file
     plans: list[changes.Plan] = []
     limit = keep_limit(ws.policy)
@@ -75,7 +102,7 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
                 raise StringError("INVALID_PAYLOAD", f"The change set names {p.res.rel} twice.")
             seen.add(p.res.rel)
         if kind == "apply":
-            _check_budget(ws, plans, tree)
+            _check_budget(ws, plans, tree, loc)
         blobs = {p.prev_sha: p.prev for p in plans if p.prev is not None and p.prev_sha}
         journal = ws.journal
         rows = [p.row() for p in plans]
@@ -119,18 +146,51 @@ def _execute_tree(ws: Workspace, cs: int, plans: list[changes.Plan], tree: tuple
         journal.set_tree(cs, tuple(op for op in tree if op not in existed and op not in stayed))
 
 
-def _check_budget(ws: Workspace, plans: list[changes.Plan], tree: tuple[TreeOp, ...] = ()) -> None:
-    """The policy's change allow-list and line budget, checked before anything is recorded or written. A folder or
-    link the change makes or removes is on the list itself, or (a folder) holds a file of the change that is."""
+def budget_status(ws: Workspace, files: int, loc: int) -> str:
+    """What a budget refusal says besides its reason: what the change asked for against what the policy allows."""
+    budget = ws.policy.changes
+    return (f"this change set: {files} file{'s' if files != 1 else ''}, {loc} line{'s' if loc != 1 else ''}; "
+            f"allowed: {budget.max_files} files, {budget.max_loc} lines")
+
+
+BUDGET_HINT = "Split the change into smaller change sets, or raise [changes] max_files / max_loc in the policy."
+
+
+def _check_files(ws: Workspace, files: int, loc: int) -> None:
+    budget = ws.policy.changes
+    if files > budget.max_files:
+        raise StringError("BUDGET_EXCEEDED", f"Too many files: {files} > {budget.max_files} "
+                          f"({budget_status(ws, files, loc)})", BUDGET_HINT)
+
+
+def _check_loc(ws: Workspace, files: int, loc: int) -> None:
+    budget = ws.policy.changes
+    if loc > budget.max_loc:
+        raise StringError("BUDGET_EXCEEDED", f"Too many lines changed: {loc} > {budget.max_loc} "
+                          f"({budget_status(ws, files, loc)})", BUDGET_HINT)
+
+
+def _check_paths(ws: Workspace, rels: list[str]) -> None:
+    """Each path on the policy's change allow-list and off its deny list (globs.py semantics)."""
     budget = ws.policy.changes
     allowed = GlobSet(budget.allow_globs)  # the same glob semantics as the secret lists (globs.py)
-    for p in plans:
-        if not allowed.covers(p.res.rel):
-            raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {p.res.rel}")
+    denied = GlobSet(budget.deny_globs) if budget.deny_globs else None
+    for rel in rels:
+        if not allowed.covers(rel):
+            raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {rel}")
+        if denied is not None and denied.covers(rel):
+            raise StringError("NOT_PERMITTED", f"Path is on the policy's change deny list: {rel}",
+                              "The policy's [changes] deny_globs keep changes away from it; nothing was written.")
+
+
+def _check_budget(ws: Workspace, plans: list[changes.Plan], tree: tuple[TreeOp, ...] = (),
+                  loc: int | None = None) -> None:
+    """The policy's change allow- and deny lists and line budget, checked before anything is recorded or written. A
+    folder or link the change makes or removes is on the list itself, or (a folder) holds a file of the change that
+    is. `loc`: the lines counted, when not every line of the new content."""
+    _check_paths(ws, [p.res.rel for p in plans])
     for op in tree:
         holds = op.kind == "dir" and any(p.res.rel.startswith(op.path + "/") for p in plans)
-        if not holds and not allowed.covers(op.path):
-            raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {op.path}")
-    lines = sum(p.data.count(b"\n") + 1 for p in plans if p.data)
-    if lines > budget.max_loc:
-        raise StringError("BUDGET_EXCEEDED", f"Too many lines changed: {lines} > {budget.max_loc}")
+        if not holds:
+            _check_paths(ws, [op.path])
+    _check_loc(ws, len(plans), sum(count_loc(p.data) for p in plans) if loc is None else loc)

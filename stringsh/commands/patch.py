@@ -1,0 +1,82 @@
+"""/patch: a unified diff in the body (seed 000's strict `fs.patch`, several files at once), applied as one change
+set (seed 004): every hunk's context matches exactly or nothing is written, and one /undo takes back every file.
+
+Parsing is workspace/unified.py (unidiff), the exact application workspace/hunks.py; this module adds the topic's
+part: the hash each file had when this topic read it (a file changed since is a CONFLICT), the hints that name
+the String Commands to re-read with, and the reply."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from stringsh.commands.context import Context
+from stringsh.commands.registry import handler
+from stringsh.documents.diffreply import with_diff
+from stringsh.errors import StringError
+from stringsh.protocol.response import Result, document_fields
+from stringsh.workspace.hunks import PatchFailed, StaleFile
+from stringsh.workspace.models import ChangeSet, Patch
+from stringsh.workspace.seen import seen_sha256
+from stringsh.workspace.unified import parse_diff
+
+USAGE = "Usage: /patch <<EOF\n--- a/path\n+++ b/path\n@@ -1,2 +1,2 @@\n …\nEOF"
+USAGE_HINT = "The body is a unified diff (git diff, diff -u): one or more files, each with its hunks."
+
+
+def summary(patch: Patch, rel: str) -> str:
+    if patch.action == "create":
+        return f"{rel} (created, +{patch.added})"
+    if patch.action == "delete":
+        return f"{rel} (deleted, -{patch.removed})"
+    return f"{rel} (+{patch.added} -{patch.removed})"
+
+
+def reread(rel: str, first: int, last: int) -> str:
+    """The /open that shows the lines a failed hunk covers (the whole file when it has none)."""
+    if not last:
+        return f"/open {rel}"
+    return f"/open {rel}:L{first}" if first == last else f"/open {rel}:L{first}-L{last}"
+
+
+@handler("patch")
+def patch(ctx: Context) -> Result:
+    if ctx.args:
+        raise StringError("INVALID_PAYLOAD", "/patch takes no arguments; the diff names its files.", USAGE)
+    body = ctx.body
+    if body is None or not body.strip():
+        raise StringError("INVALID_PAYLOAD", "The patch is empty: give the unified diff as the body.", USAGE)
+    workspace = ctx.dispatcher.workspace
+    limit = workspace.policy.limits.max_patch_bytes
+    size = len(body.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise StringError("TOO_LARGE", f"The patch is larger than the policy allows ({size} > {limit} bytes).",
+                          "Send it in parts (each a complete diff of some files), or raise [limits] max_patch_bytes.")
+    seen = ctx.session.seen
+    patches = [
+        p if p.action == "create" else dataclasses.replace(p, expected_prev_sha256=seen_sha256(seen, workspace, p.path))
+        for p in parse_diff(body)
+    ]
+    in_place = any(p.action == "modify" for p in patches)
+    try:
+        change_id = workspace.apply(ChangeSet(patches=patches), topic=ctx.session.topic,
+                                    op="edit" if in_place else "write")
+    except PatchFailed as exc:
+        raise StringError(exc.code, exc.message,
+                          f"Re-read those lines and redo the hunk: {reread(exc.rel, exc.first, exc.last)}") from None
+    except StaleFile as exc:
+        raise StringError("CONFLICT", f"{exc.rel} changed since this topic read it; nothing was written.",
+                          f"Run /open {exc.rel} again, then redo the patch.") from None
+    rows = sorted(workspace.journal.files(change_id), key=lambda row: row.idx)
+    documents = ctx.documents
+    parts = []
+    for p, row in zip(patches, rows, strict=True):
+        if row.new_sha is None:
+            seen.pop(row.path, None)
+        else:
+            documents.after_write(row.path, row.new_sha)
+        parts.append(summary(p, row.path))
+    if len(parts) == 1:
+        reply = Result(f"Patched {parts[0]}", fields=document_fields(rows[0].path))
+    else:
+        reply = Result(f"Patched {len(parts)} files: {', '.join(parts)}")
+    return with_diff(ctx, reply, change_id)
