@@ -54,11 +54,13 @@ def files_summary(ws: Workspace, row: ChangeRow) -> str:
     from stringsh.documents.changeview import counts
 
     journal = ws.journal
-    parts = [f"{op.path}/ {op.action}" if op.kind == "dir" else f"link {op.path} {op.action}"
-             for op in journal.tree(row.id) if op.action == "make" or op.kind == "link"]
+    tree = journal.tree(row.id)
+    done = {"make": "made", "remove": "removed"}
+    parts = [f"{op.path}/ {done[op.action]}" if op.kind == "dir" else f"link {op.path} {done[op.action]}"
+             for op in tree if op.action == "make" or op.kind == "link"]
     rows = journal.files(row.id)
     parts += [f"{f.path} {counts(ws, f)}" for f in rows[:MAX_FILES]]
-    parts += [f"{op.path}/ {op.action}" for op in journal.tree(row.id) if op.action == "remove" and op.kind == "dir"]
+    parts += [f"{op.path}/ removed" for op in tree if op.action == "remove" and op.kind == "dir"]
     if len(rows) > MAX_FILES:
         parts.append(f"and {len(rows) - MAX_FILES} more files")
     return ", ".join(parts) if parts else "(no files)"
