@@ -152,11 +152,14 @@ class Dispatcher:
                     "Use /help to see available commands.",
                 )
             handler = self._handlers[invocation.name] = spec.handler()
-        self.running[session.topic] = request.header  # one request at a time per topic: no lock needed
+        outer = self.running.get(session.topic)  # a command a command runs: the outer one is what the user typed
+        if outer is None:
+            self.running[session.topic] = request.header  # one request at a time per topic: no lock needed
         try:
             return handler(Context(self, session, invocation, request))
         finally:
-            self.running.pop(session.topic, None)
+            if outer is None:
+                self.running.pop(session.topic, None)
 
     def close(self) -> None:
         """Stop every topic's shell; called when a front end exits."""

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
+from stringsh.documents.revertreply import parse_id
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 
@@ -102,13 +103,6 @@ def show(ws: Workspace, change_id: int) -> Result:
     tail = status(row)
     head = f"Change {row.id}, {when(row)}, topic {row.topic}: {command_of(row)}{' ' + tail if tail else ''}"
     return Result(ws.redact(head), ws.redact("\n".join(text)) if text else "(no files)")
-
-
-def parse_id(text: str) -> int:
-    if not text.isdigit() or len(text) > 18 or int(text) == 0:
-        raise StringError("INVALID_PAYLOAD", f"Not a change id: {text}",
-                          "A change id is a whole number above 0, as /changes lists them.")
-    return int(text)
 
 
 @handler("changes")

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-from stringsh.commands.changes import parse_id
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
-from stringsh.commands.undo import MAX_PARTS, describe, describe_tree
 from stringsh.documents.diffreply import with_diff
+from stringsh.documents.revertreply import outcome_parts, parse_id
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.workspace.seen import mark_seen
@@ -27,10 +26,6 @@ def revert(ctx: Context) -> Result:
             ctx.session.seen.pop(file.rel, None)
         else:
             mark_seen(ctx.session.seen, workspace, file.rel)
-    parts = [describe_tree(op) for op in outcome.tree if op.action == "make"]
-    parts += [describe(file, outcome) for file in outcome.files]
-    parts += [describe_tree(op) for op in outcome.tree if op.action == "remove"]
-    if len(parts) > MAX_PARTS:
-        parts = [*parts[:MAX_PARTS], f"and {len(parts) - MAX_PARTS} more"]
+    parts = outcome_parts(outcome)
     message = f"Reverted change {change_id} as change {outcome.change_id}: " + ("; ".join(parts) or "nothing to write")
     return with_diff(ctx, Result(message), outcome.change_id)

@@ -169,8 +169,13 @@ def change_text(ws: Workspace, change_id: int) -> list[str]:
     for op in ws.journal.tree(change_id):
         what = f"link {op.path} → {op.target}" if op.kind == "link" else f"folder {op.path}/"
         out.append(f"{what} {'made' if op.action == 'make' else 'removed'}")
-    for row in ws.journal.files(change_id):
+    rows = ws.journal.files(change_id)
+    for k, row in enumerate(rows):
+        if len(out) > MAX_DIFF_LINES:  # no diff is computed past the cut
+            out.append(f"... and {len(rows) - k} more files")
+            break
         out.extend(file_diff(ws, row))
-    if len(out) > MAX_DIFF_LINES:
-        out = [*out[:MAX_DIFF_LINES], f"... ({len(out) - MAX_DIFF_LINES} more lines; cut at {MAX_DIFF_LINES})"]
+    if len(out) > MAX_DIFF_LINES + 1:
+        tail = out[-1] if out[-1].startswith("... and ") else ""
+        out = [*out[:MAX_DIFF_LINES], f"... (the diff is cut at {MAX_DIFF_LINES} lines)", *([tail] if tail else [])]
     return out
