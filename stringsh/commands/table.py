@@ -108,7 +108,7 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
                 summary="List recent change sets (any topic), or show one as a diff", section="Editing",
                 flags=("-n",)),
     CommandSpec("revert", "revert", "revert", syntax="/revert ID",
-                summary="Revert one change set by id, as a new change /undo takes back", section="Editing"),
+                summary="Revert a change set by id (/undo takes the revert back)", section="Editing"),
     CommandSpec("mkdir", "mkdir", "mkdir_command", syntax="/mkdir [-p] path",
                 summary="Make a folder (-p: and its parents)", section="Editing", flags=("-p",)),
     CommandSpec("mv", "mv", "mv_command", syntax="/mv [--force] from to",

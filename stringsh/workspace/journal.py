@@ -298,10 +298,11 @@ class Journal:
                 db.execute("UPDATE changesets SET state=? WHERE id=?", (state, cs))
                 _mark_reverted(db, cs, reverts)
         if keep is not None and state == "done":
-            from stringsh.workspace.keep import bound
+            from stringsh.workspace.keep import bound, over
 
-            with self._write() as db:
-                bound(db, keep)
+            if over(self.db, keep):  # read outside a transaction: a change under the bound opens none more
+                with self._write() as db:
+                    bound(db, keep)
 
     def get(self, cs: int) -> ChangeRow | None:
         row = self.db.execute(f"{CHANGE_COLUMNS} WHERE c.id=?", (cs,)).fetchone()

@@ -135,3 +135,18 @@ def test_the_help_page_is_listed(ws: Path) -> None:
     assert "/changes [-n N] | /changes ID" in out and "/revert ID" in out
     page = run_stringsh(["-c", "/help changes"], ws).stdout.decode()
     assert "keeps the newest 1000 change sets and at most 128 MiB" in page
+
+
+def test_a_big_change_set_is_cut_after_2000_lines(ws: Path) -> None:
+    workspace = Workspace(ws)
+    try:
+        changeset = ChangeSet()
+        for k in range(30):
+            changeset.write(f"f{k:02}.txt", "".join(f"{k} {n}\n" for n in range(100)).encode())
+        workspace.apply(changeset)
+    finally:
+        workspace.close()
+    lines = c(ws, "/changes 1").splitlines()
+    assert lines[3:6] == ["--- /dev/null", "+++ b/f00.txt", "@@ -0,0 +1,100 @@"]
+    assert lines[-3:] == ["+19 39", "... (the diff is cut at 2000 lines)", "... and 10 more files"]
+    assert len(lines) == 3 + 2000 + 2
