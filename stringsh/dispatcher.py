@@ -51,6 +51,8 @@ class Dispatcher:
         self._documents: DocumentState | None = None
         self._raw = frozenset(name for name, spec in commands.items() if spec.raw)
         self._handlers: dict[str, Handler] = {}  # resolved on first use: their modules load only then
+        #: The command line each topic is running, shared with the workspace: the journal records it (/changes).
+        self.running: dict[str, str] = {}
 
     def check(self) -> None:
         """Fail at start-up, not on the first request, when the workspace or its policy is unusable."""
@@ -65,6 +67,7 @@ class Dispatcher:
         with self._sessions_lock:
             if self._workspace is None:
                 self._workspace = Workspace.load(self.root, self.policy_file)
+                self._workspace.commands = self.running
             return self._workspace
 
     @property
@@ -149,7 +152,14 @@ class Dispatcher:
                     "Use /help to see available commands.",
                 )
             handler = self._handlers[invocation.name] = spec.handler()
-        return handler(Context(self, session, invocation, request))
+        outer = self.running.get(session.topic)  # a command a command runs: the outer one is what the user typed
+        if outer is None:
+            self.running[session.topic] = request.header  # one request at a time per topic: no lock needed
+        try:
+            return handler(Context(self, session, invocation, request))
+        finally:
+            if outer is None:
+                self.running.pop(session.topic, None)
 
     def close(self) -> None:
         """Stop every topic's shell; called when a front end exits."""

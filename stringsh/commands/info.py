@@ -51,11 +51,26 @@ def info(ctx: Context) -> Result:
     count = len(session.history)
     lines.append(info_line("history", f"{count} entr{'y' if count == 1 else 'ies'}"))
     lines.append(info_line("vars", variables_summary(session.variables)))
+    lines.extend(journal_lines(ctx.dispatcher.workspace))
     warnings = document_warnings(ctx, view) if view is not None and view.kind == "markdown" else []
     if warnings:
         lines.append("Warnings:")
         lines.extend(f"  {warning}" for warning in warnings)
     return Result("Session info", ctx.dispatcher.workspace.redact("\n".join(lines)))  # a title or value may be a key
+
+
+def journal_lines(workspace: Workspace) -> list[str]:
+    """How much the change journal keeps (issue 15): nothing before the first change made it."""
+    depth = workspace.journal_depth()
+    if depth is None or depth.oldest is None:
+        return []
+    from stringsh.workspace.keep import human_size
+
+    keep = workspace.policy.journal
+    count = f"{depth.changes} change{'' if depth.changes == 1 else 's'}"
+    return [info_line("journal", f"{count} kept (oldest {depth.oldest}, newest {depth.newest}), "
+                      f"{human_size(depth.bytes)} of previous content; keeps at most {keep.keep_changes} changes "
+                      f"and {human_size(keep.keep_bytes)}")]
 
 
 def roots_lines(workspace: Workspace) -> list[str]:

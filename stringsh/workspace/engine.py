@@ -18,6 +18,7 @@ from stringsh.workspace.trust import trust_file
 if TYPE_CHECKING:
     from stringsh.workspace.audit import AuditCheck
     from stringsh.workspace.journal import ChangeRow, Journal
+    from stringsh.workspace.keep import Depth
     from stringsh.workspace.models import ChangeSet, ChangeSetId, RevertOutcome, SkippedChange, WriteOutcome
     from stringsh.workspace.ops.copy import CopyOutcome
     from stringsh.workspace.ops.delete import DeleteOutcome
@@ -54,6 +55,9 @@ class Workspace:
                                  self.policy.root.id, self.policy.root.mode)
         self.state = EngineState(self.confiner, state_dir, frontend)
         self._redactor: Redactor | None = None
+        #: The command line each topic is running now, set by the front end (the dispatcher shares its own map):
+        #: recorded with the change sets the command makes, for /changes. Empty for a library call.
+        self.commands: dict[str, str] = {}
         #: The policy is not changed through the workspace it governs (CVE-2026-25725), even before it exists.
         self.policy_files = {POLICY_FILE}
         # ... nor the user's policy and trust records when the workspace holds them (a root of ~).
@@ -114,10 +118,26 @@ class Workspace:
 
         return verify_audit(self.state.audit_path)
 
-    def prune(self, keep: int = 1000) -> int:
-        """Drop all but the newest `keep` change sets (and undo beyond them); returns how many were dropped."""
+    def prune(self, keep: int | None = None) -> int:
+        """Drop all but the newest `keep` change sets (default: the policy's `[journal]` keep policy, bytes
+        included), and undo beyond them; returns how many were dropped. Done after every change anyway."""
         with self.locked():
+            if keep is None:
+                return self.journal.prune(self.policy.journal.keep_changes, self.policy.journal.keep_bytes)
             return self.journal.prune(keep)
+
+    def journal_depth(self) -> Depth | None:
+        """How much the journal holds (change sets, bytes, oldest id); None when there is none yet."""
+        with self.state.thread_lock:
+            return self.journal.depth() if self.state.has_journal() else None
+
+    def command_line(self, topic: str) -> str:
+        """The command line `topic` is running (redacted, one line, cut at 200 characters), "" for a library call."""
+        line = self.commands.get(topic, "")
+        if not line:
+            return ""
+        line = self.redact(line.replace("\r", " ").replace("\n", " "))
+        return line if len(line) <= 200 else line[:199] + "…"
 
     def undo_depth(self, topic: str) -> int:
         """How many times `/undo` could walk back in this topic (for the REPL toolbar); never creates state."""
@@ -249,12 +269,13 @@ class Workspace:
 
         return apply(self, ApplyRequest(tuple(changeset.files), topic, tuple(changeset.patches)))
 
-    def revert(self, change_id: int, *, topic: str | None = None) -> RevertOutcome:
-        """Put back the bytes a change set replaced, as a new change set; CONFLICT if a file changed since."""
+    def revert(self, change_id: int, *, topic: str | None = None, undoable: bool = False) -> RevertOutcome:
+        """Put back the bytes a change set replaced, as a new change set; CONFLICT if a file changed since.
+        `undoable` (`/revert`): the revert is itself a change `/undo` (or a revert of it) takes back."""
         from stringsh.workspace.ops.revert import RevertRequest, revert
 
         self._require_write_for_revert()
-        return revert(self, RevertRequest(change_id, topic))
+        return revert(self, RevertRequest(change_id, topic, undoable))
 
     def undo(self, topic: str) -> RevertOutcome:
         """Revert this client's newest change in the topic not undone yet; each call walks one change further back."""

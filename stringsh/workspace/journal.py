@@ -12,7 +12,11 @@ folders a change created) sit beside the original two rather than in new columns
 older version upgrades by `CREATE TABLE` alone (its change sets have no owner: no new process undoes them, they
 stay revertable by id), and an older version can still read a newer journal. `tree_ops` (the folders and
 symlinks a /mkdir, /mv or /rm made or removed) and `prev_times` (the access and modification times of a file a
-/mv, /cp or /rm took away, which its undo gives back) are more such tables.
+/mv, /cp or /rm took away, which its undo gives back) are more such tables, and so are `commands` (the command
+line that made a change set, for /changes), `meta` (the running total of kept bytes) and `pruned_undo`.
+
+The journal is bounded (keep.py): after each change the oldest change sets beyond the policy's `[journal]`
+`keep_changes` and `keep_bytes` are pruned with the previous bytes only they held.
 """
 
 from __future__ import annotations
@@ -24,8 +28,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
+
+if TYPE_CHECKING:
+    from stringsh.workspace.keep import Depth
+    from stringsh.workspace.policy import JournalKeep
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS changesets(
@@ -86,6 +95,17 @@ CREATE TABLE IF NOT EXISTS prev_times(  -- a file a move, copy or delete took aw
     mtime_ns INTEGER NOT NULL,
     PRIMARY KEY(cs, idx)
 );
+CREATE TABLE IF NOT EXISTS commands(  -- the command line that made a change set (redacted, cut short): /changes
+    cs INTEGER PRIMARY KEY,
+    line TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);  -- blob_bytes: kept bytes
+CREATE TABLE IF NOT EXISTS pruned_undo(  -- per client and topic: the newest undoable change set a prune forgot
+    client TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    cs INTEGER NOT NULL,
+    PRIMARY KEY(client, topic)
+);
 """
 
 #: The undoable change sets of one client's topic, newest first (`?` topic, `?` client).
@@ -94,8 +114,8 @@ UNDOABLE = (
     "AND c.state='done' AND c.reverted_by IS NULL AND o.skipped IS NULL"
 )
 CHANGE_COLUMNS = (
-    "SELECT c.id, c.time, c.topic, c.frontend, c.kind, c.reverts, c.state, c.reverted_by, o.client, o.skipped "
-    "FROM changesets c LEFT JOIN owners o ON o.cs = c.id"
+    "SELECT c.id, c.time, c.topic, c.frontend, c.kind, c.reverts, c.state, c.reverted_by, o.client, o.skipped, "
+    "m.line FROM changesets c LEFT JOIN owners o ON o.cs = c.id LEFT JOIN commands m ON m.cs = c.id"
 )
 
 
@@ -145,6 +165,7 @@ class ChangeRow:
     reverted_by: int | None
     client: str | None = None  # None: written by a version that did not record clients
     skipped: float | None = None
+    command: str | None = None  # the command line that made it; None: a library call or an older version
 
 
 class MissingBlob(StringError):
@@ -196,8 +217,9 @@ class Journal:
             raise
 
     def begin(self, topic: str, frontend: str, kind: str, reverts: int | None, rows: list[FileRow],
-              blobs: dict[str, bytes], tree: tuple[TreeOp, ...] = ()) -> int:
-        """Record a pending change set with its previous bytes (not yet durable: call `seal`)."""
+              blobs: dict[str, bytes], tree: tuple[TreeOp, ...] = (), *, command: str = "") -> int:
+        """Record a pending change set with its previous bytes (not yet durable: call `seal`); `command`: the
+        command line that makes it, for /changes."""
         with self._write() as db:
             cur = db.execute(
                 "INSERT INTO changesets(time, topic, frontend, kind, reverts, state) VALUES (?,?,?,?,?,'pending')",
@@ -212,7 +234,14 @@ class Journal:
             db.executemany(
                 "INSERT INTO new_dirs VALUES (?,?,?)", [(cs, r.idx, "\n".join(r.new_dirs)) for r in rows if r.new_dirs]
             )
-            db.executemany("INSERT OR IGNORE INTO blobs VALUES (?,?)", list(blobs.items()))
+            if command:
+                db.execute("INSERT INTO commands VALUES (?,?)", (cs, command))
+            added = 0
+            for sha, data in blobs.items():  # one by one: only bytes not kept yet add to the running total
+                if db.execute("INSERT OR IGNORE INTO blobs VALUES (?,?)", (sha, data)).rowcount:
+                    added += len(data)
+            if added:
+                db.execute("UPDATE meta SET value = value + ? WHERE key = 'blob_bytes'", (added,))
             db.executemany("INSERT INTO appends VALUES (?,?,?)",
                            [(cs, r.idx, r.prev_size) for r in rows if r.prev_size is not None])
             db.executemany("INSERT INTO tree_ops VALUES (?,?,?,?,?,?,?)",
@@ -241,17 +270,19 @@ class Journal:
             db.executemany("INSERT INTO tree_ops VALUES (?,?,?,?,?,?,?)",
                            [(cs, k, op.path, op.kind, op.action, op.mode, op.target) for k, op in enumerate(tree)])
 
-    def settle(self, topic: str, frontend: str, cs: int) -> int:
+    def settle(self, topic: str, frontend: str, cs: int, *, kind: str = "revert", command: str = "") -> int:
         """Record that change `cs` is undone without writing anything (its files already hold their previous
-        bytes): a finished revert with no files, in one transaction."""
+        bytes): a finished revert with no files, in one transaction. `kind="apply"`: a `/revert`, itself undoable."""
         with self._write() as db:
             cur = db.execute(
-                "INSERT INTO changesets(time, topic, frontend, kind, reverts, state) VALUES (?,?,?,'revert',?,'done')",
-                (time.time(), topic, frontend, cs),
+                "INSERT INTO changesets(time, topic, frontend, kind, reverts, state) VALUES (?,?,?,?,?,'done')",
+                (time.time(), topic, frontend, kind, cs),
             )
             undo = int(cur.lastrowid or 0)
             db.execute("INSERT INTO owners(cs, client) VALUES (?,?)", (undo, self.client))
-            db.execute("UPDATE changesets SET reverted_by=? WHERE id=?", (undo, cs))
+            if command:
+                db.execute("INSERT INTO commands VALUES (?,?)", (undo, command))
+            _mark_reverted(db, undo, cs)
         return undo
 
     def skip(self, cs: int) -> None:
@@ -268,14 +299,22 @@ class Journal:
             self._wal_fd = os.open(self.wal_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         os.fsync(self._wal_fd)
 
-    def finish(self, cs: int, state: str, reverts: int | None = None) -> None:
+    def finish(self, cs: int, state: str, reverts: int | None = None, keep: JournalKeep | None = None) -> None:
+        """Mark a change set done or rolled back; with `keep` (the policy's), a done one then prunes the journal to
+        it when it has grown past it (keep.py: a cheap check, a prune only then)."""
         db = self.db
         if not (state == "done" and reverts is not None):
             db.execute("UPDATE changesets SET state=? WHERE id=?", (state, cs))  # one statement: atomic alone
-            return
-        with self._write() as db:
-            db.execute("UPDATE changesets SET state=? WHERE id=?", (state, cs))
-            db.execute("UPDATE changesets SET reverted_by=? WHERE id=?", (cs, reverts))
+        else:
+            with self._write() as db:
+                db.execute("UPDATE changesets SET state=? WHERE id=?", (state, cs))
+                _mark_reverted(db, cs, reverts)
+        if keep is not None and state == "done":
+            from stringsh.workspace.keep import bound, over
+
+            if over(self.db, keep):  # read outside a transaction: a change under the bound opens none more
+                with self._write() as db:
+                    bound(db, keep)
 
     def get(self, cs: int) -> ChangeRow | None:
         row = self.db.execute(f"{CHANGE_COLUMNS} WHERE c.id=?", (cs,)).fetchone()
@@ -313,19 +352,38 @@ class Journal:
         ).fetchone()
         return row[0] if row else None
 
-    def prune(self, keep: int) -> int:
-        """Forget finished change sets older than the newest `keep` and the previous bytes only they held."""
+    def prune(self, keep: int, keep_bytes: int | None = None) -> int:
+        """Forget finished change sets beyond the newest `keep` (and beyond `keep_bytes` of previous bytes) and the
+        previous bytes only they held; returns how many went (keep.py)."""
+        from stringsh.workspace.keep import prune
+
         with self._write() as db:
-            cutoff = db.execute("SELECT COALESCE(MAX(id), 0) - ? FROM changesets", (keep,)).fetchone()[0]
-            old = "SELECT id FROM changesets WHERE id <= ? AND state NOT IN ('pending', 'staged')"
-            db.execute(f"DELETE FROM files WHERE cs IN ({old})", (cutoff,))
-            db.execute(f"DELETE FROM appends WHERE cs IN ({old})", (cutoff,))
-            removed = db.execute(f"DELETE FROM changesets WHERE id IN ({old})", (cutoff,)).rowcount
-            # also the rows an older version's prune left behind
-            for table in ("owners", "new_dirs", "tree_ops", "prev_times"):
-                db.execute(f"DELETE FROM {table} WHERE cs NOT IN (SELECT id FROM changesets)")
-            db.execute("DELETE FROM blobs WHERE sha NOT IN (SELECT prev_sha FROM files WHERE prev_sha IS NOT NULL)")
-        return removed
+            return prune(db, keep, keep_bytes)
+
+    def depth(self) -> Depth:
+        """How much the journal holds: change sets, kept bytes, oldest and newest ids."""
+        from stringsh.workspace.keep import depth
+
+        return depth(self.db)
+
+    def pruned_undo(self, topic: str) -> int | None:
+        """The newest change of this client's topic that `/undo` could have taken back but a prune forgot."""
+        row = self.db.execute("SELECT cs FROM pruned_undo WHERE client=? AND topic=?", (self.client, topic)).fetchone()
+        return row[0] if row else None
+
+    def ever_made(self, cs: int) -> bool:
+        """Whether change id `cs` was ever given out (so one missing now was pruned, not mistyped)."""
+        row = self.db.execute("SELECT seq FROM sqlite_sequence WHERE name='changesets'").fetchone()
+        return 0 < cs <= (row[0] if row else 0)
+
+    def later_change(self, path: str, after: int) -> ChangeRow | None:
+        """The newest change set after `after` that wrote `path` and is not reverted: the one to revert first."""
+        row = self.db.execute(
+            f"{CHANGE_COLUMNS} WHERE c.id > ? AND c.state='done' AND c.reverted_by IS NULL AND c.id IN "
+            "(SELECT cs FROM files WHERE path=? UNION SELECT cs FROM tree_ops WHERE path=?) ORDER BY c.id DESC LIMIT 1",
+            (after, path, path),
+        ).fetchone()
+        return ChangeRow(*row) if row else None
 
     def undo_depth(self, topic: str) -> int:
         row = self.db.execute(f"SELECT COUNT(*) {UNDOABLE}", (topic, self.client)).fetchone()
@@ -334,3 +392,13 @@ class Journal:
     def history(self, limit: int = 50) -> list[ChangeRow]:
         rows = self.db.execute(f"{CHANGE_COLUMNS} ORDER BY c.id DESC LIMIT ?", (limit,)).fetchall()
         return [ChangeRow(*row) for row in rows]
+
+
+def _mark_reverted(db: sqlite3.Connection, cs: int, reverts: int) -> None:
+    """`cs` reverted `reverts`; when `reverts` was itself a `/revert` (an undoable apply that reverted X), X holds its
+    bytes again and is no longer reverted."""
+    db.execute("UPDATE changesets SET reverted_by=? WHERE id=?", (cs, reverts))
+    db.execute(
+        "UPDATE changesets SET reverted_by=NULL WHERE reverted_by=? AND id=(SELECT reverts FROM changesets "
+        "WHERE id=? AND kind='apply')", (reverts, reverts),
+    )

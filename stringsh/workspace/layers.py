@@ -14,6 +14,7 @@ from stringsh.workspace import trust
 from stringsh.workspace.policy import (
     POLICY_FILE,
     Changes,
+    JournalKeep,
     Limits,
     Permissions,
     Policy,
@@ -110,6 +111,8 @@ def narrowed(base: Policy, wanted: Policy, ignored: list[str]) -> Policy:
             output_cap=_at_most(base.shell.output_cap, wanted.shell.output_cap, "shell.output_cap", ignored),
             sandbox=_flag(base.shell.sandbox, wanted.shell.sandbox, "shell.sandbox", ignored, base_on=True),
         ),
+        journal=JournalKeep(*(_at_most(b, w, f"journal.{n}", ignored)  # more history: more of the user's disk
+                              for n, b, w in zip(JournalKeep._fields, base.journal, wanted.journal, strict=True))),
     )
 
 

@@ -37,6 +37,10 @@ Every table and key is optional:
     output_cap = 51200
     sandbox = false
 
+    [journal]                      # how much undo history the change journal keeps (keep.py), whichever is less:
+    keep_changes = 1000            # the newest change sets (the newest one is always kept)
+    keep_bytes = 134217728         # bytes of previous file content (128 MiB); older change sets are pruned
+
 Globs and other roots. The secret globs (deny and allow, built-in and yours) are one list for every root, matched
 against the path inside the root the path names, never against its `id:`: `private/**` denies
 `docs:private/k.txt` as well as `private/k.txt`, and `docs:private/**` matches nothing (a root has no secret
@@ -78,6 +82,7 @@ CAPS: dict[str, float] = {
     "max_read_bytes": 256 * MiB, "max_write_bytes": 256 * MiB, "max_patch_bytes": 64 * MiB,
     "max_results": 1_000_000, "max_line_bytes": MiB, "max_walk_entries": 10_000_000, "max_walk_files": 10_000_000,
     "max_files": 100_000, "max_loc": 10_000_000, "timeout": 24 * 3600.0, "output_cap": 64 * MiB,
+    "keep_changes": 1_000_000, "keep_bytes": 64 * 1024 * MiB,
 }
 #: Ordinary text a redaction pattern must not match: it would mask everything, not secrets.
 ORDINARY = ("", "a", "Z", "0", " ", ".", "\n")
@@ -141,6 +146,11 @@ class Shell(NamedTuple):
     sandbox: bool = False
 
 
+class JournalKeep(NamedTuple):
+    keep_changes: int = 1000
+    keep_bytes: int = 128 * MiB
+
+
 class Policy(NamedTuple):
     roots: tuple[Root, ...]
     permissions: Permissions = Permissions()
@@ -148,6 +158,7 @@ class Policy(NamedTuple):
     secrets: Secrets = Secrets()
     changes: Changes = Changes()
     shell: Shell = Shell()
+    journal: JournalKeep = JournalKeep()
     #: The last policy file applied (the one a change through the workspace must never touch).
     source: Path | None = None
     #: Whether the user trusts this workspace: its `stringsh.toml` hash (or the folder, when it has none) is
@@ -293,7 +304,7 @@ def parse_policy(text: str, source: Path, workspace_root: Path, base: Policy | N
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _bad(source, f"not valid TOML ({exc})") from None
-    known = {"roots", "permissions", "limits", "secrets", "changes", "shell"}
+    known = {"roots", "permissions", "limits", "secrets", "changes", "shell", "journal"}
     extra = set(data) - known
     if extra:
         raise _bad(source, f"unknown section {sorted(extra)[0]!r} (known: {', '.join(sorted(known))})")
@@ -321,6 +332,7 @@ def parse_policy(text: str, source: Path, workspace_root: Path, base: Policy | N
         secrets=secrets,
         changes=changes,
         shell=_section(Shell, data.get("shell", {}), "shell", source, base.shell),
+        journal=_section(JournalKeep, data.get("journal", {}), "journal", source, base.journal),
         source=source,
     )
 

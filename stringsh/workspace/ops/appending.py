@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
     from stringsh.workspace.journal import Journal
     from stringsh.workspace.paths import Confiner, Resolved
+    from stringsh.workspace.policy import JournalKeep
 
 CHUNK = 1 << 20
 FLAGS = os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
@@ -76,7 +77,8 @@ def append_fast(ws: Workspace, path: str, text: str, topic: str) -> WriteOutcome
             new_sha = digest.hexdigest()
             mode = stat.S_IMODE(st.st_mode)
             row = FileRow(0, res.rel, prev_sha, new_sha, mode, mode, prev_size=scan.size)
-            cs = _journalled(ws.journal, topic, ws.frontend, "apply", None, row, fd, lambda: _write_all(fd, data))
+            cs = _journalled(ws.journal, topic, ws.frontend, "apply", None, row, fd, lambda: _write_all(fd, data),
+                             ws.command_line(topic), ws.policy.journal)
             lines = scan.lines + count_lines(addition) - (1 if joined else 0)
             return WriteOutcome(res.rel, False, scan.size + len(data), lines, cs, new_sha)
         finally:
@@ -85,8 +87,9 @@ def append_fast(ws: Workspace, path: str, text: str, topic: str) -> WriteOutcome
         res.close()
 
 
-def revert_append(ws: Workspace, change_id: int, row: FileRow, topic: str) -> RevertOutcome:
-    """Undo an append: cut the file back to its old length, once it holds exactly the bytes the append left."""
+def revert_append(ws: Workspace, change_id: int, row: FileRow, topic: str, kind: str = "revert") -> RevertOutcome:
+    """Undo an append: cut the file back to its old length, once it holds exactly the bytes the append left.
+    `kind="apply"`: a `/revert`, recorded as a change of its own."""
     assert row.prev_size is not None and row.new_sha is not None
     res = ws.confiner.resolve(row.path, create=True)
     try:
@@ -99,8 +102,8 @@ def revert_append(ws: Workspace, change_id: int, row: FileRow, topic: str) -> Re
                 raise _changed(row.path, change_id)
             undo_row = FileRow(0, row.path, row.new_sha, row.prev_sha, row.new_mode, row.prev_mode,
                                prev_size=row.prev_size)
-            cs = _journalled(ws.journal, topic, ws.frontend, "revert", change_id, undo_row, fd,
-                             lambda: os.ftruncate(fd, row.prev_size or 0))
+            cs = _journalled(ws.journal, topic, ws.frontend, kind, change_id, undo_row, fd,
+                             lambda: os.ftruncate(fd, row.prev_size or 0), ws.command_line(topic), ws.policy.journal)
         finally:
             os.close(fd)
     finally:
@@ -139,9 +142,9 @@ def recover_append(journal: Journal, confiner: Confiner, cs: int, row: FileRow) 
 
 
 def _journalled(journal: Journal, topic: str, frontend: str, kind: str, reverts: int | None, row: FileRow,
-                fd: int, act: Callable[[], object]) -> int:
+                fd: int, act: Callable[[], object], command: str = "", keep: JournalKeep | None = None) -> int:
     """Record the change durably, do it (`act`), make it durable; a failure puts the old length back."""
-    cs = journal.begin(topic, frontend, kind, reverts, [row], {})
+    cs = journal.begin(topic, frontend, kind, reverts, [row], {}, command=command)
     try:
         journal.seal(cs)
         act()
@@ -151,7 +154,7 @@ def _journalled(journal: Journal, topic: str, frontend: str, kind: str, reverts:
             os.ftruncate(fd, row.prev_size or 0)
         journal.finish(cs, "rolled_back")
         raise
-    journal.finish(cs, "done", reverts)
+    journal.finish(cs, "done", reverts, keep)
     return cs
 
 

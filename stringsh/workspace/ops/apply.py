@@ -106,7 +106,7 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
         blobs = {p.prev_sha: p.prev for p in plans if p.prev is not None and p.prev_sha}
         journal = ws.journal
         rows = [p.row() for p in plans]
-        cs = journal.begin(topic, ws.frontend, kind, reverts, rows, blobs, tree)
+        cs = journal.begin(topic, ws.frontend, kind, reverts, rows, blobs, tree, command=ws.command_line(topic))
         if tree:
             _execute_tree(ws, cs, plans, tree)
         else:
@@ -118,7 +118,7 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
         for p, row in zip(plans, rows, strict=True):
             if p.existed:  # a folder planned as new was there after all: undo must leave it
                 journal.set_new_dirs(cs, p.idx, tuple(d for d in row.new_dirs if d not in p.existed))
-        journal.finish(cs, "done", reverts)
+        journal.finish(cs, "done", reverts, ws.policy.journal)  # then prunes to the keep policy (keep.py)
         return cs
     finally:
         changes.close_plans(plans)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from stringsh.errors import StringError
 from stringsh.workspace import changes
 from stringsh.workspace.atomic import sha256
-from stringsh.workspace.journal import FileRow, MissingBlob, TreeOp, inverse_tree
+from stringsh.workspace.journal import ChangeRow, FileRow, MissingBlob, TreeOp, inverse_tree
 from stringsh.workspace.models import FileChange, RevertedFile, RevertOutcome, SkippedChange
 from stringsh.workspace.ops.appending import revert_append
 from stringsh.workspace.ops.apply import apply_locked
@@ -31,6 +31,8 @@ SKIP_HINT = ", or /undo --skip to go on to older changes"
 class RevertRequest(NamedTuple):
     change_id: int
     topic: str | None = None
+    #: `/revert`: recorded as a change of its own that `/undo` (or a revert of it) takes back.
+    undoable: bool = False
 
 
 class UndoRequest(NamedTuple):
@@ -40,7 +42,7 @@ class UndoRequest(NamedTuple):
 def revert(ws: Workspace, request: RevertRequest) -> RevertOutcome:
     require(ws.policy, ws.policy.permissions.revert, "revert", mutating=True)
     with ws.state.audited("revert", [str(request.change_id)], request.topic) as note, ws.locked():
-        outcome = revert_locked(ws, request.change_id, request.topic)
+        outcome = revert_locked(ws, request.change_id, request.topic, kind="apply" if request.undoable else "revert")
         note.change = outcome.change_id
         return outcome
 
@@ -52,6 +54,8 @@ def undo(ws: Workspace, request: UndoRequest) -> RevertOutcome:
     with ws.state.audited("undo", [], request.topic) as note, ws.locked():
         change_id = ws.journal.last_undoable(request.topic)
         if change_id is None:
+            if ws.journal.pruned_undo(request.topic) is not None:
+                raise pruned_error(ws, "Nothing left to undo: older changes of this topic were pruned from the journal")
             raise StringError("NOT_FOUND", "Nothing to undo.")
         outcome = revert_locked(ws, change_id, request.topic, undo=True)
         note.change = outcome.change_id
@@ -78,27 +82,47 @@ def skip(ws: Workspace, request: UndoRequest) -> SkippedChange:
         return SkippedChange(change_id, paths, journal.last_undoable(request.topic))
 
 
-def revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: bool = False) -> RevertOutcome:
+def pruned_error(ws: Workspace, what: str) -> StringError:
+    """NOT_FOUND for what a prune forgot; the hint names the keep policy and how to keep more."""
+    from stringsh.workspace.keep import human_size
+
+    keep = ws.policy.journal
+    return StringError(
+        "NOT_FOUND", f"{what}.",
+        f"The journal keeps the newest {keep.keep_changes} changes and {human_size(keep.keep_bytes)} of previous "
+        "content ([journal] keep_changes, keep_bytes in stringsh.toml); /changes lists the changes kept.",
+    )
+
+
+def revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: bool = False,
+                  kind: str = "revert") -> RevertOutcome:
     """Put back what `change_id` replaced. A file that already holds its previous bytes is left alone (when all
     do, the change is recorded as undone with nothing written); one that holds anything else is a CONFLICT.
-    `undo`: the hints name `/undo --skip`, the way past a change that cannot be undone."""
+    `undo`: the hints name `/undo --skip`, the way past a change that cannot be undone. `kind="apply"`: a
+    `/revert`, itself undoable; its CONFLICT names the later change to revert first."""
     journal = ws.journal
     row = journal.get(change_id)
     if row is None:
-        raise StringError("NOT_FOUND", f"No change {change_id} in the journal.")
-    if row.kind != "apply" or row.state != "done":
-        raise StringError("INVALID_TARGET", f"Change {change_id} cannot be reverted ({row.kind}, {row.state}).")
-    if row.reverted_by is not None:
-        raise StringError("INVALID_TARGET", f"Change {change_id} was already reverted by change {row.reverted_by}.")
+        if journal.ever_made(change_id):
+            raise pruned_error(ws, f"Change {change_id} was pruned from the journal")
+        raise StringError("NOT_FOUND", f"No change {change_id} in the journal.", "/changes lists the changes kept.")
+    refuse_unrevertable(ws, row)
     skip_hint = SKIP_HINT if undo else ""
     rows = journal.files(change_id)
     if rows and rows[0].prev_size is not None:  # an append: cut back to the old length (ops/appending.py)
+        if row.reverts is not None:  # a /revert that cut appended text off: the journal never kept that text
+            raise StringError(
+                "INVALID_TARGET",
+                f"Change {change_id} cut the lines appended by change {row.reverts} off {rows[0].path}, and the "
+                "journal keeps no copy of appended text: it cannot be put back.",
+                f"Nothing was changed; append the text again by hand if you need it{skip_hint}.",
+            )
         try:
-            return revert_append(ws, change_id, rows[0], topic or row.topic)
+            return revert_append(ws, change_id, rows[0], topic or row.topic, kind)
         except StringError as exc:
             if exc.code != "CONFLICT":
                 raise
-            raise _conflict(ws, rows[0].path, True, change_id, undo) from None
+            raise _conflict(ws, rows[0].path, True, change_id, undo, kind) from None
     todo: list[tuple[FileRow, FileChange]] = []
     done: list[RevertedFile] = []
     for f in rows:
@@ -116,7 +140,7 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: boo
             action = "already_gone" if prev is None else "already"
             done.append(RevertedFile(f.path, action, 0 if prev is None else _lines(prev)))
         elif now not in ("?", f.new_sha or ""):  # "?": unreachable; apply_locked below says why (a link out, ...)
-            raise _conflict(ws, f.path, f.new_sha is not None, change_id, undo)
+            raise _conflict(ws, f.path, f.new_sha is not None, change_id, undo, kind)
         else:
             todo.append((f, FileChange(f.path, prev, f.new_sha or "", f.prev_mode, f.prev_times)))
     tree = inverse_tree(journal.tree(change_id))
@@ -124,15 +148,16 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: boo
         check_tree(ws, tree, {f.path for f, change in todo if change.data is None}, change_id, undo)
     if todo or tree:
         try:
-            cs = apply_locked(ws, [change for _, change in todo], topic or row.topic, "revert", change_id, tree)
+            cs = apply_locked(ws, [change for _, change in todo], topic or row.topic, kind, change_id, tree)
         except StringError as exc:
             if exc.code != "CONFLICT" or not todo:
                 raise
             for f, _ in todo:  # changed between the check and the write, or reached through a swapped link
                 _require_same_path(ws, f.path, change_id, undo)
-            raise _conflict(ws, todo[0][0].path, todo[0][0].new_sha is not None, change_id, undo) from None
+            raise _conflict(ws, todo[0][0].path, todo[0][0].new_sha is not None, change_id, undo, kind) from None
     else:
-        cs = journal.settle(topic or row.topic, ws.frontend, change_id)
+        topic = topic or row.topic
+        cs = journal.settle(topic, ws.frontend, change_id, kind=kind, command=ws.command_line(topic))
     for f, change in todo:
         action = "deleted" if f.prev_sha is None else ("restored" if f.new_sha is None else "reverted")
         done.append(RevertedFile(f.path, action, 0 if change.data is None else _lines(change.data)))
@@ -174,10 +199,37 @@ def check_tree(ws: Workspace, tree: tuple[TreeOp, ...], deleting: set[str], chan
                                       f"change {change_id}, and the folder {op.path} would have to go.", hint)
 
 
-def _conflict(ws: Workspace, path: str, wrote: bool, change_id: int, undo: bool) -> StringError:
+def refuse_unrevertable(ws: Workspace, row: ChangeRow) -> None:
+    """INVALID_TARGET (with what to do instead) for a change that is not an applied, not yet reverted one."""
+    change_id = row.id
+    if row.state == "rolled_back":
+        raise StringError("INVALID_TARGET", f"Change {change_id} was rolled back: it never took effect.",
+                          "Nothing was changed; /changes lists the changes that did.")
+    if row.kind != "apply" or row.state != "done":
+        raise StringError("INVALID_TARGET", f"Change {change_id} cannot be reverted ({row.kind}, {row.state}).",
+                          f"It is /undo's step back from change {row.reverts}; /revert {row.reverts} is not "
+                          "needed, the files already hold their earlier content." if row.kind == "revert" else
+                          "Nothing was changed.")
+    if row.reverted_by is not None:
+        by = ws.journal.get(row.reverted_by)
+        redo = by is not None and by.kind == "apply"  # a /revert: reverting it puts this change back
+        raise StringError("INVALID_TARGET", f"Change {change_id} was already reverted by change {row.reverted_by}.",
+                          f"Nothing was changed; /revert {row.reverted_by} puts it back." if redo else
+                          "Nothing was changed.")
+
+
+def _conflict(ws: Workspace, path: str, wrote: bool, change_id: int, undo: bool,
+              kind: str = "revert") -> StringError:
     """The refusal when `path` holds neither what the change wrote nor what it replaced."""
     deleted = wrote and _sha_of(ws, path) == ""
     what = "was deleted" if deleted else "changed"
+    if kind == "apply":  # /revert ID: name the later change that touched the file, to be reverted first
+        later = ws.journal.later_change(path, change_id)
+        if later is not None and later.kind == "apply":
+            return StringError("CONFLICT", f"Refusing to revert change {change_id}: change {later.id} changed {path} "
+                               "after it.", f"Nothing was changed; revert the later one first: /revert {later.id}")
+        return StringError("CONFLICT", f"Refusing to revert change {change_id}: {path} {what} since (not by a change "
+                           "in the journal).", f"Nothing was changed; open {path} to see its current content.")
     if not undo:
         hint = f"Open {path} to see its current content; nothing was changed."
     elif deleted:

@@ -1,0 +1,181 @@
+"""What a change set did, from the journal: each file's bytes before and after, their +/- line counts, and the
+unified diff `/changes ID` shows.
+
+The journal keeps the bytes a change replaced (by hash) but not the ones it wrote: those are the file's current
+bytes while it still holds them, or the previous bytes a later change kept under the same hash. When neither is
+there the "after" side is unknown and said so, never guessed. Both sides are masked line for line
+(`Workspace.redact_lines`) before they are compared, as diffreply.py does, so no diff shows a secret. Binary files
+and files past `MAX_DIFF_BYTES` are summarised by size.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from stringsh.errors import StringError
+from stringsh.workspace.atomic import sha256
+from stringsh.workspace.journal import MissingBlob
+from stringsh.workspace.textio import decode, split_lines
+
+if TYPE_CHECKING:
+    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.journal import FileRow
+
+#: A side larger than this is summarised by size, not diffed (difflib is quadratic; a reply is read by a person).
+MAX_DIFF_BYTES = 1024 * 1024
+#: A `/changes ID` diff is cut after this many lines.
+MAX_DIFF_LINES = 2000
+#: Past this many differing lines the middle counts as replaced whole (diffreply.MATCH_LIMIT's reason).
+MATCH_LIMIT = 4000
+
+
+class Side(NamedTuple):
+    """One side of a file: `data` None with `known` True means the file did not exist."""
+
+    data: bytes | None
+    known: bool = True
+
+
+UNKNOWN = Side(None, False)
+
+
+def sides(ws: Workspace, row: FileRow) -> tuple[Side, Side]:
+    """The file's bytes before and after the change, each as far as the journal and the disk still know them."""
+    journal = ws.journal
+    after = _after(ws, row)
+    if row.prev_size is not None:  # an append, or its undo: only the first prev_size bytes are common
+        if after.data is not None and row.prev_sha != row.new_sha and len(after.data) > row.prev_size:
+            return Side(after.data[: row.prev_size]), after  # the append: its head is the old file
+        return UNKNOWN, after  # an undo that cut appended text off: that text is not kept
+    if row.prev_sha is None:
+        return Side(None), after
+    try:
+        return Side(journal.blob(row.prev_sha)), after
+    except MissingBlob:
+        return UNKNOWN, after
+
+
+def _after(ws: Workspace, row: FileRow) -> Side:
+    if row.new_sha is None:
+        return Side(None)
+    try:
+        return Side(ws.journal.blob(row.new_sha))
+    except MissingBlob:
+        pass
+    from stringsh.workspace.changes import current_bytes  # as revert reads it: no read record per listed file
+
+    try:
+        with ws.confiner.resolve(row.path, create=True) as res:
+            data = current_bytes(res, ws.policy.limits.max_read_bytes)[0] if res.rel == row.path else None
+    except (StringError, OSError):
+        return UNKNOWN
+    return Side(data) if data is not None and sha256(data) == row.new_sha else UNKNOWN
+
+
+def is_binary(data: bytes) -> bool:
+    return b"\x00" in data[:8192]
+
+
+def _lines(ws: Workspace, data: bytes | None, rel: str) -> list[str] | None:
+    """Masked text lines, None for binary or undecodable bytes."""
+    if data is None:
+        return []
+    if is_binary(data):
+        return None
+    try:
+        text, _, _ = decode(data, rel)
+    except StringError:
+        return None
+    return split_lines(ws.redact_lines(text))
+
+
+def counts(ws: Workspace, row: FileRow) -> str:
+    """`+3 -1`, `binary`, `+? -?` (a side no longer known), or `large` for one file of a change set."""
+    before, after = sides(ws, row)
+    if not (before.known and after.known):
+        return "+? -?"
+    if any(s.data is not None and len(s.data) > MAX_DIFF_BYTES for s in (before, after)):
+        return "large"
+    old, new = _lines(ws, before.data, row.path), _lines(ws, after.data, row.path)
+    if old is None or new is None:
+        return "binary"
+    added = removed = 0
+    for tag, i1, i2, j1, j2 in _opcodes(old, new):
+        if tag != "equal":
+            removed += i2 - i1
+            added += j2 - j1
+    return f"+{added} -{removed}"
+
+
+def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    head = 0
+    while head < len(a) and head < len(b) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    mid_a, mid_b = a[head : len(a) - tail], b[head : len(b) - tail]
+    ops: list[tuple[str, int, int, int, int]] = [("equal", 0, head, 0, head)] if head else []
+    if not mid_a and not mid_b:
+        pass
+    elif len(mid_a) + len(mid_b) > MATCH_LIMIT or not mid_a or not mid_b:
+        ops.append(("replace", head, head + len(mid_a), head, head + len(mid_b)))
+    else:
+        import difflib  # only when a diff is asked for
+
+        matcher = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False)
+        ops.extend((tag, head + i1, head + i2, head + j1, head + j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes())
+    if tail:
+        ops.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+    return ops
+
+
+def file_diff(ws: Workspace, row: FileRow, context: int = 3) -> list[str]:
+    """The unified diff of one file (`--- a/path`, `+++ b/path`, `@@` hunks), or one line saying why not."""
+    before, after = sides(ws, row)
+    path = row.path
+    if not after.known:
+        return [f"{path}: its content after this change is no longer known (it changed again since, and no later "
+                "change kept it)"]
+    if not before.known:
+        return [f"{path}: its content before this change is not kept (an append keeps no copy of its text)"]
+    sizes = f"({_size(before.data)} → {_size(after.data)})"
+    if any(s.data is not None and len(s.data) > MAX_DIFF_BYTES for s in (before, after)):
+        return [f"{path}: too large to show as a diff {sizes}; /open {path} reads it"]
+    old, new = _lines(ws, before.data, path), _lines(ws, after.data, path)
+    if old is None or new is None:
+        return [f"Binary file {path} changed {sizes}"]
+    head = ["--- /dev/null" if before.data is None else f"--- a/{path}",
+            "+++ /dev/null" if after.data is None else f"+++ b/{path}"]
+    hunks = _hunks(old, new, context)
+    return [*head, *hunks] if hunks else [f"{path}: no line changed (only its bytes or mode)"]
+
+
+def _size(data: bytes | None) -> str:
+    return "none" if data is None else f"{len(data)} bytes"
+
+
+def _hunks(a: list[str], b: list[str], context: int) -> list[str]:
+    """difflib.unified_diff's hunks (its header lines dropped: file_diff writes git's)."""
+    import difflib
+
+    lines = list(difflib.unified_diff(a, b, lineterm="", n=context))
+    return lines[2:]
+
+
+def change_text(ws: Workspace, change_id: int) -> list[str]:
+    """Every file's diff and every folder or link the change made or removed, cut at MAX_DIFF_LINES."""
+    out: list[str] = []
+    for op in ws.journal.tree(change_id):
+        what = f"link {op.path} → {op.target}" if op.kind == "link" else f"folder {op.path}/"
+        out.append(f"{what} {'made' if op.action == 'make' else 'removed'}")
+    rows = ws.journal.files(change_id)
+    for k, row in enumerate(rows):
+        if len(out) > MAX_DIFF_LINES:  # no diff is computed past the cut
+            out.append(f"... and {len(rows) - k} more files")
+            break
+        out.extend(file_diff(ws, row))
+    if len(out) > MAX_DIFF_LINES + 1:
+        tail = out[-1] if out[-1].startswith("... and ") else ""
+        out = [*out[:MAX_DIFF_LINES], f"... (the diff is cut at {MAX_DIFF_LINES} lines)", *([tail] if tail else [])]
+    return out

@@ -1,0 +1,55 @@
+"""What an undo or a revert did, in words: shared by /undo and /revert (command modules never import each other)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from stringsh.errors import StringError
+
+if TYPE_CHECKING:
+    from stringsh.workspace.journal import TreeOp
+    from stringsh.workspace.models import RevertedFile, RevertOutcome
+
+
+def describe(file: RevertedFile, outcome: RevertOutcome) -> str:
+    if file.action == "deleted":
+        text = f"deleted {file.rel} (was newly created)"
+    elif file.action == "already_gone":
+        text = f"{file.rel} is already gone (change {outcome.reverted_id} created it), nothing written"
+    elif file.action == "already":
+        text = (f"{file.rel} already holds its content from before change {outcome.reverted_id} "
+                f"({file.lines} lines), nothing written")
+    else:
+        text = f"{file.action} {file.rel} ({file.lines} lines)"
+    if file.folders:
+        text += f", removed its new empty folder{'s' if len(file.folders) > 1 else ''} {', '.join(file.folders)}"
+    return text
+
+
+#: An undo of a big /rm -r or /mv names this many files and folders, then how many more.
+MAX_PARTS = 20
+
+
+def describe_tree(op: TreeOp) -> str:
+    """A folder or symlink the undo put back or removed (a /mkdir, /mv or /rm undone)."""
+    if op.kind == "link":
+        return f"put back link {op.path} → {op.target}" if op.action == "make" else f"removed link {op.path}"
+    return f"put back folder {op.path}" if op.action == "make" else f"removed folder {op.path}"
+
+
+def outcome_parts(outcome: RevertOutcome) -> list[str]:
+    """Folders put back first, then the files, then the folders removed; at most MAX_PARTS, then how many more."""
+    parts = [describe_tree(op) for op in outcome.tree if op.action == "make"]
+    parts += [describe(file, outcome) for file in outcome.files]
+    parts += [describe_tree(op) for op in outcome.tree if op.action == "remove"]
+    if len(parts) > MAX_PARTS:
+        parts = [*parts[:MAX_PARTS], f"and {len(parts) - MAX_PARTS} more"]
+    return parts
+
+
+def parse_id(text: str) -> int:
+    """A change id as /changes lists it; INVALID_PAYLOAD with a hint otherwise."""
+    if not text.isdigit() or len(text) > 18 or int(text) == 0:
+        raise StringError("INVALID_PAYLOAD", f"Not a change id: {text}",
+                          "A change id is a whole number above 0, as /changes lists them.")
+    return int(text)
