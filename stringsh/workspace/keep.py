@@ -84,7 +84,8 @@ def prune(db: sqlite3.Connection, keep: int, keep_bytes: int | None = None) -> i
     db.execute(f"DELETE FROM files WHERE cs IN ({old})", (cutoff,))
     db.execute(f"DELETE FROM appends WHERE cs IN ({old})", (cutoff,))
     removed = db.execute(f"DELETE FROM changesets WHERE id IN ({old})", (cutoff,)).rowcount
-    for table in ("owners", "new_dirs", "tree_ops", "prev_times", "commands"):  # also rows an older version's prune left behind
+    # also the rows an older version's prune left behind
+    for table in ("owners", "new_dirs", "tree_ops", "prev_times", "commands"):
         db.execute(f"DELETE FROM {table} WHERE cs NOT IN (SELECT id FROM changesets)")
     db.execute("DELETE FROM blobs WHERE sha NOT IN (SELECT prev_sha FROM files WHERE prev_sha IS NOT NULL)")
     _recount(db)
