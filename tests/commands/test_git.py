@@ -280,3 +280,28 @@ def test_sandboxed_git(repo: Path) -> None:
         f"re: /git log -n 1\nLast 1 commit, newest first\n---\n{head} {date} Ana: boxed\n"
         "re: /git checkout -b boxed\nSwitched to a new branch boxed\n"
     )
+
+
+def test_write_permission_off(repo: Path) -> None:
+    """Commit, checkout and push change things: the policy's `write` permission governs them; reads stay."""
+    (repo / "stringsh.toml").write_text("[permissions]\nwrite = false\n")
+    (repo / "a.txt").write_text("x\n")
+    dispatcher = Dispatcher(repo)
+    try:
+        assert reply(dispatcher, "/git commit -m x a.txt") == "ERROR(NOT_PERMITTED): write is disabled by policy"
+        assert reply(dispatcher, "/git checkout -b x") == "ERROR(NOT_PERMITTED): write is disabled by policy"
+        assert reply(dispatcher, "/git push") == "ERROR(NOT_PERMITTED): write is disabled by policy"
+        assert reply(dispatcher, "/git diff").startswith("Unstaged changes: 1 file\n")
+    finally:
+        dispatcher.close()
+    assert git(repo, "log", "--format=%s") == "first\n"
+
+
+def test_non_ascii_paths(repo: Path, dispatcher: Dispatcher) -> None:
+    (repo / "café.txt").write_text("crème\n")
+    assert reply(dispatcher, "/git status").endswith("untracked:\n  café.txt")
+    assert reply(dispatcher, "/git commit -m café café.txt").startswith(f"Committed {short(repo)} on main: 1 file")
+    (repo / "café.txt").write_text("brûlée\n")
+    assert reply(dispatcher, "/git diff café.txt").startswith(
+        "Unstaged changes: 1 file\n---\ndiff --git a/café.txt b/café.txt\n"
+    )

@@ -35,6 +35,10 @@ FIXED = (
     "color.ui=false",
     "advice.detachedHead=false",
     "http.sslVerify=true",
+    "submodule.recurse=false",  # a submodule's own config and attributes were never read for overrides
+    "push.recurseSubmodules=no",
+    "status.submoduleSummary=false",
+    "core.quotePath=false",
 )
 
 #: Keys (lower case, subsection in the middle) whose value is a program, and what replaces it; a key in any

@@ -77,7 +77,7 @@ def status(ws: Workspace, topic: str | None = None) -> GitStatus:
         require(ws.policy, ws.policy.permissions.read, "read")
         runner = GitRunner(ws)
         done = checked(runner.run(["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=normal",
-                                   "--no-renames", "--ignore-submodules=dirty"]), "status")
+                                   "--no-renames", "--ignore-submodules=all"]), "status")
         return parse_status(ws, done.stdout.decode("utf-8", "surrogateescape"))
 
 
@@ -135,7 +135,7 @@ def diff(ws: Workspace, *, staged: bool = False, path: str | None = None, topic:
         require(ws.policy, ws.policy.permissions.read, "read")
         runner = GitRunner(ws)
         base = ["diff", *(["--cached"] if staged else []), "--no-ext-diff", "--no-textconv", "--no-color",
-                "--no-renames"]
+                "--no-renames", "--ignore-submodules=all"]
         names = checked(runner.run([*base, "--name-only", "-z", "--", *rels]), "diff").stdout
         changed = [name for name in names.decode("utf-8", "surrogateescape").split("\0") if name]
         files = [name for name in changed if shown(ws, name)]
