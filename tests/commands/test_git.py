@@ -305,3 +305,33 @@ def test_non_ascii_paths(repo: Path, dispatcher: Dispatcher) -> None:
     assert reply(dispatcher, "/git diff café.txt").startswith(
         "Unstaged changes: 1 file\n---\ndiff --git a/café.txt b/café.txt\n"
     )
+
+
+def test_audited_without_contents(repo: Path, dispatcher: Dispatcher) -> None:
+    """Every /git subcommand is one audit record: op, paths, outcome (the error code on failure), no output."""
+    import json
+
+    (repo / "a.txt").write_text("secret-ish content\n")
+    reply(dispatcher, "/git status")
+    reply(dispatcher, "/git commit -m audited a.txt")
+    reply(dispatcher, "/git checkout nope")
+    lines = dispatcher.workspace.state.audit_path.read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert [(r["op"], r["paths"], r["outcome"]) for r in records if r["op"].startswith("git.")] == [
+        ("git.status", [], "ok"), ("git.commit", ["a.txt"], "ok"), ("git.checkout", [], "NOT_FOUND"),
+    ]
+    assert "secret-ish" not in "\n".join(lines) and "audited" not in "\n".join(lines)
+
+
+def test_git_never_comes_from_the_workspace(repo: Path) -> None:
+    """A relative PATH entry (or one inside the workspace) is dropped: a planted `bin/git` never runs."""
+    fake = repo / "bin" / "git"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\ntouch {repo}/MARKER\nexit 1\n")
+    fake.chmod(0o755)
+    import os
+
+    for path in (f"bin:{os.environ['PATH']}", f"{repo / 'bin'}:{os.environ['PATH']}"):
+        done = run_stringsh(["-c", "/git log -n 1"], cwd=repo, env={"PATH": path})
+        assert done.stdout.decode().startswith("re: /git log -n 1\nLast 1 commit, newest first\n---\n")
+    assert not (repo / "MARKER").exists()

@@ -98,6 +98,7 @@ def test_no_repository_program_runs(evil_repo: Path, tmp_path: Path, policy: str
         assert reply(dispatcher, "/git checkout -b side") == "Switched to a new branch side"
         assert reply(dispatcher, "/git checkout main") == "Switched to branch main"
         assert reply(dispatcher, "/git branch").startswith("2 branches; current: main\n---\n")
+        git(evil_repo, "config", "--unset", "include.path")  # a workspace include stops push (test below)
         assert reply(dispatcher, "/git push origin main") == "Pushed main to origin: [new branch]"
         assert git(bare, "rev-parse", "main") == git(evil_repo, "rev-parse", "HEAD")
     finally:
@@ -223,3 +224,22 @@ def test_credentials_only_for_push_never_in_the_shell(evil_repo: Path, dispatche
     assert token not in env and "git-credentials" not in env and "GIT_CONFIG" not in env
     shown = reply(dispatcher, "!cat ~/.git-credentials; git config --get-all credential.helper")
     assert token not in shown
+
+
+def test_push_refused_when_config_includes_a_workspace_file(evil_repo: Path, tmp_path: Path,
+                                                            dispatcher: Dispatcher) -> None:
+    """Push runs outside the sandbox; a workspace file it includes could rewrite the URL after it was checked."""
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    git(evil_repo, "remote", "add", "origin", str(bare))
+    (evil_repo / "extra.cfg").write_text("[core]\n\tquotePath = true\n")
+    for include in ("../extra.cfg", str(evil_repo / "extra.cfg")):
+        git(evil_repo, "config", "--replace-all", "include.path", include)
+        assert reply(dispatcher, "/git push") == (
+            f"ERROR(NOT_PERMITTED): The repository's config includes a file of the workspace: {include}\n"
+            "Move the included settings into .git/config, then /git push again."
+        )
+    outside = tmp_path / "outside.cfg"
+    outside.write_text("[core]\n\tquotePath = true\n")
+    git(evil_repo, "config", "--replace-all", "include.path", str(outside))
+    assert reply(dispatcher, "/git push") == "Pushed main to origin: [new branch]"

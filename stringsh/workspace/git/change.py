@@ -134,6 +134,7 @@ def push(ws: Workspace, remote: str | None = None, branch: str | None = None,
         check_branch(name)
         target = check_remote(remote or default_remote(runner, name, remotes), remotes)
         urls = checked(runner.run(["remote", "get-url", "--push", "--all", target]), "remote").text.split("\n")
+        refuse_workspace_includes(runner)
         for url in filter(None, urls):
             refuse_inside(runner, url)
         ref = f"refs/heads/{name}"
@@ -166,6 +167,24 @@ def refuse_inside(runner: GitRunner, url: str) -> None:
     if any(real == root or real.is_relative_to(root) for root in runner.roots):
         raise StringError("NOT_PERMITTED", f"Refusing to push into a repository inside the workspace: {path}",
                           "Its hooks would run outside the sandbox; push to a repository outside the workspace.")
+
+
+def refuse_workspace_includes(runner: GitRunner) -> None:
+    """Push runs outside the sandbox: a config file it includes from the workspace (writable by a sandboxed
+    shell, unlike `.git/config`) could change between the overrides being read and git reading it, and rewrite
+    the URL checked above (`url.*.pushInsteadOf`). A relative include lies in the repository: refused too."""
+    for entry in runner.config:
+        key = entry.key.lower()
+        if not (key == "include.path" or (key.startswith("includeif.") and key.endswith(".path"))):
+            continue
+        value = entry.value
+        inside = not (os.path.isabs(value) or value.startswith("~"))
+        if not inside and os.path.isabs(value):
+            real = Path(value).resolve()
+            inside = any(real == root or real.is_relative_to(root) for root in runner.roots)
+        if inside:
+            raise StringError("NOT_PERMITTED", f"The repository's config includes a file of the workspace: {value}",
+                              "Move the included settings into .git/config, then /git push again.")
 
 
 def push_error(done: GitOutput, row: list[str] | None, remote: str, branch: str) -> StringError:
