@@ -46,7 +46,11 @@ def git(ctx: Context) -> Result:
     if run is None:
         raise StringError("INVALID_PAYLOAD", f"Unknown /git subcommand: {sub}",
                           f"One of: {', '.join(SUBCOMMANDS)} (/help git); any other git command: !git …")
-    return run(ctx.dispatcher.workspace, ctx.session.topic, rest)
+    ws = ctx.dispatcher.workspace
+    try:
+        return run(ws, ctx.session.topic, rest)
+    except StringError as exc:  # git's own words can quote file text or a URL: masked like any output
+        raise StringError(exc.code, ws.redact(exc.message), exc.hint and ws.redact(exc.hint)) from None
 
 
 def _status(ws: Workspace, topic: str, args: list[str]) -> Result:
@@ -128,7 +132,9 @@ def _commit(ws: Workspace, topic: str, args: list[str]) -> Result:
     i = 0
     while i < len(words):
         word = words[i]
-        if word == "-m" and i + 1 < len(words):
+        if word == "-m":
+            if i + 1 == len(words):
+                break  # no message after it
             message = words[i + 1]
             i += 2
             continue

@@ -335,3 +335,16 @@ def test_git_never_comes_from_the_workspace(repo: Path) -> None:
         done = run_stringsh(["-c", "/git log -n 1"], cwd=repo, env={"PATH": path})
         assert done.stdout.decode().startswith("re: /git log -n 1\nLast 1 commit, newest first\n---\n")
     assert not (repo / "MARKER").exists()
+
+
+def test_git_errors_are_redacted(repo: Path, dispatcher: Dispatcher) -> None:
+    """git's own error text is shown, masked: here a pathspec that quotes a token-like name."""
+    token = "ghp_" + "C" * 36
+    assert reply(dispatcher, f"/git commit -m x {token}.txt") == (
+        "ERROR(EXIT_128): git add failed: pathspec '***REDACTED***.txt' did not match any files\n"
+        "!git status shows the repository's state."
+    )
+    assert reply(dispatcher, "/git commit -m") == (
+        "ERROR(INVALID_PAYLOAD): A commit needs a message (-m MSG); no editor is opened. "
+        "Usage: /git commit -m MSG [file…]\n/help git shows every subcommand."
+    )

@@ -38,13 +38,14 @@ def plant(repo: Path) -> Path:
     evil.chmod(0o755)
     git(repo, "add", "tools")
     git(repo, "commit", "-q", "-m", "tools")
-    (repo / ".gitattributes").write_text("*.txt filter=evil diff=evil merge=evil\n*.md filter=inc\n")
+    (repo / ".gitattributes").write_text("*.txt filter=evil diff=evil merge=evil\n*.md filter=inc\n*.dat filter=a=b\n")
     (repo / "included.cfg").write_text(f"[filter \"inc\"]\n\tclean = {evil}\n\tsmudge = {evil}\n")
     for key, value in {
         "core.fsmonitor": str(evil), "core.pager": str(evil), "core.editor": str(evil),
         "core.sshCommand": str(evil), "core.askPass": str(evil), "core.alternateRefsCommand": str(evil),
         "diff.external": str(evil), "diff.evil.textconv": str(evil), "diff.evil.command": str(evil),
         "filter.evil.clean": str(evil), "filter.evil.smudge": str(evil), "filter.evil.required": "true",
+        "filter.a=b.clean": str(evil),  # `-c filter.a=b.clean=` would split at the first `=` and miss it
         "merge.evil.driver": str(evil), "credential.helper": f"!{evil}", "gpg.program": str(evil),
         "commit.gpgSign": "true", "log.showSignature": "true", "pager.log": str(evil), "pager.status": "true",
         "include.path": str(repo / "included.cfg"), "status.showUntrackedFiles": "all",
@@ -57,6 +58,7 @@ def plant(repo: Path) -> Path:
         path.chmod(path.stat().st_mode | stat.S_IXUSR)
     (repo / "a.txt").write_text("changed\n")
     (repo / "doc.md").write_text("doc\n")
+    (repo / "data.dat").write_text("data\n")
     return repo / "MARKER"
 
 
@@ -72,6 +74,10 @@ def test_the_planted_programs_do_run_under_plain_git(evil_repo: Path, tmp_path: 
     git(evil_repo, "commit", "-q", "--no-gpg-sign", "-m", "x", "a.txt", check=False)
     ran = marker.read_text()
     assert "evil.sh" in ran and "hooks/pre-commit" in ran
+    marker.unlink()
+    git(evil_repo, "-c", "filter.a=b.clean=", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+        "add", "data.dat", check=False)
+    assert marker.read_text().startswith(str(evil_repo / "tools" / "evil.sh"))  # `-c` missed the `a=b` driver
 
 
 @pytest.mark.parametrize("policy", ["local", "sandboxed"])
@@ -91,7 +97,7 @@ def test_no_repository_program_runs(evil_repo: Path, tmp_path: Path, policy: str
         assert reply(dispatcher, "/git diff").startswith("Unstaged changes: 1 file\n---\ndiff --git a/a.txt b/a.txt")
         assert reply(dispatcher, "/git diff a.txt").endswith("-hello\n+changed")
         assert reply(dispatcher, "/git log -n 1").startswith("Last 1 commit, newest first\n---\n")
-        committed = reply(dispatcher, "/git commit -m planted a.txt doc.md .gitattributes")
+        committed = reply(dispatcher, "/git commit -m planted a.txt doc.md data.dat .gitattributes")
         assert committed.startswith("Committed "), committed
         assert git(evil_repo, "show", "HEAD:a.txt") == "changed\n"  # the clean filter did not rewrite it
         assert reply(dispatcher, "/git diff --staged") == "No staged changes"

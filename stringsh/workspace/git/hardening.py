@@ -1,10 +1,12 @@
-"""What makes running git in an untrusted repository safe: the environment and the `-c` overrides.
+"""What makes running git in an untrusted repository safe: the environment and the config overrides.
 
 The workspace writes `.git/config` (and files it includes), `.gitattributes` and hooks; any of them can name a
 program git would run (a filter, fsmonitor, a pager, an external diff, a credential helper, receive-pack...). The
 environment is built from scratch (no inherited GIT_* variable), system config is off, the global config is the
 user's own `<config>/gitconfig` or nothing, and every key that could run a program, in any scope (includes
-followed), is overridden on the command line, which git reads last. Hooks are disabled with `core.hooksPath=/dev/null`
+followed), is overridden in the command-line scope, which git reads last. The overrides travel as
+GIT_CONFIG_COUNT/GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n (git 2.31+), not `-c`: `-c` splits at the first `=`, so a
+driver named `a=b` (`[filter "a=b"]`) could not be overridden. Hooks are disabled with `core.hooksPath=/dev/null`
 (a path under /dev/null can never exist; an empty value would make git look for `/<hook>`).
 """
 
@@ -19,7 +21,7 @@ from typing import NamedTuple
 
 from stringsh.userdirs import config_dir
 
-#: Always on the command line, whatever the config says.
+#: Always set in the command-line scope, whatever the config says.
 FIXED = (
     "core.hooksPath=/dev/null",
     "core.fsmonitor=false",
@@ -147,11 +149,12 @@ def _lower_key(key: str) -> str:
     return f"{section.lower()}.{middle}.{name.lower()}" if middle else f"{section.lower()}.{name.lower()}"
 
 
-def overrides(entries: Iterable[ConfigEntry]) -> list[str]:
-    """`-c` arguments for every config key that names a program, plus the fixed ones."""
-    args: list[str] = []
-    for item in FIXED:
-        args += ["-c", item]
+Override = tuple[str, str]
+
+
+def overrides(entries: Iterable[ConfigEntry]) -> list[Override]:
+    """(key, value) for every config key that names a program, after the fixed ones."""
+    pairs: list[Override] = [(key, value) for key, _, value in (item.partition("=") for item in FIXED)]
     seen: set[str] = set()
     for entry in entries:
         key = _lower_key(entry.key)
@@ -161,23 +164,34 @@ def overrides(entries: Iterable[ConfigEntry]) -> list[str]:
         for pattern, safe in rules:
             if pattern.fullmatch(key.lower()):
                 seen.add(key)
-                args += ["-c", f"{entry.key}={safe}"]
+                pairs.append((entry.key, safe))
                 break
-    return args
+    return pairs
 
 
-def push_helpers(entries: Iterable[ConfigEntry]) -> list[str]:
-    """`-c` arguments adding the credential helpers the user configured outside the workspace, after the reset:
-    the store file `<config>/git-credentials`, then helpers of the user's `<config>/gitconfig` (global scope)."""
-    args: list[str] = []
+def push_helpers(entries: Iterable[ConfigEntry]) -> list[Override]:
+    """The credential helpers the user configured outside the workspace, to follow the reset: the store file
+    `<config>/git-credentials`, then helpers of the user's `<config>/gitconfig` (global scope)."""
+    pairs: list[Override] = []
     store = user_credentials()
     if store.is_file():
-        args += ["-c", f"credential.helper=store --file={shlex.quote(str(store))}"]
+        pairs.append(("credential.helper", f"store --file={shlex.quote(str(store))}"))
     for entry in entries:
         key = _lower_key(entry.key)
         if entry.scope == "global" and key.startswith("credential.") and key.endswith(".helper") and entry.value:
-            args += ["-c", f"{entry.key}={entry.value}"]
-    return args
+            pairs.append((entry.key, entry.value))
+    return pairs
+
+
+def config_env(pairs: Iterable[Override]) -> dict[str, str]:
+    """The pairs as command-line-scope config variables (any key spelling, `=` in a subsection included)."""
+    env: dict[str, str] = {}
+    count = 0
+    for count, (key, value) in enumerate(pairs, 1):
+        env[f"GIT_CONFIG_KEY_{count - 1}"] = key
+        env[f"GIT_CONFIG_VALUE_{count - 1}"] = value
+    env["GIT_CONFIG_COUNT"] = str(count)
+    return env
 
 
 def identity_env(entries: Iterable[ConfigEntry]) -> Mapping[str, str]:

@@ -16,6 +16,7 @@ from stringsh.errors import StringError
 from stringsh.workspace.git.hardening import (
     ConfigEntry,
     base_env,
+    config_env,
     identity_env,
     overrides,
     parse_config,
@@ -75,6 +76,7 @@ class GitRunner:
         if git is None:
             raise StringError("NOT_FOUND", "git is not installed.", "Install it (apt-get install -y git).")
         self.git = git
+        require_version(git)
         self.timeout = float(ws.policy.shell.timeout)
         self.config = self._read_config()
 
@@ -92,17 +94,13 @@ class GitRunner:
                               "Check .git/config (!git config --local --list).")
         return parse_config(done.stdout)
 
-    def run(self, args: Sequence[str], *, push: bool = False, extra_env: Mapping[str, str] | None = None,
-            stdin: bytes | None = None) -> GitOutput:
+    def run(self, args: Sequence[str], *, push: bool = False, stdin: bytes | None = None) -> GitOutput:
         """`git <args>` with the overrides; inside the policy's sandbox unless pushing (which needs the network)."""
         sandboxed = self.ws.policy.shell.sandbox and not push
-        argv = [self.git, "--no-pager", *overrides(self.config)]
-        if push:
-            argv += push_helpers(self.config)
-        argv += list(args)
+        argv = [self.git, "--no-pager", *args]
         env = self.env(push=push, global_config=not sandboxed)
         env.update(identity_env(self.config))
-        env.update(extra_env or {})
+        env.update(config_env([*overrides(self.config), *(push_helpers(self.config) if push else [])]))
         if sandboxed:
             argv = self.ws.shell_provider().wrap(argv, self.root)
         return self._spawn(argv, env, stdin)
@@ -122,6 +120,26 @@ class GitRunner:
             raise StringError("TIMEOUT", f"git ran past the time limit ({self.timeout:g} s) and was stopped.",
                               "The policy's [shell] timeout sets the limit.") from None
         return GitOutput(proc.returncode, out, err.decode("utf-8", "replace")[-MAX_ERROR:])
+
+
+#: GIT_CONFIG_COUNT (2.31): without it the overrides would be silently ignored.
+MIN_VERSION = (2, 31)
+_checked: dict[str, bool] = {}
+
+
+def require_version(git: str) -> None:
+    """Refuse a git too old to read the overrides (asked once per binary)."""
+    if git not in _checked:
+        try:
+            said = subprocess.run([git, "--version"], capture_output=True, text=True, timeout=10,
+                                  env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"}, check=False).stdout
+            parts = said.split()[2].split(".")
+            _checked[git] = (int(parts[0]), int(parts[1])) >= MIN_VERSION
+        except (OSError, IndexError, ValueError, subprocess.TimeoutExpired):
+            _checked[git] = False
+    if not _checked[git]:
+        raise StringError("NOT_PERMITTED", f"/git needs git {'.'.join(map(str, MIN_VERSION))} or newer: {git}",
+                          "Upgrade git; meanwhile !git runs it in the shell.")
 
 
 def first_line(done: GitOutput) -> str:
