@@ -12,6 +12,7 @@ from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.workspace.engine import Workspace
 from stringsh.workspace.git import change, read
+from stringsh.workspace.shell.clean import clean_text
 
 SUBCOMMANDS = ("status", "diff", "log", "commit", "checkout", "branch", "push")
 USAGE = {
@@ -23,6 +24,12 @@ USAGE = {
     "branch": "/git branch",
     "push": "/git push [remote] [branch]",
 }
+
+
+def line(text: str) -> str:
+    """A name, path or subject as one printable line: no escape sequence reaches a terminal, no line break
+    splits a list (`\\n`); a repository chooses these bytes."""
+    return clean_text(text.replace("\n", "\\n").replace("\r", "\\r"))
 
 
 def usage(sub: str, why: str) -> StringError:
@@ -64,9 +71,9 @@ def _status(ws: Workspace, topic: str, args: list[str]) -> Result:
     if state.upstream:
         where += f" ({state.upstream}: ahead {state.ahead}, behind {state.behind})"
     sections = [
-        _section("staged", [f"{c.kind}: {c.path}" for c in state.staged]),
-        _section("unstaged", [f"{c.kind}: {c.path}" for c in state.unstaged]),
-        _section("untracked", state.untracked),
+        _section("staged", [f"{c.kind}: {line(c.path)}" for c in state.staged]),
+        _section("unstaged", [f"{c.kind}: {line(c.path)}" for c in state.unstaged]),
+        _section("untracked", [line(path) for path in state.untracked]),
     ]
     if state.hidden:
         sections.append(f"({_plural(state.hidden, 'secret path')} not shown)")
@@ -100,7 +107,7 @@ def _diff(ws: Workspace, topic: str, args: list[str]) -> Result:
     hidden = f"({_plural(result.hidden, 'secret file')} left out)" if result.hidden else None
     if not result.files:
         return Result(f"No {kind.lower()} changes" + (f" {hidden}" if hidden else ""))
-    text = ws.redact_lines(result.text.rstrip("\n"))
+    text = ws.redact_lines(clean_text(result.text.rstrip("\n")))
     cap = int(ws.policy.shell.output_cap)
     if len(text.encode("utf-8")) > cap:
         cut = text.encode("utf-8")[:cap].decode("utf-8", "ignore").rsplit("\n", 1)[0]
@@ -121,7 +128,7 @@ def _log(ws: Workspace, topic: str, args: list[str]) -> Result:
     entries = read.log(ws, count, topic)
     if not entries:
         return Result("No commits yet")
-    rows = [f"{e.commit} {e.date} {e.author}: {e.subject}" for e in entries]
+    rows = [f"{e.commit} {e.date} {line(e.author)}: {line(e.subject)}" for e in entries]
     return Result(f"Last {_plural(len(entries), 'commit')}, newest first", ws.redact("\n".join(rows)))
 
 
@@ -165,7 +172,7 @@ def _branch(ws: Workspace, topic: str, args: list[str]) -> Result:
     if not rows:
         return Result("No branches yet (the first commit makes one)")
     current = next((b.name for b in rows if b.current), None)
-    lines = [f"{'*' if b.current else ' '} {b.name} {b.commit}" + (f" [{b.upstream}]" if b.upstream else "")
+    lines = [f"{'*' if b.current else ' '} {line(b.name)} {b.commit}" + (f" [{line(b.upstream)}]" if b.upstream else "")
              for b in rows]
     head = f"; current: {current}" if current else "; HEAD is detached"
     return Result(f"{_plural(len(rows), 'branch').replace('branchs', 'branches')}{head}", "\n".join(lines))

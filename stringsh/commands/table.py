@@ -138,10 +138,8 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
     CommandSpec("exec", "exec", "exec_command", syntax="/exec [--timeout=S] <command>",
                 summary="Run one stateless bash -c in the workspace", section="Shell", flags=("--timeout=",),
                 raw=True),
-    CommandSpec("git", "git", "git",
-                syntax="/git status | diff [--staged] [path] | log [-n N] | commit -m MSG [file…] | "
-                "checkout [-b] BRANCH | branch | push [remote] [branch]",
-                summary="Structured git: no pager, editor, hooks or repository programs", section="Shell",
+    CommandSpec("git", "git", "git", syntax="/git SUBCOMMAND [args]",
+                summary="git status, diff, log, commit, checkout, branch, push", section="Shell",
                 flags=("--staged", "-n", "-m", "-b")),
     # Help
     CommandSpec("help", "help", "help_command", syntax="/help [command]",

@@ -348,3 +348,19 @@ def test_git_errors_are_redacted(repo: Path, dispatcher: Dispatcher) -> None:
         "ERROR(INVALID_PAYLOAD): A commit needs a message (-m MSG); no editor is opened. "
         "Usage: /git commit -m MSG [file…]\n/help git shows every subcommand."
     )
+
+
+def test_repository_bytes_cannot_drive_the_terminal(repo: Path, dispatcher: Dispatcher) -> None:
+    """Names and subjects come from the repository: escape sequences are removed, line breaks shown as `\\n`."""
+    (repo / "two\nlines.txt").write_text("x\n")
+    assert reply(dispatcher, "/git status").endswith("untracked:\n  two\\nlines.txt")
+    (repo / "a.txt").write_text("\x1b[2Jcleared?\n")
+    git(repo, "commit", "-q", "-am", "\x1b]0;owned\x07title\x1b[31m red")
+    assert reply(dispatcher, "/git log -n 1") == (
+        f"Last 1 commit, newest first\n---\n{short(repo)} 2026-01-02 Ana: title red"
+    )
+    assert "\x1b" not in reply(dispatcher, "/git diff --staged") + dispatcher.execute("/git log").text
+    (repo / "a.txt").write_text("\x1b[2Jagain\n")
+    assert reply(dispatcher, "/git diff").endswith("\n-cleared?\n+again")
+    assert reply(dispatcher, '/git commit -m "#12 keeps its hash" a.txt').startswith("Committed ")
+    assert git(repo, "log", "-1", "--format=%s") == "#12 keeps its hash\n"

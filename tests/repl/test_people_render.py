@@ -21,7 +21,7 @@ NOTES = "# Notes\n\nSee [#892](https://github.com/org/repo/issues/892) for detai
 @pytest.fixture
 def term(ws: Path, tmp_path: Path) -> Iterator[Terminal]:
     (ws / "notes.md").write_text(NOTES)
-    terminal = Terminal([], ws, {"HOME": str(tmp_path)}, size=(100, 60))
+    terminal = Terminal([], ws, {"HOME": str(tmp_path)}, size=(100, 72))  # room for /help to grow
     try:
         terminal.wait_for("Ctrl-D quit")
         yield terminal

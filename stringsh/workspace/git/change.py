@@ -53,7 +53,7 @@ def commit(ws: Workspace, message: str, files: Sequence[str] = (), topic: str | 
         if rels:
             checked(runner.run(["add", "--all", "--", *rels]), "add")
         refuse_staged_secrets(ws, runner)
-        done = runner.run(["commit", "--no-verify", "--no-gpg-sign", "--cleanup=strip", f"--message={message}"])
+        done = runner.run(["commit", "--no-verify", "--no-gpg-sign", "--cleanup=whitespace", f"--message={message}"])
         if done.status != 0:
             raise commit_error(done)
         head = checked(runner.run(["rev-parse", "--short", "HEAD"]), "rev-parse").text.strip()

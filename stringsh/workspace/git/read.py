@@ -18,8 +18,8 @@ KINDS = {"M": "modified", "T": "type changed", "A": "added", "D": "deleted", "R"
          "U": "conflict"}
 #: Default and largest `/git log -n`.
 LOG_DEFAULT, LOG_MAX = 10, 1000
-#: Fields of one log record and of one branch row (unit separator; records end with the record separator).
-SEP, END = "\x1f", "\x1e"
+#: Fields of one log record and of one branch row (the unit separator).
+SEP = "\x1f"
 
 
 class Change(NamedTuple):
@@ -154,18 +154,17 @@ def log(ws: Workspace, count: int = LOG_DEFAULT, topic: str | None = None) -> li
     with ws.state.audited("git.log", [], topic):
         require(ws.policy, ws.policy.permissions.read, "read")
         runner = GitRunner(ws)
-        done = runner.run(["log", f"--max-count={count}", "--no-color", "--date=short",
-                           f"--format=%h{SEP}%ad{SEP}%an{SEP}%s{END}"])
+        done = runner.run(["log", "-z", f"--max-count={count}", "--no-color", "--date=short",
+                           f"--format=%h{SEP}%ad{SEP}%an{SEP}%s"])
         if done.status != 0:
             if "does not have any commits yet" in done.stderr:
                 return []
             checked(done, "log")
         entries = []
-        for record in done.text.split(END):
-            record = record.strip("\n")
-            if record:
-                commit, date, author, subject = record.split(SEP, 3)
-                entries.append(LogEntry(commit, date, author, subject))
+        for record in done.text.split("\0"):  # NUL-terminated: a subject cannot hold one
+            fields = record.split(SEP, 3)
+            if len(fields) == 4:
+                entries.append(LogEntry(*fields))
         return entries
 
 
