@@ -138,7 +138,8 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
     CommandSpec("exec", "exec", "exec_command", syntax="/exec [--timeout=S] <command>",
                 summary="Run one stateless bash -c in the workspace", section="Shell", flags=("--timeout=",),
                 raw=True),
-    CommandSpec("git", "git", "git", syntax="/git SUBCOMMAND [args]",
+    CommandSpec("git", "git", "git",
+                syntax="/git status | diff [--staged] | log [-n N] | commit -m MSG | checkout [-b] B | branch | push",
                 summary="git status, diff, log, commit, checkout, branch, push", section="Shell",
                 flags=("--staged", "-n", "-m", "-b")),
     # Help

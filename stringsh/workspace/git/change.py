@@ -45,10 +45,10 @@ def current_branch(runner: GitRunner) -> str | None:
 
 def commit(ws: Workspace, message: str, files: Sequence[str] = (), topic: str | None = None) -> CommitOutcome:
     """Stage `files` (additions, changes and deletions), then commit what is staged with `message`."""
-    check_message(message)
-    rels = confine_paths(ws, files)
-    with ws.state.audited("git.commit", rels, topic):
+    with ws.state.audited("git.commit", list(files), topic):  # refusals recorded too
         require(ws.policy, ws.policy.permissions.write, "write", mutating=True)
+        check_message(message)
+        rels = confine_paths(ws, files)
         runner = GitRunner(ws)
         if rels:
             checked(runner.run(["add", "--all", "--", *rels]), "add")
@@ -86,9 +86,9 @@ def commit_error(done: GitOutput) -> StringError:
 
 def checkout(ws: Workspace, branch: str, *, create: bool = False, topic: str | None = None) -> CheckoutOutcome:
     """Switch to `branch` (made from HEAD with `create`); a local branch, or one a remote has (tracked)."""
-    check_branch(branch)
     with ws.state.audited("git.checkout", [], topic):
         require(ws.policy, ws.policy.permissions.write, "write", mutating=True)
+        check_branch(branch)
         runner = GitRunner(ws)
         done = runner.run(["switch", "--no-progress", *(["--create"] if create else []), branch])
         if done.status != 0:

@@ -130,9 +130,9 @@ def parse_status(ws: Workspace, text: str) -> GitStatus:
 
 def diff(ws: Workspace, *, staged: bool = False, path: str | None = None, topic: str | None = None) -> GitDiff:
     """Unstaged (or staged) changes as a unified diff, no external diff or textconv, secrets' files left out."""
-    rels = confine_paths(ws, [path]) if path is not None else []
-    with ws.state.audited("git.diff", rels, topic):
+    with ws.state.audited("git.diff", [path] if path is not None else [], topic):  # refusals recorded too
         require(ws.policy, ws.policy.permissions.read, "read")
+        rels = confine_paths(ws, [path]) if path is not None else []
         runner = GitRunner(ws)
         base = ["diff", *(["--cached"] if staged else []), "--no-ext-diff", "--no-textconv", "--no-color",
                 "--no-renames", "--ignore-submodules=all"]
