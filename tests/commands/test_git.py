@@ -217,6 +217,16 @@ def test_push_to_a_local_bare_repository(repo: Path, tmp_path: Path, dispatcher:
     assert git(bare, "rev-parse", "main") == git(repo, "rev-parse", "HEAD")
     git(repo, "branch", "-q", "other")
     assert reply(dispatcher, "/git push origin other") == "Pushed other to origin: [new branch]"
+    git(repo, "fetch", "-q", "origin")
+    git(repo, "branch", "-q", "--set-upstream-to=origin/main")
+    (repo / "a.txt").write_text("three\n")
+    reply(dispatcher, "/git commit -m three a.txt")
+    assert reply(dispatcher, "/git status").startswith("On branch main (origin/main: ahead 1, behind 0)\n---\n")
+    assert reply(dispatcher, "/git branch") == (
+        f"2 branches; current: main\n---\n* main {short(repo)} [origin/main]\n  other {short(repo, 'other')}"
+    )
+    assert reply(dispatcher, "/git push").startswith("Pushed main to origin: ")
+    assert reply(dispatcher, "/git status").startswith("On branch main (origin/main: ahead 0, behind 0)\n")
     assert reply(dispatcher, "/git push upstream") == (
         "ERROR(NOT_FOUND): No remote named 'upstream' (configured: origin).\nAdd it with !git remote add NAME URL."
     )
