@@ -145,6 +145,10 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
     CommandSpec("exec", "exec", "exec_command", syntax="/exec [--timeout=S] <command>",
                 summary="Run one stateless bash -c in the workspace", section="Shell", flags=("--timeout=",),
                 raw=True),
+    CommandSpec("git", "git", "git",
+                syntax="/git status | diff [--staged] | log [-n N] | commit -m MSG | checkout [-b] B | branch | push",
+                summary="git status, diff, log, commit, checkout, branch, push", section="Shell",
+                flags=("--staged", "-n", "-m", "-b")),
     # Help
     CommandSpec("help", "help", "help_command", syntax="/help [command]",
                 summary="List commands, or show one command's page", section="Help"),

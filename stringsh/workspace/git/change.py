@@ -1,0 +1,205 @@
+"""The changing subcommands: commit, checkout (switch) and push, as typed outcomes.
+
+A checkout rewrites work-tree files outside the change journal (`/undo` does not reach it); a push talks to the
+network, never sandboxed, with the only credentials stringsh ever hands to git (hardening.push_helpers)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from stringsh.errors import StringError
+from stringsh.workspace.git.args import check_branch, check_message, check_remote, confine_paths
+from stringsh.workspace.git.hardening import user_credentials, user_gitconfig
+from stringsh.workspace.git.read import checked
+from stringsh.workspace.git.runner import GitOutput, GitRunner, first_line
+from stringsh.workspace.ops.guard import require
+
+if TYPE_CHECKING:
+    from stringsh.workspace.engine import Workspace
+
+
+class CommitOutcome(NamedTuple):
+    commit: str
+    branch: str | None
+    summary: str  # "1 file changed, 2 insertions(+)"
+
+
+class CheckoutOutcome(NamedTuple):
+    branch: str
+    created: bool
+
+
+class PushOutcome(NamedTuple):
+    remote: str
+    branch: str
+    summary: str  # "abc1234..def5678", "[new branch]", "[up to date]"
+
+
+def current_branch(runner: GitRunner) -> str | None:
+    done = runner.run(["symbolic-ref", "--short", "-q", "HEAD"])
+    return done.text.strip() or None if done.status == 0 else None
+
+
+def commit(ws: Workspace, message: str, files: Sequence[str] = (), topic: str | None = None) -> CommitOutcome:
+    """Stage `files` (additions, changes and deletions), then commit what is staged with `message`."""
+    with ws.state.audited("git.commit", list(files), topic):  # refusals recorded too
+        require(ws.policy, ws.policy.permissions.write, "write", mutating=True)
+        check_message(message)
+        rels = confine_paths(ws, files)
+        runner = GitRunner(ws)
+        if rels:
+            checked(runner.run(["add", "--all", "--", *rels]), "add")
+        refuse_staged_secrets(ws, runner)
+        done = runner.run(["commit", "--no-verify", "--no-gpg-sign", "--cleanup=whitespace", f"--message={message}"])
+        if done.status != 0:
+            raise commit_error(done)
+        head = checked(runner.run(["rev-parse", "--short", "HEAD"]), "rev-parse").text.strip()
+        summary = next((line.strip() for line in done.text.splitlines() if " changed" in line), "no changes")
+        return CommitOutcome(head, current_branch(runner), summary)
+
+
+def refuse_staged_secrets(ws: Workspace, runner: GitRunner) -> None:
+    """A secret staged earlier (`!git add -f .env`) would be committed, then pushed: refused, nothing committed."""
+    names = checked(runner.run(["diff", "--cached", "--name-only", "-z", "--no-renames"]), "diff").stdout
+    secrets = [name for name in names.decode("utf-8", "surrogateescape").split("\0")
+               if name and ws.confiner.matcher.denied(name)]
+    if secrets:
+        raise StringError("SECRET_DENIED", f"A secret file is staged and would be committed: {secrets[0]}",
+                          f"Unstage it (!git restore --staged -- {secrets[0]}), then commit again; nothing was "
+                          "committed.")
+
+
+def commit_error(done: GitOutput) -> StringError:
+    said = done.text + done.stderr
+    if "nothing to commit" in said or "no changes added to commit" in said or "nothing added to commit" in said:
+        return StringError("INVALID_TARGET", "Nothing to commit: no staged changes.",
+                           "/git status shows what changed; /git commit -m MSG FILE… stages files and commits them.")
+    if "tell me who you are" in said or "identity unknown" in said or "empty ident" in said:
+        return StringError("INVALID_TARGET", "git does not know who you are (no user.name / user.email).",
+                           f"Put [user] name = … and email = … in {user_gitconfig()} (read by /git only).")
+    return StringError(f"EXIT_{done.status}", f"git commit failed: {first_line(done)}",
+                       "!git status shows the repository's state.")
+
+
+def checkout(ws: Workspace, branch: str, *, create: bool = False, topic: str | None = None) -> CheckoutOutcome:
+    """Switch to `branch` (made from HEAD with `create`); a local branch, or one a remote has (tracked)."""
+    with ws.state.audited("git.checkout", [], topic):
+        require(ws.policy, ws.policy.permissions.write, "write", mutating=True)
+        check_branch(branch)
+        runner = GitRunner(ws)
+        done = runner.run(["switch", "--no-progress", *(["--create"] if create else []), branch])
+        if done.status != 0:
+            said = done.stderr
+            if "already exists" in said:
+                raise StringError("CONFLICT", f"A branch named {branch} already exists.",
+                                  f"/git checkout {branch} switches to it.")
+            if "invalid reference" in said or "did not match" in said or "not a branch" in said:
+                raise StringError("NOT_FOUND", f"No branch named {branch}.",
+                                  f"/git branch lists branches; /git checkout -b {branch} makes one.")
+            if "would be overwritten" in said:
+                files = [line.strip() for line in said.splitlines() if line.startswith("\t")]
+                raise StringError("CONFLICT", "Local changes would be overwritten by the checkout: "
+                                  + ", ".join(files), "Commit them first (/git commit -m MSG FILE…).")
+            raise StringError(f"EXIT_{done.status}", f"git checkout failed: {first_line(done)}",
+                              "/git status shows the repository's state.")
+        return CheckoutOutcome(branch, create)
+
+
+def local_target(url: str) -> str | None:
+    """The folder a remote URL names on this machine (a path or file://), None for a network URL."""
+    if url.startswith("file://"):
+        return url.removeprefix("file://")
+    if "://" in url or "::" in url:
+        return None
+    colon, slash = url.find(":"), url.find("/")
+    if colon > 0 and (slash == -1 or colon < slash):
+        return None  # host:path, ssh
+    return url
+
+
+def push(ws: Workspace, remote: str | None = None, branch: str | None = None,
+         topic: str | None = None) -> PushOutcome:
+    """Push `branch` (default: the current one) to `remote` (default: its upstream's remote, else origin)."""
+    with ws.state.audited("git.push", [], topic):
+        require(ws.policy, ws.policy.permissions.write, "write")
+        runner = GitRunner(ws)
+        remotes = checked(runner.run(["remote"]), "remote").text.split()
+        name = branch or current_branch(runner)
+        if name is None:
+            raise StringError("INVALID_TARGET", "HEAD is detached: name the branch to push.",
+                              "/git push REMOTE BRANCH")
+        check_branch(name)
+        target = check_remote(remote or default_remote(runner, name, remotes), remotes)
+        urls = checked(runner.run(["remote", "get-url", "--push", "--all", target]), "remote").text.split("\n")
+        refuse_workspace_includes(runner)
+        for url in filter(None, urls):
+            refuse_inside(runner, url)
+        ref = f"refs/heads/{name}"
+        # `remote.*.receivepack` is a list whose FIRST value wins: a `-c` cannot override it, the option does
+        done = runner.run(["push", "--porcelain", "--no-verify", "--no-progress", "--receive-pack=git-receive-pack",
+                           target, f"{ref}:{ref}"], push=True)
+        row = next((line.split("\t") for line in done.text.splitlines() if f"\t{ref}:" in line), None)
+        if done.status != 0:
+            raise push_error(done, row, target, name)
+        return PushOutcome(target, name, row[2] if row and len(row) > 2 else "[done]")
+
+
+def default_remote(runner: GitRunner, branch: str, remotes: Sequence[str]) -> str:
+    upstream = [e.value for e in runner.config if e.key.lower() == f"branch.{branch.lower()}.remote"
+                or e.key == f"branch.{branch}.remote"]
+    if upstream and upstream[-1] in remotes:
+        return upstream[-1]
+    if "origin" in remotes or len(remotes) != 1:
+        return "origin"
+    return remotes[0]
+
+
+def refuse_inside(runner: GitRunner, url: str) -> None:
+    """A repository inside the workspace is the workspace's to write: its hooks and config would run with
+    the user's rights when git-receive-pack starts there."""
+    path = local_target(url)
+    if path is None:
+        return
+    real = (runner.root / os.path.expanduser(path)).resolve() if not os.path.isabs(path) else Path(path).resolve()
+    if any(real == root or real.is_relative_to(root) for root in runner.roots):
+        raise StringError("NOT_PERMITTED", f"Refusing to push into a repository inside the workspace: {path}",
+                          "Its hooks would run outside the sandbox; push to a repository outside the workspace.")
+
+
+def refuse_workspace_includes(runner: GitRunner) -> None:
+    """Push runs outside the sandbox: a config file it includes from the workspace (writable by a sandboxed
+    shell, unlike `.git/config`) could change between the overrides being read and git reading it, and rewrite
+    the URL checked above (`url.*.pushInsteadOf`). A relative include lies in the repository: refused too."""
+    for entry in runner.config:
+        key = entry.key.lower()
+        if not (key == "include.path" or (key.startswith("includeif.") and key.endswith(".path"))):
+            continue
+        value = entry.value
+        inside = not (os.path.isabs(value) or value.startswith("~"))
+        if not inside and os.path.isabs(value):
+            real = Path(value).resolve()
+            inside = any(real == root or real.is_relative_to(root) for root in runner.roots)
+        if inside:
+            raise StringError("NOT_PERMITTED", f"The repository's config includes a file of the workspace: {value}",
+                              "Move the included settings into .git/config, then /git push again.")
+
+
+def push_error(done: GitOutput, row: list[str] | None, remote: str, branch: str) -> StringError:
+    said = done.stderr
+    if row and row[0] == "!":
+        reason = row[2] if len(row) > 2 else "rejected"
+        return StringError("CONFLICT", f"The remote rejected {branch}: {reason}",
+                           "Bring in its changes first (!git pull --rebase), then /git push again.")
+    if any(text in said for text in ("Authentication failed", "terminal prompts disabled", "could not read Username",
+                                      "Permission denied (publickey")):
+        return StringError("AUTH_REQUIRED", f"{remote} asked for credentials stringsh does not have.",
+                           f"Store them in {user_credentials()} (git-credential-store format, mode 0600); "
+                           "/help git says how.")
+    if "not allowed" in said and "transport" in said:
+        return StringError("NOT_PERMITTED", f"git push to {remote} uses a transport stringsh does not allow.",
+                           "Only file, https and ssh remotes can be pushed to.")
+    return StringError(f"EXIT_{done.status}", f"git push failed: {first_line(done)}",
+                       "!git remote -v shows where the remote points.")

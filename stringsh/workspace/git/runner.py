@@ -1,0 +1,153 @@
+"""Run one git command in the workspace's repository: fixed argv and environment (hardening.py), optionally inside
+the policy's bubblewrap sandbox, with a timeout; returns the raw outcome, raises coded errors, never prints."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import stat
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from stringsh.errors import StringError
+from stringsh.workspace.git.hardening import (
+    ConfigEntry,
+    base_env,
+    config_env,
+    identity_env,
+    overrides,
+    parse_config,
+    push_helpers,
+)
+
+if TYPE_CHECKING:
+    from stringsh.workspace.engine import Workspace
+
+#: Longest git error text kept for a reply.
+MAX_ERROR = 4000
+
+
+class GitOutput(NamedTuple):
+    status: int
+    stdout: bytes
+    stderr: str
+
+    @property
+    def text(self) -> str:
+        return self.stdout.decode("utf-8", "replace")
+
+
+def safe_path(roots: Sequence[Path]) -> str:
+    """The user's PATH without relative entries or folders inside a workspace root: git, and what git runs
+    (ssh, git-receive-pack), never comes from the workspace."""
+    kept = []
+    for entry in os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin").split(os.pathsep):
+        if not os.path.isabs(entry):
+            continue
+        real = Path(entry).resolve()
+        if any(real == root or real.is_relative_to(root) for root in roots):
+            continue
+        kept.append(entry)
+    return os.pathsep.join(kept) or "/usr/bin:/bin"
+
+
+class GitRunner:
+    """One workspace's repository (its `.git` at the workspace root, never a parent's); `config` is its config
+    as git reads it (every scope, includes followed), read once per request."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.root = ws.confiner.real
+        self.roots = [folder for _, folder, _ in ws.confiner.root_list()]
+        dot_git = self.root / ".git"
+        try:
+            mode = os.lstat(dot_git).st_mode
+        except FileNotFoundError:
+            raise StringError("NOT_FOUND", "The workspace is not a git repository (no .git at its root).",
+                              "Make one with !git init, or open stringsh in the repository's top folder.") from None
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+            raise StringError("NOT_PERMITTED", "The workspace's .git is neither a folder nor a gitdir file.",
+                              "Replace the .git link with the repository itself.")
+        self.path = safe_path(self.roots)
+        git = shutil.which("git", path=self.path)
+        if git is None:
+            raise StringError("NOT_FOUND", "git is not installed.", "Install it (apt-get install -y git).")
+        self.git = git
+        require_version(git)
+        self.timeout = float(ws.policy.shell.timeout)
+        self.config = self._read_config()
+
+    def env(self, *, push: bool = False, global_config: bool = True) -> dict[str, str]:
+        env = base_env(self.root, self.ws.state_dir, push=push, global_config=global_config)
+        env["PATH"] = self.path
+        return env
+
+    def _read_config(self) -> list[ConfigEntry]:
+        """Every config entry git will see (`git config` reads files only: nothing runs)."""
+        argv = [self.git, "--no-pager", "config", "--list", "--null", "--show-scope", "--includes"]
+        done = self._spawn(argv, self.env())
+        if done.status not in (0, 1):  # 1: no entries at all
+            raise StringError("INVALID_TARGET", f"git cannot read the repository's config: {first_line(done)}",
+                              "Check .git/config (!git config --local --list).")
+        return parse_config(done.stdout)
+
+    def run(self, args: Sequence[str], *, push: bool = False, stdin: bytes | None = None) -> GitOutput:
+        """`git <args>` with the overrides; inside the policy's sandbox unless pushing (which needs the network)."""
+        sandboxed = self.ws.policy.shell.sandbox and not push
+        argv = [self.git, "--no-pager", *args]
+        env = self.env(push=push, global_config=not sandboxed)
+        env.update(identity_env(self.config))
+        env.update(config_env([*overrides(self.config), *(push_helpers(self.config) if push else [])]))
+        if sandboxed:
+            argv = self.ws.shell_provider().wrap(argv, self.root)
+        return self._spawn(argv, env, stdin)
+
+    def _spawn(self, argv: Sequence[str], env: Mapping[str, str], stdin: bytes | None = None) -> GitOutput:
+        try:
+            proc = subprocess.Popen(argv, cwd=self.root, env=dict(env), start_new_session=True,
+                                    stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except OSError as exc:
+            raise StringError("INTERNAL_ERROR", f"git could not be started: {exc}") from None
+        try:
+            out, err = proc.communicate(stdin, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise StringError("TIMEOUT", f"git ran past the time limit ({self.timeout:g} s) and was stopped.",
+                              "The policy's [shell] timeout sets the limit.") from None
+        return GitOutput(proc.returncode, out, err.decode("utf-8", "replace")[-MAX_ERROR:])
+
+
+#: GIT_CONFIG_COUNT (2.31): without it the overrides would be silently ignored.
+MIN_VERSION = (2, 31)
+_checked: dict[str, bool] = {}
+
+
+def require_version(git: str) -> None:
+    """Refuse a git too old to read the overrides (asked once per binary)."""
+    if git not in _checked:
+        try:
+            said = subprocess.run([git, "--version"], capture_output=True, text=True, timeout=10,
+                                  env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"}, check=False).stdout
+            parts = said.split()[2].split(".")
+            _checked[git] = (int(parts[0]), int(parts[1])) >= MIN_VERSION
+        except (OSError, IndexError, ValueError, subprocess.TimeoutExpired):
+            _checked[git] = False
+    if not _checked[git]:
+        raise StringError("NOT_PERMITTED", f"/git needs git {'.'.join(map(str, MIN_VERSION))} or newer: {git}",
+                          "Upgrade git; meanwhile !git runs it in the shell.")
+
+
+def first_line(done: GitOutput) -> str:
+    """git's own reason, without its `fatal: `/`error: ` prefix."""
+    for line in done.stderr.splitlines():
+        line = line.strip()
+        if line and not line.startswith("hint:"):
+            for prefix in ("fatal: ", "error: "):
+                line = line.removeprefix(prefix)
+            return line
+    return f"git exited with status {done.status}"
