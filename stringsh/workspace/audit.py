@@ -5,10 +5,11 @@ plain chain cannot see records cut from its END, so a small head file beside the
 the current log holds and the newest hash; `verify` compares the two. The head file is also the lock every
 process takes to append (it is never renamed, unlike the log).
 
-Size: a record is about 250-400 bytes. When the log would pass `MAX_BYTES` it is rotated: renamed to the older
-file (replacing the previous older one, so at most two files, about 2 × `MAX_BYTES` on disk) and a new log starts
-whose first record chains to the last one rotated out; `verify` follows the chain across both files. Every file is
-opened in the engine's state folder without following a symlink and only as a regular file (see state.py).
+Size: a record is about 300 bytes (700 with a long command line). When the log would pass `MAX_BYTES` it is
+rotated: renamed to the older file (replacing the previous older one, so at most two files, about 2 × `MAX_BYTES`
+on disk) and a new log starts whose first record chains to the last one rotated out; `verify` follows the chain
+across both files. Every file is opened in the engine's state folder without following a symlink and only as a
+regular file (see state.py).
 """
 
 from __future__ import annotations
