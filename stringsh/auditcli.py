@@ -75,7 +75,8 @@ def report(check: AuditCheck, folder: Path) -> str:
         why = "the newest records were replaced"
     elif check.reason.endswith("missing or damaged"):
         why = "cannot tell whether records were cut from the end"
-    return (f"audit log BROKEN: {folder / check.file} line {check.bad_line}: {check.reason} ({why}); "
+    because = f" ({why})" if why else ""
+    return (f"audit log BROKEN: {folder / check.file} line {check.bad_line}: {check.reason}{because}; "
             f"{check.records} record{plural} verified before it")
 
 

@@ -241,6 +241,8 @@ def verify_audit(folder: Path, files: AuditFiles) -> AuditCheck:
         return AuditCheck(True, 0)
     try:
         old, log, head_bytes = (_read(folder_fd, name) for name in (files.old, files.log, files.head))
+    except OSError as exc:  # a link or FIFO planted in place of a file: refused, never followed or waited on
+        return AuditCheck(False, 0, 1, f"cannot be read ({exc.strerror or exc})", str(exc.filename or files.log))
     finally:
         os.close(folder_fd)
     size = len(old or b"") + len(log or b"")

@@ -246,3 +246,21 @@ def test_tail_marks_a_damaged_line_and_bad_counts_are_refused(ws: Path, logged: 
     assert code == 2 and "invalid int value: 'many'" in err
     code, _, err = audit(ws)
     assert code == 2 and "the following arguments are required: {verify,tail}" in err
+
+
+def test_a_log_replaced_by_a_link_or_fifo_is_reported_not_followed(ws: Path, logged: Path) -> None:
+    import os
+
+    log = logged / AUDIT_FILE
+    log.unlink()
+    os.mkfifo(log)  # a FIFO would block a plain read forever
+    assert audit(ws, "verify") == (
+        1, f"audit log BROKEN: {logged / AUDIT_FILE} line 1: cannot be read (not a regular file); 0 records verified "
+        "before it\n", "",
+    )
+    log.unlink()
+    os.symlink(ws / "notes.md", log)
+    assert audit(ws, "verify")[1] == (
+        f"audit log BROKEN: {logged / AUDIT_FILE} line 1: cannot be read (Too many levels of symbolic links); 0 "
+        "records verified before it\n"
+    )
