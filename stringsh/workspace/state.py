@@ -84,6 +84,14 @@ class AuditNote:
         self.outcome: str | None = None
 
 
+class _Tally(threading.local):
+    """Records this thread wrote and the newest one's outcome: lets a front end tell whether a failed request's
+    failure is already recorded by an audited operation."""
+
+    count = 0
+    outcome = ""
+
+
 class EngineState:
     """Created lazily: nothing exists until the first audited operation (the audit log) or change (the journal)."""
 
@@ -105,6 +113,7 @@ class EngineState:
         self._lock_fd = -1
         self._journal: Journal | None = None
         self._audit: AuditLog | None = None
+        self._tally = _Tally()
 
     def close(self) -> None:
         with self.thread_lock:
@@ -315,8 +324,14 @@ class EngineState:
             ms = (time.perf_counter() - started) * 1000
             self.record(op, paths, topic, outcome, ms, note.change, command)
 
+    def recorded_here(self) -> tuple[int, str]:
+        """How many records this thread has written (attempted) so far, and the newest one's outcome."""
+        return self._tally.count, self._tally.outcome
+
     def record(self, op: str, paths: list[str], topic: str | None, outcome: str, ms: float,
                change: int | None, command: str | None = None) -> None:
+        self._tally.count += 1
+        self._tally.outcome = outcome
         with contextlib.suppress(OSError, StringError):
             self.workspace_folder()  # as before the state moved: a used workspace has its `.stringsh/`
         record: dict[str, object] = {

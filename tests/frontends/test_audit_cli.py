@@ -264,3 +264,28 @@ def test_a_log_replaced_by_a_link_or_fifo_is_reported_not_followed(ws: Path, log
         f"audit log BROKEN: {logged / AUDIT_FILE} line 1: cannot be read (Too many levels of symbolic links); 0 "
         "records verified before it\n"
     )
+
+
+def test_a_request_refused_before_the_engine_is_recorded_by_its_first_word(ws: Path) -> None:
+    """The stale-write guard, bad arguments, an unknown command: failures with their code, the arguments (which
+    may hold a value to hide) left out; a failure an operation recorded itself is not recorded twice."""
+    (ws / "notes.md").write_text("old\n")
+    (ws.parent / "script.txt").write_text(
+        "/edit notes.md <<EOF\nNEW-CONTENT\nEOF\n/frob a b\n/set $AUDIT_TEST_TOKEN hush-hush-99\n/write\n"
+        "/stat missing.md\n/exec exit 4\n"
+    )
+    proc = run_stringsh(["run", "--keep-going", str(ws.parent / "script.txt")], cwd=ws)
+    assert proc.returncode == 1
+    found = [(r["op"], r["outcome"], r["paths"], r.get("command")) for r in records(state_folder(ws))]
+    assert found == [
+        ("read", "ok", ["notes.md"], None),  # the guard read the file, then refused to overwrite it
+        ("request", "CONFLICT", [], "/edit"),
+        ("request", "COMMAND_UNSUPPORTED", [], "/frob"),
+        ("request", "INVALID_PAYLOAD", [], "/set"),
+        ("request", "INVALID_PAYLOAD", [], "/write"),
+        ("stat", "NOT_FOUND", ["missing.md"], None),
+        ("exec", "EXIT_4", [], "exit 4"),
+    ]
+    log = (state_folder(ws) / AUDIT_FILE).read_text()
+    assert "hush-hush-99" not in log and "NEW-CONTENT" not in log
+    assert (ws / "notes.md").read_text() == "old\n"
