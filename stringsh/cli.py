@@ -1,5 +1,6 @@
-"""Entry point: `stringsh [options] [run|daemon|repl|trust]`. Picks a front end; every one goes through the
-Dispatcher. `stringsh trust` records (or revokes, or shows) the user's trust in a workspace (workspace/trust.py).
+"""Entry point: `stringsh [options] [run|daemon|repl|trust|audit]`. Picks a front end; every one goes through the
+Dispatcher. `stringsh trust` records (or revokes, or shows) the user's trust in a workspace (workspace/trust.py);
+`stringsh audit verify|tail` checks or shows its audit log (auditcli.py).
 
 Imports stay light here: prompt_toolkit and rich load only in the REPL, and argparse (with the shutil, gettext and
 locale it pulls in) only for a command line the quick reader below does not fully understand.
@@ -40,6 +41,9 @@ class Options:
         self.trust_root: str | None = None
         self.revoke = False
         self.status = False
+        self.audit_command: str | None = None
+        self.audit_root: str | None = None
+        self.lines = 10
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,7 +75,23 @@ def build_parser() -> argparse.ArgumentParser:
     which = trust.add_mutually_exclusive_group()
     which.add_argument("--revoke", action="store_true", help="stop trusting the workspace")
     which.add_argument("--status", action="store_true", help="say whether the workspace is trusted")
+    add_audit_parser(sub)
     return parser
+
+
+def add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`stringsh audit verify|tail`: `--root` names the workspace here too (before or after the subcommand)."""
+    import argparse
+
+    audit = sub.add_parser("audit", help="verify or show the workspace's audit log")
+    what = audit.add_subparsers(dest="audit_command", metavar="{verify,tail}", required=True)
+    verify = what.add_parser("verify", help="check the hash chain and its end; exit 1 naming the first bad line")
+    tail = what.add_parser("tail", help="show the newest records")
+    tail.add_argument("-n", dest="lines", type=int, default=10, help="how many records (default 10)")
+    tail.add_argument("--json", action="store_true", help="the records as stored, one JSON object a line")
+    for parser in (audit, verify, tail):
+        parser.add_argument("--root", dest="audit_root", metavar="DIR", default=argparse.SUPPRESS,
+                            help="workspace folder (default: the current one)")
 
 
 def quick_parse(argv: list[str]) -> Options | None:
@@ -222,6 +242,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_options(sys.argv[1:] if argv is None else argv)
     if args.mode == "trust":
         return run_trust(args)
+    if args.mode == "audit":
+        from stringsh.auditcli import run_audit
+
+        return run_audit(args)
     dispatcher = make_dispatcher(args)
     try:
         if args.command is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -127,15 +128,33 @@ class Dispatcher:
     def run_serialised(self, request: Request, session: Session) -> Reply:
         """Run a parsed request in a session without taking its topic's lock: for a caller that already runs
         one request at a time per topic."""
+        engine, started = self._workspace, time.perf_counter()
+        before = engine.state.recorded_here()[0] if engine is not None else 0
         try:
             result = self._run(request, session)
         except StringError as exc:
+            self._audit_refusal(request, session, exc.code, before, started)
             return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic)
         except Exception as exc:
+            self._audit_refusal(request, session, f"INTERNAL_ERROR:{type(exc).__name__}", before, started)
             return format_reply(
                 request.header, request.id, error=("INTERNAL_ERROR", internal_error_text(exc)), topic=session.topic
             )
         return format_reply(request.header, request.id, result, topic=session.topic)
+
+    def _audit_refusal(self, request: Request, session: Session, outcome: str, before: int, started: float) -> None:
+        """A request whose failure no audited operation recorded (a stale-write guard, bad arguments, an unknown
+        command) is recorded as `request` with its first word only: its arguments may hold a value to hide."""
+        engine = self._workspace
+        if engine is None:
+            return
+        count, last = engine.state.recorded_here()
+        if count != before and last == outcome:
+            return
+        from stringsh.workspace.audit import summarize_command
+
+        word = summarize_command((request.header.split(maxsplit=1) or [""])[0][:80], engine.redactor)
+        engine.state.record("request", [], session.topic, outcome, (time.perf_counter() - started) * 1000, None, word)
 
     def _run(self, request: Request, session: Session) -> Result:
         if session.kind == "bash" or session.bash_mode:  # every line goes to the shell, raw

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
+from urllib.parse import urlsplit
 
 from stringsh.actions.body import fill_body
 from stringsh.actions.cli import CliRun, build_command, run_bash
@@ -46,9 +47,11 @@ class ActionHost:
     #: Called just before a CLI action runs in the sandbox; what it returns is called after the run and says (one
     #: note line each) which protected paths the command created and the sandbox removed.
     cli_watch: Callable[[], Callable[[], list[str]]] | None = None
-    #: The audit record of one CLI run or HTTP request (the engine's `audited` context; a CLI run sets its note's
-    #: `outcome` to the exit code, a refused or failed one records its error code); by default nothing is recorded.
-    audited: Callable[[], AbstractContextManager[Any]] = lambda: nullcontext(SimpleNamespace(outcome=None))
+    #: The audit record of one CLI run or HTTP request (the engine's `audited` context), given the summary to keep
+    #: (`act.<id>: <command line>` with secret values masked, or `act.<id>: <METHOD> <scheme://host>`); a CLI run
+    #: sets its note's `outcome` to the exit code, a refused or failed one records its error code; by default
+    #: nothing is recorded.
+    audited: Callable[[str], AbstractContextManager[Any]] = lambda _: nullcontext(SimpleNamespace(outcome=None))
     #: The topic's value shortcuts, which `{@name} = …` template lines register.
     value_shortcuts: MutableMapping[str, ShortcutValue] = field(default_factory=dict)
 
@@ -108,9 +111,11 @@ def run_action(action: Action, flag_text: str, host: ActionHost) -> Outcome:
 
 
 def _run_cli(action: Action, payload: dict[str, str], inputs: dict[str, str], host: ActionHost) -> Outcome:
-    with host.audited() as note:  # refused, failed or run: every CLI action leaves an audit line
+    command = build_command(action.uri, payload, host.variables)
+    # refused, failed or run: every CLI action leaves an audit line, with its command line (secret values masked)
+    with host.audited(_masked(host, f"act.{action.id}: {command}")) as note:
         host.cli_permit()
-        run = _run_bash(action, payload, host)
+        run = _run_bash(action, command, host)
         note.outcome = None if run.exit == 0 else f"EXIT_{run.exit}"
     if action.response is not None and run.exit == 0:
         text = _template(host, action.response, cli_response(run), inputs)
@@ -119,9 +124,8 @@ def _run_cli(action: Action, payload: dict[str, str], inputs: dict[str, str], ho
     return Outcome("cli", run.message, _masked(host, run.output) or "(no output)", run.exit == 0, code)
 
 
-def _run_bash(action: Action, payload: dict[str, str], host: ActionHost) -> CliRun:
+def _run_bash(action: Action, command: str, host: ActionHost) -> CliRun:
     """The action's command line under bash (in the sandbox when the host wraps it), watched for protected paths."""
-    command = build_command(action.uri, payload, host.variables)
     env = dict(host.exported)
     for match in REFERENCE.finditer(action.uri):
         value = host.env.lookup(match.group(1))
@@ -164,7 +168,9 @@ def _run_http(action: Action, payload: dict[str, str], inputs: dict[str, str], h
         body = fill_body(body_template, inputs, host.variables, host.read_bytes)
     try:
         types = {f.name: f.type for f in action.fields}
-        with host.audited():
+        parts = urlsplit(url)  # the audit log keeps no credentials, paths or queries (a token can ride in each)
+        where = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
+        with host.audited(_masked(host, f"act.{action.id}: {action.method} {where}")):
             response = fetch(
                 action.method, url, headers=headers, payload=payload, body=body, limits=host.http_limits,
                 types=types, clients=host.http_clients,

@@ -70,7 +70,8 @@ def open_path(ctx: Context, target: str, block: str | None, start: int, end: int
     rel = documents.resolve_path(target) if target else documents.current().path
     info = workspace.stat(rel)
     if info is None:
-        raise StringError("NOT_FOUND", f"File not found: {target}")
+        with workspace.audited("read", [rel], topic=ctx.session.topic):  # a read of nothing is recorded too
+            raise StringError("NOT_FOUND", f"File not found: {target}")
     if info.is_dir:
         if block:
             raise StringError("INVALID_TARGET", f"Not a document: {target} is a folder", f"Use /open {target}")

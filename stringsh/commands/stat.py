@@ -24,7 +24,7 @@ HIDDEN = {
 def stat_command(ctx: Context) -> Result:
     _, (path,) = parse(ctx, "stat", (), 1, "/stat path")
     workspace = ctx.dispatcher.workspace
-    info = workspace.stat(path, follow=False)
+    info = workspace.stat(path, follow=False, topic=ctx.session.topic)
     if info is None:
         raise StringError("NOT_FOUND", f"File not found: {workspace.relative(path)}", "/ls shows what is there.")
     modified = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(info.mtime_ns / 1e9))

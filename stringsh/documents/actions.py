@@ -131,7 +131,7 @@ def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
         http_clients=documents.state.http_clients,
         cli_wrap=sandbox_wrap(workspace),
         cli_watch=sandbox_watch(workspace),
-        audited=lambda: workspace.state.audited("action", [view.path], topic),
+        audited=lambda summary: workspace.audited("action", [view.path], topic=topic, command=summary),
         cli_permit=workspace.shell_settings,  # a CLI action is a shell command: `[permissions] shell` governs it
     )
 

@@ -55,7 +55,7 @@ class DocumentService:
     @property
     def loader(self) -> ViewLoader:
         state = self.state
-        return ViewLoader(self.workspace, self.dispatcher.root, state.index_cache, state.watcher)
+        return ViewLoader(self.workspace, self.dispatcher.root, state.index_cache, state.watcher, self.topic)
 
     # the open view -----------------------------------------------------------------------------------------------
 

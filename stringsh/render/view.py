@@ -112,20 +112,22 @@ class ViewLoader:
     root: str | os.PathLike[str]
     cache: IndexCache | None = None
     watcher: Watcher | None = None
+    #: The topic reading, for the audit record of the read.
+    topic: str | None = None
 
     def load(self, rel: str, *, watch: bool = True) -> DocumentView:
         return load_view(self.workspace, rel, cache=self.cache, watcher=self.watcher if watch else None,
-                         root=self.root)
+                         root=self.root, topic=self.topic)
 
 
 def load_view(workspace: Workspace, rel: str, *, cache: IndexCache | None = None, watcher: Watcher | None = None,
-              root: str | os.PathLike[str] | None = None) -> DocumentView:
+              root: str | os.PathLike[str] | None = None, topic: str | None = None) -> DocumentView:
     """Read a file through the engine and index it (cached by content hash); binary files keep metadata only.
 
     With a `watcher` (and the `root` the file lives under) the view is flagged when the file changes outside.
     """
     try:
-        text_file = workspace.read_text(rel, legacy=True)  # not UTF-8: shown as Latin-1, read-only
+        text_file = workspace.read_text(rel, legacy=True, topic=topic)  # not UTF-8: shown as Latin-1, read-only
     except StringError as exc:
         if exc.code != "BINARY_FILE":
             raise

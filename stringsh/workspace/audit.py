@@ -1,7 +1,15 @@
-"""Append-only, hash-chained audit log (JSON lines): who did what to which paths, never file contents.
+"""Append-only, hash-chained audit log (JSON lines): who did what to which paths, never file contents or output.
 
-Each record carries the hash of the previous one, so editing or dropping a line breaks `verify`. The log is
-opened in the engine's state folder without following a symlink and only as a regular file (see state.py).
+Each record carries the hash of the previous one, so editing, dropping or reordering a line breaks `verify`. A
+plain chain cannot see records cut from its END, so a small head file beside the log remembers how many records
+the current log holds and the newest hash; `verify` compares the two. The head file is also the lock every
+process takes to append (it is never renamed, unlike the log).
+
+Size: a record is about 300 bytes (700 with a long command line). When the log would pass `MAX_BYTES` it is
+rotated: renamed to the older file (replacing the previous older one, so at most two files, about 2 × `MAX_BYTES`
+on disk) and a new log starts whose first record chains to the last one rotated out; `verify` follows the chain
+across both files. Every file is opened in the engine's state folder without following a symlink and only as a
+regular file (see state.py).
 """
 
 from __future__ import annotations
@@ -10,14 +18,59 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import threading
-import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.workspace.atomic import open_state_file
 
+if TYPE_CHECKING:
+    from stringsh.workspace.redact import Redactor
+
 GENESIS = "0" * 64
+#: Rotation threshold of the current log (bytes); documented in the README's audit section.
+MAX_BYTES = 8 * 1024 * 1024
+HEAD_WIDTH = 12  # the head file: "<count, 12 digits> <hash>\n", rewritten in place
+#: A command line's summary is cut here (a long one-liner is still a command, but the log is not a transcript).
+SUMMARY_MAX = 300
+_VALUE = r"(?!\$)(?:\"[^\"]*\"|'[^']*'|\S+)"  # a `$NAME` reference is kept: it names the secret, it is not one
+_SECRET_WORD = r"(?:token|secret|password|passwd|passphrase|api[-_]?key|credentials?|auth)"
+#: `GITHUB_TOKEN=…`, `--password=…`, `--api-key …`: values the redactor's patterns may not know, masked anyway.
+_SECRET_ASSIGN = re.compile(rf"(?i)(\b\w*{_SECRET_WORD}\w*=){_VALUE}")
+_SECRET_FLAG = re.compile(rf"(?i)(--?[\w-]*{_SECRET_WORD}[\w-]*(?:=|\s+)){_VALUE}")
+
+
+class AuditFiles(NamedTuple):
+    """File names in the state folder (state.py owns them): the log, the rotated older log, the head."""
+
+    log: str
+    old: str
+    head: str
+
+
+class AuditCheck(NamedTuple):
+    """`records`: good records before the first bad one (all of them when ok); `file`: where `bad_line` is."""
+
+    ok: bool
+    records: int
+    bad_line: int | None = None
+    reason: str = ""
+    file: str = ""
+    size: int = 0
+
+
+def summarize_command(text: str, redactor: Redactor) -> str:
+    """What the log keeps of a command line: its first line only (later lines are a heredoc body or a script,
+    i.e. contents), secrets the redactor knows and secret-named values masked, cut at `SUMMARY_MAX`."""
+    masked = redactor(text, keep_lines=True)
+    first, *rest = masked.split("\n")
+    first = _SECRET_FLAG.sub(lambda m: m.group(1) + redactor.replacement, first)
+    first = _SECRET_ASSIGN.sub(lambda m: m.group(1) + redactor.replacement, first).strip()
+    if len(first) > SUMMARY_MAX:
+        first = first[: SUMMARY_MAX - 1] + "…"
+    more = sum(1 for line in rest if line.strip())
+    return f"{first} [+{more} line{'s' if more != 1 else ''}]" if more else first
 
 
 def _digest(prev: str, record: dict[str, object]) -> str:
@@ -25,89 +78,208 @@ def _digest(prev: str, record: dict[str, object]) -> str:
     return hashlib.sha256((prev + body).encode("utf-8")).hexdigest()
 
 
-class AuditCheck(NamedTuple):
-    ok: bool
-    records: int
-    bad_line: int | None = None
-    reason: str = ""
+def _line_hash(line: bytes) -> str:
+    """A record's stored hash; a damaged line still chains (by its own digest), and `verify` reports it."""
+    try:
+        return str(json.loads(line)["hash"])
+    except (ValueError, KeyError, TypeError):
+        return hashlib.sha256(line).hexdigest()
+
+
+def _last_line(fd: int) -> bytes | None:
+    size = os.fstat(fd).st_size
+    span = 4096
+    while size:
+        start = max(0, size - span)
+        tail = os.pread(fd, size - start, start).rstrip(b"\n")
+        if b"\n" in tail or start == 0:
+            return tail.rsplit(b"\n", 1)[-1] if tail else None
+        span *= 4
+    return None
+
+
+def _parse_head(data: bytes) -> tuple[int, str] | None:
+    """The head file's (record count, newest hash); None when missing or damaged."""
+    try:
+        count, digest = data.decode("ascii").split()
+        return int(count), digest
+    except (ValueError, UnicodeDecodeError):
+        return None
 
 
 class AuditLog:
-    """Appends to `name` in the open folder `dir_fd`; OSError (ELOOP, EINVAL) when a link or FIFO is there."""
+    """Appends to the log in the open folder `dir_fd` (kept open by its owner); OSError (ELOOP, EINVAL) when a link
+    or FIFO is there."""
 
-    def __init__(self, dir_fd: int, name: str) -> None:
-        self.fd = open_state_file(dir_fd, name, os.O_RDWR | os.O_APPEND | os.O_CREAT)
-        self._lock = threading.Lock()  # flock excludes other processes; threads share this descriptor
-        self._cached: tuple[int, str] | None = None  # (file size after our last append, its hash)
+    def __init__(self, dir_fd: int, files: AuditFiles, max_bytes: int = MAX_BYTES) -> None:
+        self.dir_fd = dir_fd
+        self.files = files
+        self.max_bytes = max_bytes
+        self.head_fd = open_state_file(dir_fd, files.head, os.O_RDWR | os.O_CREAT)
+        self.fd = -1
+        self._lock = threading.Lock()  # flock excludes other processes; threads share the descriptors
+        self._cached: tuple[int, str] | None = None  # (log size after our last append, its hash)
 
     def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
+        for fd in (self.fd, self.head_fd):
+            if fd >= 0:
+                os.close(fd)
+        self.fd = self.head_fd = -1
 
-    def _last_hash(self) -> str:
-        """The newest record's hash: remembered from our own last append unless another process wrote since."""
-        size = os.fstat(self.fd).st_size
-        if size == 0:
-            return GENESIS
+    def append(self, record: dict[str, object]) -> None:
+        """Chain `record` (without prev and hash) to the newest one and write it, rotating first when due."""
+        with self._lock:
+            fcntl.flock(self.head_fd, fcntl.LOCK_EX)
+            try:
+                self._append(record)
+            finally:
+                fcntl.flock(self.head_fd, fcntl.LOCK_UN)
+
+    def _current(self) -> int:
+        """The log the name now holds: another process may have rotated ours away since we opened it."""
+        if self.fd >= 0:
+            try:
+                named = os.stat(self.files.log, dir_fd=self.dir_fd, follow_symlinks=False)
+            except FileNotFoundError:
+                named = None
+            mine = os.fstat(self.fd)
+            if named is not None and (named.st_ino, named.st_dev) == (mine.st_ino, mine.st_dev):
+                return self.fd
+            os.close(self.fd)
+            self._cached = None
+        self.fd = open_state_file(self.dir_fd, self.files.log, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+        return self.fd
+
+    def _prev(self, fd: int) -> str:
+        """The newest record's hash: remembered from our own last append unless another process wrote since; a
+        log left empty by a crash mid-rotation chains to the older file's last record."""
+        size = os.fstat(fd).st_size
         if self._cached is not None and self._cached[0] == size:
             return self._cached[1]
-        span = 4096
-        while True:
-            start = max(0, size - span)
-            tail = os.pread(self.fd, size - start, start).rstrip(b"\n")
-            if b"\n" in tail or start == 0:
-                break
-            span *= 4
-        line = tail.rsplit(b"\n", 1)[-1]
+        line = _last_line(fd)
+        if line is not None:
+            return _line_hash(line)
         try:
-            return str(json.loads(line)["hash"])
-        except (ValueError, KeyError, TypeError):
-            return hashlib.sha256(line).hexdigest()  # a damaged tail still chains; verify reports it
-
-    def append(self, *, op: str, topic: str, frontend: str, paths: list[str], outcome: str, ms: float,
-               change_id: int | None = None) -> None:
-        with self._lock:
-            self._append(op, topic, frontend, paths, outcome, ms, change_id)
-
-    def _append(self, op: str, topic: str, frontend: str, paths: list[str], outcome: str, ms: float,
-                change_id: int | None) -> None:
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
+            old = open_state_file(self.dir_fd, self.files.old, os.O_RDONLY)
+        except FileNotFoundError:
+            return GENESIS
         try:
-            prev = self._last_hash()
-            record: dict[str, object] = {
-                "time": round(time.time(), 6), "topic": topic, "frontend": frontend, "op": op,
-                "paths": paths, "outcome": outcome, "ms": round(ms, 3), "prev": prev,
-            }
-            if change_id is not None:
-                record["change"] = change_id
-            record["hash"] = _digest(prev, record)
-            os.write(self.fd, (json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8"))
-            self._cached = (os.fstat(self.fd).st_size, str(record["hash"]))
+            line = _last_line(old)
         finally:
-            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(old)
+        return GENESIS if line is None else _line_hash(line)
+
+    def _count(self, fd: int, prev: str) -> int:
+        """Records in the current log: the head's count when the head agrees with the log, else counted."""
+        size = os.fstat(fd).st_size
+        if size == 0:
+            return 0
+        head = _parse_head(os.pread(self.head_fd, 128, 0))
+        if head is not None and head[1] == prev:
+            return head[0]
+        return sum(1 for line in os.pread(fd, size, 0).split(b"\n") if line.strip())
+
+    def _append(self, fields: dict[str, object]) -> None:
+        fd = self._current()
+        prev = self._prev(fd)
+        count = self._count(fd, prev)
+        record = {**fields, "prev": prev}
+        record["hash"] = digest = _digest(prev, record)
+        data = (json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+        if count and os.fstat(fd).st_size + len(data) > self.max_bytes:
+            os.replace(self.files.log, self.files.old, src_dir_fd=self.dir_fd, dst_dir_fd=self.dir_fd)
+            fd = self._current()
+            count = 0
+        os.write(fd, data)
+        self._cached = (os.fstat(fd).st_size, digest)
+        os.pwrite(self.head_fd, f"{count + 1:0{HEAD_WIDTH}d} {digest}\n".encode("ascii"), 0)
 
 
-def verify_audit(path: Path) -> AuditCheck:
-    """Walk the chain from the start; the first record whose links or hash do not add up is reported."""
-    prev = GENESIS
-    count = 0
-    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+def _read(folder: int, name: str) -> bytes | None:
+    """A state file's bytes (never through a link, never a FIFO); None when it does not exist."""
     try:
-        fd = open_state_file(folder, path.name, os.O_RDONLY)
+        fd = open_state_file(folder, name, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    with open(fd, "rb") as handle:
+        return handle.read()
+
+
+def _walk(data: bytes | None, label: str, prev: str | None, start: int) -> tuple[AuditCheck | None, str | None, int]:
+    """Check one file's chain from `prev` (None: accept its first link, the start of a rotated file). Returns the
+    failure (or None), the newest hash and the records seen in all files so far."""
+    lines = _records(data)
+    ended = not data or data.endswith(b"\n")
+    count = start
+    for number, line in enumerate(lines, 1):
+        try:
+            record = json.loads(line)
+            stored = record.pop("hash")
+        except (ValueError, KeyError, TypeError, AttributeError):
+            why = "truncated record" if number == len(lines) and not ended else "not a record"
+            return AuditCheck(False, count, number, why, label), prev, count
+        if prev is not None and record.get("prev") != prev:
+            return AuditCheck(False, count, number, "chain broken", label), prev, count
+        if _digest(str(record.get("prev")), record) != stored:
+            return AuditCheck(False, count, number, "hash mismatch", label), prev, count
+        prev = stored
+        count += 1
+    return None, prev, count
+
+
+def _records(data: bytes | None) -> list[bytes]:
+    lines = (data or b"").split(b"\n")
+    return lines[:-1] if lines[-1] == b"" else lines
+
+
+def verify_audit(folder: Path, files: AuditFiles) -> AuditCheck:
+    """Walk the chain from the older (rotated) log through the current one, then hold the end against the head:
+    the first record whose links, hash or place do not add up is reported with its file and line."""
+    try:
+        folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return AuditCheck(True, 0)
+    try:
+        old, log, head_bytes = (_read(folder_fd, name) for name in (files.old, files.log, files.head))
+    except OSError as exc:  # a link or FIFO planted in place of a file: refused, never followed or waited on
+        return AuditCheck(False, 0, 1, f"cannot be read ({exc.strerror or exc})", str(exc.filename or files.log))
     finally:
-        os.close(folder)
-    with open(fd, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            try:
-                record = json.loads(line)
-                stored = record.pop("hash")
-            except (ValueError, KeyError):
-                return AuditCheck(False, count, number, "not a record")
-            if record.get("prev") != prev:
-                return AuditCheck(False, count, number, "chain broken")
-            if _digest(prev, record) != stored:
-                return AuditCheck(False, count, number, "hash mismatch")
-            prev = stored
-            count += 1
-    return AuditCheck(True, count)
+        os.close(folder_fd)
+    size = len(old or b"") + len(log or b"")
+    bad, prev, total = _walk(old, files.old, None, 0)
+    if bad is None:
+        bad, prev, total = _walk(log, files.log, prev or GENESIS, total)
+    if bad is not None:
+        return bad._replace(size=size)
+    lines = _records(log)
+    here = len(lines)
+    head = _parse_head(head_bytes or b"")
+    if head is None:
+        if here:
+            return AuditCheck(False, total, here + 1, f"{files.head} is missing or damaged", files.log, size)
+        return AuditCheck(True, total, size=size)
+    count, digest = head
+    if count > here:
+        return AuditCheck(False, total, here + 1, f"{count - here} record(s) missing from the end", files.log, size)
+    if count and _line_hash(lines[count - 1]) != digest:
+        return AuditCheck(False, total - here + count - 1, count, f"does not match {files.head}", files.log, size)
+    return AuditCheck(True, total, size=size)
+
+
+def tail_lines(folder: Path, files: AuditFiles, count: int) -> list[str]:
+    """The newest `count` lines as stored (the older file's too when the current one holds fewer)."""
+    try:
+        folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return []
+    lines: list[str] = []
+    try:
+        for name in (files.log, files.old):
+            if len(lines) >= count:
+                break
+            data = _read(folder_fd, name)
+            text = (data or b"").decode("utf-8", errors="replace")
+            lines = [line for line in text.split("\n") if line][-(count - len(lines)) :] + lines
+    finally:
+        os.close(folder_fd)
+    return lines[-count:] if count > 0 else []

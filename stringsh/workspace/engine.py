@@ -5,6 +5,7 @@ loaded on first use so a read-only command never imports the journal or the shel
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 from stringsh.userdirs import user_policy_file
 from stringsh.workspace.paths import Confiner
 from stringsh.workspace.policy import POLICY_FILE, Policy, load_policy
-from stringsh.workspace.state import EngineState
+from stringsh.workspace.state import AuditNote, EngineState
 from stringsh.workspace.trust import trust_file
 
 if TYPE_CHECKING:
@@ -115,8 +116,22 @@ class Workspace:
 
     def verify_audit(self) -> AuditCheck:
         from stringsh.workspace.audit import verify_audit
+        from stringsh.workspace.state import AUDIT_FILES
 
-        return verify_audit(self.state.audit_path)
+        return verify_audit(self.state.path, AUDIT_FILES)
+
+    def audited(self, op: str, paths: Sequence[str] = (), *, topic: str | None = None,
+                command: str | None = None) -> AbstractContextManager[AuditNote]:
+        """The audit record of one operation a front end runs outside the engine's own ops (git, an action): wrap
+        the run in it. `command` is the command line as typed (only its first line is kept, with secrets masked:
+        audit.summarize_command); set the yielded note's `outcome` (e.g. `EXIT_1`) when the run failed without
+        raising; a raised StringError is recorded by its code. Never put contents or output in `paths`."""
+        summary = None
+        if command is not None:
+            from stringsh.workspace.audit import summarize_command
+
+            summary = summarize_command(command, self.redactor)
+        return self.state.audited(op, list(paths), topic, summary)
 
     def prune(self, keep: int | None = None) -> int:
         """Drop all but the newest `keep` change sets (default: the policy's `[journal]` keep policy, bytes
@@ -174,11 +189,13 @@ class Workspace:
         `reading` also accepts a shell spool file, which only `stat`, `read_text` and `read_bytes` can reach."""
         return self.confiner.relative(path, reading=reading)
 
-    def stat(self, path: str, *, follow: bool = True) -> FileInfo | None:
-        """Metadata of the resolved path, None when it does not exist; `follow=False` reports a symlink itself."""
+    def stat(self, path: str, *, follow: bool = True, topic: str | None = None) -> FileInfo | None:
+        """Metadata of the resolved path, None when it does not exist; `follow=False` reports a symlink itself.
+        Audited when a `topic` asks (`/stat`); the engine's and front ends' own look-ups (no topic) are parts of an
+        operation recorded on its own."""
         from stringsh.workspace.ops.stat import StatRequest, stat_path
 
-        return stat_path(self, StatRequest(path, follow))
+        return stat_path(self, StatRequest(path, follow, topic))
 
     def list_dir(self, path: str = ".", *, topic: str | None = None) -> list[DirEntry]:
         """Direct children sorted by name; secrets, engine state and stringsh temp files are left out."""

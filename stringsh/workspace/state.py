@@ -5,7 +5,8 @@ state folder, one folder per workspace keyed by the workspace's real path:
 
     $XDG_STATE_HOME/stringsh/workspaces/<sha256(real path)[:32]>/     (0700, owned by the user)
         journal.db (+ -wal, -shm)   change sets and the previous bytes they replaced
-        audit.log                   the hash-chained audit records
+        audit.log                   the hash-chained audit records (audit.log.1: the older, rotated one)
+        audit.head                  the current log's record count and newest hash (its end), the append lock
         lock                        flock between processes
         workspace                   the real path, for a person looking around
 
@@ -42,7 +43,7 @@ from typing import TYPE_CHECKING
 from stringsh.errors import StringError
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import FsyncPool
-from stringsh.workspace.audit import AuditLog
+from stringsh.workspace.audit import AuditFiles, AuditLog
 from stringsh.workspace.paths import STATE_DIR, Confiner, spool_folder
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ STATE_IGNORE = "# stringsh engine state (shell spool, index cache); not for vers
 WORKSPACES = "workspaces"
 JOURNAL_FILE = "journal.db"
 AUDIT_FILE = "audit.log"
+AUDIT_FILES = AuditFiles(AUDIT_FILE, f"{AUDIT_FILE}.1", "audit.head")
 LOCK_FILE = "lock"
 ROOT_NOTE = "workspace"
 STATE_HINT = "It must be a folder you own, not a link; move it aside (or set STRINGSH_STATE_DIR) and retry."
@@ -72,13 +74,22 @@ def state_folder(root: Path) -> Path:
 
 
 class AuditNote:
-    """What an audited block adds to its record: the change set it made, an outcome other than "ok"."""
+    """What an audited block adds to its record: the change set it made, an outcome other than "ok" (an exit
+    status such as `EXIT_1`; an exception's code is recorded without this)."""
 
     __slots__ = ("change", "outcome")
 
     def __init__(self) -> None:
         self.change: int | None = None
         self.outcome: str | None = None
+
+
+class _Tally(threading.local):
+    """Records this thread wrote and the newest one's outcome: lets a front end tell whether a failed request's
+    failure is already recorded by an audited operation."""
+
+    count = 0
+    outcome = ""
 
 
 class EngineState:
@@ -102,6 +113,7 @@ class EngineState:
         self._lock_fd = -1
         self._journal: Journal | None = None
         self._audit: AuditLog | None = None
+        self._tally = _Tally()
 
     def close(self) -> None:
         with self.thread_lock:
@@ -286,10 +298,16 @@ class EngineState:
 
     # -- audit ------------------------------------------------------------------------------------------------
 
+    @property
+    def workspace_id(self) -> str:
+        """The workspace in audit records: its state folder's key (stable while the workspace is not moved)."""
+        return state_key(self.confiner.real)
+
     @contextlib.contextmanager
-    def audited(self, op: str, paths: list[str], topic: str | None) -> Iterator[AuditNote]:
-        """Record the operation, its outcome (ok, the note's outcome or the error code) and duration when the
-        block ends; an unexpected exception is recorded as `INTERNAL_ERROR:<type>`."""
+    def audited(self, op: str, paths: list[str], topic: str | None, command: str | None = None) -> Iterator[AuditNote]:
+        """Record the operation, its outcome (ok, the note's outcome or the error code, never the message: it may
+        quote the file) and duration when the block ends; an unexpected exception is `INTERNAL_ERROR:<type>`.
+        `command` must already be a summary (audit.summarize_command): it is written as given."""
         started = time.perf_counter()
         note = AuditNote()
         outcome = "ok"
@@ -303,18 +321,32 @@ class EngineState:
             outcome = f"INTERNAL_ERROR:{type(exc).__name__}"
             raise
         finally:
-            self.record(op, paths, topic, outcome, (time.perf_counter() - started) * 1000, note.change)
+            ms = (time.perf_counter() - started) * 1000
+            self.record(op, paths, topic, outcome, ms, note.change, command)
+
+    def recorded_here(self) -> tuple[int, str]:
+        """How many records this thread has written (attempted) so far, and the newest one's outcome."""
+        return self._tally.count, self._tally.outcome
 
     def record(self, op: str, paths: list[str], topic: str | None, outcome: str, ms: float,
-               change: int | None) -> None:
+               change: int | None, command: str | None = None) -> None:
+        self._tally.count += 1
+        self._tally.outcome = outcome
         with contextlib.suppress(OSError, StringError):
             self.workspace_folder()  # as before the state moved: a used workspace has its `.stringsh/`
+        record: dict[str, object] = {
+            "time": round(time.time(), 6), "workspace": self.workspace_id, "topic": topic or "-",
+            "frontend": self.frontend, "op": op, "paths": paths, "outcome": outcome, "ms": round(ms, 3),
+        }
+        if change is not None:
+            record["change"] = change
+        if command is not None:
+            record["command"] = command
         try:
             with self.thread_lock:
                 if self._audit is None:
-                    self._audit = AuditLog(self._folder_fd(), AUDIT_FILE)
-            self._audit.append(op=op, topic=topic or "-", frontend=self.frontend, paths=paths, outcome=outcome,
-                               ms=ms, change_id=change)
+                    self._audit = AuditLog(self._folder_fd(), AUDIT_FILES)
+            self._audit.append(record)
         except (OSError, StringError):
             pass  # a read-only state folder must not stop reads; mutations fail earlier on the journal
 

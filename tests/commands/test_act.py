@@ -462,7 +462,7 @@ def test_source_of_a_returned_page(ws: Path, dispatcher, base: str) -> None:
     assert body(text(dispatcher, "/source")) == f"[source: {base}/markdown]\n---\n# Remote\n\nFrom the server."
 
 
-def test_every_action_run_is_audited(ops, ws: Path) -> None:
+def test_every_action_run_is_audited(ops, ws: Path, base: str) -> None:
     """CLI runs and HTTP requests leave an audit line like `!cmd` does: ran, failed, or refused by the policy."""
     import json
 
@@ -478,7 +478,8 @@ def test_every_action_run_is_audited(ops, ws: Path) -> None:
         assert other.execute("/act.echo --msg audit").code == "NOT_PERMITTED"
     finally:
         other.close()
-    records = [json.loads(line) for line in (state_folder(ws) / AUDIT_FILE).read_text().splitlines()]
+    log = (state_folder(ws) / AUDIT_FILE).read_text()
+    records = [json.loads(line) for line in log.splitlines()]
     actions = [(r["op"], r["outcome"], r["paths"]) for r in records if r["op"] == "action"]
     assert actions == [
         ("action", "ok", ["ops/ops.md"]),
@@ -486,4 +487,29 @@ def test_every_action_run_is_audited(ops, ws: Path) -> None:
         ("action", "ok", ["ops/ops.md"]),
         ("action", "NOT_PERMITTED", ["ops/ops.md"]),
     ]
-    assert "audit" not in json.dumps(actions)  # flag values and output stay out of the log
+    assert "audit" not in json.dumps(actions)  # flag values and output stay out of the paths
+    # issue 15 item 6: the command line run (an HTTP action: method and host only), never the output
+    assert [r["command"] for r in records if r["op"] == "action"] == [
+        "act.echo: printf '[%s]\\n' audit end",
+        "act.fail: echo going down; exit 3",
+        f"act.items: GET {base}",
+        "act.echo: printf '[%s]\\n' audit end",
+    ]
+    assert "[audit]" not in log and "Items (" not in log
+
+
+def test_an_action_command_line_is_audited_with_secret_values_masked(ws: Path, dispatcher) -> None:
+    """A `$NAME` field default is resolved into the command line: the log keeps the line with the value masked."""
+    import json
+
+    from stringsh.workspace.state import AUDIT_FILE, state_folder
+
+    (ws / "k.md").write_text('```act.k\nCLI echo {key} >/dev/null\n  key: string = "$STRINGSH_TEST_TOKEN"\n```\n')
+    dispatcher.execute("/set $STRINGSH_TEST_TOKEN = hush-hush-42")
+    dispatcher.execute("/open k.md")
+    assert dispatcher.execute("/act.k").ok
+    log = (state_folder(ws) / AUDIT_FILE).read_text()
+    assert [json.loads(line)["command"] for line in log.splitlines() if '"action"' in line] == [
+        "act.k: echo •••••• >/dev/null"
+    ]
+    assert "hush-hush-42" not in log

@@ -191,15 +191,23 @@ def test_dispatcher_close_ends_every_shell(dispatcher) -> None:  # type: ignore[
     assert [session_members(pid) for pid in pids] == [[], []]
 
 
-def test_audit_records_outcome_without_command_or_output(ws: Path, dispatcher) -> None:  # type: ignore[no-untyped-def]
+def test_audit_records_the_command_line_never_its_output_or_body(ws: Path, dispatcher) -> None:  # type: ignore[no-untyped-def]
+    """Issue 15 item 6 (seed 001): the command is recorded (before: nothing of it), its output and a heredoc body
+    (file contents) never are."""
     import json
 
-    dispatcher.execute("!echo secret-output")
+    assert dispatcher.execute("!printf 'out%sput\\n' -XYZ-").ok
     dispatcher.execute("/exec exit 3")
+    assert dispatcher.execute("!cat > f.txt <<'EOF'\nBODY-CONTENT\nEOF").ok
+    assert (ws / "f.txt").read_text() == "BODY-CONTENT\n"
     log = (state_folder(ws) / AUDIT_FILE).read_text()
     records = [json.loads(line) for line in log.splitlines()]
-    assert [(r["op"], r["outcome"], r["paths"]) for r in records[-2:]] == [("shell", "ok", []), ("exec", "EXIT_3", [])]
-    assert "secret-output" not in log
+    assert [(r["op"], r["outcome"], r["paths"], r["command"]) for r in records[-3:]] == [
+        ("shell", "ok", [], "printf 'out%sput\\n' -XYZ-"),
+        ("exec", "EXIT_3", [], "exit 3"),
+        ("shell", "ok", [], "cat > f.txt <<'EOF' [+2 lines]"),
+    ]
+    assert "out-XYZ-put" not in log and "BODY-CONTENT" not in log
     assert dispatcher.workspace.verify_audit().ok
 
 
@@ -209,8 +217,9 @@ def test_refused_and_crashed_shell_commands_are_audited(ws: Path, dispatcher, mo
 
     from stringsh.workspace.shell import oneshot
 
+    token = "ghp_" + "a1B2c3D4" * 5  # the command line is recorded, secrets in it masked
     (ws / "stringsh.toml").write_text("[permissions]\nshell = false\n")
-    dispatcher.execute("!echo secret")
+    dispatcher.execute(f"!echo {token}")
     refused = [json.loads(line) for line in (state_folder(ws) / AUDIT_FILE).read_text().splitlines()]
     (ws / "stringsh.toml").write_text("")
     other = type(dispatcher)(ws)
@@ -219,10 +228,11 @@ def test_refused_and_crashed_shell_commands_are_audited(ws: Path, dispatcher, mo
         raise RuntimeError("boom")
 
     monkeypatch.setattr(oneshot, "run_once", broken)
-    reply = other.execute("/exec echo secret")
+    reply = other.execute(f"/exec echo {token}")
     other.close()
     assert reply.code == "INTERNAL_ERROR"
     records = [json.loads(line) for line in (state_folder(ws) / AUDIT_FILE).read_text().splitlines()]
     assert [(r["op"], r["outcome"]) for r in refused] == [("shell", "NOT_PERMITTED")]
     assert [(r["op"], r["outcome"]) for r in records[len(refused):]] == [("exec", "INTERNAL_ERROR:RuntimeError")]
-    assert "secret" not in (state_folder(ws) / AUDIT_FILE).read_text()
+    assert [r["command"] for r in records] == ["echo ***REDACTED***", "echo ***REDACTED***"]
+    assert token not in (state_folder(ws) / AUDIT_FILE).read_text()

@@ -104,24 +104,29 @@ def test_a_read_only_root_refuses_every_mutation(tmp_path: Path) -> None:
     workspace.close()
 
 
+TOKEN = "ghp_" + "a1B2c3D4" * 5  # a GitHub token the built-in redactor knows
+
+
 def audit_records(root: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (state_folder(root) / AUDIT_FILE).read_text().splitlines()]
 
 
 def test_a_refused_shell_is_audited(tmp_path: Path) -> None:
+    """Issue 15 item 6: the command line is recorded (it was not before), with the secrets it holds masked."""
     workspace = without(tmp_path, "shell")
     slot = Slot()
     with pytest.raises(StringError) as caught:
-        workspace.shell(shell.ShellRequest("echo secret", "t1"), slot)
+        workspace.shell(shell.ShellRequest(f"echo {TOKEN}", "t1"), slot)
     assert (caught.value.code, caught.value.hint) == ("NOT_PERMITTED", "The policy's [permissions] shell = false.")
     with pytest.raises(StringError):
-        workspace.exec_once(shell.ShellRequest("echo secret", "t1"))
+        workspace.exec_once(shell.ShellRequest(f"echo {TOKEN}", "t1"))
     assert slot.bash is None
     records = audit_records(tmp_path)
-    assert [(r["op"], r["outcome"], r["topic"], r["paths"]) for r in records] == [
-        ("shell", "NOT_PERMITTED", "t1", []), ("exec", "NOT_PERMITTED", "t1", []),
+    assert [(r["op"], r["outcome"], r["topic"], r["paths"], r["command"]) for r in records] == [
+        ("shell", "NOT_PERMITTED", "t1", [], "echo ***REDACTED***"),
+        ("exec", "NOT_PERMITTED", "t1", [], "echo ***REDACTED***"),
     ]
-    assert "secret" not in (state_folder(tmp_path) / AUDIT_FILE).read_text()
+    assert TOKEN not in (state_folder(tmp_path) / AUDIT_FILE).read_text()
     assert workspace.verify_audit().ok
     workspace.close()
 

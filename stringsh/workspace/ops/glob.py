@@ -81,7 +81,7 @@ def glob_paths(ws: Workspace, request: GlobRequest) -> GlobResult:
     limit = ws.policy.limits.max_results
     if request.max_results is not None:
         limit = max(0, min(limit, request.max_results))
-    with ws.state.audited("glob", [request.path], request.topic):
+    with ws.audited("glob", [request.path], topic=request.topic, command=f"glob {request.pattern}"):
         start = start_at(ws, request.path)
         if start.file is not None:
             os.close(start.fd)

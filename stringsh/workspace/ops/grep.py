@@ -100,7 +100,7 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
     if request.engine == "rg" and rg is None:
         raise StringError("NOT_FOUND", "ripgrep (rg) is not installed, or the query has line anchors.",
                           "pip install 'stringsh[search]', or search with the Python engine.")
-    with ws.state.audited("grep", [request.path], request.topic):
+    with ws.audited("grep", [request.path], topic=request.topic, command=f"grep {request.query}"):
         run = _Run(ws, query, request.context, limit, WalkStats())
         start = start_at(ws, request.path)
         cut = 0 if start.rel == "." or start.file is not None else len(start.rel) + 1

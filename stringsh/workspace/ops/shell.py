@@ -1,7 +1,8 @@
 """shell: the topic's persistent bash and one-shot `bash -c`, behind the `shell` permission and the audit log.
 
 One audit record per command, with its outcome (`ok`, `EXIT_<n>`, `TIMEOUT`, an error code or
-`INTERNAL_ERROR:<type>`), never the command text or its output. pexpect loads with the first topic shell only.
+`INTERNAL_ERROR:<type>`) and the command's first line with secrets masked (audit.summarize_command), never its
+later lines (a heredoc body is contents) or its output. pexpect loads with the first topic shell only.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def topic_shell(ws: Workspace, slot: ShellSlot) -> ShellSession:
 
 def run_in_topic_shell(ws: Workspace, request: ShellRequest, slot: ShellSlot) -> ShellResult:
     """Run in the topic's shell (kept in `slot`, started on first use); audited as `shell`."""
-    with ws.state.audited("shell", [], request.topic) as note:
+    with ws.audited("shell", topic=request.topic, command=request.command) as note:
         shell = topic_shell(ws, slot)
         result = shell.run(request.command, timeout=request.timeout, variables=request.variables)
         note.outcome = result.code
@@ -86,7 +87,7 @@ def run_once(ws: Workspace, request: ShellRequest) -> ShellResult:
     """One stateless `bash -c` in the workspace root; audited as `exec`."""
     from stringsh.workspace.shell.oneshot import run_once as one_shot
 
-    with ws.state.audited("exec", [], request.topic) as note:
+    with ws.audited("exec", topic=request.topic, command=request.command) as note:
         settings = shell_settings(ws)
         result = one_shot(
             request.command,

@@ -38,11 +38,24 @@ class FileInfo(NamedTuple):
 
 
 class StatRequest(NamedTuple):
+    """`topic`: a front end's `/stat`, recorded in the audit log; None: a look-up inside another operation."""
+
     path: str
     follow: bool = True
+    topic: str | None = None
 
 
 def stat_path(ws: Workspace, request: StatRequest) -> FileInfo | None:
+    if request.topic is None:
+        return _stat(ws, request)
+    with ws.state.audited("stat", [request.path], request.topic) as note:
+        info = _stat(ws, request)
+        if info is None:
+            note.outcome = "NOT_FOUND"
+        return info
+
+
+def _stat(ws: Workspace, request: StatRequest) -> FileInfo | None:
     require(ws.policy, ws.policy.permissions.stat, "stat")
     if not request.follow and not request.path.endswith("/"):  # `link/` names what it leads to, as in POSIX
         link = _link(ws, request.path)

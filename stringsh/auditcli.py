@@ -1,0 +1,109 @@
+"""`stringsh audit verify` and `stringsh audit tail [-n N] [--json]`: the workspace's audit log for people and
+scripts, read from the user's state folder without starting a workspace (no shell, no journal, no index).
+
+verify exits 0 with one summary line, 1 naming the first bad file and line and why; a missing workspace folder or
+a policy that does not load is status 2, as for the other subcommands.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from stringsh.cli import Options
+    from stringsh.workspace.audit import AuditCheck
+
+#: What each of verify's reasons means, for the person reading the report.
+EXPLAINED = {
+    "not a record": "the line is not an audit record",
+    "truncated record": "the last record is cut short",
+    "chain broken": "its link to the record before it does not match: a record was removed, inserted or moved",
+    "hash mismatch": "its hash does not match its fields: the record was changed",
+}
+
+
+def state_folder_of(args: Options) -> Path | None:
+    """The state folder of the workspace the options name (`--root`, else the current folder), keyed like the
+    engine keys it: by the policy's main root. None (after saying why) when there is no such folder."""
+    from stringsh.errors import StringError
+    from stringsh.workspace.policy import load_policy
+    from stringsh.workspace.state import state_folder
+
+    root = Path(args.audit_root or args.root or Path.cwd())
+    if not root.is_dir():
+        print(f"stringsh: workspace folder not found: {root}", file=sys.stderr)
+        return None
+    try:
+        policy = load_policy(root, Path(args.policy) if args.policy else None)
+    except StringError as exc:
+        print(f"stringsh: ERROR({exc.code}): {exc.text}", file=sys.stderr)
+        return None
+    return state_folder(policy.root.path)
+
+
+def run_audit(args: Options) -> int:
+    folder = state_folder_of(args)
+    if folder is None:
+        return 2
+    if args.audit_command == "verify":
+        return verify(folder)
+    return tail(folder, args.lines, json_lines=args.json)
+
+
+def verify(folder: Path) -> int:
+    from stringsh.workspace.audit import verify_audit
+    from stringsh.workspace.state import AUDIT_FILES
+
+    check = verify_audit(folder, AUDIT_FILES)
+    print(report(check, folder))
+    return 0 if check.ok else 1
+
+
+def report(check: AuditCheck, folder: Path) -> str:
+    """The one line verify prints."""
+    plural = "" if check.records == 1 else "s"
+    if check.ok:
+        return f"audit log ok: {check.records} record{plural}, {check.size} bytes, in {folder}"
+    why = EXPLAINED.get(check.reason, "")
+    if check.reason.endswith("missing from the end"):
+        why = "the head file remembers more records than the log holds: records were cut from its end"
+    elif check.reason.startswith("does not match"):
+        why = "the newest records were replaced"
+    elif check.reason.endswith("missing or damaged"):
+        why = "cannot tell whether records were cut from the end"
+    because = f" ({why})" if why else ""
+    return (f"audit log BROKEN: {folder / check.file} line {check.bad_line}: {check.reason}{because}; "
+            f"{check.records} record{plural} verified before it")
+
+
+def tail(folder: Path, count: int, *, json_lines: bool) -> int:
+    from stringsh.workspace.audit import tail_lines
+    from stringsh.workspace.state import AUDIT_FILES
+
+    if count < 0:
+        print("stringsh: audit tail -n needs a count of 0 or more", file=sys.stderr)
+        return 2
+    for line in tail_lines(folder, AUDIT_FILES, count):
+        print(line if json_lines else human(line))
+    return 0
+
+
+def human(line: str) -> str:
+    """`local time  topic  op  outcome  ms  summary` (paths, then the command line, then the change id)."""
+    try:
+        record = json.loads(line)
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(record["time"])))
+        paths = [str(path) for path in record.get("paths", [])]
+        summary = ", ".join(paths)
+        if record.get("command") is not None:
+            summary = f"{summary} · {record['command']}" if summary else str(record["command"])
+        if record.get("change") is not None:
+            summary = f"{summary} (change {record['change']})".lstrip()
+        fields = (stamp, record["topic"], record["op"], record["outcome"], f"{float(record['ms']):.1f} ms", summary)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return "(not an audit record)"
+    return "  ".join(str(field) for field in fields).rstrip()

@@ -1,0 +1,156 @@
+"""Issue 15 item 6: the audit log's summaries, its rotation (verify follows the chain across files), appends from
+several processes across a rotation, and `Workspace.audited`, the record front ends wrap their own runs in (git)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from stringsh.errors import StringError
+from stringsh.workspace import Workspace
+from stringsh.workspace.audit import SUMMARY_MAX, AuditLog, summarize_command, verify_audit
+from stringsh.workspace.redact import Redactor
+from stringsh.workspace.state import AUDIT_FILES, state_folder
+
+TOKEN = "ghp_" + "a1B2c3D4" * 5
+MASK = "***REDACTED***"
+
+
+@pytest.mark.parametrize(
+    ("command", "summary"),
+    [
+        ("ls -la", "ls -la"),
+        (f"curl -H 'Authorization: Bearer {TOKEN}' https://x", f"curl -H 'Authorization: Bearer {MASK}' https://x"),
+        (f"git push https://{TOKEN}@github.com/o/r", f"git push https://{MASK}@github.com/o/r"),
+        ("GITHUB_TOKEN=abc123 make deploy", f"GITHUB_TOKEN={MASK} make deploy"),
+        ("export DB_PASSWORD='p a s s'; run", f"export DB_PASSWORD={MASK}; run"),
+        ("tool --api-key k-123 --password=hunter2 -v", f"tool --api-key {MASK} --password={MASK} -v"),
+        ('curl -H "X: $API_TOKEN" --token $TOKEN x', 'curl -H "X: $API_TOKEN" --token $TOKEN x'),
+        ("cat > f <<'EOF'\nline one\nline two\nEOF", "cat > f <<'EOF' [+3 lines]"),
+        ("echo a\necho b", "echo a [+1 line]"),
+        ("x" * 400, "x" * (SUMMARY_MAX - 1) + "…"),
+        ("-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----", f"{MASK} [+2 lines]"),
+    ],
+)
+def test_a_command_line_is_summarized_with_secrets_masked(command: str, summary: str) -> None:
+    assert summarize_command(command, Redactor([], MASK)) == summary
+
+
+def test_the_policy_patterns_mask_the_summary_too() -> None:
+    assert summarize_command("deploy --stage acme-internal-7", Redactor([r"acme-internal-\d+"], "[x]")) == (
+        "deploy --stage [x]"
+    )
+
+
+def open_log(folder: Path, max_bytes: int) -> tuple[int, AuditLog]:
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    return fd, AuditLog(fd, AUDIT_FILES, max_bytes)
+
+
+def fill(folder: Path, count: int, max_bytes: int) -> None:
+    fd, log = open_log(folder, max_bytes)
+    try:
+        for i in range(count):
+            log.append({"op": "write", "paths": [f"f{i}.md"], "outcome": "ok"})
+    finally:
+        log.close()
+        os.close(fd)
+
+
+def lines_of(path: Path) -> list[str]:
+    return path.read_text().splitlines()
+
+
+def test_rotation_bounds_the_log_and_verify_follows_the_chain_across_files(tmp_path: Path) -> None:
+    folder = tmp_path / "state"
+    fill(folder, 60, 2000)
+    log, old = folder / AUDIT_FILES.log, folder / AUDIT_FILES.old
+    assert log.stat().st_size <= 2000 and old.stat().st_size <= 2000
+    check = verify_audit(folder, AUDIT_FILES)
+    kept = len(lines_of(old)) + len(lines_of(log))
+    assert (check.ok, check.records, check.size) == (True, kept, log.stat().st_size + old.stat().st_size)
+    assert kept < 60  # the oldest were dropped with the older file
+    assert json.loads(lines_of(log)[0])["prev"] == json.loads(lines_of(old)[-1])["hash"]  # one chain
+    newest = json.loads(lines_of(log)[-1])["hash"]
+    assert (folder / AUDIT_FILES.head).read_text() == f"{len(lines_of(log)):012d} {newest}\n"
+
+
+def test_damage_in_the_older_file_or_at_the_seam_is_found(tmp_path: Path) -> None:
+    folder = tmp_path / "state"
+    fill(folder, 40, 2000)
+    log, old = folder / AUDIT_FILES.log, folder / AUDIT_FILES.old
+    saved = old.read_text()
+    old_lines = saved.splitlines()
+    old.write_text("\n".join([old_lines[0], old_lines[1].replace("f", "g", 1), *old_lines[2:]]) + "\n")
+    check = verify_audit(folder, AUDIT_FILES)
+    assert (check.ok, check.file, check.bad_line, check.reason, check.records) == (
+        False, AUDIT_FILES.old, 2, "hash mismatch", 1,
+    )
+    old.write_text("\n".join(old_lines[:-1]) + "\n")  # the older file's end cut: the current log's first link breaks
+    check = verify_audit(folder, AUDIT_FILES)
+    assert (check.ok, check.file, check.bad_line, check.reason) == (False, AUDIT_FILES.log, 1, "chain broken")
+    old.unlink()  # the older file removed: the current log does not start the chain
+    check = verify_audit(folder, AUDIT_FILES)
+    assert (check.ok, check.file, check.bad_line, check.reason) == (False, AUDIT_FILES.log, 1, "chain broken")
+    old.write_text(saved)
+    assert verify_audit(folder, AUDIT_FILES).ok
+    log.write_text("")  # a crash right after rotating: the next record chains to the older file
+    (folder / AUDIT_FILES.head).write_text("")
+    fill(folder, 1, 2000)
+    assert verify_audit(folder, AUDIT_FILES).ok
+
+
+WRITER = """
+import os, sys
+from pathlib import Path
+from stringsh.workspace.audit import AuditLog
+from stringsh.workspace.state import AUDIT_FILES
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+log = AuditLog(fd, AUDIT_FILES, 3000)
+for i in range(150):
+    log.append({"op": "write", "paths": [sys.argv[2] + str(i)], "outcome": "ok"})
+"""
+
+
+def test_processes_appending_across_rotations_keep_one_chain(tmp_path: Path) -> None:
+    folder = tmp_path / "state"
+    folder.mkdir()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(folder), name], env=env) for name in "ab"]
+    assert [proc.wait(timeout=120) for proc in procs] == [0, 0]
+    check = verify_audit(folder, AUDIT_FILES)
+    assert check.ok, check
+    assert (folder / AUDIT_FILES.log).stat().st_size <= 3000
+    newest = [json.loads(line)["paths"][0] for line in lines_of(folder / AUDIT_FILES.log)]
+    assert newest[-1] in ("a149", "b149")  # the last writer's last record ends the chain
+
+
+def test_workspace_audited_records_what_a_front_end_runs(tmp_path: Path) -> None:
+    """The wrapper for front ends' own runs (e.g. `/git`): op, paths, topic, masked command, outcome, never the
+    error's message (it may quote a file)."""
+    workspace = Workspace(tmp_path)
+    try:
+        with workspace.audited("git", ["src/a.py"], topic="t1", command=f"git push https://{TOKEN}@h/r") as note:
+            note.outcome = "EXIT_1"
+        with pytest.raises(StringError), workspace.audited("git", topic="t1", command="git status"):
+            raise StringError("CONFLICT", "line 3 holds SECRET-FILE-TEXT")
+        with workspace.audited("git", command="git log -n 1"):
+            pass
+    finally:
+        workspace.close()
+    log = state_folder(tmp_path) / AUDIT_FILES.log
+    found = [json.loads(line) for line in lines_of(log)]
+    assert [(r["op"], r["paths"], r["topic"], r["command"], r["outcome"]) for r in found] == [
+        ("git", ["src/a.py"], "t1", f"git push https://{MASK}@h/r", "EXIT_1"),
+        ("git", [], "t1", "git status", "CONFLICT"),
+        ("git", [], "-", "git log -n 1", "ok"),
+    ]
+    assert {r["workspace"] for r in found} == {state_folder(tmp_path).name}
+    assert TOKEN not in log.read_text() and "SECRET-FILE-TEXT" not in log.read_text()
+    assert verify_audit(state_folder(tmp_path), AUDIT_FILES).ok
