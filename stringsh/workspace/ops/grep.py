@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.ops.guard import require
-from stringsh.workspace.ops.patterns import Query, compile_query
+from stringsh.workspace.ops.patterns import Budget, Query, RegexTimeout, compile_query, timeout_error
 from stringsh.workspace.ops.walk import Found, Start, Traversal, WalkStats, open_found, start_at, walk
 from stringsh.workspace.textio import BREAK, decode
 
@@ -92,7 +92,8 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
     rg = None
     # "auto" takes rg for a regex or -i; a case-sensitive literal is found as fast by a bytes test per file. A regex
     # with anchors always uses Python: only Python's line model splits lines at a lone \r.
-    wanted = request.engine == "rg" or (request.engine == "auto" and query.needle is None)
+    plain = query.needle is not None and not query.timed
+    wanted = request.engine == "rg" or (request.engine == "auto" and not plain)
     if wanted and query.text is not None:
         from stringsh.workspace.ops.rgsearch import find_rg
 
@@ -186,13 +187,18 @@ class _Run:
         return True
 
     def search(self, found: Found) -> bool:
-        """Read and search one file; True when the results ran out (the search stops)."""
-        text = self._read(found)
-        query = self.query
-        if text is None or (query.text is not None and query.text.search(text) is None):
-            return False
-        room = self.limit - self.counts.matches
-        shown, more = _search(self.ws, found.rel, text, query.line, self.context, room, self.lines)
+        """Read and search one file; True when the results ran out (the search stops). A regex that runs past
+        its budget on the file stops the whole search with TIMEOUT (patterns.py)."""
+        budget = Budget(self.query)
+        try:
+            text = self._read(found, budget)
+            query = self.query
+            if text is None or (query.text is not None and budget.search(query.text, text) is None):
+                return False
+            room = self.limit - self.counts.matches
+            shown, more = _search(self.ws, found.rel, text, query, budget, self.context, room, self.lines)
+        except RegexTimeout:
+            raise timeout_error(self.query.source, found.rel) from None
         if shown:
             self.counts.files += 1
             self.counts.matches = sum(1 for line in self.lines if line.match)
@@ -201,7 +207,7 @@ class _Run:
             self.stats.limit_reason = "results"
         return more
 
-    def _read(self, found: Found) -> str | None:
+    def _read(self, found: Found, budget: Budget) -> str | None:
         """The file's text; None when it changed since the walk, is unreadable, or is binary or not UTF-8 (counted
         when the query occurs in its raw bytes, as rg would find it)."""
         limit = self.ws.policy.limits.max_read_bytes
@@ -233,39 +239,83 @@ class _Run:
         try:
             return decode(raw, found.rel)[0]
         except StringError:
-            if _raw_hit(raw, self.query):
+            if _raw_hit(raw, self.query, budget):
                 self.counts.non_utf8 += 1
             return None
 
 
-def _raw_hit(raw: bytes, query: Query) -> bool:
+def _raw_hit(raw: bytes, query: Query, budget: Budget) -> bool:
     text = raw.decode("utf-8", "surrogateescape")
     if query.text is not None:
-        return query.text.search(text) is not None
-    return any(query.line.search(line) is not None for line in BREAK.split(text))
+        return budget.search(query.text, text) is not None
+    return any(budget.search(query.line, line) is not None for line in BREAK.split(text))
 
 
-def _search(ws: Workspace, rel: str, text: str, pattern: re.Pattern[str], context: int, room: int,
+def _search(ws: Workspace, rel: str, text: str, query: Query, budget: Budget, context: int, room: int,
             out: list[GrepLine]) -> tuple[bool, bool]:
     """Append the file's matching lines (and context) to `out`: (any appended, more matched than `room`)."""
-    redacted = BREAK.split(ws.redact_lines(text))
-    if redacted[-1] == "":
-        redacted.pop()  # the empty piece after a final line break is not a line
-    hits = [index for index, line in enumerate(redacted) if pattern.search(line) is not None]
-    over = len(hits) > room
-    hits = hits[:room]
-    if not hits:
+    redacted = ws.redact_lines(text)
+    found = hit_lines(redacted, query, budget, room + 1)
+    lines: list[str] | None = None
+    if found is None or context:
+        lines = BREAK.split(redacted)
+        if lines[-1] == "":
+            lines.pop()  # the empty piece after a final line break is not a line
+        if found is None:
+            found = [(index, line) for index, line in enumerate(lines)
+                     if budget.search(query.line, line) is not None][:room + 1]
+    over = len(found) > room
+    found = found[:room]
+    if not found:
         return False, over
+    max_bytes = ws.policy.limits.max_line_bytes
+    if lines is None:
+        for index, line in found:
+            clipped, cut = _clip(line, max_bytes)
+            out.append(GrepLine(rel, index + 1, clipped, cut, True))
+        return True, over
     wanted: dict[int, bool] = {}
-    for index in hits:
-        for near in range(max(0, index - context), min(len(redacted), index + context + 1)):
+    for index, _ in found:
+        for near in range(max(0, index - context), min(len(lines), index + context + 1)):
             wanted.setdefault(near, False)
         wanted[index] = True
-    max_bytes = ws.policy.limits.max_line_bytes
     for index in sorted(wanted):
-        clipped, cut = _clip(redacted[index], max_bytes)
+        clipped, cut = _clip(lines[index], max_bytes)
         out.append(GrepLine(rel, index + 1, clipped, cut, wanted[index]))
     return True, over
+
+
+def hit_lines(text: str, query: Query, budget: Budget, most: int) -> list[tuple[int, str]] | None:
+    """Up to `most` (index, line) pairs of the lines holding a match, found by searching the whole text and
+    splitting out only the lines hit; None when that cannot stand for matching line by line: a pattern with
+    anchors (`query.text` is None), or a match that is empty or touches a line break (the caller then matches
+    line by line, the reference). A non-empty match between two breaks is a match of its line: without anchors
+    or lookaround only the matched characters and their neighbours count, and a break and a line's end are both
+    non-word characters to \\b."""
+    pattern = query.text
+    if pattern is None:
+        return None
+    hits: list[tuple[int, str]] = []
+    size = len(text)
+    pos = line = 0
+    while len(hits) < most:
+        match = budget.search(pattern, text, pos)
+        if match is None:
+            break
+        start, end = match.span()
+        if start == end or "\n" in match.group() or "\r" in match.group():
+            return None
+        # every break between pos (a line start) and the match is whole: none ends inside the match
+        line += text.count("\n", pos, start) + text.count("\r", pos, start) - text.count("\r\n", pos, start)
+        begin = max(text.rfind("\n", pos, start), text.rfind("\r", pos, start), pos - 1) + 1
+        after = BREAK.search(text, end)
+        stop = after.start() if after is not None else size
+        hits.append((line, text[begin:stop]))
+        if after is None:
+            break
+        pos = after.end()
+        line += 1
+    return hits
 
 
 def _clip(line: str, max_bytes: int) -> tuple[str, bool]:
