@@ -21,6 +21,7 @@ from stringsh.workspace.textio import BREAK, decode
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.ops.glob import NamePattern
 
 MAX_CONTEXT = 50
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -70,7 +71,7 @@ class _Counts:
         self.files = self.matches = self.non_utf8 = self.too_large = 0
 
 
-def file_filter(glob: str | None) -> re.Pattern[str] | None:
+def file_filter(glob: str | None) -> re.Pattern[str] | NamePattern | None:
     """`--glob G`: without `/` it names files at any depth (`*.py`), with `/` paths below the search folder."""
     if glob is None:
         return None
@@ -106,9 +107,9 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
         start = start_at(ws, request.path)
         cut = 0 if start.rel == "." or start.file is not None else len(start.rel) + 1
         if rg is None:
-            for found in walk(ws, start, run.stats):
+            for found in walk(ws, start, run.stats, stat_files=False):  # _read checks each opened file
                 wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
-                if wanted and run.admit(found) and run.search(found):
+                if wanted and (found.st is None or run.admit(found.st)) and run.search(found):
                     break
             engine = "python"
         else:
@@ -119,7 +120,7 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
 
 
 def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Start,
-             only: re.Pattern[str] | None, cut: int) -> str:
+             only: re.Pattern[str] | NamePattern | None, cut: int) -> str:
     """Walk first, let rg say which files match, then show them as the Python engine would (see rgsearch.py);
     when the results run out at a file, the counters are those the walk had reached at that file."""
     from stringsh.workspace.ops.rgsearch import RgPool
@@ -129,7 +130,7 @@ def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Sta
     pool = RgPool(rg, ws.confiner.real, request.query, regex=request.regex, ignore_case=request.ignore_case)
     try:
         for found in walk(ws, start, stats):
-            if (only is None or only.fullmatch(found.rel[cut:]) is not None) and run.admit(found):
+            if (only is None or only.fullmatch(found.rel[cut:]) is not None) and run.admit(found.st):
                 candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large)))
                 pool.add(found.rel)
     except BaseException:
@@ -175,13 +176,14 @@ class _Run:
         self.lines: list[GrepLine] = []
         self.truncated = False
 
-    def admit(self, found: Found) -> bool:
+    def admit(self, st: os.stat_result | None) -> bool:
         """Whether a walked file is searched at all: within the read limit and not hard-linked (both counted)."""
+        assert st is not None  # a walk with stat_files, or a symlink's target
         policy = self.ws.policy
-        if found.st.st_size > policy.limits.max_read_bytes:
+        if st.st_size > policy.limits.max_read_bytes:
             self.counts.too_large += 1
             return False
-        if found.st.st_nlink > 1 and not policy.secrets.allow_hardlinks:
+        if st.st_nlink > 1 and not policy.secrets.allow_hardlinks:
             self.stats.skipped_walk_errors += 1  # may alias a file outside the root (guard.check_hardlink)
             return False
         return True
@@ -217,16 +219,23 @@ class _Run:
             return None
         fd, st = opened
         try:
-            if st.st_size > limit or (st.st_nlink > 1 and not self.ws.policy.secrets.allow_hardlinks):
+            if found.st is None:  # walked without a stat: this is the first look at the file
+                if not self.admit(st):
+                    return None
+            elif st.st_size > limit or (st.st_nlink > 1 and not self.ws.policy.secrets.allow_hardlinks):
                 self.stats.skipped_io_errors += 1  # changed since the walk looked
                 return None
-            chunks, size = [], 0
-            while chunk := os.read(fd, 1 << 20):
+            chunks = [os.read(fd, st.st_size + 1)]  # one read for a file that did not grow
+            size = len(chunks[0])
+            while size > st.st_size and (chunk := os.read(fd, 1 << 20)):
                 chunks.append(chunk)
                 size += len(chunk)
                 if size > limit:
                     self.stats.skipped_io_errors += 1
                     return None
+            if size > limit:
+                self.stats.skipped_io_errors += 1
+                return None
         except OSError:
             self.stats.skipped_io_errors += 1
             return None
