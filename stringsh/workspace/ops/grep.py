@@ -1,10 +1,13 @@
 """grep: lines matching a literal (or a checked regex, ops/patterns.py) in the files of the confined walk.
 
 Each file is read through the walk's descriptors (never by path, so a file swapped for a symlink is not followed),
-within the read limit (larger files are skipped and counted), strictly decoded (binary and non-UTF-8 files are
-skipped and counted), and, when the query occurs in it, redacted as a whole with line breaks kept, then searched
-line by line: a secret is masked in every line shown and can never be found by its own text. Lines use the one line
-model (`\\r\\n`, `\\r`, `\\n`), are clipped at the policy's max_line_bytes, and come in walk order (path, line).
+within the read limit (larger files are skipped and counted), left undecoded when its bytes lack the query's
+required literal (patterns.py), strictly decoded (binary and non-UTF-8 files are skipped and counted), and, when the
+query occurs in it, redacted as a whole with line breaks kept: a secret is masked in every line shown and can never
+be found by its own text. The redacted text is searched once as a whole and only the lines hit are split out
+(`hit_lines`); a pattern with anchors, or a match touching a line break, is matched line by line instead. Lines use
+the one line model (`\\r\\n`, `\\r`, `\\n`), are clipped at the policy's max_line_bytes, and come in walk order
+(path, line).
 """
 
 from __future__ import annotations
