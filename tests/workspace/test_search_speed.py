@@ -12,9 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from stringsh.commands.searchreply import limit_note
 from stringsh.workspace import Policy, Workspace
 from stringsh.workspace.ops.glob import NamePattern, compile_pattern, translate
-from stringsh.workspace.ops.walk import WalkStats, start_at, walk
+from stringsh.workspace.ops.walk import CLOCK_EVERY, WalkStats, start_at, walk
 from stringsh.workspace.secrets import DEFAULT_ALLOW_GLOBS, DEFAULT_DENY_GLOBS, SecretMatcher
 
 NAME_PATTERNS = ["**/*.py", "**/.*", "**/{a,b}.md", "**/[!a]*", "**/?.txt", "**/*", "**/.env*", "**/a*b.c"]
@@ -94,3 +95,22 @@ def test_nested_gitignore_negation_re_includes_as_git_does(tmp_path: Path) -> No
         workspace.close()
     assert listed == [".gitignore", "local.txt", "sub/.gitignore", "sub/keep.log"]
     assert found == ["local.txt", "sub/keep.log"]
+
+
+def test_a_walk_past_its_time_stops_with_reason_time(tmp_path: Path) -> None:
+    """The clock is read every CLOCK_EVERY entries: a walk whose time is up stops at the first look."""
+    for index in range(CLOCK_EVERY + 10):
+        (tmp_path / f"f{index:04d}.txt").write_text("x\n")
+    workspace = Workspace(tmp_path)
+    try:
+        stats = WalkStats(seconds=0.0)
+        found = list(walk(workspace, start_at(workspace, "."), stats))
+        unhurried = WalkStats()
+        everything = list(walk(workspace, start_at(workspace, "."), unhurried))
+    finally:
+        workspace.close()
+    assert len(found) == CLOCK_EVERY - 1  # the entry that read the clock is counted, not yielded
+    assert tuple(stats.snapshot())[:7] == (CLOCK_EVERY - 1, CLOCK_EVERY, 0, 0, 0, True, "time")
+    assert len(everything) == CLOCK_EVERY + 10 and unhurried.limit_reason is None
+    assert limit_note(stats.snapshot(), len(found)) == (
+        "Stopped at the search's time limit: search a narrower path.")

@@ -30,20 +30,28 @@ BY_NAME = attrgetter("name")
 FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
+#: Seconds a walk (and the searching it feeds) may take before it stops with scan_limit_reason "time": a tree too
+#: big to search at once answers with what was found so far instead of holding the topic for minutes.
+MAX_WALK_SECONDS = 60.0
+#: Entries between two looks at the clock.
+CLOCK_EVERY = 256
+
+
 class WalkStats:
     """The traversal diagnostics of seed 003, counted while walking (mutable; `snapshot` freezes them)."""
 
-    __slots__ = ("limit_reason", "scanned_entries", "scanned_files", "skipped_dangling_symlink_targets",
+    __slots__ = ("deadline", "limit_reason", "scanned_entries", "scanned_files", "skipped_dangling_symlink_targets",
                  "skipped_io_errors", "skipped_walk_errors", "started")
 
-    def __init__(self) -> None:
+    def __init__(self, seconds: float = MAX_WALK_SECONDS) -> None:
         self.scanned_entries = 0
         self.scanned_files = 0
         self.skipped_walk_errors = 0
         self.skipped_io_errors = 0
         self.skipped_dangling_symlink_targets = 0
-        self.limit_reason: str | None = None  # "entries", "files" or "results"
+        self.limit_reason: str | None = None  # "entries", "files", "time" or "results"
         self.started = time.monotonic()
+        self.deadline = self.started + seconds
 
     def snapshot(self) -> Traversal:
         return Traversal(self.scanned_files, self.scanned_entries, self.skipped_walk_errors, self.skipped_io_errors,
@@ -127,8 +135,9 @@ def _ignored(chain: list[tuple[int, GitIgnoreSpec]], rel: str, is_dir: bool) -> 
 
 def walk(ws: Workspace, start: Start, stats: WalkStats, *, stat_files: bool = True) -> Iterator[Found]:
     """Regular files under `start`, depth first, names sorted; closes `start.fd`. Stops at the policy's
-    max_walk_entries / max_walk_files (stats.limit_reason). Without `stat_files` a plain file's `st` is None (the
-    caller stats the few it wants, or reads the file and fstats it): an lstat per file is most of a walk's time."""
+    max_walk_entries / max_walk_files, or past the stats' deadline (stats.limit_reason). Without `stat_files` a
+    plain file's `st` is None (the caller stats the few it wants, or reads the file and fstats it): an lstat per
+    file is most of a walk's time."""
     limits = ws.policy.limits
     denied_leaf = ws.confiner.matcher.denied_leaf
     max_entries, max_files = limits.max_walk_entries, limits.max_walk_files
@@ -173,6 +182,9 @@ def walk(ws: Workspace, start: Start, stats: WalkStats, *, stat_files: bool = Tr
                         stats.limit_reason = "entries"
                         return
                     stats.scanned_entries += 1
+                    if not stats.scanned_entries % CLOCK_EVERY and time.monotonic() > stats.deadline:
+                        stats.limit_reason = "time"
+                        return
                     try:
                         is_file = entry.is_file(follow_symlinks=False)
                         is_link = not is_file and entry.is_symlink()
