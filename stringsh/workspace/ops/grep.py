@@ -201,12 +201,13 @@ class _Run:
             if text is None or (query.text is not None and budget.search(query.text, text) is None):
                 return False
             room = self.limit - self.counts.matches
+            before = len(self.lines)
             shown, more = _search(self.ws, found.rel, text, query, budget, self.context, room, self.lines)
         except RegexTimeout:
             raise timeout_error(self.query.source, found.rel) from None
         if shown:
             self.counts.files += 1
-            self.counts.matches = sum(1 for line in self.lines if line.match)
+            self.counts.matches += sum(1 for line in self.lines[before:] if line.match)
         if more:
             self.truncated = True
             self.stats.limit_reason = "results"
