@@ -133,7 +133,8 @@ def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Sta
     pool = RgPool(rg, ws.confiner.real, request.query, regex=request.regex, ignore_case=request.ignore_case)
     try:
         for found in walk(ws, start, stats):
-            if (only is None or only.fullmatch(found.rel[cut:]) is not None) and run.admit(found.st):
+            wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
+            if wanted and found.st is not None and run.admit(found.st):  # walked with stats: st is always set
                 candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large)))
                 pool.add(found.rel)
     except BaseException:
@@ -179,9 +180,8 @@ class _Run:
         self.lines: list[GrepLine] = []
         self.truncated = False
 
-    def admit(self, st: os.stat_result | None) -> bool:
+    def admit(self, st: os.stat_result) -> bool:
         """Whether a walked file is searched at all: within the read limit and not hard-linked (both counted)."""
-        assert st is not None  # a walk with stat_files, or a symlink's target
         policy = self.ws.policy
         if st.st_size > policy.limits.max_read_bytes:
             self.counts.too_large += 1
