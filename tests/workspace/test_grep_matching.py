@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from stringsh.workspace import Workspace
 from stringsh.workspace.ops.grep import hit_lines
 from stringsh.workspace.ops.patterns import Budget, compile_query
 from stringsh.workspace.textio import BREAK
@@ -70,6 +71,19 @@ def test_whole_text_search_on_known_cases(pattern: str, text: str, expected: lis
 ])
 def test_a_regex_required_literal_prefilters_files(pattern: str, ignore_case: bool, needle: bytes | None) -> None:
     assert compile_query(pattern, regex=True, ignore_case=ignore_case).needle == needle
+
+
+def test_every_required_run_must_be_in_the_file(tmp_path: Path) -> None:
+    query = compile_query(r"class \w+Error\(\w*Exception\)", regex=True, ignore_case=False)
+    assert (query.needle, query.others) == (b"Exception)", (b"class ", b"Error("))  # ties in pattern order
+    (tmp_path / "hit.py").write_text("class BadError(Exception):\n")
+    (tmp_path / "near.py").write_text("class Bad(Exception):\n")
+    workspace = Workspace(tmp_path)
+    try:
+        result = workspace.grep(r"class \w+Error\(\w*Exception\)", regex=True, engine="python")
+    finally:
+        workspace.close()
+    assert [(line.path, line.text) for line in result.lines] == [("hit.py", "class BadError(Exception):")]
 
 
 @pytest.mark.parametrize("pattern", ["(x|xx)+$", "(x|xx)+y", "(a|aa|aaa)+b"])

@@ -247,7 +247,8 @@ class _Run:
             os.close(fd)
         raw = b"".join(chunks)
         needle = self.query.needle
-        if needle is not None and needle not in raw and not raw.startswith(UTF16_BOMS):
+        if needle is not None and not raw.startswith(UTF16_BOMS) and (
+                needle not in raw or any(other not in raw for other in self.query.others)):
             return None  # no match in any encoding but UTF-16's: not worth decoding
         try:
             return decode(raw, found.rel)[0]

@@ -48,6 +48,8 @@ class Query(NamedTuple):
     #: UTF-8 bytes every match contains (a case-sensitive literal, or a regex's longest required run of literal
     #: characters): a file without them cannot match, and need not be decoded.
     needle: bytes | None = None
+    #: A regex's other required runs, longest first: a file must hold each of them too.
+    others: tuple[bytes, ...] = ()
     #: The source text, for messages.
     source: str = ""
     #: Whether matching needs a time budget (a regex: `regex` patterns take `timeout=`).
@@ -100,7 +102,7 @@ def compile_query(query: str, *, regex: bool, ignore_case: bool) -> Query:
     flags = re.IGNORECASE if ignore_case else 0
     if not regex:
         literal = re.compile(re.escape(query), flags)
-        return Query(literal, literal, None if ignore_case else _utf8(query), query)
+        return Query(literal, literal, None if ignore_case else _utf8(query), source=query)
     try:
         from re import _parser  # type: ignore[attr-defined]
 
@@ -117,8 +119,9 @@ def compile_query(query: str, *, regex: bool, ignore_case: bool) -> Query:
         raise StringError("INVALID_PAYLOAD", f"Not a valid regex ({exc}): {query}",
                           "Fix the pattern, or leave out --regex to search for the literal text.") from None
     folded = ignore_case or tree.state.flags & re.IGNORECASE
-    needle = None if folded else _utf8(_required_literal(tree))
-    return Query(compiled, None if anchors else compiled, needle, query, timed=True)
+    runs = () if folded else tuple(run for run in map(_utf8, _required_literals(tree)) if run)
+    return Query(compiled, None if anchors else compiled, runs[0] if runs else None, runs[1:], source=query,
+                 timed=True)
 
 
 def _utf8(text: str) -> bytes | None:
@@ -128,16 +131,17 @@ def _utf8(text: str) -> bytes | None:
         return None  # a lone surrogate: no prefilter
 
 
-def _required_literal(tree: Any) -> str:
-    """The longest run of literal characters in the pattern's top-level sequence: every match contains it."""
-    best, run = "", []
+def _required_literals(tree: Any) -> list[str]:
+    """The runs of literal characters in the pattern's top-level sequence, longest first: every match holds each."""
+    runs, run = [], []
     for op, value in tree:
         if str(op) == "LITERAL":
             run.append(chr(value))
             continue
-        best = max(best, "".join(run), key=len)
+        runs.append("".join(run))
         run = []
-    return max(best, "".join(run), key=len)
+    runs.append("".join(run))
+    return sorted((text for text in runs if text), key=len, reverse=True)
 
 
 def _check(query: str, items: Any, depth: int) -> bool:
