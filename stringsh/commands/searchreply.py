@@ -81,6 +81,8 @@ def limit_note(traversal: Traversal, shown: int) -> str | None:
     reason = traversal.scan_limit_reason
     if reason == "results":
         return f"Stopped after {shown} results: narrow the search (a path, --glob) or set --max N."
+    if reason == "time":
+        return "Stopped at the search's time limit: search a narrower path."
     if reason in ("entries", "files"):
         return (f"Stopped at the policy's max_walk_{reason} limit: search a narrower path; "
                 f"[limits] max_walk_{reason} raises it.")

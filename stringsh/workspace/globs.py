@@ -77,6 +77,9 @@ class GlobSet:
         # entry with another name needs no whole-path match (`match_leaf`).
         leaves = {glob.rpartition("/")[2] for glob in kinds["path"]}
         self._leaves = None if any(c in leaf for leaf in leaves for c in "*?[]{}!\\") else frozenset(leaves)
+        #: match_leaf's answers for names no whole-path pattern can end in (a walk meets the same names again and
+        #: again: __init__.py, README.md), bounded.
+        self._by_name: dict[str, bool] = {}
 
     def _match(self, run: str) -> bool:
         if self._paths is not None and self._paths.match(run) is not None:
@@ -89,13 +92,17 @@ class GlobSet:
 
     def match_leaf(self, rel: str) -> bool:
         """`match`, sooner for a path whose name no whole-path pattern ends in (a walk checks every entry)."""
+        known = self._by_name.get(rel[rel.rfind("/") + 1:])
+        if known is not None:
+            return known
         run = rel.lower() if self.ignore_case else rel
         name = run.rpartition("/")[2]
-        if self._names is not None and self._names.match(name) is not None:
-            return True
-        if self._paths is None or (self._leaves is not None and name not in self._leaves):
-            return False
-        return self._paths.match(run) is not None
+        named = self._names is not None and self._names.match(name) is not None
+        if not named and self._paths is not None and (self._leaves is None or name in self._leaves):
+            return self._paths.match(run) is not None  # depends on the folders too: never remembered
+        if len(self._by_name) < 65536:
+            self._by_name[rel[rel.rfind("/") + 1:]] = named
+        return named
 
     def covering(self, rel: str) -> list[str]:
         """The path and each of its parent folders that a pattern matches, shortest first."""

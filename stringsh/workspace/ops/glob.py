@@ -8,9 +8,9 @@ a pattern names paths inside the workspace, never a way out of it.
 
 from __future__ import annotations
 
-import heapq
 import os
 import re
+from stat import S_ISREG
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
 
 MAX_PATTERN_BYTES = 1024
+#: Matches gathered past `max_results` before the oldest are dropped (memory stays bounded).
+PRUNE_AT = 8192
 
 
 class GlobRequest(NamedTuple):
@@ -62,13 +64,35 @@ def check_pattern(pattern: str, what: str = "Glob pattern") -> None:
                           "Patterns name paths inside the workspace; give a folder as the path argument instead.")
 
 
-def compile_pattern(pattern: str) -> re.Pattern[str]:
+def compile_pattern(pattern: str) -> re.Pattern[str] | NamePattern:
+    """The pattern as wcmatch matches it; for `**/NAME` (NAME without `/` or `**`), NAME matched on a path's last
+    name (NamePattern)."""
+    name = pattern[3:]
+    if pattern.startswith("**/") and name and "/" not in name and "**" not in name:
+        return NamePattern(translate(name))
+    return translate(pattern)
+
+
+def translate(pattern: str) -> re.Pattern[str]:
     """One regular expression for the pattern (and each `{a,b}` alternative), wcmatch's own translation."""
     from wcmatch import glob  # glob and grep only
 
     flags = glob.GLOBSTAR | glob.DOTGLOB | glob.BRACE | glob.FORCEUNIX
     positive, _ = glob.translate(pattern, flags=flags)
     return re.compile("|".join(f"(?:{p})" for p in positive))
+
+
+class NamePattern:
+    """`**/NAME` matched as wcmatch matches it (any folders, then a last name matching NAME), on the last name
+    alone: the whole-path translation costs several times more per path, and glob and grep try every file."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: re.Pattern[str]) -> None:
+        self.name = name
+
+    def fullmatch(self, rel: str) -> re.Match[str] | None:
+        return self.name.fullmatch(rel[rel.rfind("/") + 1:])
 
 
 def glob_paths(ws: Workspace, request: GlobRequest) -> GlobResult:
@@ -88,34 +112,34 @@ def glob_paths(ws: Workspace, request: GlobRequest) -> GlobResult:
             raise StringError("INVALID_TARGET", "Not a directory", f"{start.rel} is a file; give its folder.")
         cut = 0 if start.rel == "." else len(start.rel) + 1
         stats = WalkStats()
-        newest: list[_Key] = []  # a bounded heap of the newest `limit` matches
+        newest: list[tuple[int, str, int]] = []  # the newest `limit` matches, and at most PRUNE_AT more
         total = 0
-        for found in walk(ws, start, stats):
+        for found in walk(ws, start, stats, stat_files=False):
             if matcher.fullmatch(found.rel[cut:]) is None:
                 continue
+            st = found.st
+            if st is None:  # only a match's time and size are wanted: stat it alone
+                try:
+                    st = os.stat(found.name, dir_fd=found.dir_fd, follow_symlinks=False)
+                except OSError:
+                    stats.skipped_io_errors += 1
+                    continue
+                if not S_ISREG(st.st_mode):
+                    stats.skipped_walk_errors += 1  # swapped for a link or a folder since the listing
+                    continue
             total += 1
-            item = (found.st.st_mtime_ns, found.rel, found.st.st_size)
-            if len(newest) < limit:
-                heapq.heappush(newest, _Key(item))
-            elif limit and _Key(item) > newest[0]:
-                heapq.heapreplace(newest, _Key(item))
-        ordered = sorted((key.item for key in newest), key=lambda i: (-i[0], i[1]))
+            newest.append((st.st_mtime_ns, found.rel, st.st_size))
+            if len(newest) >= limit + PRUNE_AT:
+                newest = _newest(newest, limit)
+        ordered = _newest(newest, limit)
         matches = tuple(GlobMatch(rel, mtime, size) for mtime, rel, size in ordered)
         return GlobResult(request.pattern, start.rel, matches, total > len(matches), total, stats.snapshot())
 
 
-class _Key:
-    """Heap order: older is smaller; at equal times the later path is smaller (so the earlier one is kept)."""
+def _newest(items: list[tuple[int, str, int]], limit: int) -> list[tuple[int, str, int]]:
+    """The `limit` newest, newest first, ties by path (sorting in C beats a heap of Python-compared keys)."""
+    return sorted(items, key=_order)[:limit]
 
-    __slots__ = ("item",)
 
-    def __init__(self, item: tuple[int, str, int]) -> None:
-        self.item = item
-
-    def __lt__(self, other: _Key) -> bool:
-        if self.item[0] != other.item[0]:
-            return self.item[0] < other.item[0]
-        return self.item[1] > other.item[1]
-
-    def __gt__(self, other: _Key) -> bool:
-        return other < self
+def _order(item: tuple[int, str, int]) -> tuple[int, str]:
+    return -item[0], item[1]

@@ -1,10 +1,13 @@
 """grep: lines matching a literal (or a checked regex, ops/patterns.py) in the files of the confined walk.
 
 Each file is read through the walk's descriptors (never by path, so a file swapped for a symlink is not followed),
-within the read limit (larger files are skipped and counted), strictly decoded (binary and non-UTF-8 files are
-skipped and counted), and, when the query occurs in it, redacted as a whole with line breaks kept, then searched
-line by line: a secret is masked in every line shown and can never be found by its own text. Lines use the one line
-model (`\\r\\n`, `\\r`, `\\n`), are clipped at the policy's max_line_bytes, and come in walk order (path, line).
+within the read limit (larger files are skipped and counted), left undecoded when its bytes lack the query's
+required literal (patterns.py), strictly decoded (binary and non-UTF-8 files are skipped and counted), and, when the
+query occurs in it, redacted as a whole with line breaks kept: a secret is masked in every line shown and can never
+be found by its own text. The redacted text is searched once as a whole and only the lines hit are split out
+(`hit_lines`); a pattern with anchors, or a match touching a line break, is matched line by line instead. Lines use
+the one line model (`\\r\\n`, `\\r`, `\\n`), are clipped at the policy's max_line_bytes, and come in walk order
+(path, line).
 """
 
 from __future__ import annotations
@@ -15,12 +18,13 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.ops.guard import require
-from stringsh.workspace.ops.patterns import Query, compile_query
+from stringsh.workspace.ops.patterns import Budget, Query, RegexTimeout, compile_query, timeout_error
 from stringsh.workspace.ops.walk import Found, Start, Traversal, WalkStats, open_found, start_at, walk
 from stringsh.workspace.textio import BREAK, decode
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.ops.glob import NamePattern
 
 MAX_CONTEXT = 50
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -70,7 +74,7 @@ class _Counts:
         self.files = self.matches = self.non_utf8 = self.too_large = 0
 
 
-def file_filter(glob: str | None) -> re.Pattern[str] | None:
+def file_filter(glob: str | None) -> re.Pattern[str] | NamePattern | None:
     """`--glob G`: without `/` it names files at any depth (`*.py`), with `/` paths below the search folder."""
     if glob is None:
         return None
@@ -92,7 +96,8 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
     rg = None
     # "auto" takes rg for a regex or -i; a case-sensitive literal is found as fast by a bytes test per file. A regex
     # with anchors always uses Python: only Python's line model splits lines at a lone \r.
-    wanted = request.engine == "rg" or (request.engine == "auto" and query.needle is None)
+    plain = query.needle is not None and not query.timed
+    wanted = request.engine == "rg" or (request.engine == "auto" and not plain)
     if wanted and query.text is not None:
         from stringsh.workspace.ops.rgsearch import find_rg
 
@@ -105,9 +110,9 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
         start = start_at(ws, request.path)
         cut = 0 if start.rel == "." or start.file is not None else len(start.rel) + 1
         if rg is None:
-            for found in walk(ws, start, run.stats):
+            for found in walk(ws, start, run.stats, stat_files=False):  # _read checks each opened file
                 wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
-                if wanted and run.admit(found) and run.search(found):
+                if wanted and (found.st is None or run.admit(found.st)) and run.search(found):
                     break
             engine = "python"
         else:
@@ -118,7 +123,7 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
 
 
 def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Start,
-             only: re.Pattern[str] | None, cut: int) -> str:
+             only: re.Pattern[str] | NamePattern | None, cut: int) -> str:
     """Walk first, let rg say which files match, then show them as the Python engine would (see rgsearch.py);
     when the results run out at a file, the counters are those the walk had reached at that file."""
     from stringsh.workspace.ops.rgsearch import RgPool
@@ -128,7 +133,8 @@ def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Sta
     pool = RgPool(rg, ws.confiner.real, request.query, regex=request.regex, ignore_case=request.ignore_case)
     try:
         for found in walk(ws, start, stats):
-            if (only is None or only.fullmatch(found.rel[cut:]) is not None) and run.admit(found):
+            wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
+            if wanted and found.st is not None and run.admit(found.st):  # walked with stats: st is always set
                 candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large)))
                 pool.add(found.rel)
     except BaseException:
@@ -174,34 +180,40 @@ class _Run:
         self.lines: list[GrepLine] = []
         self.truncated = False
 
-    def admit(self, found: Found) -> bool:
+    def admit(self, st: os.stat_result) -> bool:
         """Whether a walked file is searched at all: within the read limit and not hard-linked (both counted)."""
         policy = self.ws.policy
-        if found.st.st_size > policy.limits.max_read_bytes:
+        if st.st_size > policy.limits.max_read_bytes:
             self.counts.too_large += 1
             return False
-        if found.st.st_nlink > 1 and not policy.secrets.allow_hardlinks:
+        if st.st_nlink > 1 and not policy.secrets.allow_hardlinks:
             self.stats.skipped_walk_errors += 1  # may alias a file outside the root (guard.check_hardlink)
             return False
         return True
 
     def search(self, found: Found) -> bool:
-        """Read and search one file; True when the results ran out (the search stops)."""
-        text = self._read(found)
-        query = self.query
-        if text is None or (query.text is not None and query.text.search(text) is None):
-            return False
-        room = self.limit - self.counts.matches
-        shown, more = _search(self.ws, found.rel, text, query.line, self.context, room, self.lines)
+        """Read and search one file; True when the results ran out (the search stops). A regex that runs past
+        its budget on the file stops the whole search with TIMEOUT (patterns.py)."""
+        budget = Budget(self.query)
+        try:
+            text = self._read(found, budget)
+            query = self.query
+            if text is None or (query.text is not None and budget.search(query.text, text) is None):
+                return False
+            room = self.limit - self.counts.matches
+            before = len(self.lines)
+            shown, more = _search(self.ws, found.rel, text, query, budget, self.context, room, self.lines)
+        except RegexTimeout:
+            raise timeout_error(self.query.source, found.rel) from None
         if shown:
             self.counts.files += 1
-            self.counts.matches = sum(1 for line in self.lines if line.match)
+            self.counts.matches += sum(1 for line in self.lines[before:] if line.match)
         if more:
             self.truncated = True
             self.stats.limit_reason = "results"
         return more
 
-    def _read(self, found: Found) -> str | None:
+    def _read(self, found: Found, budget: Budget) -> str | None:
         """The file's text; None when it changed since the walk, is unreadable, or is binary or not UTF-8 (counted
         when the query occurs in its raw bytes, as rg would find it)."""
         limit = self.ws.policy.limits.max_read_bytes
@@ -211,16 +223,23 @@ class _Run:
             return None
         fd, st = opened
         try:
-            if st.st_size > limit or (st.st_nlink > 1 and not self.ws.policy.secrets.allow_hardlinks):
+            if found.st is None:  # walked without a stat: this is the first look at the file
+                if not self.admit(st):
+                    return None
+            elif st.st_size > limit or (st.st_nlink > 1 and not self.ws.policy.secrets.allow_hardlinks):
                 self.stats.skipped_io_errors += 1  # changed since the walk looked
                 return None
-            chunks, size = [], 0
-            while chunk := os.read(fd, 1 << 20):
+            chunks = [os.read(fd, st.st_size + 1)]  # one read for a file that did not grow
+            size = len(chunks[0])
+            while size > st.st_size and (chunk := os.read(fd, 1 << 20)):
                 chunks.append(chunk)
                 size += len(chunk)
                 if size > limit:
                     self.stats.skipped_io_errors += 1
                     return None
+            if size > limit:
+                self.stats.skipped_io_errors += 1
+                return None
         except OSError:
             self.stats.skipped_io_errors += 1
             return None
@@ -228,44 +247,89 @@ class _Run:
             os.close(fd)
         raw = b"".join(chunks)
         needle = self.query.needle
-        if needle is not None and needle not in raw and not raw.startswith(UTF16_BOMS):
+        if needle is not None and not raw.startswith(UTF16_BOMS) and (
+                needle not in raw or any(other not in raw for other in self.query.others)):
             return None  # no match in any encoding but UTF-16's: not worth decoding
         try:
             return decode(raw, found.rel)[0]
         except StringError:
-            if _raw_hit(raw, self.query):
+            if _raw_hit(raw, self.query, budget):
                 self.counts.non_utf8 += 1
             return None
 
 
-def _raw_hit(raw: bytes, query: Query) -> bool:
+def _raw_hit(raw: bytes, query: Query, budget: Budget) -> bool:
     text = raw.decode("utf-8", "surrogateescape")
     if query.text is not None:
-        return query.text.search(text) is not None
-    return any(query.line.search(line) is not None for line in BREAK.split(text))
+        return budget.search(query.text, text) is not None
+    return any(budget.search(query.line, line) is not None for line in BREAK.split(text))
 
 
-def _search(ws: Workspace, rel: str, text: str, pattern: re.Pattern[str], context: int, room: int,
+def _search(ws: Workspace, rel: str, text: str, query: Query, budget: Budget, context: int, room: int,
             out: list[GrepLine]) -> tuple[bool, bool]:
     """Append the file's matching lines (and context) to `out`: (any appended, more matched than `room`)."""
-    redacted = BREAK.split(ws.redact_lines(text))
-    if redacted[-1] == "":
-        redacted.pop()  # the empty piece after a final line break is not a line
-    hits = [index for index, line in enumerate(redacted) if pattern.search(line) is not None]
-    over = len(hits) > room
-    hits = hits[:room]
-    if not hits:
+    redacted = ws.redact_lines(text)
+    found = hit_lines(redacted, query, budget, room + 1)
+    lines: list[str] | None = None
+    if found is None or context:
+        lines = BREAK.split(redacted)
+        if lines[-1] == "":
+            lines.pop()  # the empty piece after a final line break is not a line
+        if found is None:
+            found = [(index, line) for index, line in enumerate(lines)
+                     if budget.search(query.line, line) is not None][:room + 1]
+    over = len(found) > room
+    found = found[:room]
+    if not found:
         return False, over
+    max_bytes = ws.policy.limits.max_line_bytes
+    if lines is None:
+        for index, line in found:
+            clipped, cut = _clip(line, max_bytes)
+            out.append(GrepLine(rel, index + 1, clipped, cut, True))
+        return True, over
     wanted: dict[int, bool] = {}
-    for index in hits:
-        for near in range(max(0, index - context), min(len(redacted), index + context + 1)):
+    for index, _ in found:
+        for near in range(max(0, index - context), min(len(lines), index + context + 1)):
             wanted.setdefault(near, False)
         wanted[index] = True
-    max_bytes = ws.policy.limits.max_line_bytes
     for index in sorted(wanted):
-        clipped, cut = _clip(redacted[index], max_bytes)
+        clipped, cut = _clip(lines[index], max_bytes)
         out.append(GrepLine(rel, index + 1, clipped, cut, wanted[index]))
     return True, over
+
+
+def hit_lines(text: str, query: Query, budget: Budget, most: int) -> list[tuple[int, str]] | None:
+    """Up to `most` (index, line) pairs of the lines holding a match, found by searching the whole text and
+    splitting out only the lines hit; None when that cannot stand for matching line by line: a pattern with
+    anchors (`query.text` is None), or a match that is empty or touches a line break (the caller then matches
+    line by line, the reference). A non-empty match between two breaks is a match of its line: without anchors
+    or lookaround only the matched characters and their neighbours count, and a break and a line's end are both
+    non-word characters to \\b."""
+    pattern = query.text
+    if pattern is None:
+        return None
+    hits: list[tuple[int, str]] = []
+    size = len(text)
+    pos = line = 0
+    while len(hits) < most:
+        match = budget.search(pattern, text, pos)
+        if match is None:
+            break
+        start, end = match.span()
+        if start == end or "\n" in match.group() or "\r" in match.group():
+            return None
+        # every break between pos (a line start) and the match is whole: none ends inside the match
+        line += text.count("\n", pos, start) + text.count("\r", pos, start) - text.count("\r\n", pos, start)
+        begin = max(text.rfind("\n", pos, start), text.rfind("\r", pos, start), pos - 1) + 1
+        after = BREAK.search(text, end)
+        stop = after.start() if after is not None else size
+        hits.append((line, text[begin:stop]))
+        if after is None:
+            break
+        pos = after.end()
+        line += 1
+    return hits
 
 
 def _clip(line: str, max_bytes: int) -> tuple[str, bool]:

@@ -1,17 +1,25 @@
-"""Search patterns for grep: a literal by default, a regular expression on request, refused when it could take
-exponential time.
+"""Search patterns for grep: a literal by default, a regular expression on request, refused or stopped when it
+could take exponential time.
 
-Python's `re` backtracks, so a pattern such as `(a+)+$` can run for hours on one line. Rather than a timeout
-(a regex cannot be interrupted from another thread, and commands run on the daemon's threads), a regex is checked
-before any file is read: backreferences, lookaround, atomic groups and possessive repeats (which ripgrep's
-finite-automaton engine does not have either) and a repeat nested inside another repeat are refused with
-INVALID_PAYLOAD. What is left backtracks at most polynomially.
+Python's regex engines backtrack, so a pattern such as `(a+)+$` can run for hours on one line. Two guards:
+- before any file is read, a regex is checked: backreferences, lookaround, atomic groups and possessive repeats
+  (which ripgrep's finite-automaton engine does not have either) and a repeat nested inside another repeat are
+  refused with INVALID_PAYLOAD;
+- what passes is compiled with the `regex` package (re's syntax and meaning, VERSION0), whose matching takes a
+  `timeout`: each file gets REGEX_BUDGET seconds of matching, past which the search stops with TIMEOUT. `re` cannot
+  be interrupted (no timeout, and signals reach only the main thread, while commands run on the daemon's), and
+  overlapping alternatives under one repeat, such as `(x|xx)+$`, backtrack exponentially without any nesting.
+A literal is matched with `re`: an escaped literal never backtracks.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from typing import Any, NamedTuple
+
+#: Seconds of regex matching one file may take (a timeout, not a count of steps: see the module docstring).
+REGEX_BUDGET = 2.0
 
 #: Refused parse-tree operators, and why.
 UNSUPPORTED = {
@@ -35,10 +43,51 @@ class Query(NamedTuple):
     """`line` is matched against each line; `text`, when set, against a whole file first: it finds a match
     wherever a line has one (None for a regex with anchors, whose `^`/`$` mean line ends only line by line)."""
 
-    line: re.Pattern[str]
-    text: re.Pattern[str] | None
-    #: A case-sensitive literal's UTF-8 bytes: a file without them cannot match, and need not be decoded.
+    line: Any  # re.Pattern[str] for a literal, regex.Pattern for a regex: both have .search(text, pos)
+    text: Any
+    #: UTF-8 bytes every match contains (a case-sensitive literal, or a regex's longest required run of literal
+    #: characters): a file without them cannot match, and need not be decoded.
     needle: bytes | None = None
+    #: A regex's other required runs, longest first: a file must hold each of them too.
+    others: tuple[bytes, ...] = ()
+    #: The source text, for messages.
+    source: str = ""
+    #: Whether matching needs a time budget (a regex: `regex` patterns take `timeout=`).
+    timed: bool = False
+
+
+class RegexTimeout(Exception):
+    """A regex ran past its budget on one file (grep turns it into TIMEOUT, naming the file)."""
+
+
+class Budget:
+    """One file's matching time: every search of a timed query passes what is left as `timeout`."""
+
+    __slots__ = ("deadline", "query")
+
+    def __init__(self, query: Query) -> None:
+        self.query = query
+        self.deadline = time.monotonic() + REGEX_BUDGET if query.timed else 0.0
+
+    def search(self, pattern: Any, text: str, pos: int = 0) -> Any:
+        if not self.query.timed:
+            return pattern.search(text, pos)
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise RegexTimeout
+        try:
+            return pattern.search(text, pos, timeout=left)
+        except TimeoutError:
+            raise RegexTimeout from None
+
+
+def timeout_error(query: str, rel: str) -> Exception:
+    from stringsh.errors import StringError
+
+    return StringError("TIMEOUT", f"Regex ran past its {REGEX_BUDGET:g} s budget on one file ({rel}); it may "
+                       f"backtrack catastrophically: {query}",
+                       "Rewrite it so no two alternatives under one repeat match the same text (x+ rather than "
+                       "(x|xx)+), or search for the literal text without --regex.")
 
 
 def compile_query(query: str, *, regex: bool, ignore_case: bool) -> Query:
@@ -53,7 +102,7 @@ def compile_query(query: str, *, regex: bool, ignore_case: bool) -> Query:
     flags = re.IGNORECASE if ignore_case else 0
     if not regex:
         literal = re.compile(re.escape(query), flags)
-        return Query(literal, literal, None if ignore_case else query.encode("utf-8", "surrogatepass"))
+        return Query(literal, literal, None if ignore_case else _utf8(query), source=query)
     try:
         from re import _parser  # type: ignore[attr-defined]
 
@@ -62,8 +111,37 @@ def compile_query(query: str, *, regex: bool, ignore_case: bool) -> Query:
         raise StringError("INVALID_PAYLOAD", f"Not a valid regex ({exc}): {query}",
                           "Fix the pattern, or leave out --regex to search for the literal text.") from None
     anchors = _check(query, tree, 0)
-    compiled = re.compile(query, flags)
-    return Query(compiled, None if anchors else compiled)
+    import regex as timed_re  # --regex only: re's syntax, with a timeout
+
+    try:
+        compiled = timed_re.compile(query, flags | timed_re.VERSION0)
+    except timed_re.error as exc:
+        raise StringError("INVALID_PAYLOAD", f"Not a valid regex ({exc}): {query}",
+                          "Fix the pattern, or leave out --regex to search for the literal text.") from None
+    folded = ignore_case or tree.state.flags & re.IGNORECASE
+    runs = () if folded else tuple(run for run in map(_utf8, _required_literals(tree)) if run)
+    return Query(compiled, None if anchors else compiled, runs[0] if runs else None, runs[1:], source=query,
+                 timed=True)
+
+
+def _utf8(text: str) -> bytes | None:
+    try:
+        return text.encode("utf-8") or None
+    except UnicodeEncodeError:
+        return None  # a lone surrogate: no prefilter
+
+
+def _required_literals(tree: Any) -> list[str]:
+    """The runs of literal characters in the pattern's top-level sequence, longest first: every match holds each."""
+    runs, run = [], []
+    for op, value in tree:
+        if str(op) == "LITERAL":
+            run.append(chr(value))
+            continue
+        runs.append("".join(run))
+        run = []
+    runs.append("".join(run))
+    return sorted((text for text in runs if text), key=len, reverse=True)
 
 
 def _check(query: str, items: Any, depth: int) -> bool:

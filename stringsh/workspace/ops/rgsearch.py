@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 
 #: Bytes of path arguments per rg run (well under Linux's 2 MiB ARG_MAX, environment included).
-BATCH_BYTES = 256 * 1024
+BATCH_BYTES = 1024 * 1024
 #: Files per rg run: small enough that rg starts while the walk goes on.
-BATCH_FILES = 1000
+BATCH_FILES = 8000
 #: rg runs at once (each uses several threads of its own).
 PARALLEL = 2
 FLAGS = ("--no-config", "--files-with-matches", "--null", "--text", "--crlf", "--no-ignore", "--hidden",

@@ -11,6 +11,7 @@ import os
 import stat
 import time
 from collections.abc import Iterator
+from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
@@ -25,23 +26,32 @@ if TYPE_CHECKING:
 SKIPPED_DIRS = frozenset({".git"})
 GITIGNORE = ".gitignore"
 MAX_GITIGNORE_BYTES = 1 << 20
+BY_NAME = attrgetter("name")
 FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+#: Seconds a walk (and the searching it feeds) may take before it stops with scan_limit_reason "time": a tree too
+#: big to search at once answers with what was found so far instead of holding the topic for minutes.
+MAX_WALK_SECONDS = 60.0
+#: Entries between two looks at the clock.
+CLOCK_EVERY = 256
 
 
 class WalkStats:
     """The traversal diagnostics of seed 003, counted while walking (mutable; `snapshot` freezes them)."""
 
-    __slots__ = ("limit_reason", "scanned_entries", "scanned_files", "skipped_dangling_symlink_targets",
+    __slots__ = ("deadline", "limit_reason", "scanned_entries", "scanned_files", "skipped_dangling_symlink_targets",
                  "skipped_io_errors", "skipped_walk_errors", "started")
 
-    def __init__(self) -> None:
+    def __init__(self, seconds: float = MAX_WALK_SECONDS) -> None:
         self.scanned_entries = 0
         self.scanned_files = 0
         self.skipped_walk_errors = 0
         self.skipped_io_errors = 0
         self.skipped_dangling_symlink_targets = 0
-        self.limit_reason: str | None = None  # "entries", "files" or "results"
+        self.limit_reason: str | None = None  # "entries", "files", "time" or "results"
         self.started = time.monotonic()
+        self.deadline = self.started + seconds
 
     def snapshot(self) -> Traversal:
         return Traversal(self.scanned_files, self.scanned_entries, self.skipped_walk_errors, self.skipped_io_errors,
@@ -69,7 +79,7 @@ class Found(NamedTuple):
     rel: str
     dir_fd: int
     name: str
-    st: os.stat_result
+    st: os.stat_result | None  # None from walk(stat_files=False) for a plain file
 
 
 class Start(NamedTuple):
@@ -113,19 +123,24 @@ def _gitignore(fd: int) -> GitIgnoreSpec | None:
 
 
 def _ignored(chain: list[tuple[int, GitIgnoreSpec]], rel: str, is_dir: bool) -> bool:
-    """Whether a `.gitignore` of this folder or one above it (below the walk's start) ignores `rel`."""
-    for cut, spec in chain:
-        below = rel[cut:] + ("/" if is_dir else "")
-        if spec.match_file(below):
-            return True
+    """Whether the `.gitignore` files of this folder and those above it (below the walk's start) ignore `rel`, as
+    git and ripgrep read them: the deepest file with a rule matching the path decides, so `!keep.log` in a
+    subfolder re-includes what `*.log` above it ignores."""
+    for cut, spec in reversed(chain):
+        include = spec.check_file(rel[cut:] + ("/" if is_dir else "")).include
+        if include is not None:
+            return include
     return False
 
 
-def walk(ws: Workspace, start: Start, stats: WalkStats) -> Iterator[Found]:
+def walk(ws: Workspace, start: Start, stats: WalkStats, *, stat_files: bool = True) -> Iterator[Found]:
     """Regular files under `start`, depth first, names sorted; closes `start.fd`. Stops at the policy's
-    max_walk_entries / max_walk_files (stats.limit_reason)."""
+    max_walk_entries / max_walk_files, or past the stats' deadline (stats.limit_reason). Without `stat_files` a
+    plain file's `st` is None (the caller stats the few it wants, or reads the file and fstats it): an lstat per
+    file is most of a walk's time."""
     limits = ws.policy.limits
-    matcher = ws.confiner.matcher
+    denied_leaf = ws.confiner.matcher.denied_leaf
+    max_entries, max_files = limits.max_walk_entries, limits.max_walk_files
     if start.file is not None:
         try:
             stats.scanned_entries += 1
@@ -144,32 +159,36 @@ def walk(ws: Workspace, start: Start, stats: WalkStats) -> Iterator[Found]:
         while stack:
             fd, prefix, chain = stack.pop()
             try:
-                spec = _gitignore(fd)
-                if spec is not None:
-                    chain = [*chain, (len(prefix), spec)]
                 try:
                     with os.scandir(fd) as listing:
-                        entries = sorted(listing, key=lambda entry: entry.name)
+                        entries = sorted(listing, key=BY_NAME)
                 except OSError:
                     stats.skipped_io_errors += 1
                     continue
+                if any(entry.name == GITIGNORE for entry in entries):
+                    spec = _gitignore(fd)
+                    if spec is not None:
+                        chain = [*chain, (len(prefix), spec)]
                 folders: list[tuple[str, str]] = []
                 for entry in entries:
                     name = entry.name
                     rel = prefix + name
+                    if name.startswith(TEMP_PREFIX):
+                        continue
                     inner = rel[len(root_prefix):].lstrip("/") if root_prefix else rel
-                    if inner == STATE_DIR or name.startswith(TEMP_PREFIX):
+                    if inner == STATE_DIR or denied_leaf(inner):  # the folder was checked before it was entered
                         continue
-                    if matcher.denied_leaf(inner):  # the folder was checked before it was entered
-                        continue
-                    if stats.scanned_entries >= limits.max_walk_entries:
+                    if stats.scanned_entries >= max_entries:
                         stats.limit_reason = "entries"
                         return
                     stats.scanned_entries += 1
+                    if not stats.scanned_entries % CLOCK_EVERY and time.monotonic() > stats.deadline:
+                        stats.limit_reason = "time"
+                        return
                     try:
-                        is_link = entry.is_symlink()
-                        is_dir = not is_link and entry.is_dir(follow_symlinks=False)
-                        is_file = not is_link and entry.is_file(follow_symlinks=False)
+                        is_file = entry.is_file(follow_symlinks=False)
+                        is_link = not is_file and entry.is_symlink()
+                        is_dir = not (is_file or is_link) and entry.is_dir(follow_symlinks=False)
                     except OSError:
                         stats.skipped_io_errors += 1
                         continue
@@ -182,12 +201,15 @@ def walk(ws: Workspace, start: Start, stats: WalkStats) -> Iterator[Found]:
                         continue
                     if not (is_file or is_link):
                         continue  # FIFOs, sockets, devices: never opened
-                    if stats.scanned_files >= limits.max_walk_files:
+                    if stats.scanned_files >= max_files:
                         stats.limit_reason = "files"
                         return
                     stats.scanned_files += 1
                     if is_link:
                         yield from _via_link(ws, rel, stats)
+                        continue
+                    if not stat_files:
+                        yield Found(rel, fd, name, None)
                         continue
                     try:
                         st = entry.stat(follow_symlinks=False)
@@ -228,13 +250,16 @@ def _via_link(ws: Workspace, rel: str, stats: WalkStats) -> Iterator[Found]:
 
 
 def open_found(found: Found) -> tuple[int, os.stat_result] | None:
-    """Open a walked file for reading, re-checking it is the same regular file (None when it changed or went)."""
+    """Open a walked file for reading, re-checking it is the same regular file (None when it changed or went).
+    Without the walk's stat, O_NOFOLLOW and the regular-file check are the guard: whatever is opened is a regular
+    file in the folder the walk holds open, never a link."""
     try:
         fd = os.open(found.name, FILE_FLAGS, dir_fd=found.dir_fd)
     except OSError:
         return None
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (found.st.st_dev, found.st.st_ino):
+    same = found.st is None or (st.st_dev, st.st_ino) == (found.st.st_dev, found.st.st_ino)
+    if not stat.S_ISREG(st.st_mode) or not same:
         os.close(fd)
         return None
     return fd, st
