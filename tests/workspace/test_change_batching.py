@@ -24,8 +24,8 @@ from tests.workspace.batching_child import make_tree
 REPO = Path(__file__).resolve().parents[2]
 CHILD = Path(__file__).with_name("batching_child.py")
 ROUNDS = 8  # enough fresh previous bytes (8 x 95 x 4 KiB) for SQLite's automatic checkpoint to fall due
-CALL = re.compile(r"^(\d+) (\w+)\((\d+<([^>]*)>|\"([^\"]*)\")(.*?)( <unfinished \.\.\.>)?$")
-RESUMED = re.compile(r"^(\d+) <\.\.\. (\w+) resumed>")
+CALL = re.compile(r"^(\d+) +(\w+)\((\d+<([^>]*)>|\"([^\"]*)\")(.*?)( <unfinished \.\.\.>)?$")
+RESUMED = re.compile(r"^(\d+) +<\.\.\. (\w+) resumed>")
 SYNCS = ("fsync", "fdatasync")
 POINTS = ["seal", "first_rename", "mid_renames", "dir_fsyncs", "finish"]
 
