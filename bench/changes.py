@@ -1,17 +1,24 @@
-"""Benchmark: apply and revert of 1-file and 10-file change sets (4 KB files), p50 and p95, as ratios to
-writing the same bytes with temp file + fsync + rename (+ one folder fsync) in the same run.
+"""Benchmark: apply and revert of change sets of 1, 10 and 100 files (4 KiB each) and of one 1 MiB file, p50 and
+p95, as ratios to writing the same bytes the careful way without a journal (per file: temp, fsync, rename; then
+one folder fsync), measured in the same run, round by round, so load from other processes hits both alike.
 
-Goal (issue 3): 10 files p95 <= 10 ms apply and <= 5 ms revert, and <= 1.5x the raw writes.
-Run: python bench/changes.py [rounds]
+Every timed apply replaces bytes the journal has not seen (they are rewritten, untimed, before each round), so it
+keeps fresh previous bytes each time, as real edits do. When the `/patch` command exists, a row times `/patch` of a
+10-file unified diff (three changed lines per file) and its `/undo` through the dispatcher.
+
+Goal (issue 15): every size <= 1.2x the raw writes at p95; seed 004 asks apply p95 <= 100 ms, revert <= 50 ms.
+Run: python bench/changes.py [rounds]     (BENCH_DIR=folder to measure on another filesystem)
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -20,7 +27,10 @@ from benchenv import isolate_user_state
 
 from stringsh.workspace import ChangeSet, Workspace
 
-SIZE = 4096
+KIB = 1024
+#: (files, bytes each): the sizes of change sets measured.
+CASES = ((1, 4 * KIB), (10, 4 * KIB), (100, 4 * KIB), (1, 1024 * KIB))
+LIMITS = {"apply": 100.0, "revert": 50.0}  # seed 004's p95, ms
 
 
 def percentile(samples: list[float], pct: float) -> float:
@@ -28,51 +38,125 @@ def percentile(samples: list[float], pct: float) -> float:
     return ordered[min(len(ordered) - 1, round(pct / 100 * (len(ordered) - 1)))]
 
 
-def payload(round_: int, index: int) -> bytes:
-    line = f"round {round_:06d} file {index:03d} ".encode()
-    return (line * (SIZE // len(line) + 1))[:SIZE]
+def payload(tag: str, index: int, size: int) -> bytes:
+    """Text of 64-byte lines, different for every tag and file (so the journal never has them already)."""
+    lines = [f"{tag} file {index:03d} line {k:05d} ".ljust(63, ".").encode() + b"\n" for k in range(size // 64)]
+    return b"".join(lines)
 
 
-def raw_writes(folder: Path, count: int, round_: int) -> float:
-    """What a careful tool does without a journal: temp, fsync, rename per file, then fsync the folder."""
+def timed(fn: Callable[[], object]) -> float:
     started = time.perf_counter()
-    for index in range(count):
-        final = folder / f"f{index}.txt"
-        tmp = folder / f".f{index}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.write(fd, payload(round_, index))
-        os.fsync(fd)
-        os.close(fd)
-        os.replace(tmp, final)
-    dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    os.fsync(dir_fd)
-    os.close(dir_fd)
+    fn()
     return (time.perf_counter() - started) * 1000
 
 
-def run(count: int, rounds: int, base: Path) -> dict[str, list[float]]:
-    raw_dir = base / f"raw{count}"
+def write_durably(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def raw_writes(folder: Path, blobs: list[bytes]) -> None:
+    """What a careful tool does without a journal: temp, fsync, rename per file, then fsync the folder."""
+    for index, data in enumerate(blobs):
+        tmp = folder / f".f{index}.tmp"
+        write_durably(tmp, data)
+        os.replace(tmp, folder / f"f{index}.txt")
+    dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def refresh(root: Path, count: int, size: int, tag: str) -> list[bytes]:
+    """Untimed: put bytes the journal has never seen in the workspace's files (and make them durable)."""
+    blobs = [payload(tag, index, size) for index in range(count)]
+    for index, data in enumerate(blobs):
+        write_durably(root / f"f{index}.txt", data)
+    return blobs
+
+
+def run(count: int, size: int, rounds: int, base: Path) -> dict[str, list[float]]:
+    name = f"{count}x{size // KIB}k"
+    raw_dir = base / f"raw{name}"
     raw_dir.mkdir()
-    root = base / f"ws{count}"
+    root = base / f"ws{name}"
     root.mkdir()
     workspace = Workspace(root)
-    for index in range(count):
-        (root / f"f{index}.txt").write_bytes(payload(-1, index))
     samples: dict[str, list[float]] = {"raw": [], "apply": [], "revert": []}
-    for round_ in range(rounds):
-        samples["raw"].append(raw_writes(raw_dir, count, round_))
+    for round_ in range(-3, rounds):  # three rounds to warm up (the journal, the fsync pool)
+        refresh(root, count, size, f"base {round_}")
+        blobs = [payload(f"round {round_}", index, size) for index in range(count)]
         changeset = ChangeSet()
-        for index in range(count):
-            changeset.write(f"f{index}.txt", payload(round_, index))
-        started = time.perf_counter()
-        change = workspace.apply(changeset)
-        samples["apply"].append((time.perf_counter() - started) * 1000)
-        if round_ % 2:
-            started = time.perf_counter()
-            workspace.revert(change)
-            samples["revert"].append((time.perf_counter() - started) * 1000)
+        for index, data in enumerate(blobs):
+            changeset.write(f"f{index}.txt", data)
+        raw = timed(lambda: raw_writes(raw_dir, blobs))  # noqa: B023 (called at once)
+        holder: list[int] = []
+        apply = timed(lambda: holder.append(workspace.apply(changeset)))  # noqa: B023
+        revert = timed(lambda: workspace.revert(holder[0]))  # noqa: B023
+        if round_ >= 0:
+            samples["raw"].append(raw)
+            samples["apply"].append(apply)
+            samples["revert"].append(revert)
     workspace.close()
     return samples
+
+
+def unified(rel: str, old: bytes, new: bytes) -> str:
+    return "".join(difflib.unified_diff(old.decode().splitlines(True), new.decode().splitlines(True),
+                                        f"a/{rel}", f"b/{rel}"))
+
+
+def run_patch(count: int, rounds: int, base: Path) -> dict[str, list[float]] | None:
+    """`/patch` of a `count`-file diff and its `/undo`, through the dispatcher; None when there is no /patch."""
+    from stringsh.commands.table import COMMANDS
+
+    if "patch" not in COMMANDS:
+        return None
+    from stringsh.dispatcher import Dispatcher
+
+    size = 4 * KIB
+    raw_dir = base / "rawpatch"
+    raw_dir.mkdir()
+    root = base / "wspatch"
+    root.mkdir()
+    dispatcher = Dispatcher(root)
+    samples: dict[str, list[float]] = {"raw": [], "apply": [], "revert": []}
+    for round_ in range(-3, rounds):
+        old = refresh(root, count, size, f"base {round_}")
+        new = []
+        for data in old:
+            lines = data.splitlines(True)
+            for k in (5, 30, 55):
+                lines[k] = f"changed in round {round_} line {k}\n".encode()
+            new.append(b"".join(lines))
+        diff = "".join(unified(f"f{index}.txt", a, b) for index, (a, b) in enumerate(zip(old, new, strict=True)))
+        raw = timed(lambda: raw_writes(raw_dir, new))  # noqa: B023
+        replies = []
+        apply = timed(lambda: replies.append(dispatcher.execute(f"/patch\n{diff}")))  # noqa: B023
+        revert = timed(lambda: replies.append(dispatcher.execute("/undo")))  # noqa: B023
+        if not all(reply.ok for reply in replies):
+            print(f"/patch row skipped: {replies[0].text.splitlines()[0]} / {replies[1].text.splitlines()[0]}")
+            dispatcher.close()
+            return None
+        if round_ >= 0:
+            samples["raw"].append(raw)
+            samples["apply"].append(apply)
+            samples["revert"].append(revert)
+    dispatcher.close()
+    return samples
+
+
+def report(label: str, samples: dict[str, list[float]]) -> None:
+    raw50, raw95 = statistics.median(samples["raw"]), percentile(samples["raw"], 95)
+    for op in ("apply", "revert"):
+        p50, p95 = statistics.median(samples[op]), percentile(samples[op], 95)
+        print(f"{label:>12} {op:>7} {p50:8.2f} {p95:8.2f} {raw50:8.2f} {raw95:8.2f} "
+              f"{p50 / raw50:6.2f} {p95 / raw95:6.2f} {LIMITS[op]:6.0f}")
 
 
 def main() -> None:
@@ -80,15 +164,17 @@ def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     with tempfile.TemporaryDirectory(prefix="stringsh-bench-", dir=os.environ.get("BENCH_DIR")) as tmp:
         base = Path(tmp)
-        print(f"change sets of 4 KB files, {rounds} rounds, in {base} (times in ms)")
-        print(f"{'files':>5} {'op':>7} {'p50':>8} {'p95':>8} {'raw p50':>8} {'raw p95':>8} {'x p50':>6} {'x p95':>6}")
-        for count in (1, 10):
-            samples = run(count, rounds, base)
-            raw50, raw95 = statistics.median(samples["raw"]), percentile(samples["raw"], 95)
-            for op in ("apply", "revert"):
-                p50, p95 = statistics.median(samples[op]), percentile(samples[op], 95)
-                print(f"{count:>5} {op:>7} {p50:8.2f} {p95:8.2f} {raw50:8.2f} {raw95:8.2f} "
-                      f"{p50 / raw50:6.2f} {p95 / raw95:6.2f}")
+        print(f"change sets, {rounds} rounds, in {base} (times in ms; raw: temp+fsync+rename per file, "
+              f"one folder fsync; x: ratio to raw; seed: seed 004's p95 limit)")
+        print(f"{'change set':>12} {'op':>7} {'p50':>8} {'p95':>8} {'raw p50':>8} {'raw p95':>8} "
+              f"{'x p50':>6} {'x p95':>6} {'seed':>6}")
+        for count, size in CASES:
+            report(f"{count} x {size // KIB} KiB", run(count, size, rounds, base))
+        patch = run_patch(10, rounds, base)
+        if patch is None:
+            print("/patch: not measured (no /patch command in this build)")
+        else:
+            report("/patch 10", patch)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import os
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from stringsh.errors import StringError
 from stringsh.workspace import atomic
@@ -44,11 +45,12 @@ class Plan:
         made = len(self.res.missing)
         return tuple("/".join(folders[: len(folders) - made + k + 1]) for k in range(made))
 
-    @property
+    @cached_property
     def prev_sha(self) -> str | None:
+        """Hashed once: the row, the blob key and the checks all ask (a 1 MiB file costs ~1 ms a hash)."""
         return None if self.prev is None else sha256(self.prev)
 
-    @property
+    @cached_property
     def new_sha(self) -> str | None:
         return None if self.data is None else sha256(self.data)
 
@@ -76,21 +78,20 @@ def plan(confiner: Confiner, idx: int, path: str, data: bytes | None, expected: 
     res = confiner.resolve(path, create=True)  # a missing file is judged below (CONFLICT or NOT_FOUND)
     try:
         prev, prev_mode = current_bytes(res, limit)
-        if expected is not None:
-            actual = "" if prev is None else sha256(prev)
-            if actual != expected:
-                what = "was created" if expected == "" else ("was deleted" if prev is None else "changed")
-                raise StringError(
-                    "CONFLICT",
-                    f"{res.rel} {what} since it was read; nothing was written.",
-                    f"Read {res.rel} again and redo the change.",
-                )
-        if data is None and prev is None:
-            raise StringError("NOT_FOUND", f"File not found: {res.rel}")
         new_mode = None if data is None else (mode if mode is not None else prev_mode or atomic.DEFAULT_MODE)
         st = res.st  # the leaf's lstat, taken before reading it touched the access time
         prev_times = (st.st_atime_ns, st.st_mtime_ns) if keep_times and prev is not None and st else None
-        return Plan(idx, res, data, prev, new_mode, prev_mode, None if data is None else times, prev_times)
+        p = Plan(idx, res, data, prev, new_mode, prev_mode, None if data is None else times, prev_times)
+        if expected is not None and (p.prev_sha or "") != expected:
+            what = "was created" if expected == "" else ("was deleted" if prev is None else "changed")
+            raise StringError(
+                "CONFLICT",
+                f"{res.rel} {what} since it was read; nothing was written.",
+                f"Read {res.rel} again and redo the change.",
+            )
+        if data is None and prev is None:
+            raise StringError("NOT_FOUND", f"File not found: {res.rel}")
+        return p
     except BaseException:
         res.close()
         raise

@@ -3,7 +3,8 @@
 A change set is first written `pending` with every file's previous bytes (synchronous=NORMAL: the commit
 reaches the WAL file but is not fsynced), then `seal` fsyncs the WAL file itself while the temp files are
 fsynced in parallel; no file is renamed before both finished. The final `done` (or `rolled_back`) mark is not
-fsynced: recovery rolls a pending set whose files all hold their new bytes forward. (`staged` is an older
+fsynced: recovery rolls a pending set whose files all hold their new bytes forward. WAL checkpoints run on a
+worker thread once a change set is finished (checkpoint.py), never inside a change set's commit. (`staged` is an older
 name for `pending` and is recovered the same way.)
 
 Undo belongs to the client that made a change: `owners` names the client (one process, or one daemon) of each
@@ -31,6 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
+from stringsh.workspace.checkpoint import LIMIT as CHECKPOINT_LIMIT
+from stringsh.workspace.checkpoint import Checkpointer
 
 if TYPE_CHECKING:
     from stringsh.workspace.keep import Depth
@@ -189,6 +192,8 @@ class Journal:
         try:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA wal_autocheckpoint=0")  # checkpoint.py does it off the writer's path
+            self.db.execute(f"PRAGMA journal_size_limit={CHECKPOINT_LIMIT}")
             self.db.executescript(SCHEMA)
         except BaseException:
             self.db.close()  # not a database (or a damaged one): the caller reports it
@@ -197,8 +202,10 @@ class Journal:
         self.client = client
         self.wal_path = f"{path}-wal"
         self._wal_fd = -1
+        self.checkpoints = Checkpointer(path, self.wal_path)
 
     def close(self) -> None:
+        self.checkpoints.wait()
         if self._wal_fd >= 0:
             os.close(self._wal_fd)
             self._wal_fd = -1
@@ -315,6 +322,7 @@ class Journal:
             if over(self.db, keep):  # read outside a transaction: a change under the bound opens none more
                 with self._write() as db:
                     bound(db, keep)
+        self.checkpoints.kick()
 
     def get(self, cs: int) -> ChangeRow | None:
         row = self.db.execute(f"{CHANGE_COLUMNS} WHERE c.id=?", (cs,)).fetchone()
