@@ -10,6 +10,10 @@ Safe because: a passive checkpoint never blocks the writer and never touches fra
 a crash in the middle of one leaves the WAL holding every frame (SQLite's recovery replays it); and the last
 connection to close checkpoints whatever is left. The WAL is kept at `LIMIT` bytes once checkpointed
 (`journal_size_limit`), so its size says how much it holds since.
+
+A WAL resets only when a write starts after a checkpoint copied every frame; with change sets finishing back to
+back a worker's checkpoint can keep trailing the newest frames, so past `HARD` bytes the finishing writer runs
+the checkpoint itself before going on (the bound: `HARD` plus one change set).
 """
 
 from __future__ import annotations
@@ -23,24 +27,32 @@ from urllib.parse import quote
 
 #: Bytes of WAL past which a finished change set starts a checkpoint: SQLite's own default (1000 pages of 4 KiB).
 LIMIT = 1000 * 4096
+#: Bytes of WAL past which the writer checkpoints inline rather than on the worker.
+HARD = 2 * LIMIT
 
 
 class Checkpointer:
     """At most one checkpoint at a time, each on a short-lived thread with its own connection."""
 
-    def __init__(self, path: Path, wal_path: str, limit: int = LIMIT) -> None:
+    def __init__(self, path: Path, wal_path: str, limit: int = LIMIT, hard: int = HARD) -> None:
         self.uri = f"file:{quote(str(path))}?mode=rw"  # never creates a database
         self.wal_path = wal_path
         self.limit = limit
+        self.hard = hard
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
     def kick(self) -> None:
         """Start a checkpoint when the WAL holds more than `limit` bytes and none is running."""
         try:
-            if os.stat(self.wal_path).st_size <= self.limit:
-                return
+            size = os.stat(self.wal_path).st_size
         except OSError:
+            return
+        if size <= self.limit:
+            return
+        if size > self.hard:
+            self.wait()
+            self._run()
             return
         with self._lock:
             if self._thread is not None and self._thread.is_alive():
