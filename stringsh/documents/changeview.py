@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from stringsh.documents.diffreply import line_opcodes
 from stringsh.errors import StringError
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.journal import MissingBlob
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
 MAX_DIFF_BYTES = 1024 * 1024
 #: A `/changes ID` diff is cut after this many lines.
 MAX_DIFF_LINES = 2000
-#: Past this many differing lines the middle counts as replaced whole (diffreply.MATCH_LIMIT's reason).
-MATCH_LIMIT = 4000
 
 
 class Side(NamedTuple):
@@ -100,34 +99,11 @@ def counts(ws: Workspace, row: FileRow) -> str:
     if old is None or new is None:
         return "binary"
     added = removed = 0
-    for tag, i1, i2, j1, j2 in _opcodes(old, new):
+    for tag, i1, i2, j1, j2 in line_opcodes(old, new):
         if tag != "equal":
             removed += i2 - i1
             added += j2 - j1
     return f"+{added} -{removed}"
-
-
-def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
-    head = 0
-    while head < len(a) and head < len(b) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    mid_a, mid_b = a[head : len(a) - tail], b[head : len(b) - tail]
-    ops: list[tuple[str, int, int, int, int]] = [("equal", 0, head, 0, head)] if head else []
-    if not mid_a and not mid_b:
-        pass
-    elif len(mid_a) + len(mid_b) > MATCH_LIMIT or not mid_a or not mid_b:
-        ops.append(("replace", head, head + len(mid_a), head, head + len(mid_b)))
-    else:
-        import difflib  # only when a diff is asked for
-
-        matcher = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False)
-        ops.extend((tag, head + i1, head + i2, head + j1, head + j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes())
-    if tail:
-        ops.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
-    return ops
 
 
 def file_diff(ws: Workspace, row: FileRow, context: int = 3) -> list[str]:

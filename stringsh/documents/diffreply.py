@@ -150,8 +150,9 @@ def _cut(out: list[str], changes: int, max_lines: int, *, shown_changes: int | N
     return "\n".join([*out[:max_lines], f"... ({changes - shown} more lines changed, truncated at {max_lines} lines)"])
 
 
-def _ops(a: list[str], b: list[str]) -> list[tuple[str, int, int, str]]:
-    """(kind, old line number, new line number, text) for every line of both sides, in order."""
+def line_opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """difflib's opcodes over the whole lists: the common head and tail are trimmed first, and a middle of more
+    than MATCH_LIMIT lines counts as replaced whole (difflib is quadratic in it)."""
     head = 0
     while head < len(a) and head < len(b) and a[head] == b[head]:
         head += 1
@@ -159,18 +160,27 @@ def _ops(a: list[str], b: list[str]) -> list[tuple[str, int, int, str]]:
     while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
         tail += 1
     mid_a, mid_b = a[head : len(a) - tail], b[head : len(b) - tail]
-    ops: list[tuple[str, int, int, str]] = [(" ", i + 1, i + 1, a[i]) for i in range(head)]
+    ops: list[tuple[str, int, int, int, int]] = [("equal", 0, head, 0, head)] if head else []
     if len(mid_a) + len(mid_b) > MATCH_LIMIT or not mid_a or not mid_b:
-        blocks = [("replace", 0, len(mid_a), 0, len(mid_b))]
+        if mid_a or mid_b:
+            ops.append(("replace", head, head + len(mid_a), head, head + len(mid_b)))
     else:
         import difflib  # only when a diff is asked for
 
-        blocks = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False).get_opcodes()
-    for tag, i1, i2, j1, j2 in blocks:
+        matcher = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False)
+        ops.extend((tag, head + i1, head + i2, head + j1, head + j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes())
+    if tail:
+        ops.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+    return ops
+
+
+def _ops(a: list[str], b: list[str]) -> list[tuple[str, int, int, str]]:
+    """(kind, old line number, new line number, text) for every line of both sides, in order."""
+    ops: list[tuple[str, int, int, str]] = []
+    for tag, i1, i2, j1, j2 in line_opcodes(a, b):
         if tag == "equal":
-            ops.extend((" ", head + i1 + k + 1, head + j1 + k + 1, mid_a[i1 + k]) for k in range(i2 - i1))
+            ops.extend((" ", i1 + k + 1, j1 + k + 1, a[i1 + k]) for k in range(i2 - i1))
             continue
-        ops.extend(("-", head + i + 1, 0, mid_a[i]) for i in range(i1, i2))
-        ops.extend(("+", 0, head + j + 1, mid_b[j]) for j in range(j1, j2))
-    ops.extend((" ", len(a) - tail + k + 1, len(b) - tail + k + 1, a[len(a) - tail + k]) for k in range(tail))
+        ops.extend(("-", i + 1, 0, a[i]) for i in range(i1, i2))
+        ops.extend(("+", 0, j + 1, b[j]) for j in range(j1, j2))
     return ops
