@@ -124,23 +124,43 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
 
 def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Start,
              only: re.Pattern[str] | NamePattern | None, cut: int) -> str:
-    """Walk first, let rg say which files match, then show them as the Python engine would (see rgsearch.py);
-    when the results run out at a file, the counters are those the walk had reached at that file."""
-    from stringsh.workspace.ops.rgsearch import RgPool
+    """Walk while rg looks for matches, then show the files rg found a match in as the Python engine would (see
+    rgsearch.py); when the results run out at a file, the counters are those the walk had reached at that file.
+    rg walks a folder of the workspace root on its own; a `--glob` filter or another root gives rg exactly the
+    walked files (rg's own walk would search every file), as does a walk that stopped at a limit (rg's may not)."""
+    from stringsh.workspace.ops.rgsearch import RgPool, RgWalk
 
     stats = run.stats
     candidates: list[tuple[str, os.stat_result, tuple[int, ...]]] = []
+    plain: list[str] = []  # the candidates rg's own walk answers for
     pool = RgPool(rg, ws.confiner.real, request.query, regex=request.regex, ignore_case=request.ignore_case)
+    own = None
+    if start.file is None and only is None and ":" not in start.rel:
+        own = RgWalk(rg, ws.confiner.real, start.rel, request.query, regex=request.regex,
+                     ignore_case=request.ignore_case, max_bytes=ws.policy.limits.max_read_bytes)
     try:
         for found in walk(ws, start, stats):
             wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
             if wanted and found.st is not None and run.admit(found.st):  # walked with stats: st is always set
                 candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large)))
-                pool.add(found.rel)
+                if own is None or found.link:
+                    pool.add(found.rel)
+                else:
+                    plain.append(found.rel)
+        if own is not None and stats.limit_reason is not None:
+            own.close()  # a walk stopped short: rg's own may go on far longer than the files it needs
+            own = None
+            for rel in plain:
+                pool.add(rel)
     except BaseException:
         pool.close()  # no rg left running after an error
+        if own is not None:
+            own.close()
         raise
     hits = pool.finish()
+    if own is not None:
+        nominated = own.finish()
+        hits = None if hits is None or nominated is None else hits | nominated
     walked_io = stats.skipped_io_errors
     for rel, st, mark in candidates:
         if hits is not None and rel not in hits:
