@@ -20,6 +20,7 @@ from stringsh.errors import StringError
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.ops.patterns import Budget, Query, RegexTimeout, compile_query, timeout_error
 from stringsh.workspace.ops.walk import Found, Start, Traversal, WalkStats, open_found, start_at, walk
+from stringsh.workspace.paths import DIR_FLAGS
 from stringsh.workspace.textio import BREAK, decode
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Sta
     from stringsh.workspace.ops.rgsearch import RgPool, RgWalk
 
     stats = run.stats
-    candidates: list[tuple[str, os.stat_result, tuple[int, ...]]] = []
+    candidates: list[tuple[str, os.stat_result, tuple[int, ...], bool]] = []
     plain: list[str] = []  # the candidates rg's own walk answers for
     pool = RgPool(rg, ws.confiner.real, request.query, regex=request.regex, ignore_case=request.ignore_case)
     own = None
@@ -142,7 +143,7 @@ def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Sta
         for found in walk(ws, start, stats):
             wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
             if wanted and found.st is not None and run.admit(found.st):  # walked with stats: st is always set
-                candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large)))
+                candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large), found.link))
                 if own is None or found.link:
                     pool.add(found.rel)
                 else:
@@ -162,24 +163,60 @@ def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Sta
         nominated = own.finish()
         hits = None if hits is None or nominated is None else hits | nominated
     walked_io = stats.skipped_io_errors
-    for rel, st, mark in candidates:
-        if hits is not None and rel not in hits:
-            continue
-        try:
-            res = ws.confiner.resolve(rel)
-        except StringError:
-            stats.skipped_io_errors += 1  # changed since the walk
-            continue
-        with res:
-            done = run.search(Found(rel, res.parent_fd, res.name, st))
-        if done:
-            late_io = stats.skipped_io_errors - walked_io
-            (stats.scanned_files, stats.scanned_entries, stats.skipped_walk_errors, stats.skipped_io_errors,
-             stats.skipped_dangling_symlink_targets, run.counts.too_large) = mark
-            stats.skipped_io_errors += late_io
-            stats.limit_reason = "results"
-            break
+    folders = _Folders(ws)
+    try:
+        for rel, st, mark, link in candidates:
+            if hits is not None and rel not in hits:
+                continue
+            done = folders.search(run, rel, st, link)
+            if done:
+                late_io = stats.skipped_io_errors - walked_io
+                (stats.scanned_files, stats.scanned_entries, stats.skipped_walk_errors, stats.skipped_io_errors,
+                 stats.skipped_dangling_symlink_targets, run.counts.too_large) = mark
+                stats.skipped_io_errors += late_io
+                stats.limit_reason = "results"
+                break
+    finally:
+        folders.close()
     return "rg" if hits is not None else "python"
+
+
+class _Folders:
+    """The walked files rg found a match in, found again through the Confiner. A plain file is opened in its folder
+    (resolved once for the files of one folder, which the walk gives one after another); the open re-checks it is
+    the file the walk saw (walk.open_found), so a file swapped since is skipped and counted either way."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.rel: str | None = None
+        self.fd = -1
+
+    def search(self, run: _Run, rel: str, st: os.stat_result, link: bool) -> bool:
+        parent, _, name = rel.rpartition("/")
+        if link or ":" in rel:  # a symlink is resolved as a whole; another root's names are its own
+            try:
+                res = self.ws.confiner.resolve(rel)
+            except StringError:
+                run.stats.skipped_io_errors += 1  # changed since the walk
+                return False
+            with res:
+                return run.search(Found(rel, res.parent_fd, res.name, st))
+        if parent != self.rel:
+            self.close()
+            try:
+                with self.ws.confiner.resolve(parent or ".") as res:
+                    self.fd = os.dup(res.parent_fd) if res.name == "" else os.open(res.name, DIR_FLAGS,
+                                                                                      dir_fd=res.parent_fd)
+            except (StringError, OSError):
+                run.stats.skipped_io_errors += 1  # changed since the walk
+                return False
+            self.rel = parent
+        return run.search(Found(rel, self.fd, name, st))
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+        self.fd, self.rel = -1, None
 
 
 def _walked(stats: WalkStats) -> tuple[int, int, int, int, int]:
