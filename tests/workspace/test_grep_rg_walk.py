@@ -34,6 +34,8 @@ def corpus(root: Path) -> None:
     os.symlink("../deep/a/b/found.txt", root / "docs" / "alias.txt")  # file symlink: rg's walk skips it
     os.symlink("deep", root / "deeplink")  # folder symlink: neither walk enters it
     (root / "sub" / "plain.txt").write_text("no match\n")
+    with open(os.fsencode(root / "sub") + b"/caf\xe9.txt", "wb") as named:  # a name that is not UTF-8
+        named.write(b"needle in a latin-1 name\n")
 
 
 def comparable(result: GrepResult) -> tuple:
@@ -74,7 +76,7 @@ def test_what_rg_own_walk_must_not_show_and_must_not_miss(tmp_path: Path) -> Non
         ws.close()
     shown = {line.path for line in result.lines}
     assert shown == {".hidden.txt", "deep/a/b/found.txt", "docs/a.md", "docs/alias.txt", "edge.txt",
-                     "sub/.stringsh/kept.txt", "worktree/.git"}
+                     "sub/.stringsh/kept.txt", "sub/caf\udce9.txt", "worktree/.git"}
     assert result.skipped_too_large_files == 1  # over.txt
     assert result.traversal.skipped_walk_errors == 2  # the two names of the hard-linked file
 
