@@ -1,8 +1,7 @@
-"""grep's rg engine lets rg walk the search folder on its own beside the confined walk and keeps only the files
-both found (issue 14 items 1 and 6): rg can only pass over a file, never show one the walk refused. These corpora
-hold what rg's own walk sees differently from ours (version-control and engine folders, temp files, hard links,
-file and folder symlinks, ignored files, the read limit's edge, a walk stopped at a limit), and the two engines must
-still give identical results."""
+"""grep's two engines agree where rg's view of the tree could differ from the confined walk's (issue 14 items 1
+and 5): version-control and engine folders, temp files, hard links, file and folder symlinks, ignored files, file
+and folder names that are not UTF-8 (which the Confiner's paths cannot name: the rg engine dropped such files and
+counted an I/O error, while the Python engine showed them), the read limit's edge, and a walk stopped at a limit."""
 
 from __future__ import annotations
 
@@ -36,6 +35,9 @@ def corpus(root: Path) -> None:
     (root / "sub" / "plain.txt").write_text("no match\n")
     with open(os.fsencode(root / "sub") + b"/caf\xe9.txt", "wb") as named:  # a name that is not UTF-8
         named.write(b"needle in a latin-1 name\n")
+    os.mkdir(os.fsencode(root) + b"/dossier-\xe9")  # so is a folder's
+    with open(os.fsencode(root) + b"/dossier-\xe9/x.txt", "wb") as named:
+        named.write(b"needle in a latin-1 folder\n")
 
 
 def comparable(result: GrepResult) -> tuple:
@@ -54,7 +56,7 @@ def workspace(root: Path, **limits: int) -> Workspace:
     dict(query="needle", path="docs"), dict(query="needle", path="sub"), dict(query="needle", path="deep/a"),
     dict(query="needle", max_results=3), dict(query="needle", glob="*.txt"),
 ], ids=lambda kw: str(sorted(kw.items())))
-def test_rg_own_walk_agrees_with_the_python_engine(tmp_path: Path, request_kw: dict) -> None:
+def test_the_engines_agree_where_rg_could_see_the_tree_differently(tmp_path: Path, request_kw: dict) -> None:
     corpus(tmp_path)
     ws = workspace(tmp_path)
     try:
@@ -67,7 +69,7 @@ def test_rg_own_walk_agrees_with_the_python_engine(tmp_path: Path, request_kw: d
 
 
 @pytest.mark.needs("rg")
-def test_what_rg_own_walk_must_not_show_and_must_not_miss(tmp_path: Path) -> None:
+def test_what_the_rg_engine_must_not_show_and_must_not_miss(tmp_path: Path) -> None:
     corpus(tmp_path)
     ws = workspace(tmp_path)
     try:
@@ -76,7 +78,7 @@ def test_what_rg_own_walk_must_not_show_and_must_not_miss(tmp_path: Path) -> Non
         ws.close()
     shown = {line.path for line in result.lines}
     assert shown == {".hidden.txt", "deep/a/b/found.txt", "docs/a.md", "docs/alias.txt", "edge.txt",
-                     "sub/.stringsh/kept.txt", "sub/caf\udce9.txt", "worktree/.git"}
+                     "dossier-\udce9/x.txt", "sub/.stringsh/kept.txt", "sub/caf\udce9.txt", "worktree/.git"}
     assert result.skipped_too_large_files == 1  # over.txt
     assert result.traversal.skipped_walk_errors == 2  # the two names of the hard-linked file
 

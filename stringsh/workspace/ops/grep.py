@@ -125,43 +125,23 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
 
 def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Start,
              only: re.Pattern[str] | NamePattern | None, cut: int) -> str:
-    """Walk while rg looks for matches, then show the files rg found a match in as the Python engine would (see
-    rgsearch.py); when the results run out at a file, the counters are those the walk had reached at that file.
-    rg walks a folder of the workspace root on its own; a `--glob` filter or another root gives rg exactly the
-    walked files (rg's own walk would search every file), as does a walk that stopped at a limit (rg's may not)."""
-    from stringsh.workspace.ops.rgsearch import RgPool, RgWalk
+    """Walk first, let rg say which files match, then show them as the Python engine would (see rgsearch.py);
+    when the results run out at a file, the counters are those the walk had reached at that file."""
+    from stringsh.workspace.ops.rgsearch import RgPool
 
     stats = run.stats
     candidates: list[tuple[str, os.stat_result, tuple[int, ...], bool]] = []
-    plain: list[str] = []  # the candidates rg's own walk answers for
     pool = RgPool(rg, ws.confiner.real, request.query, regex=request.regex, ignore_case=request.ignore_case)
-    own = None
-    if start.file is None and only is None and ":" not in start.rel:
-        own = RgWalk(rg, ws.confiner.real, start.rel, request.query, regex=request.regex,
-                     ignore_case=request.ignore_case, max_bytes=ws.policy.limits.max_read_bytes)
     try:
         for found in walk(ws, start, stats):
             wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
             if wanted and found.st is not None and run.admit(found.st):  # walked with stats: st is always set
                 candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large), found.link))
-                if own is None or found.link:
-                    pool.add(found.rel)
-                else:
-                    plain.append(found.rel)
-        if own is not None and stats.limit_reason is not None:
-            own.close()  # a walk stopped short: rg's own may go on far longer than the files it needs
-            own = None
-            for rel in plain:
-                pool.add(rel)
+                pool.add(found.rel)
     except BaseException:
         pool.close()  # no rg left running after an error
-        if own is not None:
-            own.close()
         raise
     hits = pool.finish()
-    if own is not None:
-        nominated = own.finish()
-        hits = None if hits is None or nominated is None else hits | nominated
     walked_io = stats.skipped_io_errors
     folders = _Folders(ws)
     try:
@@ -182,9 +162,11 @@ def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Sta
 
 
 class _Folders:
-    """The walked files rg found a match in, found again through the Confiner. A plain file is opened in its folder
-    (resolved once for the files of one folder, which the walk gives one after another); the open re-checks it is
-    the file the walk saw (walk.open_found), so a file swapped since is skipped and counted either way."""
+    """The walked files rg found a match in, opened again. A plain file is opened in its folder, which is opened
+    once for the files of one folder (the walk gives them one after another) name by name from the root with
+    O_NOFOLLOW, as the walk opened it, so a name that is not UTF-8 is found as the Python engine finds it; a
+    symlinked file is resolved through the Confiner. The open re-checks it is the file the walk saw
+    (walk.open_found): a file or folder swapped since is skipped and counted."""
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
@@ -204,14 +186,26 @@ class _Folders:
         if parent != self.rel:
             self.close()
             try:
-                with self.ws.confiner.resolve(parent or ".") as res:
-                    self.fd = os.dup(res.parent_fd) if res.name == "" else os.open(res.name, DIR_FLAGS,
-                                                                                      dir_fd=res.parent_fd)
-            except (StringError, OSError):
+                self.fd = self._open(parent)
+            except OSError:
                 run.stats.skipped_io_errors += 1  # changed since the walk
                 return False
             self.rel = parent
         return run.search(Found(rel, self.fd, name, st))
+
+    def _open(self, parent: str) -> int:
+        """The walked folder, opened name by name from the root without following a symlink (as the walk did; a
+        name need not be UTF-8, which the Confiner's paths must be)."""
+        fd = os.open(".", DIR_FLAGS, dir_fd=self.ws.confiner.root_fd)
+        try:
+            for name in parent.split("/") if parent else ():
+                inner = os.open(name, DIR_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+        except OSError:
+            os.close(fd)
+            raise
+        return fd
 
     def close(self) -> None:
         if self.fd >= 0:

@@ -1,14 +1,9 @@
-"""ripgrep as grep's prefilter: which of the walked files hold a match. rg only ever answers "these files match";
-the confined walk (ops/walk.py) decides which files exist for the search, and every line shown is then read,
-decoded, redacted and matched by the same Python code as the fallback, through the Confiner, with the walk's file
-identity re-checked, so both engines give identical replies and rg never decides what is shown.
+"""ripgrep as grep's prefilter: which of the walked files hold a match, found by `rg` over exactly those files.
 
-Two ways to ask it. `RgWalk`: rg walks the search folder on its own (no symlinks followed, `.git/`, `.stringsh/`
-and temp files excluded so it wastes no time there), at the same time as the Python walk; its nominations are then
-intersected with the files the walk admitted, so rg can only pass over a file (one it found no match in), never add
-one (its `--no-ignore`, hidden-file and secret handling only cost it time). rg's own walk skips file symlinks: the
-walk's symlinked files go to `RgPool`, which runs rg over exactly the files it is given, in batches started while
-the walk goes on (also the whole answer for a `--glob` filter or another root).
+rg never walks on its own (its ignore rules, symlink handling and hidden-file rules are not ours): it gets the
+confined walk's file list as arguments, in batches, and only answers "these files match". Every line shown is
+then read, decoded, redacted and matched by the same Python code as the fallback, through the Confiner, with the
+walk's file identity re-checked, so both engines give identical replies and rg never decides what is shown.
 rg's regex engine is a finite automaton (it cannot backtrack); a pattern rg does not accept makes the whole search
 fall back to Python. `pip install 'stringsh[search]'` (the `ripgrep` package) or any `rg` on PATH enables it.
 """
@@ -19,10 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 from pathlib import Path
-
-from stringsh.workspace.paths import STATE_DIR, TEMP_PREFIX
 
 #: Bytes of path arguments per rg run (well under Linux's 2 MiB ARG_MAX, environment included).
 BATCH_BYTES = 1024 * 1024
@@ -32,9 +24,6 @@ BATCH_FILES = 8000
 PARALLEL = 2
 FLAGS = ("--no-config", "--files-with-matches", "--null", "--text", "--crlf", "--no-ignore", "--hidden",
          "--no-messages", "--color", "never")
-
-#: Never worth rg's time: the walk never yields them (`/.stringsh/` is anchored at rg's working folder, the root).
-WALK_EXCLUDES = ("--glob", "!.git/", "--glob", f"!{TEMP_PREFIX}*", "--glob", f"!/{STATE_DIR}/")
 
 _found: list[str | None] = []
 
@@ -96,44 +85,3 @@ class RgPool:
             process.kill()
             process.wait()
         self.running = []
-
-
-class RgWalk:
-    """rg walking `folder` (root-relative, "." for the root) on its own while the Python walk runs; `finish` gives
-    the files it found a match in (root-relative, as the walk names them), or None when rg refused the pattern or
-    failed. Files over `max_bytes` are never searched (the walk does not admit them)."""
-
-    def __init__(self, rg: str, root: Path, folder: str, query: str, *, regex: bool, ignore_case: bool,
-                 max_bytes: int) -> None:
-        command = [rg, *FLAGS, "--max-filesize", str(max_bytes), *WALK_EXCLUDES,
-                   *(() if regex else ("--fixed-strings",)), *(("--ignore-case",) if ignore_case else ()),
-                   "--regexp", query, "--", *(() if folder == "." else (folder,))]
-        self.process = subprocess.Popen(command, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL)
-        self.out = b""
-        # drained as it comes, so rg never waits on a full pipe while the walk goes on
-        self.reader = threading.Thread(target=self._drain, daemon=True)
-        self.reader.start()
-
-    def _drain(self) -> None:
-        stdout = self.process.stdout
-        if stdout is not None:
-            self.out = stdout.read()
-
-    def finish(self) -> set[str] | None:
-        try:
-            self.reader.join()
-            returncode = self.process.wait()
-        finally:
-            self.close()
-        if returncode not in (0, 1) and not self.out:
-            return None  # a regex rg does not accept (or rg broke): Python searches instead
-        return {os.fsdecode(name) for name in self.out.split(b"\0") if name}
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait()
-        self.reader.join()
-        if self.process.stdout is not None:
-            self.process.stdout.close()

@@ -80,7 +80,7 @@ class Found(NamedTuple):
     dir_fd: int
     name: str
     st: os.stat_result | None  # None from walk(stat_files=False) for a plain file
-    link: bool = False  # reached through a file symlink (a walk of its own, such as rg's, does not follow it)
+    link: bool = False  # reached through a file symlink: found again through the Confiner, not in its folder
 
 
 class Start(NamedTuple):
