@@ -20,6 +20,7 @@ from stringsh.errors import StringError
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.ops.patterns import Budget, Query, RegexTimeout, compile_query, timeout_error
 from stringsh.workspace.ops.walk import Found, Start, Traversal, WalkStats, open_found, start_at, walk
+from stringsh.workspace.paths import DIR_FLAGS
 from stringsh.workspace.textio import BREAK, decode
 
 if TYPE_CHECKING:
@@ -129,37 +130,87 @@ def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Sta
     from stringsh.workspace.ops.rgsearch import RgPool
 
     stats = run.stats
-    candidates: list[tuple[str, os.stat_result, tuple[int, ...]]] = []
+    candidates: list[tuple[str, os.stat_result, tuple[int, ...], bool]] = []
     pool = RgPool(rg, ws.confiner.real, request.query, regex=request.regex, ignore_case=request.ignore_case)
     try:
         for found in walk(ws, start, stats):
             wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
             if wanted and found.st is not None and run.admit(found.st):  # walked with stats: st is always set
-                candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large)))
+                candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large), found.link))
                 pool.add(found.rel)
     except BaseException:
         pool.close()  # no rg left running after an error
         raise
     hits = pool.finish()
     walked_io = stats.skipped_io_errors
-    for rel, st, mark in candidates:
-        if hits is not None and rel not in hits:
-            continue
-        try:
-            res = ws.confiner.resolve(rel)
-        except StringError:
-            stats.skipped_io_errors += 1  # changed since the walk
-            continue
-        with res:
-            done = run.search(Found(rel, res.parent_fd, res.name, st))
-        if done:
-            late_io = stats.skipped_io_errors - walked_io
-            (stats.scanned_files, stats.scanned_entries, stats.skipped_walk_errors, stats.skipped_io_errors,
-             stats.skipped_dangling_symlink_targets, run.counts.too_large) = mark
-            stats.skipped_io_errors += late_io
-            stats.limit_reason = "results"
-            break
+    folders = _Folders(ws)
+    try:
+        for rel, st, mark, link in candidates:
+            if hits is not None and rel not in hits:
+                continue
+            done = folders.search(run, rel, st, link)
+            if done:
+                late_io = stats.skipped_io_errors - walked_io
+                (stats.scanned_files, stats.scanned_entries, stats.skipped_walk_errors, stats.skipped_io_errors,
+                 stats.skipped_dangling_symlink_targets, run.counts.too_large) = mark
+                stats.skipped_io_errors += late_io
+                stats.limit_reason = "results"
+                break
+    finally:
+        folders.close()
     return "rg" if hits is not None else "python"
+
+
+class _Folders:
+    """The walked files rg found a match in, opened again. A plain file is opened in its folder, which is opened
+    once for the files of one folder (the walk gives them one after another) name by name from the root with
+    O_NOFOLLOW, as the walk opened it, so a name that is not UTF-8 is found as the Python engine finds it; a
+    symlinked file is resolved through the Confiner. The open re-checks it is the file the walk saw
+    (walk.open_found): a file or folder swapped since is skipped and counted."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.rel: str | None = None
+        self.fd = -1
+
+    def search(self, run: _Run, rel: str, st: os.stat_result, link: bool) -> bool:
+        parent, _, name = rel.rpartition("/")
+        if link or ":" in rel:  # a symlink is resolved as a whole; another root's names are its own
+            try:
+                res = self.ws.confiner.resolve(rel)
+            except StringError:
+                run.stats.skipped_io_errors += 1  # changed since the walk
+                return False
+            with res:
+                return run.search(Found(rel, res.parent_fd, res.name, st))
+        if parent != self.rel:
+            self.close()
+            try:
+                self.fd = self._open(parent)
+            except OSError:
+                run.stats.skipped_io_errors += 1  # changed since the walk
+                return False
+            self.rel = parent
+        return run.search(Found(rel, self.fd, name, st))
+
+    def _open(self, parent: str) -> int:
+        """The walked folder, opened name by name from the root without following a symlink (as the walk did; a
+        name need not be UTF-8, which the Confiner's paths must be)."""
+        fd = os.open(".", DIR_FLAGS, dir_fd=self.ws.confiner.root_fd)
+        try:
+            for name in parent.split("/") if parent else ():
+                inner = os.open(name, DIR_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+        except OSError:
+            os.close(fd)
+            raise
+        return fd
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+        self.fd, self.rel = -1, None
 
 
 def _walked(stats: WalkStats) -> tuple[int, int, int, int, int]:

@@ -80,6 +80,7 @@ class Found(NamedTuple):
     dir_fd: int
     name: str
     st: os.stat_result | None  # None from walk(stat_files=False) for a plain file
+    link: bool = False  # reached through a file symlink: found again through the Confiner, not in its folder
 
 
 class Start(NamedTuple):
@@ -246,7 +247,7 @@ def _via_link(ws: Workspace, rel: str, stats: WalkStats) -> Iterator[Found]:
             return  # a folder symlink: never followed
         if not stat.S_ISREG(res.st.st_mode):
             return
-        yield Found(rel, res.parent_fd, res.name, res.st)
+        yield Found(rel, res.parent_fd, res.name, res.st, True)
 
 
 def open_found(found: Found) -> tuple[int, os.stat_result] | None:
