@@ -128,6 +128,8 @@ def run_patch(count: int, rounds: int, base: Path) -> dict[str, list[float]] | N
     samples: dict[str, list[float]] = {"raw": [], "apply": [], "revert": []}
     for round_ in range(-3, rounds):
         old = refresh(root, count, size, f"base {round_}")
+        for index in range(count):  # untimed: an agent reads a file before it patches it (else CONFLICT)
+            dispatcher.execute(f"/open f{index}.txt")
         new = []
         for data in old:
             lines = data.splitlines(True)
@@ -140,7 +142,7 @@ def run_patch(count: int, rounds: int, base: Path) -> dict[str, list[float]] | N
         apply = timed(lambda: replies.append(dispatcher.execute(f"/patch\n{diff}")))  # noqa: B023
         revert = timed(lambda: replies.append(dispatcher.execute("/undo")))  # noqa: B023
         if not all(reply.ok for reply in replies):
-            print(f"/patch row skipped: {replies[0].text.splitlines()[0]} / {replies[1].text.splitlines()[0]}")
+            print(f"/patch row skipped: {replies[0].text.splitlines()[1]} / {replies[1].text.splitlines()[1]}")
             dispatcher.close()
             return None
         if round_ >= 0:

@@ -98,10 +98,14 @@ def _bytes_cutoff(db: sqlite3.Connection, keep_bytes: int, cutoff: int) -> int:
     total = blob_bytes(db)
     if total <= keep_bytes:
         return 0
-    rows = db.execute(
-        "SELECT last, SUM(size) FROM (SELECT COALESCE(MAX(f.cs), 0) AS last, length(b.data) AS size FROM blobs b "
-        "LEFT JOIN files f ON f.prev_sha = b.sha GROUP BY b.sha) GROUP BY last ORDER BY last"
-    ).fetchall()
+    # Summed here, not in one GROUP BY over the blobs: a subquery materialises `length(data)`, reading every kept
+    # byte (50 ms at 128 MiB), where a plain column's length is read from the record header.
+    last_use = dict(db.execute("SELECT prev_sha, MAX(cs) FROM files WHERE prev_sha IS NOT NULL GROUP BY prev_sha"))
+    freed_with: dict[int, int] = {}
+    for sha, size in db.execute("SELECT sha, length(data) FROM blobs"):
+        last = last_use.get(sha, 0)
+        freed_with[last] = freed_with.get(last, 0) + int(size)
+    rows = sorted(freed_with.items())
     need = total - keep_bytes
     freed = 0
     reach = 0
