@@ -1,8 +1,9 @@
 """The journal's keep policy: how many change sets, and how many bytes of previous content, it holds.
 
 Policy (`[journal]` in stringsh.toml, policy.py): the newest `keep_changes` change sets (default 1000) and at most
-`keep_bytes` of previous bytes (default 128 MiB), whichever keeps fewer; the newest change set is always kept (the
-one just made stays undoable however big it is), and a pending one is never pruned (recovery needs it).
+`keep_bytes` of previous bytes (default 128 MiB; a prune for bytes goes down to 90% of it), whichever keeps fewer;
+the newest change set is always kept (the one just made stays undoable however big it is), and a pending one is
+never pruned (recovery needs it).
 
 Checked after every change at the cost of two indexed lookups, not a scan: the change-set count is an `OFFSET`
 walk down the primary key, the bytes a running total in `meta` that `Journal.begin` adds to as it keeps new bytes.
@@ -19,6 +20,9 @@ from typing import NamedTuple
 from stringsh.workspace.policy import JournalKeep
 
 FINISHED = "state NOT IN ('pending', 'staged')"
+#: A prune for bytes goes down to this percentage of `keep_bytes`, so pruning (tens of milliseconds with thousands
+#: of kept files) happens once per tenth of the bound's growth rather than after every change past it.
+SLACK = 90
 #: How many `pruned_undo` rows (one per client and topic whose undo history was cut) are remembered.
 MAX_PRUNED_NOTES = 1000
 
@@ -106,7 +110,7 @@ def _bytes_cutoff(db: sqlite3.Connection, keep_bytes: int, cutoff: int) -> int:
         last = last_use.get(sha, 0)
         freed_with[last] = freed_with.get(last, 0) + int(size)
     rows = sorted(freed_with.items())
-    need = total - keep_bytes
+    need = total - keep_bytes * SLACK // 100  # down to 90%: the next prune waits for 10% more, not one change
     freed = 0
     reach = 0
     for last, size in rows:

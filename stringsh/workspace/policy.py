@@ -39,7 +39,7 @@ Every table and key is optional:
 
     [journal]                      # how much undo history the change journal keeps (keep.py), whichever is less:
     keep_changes = 1000            # the newest change sets (the newest one is always kept)
-    keep_bytes = 134217728         # bytes of previous file content (128 MiB); older change sets are pruned
+    keep_bytes = 134217728         # bytes of previous file content (128 MiB); older change sets are pruned, to 90%
 
 Globs and other roots. The secret globs (deny and allow, built-in and yours) are one list for every root, matched
 against the path inside the root the path names, never against its `id:`: `private/**` denies
