@@ -1,5 +1,6 @@
-"""Entry point: `stringsh [options] [run|daemon|repl|trust|audit]`. Picks a front end; every one goes through the
-Dispatcher. `stringsh trust` records (or revokes, or shows) the user's trust in a workspace (workspace/trust.py);
+"""Entry point: `stringsh [options] [run|daemon|repl|operator|tools|mcp|trust|audit]`. Picks a front end; every one
+goes through the Dispatcher (the dialects `operator`, `tools` and `mcp` through its workspace, in stringsh/dialects/).
+`stringsh trust` records (or revokes, or shows) the user's trust in a workspace (workspace/trust.py);
 `stringsh audit verify|tail` checks or shows its audit log (auditcli.py).
 
 Imports stay light here: prompt_toolkit and rich load only in the REPL, and argparse (with the shutil, gettext and
@@ -20,7 +21,10 @@ if TYPE_CHECKING:
     from stringsh.dispatcher import Dispatcher
     from stringsh.errors import StringError
 
-SUBCOMMANDS = ("run", "daemon", "repl")
+#: The other dialects agents speak: each is `stringsh/dialects/<name>/cli.py`, whose `run(dispatcher, options)`
+#: serves it on stdin/stdout (or, for mcp, HTTP).
+DIALECTS = ("operator", "tools", "mcp")
+SUBCOMMANDS = ("run", "daemon", "repl", "operator", "tools")
 VALUE_OPTIONS = ("--root", "--policy", "-c")
 
 
@@ -44,6 +48,7 @@ class Options:
         self.audit_command: str | None = None
         self.audit_root: str | None = None
         self.lines = 10
+        self.http: str | None = None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
     daemon = sub.add_parser("daemon", help="serve requests on stdin, framed replies on stdout")
     daemon.add_argument("--json", action="store_true", help="JSON lines in and out")
     sub.add_parser("repl", help="the interactive shell (default on a terminal)")
+    sub.add_parser("operator", help="OPERATOR_CMD blocks on stdin, OPERATOR_RESULT blocks on stdout (seed 000)")
+    sub.add_parser("tools", help="JSON workspace tools, one JSON object a line both ways (seed 001)")
+    mcp = sub.add_parser("mcp", help="a Model Context Protocol server on stdio, or --http HOST:PORT")
+    mcp.add_argument("--http", metavar="HOST:PORT", default=None, help="serve streamable HTTP instead of stdio")
     trust = sub.add_parser("trust", help="let the workspace's stringsh.toml widen your policy (until it changes)")
     trust.add_argument(
         "--root", dest="trust_root", metavar="DIR", default=None, help="workspace folder (default: the current one)"
@@ -256,6 +265,10 @@ def main(argv: list[str] | None = None) -> int:
             from stringsh.script import run_scripts
 
             return run_scripts(dispatcher, args.files, keep_going=args.keep_going, color=args.color)
+        if args.mode in DIALECTS:
+            from importlib import import_module
+
+            return int(import_module(f"stringsh.dialects.{args.mode}.cli").run(dispatcher, args))
         if args.mode == "daemon":
             from stringsh.daemon import run_daemon
 

@@ -92,6 +92,11 @@ class Workspace:
     def frontend(self, value: str) -> None:
         self.state.frontend = value
 
+    def speaking(self, frontend: str, agent: str | None = None) -> AbstractContextManager[None]:
+        """Journal and audit this thread's calls as made in another dialect (`operator`, `tools`, `mcp`), by `agent`
+        when the client named itself: one engine, and the records say who asked."""
+        return self.state.speaking(frontend, agent)
+
     @property
     def trusted(self) -> bool:
         """Whether the user trusts this workspace (`stringsh trust`, bound to its stringsh.toml's hash)."""

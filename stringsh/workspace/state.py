@@ -92,13 +92,23 @@ class _Tally(threading.local):
     outcome = ""
 
 
+class _Speaker(threading.local):
+    """The dialect (and the client agent's own name, when it gave one) this thread's calls are made in."""
+
+    frontend: str | None = None
+    agent: str | None = None
+
+
 class EngineState:
     """Created lazily: nothing exists until the first audited operation (the audit log) or change (the journal)."""
 
     def __init__(self, confiner: Confiner, state_dir: Path | None, frontend: str) -> None:
         """`state_dir` replaces the per-workspace folder in the user's state folder (the files go in it directly)."""
         self.confiner = confiner
-        self.frontend = frontend
+        #: The front end this process serves (`string`, `operator`, `tools`, `mcp`); `speaking` overrides it for one
+        #: thread's calls, e.g. an OPERATOR_CMD block answered inside the String Commands loop.
+        self.default_frontend = frontend
+        self._speaker = _Speaker()
         #: This client in the journal: `/undo` takes back only changes this process (or daemon) made. A new one per
         #: start, like the read guard: a restart, each `stringsh -c` and `run` starts with nothing to undo.
         self.client = f"{os.getpid()}-{os.urandom(4).hex()}"
@@ -114,6 +124,24 @@ class EngineState:
         self._journal: Journal | None = None
         self._audit: AuditLog | None = None
         self._tally = _Tally()
+
+    @property
+    def frontend(self) -> str:
+        return self._speaker.frontend or self.default_frontend
+
+    @frontend.setter
+    def frontend(self, value: str) -> None:
+        self.default_frontend = value
+
+    @contextlib.contextmanager
+    def speaking(self, frontend: str, agent: str | None = None) -> Iterator[None]:
+        """Journal and audit this thread's calls as made in `frontend`, by `agent` (e.g. an MCP client's name)."""
+        before = (self._speaker.frontend, self._speaker.agent)
+        self._speaker.frontend, self._speaker.agent = frontend, agent
+        try:
+            yield
+        finally:
+            self._speaker.frontend, self._speaker.agent = before
 
     def close(self) -> None:
         with self.thread_lock:
@@ -342,6 +370,8 @@ class EngineState:
             record["change"] = change
         if command is not None:
             record["command"] = command
+        if self._speaker.agent is not None:
+            record["agent"] = self._speaker.agent
         try:
             with self.thread_lock:
                 if self._audit is None:

@@ -1,0 +1,1 @@
+"""`stringsh mcp`: the engine behind a Model Context Protocol server (the official `mcp` SDK), stdio or HTTP."""

@@ -1,0 +1,92 @@
+"""The contract between the OPERATOR_CMD block parser (`blocks.py`) and the actions (`actions/`): what a valid
+command looks like, what every action accepts, what a result carries, and how an action asks for confirmation.
+The parser checks a block against `ACTIONS` (keys, path rules, base64 payloads) before any action sees it, so an
+action only ever gets a well-formed `Command`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ActionShape:
+    """What one action accepts: whether `path` is required (every `fs.*`) or forbidden (every other action), the
+    optional keys beyond `version`, `id`, `action` and `path`, and whether it changes files (asks to confirm)."""
+
+    needs_path: bool
+    keys: frozenset[str] = frozenset()
+    mutates: bool = False
+
+
+#: Every action stringsh implements (seed 000 plus upstream HEAD's fs.stat, fs.copy, fs.move). Keys ending in
+#: `_b64` are base64 UTF-8 payloads: the parser decodes them strictly into `Command.payloads`.
+ACTIONS: dict[str, ActionShape] = {
+    "operator.getInterfaceSpec": ActionShape(needs_path=False),
+    "fs.list": ActionShape(needs_path=True),
+    "fs.read": ActionShape(needs_path=True),
+    "fs.readSlice": ActionShape(needs_path=True, keys=frozenset({"start", "lines"})),
+    "fs.search": ActionShape(needs_path=True, keys=frozenset({"query"})),
+    "fs.stat": ActionShape(needs_path=True),
+    "fs.write": ActionShape(needs_path=True, keys=frozenset({"content", "content_b64"}), mutates=True),
+    "fs.patch": ActionShape(needs_path=True, keys=frozenset({"patch_b64"}), mutates=True),
+    "fs.applyEdits": ActionShape(needs_path=True, keys=frozenset({"edits_b64"}), mutates=True),
+    "fs.delete": ActionShape(needs_path=True, mutates=True),
+    "fs.copy": ActionShape(needs_path=True, keys=frozenset({"path_to"}), mutates=True),
+    "fs.move": ActionShape(needs_path=True, keys=frozenset({"path_to"}), mutates=True),
+}
+
+
+@dataclass(frozen=True)
+class Command:
+    """A block that passed every HARD RULE. `fields` holds every `key: value` line but `version`, `id` and
+    `action`, values as written (`path` included when the action takes one); `payloads` holds each `*_b64` field
+    decoded (strict base64, strict UTF-8, within the policy's size cap). `line` is the 1-based input line of the
+    block's OPERATOR_CMD marker, for messages."""
+
+    id: str
+    action: str
+    fields: dict[str, str] = field(default_factory=dict)
+    payloads: dict[str, str] = field(default_factory=dict)
+    line: int = 1
+
+    @property
+    def path(self) -> str | None:
+        return self.fields.get("path")
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """A block the parser could identify but that breaks a rule: answered `ok: false` with `summary` (one line,
+    e.g. `Invalid OPERATOR_CMD (ERR_UNKNOWN_KEY): unknown key "foo" for fs.read`), echoing `id` when it had one."""
+
+    id: str | None
+    code: str
+    summary: str
+    line: int = 1
+
+
+@dataclass(frozen=True)
+class Result:
+    """One OPERATOR_RESULT: `details` is plain text the formatter encodes as `details_b64` (None: no such line)."""
+
+    id: str | None
+    ok: bool
+    summary: str
+    details: str | None = None
+
+
+@dataclass(frozen=True)
+class ConfirmRequest:
+    """What a mutating action is about to do, shown to whoever confirms it: `summary` is one line (`write
+    notes.md (12 lines)`), `diff` a unified diff of the change (empty when there is none to show, e.g. a folder)."""
+
+    action: str
+    path: str
+    summary: str
+    diff: str = ""
+
+
+#: Asks whether a mutation may go ahead: None means yes; a string is the `ok: false` summary saying why not
+#: (declined by the user, denied by the policy, no terminal to ask on).
+Confirmer = Callable[[ConfirmRequest], "str | None"]
