@@ -34,7 +34,8 @@ def test_get_interface_spec_is_the_generated_spec(workspace: Workspace) -> None:
 
 
 def test_list_sorted_folders_marked_secrets_left_out(workspace: Workspace) -> None:
-    assert run(workspace, "fs.list", path=".") == Result("c1", True, "Listed 3 entries", "README.md\ncrlf.txt\n[DIR] src")
+    assert run(workspace, "fs.list", path=".") == Result("c1", True, "Listed 3 entries",
+                                                         "README.md\ncrlf.txt\n[DIR] src")
     assert run(workspace, "fs.list", path="src") == Result("c1", True, "Listed 1 entries", "a.py")
 
 
@@ -49,7 +50,8 @@ def test_list_refusals(workspace: Workspace) -> None:
 
 
 def test_read_whole_text_line_endings_kept(workspace: Workspace) -> None:
-    assert run(workspace, "fs.read", path="src/a.py") == Result("c1", True, "Read file", "import os\nprint(1)\n# os here\n")
+    assert run(workspace, "fs.read", path="src/a.py") == Result("c1", True, "Read file",
+                                                                "import os\nprint(1)\n# os here\n")
     assert run(workspace, "fs.read", path="crlf.txt") == Result("c1", True, "Read file", "one\r\ntwo\r\n")
 
 
@@ -89,7 +91,8 @@ def test_read_slice_defaults_and_numbering(workspace: Workspace, ws: Path) -> No
 
 
 def test_read_slice_crlf_lines_have_no_cr(workspace: Workspace) -> None:
-    assert run(workspace, "fs.readSlice", path="crlf.txt").details == "# crlf.txt\n# lines 1-2 of 2\n\n     1: one\n     2: two"
+    assert run(workspace, "fs.readSlice", path="crlf.txt").details == (
+        "# crlf.txt\n# lines 1-2 of 2\n\n     1: one\n     2: two")
 
 
 @pytest.mark.parametrize(("fields", "summary"), [
