@@ -26,7 +26,7 @@ def _removed(workspace: Workspace, rel: str) -> str:
 
 
 def _tree(workspace: Workspace, rel: str) -> list[str]:
-    """The folder's entries, depth first (folders with a trailing `/`), at most LISTED + 1."""
+    """The folder's entries, folder by folder (folders with a trailing `/`), at most LISTED + 1."""
     out: list[str] = []
     stack = [rel]
     while stack and len(out) <= LISTED:
