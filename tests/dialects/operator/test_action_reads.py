@@ -160,3 +160,27 @@ def test_reads_are_audited_as_operator(workspace: Workspace) -> None:
     run(workspace, "fs.read", path="README.md")
     log = b"".join(p.read_bytes() for p in workspace.state_dir.glob("audit*"))
     assert b'"operator"' in log and b"README.md" in log
+
+
+def test_path_rules_hold_for_a_library_caller_too(workspace: Workspace) -> None:
+    assert run(workspace, "fs.read") == Result(
+        "c1", False, "Invalid OPERATOR_CMD (ERR_ACTION_REQUIRES_PATH): fs.* actions require path.")
+    assert run(workspace, "operator.getInterfaceSpec", path="x") == Result(
+        "c1", False, "Invalid OPERATOR_CMD (ERR_ACTION_FORBIDS_PATH): operator.* actions must not include path.")
+
+
+def test_an_unexpected_failure_is_a_one_line_result_not_a_traceback(workspace: Workspace) -> None:
+    def broken(_: object) -> str | None:
+        raise RuntimeError("boom\nsecond line")
+    from stringsh.dialects.operator.actions import run_action
+    from tests.dialects.operator.actions_support import command
+
+    result = run_action(workspace, command("fs.write", path="n.txt", content="x"), broken, topic="main")
+    assert result == Result("c1", False, "INTERNAL_ERROR: RuntimeError: boom second line")
+    assert not (workspace.root / "n.txt").exists()
+
+
+def test_summaries_stay_one_line_for_odd_names(workspace: Workspace, ws: Path) -> None:
+    (ws / "a\nb.txt").write_text("x\n")
+    result = run(workspace, "fs.copy", path="README.md", path_to="a\nb.txt")
+    assert result == Result("c1", False, "CONFLICT: Destination exists: a b.txt; add overwrite: true to replace it")

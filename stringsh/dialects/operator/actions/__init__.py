@@ -45,14 +45,19 @@ def _writers() -> dict[str, Writer]:
 def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, topic: str) -> Result:
     """Run `command` in `topic` (the journal's undo scope); `confirm` is asked before any change."""
     if command.action not in ACTIONS:
-        return Result(command.id, False, f"Invalid OPERATOR_CMD (ERR_UNKNOWN_ACTION): Unknown action: {command.action}")
+        return Result(command.id, False, one_line(
+            f"Invalid OPERATOR_CMD (ERR_UNKNOWN_ACTION): Unknown action: {command.action}"))
+    if ACTIONS[command.action].needs_path != bool(command.path):  # blocks.py checks this; a library caller may not
+        code, detail = (("ERR_ACTION_REQUIRES_PATH", "fs.* actions require path.") if not command.path else
+                        ("ERR_ACTION_FORBIDS_PATH", "operator.* actions must not include path."))
+        return Result(command.id, False, f"Invalid OPERATOR_CMD ({code}): {detail}")
     try:
         with workspace.speaking("operator"):
             if ACTIONS[command.action].mutates:
                 return _writers()[command.action](workspace, command, confirm, topic)
             return _readers()[command.action](workspace, command, topic)
     except Refused as exc:
-        return Result(command.id, False, exc.summary)
+        return Result(command.id, False, one_line(exc.summary))
     except StringError as exc:
         return Result(command.id, False, error_summary(exc))
     except Exception as exc:
