@@ -89,7 +89,6 @@ def test_copy_over_an_existing_file_needs_overwrite(workspace: Workspace, ws: Pa
 
 def test_copy_refusals(workspace: Workspace, ws: Path) -> None:
     before = snapshot(ws)
-    assert run(workspace, "fs.copy", path="dir", path_to="dir2").summary.startswith("INVALID_TARGET: ")
     assert run(workspace, "fs.copy", path="a.txt", path_to="dir") == Result(
         "c1", False, "INVALID_TARGET: path_to is an existing folder: dir; name the new path itself (dir/<name>)")
     assert run(workspace, "fs.copy", path="a.txt") == Result(
@@ -130,3 +129,38 @@ def test_move_refusals(workspace: Workspace, ws: Path) -> None:
     assert snapshot(ws) == before and workspace.history() == []
     assert run(workspace, "fs.move", path="a.txt", path_to="dir/x.txt", overwrite="true").ok
     assert (ws / "dir" / "x.txt").read_text() == "one\ntwo\n"
+
+
+def test_copy_folder_one_change_set_modes_kept_undo_removes(workspace: Workspace, ws: Path) -> None:
+    os.chmod(ws / "dir" / "x.txt", 0o750)
+    (ws / "dir" / ".env").write_text("T=1\n")
+    asked = Recorder()
+    assert run(workspace, "fs.copy", asked, path="dir", path_to="out/copy") == Result("c1", True, "Copied")
+    assert (ws / "out" / "copy" / "x.txt").read_text() == "x\n"
+    assert (ws / "out" / "copy" / "sub" / "y.txt").read_text() == "y\n"
+    assert os.stat(ws / "out" / "copy" / "x.txt").st_mode & 0o777 == 0o750
+    assert not (ws / "out" / "copy" / ".env").exists()  # a secret is never read, so never copied
+    assert asked.requests == [ConfirmRequest("fs.copy", "dir", "copy folder dir to out/copy (2 files)",
+                                             "new file: out/copy/sub/y.txt\nnew file: out/copy/x.txt")]
+    assert len(workspace.history()) == 1
+    workspace.undo("main")
+    assert not (ws / "out").exists()
+
+
+def test_copy_folder_refusals(workspace: Workspace, ws: Path) -> None:
+    (ws / "dir2").mkdir()
+    os.symlink("../a.txt", ws / "dir2" / "ln")
+    (ws / "file").write_text("f\n")
+    before = snapshot(ws)
+    assert run(workspace, "fs.copy", path="dir2", path_to="d3") == Result(
+        "c1", False, "INVALID_TARGET: dir2 holds dir2/ln, a symlink; fs.copy copies folders of plain files and "
+        "folders only")
+    assert run(workspace, "fs.copy", path="dir", path_to="file", overwrite="true") == Result(
+        "c1", False, "CONFLICT: Destination exists: file; a folder is copied to a new path only")
+    assert snapshot(ws) == before and workspace.history() == []
+
+
+def test_copy_empty_folder(workspace: Workspace, ws: Path) -> None:
+    (ws / "empty").mkdir()
+    assert run(workspace, "fs.copy", path="empty", path_to="e2") == Result("c1", True, "Copied")
+    assert (ws / "e2").is_dir()
