@@ -145,3 +145,19 @@ def test_a_file_changed_after_the_read_is_a_conflict(workspace: Workspace, ws: P
                         topic="main")
     assert result == Result("c1", False, "CONFLICT: f.txt changed since it was read; nothing was written.")
     assert (ws / "f.txt").read_text() == "someone else\n"
+
+
+def test_mixed_line_endings_kept_byte_for_byte(ws: Path) -> None:
+    (ws / "m.txt").write_bytes(b"a\r\nb\nc\r\n")
+    workspace = Workspace(ws)
+    assert run(workspace, "fs.applyEdits", path="m.txt",
+               edits_b64=edits({"op": "insertAfter", "anchor": "b", "text": "X"})).ok
+    assert (ws / "m.txt").read_bytes() == b"a\r\nb\nX\nc\r\n"
+
+
+def test_utf16_file_keeps_its_encoding(ws: Path) -> None:
+    (ws / "u.txt").write_bytes("one\ntwo\n".encode("utf-16"))
+    workspace = Workspace(ws)
+    assert run(workspace, "fs.applyEdits", path="u.txt",
+               edits_b64=edits({"op": "replaceFirst", "find": "two", "text": "zwei"})).ok
+    assert (ws / "u.txt").read_bytes() == "one\nzwei\n".encode("utf-16")
