@@ -141,3 +141,24 @@ def test_bad_values_refused(ws: Path, text: str, problem: str) -> None:
         load_policy(ws)
     assert caught.value.code == "INVALID_PAYLOAD"
     assert caught.value.message == f"Bad policy file {ws / 'stringsh.toml'}: {problem}"
+
+
+@pytest.mark.parametrize(("permissions", "action", "fields", "summary"), [
+    ("delete = false", "fs.delete", {"path": "r.txt"}, "NOT_PERMITTED: delete is disabled by policy"),
+    ("write = false", "fs.write", {"path": "r.txt", "content": "x"}, "NOT_PERMITTED: write is disabled by policy"),
+    ("edit = false", "fs.applyEdits", {"path": "r.txt", "edits_b64": '{"version":1,"edits":[]}'},
+     "NOT_PERMITTED: edit is disabled by policy"),
+    ("patch = false", "fs.patch", {"path": "r.txt", "patch_b64": "@@ -1 +1 @@\n-r\n+s\n"},
+     "NOT_PERMITTED: patch is disabled by policy"),
+    ("move = false", "fs.move", {"path": "r.txt", "path_to": "s.txt"}, "NOT_PERMITTED: move is disabled by policy"),
+])
+def test_no_one_is_asked_to_approve_what_the_policy_refuses(ws: Path, permissions: str, action: str,
+                                                            fields: dict[str, str], summary: str) -> None:
+    (ws / "r.txt").write_text("r\n")
+    (ws / "stringsh.toml").write_text(f"[permissions]\n{permissions}\n")
+    workspace = Workspace.load(ws)
+    asked: list[ConfirmRequest] = []
+    result = run_action(workspace, command(action, **fields), policy_confirmer(workspace.policy,
+                        lambda r: asked.append(r) or True), topic="main")
+    assert result == Result("c1", False, summary) and asked == []
+    assert (ws / "r.txt").read_text() == "r\n"

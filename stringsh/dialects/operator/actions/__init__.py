@@ -42,6 +42,22 @@ def _writers() -> dict[str, Writer]:
             "fs.rename": tree.fs_move}
 
 
+#: The policy permissions each change needs (the engine checks them again when it writes): checked before the
+#: confirmer is asked, so no one is asked to approve what the policy refuses anyway.
+PERMISSIONS: dict[str, tuple[str, ...]] = {
+    "fs.write": ("write",), "fs.patch": ("write", "patch"), "fs.applyEdits": ("write", "edit"),
+    "fs.delete": ("delete",), "fs.copy": ("write",), "fs.move": ("move",), "fs.rename": ("move",),
+}
+
+
+def _permitted(workspace: Workspace, action: str) -> None:
+    from stringsh.workspace.ops.guard import require
+
+    flags = workspace.policy.permissions._asdict()
+    for name in PERMISSIONS[action]:
+        require(workspace.policy, flags[name], name, mutating=True)
+
+
 def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, topic: str) -> Result:
     """Run `command` in `topic` (the journal's undo scope); `confirm` is asked before any change."""
     if command.action not in ACTIONS:
@@ -54,6 +70,7 @@ def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, to
     try:
         with workspace.speaking("operator"):
             if ACTIONS[command.action].mutates:
+                _permitted(workspace, command.action)
                 return _writers()[command.action](workspace, command, confirm, topic)
             return _readers()[command.action](workspace, command, topic)
     except Refused as exc:
