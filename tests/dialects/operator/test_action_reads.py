@@ -184,3 +184,16 @@ def test_summaries_stay_one_line_for_odd_names(workspace: Workspace, ws: Path) -
     (ws / "a\nb.txt").write_text("x\n")
     result = run(workspace, "fs.copy", path="README.md", path_to="a\nb.txt")
     assert result == Result("c1", False, "CONFLICT: Destination exists: a b.txt; add overwrite: true to replace it")
+
+
+def test_an_outer_speaker_keeps_its_agent(workspace: Workspace) -> None:
+    from stringsh.dialects.operator.actions import run_action
+    from tests.dialects.operator.actions_support import command
+
+    with workspace.speaking("operator", "agent-x"):
+        assert run_action(workspace, command("fs.read", path="README.md"), Recorder(), topic="main").ok
+    assert run_action(workspace, command("fs.stat", path="README.md"), Recorder(), topic="main", agent="agent-y").ok
+    records = [json.loads(line) for p in sorted(workspace.state_dir.glob("audit.log*"))
+               for line in p.read_text().splitlines() if line.strip()]
+    assert [(r.get("op"), r.get("agent")) for r in records if r.get("op") in ("read", "stat")][-2:] == [
+        ("read", "agent-x"), ("stat", "agent-y")]

@@ -5,6 +5,7 @@ exactly what will change. Every failure is `ok: false` with a one-line summary, 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -58,8 +59,11 @@ def _permitted(workspace: Workspace, action: str) -> None:
         require(workspace.policy, flags[name], name, mutating=True)
 
 
-def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, topic: str) -> Result:
-    """Run `command` in `topic` (the journal's undo scope); `confirm` is asked before any change."""
+def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, topic: str,
+               agent: str | None = None) -> Result:
+    """Run `command` in `topic` (the journal's undo scope); `confirm` is asked before any change. The calls are
+    journalled and audited as `operator` (by `agent` when named); a caller already speaking `operator` keeps
+    its own agent."""
     if command.action not in ACTIONS:
         return Result(command.id, False, one_line(
             f"Invalid OPERATOR_CMD (ERR_UNKNOWN_ACTION): Unknown action: {command.action}"))
@@ -68,7 +72,9 @@ def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, to
                         ("ERR_ACTION_FORBIDS_PATH", "operator.* actions must not include path."))
         return Result(command.id, False, f"Invalid OPERATOR_CMD ({code}): {detail}")
     try:
-        with workspace.speaking("operator"):
+        speaking = (contextlib.nullcontext() if workspace.frontend == "operator"
+                    else workspace.speaking("operator", agent))
+        with speaking:
             if ACTIONS[command.action].mutates:
                 _permitted(workspace, command.action)
                 return _writers()[command.action](workspace, command, confirm, topic)
