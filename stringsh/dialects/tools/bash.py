@@ -26,8 +26,8 @@ FIELDS = (
 )
 
 
-def summary(args: dict[str, Any]) -> str:
-    return str(args.get("command", ""))
+def summary(args: dict[str, Any]) -> tuple[list[str], str | None]:
+    return [args["workdir"]] if "workdir" in args else [], str(args.get("command", ""))
 
 
 def run(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:

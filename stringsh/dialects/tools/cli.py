@@ -76,7 +76,7 @@ def call(ws: Workspace, request: Request) -> dict[str, Any]:
     if tool is None:
         raise StringError("UNKNOWN_TOOL", f"Unknown tool: {request.tool}", f"Tools: {', '.join(TOOLS)}.")
     args = check_args(tool.name, tool.fields, request.args)
-    summary = tool.summary(args)
-    ws.commands[TOPIC] = f"{tool.name} {summary}".strip()
-    with ws.speaking(TOPIC), ws.audited(f"tools.{tool.name}", [], topic=TOPIC, command=summary):
+    paths, command = tool.summary(args)
+    ws.commands[TOPIC] = " ".join([tool.name, *paths, *([command] if command else [])])
+    with ws.speaking(TOPIC), ws.audited(f"tools.{tool.name}", paths, topic=TOPIC, command=command):
         return tool.run(ws, args, TOPIC)

@@ -29,8 +29,8 @@ MULTIPLE_TEXT = ("Found multiple matches for oldString. Provide more surrounding
                  "correct match.")
 
 
-def path_summary(args: dict[str, Any]) -> str:
-    return str(args.get("file_path", ""))
+def path_summary(args: dict[str, Any]) -> tuple[list[str], str | None]:
+    return [str(args.get("file_path", ""))], None
 
 
 def not_found(path: str) -> StringError:

@@ -24,8 +24,9 @@ ACTION_FIELDS = {"status": (), "diff": (), "commit": ("message", "files"), "push
                  "checkout": ("branch",)}
 
 
-def summary(args: dict[str, Any]) -> str:
-    return " ".join([str(args.get("action", "")), *(str(args[k]) for k in ("branch", "remote") if k in args)])
+def summary(args: dict[str, Any]) -> tuple[list[str], str | None]:
+    words = [str(args.get("action", "")), *(str(args[k]) for k in ("remote", "branch") if k in args)]
+    return list(args.get("files", [])), " ".join(words)
 
 
 def run(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:

@@ -20,7 +20,8 @@ class Tool(NamedTuple):
     name: str
     fields: tuple[Field, ...]
     run: Handler
-    summary: Callable[[dict[str, Any]], str]
+    #: (paths, command) for the audit record: what was asked, never contents.
+    summary: Callable[[dict[str, Any]], tuple[list[str], str | None]]
     about: str
 
 

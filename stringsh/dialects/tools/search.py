@@ -17,8 +17,9 @@ GLOB_FIELDS = (Field("pattern", "string", required=True), Field("path", "string"
 GREP_FIELDS = (Field("pattern", "string", required=True), Field("path", "string"), Field("include", "string"))
 
 
-def summary(args: dict[str, Any]) -> str:
-    return " ".join(str(args[name]) for name in ("pattern", "path", "include") if name in args)
+def summary(args: dict[str, Any]) -> tuple[list[str], str | None]:
+    include = f" include={args['include']}" if "include" in args else ""
+    return [args["path"]] if "path" in args else [], f"{args.get('pattern', '')}{include}"
 
 
 def glob(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
