@@ -53,9 +53,11 @@ def _no_constants(name: str) -> float:
 def parse_request(line: bytes) -> Request:
     """The request on one line (without its newline); BadRequest says precisely what is wrong."""
     try:
-        value = json.loads(line, parse_constant=_no_constants)
+        text = line.decode("utf-8")
     except UnicodeDecodeError:
         raise BadRequest(None, invalid("The request is not valid UTF-8.")) from None
+    try:
+        value = json.loads(text, parse_constant=_no_constants)
     except ValueError as exc:
         raise BadRequest(None, invalid(f"The request is not valid JSON: {exc}")) from None
     if not isinstance(value, dict):
