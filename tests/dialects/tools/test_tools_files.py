@@ -32,7 +32,8 @@ def test_read_entire_small_file(ws: Path) -> None:
 def test_read_file_with_offset_and_limit(ws: Path) -> None:
     (ws / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 301)))
     reply = call(ws, "read", {"file_path": "/workspace/big.txt", "offset": 100, "limit": 50})
-    assert reply == text_read("\n".join(f"{n}: line {n}" for n in range(100, 150)), 300, (ws / "big.txt").stat().st_size)
+    size = (ws / "big.txt").stat().st_size
+    assert reply == text_read("\n".join(f"{n}: line {n}" for n in range(100, 150)), 300, size)
 
 
 def test_read_offset_past_the_end_is_refused(ws: Path) -> None:
