@@ -7,6 +7,7 @@ the command's first line, never contents or output). Bad lines get a refusal and
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -34,7 +35,10 @@ TOPIC = "tools"
 
 def run(dispatcher: Dispatcher, options: object) -> int:
     del options
-    serve(dispatcher.workspace, sys.stdin.buffer, sys.stdout.buffer)
+    try:
+        serve(dispatcher.workspace, sys.stdin.buffer, sys.stdout.buffer)
+    except BrokenPipeError:  # the agent went away: nothing left to answer (and no flush at exit to fail)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

@@ -23,7 +23,9 @@ def test_command_with_non_zero_exit_code(ws: Path) -> None:
     assert reply == {"id": 1, "ok": True, "result": bash_result("2 failing\n", "FAIL: port\n", 3)}
 
 
-def test_command_timeout(ws: Path) -> None:
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_command_timeout(ws: Path, provider: str) -> None:
+    use_sandbox(provider)
     reply = call(ws, "bash", {"command": "echo partial; echo warn >&2; sleep 30", "timeout_ms": 500}, "t")
     assert reply == {
         "id": "t", "ok": False, "code": "TIMEOUT", "error": "command timed out after 500 ms",
@@ -43,7 +45,9 @@ def test_command_timeout_ignoring_sigterm_is_killed(ws: Path) -> None:
     assert replies[1]["result"]["stdout"] == "next\n"
 
 
-def test_command_with_custom_working_directory(ws: Path) -> None:
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_command_with_custom_working_directory(ws: Path, provider: str) -> None:
+    use_sandbox(provider)
     (ws / "src" / "lib").mkdir(parents=True)
     root = ws.resolve()
     assert call(ws, "bash", {"command": "pwd", "workdir": "/workspace/src"}) == \
@@ -66,7 +70,9 @@ def test_workdir_outside_or_missing_is_refused(ws: Path, workdir: str, code: str
     assert not (ws / "made").exists()
 
 
-def test_long_running_command_output(ws: Path) -> None:
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_long_running_command_output(ws: Path, provider: str) -> None:
+    use_sandbox(provider)
     reply = call(ws, "bash", {"command": "head -c 60000 /dev/zero | tr '\\0' a; echo oops >&2"})
     assert reply == {"id": 1, "ok": True, "result": {
         "stdout": "a" * 51200, "stderr": "oops\n", "exit_code": 0, "duration_ms": 0, "truncated": True,
