@@ -32,11 +32,13 @@ if TYPE_CHECKING:
     from stringsh.workspace.ops.read import TextFile
     from stringsh.workspace.ops.shell import ShellRequest, ShellSlot
     from stringsh.workspace.ops.stat import FileInfo
+    from stringsh.workspace.ops.streams import StreamsRequest
     from stringsh.workspace.redact import Redactor
     from stringsh.workspace.shell.providers import Provider
     from stringsh.workspace.shell.result import ShellResult
     from stringsh.workspace.shell.session import ShellSession
     from stringsh.workspace.shell.settings import ShellSettings
+    from stringsh.workspace.shell.streams import StreamsResult
 
 #: What a write is for: `edit` (changing part of an existing file in place) also needs the `edit` permission.
 WriteOp = Literal["write", "edit"]
@@ -385,3 +387,10 @@ class Workspace:
         from stringsh.workspace.ops.shell import run_once
 
         return run_once(self, request)
+
+    def exec_streams(self, request: StreamsRequest) -> StreamsResult:
+        """One `bash -c` in a workspace folder with stdout and stderr apart and byte-exact (JSON tools' `bash`);
+        permission-checked, sandboxed per policy, audited as `exec` (ops/streams.py)."""
+        from stringsh.workspace.ops.streams import exec_streams
+
+        return exec_streams(self, request)

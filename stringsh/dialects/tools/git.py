@@ -1,0 +1,103 @@
+"""`git`: status, diff, commit, push and checkout through stringsh's hardened git engine (stringsh/workspace/git/:
+no hooks, no workspace config that runs code, secrets never staged or shown), in seed 001's fields."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from stringsh.dialects.tools.schema import Field, args_error
+from stringsh.errors import StringError
+
+if TYPE_CHECKING:
+    from stringsh.workspace.engine import Workspace
+
+ACTIONS = ("status", "diff", "commit", "push", "checkout")
+FIELDS = (
+    Field("action", "string", required=True, choices=ACTIONS),
+    Field("message", "string"),
+    Field("files", "string[]"),
+    Field("branch", "string"),
+    Field("remote", "string"),
+)
+#: The fields each action takes besides `action`.
+ACTION_FIELDS = {"status": (), "diff": (), "commit": ("message", "files"), "push": ("remote", "branch"),
+                 "checkout": ("branch",)}
+
+
+def summary(args: dict[str, Any]) -> tuple[list[str], str | None]:
+    words = [str(args.get("action", "")), *(str(args[k]) for k in ("remote", "branch") if k in args)]
+    return list(args.get("files", [])), " ".join(words)
+
+
+def run(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
+    action = args["action"]
+    extra = sorted(set(args) - {"action", *ACTION_FIELDS[action]})
+    if extra:
+        takes = ", ".join(ACTION_FIELDS[action]) or "nothing else"
+        raise args_error(f"git {action} does not take {extra[0]!r}.", f"git {action} takes: {takes}.")
+    try:
+        return HANDLERS[action](ws, args, topic)
+    except StringError as exc:  # git's own words can quote file text or a URL: masked like any output
+        raise StringError(exc.code, ws.redact(exc.message), exc.hint and ws.redact(exc.hint)) from None
+
+
+def _status(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
+    from stringsh.workspace.git import read
+
+    state = read.status(ws, topic)
+    return {
+        "branch": state.branch, "head": state.head, "upstream": state.upstream, "ahead": state.ahead,
+        "behind": state.behind,
+        "changed": [{"file_path": c.path, "kind": c.kind} for c in state.unstaged],
+        "staged": [{"file_path": c.path, "kind": c.kind} for c in state.staged],
+        "untracked": list(state.untracked),
+    }
+
+
+def _diff(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
+    from stringsh.workspace.git import read
+
+    unstaged = read.diff(ws, topic=topic)
+    staged = read.diff(ws, staged=True, topic=topic)
+    return {"unstaged": ws.redact_lines(unstaged.text), "staged": ws.redact_lines(staged.text),
+            "files": sorted({*unstaged.files, *staged.files})}
+
+
+def _commit(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
+    from stringsh.workspace.git import change, read
+
+    message = args.get("message")
+    if not message:
+        raise args_error("git commit needs a non-empty 'message'.")
+    files = args.get("files")
+    if not files:  # everything changed (upstream's `git add -A`), as status lists it: never a secret
+        state = read.status(ws, topic)
+        files = [*(c.path for c in state.unstaged), *state.untracked]
+    done = change.commit(ws, message, files, topic)
+    return {"commit": done.commit, "branch": done.branch, "summary": ws.redact(done.summary)}
+
+
+def _push(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
+    from stringsh.workspace.git import change
+
+    done = change.push(ws, args.get("remote"), args.get("branch"), topic)
+    return {"remote": done.remote, "branch": done.branch, "summary": done.summary}
+
+
+def _checkout(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
+    """Switch to `branch`, creating it from HEAD when no branch of that name exists (seed 001)."""
+    from stringsh.workspace.git import change
+
+    branch = args.get("branch")
+    if not branch:
+        raise args_error("git checkout needs 'branch'.")
+    try:
+        done = change.checkout(ws, branch, topic=topic)
+    except StringError as exc:
+        if exc.code != "NOT_FOUND":
+            raise
+        done = change.checkout(ws, branch, create=True, topic=topic)
+    return {"branch": done.branch, "created": done.created}
+
+
+HANDLERS = {"status": _status, "diff": _diff, "commit": _commit, "push": _push, "checkout": _checkout}

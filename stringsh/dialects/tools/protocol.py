@@ -1,0 +1,116 @@
+"""The wire format of `stringsh tools`: one JSON object a line each way.
+
+Request `{"id", "tool", "args"}`; reply `{"id", "ok": true, "result"}` or `{"id", "ok": false, "code", "error"
+[, "hint"] [, "result"]}` (`error` a one-line message, seed 001's own strings where it names them; `code` stable;
+`result` only where a failed call still produced something, e.g. a timed-out command's partial output).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, NamedTuple
+
+from stringsh.errors import StringError
+
+#: The longest request line read; the rest of a longer one is skipped and the request refused.
+MAX_LINE = 16 * 1024 * 1024
+REQUEST_FIELDS = ("id", "tool", "args")
+
+
+class ToolError(StringError):
+    """A refusal that still carries a result (a timed-out command's partial output)."""
+
+    def __init__(self, code: str, message: str, result: dict[str, Any] | None = None, hint: str | None = None) -> None:
+        super().__init__(code, message, hint)
+        self.result = result
+
+
+class Request(NamedTuple):
+    id: Any
+    tool: str
+    args: dict[str, Any]
+
+
+class BadRequest(Exception):
+    """A line that is not a well-formed request; `id` is echoed when the line had a usable one."""
+
+    def __init__(self, id_: Any, error: StringError) -> None:
+        super().__init__(error.message)
+        self.id = id_
+        self.error = error
+
+
+def invalid(message: str, hint: str | None = None) -> StringError:
+    return StringError("INVALID_REQUEST", message, hint or "Send one JSON object a line: "
+                       '{"id": 1, "tool": "read", "args": {"file_path": "README.md"}}.')
+
+
+def _no_constants(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_request(line: bytes) -> Request:
+    """The request on one line (without its newline); BadRequest says precisely what is wrong."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadRequest(None, invalid("The request is not valid UTF-8.")) from None
+    try:
+        value = json.loads(text, parse_constant=_no_constants)
+    except ValueError as exc:
+        raise BadRequest(None, invalid(f"The request is not valid JSON: {exc}")) from None
+    if not isinstance(value, dict):
+        raise BadRequest(None, invalid(f"The request must be a JSON object, not {json_type(value)}."))
+    id_ = value.get("id")
+    if "id" not in value:
+        raise BadRequest(None, invalid('The request has no "id".'))
+    if isinstance(id_, bool) or not isinstance(id_, str | int | float) or (isinstance(id_, float)
+                                                                           and not math.isfinite(id_)):
+        raise BadRequest(None, invalid(f'"id" must be a string or a number, not {json_type(id_)}.'))
+    unknown = sorted(set(value) - set(REQUEST_FIELDS))
+    if unknown:
+        raise BadRequest(id_, invalid(f"Unknown request field: {unknown[0]}", 'A request has "id", "tool" and '
+                                      '"args" only.'))
+    tool = value.get("tool")
+    if tool is None:
+        raise BadRequest(id_, invalid('The request has no "tool".'))
+    if not isinstance(tool, str):
+        raise BadRequest(id_, invalid(f'"tool" must be a string, not {json_type(tool)}.'))
+    args = value.get("args", {})
+    if not isinstance(args, dict):
+        raise BadRequest(id_, invalid(f'"args" must be a JSON object, not {json_type(args)}.'))
+    return Request(id_, tool, args)
+
+
+def json_type(value: object) -> str:
+    """The JSON name of a decoded value's type, for refusals."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def ok_reply(id_: Any, result: dict[str, Any]) -> dict[str, Any]:
+    return {"id": id_, "ok": True, "result": result}
+
+
+def error_reply(id_: Any, error: StringError) -> dict[str, Any]:
+    reply: dict[str, Any] = {"id": id_, "ok": False, "code": error.code, "error": error.message}
+    if error.hint:
+        reply["hint"] = error.hint
+    if isinstance(error, ToolError) and error.result is not None:
+        reply["result"] = error.result
+    return reply
+
+
+def encode_reply(reply: dict[str, Any]) -> bytes:
+    """One line of UTF-8 JSON; a lone surrogate (a file name git could not decode) becomes U+FFFD."""
+    return (json.dumps(reply, ensure_ascii=False) + "\n").encode("utf-8", "replace")

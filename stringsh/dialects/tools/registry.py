@@ -1,0 +1,36 @@
+"""The tools `stringsh tools` serves: name → argument schema, handler and the request summary its audit record
+keeps (paths and commands, never contents). Handlers take (workspace, checked args, topic) and return the result
+object; a refusal is a StringError (its code goes in the reply)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from stringsh.dialects.tools import bash, files, git, search
+from stringsh.dialects.tools.schema import Field
+
+if TYPE_CHECKING:
+    from stringsh.workspace.engine import Workspace
+
+Handler = Callable[["Workspace", dict[str, Any], str], dict[str, Any]]
+
+
+class Tool(NamedTuple):
+    name: str
+    fields: tuple[Field, ...]
+    run: Handler
+    #: (paths, command) for the audit record: what was asked, never contents.
+    summary: Callable[[dict[str, Any]], tuple[list[str], str | None]]
+    about: str
+
+
+TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
+    Tool("bash", bash.FIELDS, bash.run, bash.summary, "run a command: stdout, stderr, exit_code, duration_ms"),
+    Tool("read", files.READ_FIELDS, files.read, files.path_summary, "a file's numbered lines, or a folder listing"),
+    Tool("write", files.WRITE_FIELDS, files.write, files.path_summary, "replace or create a file (parents made)"),
+    Tool("edit", files.EDIT_FIELDS, files.edit, files.path_summary, "replace an exact string in a file"),
+    Tool("glob", search.GLOB_FIELDS, search.glob, search.summary, "files matching a pattern, newest first"),
+    Tool("grep", search.GREP_FIELDS, search.grep, search.summary, "lines matching a regular expression"),
+    Tool("git", git.FIELDS, git.run, git.summary, "status, diff, commit, push, checkout"),
+)}
