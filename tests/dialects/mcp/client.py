@@ -4,9 +4,11 @@ client lives on an anyio blocking portal's thread, so one server can serve a who
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
@@ -94,14 +96,39 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class HttpServer:
+    """A running `stringsh mcp --http` process: its URL, the token it printed (None: read from the config
+    folder) and its stderr so far."""
+
+    def __init__(self, url: str, token: str | None, process: subprocess.Popen[str]) -> None:
+        self.url = url
+        self.token = token
+        self.process = process
+        self.stderr: list[str] = []
+
+
 @contextmanager
-def http_server(root: Path, *extra: str, host: str = "127.0.0.1") -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """`python -m stringsh --root ROOT mcp --http HOST:PORT` as a subprocess; yields its URL once it listens."""
+def http_server(root: Path, *extra: str, host: str = "127.0.0.1") -> Iterator[HttpServer]:
+    """`python -m stringsh --root ROOT mcp --http HOST:PORT` as a subprocess, once it listens."""
     port = free_port()
     process = subprocess.Popen([*STRINGSH, "--root", str(root), "mcp", "--http", f"{host}:{port}", *extra],
-                               env=server_env(), cwd=str(root), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=server_env(), cwd=str(root), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                text=True)
+    assert process.stderr is not None
     try:
+        lines = []
+        for line in process.stderr:  # the start-up lines, the last naming the token
+            lines.append(line)
+            if "token:" in line:
+                break
+        match = re.search(r"token: (\S+)", lines[-1]) if lines else None
+        if match is None:
+            raise AssertionError(f"server did not start: {''.join(lines)}")
+        token = None if match.group(1) == "from" else match.group(1)
+        server = HttpServer(f"http://{host}:{port}/mcp", token, process)
+        server.stderr.extend(lines)
+        reader = threading.Thread(target=lambda: server.stderr.extend(process.stderr or ()), daemon=True)
+        reader.start()
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -109,10 +136,9 @@ def http_server(root: Path, *extra: str, host: str = "127.0.0.1") -> Iterator[tu
                 break
             except OSError:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"server did not start: {process.stderr.read() if process.stderr else ''}"
-                                         ) from None
-                time.sleep(0.1)
-        yield f"http://{host}:{port}/mcp", process
+                    raise AssertionError(f"server did not listen: {''.join(server.stderr)}") from None
+                time.sleep(0.05)
+        yield server
     finally:
         process.terminate()
         process.wait(timeout=10)
