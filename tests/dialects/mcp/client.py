@@ -34,9 +34,19 @@ def roots_callback(folders: list[Path]) -> RootsFn:
     return answer
 
 
-def server_env() -> dict[str, str]:
-    """The test's environment (its isolated user folders) with this worktree first on the path."""
-    env = dict(os.environ)
+#: The user folders stringsh reads (config, state, history): a module's server and the checks on it share them.
+USER_DIRS = {"STRINGSH_CONFIG_DIR": "config", "STRINGSH_HISTORY": "history", "XDG_CONFIG_HOME": "xdg-config",
+             "XDG_STATE_HOME": "xdg-state", "XDG_CACHE_HOME": "xdg-cache"}
+
+
+def user_env(home: Path) -> dict[str, str]:
+    """Isolated user folders under `home` (a module-scoped server outlives the per-test ones in conftest)."""
+    return {name: str(home / sub) for name, sub in USER_DIRS.items()}
+
+
+def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The test's environment (its isolated user folders, or `extra`'s) with this worktree first on the path."""
+    env = {**os.environ, **(extra or {})}
     here = str(Path(__file__).resolve().parents[3])
     env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
@@ -81,10 +91,10 @@ async def _session(transport: AbstractAsyncContextManager[Any], name: str, roots
 
 @contextmanager
 def stdio_session(root: Path, *, name: str = "test-client", roots: RootsFn | None = None,
-                  args: tuple[str, ...] = ()) -> Iterator[Client]:
+                  args: tuple[str, ...] = (), env: dict[str, str] | None = None) -> Iterator[Client]:
     """`python -m stringsh --root ROOT mcp` over real pipes, its SDK client session ready."""
     params = StdioServerParameters(command=sys.executable, args=["-m", "stringsh", "--root", str(root), *args, "mcp"],
-                                   env=server_env(), cwd=str(root))
+                                   env=server_env(env), cwd=str(root))
     with start_blocking_portal() as portal, \
             portal.wrap_async_context_manager(_session(stdio_client(params), name, roots)) as session:
         yield Client(portal, session)
@@ -108,11 +118,12 @@ class HttpServer:
 
 
 @contextmanager
-def http_server(root: Path, *extra: str, host: str = "127.0.0.1") -> Iterator[HttpServer]:
+def http_server(root: Path, *extra: str, host: str = "127.0.0.1", env: dict[str, str] | None = None
+                ) -> Iterator[HttpServer]:
     """`python -m stringsh --root ROOT mcp --http HOST:PORT` as a subprocess, once it listens."""
     port = free_port()
     process = subprocess.Popen([*STRINGSH, "--root", str(root), "mcp", "--http", f"{host}:{port}", *extra],
-                               env=server_env(), cwd=str(root), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               env=server_env(env), cwd=str(root), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                text=True)
     assert process.stderr is not None
     try:

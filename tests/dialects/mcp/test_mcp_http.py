@@ -28,8 +28,8 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(root: Path) -> Iterator[HttpServer]:
-    with http_server(root) as running:
+def server(root: Path, env: dict[str, str]) -> Iterator[HttpServer]:
+    with http_server(root, env=env) as running:
         yield running
 
 
