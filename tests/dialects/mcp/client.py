@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from pathlib import Path
@@ -75,7 +76,9 @@ class Client:
         return result.content[0].text  # type: ignore[union-attr]
 
     def roots_changed(self) -> None:
-        self.portal.call(self.session.send_roots_list_changed)
+        with warnings.catch_warnings():  # roots are deprecated from protocol 2026-07-28 on; clients still send it
+            warnings.simplefilter("ignore")
+            self.portal.call(self.session.send_roots_list_changed)
 
 
 @asynccontextmanager

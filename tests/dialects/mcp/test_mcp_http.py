@@ -11,7 +11,15 @@ import httpx
 import pytest
 
 from stringsh.userdirs import config_dir
-from tests.dialects.mcp.client import STRINGSH, HttpServer, free_port, http_server, http_session, server_env
+from tests.dialects.mcp.client import (
+    STRINGSH,
+    HttpServer,
+    free_port,
+    http_server,
+    http_session,
+    roots_callback,
+    server_env,
+)
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -41,6 +49,18 @@ def test_the_sdk_client_with_the_token_reads_and_writes(server: HttpServer, root
             "Successfully wrote to new.txt (change ")
         assert client.error("read_text_file", {"path": "/etc/passwd"}).startswith("ERROR(FILE_NOT_ALLOWED): ")
     assert (root / "new.txt").read_text() == "x\n"
+
+
+def test_client_roots_over_http(server: HttpServer, root: Path) -> None:
+    (root / "sub").mkdir(exist_ok=True)
+    (root / "sub" / "in.txt").write_text("in\n")
+    with http_session(server.url, token=server.token, roots=roots_callback([root / "sub"])) as client:
+        assert client.text("list_allowed_directories") == f"Allowed directories:\n{(root / 'sub').resolve()}"
+        assert client.text("read_text_file", {"path": "sub/in.txt"}) == "in\n"
+        assert client.error("read_text_file", {"path": "notes.txt"}).startswith(
+            "ERROR(FILE_NOT_ALLOWED): notes.txt is outside the client's roots\n")
+    with http_session(server.url, token=server.token) as other:  # another session keeps the policy's roots
+        assert other.text("read_text_file", {"path": "notes.txt"}) == "hello\n"
 
 
 def test_a_request_without_the_token_is_refused(server: HttpServer) -> None:
