@@ -52,17 +52,23 @@ def connection_key(ctx: ServerRequestContext[Any, Any]) -> str:
 class Call:
     """What a tool's engine work sees: the workspace, the topic, and the path check of this connection's roots."""
 
-    def __init__(self, workspace: Workspace, allowed: tuple[Path, ...] | None) -> None:
+    def __init__(self, workspace: Workspace, allowed: tuple[Path, ...] | None, aliases: dict[str, str]) -> None:
         self.ws = workspace
         self.topic = TOPIC
         #: None: every policy root; else the client's roots as intersected with the policy's (maybe none).
         self.allowed = allowed
+        self.aliases = aliases
 
     def path(self, path: str) -> str:
-        """`path` as given, once it is known to lie in this connection's roots (the engine confines it again)."""
+        """`path` once it is known to lie in this connection's roots (the engine confines it again), an absolute
+        path under the root's other spelling (`--root` through a symlink) put in the real one."""
         if not isinstance(path, str) or not path:
             raise StringError("INVALID_PATH", "Empty path", "Name a file or folder inside an allowed directory "
                               "(list_allowed_directories lists them).")
+        for alias, real in self.aliases.items():
+            if path == alias or path.startswith(alias + "/"):
+                path = real + path[len(alias):]
+                break
         if self.allowed is None:
             return path
         if not self.allowed:
@@ -110,9 +116,11 @@ class Call:
 class Calls:
     """The server's calls on one workspace: client names and roots per connection, the worker-thread hop."""
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, aliases: dict[str, str] | None = None) -> None:
         self.ws = workspace
         self.roots = ClientRoots(workspace)
+        #: Other spellings of the workspace root (the `--root` given, through a symlink) -> its real path.
+        self.aliases = aliases or {}
 
     async def run(self, ctx: Context[Any, Any], work: Callable[[Call], str | CallToolResult | list[ContentBlock]]
                   ) -> CallToolResult:
@@ -123,7 +131,7 @@ class Calls:
         except StringError as exc:
             return error_result(exc)
         agent = client_name(request)
-        call = Call(self.ws, allowed)
+        call = Call(self.ws, allowed, self.aliases)
 
         def speak() -> str | CallToolResult | list[ContentBlock]:
             with self.ws.speaking("mcp", agent=agent):

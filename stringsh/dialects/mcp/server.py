@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -26,10 +27,16 @@ secret files are refused; every change is journalled and can be undone. A refusa
 `ERROR(CODE): message` with a hint line saying what to do next."""
 
 
-def build_server(workspace: Workspace) -> MCPServer:
+def build_server(workspace: Workspace, root_spelling: str | None = None) -> MCPServer:
+    """`root_spelling`: the workspace folder as the user named it, accepted in absolute paths as its real path."""
     from stringsh.dialects.mcp.coded import CodedServer
 
-    calls = Calls(workspace)
+    aliases = {}
+    if root_spelling is not None:
+        given, real = os.path.abspath(root_spelling), str(workspace.confiner.root_list()[0][1])
+        if given != real and os.path.realpath(given) == real:  # a stale $PWD names some other folder
+            aliases[given] = real
+    calls = Calls(workspace, aliases)
     server: MCPServer = CodedServer("stringsh", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
                                   warn_on_duplicate_tools=False)
 
