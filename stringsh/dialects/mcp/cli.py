@@ -19,8 +19,8 @@ def run(dispatcher: Dispatcher, options: Options) -> int:
 
         from stringsh.dialects.mcp.server import build_server
     except ImportError as exc:
-        print(f"stringsh: ERROR(NOT_PERMITTED): the MCP server needs the mcp extra ({exc.name} is missing)\n"
-              "Install it: pip install 'stringsh[mcp]'", file=sys.stderr)
+        print(f"stringsh: the MCP server needs the mcp extra ({exc.name} is missing): pip install 'stringsh[mcp]'",
+              file=sys.stderr)
         return 2
     if options.host is not None and options.http is None:
         print("stringsh: ERROR(INVALID_PAYLOAD): --host only applies to --http\n"

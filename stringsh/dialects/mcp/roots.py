@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("stringsh.mcp")
 
 ROOTS_CHANGED = "notifications/roots/list_changed"
+#: Connections whose roots are remembered at most (then all are asked again).
+MAX_CONNECTIONS = 256
 
 
 def uri_path(uri: str) -> Path | None:
@@ -88,6 +90,8 @@ class ClientRoots:
             offered = [path for path in (uri_path(str(root.uri)) for root in result.roots) if path is not None]
             if result.roots:
                 allowed = intersect(offered, self.policy_folders())
+        if len(self.cache) >= MAX_CONNECTIONS:  # HTTP sessions come and go: ask again rather than grow
+            self.cache.clear()
         self.cache[key] = allowed
         return allowed
 

@@ -94,10 +94,12 @@ async def _session(transport: AbstractAsyncContextManager[Any], name: str, roots
 
 @contextmanager
 def stdio_session(root: Path, *, name: str = "test-client", roots: RootsFn | None = None,
-                  args: tuple[str, ...] = (), env: dict[str, str] | None = None) -> Iterator[Client]:
-    """`python -m stringsh --root ROOT mcp` over real pipes, its SDK client session ready."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "stringsh", "--root", str(root), *args, "mcp"],
-                                   env=server_env(env), cwd=str(root))
+                  argv: list[str] | None = None, env: dict[str, str] | None = None) -> Iterator[Client]:
+    """`python -m stringsh --root ROOT mcp` (or `argv` after `-m stringsh`) over real pipes, its SDK client session
+    ready."""
+    argv = argv if argv is not None else ["--root", str(root), "mcp"]
+    params = StdioServerParameters(command=sys.executable, args=["-m", "stringsh", *argv], env=server_env(env),
+                                   cwd=str(root))
     with start_blocking_portal() as portal, \
             portal.wrap_async_context_manager(_session(stdio_client(params), name, roots)) as session:
         yield Client(portal, session)

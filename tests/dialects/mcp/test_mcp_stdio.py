@@ -47,3 +47,13 @@ def test_read_text_file_keeps_crlf(client: Client, root: Path) -> None:
     assert client.text("read_text_file", {"path": "crlf.txt"}) == "one\r\ntwo\r\n"
     assert client.text("read_text_file", {"path": str(root / "crlf.txt"), "head": 1}) == "one\r\n"
     assert client.text("read_text_file", {"path": "crlf.txt", "tail": 1}) == "two\r\n"
+
+
+def test_root_after_the_subcommand(tmp_path: Path, env: dict[str, str]) -> None:
+    """The README's client configuration: `stringsh mcp --root DIR`, started from another folder."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "f.txt").write_text("f\n")
+    with stdio_session(tmp_path, argv=["mcp", "--root", str(project)], env=env) as session:
+        assert session.text("list_allowed_directories") == f"Allowed directories:\n{project.resolve()}"
+        assert session.text("read_text_file", {"path": "f.txt"}) == "f\n"
