@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, MutableMapping
 
     from mcp.server.mcpserver import MCPServer
+    from mcp.server.transport_security import TransportSecuritySettings
 
     from stringsh.cli import Options
 
@@ -96,10 +97,30 @@ def require_token(app: App, token: str) -> App:
     return guarded
 
 
+def transport_security(address: str, shown: str, port: int) -> TransportSecuritySettings:
+    """Host and Origin must name the address served (DNS rebinding); a wildcard address (`--host 0.0.0.0`) is
+    reached under names stringsh cannot know, so there the bearer token alone guards it."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    if ipaddress.ip_address("0.0.0.0") == _ip(address) or ipaddress.ip_address("::") == _ip(address):
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    hosts = {f"{shown}:{port}"}
+    if is_loopback(address):
+        hosts |= {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"}
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=sorted(hosts),
+                                     allowed_origins=sorted(f"http://{host}" for host in hosts))
+
+
+def _ip(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(address)
+    except ValueError:
+        return None
+
+
 def serve_http(server: MCPServer, options: Options, roots: list[Path]) -> int:
     import anyio
     import uvicorn
-    from mcp.server.transport_security import TransportSecuritySettings
 
     try:
         address, port = parse_address(options.http or "", options.host)
@@ -107,11 +128,7 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path]) -> int:
         print(f"stringsh: ERROR({exc.code}): {exc.text}", file=sys.stderr)
         return 2
     shown = f"[{address}]" if ":" in address else address
-    hosts = {f"{shown}:{port}"}
-    if is_loopback(address):
-        hosts |= {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"}
-    security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=sorted(hosts),
-                                         allowed_origins=sorted(f"http://{host}" for host in hosts))
+    security = transport_security(address, shown, port)
     app = server.streamable_http_app(transport_security=security, host=address)
     token, source = load_token(roots)
     where = f"http://{shown}:{port}/mcp"

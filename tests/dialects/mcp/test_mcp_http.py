@@ -135,3 +135,13 @@ def test_a_token_file_inside_the_workspace_is_ignored(tmp_path: Path, monkeypatc
     monkeypatch.setenv("STRINGSH_CONFIG_DIR", str(ws / "cfg"))
     with http_server(ws) as running:
         assert running.token is not None and "planted" not in running.token
+
+
+def test_a_wildcard_host_still_needs_the_token(root: Path) -> None:
+    """`--host 0.0.0.0`: reached by names stringsh cannot list, so the token alone guards it."""
+    with http_server(root, "--host", "0.0.0.0", host="0.0.0.0") as running:
+        url = running.url.replace("0.0.0.0", "127.0.0.1")
+        assert "serving http://0.0.0.0:" in "".join(running.stderr)
+        assert httpx.post(url, json=INIT, headers=ACCEPT, timeout=10).status_code == 401
+        with http_session(url, token=running.token) as client:
+            assert client.text("read_text_file", {"path": "notes.txt"}) == "hello\n"
