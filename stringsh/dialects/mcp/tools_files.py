@@ -65,14 +65,15 @@ def read_text(call: Call, path: str, head: int | None, tail: int | None) -> str:
 
 
 def media(call: Call, path: str) -> list[ContentBlock]:
-    data = call.ws.read_bytes(call.path(path), topic=call.topic)
+    checked = call.path(path)
+    data = call.ws.read_bytes(checked, topic=call.topic)
     mime = mimetypes.guess_type(path)[0] or "application/octet-stream"
     encoded = base64.b64encode(data).decode("ascii")
     if mime.startswith("image/"):
         return [ImageContent(type="image", data=encoded, mime_type=mime)]
     if mime.startswith("audio/"):
         return [AudioContent(type="audio", data=encoded, mime_type=mime)]
-    uri = call.location(path).as_uri()
+    uri = call.location(checked).as_uri()
     return [EmbeddedResource(type="resource", resource=BlobResourceContents(uri=uri, mime_type=mime, blob=encoded))]
 
 
@@ -102,10 +103,11 @@ def listing(call: Call, path: str) -> str:
 
 
 def move(call: Call, source: str, destination: str) -> str:
-    if call.ws.stat(call.path(destination), follow=False) is not None:
+    target = call.path(destination)
+    if call.ws.stat(target, follow=False) is not None:
         raise StringError("CONFLICT", f"Destination already exists: {destination}",
                           "Name a destination that does not exist yet (move_file never overwrites).")
-    call.ws.move(call.path(source), destination, topic=call.topic)
+    call.ws.move(call.path(source), target, topic=call.topic)
     return f"Successfully moved {source} to {destination}"
 
 

@@ -146,3 +146,9 @@ def test_a_root_named_through_a_symlink_accepts_both_spellings(base: Path, env: 
         assert session.text("read_text_file", {"path": str(base / "proj" / "sub" / "x")}) == "ok\n"
         assert session.error("read_text_file", {"path": str(base / "link_to_proj2" / "x")}).startswith(
             "ERROR(FILE_NOT_ALLOWED): ")
+        linked = base / "link_to_proj" / "sub"
+        session.text("write_file", {"path": str(linked / "w.bin"), "content": "w"})
+        assert session.text("move_file", {"source": str(linked / "w.bin"), "destination": str(linked / "v.bin")}
+                            ).startswith("Successfully moved ")
+        assert session.call("read_media_file", {"path": str(linked / "v.bin")}).content[0].type == "resource"
+        assert (base / "proj" / "sub" / "v.bin").read_text() == "w"
