@@ -87,4 +87,4 @@ def apply_edits(call: Call, path: str, edits: list[EditOperation], *, dry_run: b
     data = BOMS[current.encoding] * current.bom + text.encode(current.encoding)
     change = ChangeSet().write(checked, data, expected_prev_sha256=current.sha256)
     change_id = call.ws.apply(change, topic=call.topic, op="edit")
-    return f"{reply}Change {change_id}; undo puts it back."
+    return f"{reply}Change {change_id}, undoable."

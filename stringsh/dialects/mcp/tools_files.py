@@ -89,7 +89,7 @@ def read_many(call: Call, paths: list[str]) -> str:
 
 def write(call: Call, path: str, content: str) -> str:
     outcome = call.ws.write_text(call.path(path), content, topic=call.topic)
-    return f"Successfully wrote to {path} (change {outcome.change_id}; undo puts it back)"
+    return f"Successfully wrote to {path} (change {outcome.change_id}, undoable)"
 
 
 def mkdir(call: Call, path: str) -> str:
