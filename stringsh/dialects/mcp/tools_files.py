@@ -37,7 +37,8 @@ OVERWRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempot
 
 Path_ = Annotated[str, Field(description="A file or folder: absolute inside an allowed directory, or relative "
                                          "to the first one")]
-Lines = Annotated[int | None, Field(default=None, ge=0, description="Only this many lines")]
+Head = Annotated[int | None, Field(default=None, ge=0, description="Only the first N lines")]
+Tail = Annotated[int | None, Field(default=None, ge=0, description="Only the last N lines")]
 Excludes = Annotated[list[str], Field(default_factory=list, description="Glob patterns of paths to leave out")]
 
 
@@ -136,7 +137,7 @@ def register(server: MCPServer, calls: Calls) -> None:
     """Add the reference server's tools to `server`."""
 
     @server.tool(annotations=READ)
-    async def read_text_file(path: Path_, ctx: Context, head: Lines = None, tail: Lines = None) -> CallToolResult:
+    async def read_text_file(path: Path_, ctx: Context, head: Head = None, tail: Tail = None) -> CallToolResult:
         """Read a text file (UTF-8, UTF-16 with BOM), its own line endings kept; `head` or `tail` N lines."""
         return await calls.run(ctx, lambda call: read_text(call, path, head, tail))
 
