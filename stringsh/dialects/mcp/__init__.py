@@ -1,1 +1,11 @@
-"""`stringsh mcp`: the engine behind a Model Context Protocol server (the official `mcp` SDK), stdio or HTTP."""
+"""`stringsh mcp`: the engine behind a Model Context Protocol server (the official `mcp` SDK), stdio or HTTP.
+
+- `cli.py` starts it (`run(dispatcher, options)`), `http.py` is the HTTP transport with its token and host checks.
+- `server.py` builds the server: name, version, instructions, and the tool modules in `TOOL_MODULES`, each a
+  small module with `register(server, calls)` that adds tools with `@server.tool(annotations=...)`: an async
+  function whose typed parameters are the tool's JSON schema, which returns `await calls.run(ctx, work)`.
+- `calls.py` runs `work(call)` on a worker thread as the client (`workspace.speaking("mcp", agent=...)`), with
+  `call.path(p)` checking the connection's roots (`roots.py`), and turns a `StringError` into an `isError`
+  result; `coded.py` words the SDK's own failures (unknown tool, bad arguments) the same way.
+- `tools_files.py` (with `listing.py`, `textedit.py`): the reference filesystem server's tools.
+"""
