@@ -1,0 +1,30 @@
+"""`stringsh mcp`: serve the workspace as an MCP server on stdin/stdout, or with `--http HOST:PORT` over the
+SDK's streamable HTTP transport (http.py: loopback only unless `--host` names another address, then a bearer
+token)."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from stringsh.cli import Options
+    from stringsh.dispatcher import Dispatcher
+
+
+def run(dispatcher: Dispatcher, options: Options) -> int:
+    try:
+        import anyio
+
+        from stringsh.dialects.mcp.server import build_server
+    except ImportError as exc:
+        print(f"stringsh: ERROR(NOT_PERMITTED): the MCP server needs the mcp extra ({exc.name} is missing)\n"
+              "Install it: pip install 'stringsh[mcp]'", file=sys.stderr)
+        return 2
+    server = build_server(dispatcher.workspace)
+    if options.http is None:
+        anyio.run(server.run_stdio_async)
+        return 0
+    from stringsh.dialects.mcp.http import serve_http
+
+    return serve_http(server, options)

@@ -1,0 +1,110 @@
+"""Folder listings in the reference server's shapes: sizes with totals, a JSON tree (bounded by `maxDepth`, never
+through a symlink), and file info; every look-up through the engine (secrets and engine state left out)."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING, Any
+
+from stringsh.errors import StringError
+
+if TYPE_CHECKING:
+    from stringsh.dialects.mcp.calls import Call
+
+#: A tree stops growing past this many entries (the reference has no bound and overflows clients, its #1077).
+TREE_LIMIT = 20000
+
+
+def format_size(size: int) -> str:
+    """The reference server's size text: `0 B`, `512 B`, `1.50 KB`."""
+    if size == 0:
+        return "0 B"
+    units = ["B", "KB", "MB", "GB", "TB"]
+    index = min(math.floor(math.log(size) / math.log(1024)), len(units) - 1)
+    return f"{size} B" if index == 0 else f"{size / 1024 ** index:.2f} {units[index]}"
+
+
+def excluded(rel: str, patterns: list[str]) -> bool:
+    """Whether a path relative to the listed folder matches an exclude pattern (by whole path or by name)."""
+    name = rel.rsplit("/", 1)[-1]
+    for pattern in patterns:
+        bare = pattern.removeprefix("**/")
+        if fnmatchcase(rel, pattern) or fnmatchcase(name, bare) or fnmatchcase(rel, bare) \
+                or fnmatchcase(rel, pattern.rstrip("/") + "/*"):
+            return True
+    return False
+
+
+def _child(base: str, name: str) -> str:
+    return name if base in ("", ".") else f"{base.rstrip('/')}/{name}"
+
+
+def list_sized(call: Call, path: str, sort_by: str) -> str:
+    checked = call.path(path)
+    rows = []
+    for entry in call.ws.list_dir(checked, topic=call.topic):
+        info = None if entry.is_dir else call.ws.stat(_child(checked, entry.name))
+        rows.append((entry.name, entry.is_dir, info.size if info is not None else 0))
+    if sort_by == "size":
+        rows.sort(key=lambda row: row[2], reverse=True)
+    lines = [f"{'[DIR]' if is_dir else '[FILE]'} {name.ljust(30)} {'' if is_dir else format_size(size).rjust(10)}"
+             for name, is_dir, size in rows]
+    files = sum(1 for row in rows if not row[1])
+    folders = len(rows) - files
+    lines += ["", f"Total: {files} files, {folders} directories",
+              f"Combined size: {format_size(sum(row[2] for row in rows))}"]
+    return "\n".join(lines)
+
+
+def tree(call: Call, path: str, excludes: list[str], max_depth: int | None) -> list[dict[str, Any]]:
+    checked = call.path(path)
+    count = 0
+
+    def walk(folder: str, rel: str, depth: int) -> list[dict[str, Any]]:
+        nonlocal count
+        out: list[dict[str, Any]] = []
+        for entry in call.ws.list_dir(folder):
+            inner = _child(rel, entry.name)
+            if excluded(inner, excludes):
+                continue
+            count += 1
+            if count > TREE_LIMIT:
+                raise StringError("TOO_LARGE", f"More than {TREE_LIMIT} entries below {path}",
+                                  "Give maxDepth or excludePatterns, or list a smaller folder.")
+            child = _child(folder, entry.name)
+            if not entry.is_dir:
+                out.append({"name": entry.name, "type": "file"})
+                continue
+            node: dict[str, Any] = {"name": entry.name, "type": "directory", "children": []}
+            info = call.ws.stat(child, follow=False)
+            if (max_depth is None or depth < max_depth) and info is not None and info.kind == "dir":
+                node["children"] = walk(child, inner, depth + 1)
+            out.append(node)
+        return out
+
+    return walk(checked, "", 1)
+
+
+def _time(ns: int | None) -> str:
+    if ns is None:
+        return "unknown"
+    return datetime.fromtimestamp(ns / 1e9, tz=UTC).isoformat()
+
+
+def file_info_text(call: Call, path: str) -> str:
+    info = call.ws.stat(call.path(path), topic=call.topic)
+    if info is None:
+        raise StringError("NOT_FOUND", f"No such file or folder: {path}",
+                          "Check the name (list_directory lists a folder).")
+    fields = {
+        "size": info.size,
+        "created": _time(info.birth_ns),
+        "modified": _time(info.mtime_ns),
+        "accessed": _time(info.atime_ns),
+        "isDirectory": str(info.is_dir).lower(),
+        "isFile": str(info.kind == "file").lower(),
+        "permissions": oct(info.mode & 0o777)[2:],
+    }
+    return "\n".join(f"{key}: {value}" for key, value in fields.items())

@@ -1,0 +1,97 @@
+"""MCP roots: a client may say which folders it works in. They narrow the policy's roots, never widen them.
+
+Each client root is intersected with each policy root: a client root inside a policy root allows that folder; a
+policy root inside a client root allows the policy root; a client root that meets no policy root is ignored (and
+logged on stderr). When the client offers roots and none meets the policy, nothing is allowed: every path is
+refused with FILE_NOT_ALLOWED (the client asked to be kept to folders stringsh may not open). A client without
+the roots capability, or with an empty list, gets the policy's roots. `notifications/roots/list_changed` marks the
+list stale; the next call asks the client again. Kept per connection (HTTP sessions each have their own)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlparse
+
+from stringsh.errors import StringError
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+
+    from stringsh.workspace.engine import Workspace
+
+log = logging.getLogger("stringsh.mcp")
+
+ROOTS_CHANGED = "notifications/roots/list_changed"
+
+
+def uri_path(uri: str) -> Path | None:
+    """The real folder a `file://` root names; None for any other scheme or a relative path."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
+        return None
+    path = unquote(parsed.path)
+    if not path.startswith("/") or "\0" in path:
+        return None
+    return Path(os.path.realpath(path))
+
+
+def intersect(offered: list[Path], policy: list[Path]) -> tuple[Path, ...]:
+    """The folders both allow (deduplicated, in the client's order)."""
+    allowed: list[Path] = []
+    for root in offered:
+        hits = [root if root.is_relative_to(folder) else folder for folder in policy
+                if root.is_relative_to(folder) or folder.is_relative_to(root)]
+        if not hits:
+            log.warning("stringsh mcp: client root %s is outside every policy root: ignored", root)
+        allowed.extend(hit for hit in hits if hit not in allowed)
+    return tuple(allowed)
+
+
+class ClientRoots:
+    """Per connection: the client's roots as last asked, or None (not asked yet, or stale after list_changed)."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.ws = workspace
+        self.cache: dict[str, tuple[Path, ...] | None] = {}
+
+    def policy_folders(self) -> list[Path]:
+        return [folder for _, folder, _ in self.ws.confiner.root_list()]
+
+    def changed(self, request: ServerRequestContext[Any, Any]) -> None:
+        from stringsh.dialects.mcp.calls import connection_key
+
+        self.cache.pop(connection_key(request), None)
+
+    async def allowed(self, request: ServerRequestContext[Any, Any]) -> tuple[Path, ...] | None:
+        """The folders this connection may use; None for all of the policy's."""
+        from mcp_types import ClientCapabilities, RootsCapability
+
+        from stringsh.dialects.mcp.calls import connection_key
+
+        key = connection_key(request)
+        if key in self.cache:
+            return self.cache[key]
+        session = request.session
+        allowed: tuple[Path, ...] | None = None
+        if session.check_client_capability(ClientCapabilities(roots=RootsCapability())):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result = await session.list_roots()
+            except Exception as exc:  # a client that offers roots but cannot list them: keep to the policy
+                log.warning("stringsh mcp: roots/list failed (%s); using the policy's roots", exc)
+                return None
+            offered = [path for path in (uri_path(str(root.uri)) for root in result.roots) if path is not None]
+            if result.roots:
+                allowed = intersect(offered, self.policy_folders())
+        self.cache[key] = allowed
+        return allowed
+
+
+def none_allowed() -> StringError:
+    return StringError("FILE_NOT_ALLOWED", "None of the client's roots lies inside the policy's roots",
+                       "Offer a root inside the workspace (list_allowed_directories shows the policy's folders).")

@@ -1,0 +1,44 @@
+"""The MCP server object: stringsh's name, version and instructions, its tools registered from small modules
+(each `register(server, calls)`), and the roots notification watched (roots.py)."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from stringsh import __version__
+from stringsh.dialects.mcp.calls import Calls
+from stringsh.dialects.mcp.roots import ROOTS_CHANGED
+
+if TYPE_CHECKING:
+    from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+    from mcp.server.mcpserver import MCPServer
+
+    from stringsh.workspace.engine import Workspace
+
+#: The modules whose `register(server, calls)` adds tools: the reference filesystem server's set first.
+TOOL_MODULES = ("tools_files",)
+
+INSTRUCTIONS = """\
+stringsh: a workspace's files behind one engine. Paths are absolute inside an allowed directory \
+(list_allowed_directories) or relative to the first one. Files keep their encoding, BOM and line endings; \
+secret files are refused; every change is journalled and can be undone. A refusal reads \
+`ERROR(CODE): message` with a hint line saying what to do next."""
+
+
+def build_server(workspace: Workspace) -> MCPServer:
+    from mcp.server.mcpserver import MCPServer
+
+    calls = Calls(workspace)
+    server: MCPServer = MCPServer("stringsh", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
+                                  warn_on_duplicate_tools=False)
+
+    async def watch_roots(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.method == ROOTS_CHANGED:
+            calls.roots.changed(ctx)
+        return await call_next(ctx)
+
+    server.middleware.append(watch_roots)
+    for name in TOOL_MODULES:
+        import_module(f"stringsh.dialects.mcp.{name}").register(server, calls)
+    return server

@@ -1,0 +1,138 @@
+"""The SDK's own MCP client driving a real `python -m stringsh mcp` (stdio or HTTP) from synchronous tests: the
+client lives on an anyio blocking portal's thread, so one server can serve a whole test module."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp_types import CallToolResult, Implementation, ListRootsResult, Root
+
+STRINGSH = [sys.executable, "-m", "stringsh"]
+
+RootsFn = Callable[[Any], Awaitable[ListRootsResult]]
+
+
+def roots_callback(folders: list[Path]) -> RootsFn:
+    """A client's roots/list answer naming `folders` (the list is read at each call, so tests may change it)."""
+
+    async def answer(_context: Any) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=folder.resolve().as_uri()) for folder in folders])  # type: ignore[arg-type]
+
+    return answer
+
+
+def server_env() -> dict[str, str]:
+    """The test's environment (its isolated user folders) with this worktree first on the path."""
+    env = dict(os.environ)
+    here = str(Path(__file__).resolve().parents[3])
+    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+class Client:
+    """Calls on one initialized ClientSession, made from test code through the portal."""
+
+    def __init__(self, portal: BlockingPortal, session: ClientSession) -> None:
+        self.portal = portal
+        self.session = session
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
+        return self.portal.call(self.session.call_tool, name, arguments or {})
+
+    def text(self, name: str, arguments: dict[str, Any] | None = None) -> str:
+        """The one text block of a successful call."""
+        result = self.call(name, arguments)
+        assert not result.is_error, result.content
+        return result.content[0].text  # type: ignore[union-attr]
+
+    def error(self, name: str, arguments: dict[str, Any] | None = None) -> str:
+        """The text of a call that must fail as a tool error (isError), not a protocol error."""
+        result = self.call(name, arguments)
+        assert result.is_error, result.content
+        return result.content[0].text  # type: ignore[union-attr]
+
+    def roots_changed(self) -> None:
+        self.portal.call(self.session.send_roots_list_changed)
+
+
+@asynccontextmanager
+async def _session(transport: AbstractAsyncContextManager[Any], name: str, roots: RootsFn | None
+                   ) -> Any:
+    async with transport as streams:
+        read, write = streams[0], streams[1]
+        info = Implementation(name=name, version="1.0")
+        async with ClientSession(read, write, client_info=info, list_roots_callback=roots) as session:
+            await session.initialize()
+            yield session
+
+
+@contextmanager
+def stdio_session(root: Path, *, name: str = "test-client", roots: RootsFn | None = None,
+                  args: tuple[str, ...] = ()) -> Iterator[Client]:
+    """`python -m stringsh --root ROOT mcp` over real pipes, its SDK client session ready."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "stringsh", "--root", str(root), *args, "mcp"],
+                                   env=server_env(), cwd=str(root))
+    with start_blocking_portal() as portal, \
+            portal.wrap_async_context_manager(_session(stdio_client(params), name, roots)) as session:
+        yield Client(portal, session)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def http_server(root: Path, *extra: str, host: str = "127.0.0.1") -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`python -m stringsh --root ROOT mcp --http HOST:PORT` as a subprocess; yields its URL once it listens."""
+    port = free_port()
+    process = subprocess.Popen([*STRINGSH, "--root", str(root), "mcp", "--http", f"{host}:{port}", *extra],
+                               env=server_env(), cwd=str(root), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection((host, port), timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(f"server did not start: {process.stderr.read() if process.stderr else ''}"
+                                         ) from None
+                time.sleep(0.1)
+        yield f"http://{host}:{port}/mcp", process
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@contextmanager
+def http_session(url: str, *, token: str | None = None, name: str = "http-client",
+                 roots: RootsFn | None = None) -> Iterator[Client]:
+    """The SDK's streamable HTTP client on `url`, with the bearer token when given."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+
+    @asynccontextmanager
+    async def transport() -> Any:
+        async with httpx2.AsyncClient(headers=headers, timeout=30) as http, \
+                streamable_http_client(url, http_client=http) as streams:
+            yield streams
+
+    with start_blocking_portal() as portal, \
+            portal.wrap_async_context_manager(_session(transport(), name, roots)) as session:
+        yield Client(portal, session)
