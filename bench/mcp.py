@@ -9,7 +9,7 @@ folder, the two taking turns call by call so both see the same machine load:
 - start-up: spawn -> `initialize` result (fresh process each time);
 - read_text_file of a 100 KB text file; list_directory of a 1,000-entry folder; edit_file with one
   {oldText, newText} (alternating back and forth, so every call changes the file); search_files '**/*.py' over a
-  10,000-file tree (5,000 hits);
+  10,000-file tree (1,000 hits: both servers return every one, under stringsh's 2,000-match cap);
 - peak memory: the server process's VmHWM (/proc/<pid>/status) after all its calls.
 
 Goals (issue 17): every call <= 1.0x the reference at p50, start-up <= 1.5x, peak memory <= 1.0x.
@@ -29,10 +29,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from contextlib import AsyncExitStack, nullcontext
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
 
 # This file is named like the SDK's package, so its folder (the script's, first on the path) moves to the end.
 sys.path.pop(0)
@@ -70,7 +69,7 @@ def build_tree(root: Path) -> None:
         sub = root / "tree" / f"pkg{package:02d}"
         sub.mkdir(parents=True)
         for index in range(100):
-            suffix = "py" if index % 2 else "txt"
+            suffix = "py" if index % 10 == 0 else "txt"
             (sub / f"mod{index:03d}.{suffix}").write_text(f"def f{index}():\n    return {index}\n")
 
 
@@ -82,10 +81,13 @@ class Server:
     params: StdioServerParameters
     root: Path
     samples: dict[str, list[float]] = field(default_factory=dict)
-    quiet: bool = False  # the reference prints a banner on every start; stringsh's stderr stays visible
+    log: Path = Path(os.devnull)  # the server's stderr (the reference prints a banner on every start)
     hits: int = 0
     peak_kb: int = 0
     edits: int = 0
+
+    def stderr(self) -> str:
+        return f"its stderr ends:\n{self.log.read_text()[-2000:]}" if self.log.is_file() else ""
 
     def record(self, what: str, seconds: float) -> None:
         self.samples.setdefault(what, []).append(seconds * 1000)
@@ -115,7 +117,7 @@ def peak_kb(pid: int) -> int:
 async def start_up(server: Server) -> None:
     """Spawn -> initialize result, then shut the process down (not timed)."""
     start = time.perf_counter()
-    with open(os.devnull, "w") if server.quiet else nullcontext(sys.stderr) as log:
+    with open(server.log, "a") as log:
         async with stdio_client(server.params, errlog=log) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             server.record("start-up", time.perf_counter() - start)
@@ -145,7 +147,7 @@ async def timed(server: Server, session: ClientSession, what: str) -> None:
     result = await call(server, session, what)()
     took = time.perf_counter() - start
     if result.is_error:
-        raise SystemExit(f"{server.name}: {what} failed: {result.content[0].text[:400]}")
+        raise SystemExit(f"{server.name}: {what} failed: {result.content[0].text[:400]}\n{server.stderr()}")
     server.record(what, took)
     if what == "search 10,000":
         text = "".join(part.text for part in result.content if part.type == "text")
@@ -156,17 +158,16 @@ async def run(servers: list[Server], rounds: int, startups: int) -> None:
     for turn in range(startups):
         for server in servers[turn % 2 :] + servers[: turn % 2]:
             await start_up(server)
-    with open(os.devnull, "w") as devnull:
-        await run_calls(servers, rounds, devnull)
+    await run_calls(servers, rounds)
 
 
-async def run_calls(servers: list[Server], rounds: int, devnull: TextIO) -> None:
+async def run_calls(servers: list[Server], rounds: int) -> None:
     """Both servers up at once, taking turns call by call; each one's peak memory read before it stops."""
     async with AsyncExitStack() as stack:
         sessions: list[tuple[Server, ClientSession, int]] = []
         for server in servers:
             before = children()
-            log = devnull if server.quiet else sys.stderr
+            log = stack.enter_context(open(server.log, "a"))  # noqa: SIM115 - closed by the stack
             read, write = await stack.enter_async_context(stdio_client(server.params, errlog=log))
             session = await stack.enter_async_context(ClientSession(read, write))
             await session.initialize()
@@ -223,19 +224,22 @@ def main() -> None:
     try:
         build_tree(work / "reference")
         command, args = reference_command(index_js, work / "reference")
-        servers = [Server("reference", StdioServerParameters(command=command, args=args), work / "reference",
-                          quiet=True)]
+        servers = [Server("reference", StdioServerParameters(command=command, args=args), work / "reference")]
         if not options.reference_only:
             shutil.copytree(work / "reference", work / "stringsh")
             command, args = stringsh_command(work / "stringsh")
             env = {k: v for k, v in os.environ.items() if k.startswith("STRINGSH_")}
             env["PYTHONPATH"] = str(package.parent)  # the stringsh this bench imported, not another install
             servers.append(Server("stringsh", StdioServerParameters(command=command, args=args, env=env),
-                                  work / "stringsh"))
+                                  work / "stringsh", log=work / "stringsh.log"))
         node = subprocess.run([servers[0].params.command, "--version"], capture_output=True, text=True).stdout.strip()
         print(f"reference: {VERSION} on node {node}; stringsh {stringsh.__version__}"
               f" on Python {sys.version.split()[0]}; {options.rounds} rounds, {options.startups} start-ups")
-        anyio.run(run, servers, options.rounds, options.startups)
+        try:
+            anyio.run(run, servers, options.rounds, options.startups)
+        except Exception:
+            print(servers[-1].stderr(), file=sys.stderr)
+            raise
         report(servers)
     finally:
         shutil.rmtree(work, ignore_errors=True)
