@@ -10,7 +10,8 @@ folder, the two taking turns call by call so both see the same machine load:
 - read_text_file of a 100 KB text file; list_directory of a 1,000-entry folder; edit_file with one
   {oldText, newText} (alternating back and forth, so every call changes the file); search_files '**/*.py' over a
   10,000-file tree (1,000 hits: both servers return every one, under stringsh's 2,000-match cap);
-- peak memory: the server process's VmHWM (/proc/<pid>/status) after all its calls.
+- peak memory: the server process's VmHWM (/proc/<pid>/status) after all its calls;
+- then the start-up floor: a bare interpreter, the SDK's server imported, stringsh's server built.
 
 Goals (issue 17): every call <= 1.0x the reference at p50, start-up <= 1.5x, peak memory <= 1.0x.
 Needs node and npm (`apt-get install -y nodejs npm`) and the `mcp` extra (`pip install -e '.[mcp]'`).
@@ -210,6 +211,27 @@ def report(servers: list[Server]) -> None:
     print("search hits: " + ", ".join(f"{server.name} {server.hits}" for server in servers))
 
 
+BUILD = ("import sys; from pathlib import Path; from stringsh.dispatcher import Dispatcher; "
+         "from stringsh.dialects.mcp.server import build_server; build_server(Dispatcher(Path(sys.argv[1])).workspace)")
+
+
+def start_up_floor(package: Path, root: Path, runs: int) -> None:
+    """What part of stringsh's start-up is the interpreter and the SDK's import alone (measured the same way,
+    alternating), so a slow start-up can be laid at the right door."""
+    env = {**os.environ, "PYTHONPATH": str(package.parent)}
+    argvs = {"python -c pass": [sys.executable, "-c", "pass"],
+             "import the mcp SDK's server": [sys.executable, "-c", "import mcp.server.mcpserver, mcp.server.stdio"],
+             "stringsh's server built (workspace open, tools registered), not serving":
+                 [sys.executable, "-c", BUILD, str(root)]}
+    samples: dict[str, list[float]] = {what: [] for what in argvs}
+    for _ in range(runs):
+        for what, argv in argvs.items():
+            start = time.perf_counter()
+            subprocess.run(argv, env=env, check=True)
+            samples[what].append((time.perf_counter() - start) * 1000)
+    print("start-up floor: " + "; ".join(f"{what} {statistics.median(took):.0f} ms" for what, took in samples.items()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=30, help="timed calls of each kind per server")
@@ -241,6 +263,8 @@ def main() -> None:
             print(servers[-1].stderr(), file=sys.stderr)
             raise
         report(servers)
+        if not options.reference_only:
+            start_up_floor(package, work / "stringsh", max(3, options.startups // 3))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
