@@ -49,6 +49,7 @@ class Options:
         self.audit_root: str | None = None
         self.lines = 10
         self.http: str | None = None
+        self.host: str | None = None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("tools", help="JSON workspace tools, one JSON object a line both ways (seed 001)")
     mcp = sub.add_parser("mcp", help="a Model Context Protocol server on stdio, or --http HOST:PORT")
     mcp.add_argument("--http", metavar="HOST:PORT", default=None, help="serve streamable HTTP instead of stdio")
+    mcp.add_argument("--host", metavar="ADDR", default=None,
+                     help="with --http: listen on this address even if not loopback (a bearer token is required)")
+    mcp.add_argument("--root", default=argparse.SUPPRESS, help="workspace folder (also before `mcp`)")
     trust = sub.add_parser("trust", help="let the workspace's stringsh.toml widen your policy (until it changes)")
     trust.add_argument(
         "--root", dest="trust_root", metavar="DIR", default=None, help="workspace folder (default: the current one)"

@@ -21,10 +21,15 @@ def run(dispatcher: Dispatcher, options: Options) -> int:
         print(f"stringsh: ERROR(NOT_PERMITTED): the MCP server needs the mcp extra ({exc.name} is missing)\n"
               "Install it: pip install 'stringsh[mcp]'", file=sys.stderr)
         return 2
-    server = build_server(dispatcher.workspace)
+    if options.host is not None and options.http is None:
+        print("stringsh: ERROR(INVALID_PAYLOAD): --host only applies to --http\n"
+              "Give the port too: stringsh mcp --http ADDR:PORT --host ADDR", file=sys.stderr)
+        return 2
+    workspace = dispatcher.workspace
+    server = build_server(workspace)
     if options.http is None:
         anyio.run(server.run_stdio_async)
         return 0
     from stringsh.dialects.mcp.http import serve_http
 
-    return serve_http(server, options)
+    return serve_http(server, options, [folder for _, folder, _ in workspace.confiner.root_list()])

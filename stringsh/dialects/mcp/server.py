@@ -27,10 +27,10 @@ secret files are refused; every change is journalled and can be undone. A refusa
 
 
 def build_server(workspace: Workspace) -> MCPServer:
-    from mcp.server.mcpserver import MCPServer
+    from stringsh.dialects.mcp.coded import CodedServer
 
     calls = Calls(workspace)
-    server: MCPServer = MCPServer("stringsh", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
+    server: MCPServer = CodedServer("stringsh", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
                                   warn_on_duplicate_tools=False)
 
     async def watch_roots(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:

@@ -4,10 +4,13 @@ client lives on an anyio blocking portal's thread, so one server can serve a who
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
+import threading
 import time
+import warnings
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from pathlib import Path
@@ -32,9 +35,19 @@ def roots_callback(folders: list[Path]) -> RootsFn:
     return answer
 
 
-def server_env() -> dict[str, str]:
-    """The test's environment (its isolated user folders) with this worktree first on the path."""
-    env = dict(os.environ)
+#: The user folders stringsh reads (config, state, history): a module's server and the checks on it share them.
+USER_DIRS = {"STRINGSH_CONFIG_DIR": "config", "STRINGSH_HISTORY": "history", "XDG_CONFIG_HOME": "xdg-config",
+             "XDG_STATE_HOME": "xdg-state", "XDG_CACHE_HOME": "xdg-cache"}
+
+
+def user_env(home: Path) -> dict[str, str]:
+    """Isolated user folders under `home` (a module-scoped server outlives the per-test ones in conftest)."""
+    return {name: str(home / sub) for name, sub in USER_DIRS.items()}
+
+
+def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The test's environment (its isolated user folders, or `extra`'s) with this worktree first on the path."""
+    env = {**os.environ, **(extra or {})}
     here = str(Path(__file__).resolve().parents[3])
     env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
@@ -63,7 +76,9 @@ class Client:
         return result.content[0].text  # type: ignore[union-attr]
 
     def roots_changed(self) -> None:
-        self.portal.call(self.session.send_roots_list_changed)
+        with warnings.catch_warnings():  # roots are deprecated from protocol 2026-07-28 on; clients still send it
+            warnings.simplefilter("ignore")
+            self.portal.call(self.session.send_roots_list_changed)
 
 
 @asynccontextmanager
@@ -79,10 +94,10 @@ async def _session(transport: AbstractAsyncContextManager[Any], name: str, roots
 
 @contextmanager
 def stdio_session(root: Path, *, name: str = "test-client", roots: RootsFn | None = None,
-                  args: tuple[str, ...] = ()) -> Iterator[Client]:
+                  args: tuple[str, ...] = (), env: dict[str, str] | None = None) -> Iterator[Client]:
     """`python -m stringsh --root ROOT mcp` over real pipes, its SDK client session ready."""
     params = StdioServerParameters(command=sys.executable, args=["-m", "stringsh", "--root", str(root), *args, "mcp"],
-                                   env=server_env(), cwd=str(root))
+                                   env=server_env(env), cwd=str(root))
     with start_blocking_portal() as portal, \
             portal.wrap_async_context_manager(_session(stdio_client(params), name, roots)) as session:
         yield Client(portal, session)
@@ -94,14 +109,40 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class HttpServer:
+    """A running `stringsh mcp --http` process: its URL, the token it printed (None: read from the config
+    folder) and its stderr so far."""
+
+    def __init__(self, url: str, token: str | None, process: subprocess.Popen[str]) -> None:
+        self.url = url
+        self.token = token
+        self.process = process
+        self.stderr: list[str] = []
+
+
 @contextmanager
-def http_server(root: Path, *extra: str, host: str = "127.0.0.1") -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """`python -m stringsh --root ROOT mcp --http HOST:PORT` as a subprocess; yields its URL once it listens."""
+def http_server(root: Path, *extra: str, host: str = "127.0.0.1", env: dict[str, str] | None = None
+                ) -> Iterator[HttpServer]:
+    """`python -m stringsh --root ROOT mcp --http HOST:PORT` as a subprocess, once it listens."""
     port = free_port()
     process = subprocess.Popen([*STRINGSH, "--root", str(root), "mcp", "--http", f"{host}:{port}", *extra],
-                               env=server_env(), cwd=str(root), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=server_env(env), cwd=str(root), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                text=True)
+    assert process.stderr is not None
     try:
+        lines = []
+        for line in process.stderr:  # the start-up lines, the last naming the token
+            lines.append(line)
+            if "token:" in line:
+                break
+        match = re.search(r"token: (\S+)", lines[-1]) if lines else None
+        if match is None:
+            raise AssertionError(f"server did not start: {''.join(lines)}")
+        token = None if match.group(1) == "from" else match.group(1)
+        server = HttpServer(f"http://{host}:{port}/mcp", token, process)
+        server.stderr.extend(lines)
+        reader = threading.Thread(target=lambda: server.stderr.extend(process.stderr or ()), daemon=True)
+        reader.start()
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -109,10 +150,9 @@ def http_server(root: Path, *extra: str, host: str = "127.0.0.1") -> Iterator[tu
                 break
             except OSError:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"server did not start: {process.stderr.read() if process.stderr else ''}"
-                                         ) from None
-                time.sleep(0.1)
-        yield f"http://{host}:{port}/mcp", process
+                    raise AssertionError(f"server did not listen: {''.join(server.stderr)}") from None
+                time.sleep(0.05)
+        yield server
     finally:
         process.terminate()
         process.wait(timeout=10)

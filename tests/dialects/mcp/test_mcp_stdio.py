@@ -24,8 +24,8 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def client(root: Path) -> Iterator[Client]:
-    with stdio_session(root) as session:
+def client(root: Path, env: dict[str, str]) -> Iterator[Client]:
+    with stdio_session(root, env=env) as session:
         yield session
 
 

@@ -1,0 +1,44 @@
+"""The SDK's server with its own tool-call failures (an unknown tool, arguments that do not fit the schema)
+worded as stringsh's refusals: `ERROR(CODE): message` and a hint, as an `isError` result. Argument values are
+never echoed back (they may be huge, or secret)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp_types import CallToolResult, InputRequiredResult
+from pydantic import ValidationError
+
+from stringsh.dialects.mcp.calls import error_result
+from stringsh.errors import StringError
+
+
+def _field_errors(exc: ValidationError) -> str:
+    """`edits.0.oldText: Field required; head: Input should be a valid integer` (no input values)."""
+    shown = []
+    for error in exc.errors()[:5]:
+        where = ".".join(str(part) for part in error["loc"]) or "arguments"
+        shown.append(f"{where}: {error['msg']}")
+    more = len(exc.errors()) - len(shown)
+    return "; ".join(shown) + (f" (and {more} more)" if more > 0 else "")
+
+
+class CodedServer(MCPServer):
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+                        ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError as exc:
+            return error_result(StringError("INTERNAL_ERROR", f"{name} failed inside stringsh",
+                                            f"The session goes on ({type(exc.__cause__).__name__})."))
+        except ToolError as exc:
+            if not any(tool.name == name for tool in await self.list_tools()):
+                return error_result(StringError("COMMAND_UNSUPPORTED", f"Unknown tool: {name[:100]}",
+                                                "List the tools (tools/list) and call one of them."))
+            if isinstance(exc.__cause__, ValidationError):
+                return error_result(StringError("INVALID_PAYLOAD", f"{name}: {_field_errors(exc.__cause__)}",
+                                                "Give the arguments the tool's input schema asks for (tools/list)."))
+            return error_result(StringError("INVALID_PAYLOAD", f"{name}: {str(exc)[:300]}",
+                                            "Give the arguments the tool's input schema asks for (tools/list)."))

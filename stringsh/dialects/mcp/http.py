@@ -1,0 +1,127 @@
+"""`stringsh mcp --http HOST:PORT`: the SDK's streamable HTTP transport, behind two guards.
+
+- Where it listens: a loopback address only (127.0.0.0/8, ::1, localhost), unless `--host ADDR` names another.
+- Who may call: every request carries `Authorization: Bearer TOKEN`, on loopback too. A loopback port is open
+  to every local process and user, and a browser page can reach it through DNS rebinding; the SDK's transport
+  security (Host and Origin checked against the address served) stops the second, the token the first. The
+  token is read from the user's config folder (`mcp-token` there, never from the workspace), or made fresh at
+  start and printed on stderr. A request without it is refused with 401 before the SDK sees it.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import secrets
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from stringsh.errors import StringError
+from stringsh.userdirs import config_dir
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, MutableMapping
+
+    from mcp.server.mcpserver import MCPServer
+
+    from stringsh.cli import Options
+
+    Scope = MutableMapping[str, Any]
+    Message = MutableMapping[str, Any]
+    Receive = Callable[[], Awaitable[Message]]
+    Send = Callable[[Message], Awaitable[None]]
+    App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+TOKEN_FILE = "mcp-token"
+TOKEN_HINT = "Send the token stringsh printed at start (or the one in its config folder): Authorization: Bearer TOKEN"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def parse_address(http: str, host: str | None) -> tuple[str, int]:
+    """(address, port) from `--http [HOST:]PORT` and `--host`; INVALID_PAYLOAD or NOT_PERMITTED when unusable."""
+    named, colon, port_text = http.rpartition(":")
+    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise StringError("INVALID_PAYLOAD", f"--http wants HOST:PORT, got {http!r}",
+                          "Give an address and a port: --http 127.0.0.1:8765")
+    address = host or (named.strip("[]") if colon and named else "127.0.0.1")
+    if host is None and not is_loopback(address):
+        raise StringError("NOT_PERMITTED", f"{address} is not a loopback address",
+                          f"Serve 127.0.0.1, or name the address with --host {address} (a bearer token is required).")
+    return address, int(port_text)
+
+
+def load_token(roots: list[Path]) -> tuple[str, Path | None]:
+    """The config folder's token, else a fresh one (None: printed, not stored). A token file inside a workspace
+    root is ignored: the workspace must never choose who may call."""
+    path = config_dir() / TOKEN_FILE
+    try:
+        real = path.resolve()
+        inside = any(real.is_relative_to(root) for root in roots)
+        token = "" if inside else path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        token = ""
+    if len(token) >= 16:
+        return token, path
+    return secrets.token_urlsafe(32), None
+
+
+def require_token(app: App, token: str) -> App:
+    """The app, answering 401 to any HTTP request without `Authorization: Bearer TOKEN` (compared in constant
+    time); lifespan events pass through."""
+    expected = f"Bearer {token}".encode()
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, expected):
+                body = json.dumps({"error": "ERROR(AUTH_REQUIRED): a bearer token is required",
+                                   "hint": TOKEN_HINT}).encode()
+                await send({"type": "http.response.start", "status": 401,
+                            "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer"),
+                                        (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+def serve_http(server: MCPServer, options: Options, roots: list[Path]) -> int:
+    import anyio
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    try:
+        address, port = parse_address(options.http or "", options.host)
+    except StringError as exc:
+        print(f"stringsh: ERROR({exc.code}): {exc.text}", file=sys.stderr)
+        return 2
+    shown = f"[{address}]" if ":" in address else address
+    hosts = {f"{shown}:{port}"}
+    if is_loopback(address):
+        hosts |= {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"}
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=sorted(hosts),
+                                         allowed_origins=sorted(f"http://{host}" for host in hosts))
+    app = server.streamable_http_app(transport_security=security, host=address)
+    token, source = load_token(roots)
+    where = f"http://{shown}:{port}/mcp"
+    if source is None:
+        print(f"stringsh: mcp serving {where}; token: {token}\n"
+              f"  send it as 'Authorization: Bearer {token}' (or put one in {config_dir() / TOKEN_FILE})",
+              file=sys.stderr, flush=True)
+    else:
+        print(f"stringsh: mcp serving {where}; token: from {source}", file=sys.stderr, flush=True)
+    config = uvicorn.Config(require_token(app, token), host=address, port=port, log_level="warning",
+                            lifespan="on")
+    anyio.run(uvicorn.Server(config).serve)
+    return 0
