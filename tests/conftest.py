@@ -25,7 +25,8 @@ _skipped: dict[str, int] = {}
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "needs(tool): runs a tool (bwrap, git, rg, node, npm); skipped without it, unless CI=true, where it must run"
+        "markers",
+        "needs(tool): runs a tool (bwrap, git, rg, node, npm); skipped without it, unless CI=true, where it must run",
     )
 
 
