@@ -155,10 +155,28 @@ async def timed(server: Server, session: ClientSession, what: str) -> None:
         server.hits = sum(1 for line in text.splitlines() if line.strip().endswith(".py"))
 
 
-async def run(servers: list[Server], rounds: int, startups: int) -> None:
+BUILD = ("import sys; from pathlib import Path; from stringsh.dispatcher import Dispatcher; "
+         "from stringsh.dialects.mcp.server import build_server; build_server(Dispatcher(Path(sys.argv[1])).workspace)")
+
+
+def floor_commands(package: Path, root: Path) -> dict[str, list[str]]:
+    """What part of stringsh's start-up is the interpreter, the SDK's import, building the server: timed in the
+    same turns as the start-ups, so a slow start-up can be laid at the right door."""
+    return {"python -c pass": [sys.executable, "-c", "pass"],
+            "SDK server imported": [sys.executable, "-c", "import mcp.server.mcpserver, mcp.server.stdio"],
+            "stringsh server built, not serving": [sys.executable, "-c", BUILD, str(root)]}
+
+
+async def run(servers: list[Server], rounds: int, startups: int, floor: dict[str, list[str]],
+              floor_ms: dict[str, list[float]]) -> None:
+    env = {**os.environ, **(servers[-1].params.env or {})}
     for turn in range(startups):
         for server in servers[turn % 2 :] + servers[: turn % 2]:
             await start_up(server)
+        for what, argv in floor.items():
+            start = time.perf_counter()
+            subprocess.run(argv, env=env, check=True)
+            floor_ms.setdefault(what, []).append((time.perf_counter() - start) * 1000)
     await run_calls(servers, rounds)
 
 
@@ -211,27 +229,6 @@ def report(servers: list[Server]) -> None:
     print("search hits: " + ", ".join(f"{server.name} {server.hits}" for server in servers))
 
 
-BUILD = ("import sys; from pathlib import Path; from stringsh.dispatcher import Dispatcher; "
-         "from stringsh.dialects.mcp.server import build_server; build_server(Dispatcher(Path(sys.argv[1])).workspace)")
-
-
-def start_up_floor(package: Path, root: Path, runs: int) -> None:
-    """What part of stringsh's start-up is the interpreter and the SDK's import alone (measured the same way,
-    alternating), so a slow start-up can be laid at the right door."""
-    env = {**os.environ, "PYTHONPATH": str(package.parent)}
-    argvs = {"python -c pass": [sys.executable, "-c", "pass"],
-             "import the mcp SDK's server": [sys.executable, "-c", "import mcp.server.mcpserver, mcp.server.stdio"],
-             "stringsh's server built (workspace open, tools registered), not serving":
-                 [sys.executable, "-c", BUILD, str(root)]}
-    samples: dict[str, list[float]] = {what: [] for what in argvs}
-    for _ in range(runs):
-        for what, argv in argvs.items():
-            start = time.perf_counter()
-            subprocess.run(argv, env=env, check=True)
-            samples[what].append((time.perf_counter() - start) * 1000)
-    print("start-up floor: " + "; ".join(f"{what} {statistics.median(took):.0f} ms" for what, took in samples.items()))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=30, help="timed calls of each kind per server")
@@ -257,14 +254,17 @@ def main() -> None:
         node = subprocess.run([servers[0].params.command, "--version"], capture_output=True, text=True).stdout.strip()
         print(f"reference: {VERSION} on node {node}; stringsh {stringsh.__version__}"
               f" on Python {sys.version.split()[0]}; {options.rounds} rounds, {options.startups} start-ups")
+        floor = {} if options.reference_only else floor_commands(package, work / "stringsh")
+        floor_ms: dict[str, list[float]] = {}
         try:
-            anyio.run(run, servers, options.rounds, options.startups)
+            anyio.run(run, servers, options.rounds, options.startups, floor, floor_ms)
         except Exception:
             print(servers[-1].stderr(), file=sys.stderr)
             raise
         report(servers)
-        if not options.reference_only:
-            start_up_floor(package, work / "stringsh", max(3, options.startups // 3))
+        if floor_ms:
+            print("start-up floor (p50): " + "; ".join(f"{what} {statistics.median(took):.0f} ms"
+                                                         for what, took in floor_ms.items()))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
