@@ -11,7 +11,8 @@ folder, the two taking turns call by call so both see the same machine load:
   {oldText, newText} (alternating back and forth, so every call changes the file); search_files '**/*.py' over a
   10,000-file tree (1,000 hits: both servers return every one, under stringsh's 2,000-match cap);
 - peak memory: the server process's VmHWM (/proc/<pid>/status) after all its calls;
-- then the start-up floor: a bare interpreter, the SDK's server imported, stringsh's server built.
+- the start-up floor, timed in the same turns: a bare interpreter, the SDK's server imported, stringsh's server
+  built (whole process lifetimes, exit included, so a little above what a start-up to `initialize` pays).
 
 Goals (issue 17): every call <= 1.0x the reference at p50, start-up <= 1.5x, peak memory <= 1.0x.
 Needs node and npm (`apt-get install -y nodejs npm`) and the `mcp` extra (`pip install -e '.[mcp]'`).
