@@ -16,7 +16,8 @@ STRINGSH = [sys.executable, "-m", "stringsh"]
 
 #: Tools some tests run that a machine with only Python may lack, and how to get each.
 TOOLS = {"bwrap": "apt-get install -y bubblewrap", "git": "apt-get install -y git",
-         "rg": "pip install --only-binary=ripgrep 'stringsh[search]'"}
+         "rg": "pip install --only-binary=ripgrep 'stringsh[search]'",
+         "node": "apt-get install -y nodejs npm", "npm": "apt-get install -y nodejs npm"}
 #: Parameter ids that mean "this case runs under bubblewrap" (shell providers, policy variants).
 BWRAP_IDS = frozenset({"bubblewrap", "sandboxed"})
 _skipped: dict[str, int] = {}
@@ -24,7 +25,8 @@ _skipped: dict[str, int] = {}
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "needs(tool): runs a tool (bwrap, git, rg); skipped without it, unless CI=true, where it must run"
+        "markers",
+        "needs(tool): runs a tool (bwrap, git, rg, node, npm); skipped without it, unless CI=true, where it must run",
     )
 
 

@@ -1,0 +1,274 @@
+"""Benchmark: `stringsh mcp` against the reference MCP filesystem server (`@modelcontextprotocol/server-filesystem`,
+the version tests/dialects/mcp/reference_server.py pins, installed from the npm registry into the user's cache on
+first run), as ratios measured in the same run.
+
+    python bench/mcp.py [--rounds 30] [--startups 15] [--reference-only]
+
+Both servers get the same calls from the official Python SDK's stdio client, each over its own copy of one fixture
+folder, the two taking turns call by call so both see the same machine load:
+- start-up: spawn -> `initialize` result (fresh process each time);
+- read_text_file of a 100 KB text file; list_directory of a 1,000-entry folder; edit_file with one
+  {oldText, newText} (alternating back and forth, so every call changes the file); search_files '**/*.py' over a
+  10,000-file tree (1,000 hits: both servers return every one, under stringsh's 2,000-match cap);
+- peak memory: the server process's VmHWM (/proc/<pid>/status) after all its calls;
+- the start-up floor, timed in the same turns: a bare interpreter, the SDK's server imported, stringsh's server
+  built (whole process lifetimes, exit included, so a little above what a start-up to `initialize` pays).
+
+Goals (issue 17): every call <= 1.0x the reference at p50, start-up <= 1.5x, peak memory <= 1.0x.
+Needs node and npm (`apt-get install -y nodejs npm`) and the `mcp` extra (`pip install -e '.[mcp]'`).
+`--reference-only` measures the reference alone (no ratios).
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# This file is named like the SDK's package, so its folder (the script's, first on the path) moves to the end.
+sys.path.pop(0)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.append(str(Path(__file__).resolve().parent))
+
+import anyio
+from benchenv import isolate_user_state
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+import stringsh
+from tests.dialects.mcp.reference_server import VERSION, install, reference_command, stringsh_command
+
+GOALS = {"start-up": 1.5, "read 100 KB": 1.0, "list 1,000": 1.0, "edit": 1.0, "search 10,000": 1.0}
+CALLS = ("read 100 KB", "list 1,000", "edit", "search 10,000")
+EDIT_A, EDIT_B = "status = 'draft'", "status = 'final'"
+
+
+def build_tree(root: Path) -> None:
+    """The fixture folder: a 100 KB text file, a 1,000-entry folder, a file to edit, a 10,000-file tree."""
+    root.mkdir(parents=True)
+    line = "{:06d}: the quick brown fox jumps over the lazy dog, then reads the next line of the file\n"
+    text, n = [], 0
+    while sum(map(len, text)) < 100 * 1024:
+        text.append(line.format(n))
+        n += 1
+    (root / "big.txt").write_text("".join(text))
+    folder = root / "folder"
+    folder.mkdir()
+    for index in range(1000):
+        (folder / f"entry-{index:04d}.txt").write_text(f"entry {index}\n")
+    (root / "edit.py").write_text("".join(f"value_{i} = {i}\n" for i in range(200)) + EDIT_A + "\n")
+    for package in range(100):
+        sub = root / "tree" / f"pkg{package:02d}"
+        sub.mkdir(parents=True)
+        for index in range(100):
+            suffix = "py" if index % 10 == 0 else "txt"
+            (sub / f"mod{index:03d}.{suffix}").write_text(f"def f{index}():\n    return {index}\n")
+
+
+@dataclass
+class Server:
+    """One server under test: how to start it, its own copy of the fixture, and what it measured."""
+
+    name: str
+    params: StdioServerParameters
+    root: Path
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    log: Path = Path(os.devnull)  # the server's stderr (the reference prints a banner on every start)
+    hits: int = 0
+    peak_kb: int = 0
+    edits: int = 0
+
+    def stderr(self) -> str:
+        return f"its stderr ends:\n{self.log.read_text()[-2000:]}" if self.log.is_file() else ""
+
+    def record(self, what: str, seconds: float) -> None:
+        self.samples.setdefault(what, []).append(seconds * 1000)
+
+
+def children() -> set[int]:
+    """This process's child pids (the stdio client spawns each server directly, no shell between)."""
+    mine, found = str(os.getpid()), set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if stat.rsplit(")", 1)[1].split()[1] == mine:
+                found.add(int(entry))
+    return found
+
+
+def peak_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
+
+
+async def start_up(server: Server) -> None:
+    """Spawn -> initialize result, then shut the process down (not timed)."""
+    start = time.perf_counter()
+    with open(server.log, "a") as log:
+        async with stdio_client(server.params, errlog=log) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            server.record("start-up", time.perf_counter() - start)
+
+
+def call(server: Server, session: ClientSession, what: str) -> Callable[[], Awaitable[object]]:
+    """The tool call `what` stands for, with the arguments an MCP client sends (absolute paths, as the reference
+    server's tool descriptions ask)."""
+    root = server.root
+    if what == "read 100 KB":
+        return lambda: session.call_tool("read_text_file", {"path": str(root / "big.txt")})
+    if what == "list 1,000":
+        return lambda: session.call_tool("list_directory", {"path": str(root / "folder")})
+    if what == "search 10,000":
+        return lambda: session.call_tool("search_files", {"path": str(root / "tree"), "pattern": "**/*.py"})
+
+    async def edit() -> object:
+        old, new = (EDIT_A, EDIT_B) if server.edits % 2 == 0 else (EDIT_B, EDIT_A)
+        server.edits += 1
+        return await session.call_tool("edit_file", {"path": str(root / "edit.py"),
+                                                     "edits": [{"oldText": old, "newText": new}]})
+    return edit
+
+
+async def timed(server: Server, session: ClientSession, what: str) -> None:
+    start = time.perf_counter()
+    result = await call(server, session, what)()
+    took = time.perf_counter() - start
+    if result.is_error:
+        raise SystemExit(f"{server.name}: {what} failed: {result.content[0].text[:400]}\n{server.stderr()}")
+    server.record(what, took)
+    if what == "search 10,000":
+        text = "".join(part.text for part in result.content if part.type == "text")
+        server.hits = sum(1 for line in text.splitlines() if line.strip().endswith(".py"))
+
+
+BUILD = ("import sys; from pathlib import Path; from stringsh.dispatcher import Dispatcher; "
+         "from stringsh.dialects.mcp.server import build_server; build_server(Dispatcher(Path(sys.argv[1])).workspace)")
+
+
+def floor_commands(package: Path, root: Path) -> dict[str, list[str]]:
+    """What part of stringsh's start-up is the interpreter, the SDK's import, building the server: timed in the
+    same turns as the start-ups, so a slow start-up can be laid at the right door."""
+    return {"python -c pass": [sys.executable, "-c", "pass"],
+            "SDK server imported": [sys.executable, "-c", "import mcp.server.mcpserver, mcp.server.stdio"],
+            "stringsh server built, not serving": [sys.executable, "-c", BUILD, str(root)]}
+
+
+async def run(servers: list[Server], rounds: int, startups: int, floor: dict[str, list[str]],
+              floor_ms: dict[str, list[float]]) -> None:
+    env = {**os.environ, **(servers[-1].params.env or {})}
+    for turn in range(startups):
+        for server in servers[turn % 2 :] + servers[: turn % 2]:
+            await start_up(server)
+        for what, argv in floor.items():
+            start = time.perf_counter()
+            subprocess.run(argv, env=env, check=True)
+            floor_ms.setdefault(what, []).append((time.perf_counter() - start) * 1000)
+    await run_calls(servers, rounds)
+
+
+async def run_calls(servers: list[Server], rounds: int) -> None:
+    """Both servers up at once, taking turns call by call; each one's peak memory read before it stops."""
+    async with AsyncExitStack() as stack:
+        sessions: list[tuple[Server, ClientSession, int]] = []
+        for server in servers:
+            before = children()
+            log = stack.enter_context(open(server.log, "a"))  # noqa: SIM115 - closed by the stack
+            read, write = await stack.enter_async_context(stdio_client(server.params, errlog=log))
+            session = await stack.enter_async_context(ClientSession(read, write))
+            await session.initialize()
+            (pid,) = children() - before
+            sessions.append((server, session, pid))
+        for what in CALLS:  # one untimed warm-up call each: the first call pays for lazy loading, not the call
+            for server, session, _ in sessions:
+                await call(server, session, what)()
+        for turn in range(rounds):
+            for what in CALLS:
+                for server, session, _ in sessions[turn % 2 :] + sessions[: turn % 2]:
+                    await timed(server, session, what)
+        for server, _, pid in sessions:
+            server.peak_kb = peak_kb(pid)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def report(servers: list[Server]) -> None:
+    ref = servers[0]
+    ours = servers[1] if len(servers) > 1 else None
+    head = f"{'call':<15} {'ref p50':>8} {'ref p95':>8}"
+    if ours:
+        head += f" {'ours p50':>9} {'ours p95':>9} {'p50 x':>6} {'p95 x':>6} {'goal':>5}"
+    print(head + "   (ms)")
+    for what in ("start-up", *CALLS):
+        r50, r95 = statistics.median(ref.samples[what]), percentile(ref.samples[what], 0.95)
+        row = f"{what:<15} {r50:>8.1f} {r95:>8.1f}"
+        if ours:
+            o50, o95 = statistics.median(ours.samples[what]), percentile(ours.samples[what], 0.95)
+            row += f" {o50:>9.1f} {o95:>9.1f} {o50 / r50:>5.2f}x {o95 / r95:>5.2f}x {GOALS[what]:>4}x"
+        print(row)
+    row = f"{'peak RSS MB':<15} {ref.peak_kb / 1024:>8.1f} {'':>8}"
+    if ours:
+        row += f" {ours.peak_kb / 1024:>9.1f} {'':>9} {ours.peak_kb / ref.peak_kb:>5.2f}x {'':>6} {1.0:>4}x"
+    print(row)
+    print("search hits: " + ", ".join(f"{server.name} {server.hits}" for server in servers))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=30, help="timed calls of each kind per server")
+    parser.add_argument("--startups", type=int, default=15, help="timed start-ups per server")
+    parser.add_argument("--reference-only", action="store_true", help="measure the reference server alone")
+    options = parser.parse_args()
+    isolate_user_state()
+    package = Path(stringsh.__file__).parent
+    compileall.compile_dir(str(package), quiet=1)  # as an installer does, so no run pays for compiling
+    index_js = install()
+    work = Path(tempfile.mkdtemp(prefix="stringsh-bench-mcp-"))
+    try:
+        build_tree(work / "reference")
+        command, args = reference_command(index_js, work / "reference")
+        servers = [Server("reference", StdioServerParameters(command=command, args=args), work / "reference")]
+        if not options.reference_only:
+            shutil.copytree(work / "reference", work / "stringsh")
+            command, args = stringsh_command(work / "stringsh")
+            env = {k: v for k, v in os.environ.items() if k.startswith("STRINGSH_")}
+            env["PYTHONPATH"] = str(package.parent)  # the stringsh this bench imported, not another install
+            servers.append(Server("stringsh", StdioServerParameters(command=command, args=args, env=env),
+                                  work / "stringsh", log=work / "stringsh.log"))
+        node = subprocess.run([servers[0].params.command, "--version"], capture_output=True, text=True).stdout.strip()
+        print(f"reference: {VERSION} on node {node}; stringsh {stringsh.__version__}"
+              f" on Python {sys.version.split()[0]}; {options.rounds} rounds, {options.startups} start-ups")
+        floor = {} if options.reference_only else floor_commands(package, work / "stringsh")
+        floor_ms: dict[str, list[float]] = {}
+        try:
+            anyio.run(run, servers, options.rounds, options.startups, floor, floor_ms)
+        except Exception:
+            print(servers[-1].stderr(), file=sys.stderr)
+            raise
+        report(servers)
+        if floor_ms:
+            print("start-up floor (p50): " + "; ".join(f"{what} {statistics.median(took):.0f} ms"
+                                                         for what, took in floor_ms.items()))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
