@@ -12,10 +12,12 @@ from stringsh.errors import StringError
 from stringsh.userdirs import user_policy_file
 from stringsh.workspace import trust
 from stringsh.workspace.policy import (
+    CONFIRM_MODES,
     POLICY_FILE,
     Changes,
     JournalKeep,
     Limits,
+    Operator,
     Permissions,
     Policy,
     Root,
@@ -113,7 +115,16 @@ def narrowed(base: Policy, wanted: Policy, ignored: list[str]) -> Policy:
         ),
         journal=JournalKeep(*(_at_most(b, w, f"journal.{n}", ignored)  # more history: more of the user's disk
                               for n, b, w in zip(JournalKeep._fields, base.journal, wanted.journal, strict=True))),
+        operator=Operator(confirm=_confirm(base.operator.confirm, wanted.operator.confirm, ignored)),
     )
+
+
+def _confirm(base: str, wanted: str, ignored: list[str]) -> str:
+    """Towards "deny" narrows; towards "allow" (fewer questions, or none) widens."""
+    if CONFIRM_MODES.index(wanted) < CONFIRM_MODES.index(base):
+        ignored.append("operator.confirm")
+        return base
+    return wanted
 
 
 def _inside(root: Root, base: tuple[Root, ...]) -> bool:

@@ -41,6 +41,9 @@ Every table and key is optional:
     keep_changes = 1000            # the newest change sets (the newest one is always kept)
     keep_bytes = 134217728         # bytes of previous file content (128 MiB); older change sets are pruned, to 90%
 
+    [operator]                     # OPERATOR_CMD changes (write, patch, applyEdits, delete, copy, move):
+    confirm = "prompt"             # ask a person (none to ask: refused), "allow" them, or "deny" them all
+
 Globs and other roots. The secret globs (deny and allow, built-in and yours) are one list for every root, matched
 against the path inside the root the path names, never against its `id:`: `private/**` denies
 `docs:private/k.txt` as well as `private/k.txt`, and `docs:private/**` matches nothing (a root has no secret
@@ -84,6 +87,8 @@ CAPS: dict[str, float] = {
     "max_files": 100_000, "max_loc": 10_000_000, "timeout": 24 * 3600.0, "output_cap": 64 * MiB,
     "keep_changes": 1_000_000, "keep_bytes": 64 * 1024 * MiB,
 }
+#: `[operator] confirm`, from the most to the least permissive: a workspace's untrusted file may only move right.
+CONFIRM_MODES = ("allow", "prompt", "deny")
 #: Ordinary text a redaction pattern must not match: it would mask everything, not secrets.
 ORDINARY = ("", "a", "Z", "0", " ", ".", "\n")
 
@@ -151,6 +156,10 @@ class JournalKeep(NamedTuple):
     keep_bytes: int = 128 * MiB
 
 
+class Operator(NamedTuple):
+    confirm: str = "prompt"
+
+
 class Policy(NamedTuple):
     roots: tuple[Root, ...]
     permissions: Permissions = Permissions()
@@ -169,6 +178,7 @@ class Policy(NamedTuple):
     #: What the start-up line says: the layers applied, and the workspace settings ignored as widening.
     layers: tuple[str, ...] = ("defaults",)
     ignored: tuple[str, ...] = ()
+    operator: Operator = Operator()
 
     @classmethod
     def default(cls, root: str | Path) -> Policy:
@@ -263,6 +273,8 @@ def _section(cls: Any, table: Any, name: str, source: Path, base: Any = None) ->
             _check_globs(value, f"{name}.{key}", source)
         elif key == "replacement" and (len(value) > 256 or "\n" in value):
             raise _bad(source, "secrets.replacement must be one line of at most 256 characters")
+        elif name == "operator" and key == "confirm" and value not in CONFIRM_MODES:
+            raise _bad(source, f"operator.confirm = {value[:40]!r} is not one of prompt, allow, deny")
         values[key] = value
     return cls(**{**defaults, **values})
 
@@ -304,7 +316,7 @@ def parse_policy(text: str, source: Path, workspace_root: Path, base: Policy | N
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _bad(source, f"not valid TOML ({exc})") from None
-    known = {"roots", "permissions", "limits", "secrets", "changes", "shell", "journal"}
+    known = {"roots", "permissions", "limits", "secrets", "changes", "shell", "journal", "operator"}
     extra = set(data) - known
     if extra:
         raise _bad(source, f"unknown section {sorted(extra)[0]!r} (known: {', '.join(sorted(known))})")
@@ -333,6 +345,7 @@ def parse_policy(text: str, source: Path, workspace_root: Path, base: Policy | N
         changes=changes,
         shell=_section(Shell, data.get("shell", {}), "shell", source, base.shell),
         journal=_section(JournalKeep, data.get("journal", {}), "journal", source, base.journal),
+        operator=_section(Operator, data.get("operator", {}), "operator", source, base.operator),
         source=source,
     )
 

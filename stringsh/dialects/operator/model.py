@@ -19,21 +19,25 @@ class ActionShape:
     mutates: bool = False
 
 
-#: Every action stringsh implements (seed 000 plus upstream HEAD's fs.stat, fs.copy, fs.move). Keys ending in
-#: `_b64` are base64 UTF-8 payloads: the parser decodes them strictly into `Command.payloads`.
+#: Every action stringsh implements (seed 000 plus upstream HEAD's fs.stat, fs.copy, fs.move and its alias
+#: fs.rename). Keys ending in `_b64` are base64 UTF-8 payloads: the parser decodes them strictly into
+#: `Command.payloads`. Upstream HEAD's aliases are accepted (`line`/`from` for `start`, `count`/`len` for `lines`,
+#: `q` for `query`); `overwrite` (true|false) is stringsh's: upstream's copy and move replace a destination
+#: silently, here only when asked (the confirmer shows what is replaced).
 ACTIONS: dict[str, ActionShape] = {
     "operator.getInterfaceSpec": ActionShape(needs_path=False),
     "fs.list": ActionShape(needs_path=True),
     "fs.read": ActionShape(needs_path=True),
-    "fs.readSlice": ActionShape(needs_path=True, keys=frozenset({"start", "lines"})),
-    "fs.search": ActionShape(needs_path=True, keys=frozenset({"query"})),
+    "fs.readSlice": ActionShape(needs_path=True, keys=frozenset({"start", "lines", "line", "from", "count", "len"})),
+    "fs.search": ActionShape(needs_path=True, keys=frozenset({"query", "q"})),
     "fs.stat": ActionShape(needs_path=True),
     "fs.write": ActionShape(needs_path=True, keys=frozenset({"content", "content_b64"}), mutates=True),
     "fs.patch": ActionShape(needs_path=True, keys=frozenset({"patch_b64"}), mutates=True),
     "fs.applyEdits": ActionShape(needs_path=True, keys=frozenset({"edits_b64"}), mutates=True),
     "fs.delete": ActionShape(needs_path=True, mutates=True),
-    "fs.copy": ActionShape(needs_path=True, keys=frozenset({"path_to"}), mutates=True),
-    "fs.move": ActionShape(needs_path=True, keys=frozenset({"path_to"}), mutates=True),
+    "fs.copy": ActionShape(needs_path=True, keys=frozenset({"path_to", "overwrite"}), mutates=True),
+    "fs.move": ActionShape(needs_path=True, keys=frozenset({"path_to", "overwrite"}), mutates=True),
+    "fs.rename": ActionShape(needs_path=True, keys=frozenset({"path_to", "overwrite"}), mutates=True),
 }
 
 

@@ -1,0 +1,59 @@
+"""The OPERATOR_CMD actions on the engine: `run_action` runs one well-formed `Command` (blocks.py checked it
+against `ACTIONS`) and always returns a `Result`. Every file operation is one `Workspace` call (policy, secrets,
+journal, audit), made while the workspace speaks `operator`; a mutation asks `confirm` first, with the diff of
+exactly what will change. Every failure is `ok: false` with a one-line summary, never a traceback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from stringsh.dialects.operator.actions.common import Refused, error_summary, one_line
+from stringsh.dialects.operator.model import ACTIONS, Command, Confirmer, Result
+from stringsh.errors import StringError
+
+if TYPE_CHECKING:
+    from stringsh.workspace.engine import Workspace
+
+__all__ = ["run_action"]
+
+Reader = Callable[["Workspace", Command, str], Result]
+Writer = Callable[["Workspace", Command, Confirmer, str], Result]
+
+
+def _spec(workspace: Workspace, command: Command, topic: str) -> Result:
+    from stringsh.dialects.operator.spec import interface_spec
+
+    return Result(command.id, True, "Interface spec", interface_spec())
+
+
+def _readers() -> dict[str, Reader]:
+    from stringsh.dialects.operator.actions import reading
+
+    return {"operator.getInterfaceSpec": _spec, "fs.list": reading.fs_list, "fs.read": reading.fs_read,
+            "fs.readSlice": reading.fs_read_slice, "fs.search": reading.fs_search, "fs.stat": reading.fs_stat}
+
+
+def _writers() -> dict[str, Writer]:
+    from stringsh.dialects.operator.actions import edits, tree, writing
+
+    return {"fs.write": writing.fs_write, "fs.patch": writing.fs_patch, "fs.applyEdits": edits.fs_apply_edits,
+            "fs.delete": tree.fs_delete, "fs.copy": tree.fs_copy, "fs.move": tree.fs_move,
+            "fs.rename": tree.fs_move}
+
+
+def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, topic: str) -> Result:
+    """Run `command` in `topic` (the journal's undo scope); `confirm` is asked before any change."""
+    if command.action not in ACTIONS:
+        return Result(command.id, False, f"Invalid OPERATOR_CMD (ERR_UNKNOWN_ACTION): Unknown action: {command.action}")
+    try:
+        with workspace.speaking("operator"):
+            if ACTIONS[command.action].mutates:
+                return _writers()[command.action](workspace, command, confirm, topic)
+            return _readers()[command.action](workspace, command, topic)
+    except Refused as exc:
+        return Result(command.id, False, exc.summary)
+    except StringError as exc:
+        return Result(command.id, False, error_summary(exc))
+    except Exception as exc:
+        return Result(command.id, False, one_line(f"INTERNAL_ERROR: {type(exc).__name__}: {exc}"))

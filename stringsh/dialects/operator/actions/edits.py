@@ -1,0 +1,150 @@
+"""fs.applyEdits: `{"version":1,"edits":[...]}` applied in order to the file's decoded text; every edit object is
+checked (fields and types) before anything runs, the first failure aborts ("Edit <i>: ...", i counted from 0
+as upstream) and nothing is written. The result goes through the engine's write with the read's sha256 as
+guard; a CRLF (or CR) file is edited as `\\n` text and keeps its endings, BOM and encoding."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from stringsh.dialects.operator.actions.common import Refused, ask, invalid, ok, unified
+
+if TYPE_CHECKING:
+    from stringsh.dialects.operator.model import Command, Confirmer, Result
+    from stringsh.workspace.engine import Workspace
+
+#: Each op's fields: required (name, type) and optional ones; any other field is refused.
+FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "insertAfter": (("anchor", "text"), ("occurrence",)),
+    "insertBefore": (("anchor", "text"), ("occurrence",)),
+    "replaceFirst": (("find", "text"), ()),
+    "replaceAll": (("find", "text"), ()),
+    "replaceRange": (("startLine", "endLine", "text"), ()),
+}
+NUMBERS = ("occurrence", "startLine", "endLine")
+
+
+class EditFailed(Exception):
+    pass
+
+
+def parse_edits(payload: str) -> list[dict[str, Any]]:
+    """The edit list, every object checked; `Invalid OPERATOR_CMD (ERR_INVALID_EDITS_JSON)` or `ApplyEdits
+    failed: Edit <i>: ...` otherwise."""
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        raise invalid("ERR_INVALID_EDITS_JSON", "edits_b64 is not valid JSON.") from None
+    if not isinstance(data, dict):
+        raise invalid("ERR_INVALID_EDITS_JSON", 'edits_b64 must be a JSON object {"version":1,"edits":[...]}.')
+    extra = sorted(set(data) - {"version", "edits"})
+    if extra:
+        raise invalid("ERR_INVALID_EDITS_JSON", f"unknown field {extra[0]!r} (expected version and edits).")
+    if type(data.get("version")) is not int or data["version"] != 1:
+        raise invalid("ERR_INVALID_EDITS_JSON", f"version must be 1 (got {json.dumps(data.get('version'))}).")
+    edits = data.get("edits")
+    if not isinstance(edits, list) or not edits:
+        raise invalid("ERR_INVALID_EDITS_JSON", "edits must be a non-empty array of edit objects.")
+    for index, edit in enumerate(edits):
+        _check(index, edit)
+    return edits
+
+
+def _fail(index: int, why: str) -> Refused:
+    return Refused(f"ApplyEdits failed: Edit {index}: {why}")
+
+
+def _check(index: int, edit: Any) -> None:
+    if not isinstance(edit, dict):
+        raise _fail(index, "must be a JSON object")
+    op = edit.get("op")
+    if not isinstance(op, str) or op not in FIELDS:
+        raise _fail(index, f"unknown op {json.dumps(op)} (expected one of {', '.join(FIELDS)})")
+    required, optional = FIELDS[op]
+    extra = sorted(set(edit) - {"op", *required, *optional})
+    if extra:
+        raise _fail(index, f"unknown field {extra[0]!r} for {op}")
+    for name in required:
+        if name not in edit:
+            raise _fail(index, f"{op} needs {name}")
+    for name in (*required, *optional):
+        if name not in edit:
+            continue
+        value = edit[name]
+        if name in NUMBERS:
+            if type(value) is not int or value < 1:
+                raise _fail(index, f"{name} must be a whole number >= 1 (got {json.dumps(value)})")
+        elif not isinstance(value, str):
+            raise _fail(index, f"{name} must be a string (got {json.dumps(value)})")
+        elif name in ("anchor", "find") and not value:
+            raise _fail(index, f"{name} must not be empty")
+    if op == "replaceRange" and edit["endLine"] < edit["startLine"]:
+        raise _fail(index, f"endLine {edit['endLine']} is before startLine {edit['startLine']}")
+
+
+def apply_edit(text: str, edit: dict[str, Any]) -> str:
+    """One checked edit on `\\n` text; EditFailed says why it cannot apply."""
+    op = edit["op"]
+    if op in ("insertAfter", "insertBefore"):
+        anchor, occurrence = edit["anchor"], edit.get("occurrence", 1)
+        at, start = -1, 0
+        for _ in range(occurrence):  # the n-th non-overlapping match
+            at = text.find(anchor, start)
+            if at < 0:
+                break
+            start = at + len(anchor)
+        if at < 0:
+            found = text.count(anchor)
+            raise EditFailed("anchor not found" if not found else
+                             f"anchor occurs {found} times, not {occurrence}")
+        insert, pos = edit["text"], at if op == "insertBefore" else at + len(anchor)
+        if op == "insertAfter" and "\n" not in anchor and text[pos:pos + 1] in ("\n", "") \
+                and not insert.startswith("\n"):
+            insert = "\n" + insert  # upstream HEAD: an anchor ending a line puts the text on a line of its own
+        return text[:pos] + insert + text[pos:]
+    if op in ("replaceFirst", "replaceAll"):
+        find, found = edit["find"], text.count(edit["find"])
+        if not found:
+            raise EditFailed("find not found")
+        if op == "replaceFirst" and found > 1:
+            raise EditFailed(f"find occurs {found} times; replaceFirst needs exactly one match "
+                             "(give more context, or use replaceAll)")
+        return text.replace(find, edit["text"])
+    lines = text.split("\n")
+    final = text.endswith("\n")
+    if final:
+        lines.pop()
+    if not text:
+        lines = []
+    first, last = edit["startLine"], edit["endLine"]
+    if last > len(lines):
+        raise EditFailed(f"lines {first}-{last} are outside the file ({len(lines)} lines)")
+    new = edit["text"].removesuffix("\n").split("\n") if edit["text"] else []
+    lines[first - 1:last] = new
+    return "\n".join(lines) + ("\n" if final and lines else "")
+
+
+def fs_apply_edits(workspace: Workspace, command: Command, confirm: Confirmer, topic: str) -> Result:
+    """replaceFirst needs a unique match (upstream's meaning); replaceRange's `text` "" removes the lines (upstream
+    leaves one empty line) and a final line break is not an extra empty line (upstream splits on it)."""
+    if "edits_b64" not in command.payloads:
+        raise invalid("ERR_MISSING_EDITS_B64", "edits_b64 is required.")
+    edits = parse_edits(command.payloads["edits_b64"])
+    path = command.fields["path"]
+    file = workspace.read_text(path, topic=topic)
+    raw = file.text
+    plain = file.newline in ("crlf", "cr")  # one ending throughout: edited as \n, written back with it
+    text = raw.replace("\r\n", "\n").replace("\r", "\n") if plain else raw
+    original = text
+    for index, edit in enumerate(edits):
+        try:
+            text = apply_edit(text, edit)
+        except EditFailed as exc:
+            raise _fail(index, str(exc)) from None
+    if text == original:
+        return ok(command, "Applied edits (no change)")
+    ask(workspace, confirm, command, file.rel, f"apply {len(edits)} edit{'s' if len(edits) > 1 else ''} to "
+        f"{file.rel}", unified(original, text, f"a/{file.rel}", f"b/{file.rel}"))
+    workspace.write_text(path, text, topic=topic, expected_sha256=file.sha256, create_parents=False, op="edit")
+    return ok(command, "Applied edits")
