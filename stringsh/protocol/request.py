@@ -159,8 +159,13 @@ def split_header(text: str, *, shell_line: bool = False) -> tuple[str, str | Non
 
 
 def is_operator_block(header: str) -> bool:
-    """True for a request's first line that starts an OPERATOR_CMD block (trailing blanks and CR allowed)."""
-    return header.strip() == OPERATOR_START
+    """True for a request's first line that starts an OPERATOR_CMD block: the marker, optionally after an `[id]`
+    (as `daemon --json` adds), blanks and a CR around it allowed (the block's scanner then judges the marker)."""
+    header = header.strip()
+    if header.startswith("["):
+        match = REQUEST_ID.match(header)
+        header = header[match.end() :] if match else header
+    return header == OPERATOR_START
 
 
 def is_complete(text: str, *, shell_line: bool = False) -> bool:
@@ -185,8 +190,12 @@ def parse_request(text: str) -> Request:
     if "\x00" in text:
         raise StringError("INVALID_PAYLOAD", "Request contains a NUL byte.", "Remove the NUL byte and send it again.")
     text = text.lstrip("\r\n")
-    if is_operator_block(_first_line(text)[0]):
-        return Request(OPERATOR_START, text, None, None, OPERATOR_END)
+    first, rest = _first_line(text)
+    if is_operator_block(first):
+        match = REQUEST_ID.match(first.strip())
+        if match is None:
+            return Request(OPERATOR_START, text, None, None, OPERATOR_END)
+        return Request(OPERATOR_START, f"{OPERATOR_START}\n{rest or ''}", match.group(1), None, OPERATOR_END)
     split = split_header(text)
     if split is None:
         raise StringError("INVALID_PAYLOAD", UNTERMINATED_QUOTE.format(where=" before the end of the request"),

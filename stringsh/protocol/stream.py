@@ -14,6 +14,7 @@ from stringsh.protocol.framing import ENVELOPE_CLOSE, envelope_topic
 from stringsh.protocol.request import (
     OPERATOR_END,
     OPERATOR_START,
+    REQUEST_ID,
     UNTERMINATED_HINT,
     UNTERMINATED_QUOTE,
     Request,
@@ -197,6 +198,10 @@ def _read_operator_block(
     from stringsh.dialects.operator.blocks import TRUNCATED, BlockScanner
 
     scanner = BlockScanner()
+    request_id = None
+    if first.lstrip().startswith("["):  # `[id] OPERATOR_CMD`: the id is the request's, the block starts clean
+        match = REQUEST_ID.match(first.strip())
+        request_id, first = (match.group(1), OPERATOR_START) if match else (None, first)
     lines = [first.rstrip("\n")]
     scanner.feed(first)
     while scanner.open:
@@ -211,7 +216,8 @@ def _read_operator_block(
         if kept:
             lines.append(line)
     text = "\n".join(lines) + "\n"
-    return StreamItem(text, topic, request=Request(OPERATOR_START, text, None, None, OPERATOR_END), line=number)
+    return StreamItem(text, topic, request=Request(OPERATOR_START, text, request_id, None, OPERATOR_END),
+                      line=number)
 
 
 def _read_heredoc(

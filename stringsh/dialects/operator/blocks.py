@@ -231,7 +231,7 @@ def _long_line(text: str, caps: Caps) -> tuple[str, str]:
         key = match.group(1)
         cap, name = caps.payload(key)
         return ("ERR_PAYLOAD_TOO_LARGE",
-                f"field={key} is longer than {caps.line} characters; payloads are at most {cap} bytes ({name}).")
+                f"field={key} is longer than {encoded_chars(cap)} characters, the base64 of {cap} bytes ({name}).")
     return ("ERR_BLOCK_TOO_LARGE", f"line longer than {caps.line} characters.")
 
 

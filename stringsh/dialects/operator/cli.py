@@ -57,10 +57,10 @@ def serve(
 def run(dispatcher: Dispatcher, options: object) -> int:
     """Serve stdin until end of input under the policy's `[operator] confirm` (default: ask on the controlling
     terminal when there is one, else deny)."""
-    from stringsh.dialects.operator.confirm import terminal_confirmer
+    from stringsh.dialects.operator.confirm import policy_confirmer, tty_asker
 
     workspace = dispatcher.workspace
-    confirm: Confirmer = terminal_confirmer(workspace)
+    confirm: Confirmer = policy_confirmer(workspace.policy, tty_asker())
     out = sys.stdout.buffer
 
     def run_one(item: Command | Invalid) -> bool:
