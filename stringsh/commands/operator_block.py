@@ -12,10 +12,9 @@ from stringsh.protocol.response import Result
 
 @handler("operator-block")
 def operator_block(ctx: Context) -> Result:
-    from stringsh.dialects.operator.confirm import policy_confirmer, tty_asker
-    from stringsh.dialects.operator.serve import answer_text
+    from stringsh.dialects.operator.serve import answer_text, terminal_confirmer
 
     workspace = ctx.dispatcher.workspace
-    confirm = ctx.session.operator_confirm or policy_confirmer(workspace.policy, tty_asker())
+    confirm = ctx.session.operator_confirm or terminal_confirmer(workspace)
     text, ok = answer_text(workspace, ctx.body or "", confirm, topic=ctx.session.topic)
     return Result(text, ok=ok)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from stringsh.dialects.operator.blocks import TRUNCATED, BlockScanner, format_result
 from stringsh.dialects.operator.model import Command, Confirmer, Invalid
-from stringsh.dialects.operator.serve import DIALECT, answer, caps_for
+from stringsh.dialects.operator.serve import DIALECT, answer, caps_for, terminal_confirmer
 
 if TYPE_CHECKING:
     from stringsh.dispatcher import Dispatcher
@@ -57,10 +57,8 @@ def serve(
 def run(dispatcher: Dispatcher, options: object) -> int:
     """Serve stdin until end of input under the policy's `[operator] confirm` (default: ask on the controlling
     terminal when there is one, else deny)."""
-    from stringsh.dialects.operator.confirm import policy_confirmer, tty_asker
-
     workspace = dispatcher.workspace
-    confirm: Confirmer = policy_confirmer(workspace.policy, tty_asker())
+    confirm: Confirmer = terminal_confirmer(workspace)
     out = sys.stdout.buffer
 
     def run_one(item: Command | Invalid) -> bool:

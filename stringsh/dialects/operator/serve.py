@@ -4,13 +4,44 @@ scanner and `run_action`, spoken as the `operator` dialect so the journal and au
 
 from __future__ import annotations
 
+import os
+
 from stringsh.dialects.operator.blocks import BlockScanner, Caps, format_result, invalid_result
-from stringsh.dialects.operator.model import Command, Confirmer, Invalid, Result
+from stringsh.dialects.operator.model import Command, Confirmer, ConfirmRequest, Invalid, Result
 from stringsh.errors import StringError
 from stringsh.workspace import Workspace
 
 #: The journal's and audit's `frontend` for everything a block does.
 DIALECT = "operator"
+
+
+QUESTION = "Apply this change? [y/N] "
+
+
+def terminal_confirmer(workspace: Workspace, device: str = "/dev/tty") -> Confirmer:
+    """The policy's `[operator] confirm`, asking on the controlling terminal when it says "prompt" (the blocks
+    and results use stdin and stdout); with no controlling terminal nobody can be asked, and the change is
+    refused. (confirm.tty_asker opens /dev/tty in text "r+" mode, which Python refuses for a terminal: it is not
+    seekable. This one reads and writes the device unbuffered.)"""
+    from stringsh.dialects.operator.confirm import policy_confirmer, render
+
+    try:
+        os.close(os.open(device, os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC))
+    except OSError:
+        return policy_confirmer(workspace.policy, None)
+
+    def ask(request: ConfirmRequest) -> bool:
+        with open(device, "r+b", buffering=0) as tty:
+            tty.write(f"{render(request)}\n{QUESTION}".encode("utf-8", "replace"))
+            answer = bytearray()
+            while not answer.endswith(b"\n"):
+                byte = tty.read(1)
+                if not byte:
+                    break
+                answer += byte
+        return answer.decode("utf-8", "replace").strip().lower() in ("y", "yes")
+
+    return policy_confirmer(workspace.policy, ask)
 
 
 def caps_for(workspace: Workspace) -> Caps:
