@@ -28,12 +28,10 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from stringsh.dialects.operator.model import ACTIONS, Command, Invalid, Result
+from stringsh.dialects.operator.model import ACTIONS, Command, Invalid
 
 START = "OPERATOR_CMD"
 END = "END_OPERATOR_CMD"
-RESULT_START = "OPERATOR_RESULT"
-RESULT_END = "END_OPERATOR_RESULT"
 KEY_VALUE = re.compile(r"([A-Za-z0-9_.-]+):(?: (.*))?")
 CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 #: Bytes that were not UTF-8, as the reader decodes them (surrogateescape).
@@ -47,13 +45,14 @@ WORKSPACE_KEYS = frozenset(
     {"workspace", "workspaceroot", "workspace_root", "workspacedir", "workspace_dir", "root", "rootdir", "root_dir",
      "cwd", "workdir", "working_dir", "workingdirectory", "basedir", "base_dir", "project", "projectroot"}
 )
-#: Payload-bearing fields an action needs (checked after the keys are known to be allowed).
-REQUIRED: dict[str, tuple[str, str, str]] = {
-    "fs.patch": ("patch_b64", "ERR_MISSING_PATCH_B64", "patch_b64 is required."),
-    "fs.applyEdits": ("edits_b64", "ERR_MISSING_EDITS_B64", "edits_b64 is required."),
-    "fs.search": ("query", "ERR_MISSING_QUERY", "missing query; use query: <text>."),
-    "fs.copy": ("path_to", "ERR_MISSING_PATH_TO", "path_to is required."),
-    "fs.move": ("path_to", "ERR_MISSING_PATH_TO", "path_to is required."),
+#: Fields an action needs (any one of the names: upstream's aliases), checked once the keys are known allowed.
+REQUIRED: dict[str, tuple[tuple[str, ...], str, str]] = {
+    "fs.patch": (("patch_b64",), "ERR_MISSING_PATCH_B64", "patch_b64 is required."),
+    "fs.applyEdits": (("edits_b64",), "ERR_MISSING_EDITS_B64", "edits_b64 is required."),
+    "fs.search": (("query", "q"), "ERR_MISSING_QUERY", "missing query; use query: <text>."),
+    "fs.copy": (("path_to",), "ERR_MISSING_PATH_TO", "path_to is required."),
+    "fs.move": (("path_to",), "ERR_MISSING_PATH_TO", "path_to is required."),
+    "fs.rename": (("path_to",), "ERR_MISSING_PATH_TO", "path_to is required."),
 }
 MAX_LINES = 200
 OTHER_LINES_CHARS = 64 * 1024
@@ -309,8 +308,8 @@ def validate(lines: list[str], caps: Caps) -> Checked | tuple[str, str]:
         if "content" not in fields and "content_b64" not in fields:
             return ("ERR_MISSING_WRITE_CONTENT", "fs.write requires content or content_b64.")
     needed = REQUIRED.get(action)
-    if needed is not None and not fields.get(needed[0]):
-        return needed[1:]
+    if needed is not None and not any(fields.get(name) for name in needed[0]):
+        return needed[1], needed[2]
     payloads: dict[str, str] = {}
     for key, value in fields.items():
         if key.endswith("_b64"):
@@ -354,44 +353,3 @@ def base64_problem(value: str) -> str:
     if binascii.b2a_base64(raw, newline=False).decode("ascii") != value:
         return "not canonical: the last character carries extra bits"
     return ""
-
-
-def single_line(text: str) -> str:
-    """A summary on one line: CR and LF become spaces."""
-    return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
-
-
-def format_result(result: Result) -> str:
-    """The OPERATOR_RESULT block (seed 000), ending with a newline: no `id:` line when the block had no id."""
-    lines = [RESULT_START]
-    if result.id is not None:
-        lines.append(f"id: {result.id}")
-    lines.append(f"ok: {'true' if result.ok else 'false'}")
-    lines.append(f"summary: {single_line(result.summary)}")
-    if result.details is not None:
-        lines.append("details_b64: " + binascii.b2a_base64(result.details.encode("utf-8"), newline=False).decode())
-    lines.append(RESULT_END)
-    return "\n".join(lines) + "\n"
-
-
-def invalid_result(invalid: Invalid) -> Result:
-    return Result(invalid.id, False, invalid.summary)
-
-
-def parse_results(text: str) -> list[Result]:
-    """Every OPERATOR_RESULT block in `text`, details decoded: the inverse of `format_result`, for clients and
-    tests."""
-    results: list[Result] = []
-    fields: dict[str, str] | None = None
-    for line in text.splitlines():
-        if line == RESULT_START:
-            fields = {}
-        elif line == RESULT_END and fields is not None:
-            details = fields.get("details_b64")
-            results.append(Result(fields.get("id"), fields.get("ok") == "true", fields.get("summary", ""),
-                                  None if details is None else binascii.a2b_base64(details).decode("utf-8")))
-            fields = None
-        elif fields is not None:
-            key, _, value = line.partition(": ")
-            fields[key] = value
-    return results

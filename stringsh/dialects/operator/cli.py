@@ -13,8 +13,9 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, BinaryIO
 
-from stringsh.dialects.operator.blocks import TRUNCATED, BlockScanner, format_result
+from stringsh.dialects.operator.blocks import TRUNCATED, BlockScanner
 from stringsh.dialects.operator.model import Command, Confirmer, Invalid
+from stringsh.dialects.operator.results import format_result
 from stringsh.dialects.operator.serve import DIALECT, answer, caps_for, terminal_confirmer
 
 if TYPE_CHECKING:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import os
 
-from stringsh.dialects.operator.blocks import BlockScanner, Caps, format_result, invalid_result
+from stringsh.dialects.operator.blocks import BlockScanner, Caps
 from stringsh.dialects.operator.model import Command, Confirmer, ConfirmRequest, Invalid, Result
+from stringsh.dialects.operator.results import format_result, invalid_result
 from stringsh.errors import StringError
 from stringsh.workspace import Workspace
 

@@ -85,3 +85,11 @@ def test_command_line_block(ws: Path) -> None:
         "(<config>/policy.toml or --policy FILE) to let changes run unattended"))
     assert done.returncode == 1
     assert files(ws) == {}
+
+
+def test_help_operator_states_the_reading_rules_and_the_spec(ws: Path) -> None:
+    done = run(["-c", "/help operator"], ws, "")
+    out = done.stdout.decode()
+    assert out.startswith("re: /help operator\nOPERATOR_CMD Blocks\n---\nOPERATOR_CMD blocks (seed 000)")
+    assert "A line's trailing CR is removed (CRLF blocks work), then its trailing spaces and tabs" in out
+    assert "Operator Interface Specification (version: 3; stringsh)" in out
