@@ -91,6 +91,7 @@ class Repl:
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="stringsh-command")
         #: OPERATOR_CMD changes typed or pasted here are confirmed by the person at this prompt.
         self.confirmations = Confirmations()
+        dispatcher.session(topic).operator_confirm = self.confirmations.confirmer(lambda: dispatcher.workspace.policy)
         self.sources = Sources(dispatcher, topic)
         self.prompt = PromptSession(
             history=open_history(workspace_state(dispatcher)),
@@ -198,7 +199,6 @@ class Repl:
             self.toolbar, lambda: self.interrupt_note(shell_line), style=STYLE,
             color_depth=ColorDepth.DEPTH_1_BIT if no_color() else None,
         )
-        self.session.operator_confirm = self.confirmations.confirmer(self.dispatcher.workspace.policy)
         wake = self.confirmations.wake  # set when the request is done or asks the person to confirm a change
         wake.clear()
         future: Future[Reply] = self.worker.submit(self._run, text, live, shell_line)

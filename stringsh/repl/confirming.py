@@ -5,13 +5,16 @@ change's diff and asks y/N at a prompt_toolkit prompt a person answers; the work
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
+from typing import TYPE_CHECKING
 
 from prompt_toolkit import print_formatted_text
 from prompt_toolkit.formatted_text import FormattedText
 
-from stringsh.dialects.operator.model import Confirmer, ConfirmRequest
-from stringsh.workspace.policy import Policy
+if TYPE_CHECKING:  # annotations only: the REPL starts without loading the dialect
+    from stringsh.dialects.operator.model import Confirmer, ConfirmRequest
+    from stringsh.workspace.policy import Policy
 
 QUESTION = "Apply this change? [y/N] "
 
@@ -24,11 +27,16 @@ class Confirmations:
         self._lock = threading.Lock()
         self._pending: tuple[ConfirmRequest, Future[bool]] | None = None
 
-    def confirmer(self, policy: Policy) -> Confirmer:
-        """The policy's `[operator] confirm`, with "prompt" asking the person at this REPL."""
-        from stringsh.dialects.operator.confirm import policy_confirmer
+    def confirmer(self, policy: Callable[[], Policy]) -> Confirmer:
+        """The policy's `[operator] confirm`, with "prompt" asking the person at this REPL (the policy is read when
+        a change asks, so a REPL that never runs a block never loads any of this)."""
 
-        return policy_confirmer(policy, self.ask)
+        def confirm(request: ConfirmRequest) -> str | None:
+            from stringsh.dialects.operator.confirm import policy_confirmer
+
+            return policy_confirmer(policy(), self.ask)(request)
+
+        return confirm
 
     def ask(self, request: ConfirmRequest) -> bool:
         """On the worker: post the question and wait for the person's answer."""
