@@ -93,3 +93,28 @@ def test_help_operator_states_the_reading_rules_and_the_spec(ws: Path) -> None:
     assert out.startswith("re: /help operator\nOPERATOR_CMD Blocks\n---\nOPERATOR_CMD blocks (seed 000)")
     assert "A line's trailing CR is removed (CRLF blocks work), then its trailing spaces and tabs" in out
     assert "Operator Interface Specification (version: 3; stringsh)" in out
+
+
+def test_plain_agent_mode_on_a_pty_never_asks_its_own_terminal(ws: Path) -> None:
+    """`--no-echo` on a pty: the terminal is the agent's, so "prompt" refuses at once instead of reading the
+    agent's next request as the answer; the request after the block is answered as usual."""
+    import os
+    import sys
+
+    import pexpect
+
+    child = pexpect.spawn(sys.executable, ["-m", "stringsh", "--plain", "--no-echo"], cwd=str(ws),
+                          env={**os.environ, "TERM": "dumb"}, encoding="utf-8", timeout=60)
+    try:
+        child.expect_exact("stringsh — /help lists commands")
+        child.send(WRITE.replace("\n", "\r") + "/ls\r")
+        child.expect_exact("re: /ls")
+        out = child.before
+        child.expect_exact(MARK)
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert "Apply this change?" not in out
+    assert "id: w1\r\nok: false\r\nsummary: not confirmed: no terminal to ask on" in out
+    assert not (ws / "notes.md").exists()
