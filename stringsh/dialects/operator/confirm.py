@@ -67,9 +67,14 @@ def tty_asker(device: str = "/dev/tty") -> Ask | None:
     os.close(fd)
 
     def ask(request: ConfirmRequest) -> bool:
-        with open(device, "r+", encoding="utf-8", errors="replace") as tty:
-            tty.write(render(request) + "\nApply this change? [y/N] ")
-            tty.flush()
-            answer = tty.readline()
+        tty = os.open(device, os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC)  # a terminal is not seekable: raw I/O
+        try:
+            data = (render(request) + "\nApply this change? [y/N] ").encode("utf-8", "replace")
+            while data:
+                data = data[os.write(tty, data):]
+            with open(tty, "rb", buffering=0, closefd=False) as reader:
+                answer = reader.readline(4096).decode("utf-8", "replace")
+        finally:
+            os.close(tty)
         return answer.strip().lower() in ("y", "yes")
     return ask

@@ -115,11 +115,11 @@ Summary: Applied edits""",
 Requires confirmation
 Behavior: deletes the file, link or folder (with everything in it); /undo brings it back
 Summary: Deleted""",
-    "fs.copy": """Requires: path (file)
-Requires: path_to (destination path)
+    "fs.copy": """Requires: path (file or directory)
+Requires: path_to (destination path, not an existing folder)
 Optional: overwrite: true (replace an existing destination file; default false)
 Requires confirmation
-Behavior: copies the file from path to path_to (missing parent folders are made)
+Behavior: copies from path to path_to (missing parent folders are made); a directory is copied to a new path with all its files (not its empty subfolders; links inside are refused)
 Summary: Copied""",
     "fs.move": """Requires: path (file, link or folder)
 Requires: path_to (destination path, not an existing folder)

@@ -5,6 +5,7 @@ exactly what will change. Every failure is `ok: false` with a one-line summary, 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -42,17 +43,44 @@ def _writers() -> dict[str, Writer]:
             "fs.rename": tree.fs_move}
 
 
-def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, topic: str) -> Result:
-    """Run `command` in `topic` (the journal's undo scope); `confirm` is asked before any change."""
+#: The policy permissions each change needs (the engine checks them again when it writes): checked before the
+#: confirmer is asked, so no one is asked to approve what the policy refuses anyway.
+PERMISSIONS: dict[str, tuple[str, ...]] = {
+    "fs.write": ("write",), "fs.patch": ("write", "patch"), "fs.applyEdits": ("write", "edit"),
+    "fs.delete": ("delete",), "fs.copy": ("write",), "fs.move": ("move",), "fs.rename": ("move",),
+}
+
+
+def _permitted(workspace: Workspace, action: str) -> None:
+    from stringsh.workspace.ops.guard import require
+
+    flags = workspace.policy.permissions._asdict()
+    for name in PERMISSIONS[action]:
+        require(workspace.policy, flags[name], name, mutating=True)
+
+
+def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, topic: str,
+               agent: str | None = None) -> Result:
+    """Run `command` in `topic` (the journal's undo scope); `confirm` is asked before any change. The calls are
+    journalled and audited as `operator` (by `agent` when named); a caller already speaking `operator` keeps
+    its own agent."""
     if command.action not in ACTIONS:
-        return Result(command.id, False, f"Invalid OPERATOR_CMD (ERR_UNKNOWN_ACTION): Unknown action: {command.action}")
+        return Result(command.id, False, one_line(
+            f"Invalid OPERATOR_CMD (ERR_UNKNOWN_ACTION): Unknown action: {command.action}"))
+    if ACTIONS[command.action].needs_path != bool(command.path):  # blocks.py checks this; a library caller may not
+        code, detail = (("ERR_ACTION_REQUIRES_PATH", "fs.* actions require path.") if not command.path else
+                        ("ERR_ACTION_FORBIDS_PATH", "operator.* actions must not include path."))
+        return Result(command.id, False, f"Invalid OPERATOR_CMD ({code}): {detail}")
     try:
-        with workspace.speaking("operator"):
+        speaking = (contextlib.nullcontext() if workspace.frontend == "operator"
+                    else workspace.speaking("operator", agent))
+        with speaking:
             if ACTIONS[command.action].mutates:
+                _permitted(workspace, command.action)
                 return _writers()[command.action](workspace, command, confirm, topic)
             return _readers()[command.action](workspace, command, topic)
     except Refused as exc:
-        return Result(command.id, False, exc.summary)
+        return Result(command.id, False, one_line(exc.summary))
     except StringError as exc:
         return Result(command.id, False, error_summary(exc))
     except Exception as exc:

@@ -1,6 +1,8 @@
 """The read-only actions: fs.list, fs.read, fs.readSlice, fs.search, fs.stat. Each goes through one engine read
 (policy, secrets, audit), and what leaves the process is redacted. Payloads are upstream HEAD's
-(`electron/main.ts` @ 07d1935) except where its behaviour is a bug, as each function says."""
+(`electron/main.ts` @ 07d1935) except where its behaviour is a bug, as each function says. fs.readSlice and
+fs.search read the file within the policy's read limit (`[limits] max_read_bytes`, the engine's TOO_LARGE),
+where upstream has a fixed 2,000,000 bytes."""
 
 from __future__ import annotations
 

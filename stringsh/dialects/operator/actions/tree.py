@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from stringsh.dialects.operator.actions.common import Refused, ask, invalid, ok, unified
 from stringsh.dialects.operator.actions.writing import current_text
-from stringsh.errors import StringError
 
 if TYPE_CHECKING:
     from stringsh.dialects.operator.model import Command, Confirmer, Result
@@ -26,7 +25,7 @@ def _removed(workspace: Workspace, rel: str) -> str:
 
 
 def _tree(workspace: Workspace, rel: str) -> list[str]:
-    """The folder's entries, depth first (folders with a trailing `/`), at most LISTED + 1."""
+    """The folder's entries, folder by folder (folders with a trailing `/`), at most LISTED + 1."""
     out: list[str] = []
     stack = [rel]
     while stack and len(out) <= LISTED:
@@ -83,10 +82,59 @@ def _target(workspace: Workspace, command: Command) -> tuple[str, str, bool]:
     return src_rel, dest_rel, overwrite
 
 
+def _folder_files(workspace: Workspace, rel: str) -> list[tuple[str, int]]:
+    """(path, mode) of every file below the folder; a link or special file in it is refused (a copy never
+    follows a link out of its folder, and never makes one that leads elsewhere). Secrets are not listed, so
+    never copied."""
+    files: list[tuple[str, int]] = []
+    stack = [rel]
+    while stack:
+        folder = stack.pop()
+        for entry in workspace.list_dir(folder):
+            path = f"{folder}/{entry.name}"
+            info = workspace.stat(path, follow=False)
+            if info is None:
+                continue
+            if info.kind == "dir":
+                stack.append(path)
+            elif info.kind == "file":
+                files.append((path, info.mode))
+            else:
+                raise Refused(f"INVALID_TARGET: {rel} holds {path}, a {info.kind}; fs.copy copies folders of plain "
+                              "files and folders only")
+    return sorted(files)
+
+
+def _copy_folder(workspace: Workspace, command: Command, confirm: Confirmer, topic: str, src: str,
+                 dest: str) -> Result:
+    """Every file of the folder in one change set (one /undo); empty subfolders are not made, an empty folder
+    is made as one."""
+    from stringsh.workspace.models import ChangeSet, FileChange
+
+    if workspace.stat(dest, follow=False) is not None:
+        raise Refused(f"CONFLICT: Destination exists: {dest}; a folder is copied to a new path only")
+    files = _folder_files(workspace, src)
+    mapped = [(dest + path[len(src):], path, mode) for path, mode in files]
+    listing = "\n".join(f"new file: {target}" for target, _, _ in mapped[:LISTED])
+    more = f"\n... and {len(mapped) - LISTED} more" if len(mapped) > LISTED else ""
+    ask(workspace, confirm, command, src, f"copy folder {src} to {dest} ({len(mapped)} files)",
+        (listing + more) if mapped else f"new folder: {dest}")
+    if not mapped:
+        workspace.mkdir(dest, create_parents=True, topic=topic)
+        return ok(command, "Copied")
+    changes = ChangeSet([FileChange(target, workspace.read_bytes(path), "", mode) for target, path, mode in mapped])
+    workspace.apply(changes, topic=topic)
+    return ok(command, "Copied")
+
+
 def fs_copy(workspace: Workspace, command: Command, confirm: Confirmer, topic: str) -> Result:
-    """One regular file (the engine's copy: bytes and mode); upstream also copies folders, stringsh does not yet
-    (refused with INVALID_TARGET). An existing destination is replaced only with `overwrite: true`."""
+    """A file (the engine's copy: bytes and mode), or a folder of files to a new path (one change set: its
+    files, modes kept; secrets are never copied; a link inside is refused). An existing destination file is
+    replaced only with `overwrite: true` (upstream replaces silently)."""
     src, dest, overwrite = _target(workspace, command)
+    source = workspace.stat(src, follow=False)
+    if source is not None and source.kind == "dir":
+        return _copy_folder(workspace, command, confirm, topic, src, dest)
     _, text = current_text(workspace, src)
     dest_sha, dest_text = current_text(workspace, dest)
     if text is None:
@@ -105,8 +153,5 @@ def fs_move(workspace: Workspace, command: Command, confirm: Confirmer, topic: s
     if workspace.stat(src, follow=False) is None:
         raise Refused(f"NOT_FOUND: File not found: {src}")
     ask(workspace, confirm, command, src, f"move {src} to {dest}", f"rename from {src}\nrename to {dest}")
-    try:
-        workspace.move(src, dest, overwrite=overwrite, create_parents=True, topic=topic)
-    except StringError:
-        raise
+    workspace.move(src, dest, overwrite=overwrite, create_parents=True, topic=topic)
     return ok(command, "Renamed" if command.action == "fs.rename" else "Moved")

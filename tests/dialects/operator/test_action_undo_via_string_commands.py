@@ -1,0 +1,27 @@
+"""A change made by an OPERATOR_CMD action is listed by `/changes` and taken back by `/undo` of String Commands:
+one engine, one journal."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from stringsh.dialects.operator.actions import run_action
+from stringsh.dialects.operator.model import Result
+from stringsh.dispatcher import Dispatcher
+from tests.dialects.operator.actions_support import Recorder, command
+
+
+def test_changes_lists_and_undo_takes_back_operator_changes(dispatcher: Dispatcher, ws: Path) -> None:
+    workspace = dispatcher.workspace
+    assert workspace is not None
+    assert run_action(workspace, command("fs.write", path="n.txt", content="hi"), Recorder(), topic="main") == Result(
+        "c1", True, "Wrote file")
+    assert run_action(workspace, command("fs.delete", path="n.txt"), Recorder(), topic="main").ok
+    listing = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", "TIME", dispatcher.execute("/changes").text)
+    assert listing == (
+        "re: /changes\nChanges, newest first (all 2 kept; /changes ID shows one, /revert ID reverts it):\n---\n"
+        "2  TIME  main  -  n.txt +0 -1\n1  TIME  main  -  n.txt +1 -0")
+    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: restored n.txt (1 lines)"
+    assert (ws / "n.txt").read_text() == "hi"
+    assert [row.frontend for row in workspace.history()] == ["string", "operator", "operator"]
