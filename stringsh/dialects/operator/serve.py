@@ -4,45 +4,22 @@ scanner and `run_action`, spoken as the `operator` dialect so the journal and au
 
 from __future__ import annotations
 
-import os
-
 from stringsh.dialects.operator.blocks import BlockScanner, Caps
-from stringsh.dialects.operator.model import Command, Confirmer, ConfirmRequest, Invalid, Result
+from stringsh.dialects.operator.model import Command, Confirmer, Invalid, Result
 from stringsh.dialects.operator.results import format_result, invalid_result
 from stringsh.errors import StringError
 from stringsh.workspace import Workspace
 
-#: The journal's and audit's `frontend` for everything a block does.
+#: The topic `stringsh operator` runs its blocks in (its undo scope).
 DIALECT = "operator"
 
 
-QUESTION = "Apply this change? [y/N] "
+def terminal_confirmer(workspace: Workspace) -> Confirmer:
+    """The policy's `[operator] confirm`, asking on the controlling terminal when it says "prompt" (the blocks and
+    results use stdin and stdout); with no controlling terminal nobody can be asked, and the change is refused."""
+    from stringsh.dialects.operator.confirm import policy_confirmer, tty_asker
 
-
-def terminal_confirmer(workspace: Workspace, device: str = "/dev/tty") -> Confirmer:
-    """The policy's `[operator] confirm`, asking on the controlling terminal when it says "prompt" (the blocks
-    and results use stdin and stdout); with no controlling terminal nobody can be asked, and the change is
-    refused. (confirm.tty_asker opens /dev/tty in text "r+" mode, which Python refuses for a terminal: it is not
-    seekable. This one reads and writes the device unbuffered.)"""
-    from stringsh.dialects.operator.confirm import policy_confirmer, render
-
-    try:
-        os.close(os.open(device, os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC))
-    except OSError:
-        return policy_confirmer(workspace.policy, None)
-
-    def ask(request: ConfirmRequest) -> bool:
-        with open(device, "r+b", buffering=0) as tty:
-            tty.write(f"{render(request)}\n{QUESTION}".encode("utf-8", "replace"))
-            answer = bytearray()
-            while not answer.endswith(b"\n"):
-                byte = tty.read(1)
-                if not byte:
-                    break
-                answer += byte
-        return answer.decode("utf-8", "replace").strip().lower() in ("y", "yes")
-
-    return policy_confirmer(workspace.policy, ask)
+    return policy_confirmer(workspace.policy, tty_asker())
 
 
 def caps_for(workspace: Workspace) -> Caps:
@@ -58,8 +35,7 @@ def answer(workspace: Workspace, item: Command | Invalid, confirm: Confirmer, *,
     from stringsh.dialects.operator.actions import run_action
 
     try:
-        with workspace.speaking(DIALECT):
-            return run_action(workspace, item, confirm, topic=topic)
+        return run_action(workspace, item, confirm, topic=topic)  # journalled and audited as `operator`
     except StringError as exc:
         return Result(item.id, False, f"{item.action} failed: ERROR({exc.code}): {exc.text.splitlines()[0]}")
     except Exception as exc:  # an action's bug must not end the loop: the agent still gets an answer
