@@ -16,7 +16,7 @@ import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from stringsh.dispatcher import Dispatcher
 from stringsh.output import ReplyWriter
@@ -24,6 +24,9 @@ from stringsh.protocol.framing import END_OF_REPLY, escape_frame_lines
 from stringsh.protocol.response import Reply
 from stringsh.protocol.stream import StreamItem, read_requests
 from stringsh.session import Session
+
+if TYPE_CHECKING:
+    from stringsh.dialects.operator.model import Confirmer, ConfirmRequest
 
 PROMPT = "› "
 BASH_PROMPT = "bash› "
@@ -199,6 +202,8 @@ def run_plain(dispatcher: Dispatcher, *, echo: bool = True) -> int:
     out = sys.stdout.buffer
     if not interactive:
         return _serve(dispatcher, sys.stdin.buffer.readline, out, prompts=False, banner=False, marked=True)
+    if not echo:  # agent mode: the terminal is the agent's; nobody there can confirm an OPERATOR_CMD change
+        dispatcher.session().operator_confirm = _unattended(dispatcher)
     tty = TtyLines(stdin, out, echo=echo)
     try:
         with _ends_through_finally():
@@ -207,6 +212,18 @@ def run_plain(dispatcher: Dispatcher, *, echo: bool = True) -> int:
             )
     finally:
         tty.restore()
+
+
+def _unattended(dispatcher: Dispatcher) -> Confirmer:
+    """The policy's `[operator] confirm` with no one to ask: "prompt" refuses (asking on the agent's own terminal
+    would read its next request as the answer, or wait for ever)."""
+
+    def confirm(request: ConfirmRequest) -> str | None:
+        from stringsh.dialects.operator.confirm import policy_confirmer
+
+        return policy_confirmer(dispatcher.workspace.policy, None)(request)
+
+    return confirm
 
 
 def _serve(

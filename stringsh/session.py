@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported for the types only: start-up stays light
     from stringsh.actions.template import ShortcutValue
+    from stringsh.dialects.operator.model import Confirmer
     from stringsh.render.view import DocumentView
     from stringsh.workspace.shell.session import ShellSession
 
@@ -40,6 +41,9 @@ class Session:
         self.bash: ShellSession | None = None
         #: True while the plain loop's `/bash` mode sends every line to the shell.
         self.bash_mode = bash_mode
+        #: How an OPERATOR_CMD block's mutation is confirmed in this topic: the REPL sets one that asks the person
+        #: at the prompt; None means the policy's `[operator] confirm` on the controlling terminal.
+        self.operator_confirm: Confirmer | None = None
 
     def exported_variables(self) -> dict[str, str]:
         """Session variables that reach shells: all but names starting with `_`."""

@@ -64,6 +64,10 @@ def help_command(ctx: Context) -> Result:
         return Result("Error Codes", errors_page())
     if topic in ("bash", "!", "shell"):
         return Result("Bash Session", read_help_page("bash"))
+    if topic in ("operator", "operator_cmd"):
+        from stringsh.dialects.operator.spec import interface_spec
+
+        return Result("OPERATOR_CMD Blocks", f"{read_help_page('operator')}\n{interface_spec()}")
     found = find_command(commands, topic)
     if found is None:
         raise StringError("NOT_FOUND", f"No help for: {ctx.args[0]}", "Use /help to list every command.")

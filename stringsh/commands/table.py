@@ -149,6 +149,9 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
                 syntax="/git status | diff [--staged] | log [-n N] | commit -m MSG | checkout [-b] B | branch | push",
                 summary="git status, diff, log, commit, checkout, branch, push", section="Shell",
                 flags=("--staged", "-n", "-m", "-b")),
+    CommandSpec("operator-block", "operator_block", "operator_block", syntax="OPERATOR_CMD … END_OPERATOR_CMD",
+                summary="An OPERATOR_CMD block (seed 000), answered with OPERATOR_RESULT", section="Help",
+                help_page="operator", raw=True, hidden=True),
     # Help
     CommandSpec("help", "help", "help_command", syntax="/help [command]",
                 summary="List commands, or show one command's page", section="Help"),

@@ -28,6 +28,10 @@ UNTERMINATED_QUOTE = (
 )
 UNTERMINATED_HINT = "Close the quote: a quoted value may span lines, and keeps every one."
 MAX_HEADER_BYTES = 64 * 1024
+#: An OPERATOR_CMD block (seed 000) sent as a request: the marker line starts it, the END marker line ends it; the
+#: whole block is the request's body, answered by stringsh/dialects/operator/ (`operator-block`, a hidden command).
+OPERATOR_START = "OPERATOR_CMD"
+OPERATOR_END = "END_OPERATOR_CMD"
 
 
 class Request:
@@ -154,9 +158,21 @@ def split_header(text: str, *, shell_line: bool = False) -> tuple[str, str | Non
     return None
 
 
+def is_operator_block(header: str) -> bool:
+    """True for a request's first line that starts an OPERATOR_CMD block: the marker, optionally after an `[id]`
+    (as `daemon --json` adds), blanks and a CR around it allowed (the block's scanner then judges the marker)."""
+    header = header.strip()
+    if header.startswith("["):
+        match = REQUEST_ID.match(header)
+        header = header[match.end() :] if match else header
+    return header == OPERATOR_START
+
+
 def is_complete(text: str, *, shell_line: bool = False) -> bool:
-    """True when `text` holds a whole request: a header (its quotes closed) without heredoc, or a heredoc with its
-    terminator."""
+    """True when `text` holds a whole request: a header (its quotes closed) without heredoc, a heredoc with its
+    terminator, or an OPERATOR_CMD block with its END line."""
+    if not shell_line and is_operator_block(_first_line(text.lstrip("\n"))[0]):
+        return any(line.rstrip("\r").rstrip(" \t").strip(" \t>") == OPERATOR_END for line in text.split("\n"))
     split = split_header(text.lstrip("\n"), shell_line=shell_line)
     if split is None:
         return False
@@ -174,6 +190,12 @@ def parse_request(text: str) -> Request:
     if "\x00" in text:
         raise StringError("INVALID_PAYLOAD", "Request contains a NUL byte.", "Remove the NUL byte and send it again.")
     text = text.lstrip("\r\n")
+    first, rest = _first_line(text)
+    if is_operator_block(first):
+        match = REQUEST_ID.match(first.strip())
+        if match is None:
+            return Request(OPERATOR_START, text, None, None, OPERATOR_END)
+        return Request(OPERATOR_START, f"{OPERATOR_START}\n{rest or ''}", match.group(1), None, OPERATOR_END)
     split = split_header(text)
     if split is None:
         raise StringError("INVALID_PAYLOAD", UNTERMINATED_QUOTE.format(where=" before the end of the request"),
@@ -253,6 +275,8 @@ def parse_invocation(
     `raw_names` are commands whose arguments are neither substituted nor split (they parse their own text).
     """
     header = request.header
+    if request.tag == OPERATOR_END and header == OPERATOR_START:
+        return Invocation(name="operator-block", body=request.body)
     if header.startswith("!"):
         command_text = substitute(header[1:].strip(), variables or {})
         return Invocation(name="!", arg_text=command_text, body=request.body, is_shell=True)

@@ -12,10 +12,14 @@ from dataclasses import dataclass
 from stringsh.errors import StringError
 from stringsh.protocol.framing import ENVELOPE_CLOSE, envelope_topic
 from stringsh.protocol.request import (
+    OPERATOR_END,
+    OPERATOR_START,
+    REQUEST_ID,
     UNTERMINATED_HINT,
     UNTERMINATED_QUOTE,
     Request,
     heredoc_tag,
+    is_operator_block,
     open_quote,
     parse_request,
     quotes_span_lines,
@@ -70,12 +74,12 @@ class LineReader:
         #: Lines read so far: the number of the line the last call returned.
         self.count = 0
 
-    def __call__(self) -> tuple[bytes, bool]:
+    def __call__(self, limit: int = MAX_LINE_BYTES) -> tuple[bytes, bool]:
         """Return (line, too_long); an empty line means end of input."""
-        line = self._readline(MAX_LINE_BYTES + 1)
+        line = self._readline(limit + 1)
         if line:
             self.count += 1
-        if len(line) <= MAX_LINE_BYTES or line.endswith(b"\n"):
+        if len(line) <= limit or line.endswith(b"\n"):
             return line, False
         head = line[:200]
         while line and not line.endswith(b"\n"):
@@ -134,6 +138,9 @@ def read_requests(
                 continue
         shell_line = bool(is_bash_mode and is_bash_mode()) or (topic or "").startswith("bash:")
         number = next_line.count
+        if not shell_line and is_operator_block(stripped):
+            yield _read_operator_block(line, next_line, topic, on_continuation, number)
+            continue
         if not shell_line and quotes_span_lines(stripped) and open_quote(line) is not None:
             quoted = _read_quoted(line, next_line, topic, on_continuation, number)
             if isinstance(quoted, StreamItem):
@@ -175,6 +182,42 @@ def _read_quoted(
         text += line if line.endswith("\n") else line + "\n"
         if open_quote(text) is None:
             return text
+
+
+def _read_operator_block(
+    first: str,
+    next_line: LineReader,
+    topic: str | None,
+    on_continuation: Callable[[], None] | None,
+    number: int,
+) -> StreamItem:
+    """An OPERATOR_CMD block, up to where the dialect's scanner says it ends (its END, a cap, the end of input).
+    Lines are read up to the default payload cap (a longer one is kept as its head and the scanner's TRUNCATED
+    mark); bytes that are not UTF-8 are kept escaped for the scanner to refuse by name; lines the scanner skips
+    after a cap are not kept. The request's body is the block: `operator-block` scans it again under the policy."""
+    from stringsh.dialects.operator.blocks import TRUNCATED, BlockScanner
+
+    scanner = BlockScanner()
+    request_id = None
+    if first.lstrip().startswith("["):  # `[id] OPERATOR_CMD`: the id is the request's, the block starts clean
+        match = REQUEST_ID.match(first.strip())
+        request_id, first = (match.group(1), OPERATOR_START) if match else (None, first)
+    lines = [first.rstrip("\n")]
+    scanner.feed(first)
+    while scanner.open:
+        if on_continuation:
+            on_continuation()
+        raw, too_long = next_line(scanner.caps.line + 2)
+        if not raw:
+            break
+        line = raw.decode("utf-8", "surrogateescape").rstrip("\n") + (TRUNCATED if too_long else "")
+        kept = not scanner.skipping
+        scanner.feed(line)
+        if kept:
+            lines.append(line)
+    text = "\n".join(lines) + "\n"
+    return StreamItem(text, topic, request=Request(OPERATOR_START, text, request_id, None, OPERATOR_END),
+                      line=number)
 
 
 def _read_heredoc(

@@ -24,6 +24,7 @@ from stringsh.errors import StringError
 from stringsh.protocol.request import REQUEST_ID
 from stringsh.protocol.response import Reply
 from stringsh.repl.completer import StringCompleter
+from stringsh.repl.confirming import Confirmations
 from stringsh.repl.history import open_history
 from stringsh.repl.keys import build_key_bindings
 from stringsh.repl.running import QUIET, Running
@@ -88,6 +89,9 @@ class Repl:
         #: What was typed while the last request ran: the next prompt starts with it.
         self.typeahead = ""
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="stringsh-command")
+        #: OPERATOR_CMD changes typed or pasted here are confirmed by the person at this prompt.
+        self.confirmations = Confirmations()
+        dispatcher.session(topic).operator_confirm = self.confirmations.confirmer(lambda: dispatcher.workspace.policy)
         self.sources = Sources(dispatcher, topic)
         self.prompt = PromptSession(
             history=open_history(workspace_state(dispatcher)),
@@ -195,18 +199,23 @@ class Repl:
             self.toolbar, lambda: self.interrupt_note(shell_line), style=STYLE,
             color_depth=ColorDepth.DEPTH_1_BIT if no_color() else None,
         )
+        wake = self.confirmations.wake  # set when the request is done or asks the person to confirm a change
+        wake.clear()
         future: Future[Reply] = self.worker.submit(self._run, text, live, shell_line)
         done = threading.Event()
-        future.add_done_callback(lambda _f: done.set())
+        future.add_done_callback(lambda _f: (done.set(), wake.set()))
         # raw from the prompt on: a Ctrl-C typed before the live view starts waits for it as a key, and the
         # terminal never echoes its own `^C` next to our note
         with self.prompt.input.raw_mode():
             while True:
                 try:
-                    if not done.wait(QUIET):
-                        live.show_until(done)
-                    done.wait()
-                    break
+                    if not wake.wait(QUIET):
+                        live.show_until(wake)
+                    wake.wait()
+                    wake.clear()
+                    self.confirmations.answer_pending()  # the worker waits for it: never done while one waits
+                    if done.is_set():
+                        break
                 except KeyboardInterrupt:  # a SIGINT sent some other way (kill -INT)
                     live.notes.append(self.interrupt_note(shell_line))
         self.typeahead = live.typeahead

@@ -1,0 +1,52 @@
+"""OPERATOR_RESULT blocks (seed 000): the formatter every front end uses, and the inverse parse for clients and
+tests. A summary is one line whatever an action put in it (CR and LF become spaces)."""
+
+from __future__ import annotations
+
+import binascii
+
+from stringsh.dialects.operator.model import Invalid, Result
+
+RESULT_START = "OPERATOR_RESULT"
+RESULT_END = "END_OPERATOR_RESULT"
+
+
+def single_line(text: str) -> str:
+    """A summary on one line: CR and LF become spaces."""
+    return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+
+
+def format_result(result: Result) -> str:
+    """The OPERATOR_RESULT block (seed 000), ending with a newline: no `id:` line when the block had no id."""
+    lines = [RESULT_START]
+    if result.id is not None:
+        lines.append(f"id: {result.id}")
+    lines.append(f"ok: {'true' if result.ok else 'false'}")
+    lines.append(f"summary: {single_line(result.summary)}")
+    if result.details is not None:
+        lines.append("details_b64: " + binascii.b2a_base64(result.details.encode("utf-8"), newline=False).decode())
+    lines.append(RESULT_END)
+    return "\n".join(lines) + "\n"
+
+
+def invalid_result(invalid: Invalid) -> Result:
+    return Result(invalid.id, False, invalid.summary)
+
+
+def parse_results(text: str) -> list[Result]:
+    """Every OPERATOR_RESULT block in `text`, details decoded: the inverse of `format_result`, for clients and
+    tests."""
+    results: list[Result] = []
+    fields: dict[str, str] | None = None
+    for line in text.splitlines():
+        if line == RESULT_START:
+            fields = {}
+        elif line == RESULT_END and fields is not None:
+            details = fields.get("details_b64")
+            results.append(Result(fields.get("id"), fields.get("ok") == "true", fields.get("summary", ""),
+                                  None if details is None else binascii.a2b_base64(details).decode("utf-8")))
+            fields = None
+        elif fields is not None:
+            key, _, value = line.partition(": ")
+            fields[key] = value
+    return results
