@@ -6,7 +6,7 @@ exactly what will change. Every failure is `ok: false` with a one-line summary, 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from stringsh.dialects.operator.actions.common import Refused, error_summary, one_line
@@ -59,6 +59,21 @@ def _permitted(workspace: Workspace, action: str) -> None:
         require(workspace.policy, flags[name], name, mutating=True)
 
 
+@contextlib.contextmanager
+def _recorded_as(workspace: Workspace, topic: str, command: Command) -> Iterator[None]:
+    """/changes names a change by the command that made it: here the action and its paths (never a payload)."""
+    before = workspace.commands.get(topic)
+    workspace.commands[topic] = " ".join(
+        [command.action, *(command.fields[key] for key in ("path", "path_to") if key in command.fields)])
+    try:
+        yield
+    finally:
+        if before is None:
+            workspace.commands.pop(topic, None)
+        else:
+            workspace.commands[topic] = before
+
+
 def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, topic: str,
                agent: str | None = None) -> Result:
     """Run `command` in `topic` (the journal's undo scope); `confirm` is asked before any change. The calls are
@@ -74,7 +89,7 @@ def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, to
     try:
         speaking = (contextlib.nullcontext() if workspace.frontend == "operator"
                     else workspace.speaking("operator", agent))
-        with speaking:
+        with speaking, _recorded_as(workspace, topic, command):
             if ACTIONS[command.action].mutates:
                 _permitted(workspace, command.action)
                 return _writers()[command.action](workspace, command, confirm, topic)
