@@ -26,7 +26,7 @@ def test_plain_loop_answers_a_block_and_undo_takes_it_back(ws: Path) -> None:
     got = replies(done.stdout.decode())
     assert got[0] == "re: OPERATOR_CMD\n" + result("w1", True, "Wrote file").rstrip("\n")
     assert got[1].startswith("re: /changes\nChanges, newest first")
-    assert got[1].endswith("main  OPERATOR_CMD  notes.md +2 -0")
+    assert got[1].endswith("main  fs.write notes.md  notes.md +2 -0")
     assert got[2] == "re: /undo\nUndo: deleted notes.md (was newly created)"
     assert "notes.md" not in got[3]
     assert files(ws) == {}
