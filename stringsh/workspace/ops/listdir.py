@@ -46,7 +46,7 @@ def _entries(ws: Workspace, fd: int, base: str, prefix: str) -> list[DirEntry]:
     stat per entry (`DirEntry` stats only where d_type is unknown; symlinks are resolved confined, as before).
     Secrets: a name's path is denied when it or a folder it is in matches (`SecretMatcher.denied`); the folders
     are the same for every entry, so they are checked once here and each entry needs `denied_leaf` only, which
-    remembers names (tests/workspace/test_listing_speed.py checks the two rules agree)."""
+    remembers names (tests/workspace/test_glob_prefilter.py and test_listing_fastpath.py check the rules agree)."""
     matcher = ws.confiner.matcher
     folder = base[len(prefix):]
     if folder and matcher.denied(folder.rstrip("/")):
