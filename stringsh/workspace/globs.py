@@ -101,10 +101,15 @@ class Prefilter:
 
     def could(self, text: str) -> bool:
         """False only when no glob of the set can match `text` (wcmatch's regex allows a trailing `/` too)."""
-        if (self.always or text.startswith(self.prefixes) or text.endswith(self.suffixes)
-                or any(infix in text for infix in self.infixes)):
+        if self.always or text.startswith(self.prefixes) or text.endswith(self.suffixes):
             return True
+        for infix in self.infixes:  # a loop, not any(): called for every entry of every listing
+            if infix in text:
+                return True
         return text.endswith("/") and text.rstrip("/").endswith(self.suffixes)
+
+
+_NO_MATCH, _MATCH, _PATH = 0, 1, 2  # GlobSet.match_leaf's remembered answers
 
 
 def _compiled(globs: list[str]) -> re.Pattern[str] | None:
@@ -128,9 +133,9 @@ class GlobSet:
         # entry with another name needs no whole-path match (`match_leaf`).
         leaves = {glob.rpartition("/")[2] for glob in kinds["path"]}
         self._leaves = None if any(c in leaf for leaf in leaves for c in "*?[]{}!\\") else frozenset(leaves)
-        #: match_leaf's answers for names no whole-path pattern can end in (a walk meets the same names again and
-        #: again: __init__.py, README.md), bounded.
-        self._by_name: dict[str, bool] = {}
+        #: match_leaf's answers by name (a walk meets the same names again and again: __init__.py, README.md),
+        #: _PATH for a name only a whole-path pattern may match, whose answer depends on the folders; bounded.
+        self._by_name: dict[str, int] = {}
 
     def _match(self, run: str) -> bool:
         if self._paths is not None and self._path_filter.could(run) and self._paths.match(run) is not None:
@@ -144,18 +149,22 @@ class GlobSet:
 
     def match_leaf(self, rel: str) -> bool:
         """`match`, sooner for a path whose name no whole-path pattern ends in (a walk checks every entry)."""
-        known = self._by_name.get(rel[rel.rfind("/") + 1:])
-        if known is not None:
-            return known
-        run = rel.lower() if self.ignore_case else rel
-        name = run.rpartition("/")[2]
-        named = self._names is not None and self._name_filter.could(name) and self._names.match(name) is not None
-        if not named and self._paths is not None and (self._leaves is None or name in self._leaves):
-            # depends on the folders too: never remembered
-            return self._path_filter.could(run) and self._paths.match(run) is not None
-        if len(self._by_name) < 65536:
-            self._by_name[rel[rel.rfind("/") + 1:]] = named
-        return named
+        key = rel[rel.rfind("/") + 1:]
+        known = self._by_name.get(key)
+        if known is None:
+            name = (rel.lower() if self.ignore_case else rel).rpartition("/")[2]
+            if self._names is not None and self._name_filter.could(name) and self._names.match(name) is not None:
+                known = _MATCH
+            elif self._paths is not None and (self._leaves is None or name in self._leaves):
+                known = _PATH
+            else:
+                known = _NO_MATCH
+            if len(self._by_name) < 65536:
+                self._by_name[key] = known
+        if known != _PATH:
+            return known == _MATCH
+        run = rel.lower() if self.ignore_case else rel  # depends on the folders too: checked every time
+        return self._path_filter.could(run) and self._paths is not None and self._paths.match(run) is not None
 
     def covering(self, rel: str) -> list[str]:
         """The path and each of its parent folders that a pattern matches, shortest first."""
