@@ -53,26 +53,26 @@ def _entries(ws: Workspace, fd: int, base: str, prefix: str) -> list[DirEntry]:
         return []  # covers every entry (resolve refuses such a folder before this)
     with os.scandir(fd) as scan:
         found = {entry.name: entry for entry in scan}
-    entries = []
-    limit = ws.policy.limits.max_walk_entries
+    entries: list[DirEntry] = []
+    limit, at_root = ws.policy.limits.max_walk_entries, base == prefix
+    make = tuple.__new__  # what DirEntry._make does, without its Python-level call per entry
     for name in sorted(found):
-        if (base == prefix and name == STATE_DIR) or name.startswith(TEMP_PREFIX):
+        if (at_root and name == STATE_DIR) or name.startswith(TEMP_PREFIX) or matcher.denied_leaf(folder + name):
             continue
-        if matcher.denied_leaf(folder + name):
-            continue
-        entries.append(DirEntry(name, _is_dir(ws, found[name], base + name)))
+        entry = found[name]
+        try:
+            is_dir = None if entry.is_symlink() else entry.is_dir(follow_symlinks=False)
+        except OSError:  # d_type unknown and the entry gone or unreadable since
+            is_dir = False
+        entries.append(make(DirEntry, (name, _link_is_dir(ws, base + name) if is_dir is None else is_dir)))
         if len(entries) >= limit:
             break
     return entries
 
 
-def _is_dir(ws: Workspace, entry: os.DirEntry[str], rel: str) -> bool:
+def _link_is_dir(ws: Workspace, rel: str) -> bool:
+    """A symlink counts as a folder only when it resolves inside the root to one."""
     try:
-        if not entry.is_symlink():
-            return entry.is_dir(follow_symlinks=False)
-    except OSError:  # d_type unknown and the entry gone or unreadable since
-        return False
-    try:  # a symlink counts as a folder only when it resolves inside the root to one
         with ws.confiner.resolve(rel) as target:
             return target.st is not None and stat.S_ISDIR(target.st.st_mode)
     except (StringError, OSError):
