@@ -57,6 +57,61 @@ def split(variant: str) -> tuple[str, str]:
     return "path", variant
 
 
+#: Characters that are, or may be, special in a glob (wcmatch's, and more, to be safe): never taken as literal.
+#: `/` too: wcmatch's regex lets `**/` match nothing and a separator be several slashes (`(?:^|[/]+)`).
+_SPECIAL = frozenset("*?[]{}()!|@+~\\/")
+
+
+def literals(glob: str) -> tuple[str, str, str] | None:
+    """(prefix, suffix, longest literal run) that every string `glob` matches starts with, ends with and contains;
+    None when that cannot be read off it safely (a `.` or empty component, which wcmatch may treat apart)."""
+    if any(part in ("", ".", "..") for part in glob.split("/")):
+        return None
+    runs = re.split("[" + re.escape("".join(sorted(_SPECIAL))) + "]", glob)
+    # Before the first and after the last special character nothing can be inside `[...]` or escaped; between
+    # them a run may be (`[abc]`), so a middle run counts only when the glob has neither.
+    plain = "[" not in glob and "\\" not in glob
+    return runs[0], runs[-1] if len(runs) > 1 else "", max(runs if plain else [runs[0], runs[-1]], key=len)
+
+
+class Prefilter:
+    """A test every string some glob of a set matches passes, in a few C-level string calls: most names of a folder
+    (`module.py` against `*.pem`, `.env`, `id_rsa*`) fail it, and then need no run of the set's regex at all.
+
+    Each glob contributes one necessary condition: its literal prefix, else its literal suffix, else its longest
+    literal run; a glob without any makes the test always pass. Sound only: it never says no to a match
+    (tests/workspace/test_glob_prefilter.py compares it with wcmatch on generated globs and names)."""
+
+    def __init__(self, globs: list[str]) -> None:
+        prefixes: list[str] = []
+        suffixes: list[str] = []
+        infixes: list[str] = []
+        self.always = False
+        for glob in globs:
+            found = literals(glob)
+            if found is None or not found[2]:
+                self.always = True
+            elif found[0]:
+                prefixes.append(found[0])
+            elif found[1]:
+                suffixes.append(found[1])
+            else:
+                infixes.append(found[2])
+        self.prefixes, self.suffixes, self.infixes = tuple(prefixes), tuple(suffixes), tuple(infixes)
+
+    def could(self, text: str) -> bool:
+        """False only when no glob of the set can match `text` (wcmatch's regex allows a trailing `/` too)."""
+        if self.always or text.startswith(self.prefixes) or text.endswith(self.suffixes):
+            return True
+        for infix in self.infixes:  # a loop, not any(): called for every entry of every listing
+            if infix in text:
+                return True
+        return text.endswith("/") and text.rstrip("/").endswith(self.suffixes)
+
+
+_NO_MATCH, _MATCH, _PATH = 0, 1, 2  # GlobSet.match_leaf's remembered answers
+
+
 def _compiled(globs: list[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(f"(?:{translate(g)})" for g in globs)) if globs else None
 
@@ -73,18 +128,20 @@ class GlobSet:
                 kinds[kind].append(glob)
         self._names = _compiled(kinds["name"])
         self._paths = _compiled(kinds["path"])
+        self._name_filter, self._path_filter = Prefilter(kinds["name"]), Prefilter(kinds["path"])
         # The last names whole-path patterns can end in, when each is literal (`**/.aws/credentials`): a walk's
         # entry with another name needs no whole-path match (`match_leaf`).
         leaves = {glob.rpartition("/")[2] for glob in kinds["path"]}
         self._leaves = None if any(c in leaf for leaf in leaves for c in "*?[]{}!\\") else frozenset(leaves)
-        #: match_leaf's answers for names no whole-path pattern can end in (a walk meets the same names again and
-        #: again: __init__.py, README.md), bounded.
-        self._by_name: dict[str, bool] = {}
+        #: match_leaf's answers by name (a walk meets the same names again and again: __init__.py, README.md),
+        #: _PATH for a name only a whole-path pattern may match, whose answer depends on the folders; bounded.
+        self._by_name: dict[str, int] = {}
 
     def _match(self, run: str) -> bool:
-        if self._paths is not None and self._paths.match(run) is not None:
+        if self._paths is not None and self._path_filter.could(run) and self._paths.match(run) is not None:
             return True
-        return self._names is not None and self._names.match(run.rpartition("/")[2]) is not None
+        name = run.rpartition("/")[2]
+        return self._names is not None and self._name_filter.could(name) and self._names.match(name) is not None
 
     def match(self, rel: str) -> bool:
         """Whether the root-relative path itself matches."""
@@ -92,17 +149,22 @@ class GlobSet:
 
     def match_leaf(self, rel: str) -> bool:
         """`match`, sooner for a path whose name no whole-path pattern ends in (a walk checks every entry)."""
-        known = self._by_name.get(rel[rel.rfind("/") + 1:])
-        if known is not None:
-            return known
-        run = rel.lower() if self.ignore_case else rel
-        name = run.rpartition("/")[2]
-        named = self._names is not None and self._names.match(name) is not None
-        if not named and self._paths is not None and (self._leaves is None or name in self._leaves):
-            return self._paths.match(run) is not None  # depends on the folders too: never remembered
-        if len(self._by_name) < 65536:
-            self._by_name[rel[rel.rfind("/") + 1:]] = named
-        return named
+        key = rel[rel.rfind("/") + 1:]
+        known = self._by_name.get(key)
+        if known is None:
+            name = (rel.lower() if self.ignore_case else rel).rpartition("/")[2]
+            if self._names is not None and self._name_filter.could(name) and self._names.match(name) is not None:
+                known = _MATCH
+            elif self._paths is not None and (self._leaves is None or name in self._leaves):
+                known = _PATH
+            else:
+                known = _NO_MATCH
+            if len(self._by_name) < 65536:
+                self._by_name[key] = known
+        if known != _PATH:
+            return known == _MATCH
+        run = rel.lower() if self.ignore_case else rel  # depends on the folders too: checked every time
+        return self._path_filter.could(run) and self._paths is not None and self._paths.match(run) is not None
 
     def covering(self, rel: str) -> list[str]:
         """The path and each of its parent folders that a pattern matches, shortest first."""
