@@ -9,6 +9,8 @@ from pathlib import Path
 
 from tests.dialects.one_path_support import (
     CHANGED,
+    SEED,
+    TIME,
     audit,
     command,
     edit_request,
@@ -23,7 +25,7 @@ from tests.dialects.one_path_support import (
     string_commands,
     tools,
 )
-from tests.dialects.operator.operator_support import allow_changes, result
+from tests.dialects.operator.operator_support import allow_changes, b64, block, result, run
 
 HEAD = "re: /changes\nChanges, newest first (all {n} kept; /changes ID shows one, /revert ID reverts it):\n---\n"
 WIN_DIFF = "--- a/win.txt\n+++ b/win.txt\n@@ -1,3 +1,3 @@\n alpha\n-port = 3000\n+port = 8080\n omega\n"
@@ -86,3 +88,46 @@ def test_apply_edits_makes_the_same_bytes_and_journal_entry(tmp_path: Path) -> N
     records = [steady(r) for r in audit(spaces["operator"]) if "change" in r]
     assert [(r["change"], r["outcome"], r["paths"], r["frontend"]) for r in records] == [
         (1, "ok", ["win.txt"], "operator"), (2, "ok", ["bom.txt"], "operator")]
+
+
+MARK = "</𝒞>"
+
+
+def plain_replies(out: str) -> list[str]:
+    """The plain loop's replies on pipes, each ended by the mark line, local times shown as TIME."""
+    parts = TIME.sub("TIME", out).split(f"\n{MARK}\n")
+    assert parts[-1] == "", out
+    return parts[:-1]
+
+
+def test_one_workspace_every_dialect_in_turn(ws: Path) -> None:
+    allow_changes()
+    for name, data in SEED.items():
+        (ws / name).write_bytes(data)
+    assert string_commands(ws, replace_script("win.txt")) == "re: /replace win.txt\nReplaced 1 occurrence in win.txt\n"
+    assert tools(ws, edit_request("bom.txt", 1))[0]["ok"] is True
+    omega = "--- a/win.txt\n+++ b/win.txt\n@@ -3 +3 @@\n-omega\n+OMEGA\n"
+    patch = block("version: 1", "id: p", "action: fs.patch", "path: win.txt", "patch_b64: " + b64(omega))
+    # the plain loop takes the block as a request, in its own topic: its /undo takes the block's change back
+    done = run(["--plain"], ws, patch + "/changes\n/undo\n/revert 2\n/changes\n")
+    assert done.returncode == 0, done.stderr.decode()
+    assert plain_replies(done.stdout.decode()) == [
+        "re: OPERATOR_CMD\n" + result("p", True, "Patched file").rstrip("\n"),
+        HEAD.format(n=3) + "3  TIME  main   OPERATOR_CMD      win.txt +1 -1\n"
+                           "2  TIME  tools  edit bom.txt      bom.txt +1 -1\n"
+                           "1  TIME  main   /replace win.txt  win.txt +1 -1",
+        "re: /undo\nUndo: reverted win.txt (3 lines)",
+        "re: /revert 2\nReverted change 2 as change 5: reverted bom.txt (3 lines)",
+        HEAD.format(n=5) + "5  TIME  main   /revert 2         bom.txt +1 -1 (reverts 2)\n"
+                           "4  TIME  main   /undo             win.txt +1 -1 (undoes 3)\n"
+                           "3  TIME  main   OPERATOR_CMD      win.txt +1 -1 (reverted by 4)\n"
+                           "2  TIME  tools  edit bom.txt      bom.txt +1 -1 (reverted by 5)\n"
+                           "1  TIME  main   /replace win.txt  win.txt +1 -1",
+    ]
+    # the operator change is gone, the String Commands change before it stays; the tools change is reverted
+    assert files(ws) == {"win.txt": CHANGED["win.txt"], "bom.txt": SEED["bom.txt"]}
+    assert frontends(ws) == [(1, "string", "main"), (2, "tools", "tools"), (3, "operator", "main"),
+                             (4, "string", "main"), (5, "string", "main")]
+    assert command(ws, "/changes 3") == (
+        "re: /changes 3\nChange 3, TIME, topic main: OPERATOR_CMD (reverted by 4)\n---\n"
+        "--- a/win.txt\n+++ b/win.txt\n@@ -1,3 +1,3 @@\n alpha\n port = 8080\n-omega\n+OMEGA\n")
