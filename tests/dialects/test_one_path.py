@@ -5,7 +5,10 @@ outside the root is refused by each in its own shape, with the same code underne
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from tests.dialects.one_path_support import (
     CHANGED,
@@ -86,8 +89,10 @@ def test_apply_edits_makes_the_same_bytes_and_journal_entry(tmp_path: Path) -> N
         assert command(ws, "/changes 2").split("\n---\n", 1)[1] == BOM_DIFF
     assert frontends(spaces["operator"]) == [(1, "operator", "operator"), (2, "operator", "operator")]
     records = [steady(r) for r in audit(spaces["operator"]) if "change" in r]
-    assert [(r["change"], r["outcome"], r["paths"], r["frontend"]) for r in records] == [
-        (1, "ok", ["win.txt"], "operator"), (2, "ok", ["bom.txt"], "operator")]
+    # fs.applyEdits works the new text out itself and writes it whole (Workspace.write_text), recorded as `write` as
+    # a whole-file `/edit` is; fs.patch, /replace and the tools' edit go through Workspace.apply, recorded `apply`
+    assert [(r["change"], r["op"], r["outcome"], r["paths"], r["frontend"]) for r in records] == [
+        (1, "write", "ok", ["win.txt"], "operator"), (2, "write", "ok", ["bom.txt"], "operator")]
 
 
 MARK = "</𝒞>"
@@ -131,3 +136,66 @@ def test_one_workspace_every_dialect_in_turn(ws: Path) -> None:
     assert command(ws, "/changes 3") == (
         "re: /changes 3\nChange 3, TIME, topic main: OPERATOR_CMD (reverted by 4)\n---\n"
         "--- a/win.txt\n+++ b/win.txt\n@@ -1,3 +1,3 @@\n alpha\n port = 8080\n-omega\n+OMEGA\n")
+
+
+REFUSED = {  # path: (code, message, hint) as the engine words them
+    ".env": ("SECRET_DENIED", "Access to a secret file is denied: .env", "The policy's secret deny list covers this "
+             "path."),
+    "../x": ("INVALID_PATH", "Path escapes the workspace root: ../x", "Use a path inside the workspace."),
+    "/etc/passwd": ("FILE_NOT_ALLOWED", "Path is outside the workspace: /etc/passwd", "Only paths under {ws} can be "
+                    "used."),
+}
+
+
+def refuse_everywhere(ws: Path, path: str) -> tuple[str, str, list[dict]]:
+    """A write and an edit of `path` through each dialect: String Commands, OPERATOR_CMD, JSON tools."""
+    said = string_commands(ws, f"/write {path} <<EOF\nX=2\nEOF\n/replace {path} <<EOF\nKEY=1\n---\nKEY=2\nEOF\n")
+    edits = json.dumps({"version": 1, "edits": [{"op": "replaceFirst", "find": "KEY=1", "text": "KEY=2"}]})
+    blocks = operator(ws, block("version: 1", "id: w", "action: fs.write", f"path: {path}", "content: X=2"),
+                      block("version: 1", "id: e", "action: fs.applyEdits", f"path: {path}",
+                            "edits_b64: " + b64(edits)))
+    replies = tools(ws, {"id": 1, "tool": "write", "args": {"file_path": path, "content": "X=2\n"}},
+                    {"id": 2, "tool": "edit", "args": {"file_path": path, "old_string": "KEY=1",
+                                                       "new_string": "KEY=2"}})
+    return said, blocks, replies
+
+
+@pytest.mark.parametrize("path", list(REFUSED))
+def test_refusals_each_in_its_own_shape_same_code_nothing_written(tmp_path: Path, ws: Path, path: str) -> None:
+    allow_changes()
+    (ws / ".env").write_text("KEY=1\n")
+    passwd = Path("/etc/passwd").read_bytes()
+    code, message, hint = REFUSED[path]
+    hint = hint.format(ws=ws)
+    said, blocks, replies = refuse_everywhere(ws, path)
+    assert said == (f"re: /write {path}\nERROR({code}): {message}\n{hint}\n"
+                    f"re: /replace {path}\nERROR({code}): {message}\n{hint}\n")
+    assert blocks == result("w", False, f"{code}: {message}") + result("e", False, f"{code}: {message}")
+    assert replies == [{"id": n, "ok": False, "code": code, "error": message, "hint": hint} for n in (1, 2)]
+    # nothing written, inside the root or out of it, and nothing journalled
+    assert files(ws) == {".env": b"KEY=1\n"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ws", "ws-script.txt"]
+    assert Path("/etc/passwd").read_bytes() == passwd
+    assert command(ws, "/changes") == "re: /changes\nNo changes in the journal yet.\n"
+    # the audit trail says each refusal, by its code, never the contents
+    records = [steady(r) for r in audit(ws)]
+    assert {r["outcome"] for r in records} == {code}  # every record is a refusal, by the one code
+    assert [(r["op"], r["paths"], r["command"]) for r in records if r["frontend"] == "string"] == [
+        ("request", [], "/write"), ("request", [], "/replace")]  # the dispatcher's record of a refused request
+    assert [(r["op"], r["paths"]) for r in records if r["op"].startswith("tools.")] == [
+        ("tools.write", [path]), ("tools.edit", [path])]  # seed 001's record of each call
+    assert "KEY=" not in str(records) and "X=2" not in str(records)
+
+
+@pytest.mark.xfail(strict=True, reason="an OPERATOR_CMD fs.write refused by path (secret, outside the root) leaves "
+                   "no audit record: fs_write's workspace.relative()/fingerprint() refuse before any audited engine "
+                   "op, and run_action turns the StringError into a result; String Commands record `request`, the "
+                   "tools `tools.write`")
+@pytest.mark.parametrize("path", list(REFUSED))
+def test_operator_write_refusal_is_audited_like_the_others(ws: Path, path: str) -> None:
+    allow_changes()
+    (ws / ".env").write_text("KEY=1\n")
+    code, message, _ = REFUSED[path]
+    assert operator(ws, block("version: 1", "id: w", "action: fs.write", f"path: {path}", "content: X=2")) == (
+        result("w", False, f"{code}: {message}"))
+    assert code in [r["outcome"] for r in audit(ws) if r["frontend"] == "operator"]
