@@ -56,7 +56,7 @@ def test_same_change_same_bytes_journal_and_audit(tmp_path: Path) -> None:
         assert files(ws) == CHANGED  # CRLF and BOM kept, every other byte too
     # the journal: one change set a file, the same files, counts and diff; the topic and command line say who
     commands = {"string": ("main", "/replace win.txt", "/replace bom.txt"),
-                "operator": ("operator", "-", "-"),
+                "operator": ("operator", "fs.patch win.txt", "fs.patch bom.txt"),
                 "tools": ("tools", "edit win.txt", "edit bom.txt")}
     for name, ws in spaces.items():
         topic, first, second = commands[name]
@@ -118,14 +118,14 @@ def test_one_workspace_every_dialect_in_turn(ws: Path) -> None:
     assert done.returncode == 0, done.stderr.decode()
     assert plain_replies(done.stdout.decode()) == [
         "re: OPERATOR_CMD\n" + result("p", True, "Patched file").rstrip("\n"),
-        HEAD.format(n=3) + "3  TIME  main   OPERATOR_CMD      win.txt +1 -1\n"
+        HEAD.format(n=3) + "3  TIME  main   fs.patch win.txt  win.txt +1 -1\n"
                            "2  TIME  tools  edit bom.txt      bom.txt +1 -1\n"
                            "1  TIME  main   /replace win.txt  win.txt +1 -1",
         "re: /undo\nUndo: reverted win.txt (3 lines)",
         "re: /revert 2\nReverted change 2 as change 5: reverted bom.txt (3 lines)",
         HEAD.format(n=5) + "5  TIME  main   /revert 2         bom.txt +1 -1 (reverts 2)\n"
                            "4  TIME  main   /undo             win.txt +1 -1 (undoes 3)\n"
-                           "3  TIME  main   OPERATOR_CMD      win.txt +1 -1 (reverted by 4)\n"
+                           "3  TIME  main   fs.patch win.txt  win.txt +1 -1 (reverted by 4)\n"
                            "2  TIME  tools  edit bom.txt      bom.txt +1 -1 (reverted by 5)\n"
                            "1  TIME  main   /replace win.txt  win.txt +1 -1",
     ]
@@ -134,7 +134,7 @@ def test_one_workspace_every_dialect_in_turn(ws: Path) -> None:
     assert frontends(ws) == [(1, "string", "main"), (2, "tools", "tools"), (3, "operator", "main"),
                              (4, "string", "main"), (5, "string", "main")]
     assert command(ws, "/changes 3") == (
-        "re: /changes 3\nChange 3, TIME, topic main: OPERATOR_CMD (reverted by 4)\n---\n"
+        "re: /changes 3\nChange 3, TIME, topic main: fs.patch win.txt (reverted by 4)\n---\n"
         "--- a/win.txt\n+++ b/win.txt\n@@ -1,3 +1,3 @@\n alpha\n port = 8080\n-omega\n+OMEGA\n")
 
 
@@ -187,10 +187,6 @@ def test_refusals_each_in_its_own_shape_same_code_nothing_written(tmp_path: Path
     assert "KEY=" not in str(records) and "X=2" not in str(records)
 
 
-@pytest.mark.xfail(strict=True, reason="an OPERATOR_CMD fs.write refused by path (secret, outside the root) leaves "
-                   "no audit record: fs_write's workspace.relative()/fingerprint() refuse before any audited engine "
-                   "op, and run_action turns the StringError into a result; String Commands record `request`, the "
-                   "tools `tools.write`")
 @pytest.mark.parametrize("path", list(REFUSED))
 def test_operator_write_refusal_is_audited_like_the_others(ws: Path, path: str) -> None:
     allow_changes()
@@ -198,4 +194,5 @@ def test_operator_write_refusal_is_audited_like_the_others(ws: Path, path: str) 
     code, message, _ = REFUSED[path]
     assert operator(ws, block("version: 1", "id: w", "action: fs.write", f"path: {path}", "content: X=2")) == (
         result("w", False, f"{code}: {message}"))
-    assert code in [r["outcome"] for r in audit(ws) if r["frontend"] == "operator"]
+    assert [(r["op"], r["paths"], r["outcome"]) for r in audit(ws) if r["frontend"] == "operator"] == [
+        ("operator.fs.write", [path], code)]  # the dialect's record of the call, as the tools keep theirs

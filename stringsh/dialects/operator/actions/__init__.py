@@ -89,13 +89,17 @@ def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, to
     try:
         speaking = (contextlib.nullcontext() if workspace.frontend == "operator"
                     else workspace.speaking("operator", agent))
-        with speaking, _recorded_as(workspace, topic, command):
-            if ACTIONS[command.action].mutates:
-                _permitted(workspace, command.action)
-                return _writers()[command.action](workspace, command, confirm, topic)
-            return _readers()[command.action](workspace, command, topic)
-    except Refused as exc:
-        return Result(command.id, False, one_line(exc.summary))
+        paths = [command.fields[key] for key in ("path", "path_to") if key in command.fields]
+        with speaking, _recorded_as(workspace, topic, command), \
+                workspace.audited(f"operator.{command.action}", paths, topic=topic) as note:
+            try:
+                if ACTIONS[command.action].mutates:
+                    _permitted(workspace, command.action)
+                    return _writers()[command.action](workspace, command, confirm, topic)
+                return _readers()[command.action](workspace, command, topic)
+            except Refused as exc:
+                note.outcome = exc.outcome
+                return Result(command.id, False, one_line(exc.summary))
     except StringError as exc:
         return Result(command.id, False, error_summary(exc))
     except Exception as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from typing import TYPE_CHECKING
 
 from stringsh.dialects.operator.model import Command, Confirmer, ConfirmRequest, Result
@@ -15,17 +16,24 @@ if TYPE_CHECKING:
 NUMBER_WIDTH = 6
 
 
-class Refused(Exception):
-    """An action's own refusal: its text is the whole `ok: false` summary."""
+#: A summary that starts with an engine code (`NOT_FOUND: ...`).
+LEADING_CODE = re.compile(r"([A-Z][A-Z_]*[A-Z]): ")
 
-    def __init__(self, summary: str) -> None:
+
+class Refused(Exception):
+    """An action's own refusal: its text is the whole `ok: false` summary; `outcome` is the code the audit log
+    records for it (the summary's leading engine code when it has one)."""
+
+    def __init__(self, summary: str, outcome: str | None = None) -> None:
         super().__init__(summary)
         self.summary = summary
+        leading = LEADING_CODE.match(summary)
+        self.outcome = outcome or (leading.group(1) if leading else "REFUSED")
 
 
 def invalid(code: str, detail: str) -> Refused:
     """Upstream HEAD's validation summary, `Invalid OPERATOR_CMD (ERR_X): detail`."""
-    return Refused(f"Invalid OPERATOR_CMD ({code}): {detail}")
+    return Refused(f"Invalid OPERATOR_CMD ({code}): {detail}", "INVALID_PAYLOAD")
 
 
 def one_line(text: str) -> str:
@@ -57,7 +65,7 @@ def ask(workspace: Workspace, confirm: Confirmer, command: Command, path: str, s
     """Ask before a mutation (redacted: a person sees it, and so may an agent's log); Refused when not allowed."""
     reason = confirm(ConfirmRequest(command.action, path, workspace.redact(summary), workspace.redact_lines(diff)))
     if reason is not None:
-        raise Refused(one_line(reason))
+        raise Refused(one_line(reason), "NOT_CONFIRMED")
 
 
 def ok(command: Command, summary: str, details: str | None = None) -> Result:

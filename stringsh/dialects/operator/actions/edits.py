@@ -52,7 +52,7 @@ def parse_edits(payload: str) -> list[dict[str, Any]]:
 
 
 def _fail(index: int, why: str) -> Refused:
-    return Refused(f"ApplyEdits failed: Edit {index}: {why}")
+    return Refused(f"ApplyEdits failed: Edit {index}: {why}", "PATCH_FAILED")
 
 
 def _check(index: int, edit: Any) -> None:

@@ -39,7 +39,7 @@ def fs_read(workspace: Workspace, command: Command, topic: str) -> Result:
     path = command.fields["path"]
     info = workspace.stat(path)
     if info is not None and not info.is_dir and info.size > MAX_READ_BYTES:
-        raise Refused(f"File too large for fs.read ({info.size} bytes). Use fs.readSlice.")
+        raise Refused(f"File too large for fs.read ({info.size} bytes). Use fs.readSlice.", "TOO_LARGE")
     text = workspace.read_text(path, topic=topic).text
     return ok(command, "Read file", workspace.redact_lines(text) or None)
 

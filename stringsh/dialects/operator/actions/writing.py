@@ -82,14 +82,15 @@ def fs_patch(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
     try:
         patches = parse_diff(_single_file_diff(command.payloads["patch_b64"], rel))
     except StringError as exc:
-        raise Refused(error_summary(exc, "Patch failed: ")) from None
+        raise Refused(error_summary(exc, "Patch failed: "), exc.code) from None
     if len(patches) != 1:
         names = ", ".join(p.path for p in patches)
         raise Refused(f"Patch failed: the diff changes {len(patches)} files ({names}); fs.patch takes a diff of "
-                      f"{rel} alone.")
+                      f"{rel} alone.", "INVALID_PAYLOAD")
     patch = patches[0]
     if workspace.relative(patch.path) != rel:
-        raise Refused(f"Patch failed: the diff changes {patch.path}, not {rel}; nothing was written.")
+        raise Refused(f"Patch failed: the diff changes {patch.path}, not {rel}; nothing was written.",
+                      "INVALID_PAYLOAD")
     sha, old = current_text(workspace, path)
     try:
         if patch.action == "create":
@@ -101,7 +102,7 @@ def fs_patch(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
         if patch.action != "create":
             new = apply_hunks(old or "", patch.hunks, rel, workspace.redact)
     except StringError as exc:
-        raise Refused(error_summary(exc, "Patch failed: ")) from None
+        raise Refused(error_summary(exc, "Patch failed: "), exc.code) from None
     removed = patch.action == "delete"
     diff = unified(old or "", new, f"a/{rel}" if sha is not None else "/dev/null",
                    "/dev/null" if removed else f"b/{rel}")
@@ -111,6 +112,6 @@ def fs_patch(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
         workspace.apply(ChangeSet(patches=[guarded]), topic=topic)
     except StringError as exc:
         if exc.code in ("PATCH_FAILED", "INVALID_PAYLOAD"):
-            raise Refused(error_summary(exc, "Patch failed: ")) from None
+            raise Refused(error_summary(exc, "Patch failed: "), exc.code) from None
         raise
     return ok(command, "Patched file")
