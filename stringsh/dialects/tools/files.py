@@ -65,8 +65,8 @@ def read(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
     lines = split_lines(ws.redact_lines(text.text))
     if offset > max(len(lines), 1):
         raise args_error(f"read: offset {offset} is past the end of {given} ({len(lines)} lines).")
-    numbered = [f"{number}: {line}" for number, line in enumerate(lines, 1)]
-    return {"content": "\n".join(_window(numbered, offset, limit)), "is_dir": False, "total_lines": len(lines),
+    numbered = [f"{number}: {line}" for number, line in enumerate(_window(lines, offset, limit), offset)]
+    return {"content": "\n".join(numbered), "is_dir": False, "total_lines": len(lines),
             "file_size": text.size, "is_binary": False}
 
 
