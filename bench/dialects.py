@@ -7,7 +7,8 @@ the plain loop (`stringsh` with stdin a pipe), `stringsh operator` and `stringsh
 request to reading the end of its reply (process start-up is not counted), requests alternating between the
 dialect and its String Commands reference so that load from other processes hits both alike:
 - write: `/write --force w.txt <<EOF` (100 KB) vs an OPERATOR_CMD `fs.write` with the same bytes as `content_b64`;
-- read: `/open r.txt` of a 100 KB file vs JSON tools `read` of it (whole file, numbered lines).
+- read: `/open r.txt` of a 100 KB file (its first 400 lines, the plain loop's output limit) vs JSON tools `read`
+  of the same 400 lines, and of the whole file (numbered lines), for scale.
 Goal: every ratio ≤ 1.2× at p50 (a dialect should only translate and format; the engine call is shared).
 """
 
@@ -112,14 +113,18 @@ def main() -> None:
             op_block = ("OPERATOR_CMD\nversion: 1\nid: w\naction: fs.write\npath: w.txt\n"
                         f"content_b64: {base64.b64encode(text.encode()).decode()}\nEND_OPERATOR_CMD\n").encode()
             read_call = json.dumps({"id": 1, "tool": "read", "args": {"file_path": "r.txt"}}).encode() + b"\n"
+            window = json.dumps({"id": 2, "tool": "read", "args": {"file_path": "r.txt", "limit": 400}}).encode()
+            window += b"\n"
             assert b"ok: true" in operator.ask(op_block), "operator write refused"
             assert b"ERROR" not in (answer := loop.ask(heredoc)), answer.decode()
             assert json.loads(tools.ask(read_call))["ok"] is True, "tools read refused"
             assert b"ERROR" not in loop.ask(b"/open r.txt\n"), "/open refused"
             op, ref = paired(lambda: operator.ask(op_block), lambda: loop.ask(heredoc), options.runs)
             report(f"OPERATOR_CMD fs.write {options.kb} KB", "/write --force heredoc", op, ref)
+            tl, ref = paired(lambda: tools.ask(window), lambda: loop.ask(b"/open r.txt\n"), options.runs)
+            report("tools read, 400 lines", "/open (400 lines)", tl, ref)
             tl, ref = paired(lambda: tools.ask(read_call), lambda: loop.ask(b"/open r.txt\n"), options.runs)
-            report(f"tools read {options.kb} KB", "/open", tl, ref)
+            report(f"tools read, all {options.kb} KB", "/open (400 lines)", tl, ref)
         finally:
             for program in (loop, operator, tools):
                 program.close()
