@@ -70,6 +70,11 @@ def test_user_policy_allow_runs_unattended(ws: Path) -> None:
     assert workspace.policy.operator.confirm == "allow"
     assert run_action(workspace, WRITE, policy_confirmer(workspace.policy, None), topic="main").ok
     assert (ws / "n.txt").read_text() == "hi"
+    # under allow nobody is asked, whatever confirmer a front end passes, so no diff is made for anyone
+    asked: list[ConfirmRequest] = []
+    edit = command("fs.write", path="n.txt", content="ho")
+    assert run_action(workspace, edit, lambda r: str(asked.append(r)), topic="main").ok
+    assert asked == [] and (ws / "n.txt").read_text() == "ho"
 
 
 def test_deny_refuses_without_asking(ws: Path) -> None:

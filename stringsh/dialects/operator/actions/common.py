@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from stringsh.dialects.operator.model import Command, Confirmer, ConfirmRequest, Result
@@ -61,9 +62,15 @@ def unified(old: str, new: str, old_name: str, new_name: str) -> str:
     return "\n".join(difflib.unified_diff(old_lines, new_lines, old_name, new_name, lineterm=""))
 
 
-def ask(workspace: Workspace, confirm: Confirmer, command: Command, path: str, summary: str, diff: str) -> None:
-    """Ask before a mutation (redacted: a person sees it, and so may an agent's log); Refused when not allowed."""
-    reason = confirm(ConfirmRequest(command.action, path, workspace.redact(summary), workspace.redact_lines(diff)))
+def ask(workspace: Workspace, confirm: Confirmer, command: Command, path: str, summary: str,
+        diff: str | Callable[[], str]) -> None:
+    """Ask before a mutation (redacted: a person sees it, and so may an agent's log); Refused when not allowed.
+    Under `[operator] confirm = "allow"` every front end's confirmer says yes unseen, so nobody is asked and the
+    diff (`diff` may be a function making it: a 100 KB file's costs milliseconds) is never made."""
+    if workspace.policy.operator.confirm == "allow":
+        return
+    text = diff() if callable(diff) else diff
+    reason = confirm(ConfirmRequest(command.action, path, workspace.redact(summary), workspace.redact_lines(text)))
     if reason is not None:
         raise Refused(one_line(reason), "NOT_CONFIRMED")
 

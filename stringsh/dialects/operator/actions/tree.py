@@ -54,7 +54,7 @@ def fs_delete(workspace: Workspace, command: Command, confirm: Confirmer, topic:
     elif info.kind == "symlink":
         ask(workspace, confirm, command, rel, f"delete link {rel}", f"deleted: link {rel} -> {info.target or '?'}")
     else:
-        ask(workspace, confirm, command, rel, f"delete {rel}", _removed(workspace, rel))
+        ask(workspace, confirm, command, rel, f"delete {rel}", lambda: _removed(workspace, rel))
     workspace.delete(path, recursive=info.kind == "dir", topic=topic)
     return ok(command, "Deleted")
 
@@ -135,12 +135,15 @@ def fs_copy(workspace: Workspace, command: Command, confirm: Confirmer, topic: s
     source = workspace.stat(src, follow=False)
     if source is not None and source.kind == "dir":
         return _copy_folder(workspace, command, confirm, topic, src, dest)
-    _, text = current_text(workspace, src)
-    dest_sha, dest_text = current_text(workspace, dest)
-    if text is None:
-        diff = f"copy {src} -> {dest} (binary or unreadable)"
-    else:
-        diff = unified(dest_text or "", text, f"a/{dest}" if dest_sha else "/dev/null", f"b/{dest}")
+    dest_sha = workspace.fingerprint(dest)
+
+    def diff() -> str:
+        _, text = current_text(workspace, src)
+        if text is None:
+            return f"copy {src} -> {dest} (binary or unreadable)"
+        _, dest_text = current_text(workspace, dest)
+        return unified(dest_text or "", text, f"a/{dest}" if dest_sha else "/dev/null", f"b/{dest}")
+
     ask(workspace, confirm, command, src, f"copy {src} to {dest}" + (" (replacing it)" if dest_sha else ""), diff)
     workspace.copy_file(src, dest, overwrite=overwrite, create_parents=True, topic=topic)
     return ok(command, "Copied")

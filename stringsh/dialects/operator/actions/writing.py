@@ -48,10 +48,10 @@ def fs_write(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
         raise invalid("ERR_MISSING_WRITE_CONTENT", "fs.write requires content or content_b64.")
     path = command.fields["path"]
     rel = workspace.relative(path)
-    sha, old = current_text(workspace, path)
+    sha = workspace.fingerprint(path)
     verb = "overwrite" if sha is not None else "create"
     ask(workspace, confirm, command, rel, f"{verb} {rel} ({count_lines(text)} lines)",
-        change_diff(rel, old, text, sha is not None))
+        lambda: change_diff(rel, current_text(workspace, path)[1], text, sha is not None))
     workspace.write_text(path, text, topic=topic, expected_sha256=sha if sha is not None else "")
     return ok(command, "Wrote file")
 
@@ -104,9 +104,9 @@ def fs_patch(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
     except StringError as exc:
         raise Refused(error_summary(exc, "Patch failed: "), exc.code) from None
     removed = patch.action == "delete"
-    diff = unified(old or "", new, f"a/{rel}" if sha is not None else "/dev/null",
-                   "/dev/null" if removed else f"b/{rel}")
-    ask(workspace, confirm, command, rel, f"patch {rel} (+{patch.added} -{patch.removed} lines)", diff)
+    ask(workspace, confirm, command, rel, f"patch {rel} (+{patch.added} -{patch.removed} lines)",
+        lambda: unified(old or "", new, f"a/{rel}" if sha is not None else "/dev/null",
+                        "/dev/null" if removed else f"b/{rel}"))
     guarded = dataclasses.replace(patch, path=rel, expected_prev_sha256=sha if sha is not None else "")
     try:
         workspace.apply(ChangeSet(patches=[guarded]), topic=topic)
