@@ -18,6 +18,8 @@ from stringsh.protocol.request import (
     substitute,
 )
 
+#: Words the parser's split keeps as they are (no quote, backslash or blank): shown unquoted in the `re:` line.
+PLAIN = r"[\w@%+=:,./#{}~-]+"
 #: The terminators tried in turn: the first that is no line of the body.
 TAG = "EOF"
 
@@ -30,7 +32,7 @@ def word(value: str, name: str) -> str:
         raise StringError("INVALID_PAYLOAD", f"{name}: a line break or NUL byte in a one-line argument",
                           f"Give {name} on one line (a body goes in the tool's body argument).")
     escaped = re.sub(VARIABLE, lambda m: "{" + m.group(0) + "}", value)
-    return shlex.quote(escaped)
+    return escaped if re.fullmatch(PLAIN, escaped) else shlex.quote(escaped)
 
 
 def terminator(body: str) -> str:
