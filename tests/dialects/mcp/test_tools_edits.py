@@ -5,13 +5,15 @@ and `undo` / `changes` covering the MCP file tools' own changes (write_file)."""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.dialects.mcp.client import Client, stdio_session
+from tests.dialects.mcp.client import STRINGSH, Client, server_env, stdio_session
 
 DOC = b"# Doc\r\n\r\n<!-- #todo -->\r\n- old\r\n<!-- /todo -->\r\n\r\n## Notes\r\n\r\ncolour colour\r\n"
 ROW = r"(\d+)  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d  mcp  "
@@ -124,3 +126,16 @@ def test_changes_shows_one_and_revert_reverts_it(client: Client, root: Path) -> 
         "re: /changes 99999\nERROR(NOT_FOUND): No change 99999 in the journal.\n/changes lists the changes kept.")
     assert client.error("changes", {"id": 1, "n": 1}) == (
         "ERROR(INVALID_PAYLOAD): Give id or n, not both\nid shows one change set; n lists that many.")
+
+
+def test_audit_records_carry_mcp_and_the_client_name(client: Client, root: Path, env: dict[str, str]) -> None:
+    (root / "audited.txt").write_text("a\n")
+    client.text("replace", {"target": "audited.txt", "body": "a\n---\nb\n"})
+    client.error("string", {"request": "/frob"})
+    done = subprocess.run([*STRINGSH, "--root", str(root), "audit", "tail", "--json", "-n", "3"],
+                          env=server_env(env), capture_output=True, text=True, timeout=60)
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(r["op"], r["frontend"], r["agent"], r["topic"], r["paths"], r["outcome"]) for r in records] == [
+        ("read", "mcp", "edits-client", "mcp", ["audited.txt"], "ok"),
+        ("apply", "mcp", "edits-client", "mcp", ["audited.txt"], "ok"),
+        ("request", "mcp", "edits-client", "mcp", [], "COMMAND_UNSUPPORTED")]
