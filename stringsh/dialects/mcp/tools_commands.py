@@ -19,6 +19,7 @@ from pydantic import Field
 from stringsh.dialects.mcp.calls import TOPIC, Call, Calls
 from stringsh.dialects.mcp.requests import Arg, build, flag, shell_request
 from stringsh.errors import StringError
+from stringsh.protocol.request import REQUEST_ID
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -52,6 +53,19 @@ def whole_workspace(call: Call, tool: str) -> None:
                       "Use the path tools (open, grep with a path, edit_block, replace) inside the roots.")
 
 
+def no_bash_mode(request: str) -> str:
+    """`request` unless it is `/bash`: the mode would send every later tool's request in this topic to the shell."""
+    header = request.lstrip("\r\n").split("\n", 1)[0].strip()
+    match = REQUEST_ID.match(header) if header.startswith("[") else None
+    header = header[match.end():] if match else header
+    if header.startswith("//"):
+        header = header[1:]
+    if header[:1] == "/" and [word.lower() for word in header[1:].split(maxsplit=1)[:1]] == ["bash"]:
+        raise StringError("COMMAND_UNSUPPORTED", "/bash mode is not available over MCP: every tool shares this "
+                          "server's topic", "Use the bash tool, or !command in a string request.")
+    return request
+
+
 def in_roots(call: Call, target: str) -> str:
     """`target` with its path part checked against the connection's roots (a `#block` or `:L5` suffix kept)."""
     if call.allowed is None or target.startswith(("#", "@", "https://", "http://")):
@@ -83,7 +97,7 @@ def register(server: MCPServer, calls: Calls) -> None:
                      ctx: Context) -> CallToolResult:
         """Run any String Command (`/help` lists them) in this server's topic; returns the reply text exactly as
         `stringsh -c` prints it (`re: …` line first), isError for an `ERROR(CODE)` reply."""
-        return await execute(ctx, lambda call: request, "string")
+        return await execute(ctx, lambda call: no_bash_mode(request), "string")
 
     @server.tool(annotations=READ)
     async def grep(pattern: Annotated[str, Field(description="Literal text, or a regex with `regex`")],

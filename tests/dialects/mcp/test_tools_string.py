@@ -103,3 +103,13 @@ def test_narrowed_roots_keep_to_the_path_tools(root: Path, env: dict[str, str]) 
         assert session.text("edit_block", {"target": "sub/inner.md#x", "body": "new\n"}) == (
             "re: /edit -- sub/inner.md#x\nEdited sub/inner.md#x (5 lines): 1 line replaced by 1 line")
         assert (root / "sub" / "inner.md").read_text() == "# Inner\n\n<!-- #x -->\nnew\n<!-- /x -->\n"
+
+
+def test_bash_mode_is_refused_so_the_other_tools_keep_working(client: Client) -> None:
+    refused = ("ERROR(COMMAND_UNSUPPORTED): /bash mode is not available over MCP: every tool shares this server's "
+               "topic\nUse the bash tool, or !command in a string request.")
+    for request in ("/bash", "//BASH", "[r1] /bash", "/Bash\t"):
+        assert client.error("string", {"request": request}) == refused
+    assert client.text("open", {"target": "README.md#setup"}) == (
+        "re: /open -- README.md#setup\nOpened README.md#setup\n---\n## Setup\n\nrun it")
+    assert client.text("string", {"request": "!echo hi"}).endswith("\n---\nhi")
