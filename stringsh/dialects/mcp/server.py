@@ -26,7 +26,8 @@ INSTRUCTIONS = """\
 stringsh: a workspace's files behind one engine. Paths are absolute inside an allowed directory \
 (list_allowed_directories) or relative to the first one. Files keep their encoding, BOM and line endings; \
 secret files are refused; every change is journalled and can be undone. A refusal reads \
-`ERROR(CODE): message` with a hint line saying what to do next."""
+`ERROR(CODE): message` with a hint line saying what to do next. The `string` tool runs any String Command \
+(`/help` lists them); `undo` takes back this server's own changes."""
 
 
 def build_server(workspace: Workspace, root_spelling: str | None = None, dispatcher: Dispatcher | None = None
