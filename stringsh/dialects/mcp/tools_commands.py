@@ -67,11 +67,12 @@ def no_bash_mode(request: str) -> str:
 
 
 def in_roots(call: Call, target: str) -> str:
-    """`target` with its path part checked against the connection's roots (a `#block` or `:L5` suffix kept)."""
-    if call.allowed is None or target.startswith(("#", "@", "https://", "http://")):
+    """`target` with its path part checked against the connection's roots and an absolute path under the root's
+    other spelling put in the real one (call.path); a `#block` or `:L5` suffix kept."""
+    if target.startswith(("#", "@", "https://", "http://")):
         return target
     path, hash_, block = target.partition("#")
-    return call.path(path) + hash_ + block
+    return (call.path(path) if path else path) + hash_ + block
 
 
 def register(server: MCPServer, calls: Calls) -> None:

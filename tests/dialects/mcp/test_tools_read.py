@@ -95,3 +95,19 @@ def test_open_errors_and_injection(client: Client, root: Path) -> None:
     assert client.error("open", {"target": "guide.md", "fromLine": 0}).startswith(
         "ERROR(INVALID_PAYLOAD): open: fromLine")
     assert (root / "guide.md").read_text() == GUIDE
+
+
+def test_paths_out_of_the_workspace_are_refused(client: Client, root: Path) -> None:
+    outside = root.parent / "outside.txt"
+    outside.write_text("secret outside\n")
+    (root / "escape.txt").symlink_to(outside)
+    assert client.error("open", {"target": str(outside)}) == (
+        f"re: /open -- {outside}\nERROR(FILE_NOT_ALLOWED): Path is outside the workspace: {outside}\n"
+        f"Only paths under {root} can be used.")
+    assert client.error("open", {"target": "../outside.txt"}) == (
+        "re: /open -- ../outside.txt\nERROR(INVALID_PATH): Path escapes the workspace root: ../outside.txt\n"
+        "Use a path inside the workspace.")
+    assert client.error("open", {"target": "escape.txt"}) == (
+        "re: /open -- escape.txt\nERROR(INVALID_PATH): Path leaves the workspace through a symlink: escape.txt\n"
+        "Symlinks are followed only while they point inside the workspace.")
+    assert "secret outside" not in client.call("grep", {"pattern": "secret"}).content[0].text  # type: ignore[union-attr]
