@@ -5,7 +5,8 @@ heredoc), and its result is the reply text exactly as `stringsh -c` prints it, `
 (`ERROR(CODE): …`, or a shell command's non-zero exit, whose reply keeps its `exit: N | cwd: …` text).
 
 When the client's roots narrow the policy's, the tools that reach the whole workspace (`string`, `bash`, `patch`,
-`changes`, `revert`, `undo`) are refused: only the path tools can be kept inside the roots."""
+`changes`, `revert`, `undo`, `grep` without a path, `open @shortcut`) are refused: only the path tools can be kept
+inside the roots."""
 
 from __future__ import annotations
 
@@ -34,8 +35,6 @@ REWRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempoten
 #: Anything String can do: commands, the shell, web pages.
 ANYTHING = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True)
 
-Target = Annotated[str, Field(description="A file, relative to the workspace root (or the open document's folder, "
-                                          "as /open looks it up) or absolute inside it")]
 ChangeId = Annotated[int, Field(ge=1, description="A change id as `changes` lists it")]
 
 
@@ -69,6 +68,8 @@ def no_bash_mode(request: str) -> str:
 def in_roots(call: Call, target: str) -> str:
     """`target` with its path part checked against the connection's roots and an absolute path under the root's
     other spelling put in the real one (call.path); a `#block` or `:L5` suffix kept."""
+    if target.startswith("@"):  # a shortcut names a link of the open document: anywhere in the workspace
+        whole_workspace(call, "open @shortcut")
     if target.startswith(("#", "@", "https://", "http://")):
         return target
     path, hash_, block = target.partition("#")

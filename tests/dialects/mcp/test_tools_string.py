@@ -97,6 +97,7 @@ def test_narrowed_roots_keep_to_the_path_tools(root: Path, env: dict[str, str]) 
         assert session.error("undo") == refused.format(tool="undo")
         assert session.error("changes") == refused.format(tool="changes")
         assert session.error("grep", {"pattern": "it"}) == refused.format(tool="grep without a path")
+        assert session.error("open", {"target": "@home"}) == refused.format(tool="open @shortcut")
         assert session.error("open", {"target": "README.md"}) == (
             "ERROR(FILE_NOT_ALLOWED): README.md is outside the client's roots\n"
             "Use a path inside one of the client's roots (list_allowed_directories lists them).")
