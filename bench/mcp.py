@@ -157,7 +157,8 @@ async def timed(server: Server, session: ClientSession, what: str) -> None:
 
 
 BUILD = ("import sys; from pathlib import Path; from stringsh.dispatcher import Dispatcher; "
-         "from stringsh.dialects.mcp.server import build_server; build_server(Dispatcher(Path(sys.argv[1])).workspace)")
+         "from stringsh.dialects.mcp.server import build_server; d = Dispatcher(Path(sys.argv[1])); "
+         "build_server(d.workspace, None, d)")
 
 
 def floor_commands(package: Path, root: Path) -> dict[str, list[str]]:

@@ -8,4 +8,6 @@
   `call.path(p)` checking the connection's roots (`roots.py`), and turns a `StringError` into an `isError`
   result; `coded.py` words the SDK's own failures (unknown tool, bad arguments) the same way.
 - `tools_files.py` (with `listing.py`, `textedit.py`): the reference filesystem server's tools.
+- `tools_commands.py` (with `requests.py`, which quotes arguments into request text): stringsh's own tools, the
+  String Commands run through the Dispatcher in the topic `mcp` (`string`, `grep`, `open`, `edit_block`, ...).
 """

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
     from mcp.server.mcpserver import Context
 
+    from stringsh.dispatcher import Dispatcher
     from stringsh.workspace.engine import Workspace
 
 #: The topic MCP calls journal their changes in: `undo` over MCP walks back MCP's own changes.
@@ -116,8 +117,11 @@ class Call:
 class Calls:
     """The server's calls on one workspace: client names and roots per connection, the worker-thread hop."""
 
-    def __init__(self, workspace: Workspace, aliases: dict[str, str] | None = None) -> None:
+    def __init__(self, workspace: Workspace, aliases: dict[str, str] | None = None,
+                 dispatcher: Dispatcher | None = None) -> None:
         self.ws = workspace
+        #: The String Command path (tools_commands.py); None where only the engine was given (no command tools).
+        self.dispatcher = dispatcher
         self.roots = ClientRoots(workspace)
         #: Other spellings of the workspace root (the `--root` given, through a symlink) -> its real path.
         self.aliases = aliases or {}

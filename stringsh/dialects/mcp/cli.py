@@ -27,7 +27,7 @@ def run(dispatcher: Dispatcher, options: Options) -> int:
               "Give the port too: stringsh mcp --http ADDR:PORT --host ADDR", file=sys.stderr)
         return 2
     workspace = dispatcher.workspace
-    server = build_server(workspace, options.root or os.environ.get("PWD") or os.getcwd())
+    server = build_server(workspace, options.root or os.environ.get("PWD") or os.getcwd(), dispatcher)
     if options.http is None:
         anyio.run(server.run_stdio_async)
         return 0

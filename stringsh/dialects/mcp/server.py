@@ -15,20 +15,25 @@ if TYPE_CHECKING:
     from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
     from mcp.server.mcpserver import MCPServer
 
+    from stringsh.dispatcher import Dispatcher
     from stringsh.workspace.engine import Workspace
 
-#: The modules whose `register(server, calls)` adds tools: the reference filesystem server's set first.
-TOOL_MODULES = ("tools_files",)
+#: The modules whose `register(server, calls)` adds tools: the reference filesystem server's set first, then
+#: stringsh's own String Commands (registered only when the Dispatcher is given).
+TOOL_MODULES = ("tools_files", "tools_commands")
 
 INSTRUCTIONS = """\
 stringsh: a workspace's files behind one engine. Paths are absolute inside an allowed directory \
 (list_allowed_directories) or relative to the first one. Files keep their encoding, BOM and line endings; \
 secret files are refused; every change is journalled and can be undone. A refusal reads \
-`ERROR(CODE): message` with a hint line saying what to do next."""
+`ERROR(CODE): message` with a hint line saying what to do next. The `string` tool runs any String Command \
+(`/help` lists them); `undo` takes back this server's own changes."""
 
 
-def build_server(workspace: Workspace, root_spelling: str | None = None) -> MCPServer:
-    """`root_spelling`: the workspace folder as the user named it, accepted in absolute paths as its real path."""
+def build_server(workspace: Workspace, root_spelling: str | None = None, dispatcher: Dispatcher | None = None
+                 ) -> MCPServer:
+    """`root_spelling`: the workspace folder as the user named it, accepted in absolute paths as its real path;
+    `dispatcher`: the one owning `workspace`, for the String Command tools."""
     from stringsh.dialects.mcp.coded import CodedServer
 
     aliases = {}
@@ -36,7 +41,7 @@ def build_server(workspace: Workspace, root_spelling: str | None = None) -> MCPS
         given, real = os.path.abspath(root_spelling), str(workspace.confiner.root_list()[0][1])
         if given != real and os.path.realpath(given) == real:  # a stale $PWD names some other folder
             aliases[given] = real
-    calls = Calls(workspace, aliases)
+    calls = Calls(workspace, aliases, dispatcher)
     server: MCPServer = CodedServer("stringsh", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
                                   warn_on_duplicate_tools=False)
 
