@@ -94,10 +94,12 @@ class Workspace:
     def frontend(self, value: str) -> None:
         self.state.frontend = value
 
-    def speaking(self, frontend: str, agent: str | None = None) -> AbstractContextManager[None]:
+    def speaking(self, frontend: str, agent: str | None = None,
+                 command: str | None = None) -> AbstractContextManager[None]:
         """Journal and audit this thread's calls as made in another dialect (`operator`, `tools`, `mcp`), by `agent`
-        when the client named itself: one engine, and the records say who asked."""
-        return self.state.speaking(frontend, agent)
+        when the client named itself, for `command` (what /changes names their change sets by, e.g. `fs.write
+        a.md`; never a payload): one engine, and the records say who asked."""
+        return self.state.speaking(frontend, agent, command)
 
     @property
     def trusted(self) -> bool:
@@ -154,8 +156,9 @@ class Workspace:
             return self.journal.depth() if self.state.has_journal() else None
 
     def command_line(self, topic: str) -> str:
-        """The command line `topic` is running (redacted, one line, cut at 200 characters), "" for a library call."""
-        line = self.commands.get(topic, "")
+        """The command line `topic` is running (redacted, one line, cut at 200 characters), "" for a library call;
+        a dialect's request (`speaking(..., command=...)`) before the line that carried it."""
+        line = self.state.speaker_command or self.commands.get(topic, "")
         if not line:
             return ""
         line = self.redact(line.replace("\r", " ").replace("\n", " "))

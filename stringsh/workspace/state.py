@@ -93,10 +93,12 @@ class _Tally(threading.local):
 
 
 class _Speaker(threading.local):
-    """The dialect (and the client agent's own name, when it gave one) this thread's calls are made in."""
+    """The dialect this thread's calls are made in, the client agent's own name when it gave one, and the request
+    (an action or tool and its paths) the journal names their change sets by."""
 
     frontend: str | None = None
     agent: str | None = None
+    command: str | None = None
 
 
 class EngineState:
@@ -133,15 +135,24 @@ class EngineState:
     def frontend(self, value: str) -> None:
         self.default_frontend = value
 
+    @property
+    def speaker_command(self) -> str | None:
+        return self._speaker.command
+
     @contextlib.contextmanager
-    def speaking(self, frontend: str, agent: str | None = None) -> Iterator[None]:
-        """Journal and audit this thread's calls as made in `frontend`, by `agent` (e.g. an MCP client's name)."""
-        before = (self._speaker.frontend, self._speaker.agent)
-        self._speaker.frontend, self._speaker.agent = frontend, agent
+    def speaking(self, frontend: str, agent: str | None = None, command: str | None = None) -> Iterator[None]:
+        """Journal and audit this thread's calls as made in `frontend`, by `agent` (e.g. an MCP client's name), for
+        `command`. Inside the same dialect an agent or command not given is the outer one's."""
+        speaker = self._speaker
+        before = (speaker.frontend, speaker.agent, speaker.command)
+        same = speaker.frontend == frontend
+        speaker.frontend = frontend
+        speaker.agent = agent if agent is not None or not same else speaker.agent
+        speaker.command = command if command is not None or not same else speaker.command
         try:
             yield
         finally:
-            self._speaker.frontend, self._speaker.agent = before
+            speaker.frontend, speaker.agent, speaker.command = before
 
     def close(self) -> None:
         with self.thread_lock:

@@ -81,6 +81,6 @@ def call(ws: Workspace, request: Request) -> dict[str, Any]:
         raise StringError("UNKNOWN_TOOL", f"Unknown tool: {request.tool}", f"Tools: {', '.join(TOOLS)}.")
     args = check_args(tool.name, tool.fields, request.args)
     paths, command = tool.summary(args)
-    ws.commands[TOPIC] = " ".join([tool.name, *paths, *([command] if command else [])])
-    with ws.speaking(TOPIC), ws.audited(f"tools.{tool.name}", paths, topic=TOPIC, command=command):
+    request = " ".join([tool.name, *paths, *([command] if command else [])])  # what /changes names the change by
+    with ws.speaking(TOPIC, command=request), ws.audited(f"tools.{tool.name}", paths, topic=TOPIC, command=command):
         return tool.run(ws, args, TOPIC)

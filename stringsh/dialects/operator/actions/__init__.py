@@ -5,8 +5,7 @@ exactly what will change. Every failure is `ok: false` with a one-line summary, 
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from stringsh.dialects.operator.actions.common import Refused, error_summary, one_line
@@ -59,21 +58,6 @@ def _permitted(workspace: Workspace, action: str) -> None:
         require(workspace.policy, flags[name], name, mutating=True)
 
 
-@contextlib.contextmanager
-def _recorded_as(workspace: Workspace, topic: str, command: Command) -> Iterator[None]:
-    """/changes names a change by the command that made it: here the action and its paths (never a payload)."""
-    before = workspace.commands.get(topic)
-    workspace.commands[topic] = " ".join(
-        [command.action, *(command.fields[key] for key in ("path", "path_to") if key in command.fields)])
-    try:
-        yield
-    finally:
-        if before is None:
-            workspace.commands.pop(topic, None)
-        else:
-            workspace.commands[topic] = before
-
-
 def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, topic: str,
                agent: str | None = None) -> Result:
     """Run `command` in `topic` (the journal's undo scope); `confirm` is asked before any change. The calls are
@@ -87,10 +71,8 @@ def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, to
                         ("ERR_ACTION_FORBIDS_PATH", "operator.* actions must not include path."))
         return Result(command.id, False, f"Invalid OPERATOR_CMD ({code}): {detail}")
     try:
-        speaking = (contextlib.nullcontext() if workspace.frontend == "operator"
-                    else workspace.speaking("operator", agent))
         paths = [command.fields[key] for key in ("path", "path_to") if key in command.fields]
-        with speaking, _recorded_as(workspace, topic, command), \
+        with workspace.speaking("operator", agent, command=" ".join([command.action, *paths])), \
                 workspace.audited(f"operator.{command.action}", paths, topic=topic) as note:
             try:
                 if ACTIONS[command.action].mutates:
