@@ -121,6 +121,13 @@ def heredoc_tag(header: str, *, shell_line: bool = False) -> str | None:
     return next(group for group in match.groups() if group)
 
 
+def _head(text: str) -> str:
+    """The first line alone: every request is asked whether it is an OPERATOR_CMD block, and a 1 MB body is not
+    copied to answer it (as partition would)."""
+    end = text.find("\n")
+    return text if end < 0 else text[:end]
+
+
 def _first_line(text: str) -> tuple[str, str | None]:
     head, sep, rest = text.partition("\n")
     return head.rstrip("\r"), (rest if sep else None)
@@ -171,7 +178,7 @@ def is_operator_block(header: str) -> bool:
 def is_complete(text: str, *, shell_line: bool = False) -> bool:
     """True when `text` holds a whole request: a header (its quotes closed) without heredoc, a heredoc with its
     terminator, or an OPERATOR_CMD block with its END line."""
-    if not shell_line and is_operator_block(_first_line(text.lstrip("\n"))[0]):
+    if not shell_line and is_operator_block(_head(text.lstrip("\n"))):
         return any(line.rstrip("\r").rstrip(" \t").strip(" \t>") == OPERATOR_END for line in text.split("\n"))
     split = split_header(text.lstrip("\n"), shell_line=shell_line)
     if split is None:
@@ -190,8 +197,8 @@ def parse_request(text: str) -> Request:
     if "\x00" in text:
         raise StringError("INVALID_PAYLOAD", "Request contains a NUL byte.", "Remove the NUL byte and send it again.")
     text = text.lstrip("\r\n")
-    first, rest = _first_line(text)
-    if is_operator_block(first):
+    if is_operator_block(_head(text)):
+        first, rest = _first_line(text)
         match = REQUEST_ID.match(first.strip())
         if match is None:
             return Request(OPERATOR_START, text, None, None, OPERATOR_END)
