@@ -26,7 +26,7 @@ def tools(ws: Path, *requests: dict[str, Any] | str | bytes, timeout: float = 12
 
 
 def call(ws: Path, tool: str, args: dict[str, Any], id_: Any = 1) -> dict[str, Any]:
-    """One call's reply, with `duration_ms` (checked to be a whole number of milliseconds) set to 0."""
+    """One call's reply, with `duration_ms` (checked to be an integer, seed 001's shape) set to 0."""
     (reply,) = tools(ws, {"id": id_, "tool": tool, "args": args})
     return steady(reply)
 
@@ -34,7 +34,7 @@ def call(ws: Path, tool: str, args: dict[str, Any], id_: Any = 1) -> dict[str, A
 def steady(reply: dict[str, Any]) -> dict[str, Any]:
     result = reply.get("result")
     if isinstance(result, dict) and "duration_ms" in result:
-        assert isinstance(result["duration_ms"], int) and result["duration_ms"] >= 0
+        assert type(result["duration_ms"]) is int  # the field's shape only: speed is bench/dialects.py's
         result["duration_ms"] = 0
     return reply
 
