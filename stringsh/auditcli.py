@@ -103,6 +103,8 @@ def human(line: str) -> str:
             summary = f"{summary} · {record['command']}" if summary else str(record["command"])
         if record.get("change") is not None:
             summary = f"{summary} (change {record['change']})".lstrip()
+        elif record.get("changes"):  # a request that made several change sets (a batch of writes)
+            summary = f"{summary} (changes {', '.join(map(str, record['changes']))})".lstrip()
         fields = (stamp, record["topic"], record["op"], record["outcome"], f"{float(record['ms']):.1f} ms", summary)
     except (ValueError, KeyError, TypeError, AttributeError):
         return "(not an audit record)"

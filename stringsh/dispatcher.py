@@ -6,10 +6,11 @@ already runs one request at a time per topic (the daemon's queues) calls `run_se
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-import time
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ from stringsh.protocol.response import Reply, Result, format_error_item, format_
 from stringsh.protocol.topics import parse_topic
 from stringsh.session import Session
 from stringsh.workspace import Workspace
+from stringsh.workspace.context import RequestContext
 
 if TYPE_CHECKING:
     from stringsh.documents.state import DocumentState
@@ -52,8 +54,6 @@ class Dispatcher:
         self._documents: DocumentState | None = None
         self._raw = frozenset(name for name, spec in commands.items() if spec.raw)
         self._handlers: dict[str, Handler] = {}  # resolved on first use: their modules load only then
-        #: The command line each topic is running, shared with the workspace: the journal records it (/changes).
-        self.running: dict[str, str] = {}
 
     def check(self) -> None:
         """Fail at start-up, not on the first request, when the workspace or its policy is unusable."""
@@ -68,7 +68,6 @@ class Dispatcher:
         with self._sessions_lock:
             if self._workspace is None:
                 self._workspace = Workspace.load(self.root, self.policy_file)
-                self._workspace.commands = self.running
             return self._workspace
 
     @property
@@ -127,58 +126,61 @@ class Dispatcher:
 
     def run_serialised(self, request: Request, session: Session) -> Reply:
         """Run a parsed request in a session without taking its topic's lock: for a caller that already runs
-        one request at a time per topic."""
-        engine, started = self._workspace, time.perf_counter()
-        before = engine.state.recorded_here()[0] if engine is not None else 0
+        one request at a time per topic. Every request is one request of the engine (workspace/context.py),
+        recorded once in the audit log, refused or not."""
         try:
-            result = self._run(request, session)
+            invocation = self._invocation(request, session)
+        except StringError as exc:  # recorded by its first word only: its arguments may hold a value to hide
+            word = (request.header.split(maxsplit=1) or [""])[0][:80]
+            with self._request(word, session, None) as ctx:
+                ctx.fail(exc.code)
+                return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic)
+        if invocation.name == "operator-block":  # each block is a request of the operator dialect (its own record)
+            return self._reply(request, session, invocation)
+        with self._request(_op_name(invocation), session, request.header) as ctx:
+            reply = self._reply(request, session, invocation)
+            if not reply.ok:
+                ctx.fail(reply.code or "ERROR")
+            return reply
+
+    def _request(self, op: str, session: Session, command: str | None) -> AbstractContextManager[RequestContext]:
+        """The engine's request for one String Command; nothing to record to when the workspace cannot load (the
+        command then says why, or needs no workspace: /help)."""
+        try:
+            workspace = self.workspace
+        except StringError:
+            return contextlib.nullcontext(RequestContext(dialect="string", op=op, topic=session.topic, client=""))
+        return workspace.request("string", op, topic=session.topic, command=command)
+
+    def _reply(self, request: Request, session: Session, invocation: Invocation) -> Reply:
+        try:
+            result = self._run(invocation, session, request)
         except StringError as exc:
-            self._audit_refusal(request, session, exc.code, before, started)
             return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic)
         except Exception as exc:
-            self._audit_refusal(request, session, f"INTERNAL_ERROR:{type(exc).__name__}", before, started)
             return format_reply(
                 request.header, request.id, error=("INTERNAL_ERROR", internal_error_text(exc)), topic=session.topic
             )
         return format_reply(request.header, request.id, result, topic=session.topic)
 
-    def _audit_refusal(self, request: Request, session: Session, outcome: str, before: int, started: float) -> None:
-        """A request whose failure no audited operation recorded (a stale-write guard, bad arguments, an unknown
-        command) is recorded as `request` with its first word only: its arguments may hold a value to hide."""
-        engine = self._workspace
-        if engine is None:
-            return
-        count, last = engine.state.recorded_here()
-        if count != before and last == outcome:
-            return
-        from stringsh.workspace.audit import summarize_command
-
-        word = summarize_command((request.header.split(maxsplit=1) or [""])[0][:80], engine.redactor)
-        engine.state.record("request", [], session.topic, outcome, (time.perf_counter() - started) * 1000, None, word)
-
-    def _run(self, request: Request, session: Session) -> Result:
+    def _invocation(self, request: Request, session: Session) -> Invocation:
         if session.kind == "bash" or session.bash_mode:  # every line goes to the shell, raw
             invocation = Invocation(name="bash-line", arg_text=request.header, body=request.body)
         else:
             invocation = parse_invocation(request, session.variables, raw_names=self._raw)
+        if invocation.name not in self.commands:
+            raise StringError(
+                "COMMAND_UNSUPPORTED",
+                f"Unknown command: /{invocation.name}",
+                "Use /help to see available commands.",
+            )
+        return invocation
+
+    def _run(self, invocation: Invocation, session: Session, request: Request) -> Result:
         handler = self._handlers.get(invocation.name)
         if handler is None:
-            spec = self.commands.get(invocation.name)
-            if spec is None:
-                raise StringError(
-                    "COMMAND_UNSUPPORTED",
-                    f"Unknown command: /{invocation.name}",
-                    "Use /help to see available commands.",
-                )
-            handler = self._handlers[invocation.name] = spec.handler()
-        outer = self.running.get(session.topic)  # a command a command runs: the outer one is what the user typed
-        if outer is None:
-            self.running[session.topic] = request.header  # one request at a time per topic: no lock needed
-        try:
-            return handler(Context(self, session, invocation, request))
-        finally:
-            if outer is None:
-                self.running.pop(session.topic, None)
+            handler = self._handlers[invocation.name] = self.commands[invocation.name].handler()
+        return handler(Context(self, session, invocation, request))
 
     def close(self) -> None:
         """Stop every topic's shell; called when a front end exits."""
@@ -189,3 +191,9 @@ class Dispatcher:
             self._workspace = None
         if self._documents is not None:
             self._documents.close()  # stops the watcher's observer thread
+
+
+def _op_name(invocation: Invocation) -> str:
+    """The request in its audit record: `/open`, `!` for a shell line, `bash-line` in a bash topic."""
+    name = invocation.name
+    return name if name in ("!", "bash-line") else f"/{name}"

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from stringsh.userdirs import user_policy_file
+from stringsh.workspace.context import RequestContext, current
 from stringsh.workspace.paths import Confiner
 from stringsh.workspace.policy import POLICY_FILE, Policy, load_policy
 from stringsh.workspace.state import AuditNote, EngineState
@@ -58,9 +59,6 @@ class Workspace:
                                  self.policy.root.id, self.policy.root.mode)
         self.state = EngineState(self.confiner, state_dir, frontend)
         self._redactor: Redactor | None = None
-        #: The command line each topic is running now, set by the front end (the dispatcher shares its own map):
-        #: recorded with the change sets the command makes, for /changes. Empty for a library call.
-        self.commands: dict[str, str] = {}
         #: The policy is not changed through the workspace it governs (CVE-2026-25725), even before it exists.
         self.policy_files = {POLICY_FILE}
         # ... nor the user's policy and trust records when the workspace holds them (a root of ~).
@@ -94,12 +92,14 @@ class Workspace:
     def frontend(self, value: str) -> None:
         self.state.frontend = value
 
-    def speaking(self, frontend: str, agent: str | None = None,
-                 command: str | None = None) -> AbstractContextManager[None]:
-        """Journal and audit this thread's calls as made in another dialect (`operator`, `tools`, `mcp`), by `agent`
-        when the client named itself, for `command` (what /changes names their change sets by, e.g. `fs.write
-        a.md`; never a payload): one engine, and the records say who asked."""
-        return self.state.speaking(frontend, agent, command)
+    def request(self, dialect: str, op: str | None, *, topic: str, command: str | None = None,
+                agent: str | None = None, paths: Sequence[str] = ()) -> AbstractContextManager[RequestContext]:
+        """Run one request of a front end inside this block: `dialect` (`string`, `operator`, `tools`, `mcp`) and
+        `agent` (the client program's own name) attribute its changes in the journal and the audit log; `op` names
+        it in its one audit record (`/open`, `tools.edit`); `command` is what `/changes` names its change sets by
+        (a command line, a tool and its paths; never a payload); `paths` are the ones it names, recorded when no
+        operation got as far as naming its own. See context.py."""
+        return self.state.request(dialect, op, topic, command, agent, tuple(paths))
 
     @property
     def trusted(self) -> bool:
@@ -155,10 +155,11 @@ class Workspace:
         with self.state.thread_lock:
             return self.journal.depth() if self.state.has_journal() else None
 
-    def command_line(self, topic: str) -> str:
-        """The command line `topic` is running (redacted, one line, cut at 200 characters), "" for a library call;
-        a dialect's request (`speaking(..., command=...)`) before the line that carried it."""
-        line = self.state.speaker_command or self.commands.get(topic, "")
+    def command_line(self) -> str:
+        """The request this call belongs to, as `/changes` names its change sets (redacted, one line, cut at 200
+        characters); "" for a library call."""
+        ctx = current()
+        line = ctx.command if ctx is not None else None
         if not line:
             return ""
         line = self.redact(line.replace("\r", " ").replace("\n", " "))

@@ -44,6 +44,7 @@ from stringsh.errors import StringError
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import FsyncPool
 from stringsh.workspace.audit import AuditFiles, AuditLog
+from stringsh.workspace.context import CURRENT, RequestContext, current
 from stringsh.workspace.paths import STATE_DIR, Confiner, spool_folder
 
 if TYPE_CHECKING:
@@ -84,33 +85,15 @@ class AuditNote:
         self.outcome: str | None = None
 
 
-class _Tally(threading.local):
-    """Records this thread wrote and the newest one's outcome: lets a front end tell whether a failed request's
-    failure is already recorded by an audited operation."""
-
-    count = 0
-    outcome = ""
-
-
-class _Speaker(threading.local):
-    """The dialect this thread's calls are made in, the client agent's own name when it gave one, and the request
-    (an action or tool and its paths) the journal names their change sets by."""
-
-    frontend: str | None = None
-    agent: str | None = None
-    command: str | None = None
-
-
 class EngineState:
     """Created lazily: nothing exists until the first audited operation (the audit log) or change (the journal)."""
 
     def __init__(self, confiner: Confiner, state_dir: Path | None, frontend: str) -> None:
         """`state_dir` replaces the per-workspace folder in the user's state folder (the files go in it directly)."""
         self.confiner = confiner
-        #: The front end this process serves (`string`, `operator`, `tools`, `mcp`); `speaking` overrides it for one
-        #: thread's calls, e.g. an OPERATOR_CMD block answered inside the String Commands loop.
+        #: The front end this process serves (`string`, `operator`, `tools`, `mcp`), for calls made outside any
+        #: request (the library API); a request names its own dialect (context.py).
         self.default_frontend = frontend
-        self._speaker = _Speaker()
         #: This client in the journal: `/undo` takes back only changes this process (or daemon) made. A new one per
         #: start, like the read guard: a restart, each `stringsh -c` and `run` starts with nothing to undo.
         self.client = f"{os.getpid()}-{os.urandom(4).hex()}"
@@ -125,34 +108,61 @@ class EngineState:
         self._lock_fd = -1
         self._journal: Journal | None = None
         self._audit: AuditLog | None = None
-        self._tally = _Tally()
 
     @property
     def frontend(self) -> str:
-        return self._speaker.frontend or self.default_frontend
+        """The dialect of the request this call belongs to (the default for a library call)."""
+        ctx = current()
+        return ctx.dialect if ctx is not None else self.default_frontend
 
     @frontend.setter
     def frontend(self, value: str) -> None:
         self.default_frontend = value
 
-    @property
-    def speaker_command(self) -> str | None:
-        return self._speaker.command
-
     @contextlib.contextmanager
-    def speaking(self, frontend: str, agent: str | None = None, command: str | None = None) -> Iterator[None]:
-        """Journal and audit this thread's calls as made in `frontend`, by `agent` (e.g. an MCP client's name), for
-        `command`. Inside the same dialect an agent or command not given is the outer one's."""
-        speaker = self._speaker
-        before = (speaker.frontend, speaker.agent, speaker.command)
-        same = speaker.frontend == frontend
-        speaker.frontend = frontend
-        speaker.agent = agent if agent is not None or not same else speaker.agent
-        speaker.command = command if command is not None or not same else speaker.command
+    def request(self, dialect: str, op: str | None, topic: str, command: str | None = None,
+                agent: str | None = None, paths: tuple[str, ...] = ()) -> Iterator[RequestContext]:
+        """One request: its context is current inside the block, and its one audit record is written when the
+        block ends (outcome: the error code it raised, else what the front end or an operation set, else `ok`).
+        Inside another request it adds nothing of its own: the outer request is what the user asked for, and
+        gets the command and agent it lacks."""
+        outer = current()
+        if outer is not None:
+            outer.command = outer.command if outer.command is not None else command
+            outer.agent = outer.agent if outer.agent is not None else agent
+            yield outer
+            return
+        ctx = RequestContext(dialect=dialect, op=op, topic=topic, client=self.client, command=command, agent=agent,
+                             asked=paths)
+        token = CURRENT.set(ctx)
         try:
-            yield
+            yield ctx
+        except StringError as exc:
+            ctx.outcome = exc.code
+            raise
+        except BaseException as exc:
+            ctx.outcome = f"INTERNAL_ERROR:{type(exc).__name__}"
+            raise
         finally:
-            speaker.frontend, speaker.agent, speaker.command = before
+            CURRENT.reset(token)
+            self._record_request(ctx)
+
+    def _record_request(self, ctx: RequestContext) -> None:
+        record: dict[str, object] = {
+            "time": round(time.time(), 6), "workspace": self.workspace_id, "topic": ctx.topic or "-",
+            "frontend": ctx.dialect, "client": ctx.client, "op": ctx.op or ctx.dialect, "ops": ctx.ops,
+            "paths": ctx.paths or ctx.asked, "outcome": ctx.outcome or "ok",
+            "ms": round((time.perf_counter() - ctx.started) * 1000, 3),
+        }
+        if len(ctx.changes) == 1:
+            record["change"] = ctx.changes[0]
+        elif ctx.changes:
+            record["changes"] = ctx.changes
+        if ctx.summary is not None:
+            record["command"] = ctx.summary
+        if ctx.agent is not None:
+            record["agent"] = ctx.agent
+        self._append(record)
 
     def close(self) -> None:
         with self.thread_lock:
@@ -344,35 +354,33 @@ class EngineState:
 
     @contextlib.contextmanager
     def audited(self, op: str, paths: list[str], topic: str | None, command: str | None = None) -> Iterator[AuditNote]:
-        """Record the operation, its outcome (ok, the note's outcome or the error code, never the message: it may
-        quote the file) and duration when the block ends; an unexpected exception is `INTERNAL_ERROR:<type>`.
-        `command` must already be a summary (audit.summarize_command): it is written as given."""
+        """One engine operation: inside a request it is added to the request's one record (context.py); outside
+        any request (a library call) it is recorded on its own, with its outcome (ok, the note's outcome or the
+        error code, never the message: it may quote the file) and duration. `command` must already be a summary
+        (audit.summarize_command): it is written as given."""
         started = time.perf_counter()
         note = AuditNote()
         outcome = "ok"
+        raised = False
         try:
             yield note
             outcome = note.outcome or outcome
         except StringError as exc:
-            outcome = exc.code
+            outcome, raised = exc.code, True
             raise
         except BaseException as exc:
-            outcome = f"INTERNAL_ERROR:{type(exc).__name__}"
+            outcome, raised = f"INTERNAL_ERROR:{type(exc).__name__}", True
             raise
         finally:
-            ms = (time.perf_counter() - started) * 1000
-            self.record(op, paths, topic, outcome, ms, note.change, command)
-
-    def recorded_here(self) -> tuple[int, str]:
-        """How many records this thread has written (attempted) so far, and the newest one's outcome."""
-        return self._tally.count, self._tally.outcome
+            ctx = current()
+            if ctx is not None:
+                ctx.note(op, paths, note.change, command, None if raised or outcome == "ok" else outcome)
+            else:
+                self.record(op, paths, topic, outcome, (time.perf_counter() - started) * 1000, note.change, command)
 
     def record(self, op: str, paths: list[str], topic: str | None, outcome: str, ms: float,
                change: int | None, command: str | None = None) -> None:
-        self._tally.count += 1
-        self._tally.outcome = outcome
-        with contextlib.suppress(OSError, StringError):
-            self.workspace_folder()  # as before the state moved: a used workspace has its `.stringsh/`
+        """The record of one operation made outside any request (the library API)."""
         record: dict[str, object] = {
             "time": round(time.time(), 6), "workspace": self.workspace_id, "topic": topic or "-",
             "frontend": self.frontend, "op": op, "paths": paths, "outcome": outcome, "ms": round(ms, 3),
@@ -381,8 +389,11 @@ class EngineState:
             record["change"] = change
         if command is not None:
             record["command"] = command
-        if self._speaker.agent is not None:
-            record["agent"] = self._speaker.agent
+        self._append(record)
+
+    def _append(self, record: dict[str, object]) -> None:
+        with contextlib.suppress(OSError, StringError):
+            self.workspace_folder()  # as before the state moved: a used workspace has its `.stringsh/`
         try:
             with self.thread_lock:
                 if self._audit is None:

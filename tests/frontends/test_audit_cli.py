@@ -57,27 +57,28 @@ EOF
 /act.hello
 """
 
-#: (op, outcome, paths, command) of each record the script leaves, in order.
+#: (op, engine ops, outcome, paths, command) of each record the script leaves, in order: one per request.
 EXPECTED = [
-    ("write", "ok", ["notes.md"], None),
-    ("append", "ok", ["notes.md"], None),
-    ("read", "ok", ["notes.md"], None),
-    ("list_dir", "ok", ["."], None),
-    ("glob", "ok", ["."], "glob *.md"),
-    ("grep", "ok", ["."], "grep WRITTEN"),
-    ("stat", "ok", ["notes.md"], None),
-    ("stat", "NOT_FOUND", ["missing.md"], None),
-    ("mkdir", "ok", ["sub"], None),
-    ("copy", "ok", ["notes.md", "sub/copy.md"], None),
-    ("move", "ok", ["sub/copy.md", "sub/moved.md"], None),
-    ("delete", "ok", ["sub/moved.md"], None),
-    ("undo", "ok", [], None),
-    ("shell", "ok", [], "printf 'OUT%sPUT\\n' -1-"),
-    ("shell", "ok", [], "cat > heredoc.txt <<'EOF' [+2 lines]"),
-    ("exec", "ok", [], "printf 'EX%sEC\\n' -2-"),
-    ("read", "NOT_FOUND", ["nothere.md"], None),
-    ("read", "ok", ["ops.md"], None),
-    ("action", "ok", ["ops.md"], "act.hello: printf 'HEL%sLO\\n' -3- ••••••"),
+    ("/write", ["write"], "ok", ["notes.md"], None),
+    ("/append", ["append"], "ok", ["notes.md"], None),
+    ("/open", ["read"], "ok", ["notes.md"], None),
+    ("/ls", ["list_dir"], "ok", ["."], None),
+    ("/glob", ["glob"], "ok", ["."], "glob *.md"),
+    ("/grep", ["grep"], "ok", ["."], "grep WRITTEN"),
+    ("/stat", ["stat"], "ok", ["notes.md"], None),
+    ("/stat", ["stat"], "NOT_FOUND", ["missing.md"], None),
+    ("/mkdir", ["mkdir"], "ok", ["sub"], None),
+    ("/cp", ["copy"], "ok", ["notes.md", "sub/copy.md"], None),
+    ("/mv", ["move"], "ok", ["sub/copy.md", "sub/moved.md"], None),
+    ("/rm", ["delete"], "ok", ["sub/moved.md"], None),
+    ("/undo", ["undo"], "ok", [], None),
+    ("!", ["shell"], "ok", [], "printf 'OUT%sPUT\\n' -1-"),
+    ("!", ["shell"], "ok", [], "cat > heredoc.txt <<'EOF' [+2 lines]"),
+    ("/exec", ["exec"], "ok", [], "printf 'EX%sEC\\n' -2-"),
+    ("/open", ["read"], "NOT_FOUND", ["nothere.md"], None),
+    ("/set", [], "ok", [], None),  # a request that touches no file is recorded too; its value never is
+    ("/open", ["read"], "ok", ["ops.md"], None),
+    ("/act", ["action"], "ok", ["ops.md"], "act.hello: printf 'HEL%sLO\\n' -3- ••••••"),
 ]
 
 #: What the script wrote, printed or kept secret: none of it may reach the log.
@@ -108,7 +109,7 @@ def records(folder: Path) -> list[dict[str, object]]:
 
 def test_every_operation_is_recorded_with_its_summary_never_contents_or_output(ws: Path, logged: Path) -> None:
     found = records(logged)
-    assert [(r["op"], r["outcome"], r["paths"], r.get("command")) for r in found] == EXPECTED
+    assert [(r["op"], r["ops"], r["outcome"], r["paths"], r.get("command")) for r in found] == EXPECTED
     workspace_id = logged.name
     assert {(r["workspace"], r["topic"], r["frontend"]) for r in found} == {(workspace_id, "main", "string")}
     assert all(isinstance(r["time"], float) and isinstance(r["ms"], float) for r in found)
@@ -168,7 +169,7 @@ DAMAGE: list[tuple[str, Callable[[list[str]], list[str]], str, int, str]] = [
      "more records than the log holds: records were cut from its end)"),
     ("three-lines-removed-from-the-end", lambda ls: ls[:-3], "", N - 2, "3 record(s) missing from the end (the "
      "head file remembers more records than the log holds: records were cut from its end)"),
-    ("everything-removed", lambda ls: [], "", 1, "19 record(s) missing from the end (the head file remembers "
+    ("everything-removed", lambda ls: [], "", 1, f"{N} record(s) missing from the end (the head file remembers "
      "more records than the log holds: records were cut from its end)"),
     ("last-record-forged", forge_last, "", N, "does not match audit.head (the newest records were replaced)"),
 ]
@@ -216,17 +217,17 @@ def test_tail_shows_local_time_topic_op_outcome_ms_and_summary(ws: Path, logged:
     code, out, err = audit(ws, "tail", "-n", "6")
     assert (code, err) == (0, "")
     assert [re.sub(rf"^{STAMP}  (.*)  \d+\.\d ms", r"T  \1  MS", line) for line in out.splitlines()] == [
-        "T  main  shell  ok  MS  printf 'OUT%sPUT\\n' -1-",
-        "T  main  shell  ok  MS  cat > heredoc.txt <<'EOF' [+2 lines]",
-        "T  main  exec  ok  MS  printf 'EX%sEC\\n' -2-",
-        "T  main  read  NOT_FOUND  MS  nothere.md",
-        "T  main  read  ok  MS  ops.md",
-        "T  main  action  ok  MS  ops.md · act.hello: printf 'HEL%sLO\\n' -3- ••••••",
+        "T  main  !  ok  MS  cat > heredoc.txt <<'EOF' [+2 lines]",
+        "T  main  /exec  ok  MS  printf 'EX%sEC\\n' -2-",
+        "T  main  /open  NOT_FOUND  MS  nothere.md",
+        "T  main  /set  ok  MS",
+        "T  main  /open  ok  MS  ops.md",
+        "T  main  /act  ok  MS  ops.md · act.hello: printf 'HEL%sLO\\n' -3- ••••••",
     ]
     copy = audit(ws, "tail")[1].splitlines()
     assert len(copy) == 10
     assert re.sub(rf"^{STAMP}  (.*)  \d+\.\d ms", r"T  \1  MS", copy[0]) == (
-        "T  main  copy  ok  MS  notes.md, sub/copy.md (change 4)"
+        "T  main  /mv  ok  MS  sub/copy.md, sub/moved.md (change 5)"
     )
 
 
@@ -267,8 +268,8 @@ def test_a_log_replaced_by_a_link_or_fifo_is_reported_not_followed(ws: Path, log
 
 
 def test_a_request_refused_before_the_engine_is_recorded_by_its_first_word(ws: Path) -> None:
-    """The stale-write guard, bad arguments, an unknown command: failures with their code, the arguments (which
-    may hold a value to hide) left out; a failure an operation recorded itself is not recorded twice."""
+    """The stale-write guard, bad arguments, an unknown command: one record per request with its code, the
+    arguments (which may hold a value to hide) never in it."""
     (ws / "notes.md").write_text("old\n")
     (ws.parent / "script.txt").write_text(
         "/edit notes.md <<EOF\nNEW-CONTENT\nEOF\n/frob a b\n/set $AUDIT_TEST_TOKEN hush-hush-99\n/write\n"
@@ -276,15 +277,14 @@ def test_a_request_refused_before_the_engine_is_recorded_by_its_first_word(ws: P
     )
     proc = run_stringsh(["run", "--keep-going", str(ws.parent / "script.txt")], cwd=ws)
     assert proc.returncode == 1
-    found = [(r["op"], r["outcome"], r["paths"], r.get("command")) for r in records(state_folder(ws))]
+    found = [(r["op"], r["ops"], r["outcome"], r["paths"], r.get("command")) for r in records(state_folder(ws))]
     assert found == [
-        ("read", "ok", ["notes.md"], None),  # the guard read the file, then refused to overwrite it
-        ("request", "CONFLICT", [], "/edit"),
-        ("request", "COMMAND_UNSUPPORTED", [], "/frob"),
-        ("request", "INVALID_PAYLOAD", [], "/set"),
-        ("request", "INVALID_PAYLOAD", [], "/write"),
-        ("stat", "NOT_FOUND", ["missing.md"], None),
-        ("exec", "EXIT_4", [], "exit 4"),
+        ("/edit", ["read"], "CONFLICT", ["notes.md"], None),  # the guard read the file, then refused to overwrite it
+        ("/frob", [], "COMMAND_UNSUPPORTED", [], None),  # an unknown command: its first word only
+        ("/set", [], "INVALID_PAYLOAD", [], None),
+        ("/write", [], "INVALID_PAYLOAD", [], None),
+        ("/stat", ["stat"], "NOT_FOUND", ["missing.md"], None),
+        ("/exec", ["exec"], "EXIT_4", [], "exit 4"),
     ]
     log = (state_folder(ws) / AUDIT_FILE).read_text()
     assert "hush-hush-99" not in log and "NEW-CONTENT" not in log

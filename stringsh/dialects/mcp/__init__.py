@@ -4,7 +4,7 @@
 - `server.py` builds the server: name, version, instructions, and the tool modules in `TOOL_MODULES`, each a
   small module with `register(server, calls)` that adds tools with `@server.tool(annotations=...)`: an async
   function whose typed parameters are the tool's JSON schema, which returns `await calls.run(ctx, work)`.
-- `calls.py` runs `work(call)` on a worker thread as the client (`workspace.speaking("mcp", agent=...)`), with
+- `calls.py` runs `work(call)` on a worker thread as the client (one `mcp` request: `Workspace.request`), with
   `call.path(p)` checking the connection's roots (`roots.py`), and turns a `StringError` into an `isError`
   result; `coded.py` words the SDK's own failures (unknown tool, bad arguments) the same way.
 - `tools_files.py` (with `listing.py`, `textedit.py`): the reference filesystem server's tools.

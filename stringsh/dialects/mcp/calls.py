@@ -1,5 +1,6 @@
 """One tool call on the engine: who asks (the client's name from `initialize`), which folders this connection may
-use (its MCP roots, roots.py), the call run on a worker thread under `workspace.speaking("mcp", agent=...)`, and
+use (its MCP roots, roots.py), the call run on a worker thread as one request of the `mcp` dialect (its tool name,
+paths and client: `Workspace.request`), and
 every failure turned into an MCP tool error (`isError: true`, `ERROR(CODE): message` and a hint) instead of a
 protocol error or a traceback."""
 
@@ -7,7 +8,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +32,8 @@ TOPIC = "mcp"
 STDIO = "stdio"
 
 log = logging.getLogger("stringsh.mcp")
+#: A coded refusal at the start of a reply's text or of its second line (after a command tool's `re:` line).
+ERROR_CODE = re.compile(r"^(?:re: [^\n]*\n)?ERROR\(([A-Z0-9_]+)\)")
 
 
 def error_result(exc: StringError) -> CallToolResult:
@@ -130,30 +134,68 @@ class Calls:
                   ) -> CallToolResult:
         """Run `work` on a worker thread as the client, under its roots; coded errors become tool errors."""
         request = ctx.request_context
+        agent = client_name(request)
+        tool, paths = tool_call(request.params)
         try:
             allowed = await self.roots.allowed(request)
         except StringError as exc:
+            with self.ws.request("mcp", f"mcp.{tool}", topic=TOPIC, agent=agent, paths=paths) as ctx:
+                ctx.fail(exc.code)
             return error_result(exc)
-        agent = client_name(request)
         call = Call(self.ws, allowed, self.aliases)
 
-        def speak() -> str | CallToolResult | list[ContentBlock]:
-            with self.ws.speaking("mcp", agent=agent):
-                return work(call)
+        def one_request() -> CallToolResult:
+            """The call as one request of the `mcp` dialect: journalled and audited as the client's."""
+            command = " ".join([tool, *paths]) if paths else None  # a command tool's own request names it
+            with self.ws.request("mcp", f"mcp.{tool}", topic=TOPIC, command=command, agent=agent,
+                                 paths=paths) as ctx:
+                result = _result(work, call)
+                if result.is_error:
+                    ctx.fail(ctx.outcome or error_code(result))
+                return result
 
-        try:
-            result = await anyio.to_thread.run_sync(speak)
-        except StringError as exc:
-            return error_result(exc)
-        except Exception as exc:  # a bug must not end the session or leak a traceback to the client
-            log.exception("tool call failed")
-            return error_result(StringError("INTERNAL_ERROR", f"{type(exc).__name__} inside stringsh",
-                                            "The session goes on; the server's stderr has the details."))
-        if isinstance(result, str):
-            return text_result(result)
-        if isinstance(result, list):
-            return CallToolResult(content=result)
-        return result
+        return await anyio.to_thread.run_sync(one_request)
+
+
+def error_code(result: CallToolResult) -> str:
+    """The code of a failed call for its audit record: `ERROR(CODE)` in its text, else `ERROR`."""
+    first = result.content[0] if result.content else None
+    match = ERROR_CODE.search(first.text[:400]) if isinstance(first, TextContent) else None
+    return match.group(1) if match else "ERROR"
+
+
+def _result(work: Callable[[Call], str | CallToolResult | list[ContentBlock]], call: Call) -> CallToolResult:
+    try:
+        result = work(call)
+    except StringError as exc:
+        return error_result(exc)
+    except Exception as exc:  # a bug must not end the session or leak a traceback to the client
+        log.exception("tool call failed")
+        return error_result(StringError("INTERNAL_ERROR", f"{type(exc).__name__} inside stringsh",
+                                        "The session goes on; the server's stderr has the details."))
+    if isinstance(result, str):
+        return text_result(result)
+    if isinstance(result, list):
+        return CallToolResult(content=result)
+    return result
+
+
+#: The arguments of the tools that name files or targets, recorded with the call (never contents).
+PATH_ARGUMENTS = ("path", "paths", "source", "destination", "target")
+
+
+def tool_call(params: Mapping[str, Any] | None) -> tuple[str, list[str]]:
+    """The tool a `tools/call` request names, and the paths its arguments name."""
+    params = params or {}
+    name = params.get("name")
+    arguments = params.get("arguments") or {}
+    paths: list[str] = []
+    if isinstance(arguments, Mapping):
+        for key in PATH_ARGUMENTS:
+            value = arguments.get(key)
+            values = value if isinstance(value, list) else [value]
+            paths.extend(item[:200] for item in values if isinstance(item, str))
+    return (name[:80] if isinstance(name, str) and name else "tool"), paths
 
 
 def client_name(request: ServerRequestContext[Any, Any]) -> str | None:

@@ -30,8 +30,10 @@ def caps_for(workspace: Workspace) -> Caps:
 
 def answer(workspace: Workspace, item: Command | Invalid, confirm: Confirmer, *, topic: str) -> Result:
     """One block's result: an invalid block's refusal, or what its action did. Never raises for a block."""
-    if isinstance(item, Invalid):
-        return invalid_result(item)
+    if isinstance(item, Invalid):  # a refused block is a request too: recorded by its code
+        with workspace.request(DIALECT, "operator", topic=topic) as ctx:
+            ctx.fail(item.code)
+            return invalid_result(item)
     from stringsh.dialects.operator.actions import run_action
 
     try:

@@ -1,8 +1,8 @@
 """`stringsh tools`: seed 001's JSON tools on stdin/stdout, one request a line, one reply a line, flushed at once.
 
-Every call runs in the topic `tools`, journalled and audited as the `tools` front end (`Workspace.speaking`),
-plus one audit record `tools.<tool>` per call (its outcome, duration and a summary of the request: the path or
-the command's first line, never contents or output). Bad lines get a refusal and the loop goes on.
+Every call is one request of the `tools` dialect in the topic `tools` (`Workspace.request`): journalled as such,
+and one audit record `tools.<tool>` per call (its outcome, duration, paths and the engine operations it ran; the
+command's first line for `bash`, never contents or output). Bad lines get a refusal and the loop goes on.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from stringsh.errors import StringError
 
 if TYPE_CHECKING:
     from stringsh.dispatcher import Dispatcher
+    from stringsh.workspace.context import RequestContext
     from stringsh.workspace.engine import Workspace
 
 #: The topic every call runs in (its undo history, its /changes rows, its audit records).
@@ -63,24 +64,34 @@ def serve(ws: Workspace, stdin: BinaryIO, stdout: BinaryIO) -> None:
 
 
 def answer(ws: Workspace, line: bytes) -> dict[str, Any]:
+    """One line, one request of the `tools` dialect, refused or not (a bad line is recorded as `tools`)."""
+    with ws.request(TOPIC, "tools", topic=TOPIC) as ctx:
+        reply = _answer(ws, line, ctx)
+        if not reply["ok"]:
+            ctx.fail(reply["code"])
+        return reply
+
+
+def _answer(ws: Workspace, line: bytes, ctx: RequestContext) -> dict[str, Any]:
     try:
         request = parse_request(line)
     except BadRequest as bad:
         return error_reply(bad.id, bad.error)
     try:
-        return ok_reply(request.id, call(ws, request))
+        return ok_reply(request.id, call(ws, request, ctx))
     except StringError as exc:
         return error_reply(request.id, exc)
     except Exception as exc:  # a bug must not end the loop: said, with its type, and the next line is served
         return error_reply(request.id, StringError("INTERNAL_ERROR", f"internal error: {type(exc).__name__}"))
 
 
-def call(ws: Workspace, request: Request) -> dict[str, Any]:
+def call(ws: Workspace, request: Request, ctx: RequestContext) -> dict[str, Any]:
     tool = TOOLS.get(request.tool)
     if tool is None:
         raise StringError("UNKNOWN_TOOL", f"Unknown tool: {request.tool}", f"Tools: {', '.join(TOOLS)}.")
+    ctx.op = f"tools.{tool.name}"
     args = check_args(tool.name, tool.fields, request.args)
     paths, command = tool.summary(args)
-    request = " ".join([tool.name, *paths, *([command] if command else [])])  # what /changes names the change by
-    with ws.speaking(TOPIC, command=request), ws.audited(f"tools.{tool.name}", paths, topic=TOPIC, command=command):
-        return tool.run(ws, args, TOPIC)
+    ctx.asked = paths
+    ctx.command = " ".join([tool.name, *paths, *([command] if command else [])])  # what /changes names it by
+    return tool.run(ws, args, TOPIC)

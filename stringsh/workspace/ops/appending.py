@@ -78,7 +78,7 @@ def append_fast(ws: Workspace, path: str, text: str, topic: str) -> WriteOutcome
             mode = stat.S_IMODE(st.st_mode)
             row = FileRow(0, res.rel, prev_sha, new_sha, mode, mode, prev_size=scan.size)
             cs = _journalled(ws.journal, topic, ws.frontend, "apply", None, row, fd, lambda: _write_all(fd, data),
-                             ws.command_line(topic), ws.policy.journal)
+                             ws.command_line(), ws.policy.journal)
             lines = scan.lines + count_lines(addition) - (1 if joined else 0)
             return WriteOutcome(res.rel, False, scan.size + len(data), lines, cs, new_sha)
         finally:
@@ -103,7 +103,7 @@ def revert_append(ws: Workspace, change_id: int, row: FileRow, topic: str, kind:
             undo_row = FileRow(0, row.path, row.new_sha, row.prev_sha, row.new_mode, row.prev_mode,
                                prev_size=row.prev_size)
             cs = _journalled(ws.journal, topic, ws.frontend, kind, change_id, undo_row, fd,
-                             lambda: os.ftruncate(fd, row.prev_size or 0), ws.command_line(topic), ws.policy.journal)
+                             lambda: os.ftruncate(fd, row.prev_size or 0), ws.command_line(), ws.policy.journal)
         finally:
             os.close(fd)
     finally:

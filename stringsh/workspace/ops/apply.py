@@ -106,7 +106,7 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
         blobs = {p.prev_sha: p.prev for p in plans if p.prev is not None and p.prev_sha}
         journal = ws.journal
         rows = [p.row() for p in plans]
-        cs = journal.begin(topic, ws.frontend, kind, reverts, rows, blobs, tree, command=ws.command_line(topic))
+        cs = journal.begin(topic, ws.frontend, kind, reverts, rows, blobs, tree, command=ws.command_line())
         if tree:
             _execute_tree(ws, cs, plans, tree)
         else:

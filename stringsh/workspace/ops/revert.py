@@ -157,7 +157,7 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: boo
             raise _conflict(ws, todo[0][0].path, todo[0][0].new_sha is not None, change_id, undo, kind) from None
     else:
         topic = topic or row.topic
-        cs = journal.settle(topic, ws.frontend, change_id, kind=kind, command=ws.command_line(topic))
+        cs = journal.settle(topic, ws.frontend, change_id, kind=kind, command=ws.command_line())
     for f, change in todo:
         action = "deleted" if f.prev_sha is None else ("restored" if f.new_sha is None else "reverted")
         done.append(RevertedFile(f.path, action, 0 if change.data is None else _lines(change.data)))

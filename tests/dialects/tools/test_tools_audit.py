@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.conftest import run_stringsh
 from tests.dialects.tools.client import audit_records, tools
 
-META = {"frontend", "hash", "ms", "op", "outcome", "paths", "prev", "time", "topic", "workspace"}
+META = {"client", "frontend", "hash", "ms", "op", "ops", "outcome", "paths", "prev", "time", "topic", "workspace"}
 
 
 def tool_records() -> list[dict]:
@@ -27,14 +27,15 @@ def test_successful_operation_logged(ws: Path) -> None:
         ("tools.read", "ok", ["notes.txt"], None),
     ]
     for record in records:
-        assert set(record) - {"command"} == META
+        assert set(record) - {"command", "change"} == META
         assert (record["frontend"], record["topic"]) == ("tools", "tools")
         assert isinstance(record["time"], float) and isinstance(record["ms"], float)
         assert record["workspace"] == records[0]["workspace"] and len(record["workspace"]) == 32
     log = "\n".join(map(str, audit_records()))
     assert "CONTENT-XYZ" not in log
     assert "OUTPUT-QRS\n" not in log and "'OUTPUT-QRS'" not in log  # the command line names it, the output never
-    assert all(r["frontend"] == "tools" for r in audit_records())  # the engine's own records say so too
+    assert [r["ops"] for r in records] == [["apply"], ["exec"], ["stat", "read"]]  # the engine's operations
+    assert len(audit_records()) == 3  # one record per request
 
 
 def test_failed_operation_logged(ws: Path) -> None:
@@ -49,10 +50,10 @@ def test_failed_operation_logged(ws: Path) -> None:
     assert [(r["op"], r["outcome"], r["paths"], r.get("command")) for r in records] == [
         ("tools.edit", "NO_MATCH", ["a.txt"], None),
         ("tools.read", "NOT_FOUND", ["gone.txt"], None),
-        ("tools.bash", "ok", [], "exit 4"),  # a non-zero exit is a result: the inner `exec` record says EXIT_4
+        ("tools.bash", "EXIT_4", [], "exit 4"),  # a non-zero exit is a result for the agent, EXIT_4 for the log
         ("tools.bash", "TIMEOUT", [], "sleep 20"),
     ]
-    assert [r["outcome"] for r in audit_records() if r["op"] == "exec"] == ["EXIT_4", "TIMEOUT"]
+    assert len(audit_records()) == 4  # one record per request
     for record in records:
         assert set(record) - {"command"} == META
         assert (record["frontend"], record["topic"]) == ("tools", "tools")

@@ -1,14 +1,14 @@
 """The OPERATOR_CMD actions on the engine: `run_action` runs one well-formed `Command` (blocks.py checked it
 against `ACTIONS`) and always returns a `Result`. Every file operation is one `Workspace` call (policy, secrets,
-journal, audit), made while the workspace speaks `operator`; a mutation asks `confirm` first, with the diff of
-exactly what will change. Every failure is `ok: false` with a one-line summary, never a traceback."""
+journal, audit), made inside one `operator` request (Workspace.request); a mutation asks `confirm` first, with
+the diff of exactly what will change. Every failure is `ok: false` with a one-line summary, never a traceback."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from stringsh.dialects.operator.actions.common import Refused, error_summary, one_line
+from stringsh.dialects.operator.actions.common import Refused, error_summary, invalid, one_line
 from stringsh.dialects.operator.model import ACTIONS, Command, Confirmer, Result
 from stringsh.errors import StringError
 
@@ -60,29 +60,33 @@ def _permitted(workspace: Workspace, action: str) -> None:
 
 def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, topic: str,
                agent: str | None = None) -> Result:
-    """Run `command` in `topic` (the journal's undo scope); `confirm` is asked before any change. The calls are
-    journalled and audited as `operator` (by `agent` when named); a caller already speaking `operator` keeps
-    its own agent."""
+    """Run `command` in `topic` (the journal's undo scope); `confirm` is asked before any change. One request of
+    the `operator` dialect (by `agent` when named), journalled and audited as such; inside an outer request (a
+    block sent to the String Commands loop) it is part of that one."""
+    paths = [command.fields[key] for key in ("path", "path_to") if key in command.fields]
+    with workspace.request("operator", f"operator.{command.action}", topic=topic,
+                           command=" ".join([command.action, *paths]), agent=agent, paths=paths) as ctx:
+        try:
+            return _run(workspace, command, confirm, topic)
+        except Refused as exc:
+            ctx.fail(exc.outcome)
+            return Result(command.id, False, one_line(exc.summary))
+        except StringError as exc:
+            ctx.fail(exc.code)
+            return Result(command.id, False, error_summary(exc))
+        except Exception as exc:
+            ctx.fail(f"INTERNAL_ERROR:{type(exc).__name__}")
+            return Result(command.id, False, one_line(f"INTERNAL_ERROR: {type(exc).__name__}: {exc}"))
+
+
+def _run(workspace: Workspace, command: Command, confirm: Confirmer, topic: str) -> Result:
     if command.action not in ACTIONS:
-        return Result(command.id, False, one_line(
-            f"Invalid OPERATOR_CMD (ERR_UNKNOWN_ACTION): Unknown action: {command.action}"))
+        raise invalid("ERR_UNKNOWN_ACTION", f"Unknown action: {command.action}")
     if ACTIONS[command.action].needs_path != bool(command.path):  # blocks.py checks this; a library caller may not
         code, detail = (("ERR_ACTION_REQUIRES_PATH", "fs.* actions require path.") if not command.path else
                         ("ERR_ACTION_FORBIDS_PATH", "operator.* actions must not include path."))
-        return Result(command.id, False, f"Invalid OPERATOR_CMD ({code}): {detail}")
-    try:
-        paths = [command.fields[key] for key in ("path", "path_to") if key in command.fields]
-        with workspace.speaking("operator", agent, command=" ".join([command.action, *paths])), \
-                workspace.audited(f"operator.{command.action}", paths, topic=topic) as note:
-            try:
-                if ACTIONS[command.action].mutates:
-                    _permitted(workspace, command.action)
-                    return _writers()[command.action](workspace, command, confirm, topic)
-                return _readers()[command.action](workspace, command, topic)
-            except Refused as exc:
-                note.outcome = exc.outcome
-                return Result(command.id, False, one_line(exc.summary))
-    except StringError as exc:
-        return Result(command.id, False, error_summary(exc))
-    except Exception as exc:
-        return Result(command.id, False, one_line(f"INTERNAL_ERROR: {type(exc).__name__}: {exc}"))
+        raise invalid(code, detail)
+    if ACTIONS[command.action].mutates:
+        _permitted(workspace, command.action)
+        return _writers()[command.action](workspace, command, confirm, topic)
+    return _readers()[command.action](workspace, command, topic)

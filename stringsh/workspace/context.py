@@ -1,0 +1,73 @@
+"""The request a call belongs to: who asked (client, agent), in which dialect, in which topic, for what.
+
+Every front end opens one request per thing its user asked (a String Command line, an OPERATOR_CMD block, a JSON
+tool call, an MCP tool call) with `Workspace.request(...)`. The context lives in a `contextvars` variable, so it
+follows the request onto whichever thread runs it and never leaks into another request. The engine takes
+attribution from it alone: the journal's front end and command line (what `/changes` shows), and the request's
+one audit record, which the engine's operations add their names, paths, change ids and outcomes to instead of
+writing records of their own. A call made outside any request (the library API) is recorded per operation.
+"""
+
+from __future__ import annotations
+
+import time
+from contextvars import ContextVar
+
+
+class RequestContext:
+    """One request's attribution and what its operations did; a plain class (made per request, start-up counts)."""
+
+    __slots__ = ("agent", "asked", "changes", "client", "command", "dialect", "op", "ops", "outcome", "paths",
+                 "started", "summary", "topic")
+
+    def __init__(self, *, dialect: str, op: str | None, topic: str, client: str, command: str | None = None,
+                 agent: str | None = None, asked: tuple[str, ...] = ()) -> None:
+        #: `string`, `operator`, `tools` or `mcp`: the journal's and the audit's front end.
+        self.dialect = dialect
+        #: What the audit record calls the request (`/open`, `tools.edit`, `operator.fs.write`, `mcp.edit_file`).
+        self.op = op
+        self.topic = topic
+        #: Whose undo history a change joins (a process, a daemon; later a named client).
+        self.client = client
+        #: The request as `/changes` names its change sets (a command line, a tool and its paths; never a payload).
+        self.command = command
+        #: The client program's own name when it gave one (an MCP client's `clientInfo`, an operator agent).
+        self.agent = agent
+        #: The paths the request named, as given: its record's paths when no operation got as far as naming one.
+        self.asked = list(asked)
+        self.started = time.perf_counter()
+        #: What the engine's operations did, in order: their names, paths and change ids, no contents.
+        self.ops: list[str] = []
+        self.paths: list[str] = []
+        self.changes: list[int] = []
+        #: An operation's own summary for the record (a shell command's first line, a grep query), masked.
+        self.summary: str | None = None
+        #: The request's outcome when it ends without raising: `ok`, or a code the front end or an operation set.
+        self.outcome: str | None = None
+
+    def note(self, op: str, paths: list[str], change: int | None, summary: str | None,
+             outcome: str | None = None) -> None:
+        """An engine operation ran inside this request (called by the engine, never by a front end). `outcome`:
+        the operation ended without raising but failed (a shell command's `EXIT_1`); a raised error is the
+        request's to record, since a command may catch it and go on."""
+        if not self.ops or self.ops[-1] != op:
+            self.ops.append(op)
+        self.paths.extend(path for path in paths if path not in self.paths)
+        if change is not None:
+            self.changes.append(change)
+        if summary is not None and self.summary is None:
+            self.summary = summary
+        if outcome is not None:
+            self.outcome = outcome
+
+    def fail(self, outcome: str) -> None:
+        """The request failed with `outcome` (an error code) even though no operation raised."""
+        self.outcome = outcome
+
+
+CURRENT: ContextVar[RequestContext | None] = ContextVar("stringsh_request", default=None)
+
+
+def current() -> RequestContext | None:
+    """The request this call belongs to; None for a library call made outside any request."""
+    return CURRENT.get()
