@@ -1,4 +1,4 @@
-"""`stringsh tools`: seed 001's JSON tools on stdin/stdout, one request a line, one reply a line, flushed at once.
+"""`stringsh tools`: the JSON tools (docs/json-tools.md), one request a line in, one reply a line out, flushed at once.
 
 Every call runs in the topic `tools`, journalled and audited as the `tools` front end (`Workspace.speaking`),
 plus one audit record `tools.<tool>` per call (its outcome, duration and a summary of the request: the path or
