@@ -3,8 +3,9 @@
 Our options: ATX headings (`# Title`), `-` bullets, fenced `pre` blocks, no backslash escapes in running text
 (pages are read here, not re-rendered), links kept as `[text](url)` (never `<url>`, so every link can become an
 `@shortcut`) and made absolute against the page's URL, a table's first row as its header, `|` in a cell escaped.
-Dropped with their content: `script`, `style`, `head`, `template`, `noscript`, `svg`. markdownify and its HTML
-parser (BeautifulSoup) are imported on first use: start-up does not pay for them.
+Dropped with their content: `script`, `style`, `head`, `template`, `noscript`, `svg`. A page nested deeper than
+markdownify's recursion can follow (hundreds of levels, never a real article) is shown as its plain text.
+markdownify and its HTML parser (BeautifulSoup) are imported on first use: start-up does not pay for them.
 """
 
 from __future__ import annotations
@@ -32,7 +33,15 @@ def html_to_markdown(html: str, base: str = "") -> str:
         element.decompose()
     if base:
         absolute(soup, base)
-    return converter().convert_soup(soup).strip()
+    try:
+        return converter().convert_soup(soup).strip()
+    except RecursionError:  # markdownify recurses once per element: a page nested deeper than the stack is text
+        return plain_text(soup.get_text())
+
+
+def plain_text(text: str) -> str:
+    """A page's text without markup: each line's whitespace collapsed, blank lines dropped."""
+    return "\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
 
 
 def absolute(soup: Any, base: str) -> None:

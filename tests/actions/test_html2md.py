@@ -49,3 +49,9 @@ def test_url_links_stay_followable_headerless_tables_get_a_header_and_text_is_no
     assert html_to_markdown(html) == (
         "[https://e.example/x](https://e.example/x)\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\nsnake_case and 2*3"
     )
+
+
+def test_a_page_nested_deeper_than_the_converter_can_follow_is_shown_as_its_text() -> None:
+    depth = 5000  # far past Python's recursion limit: the converter walks one frame per element
+    html = "<div>" * depth + "<p>deep   <b>words</b></p>\n\n<p>more</p>" + "</div>" * depth
+    assert html_to_markdown(html) == "deep words\nmore"
