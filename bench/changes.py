@@ -6,7 +6,7 @@ Every timed apply replaces bytes the journal has not seen (they are rewritten, u
 keeps fresh previous bytes each time, as real edits do. When the `/patch` command exists, a row times `/patch` of a
 10-file unified diff (three changed lines per file) and its `/undo` through the dispatcher.
 
-Goal (issue 15): every size <= 1.2x the raw writes at p95; seed 004 asks apply p95 <= 100 ms, revert <= 50 ms.
+Goal: every size <= 1.2x the raw writes at p95; the change-set API asks apply p95 <= 100 ms, revert <= 50 ms.
 Run: python bench/changes.py [rounds]     (BENCH_DIR=folder to measure on another filesystem)
 """
 
@@ -30,7 +30,7 @@ from stringsh.workspace import ChangeSet, Workspace
 KIB = 1024
 #: (files, bytes each): the sizes of change sets measured.
 CASES = ((1, 4 * KIB), (10, 4 * KIB), (100, 4 * KIB), (1, 1024 * KIB))
-LIMITS = {"apply": 100.0, "revert": 50.0}  # seed 004's p95, ms
+LIMITS = {"apply": 100.0, "revert": 50.0}  # the change-set API's p95, ms (docs/change-sets.md)
 
 
 def percentile(samples: list[float], pct: float) -> float:
@@ -167,7 +167,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="stringsh-bench-", dir=os.environ.get("BENCH_DIR")) as tmp:
         base = Path(tmp)
         print(f"change sets, {rounds} rounds, in {base} (times in ms; raw: temp+fsync+rename per file, "
-              f"one folder fsync; x: ratio to raw; seed: seed 004's p95 limit)")
+              f"one folder fsync; x: ratio to raw; seed: the API's p95 limit)")
         print(f"{'change set':>12} {'op':>7} {'p50':>8} {'p95':>8} {'raw p50':>8} {'raw p95':>8} "
               f"{'x p50':>6} {'x p95':>6} {'seed':>6}")
         for count, size in CASES:

@@ -1,5 +1,5 @@
 """Benchmark: what each agent dialect adds per request over the same engine call, as ratios to the String Commands
-path measured in the same run (issue 16 goal: <= 1.2x at p50).
+path measured in the same run (goal: <= 1.2x at p50).
 
     python bench/dialects.py [--rounds 60] [--front loop|daemon] [--profile DIR]
 

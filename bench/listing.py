@@ -4,7 +4,7 @@ in the same run, round by round, so load from other processes hits both alike.
 
 Rows: the workspace root; a subfolder; the root with a policy adding user deny globs (stringsh.toml); and the root
 with a fresh secret matcher before every round ("cold": no name seen before, as the first listing of a folder).
-Goal (issue 17 bench): list_dir within 2-3x of scandir + sort.
+Goal: list_dir within 2-3x of scandir + sort.
 Run: python bench/listing.py [rounds] [--files N]
 """
 

@@ -14,7 +14,7 @@ folder, the two taking turns call by call so both see the same machine load:
 - the start-up floor, timed in the same turns: a bare interpreter, the SDK's server imported, stringsh's server
   built (whole process lifetimes, exit included, so a little above what a start-up to `initialize` pays).
 
-Goals (issue 17): every call <= 1.0x the reference at p50, start-up <= 1.5x, peak memory <= 1.0x.
+Goals: every call <= 1.0x the reference at p50, start-up <= 1.5x, peak memory <= 1.0x.
 Needs node and npm (`apt-get install -y nodejs npm`) and the `mcp` extra (`pip install -e '.[mcp]'`).
 `--reference-only` measures the reference alone (no ratios).
 """

@@ -5,7 +5,7 @@ The tree is this interpreter's site-packages copied as often as needed (or `--ge
 The references: `rg --no-config --hidden --no-ignore PATTERN` (every file, as stringsh's walk searches them) and
 `rg --no-config --hidden --no-ignore --files -g '*.py'`. Each figure is the median of `rounds` warm runs.
 
-Goals (issue 14): grep <= 1.3x rg with the rg engine, <= 4x with the Python engine; glob <= 1.5x rg.
+Goals: grep <= 1.3x rg with the rg engine, <= 4x with the Python engine; glob <= 1.5x rg.
 Run: python bench/search.py [rounds] [--files N] [--generate]
 """
 

@@ -1,4 +1,4 @@
-"""Shell speed, as ratios against references measured in the same run (issue 5 goals, both providers).
+"""Shell speed, as ratios against references measured in the same run (both providers).
 
 1. Round-trip of `true` through the persistent session vs spawning `bash -c true` (goal <= 2x).
 2. `seq 1 1000000` through the session (pty, cleaning, cap, spool) vs `seq 1 1000000 >/dev/null` (goal <= 10x).

@@ -2,7 +2,7 @@
 
     python bench/startup.py [--runs 40] [--requests 1000]
 
-Goals (issue #10): `stringsh -c '/ls'` ≤ 3× `python -c pass`; daemon round-trip p50 and p99 ≤ 3× a bare Python
+Goals: `stringsh -c '/ls'` ≤ 3× `python -c pass`; daemon round-trip p50 and p99 ≤ 3× a bare Python
 echo loop over the same pipes.
 
 Measured like a real install: the package's bytecode is compiled first (pip does that on install), because an

@@ -74,8 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     daemon = sub.add_parser("daemon", help="serve requests on stdin, framed replies on stdout")
     daemon.add_argument("--json", action="store_true", help="JSON lines in and out")
     sub.add_parser("repl", help="the interactive shell (default on a terminal)")
-    sub.add_parser("operator", help="OPERATOR_CMD blocks on stdin, OPERATOR_RESULT blocks on stdout (seed 000)")
-    sub.add_parser("tools", help="JSON workspace tools, one JSON object a line both ways (seed 001)")
+    sub.add_parser("operator", help="OPERATOR_CMD blocks on stdin, OPERATOR_RESULT blocks on stdout")
+    sub.add_parser("tools", help="JSON workspace tools, one JSON object a line both ways")
     mcp = sub.add_parser("mcp", help="a Model Context Protocol server on stdio, or --http HOST:PORT")
     mcp.add_argument("--http", metavar="HOST:PORT", default=None, help="serve streamable HTTP instead of stdio")
     mcp.add_argument("--host", metavar="ADDR", default=None,

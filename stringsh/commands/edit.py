@@ -45,7 +45,7 @@ def view_source(ctx: Context, view: DocumentView, block: str | None, start: int)
 
 def follow_file(body: str, old: str) -> str:
     """A whole-file body gets the file's final-newline state; `\r\n` in it becomes `\n`, which the engine writes
-    with the file's own line ending (DESIGN.md §5)."""
+    with the file's own line ending."""
     body = body.replace("\r\n", "\n")
     if not old:
         return body

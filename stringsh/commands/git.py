@@ -1,4 +1,4 @@
-"""/git: structured git (seed 001) — status, diff, log, commit, checkout, branch, push — over the engine's
+"""/git: structured git (the JSON tools' `git`) — status, diff, log, commit, checkout, branch, push — over the engine's
 hardened runner (stringsh/workspace/git/). Replies are text like every command's, with git's output redacted."""
 
 from __future__ import annotations

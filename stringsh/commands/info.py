@@ -60,7 +60,7 @@ def info(ctx: Context) -> Result:
 
 
 def journal_lines(workspace: Workspace) -> list[str]:
-    """How much the change journal keeps (issue 15): nothing before the first change made it."""
+    """How much the change journal keeps: nothing before the first change made it."""
     depth = workspace.journal_depth()
     if depth is None or depth.oldest is None:
         return []

@@ -1,5 +1,5 @@
-"""/patch: a unified diff in the body (seed 000's strict `fs.patch`, several files at once), applied as one change
-set (seed 004): every hunk's context matches exactly or nothing is written, and one /undo takes back every file.
+"""/patch: a unified diff in the body (as OPERATOR_CMD's strict `fs.patch`, several files at once), applied as one
+change set: every hunk's context matches exactly or nothing is written, and one /undo takes back every file.
 
 Parsing is workspace/unified.py (unidiff), the exact application workspace/hunks.py; this module adds the topic's
 part: the hash each file had when this topic read it (a file changed since is a CONFLICT), the hints that name

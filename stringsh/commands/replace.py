@@ -1,4 +1,4 @@
-"""/replace: String's newer targeted edit (upstream.md §1.11): exact old text → new text, `path:L5[-L10]` lines, or
+"""/replace: String's newer edit (docs/string-commands.md): exact old text → new text, `path:L5[-L10]` lines, or
 `path#block` (the block edit). Every form is one journaled change: `/undo` puts the bytes back."""
 
 from __future__ import annotations

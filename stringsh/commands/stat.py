@@ -1,4 +1,4 @@
-"""/stat: a path's type, size, mode and modification time (seed 003's `stat`), without reading it; a symbolic
+"""/stat: a path's type, size, mode and modification time (docs/file-operations.md), without reading it; a symbolic
 link as a link, its target named only when it stays inside its root and is no secret."""
 
 from __future__ import annotations

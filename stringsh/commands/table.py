@@ -150,7 +150,7 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
                 summary="git status, diff, log, commit, checkout, branch, push", section="Shell",
                 flags=("--staged", "-n", "-m", "-b")),
     CommandSpec("operator-block", "operator_block", "operator_block", syntax="OPERATOR_CMD … END_OPERATOR_CMD",
-                summary="An OPERATOR_CMD block (seed 000), answered with OPERATOR_RESULT", section="Help",
+                summary="An OPERATOR_CMD block, answered with OPERATOR_RESULT", section="Help",
                 help_page="operator", raw=True, hidden=True),
     # Help
     CommandSpec("help", "help", "help_command", syntax="/help [command]",

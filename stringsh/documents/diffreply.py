@@ -1,4 +1,4 @@
-"""`{_diff}`: a mutation reply followed by the line diff of what it changed, in String's format (upstream.md §1.11).
+"""`{_diff}`: a mutation reply followed by the line diff of what it changed, as String does (docs/string-commands.md).
 
 Built once from the change journal, so every mutation (/write, /append, /edit, /undo, …) gets the same diff by
 passing its change id: the previous bytes are the journal's, the new ones are read back from the file. Both sides

@@ -1,7 +1,7 @@
-"""Exact substring replacement for `/replace` (String's newer command, upstream.md §1.11): body `old\\n---\\nnew`.
+"""Exact substring replacement for `/replace` (String's newer command, docs/string-commands.md): body `old\\n---\\nnew`.
 
 Matches are counted honestly: every position the old text starts at counts, so `foo\\nfoo\\n` inside
-`foo\\nfoo\\nfoo\\n` is two matches (ambiguous), where a non-overlapping scan would see one (anchors.md §8, D3).
+`foo\\nfoo\\nfoo\\n` is two matches (ambiguous), where a non-overlapping scan would see one (docs/hazards.md).
 A line break in the old text matches any of the file's (`\\r\\n`, `\\r`, `\\n`, each whole), so an old text typed
 with `\\n` finds its lines in a CRLF file; the new text takes the line ending of the region it replaces.
 """

@@ -28,7 +28,7 @@ UNTERMINATED_QUOTE = (
 )
 UNTERMINATED_HINT = "Close the quote: a quoted value may span lines, and keeps every one."
 MAX_HEADER_BYTES = 64 * 1024
-#: An OPERATOR_CMD block (seed 000) sent as a request: the marker line starts it, the END marker line ends it; the
+#: An OPERATOR_CMD block sent as a request: the marker line starts it, the END marker line ends it; the
 #: whole block is the request's body, answered by stringsh/dialects/operator/ (`operator-block`, a hidden command).
 OPERATOR_START = "OPERATOR_CMD"
 OPERATOR_END = "END_OPERATOR_CMD"

@@ -1,4 +1,4 @@
-"""The agent rendering (upstream.md §1.6): source-faithful markdown with SFMD syntax resolved, windowed by lines.
+"""The agent rendering (docs/string-commands.md): source-faithful markdown with SFMD syntax resolved, windowed by lines.
 
 Rendering is line by line over the source, so a window of a 10 MB document costs as much as the window: it starts
 at any line (the fence state comes from the index) and stops at the line budget, reporting where to read on.
@@ -45,7 +45,7 @@ class Rendered:
 
 
 def is_auto_shortcut_href(href: str) -> bool:
-    """String auto-shortcuts a full http(s) URL or an href longer than 40 characters (upstream.md §1.6 step 7).
+    """String auto-shortcuts a full http(s) URL or an href longer than 40 characters (docs/string-commands.md).
 
     Short relative links and `act:` links stay as they are, so they are never `@id` targets.
     """

@@ -284,7 +284,7 @@ class Workspace:
         return edit_lines(self, LineEditRequest(path, start_line, end_line, replacement, topic, expected_sha256))
 
     def apply(self, changeset: ChangeSet, *, topic: str = "main", op: WriteOp = "write") -> ChangeSetId:
-        """Apply every file and patch of the change set or none; returns the id `revert` takes (seed 004).
+        """Apply every file and patch of the change set or none; returns the id `revert` takes (docs/change-sets.md).
 
         Patches apply with exact context (hunks.py); the policy's change allow- and deny lists and budgets are
         checked before anything is written, a refusal saying what was asked against what is allowed.
@@ -328,7 +328,7 @@ class Workspace:
         if permissions.revert:
             require(self.policy, permissions.write, "write")  # a read-only root: the revert op's own refusal
 
-    # -- file operations (seed 003): each one change set, so /undo puts it back -------------------------------
+    # -- file operations (docs/file-operations.md): each one change set, so /undo puts it back ----------------
 
     def mkdir(self, path: str, *, create_parents: bool = False, ignore_existing: bool = False,
               topic: str = "main") -> MkdirOutcome:

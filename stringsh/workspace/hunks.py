@@ -1,4 +1,4 @@
-"""Exact hunk application for seed 004's `Patch`/`Hunk` and /patch's unified diffs: no fuzz, no offset search.
+"""Exact hunk application for the change-set API's `Patch`/`Hunk` and /patch's unified diffs: no fuzz, no offset search.
 
 A hunk applies at the line its header names or not at all: every context and removed line must equal the file's
 line there (its text, without the line ending), and a `\\ No newline at end of file` marker must tell the truth

@@ -28,7 +28,7 @@ __all__ = [
 
 
 class ChangeSetId(int):
-    """The id `Workspace.apply` returns and `Workspace.revert` takes (seed 004's `ChangeSetId`). An int, so every
+    """The id `Workspace.apply` returns and `Workspace.revert` takes (docs/change-sets.md). An int, so every
     caller that already stores or prints change ids as numbers goes on working."""
 
     __slots__ = ()
@@ -95,7 +95,7 @@ class FileChange:
 
 @dataclass(frozen=True)
 class Hunk:
-    """One `@@ -old_start,old_lines +new_start,new_lines @@` hunk (seed 004). `lines` is its body as a unified diff
+    """One `@@ -old_start,old_lines +new_start,new_lines @@` hunk. `lines` is its body as a unified diff
     writes it: one line each, prefixed `' '` (context), `'-'` (removed) or `'+'` (added), and the marker
     `\\ No newline at end of file` after a line that has no line break. Applied with exact context (hunks.py)."""
 
@@ -117,7 +117,7 @@ PATCH_ACTIONS = ("modify", "create", "delete")
 
 @dataclass(frozen=True)
 class Patch:
-    """Hunks for one file (seed 004). `expected_prev_sha256`: the sha256 of the bytes the hunks were made against
+    """Hunks for one file. `expected_prev_sha256`: the sha256 of the bytes the hunks were made against
     (a CONFLICT when the file holds others), "" when it must not exist; `action`: one of `PATCH_ACTIONS`."""
 
     path: str
@@ -141,14 +141,14 @@ def _count(lines: str, prefix: str) -> int:
 @dataclass
 class ChangeSet:
     """Files changed together, all or nothing: whole-file changes (`files`, what the commands build) and hunk
-    patches (`patches`, seed 004's shape) in one change set, one id, one undo."""
+    patches (`patches`, docs/change-sets.md) in one change set, one id, one undo."""
 
     files: list[FileChange] = field(default_factory=list)
     patches: list[Patch] = field(default_factory=list)
 
     @classmethod
     def new(cls, patches: Iterable[Patch] = ()) -> ChangeSet:
-        """Seed 004's `ChangeSet::new`: a change set of `patches`, checked now (each a `Patch`, each path once, each
+        """The API's `ChangeSet.new`: a change set of `patches`, checked now (each a `Patch`, each path once, each
         hunk's header counting its lines), so a malformed one is refused before any file is read."""
         from stringsh.workspace.hunks import check_patches
 

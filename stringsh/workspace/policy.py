@@ -30,7 +30,7 @@ Every table and key is optional:
     deny_globs = ["vendor/**"]     # never changed, even when allowed; added to the layer below's (default: none)
     max_files = 200
     max_loc = 200000               # lines per change set: a whole-file change counts every line of its new
-                                   # content, a patch (/patch, seed 004's hunks) the lines it adds and removes
+                                   # content, a patch (/patch, hunks) the lines it adds and removes
 
     [shell]
     timeout = 120.0

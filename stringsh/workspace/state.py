@@ -1,4 +1,4 @@
-"""Where the engine keeps its state, and why there: nothing a workspace ships is ever believed (issue 11).
+"""Where the engine keeps its state, and why there: nothing a workspace ships is ever believed.
 
 Decision: the journal (with the previous bytes undo restores), the audit log and the lock live in the user's
 state folder, one folder per workspace keyed by the workspace's real path:

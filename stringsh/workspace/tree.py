@@ -46,7 +46,7 @@ class Spot:
 
     @property
     def kind(self) -> str:
-        """file | dir | symlink | other | missing (seed 003's delete types)."""
+        """file | dir | symlink | other | missing (the delete contract's types, docs/file-operations.md)."""
         if self.st is None:
             return "missing"
         mode = self.st.st_mode

@@ -1,11 +1,11 @@
-"""A unified diff (git's `a/` `b/` headers, several files, new and deleted files) as seed 004's `Patch` list.
+"""A unified diff (git's `a/` `b/` headers, several files, new and deleted files) as the change-set API's `Patch` list.
 
 The text is parsed by `unidiff` (python-unidiff): a small, pure-Python, MIT-licensed library with no dependencies,
 released for a decade and still maintained (the 1.0 series), widely used by code-review tools, that follows GNU
 diff's and git's formats (hunk headers with omitted counts, `diff
 --git` preambles, `new file mode`/`deleted file mode`, `\\ No newline at end of file`, binary markers) and
-refuses a hunk shorter than its header. A hand-written parser is where patch tools go wrong (anchors.md §8: line
-numbers, quoting, CRLF). unidiff is lenient in two places this module closes: lines after a hunk whose header
+refuses a hunk shorter than its header. A hand-written parser is where patch tools go wrong (docs/hazards.md:
+line numbers, quoting, CRLF). unidiff is lenient in two places this module closes: lines after a hunk whose header
 counts ended before them are dropped silently (here: a refusal naming the line), and it applies nothing (that is
 hunks.py's job, exact or not at all). Imported only when a diff is parsed.
 

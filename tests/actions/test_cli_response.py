@@ -1,4 +1,4 @@
-"""Issue 13 item 7: CLI output reaches response templates (`{Response.body.x}` from JSON stdout,
+"""CLI output reaches response templates (`{Response.body.x}` from JSON stdout,
 `{Response.stdout}`, `{Response.stderr}`, `{Response.exit_code}`), and an unknown `{Response.…}` stays literal with
 String's `Unresolved template reference` warning. Through the real program (`stringsh run`)."""
 

@@ -288,7 +288,7 @@ def test_template_saves_a_base64_file_through_the_journal(ops, ws: Path) -> None
     assert text(ops, "/act.image --name pic") == "re: /act.image --name pic\nSaved out/pic.png (image/png)"
     assert (ws / "out" / "pic.png").read_bytes() == PNG
     assert base64.b64encode(PNG)
-    assert text(ops, "/undo") == (  # issue 12: the folder the save created goes with it
+    assert text(ops, "/undo") == (  # the folder the save created goes with it
         "re: /undo\nUndo: deleted out/pic.png (was newly created), removed its new empty folder out"
     )
     assert not (ws / "out").exists()
@@ -488,7 +488,7 @@ def test_every_action_run_is_audited(ops, ws: Path, base: str) -> None:
         ("action", "NOT_PERMITTED", ["ops/ops.md"]),
     ]
     assert "audit" not in json.dumps(actions)  # flag values and output stay out of the paths
-    # issue 15 item 6: the command line run (an HTTP action: method and host only), never the output
+    # The command line run (an HTTP action: method and host only), never the output
     assert [r["command"] for r in records if r["op"] == "action"] == [
         "act.echo: printf '[%s]\\n' audit end",
         "act.fail: echo going down; exit 3",

@@ -1,4 +1,4 @@
-"""/append without reading the whole file (issue 12 item 9): O_APPEND, journalled by the old length, undo cuts back."""
+"""/append without reading the whole file: O_APPEND, journalled by the old length, undo cuts back."""
 
 from __future__ import annotations
 

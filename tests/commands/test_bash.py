@@ -192,7 +192,7 @@ def test_dispatcher_close_ends_every_shell(dispatcher) -> None:  # type: ignore[
 
 
 def test_audit_records_the_command_line_never_its_output_or_body(ws: Path, dispatcher) -> None:  # type: ignore[no-untyped-def]
-    """Issue 15 item 6 (seed 001): the command is recorded (before: nothing of it), its output and a heredoc body
+    """The command is recorded (as the JSON tools' audit asks) (before: nothing of it), its output and a heredoc body
     (file contents) never are."""
     import json
 

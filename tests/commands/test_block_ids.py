@@ -1,4 +1,4 @@
-"""Issue 12 item 7: blocks are discoverable (replies list the ids), unambiguous (a bare id several headings share
+"""Blocks are discoverable (replies list the ids), unambiguous (a bare id several headings share
 is refused) and addressable (repeated headings get distinct ids; the Unicode spelling of a slug resolves).
 
 Through the real program: `stringsh -c` and `stringsh run`."""

@@ -1,4 +1,4 @@
-"""Issue 15 item 3: /changes lists the journal's change sets (any topic, client or front end, with the command line
+"""/changes lists the journal's change sets (any topic, client or front end, with the command line
 that made each), `/changes ID` shows one as a unified diff; bad input is a coded error with a hint."""
 
 from __future__ import annotations

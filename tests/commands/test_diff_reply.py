@@ -1,4 +1,4 @@
-"""`{_diff}` (issue 12 item 9): every mutation reply carries String's line diff when it is on, never a secret."""
+"""`{_diff}`: every mutation reply carries String's line diff when it is on, never a secret."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 12 item 8: an /edit must not damage what the agent did not mean to touch (the real program, `stringsh run`
+"""An /edit must not damage what the agent did not mean to touch (the real program, `stringsh run`
 with heredoc bodies; exact replies and exact bytes)."""
 
 from __future__ import annotations

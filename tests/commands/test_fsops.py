@@ -1,5 +1,5 @@
-"""/stat /mkdir /mv /cp /rm (issue 14): exact replies, /undo naming what it put back byte for byte, and the attack
-catalogue of anchors.md §10 through every command: `ERROR(CODE)` + hint, nothing changed."""
+"""/stat /mkdir /mv /cp /rm: exact replies, /undo naming what it put back byte for byte, and the attack
+catalogue of docs/hazards.md through every command: `ERROR(CODE)` + hint, nothing changed."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """/mv and /cp keep a file's modification time and mode (as `mv` and `cp -p`), and /undo of a /mv, /cp or /rm
-gives back the times of the files it puts back, through the real program (issue 14, gaps)."""
+gives back the times of the files it puts back, through the real program."""
 
 from __future__ import annotations
 

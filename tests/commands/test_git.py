@@ -1,4 +1,4 @@
-"""/git (issue 15 item 5): status, diff, log, commit, checkout, branch and push with exact replies, on real
+"""/git: status, diff, log, commit, checkout, branch and push with exact replies, on real
 repositories made by the real git in temp folders; push goes to a local bare repository outside the workspace."""
 
 from __future__ import annotations

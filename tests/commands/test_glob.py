@@ -1,4 +1,4 @@
-"""/glob: files matching a pattern below a folder, newest first, then a summary line (issue 14)."""
+"""/glob: files matching a pattern below a folder, newest first, then a summary line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""/grep: matching lines grouped by file, `path:line: text`, a summary line with counts and skips (issue 14)."""
+"""/grep: matching lines grouped by file, `path:line: text`, a summary line with counts and skips."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 13 item 7: /help ends with String's "Actions on this page", each action with its required flags."""
+"""/help ends with String's "Actions on this page", each action with its required flags."""
 
 from __future__ import annotations
 

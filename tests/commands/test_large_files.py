@@ -1,4 +1,4 @@
-"""Large files and spools (issue 12 item 9): /open pages them in windows instead of refusing; TOO_LARGE has a hint."""
+"""Large files and spools: /open pages them in windows instead of refusing; TOO_LARGE has a hint."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A file that is not UTF-8 (issue 12 item 10): shown as Latin-1 and marked read-only; edits refused, bytes kept."""
+"""A file that is not UTF-8: shown as Latin-1 and marked read-only; edits refused, bytes kept."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""/nav, /open @menu.id and /info @id on a real workspace (seed 002's /nav rows)."""
+"""/nav, /open @menu.id and /info @id on a real workspace (String's /nav replies)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Paging and flags (issue 12 item 10): unknown flags, /write --force, --from on blocks and past the end, /ls -a."""
+"""Paging and flags: unknown flags, /write --force, --from on blocks and past the end, /ls -a."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 13 item 7: navigation parity with String's own tests (references, navigation, /info), via `stringsh run`."""
+"""Navigation parity with String's own tests (references, navigation, /info), via `stringsh run`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 13 item 7: String's setup hints. A page's setup document is its `[!requirements](path)` line or a
+"""String's setup hints. A page's setup document is its `[!requirements](path)` line or a
 `requirements.md` beside it; missing `requires:` variables and a failing action point there."""
 
 from __future__ import annotations

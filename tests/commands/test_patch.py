@@ -1,4 +1,4 @@
-"""/patch (issue 15, item 2) through `stringsh run`: a unified diff of several files applied exactly as one change
+"""/patch through `stringsh run`: a unified diff of several files applied exactly as one change
 set, one /undo for all of it, byte fidelity on the fidelity corpus, and every bad input an ERROR(CODE) with a hint
 and no file changed."""
 

@@ -1,4 +1,4 @@
-"""/replace (String's newer command, upstream.md §1.11) through `stringsh run` with heredoc bodies: exact replies and
+"""/replace (docs/string-commands.md) through `stringsh run` with heredoc bodies: exact replies and
 exact bytes, ambiguity counted with overlaps, line targets, block delegation, secrets, /undo byte for byte."""
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def test_all_replaces_every_match_with_the_flag_before_or_after_the_path(ws: Pat
 
 
 def test_overlapping_matches_are_counted_and_all_refuses_them(ws: Path) -> None:
-    """anchors.md D3: `foo\\nfoo\\n` in `foo\\nfoo\\nfoo\\n` is two matches, not one."""
+    """An overlapping repeat (docs/hazards.md): `foo\\nfoo\\n` in `foo\\nfoo\\nfoo\\n` is two matches, not one."""
     raw = b"foo\nfoo\nfoo\n"
     (ws / "o.txt").write_bytes(raw)
     out = run(ws, req("/replace o.txt", "foo\nfoo\n---\nbar\n") + req("/replace --all o.txt", "foo\nfoo\n---\nbar\n"))

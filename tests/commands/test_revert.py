@@ -1,4 +1,4 @@
-"""Issue 15 item 3: /revert ID reverts one change set (any topic's, any client's) as a new change `/undo` takes
+"""/revert ID reverts one change set (any topic's, any client's) as a new change `/undo` takes
 back; CONFLICT names the later change to revert first; unknown, already reverted and pruned ids are coded errors
 with a hint, and nothing changes."""
 

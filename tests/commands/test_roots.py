@@ -1,5 +1,5 @@
 """Multi-root policies through the real program: `id:path` in every command, read_only roots refuse every change,
-each root confined on its own (issue 14)."""
+each root confined on its own."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """How `[changes].allow_globs` and the secret globs apply to `id:path` paths of other roots, exactly as the policy
-reference (policy.py's docstring, README) documents it (issue 14, gaps)."""
+reference (policy.py's docstring, README) documents it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """/grep and /glob without a path start from the folder `/open <folder>` entered, as /ls does, until a document
-is opened; a relative path is looked up there first (issue 14, gaps)."""
+is opened; a relative path is looked up there first."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""/set: session variables, echo texts, listing and errors (seed 002's /set rows)."""
+"""/set: session variables, echo texts, listing and errors (String's /set replies)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""/stat reports a symbolic link as a link (seed 003's `type`, plus `symlink`), from the link itself: its target
-named only when it stays inside its root and is no secret, never followed out of the root (issue 14, gaps)."""
+"""/stat reports a symbolic link as a link (the contract's `type`, plus `symlink`), from the link itself: its target
+named only when it stays inside its root and is no secret, never followed out of the root."""
 
 from __future__ import annotations
 

@@ -31,7 +31,7 @@ def test_undo_is_per_topic(ws: Path, dispatcher) -> None:
 
 
 def test_a_restart_starts_with_nothing_to_undo(ws: Path) -> None:
-    """Issue 12: undo is per client, like the read guard; the earlier changes stay in the journal."""
+    """Undo is per client, like the read guard; the earlier changes stay in the journal."""
     first = Dispatcher(ws)
     first.execute("/write a.md\nv1\n")
     first.execute("/write a.md\nv2\n")
@@ -62,7 +62,7 @@ def test_undo_of_a_deleted_file_conflicts_too(ws: Path, dispatcher) -> None:
 
 
 def test_undo_of_a_created_file_deleted_since_is_a_step_done(ws: Path, dispatcher) -> None:
-    """Issue 12: the file already holds its before-state (absent), so nothing is refused and nothing written."""
+    """The file already holds its before-state (absent), so nothing is refused and nothing written."""
     dispatcher.execute("/write a.md\nmine\n")
     (ws / "a.md").unlink()
     assert dispatcher.execute("/undo").text == (

@@ -1,4 +1,4 @@
-"""Issue 12 item 4: undo belongs to whoever made the change. `/undo` walks back only this client's (process's or
+"""Undo belongs to whoever made the change. `/undo` walks back only this client's (process's or
 daemon's) changes of the topic; other clients' changes, and earlier runs', stay in the journal untouched."""
 
 from __future__ import annotations

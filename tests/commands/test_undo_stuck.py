@@ -1,4 +1,4 @@
-"""Issue 12 item 5: undo must not dead-end. A file already back in its before-state is a step done; a change that
+"""Undo must not dead-end. A file already back in its before-state is a step done; a change that
 cannot be undone can be skipped (`/undo --skip`) with a hint that works; `/close` and restarts never keep undo
 stuck; undo of a write into new folders removes those folders while they are empty."""
 

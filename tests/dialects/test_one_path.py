@@ -1,4 +1,4 @@
-"""One path for all (issue 16 item 3): String Commands, OPERATOR_CMD and the JSON tools translate and format only.
+"""One path for all: String Commands, OPERATOR_CMD and the JSON tools translate and format only.
 The same change made through each gives the same bytes, the same journal entry and the same audit record (only the
 front end differs); `/changes`, `/undo` and `/revert` see a change whichever dialect made it; a secret or a path
 outside the root is refused by each in its own shape, with the same code underneath, and nothing is written."""
@@ -76,7 +76,7 @@ def test_same_change_same_bytes_journal_and_audit(tmp_path: Path) -> None:
         assert {r["frontend"] for r in audit(ws)} == {name}  # every record says which dialect asked
     text = "\n".join(str(audit(ws)) for ws in spaces.values())
     assert "3000" not in text and "8080" not in text  # contents never reach the audit trail
-    # a dialect's own record of the call, where it keeps one (seed 001's logging), comes after the engine's
+    # a dialect's own record of the call, where it keeps one (the JSON tools' logging), comes after the engine's
     assert [(r["op"], r["outcome"], r["paths"]) for r in audit(spaces["tools"]) if r["op"].startswith("tools.")] == [
         ("tools.edit", "ok", ["win.txt"]), ("tools.edit", "ok", ["bom.txt"])]
 
@@ -183,7 +183,7 @@ def test_refusals_each_in_its_own_shape_same_code_nothing_written(tmp_path: Path
     assert [(r["op"], r["paths"], r["command"]) for r in records if r["frontend"] == "string"] == [
         ("request", [], "/write"), ("request", [], "/replace")]  # the dispatcher's record of a refused request
     assert [(r["op"], r["paths"]) for r in records if r["op"].startswith("tools.")] == [
-        ("tools.write", [path]), ("tools.edit", [path])]  # seed 001's record of each call
+        ("tools.write", [path]), ("tools.edit", [path])]  # the JSON tools' record of each call
     assert "KEY=" not in str(records) and "X=2" not in str(records)
 
 

@@ -1,4 +1,4 @@
-"""A script exercising the wire's commands, and the replies seed 002 and DESIGN.md §3 say it must produce."""
+"""A script exercising the wire's commands, and the replies String's reply format says it must produce."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Agents drive `--plain` over a real pty: no line length limit (issue 12, item 1) and an agent mode that cannot
+"""Agents drive `--plain` over a real pty: no line length limit and an agent mode that cannot
 deadlock on a large body (item 2). The bodies are 1 MB, well past the pty's 4095-character canonical line limit
 and its few-KB echo buffer."""
 

@@ -1,4 +1,4 @@
-"""Issue 15 item 6: `stringsh audit verify` and `stringsh audit tail`, through the real program.
+"""`stringsh audit verify` and `stringsh audit tail`, through the real program.
 
 A script of every kind of operation (file ops, reads, search, shell, an action) is run with `stringsh run`; the log
 must hold one record per operation with its summary and never a file's contents or a command's output. Then the

@@ -1,4 +1,4 @@
-"""Issue 12 item 6: `daemon --json` document replies carry `path` and `block`, so a client need not parse text."""
+"""`daemon --json` document replies carry `path` and `block`, so a client need not parse text."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 13 item 1: the README's test command on a machine with only Python (no bwrap, no git).
+"""The README's test command on a machine with only Python (no bwrap, no git).
 
 The sandbox tests run the suite itself (a child pytest) with a PATH that lacks bwrap: a newcomer's run passes and
 says in one line what it skipped and how to include it; where CI=true the same run fails loudly.

@@ -111,8 +111,8 @@ def test_ctrl_c_at_the_prompt_keeps_the_loop(ws: Path) -> None:
 
 def test_plain_loop_over_pipes_prints_no_prompt(ws: Path) -> None:
     proc = run_stringsh([], ws, stdin="/set a = 1\nnot a command\n/set\n")
-    assert proc.returncode == 1  # a request failed (issue 12 item 6): as `stringsh run --keep-going`
-    assert proc.stdout.decode() == (  # each reply ends with the line `</𝒞>` (issue 12 item 6)
+    assert proc.returncode == 1  # a request failed: as `stringsh run --keep-going`
+    assert proc.stdout.decode() == (  # each reply ends with the line `</𝒞>`
         're: /set a = 1\n{a} = "1"\n</𝒞>\n'
         "re: not a command\nERROR(COMMAND_UNSUPPORTED): Commands must start with /. Use /help for details.\n</𝒞>\n"
         're: /set\nVariables\n---\n{a} = "1"\n</𝒞>\n'

@@ -1,4 +1,4 @@
-"""Issue 12 item 6: where nobody sees prompts (plain loop on pipes, `--no-echo` on a pty) each reply ends with the
+"""Where nobody sees prompts (plain loop on pipes, `--no-echo` on a pty) each reply ends with the
 line `</𝒞>`, content cannot forge it, and the exit status says whether any request failed."""
 
 from __future__ import annotations

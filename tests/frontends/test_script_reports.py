@@ -1,4 +1,4 @@
-"""Issue 13 item 6: scripts that report where they stopped, a `--keep-going` summary, and `{var}` rules
+"""Scripts that report where they stopped, a `--keep-going` summary, and `{var}` rules
 (headers substituted, heredoc bodies literal as in String, `{{name}}` for a literal `{name}`)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 13 item 7: a menu unfolds above the page the first time a topic sees its file (String's `— first view`)."""
+"""A menu unfolds above the page the first time a topic sees its file (String's `— first view`)."""
 
 from __future__ import annotations
 

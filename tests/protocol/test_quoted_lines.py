@@ -1,4 +1,4 @@
-"""Issue 13 item 7: a quoted value spanning lines keeps every line, or the request is refused as incomplete; one
+"""A quoted value spanning lines keeps every line, or the request is refused as incomplete; one
 parser for run, -c, the plain loop and both daemon modes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The reply formatter: the `re:` line and categories A, B and C of seed 002."""
+"""The reply formatter: the `re:` line and the three kinds of String's reply format (docs/string-commands.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Distinct heading ids (issue 12 item 7) in the document index: numbering, Unicode spellings, ambiguity, and that
+"""Distinct heading ids in the document index: numbering, Unicode spellings, ambiguity, and that
 the incremental index after a block edit names headings as a full rebuild does."""
 
 from __future__ import annotations

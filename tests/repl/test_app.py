@@ -125,7 +125,7 @@ def test_history_path_override_and_xdg_default(tmp_path: Path, monkeypatch: pyte
     monkeypatch.delenv("STRINGSH_HISTORY")
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
     monkeypatch.delenv("STRINGSH_STATE_DIR", raising=False)
-    # one file per workspace, beside its journal (issue 13: no suggestion from another project)
+    # one file per workspace, beside its journal (no suggestion from another project)
     dispatcher = Dispatcher(ws)
     try:
         expected = tmp_path / "xdg" / "stringsh" / "workspaces" / state_key(ws.resolve()) / "history"

@@ -1,4 +1,4 @@
-"""Issue 12 item 7: `#` completion offers every heading's distinct id (the ids the document index lists), so a
+"""`#` completion offers every heading's distinct id (the ids the document index lists), so a
 repeated `### Changes` is offered as `#changes-0`, `#changes-1`, … rather than once as an id that is ambiguous."""
 
 from __future__ import annotations

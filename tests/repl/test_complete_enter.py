@@ -1,4 +1,4 @@
-"""Issue 13 item 3: Tab and Enter as pgcli, ptpython and IPython users expect, in a real pty read through pyte.
+"""Tab and Enter as pgcli, ptpython and IPython users expect, in a real pty read through pyte.
 
 A unique completion is taken with the menu closed (a command name gets its space), so Tab goes on into a folder
 and the next Enter sends; `#blocks` complete after a quoted path; Enter in the middle of a recalled request of

@@ -1,4 +1,4 @@
-"""Issue 13 item 4: history per workspace (never a path from another project) and no `$NAME` assignment on disk
+"""History per workspace (never a path from another project) and no `$NAME` assignment on disk
 in any form. The REPL runs in a real pty read through pyte; the history file is read as a person would find it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 13 item 2: a live REPL. Shell output shows as it arrives, the toolbar stays (with a running mark), and
+"""A live REPL. Shell output shows as it arrives, the toolbar stays (with a running mark), and
 one Ctrl-C prints one note. The REPL runs in a real pty read through pyte, as a person sees it."""
 
 from __future__ import annotations

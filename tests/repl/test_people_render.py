@@ -1,4 +1,4 @@
-"""Issue 13 item 5: replies rendered for people in the REPL (a real pty read through pyte). Help is markdown with
+"""Replies rendered for people in the REPL (a real pty read through pyte). Help is markdown with
 columns that wrap inside their cell; links show their label as a link and the shortcut discreetly; a change
 stringsh itself makes refreshes the open view instead of marking it stale. The plain wire is unchanged."""
 

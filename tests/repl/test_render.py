@@ -60,7 +60,7 @@ def test_plain_text_files_and_listings_stay_verbatim() -> None:
 def test_help_pages_render_as_markdown_and_the_command_list_stays_aligned() -> None:
     page = rendered("re: /help ls\nHelp: /ls\n---\n/ls [path]\n\nList a `folder`.\n\n    /ls docs")
     assert "`folder`" not in page and "folder" in page and "/ls docs" in page
-    # issue 13: the command list is markdown too, its rows a grid whose cells wrap on their own
+    # The command list is markdown too, its rows a grid whose cells wrap on their own
     listing = "## String Commands\n\n### Navigation\n/back      Go back\n/ls [path]  List"
     out = rendered(f"re: /help\nString Commands\n---\n{listing}")
     assert "##" not in out

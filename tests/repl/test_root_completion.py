@@ -1,5 +1,5 @@
 """Tab completes `id:` paths of a multi-root policy: `/open docs:` + Tab offers root docs' files, root ids are
-offered as `id:`, and a single-root workspace keeps `:` an ordinary character (issue 14, gaps)."""
+offered as `id:`, and a single-root workspace keeps `:` an ordinary character."""
 
 from __future__ import annotations
 

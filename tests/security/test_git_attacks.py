@@ -1,4 +1,4 @@
-"""/git in a repository an attacker wrote (issue 15 item 5): nothing its `.git/config` (or a file it includes),
+"""/git in a repository an attacker wrote: nothing its `.git/config` (or a file it includes),
 `.gitattributes` or hooks name ever runs, no user argument becomes a git option, paths stay confined, and push
 credentials never reach the topic's shell or a reply.
 

@@ -1,10 +1,10 @@
-"""Issue 11's malicious-repository suite: a cloned repository that ships a planted journal, a planted index-cache
+"""The malicious-repository suite: a cloned repository that ships a planted journal, a planted index-cache
 entry, engine-state links out of the folder, a widening `stringsh.toml`, git hooks, escaping symlinks, secrets
 and a README whose default action copies `.env` out, opened through every front end (`stringsh -c`,
 `stringsh run -`, `stringsh daemon`, the plain loop on a pty, the Dispatcher in-process) and driven through the
 same short session.
 
-What the security model (README "Security model", DESIGN.md §9) promises, and so what is asserted for every front end:
+What the security model (README "Security model") promises, and so what is asserted for every front end:
 - nothing under the sibling `outside/` is created or changed by stringsh itself, and `outside/ran` never appears
   because a page was opened (the `/open` reply says why the default action did not run);
 - no planted state is believed: the planted journal's pending hook is never written, `/undo` has nothing to undo,
@@ -497,7 +497,7 @@ def test_malicious_repository_through_stringsh_run(hostile: Hostile) -> None:
     finally:
         rc, out, err = run.close()
     assert_no_secret(err, "stderr of run -")
-    # issue 13 item 6: --keep-going ends with a summary on stderr (headers as their masked `re:` lines)
+    # --keep-going ends with a summary on stderr (headers as their masked `re:` lines)
     assert err.startswith(startup_line(hostile))
     summary = err.removeprefix(startup_line(hostile))
     failures = r"(  <stdin>:\d+: [^\n]+ \([A-Z_0-9]+\)\n)+"

@@ -1,4 +1,4 @@
-"""Issue 13 item 8: a user's own shell breakage (`enable -n source`, `ulimit -n 4`, a DEBUG trap) no longer leaves
+"""A user's own shell breakage (`enable -n source`, `ulimit -n 4`, a DEBUG trap) no longer leaves
 the topic unusable until `//close`: the shell is restarted with a note, as a dead shell is. Through the real
 program's plain loop, locally and under bubblewrap."""
 

@@ -1,4 +1,4 @@
-"""Issue 12 item 3: a timeout or Ctrl-C ends the whole command line the agent sent, not one program of it.
+"""A timeout or Ctrl-C ends the whole command line the agent sent, not one program of it.
 
 Driven through the real program (`stringsh --plain` over pipes and on a pty), locally and under bubblewrap. Each
 test waits past the times at which the rest of the line would have written its files while stringsh (and so the

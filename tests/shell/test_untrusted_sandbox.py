@@ -1,5 +1,5 @@
-"""Issue 11 through real bubblewrap: a sandboxed shell cannot plant code that runs later outside it (finding 3),
-cannot read what the policy denies (finding 7), and cannot change what governs it (finding 10)."""
+"""Through real bubblewrap: a sandboxed shell cannot plant code that runs later outside it, cannot read what the
+policy denies, and cannot change what governs it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The confinement attack catalogue (anchors.md §10-A and §10-B, file cases), as data.
+"""The confinement attack catalogue (docs/hazards.md, A and B, file cases), as data.
 
 Each case names the path a hostile or careless caller gives, how to prepare the workspace, and the refusal
 code every path API must give. `{root}` is the workspace root, `{tmp}` the folder around it.

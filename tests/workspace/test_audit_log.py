@@ -1,4 +1,4 @@
-"""Issue 15 item 6: the audit log's summaries, its rotation (verify follows the chain across files), appends from
+"""The audit log's summaries, its rotation (verify follows the chain across files), appends from
 several processes across a rotation, and `Workspace.audited`, the record front ends wrap their own runs in (git)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A 100-file change set (issue 15 item 7): written batched, and all-or-nothing when killed at any point.
+"""A 100-file change set: written batched, and all-or-nothing when killed at any point.
 
 The order of the durable steps is read from the real syscalls (strace): every temp file and the journal's
 WAL are fsynced before the first rename, the WAL exactly once (one sealed journal commit), each folder is

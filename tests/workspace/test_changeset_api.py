@@ -1,4 +1,4 @@
-"""Seed 004's public change-set API (issue 15, item 1): `Hunk`, `Patch`, `ChangeSet(patches=...)`, `ChangeSet.new`,
+"""The public change-set API (docs/change-sets.md): `Hunk`, `Patch`, `ChangeSet(patches=...)`, `ChangeSet.new`,
 `Workspace.apply -> ChangeSetId`, `Workspace.revert(id)`. The tests named A1-A5 are the seed's acceptance criteria;
 the others pin exact hunk application, the allow/deny lists and budgets, each refusal leaving every file as it was.
 """
@@ -36,7 +36,7 @@ def policy_workspace(root: Path, toml: str) -> Workspace:
     return Workspace.load(root)
 
 
-# -- seed 004's acceptance -------------------------------------------------------------------------------------
+# -- the API's acceptance --------------------------------------------------------------------------------------
 
 
 def test_A1_valid_changeset_applies_atomically_and_returns_a_changesetid(engine: Workspace) -> None:

@@ -1,4 +1,4 @@
-"""Seed 003's file operations (issue 14), operation by operation: stat, mkdir, move, copy_file, delete. Every
+"""The file operations (docs/file-operations.md), operation by operation: stat, mkdir, move, copy_file, delete. Every
 mutation is one journalled change: undo brings the tree back byte for byte (files, modes, folders, links), hashed
 before and after; the refusals change nothing."""
 
@@ -111,7 +111,7 @@ def test_delete_unlinks_a_symlink_and_never_its_target(tree: Path, engine: Works
     assert (tree.parent / "outside" / "keep.txt").exists()
 
 
-# -- seed 003 contracts -----------------------------------------------------------------------------------------
+# -- the contracts ----------------------------------------------------------------------------------------------
 
 
 def test_stat_types(engine: Workspace) -> None:
@@ -161,7 +161,7 @@ def test_copy_contract(tree: Path, engine: Workspace) -> None:
     assert (tree / "copy.sh").stat().st_mode & 0o777 == 0o751
 
 
-# -- attacks (anchors.md §10) -----------------------------------------------------------------------------------
+# -- attacks (docs/hazards.md) ----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("call", "code"), [

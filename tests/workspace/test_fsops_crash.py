@@ -1,4 +1,4 @@
-"""A crash in the middle of /mv, /rm -r or /mkdir (issue 14): the child process dies at a chosen point; the next
+"""A crash in the middle of /mv, /rm -r or /mkdir: the child process dies at a chosen point; the next
 workspace recovers the tree to exactly the state before or after the operation (hashed), nothing pending, and
 the recovered change still undoes byte for byte when it was rolled forward."""
 

@@ -1,4 +1,4 @@
-"""grep gives identical results with ripgrep as prefilter and with the pure-Python engine (issue 14 item 5), on a
+"""grep gives identical results with ripgrep as prefilter and with the pure-Python engine, on a
 corpus with binary, non-UTF-8, oversized, CRLF, lone-CR, BOM and oddly named files, symlinks and ignored paths."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""grep's whole-file matching (issue 14 items 5 and 6): one search over the file, lines split out only around hits,
+"""grep's whole-file matching: one search over the file, lines split out only around hits,
 gives exactly the lines matching line by line gives; a regex's required literal skips files without it; and a
 catastrophic regex stops with TIMEOUT instead of hanging (Bad input)."""
 

@@ -1,5 +1,5 @@
-"""grep's two engines agree where rg's view of the tree could differ from the confined walk's (issue 14 items 1
-and 5): version-control and engine folders, temp files, hard links, file and folder symlinks, ignored files, file
+"""grep's two engines agree where rg's view of the tree could differ from the confined walk's:
+version-control and engine folders, temp files, hard links, file and folder symlinks, ignored files, file
 and folder names that are not UTF-8 (which the Confiner's paths cannot name: the rg engine dropped such files and
 counted an I/O error, while the Python engine showed them), the read limit's edge, and a walk stopped at a limit."""
 

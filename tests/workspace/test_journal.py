@@ -213,7 +213,7 @@ def test_prune_keeps_the_newest_changes_and_their_bytes(engine: Workspace) -> No
     assert (engine.root / "a.txt").read_text() == "v3\n"
     with pytest.raises(StringError) as caught:
         engine.undo("main")
-    # Issue 15 item 4 (on purpose): past the pruned depth undo says so, instead of "Nothing to undo."
+    # On purpose: past the pruned depth undo says so, instead of "Nothing to undo."
     assert caught.value.message == "Nothing left to undo: older changes of this topic were pruned from the journal."
 
 

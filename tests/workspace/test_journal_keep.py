@@ -1,4 +1,4 @@
-"""Issue 15 item 4: the journal is bounded. The policy's `[journal] keep_changes` and `keep_bytes` (whichever keeps
+"""The journal is bounded. The policy's `[journal] keep_changes` and `keep_bytes` (whichever keeps
 fewer; the newest change always stays; a pending one is never pruned) are applied after each change with a cheap
 check; `/undo` past the pruned depth says so; `/info` shows the depth; the SQLite file stops growing."""
 

@@ -1,4 +1,4 @@
-"""Issue 12: the journal's per-client records (owners, skips, created folders) follow the change sets they
+"""The journal's per-client records (owners, skips, created folders) follow the change sets they
 describe: written in the same transaction, pruned with them."""
 
 from __future__ import annotations

@@ -112,7 +112,7 @@ def audit_records(root: Path) -> list[dict[str, Any]]:
 
 
 def test_a_refused_shell_is_audited(tmp_path: Path) -> None:
-    """Issue 15 item 6: the command line is recorded (it was not before), with the secrets it holds masked."""
+    """The command line is recorded (it was not before), with the secrets it holds masked."""
     workspace = without(tmp_path, "shell")
     slot = Slot()
     with pytest.raises(StringError) as caught:

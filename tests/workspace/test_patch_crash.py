@@ -1,4 +1,4 @@
-"""Crash test for /patch (issue 15): a real `stringsh run` applying 10-file unified diffs, one after another, is
+"""Crash test for /patch: a real `stringsh run` applying 10-file unified diffs, one after another, is
 killed with SIGKILL at random moments. The next start recovers every interrupted change set to all-before or
 all-after: the 10 files always hold the same generation, nothing stays pending, no temp file is left, and no
 patch the child reported is lost."""

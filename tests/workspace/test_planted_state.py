@@ -1,4 +1,4 @@
-"""Issue 11, findings 1, 9 and 11: engine state a workspace ships is never believed, never written through, and
+"""Engine state a workspace ships is never believed, never written through, and
 undo only touches the file it wrote.
 
 Each attack is run the way the issue reproduced it: a workspace folder with something planted, then the real

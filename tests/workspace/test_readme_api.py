@@ -1,4 +1,4 @@
-"""The README's "Library: change sets" example runs as written (issue 15, item 1): the documented API is the real
+"""The README's "Library: change sets" example runs as written: the documented API is the real
 one. Run in a fresh interpreter with a state folder of its own."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Multi-root policies in the engine and the policy layers: who may add a root, what the journal stores, how a
-read_only workspace root and a read_write extra root combine (issue 14)."""
+read_only workspace root and a read_write extra root combine."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The confinement attack catalogue (anchors.md §10-A/B) through glob and grep: as the path argument each case is
+"""The confinement attack catalogue (docs/hazards.md, A and B) through glob and grep: as the path argument each case is
 refused with its code; met during a walk (every case's setup in one tree) nothing outside the root, no secret and
 no engine state is listed or searched. Nothing outside the root changes."""
 

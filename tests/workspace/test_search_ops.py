@@ -1,4 +1,4 @@
-"""glob and grep engine operations (issue 14 item 1): seed 003's contracts, counters and limits, exactly."""
+"""glob and grep engine operations: the file-operation contracts, counters and limits, exactly."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def test_glob_follows_file_links_inside_only_and_counts_every_skip(tree: Path) -
     assert [m.rel for m in result.matches] == ["src/a.py", "src/alias.py", "src/deep/c.py"]
     assert (result.truncated, result.total) == (False, 3)
     # entries: src, then a.py alias.py b.txt dangling.py deep deeplink out.py outdir, then deep/c.py; every link
-    # counts as a file (seed 003); out.py and outdir leave the root (walk errors), deeplink is not followed
+    # counts as a file; out.py and outdir leave the root (walk errors), deeplink is not followed
     assert counters(result.traversal) == traversal(files=8, entries=10, walk_errors=2, dangling=1)
 
 

@@ -1,4 +1,4 @@
-"""The search speed-ups keep every answer (issue 14 item 6): a `**/NAME` pattern matched on the last name answers
+"""The search speed-ups keep every answer: a `**/NAME` pattern matched on the last name answers
 as wcmatch's whole-path translation does; the secret list's per-name memory answers as the full check does; a walk
 without per-file stats finds and counts what the walk with them does; and nested `.gitignore` files are read as git
 and ripgrep read them (the deepest rule matching a path decides, so `!keep.log` re-includes)."""

@@ -13,7 +13,7 @@ from stringsh.errors import StringError
 if TYPE_CHECKING:
     from stringsh.dialects.mcp.calls import Call
 
-#: A tree stops growing past this many entries (the reference has no bound and overflows clients, its #1077).
+#: A tree stops growing past this many entries (the reference has no bound and overflows clients).
 TREE_LIMIT = 20000
 
 

@@ -1,2 +1,2 @@
-"""OPERATOR_CMD / OPERATOR_RESULT blocks (seed 000): `model.py` is the contract between the block parser and the
-actions."""
+"""OPERATOR_CMD / OPERATOR_RESULT blocks (docs/operator-protocol.md): `model.py` is the contract between the block
+parser and the actions."""

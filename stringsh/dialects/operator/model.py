@@ -19,9 +19,9 @@ class ActionShape:
     mutates: bool = False
 
 
-#: Every action stringsh implements (seed 000 plus upstream HEAD's fs.stat, fs.copy, fs.move and its alias
+#: Every action stringsh implements (the protocol's version 3 plus its newer fs.stat, fs.copy, fs.move and its alias
 #: fs.rename). Keys ending in `_b64` are base64 UTF-8 payloads: the parser decodes them strictly into
-#: `Command.payloads`. Upstream HEAD's aliases are accepted (`line`/`from` for `start`, `count`/`len` for `lines`,
+#: `Command.payloads`. The original host's aliases are accepted (`line`/`from` for `start`, `count`/`len` for `lines`,
 #: `q` for `query`); `overwrite` (true|false) is stringsh's: upstream's copy and move replace a destination
 #: silently, here only when asked (the confirmer shows what is replaced).
 ACTIONS: dict[str, ActionShape] = {

@@ -1,5 +1,5 @@
-"""OPERATOR_RESULT blocks (seed 000): the formatter every front end uses, and the inverse parse for clients and
-tests. A summary is one line whatever an action put in it (CR and LF become spaces)."""
+"""OPERATOR_RESULT blocks (docs/operator-protocol.md): the formatter every front end uses, and the inverse parse
+for clients and tests. A summary is one line whatever an action put in it (CR and LF become spaces)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def single_line(text: str) -> str:
 
 
 def format_result(result: Result) -> str:
-    """The OPERATOR_RESULT block (seed 000), ending with a newline: no `id:` line when the block had no id."""
+    """The OPERATOR_RESULT block, ending with a newline: no `id:` line when the block had no id."""
     lines = [RESULT_START]
     if result.id is not None:
         lines.append(f"id: {result.id}")

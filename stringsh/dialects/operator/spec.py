@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from stringsh.dialects.operator.model import ACTIONS
 
-VERSION = 3  # seed 000 is version 3 of upstream's spec; stringsh's deviations are listed in it
+VERSION = 3  # the protocol's version (docs/operator-protocol.md); stringsh's deviations are written into the spec
 
 HEADER = f"""Operator Interface Specification (version: {VERSION}; stringsh)
 

@@ -1,1 +1,1 @@
-"""Seed 001's JSON workspace tools: `stringsh tools`, JSON lines in and out."""
+"""The JSON workspace tools (docs/json-tools.md): `stringsh tools`, JSON lines in and out."""

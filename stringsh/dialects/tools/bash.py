@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
     from stringsh.workspace.shell.streams import Stream, StreamsResult
 
-#: Bytes of stdout (and of stderr) returned; the rest is counted (seed 001: 50 KB).
+#: Bytes of stdout (and of stderr) returned; the rest is counted (the interface asks for 50 KB).
 OUTPUT_CAP = 50 * 1024
 #: The longest `timeout_ms` taken (one hour); without one, the policy's shell timeout (120 s by default).
 MAX_TIMEOUT_MS = 3_600_000

@@ -1,4 +1,4 @@
-"""`stringsh tools`: seed 001's JSON tools on stdin/stdout, one request a line, one reply a line, flushed at once.
+"""`stringsh tools`: the JSON tools (docs/json-tools.md), one request a line in, one reply a line out, flushed at once.
 
 Every call is one request of the `tools` dialect in the topic `tools` (`Workspace.request`): journalled as such,
 and one audit record `tools.<tool>` per call (its outcome, duration, paths and the engine operations it ran; the

@@ -1,6 +1,6 @@
-"""`read`, `write` and `edit`: the engine's reads and change sets (journal, undo, audit), in seed 001's shapes.
+"""`read`, `write` and `edit`: the engine's reads and change sets (journal, undo, audit), shaped as docs/json-tools.md.
 
-`write` stores the content's UTF-8 bytes exactly as given (seed 001: it replaces the entire content); `edit`
+`write` stores the content's UTF-8 bytes exactly as given (the interface: it replaces the entire content); `edit`
 matches `old_string` exactly in the file's decoded text (its own line endings) and writes it back in its own
 encoding and BOM, guarded by the sha256 it read (a file changed meanwhile is a CONFLICT, nothing written).
 """
@@ -23,7 +23,7 @@ WRITE_FIELDS = (Field("file_path", "string", required=True), Field("content", "s
 EDIT_FIELDS = (Field("file_path", "string", required=True), Field("old_string", "string", required=True),
                Field("new_string", "string", required=True), Field("replace_all", "boolean"))
 
-#: Seed 001's (and OpenCode's) edit errors, verbatim.
+#: The interface's (and OpenCode's) edit errors, verbatim.
 NOT_FOUND_TEXT = "oldString not found in content"
 MULTIPLE_TEXT = ("Found multiple matches for oldString. Provide more surrounding lines in oldString to identify the "
                  "correct match.")

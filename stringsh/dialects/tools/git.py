@@ -1,5 +1,5 @@
 """`git`: status, diff, commit, push and checkout through stringsh's hardened git engine (stringsh/workspace/git/:
-no hooks, no workspace config that runs code, secrets never staged or shown), in seed 001's fields."""
+no hooks, no workspace config that runs code, secrets never staged or shown), in docs/json-tools.md's fields."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def _push(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
 
 
 def _checkout(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
-    """Switch to `branch`, creating it from HEAD when no branch of that name exists (seed 001)."""
+    """Switch to `branch`, creating it from HEAD when no branch of that name exists."""
     from stringsh.workspace.git import change
 
     branch = args.get("branch")

@@ -1,4 +1,4 @@
-"""Seed 001's paths: its examples name files as `/workspace/...`, the workspace as the agent's container sees it.
+"""The JSON tools' paths: their examples name files as `/workspace/...`, the workspace as the agent's container sees it.
 
 `/workspace` and `/workspace/<rel>` map to the workspace root and `<rel>` in it; every other path goes to the engine
 as given (relative to the root, or absolute inside it), which confines it: `../x` and `/etc/passwd` are refused
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from stringsh.dialects.tools.schema import args_error
 
-#: The workspace as seed 001's container mounts it.
+#: The workspace as the tools' container mounts it (docs/json-tools.md).
 MOUNT = "/workspace"
 
 

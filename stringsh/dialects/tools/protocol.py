@@ -1,7 +1,7 @@
 """The wire format of `stringsh tools`: one JSON object a line each way.
 
 Request `{"id", "tool", "args"}`; reply `{"id", "ok": true, "result"}` or `{"id", "ok": false, "code", "error"
-[, "hint"] [, "result"]}` (`error` a one-line message, seed 001's own strings where it names them; `code` stable;
+[, "hint"] [, "result"]}` (`error` a one-line message, the interface's own strings where it names them; `code` stable;
 `result` only where a failed call still produced something, e.g. a timed-out command's partial output).
 """
 

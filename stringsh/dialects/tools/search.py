@@ -1,7 +1,7 @@
 """`glob` and `grep`: the engine's confined walk (no secrets, no `.git/`, no `.stringsh/`, ignored files left out).
 
-`glob` lists matches newest first (seed 001: sorted by modification time), `grep` matches a Python regular
-expression line by line (seed 001's `grep -E`; `include` filters file names like `--include`)."""
+`glob` lists matches newest first (by modification time, as the interface asks), `grep` matches a Python regular
+expression line by line (the interface's `grep -E`; `include` filters file names like `--include`)."""
 
 from __future__ import annotations
 

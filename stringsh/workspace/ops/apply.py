@@ -29,7 +29,7 @@ class ApplyRequest(NamedTuple):
 def apply(ws: Workspace, request: ApplyRequest) -> ChangeSetId:
     """Apply every file of the change set or none; returns the change id for `revert`.
 
-    Patches (seed 004's hunks) are checked for form, then the policy (permissions, the change allow- and deny
+    Patches (docs/change-sets.md) are checked for form, then the policy (permissions, the change allow- and deny
     lists, the file and line budgets) is checked on the paths and line counts as asked, before any file is read;
     then, under the lock, each patch is applied to the file's bytes exactly (hunks.py) and the whole set goes
     through `apply_locked` like any other change: one journal entry, one id, all files or none."""

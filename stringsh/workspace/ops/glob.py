@@ -1,4 +1,4 @@
-"""glob: files whose path below the search folder matches a root-relative pattern, newest first (seed 001).
+"""glob: files whose path below the search folder matches a root-relative pattern, newest first (the JSON tools').
 
 Patterns use wcmatch's glob rules (GLOBSTAR | DOTGLOB | BRACE): `*`, `?` and `[...]` stay inside one name, `**`
 spans folders, `{a,b}` lists alternatives. A pattern is matched against the path relative to the search folder,

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 class FileInfo(NamedTuple):
     """Metadata of one confined path; `rel` is the resolved root-relative POSIX path (the link's own path for a
-    symlink). Seed 003's `stat` fields: `kind` is its `type` (file | dir | symlink | other), `size`, `mtime_ns`,
+    symlink). docs/file-operations.md's fields: `kind` is its `type` (file | dir | symlink | other), `size`, `mtime_ns`,
     `atime_ns`, `birth_ns` (None where the platform does not say) and `mode` (read-only when 0o200 is off)."""
 
     rel: str

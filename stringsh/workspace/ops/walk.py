@@ -38,7 +38,7 @@ CLOCK_EVERY = 256
 
 
 class WalkStats:
-    """The traversal diagnostics of seed 003, counted while walking (mutable; `snapshot` freezes them)."""
+    """The traversal diagnostics (docs/file-operations.md), counted while walking (mutable; `snapshot` freezes them)."""
 
     __slots__ = ("deadline", "limit_reason", "scanned_entries", "scanned_files", "skipped_dangling_symlink_targets",
                  "skipped_io_errors", "skipped_walk_errors", "started")
@@ -60,7 +60,7 @@ class WalkStats:
 
 
 class Traversal(NamedTuple):
-    """Seed 003's traversal fields, as every walking operation returns them."""
+    """The traversal fields, as every walking operation returns them."""
 
     scanned_files: int
     scanned_entries: int

@@ -1,6 +1,6 @@
 """The bubblewrap binds that keep a sandboxed shell from changing what governs it or reading what is denied.
 
-Protection (findings 3 and 10 of issue 11), per writable folder, from the shell's first instant:
+Protection, per writable folder, from the shell's first instant:
 - `.stringsh/`, `stringsh.toml`, `.gitmodules` and, inside a real `.git` folder, `hooks/`, `config`,
   `config.worktree`, `commondir`, `modules/` and `worktrees/` are bound read-only onto themselves;
 - `.git` itself is bound onto itself: a mount point cannot be renamed or removed (EBUSY), so
@@ -13,7 +13,7 @@ What does not exist at start (`git init` later) is left to the end-of-command ch
 The user's stringsh config folder (its signing key, stored `$NAME` values, trust decisions) is hidden behind
 an empty read-only tmpfs: a command that could read the key could forge the engine's signed state.
 
-Masks (finding 7): every existing path the policy's deny list matches is hidden (in the workspace, and two
+Masks: every existing path the policy's deny list matches is hidden (in the workspace, and two
 levels deep in the user's home, where `~/.ssh` and `~/.aws/credentials` live): a file (or a symlink to one)
 gets `/dev/null` bound over it (bubblewrap's binds are `nodev`, so opening it fails), a folder an empty
 read-only tmpfs. A mount point also refuses a hard link to it (EXDEV). Files created after start are the

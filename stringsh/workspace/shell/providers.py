@@ -54,7 +54,7 @@ class BubblewrapProvider(Provider):
     """Read-only system, writable workspace, private /tmp, no network, no capabilities, own pid namespace.
 
     No `--new-session`: under a pty it leaves bash without job control, so a timeout's signal to the
-    foreground group would kill the whole sandbox (research-ecosystem.md §6). No `--die-with-parent`
+    foreground group would kill the whole sandbox. No `--die-with-parent`
     either: it fires when the spawning thread ends, not the process; closing the pty ends the sandbox.
 
     Protected paths, the policy file and the user's config folder are bound read-only or hidden and what the

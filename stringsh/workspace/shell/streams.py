@@ -1,4 +1,4 @@
-"""One stateless `bash -c` with stdout and stderr kept apart and byte-exact (JSON tools' `bash`, seed 001).
+"""One stateless `bash -c` with stdout and stderr kept apart and byte-exact (the JSON tools' `bash`).
 
 `/exec` (oneshot.py) merges both streams and cleans the text for a reader; an agent's tool call wants each stream
 as the command wrote it, the first `cap` bytes of each kept and the totals counted. Same provider (sandbox), same

@@ -1,4 +1,4 @@
-"""The attack catalogue (anchors.md §10 A and B) through the MCP tools, on a real `stringsh mcp` over stdio: sibling
+"""The attack catalogue (docs/hazards.md, A and B) through the MCP tools, on a real `stringsh mcp` over stdio: sibling
 prefixes (CVE-2025-53110), `..`, symlinks out of the root and their chains and dangling targets (CVE-2025-53109),
 hard links, NUL bytes and long paths, secrets by every tool, the policy file, and the root through a symlink."""
 

@@ -22,7 +22,7 @@ def block(*lines: str, end: bool = True) -> str:
 
 
 def result(id: str | None, ok: bool, summary: str, details: str | None = None) -> str:
-    """The exact OPERATOR_RESULT text seed 000 specifies."""
+    """The exact OPERATOR_RESULT text the protocol specifies."""
     lines = ["OPERATOR_RESULT", *([f"id: {id}"] if id is not None else []), f"ok: {'true' if ok else 'false'}",
              f"summary: {summary}", *([f"details_b64: {b64(details)}"] if details is not None else []),
              "END_OPERATOR_RESULT"]

@@ -1,4 +1,4 @@
-"""The read-only OPERATOR_CMD actions (seed 000 and upstream HEAD's fs.stat): exact summaries and payloads."""
+"""The read-only OPERATOR_CMD actions (docs/operator-protocol.md, and fs.stat): exact summaries and payloads."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every HARD RULE of seed 000 and upstream HEAD's validator cases, through the real `python -m stringsh operator`
+"""Every HARD RULE of the protocol and the newer validator's cases, through the real `python -m stringsh operator`
 on pipes: each rule with a block that passes and one that fails (exact OPERATOR_RESULT text), nothing written by a
 refused block, and the loop still answering the next block."""
 

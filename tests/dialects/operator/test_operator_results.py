@@ -1,4 +1,4 @@
-"""The OPERATOR_RESULT formatter: seed 000's exact layout, a summary always one line, details as base64 UTF-8,
+"""The OPERATOR_RESULT formatter: the protocol's exact layout, a summary always one line, details as base64 UTF-8,
 and the inverse parse a client uses."""
 
 from __future__ import annotations

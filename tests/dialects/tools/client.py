@@ -26,7 +26,7 @@ def tools(ws: Path, *requests: dict[str, Any] | str | bytes, timeout: float = 12
 
 
 def call(ws: Path, tool: str, args: dict[str, Any], id_: Any = 1) -> dict[str, Any]:
-    """One call's reply, with `duration_ms` (checked to be an integer, seed 001's shape) set to 0."""
+    """One call's reply, with `duration_ms` (checked to be an integer, the interface's shape) set to 0."""
     (reply,) = tools(ws, {"id": id_, "tool": tool, "args": args})
     return steady(reply)
 

@@ -1,4 +1,4 @@
-"""Seed 001's audit logging, and one engine for every dialect: a tools change is journalled, listed by /changes
+"""The JSON tools' audit logging, and one engine for every dialect: a tools change is journalled, listed by /changes
 and reverted by /revert like a String Commands change."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seed 001 `bash` scenarios through the real `stringsh tools`, and the provider-agnostic requirement."""
+"""The JSON tools' `bash` scenarios through the real `stringsh tools`, and the provider-agnostic requirement."""
 
 from __future__ import annotations
 

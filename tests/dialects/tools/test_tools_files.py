@@ -1,4 +1,4 @@
-"""Seed 001 `read`, `write` and `edit` scenarios through the real `stringsh tools`: exact replies, exact bytes."""
+"""The JSON tools' `read`, `write`, `edit` scenarios through the real `stringsh tools`: exact replies, exact bytes."""
 
 from __future__ import annotations
 

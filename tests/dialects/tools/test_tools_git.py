@@ -1,4 +1,4 @@
-"""Seed 001 `git` scenarios through the real `stringsh tools`, on real repositories (the engine's hardened git)."""
+"""JSON tools' `git` scenarios through the real `stringsh tools`, on real repositories (the engine's hardened git)."""
 
 from __future__ import annotations
 

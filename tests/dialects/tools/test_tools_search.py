@@ -1,4 +1,4 @@
-"""Seed 001 `glob` and `grep` scenarios through the real `stringsh tools`."""
+"""The JSON tools' `glob` and `grep` scenarios through the real `stringsh tools`."""
 
 from __future__ import annotations
 
