@@ -104,12 +104,14 @@ class Dispatcher:
             request = parse_request(text)
         except StringError as exc:
             header, request_id = reply_header(text)
+            self._refused(header, topic or "main", exc.code)
             return format_reply(header, request_id, error=(exc.code, exc.text), topic=topic or "main")
         return self.execute_request(request, topic)
 
     def answer(self, item: StreamItem) -> Reply:
         """Reply to one item of a line stream: run it, or report why it could not be read."""
         if item.error:
+            self._refused(reply_header(item.text)[0], item.topic or "main", item.error[0])
             return format_error_item(item.text, item.error, item.topic or "main")
         if item.request is not None:
             return self.execute_request(item.request, item.topic)
@@ -120,6 +122,7 @@ class Dispatcher:
         try:
             session = self.session(topic)
         except StringError as exc:
+            self._refused(request.header, topic or "main", exc.code)
             return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=topic or "main")
         with self._topic_locks[session.topic]:
             return self.run_serialised(request, session)
@@ -130,27 +133,34 @@ class Dispatcher:
         recorded once in the audit log, refused or not."""
         try:
             invocation = self._invocation(request, session)
-        except StringError as exc:  # recorded by its first word only: its arguments may hold a value to hide
-            word = (request.header.split(maxsplit=1) or [""])[0][:80]
-            with self._request(word, session, None) as ctx:
-                ctx.fail(exc.code)
-                return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic)
+        except StringError as exc:
+            self._refused(request.header, session.topic, exc.code)
+            return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic)
         if invocation.name == "operator-block":  # each block is a request of the operator dialect (its own record)
             return self._reply(request, session, invocation)
-        with self._request(_op_name(invocation), session, request.header) as ctx:
+        with self._request(_op_name(invocation), session.topic, request.header) as ctx:
             reply = self._reply(request, session, invocation)
             if not reply.ok:
                 ctx.fail(reply.code or "ERROR")
             return reply
 
-    def _request(self, op: str, session: Session, command: str | None) -> AbstractContextManager[RequestContext]:
+    def _request(self, op: str, topic: str, command: str | None) -> AbstractContextManager[RequestContext]:
         """The engine's request for one String Command; nothing to record to when the workspace cannot load (the
         command then says why, or needs no workspace: /help)."""
         try:
             workspace = self.workspace
         except StringError:
-            return contextlib.nullcontext(RequestContext(dialect="string", op=op, topic=session.topic, client=""))
-        return workspace.request("string", op, topic=session.topic, command=command)
+            return contextlib.nullcontext(RequestContext(dialect="string", op=op, topic=topic, client=""))
+        return workspace.request("string", op, topic=topic, command=command)
+
+    def _refused(self, header: str, topic: str, code: str) -> None:
+        """A request that could not be read or routed (bad quoting, an unknown command or topic) is one request
+        too, recorded by its first word only: its arguments may hold a value to hide."""
+        word = (header.split(maxsplit=1) or [""])[0][:80]
+        if self._workspace is not None:
+            word = self._workspace.redact(word)  # a pasted token is a first word too
+        with self._request(word, topic, None) as ctx:
+            ctx.fail(code)
 
     def _reply(self, request: Request, session: Session, invocation: Invocation) -> Reply:
         try:

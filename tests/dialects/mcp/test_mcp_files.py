@@ -260,5 +260,6 @@ def test_audit_records_carry_mcp_and_the_client_name(client: Client, root: Path,
     client.text("read_text_file", {"path": "audited.txt"})
     client.text("edit_file", {"path": "audited.txt", "edits": [{"oldText": "a", "newText": "b"}]})
     records = [json.loads(line) for line in stringsh(root, env, "audit", "tail", "--json", "-n", "2").splitlines()]
-    assert [(r["op"], r["frontend"], r["agent"], r["paths"]) for r in records] == [
-        ("read", "mcp", CLIENT, ["audited.txt"]), ("apply", "mcp", CLIENT, ["audited.txt"])]
+    assert [(r["op"], r["ops"], r["frontend"], r["agent"], r["paths"]) for r in records] == [
+        ("mcp.read_text_file", ["stat", "read"], "mcp", CLIENT, ["audited.txt"]),
+        ("mcp.edit_file", ["apply"], "mcp", CLIENT, ["audited.txt"])]
