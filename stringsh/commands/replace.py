@@ -17,6 +17,7 @@ from stringsh.render.document import is_markdown
 from stringsh.render.view import DocumentView
 from stringsh.workspace import ChangeSet
 from stringsh.workspace.atomic import sha256
+from stringsh.workspace.ops import replace as exact
 from stringsh.workspace.textio import encode, line_spans
 
 ALL = "--all"
@@ -70,18 +71,18 @@ def replace_text(ctx: Context, path: str, body: str, replace_all: bool) -> Resul
     workspace = documents.workspace
     view = documents.read_for_edit(path)
     text = view.doc.text
-    matches = replacing.find_all(text, pair.old)
-    if not matches:
-        raise not_found(view, pair.old, workspace.policy.secrets.replacement)
-    if len(matches) > 1:
-        listed = replacing.preview(text, matches, workspace.redact_lines)
-        if not replace_all:
-            raise replacing.ambiguous(view.path, len(matches), listed)
-        if replacing.overlapping(matches):
-            raise replacing.overlap_refused(view.path, len(matches), listed)
+    try:
+        done = exact.replace(text, pair.old, pair.new, "all" if replace_all else "one")
+    except exact.Refused as exc:
+        if exc.kind == "not_found":
+            raise not_found(view, pair.old, workspace.policy.secrets.replacement) from None
+        listed = replacing.preview(text, exc.matches, workspace.redact_lines)
+        refusal = replacing.ambiguous if exc.kind == "ambiguous" else replacing.overlap_refused
+        raise refusal(view.path, len(exc.matches), listed) from None
+    matches = done.matches
     old_regions = "".join(text[start:end] for start, end in matches)
     refuse_mask_writeback(workspace, view.path, old_regions, pair.new * len(matches))
-    data = encode(replacing.replace_matches(text, matches, pair.new), view.encoding, view.bom, view.path)
+    data = encode(done.text, view.encoding, view.bom, view.path)
     change = ChangeSet().write(view.path, data, expected_prev_sha256=view.sha256)
     change_id = workspace.apply(change, topic=ctx.session.topic, op="edit")
     documents.after_write(view.path, sha256(data))

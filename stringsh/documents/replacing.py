@@ -1,23 +1,15 @@
-"""Exact substring replacement for `/replace` (String's newer command, docs/string-commands.md): body `old\\n---\\nnew`.
-
-Matches are counted honestly: every position the old text starts at counts, so `foo\\nfoo\\n` inside
-`foo\\nfoo\\nfoo\\n` is two matches (ambiguous), where a non-overlapping scan would see one (docs/hazards.md).
-A line break in the old text matches any of the file's (`\\r\\n`, `\\r`, `\\n`, each whole), so an old text typed
-with `\\n` finds its lines in a CRLF file; the new text takes the line ending of the region it replaces.
-"""
+"""`/replace` (docs/string-commands.md): the words around the engine's exact-replace editor (workspace/ops/replace.py): the body
+`old\\n---\\nnew`, the ambiguity preview and the refusals. Matching and replacing are the engine's, shared by
+every dialect."""
 
 from __future__ import annotations
 
-import itertools
-import re
 from collections.abc import Callable
 from typing import NamedTuple
 
 from stringsh.errors import StringError
-from stringsh.workspace.textio import BREAK, splice
+from stringsh.workspace.textio import BREAK
 
-#: One line break of the file, never half of a `\r\n`.
-ANY_BREAK = r"(?:\r\n|\r(?!\n)|(?<!\r)\n)"
 #: Matches listed in an ambiguity refusal, and the characters shown on each side (String's `ambiguityPreview`).
 PREVIEWS = 3
 AROUND = 40
@@ -40,22 +32,6 @@ def split_body(body: str) -> Pair | None:
     return None
 
 
-def find_all(text: str, old: str) -> list[tuple[int, int]]:
-    """(start, end) of every match of `old` in `text`, overlapping ones included, in order."""
-    if "\n" not in old:
-        found, at = [], text.find(old)
-        while at != -1:
-            found.append((at, at + len(old)))
-            at = text.find(old, at + 1)
-        return found
-    pattern = re.compile("(?=(" + ANY_BREAK.join(re.escape(part) for part in old.split("\n")) + "))")
-    return [(m.start(1), m.end(1)) for m in pattern.finditer(text)]
-
-
-def overlapping(matches: list[tuple[int, int]]) -> bool:
-    return any(b[0] < a[1] for a, b in itertools.pairwise(matches))
-
-
 def preview(text: str, matches: list[tuple[int, int]], mask: Callable[[str], str]) -> str:
     """`- ...<40 chars>old<40 chars>...` for the first three matches, line breaks as `\\n`. The lines around a
     snippet are masked first: a snippet that would cut through a secret is shown from its masked lines."""
@@ -70,13 +46,6 @@ def preview(text: str, matches: list[tuple[int, int]], mask: Callable[[str], str
         snippet = text[lo:hi] if masked == lines else masked
         out.append("- ..." + snippet.replace("\r", "\\r").replace("\n", "\\n") + "...")
     return "\n".join(out)
-
-
-def replace_matches(text: str, matches: list[tuple[int, int]], new: str) -> str:
-    """`text` with each (non-overlapping) match replaced by `new`, which takes the ending of the region it replaces."""
-    for start, end in reversed(matches):
-        text = splice(text, start, end, new)
-    return text
 
 
 def ambiguous(path: str, count: int, listed: str) -> StringError:

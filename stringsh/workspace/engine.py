@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from stringsh.workspace.ops.mkdir import MkdirOutcome
     from stringsh.workspace.ops.move import MoveOutcome
     from stringsh.workspace.ops.read import TextFile
+    from stringsh.workspace.ops.replace import Mode as ReplaceMode
+    from stringsh.workspace.ops.replace import ReplaceOutcome
     from stringsh.workspace.ops.shell import ShellRequest, ShellSlot
     from stringsh.workspace.ops.stat import FileInfo
     from stringsh.workspace.ops.streams import StreamsRequest
@@ -282,6 +284,14 @@ class Workspace:
         from stringsh.workspace.ops.lines import LineEditRequest, edit_lines
 
         return edit_lines(self, LineEditRequest(path, start_line, end_line, replacement, topic, expected_sha256))
+
+    def replace(self, path: str, pairs: tuple[tuple[str, str], ...], *, mode: ReplaceMode = "one",
+                topic: str = "main", expected_sha256: str | None = None) -> ReplaceOutcome:
+        """Exact old -> new text, each pair in order, as one journalled change keeping encoding, BOM and line
+        endings (ops/replace.py); a refusal is ops.replace.Refused, which each dialect words itself."""
+        from stringsh.workspace.ops.replace import ReplaceRequest, replace_in_file
+
+        return replace_in_file(self, ReplaceRequest(path, pairs, mode, topic, expected_sha256))
 
     def apply(self, changeset: ChangeSet, *, topic: str = "main", op: WriteOp = "write") -> ChangeSetId:
         """Apply every file and patch of the change set or none; returns the id `revert` takes (docs/change-sets.md).

@@ -153,6 +153,12 @@ def line_spans(text: str) -> list[tuple[int, int, int]]:
     return spans
 
 
+def as_lf(text: str) -> str:
+    """`text` as every read shows it: each line break (`\\r\\n`, `\\r`, `\\n`) as `\\n`, so no `\\r` shows and
+    text copied from a read matches an edit (an edit's old text matches any ending)."""
+    return text if "\r" not in text else BREAK.sub("\n", text)
+
+
 def adapt_newlines(new: str, ending: str) -> str:
     """Give `\\n`-terminated text the ending `ending`; text that already carries `\\r` was chosen on purpose."""
     if "\r" in new or ending == "\n":

@@ -1,22 +1,21 @@
-"""`edit_file`: exact-text edits that keep the file's bytes. Unlike the reference server (which turns CRLF into
-LF, takes the first of several matches and rewrites the file as UTF-8) each `oldText` must match exactly one
-place; an LF `oldText` matches a CRLF file (and its `newText` gets CRLF endings); the file is written back in its
-own encoding and BOM through one journalled change set (all edits or none, undoable), guarded by the hash of
-the bytes read."""
+"""`edit_file`: the engine's exact-replace editor (workspace/ops/replace.py) in the reference server's shapes.
+Unlike the reference server (which turns CRLF into LF, takes the first of several matches and rewrites the file
+as UTF-8) each `oldText` must match exactly one place; its line breaks match any of the file's (so text copied
+from `read_text_file`, which shows `\\n`, matches a CRLF file) and `newText` takes the ending of the text it
+replaces; the file keeps its encoding and BOM, through one journalled change (all edits or none, undoable),
+guarded by the hash of the bytes read."""
 
 from __future__ import annotations
 
-import codecs
 import difflib
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
-from stringsh.workspace.models import ChangeSet
+from stringsh.workspace.ops.replace import PairRefused, replace_all_pairs
 
 if TYPE_CHECKING:
     from stringsh.dialects.mcp.calls import Call
 
-BOMS = {"utf-8": codecs.BOM_UTF8, "utf-16-le": codecs.BOM_UTF16_LE, "utf-16-be": codecs.BOM_UTF16_BE}
 REREAD = "Read the file again (read_text_file) and copy oldText from it exactly."
 
 
@@ -25,40 +24,25 @@ class EditOperation(NamedTuple):
     new: str
 
 
-def _count(text: str, needle: str) -> int:
-    """Occurrences, overlapping ones included (`foo\\nfoo\\n` in `foo\\nfoo\\nfoo\\n` is two, so ambiguous)."""
-    count, start = 0, text.find(needle)
-    while start != -1 and count < 2:
-        count += 1
-        start = text.find(needle, start + 1)
-    return count
+def _check(edits: list[EditOperation]) -> None:
+    """The arguments every edit needs, checked before anything is matched."""
+    if not edits:
+        raise StringError("INVALID_PAYLOAD", "No edits given", "Give at least one {oldText, newText} edit.")
+    for number, edit in enumerate(edits, 1):
+        if not edit.old:
+            raise StringError("INVALID_PAYLOAD", f"Edit {number}: oldText is empty",
+                              "Give the text to replace; write_file creates or overwrites a whole file.")
+        if edit.old == edit.new:
+            raise StringError("INVALID_PAYLOAD", f"Edit {number}: oldText and newText are the same",
+                              "Give the changed text as newText.")
 
 
-def _crlf(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\n", "\r\n")
-
-
-def _apply_one(text: str, edit: EditOperation, number: int, path: str, file_crlf: bool) -> str:
-    if not edit.old:
-        raise StringError("INVALID_PAYLOAD", f"Edit {number}: oldText is empty",
-                          "Give the text to replace; write_file creates or overwrites a whole file.")
-    if edit.old == edit.new:
-        raise StringError("INVALID_PAYLOAD", f"Edit {number}: oldText and newText are the same",
-                          "Give the changed text as newText.")
-    candidates = [(edit.old, edit.new)]
-    if file_crlf and "\r" not in edit.old:
-        candidates.append((_crlf(edit.old), _crlf(edit.new)))
-    for old, new in candidates:
-        found = _count(text, old)
-        if found == 1:
-            at = text.find(old)
-            return text[:at] + new + text[at + len(old):]
-        if found > 1:
-            raise StringError("PATCH_FAILED", f"Edit {number}: oldText matches more than one place in {path}; "
-                              "nothing was written", "Add surrounding lines to oldText so it matches one place.")
-    raise StringError("PATCH_FAILED", f"Edit {number}: oldText not found in {path}; nothing was written", REREAD)
-
-
+def _refusal(exc: PairRefused, path: str) -> StringError:
+    number = exc.index + 1
+    if exc.kind == "not_found":
+        return StringError("PATCH_FAILED", f"Edit {number}: oldText not found in {path}; nothing was written", REREAD)
+    return StringError("PATCH_FAILED", f"Edit {number}: oldText matches more than one place in {path}; "
+                       "nothing was written", "Add surrounding lines to oldText so it matches one place.")
 def _diff(path: str, before: str, after: str) -> str:
     """A git-style unified diff of the change (LF endings for showing, as the reference server's)."""
     lines = difflib.unified_diff(before.replace("\r\n", "\n").splitlines(keepends=True),
@@ -69,22 +53,22 @@ def _diff(path: str, before: str, after: str) -> str:
 
 
 def apply_edits(call: Call, path: str, edits: list[EditOperation], *, dry_run: bool) -> str:
-    if not edits:
-        raise StringError("INVALID_PAYLOAD", "No edits given", "Give at least one {oldText, newText} edit.")
+    _check(edits)
     checked = call.path(path)
-    current = call.ws.read_text(checked, topic=call.topic)
-    text = current.text
-    file_crlf = current.newline in ("crlf", "mixed") and "\r\n" in text
-    for number, edit in enumerate(edits, 1):
-        text = _apply_one(text, edit, number, path, file_crlf)
-    shown = call.ws.redact_lines(_diff(path, current.text, text))
+    pairs = tuple((edit.old, edit.new) for edit in edits)
+    try:
+        if dry_run:
+            before = call.ws.read_text(checked, topic=call.topic).text
+            after, _ = replace_all_pairs(before, pairs, "one")
+            change_id = None
+        else:
+            done = call.ws.replace(checked, pairs, topic=call.topic)
+            before, after, change_id = done.before, done.text, done.change_id
+    except PairRefused as exc:
+        raise _refusal(exc, path) from None
+    shown = call.ws.redact_lines(_diff(path, before, after))
     ticks = "`" * 3
     while ticks in shown:
         ticks += "`"
     reply = f"{ticks}diff\n{shown}{ticks}\n\n"
-    if dry_run:
-        return reply
-    data = BOMS[current.encoding] * current.bom + text.encode(current.encoding)
-    change = ChangeSet().write(checked, data, expected_prev_sha256=current.sha256)
-    change_id = call.ws.apply(change, topic=call.topic, op="edit")
-    return f"{reply}Change {change_id}, undoable."
+    return reply if change_id is None else f"{reply}Change {change_id}, undoable."

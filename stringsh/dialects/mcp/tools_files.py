@@ -1,5 +1,6 @@
 """The reference filesystem server's tools (@modelcontextprotocol/server-filesystem), by its names and argument
-names so a client can switch, each on the engine: reads keep the file's own line endings and are redacted on
+names so a client can switch, each on the engine: reads show every line ending as `\\n` (the README's text
+fidelity table; edits match it in a CRLF file too), a file that is not UTF-8 as Latin-1, and are redacted on
 the way out, writes keep encoding, BOM and line endings and are journalled (undoable), secrets are refused, and
 paths are confined by the engine (absolute paths inside a root are accepted, others refused)."""
 
@@ -26,6 +27,7 @@ from stringsh.dialects.mcp.calls import Call, Calls
 from stringsh.dialects.mcp.listing import file_info_text, list_sized, tree
 from stringsh.dialects.mcp.textedit import EditOperation, apply_edits
 from stringsh.errors import StringError
+from stringsh.workspace.textio import as_lf
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -50,14 +52,16 @@ class Edit(BaseModel):
 
 
 def _split_lines(text: str) -> list[str]:
-    return text.splitlines(keepends=True)
+    """Lines of `\\n` text with their breaks, in the shared line model (no break on U+2028 or form feed)."""
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
 
 
 def read_text(call: Call, path: str, head: int | None, tail: int | None) -> str:
     if head is not None and tail is not None:
         raise StringError("INVALID_PAYLOAD", "Cannot specify both head and tail parameters simultaneously",
                           "Give head or tail, not both.")
-    text = call.ws.read_text(call.path(path), topic=call.topic).text
+    text = as_lf(call.ws.read_text(call.path(path), topic=call.topic, legacy=True).text)
     if head is not None:
         text = "".join(_split_lines(text)[:head])
     elif tail is not None:

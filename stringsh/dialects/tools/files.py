@@ -1,8 +1,11 @@
 """`read`, `write` and `edit`: the engine's reads and change sets (journal, undo, audit), shaped as docs/json-tools.md.
 
-`write` stores the content's UTF-8 bytes exactly as given (the interface: it replaces the entire content); `edit`
-matches `old_string` exactly in the file's decoded text (its own line endings) and writes it back in its own
-encoding and BOM, guarded by the sha256 it read (a file changed meanwhile is a CONFLICT, nothing written).
+They follow the README's text fidelity table, as every dialect does. `read` shows lines with `\\n` (never a
+`\\r`), a file that is not UTF-8 as Latin-1 (one character per byte). `write` replaces the whole content: a new
+file gets the content's UTF-8 bytes as given, an existing one keeps its encoding, BOM and dominant line ending.
+`edit` is the engine's exact-replace editor: `old_string` as `read` showed it (`\\n`) matches a CRLF or mixed file
+too, `new_string` takes the line ending of the text it replaces, and the file keeps its encoding and BOM; one
+journalled change guarded by the hash of the bytes it was read as.
 """
 
 from __future__ import annotations
@@ -23,10 +26,16 @@ WRITE_FIELDS = (Field("file_path", "string", required=True), Field("content", "s
 EDIT_FIELDS = (Field("file_path", "string", required=True), Field("old_string", "string", required=True),
                Field("new_string", "string", required=True), Field("replace_all", "boolean"))
 
-#: The interface's (and OpenCode's) edit errors, verbatim.
+#: What each tool does, as the tool list says it (the README's text fidelity table in one line each).
+READ_ABOUT = "a file's numbered lines, each ending shown as \\n (never a \\r), or a folder listing"
+WRITE_ABOUT = "replace or create a file (parents made); an existing file keeps its encoding, BOM and line ending"
+EDIT_ABOUT = ("replace an exact string in a file: old_string as read shows it (\\n) matches CRLF lines too, and "
+              "new_string takes the file's line ending")
+#: The edit errors of the JSON tools' published protocol (and OpenCode's), verbatim.
 NOT_FOUND_TEXT = "oldString not found in content"
 MULTIPLE_TEXT = ("Found multiple matches for oldString. Provide more surrounding lines in oldString to identify the "
                  "correct match.")
+OVERLAP_TEXT = "Found overlapping matches for oldString; replace_all cannot replace each of them."
 
 
 def path_summary(args: dict[str, Any]) -> tuple[list[str], str | None]:
@@ -56,7 +65,7 @@ def read(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
         return {"content": "\n".join(_window(names, offset, limit)), "is_dir": True, "total_lines": len(names),
                 "file_size": 0, "is_binary": False}
     try:
-        text = ws.read_text(path, topic=topic)
+        text = ws.read_text(path, topic=topic, legacy=True)
     except StringError as exc:
         if exc.code != "BINARY_FILE":
             raise
@@ -82,21 +91,18 @@ def _file_type(rel: str) -> str:
 
 
 def write(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
-    from stringsh.workspace.models import ChangeSet, FileChange
-
     given, content = args["file_path"], args["content"]
     path = engine_path(given)
     try:
-        data = content.encode("utf-8")
+        content.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate (\ud800) in the JSON string
         raise args_error("write: 'content' holds a character UTF-8 cannot encode (a lone surrogate).") from None
-    ws.apply(ChangeSet([FileChange(path, data)]), topic=topic)
+    ws.write_text(path, content, topic=topic)
     return {"success": True, "file_path": given}
 
 
 def edit(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
-    from stringsh.workspace.models import ChangeSet, FileChange
-    from stringsh.workspace.textio import encode
+    from stringsh.workspace.ops.replace import Refused
 
     given, old, new = args["file_path"], args["old_string"], args["new_string"]
     if not old:
@@ -107,14 +113,14 @@ def edit(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
     info = _stat(ws, path, given, topic)
     if info.is_dir:
         raise StringError("INVALID_TARGET", f"Is a directory: {given}")
-    current = ws.read_text(path, topic=topic)
-    count = current.text.count(old)
-    if count == 0:
-        raise StringError("NO_MATCH", NOT_FOUND_TEXT, "Read the file again and copy old_string exactly.")
-    if count > 1 and not args.get("replace_all", False):
-        raise StringError("MULTIPLE_MATCHES", MULTIPLE_TEXT, "Or set replace_all to true to replace every match.")
-    text = current.text.replace(old, new)
-    data = encode(text, current.encoding, current.bom, current.rel)
-    ws.apply(ChangeSet([FileChange(path, data, current.sha256)]), topic=topic, op="edit")
+    try:
+        done = ws.replace(path, ((old, new),), mode="all" if args.get("replace_all", False) else "one", topic=topic)
+    except Refused as exc:
+        if exc.kind == "not_found":
+            raise StringError("NO_MATCH", NOT_FOUND_TEXT, "Read the file again and copy old_string exactly.") from None
+        if exc.kind == "ambiguous":
+            raise StringError("MULTIPLE_MATCHES", MULTIPLE_TEXT,
+                              "Or set replace_all to true to replace every match.") from None
+        raise StringError("MULTIPLE_MATCHES", OVERLAP_TEXT, "Provide more surrounding lines in old_string.") from None
     lines = max(old.count("\n"), new.count("\n")) + 1
-    return {"success": True, "lines_changed": lines * count, "replacements": count}
+    return {"success": True, "lines_changed": lines * done.count, "replacements": done.count}

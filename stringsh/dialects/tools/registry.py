@@ -27,9 +27,9 @@ class Tool(NamedTuple):
 
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
     Tool("bash", bash.FIELDS, bash.run, bash.summary, "run a command: stdout, stderr, exit_code, duration_ms"),
-    Tool("read", files.READ_FIELDS, files.read, files.path_summary, "a file's numbered lines, or a folder listing"),
-    Tool("write", files.WRITE_FIELDS, files.write, files.path_summary, "replace or create a file (parents made)"),
-    Tool("edit", files.EDIT_FIELDS, files.edit, files.path_summary, "replace an exact string in a file"),
+    Tool("read", files.READ_FIELDS, files.read, files.path_summary, files.READ_ABOUT),
+    Tool("write", files.WRITE_FIELDS, files.write, files.path_summary, files.WRITE_ABOUT),
+    Tool("edit", files.EDIT_FIELDS, files.edit, files.path_summary, files.EDIT_ABOUT),
     Tool("glob", search.GLOB_FIELDS, search.glob, search.summary, "files matching a pattern, newest first"),
     Tool("grep", search.GREP_FIELDS, search.grep, search.summary, "lines matching a regular expression"),
     Tool("git", git.FIELDS, git.run, git.summary, "status, diff, commit, push, checkout"),

@@ -4,7 +4,8 @@
     read      read_bytes, read_text, fingerprint
     listdir   list_dir      direct children of a folder
     write     write_text, append_text, encode_for
-    lines     edit          replace a range of lines in place
+    lines     edit          replace a range of lines in place (splice_lines: the one line-range editor)
+    replace   replace       exact old -> new text in place (the one exact-replace editor)
     apply     apply         a change set, all or nothing (and the locked core every writer shares)
     revert    revert, undo  put back what a change set replaced
     mkdir     mkdir         a folder (and its parents), journalled as folders made

@@ -14,7 +14,14 @@ from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import check_size, keep_limit, require
 from stringsh.workspace.ops.read import ReadRequest, read_text
 from stringsh.workspace.ops.stat import StatRequest, stat_path
-from stringsh.workspace.textio import adapt_newlines, count_lines, decode, dominant_newline, encode
+from stringsh.workspace.textio import (
+    LEGACY_ENCODING,
+    adapt_newlines,
+    count_lines,
+    decode_or_legacy,
+    dominant_newline,
+    encode,
+)
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -44,18 +51,24 @@ class Encoded(NamedTuple):
 
 
 def encode_for(ws: Workspace, path: str, text: str) -> Encoded:
-    """Bytes for `text` (with `\\n` endings) written to `path`, in the existing file's encoding, BOM and
-    dominant line ending; a new or undecodable file gets UTF-8."""
+    """Bytes for `text` (with `\\n` endings) written to `path`, in the existing file's encoding (Latin-1 for one
+    that is not UTF-8 and has no BOM), BOM and dominant line ending; a new or binary file gets UTF-8."""
     with ws.confiner.resolve(path, create=True) as res:
         prev, _ = changes.current_bytes(res, keep_limit(ws.policy))
         rel = res.rel
     if prev is None:
         return Encoded(encode(text, "utf-8", False, rel), True)
     try:
-        old, encoding, bom = decode(prev, rel)
+        old, encoding, bom = decode_or_legacy(prev, rel)
     except StringError:
-        return Encoded(encode(text, "utf-8", False, rel), False)  # a whole replacement of an undecodable file
-    return Encoded(encode(adapt_newlines(text, dominant_newline(old)), encoding, bom, rel), False)
+        return Encoded(encode(text, "utf-8", False, rel), False)  # a whole replacement of a binary file
+    try:
+        return Encoded(encode(adapt_newlines(text, dominant_newline(old)), encoding, bom, rel), False)
+    except StringError as exc:
+        if encoding != LEGACY_ENCODING:
+            raise
+        raise StringError(exc.code, exc.message, f"{rel} is Latin-1 and keeps its encoding. Write only characters "
+                          f"Latin-1 holds, or delete {rel} first to write it anew as UTF-8.") from None
 
 
 def write_text(ws: Workspace, request: WriteRequest) -> WriteOutcome:

@@ -49,10 +49,12 @@ def test_list_refusals(workspace: Workspace) -> None:
     assert run(workspace, "fs.list", path="../x").summary.startswith("INVALID_PATH: ")
 
 
-def test_read_whole_text_line_endings_kept(workspace: Workspace) -> None:
+def test_read_whole_text_line_endings_as_lf(workspace: Workspace, ws: Path) -> None:
     assert run(workspace, "fs.read", path="src/a.py") == Result("c1", True, "Read file",
                                                                 "import os\nprint(1)\n# os here\n")
-    assert run(workspace, "fs.read", path="crlf.txt") == Result("c1", True, "Read file", "one\r\ntwo\r\n")
+    assert run(workspace, "fs.read", path="crlf.txt") == Result("c1", True, "Read file", "one\ntwo\n")
+    (ws / "latin.txt").write_bytes(b"caf\xe9\r\n")  # not UTF-8: shown as Latin-1, as /open shows it
+    assert run(workspace, "fs.read", path="latin.txt") == Result("c1", True, "Read file", "caf\u00e9\n")
 
 
 def test_read_refusals(workspace: Workspace, ws: Path) -> None:

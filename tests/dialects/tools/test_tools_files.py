@@ -96,7 +96,24 @@ def test_write_new_file(ws: Path) -> None:
 def test_overwrite_existing_file(ws: Path) -> None:
     (ws / "a.ts").write_bytes(b"old\r\nlines\r\nhere\r\n")
     assert call(ws, "write", {"file_path": "a.ts", "content": "new\n"}) == ok({"success": True, "file_path": "a.ts"})
-    assert (ws / "a.ts").read_bytes() == b"new\n"  # the entire content, as given
+    assert (ws / "a.ts").read_bytes() == b"new\r\n"  # the entire content, in the file's own line ending
+
+
+def test_write_over_latin1_keeps_latin1(ws: Path) -> None:
+    (ws / "l.txt").write_bytes(b"caf\xe9\n")
+    assert call(ws, "write", {"file_path": "l.txt", "content": "th\u00e9\n"}) == \
+        ok({"success": True, "file_path": "l.txt"})
+    assert (ws / "l.txt").read_bytes() == b"th\xe9\n"
+
+
+def test_edit_with_crlf_old_string_keeps_crlf(ws: Path) -> None:
+    (ws / "crlf.txt").write_bytes(b"line one\r\nline two\r\nline three\r\n")
+    args = {"file_path": "crlf.txt", "old_string": "line one\r\nline two", "new_string": "line 1\nline 2"}
+    assert call(ws, "edit", args) == ok({"success": True, "lines_changed": 2, "replacements": 1})
+    assert (ws / "crlf.txt").read_bytes() == b"line 1\r\nline 2\r\nline three\r\n"
+    args = {"file_path": "crlf.txt", "old_string": "line 2\nline three", "new_string": "two\nthree"}  # as read shows it
+    assert call(ws, "edit", args) == ok({"success": True, "lines_changed": 2, "replacements": 1})
+    assert (ws / "crlf.txt").read_bytes() == b"line 1\r\ntwo\r\nthree\r\n"
 
 
 def test_write_with_auto_create_directories(ws: Path) -> None:

@@ -1,7 +1,8 @@
 """fs.applyEdits: `{"version":1,"edits":[...]}` applied in order to the file's decoded text; every edit object is
 checked (fields and types) before anything runs, the first failure aborts ("Edit <i>: ...", i counted from 0
-as upstream) and nothing is written. The result goes through the engine's write with the read's sha256 as
-guard; a CRLF (or CR) file is edited as `\\n` text and keeps its endings, BOM and encoding."""
+as upstream) and nothing is written. The edits are the engine's editors (exact replace, line range) on the
+file's own text, so a CRLF, CR or mixed file keeps every line ending; the result goes through the engine's
+write with the read's sha256 as guard, keeping BOM and encoding."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from stringsh.dialects.operator.actions.common import Refused, ask, invalid, ok, unified
+from stringsh.workspace.ops import replace as exact
+from stringsh.workspace.ops.lines import splice_lines
+from stringsh.workspace.textio import line_spans, splice
 
 if TYPE_CHECKING:
     from stringsh.dialects.operator.model import Command, Confirmer, Result
@@ -83,46 +87,56 @@ def _check(index: int, edit: Any) -> None:
         raise _fail(index, f"endLine {edit['endLine']} is before startLine {edit['startLine']}")
 
 
+def _nth(text: str, anchor: str, occurrence: int) -> tuple[int, int] | None:
+    """The `occurrence`-th non-overlapping match of `anchor` (the engine's matching: any line ending)."""
+    taken: list[tuple[int, int]] = []
+    for start, end in exact.find_all(text, anchor):
+        if not taken or start >= taken[-1][1]:
+            taken.append((start, end))
+    return taken[occurrence - 1] if len(taken) >= occurrence else None
+
+
+def _insert(text: str, edit: dict[str, Any]) -> str:
+    op, anchor, occurrence = edit["op"], edit["anchor"], edit.get("occurrence", 1)
+    found = _nth(text, anchor, occurrence)
+    if found is None:
+        count = len(exact.find_all(text, anchor))
+        raise EditFailed("anchor not found" if not count else f"anchor occurs {count} times, not {occurrence}")
+    insert, pos = edit["text"], found[0] if op == "insertBefore" else found[1]
+    if op == "insertAfter" and "\n" not in anchor and text[pos:pos + 1] in ("\n", "\r", "") \
+            and not insert.startswith("\n"):
+        insert = "\n" + insert  # upstream HEAD: an anchor ending a line puts the text on a line of its own
+    return splice(text, pos, pos, insert)
+
+
+def _replace(text: str, edit: dict[str, Any]) -> str:
+    op = edit["op"]
+    try:
+        return exact.replace(text, edit["find"], edit["text"], "one" if op == "replaceFirst" else "all").text
+    except exact.Refused as exc:
+        found = len(exc.matches)
+        if exc.kind == "not_found":
+            raise EditFailed("find not found") from None
+        if exc.kind == "ambiguous":
+            raise EditFailed(f"find occurs {found} times; replaceFirst needs exactly one match "
+                             "(give more context, or use replaceAll)") from None
+        raise EditFailed(f"find occurs {found} times and the matches overlap; replaceAll cannot replace each "
+                         "(give more context)") from None
+
+
 def apply_edit(text: str, edit: dict[str, Any]) -> str:
-    """One checked edit on `\\n` text; EditFailed says why it cannot apply."""
+    """One checked edit on the file's text (its own line endings: the engine's editors match `\\n` against any
+    ending and give new text the ending of the place it goes); EditFailed says why it cannot apply."""
     op = edit["op"]
     if op in ("insertAfter", "insertBefore"):
-        anchor, occurrence = edit["anchor"], edit.get("occurrence", 1)
-        at, start = -1, 0
-        for _ in range(occurrence):  # the n-th non-overlapping match
-            at = text.find(anchor, start)
-            if at < 0:
-                break
-            start = at + len(anchor)
-        if at < 0:
-            found = text.count(anchor)
-            raise EditFailed("anchor not found" if not found else
-                             f"anchor occurs {found} times, not {occurrence}")
-        insert, pos = edit["text"], at if op == "insertBefore" else at + len(anchor)
-        if op == "insertAfter" and "\n" not in anchor and text[pos:pos + 1] in ("\n", "") \
-                and not insert.startswith("\n"):
-            insert = "\n" + insert  # upstream HEAD: an anchor ending a line puts the text on a line of its own
-        return text[:pos] + insert + text[pos:]
+        return _insert(text, edit)
     if op in ("replaceFirst", "replaceAll"):
-        find, found = edit["find"], text.count(edit["find"])
-        if not found:
-            raise EditFailed("find not found")
-        if op == "replaceFirst" and found > 1:
-            raise EditFailed(f"find occurs {found} times; replaceFirst needs exactly one match "
-                             "(give more context, or use replaceAll)")
-        return text.replace(find, edit["text"])
-    lines = text.split("\n")
-    final = text.endswith("\n")
-    if final:
-        lines.pop()
-    if not text:
-        lines = []
+        return _replace(text, edit)
     first, last = edit["startLine"], edit["endLine"]
-    if last > len(lines):
-        raise EditFailed(f"lines {first}-{last} are outside the file ({len(lines)} lines)")
-    new = edit["text"].removesuffix("\n").split("\n") if edit["text"] else []
-    lines[first - 1:last] = new
-    return "\n".join(lines) + ("\n" if final and lines else "")
+    total = len(line_spans(text))
+    if last > total:
+        raise EditFailed(f"lines {first}-{last} are outside the file ({total} lines)")
+    return splice_lines(text, first, last, edit["text"])
 
 
 def fs_apply_edits(workspace: Workspace, command: Command, confirm: Confirmer, topic: str) -> Result:
@@ -133,10 +147,7 @@ def fs_apply_edits(workspace: Workspace, command: Command, confirm: Confirmer, t
     edits = parse_edits(command.payloads["edits_b64"])
     path = command.fields["path"]
     file = workspace.read_text(path, topic=topic)
-    raw = file.text
-    plain = file.newline in ("crlf", "cr")  # one ending throughout: edited as \n, written back with it
-    text = raw.replace("\r\n", "\n").replace("\r", "\n") if plain else raw
-    original = text
+    text = original = file.text
     for index, edit in enumerate(edits):
         try:
             text = apply_edit(text, edit)

@@ -11,7 +11,7 @@ import re
 from typing import TYPE_CHECKING
 
 from stringsh.dialects.operator.actions.common import Refused, invalid, numbered, ok
-from stringsh.workspace.textio import split_lines
+from stringsh.workspace.textio import as_lf, split_lines
 
 if TYPE_CHECKING:
     from stringsh.dialects.operator.model import Command, Result
@@ -34,13 +34,15 @@ def fs_list(workspace: Workspace, command: Command, topic: str) -> Result:
 
 
 def fs_read(workspace: Workspace, command: Command, topic: str) -> Result:
-    """The whole text, line endings as in the file. Past 200,000 bytes (or the policy's read limit, the engine's
-    TOO_LARGE) the summary sends the agent to fs.readSlice, as upstream HEAD's does."""
+    """The whole text, each line ending shown as `\\n` (the README's text fidelity table: no read shows `\\r`),
+    a file that is not UTF-8 as Latin-1 (one character per byte), as `/open` shows it. Past 200,000 bytes (or
+    the policy's read limit, the engine's TOO_LARGE) the summary sends the agent to fs.readSlice, as the
+    reference implementation does."""
     path = command.fields["path"]
     info = workspace.stat(path)
     if info is not None and not info.is_dir and info.size > MAX_READ_BYTES:
         raise Refused(f"File too large for fs.read ({info.size} bytes). Use fs.readSlice.", "TOO_LARGE")
-    text = workspace.read_text(path, topic=topic).text
+    text = as_lf(workspace.read_text(path, topic=topic, legacy=True).text)
     return ok(command, "Read file", workspace.redact_lines(text) or None)
 
 

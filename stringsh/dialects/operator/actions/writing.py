@@ -16,14 +16,15 @@ if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
 
 
-def current_text(workspace: Workspace, path: str) -> tuple[str | None, str | None]:
+def current_text(workspace: Workspace, path: str, legacy: bool = False) -> tuple[str | None, str | None]:
     """(sha256, text) of the file now: (None, None) when absent, text None when it is not text (binary, too
-    large, not decodable): then the diff names the file instead of showing lines."""
+    large, not decodable): then the diff names the file instead of showing lines. `legacy`: a file that is not
+    UTF-8 is read as Latin-1 (what a whole write keeps it in)."""
     sha = workspace.fingerprint(path)
     if sha is None:
         return None, None
     try:
-        return sha, workspace.read_text(path).text
+        return sha, workspace.read_text(path, legacy=legacy).text
     except StringError:
         return sha, None
 
@@ -36,8 +37,8 @@ def change_diff(rel: str, old: str | None, new: str, existed: bool) -> str:
 
 def fs_write(workspace: Workspace, command: Command, confirm: Confirmer, topic: str) -> Result:
     """`content_b64` (preferred) or single-line `content`; parents are created (as upstream). An existing file
-    keeps its encoding, BOM and dominant line ending (the engine's write), so `\\n` text written over a CRLF file
-    stays CRLF. Summary "Wrote file"."""
+    keeps its encoding (Latin-1 too), BOM and dominant line ending (the engine's write), so `\\n` text written over
+    a CRLF file stays CRLF. Summary "Wrote file"."""
     if "content_b64" in command.payloads:
         text = command.payloads["content_b64"]
     elif "content" in command.fields:
@@ -51,7 +52,7 @@ def fs_write(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
     sha = workspace.fingerprint(path)
     verb = "overwrite" if sha is not None else "create"
     ask(workspace, confirm, command, rel, f"{verb} {rel} ({count_lines(text)} lines)",
-        lambda: change_diff(rel, current_text(workspace, path)[1], text, sha is not None))
+        lambda: change_diff(rel, current_text(workspace, path, legacy=True)[1], text, sha is not None))
     workspace.write_text(path, text, topic=topic, expected_sha256=sha if sha is not None else "")
     return ok(command, "Wrote file")
 
