@@ -1,6 +1,6 @@
-"""`/replace` (docs/string-commands.md): the words around the engine's exact-replace editor (workspace/ops/replace.py): the body
-`old\\n---\\nnew`, the ambiguity preview and the refusals. Matching and replacing are the engine's, shared by
-every dialect."""
+"""`/replace` (docs/string-commands.md): the words around the engine's exact-replace editor
+(workspace/ops/replace.py): the body `old\\n---\\nnew`, the ambiguity preview and the refusals. Matching and
+replacing are the engine's, shared by every dialect."""
 
 from __future__ import annotations
 
