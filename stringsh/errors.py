@@ -84,3 +84,10 @@ def too_large_to_write(path: str, size: int, limit: int) -> StringError:
         "Write it in parts: /write the first part, then /append the rest; the policy's [limits] max_write_bytes "
         "raises the limit.",
     )
+
+
+def is_a_folder(path: str, hint: str | None = None) -> StringError:
+    """The one refusal for a folder named where a file is needed (read, write, edit, append, delete without -r):
+    one code and one wording everywhere; `hint` replaces the default next step where the caller knows a better
+    one."""
+    return StringError("INVALID_TARGET", f"Is a directory: {path}", hint if hint is not None else f"Use /ls {path}")

@@ -12,7 +12,7 @@ from stringsh.documents.listing import format_listing, list_directory
 from stringsh.documents.rangeview import range_view
 from stringsh.documents.targets import split_from
 from stringsh.documents.window import check_range, open_window, split_to
-from stringsh.errors import StringError
+from stringsh.errors import StringError, is_a_folder
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render.plain import required_env
 from stringsh.render.view import DocumentView, budget_from, masked, render_view, resolve_block
@@ -74,7 +74,7 @@ def open_path(ctx: Context, target: str, block: str | None, start: int, end: int
             raise StringError("NOT_FOUND", f"File not found: {target}")
     if info.is_dir:
         if block:
-            raise StringError("INVALID_TARGET", f"Not a document: {target} is a folder", f"Use /open {target}")
+            raise is_a_folder(target, f"Use /open {target}")
         display, entries = list_directory(workspace, rel, topic=ctx.session.topic)
         documents.enter_folder(display)  # the topic's folder now, as String's cwd override
         return format_listing(display, entries)

@@ -8,7 +8,7 @@ from stringsh.documents.diffreply import with_diff
 from stringsh.documents.guard import require_seen
 from stringsh.documents.masking import current_text, refuse_mask_writeback
 from stringsh.documents.writing import split_target
-from stringsh.errors import StringError
+from stringsh.errors import is_a_folder
 from stringsh.protocol.response import Result, document_fields
 from stringsh.workspace.seen import mark_seen
 
@@ -21,7 +21,7 @@ def write(ctx: Context) -> Result:
     rel = workspace.relative(path)
     info = workspace.stat(path)
     if info is not None and info.is_dir:
-        raise StringError("INVALID_TARGET", f"Is a directory: {rel}", f"Use /ls {rel}")
+        raise is_a_folder(rel)
     overwrite = require_seen(seen, info.rel if info is not None else None, label=rel, force=force)
     if info is not None and workspace.policy.secrets.replacement in text:  # only then is the file read for it
         refuse_mask_writeback(workspace, rel, current_text(workspace, path), text)

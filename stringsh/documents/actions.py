@@ -17,7 +17,7 @@ from stringsh.actions.flags import needs_schema_only
 from stringsh.actions.model import Action
 from stringsh.actions.schema import render_action
 from stringsh.documents.shortcuts import page_shortcuts, resolve_shortcut, shortcut_ids
-from stringsh.errors import StringError
+from stringsh.errors import StringError, is_a_folder
 from stringsh.protocol.response import Result
 from stringsh.workspace.models import ChangeSet
 
@@ -80,7 +80,7 @@ def write_output(documents: DocumentService, path: str, data: bytes) -> None:
     rel = workspace.relative(path)
     info = workspace.stat(rel)
     if info is not None and info.is_dir:
-        raise StringError("INVALID_TARGET", f"{rel} is a folder")
+        raise is_a_folder(rel)
     try:
         overwrite = require_seen(documents.session.seen, info.rel if info is not None else None, label=rel)
         with overwrite.checked():

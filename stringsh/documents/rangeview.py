@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from stringsh.documents.linerange import LineTarget, out_of_bounds
 from stringsh.documents.masking import masked_note
-from stringsh.errors import StringError
+from stringsh.errors import StringError, is_a_folder
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render import plain
 from stringsh.render.view import budget_from, masked, numbered
@@ -46,7 +46,7 @@ def range_view(ctx: Context, target: LineTarget, rel: str, command: str, start: 
     if info is None:
         raise StringError("NOT_FOUND", f"File not found: {target.path}")
     if info.is_dir:
-        raise StringError("INVALID_TARGET", f"Not a file: {target.path} is a folder", f"Use /open {target.path}")
+        raise is_a_folder(target.path, f"Use /open {target.path}")
     target = LineTarget(info.rel, target.start, target.end)
     first = start + 1 if start else target.start
     if not target.start <= first <= target.end:

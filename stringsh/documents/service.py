@@ -11,7 +11,7 @@ import dataclasses
 import posixpath
 from typing import TYPE_CHECKING
 
-from stringsh.errors import StringError
+from stringsh.errors import StringError, is_a_folder
 from stringsh.render.view import DocumentView, ViewLoader, current_if_fresh, resolve_block
 from stringsh.workspace.seen import mark_seen
 from stringsh.workspace.textio import LEGACY_ENCODING, refuse_legacy_edit
@@ -217,7 +217,7 @@ class DocumentService:
         if info is None:
             raise StringError("NOT_FOUND", f"File not found: {path}")
         if info.is_dir:
-            raise StringError("INVALID_TARGET", f"Is a directory: {info.rel}", f"Use /ls {info.rel}")
+            raise is_a_folder(info.rel)
         fresh = current_if_fresh(self.session.document, workspace, info.rel)
         view = fresh or self.load(path, watch=False)
         if view.kind == "binary":

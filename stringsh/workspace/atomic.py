@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from stringsh.errors import StringError, too_large_to_read
+from stringsh.errors import StringError, is_a_folder, too_large_to_read
 from stringsh.workspace.paths import DIR_FLAGS, TEMP_PREFIX
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def open_regular(dir_fd: int, name: str, rel: str) -> tuple[int, os.stat_result]
         if exc.errno == 40:  # ELOOP: the leaf became a symlink after it was checked
             raise StringError("INVALID_PATH", f"Path changed to a symlink while in use: {rel}") from None
         if isinstance(exc, IsADirectoryError):
-            raise StringError("INVALID_TARGET", f"Is a directory: {rel}", f"Use /ls {rel}") from None
+            raise is_a_folder(rel) from None
         if exc.errno in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):  # a socket or a device without a driver
             raise StringError("INVALID_TARGET", f"Not a regular file: {rel}") from None
         if isinstance(exc, PermissionError):
@@ -69,7 +69,7 @@ def open_regular(dir_fd: int, name: str, rel: str) -> tuple[int, os.stat_result]
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
-            raise StringError("INVALID_TARGET", f"Is a directory: {rel}", f"Use /ls {rel}")
+            raise is_a_folder(rel)
         if not stat.S_ISREG(st.st_mode):
             raise StringError("INVALID_TARGET", f"Not a regular file: {rel}")
     except BaseException:

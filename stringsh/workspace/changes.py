@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from stringsh.errors import StringError
+from stringsh.errors import StringError, is_a_folder
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.journal import FileRow, Journal, MissingBlob, inverse_tree
@@ -64,7 +64,7 @@ def current_bytes(res: Resolved, limit: int | None = None) -> tuple[bytes | None
     if res.st is None:
         return None, None
     if stat.S_ISDIR(res.st.st_mode):
-        raise StringError("INVALID_TARGET", f"Is a directory: {res.rel}")
+        raise is_a_folder(res.rel)
     data, st = atomic.read_at(res.parent_fd, res.name, res.rel, limit)
     return data, stat.S_IMODE(st.st_mode)
 

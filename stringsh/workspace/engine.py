@@ -300,43 +300,27 @@ class Workspace:
         checked before anything is written, a refusal saying what was asked against what is allowed.
         `op="edit"` (a block `/edit`, which rewrites part of an existing file) also needs the `edit` permission."""
         from stringsh.workspace.ops.apply import ApplyRequest, apply
-        from stringsh.workspace.ops.guard import require
 
-        if op == "edit":  # the flag only: a read-only root keeps the write op's own refusal
-            require(self.policy, self.policy.permissions.edit, "edit")
-
-        return apply(self, ApplyRequest(tuple(changeset.files), topic, tuple(changeset.patches)))
+        return apply(self, ApplyRequest(tuple(changeset.files), topic, tuple(changeset.patches), op))
 
     def revert(self, change_id: int, *, topic: str | None = None, undoable: bool = False) -> RevertOutcome:
         """Put back the bytes a change set replaced, as a new change set; CONFLICT if a file changed since.
         `undoable` (`/revert`): the revert is itself a change `/undo` (or a revert of it) takes back."""
         from stringsh.workspace.ops.revert import RevertRequest, revert
 
-        self._require_write_for_revert()
         return revert(self, RevertRequest(change_id, topic, undoable))
 
     def undo(self, topic: str) -> RevertOutcome:
         """Revert this client's newest change in the topic not undone yet; each call walks one change further back."""
         from stringsh.workspace.ops.revert import UndoRequest, undo
 
-        self._require_write_for_revert()
         return undo(self, UndoRequest(topic))
 
     def undo_skip(self, topic: str) -> SkippedChange:
         """Pass over the change `undo` would take back next, leaving its files as they are."""
         from stringsh.workspace.ops.revert import UndoRequest, skip
 
-        self._require_write_for_revert()
         return skip(self, UndoRequest(topic))
-
-    def _require_write_for_revert(self) -> None:
-        """An undo or revert changes files: besides its own `revert` flag it needs `write` (checked after
-        `revert`, so a policy without revert keeps its own refusal)."""
-        from stringsh.workspace.ops.guard import require
-
-        permissions = self.policy.permissions
-        if permissions.revert:
-            require(self.policy, permissions.write, "write")  # a read-only root: the revert op's own refusal
 
     # -- file operations (docs/file-operations.md): each one change set, so /undo puts it back ----------------
 

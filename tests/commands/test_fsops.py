@@ -112,7 +112,7 @@ def test_cp_and_undo(files: Path, dispatcher) -> None:  # type: ignore[no-untype
 def test_rm_and_undo(files: Path, dispatcher) -> None:  # type: ignore[no-untyped-def]
     before = tree_hash(files)
     assert reply(dispatcher, "/rm docs") == (
-        "ERROR(INVALID_TARGET): Is a folder: docs\nNothing was changed; /rm -r docs deletes it and everything in it."
+        "ERROR(INVALID_TARGET): Is a directory: docs\nNothing was changed; /rm -r docs deletes it and everything in it."
     )
     assert reply(dispatcher, "/rm etc-link") == "Deleted: etc-link (symbolic link; its target is untouched)"
     assert reply(dispatcher, "/rm -r docs") == "Deleted: docs (folder, 2 files, 2 folders)"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from stringsh.dialects.tools.paths import engine_path
 from stringsh.dialects.tools.schema import Field, args_error
-from stringsh.errors import StringError
+from stringsh.errors import StringError, is_a_folder
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -112,7 +112,7 @@ def edit(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
     path = engine_path(given)
     info = _stat(ws, path, given, topic)
     if info.is_dir:
-        raise StringError("INVALID_TARGET", f"Is a directory: {given}")
+        raise is_a_folder(given, "read lists a folder; edit changes one file.")
     try:
         done = ws.replace(path, ((old, new),), mode="all" if args.get("replace_all", False) else "one", topic=topic)
     except Refused as exc:

@@ -17,7 +17,8 @@
 
 Each takes the workspace and one typed, immutable request and returns a typed response. Requests and the
 read-side responses are NamedTuples, defined with their operation: on Python 3.11 a frozen dataclass costs about
-five times as much to define, and every command loads the read side. The permission check lives inside the
-operation, so calling it directly is as safe as calling the facade. Modules load on first use: a read-only
+five times as much to define, and every command loads the read side. Every permission check lives inside the
+operation (an `edit` apply's and a revert's need for `write` too), so calling it directly is as safe as calling
+the facade. Modules load on first use: a read-only
 command never imports the journal, sqlite3 or the shell.
 """

@@ -14,7 +14,7 @@ import re
 import stat
 from typing import TYPE_CHECKING, NamedTuple
 
-from stringsh.errors import StringError
+from stringsh.errors import StringError, is_a_folder
 from stringsh.workspace.globs import GlobSet
 from stringsh.workspace.journal import FileRow
 from stringsh.workspace.models import RevertedFile, RevertOutcome, WriteOutcome
@@ -185,7 +185,7 @@ def _check_target(ws: Workspace, res: Resolved) -> None:
     """What apply_locked checks of every file it changes, for the one file an append changes."""
     assert res.st is not None
     if stat.S_ISDIR(res.st.st_mode):
-        raise StringError("INVALID_TARGET", f"Is a directory: {res.rel}", f"Use /ls {res.rel}")
+        raise is_a_folder(res.rel)
     if res.rel in ws.policy_files:
         raise StringError("NOT_PERMITTED",
                           f"{res.rel} is the workspace's policy and cannot be changed through stringsh")

@@ -24,6 +24,8 @@ class ApplyRequest(NamedTuple):
     files: tuple[FileChange, ...]
     topic: str = "main"
     patches: tuple[Patch, ...] = ()
+    #: "edit" for a block `/edit` (part of an existing file rewritten): the `edit` permission is needed too.
+    op: str = "write"
 
 
 def apply(ws: Workspace, request: ApplyRequest) -> ChangeSetId:
@@ -33,11 +35,13 @@ def apply(ws: Workspace, request: ApplyRequest) -> ChangeSetId:
     lists, the file and line budgets) is checked on the paths and line counts as asked, before any file is read;
     then, under the lock, each patch is applied to the file's bytes exactly (hunks.py) and the whole set goes
     through `apply_locked` like any other change: one journal entry, one id, all files or none."""
+    permissions = ws.policy.permissions
+    if request.op == "edit":  # the flag only: a read-only root gets the write permission's own refusal below
+        require(ws.policy, permissions.edit, "edit")
     files = list(request.files)
     patches = list(request.patches)
     if not files and not patches:
         raise StringError("INVALID_PAYLOAD", "Empty change set.")
-    permissions = ws.policy.permissions
     require(ws.policy, permissions.write, "write", mutating=True)
     if patches:
         require(ws.policy, permissions.patch, "patch", mutating=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, NamedTuple
 
-from stringsh.errors import StringError
+from stringsh.errors import StringError, is_a_folder
 from stringsh.workspace.journal import TreeOp
 from stringsh.workspace.models import FileChange
 from stringsh.workspace.ops.apply import apply_locked
@@ -51,8 +51,7 @@ def delete(ws: Workspace, request: DeleteRequest) -> DeleteOutcome:
                 raise StringError("INVALID_TARGET", f"Not a file, folder or link: {rel}",
                                   "Nothing was changed; remove it outside stringsh.")
             if kind == "dir" and not request.recursive:
-                raise StringError("INVALID_TARGET", f"Is a folder: {rel}",
-                                  f"Nothing was changed; /rm -r {rel} deletes it and everything in it.")
+                raise is_a_folder(rel, f"Nothing was changed; /rm -r {rel} deletes it and everything in it.")
             found = Walk()
             if kind == "dir":
                 found = walk(ws.confiner, spot)

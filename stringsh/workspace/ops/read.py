@@ -7,7 +7,7 @@ import os
 import stat
 from typing import TYPE_CHECKING, NamedTuple
 
-from stringsh.errors import StringError
+from stringsh.errors import StringError, is_a_folder
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.ops.guard import check_hardlink, require
@@ -75,7 +75,7 @@ def fingerprint(ws: Workspace, request: ReadRequest) -> str | None:
         if res.st is None:
             return None
         if stat.S_ISDIR(res.st.st_mode):
-            raise StringError("INVALID_TARGET", f"Is a directory: {res.rel}", f"Use /ls {res.rel}")
+            raise is_a_folder(res.rel)
         try:
             fd, st = atomic.open_regular(res.parent_fd, res.name, res.rel)
         except StringError as exc:
@@ -100,7 +100,7 @@ def _read(ws: Workspace, path: str) -> tuple[Resolved, bytes, os.stat_result]:
     res = ws.confiner.resolve(path, reading=True)
     try:
         if res.st is not None and stat.S_ISDIR(res.st.st_mode):
-            raise StringError("INVALID_TARGET", f"Is a directory: {res.rel}", f"Use /ls {res.rel}")
+            raise is_a_folder(res.rel)
         data, st = atomic.read_at(res.parent_fd, res.name, res.rel, ws.policy.limits.max_read_bytes)
         check_hardlink(ws.policy, res, st)
         return res, data, st

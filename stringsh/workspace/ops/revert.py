@@ -39,8 +39,17 @@ class UndoRequest(NamedTuple):
     topic: str
 
 
+def require_revert(ws: Workspace) -> None:
+    """An undo or revert changes files: besides its own `revert` permission it needs `write` (asked only when
+    `revert` is on, so a policy without revert keeps its own refusal; a read-only root gets revert's)."""
+    permissions = ws.policy.permissions
+    if permissions.revert:
+        require(ws.policy, permissions.write, "write")
+    require(ws.policy, permissions.revert, "revert", mutating=True)
+
+
 def revert(ws: Workspace, request: RevertRequest) -> RevertOutcome:
-    require(ws.policy, ws.policy.permissions.revert, "revert", mutating=True)
+    require_revert(ws)
     with ws.state.audited("revert", [str(request.change_id)], request.topic) as note, ws.locked():
         outcome = revert_locked(ws, request.change_id, request.topic, kind="apply" if request.undoable else "revert")
         note.change = outcome.change_id
@@ -50,7 +59,7 @@ def revert(ws: Workspace, request: RevertRequest) -> RevertOutcome:
 def undo(ws: Workspace, request: UndoRequest) -> RevertOutcome:
     """Revert this client's newest change in the topic that is not undone or skipped yet; each call walks one
     change further back. Changes of other clients (processes, daemons, earlier runs) are never taken back here."""
-    require(ws.policy, ws.policy.permissions.revert, "revert", mutating=True)
+    require_revert(ws)
     with ws.state.audited("undo", [], request.topic) as note, ws.locked():
         change_id = ws.journal.last_undoable(request.topic)
         if change_id is None:
@@ -65,7 +74,7 @@ def undo(ws: Workspace, request: UndoRequest) -> RevertOutcome:
 def skip(ws: Workspace, request: UndoRequest) -> SkippedChange:
     """`/undo --skip`: pass over the change `/undo` would take back next, leaving its files as they are (it stays
     in the journal, revertable by id), so the older changes behind it stay reachable."""
-    require(ws.policy, ws.policy.permissions.revert, "revert", mutating=True)
+    require_revert(ws)
     with ws.state.audited("undo-skip", [], request.topic) as note, ws.locked():
         journal = ws.journal
         change_id = journal.last_undoable(request.topic)
