@@ -29,6 +29,7 @@ from stringsh.workspace.ops import (
     mkdir,
     move,
     read,
+    replace,
     revert,
     shell,
     stat,
@@ -77,6 +78,10 @@ CASES: list[tuple[str, str, Call]] = [
     ("revert.undo", "write", lambda w: revert.undo(w, revert.UndoRequest("main"))),
     ("revert.skip", "revert", lambda w: revert.skip(w, revert.UndoRequest("main"))),
     ("revert.skip", "write", lambda w: revert.skip(w, revert.UndoRequest("main"))),
+    ("replace.replace_in_file", "write",
+     lambda w: replace.replace_in_file(w, replace.ReplaceRequest("a.txt", (("a", "x"),)))),
+    ("replace.replace_in_file", "edit",
+     lambda w: replace.replace_in_file(w, replace.ReplaceRequest("a.txt", (("a", "x"),)))),
     ("mkdir.mkdir", "mkdir", lambda w: mkdir.mkdir(w, mkdir.MkdirRequest("new"))),
     ("move.move", "move", lambda w: move.move(w, move.MoveRequest("a.txt", "moved.txt"))),
     ("copy.copy_file", "write", lambda w: copy.copy_file(w, copy.CopyRequest("a.txt", "copied.txt"))),
@@ -91,7 +96,7 @@ CASES: list[tuple[str, str, Call]] = [
 #: Ops that change files, and the permission a read_only root refuses them by.
 READ_ONLY: list[tuple[str, str]] = [
     ("write.write_text", "write"), ("write.append_text", "write"), ("lines.edit_lines", "write"),
-    ("apply.apply", "write"), ("revert.revert", "revert"), ("revert.undo", "revert"), ("revert.skip", "revert"),
+    ("apply.apply", "write"), ("replace.replace_in_file", "write"), ("revert.revert", "revert"), ("revert.undo", "revert"), ("revert.skip", "revert"),
     ("mkdir.mkdir", "mkdir"), ("move.move", "move"), ("copy.copy_file", "write"), ("delete.delete", "delete"),
 ]
 
