@@ -45,6 +45,7 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.workspace",
         "stringsh.workspace.atomic",
         "stringsh.workspace.audit",
+        "stringsh.workspace.context",
         "stringsh.workspace.engine",
         "stringsh.workspace.globs",
         "stringsh.workspace.globtable",

@@ -261,5 +261,5 @@ def test_audit_records_carry_mcp_and_the_client_name(client: Client, root: Path,
     client.text("edit_file", {"path": "audited.txt", "edits": [{"oldText": "a", "newText": "b"}]})
     records = [json.loads(line) for line in stringsh(root, env, "audit", "tail", "--json", "-n", "2").splitlines()]
     assert [(r["op"], r["ops"], r["frontend"], r["agent"], r["paths"]) for r in records] == [
-        ("mcp.read_text_file", ["stat", "read"], "mcp", CLIENT, ["audited.txt"]),
-        ("mcp.edit_file", ["apply"], "mcp", CLIENT, ["audited.txt"])]
+        ("mcp.read_text_file", ["read"], "mcp", CLIENT, ["audited.txt"]),
+        ("mcp.edit_file", ["read", "apply"], "mcp", CLIENT, ["audited.txt"])]

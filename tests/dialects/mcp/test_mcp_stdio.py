@@ -42,11 +42,14 @@ def test_server_names_itself_and_lists_the_reference_tools(client: Client) -> No
     assert set(edit.input_schema["properties"]) == {"path", "edits", "dryRun"}
 
 
-def test_read_text_file_keeps_crlf(client: Client, root: Path) -> None:
+def test_read_text_file_shows_lf_as_every_read_does(client: Client, root: Path) -> None:
+    """The README's fidelity table: a read shows `\n` endings (what edit_file's oldText matches); the file keeps
+    its CRLF."""
     (root / "crlf.txt").write_bytes(b"one\r\ntwo\r\n")
-    assert client.text("read_text_file", {"path": "crlf.txt"}) == "one\r\ntwo\r\n"
-    assert client.text("read_text_file", {"path": str(root / "crlf.txt"), "head": 1}) == "one\r\n"
-    assert client.text("read_text_file", {"path": "crlf.txt", "tail": 1}) == "two\r\n"
+    assert client.text("read_text_file", {"path": "crlf.txt"}) == "one\ntwo\n"
+    assert client.text("read_text_file", {"path": str(root / "crlf.txt"), "head": 1}) == "one\n"
+    assert client.text("read_text_file", {"path": "crlf.txt", "tail": 1}) == "two\n"
+    assert (root / "crlf.txt").read_bytes() == b"one\r\ntwo\r\n"
 
 
 def test_root_after_the_subcommand(tmp_path: Path, env: dict[str, str]) -> None:

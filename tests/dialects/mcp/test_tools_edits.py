@@ -102,7 +102,7 @@ def test_changes_lists_a_write_file_change_and_undo_takes_it_back(client: Client
     assert change is not None
     listing = client.text("changes", {"n": 1})
     assert re.fullmatch(r"re: /changes -n 1\nChanges, newest first \(the newest 1 of \d+ kept; /changes ID shows "
-                        r"one, /revert ID reverts it\):\n---\n" + ROW + r"-  w\.txt \+1 -0", listing)
+                        r"one, /revert ID reverts it\):\n---\n" + ROW + r"write_file w\.txt  w\.txt \+1 -0", listing)
     assert re.search(ROW, listing).group(1) == change.group(1)  # type: ignore[union-attr]
     assert client.text("undo") == "re: /undo\nUndo: deleted w.txt (was newly created)"
     assert not (root / "w.txt").exists()
@@ -113,7 +113,7 @@ def test_changes_shows_one_and_revert_reverts_it(client: Client, root: Path) -> 
     client.text("replace", {"target": "r.txt", "body": "red\n---\nblue\n"})
     change = re.search(ROW, client.text("changes", {"n": 1})).group(1)  # type: ignore[union-attr]
     shown = client.text("changes", {"id": int(change)})
-    assert re.fullmatch(rf"re: /changes {change}\nChange {change}, \S+ \S+, topic mcp: /replace -- r\.txt\n---\n"
+    assert re.fullmatch(rf"re: /changes {change}\nChange {change}, \S+ \S+, topic mcp: replace r\.txt\n---\n"
                         r"--- a/r\.txt\n\+\+\+ b/r\.txt\n@@ -1 \+1 @@\n-red\n\+blue", shown)
     reverted = client.text("revert", {"id": int(change)})
     assert re.fullmatch(rf"re: /revert {change}\nReverted change {change} as change \d+: reverted r\.txt "
@@ -135,7 +135,7 @@ def test_audit_records_carry_mcp_and_the_client_name(client: Client, root: Path,
     done = subprocess.run([*STRINGSH, "--root", str(root), "audit", "tail", "--json", "-n", "3"],
                           env=server_env(env), capture_output=True, text=True, timeout=60)
     records = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [(r["op"], r["frontend"], r["agent"], r["topic"], r["paths"], r["outcome"]) for r in records] == [
-        ("read", "mcp", "edits-client", "mcp", ["audited.txt"], "ok"),
-        ("apply", "mcp", "edits-client", "mcp", ["audited.txt"], "ok"),
-        ("request", "mcp", "edits-client", "mcp", [], "COMMAND_UNSUPPORTED")]
+    assert [(r["op"], r["ops"], r["frontend"], r["agent"], r["topic"], r["paths"], r["outcome"])
+            for r in records][-2:] == [  # one record per tool call, naming the engine operations it ran
+        ("mcp.replace", ["read", "apply"], "mcp", "edits-client", "mcp", ["audited.txt"], "ok"),
+        ("mcp.string", [], "mcp", "edits-client", "mcp", [], "COMMAND_UNSUPPORTED")]

@@ -192,10 +192,10 @@ def test_an_outer_speaker_keeps_its_agent(workspace: Workspace) -> None:
     from stringsh.dialects.operator.actions import run_action
     from tests.dialects.operator.actions_support import command
 
-    with workspace.speaking("operator", "agent-x"):
+    with workspace.request("operator", "operator", topic="main", agent="agent-x"):  # e.g. a named agent's loop
         assert run_action(workspace, command("fs.read", path="README.md"), Recorder(), topic="main").ok
     assert run_action(workspace, command("fs.stat", path="README.md"), Recorder(), topic="main", agent="agent-y").ok
     records = [json.loads(line) for p in sorted(workspace.state_dir.glob("audit.log*"))
                for line in p.read_text().splitlines() if line.strip()]
-    assert [(r.get("op"), r.get("agent")) for r in records if r.get("op") in ("read", "stat")][-2:] == [
-        ("read", "agent-x"), ("stat", "agent-y")]
+    assert [(r.get("op"), r.get("ops"), r.get("agent")) for r in records][-2:] == [
+        ("operator", ["read"], "agent-x"), ("operator.fs.stat", ["stat"], "agent-y")]

@@ -34,7 +34,7 @@ def test_successful_operation_logged(ws: Path) -> None:
     log = "\n".join(map(str, audit_records()))
     assert "CONTENT-XYZ" not in log
     assert "OUTPUT-QRS\n" not in log and "'OUTPUT-QRS'" not in log  # the command line names it, the output never
-    assert [r["ops"] for r in records] == [["apply"], ["exec"], ["stat", "read"]]  # the engine's operations
+    assert [r["ops"] for r in records] == [["write"], ["exec"], ["stat", "read"]]  # the engine's operations
     assert len(audit_records()) == 3  # one record per request
 
 
