@@ -22,7 +22,7 @@ CHANGED = {"win.txt": b"alpha\r\nport = 8080\r\nomega\r\n",
 OLD, NEW = "port = 3000", "port = 8080"
 TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
 #: Audit fields that differ between any two records (chain, clock, workspace id).
-VOLATILE = ("hash", "prev", "time", "ms", "workspace")
+VOLATILE = ("hash", "prev", "time", "ms", "workspace", "client")
 
 
 def seed(root: Path) -> Path:

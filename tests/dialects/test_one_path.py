@@ -67,18 +67,19 @@ def test_same_change_same_bytes_journal_and_audit(tmp_path: Path) -> None:
         assert command(ws, "/changes 1") == f"re: /changes 1\nChange 1, TIME, topic {topic}: {first}\n---\n" + WIN_DIFF
         assert command(ws, "/changes 2") == f"re: /changes 2\nChange 2, TIME, topic {topic}: {second}\n---\n" + BOM_DIFF
         assert frontends(ws) == [(1, name, topic), (2, name, topic)]
-    # the audit trail: the engine's record of each change set, the same keys, op, paths and outcome
+    # the audit trail: one record per request, the same keys, engine operation, paths, change and outcome; only
+    # the dialect and its name for the request differ
+    ops = {"string": "/replace", "operator": "operator.fs.patch", "tools": "tools.edit"}
     for name, ws in spaces.items():
         topic = commands[name][0]
         changes = [steady(r) for r in audit(ws) if "change" in r]
-        assert changes == [{"change": n, "frontend": name, "op": "apply", "outcome": "ok", "paths": [path],
-                            "topic": topic} for n, path in ((1, "win.txt"), (2, "bom.txt"))]
-        assert {r["frontend"] for r in audit(ws)} == {name}  # every record says which dialect asked
-    text = "\n".join(str(audit(ws)) for ws in spaces.values())
+        assert [{**r, "ops": r["ops"][-1:]} for r in changes] == [
+            {"change": n, "frontend": name, "op": ops[name], "ops": ["apply"], "outcome": "ok", "paths": [path],
+             "topic": topic} for n, path in ((1, "win.txt"), (2, "bom.txt"))]
+        asked = [r for r in audit(ws) if r["op"] != "/changes"]  # the test's own /changes are String requests
+        assert {r["frontend"] for r in asked} == {name}  # every record says which dialect asked
+    text = "\n".join(str([steady(r) for r in audit(ws)]) for ws in spaces.values())
     assert "3000" not in text and "8080" not in text  # contents never reach the audit trail
-    # a dialect's own record of the call, where it keeps one (the JSON tools' logging), comes after the engine's
-    assert [(r["op"], r["outcome"], r["paths"]) for r in audit(spaces["tools"]) if r["op"].startswith("tools.")] == [
-        ("tools.edit", "ok", ["win.txt"]), ("tools.edit", "ok", ["bom.txt"])]
 
 
 def test_apply_edits_makes_the_same_bytes_and_journal_entry(tmp_path: Path) -> None:
@@ -89,10 +90,11 @@ def test_apply_edits_makes_the_same_bytes_and_journal_entry(tmp_path: Path) -> N
         assert command(ws, "/changes 2").split("\n---\n", 1)[1] == BOM_DIFF
     assert frontends(spaces["operator"]) == [(1, "operator", "operator"), (2, "operator", "operator")]
     records = [steady(r) for r in audit(spaces["operator"]) if "change" in r]
-    # fs.applyEdits works the new text out itself and writes it whole (Workspace.write_text), recorded as `write` as
-    # a whole-file `/edit` is; fs.patch, /replace and the tools' edit go through Workspace.apply, recorded `apply`
-    assert [(r["change"], r["op"], r["outcome"], r["paths"], r["frontend"]) for r in records] == [
-        (1, "write", "ok", ["win.txt"], "operator"), (2, "write", "ok", ["bom.txt"], "operator")]
+    # fs.applyEdits works the new text out itself and writes it whole (Workspace.write_text), so its engine
+    # operation is `write`, as a whole-file `/edit`'s is; fs.patch, /replace and the tools' edit apply a change set
+    assert [(r["change"], r["op"], r["ops"], r["outcome"], r["paths"], r["frontend"]) for r in records] == [
+        (1, "operator.fs.applyEdits", ["read", "write"], "ok", ["win.txt"], "operator"),
+        (2, "operator.fs.applyEdits", ["read", "write"], "ok", ["bom.txt"], "operator")]
 
 
 MARK = "</𝒞>"
@@ -177,13 +179,12 @@ def test_refusals_each_in_its_own_shape_same_code_nothing_written(tmp_path: Path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ws", "ws-script.txt"]
     assert Path("/etc/passwd").read_bytes() == passwd
     assert command(ws, "/changes") == "re: /changes\nNo changes in the journal yet.\n"
-    # the audit trail says each refusal, by its code, never the contents
-    records = [steady(r) for r in audit(ws)]
-    assert {r["outcome"] for r in records} == {code}  # every record is a refusal, by the one code
-    assert [(r["op"], r["paths"], r["command"]) for r in records if r["frontend"] == "string"] == [
-        ("request", [], "/write"), ("request", [], "/replace")]  # the dispatcher's record of a refused request
-    assert [(r["op"], r["paths"]) for r in records if r["op"].startswith("tools.")] == [
-        ("tools.write", [path]), ("tools.edit", [path])]  # the JSON tools' record of each call
+    # the audit trail: one record per request, each a refusal by the one code, never the contents
+    records = [steady(r) for r in audit(ws)][:-1]  # the last is the /changes just asked
+    assert [(r["frontend"], r["op"], r["paths"], r["outcome"]) for r in records] == [
+        ("string", "/write", [], code), ("string", "/replace", [], code),  # refused before an operation named it
+        ("operator", "operator.fs.write", [path], code), ("operator", "operator.fs.applyEdits", [path], code),
+        ("tools", "tools.write", [path], code), ("tools", "tools.edit", [path], code)]
     assert "KEY=" not in str(records) and "X=2" not in str(records)
 
 

@@ -96,7 +96,8 @@ CASES: list[tuple[str, str, Call]] = [
 #: Ops that change files, and the permission a read_only root refuses them by.
 READ_ONLY: list[tuple[str, str]] = [
     ("write.write_text", "write"), ("write.append_text", "write"), ("lines.edit_lines", "write"),
-    ("apply.apply", "write"), ("replace.replace_in_file", "write"), ("revert.revert", "revert"), ("revert.undo", "revert"), ("revert.skip", "revert"),
+    ("apply.apply", "write"), ("replace.replace_in_file", "write"),
+    ("revert.revert", "revert"), ("revert.undo", "revert"), ("revert.skip", "revert"),
     ("mkdir.mkdir", "mkdir"), ("move.move", "move"), ("copy.copy_file", "write"), ("delete.delete", "delete"),
 ]
 
