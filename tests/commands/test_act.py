@@ -480,16 +480,16 @@ def test_every_action_run_is_audited(ops, ws: Path, base: str) -> None:
         other.close()
     log = (state_folder(ws) / AUDIT_FILE).read_text()
     records = [json.loads(line) for line in log.splitlines()]
-    actions = [(r["op"], r["outcome"], r["paths"]) for r in records if r["op"] == "action"]
-    assert actions == [
-        ("action", "ok", ["ops/ops.md"]),
-        ("action", "EXIT_3", ["ops/ops.md"]),
-        ("action", "ok", ["ops/ops.md"]),
-        ("action", "NOT_PERMITTED", ["ops/ops.md"]),
+    actions = [(r["op"], r["ops"], r["outcome"], r["paths"]) for r in records if r["op"] == "/act"]
+    assert actions == [  # one record per request: the engine's operation `action` inside it
+        ("/act", ["action"], "ok", ["ops/ops.md"]),
+        ("/act", ["action"], "EXIT_3", ["ops/ops.md"]),
+        ("/act", ["action"], "ok", ["ops/ops.md"]),
+        ("/act", ["action"], "NOT_PERMITTED", ["ops/ops.md"]),
     ]
     assert "audit" not in json.dumps(actions)  # flag values and output stay out of the paths
     # The command line run (an HTTP action: method and host only), never the output
-    assert [r["command"] for r in records if r["op"] == "action"] == [
+    assert [r["command"] for r in records if r["op"] == "/act"] == [
         "act.echo: printf '[%s]\\n' audit end",
         "act.fail: echo going down; exit 3",
         f"act.items: GET {base}",
@@ -509,7 +509,7 @@ def test_an_action_command_line_is_audited_with_secret_values_masked(ws: Path, d
     dispatcher.execute("/open k.md")
     assert dispatcher.execute("/act.k").ok
     log = (state_folder(ws) / AUDIT_FILE).read_text()
-    assert [json.loads(line)["command"] for line in log.splitlines() if '"action"' in line] == [
+    assert [json.loads(line)["command"] for line in log.splitlines() if '"/act"' in line] == [
         "act.k: echo •••••• >/dev/null"
     ]
     assert "hush-hush-42" not in log
