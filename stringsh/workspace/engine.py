@@ -88,11 +88,8 @@ class Workspace:
 
     @property
     def frontend(self) -> str:
+        """The dialect of the request this call belongs to (context.py); the workspace's own for a library call."""
         return self.state.frontend
-
-    @frontend.setter
-    def frontend(self, value: str) -> None:
-        self.state.frontend = value
 
     def request(self, dialect: str, op: str | None, *, topic: str, command: str | None = None,
                 agent: str | None = None, paths: Sequence[str] = ()) -> AbstractContextManager[RequestContext]:

@@ -115,10 +115,6 @@ class EngineState:
         ctx = current()
         return ctx.dialect if ctx is not None else self.default_frontend
 
-    @frontend.setter
-    def frontend(self, value: str) -> None:
-        self.default_frontend = value
-
     @contextlib.contextmanager
     def request(self, dialect: str, op: str | None, topic: str, command: str | None = None,
                 agent: str | None = None, paths: tuple[str, ...] = ()) -> Iterator[RequestContext]:
