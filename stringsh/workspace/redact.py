@@ -1,6 +1,6 @@
 """Content redaction: secrets (tokens, keys, `Authorization:` values) masked wherever text leaves the process.
 
-Every output path calls `Workspace.redact(text)`, which uses one `Redactor` built from the policy's
+Replies are masked where they are formatted (one place per dialect) with one `Redactor` built from the policy's
 `secrets.redact_regexes` and `secrets.replacement` plus the built-in set below. Patterns compile on first use, so a
 command that shows no text (`-c /ls`) pays nothing. A secret becomes one replacement; with `keep_lines` (views of a
 file, `Workspace.redact_lines`) a secret spanning N lines becomes N lines of it, so line numbers (`/edit` views,
@@ -94,6 +94,23 @@ class Redactor:
             for pattern in self._policy:
                 text = pattern.sub(mask, text)
         return text
+
+    def secrets(self, text: str) -> list[str]:
+        """Every secret this redactor masks in `text`, as it stands there (a `keep` group left out): what a diff
+        must not show even where an edit broke its pattern (textdiff.py)."""
+        found: list[str] = []
+        for builtin, pattern in self._compile():
+            if not any(literal in text for literal in builtin.literals):
+                continue
+            for match in pattern.finditer(text):
+                start = match.start()
+                if builtin.word_start and start and WORD.match(text, start - 1):
+                    continue
+                keep = (match.group("keep") or "") if "keep" in pattern.groupindex else ""
+                found.append(match.group(0)[len(keep) :])
+        for policy in self._policy:
+            found.extend(match.group(0) for match in policy.finditer(text) if match.group(0))
+        return found
 
     def finds_secret(self, text: str) -> bool:
         """Whether the text holds anything this redactor masks."""

@@ -7,14 +7,15 @@ the bytes read."""
 from __future__ import annotations
 
 import codecs
-import difflib
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.models import ChangeSet
+from stringsh.workspace.textdiff import shown_pair, unified
 
 if TYPE_CHECKING:
     from stringsh.dialects.mcp.calls import Call
+    from stringsh.workspace.redact import Redactor
 
 BOMS = {"utf-8": codecs.BOM_UTF8, "utf-16-le": codecs.BOM_UTF16_LE, "utf-16-be": codecs.BOM_UTF16_BE}
 REREAD = "Read the file again (read_text_file) and copy oldText from it exactly."
@@ -59,11 +60,15 @@ def _apply_one(text: str, edit: EditOperation, number: int, path: str, file_crlf
     raise StringError("PATCH_FAILED", f"Edit {number}: oldText not found in {path}; nothing was written", REREAD)
 
 
-def _diff(path: str, before: str, after: str) -> str:
-    """A git-style unified diff of the change (LF endings for showing, as the reference server's)."""
-    lines = difflib.unified_diff(before.replace("\r\n", "\n").splitlines(keepends=True),
-                                 after.replace("\r\n", "\n").splitlines(keepends=True),
-                                 fromfile=f"{path}\toriginal", tofile=f"{path}\tmodified")
+def _keepends(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def _diff(path: str, before: str, after: str, redactor: Redactor | None) -> str:
+    """A git-style unified diff of the change (LF endings for showing, as the reference server's), its lines
+    masked as workspace/textdiff.py shows them."""
+    old, new = shown_pair(before.replace("\r\n", "\n"), after.replace("\r\n", "\n"), redactor, _keepends)
+    lines = unified(old, new, fromfile=f"{path}\toriginal", tofile=f"{path}\tmodified")
     body = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
     return f"Index: {path}\n{'=' * 67}\n{body}"
 
@@ -77,7 +82,7 @@ def apply_edits(call: Call, path: str, edits: list[EditOperation], *, dry_run: b
     file_crlf = current.newline in ("crlf", "mixed") and "\r\n" in text
     for number, edit in enumerate(edits, 1):
         text = _apply_one(text, edit, number, path, file_crlf)
-    shown = call.ws.redact_lines(_diff(path, current.text, text))
+    shown = _diff(path, current.text, text, call.ws.redactor)
     ticks = "`" * 3
     while ticks in shown:
         ticks += "`"
