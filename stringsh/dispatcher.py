@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -134,13 +134,21 @@ class Dispatcher:
             result = self._run(request, session)
         except StringError as exc:
             self._audit_refusal(request, session, exc.code, before, started)
-            return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic)
+            return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic,
+                                mask=self._mask())
         except Exception as exc:
             self._audit_refusal(request, session, f"INTERNAL_ERROR:{type(exc).__name__}", before, started)
             return format_reply(
-                request.header, request.id, error=("INTERNAL_ERROR", internal_error_text(exc)), topic=session.topic
+                request.header, request.id, error=("INTERNAL_ERROR", internal_error_text(exc)), topic=session.topic,
+                mask=self._mask(),
             )
-        return format_reply(request.header, request.id, result, topic=session.topic)
+        return format_reply(request.header, request.id, result, topic=session.topic, mask=self._mask())
+
+    def _mask(self) -> Callable[[str], str] | None:
+        """What masks this reply: the workspace's redactor once a command opened it (a reply with nothing from
+        the workspace, `/help`, needs no mask, and opening it just for that would cost every start-up)."""
+        engine = self._workspace
+        return engine.redact_lines if engine is not None else None
 
     def _audit_refusal(self, request: Request, session: Session, outcome: str, before: int, started: float) -> None:
         """A request whose failure no audited operation recorded (a stale-write guard, bad arguments, an unknown
