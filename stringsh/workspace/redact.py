@@ -44,6 +44,21 @@ BUILTINS: tuple[Builtin, ...] = (
 WORD = re.compile(r"\w")
 
 
+def masked_lines(redactor: Callable[..., str], text: str, raw: list[str],
+                 split: Callable[[str], list[str]]) -> list[str]:
+    """`raw` (the lines `split` made of `text`) as shown: the whole text masked with its line breaks kept, so a
+    secret over several lines is masked on each (masking each line alone would show a key block's body), split
+    the same way; line for line when a secret held a break the mask does not keep (a lone CR), so the lines still
+    pair up with `raw`."""
+    masked = redactor(text, keep_lines=True)
+    if masked == text:
+        return raw
+    lines = split(masked)
+    if len(lines) == len(raw):
+        return lines
+    return [redactor(line) for line in raw]
+
+
 class Redactor:
     """Masks every match of the built-in and the given patterns with `replacement` (literal, never a template)."""
 

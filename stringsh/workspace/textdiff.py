@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from stringsh.workspace.redact import masked_lines
+
 if TYPE_CHECKING:
     from stringsh.workspace.redact import Redactor
 
@@ -116,20 +118,8 @@ def shown_pair(old: str, new: str, redactor: Redactor | None,
     if redactor is None:
         return Shown(raw_old, None, None), Shown(raw_new, None, None)
     pieces = Pieces([*redactor.secrets(old), *redactor.secrets(new)], redactor.replacement)
-    return (Shown(raw_old, _masked_lines(old, raw_old, redactor, split), pieces),
-            Shown(raw_new, _masked_lines(new, raw_new, redactor, split), pieces))
-
-
-def _masked_lines(text: str, raw: list[str], redactor: Redactor, split: Callable[[str], list[str]]) -> list[str]:
-    """The whole text masked with its line breaks kept, split as `raw` was; line for line when a secret held a
-    break the mask does not keep (a lone CR), so the lines still pair up with `raw`."""
-    masked = redactor(text, keep_lines=True)
-    if masked == text:
-        return raw
-    lines = split(masked)
-    if len(lines) == len(raw):
-        return lines
-    return [redactor(line) for line in raw]
+    return (Shown(raw_old, masked_lines(redactor, old, raw_old, split), pieces),
+            Shown(raw_new, masked_lines(redactor, new, raw_new, split), pieces))
 
 
 def line_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
