@@ -18,6 +18,7 @@ from stringsh.dialects.tools.protocol import (
     encode_reply,
     error_reply,
     invalid,
+    masked,
     ok_reply,
     parse_request,
 )
@@ -63,6 +64,11 @@ def serve(ws: Workspace, stdin: BinaryIO, stdout: BinaryIO) -> None:
 
 
 def answer(ws: Workspace, line: bytes) -> dict[str, Any]:
+    """The reply to one request line, masked (protocol.masked) as it leaves."""
+    return masked(_answer(ws, line), ws.redact_lines)
+
+
+def _answer(ws: Workspace, line: bytes) -> dict[str, Any]:
     try:
         request = parse_request(line)
     except BadRequest as bad:
