@@ -128,7 +128,17 @@ class Calls:
 
     async def run(self, ctx: Context[Any, Any], work: Callable[[Call], str | CallToolResult | list[ContentBlock]]
                   ) -> CallToolResult:
-        """Run `work` on a worker thread as the client, under its roots; coded errors become tool errors."""
+        """Run `work` on a worker thread as the client, under its roots; coded errors become tool errors. The
+        result is masked here, once for every tool (masking.py)."""
+        from stringsh.dialects.mcp.masking import masked_result
+
+        try:
+            return masked_result(self.ws, await self._run(ctx, work))
+        except StringError as exc:
+            return masked_result(self.ws, error_result(exc))
+
+    async def _run(self, ctx: Context[Any, Any], work: Callable[[Call], str | CallToolResult | list[ContentBlock]]
+                   ) -> CallToolResult:
         request = ctx.request_context
         try:
             allowed = await self.roots.allowed(request)
