@@ -94,13 +94,13 @@ def fs_patch(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
     sha, old = current_text(workspace, path)
     try:
         if patch.action == "create":
-            new = apply_hunks("", patch.hunks, rel, workspace.redact)
+            new = apply_hunks("", patch.hunks, rel, workspace.redactor)
         elif sha is None:
             raise StringError("NOT_FOUND", f"File not found: {rel}")
         elif old is None:
             old = workspace.read_text(path).text  # its own refusal (BINARY_FILE, ENCODING, TOO_LARGE)
         if patch.action != "create":
-            new = apply_hunks(old or "", patch.hunks, rel, workspace.redact)
+            new = apply_hunks(old or "", patch.hunks, rel, workspace.redactor)
     except StringError as exc:
         raise Refused(error_summary(exc, "Patch failed: "), exc.code) from None
     removed = patch.action == "delete"
