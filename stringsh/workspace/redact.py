@@ -65,15 +65,26 @@ class Redactor:
     def __init__(self, patterns: Iterable[str], replacement: str) -> None:
         self.sources = tuple(patterns)
         self.replacement = replacement
-        self._builtins: list[tuple[Builtin, re.Pattern[str]]] | None = None
-        self._policy: list[re.Pattern[str]] = []
+        self._builtins: dict[Builtin, re.Pattern[str]] = {}
+        self._policy: list[re.Pattern[str]] | None = None
 
-    def _compile(self) -> list[tuple[Builtin, re.Pattern[str]]]:
-        """Compiled on first use (start-up compiles nothing); each policy pattern on its own, as written."""
-        if self._builtins is None:
+    def _found(self, text: str) -> list[tuple[Builtin, re.Pattern[str]]]:
+        """The built-in patterns whose literals occur in `text`, each compiled when first needed: every reply is
+        masked, and most hold none of them (start-up compiles nothing)."""
+        found = []
+        for builtin in BUILTINS:
+            if any(literal in text for literal in builtin.literals):
+                pattern = self._builtins.get(builtin)
+                if pattern is None:
+                    pattern = self._builtins[builtin] = re.compile(builtin.pattern)
+                found.append((builtin, pattern))
+        return found
+
+    def _policies(self) -> list[re.Pattern[str]]:
+        """The policy's own patterns, compiled on first use, each on its own, as written."""
+        if self._policy is None:
             self._policy = [re.compile(p) for p in self.sources]
-            self._builtins = [(b, re.compile(b.pattern)) for b in BUILTINS]
-        return self._builtins
+        return self._policy
 
     def _mask(self, secret: str, keep_lines: bool) -> str:
         """The replacement; with `keep_lines` one per line the secret spans (a `\\r` before a break is kept)."""
@@ -101,12 +112,13 @@ class Redactor:
         return mask
 
     def __call__(self, text: str, *, keep_lines: bool = False) -> str:
-        for builtin, pattern in self._compile():
-            if any(literal in text for literal in builtin.literals):
+        for builtin, pattern in self._found(text):
+            if any(literal in text for literal in builtin.literals):  # an earlier mask may have removed them
                 text = pattern.sub(self._masker(builtin, keep_lines), text)
-        if self._policy:
+        policy = self._policies()
+        if policy:
             mask = self._policy_masker(keep_lines)
-            for pattern in self._policy:
+            for pattern in policy:
                 text = pattern.sub(mask, text)
         return text
 
@@ -114,16 +126,14 @@ class Redactor:
         """Every secret this redactor masks in `text`, as it stands there (a `keep` group left out): what a diff
         must not show even where an edit broke its pattern (textdiff.py)."""
         found: list[str] = []
-        for builtin, pattern in self._compile():
-            if not any(literal in text for literal in builtin.literals):
-                continue
+        for builtin, pattern in self._found(text):
             for match in pattern.finditer(text):
                 start = match.start()
                 if builtin.word_start and start and WORD.match(text, start - 1):
                     continue
                 keep = (match.group("keep") or "") if "keep" in pattern.groupindex else ""
                 found.append(match.group(0)[len(keep) :])
-        for policy in self._policy:
+        for policy in self._policies():
             found.extend(match.group(0) for match in policy.finditer(text) if match.group(0))
         return found
 
