@@ -14,8 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from stringsh.cli import Options
     from stringsh.workspace.audit import AuditCheck
+    from stringsh.workspace.policy import Policy
 
 #: What each of verify's reasons means, for the person reading the report.
 EXPLAINED = {
@@ -26,12 +29,11 @@ EXPLAINED = {
 }
 
 
-def state_folder_of(args: Options) -> Path | None:
-    """The state folder of the workspace the options name (`--root`, else the current folder), keyed like the
-    engine keys it: by the policy's main root. None (after saying why) when there is no such folder."""
+def policy_of(args: Options) -> Policy | None:
+    """The policy of the workspace the options name (`--root`, else the current folder); None (after saying why)
+    when there is no such folder or its policy does not load."""
     from stringsh.errors import StringError
     from stringsh.workspace.policy import load_policy
-    from stringsh.workspace.state import state_folder
 
     root = Path(args.audit_root or args.root or Path.cwd())
     if not root.is_dir():
@@ -42,16 +44,20 @@ def state_folder_of(args: Options) -> Path | None:
     except StringError as exc:
         print(f"stringsh: ERROR({exc.code}): {exc.text}", file=sys.stderr)
         return None
-    return state_folder(policy.root.path)
+    return policy
 
 
 def run_audit(args: Options) -> int:
-    folder = state_folder_of(args)
-    if folder is None:
+    """The state folder is keyed like the engine keys it: by the policy's main root."""
+    from stringsh.workspace.state import state_folder
+
+    policy = policy_of(args)
+    if policy is None:
         return 2
+    folder = state_folder(policy.root.path)
     if args.audit_command == "verify":
         return verify(folder)
-    return tail(folder, args.lines, json_lines=args.json)
+    return tail(folder, args.lines, json_lines=args.json, mask=policy.redactor())
 
 
 def verify(folder: Path) -> int:
@@ -80,7 +86,9 @@ def report(check: AuditCheck, folder: Path) -> str:
             f"{check.records} record{plural} verified before it")
 
 
-def tail(folder: Path, count: int, *, json_lines: bool) -> int:
+def tail(folder: Path, count: int, *, json_lines: bool, mask: Callable[[str], str] = str) -> int:
+    """The newest records, masked as they are printed (`mask`, the policy's redactor): a path or a command's
+    words may hold a token the record keeps as it was."""
     from stringsh.workspace.audit import tail_lines
     from stringsh.workspace.state import AUDIT_FILES
 
@@ -88,7 +96,7 @@ def tail(folder: Path, count: int, *, json_lines: bool) -> int:
         print("stringsh: audit tail -n needs a count of 0 or more", file=sys.stderr)
         return 2
     for line in tail_lines(folder, AUDIT_FILES, count):
-        print(line if json_lines else human(line))
+        print(mask(line if json_lines else human(line)))
     return 0
 
 

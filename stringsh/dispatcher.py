@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -105,14 +105,15 @@ class Dispatcher:
         except StringError as exc:
             header, request_id = reply_header(text)
             self._refused(header, topic or "main", exc.code)
-            return format_reply(header, request_id, error=(exc.code, exc.text), topic=topic or "main")
+            return format_reply(header, request_id, error=(exc.code, exc.text), topic=topic or "main",
+                                mask=self._mask())
         return self.execute_request(request, topic)
 
     def answer(self, item: StreamItem) -> Reply:
         """Reply to one item of a line stream: run it, or report why it could not be read."""
         if item.error:
             self._refused(reply_header(item.text)[0], item.topic or "main", item.error[0])
-            return format_error_item(item.text, item.error, item.topic or "main")
+            return format_error_item(item.text, item.error, item.topic or "main", self._mask())
         if item.request is not None:
             return self.execute_request(item.request, item.topic)
         return self.execute(item.text, item.topic)
@@ -123,7 +124,8 @@ class Dispatcher:
             session = self.session(topic)
         except StringError as exc:
             self._refused(request.header, topic or "main", exc.code)
-            return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=topic or "main")
+            return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=topic or "main",
+                                mask=self._mask())
         with self._topic_locks[session.topic]:
             return self.run_serialised(request, session)
 
@@ -135,7 +137,8 @@ class Dispatcher:
             invocation = self._invocation(request, session)
         except StringError as exc:
             self._refused(request.header, session.topic, exc.code)
-            return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic)
+            return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic,
+                                mask=self._mask())
         if invocation.name == "operator-block":  # each block is a request of the operator dialect (its own record)
             return self._reply(request, session, invocation)
         with self._request(_op_name(invocation), session.topic, request.header) as ctx:
@@ -166,12 +169,20 @@ class Dispatcher:
         try:
             result = self._run(invocation, session, request)
         except StringError as exc:
-            return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic)
+            return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic,
+                                mask=self._mask())
         except Exception as exc:
             return format_reply(
-                request.header, request.id, error=("INTERNAL_ERROR", internal_error_text(exc)), topic=session.topic
+                request.header, request.id, error=("INTERNAL_ERROR", internal_error_text(exc)), topic=session.topic,
+                mask=self._mask(),
             )
-        return format_reply(request.header, request.id, result, topic=session.topic)
+        return format_reply(request.header, request.id, result, topic=session.topic, mask=self._mask())
+
+    def _mask(self) -> Callable[[str], str] | None:
+        """What masks this reply: the workspace's redactor once a command opened it (a reply with nothing from
+        the workspace, `/help`, needs no mask, and opening it just for that would cost every start-up)."""
+        engine = self._workspace
+        return engine.redact_lines if engine is not None else None
 
     def _invocation(self, request: Request, session: Session) -> Invocation:
         if session.kind == "bash" or session.bash_mode:  # every line goes to the shell, raw

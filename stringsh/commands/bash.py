@@ -27,7 +27,7 @@ def run_in_topic_shell(ctx: Context, text: str) -> Result:
     session = ctx.session
     request = ShellRequest(text, session.topic, call_timeout(ctx), session.exported_variables())
     workspace = ctx.dispatcher.workspace
-    return to_result(workspace.shell(request, session), workspace)
+    return to_result(workspace.shell(request, session))
 
 
 @handler("!")

@@ -85,7 +85,7 @@ def listing(ws: Workspace, limit: int) -> Result:
             for i, t, topic, cmd, what in lines]
     shown = f"the newest {len(rows)} of {kept}" if len(rows) < kept else f"all {kept}"
     head = f"Changes, newest first ({shown} kept; /changes ID shows one, /revert ID reverts it):"
-    return Result(head, ws.redact("\n".join(body)))
+    return Result(head, "\n".join(body))
 
 
 def show(ws: Workspace, change_id: int) -> Result:
@@ -102,7 +102,7 @@ def show(ws: Workspace, change_id: int) -> Result:
         text = change_text(ws, change_id)
     tail = status(row)
     head = f"Change {row.id}, {when(row)}, topic {row.topic}: {command_of(row)}{' ' + tail if tail else ''}"
-    return Result(ws.redact(head), ws.redact("\n".join(text)) if text else "(no files)")
+    return Result(head, "\n".join(text) if text else "(no files)")
 
 
 @handler("changes")

@@ -36,4 +36,4 @@ def exec_command(ctx: Context) -> Result:
 
     request = ShellRequest(text, ctx.session.topic, timeout, ctx.session.exported_variables())
     workspace = ctx.dispatcher.workspace
-    return to_result(workspace.exec_once(request), workspace)
+    return to_result(workspace.exec_once(request))

@@ -53,11 +53,7 @@ def git(ctx: Context) -> Result:
     if run is None:
         raise StringError("INVALID_PAYLOAD", f"Unknown /git subcommand: {sub}",
                           f"One of: {', '.join(SUBCOMMANDS)} (/help git); any other git command: !git …")
-    ws = ctx.dispatcher.workspace
-    try:
-        return run(ws, ctx.session.topic, rest)
-    except StringError as exc:  # git's own words can quote file text or a URL: masked like any output
-        raise StringError(exc.code, ws.redact(exc.message), exc.hint and ws.redact(exc.hint)) from None
+    return run(ctx.dispatcher.workspace, ctx.session.topic, rest)  # git's words are masked with the reply
 
 
 def _status(ws: Workspace, topic: str, args: list[str]) -> Result:
@@ -77,7 +73,7 @@ def _status(ws: Workspace, topic: str, args: list[str]) -> Result:
     ]
     if state.hidden:
         sections.append(f"({_plural(state.hidden, 'secret path')} not shown)")
-    return Result(where, ws.redact("\n".join(sections)))
+    return Result(where, "\n".join(sections))
 
 
 def _section(title: str, rows: list[str]) -> str:
@@ -129,7 +125,7 @@ def _log(ws: Workspace, topic: str, args: list[str]) -> Result:
     if not entries:
         return Result("No commits yet")
     rows = [f"{e.commit} {e.date} {line(e.author)}: {line(e.subject)}" for e in entries]
-    return Result(f"Last {_plural(len(entries), 'commit')}, newest first", ws.redact("\n".join(rows)))
+    return Result(f"Last {_plural(len(entries), 'commit')}, newest first", "\n".join(rows))
 
 
 def _commit(ws: Workspace, topic: str, args: list[str]) -> Result:
@@ -153,7 +149,7 @@ def _commit(ws: Workspace, topic: str, args: list[str]) -> Result:
         raise usage("commit", "A commit needs a message (-m MSG); no editor is opened")
     done = change.commit(ws, message, [*files, *literal], topic)
     on = f" on {done.branch}" if done.branch else ""
-    return Result(ws.redact(f"Committed {done.commit}{on}: {done.summary}"))
+    return Result(f"Committed {done.commit}{on}: {done.summary}")
 
 
 def _checkout(ws: Workspace, topic: str, args: list[str]) -> Result:
@@ -183,7 +179,7 @@ def _push(ws: Workspace, topic: str, args: list[str]) -> Result:
     if len(args) > 2:
         raise usage("push", "/git push takes a remote and a branch at most")
     done = change.push(ws, args[0] if args else None, args[1] if len(args) > 1 else None, topic)
-    return Result(ws.redact(f"Pushed {done.branch} to {done.remote}: {done.summary}"))
+    return Result(f"Pushed {done.branch} to {done.remote}: {done.summary}")
 
 
 HANDLERS: dict[str, Callable[[Workspace, str, list[str]], Result]] = {

@@ -20,11 +20,10 @@ def glob(ctx: Context) -> Result:
     pattern, path = args[0], in_open_folder(ctx, args[1] if len(args) > 1 else ".")
     workspace = ctx.dispatcher.workspace
     result = workspace.glob(pattern, path, topic=ctx.session.topic)
-    shown_pattern = workspace.redact(pattern)
     where = folder(result.path)
     lines = [match.rel for match in result.matches]
     found = plural(result.total, "file")
-    message = f"Glob {shown_pattern} in {where}: " + (f"{found}, newest first" if result.total else "no files")
+    message = f"Glob {pattern} in {where}: " + (f"{found}, newest first" if result.total else "no files")
     tail = [summary(found, result.traversal)]
     if result.truncated:
         tail.append(f"Showing the newest {len(result.matches)} of {result.total} (the policy's max_results): "

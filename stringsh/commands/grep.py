@@ -34,9 +34,8 @@ def grep(ctx: Context) -> Result:
                             ignore_case="-i" in options, context=context, max_results=most,
                             topic=ctx.session.topic)
     found = f"{plural(result.matches, 'match')} in {plural(result.files, 'file')}"
-    shown_query = workspace.redact(query)
     where = result.path if result.one_file else folder(result.path)
-    message = f'Grep "{shown_query}" in {where}: ' + (found if result.matches else "no matches")
+    message = f'Grep "{query}" in {where}: ' + (found if result.matches else "no matches")
     tail = [summary(found, result.traversal, too_large=result.skipped_too_large_files,
                     non_utf8=result.skipped_non_utf8_files)]
     note = limit_note(result.traversal, result.matches)

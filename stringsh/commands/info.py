@@ -56,7 +56,7 @@ def info(ctx: Context) -> Result:
     if warnings:
         lines.append("Warnings:")
         lines.extend(f"  {warning}" for warning in warnings)
-    return Result("Session info", ctx.dispatcher.workspace.redact("\n".join(lines)))  # a title or value may be a key
+    return Result("Session info", "\n".join(lines))  # a title or value that is a key is masked with the reply
 
 
 def journal_lines(workspace: Workspace) -> list[str]:
@@ -105,7 +105,7 @@ def shortcut_info(ctx: Context, reference: str) -> Result:
         ids = shortcut_ids(ctx.documents)
         hint = f"Available: {', '.join('@' + i for i in ids)}" if ids else "This page has no shortcuts."
         raise StringError("NOT_FOUND", f"Shortcut not found: @{ident}", hint)
-    return Result(ctx.documents.workspace.redact(f"@{ident} → {target}"))  # a link can carry a token
+    return Result(f"@{ident} → {target}")  # a link can carry a token: masked with the reply
 
 
 def blocks_summary(ids: list[str]) -> str:

@@ -36,10 +36,9 @@ def _page_listing(view: DocumentView) -> str:
 
 @handler("nav")
 def nav(ctx: Context) -> Result:
-    """Menus and shortcuts show the page's links, which can carry a token: the reply is redacted."""
+    """Menus and shortcuts show the page's links, which can carry a token: masked with the reply."""
     result = _nav(ctx)
-    redact = ctx.documents.workspace.redact
-    return Result(redact(result.message), redact(result.content) if result.content is not None else None)
+    return Result(result.message, result.content)
 
 
 def _nav(ctx: Context) -> Result:

@@ -46,7 +46,6 @@ def show(ctx: Context, view: DocumentView, verb: str, *, start: int = 0, label: 
          end: int | None = None) -> Result:
     """Render a view as `<verb> <label>\\n---\\n<content>`; `end` (`--to`) ends it at that line."""
     documents = ctx.documents
-    redact = documents.workspace.redact
     # Secrets masked line for line in a copy; the open view keeps the file's text, which edits splice.
     shown = masked(view, documents.workspace.redact_lines)
     budget = end - start if end is not None else budget_from(ctx.session.variables)
@@ -61,7 +60,7 @@ def show(ctx: Context, view: DocumentView, verb: str, *, start: int = 0, label: 
         content = f"{content}\n\n---\n\n{extra}"
     shown_label = label if label is not None else view.label  # a returned page's label is its URL
     fields = None if view.remote else document_fields(view.path, view.block)
-    return Result(redact(f"{verb} {shown_label}"), redact(content), fields=fields)
+    return Result(f"{verb} {shown_label}", content, fields=fields)
 
 
 def open_path(ctx: Context, target: str, block: str | None, start: int, end: int | None = None) -> Result:

@@ -93,7 +93,7 @@ def set_variables(ctx: Context) -> Result:
             return Result("No variables set.")
         lines = [echo(name, value) for name, value in variables.items()]
         lines += [envstore.echo(name, where) for name, _, where in persistent]
-        return Result("Variables", ctx.dispatcher.workspace.redact("\n".join(lines)))  # a value may be a key
+        return Result("Variables", "\n".join(lines))  # a value that is a key is masked with the reply
     assignments = list(parse_assignments(text))
     store = env_store(ctx) if any(kind == "$" for kind, _, _ in assignments) else None
     echoes = []

@@ -8,7 +8,6 @@ from stringsh.protocol.response import Result
 
 if TYPE_CHECKING:
     from stringsh.commands.context import Context
-    from stringsh.workspace.engine import Workspace
     from stringsh.workspace.shell.result import ShellResult
 
 #: Session variable with a per-call timeout in seconds for the shell front ends (invalid: the policy default).
@@ -25,8 +24,8 @@ def call_timeout(ctx: Context) -> float | None:
     return value if 0 < value < 1e6 else None
 
 
-def to_result(result: ShellResult, workspace: Workspace) -> Result:
+def to_result(result: ShellResult) -> Result:
     """`exit: N | cwd: /abs` + content; `EXIT_N` when N is not 0, `TIMEOUT` (exit 124) past the deadline.
-    The output is redacted (`Workspace.redact`): a token a command prints is masked like one in a file."""
-    content = workspace.redact(result.content) if result.content else result.content
-    return Result(result.message, content, ok=result.ok, code=result.code)
+    The output is masked with the reply (protocol/response.py): a token a command prints is masked like one in a
+    file."""
+    return Result(result.message, result.content, ok=result.ok, code=result.code)

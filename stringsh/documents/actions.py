@@ -197,7 +197,7 @@ def invoke(
     documents: DocumentService, view: DocumentView, action: Action, flag_text: str, *, navigate: bool = True
 ) -> Result:
     """Run one action of the page with its flags; a doc response opens (unless `navigate` is False). What it
-    answers is redacted (`Workspace.redact`): a response or a command's output can carry a token."""
+    answers can carry a token: it is masked with the reply it ends up in (protocol/response.py)."""
     try:
         result = _invoke(documents, view, action, flag_text, navigate)
     except StringError as exc:  # a failed action points at the page's setup document, as String's does
@@ -207,9 +207,7 @@ def invoke(
         raise
     if not result.ok and (setup := documents.requirements_file(view)):
         result = Result(result.message, f"{result.content or ''}\n\nSetup info: /open {setup}", result.ok, result.code)
-    redact = documents.workspace.redact
-    content = redact(result.content) if result.content is not None else None
-    return Result(redact(result.message), content, result.ok, result.code)
+    return result
 
 
 def _invoke(documents: DocumentService, view: DocumentView, action: Action, flag_text: str, navigate: bool) -> Result:

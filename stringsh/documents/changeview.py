@@ -3,26 +3,26 @@ unified diff `/changes ID` shows.
 
 The journal keeps the bytes a change replaced (by hash) but not the ones it wrote: those are the file's current
 bytes while it still holds them, or the previous bytes a later change kept under the same hash. When neither is
-there the "after" side is unknown and said so, never guessed. Both sides are masked line for line
-(`Workspace.redact_lines`) before they are compared, as diffreply.py does, so no diff shows a secret. Binary files
-and files past `MAX_DIFF_BYTES` are summarised by size.
+there the "after" side is unknown and said so, never guessed. Lines are compared as they are and shown as
+workspace/textdiff.py masks them, so no diff shows a secret, not even one the change broke. Binary files and files
+past `MAX_DIFF_BYTES` are summarised by size.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from stringsh.documents.diffreply import line_opcodes
 from stringsh.errors import StringError
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.journal import MissingBlob
+from stringsh.workspace.textdiff import line_opcodes, shown_pair, unified
 from stringsh.workspace.textio import decode, split_lines
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
     from stringsh.workspace.journal import FileRow
 
-#: A side larger than this is summarised by size, not diffed (difflib is quadratic; a reply is read by a person).
+#: A side larger than this is summarised by size, not diffed (the matcher is quadratic; a reply is read by a person).
 MAX_DIFF_BYTES = 1024 * 1024
 #: A `/changes ID` diff is cut after this many lines.
 MAX_DIFF_LINES = 2000
@@ -75,17 +75,16 @@ def is_binary(data: bytes) -> bool:
     return b"\x00" in data[:8192]
 
 
-def _lines(ws: Workspace, data: bytes | None, rel: str) -> list[str] | None:
-    """Masked text lines, None for binary or undecodable bytes."""
+def _text(data: bytes | None, rel: str) -> str | None:
+    """The text of one side ("" for no file), None for binary or undecodable bytes."""
     if data is None:
-        return []
+        return ""
     if is_binary(data):
         return None
     try:
-        text, _, _ = decode(data, rel)
+        return decode(data, rel)[0]
     except StringError:
         return None
-    return split_lines(ws.redact_lines(text))
 
 
 def counts(ws: Workspace, row: FileRow) -> str:
@@ -95,11 +94,11 @@ def counts(ws: Workspace, row: FileRow) -> str:
         return "+? -?"
     if any(s.data is not None and len(s.data) > MAX_DIFF_BYTES for s in (before, after)):
         return "large"
-    old, new = _lines(ws, before.data, row.path), _lines(ws, after.data, row.path)
+    old, new = _text(before.data, row.path), _text(after.data, row.path)
     if old is None or new is None:
         return "binary"
     added = removed = 0
-    for tag, i1, i2, j1, j2 in line_opcodes(old, new):
+    for tag, i1, i2, j1, j2 in line_opcodes(split_lines(old), split_lines(new)):
         if tag != "equal":
             removed += i2 - i1
             added += j2 - j1
@@ -118,25 +117,18 @@ def file_diff(ws: Workspace, row: FileRow, context: int = 3) -> list[str]:
     sizes = f"({_size(before.data)} → {_size(after.data)})"
     if any(s.data is not None and len(s.data) > MAX_DIFF_BYTES for s in (before, after)):
         return [f"{path}: too large to show as a diff {sizes}; /open {path} reads it"]
-    old, new = _lines(ws, before.data, path), _lines(ws, after.data, path)
+    old, new = _text(before.data, path), _text(after.data, path)
     if old is None or new is None:
         return [f"Binary file {path} changed {sizes}"]
     head = ["--- /dev/null" if before.data is None else f"--- a/{path}",
             "+++ /dev/null" if after.data is None else f"+++ b/{path}"]
-    hunks = _hunks(old, new, context)
+    a, b = shown_pair(old, new, ws.redactor, split_lines)
+    hunks = list(unified(a, b, context=context, lineterm=""))[2:]  # its header lines dropped: git's are above
     return [*head, *hunks] if hunks else [f"{path}: no line changed (only its bytes or mode)"]
 
 
 def _size(data: bytes | None) -> str:
     return "none" if data is None else f"{len(data)} bytes"
-
-
-def _hunks(a: list[str], b: list[str], context: int) -> list[str]:
-    """difflib.unified_diff's hunks (its header lines dropped: file_diff writes git's)."""
-    import difflib
-
-    lines = list(difflib.unified_diff(a, b, lineterm="", n=context))
-    return lines[2:]
 
 
 def change_text(ws: Workspace, change_id: int) -> list[str]:

@@ -78,7 +78,7 @@ def range_view(ctx: Context, target: LineTarget, rel: str, command: str, start: 
     if next_line is not None:
         content += "\n" + cut_hint(kind, command, target.label, next_line)
     header = f"[editing: {target.label}]" if command == "/edit" else f"Opened {target.label}"
-    return Result(workspace.redact(header), content + note, fields=document_fields(target.path))
+    return Result(header, content + note, fields=document_fields(target.path))
 
 
 def _streamed(ctx: Context, target: LineTarget, first: int, budget: int,

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from stringsh.documents.actions import http_limits
-from stringsh.errors import StringError
 
 if TYPE_CHECKING:
     from stringsh.actions.remote import WebView
@@ -30,12 +29,8 @@ def fetch_view(documents: DocumentService, url: str) -> WebView:
     where = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"  # the audit log keeps no paths or queries
 
     def fetcher() -> WebPage:
-        try:
-            with workspace.state.audited("http-get", [where], topic):
-                return fetch_page(url, limits, clients, max_bytes=max_bytes)
-        except StringError as exc:
-            exc.message = workspace.redact(exc.message)  # a URL can carry a token
-            raise
+        with workspace.state.audited("http-get", [where], topic):  # a URL in a refusal is masked with the reply
+            return fetch_page(url, limits, clients, max_bytes=max_bytes)
 
     return WebView.of(fetcher(), fetcher)
 

@@ -66,5 +66,5 @@ def open_window(ctx: Context, rel: str, start: int, end: int | None) -> Result:
     if window.next_line is not None:
         note += f" Read on: /open {rel} --from {window.next_line + 1}"
     content = workspace.redact_lines("\n".join(window.lines))
-    return Result(workspace.redact(f"Opened {rel}"), f"{content}\n\n{note}" if window.lines else note,
+    return Result(f"Opened {rel}", f"{content}\n\n{note}" if window.lines else note,
                   fields=document_fields(rel))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from stringsh.protocol.request import reply_header
 
@@ -102,10 +103,11 @@ def error_text(code: str, message: str) -> str:
     return f"ERROR({code}): {message}"
 
 
-def format_error_item(text: str, error: tuple[str, str], topic: str = "main") -> Reply:
+def format_error_item(text: str, error: tuple[str, str], topic: str = "main",
+                      mask: Callable[[str], str] | None = None) -> Reply:
     """Reply to input that failed before it became a request (bad bytes, unterminated heredoc)."""
     header, request_id = reply_header(text)
-    return format_reply(header, request_id, error=error, topic=topic)
+    return format_reply(header, request_id, error=error, topic=topic, mask=mask)
 
 
 def format_reply(
@@ -115,11 +117,25 @@ def format_reply(
     *,
     error: tuple[str, str] | None = None,
     topic: str = "main",
+    mask: Callable[[str], str] | None = None,
 ) -> Reply:
-    """One formatter for every reply: pass a Result, or `error=(code, text)`."""
-    first = re_line(header, request_id)
+    """One formatter for every reply: pass a Result, or `error=(code, text)`.
+
+    `mask` (the workspace's `redact_lines`) is where String Commands replies are masked, all of them and once:
+    the echoed header, views, shell output, diffs, listings, error messages. It keeps line breaks, so a view's
+    line numbers stay the file's, and masking masked text changes nothing (a reply may hold one already masked,
+    e.g. a view rendered from the masked document). Message and content are masked apart, so the `---` between
+    them stays."""
+    shown = mask or _unmasked
+    first = re_line(shown(header), request_id)
     if error is not None:
         code, message = error
-        return Reply(f"{first}\n{error_text(code, message)}", False, code, request_id, topic)
+        return Reply(f"{first}\n{error_text(code, shown(message))}", False, code, request_id, topic)
     assert result is not None
-    return Reply(f"{first}\n{result.text}", result.ok, result.code, request_id, topic, result.fields)
+    text = shown(result.message) if result.content is None else f"{shown(result.message)}\n---\n" \
+        f"{shown(result.content)}"
+    return Reply(f"{first}\n{text}", result.ok, result.code, request_id, topic, result.fields)
+
+
+def _unmasked(text: str) -> str:
+    return text

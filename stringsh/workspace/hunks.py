@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, NamedTuple
 from stringsh.errors import StringError
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.models import PATCH_ACTIONS, FileChange, Hunk, Patch
-from stringsh.workspace.textio import decode, dominant_newline, encode, line_spans
+from stringsh.workspace.textio import decode, dominant_newline, encode, line_spans, split_lines
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.redact import Redactor
 
 #: How much of a line a refusal quotes.
 SHOWN = 160
@@ -127,17 +128,27 @@ def _start(hunk: Hunk) -> int:
     return hunk.old_start if hunk.old_lines == 0 else hunk.old_start - 1
 
 
-def _shown(text: str, redact: Callable[[str], str]) -> str:
+def _shown(text: str, redact: Callable[[str], str] = str) -> str:
     shown = redact(text)
     return repr(shown if len(shown) <= SHOWN else shown[:SHOWN] + "…")
 
 
-def apply_hunks(text: str, hunks: list[Hunk] | tuple[Hunk, ...], rel: str,
-                redact: Callable[[str], str] = str) -> str:
+def apply_hunks(text: str, hunks: list[Hunk] | tuple[Hunk, ...], rel: str, redact: Redactor | None = None) -> str:
     """`text` with every hunk applied exactly; PatchFailed at the first line that differs. `redact` masks the
-    lines a refusal quotes."""
+    lines a refusal quotes: the file's as the whole file is masked (a key block's body line is a secret only as
+    part of the block), the diff's own line by line."""
     spans = line_spans(text)
     old = [(text[start:end], text[end:stop]) for start, end, stop in spans]
+    mask: Callable[[str], str] = redact or str
+
+    def file_line(index: int) -> str:
+        """The file's line `index` as a refusal may quote it."""
+        if redact is None:
+            return old[index][0]
+        from stringsh.workspace.redact import masked_lines
+
+        return masked_lines(redact, text, [line for line, _ in old], split_lines)[index]
+
     newline = dominant_newline(text)
     out: list[str] = []
     pos = 0
@@ -161,16 +172,16 @@ def apply_hunks(text: str, hunks: list[Hunk] | tuple[Hunk, ...], rel: str,
                 replaced.clear()
             if line.kind != "+":
                 if index >= len(old):
-                    raise refuse(index + 1, f"expected {_shown(line.text, redact)}, the file has only {len(old)} lines")
+                    raise refuse(index + 1, f"expected {_shown(line.text, mask)}, the file has only {len(old)} lines")
                 have, ending = old[index]
                 if have != line.text:
-                    raise refuse(index + 1, f"expected {_shown(line.text, redact)}, the file holds "
-                                            f"{_shown(have, redact)}")
+                    raise refuse(index + 1, f"expected {_shown(line.text, mask)}, the file holds "
+                                            f"{_shown(file_line(index))}")
                 if line.final and ending:
-                    raise refuse(index + 1, f"expected {_shown(line.text, redact)} with no line break after it "
+                    raise refuse(index + 1, f"expected {_shown(line.text, mask)} with no line break after it "
                                             "(\\ No newline at end of file), the file's line has one")
                 if not line.final and not ending:
-                    raise refuse(index + 1, f"expected {_shown(line.text, redact)} and a line break, the file's last "
+                    raise refuse(index + 1, f"expected {_shown(line.text, mask)} and a line break, the file's last "
                                             "line has none (the diff needs \\ No newline at end of file)")
                 index += 1
             if line.kind == "-":
@@ -220,7 +231,7 @@ def materialise(ws: Workspace, patch: Patch, limit: int) -> FileChange:
             raise StringError("NOT_FOUND", f"File not found: {rel}; nothing was written.",
                               "A diff that creates a file has --- /dev/null as its old side.")
         text, encoding, bom = decode(raw, rel)
-    new = apply_hunks(text, patch.hunks, rel, ws.redact)
+    new = apply_hunks(text, patch.hunks, rel, ws.redactor)
     if patch.action == "delete":
         if new:
             left = len(line_spans(new))

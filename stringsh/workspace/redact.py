@@ -1,6 +1,6 @@
 """Content redaction: secrets (tokens, keys, `Authorization:` values) masked wherever text leaves the process.
 
-Every output path calls `Workspace.redact(text)`, which uses one `Redactor` built from the policy's
+Replies are masked where they are formatted (one place per dialect) with one `Redactor` built from the policy's
 `secrets.redact_regexes` and `secrets.replacement` plus the built-in set below. Patterns compile on first use, so a
 command that shows no text (`-c /ls`) pays nothing. A secret becomes one replacement; with `keep_lines` (views of a
 file, `Workspace.redact_lines`) a secret spanning N lines becomes N lines of it, so line numbers (`/edit` views,
@@ -44,21 +44,47 @@ BUILTINS: tuple[Builtin, ...] = (
 WORD = re.compile(r"\w")
 
 
+def masked_lines(redactor: Callable[..., str], text: str, raw: list[str],
+                 split: Callable[[str], list[str]]) -> list[str]:
+    """`raw` (the lines `split` made of `text`) as shown: the whole text masked with its line breaks kept, so a
+    secret over several lines is masked on each (masking each line alone would show a key block's body), split
+    the same way; line for line when a secret held a break the mask does not keep (a lone CR), so the lines still
+    pair up with `raw`."""
+    masked = redactor(text, keep_lines=True)
+    if masked == text:
+        return raw
+    lines = split(masked)
+    if len(lines) == len(raw):
+        return lines
+    return [redactor(line) for line in raw]
+
+
 class Redactor:
     """Masks every match of the built-in and the given patterns with `replacement` (literal, never a template)."""
 
     def __init__(self, patterns: Iterable[str], replacement: str) -> None:
         self.sources = tuple(patterns)
         self.replacement = replacement
-        self._builtins: list[tuple[Builtin, re.Pattern[str]]] | None = None
-        self._policy: list[re.Pattern[str]] = []
+        self._builtins: dict[Builtin, re.Pattern[str]] = {}
+        self._policy: list[re.Pattern[str]] | None = None
 
-    def _compile(self) -> list[tuple[Builtin, re.Pattern[str]]]:
-        """Compiled on first use (start-up compiles nothing); each policy pattern on its own, as written."""
-        if self._builtins is None:
+    def _found(self, text: str) -> list[tuple[Builtin, re.Pattern[str]]]:
+        """The built-in patterns whose literals occur in `text`, each compiled when first needed: every reply is
+        masked, and most hold none of them (start-up compiles nothing)."""
+        found = []
+        for builtin in BUILTINS:
+            if any(literal in text for literal in builtin.literals):
+                pattern = self._builtins.get(builtin)
+                if pattern is None:
+                    pattern = self._builtins[builtin] = re.compile(builtin.pattern)
+                found.append((builtin, pattern))
+        return found
+
+    def _policies(self) -> list[re.Pattern[str]]:
+        """The policy's own patterns, compiled on first use, each on its own, as written."""
+        if self._policy is None:
             self._policy = [re.compile(p) for p in self.sources]
-            self._builtins = [(b, re.compile(b.pattern)) for b in BUILTINS]
-        return self._builtins
+        return self._policy
 
     def _mask(self, secret: str, keep_lines: bool) -> str:
         """The replacement; with `keep_lines` one per line the secret spans (a `\\r` before a break is kept)."""
@@ -86,14 +112,30 @@ class Redactor:
         return mask
 
     def __call__(self, text: str, *, keep_lines: bool = False) -> str:
-        for builtin, pattern in self._compile():
-            if any(literal in text for literal in builtin.literals):
+        for builtin, pattern in self._found(text):
+            if any(literal in text for literal in builtin.literals):  # an earlier mask may have removed them
                 text = pattern.sub(self._masker(builtin, keep_lines), text)
-        if self._policy:
+        policy = self._policies()
+        if policy:
             mask = self._policy_masker(keep_lines)
-            for pattern in self._policy:
+            for pattern in policy:
                 text = pattern.sub(mask, text)
         return text
+
+    def secrets(self, text: str) -> list[str]:
+        """Every secret this redactor masks in `text`, as it stands there (a `keep` group left out): what a diff
+        must not show even where an edit broke its pattern (textdiff.py)."""
+        found: list[str] = []
+        for builtin, pattern in self._found(text):
+            for match in pattern.finditer(text):
+                start = match.start()
+                if builtin.word_start and start and WORD.match(text, start - 1):
+                    continue
+                keep = (match.group("keep") or "") if "keep" in pattern.groupindex else ""
+                found.append(match.group(0)[len(keep) :])
+        for policy in self._policies():
+            found.extend(match.group(0) for match in policy.finditer(text) if match.group(0))
+        return found
 
     def finds_secret(self, text: str) -> bool:
         """Whether the text holds anything this redactor masks."""

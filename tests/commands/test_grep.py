@@ -97,9 +97,9 @@ def test_secret_in_a_hit_is_redacted_and_secret_files_are_not_searched(ws: Path,
         "config.py:1: TOKEN = '***REDACTED***'  # needle\n\n"
         "1 match in 1 file; scanned 1 file (1 entry)"
     )
-    # a secret is never found by its own text, and the query is masked in the reply (the `re:` line echoes input)
+    # a secret is never found by its own text, and the query is masked in the reply, its echo on `re:` too
     assert dispatcher.execute(f"/grep {token}").text == (
-        f're: /grep {token[:70]}\nGrep "***REDACTED***" in ./: no matches\n---\n'
+        're: /grep ***REDACTED***\nGrep "***REDACTED***" in ./: no matches\n---\n'
         "0 matches in 0 files; scanned 1 file (1 entry)"
     )
 

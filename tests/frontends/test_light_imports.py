@@ -55,6 +55,7 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.workspace.ops.listdir",
         "stringsh.workspace.paths",
         "stringsh.workspace.policy",
+        "stringsh.workspace.redact",  # every reply is masked (a pattern compiles only for a reply that needs it)
         "stringsh.workspace.secrets",
         "stringsh.workspace.state",
         "stringsh.workspace.trust",

@@ -240,7 +240,7 @@ def expected_replies(h: Hostile, one_shot: bool) -> list[str]:
             f"exit: 0 | cwd: {root}\n---\n"
             f"GITHUB_TOKEN=***REDACTED***\nOPENAI_API_KEY=***REDACTED***\nDB_PASSWORD={ENV_PLAIN}"
         )
-        cat_key = f"exit: 0 | cwd: {root}\n---\n***REDACTED***"
+        cat_key = f"exit: 0 | cwd: {root}\n---\n" + "\n".join(["***REDACTED***"] * 4)  # a line for each of the key's
         cat_canary = f"exit: 0 | cwd: {root}\n---\n{CANARY.decode().rstrip()}"
     if one_shot:
         info = (

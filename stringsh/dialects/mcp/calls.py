@@ -132,29 +132,39 @@ class Calls:
 
     async def run(self, ctx: Context[Any, Any], work: Callable[[Call], str | CallToolResult | list[ContentBlock]]
                   ) -> CallToolResult:
-        """Run `work` on a worker thread as the client, under its roots; coded errors become tool errors."""
+        """Run `work` on a worker thread as one request of the `mcp` dialect (the client's, under its roots);
+        coded errors become tool errors, and the result is masked inside the request, once for every tool
+        (masking.py), so the audit record says what the client got."""
         request = ctx.request_context
         agent = client_name(request)
         tool, paths = tool_call(request.params)
         try:
             allowed = await self.roots.allowed(request)
         except StringError as exc:
-            with self.ws.request("mcp", f"mcp.{tool}", topic=TOPIC, agent=agent, paths=paths) as ctx:
-                ctx.fail(exc.code)
-            return error_result(exc)
+            with self.ws.request("mcp", f"mcp.{tool}", topic=TOPIC, agent=agent, paths=paths) as refused:
+                refused.fail(exc.code)
+                return _masked(self.ws, error_result(exc))
         call = Call(self.ws, allowed, self.aliases)
 
         def one_request() -> CallToolResult:
-            """The call as one request of the `mcp` dialect: journalled and audited as the client's."""
             command = " ".join([tool, *paths]) if paths else None  # a command tool's own request names it
             with self.ws.request("mcp", f"mcp.{tool}", topic=TOPIC, command=command, agent=agent,
-                                 paths=paths) as ctx:
-                result = _result(work, call)
+                                 paths=paths) as asked:
+                result = _masked(self.ws, _result(work, call))
                 if result.is_error:
-                    ctx.fail(ctx.outcome or error_code(result))
+                    asked.fail(asked.outcome or error_code(result))
                 return result
 
         return await anyio.to_thread.run_sync(one_request)
+
+
+def _masked(ws: Workspace, result: CallToolResult) -> CallToolResult:
+    from stringsh.dialects.mcp.masking import masked_result
+
+    try:
+        return masked_result(ws, result)
+    except StringError as exc:  # a media block holding a secret: refused whole
+        return masked_result(ws, error_result(exc))
 
 
 def error_code(result: CallToolResult) -> str:

@@ -7,14 +7,15 @@ guarded by the hash of the bytes read."""
 
 from __future__ import annotations
 
-import difflib
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.ops.replace import PairRefused, replace_all_pairs
+from stringsh.workspace.textdiff import shown_pair, unified
 
 if TYPE_CHECKING:
     from stringsh.dialects.mcp.calls import Call
+    from stringsh.workspace.redact import Redactor
 
 REREAD = "Read the file again (read_text_file) and copy oldText from it exactly."
 
@@ -43,11 +44,17 @@ def _refusal(exc: PairRefused, path: str) -> StringError:
         return StringError("PATCH_FAILED", f"Edit {number}: oldText not found in {path}; nothing was written", REREAD)
     return StringError("PATCH_FAILED", f"Edit {number}: oldText matches more than one place in {path}; "
                        "nothing was written", "Add surrounding lines to oldText so it matches one place.")
-def _diff(path: str, before: str, after: str) -> str:
-    """A git-style unified diff of the change (LF endings for showing, as the reference server's)."""
-    lines = difflib.unified_diff(before.replace("\r\n", "\n").splitlines(keepends=True),
-                                 after.replace("\r\n", "\n").splitlines(keepends=True),
-                                 fromfile=f"{path}\toriginal", tofile=f"{path}\tmodified")
+
+
+def _keepends(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def _diff(path: str, before: str, after: str, redactor: Redactor | None) -> str:
+    """A git-style unified diff of the change (LF endings for showing, as the reference server's), its lines
+    masked as workspace/textdiff.py shows them."""
+    old, new = shown_pair(before.replace("\r\n", "\n"), after.replace("\r\n", "\n"), redactor, _keepends)
+    lines = unified(old, new, fromfile=f"{path}\toriginal", tofile=f"{path}\tmodified")
     body = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
     return f"Index: {path}\n{'=' * 67}\n{body}"
 
@@ -66,7 +73,7 @@ def apply_edits(call: Call, path: str, edits: list[EditOperation], *, dry_run: b
             before, after, change_id = done.before, done.text, done.change_id
     except PairRefused as exc:
         raise _refusal(exc, path) from None
-    shown = call.ws.redact_lines(_diff(path, before, after))
+    shown = _diff(path, before, after, call.ws.redactor)
     ticks = "`" * 3
     while ticks in shown:
         ticks += "`"

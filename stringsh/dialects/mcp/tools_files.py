@@ -66,10 +66,11 @@ def read_text(call: Call, path: str, head: int | None, tail: int | None) -> str:
         text = "".join(_split_lines(text)[:head])
     elif tail is not None:
         text = "".join(_split_lines(text)[-tail:]) if tail else ""
-    return call.ws.redact_lines(text)
+    return text  # masked with the result (masking.py)
 
 
 def media(call: Call, path: str) -> list[ContentBlock]:
+    """The file as base64 data; bytes holding a secret are refused as the result is masked (masking.py)."""
     checked = call.path(path)
     data = call.ws.read_bytes(checked, topic=call.topic)
     mime = mimetypes.guess_type(path)[0] or "application/octet-stream"
@@ -86,7 +87,8 @@ def read_many(call: Call, paths: list[str]) -> str:
     parts = []
     for path in paths:
         try:
-            parts.append(f"{path}:\n{read_text(call, path, None, None)}\n")
+            # each file masked on its own: a key block cut off at one file's end must not hide the next file
+            parts.append(f"{path}:\n{call.ws.redact_lines(read_text(call, path, None, None))}\n")
         except StringError as exc:  # one failure does not abort the rest, as in the reference server
             parts.append(f"{path}: ERROR({exc.code}): {exc.message}")
     return "\n---\n".join(parts)

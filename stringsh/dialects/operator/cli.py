@@ -64,7 +64,7 @@ def run(dispatcher: Dispatcher, options: object) -> int:
 
     def run_one(item: Command | Invalid) -> bool:
         result = answer(workspace, item, confirm, topic=DIALECT)
-        out.write(format_result(result).encode("utf-8", "backslashreplace"))
+        out.write(format_result(result, workspace.redact_lines).encode("utf-8", "backslashreplace"))
         out.flush()
         return result.ok
 

@@ -4,6 +4,7 @@ for clients and tests. A summary is one line whatever an action put in it (CR an
 from __future__ import annotations
 
 import binascii
+from collections.abc import Callable
 
 from stringsh.dialects.operator.model import Invalid, Result
 
@@ -16,15 +17,20 @@ def single_line(text: str) -> str:
     return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
 
 
-def format_result(result: Result) -> str:
-    """The OPERATOR_RESULT block, ending with a newline: no `id:` line when the block had no id."""
+def format_result(result: Result, mask: Callable[[str], str] | None = None) -> str:
+    """The OPERATOR_RESULT block, ending with a newline: no `id:` line when the block had no id.
+
+    `mask` (the workspace's `redact_lines`) is where OPERATOR_CMD output is masked, once, summary and details
+    alike: details leave base64-encoded, so nothing after this point could still mask them."""
+    shown = mask or str
     lines = [RESULT_START]
     if result.id is not None:
         lines.append(f"id: {result.id}")
     lines.append(f"ok: {'true' if result.ok else 'false'}")
-    lines.append(f"summary: {single_line(result.summary)}")
+    lines.append(f"summary: {single_line(shown(result.summary))}")
     if result.details is not None:
-        lines.append("details_b64: " + binascii.b2a_base64(result.details.encode("utf-8"), newline=False).decode())
+        details = shown(result.details)
+        lines.append("details_b64: " + binascii.b2a_base64(details.encode("utf-8"), newline=False).decode())
     lines.append(RESULT_END)
     return "\n".join(lines) + "\n"
 

@@ -56,4 +56,5 @@ def answer_text(workspace: Workspace, text: str, confirm: Confirmer, *, topic: s
     if not items:
         items.append(Invalid(None, "ERR_NO_BLOCK", "Invalid OPERATOR_CMD (ERR_NO_BLOCK): no OPERATOR_CMD block."))
     results = [answer(workspace, item, confirm, topic=topic) for item in items]
-    return "".join(format_result(result) for result in results).rstrip("\n"), all(r.ok for r in results)
+    text = "".join(format_result(result, workspace.redact_lines) for result in results)
+    return text.rstrip("\n"), all(r.ok for r in results)

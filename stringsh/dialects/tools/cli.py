@@ -18,6 +18,7 @@ from stringsh.dialects.tools.protocol import (
     encode_reply,
     error_reply,
     invalid,
+    masked,
     ok_reply,
     parse_request,
 )
@@ -64,12 +65,13 @@ def serve(ws: Workspace, stdin: BinaryIO, stdout: BinaryIO) -> None:
 
 
 def answer(ws: Workspace, line: bytes) -> dict[str, Any]:
-    """One line, one request of the `tools` dialect, refused or not (a bad line is recorded as `tools`)."""
+    """One line, one request of the `tools` dialect, refused or not (a bad line is recorded as `tools`); the reply
+    masked (protocol.masked) as it leaves."""
     with ws.request(TOPIC, "tools", topic=TOPIC) as ctx:
         reply = _answer(ws, line, ctx)
         if not reply["ok"]:
             ctx.fail(reply["code"])
-        return reply
+        return masked(reply, ws.redact_lines)
 
 
 def _answer(ws: Workspace, line: bytes, ctx: RequestContext) -> dict[str, Any]:

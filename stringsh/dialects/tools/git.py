@@ -35,10 +35,7 @@ def run(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
     if extra:
         takes = ", ".join(ACTION_FIELDS[action]) or "nothing else"
         raise args_error(f"git {action} does not take {extra[0]!r}.", f"git {action} takes: {takes}.")
-    try:
-        return HANDLERS[action](ws, args, topic)
-    except StringError as exc:  # git's own words can quote file text or a URL: masked like any output
-        raise StringError(exc.code, ws.redact(exc.message), exc.hint and ws.redact(exc.hint)) from None
+    return HANDLERS[action](ws, args, topic)  # git's own words can quote file text or a URL: masked as they leave
 
 
 def _status(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
@@ -59,7 +56,7 @@ def _diff(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
 
     unstaged = read.diff(ws, topic=topic)
     staged = read.diff(ws, staged=True, topic=topic)
-    return {"unstaged": ws.redact_lines(unstaged.text), "staged": ws.redact_lines(staged.text),
+    return {"unstaged": unstaged.text, "staged": staged.text,
             "files": sorted({*unstaged.files, *staged.files})}
 
 
@@ -74,7 +71,7 @@ def _commit(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
         state = read.status(ws, topic)
         files = [*(c.path for c in state.unstaged), *state.untracked]
     done = change.commit(ws, message, files, topic)
-    return {"commit": done.commit, "branch": done.branch, "summary": ws.redact(done.summary)}
+    return {"commit": done.commit, "branch": done.branch, "summary": done.summary}
 
 
 def _push(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from stringsh.errors import StringError
@@ -109,6 +110,18 @@ def error_reply(id_: Any, error: StringError) -> dict[str, Any]:
     if isinstance(error, ToolError) and error.result is not None:
         reply["result"] = error.result
     return reply
+
+
+def masked(value: Any, mask: Callable[[str], str]) -> Any:
+    """Every string of a reply (values, not keys) masked: where the JSON tools' output is masked, once, for every
+    tool and every refusal. `mask` keeps line breaks, so a numbered read keeps its numbers."""
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, dict):
+        return {key: masked(item, mask) for key, item in value.items()}
+    if isinstance(value, list):
+        return [masked(item, mask) for item in value]
+    return value
 
 
 def encode_reply(reply: dict[str, Any]) -> bytes:

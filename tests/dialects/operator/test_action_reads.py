@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from stringsh.dialects.operator.model import ACTIONS, Result
+from stringsh.dialects.operator.results import format_result, parse_results
 from stringsh.dialects.operator.spec import ACTION_DOCS, interface_spec
 from stringsh.workspace import Workspace
 from tests.dialects.operator.actions_support import Recorder, run
@@ -71,9 +72,12 @@ def test_read_refusals(workspace: Workspace, ws: Path) -> None:
 
 
 def test_read_masks_secrets_in_text(workspace: Workspace, ws: Path) -> None:
+    """Actions return the file's text; the OPERATOR_RESULT formatter masks it, before details are encoded."""
     (ws / "conf.txt").write_text("key = AKIAABCDEFGHIJKLMNOP\n")
     result = run(workspace, "fs.read", path="conf.txt")
-    assert result.ok and "AKIAABCDEFGHIJKLMNOP" not in (result.details or "")
+    assert result.ok and result.details == "key = AKIAABCDEFGHIJKLMNOP\n"
+    shown = parse_results(format_result(result, workspace.redact_lines))[0]
+    assert shown.details == "key = ***REDACTED***\n"
 
 
 def test_read_slice_defaults_and_numbering(workspace: Workspace, ws: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -51,15 +50,21 @@ def numbered(number: int, text: str) -> str:
     return f"{str(number).rjust(NUMBER_WIDTH)}: {text}"
 
 
-def unified(old: str, new: str, old_name: str, new_name: str) -> str:
-    """A unified diff of two texts (line endings left out: the engine keeps the file's own), for the confirmer."""
-    old_lines = old.replace("\r\n", "\n").split("\n") if old else []
-    new_lines = new.replace("\r\n", "\n").split("\n") if new else []
-    if old_lines and old_lines[-1] == "":
-        old_lines.pop()
-    if new_lines and new_lines[-1] == "":
-        new_lines.pop()
-    return "\n".join(difflib.unified_diff(old_lines, new_lines, old_name, new_name, lineterm=""))
+def _lines(text: str) -> list[str]:
+    lines = text.split("\n") if text else []
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def unified(workspace: Workspace, old: str, new: str, old_name: str, new_name: str) -> str:
+    """A unified diff of two texts (line endings left out: the engine keeps the file's own), for the confirmer;
+    its lines masked as workspace/textdiff.py shows them (a person sees it, and so may an agent's log)."""
+    from stringsh.workspace.textdiff import shown_pair
+    from stringsh.workspace.textdiff import unified as diff_lines
+
+    a, b = shown_pair(old.replace("\r\n", "\n"), new.replace("\r\n", "\n"), workspace.redactor, _lines)
+    return "\n".join(diff_lines(a, b, fromfile=old_name, tofile=new_name, lineterm=""))
 
 
 def ask(workspace: Workspace, confirm: Confirmer, command: Command, path: str, summary: str,

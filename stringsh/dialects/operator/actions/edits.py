@@ -156,6 +156,6 @@ def fs_apply_edits(workspace: Workspace, command: Command, confirm: Confirmer, t
     if text == original:
         return ok(command, "Applied edits (no change)")
     ask(workspace, confirm, command, file.rel, f"apply {len(edits)} edit{'s' if len(edits) > 1 else ''} to "
-        f"{file.rel}", lambda: unified(original, text, f"a/{file.rel}", f"b/{file.rel}"))
+        f"{file.rel}", lambda: unified(workspace, original, text, f"a/{file.rel}", f"b/{file.rel}"))
     workspace.write_text(path, text, topic=topic, expected_sha256=file.sha256, create_parents=False, op="edit")
     return ok(command, "Applied edits")

@@ -25,12 +25,20 @@ MAX_MATCHES = 50
 WHOLE = re.compile(r"[0-9]{1,9}")
 
 
+def shown_lines(workspace: Workspace, text: str) -> list[str]:
+    """The file's lines as they may be shown and searched: masked as a whole (a key block's body too, which a
+    line alone does not show to be a secret), so a secret is never found by its own text, as /grep's."""
+    from stringsh.workspace.redact import masked_lines
+
+    return masked_lines(workspace.redactor, text, split_lines(text), split_lines)
+
+
 def fs_list(workspace: Workspace, command: Command, topic: str) -> Result:
     """Sorted by name (upstream: readdir order), folders as `[DIR] name`; secrets and engine state are never
     listed (the engine leaves them out). An empty folder has no details line, as upstream's empty payload."""
     entries = workspace.list_dir(command.fields["path"], topic=topic)
     lines = [f"[DIR] {e.name}" if e.is_dir else e.name for e in entries]
-    return ok(command, f"Listed {len(entries)} entries", workspace.redact("\n".join(lines)) or None)
+    return ok(command, f"Listed {len(entries)} entries", "\n".join(lines) or None)
 
 
 def fs_read(workspace: Workspace, command: Command, topic: str) -> Result:
@@ -43,7 +51,7 @@ def fs_read(workspace: Workspace, command: Command, topic: str) -> Result:
     if info is not None and not info.is_dir and info.size > MAX_READ_BYTES:
         raise Refused(f"File too large for fs.read ({info.size} bytes). Use fs.readSlice.", "TOO_LARGE")
     text = as_lf(workspace.read_text(path, topic=topic, legacy=True).text)
-    return ok(command, "Read file", workspace.redact_lines(text) or None)
+    return ok(command, "Read file", text or None)  # masked with the result (results.py)
 
 
 def _number(command: Command, keys: tuple[str, ...], default: int) -> tuple[str, int]:
@@ -68,13 +76,13 @@ def fs_read_slice(workspace: Workspace, command: Command, topic: str) -> Result:
     count = min(count, MAX_SLICE)
     path = command.fields["path"]
     file = workspace.read_text(path, topic=topic)
-    lines = split_lines(file.text)
+    lines = shown_lines(workspace, file.text)
     if start > max(len(lines), 1):
         raise invalid("ERR_INVALID_READSLICE_PARAMS",
                       f"start {start} is past the end of {file.rel} ({len(lines)} lines).")
     end = min(len(lines), start - 1 + count)
     out = [f"# {file.rel}", f"# lines {start}-{end} of {len(lines)}", ""]
-    out.extend(numbered(n, workspace.redact(lines[n - 1])) for n in range(start, end + 1))
+    out.extend(numbered(n, lines[n - 1]) for n in range(start, end + 1))
     return ok(command, f"Read slice ({start}-{end})", "\n".join(out))
 
 
@@ -89,11 +97,11 @@ def fs_search(workspace: Workspace, command: Command, topic: str) -> Result:
     if info is not None and info.is_dir:
         raise invalid("ERR_SEARCH_PATH_IS_DIR", "path is a directory; use fs.list.")
     file = workspace.read_text(path, topic=topic)
-    hits = [(n, line) for n, line in enumerate(split_lines(file.text), 1) if query in line]
+    hits = [(n, line) for n, line in enumerate(shown_lines(workspace, file.text), 1) if query in line]
     shown = hits[:MAX_MATCHES]
     out = [f"# search in {file.rel}", f"# query: {query}",
            f"# matches: {len(shown)}{' (truncated)' if len(hits) > MAX_MATCHES else ''}", ""]
-    out.extend(numbered(n, workspace.redact(line)) for n, line in shown)
+    out.extend(numbered(n, line) for n, line in shown)
     return ok(command, f"Search found {len(shown)} matches", "\n".join(out))
 
 

@@ -21,7 +21,7 @@ def _removed(workspace: Workspace, rel: str) -> str:
     _, text = current_text(workspace, rel)
     if text is None:
         return f"Binary or unreadable file {rel} is deleted"
-    return unified(text, "", f"a/{rel}", "/dev/null") or f"Empty file {rel} is deleted"
+    return unified(workspace, text, "", f"a/{rel}", "/dev/null") or f"Empty file {rel} is deleted"
 
 
 def _tree(workspace: Workspace, rel: str) -> list[str]:
@@ -142,7 +142,7 @@ def fs_copy(workspace: Workspace, command: Command, confirm: Confirmer, topic: s
         if text is None:
             return f"copy {src} -> {dest} (binary or unreadable)"
         _, dest_text = current_text(workspace, dest)
-        return unified(dest_text or "", text, f"a/{dest}" if dest_sha else "/dev/null", f"b/{dest}")
+        return unified(workspace, dest_text or "", text, f"a/{dest}" if dest_sha else "/dev/null", f"b/{dest}")
 
     ask(workspace, confirm, command, src, f"copy {src} to {dest}" + (" (replacing it)" if dest_sha else ""), diff)
     workspace.copy_file(src, dest, overwrite=overwrite, create_parents=True, topic=topic)

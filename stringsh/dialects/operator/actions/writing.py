@@ -29,10 +29,10 @@ def current_text(workspace: Workspace, path: str, legacy: bool = False) -> tuple
         return sha, None
 
 
-def change_diff(rel: str, old: str | None, new: str, existed: bool) -> str:
+def change_diff(workspace: Workspace, rel: str, old: str | None, new: str, existed: bool) -> str:
     if existed and old is None:
         return f"Binary or unreadable file {rel} is replaced by {count_lines(new)} lines of text"
-    return unified(old or "", new, f"a/{rel}" if existed else "/dev/null", f"b/{rel}")
+    return unified(workspace, old or "", new, f"a/{rel}" if existed else "/dev/null", f"b/{rel}")
 
 
 def fs_write(workspace: Workspace, command: Command, confirm: Confirmer, topic: str) -> Result:
@@ -52,7 +52,7 @@ def fs_write(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
     sha = workspace.fingerprint(path)
     verb = "overwrite" if sha is not None else "create"
     ask(workspace, confirm, command, rel, f"{verb} {rel} ({count_lines(text)} lines)",
-        lambda: change_diff(rel, current_text(workspace, path, legacy=True)[1], text, sha is not None))
+        lambda: change_diff(workspace, rel, current_text(workspace, path, legacy=True)[1], text, sha is not None))
     workspace.write_text(path, text, topic=topic, expected_sha256=sha if sha is not None else "")
     return ok(command, "Wrote file")
 
@@ -95,18 +95,18 @@ def fs_patch(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
     sha, old = current_text(workspace, path)
     try:
         if patch.action == "create":
-            new = apply_hunks("", patch.hunks, rel, workspace.redact)
+            new = apply_hunks("", patch.hunks, rel, workspace.redactor)
         elif sha is None:
             raise StringError("NOT_FOUND", f"File not found: {rel}")
         elif old is None:
             old = workspace.read_text(path).text  # its own refusal (BINARY_FILE, ENCODING, TOO_LARGE)
         if patch.action != "create":
-            new = apply_hunks(old or "", patch.hunks, rel, workspace.redact)
+            new = apply_hunks(old or "", patch.hunks, rel, workspace.redactor)
     except StringError as exc:
         raise Refused(error_summary(exc, "Patch failed: "), exc.code) from None
     removed = patch.action == "delete"
     ask(workspace, confirm, command, rel, f"patch {rel} (+{patch.added} -{patch.removed} lines)",
-        lambda: unified(old or "", new, f"a/{rel}" if sha is not None else "/dev/null",
+        lambda: unified(workspace, old or "", new, f"a/{rel}" if sha is not None else "/dev/null",
                         "/dev/null" if removed else f"b/{rel}"))
     guarded = dataclasses.replace(patch, path=rel, expected_prev_sha256=sha if sha is not None else "")
     try:
