@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from stringsh.cli import Options
+    from stringsh.options import Options
     from stringsh.workspace.audit import AuditCheck
 
 #: What each of verify's reasons means, for the person reading the report.

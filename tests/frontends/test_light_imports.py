@@ -34,6 +34,7 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.documents.listing",
         "stringsh.errors",
         "stringsh.lazyexports",
+        "stringsh.options",
         "stringsh.output",
         "stringsh.protocol",
         "stringsh.protocol.request",
