@@ -31,6 +31,7 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.commands.table",
         "stringsh.dispatcher",
         "stringsh.documents",
+        "stringsh.documents.host",
         "stringsh.documents.listing",
         "stringsh.errors",
         "stringsh.lazyexports",
