@@ -30,7 +30,7 @@ def state_folder_of(args: Options) -> Path | None:
     """The state folder of the workspace the options name (`--root`, else the current folder), keyed like the
     engine keys it: by the policy's main root. None (after saying why) when there is no such folder."""
     from stringsh.errors import StringError
-    from stringsh.workspace.policy import load_policy
+    from stringsh.workspace.layers import load_policy
     from stringsh.workspace.state import state_folder
 
     root = Path(args.audit_root or args.root or Path.cwd())

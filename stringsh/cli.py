@@ -182,8 +182,7 @@ def run_trust(args: Options) -> int:
 
     from stringsh.errors import StringError
     from stringsh.workspace import trust
-    from stringsh.workspace.layers import workspace_policy_bytes
-    from stringsh.workspace.policy import load_policy
+    from stringsh.workspace.layers import load_policy, workspace_policy_bytes
 
     root = Path(args.trust_root or args.root or Path.cwd()).resolve()
     if not root.is_dir():

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from stringsh.userdirs import user_policy_file
+from stringsh.workspace.layers import load_policy
 from stringsh.workspace.paths import Confiner
-from stringsh.workspace.policy import POLICY_FILE, Policy, load_policy
+from stringsh.workspace.policy import POLICY_FILE, Policy
 from stringsh.workspace.state import AuditNote, EngineState
 from stringsh.workspace.trust import trust_file
 
