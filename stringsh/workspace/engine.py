@@ -55,8 +55,12 @@ class Workspace:
         self.policy = policy or Policy.default(self.root)
         aliases = (Path(root), self.policy.root.path, *([Path(os.environ["PWD"])] if os.environ.get("PWD") else []))
         others = tuple(self.policy.roots[1:])  # (id, folder, mode) each
-        self.confiner = Confiner(Path(os.path.abspath(root)), self.policy.matcher(), aliases, others,
-                                 self.policy.root.id, self.policy.root.mode)
+        self.confiner = Confiner(Path(os.path.abspath(root)), self.policy.matcher(), aliases, self.policy.root.id,
+                                 self.policy.root.mode)
+        if others:  # only then: `-c /ls` stays light
+            from stringsh.workspace.roots import Roots
+
+            Roots.attach(self.confiner, others)
         self.state = EngineState(self.confiner, state_dir, frontend)
         self._redactor: Redactor | None = None
         #: The command line each topic is running now, set by the front end (the dispatcher shares its own map):
