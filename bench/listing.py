@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchenv import isolate_user_state
 
 from stringsh.workspace import Workspace
-from stringsh.workspace.policy import load_policy
+from stringsh.workspace.layers import load_policy
 
 SUFFIXES = (".py", ".md", ".txt", ".json", ".ts", ".yaml", ".c", ".h", ".toml", "")
 USER_POLICY = '[secrets]\ndeny_globs = ["*.secret", "private/**", "build/*.log", "**/tmp?/*.bak"]\n'

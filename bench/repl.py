@@ -30,8 +30,8 @@ from prompt_toolkit.document import Document  # noqa: E402
 from rich.console import Console  # noqa: E402
 
 from stringsh.dispatcher import Dispatcher  # noqa: E402
+from stringsh.render.replies import print_reply  # noqa: E402
 from stringsh.repl.completer import StringCompleter  # noqa: E402
-from stringsh.repl.render import print_reply  # noqa: E402
 from stringsh.repl.sources import Sources  # noqa: E402
 from tests.repl.harness import Terminal  # noqa: E402
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from stringsh.cli import Options
+    from stringsh.options import Options
     from stringsh.workspace.audit import AuditCheck
     from stringsh.workspace.policy import Policy
 
@@ -33,7 +33,7 @@ def policy_of(args: Options) -> Policy | None:
     """The policy of the workspace the options name (`--root`, else the current folder); None (after saying why)
     when there is no such folder or its policy does not load."""
     from stringsh.errors import StringError
-    from stringsh.workspace.policy import load_policy
+    from stringsh.workspace.layers import load_policy
 
     root = Path(args.audit_root or args.root or Path.cwd())
     if not root.is_dir():

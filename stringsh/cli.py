@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING, NoReturn
 
 from stringsh import __version__
+from stringsh.options import Options
 
 if TYPE_CHECKING:
     import argparse
@@ -26,30 +27,6 @@ if TYPE_CHECKING:
 DIALECTS = ("operator", "tools", "mcp")
 SUBCOMMANDS = ("run", "daemon", "repl", "operator", "tools")
 VALUE_OPTIONS = ("--root", "--policy", "-c")
-
-
-class Options:
-    """The parsed command line, whichever parser read it."""
-
-    def __init__(self) -> None:
-        self.root: str | None = None
-        self.policy: str | None = None
-        self.command: str | None = None
-        self.plain = False
-        self.no_echo = False
-        self.color = False
-        self.mode: str | None = None
-        self.files: list[str] = []
-        self.keep_going = False
-        self.json = False
-        self.trust_root: str | None = None
-        self.revoke = False
-        self.status = False
-        self.audit_command: str | None = None
-        self.audit_root: str | None = None
-        self.lines = 10
-        self.http: str | None = None
-        self.host: str | None = None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -205,8 +182,7 @@ def run_trust(args: Options) -> int:
 
     from stringsh.errors import StringError
     from stringsh.workspace import trust
-    from stringsh.workspace.layers import workspace_policy_bytes
-    from stringsh.workspace.policy import load_policy
+    from stringsh.workspace.layers import load_policy, workspace_policy_bytes
 
     root = Path(args.trust_root or args.root or Path.cwd()).resolve()
     if not root.is_dir():

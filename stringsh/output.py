@@ -43,7 +43,7 @@ class ColorReplyWriter:
         self._lock = threading.Lock()
 
     def write(self, text: str) -> None:
-        from stringsh.repl.render import print_reply
+        from stringsh.render.replies import print_reply
 
         with self._lock:
             print_reply(self._console, text)

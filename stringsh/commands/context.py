@@ -1,22 +1,35 @@
-"""What a handler gets: the dispatcher, the topic's session and the parsed invocation."""
+"""What a handler gets: its host (the dispatcher, seen as `CommandHost`), the topic's session and the parsed
+invocation."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from stringsh.documents.host import WorkspaceHost
 from stringsh.protocol.request import Invocation, Request
 
 if TYPE_CHECKING:
-    from stringsh.dispatcher import Dispatcher
+    from stringsh.commands.table import CommandSpec
     from stringsh.documents.service import DocumentService
     from stringsh.session import Session
+
+
+class CommandHost(WorkspaceHost, Protocol):
+    """What commands use of the dispatcher that runs them, which sits above them: the workspace's owner plus its
+    command table (/help) and its topics (/topics). Running requests stays the dispatcher's."""
+
+    @property
+    def commands(self) -> Mapping[str, CommandSpec]: ...
+
+    def topic_sessions(self) -> list[Session]: ...
 
 
 class Context:
     """A plain class, not a dataclass: every request makes one, and dataclasses cost start-up."""
 
-    def __init__(self, dispatcher: Dispatcher, session: Session, invocation: Invocation, request: Request) -> None:
+    def __init__(self, dispatcher: CommandHost, session: Session, invocation: Invocation, request: Request) -> None:
         self.dispatcher = dispatcher
         self.session = session
         self.invocation = invocation

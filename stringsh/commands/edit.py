@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
+from stringsh.commands.targets import edit_target
 from stringsh.documents import blockedit
 from stringsh.documents.blockwrite import edit_block, edited_reply
 from stringsh.documents.diffreply import with_diff
@@ -11,7 +12,6 @@ from stringsh.documents.guard import FORCE, require_seen
 from stringsh.documents.linerange import parse_line_target
 from stringsh.documents.masking import masked_note, refuse_mask_writeback
 from stringsh.documents.rangeview import range_view
-from stringsh.documents.targets import edit_target
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render.document import Document, is_markdown

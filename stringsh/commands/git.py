@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
-from stringsh.documents.targets import split_dashes
+from stringsh.commands.targets import split_dashes
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.workspace.engine import Workspace

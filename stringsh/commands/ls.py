@@ -15,7 +15,7 @@ ALL = "-a"
 def ls(ctx: Context) -> Result:
     args, hidden = ctx.args, False
     if any(a.startswith("-") for a in args):  # only then: `-c /ls` imports nothing more
-        from stringsh.documents.targets import refuse_unknown_flags, split_dashes
+        from stringsh.commands.targets import refuse_unknown_flags, split_dashes
 
         args, literal = split_dashes(ctx.args)
         hidden = ALL in args

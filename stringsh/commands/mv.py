@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from stringsh.commands.context import Context
+from stringsh.commands.fsargs import forget_seen, parse
 from stringsh.commands.registry import handler
-from stringsh.documents.fsargs import forget_seen, parse
 from stringsh.protocol.response import Result
 
 

@@ -7,10 +7,10 @@ import posixpath
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
+from stringsh.commands.targets import split_from
 from stringsh.documents.linerange import parse_line_target
 from stringsh.documents.listing import format_listing, list_directory
 from stringsh.documents.rangeview import range_view
-from stringsh.documents.targets import split_from
 from stringsh.documents.window import check_range, open_window, split_to
 from stringsh.errors import StringError, is_a_folder
 from stringsh.protocol.response import Result, document_fields

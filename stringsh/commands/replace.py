@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
+from stringsh.commands.targets import edit_target, refuse_unknown_flags, split_dashes
 from stringsh.documents import replacing
 from stringsh.documents.blockwrite import edit_block
 from stringsh.documents.diffreply import with_diff
 from stringsh.documents.linerange import LineTarget, out_of_bounds, parse_line_target
 from stringsh.documents.masking import refuse_mask_writeback
-from stringsh.documents.targets import edit_target, refuse_unknown_flags, split_dashes
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render.document import is_markdown

@@ -26,7 +26,7 @@ def folder(rel: str) -> str:
 def parse_options(args: list[str], name: str, switches: tuple[str, ...], valued: tuple[str, ...]
                   ) -> tuple[list[str], dict[str, str | bool]]:
     """(positional words, {flag: True | value}); words after `--` are always positional."""
-    from stringsh.documents.targets import refuse_unknown_flags, split_dashes
+    from stringsh.commands.targets import refuse_unknown_flags, split_dashes
 
     words, literal = split_dashes(args)
     options: dict[str, str | bool] = {}

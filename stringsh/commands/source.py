@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
-from stringsh.documents.targets import split_from
+from stringsh.commands.targets import split_from
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render import plain
 from stringsh.render.view import budget_from, check_start, masked

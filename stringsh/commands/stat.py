@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 
 from stringsh.commands.context import Context
+from stringsh.commands.fsargs import parse
 from stringsh.commands.registry import handler
-from stringsh.documents.fsargs import parse
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 

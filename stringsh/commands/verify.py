@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
-from stringsh.documents.targets import edit_target
+from stringsh.commands.targets import edit_target
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render.view import resolve_block

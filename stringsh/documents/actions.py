@@ -105,7 +105,7 @@ def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
     workspace = documents.workspace
     session = documents.session
     topic = session.topic
-    root = Path(documents.dispatcher.root)
+    root = Path(documents.root)
     cwd = root / view.folder if view.folder else root
 
     def read_bytes(path: str) -> bytes:

@@ -16,10 +16,10 @@ from stringsh.workspace import ChangeSet
 from stringsh.workspace.textio import encode
 
 if TYPE_CHECKING:
-    from stringsh.commands.context import Context
+    from stringsh.documents.host import Caller
 
 
-def refuse_stale_view(ctx: Context, view: DocumentView) -> None:
+def refuse_stale_view(ctx: Caller, view: DocumentView) -> None:
     """A block edit based on an open view the file has since moved away from is a CONFLICT, not a lost edit."""
     current = ctx.documents.current_or_none()
     if (
@@ -35,7 +35,7 @@ def refuse_stale_view(ctx: Context, view: DocumentView) -> None:
         )
 
 
-def edit_block(ctx: Context, view: DocumentView, block_id: str, body: str, force: bool) -> Result:
+def edit_block(ctx: Caller, view: DocumentView, block_id: str, body: str, force: bool) -> Result:
     refuse_stale_view(ctx, view)
     block = resolve_block(view, block_id)
     documents = ctx.documents

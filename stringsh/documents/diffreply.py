@@ -15,7 +15,7 @@ from stringsh.workspace.textdiff import line_opcodes, shown_pair
 from stringsh.workspace.textio import decode, split_lines
 
 if TYPE_CHECKING:
-    from stringsh.commands.context import Context
+    from stringsh.documents.host import Caller
     from stringsh.workspace.engine import Workspace
     from stringsh.workspace.journal import FileRow
     from stringsh.workspace.redact import Redactor
@@ -38,14 +38,14 @@ def _setting(variables: dict[str, str], name: str, default: int) -> int:
     return int(raw) if raw.isdigit() else default
 
 
-def with_diff(ctx: Context, result: Result, change_id: int | None, *, undo_note: bool = True) -> Result:
+def with_diff(ctx: Caller, result: Result, change_id: int | None, *, undo_note: bool = True) -> Result:
     """`result` unchanged unless `{_diff}` is on; then `message\\n---\\n<diff>` (and `---` + the /undo note)."""
     variables = ctx.session.variables
     if change_id is None or not diff_on(variables):
         return result
     context = _setting(variables, CONTEXT_VARIABLE, DEFAULT_CONTEXT)
     max_lines = _setting(variables, MAX_LINES_VARIABLE, DEFAULT_MAX_LINES) or DEFAULT_MAX_LINES
-    diff = change_diff(ctx.dispatcher.workspace, change_id, context=context, max_lines=max_lines)
+    diff = change_diff(ctx.documents.workspace, change_id, context=context, max_lines=max_lines)
     content = f"{diff}\n---\n{UNDO_NOTE}" if undo_note else diff
     return Result(result.message, content, ok=result.ok, code=result.code, fields=result.fields)
 

@@ -9,7 +9,7 @@ from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 
 if TYPE_CHECKING:
-    from stringsh.commands.context import Context
+    from stringsh.documents.host import Caller
     from stringsh.workspace.engine import Workspace
 
 
@@ -40,20 +40,20 @@ def _sort_key(name: str) -> tuple[str, str]:
     return (name.casefold(), name)
 
 
-def in_open_folder(ctx: Context, path: str) -> str:
+def in_open_folder(ctx: Caller, path: str) -> str:
     """After `/open <folder>`, a relative path (and "." for none) starts there, as in String (/ls, /grep, /glob)."""
     if ctx.session.cwd_override and not path.startswith("/"):
         return from_folder(ctx, ctx.session.cwd_override, path)
     return path
 
 
-def from_folder(ctx: Context, folder: str, path: str) -> str:
+def from_folder(ctx: Caller, folder: str, path: str) -> str:
     """`path` inside the folder `/open <folder>` entered when it is there, else as given (from the root)."""
     import posixpath
 
     inside = posixpath.normpath(posixpath.join(folder, path))
     try:
-        found = ctx.dispatcher.workspace.stat(inside) is not None
+        found = ctx.documents.workspace.stat(inside) is not None
     except StringError:
         found = False
     return inside if found else path

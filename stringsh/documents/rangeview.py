@@ -20,7 +20,7 @@ from stringsh.render.view import budget_from, masked, numbered
 from stringsh.workspace.textio import split_lines
 
 if TYPE_CHECKING:
-    from stringsh.commands.context import Context
+    from stringsh.documents.host import Caller
 
 
 
@@ -37,7 +37,7 @@ def cut_hint(kind: str, command: str, label: str, next_line: int) -> str:
     return f"[cut] Output limit of {kind} reached. Read on: {command} {label} --from {next_line}"
 
 
-def range_view(ctx: Context, target: LineTarget, rel: str, command: str, start: int) -> Result:
+def range_view(ctx: Caller, target: LineTarget, rel: str, command: str, start: int) -> Result:
     """The reply of `/open` (command "/open") or `/edit` for lines `target` of the file at `rel`; `start` is
     `--from N` as 0-based (0: not given)."""
     documents = ctx.documents
@@ -81,7 +81,7 @@ def range_view(ctx: Context, target: LineTarget, rel: str, command: str, start: 
     return Result(header, content + note, fields=document_fields(target.path))
 
 
-def _streamed(ctx: Context, target: LineTarget, first: int, budget: int,
+def _streamed(ctx: Caller, target: LineTarget, first: int, budget: int,
               command: str) -> tuple[str, int, int | None, str, bool]:
     """(numbered text, total lines, next line or None, what cut it, whether a secret was masked) for a file past
     the read limit."""

@@ -17,7 +17,9 @@ from stringsh.workspace.seen import mark_seen
 from stringsh.workspace.textio import LEGACY_ENCODING, refuse_legacy_edit
 
 if TYPE_CHECKING:
-    from stringsh.dispatcher import Dispatcher
+    from pathlib import Path
+
+    from stringsh.documents.host import WorkspaceHost
     from stringsh.documents.state import DocumentState
     from stringsh.render.document import Document
     from stringsh.render.plain import IncludeLoader
@@ -34,19 +36,24 @@ OPEN_HINT = "Open one with /open <path>."
 
 
 class DocumentService:
-    """The documents of one topic (`session`) in one workspace (`dispatcher`); cheap to make per command."""
+    """The documents of one topic (`session`) in one workspace (`host`: the dispatcher, seen only as a
+    `WorkspaceHost`); cheap to make per command."""
 
-    def __init__(self, dispatcher: Dispatcher, session: Session) -> None:
-        self.dispatcher = dispatcher
+    def __init__(self, host: WorkspaceHost, session: Session) -> None:
+        self.host = host
         self.session = session
 
     @property
     def workspace(self) -> Workspace:
-        return self.dispatcher.workspace
+        return self.host.workspace
+
+    @property
+    def root(self) -> Path:
+        return self.host.root
 
     @property
     def state(self) -> DocumentState:
-        return self.dispatcher.documents
+        return self.host.documents
 
     @property
     def topic(self) -> str:
@@ -55,7 +62,7 @@ class DocumentService:
     @property
     def loader(self) -> ViewLoader:
         state = self.state
-        return ViewLoader(self.workspace, self.dispatcher.root, state.index_cache, state.watcher, self.topic)
+        return ViewLoader(self.workspace, self.root, state.index_cache, state.watcher, self.topic)
 
     # the open view -----------------------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from stringsh.render import plain
 from stringsh.render.view import budget_from
 
 if TYPE_CHECKING:
-    from stringsh.commands.context import Context
+    from stringsh.documents.host import Caller
 
 
 def split_to(args: list[str]) -> tuple[list[str], int | None]:
@@ -38,18 +38,18 @@ def check_range(start: int, end: int | None) -> None:
                           f"Give --to {start + 1} or more, or leave it out.")
 
 
-def window_budget(ctx: Context, start: int, end: int | None) -> int:
+def window_budget(ctx: Caller, start: int, end: int | None) -> int:
     """Lines to show from `start`: up to `--to`, else the line budget (`{_max_lines}`; `off` still pages here)."""
     if end is not None:
         return end - start
     return budget_from(ctx.session.variables) or plain.DEFAULT_BUDGET
 
 
-def open_window(ctx: Context, rel: str, start: int, end: int | None) -> Result:
+def open_window(ctx: Caller, rel: str, start: int, end: int | None) -> Result:
     """`Opened path` with lines start+1… and a `[window]` line: which lines, of how many, and how to read on."""
     from stringsh.workspace.ops.window import WindowRequest, read_window
 
-    workspace = ctx.dispatcher.workspace
+    workspace = ctx.documents.workspace
     count = window_budget(ctx, start, end)
     window = read_window(workspace, WindowRequest(rel, start, start + count, plain.MAX_CHARS, ctx.session.topic))
     total = window.total_lines

@@ -167,7 +167,7 @@ class Repl:
         if not text.strip():
             return True
         reply = self.execute(text)
-        from stringsh.repl.render import print_reply
+        from stringsh.render.replies import print_reply
 
         try:
             print_reply(self.console, reply.text)

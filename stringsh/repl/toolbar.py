@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
-from stringsh.repl.reply import BASH_MESSAGE, split_reply
+from stringsh.render.replyparts import BASH_MESSAGE, split_reply
 
 if TYPE_CHECKING:
     from stringsh.dispatcher import Dispatcher

@@ -12,6 +12,7 @@ from stringsh.lazyexports import lazy_exports
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.layers import load_policy
     from stringsh.workspace.models import (
         ChangeSet,
         ChangeSetId,
@@ -25,15 +26,15 @@ if TYPE_CHECKING:
     from stringsh.workspace.ops.listdir import DirEntry
     from stringsh.workspace.ops.read import TextFile
     from stringsh.workspace.ops.stat import FileInfo
-    from stringsh.workspace.policy import Policy, load_policy
+    from stringsh.workspace.policy import Policy
     from stringsh.workspace.seen import is_seen_unchanged, mark_seen
 
 _WHERE = {
     "Workspace": "engine",
     "ChangeSet": "models",
     "ChangeSetId": "models",
-    "Hunk": "models",
-    "Patch": "models",
+    "Hunk": "patches",
+    "Patch": "patches",
     "DirEntry": "ops.listdir",
     "FileChange": "models",
     "FileInfo": "ops.stat",
@@ -42,7 +43,7 @@ _WHERE = {
     "TextFile": "ops.read",
     "WriteOutcome": "models",
     "Policy": "policy",
-    "load_policy": "policy",
+    "load_policy": "layers",
     "is_seen_unchanged": "seen",
     "mark_seen": "seen",
 }

@@ -200,7 +200,7 @@ def recover(journal: Journal, confiner: Confiner, cs: int, pool: atomic.FsyncPoo
     """Bring a crashed change set to its before or after state; returns the state recorded."""
     rows = journal.files(cs)
     if rows and rows[0].prev_size is not None:  # an append or its undo (ops/appending.py): bytes past an offset
-        from stringsh.workspace.ops.appending import recover_append
+        from stringsh.workspace.recovery import recover_append
 
         return recover_append(journal, confiner, cs, rows[0])
     tree = journal.tree(cs)

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Literal
 
 from stringsh.userdirs import user_policy_file
 from stringsh.workspace.context import RequestContext, current
+from stringsh.workspace.layers import load_policy
 from stringsh.workspace.paths import Confiner
-from stringsh.workspace.policy import POLICY_FILE, Policy, load_policy
+from stringsh.workspace.policy import POLICY_FILE, Policy
 from stringsh.workspace.state import AuditNote, EngineState
 from stringsh.workspace.trust import trust_file
 
@@ -57,8 +58,12 @@ class Workspace:
         self.policy = policy or Policy.default(self.root)
         aliases = (Path(root), self.policy.root.path, *([Path(os.environ["PWD"])] if os.environ.get("PWD") else []))
         others = tuple(self.policy.roots[1:])  # (id, folder, mode) each
-        self.confiner = Confiner(Path(os.path.abspath(root)), self.policy.matcher(), aliases, others,
-                                 self.policy.root.id, self.policy.root.mode)
+        self.confiner = Confiner(Path(os.path.abspath(root)), self.policy.matcher(), aliases, self.policy.root.id,
+                                 self.policy.root.mode)
+        if others:  # only then: `-c /ls` stays light
+            from stringsh.workspace.roots import Roots
+
+            Roots.attach(self.confiner, others)
         self.state = EngineState(self.confiner, state_dir, frontend)
         self._redactor: Redactor | None = None
         #: The policy is not changed through the workspace it governs (CVE-2026-25725), even before it exists.

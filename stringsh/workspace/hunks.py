@@ -12,11 +12,12 @@ the line's ending, not its text: in the shared line model (textio.py) no line ho
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
 from stringsh.workspace.atomic import sha256
-from stringsh.workspace.models import PATCH_ACTIONS, FileChange, Hunk, Patch
+from stringsh.workspace.models import FileChange
+from stringsh.workspace.patches import Hunk, Patch, hunk_start, label, parse_lines
 from stringsh.workspace.textio import decode, dominant_newline, encode, line_spans, split_lines
 
 if TYPE_CHECKING:
@@ -25,14 +26,6 @@ if TYPE_CHECKING:
 
 #: How much of a line a refusal quotes.
 SHOWN = 160
-COUNTS_HINT = "Make the @@ header count the hunk's lines (context and removed: old; context and added: new), or make " \
-              "the diff again (git diff, diff -u)."
-
-
-class HunkLine(NamedTuple):
-    kind: str  # " " context, "-" removed, "+" added
-    text: str
-    final: bool  # followed by `\ No newline at end of file`: this side's last line has no line break
 
 
 class PatchFailed(StringError):
@@ -56,79 +49,7 @@ class StaleFile(StringError):
         self.rel = rel
 
 
-def label(number: int, rel: str, hunk: Hunk) -> str:
-    return f"Hunk {number} of {rel} ({hunk.header})"
-
-
-def parse_lines(hunk: Hunk, number: int, rel: str) -> list[HunkLine]:
-    """The hunk's body as typed lines; INVALID_PAYLOAD for a line that is none, or counts the header denies."""
-    raw = hunk.lines.split("\n")
-    if raw and raw[-1] == "":
-        raw.pop()  # the body's own last line break
-    lines: list[HunkLine] = []
-    for item in raw:
-        if item.startswith("\\"):
-            if not lines or lines[-1].final:
-                raise StringError("INVALID_PAYLOAD", f"{label(number, rel, hunk)} has a stray '{item.rstrip()}'.",
-                                  "The marker \\ No newline at end of file follows the line it is about.")
-            lines[-1] = lines[-1]._replace(final=True)
-            continue
-        kind = item[:1] or " "  # an empty line: a context line whose leading space an editor stripped
-        if kind not in " -+":
-            raise StringError(
-                "INVALID_PAYLOAD",
-                f"{label(number, rel, hunk)}: line {len(lines) + 1} of its body starts with {kind!r}.",
-                "Each line of a hunk starts with ' ' (context), '-' (removed) or '+' (added).",
-            )
-        text = item[1:]
-        lines.append(HunkLine(kind, text[:-1] if text.endswith("\r") else text, False))
-    old = sum(1 for line in lines if line.kind != "+")
-    new = sum(1 for line in lines if line.kind != "-")
-    if (old, new) != (hunk.old_lines, hunk.new_lines):
-        raise StringError(
-            "INVALID_PAYLOAD",
-            f"{label(number, rel, hunk)}: the header counts {hunk.old_lines} old and {hunk.new_lines} new lines, "
-            f"the body has {old} and {new}.",
-            COUNTS_HINT,
-        )
-    return lines
-
-
-def check_patches(patches: list[Patch]) -> None:
-    """Refuse a malformed list before any file is read: wrong types, unknown actions, a path twice, bad hunks."""
-    seen: set[str] = set()
-    for patch in patches:
-        if not isinstance(patch, Patch):
-            raise StringError("INVALID_PAYLOAD", f"Not a Patch: {type(patch).__name__}")
-        if patch.action not in PATCH_ACTIONS:
-            raise StringError("INVALID_PAYLOAD", f"Unknown patch action {patch.action!r} for {patch.path}",
-                              f"Use one of: {', '.join(PATCH_ACTIONS)}.")
-        key = patch.path.strip("/").removeprefix("./")
-        if key in seen:
-            raise StringError("INVALID_PAYLOAD", f"The change set patches {patch.path} twice; nothing was written.",
-                              "Give each file once, with all its hunks in one patch.")
-        seen.add(key)
-        last = -1
-        for number, hunk in enumerate(patch.hunks, 1):
-            numbers = (hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines)
-            if not isinstance(hunk, Hunk) or not all(isinstance(n, int) and n >= 0 for n in numbers):
-                raise StringError("INVALID_PAYLOAD", f"Hunk {number} of {patch.path} is not a valid Hunk.",
-                                  "Hunk(old_start, old_lines, new_start, new_lines, lines), numbers 0 or more.")
-            parse_lines(hunk, number, patch.path)
-            start = _start(hunk)
-            if start < last:
-                raise StringError("INVALID_PAYLOAD",
-                                  f"{label(number, patch.path, hunk)} overlaps or comes before the hunk above it.",
-                                  "Give a file's hunks in order, each after the lines of the one before.")
-            last = start + hunk.old_lines
-
-
-def _start(hunk: Hunk) -> int:
-    """The 0-based index of the hunk's first old line (a hunk with no old lines goes after line `old_start`)."""
-    return hunk.old_start if hunk.old_lines == 0 else hunk.old_start - 1
-
-
-def _shown(text: str, redact: Callable[[str], str] = str) -> str:
+def _shown(text: str, redact: Callable[[str], str]) -> str:
     shown = redact(text)
     return repr(shown if len(shown) <= SHOWN else shown[:SHOWN] + "…")
 
@@ -154,7 +75,7 @@ def apply_hunks(text: str, hunks: list[Hunk] | tuple[Hunk, ...], rel: str, redac
     pos = 0
     for number, hunk in enumerate(hunks, 1):
         lines = parse_lines(hunk, number, rel)
-        start = _start(hunk)
+        start = hunk_start(hunk)
         first = max(1, min(hunk.old_start, len(old)))
         last = min(len(old), max(first, hunk.old_start + hunk.old_lines - 1))
 

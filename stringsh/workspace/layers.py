@@ -30,6 +30,11 @@ from stringsh.workspace.policy import (
 WORKSPACE = "workspace stringsh.toml"
 
 
+def load_policy(root: str | Path, policy_file: Path | None = None) -> Policy:
+    """Defaults, then the user's config policy, then `policy_file` or the workspace's `stringsh.toml`."""
+    return layered_policy(Path(root).resolve(), policy_file)
+
+
 def workspace_policy_bytes(root: Path) -> bytes | None:
     """The workspace's `stringsh.toml` as read for trust (None when it has none); refused like `layered_policy`."""
     path = root / POLICY_FILE

@@ -9,12 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from stringsh.workspace.patches import PATCH_ACTIONS, Hunk, Patch, check_patches
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from stringsh.workspace.journal import TreeOp
 
 __all__ = [
+    "PATCH_ACTIONS",
     "ChangeSet",
     "ChangeSetId",
     "FileChange",
@@ -93,51 +96,6 @@ class FileChange:
     times: tuple[int, int] | None = None
 
 
-@dataclass(frozen=True)
-class Hunk:
-    """One `@@ -old_start,old_lines +new_start,new_lines @@` hunk. `lines` is its body as a unified diff
-    writes it: one line each, prefixed `' '` (context), `'-'` (removed) or `'+'` (added), and the marker
-    `\\ No newline at end of file` after a line that has no line break. Applied with exact context (hunks.py)."""
-
-    old_start: int
-    old_lines: int
-    new_start: int
-    new_lines: int
-    lines: str
-
-    @property
-    def header(self) -> str:
-        return f"@@ -{self.old_start},{self.old_lines} +{self.new_start},{self.new_lines} @@"
-
-
-#: What a `Patch` does to its file: change it in place, create it (it must not exist), or delete it (every line of
-#: it must be among the hunks' removed lines).
-PATCH_ACTIONS = ("modify", "create", "delete")
-
-
-@dataclass(frozen=True)
-class Patch:
-    """Hunks for one file. `expected_prev_sha256`: the sha256 of the bytes the hunks were made against
-    (a CONFLICT when the file holds others), "" when it must not exist; `action`: one of `PATCH_ACTIONS`."""
-
-    path: str
-    hunks: list[Hunk] | tuple[Hunk, ...] = ()
-    expected_prev_sha256: str | None = None
-    action: str = "modify"
-
-    @property
-    def added(self) -> int:
-        return sum(_count(h.lines, "+") for h in self.hunks)
-
-    @property
-    def removed(self) -> int:
-        return sum(_count(h.lines, "-") for h in self.hunks)
-
-
-def _count(lines: str, prefix: str) -> int:
-    return sum(1 for line in lines.split("\n") if line.startswith(prefix))
-
-
 @dataclass
 class ChangeSet:
     """Files changed together, all or nothing: whole-file changes (`files`, what the commands build) and hunk
@@ -150,8 +108,6 @@ class ChangeSet:
     def new(cls, patches: Iterable[Patch] = ()) -> ChangeSet:
         """The API's `ChangeSet.new`: a change set of `patches`, checked now (each a `Patch`, each path once, each
         hunk's header counting its lines), so a malformed one is refused before any file is read."""
-        from stringsh.workspace.hunks import check_patches
-
         listed = list(patches)
         check_patches(listed)
         return cls(patches=listed)

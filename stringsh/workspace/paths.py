@@ -14,13 +14,10 @@ import re
 import stat
 from collections import deque
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from stringsh.errors import StringError
 from stringsh.workspace.secrets import SecretMatcher
-
-if TYPE_CHECKING:
-    from stringsh.workspace.roots import Roots
 
 STATE_DIR = ".stringsh"
 #: The one part of the engine's state a user may read (never list or write): shell output spool files.
@@ -96,6 +93,34 @@ def _refuse_folder_syntax(path: str) -> None:
         )
 
 
+class RootRouter(Protocol):
+    """The policy's other roots as a Confiner uses them (`roots.Roots`, which builds on this module)."""
+
+    def route(self, path: str) -> tuple[Confiner, str, str]: ...
+
+    def listing(self) -> list[tuple[str, Path, str]]: ...
+
+    def relative(self, target: Confiner, inner: list[str], path: str, *, reading: bool) -> str: ...
+
+    def settle(self, target: Confiner, prefix: str, res: Resolved, path: str, *, create: bool,
+               reading: bool) -> Resolved: ...
+
+    def close(self) -> None: ...
+
+
+def reworded(exc: StringError, prefix: str, rest: str, path: str) -> StringError:
+    """A refusal from another root's walk, naming the path as typed and that root, not "the workspace"."""
+    if not prefix:
+        return exc
+    message = exc.message
+    if message.endswith(rest):
+        message = message[: len(message) - len(rest)] + path
+    root = f"root {prefix[:-1]}"
+    message = message.replace("the workspace root", root).replace("the workspace", root)
+    hint = None if exc.hint is None else exc.hint.replace("the workspace", root)
+    return StringError(exc.code, message, hint)
+
+
 class Confiner:
     """Turns user paths into confined `Resolved` locations under the workspace root and the policy's other roots.
 
@@ -103,8 +128,7 @@ class Confiner:
     folder itself), and so is the workspace root by its own id when the policy names more than one (roots.py).
     """
 
-    def __init__(self, root: Path, matcher: SecretMatcher, aliases: tuple[Path, ...] = (),
-                 roots: tuple[tuple[str, Path, str], ...] = (), root_id: str = "main",
+    def __init__(self, root: Path, matcher: SecretMatcher, aliases: tuple[Path, ...] = (), root_id: str = "main",
                  mode: str = "read_write") -> None:
         self.given = Path(os.path.abspath(root))
         self.real = self.given.resolve()
@@ -115,11 +139,8 @@ class Confiner:
         self.spellings = sorted((p.parts for p in spellings), key=len, reverse=True)
         self.root_fd = os.open(self.real, DIR_FLAGS & ~os.O_NOFOLLOW)
         self.root_id, self.mode = root_id, mode
-        self.roots: Roots | None = None
-        if roots:  # only then: `-c /ls` stays light
-            from stringsh.workspace.roots import Roots
-
-            self.roots = Roots(self, root_id, mode, roots)
+        #: The policy's other roots, set by `Roots.attach` (roots.py) only when it names some: `-c /ls` stays light.
+        self.roots: RootRouter | None = None
 
     def route(self, path: str) -> tuple[Confiner, str, str]:
         """(the confiner of the root `path` names, its `id:` prefix, "" for this one, the path inside it)."""
@@ -130,10 +151,6 @@ class Confiner:
         return [(self.root_id, self.real, self.mode)] if self.roots is None else self.roots.listing()
 
     def _reworded(self, exc: StringError, prefix: str, rest: str, path: str) -> StringError:
-        if not prefix:
-            return exc
-        from stringsh.workspace.roots import reworded
-
         return reworded(exc, prefix, rest, path)
 
     def close(self) -> None:

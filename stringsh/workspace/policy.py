@@ -384,10 +384,3 @@ def read_policy_file(source: Path, *, inside: Path | None = None) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _bad(source, f"cannot be read ({exc})") from None
-
-
-def load_policy(root: str | Path, policy_file: Path | None = None) -> Policy:
-    """Defaults, then the user's config policy, then `policy_file` or the workspace's `stringsh.toml` (layers.py)."""
-    from stringsh.workspace.layers import layered_policy
-
-    return layered_policy(Path(root).resolve(), policy_file)

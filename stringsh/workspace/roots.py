@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
+from stringsh.workspace.paths import Confiner
 
 if TYPE_CHECKING:
-    from stringsh.workspace.paths import Confiner, Resolved
+    from stringsh.workspace.paths import Resolved
 
 READ_ONLY_HINT = "A read_only root is never changed; /info lists the roots and their modes."
 
@@ -33,8 +34,6 @@ class Roots:
     def __init__(self, main: Confiner, main_id: str, main_mode: str, specs: tuple[tuple[str, Path, str], ...]
                  ) -> None:
         """`specs`: (id, folder, mode) of the other roots (policy.Root)."""
-        from stringsh.workspace.paths import Confiner
-
         self.main = main
         self.main_id = main_id
         self.modes: dict[str, str] = {main_id: main_mode}
@@ -53,6 +52,17 @@ class Roots:
         everyone = [(main.real.parts, main_id, main), *((c.real.parts, i, c) for i, c in self.others.items())]
         self.by_depth = sorted(everyone, key=lambda item: (len(item[0]), self.modes[item[1]] != "read_write"),
                                reverse=True)
+
+    @classmethod
+    def attach(cls, main: Confiner, specs: tuple[tuple[str, Path, str], ...]) -> Confiner:
+        """The factory: `main` (the workspace root's confiner) routing to the roots in `specs` as well; `main` is
+        closed when one of them cannot be opened."""
+        try:
+            main.roots = cls(main, main.root_id, main.mode, specs)
+        except BaseException:
+            main.close()
+            raise
+        return main
 
     def close(self) -> None:
         for confiner in self.others.values():
@@ -123,15 +133,3 @@ class Roots:
         res.requested = self.shown(target, prefix, res.requested)
         return res
 
-
-def reworded(exc: StringError, prefix: str, rest: str, path: str) -> StringError:
-    """A refusal from another root's walk, naming the path as typed and that root, not "the workspace"."""
-    if not prefix:
-        return exc
-    message = exc.message
-    if message.endswith(rest):
-        message = message[: len(message) - len(rest)] + path
-    root = f"root {prefix[:-1]}"
-    message = message.replace("the workspace root", root).replace("the workspace", root)
-    hint = None if exc.hint is None else exc.hint.replace("the workspace", root)
-    return StringError(exc.code, message, hint)

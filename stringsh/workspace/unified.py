@@ -19,7 +19,7 @@ import re
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
-from stringsh.workspace.models import Hunk, Patch
+from stringsh.workspace.patches import Hunk, Patch
 
 if TYPE_CHECKING:
     from unidiff import PatchedFile

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.text import Text
 
 from stringsh.dispatcher import Dispatcher
-from stringsh.repl.render import clean, print_reply, reply_renderables, split_reply
+from stringsh.render.replies import clean, print_reply, reply_renderables, split_reply
 
 
 def rendered(text: str, *, color: bool = False, width: int = 80) -> str:

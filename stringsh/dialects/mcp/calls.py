@@ -28,8 +28,6 @@ if TYPE_CHECKING:
 
 #: The topic MCP calls journal their changes in: `undo` over MCP walks back MCP's own changes.
 TOPIC = "mcp"
-#: The connection key of the stdio transport (one client per process).
-STDIO = "stdio"
 
 log = logging.getLogger("stringsh.mcp")
 #: A coded refusal at the start of a reply's text or of its second line (after a command tool's `re:` line).
@@ -43,15 +41,6 @@ def error_result(exc: StringError) -> CallToolResult:
 
 def text_result(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)])
-
-
-def connection_key(ctx: ServerRequestContext[Any, Any]) -> str:
-    """Which client connection a message came on: the HTTP session id, or the one stdio peer."""
-    request = ctx.request
-    if request is None:
-        return STDIO
-    headers = getattr(request, "headers", None)  # the transport's (starlette) request: headers when HTTP
-    return str(headers.get("mcp-session-id", "")) if headers is not None else STDIO
 
 
 class Call:

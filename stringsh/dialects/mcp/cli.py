@@ -9,8 +9,8 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from stringsh.cli import Options
     from stringsh.dispatcher import Dispatcher
+    from stringsh.options import Options
 
 
 def run(dispatcher: Dispatcher, options: Options) -> int:

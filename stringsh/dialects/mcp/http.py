@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from stringsh.cli import Options
+    from stringsh.options import Options
 
     Scope = MutableMapping[str, Any]
     Message = MutableMapping[str, Any]

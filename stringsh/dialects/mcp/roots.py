@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("stringsh.mcp")
 
 ROOTS_CHANGED = "notifications/roots/list_changed"
+#: The connection key of the stdio transport (one client per process).
+STDIO = "stdio"
 #: Connections whose roots are remembered at most (then all are asked again).
 MAX_CONNECTIONS = 256
 
@@ -53,6 +55,15 @@ def intersect(offered: list[Path], policy: list[Path]) -> tuple[Path, ...]:
     return tuple(allowed)
 
 
+def connection_key(ctx: ServerRequestContext[Any, Any]) -> str:
+    """Which client connection a message came on: the HTTP session id, or the one stdio peer."""
+    request = ctx.request
+    if request is None:
+        return STDIO
+    headers = getattr(request, "headers", None)  # the transport's (starlette) request: headers when HTTP
+    return str(headers.get("mcp-session-id", "")) if headers is not None else STDIO
+
+
 class ClientRoots:
     """Per connection: the client's roots as last asked, or None (not asked yet, or stale after list_changed)."""
 
@@ -64,15 +75,11 @@ class ClientRoots:
         return [folder for _, folder, _ in self.ws.confiner.root_list()]
 
     def changed(self, request: ServerRequestContext[Any, Any]) -> None:
-        from stringsh.dialects.mcp.calls import connection_key
-
         self.cache.pop(connection_key(request), None)
 
     async def allowed(self, request: ServerRequestContext[Any, Any]) -> tuple[Path, ...] | None:
         """The folders this connection may use; None for all of the policy's."""
         from mcp_types import ClientCapabilities, RootsCapability
-
-        from stringsh.dialects.mcp.calls import connection_key
 
         key = connection_key(request)
         if key in self.cache:

@@ -19,6 +19,7 @@ from stringsh.workspace.globs import GlobSet
 from stringsh.workspace.journal import FileRow
 from stringsh.workspace.models import RevertedFile, RevertOutcome, WriteOutcome
 from stringsh.workspace.ops.guard import check_hardlink, check_size
+from stringsh.workspace.recovery import CHUNK, UTF8_BOM, file_hash, open_appendable
 from stringsh.workspace.textio import BINARY_SNIFF, ENCODING_HINT, adapt_newlines, count_lines, encode
 
 if TYPE_CHECKING:
@@ -26,12 +27,9 @@ if TYPE_CHECKING:
 
     from stringsh.workspace.engine import Workspace
     from stringsh.workspace.journal import Journal
-    from stringsh.workspace.paths import Confiner, Resolved
+    from stringsh.workspace.paths import Resolved
     from stringsh.workspace.policy import JournalKeep
 
-CHUNK = 1 << 20
-FLAGS = os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
-UTF8_BOM = b"\xef\xbb\xbf"
 WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16 and UTF-32: appended the whole-file way (ops/write.py)
 LONE_CR = re.compile(rb"\r(?!\n)")
 LONE_LF = re.compile(rb"(?<!\r)\n")
@@ -57,7 +55,7 @@ def append_fast(ws: Workspace, path: str, text: str, topic: str) -> WriteOutcome
         if res.st is None:
             raise StringError("NOT_FOUND", f"File not found: {res.rel}")
         _check_target(ws, res)
-        fd = _open(res)
+        fd = open_appendable(res)
         try:
             st = os.fstat(fd)
             check_hardlink(ws.policy, res, st)
@@ -95,9 +93,9 @@ def revert_append(ws: Workspace, change_id: int, row: FileRow, topic: str, kind:
     try:
         if res.rel != row.path or res.st is None or not stat.S_ISREG(res.st.st_mode):
             raise _changed(row.path, change_id)
-        fd = _open(res)
+        fd = open_appendable(res)
         try:
-            digest, head_lines = _hash(fd, row.prev_size)
+            digest, head_lines = file_hash(fd, row.prev_size)
             if digest != row.new_sha:
                 raise _changed(row.path, change_id)
             undo_row = FileRow(0, row.path, row.new_sha, row.prev_sha, row.new_mode, row.prev_mode,
@@ -109,36 +107,6 @@ def revert_append(ws: Workspace, change_id: int, row: FileRow, topic: str, kind:
     finally:
         res.close()
     return RevertOutcome(cs, change_id, (RevertedFile(row.path, "reverted", head_lines),))
-
-
-def recover_append(journal: Journal, confiner: Confiner, cs: int, row: FileRow) -> str:
-    """An append (or its undo) cut short by a crash: done when the file holds the new bytes, else the file is cut
-    back to the old length where an append left part of its bytes; returns the state recorded."""
-    change = journal.get(cs)
-    state = "rolled_back"
-    try:
-        res = confiner.resolve(row.path, create=True)
-    except (StringError, OSError):
-        res = None
-    if res is not None:
-        try:
-            if res.rel == row.path and res.st is not None and stat.S_ISREG(res.st.st_mode):
-                fd = _open(res)
-                try:
-                    size = os.fstat(fd).st_size
-                    if _hash(fd, 0)[0] == row.new_sha:
-                        state = "done"
-                    elif change is not None and change.kind == "apply" and size > (row.prev_size or 0):
-                        os.ftruncate(fd, row.prev_size or 0)
-                        os.fsync(fd)
-                finally:
-                    os.close(fd)
-        except (StringError, OSError):
-            pass
-        finally:
-            res.close()
-    journal.finish(cs, state, change.reverts if change else None)
-    return state
 
 
 def _journalled(journal: Journal, topic: str, frontend: str, kind: str, reverts: int | None, row: FileRow,
@@ -164,23 +132,6 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _open(res: Resolved) -> int:
-    try:
-        fd = os.open(res.name, FLAGS, dir_fd=res.parent_fd)
-    except FileNotFoundError:
-        raise StringError("NOT_FOUND", f"File not found: {res.rel}") from None
-    except OSError as exc:
-        if isinstance(exc, PermissionError):
-            raise StringError("NOT_PERMITTED", f"Permission denied: {res.rel}") from None
-        raise StringError("INVALID_TARGET", f"Not a regular file: {res.rel}") from None
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or (res.st is not None and (st.st_ino, st.st_dev) != (res.st.st_ino,
-                                                                                          res.st.st_dev)):
-        os.close(fd)
-        raise StringError("INVALID_TARGET", f"Not a regular file: {res.rel}")
-    return fd
-
-
 def _check_target(ws: Workspace, res: Resolved) -> None:
     """What apply_locked checks of every file it changes, for the one file an append changes."""
     assert res.st is not None
@@ -202,28 +153,6 @@ def _check_budget(ws: Workspace, data: bytes) -> None:
 def _changed(path: str, change_id: int) -> StringError:
     return StringError("CONFLICT", f"Refusing to undo: {path} changed since change {change_id} wrote it.",
                        f"Open {path} to see its current content; nothing was changed.")
-
-
-def _hash(fd: int, head: int) -> tuple[str, int]:
-    """(sha256 of the whole file, lines in its first `head` bytes), streamed."""
-    digest = hashlib.sha256()
-    offset = 0
-    breaks = 0
-    last = b""
-    while True:
-        chunk = os.pread(fd, CHUNK, offset)
-        if not chunk:
-            break
-        digest.update(chunk)
-        if offset < head:
-            part = chunk[: head - offset]
-            breaks += part.count(b"\n") + part.count(b"\r") - part.count(b"\r\n")
-            if last == b"\r" and part.startswith(b"\n"):  # a `\r\n` split between chunks is one break
-                breaks -= 1
-            last = part[-1:]
-        offset += len(chunk)
-    text_bytes = head - (3 if head >= 3 and os.pread(fd, 3, 0) == UTF8_BOM else 0)
-    return digest.hexdigest(), breaks + (1 if text_bytes and last not in (b"\n", b"\r") else 0)
 
 
 def _scan(fd: int, rel: str, size: int) -> Scan | None:

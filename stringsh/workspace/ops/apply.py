@@ -11,9 +11,10 @@ from stringsh.errors import StringError
 from stringsh.workspace import changes
 from stringsh.workspace import tree as treeops
 from stringsh.workspace.globs import GlobSet
-from stringsh.workspace.hunks import check_patches, materialise
-from stringsh.workspace.models import ChangeSetId, FileChange, Patch
+from stringsh.workspace.hunks import materialise
+from stringsh.workspace.models import ChangeSetId, FileChange
 from stringsh.workspace.ops.guard import check_hardlink, check_size, keep_limit, require
+from stringsh.workspace.patches import Patch, check_patches
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace

@@ -13,10 +13,10 @@ from rich.rule import Rule
 from rich.text import Text
 
 from stringsh.render.document import is_markdown
+from stringsh.render.helpview import help_renderable, is_help
 from stringsh.render.index import build_index
 from stringsh.render.people import LINK_THEME, chunks, people_links
-from stringsh.repl.helpview import help_renderable, is_help
-from stringsh.repl.reply import BASH_MESSAGE, document_target, split_reply
+from stringsh.render.replyparts import BASH_MESSAGE, document_target, split_reply
 from stringsh.workspace.shell.clean import clean_text as clean
 
 #: Documents larger than this print as text: rich needs about 5 s per MB of markdown.

@@ -4,7 +4,7 @@ command takes; a path that starts with `-` goes after `--`."""
 from __future__ import annotations
 
 from stringsh.commands.context import Context
-from stringsh.documents.targets import refuse_unknown_flags, split_dashes
+from stringsh.commands.targets import refuse_unknown_flags, split_dashes
 from stringsh.errors import StringError
 
 

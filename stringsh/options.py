@@ -1,0 +1,28 @@
+"""The parsed command line, in a module of its own: the front ends read it, and they sit below `cli.py`, which
+parses it and picks one of them."""
+
+from __future__ import annotations
+
+
+class Options:
+    """The parsed command line, whichever parser read it."""
+
+    def __init__(self) -> None:
+        self.root: str | None = None
+        self.policy: str | None = None
+        self.command: str | None = None
+        self.plain = False
+        self.no_echo = False
+        self.color = False
+        self.mode: str | None = None
+        self.files: list[str] = []
+        self.keep_going = False
+        self.json = False
+        self.trust_root: str | None = None
+        self.revoke = False
+        self.status = False
+        self.audit_command: str | None = None
+        self.audit_root: str | None = None
+        self.lines = 10
+        self.http: str | None = None
+        self.host: str | None = None
