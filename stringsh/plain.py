@@ -26,7 +26,7 @@ from stringsh.protocol.stream import StreamItem, read_requests
 from stringsh.session import Session
 
 if TYPE_CHECKING:
-    from stringsh.dialects.operator.model import Confirmer, ConfirmRequest
+    from stringsh.protocol.operator_model import Confirmer, ConfirmRequest
 
 PROMPT = "› "
 BASH_PROMPT = "bash› "

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported for the types only: start-up stays light
     from stringsh.actions.template import ShortcutValue
-    from stringsh.dialects.operator.model import Confirmer
+    from stringsh.protocol.operator_model import Confirmer
     from stringsh.render.view import DocumentView
     from stringsh.workspace.shell.session import ShellSession
 

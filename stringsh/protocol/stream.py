@@ -195,7 +195,7 @@ def _read_operator_block(
     Lines are read up to the default payload cap (a longer one is kept as its head and the scanner's TRUNCATED
     mark); bytes that are not UTF-8 are kept escaped for the scanner to refuse by name; lines the scanner skips
     after a cap are not kept. The request's body is the block: `operator-block` scans it again under the policy."""
-    from stringsh.dialects.operator.blocks import TRUNCATED, BlockScanner
+    from stringsh.protocol.operator_blocks import TRUNCATED, BlockScanner
 
     scanner = BlockScanner()
     request_id = None

@@ -13,7 +13,7 @@ from prompt_toolkit import print_formatted_text
 from prompt_toolkit.formatted_text import FormattedText
 
 if TYPE_CHECKING:  # annotations only: the REPL starts without loading the dialect
-    from stringsh.dialects.operator.model import Confirmer, ConfirmRequest
+    from stringsh.protocol.operator_model import Confirmer, ConfirmRequest
     from stringsh.workspace.policy import Policy
 
 QUESTION = "Apply this change? [y/N] "

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from stringsh.dialects.operator.actions import run_action
-from stringsh.dialects.operator.model import Invalid
 from stringsh.dialects.operator.serve import answer as operator_answer
 from stringsh.dialects.tools.cli import answer as tools_answer
 from stringsh.dispatcher import Dispatcher
+from stringsh.protocol.operator_model import Invalid
 from stringsh.workspace import Workspace
 from stringsh.workspace.context import current
 from stringsh.workspace.state import AUDIT_FILE

@@ -13,10 +13,10 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, BinaryIO
 
-from stringsh.dialects.operator.blocks import TRUNCATED, BlockScanner
-from stringsh.dialects.operator.model import Command, Confirmer, Invalid
 from stringsh.dialects.operator.results import format_result
 from stringsh.dialects.operator.serve import DIALECT, answer, caps_for, terminal_confirmer
+from stringsh.protocol.operator_blocks import TRUNCATED, BlockScanner
+from stringsh.protocol.operator_model import Command, Confirmer, Invalid
 
 if TYPE_CHECKING:
     from stringsh.dispatcher import Dispatcher

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from stringsh.dialects.operator.model import Confirmer, ConfirmRequest
+from stringsh.protocol.operator_model import Confirmer, ConfirmRequest
 from stringsh.workspace.policy import Policy
 
 #: A person's answer to one request: True to go ahead.

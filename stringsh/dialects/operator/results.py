@@ -6,7 +6,7 @@ from __future__ import annotations
 import binascii
 from collections.abc import Callable
 
-from stringsh.dialects.operator.model import Invalid, Result
+from stringsh.protocol.operator_model import Invalid, Result
 
 RESULT_START = "OPERATOR_RESULT"
 RESULT_END = "END_OPERATOR_RESULT"

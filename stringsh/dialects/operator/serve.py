@@ -4,10 +4,10 @@ scanner and `run_action`, spoken as the `operator` dialect so the journal and au
 
 from __future__ import annotations
 
-from stringsh.dialects.operator.blocks import BlockScanner, Caps
-from stringsh.dialects.operator.model import Command, Confirmer, Invalid, Result
 from stringsh.dialects.operator.results import format_result, invalid_result
 from stringsh.errors import StringError
+from stringsh.protocol.operator_blocks import BlockScanner, Caps
+from stringsh.protocol.operator_model import Command, Confirmer, Invalid, Result
 from stringsh.workspace import Workspace
 
 #: The topic `stringsh operator` runs its blocks in (its undo scope).

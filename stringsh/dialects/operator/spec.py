@@ -6,7 +6,7 @@ reads and the actions that run cannot drift apart (a test checks every action ha
 
 from __future__ import annotations
 
-from stringsh.dialects.operator.model import ACTIONS
+from stringsh.protocol.operator_model import ACTIONS
 
 VERSION = 3  # the protocol's version (docs/operator-protocol.md); stringsh's deviations are written into the spec
 

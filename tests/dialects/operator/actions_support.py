@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from stringsh.dialects.operator.actions import run_action
-from stringsh.dialects.operator.model import Command, ConfirmRequest, Result
+from stringsh.protocol.operator_model import Command, ConfirmRequest, Result
 from stringsh.workspace import Workspace
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from stringsh.dialects.operator.model import ConfirmRequest, Result
+from stringsh.protocol.operator_model import ConfirmRequest, Result
 from stringsh.workspace import Workspace
 from tests.dialects.operator.actions_support import Recorder, run
 

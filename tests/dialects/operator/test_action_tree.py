@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from stringsh.dialects.operator.model import ConfirmRequest, Result
+from stringsh.protocol.operator_model import ConfirmRequest, Result
 from stringsh.workspace import Workspace
 from tests.dialects.operator.actions_support import Recorder, run, snapshot
 

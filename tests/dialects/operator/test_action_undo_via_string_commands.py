@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 from stringsh.dialects.operator.actions import run_action
-from stringsh.dialects.operator.model import Result
 from stringsh.dispatcher import Dispatcher
+from stringsh.protocol.operator_model import Result
 from tests.dialects.operator.actions_support import Recorder, command
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from stringsh.dialects.operator.actions import run_action
 from stringsh.dialects.operator.confirm import DECLINED, DENIED, NO_TERMINAL, policy_confirmer
-from stringsh.dialects.operator.model import ConfirmRequest, Result
 from stringsh.errors import StringError
+from stringsh.protocol.operator_model import ConfirmRequest, Result
 from stringsh.userdirs import user_policy_file
 from stringsh.workspace import Workspace, load_policy
 from stringsh.workspace.layers import startup_line

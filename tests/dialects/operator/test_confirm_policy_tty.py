@@ -13,7 +13,7 @@ import pytest
 
 CHILD = """
 from stringsh.dialects.operator.confirm import tty_asker
-from stringsh.dialects.operator.model import ConfirmRequest
+from stringsh.protocol.operator_model import ConfirmRequest
 ask = tty_asker()
 if ask is None:
     print("NO ASKER")

@@ -3,8 +3,8 @@ and the inverse parse a client uses."""
 
 from __future__ import annotations
 
-from stringsh.dialects.operator.model import Result
 from stringsh.dialects.operator.results import format_result, parse_results
+from stringsh.protocol.operator_model import Result
 
 
 def test_layout_with_details_and_without_id() -> None:

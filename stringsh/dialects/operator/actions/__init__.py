@@ -1,4 +1,4 @@
-"""The OPERATOR_CMD actions on the engine: `run_action` runs one well-formed `Command` (blocks.py checked it
+"""The OPERATOR_CMD actions on the engine: `run_action` runs one well-formed `Command` (operator_blocks.py checked it
 against `ACTIONS`) and always returns a `Result`. Every file operation is one `Workspace` call (policy, secrets,
 journal, audit), made inside one `operator` request (Workspace.request); a mutation asks `confirm` first, with
 the diff of exactly what will change. Every failure is `ok: false` with a one-line summary, never a traceback."""
@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from stringsh.dialects.operator.actions.common import Refused, error_summary, invalid, one_line
-from stringsh.dialects.operator.model import ACTIONS, Command, Confirmer, Result
 from stringsh.errors import StringError
+from stringsh.protocol.operator_model import ACTIONS, Command, Confirmer, Result
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -82,7 +82,7 @@ def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, to
 def _run(workspace: Workspace, command: Command, confirm: Confirmer, topic: str) -> Result:
     if command.action not in ACTIONS:
         raise invalid("ERR_UNKNOWN_ACTION", f"Unknown action: {command.action}")
-    if ACTIONS[command.action].needs_path != bool(command.path):  # blocks.py checks this; a library caller may not
+    if ACTIONS[command.action].needs_path != bool(command.path):  # the parser checks this; a library caller may not
         code, detail = (("ERR_ACTION_REQUIRES_PATH", "fs.* actions require path.") if not command.path else
                         ("ERR_ACTION_FORBIDS_PATH", "operator.* actions must not include path."))
         raise invalid(code, detail)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from stringsh.dialects.operator.model import Command, Confirmer, ConfirmRequest, Result
+from stringsh.protocol.operator_model import Command, Confirmer, ConfirmRequest, Result
 
 if TYPE_CHECKING:
     from stringsh.errors import StringError

@@ -15,7 +15,7 @@ from stringsh.workspace.ops.lines import splice_lines
 from stringsh.workspace.textio import line_spans, splice
 
 if TYPE_CHECKING:
-    from stringsh.dialects.operator.model import Command, Confirmer, Result
+    from stringsh.protocol.operator_model import Command, Confirmer, Result
     from stringsh.workspace.engine import Workspace
 
 #: Each op's fields: required (name, type) and optional ones; any other field is refused.

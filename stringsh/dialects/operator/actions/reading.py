@@ -14,7 +14,7 @@ from stringsh.dialects.operator.actions.common import Refused, invalid, numbered
 from stringsh.workspace.textio import as_lf, split_lines
 
 if TYPE_CHECKING:
-    from stringsh.dialects.operator.model import Command, Result
+    from stringsh.protocol.operator_model import Command, Result
     from stringsh.workspace.engine import Workspace
 
 #: fs.read's own cap (upstream HEAD's MAX_READ_BYTES): past it the agent is sent to fs.readSlice.

@@ -9,7 +9,7 @@ from stringsh.dialects.operator.actions.common import Refused, ask, invalid, ok,
 from stringsh.dialects.operator.actions.writing import current_text
 
 if TYPE_CHECKING:
-    from stringsh.dialects.operator.model import Command, Confirmer, Result
+    from stringsh.protocol.operator_model import Command, Confirmer, Result
     from stringsh.workspace.engine import Workspace
 
 #: Files named in the confirmation of a folder's delete; the rest are counted.

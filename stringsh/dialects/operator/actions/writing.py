@@ -12,7 +12,7 @@ from stringsh.errors import StringError
 from stringsh.workspace.textio import count_lines
 
 if TYPE_CHECKING:
-    from stringsh.dialects.operator.model import Command, Confirmer, Result
+    from stringsh.protocol.operator_model import Command, Confirmer, Result
     from stringsh.workspace.engine import Workspace
 
 

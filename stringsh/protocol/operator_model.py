@@ -1,4 +1,4 @@
-"""The contract between the OPERATOR_CMD block parser (`blocks.py`) and the actions (`actions/`): what a valid
+"""The contract between the OPERATOR_CMD block parser (`operator_blocks.py`) and the actions (`actions/`): what a valid
 command looks like, what every action accepts, what a result carries, and how an action asks for confirmation.
 The parser checks a block against `ACTIONS` (keys, path rules, base64 payloads) before any action sees it, so an
 action only ever gets a well-formed `Command`."""

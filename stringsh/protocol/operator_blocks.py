@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from stringsh.dialects.operator.model import ACTIONS, Command, Invalid
+from stringsh.protocol.operator_model import ACTIONS, Command, Invalid
 
 START = "OPERATOR_CMD"
 END = "END_OPERATOR_CMD"
