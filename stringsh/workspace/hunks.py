@@ -49,7 +49,7 @@ class StaleFile(StringError):
         self.rel = rel
 
 
-def _shown(text: str, redact: Callable[[str], str]) -> str:
+def _shown(text: str, redact: Callable[[str], str] = str) -> str:
     shown = redact(text)
     return repr(shown if len(shown) <= SHOWN else shown[:SHOWN] + "…")
 
