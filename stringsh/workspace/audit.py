@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.redact import Redactor
 
 GENESIS = "0" * 64
-#: Rotation threshold of the current log (bytes); documented in the README's audit section.
+#: Rotation threshold of the current log (bytes); documented in docs/security.md's audit trail section.
 MAX_BYTES = 8 * 1024 * 1024
 HEAD_WIDTH = 12  # the head file: "<count, 12 digits> <hash>\n", rewritten in place
 #: A command line's summary is cut here (a long one-liner is still a command, but the log is not a transcript).

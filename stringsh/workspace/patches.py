@@ -1,6 +1,6 @@
-"""Seed 004's `Hunk` and `Patch`, and the checks of their shape that need no file (`ChangeSet.new` runs them when a
-change set is made; applying the hunks to a file's lines is hunks.py's). Below models.py, so a change set checks its
-patches without calling up into the code that applies them."""
+"""The change-set API's `Hunk` and `Patch` (docs/change-sets.md), and the checks of their shape that need no file
+(`ChangeSet.new` runs them when a change set is made; applying the hunks to a file's lines is hunks.py's). Below
+models.py, so a change set checks its patches without calling up into the code that applies them."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ COUNTS_HINT = "Make the @@ header count the hunk's lines (context and removed: o
 
 @dataclass(frozen=True)
 class Hunk:
-    """One `@@ -old_start,old_lines +new_start,new_lines @@` hunk (seed 004). `lines` is its body as a unified diff
+    """One `@@ -old_start,old_lines +new_start,new_lines @@` hunk. `lines` is its body as a unified diff
     writes it: one line each, prefixed `' '` (context), `'-'` (removed) or `'+'` (added), and the marker
     `\\ No newline at end of file` after a line that has no line break. Applied with exact context (hunks.py)."""
 
@@ -37,7 +37,7 @@ PATCH_ACTIONS = ("modify", "create", "delete")
 
 @dataclass(frozen=True)
 class Patch:
-    """Hunks for one file (seed 004). `expected_prev_sha256`: the sha256 of the bytes the hunks were made against
+    """Hunks for one file. `expected_prev_sha256`: the sha256 of the bytes the hunks were made against
     (a CONFLICT when the file holds others), "" when it must not exist; `action`: one of `PATCH_ACTIONS`."""
 
     path: str

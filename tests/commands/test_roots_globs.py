@@ -1,5 +1,5 @@
 """How `[changes].allow_globs` and the secret globs apply to `id:path` paths of other roots, exactly as the policy
-reference (policy.py's docstring, README) documents it."""
+reference (policy.py's docstring, docs/security.md) documents it."""
 
 from __future__ import annotations
 
@@ -37,5 +37,5 @@ def test_the_policy_reference_says_so() -> None:
     doc = stringsh.workspace.policy.__doc__ or ""
     assert "`docs:private/**` matches nothing" in doc
     assert "`scratch:notes/**` root scratch's `notes/`" in doc
-    readme = (ROOT / "README.md").read_text()
-    assert "a glob never\nnames an `id:`" in readme
+    security = (ROOT / "docs" / "security.md").read_text()
+    assert "a glob never\nnames an `id:`" in security

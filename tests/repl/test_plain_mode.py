@@ -129,7 +129,7 @@ def test_piped_stdin_is_plain_and_matches_run(ws: Path, tmp_path: Path) -> None:
     )
     assert result.returncode == 1  # a request failed, as with run --keep-going; every request was served
     assert b"\x1b" not in result.stdout
-    # piped, nobody sees prompts: each reply ends with the end-of-reply line (README, agent section)
+    # piped, nobody sees prompts: each reply ends with the end-of-reply line (docs/front-ends.md, end of reply)
     marked = "".join(f"{reply}\n</𝒞>\n" for reply in split_replies(expected.decode()))
     assert result.stdout.decode() == marked
 

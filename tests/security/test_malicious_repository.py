@@ -4,7 +4,7 @@ and a README whose default action copies `.env` out, opened through every front 
 `stringsh run -`, `stringsh daemon`, the plain loop on a pty, the Dispatcher in-process) and driven through the
 same short session.
 
-What the security model (README "Security model") promises, and so what is asserted for every front end:
+What the security model (docs/security.md) promises, and so what is asserted for every front end:
 - nothing under the sibling `outside/` is created or changed by stringsh itself, and `outside/ran` never appears
   because a page was opened (the `/open` reply says why the default action did not run);
 - no planted state is believed: the planted journal's pending hook is never written, `/undo` has nothing to undo,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.conftest import STRINGSH
 
-#: The line that ends each reply of the plain loop on pipes (README, agent section).
+#: The line that ends each reply of the plain loop on pipes (docs/front-ends.md, end of reply).
 END = "</𝒞>\n"
 
 

@@ -1,6 +1,6 @@
 """The reference filesystem server's tools (@modelcontextprotocol/server-filesystem), by its names and argument
-names so a client can switch, each on the engine: reads show every line ending as `\\n` (the README's text
-fidelity table; edits match it in a CRLF file too), a file that is not UTF-8 as Latin-1, and are redacted on
+names so a client can switch, each on the engine: reads show every line ending as `\\n` (docs/text-fidelity.md's
+table; edits match it in a CRLF file too), a file that is not UTF-8 as Latin-1, and are redacted on
 the way out, writes keep encoding, BOM and line endings and are journalled (undoable), secrets are refused, and
 paths are confined by the engine (absolute paths inside a root are accepted, others refused)."""
 

@@ -43,7 +43,7 @@ def test_server_names_itself_and_lists_the_reference_tools(client: Client) -> No
 
 
 def test_read_text_file_shows_lf_as_every_read_does(client: Client, root: Path) -> None:
-    """The README's fidelity table: a read shows `\n` endings (what edit_file's oldText matches); the file keeps
+    """docs/text-fidelity.md's table: a read shows `\n` endings (what edit_file's oldText matches); the file keeps
     its CRLF."""
     (root / "crlf.txt").write_bytes(b"one\r\ntwo\r\n")
     assert client.text("read_text_file", {"path": "crlf.txt"}) == "one\ntwo\n"
@@ -53,7 +53,7 @@ def test_read_text_file_shows_lf_as_every_read_does(client: Client, root: Path) 
 
 
 def test_root_after_the_subcommand(tmp_path: Path, env: dict[str, str]) -> None:
-    """The README's client configuration: `stringsh mcp --root DIR`, started from another folder."""
+    """docs/mcp.md's client configuration: `stringsh mcp --root DIR`, started from another folder."""
     project = tmp_path / "project"
     project.mkdir()
     (project / "f.txt").write_text("f\n")
