@@ -140,12 +140,9 @@ class Dispatcher:
             return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic,
                                 mask=self._mask())
         if invocation.name == "operator-block":  # each block is a request of the operator dialect (its own record)
-            return self._reply(request, session, invocation)
+            return self._reply(request, session, invocation, None)
         with self._request(_op_name(invocation), session.topic, request.header) as ctx:
-            reply = self._reply(request, session, invocation)
-            if not reply.ok:
-                ctx.fail(reply.code or "ERROR")
-            return reply
+            return self._reply(request, session, invocation, ctx)
 
     def _request(self, op: str, topic: str, command: str | None) -> AbstractContextManager[RequestContext]:
         """The engine's request for one String Command; nothing to record to when the workspace cannot load (the
@@ -165,17 +162,25 @@ class Dispatcher:
         with self._request(word, topic, None) as ctx:
             ctx.fail(code)
 
-    def _reply(self, request: Request, session: Session, invocation: Invocation) -> Reply:
+    def _reply(self, request: Request, session: Session, invocation: Invocation,
+               ctx: RequestContext | None) -> Reply:
+        """Run the command and format its reply; `ctx` (the request) learns how it failed."""
         try:
             result = self._run(invocation, session, request)
         except StringError as exc:
+            if ctx is not None:
+                ctx.fail(exc.code)
             return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic,
                                 mask=self._mask())
         except Exception as exc:
+            if ctx is not None:
+                ctx.fail(f"INTERNAL_ERROR:{type(exc).__name__}")  # the type only: its text may quote a file
             return format_reply(
                 request.header, request.id, error=("INTERNAL_ERROR", internal_error_text(exc)), topic=session.topic,
                 mask=self._mask(),
             )
+        if ctx is not None and not result.ok:
+            ctx.fail(result.code or "ERROR")
         return format_reply(request.header, request.id, result, topic=session.topic, mask=self._mask())
 
     def _mask(self) -> Callable[[str], str] | None:

@@ -202,10 +202,10 @@ def test_audit_records_the_command_line_never_its_output_or_body(ws: Path, dispa
     assert (ws / "f.txt").read_text() == "BODY-CONTENT\n"
     log = (state_folder(ws) / AUDIT_FILE).read_text()
     records = [json.loads(line) for line in log.splitlines()]
-    assert [(r["op"], r["outcome"], r["paths"], r["command"]) for r in records[-3:]] == [
-        ("shell", "ok", [], "printf 'out%sput\\n' -XYZ-"),
-        ("exec", "EXIT_3", [], "exit 3"),
-        ("shell", "ok", [], "cat > f.txt <<'EOF' [+2 lines]"),
+    assert [(r["op"], r["ops"], r["outcome"], r["paths"], r["command"]) for r in records[-3:]] == [
+        ("!", ["shell"], "ok", [], "printf 'out%sput\\n' -XYZ-"),
+        ("/exec", ["exec"], "EXIT_3", [], "exit 3"),
+        ("!", ["shell"], "ok", [], "cat > f.txt <<'EOF' [+2 lines]"),
     ]
     assert "out-XYZ-put" not in log and "BODY-CONTENT" not in log
     assert dispatcher.workspace.verify_audit().ok
@@ -232,7 +232,8 @@ def test_refused_and_crashed_shell_commands_are_audited(ws: Path, dispatcher, mo
     other.close()
     assert reply.code == "INTERNAL_ERROR"
     records = [json.loads(line) for line in (state_folder(ws) / AUDIT_FILE).read_text().splitlines()]
-    assert [(r["op"], r["outcome"]) for r in refused] == [("shell", "NOT_PERMITTED")]
-    assert [(r["op"], r["outcome"]) for r in records[len(refused):]] == [("exec", "INTERNAL_ERROR:RuntimeError")]
+    assert [(r["op"], r["ops"], r["outcome"]) for r in refused] == [("!", ["shell"], "NOT_PERMITTED")]
+    assert [(r["op"], r["ops"], r["outcome"]) for r in records[len(refused):]] == [
+        ("/exec", ["exec"], "INTERNAL_ERROR:RuntimeError")]
     assert [r["command"] for r in records] == ["echo ***REDACTED***", "echo ***REDACTED***"]
     assert token not in (state_folder(ws) / AUDIT_FILE).read_text()

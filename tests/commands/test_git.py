@@ -328,9 +328,9 @@ def test_audited_without_contents(repo: Path, dispatcher: Dispatcher) -> None:
     reply(dispatcher, "/git diff ../out")
     lines = dispatcher.workspace.state.audit_path.read_text().splitlines()
     records = [json.loads(line) for line in lines]
-    assert [(r["op"], r["paths"], r["outcome"]) for r in records if r["op"].startswith("git.")] == [
-        ("git.status", [], "ok"), ("git.commit", ["a.txt"], "ok"), ("git.checkout", [], "NOT_FOUND"),
-        ("git.diff", ["../out"], "INVALID_PATH"),
+    assert [(r["op"], r["ops"], r["paths"], r["outcome"]) for r in records if r["op"] == "/git"] == [
+        ("/git", ["git.status"], [], "ok"), ("/git", ["git.commit"], ["a.txt"], "ok"),
+        ("/git", ["git.checkout"], [], "NOT_FOUND"), ("/git", ["git.diff"], ["../out"], "INVALID_PATH"),
     ]
     assert "secret-ish" not in "\n".join(lines) and "audited" not in "\n".join(lines)
 

@@ -92,7 +92,7 @@ def test_undo_past_the_pruned_depth_says_the_changes_were_pruned(ws: Path) -> No
 
 def test_info_shows_the_journal_depth(ws: Path) -> None:
     out = run_stringsh(["-c", "/info"], ws).stdout.decode()
-    assert "journal:" not in out and not state_folder(ws).exists()  # no journal yet: none made by asking
+    assert "journal:" not in out and not (state_folder(ws) / "journal.db").exists()  # none made by asking
     (ws / "a.md").write_text("0123456789\n")
     run_stringsh(["run", "-"], ws, stdin="/write --force a.md one\n/write --force a.md two\n")
     out = run_stringsh(["-c", "/info"], ws).stdout.decode()
