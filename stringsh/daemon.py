@@ -186,7 +186,8 @@ class Daemon:
                     job.json_id,
                 )
             else:
-                self.send(self.dispatcher.run_serialised(request, job.session), job.json_id)
+                with self.dispatcher.records_after_reply():
+                    self.send(self.dispatcher.run_serialised(request, job.session), job.json_id)
             with self._lock:
                 waiting = self._waiting.get(topic)
                 if waiting:

@@ -183,6 +183,14 @@ class Dispatcher:
             ctx.fail(result.code or "ERROR")
         return format_reply(request.header, request.id, result, topic=session.topic, mask=self._mask())
 
+    def records_after_reply(self) -> AbstractContextManager[None]:
+        """Send a reply inside this block and its request's audit record is written after it (Workspace); nothing
+        to defer when the workspace cannot load."""
+        try:
+            return self.workspace.records_after_reply()
+        except StringError:
+            return contextlib.nullcontext()
+
     def _mask(self) -> Callable[[str], str] | None:
         """What masks this reply: the workspace's redactor once a command opened it (a reply with nothing from
         the workspace, `/help`, needs no mask, and opening it just for that would cost every start-up)."""

@@ -265,7 +265,10 @@ def _serve(
             if item is None:
                 break
             started = True
-            reply = answer_interruptibly(dispatcher, item, session)
+            with dispatcher.records_after_reply():  # the reply first, then its audit record
+                reply = answer_interruptibly(dispatcher, item, session)
+                failed = failed or not reply.ok
+                send(reply.text)
         except KeyboardInterrupt:
             if on_interrupt:
                 on_interrupt()
@@ -275,8 +278,6 @@ def _serve(
                 failed = True
                 send("")
             continue
-        failed = failed or not reply.ok
-        send(reply.text)
     if prompts:
         writer.write("")
     return 1 if marked and failed else 0

@@ -66,6 +66,8 @@ class RequestContext:
 
 
 CURRENT: ContextVar[RequestContext | None] = ContextVar("stringsh_request", default=None)
+#: Records of requests that ended while their front end was still sending the reply (state.records_after_reply).
+DEFERRED: ContextVar[list[dict[str, object]] | None] = ContextVar("stringsh_deferred_records", default=None)
 
 
 def current() -> RequestContext | None:

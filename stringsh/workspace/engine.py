@@ -105,6 +105,11 @@ class Workspace:
         operation got as far as naming its own. See context.py."""
         return self.state.request(dialect, op, topic, command, agent, tuple(paths))
 
+    def records_after_reply(self) -> AbstractContextManager[None]:
+        """Send a reply inside this block: the audit records of the requests that ended in it are written when it
+        ends, after the reply (see state.py)."""
+        return self.state.records_after_reply()
+
     @property
     def trusted(self) -> bool:
         """Whether the user trusts this workspace (`stringsh trust`, bound to its stringsh.toml's hash)."""

@@ -9,6 +9,7 @@ file, `Workspace.redact_lines`) a secret spanning N lines becomes N lines of it,
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
@@ -59,6 +60,13 @@ def masked_lines(redactor: Callable[..., str], text: str, raw: list[str],
     return [redactor(line) for line in raw]
 
 
+@functools.cache
+def _any_literal() -> re.Pattern[str]:
+    """One scan for every built-in literal: most replies hold none, and one search is far cheaper than a substring
+    test per literal."""
+    return re.compile("|".join(re.escape(literal) for builtin in BUILTINS for literal in builtin.literals))
+
+
 class Redactor:
     """Masks every match of the built-in and the given patterns with `replacement` (literal, never a template)."""
 
@@ -71,6 +79,8 @@ class Redactor:
     def _found(self, text: str) -> list[tuple[Builtin, re.Pattern[str]]]:
         """The built-in patterns whose literals occur in `text`, each compiled when first needed: every reply is
         masked, and most hold none of them (start-up compiles nothing)."""
+        if not _any_literal().search(text):
+            return []
         found = []
         for builtin in BUILTINS:
             if any(literal in text for literal in builtin.literals):

@@ -44,7 +44,7 @@ from stringsh.errors import StringError
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import FsyncPool
 from stringsh.workspace.audit import AuditFiles, AuditLog
-from stringsh.workspace.context import CURRENT, RequestContext, current
+from stringsh.workspace.context import CURRENT, DEFERRED, RequestContext, current
 from stringsh.workspace.paths import STATE_DIR, Confiner, spool_folder
 
 if TYPE_CHECKING:
@@ -158,7 +158,28 @@ class EngineState:
             record["command"] = ctx.summary
         if ctx.agent is not None:
             record["agent"] = ctx.agent
-        self._append(record)
+        pending = DEFERRED.get()
+        if pending is not None:
+            pending.append(record)
+        else:
+            self._append(record)
+
+    @contextlib.contextmanager
+    def records_after_reply(self) -> Iterator[None]:
+        """Requests that end inside the block have their audit records written when it ends: a front end sends
+        the reply inside it, so a client's round trip does not wait for the log (its append costs more than the
+        rest of a small request on an idle machine). Nothing is lost: the block ends right after the send."""
+        if DEFERRED.get() is not None:
+            yield
+            return
+        pending: list[dict[str, object]] = []
+        token = DEFERRED.set(pending)
+        try:
+            yield
+        finally:
+            DEFERRED.reset(token)
+            for record in pending:
+                self._append(record)
 
     def close(self) -> None:
         with self.thread_lock:

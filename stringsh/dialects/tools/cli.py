@@ -55,13 +55,17 @@ def serve(ws: Workspace, stdin: BinaryIO, stdout: BinaryIO) -> None:
                 pass  # the rest of an oversized line, read and dropped
             reply = error_reply(None, invalid(f"The request line is over {MAX_LINE} bytes; nothing was done.",
                                               "Send smaller requests (write a large file in parts with edit)."))
-        else:
-            line = line.rstrip(b"\r\n")
-            if not line.strip():
-                continue  # blank lines between requests are allowed
-            reply = answer(ws, line)
-        stdout.write(encode_reply(reply))
-        stdout.flush()
+            with ws.request(TOPIC, "tools", topic=TOPIC) as refused:  # a request too, recorded by its code
+                refused.fail(reply["code"])
+            stdout.write(encode_reply(reply))
+            stdout.flush()
+            continue
+        line = line.rstrip(b"\r\n")
+        if not line.strip():
+            continue  # blank lines between requests are allowed
+        with ws.records_after_reply():  # the reply first, then its audit record
+            stdout.write(encode_reply(answer(ws, line)))
+            stdout.flush()
 
 
 def answer(ws: Workspace, line: bytes) -> dict[str, Any]:
