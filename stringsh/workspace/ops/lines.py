@@ -12,12 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
-from stringsh.workspace.atomic import sha256
-from stringsh.workspace.models import FileChange
-from stringsh.workspace.ops.apply import apply_locked
-from stringsh.workspace.ops.guard import check_size, require
-from stringsh.workspace.ops.read import ReadRequest, read_text
-from stringsh.workspace.textio import dominant_newline, encode, line_spans, split_lines
+from stringsh.workspace.ops.inplace import rewrite
+from stringsh.workspace.ops.read import TextFile
+from stringsh.workspace.textio import dominant_newline, line_spans, split_lines
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -81,18 +78,14 @@ def splice_lines(text: str, start: int, end: int, replacement: str) -> str:
 
 def edit_lines(ws: Workspace, request: LineEditRequest) -> LineEditOutcome:
     """Replace the lines as one journaled change; needs `write` and `edit` (an in-place change of a file)."""
-    require(ws.policy, ws.policy.permissions.write, "write", mutating=True)
-    require(ws.policy, ws.policy.permissions.edit, "edit")
-    path, topic = request.path, request.topic
-    with ws.state.audited("edit", [path], topic) as note, ws.locked():
-        current = read_text(ws, ReadRequest(path, topic))
-        if request.expected_sha256 is not None and current.sha256 != request.expected_sha256:
-            raise StringError("CONFLICT", f"Refusing to edit {current.rel}: it changed since this topic read it.",
-                              f"Run /edit {current.rel} again for current line numbers, then retry.")
+
+    def change(current: TextFile) -> str:
         check_range(current.rel, request.start_line, request.end_line, len(line_spans(current.text)))
-        text = splice_lines(current.text, request.start_line, request.end_line, request.replacement)
-        data = encode(text, current.encoding, current.bom, current.rel)
-        check_size(ws.policy, path, data)
-        cs = apply_locked(ws, [FileChange(path, data, current.sha256)], topic, "apply", None)
-        note.change = cs
-        return LineEditOutcome(current.rel, cs, sha256(data), text, len(line_spans(text)))
+        return splice_lines(current.text, request.start_line, request.end_line, request.replacement)
+
+    def stale(rel: str) -> StringError:
+        return StringError("CONFLICT", f"Refusing to edit {rel}: it changed since this topic read it.",
+                           f"Run /edit {rel} again for current line numbers, then retry.")
+
+    done = rewrite(ws, request.path, request.topic, "edit", request.expected_sha256, change, stale)
+    return LineEditOutcome(done.current.rel, done.change_id, done.sha256, done.text, len(line_spans(done.text)))

@@ -20,10 +20,11 @@ import re
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from stringsh.errors import StringError
-from stringsh.workspace.textio import BREAK, encode, splice
+from stringsh.workspace.textio import BREAK, splice
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.ops.read import TextFile
 
 #: One line break of the file, never half of a `\r\n`.
 ANY_BREAK = r"(?:\r\n|\r(?!\n)|(?<!\r)\n)"
@@ -135,24 +136,19 @@ def replace_all_pairs(text: str, pairs: tuple[tuple[str, str], ...], mode: Mode)
 def replace_in_file(ws: Workspace, request: ReplaceRequest) -> ReplaceOutcome:
     """Replace exact text as one journalled change; needs `write` and `edit` (an in-place change of a file).
     The journal is imported here: the pure editor above is loaded by commands that never write."""
-    from stringsh.workspace.atomic import sha256
-    from stringsh.workspace.models import FileChange
-    from stringsh.workspace.ops.apply import apply_locked
-    from stringsh.workspace.ops.guard import check_size, require
-    from stringsh.workspace.ops.read import ReadRequest, read_text
+    from stringsh.workspace.ops.inplace import rewrite
 
-    require(ws.policy, ws.policy.permissions.write, "write", mutating=True)
-    require(ws.policy, ws.policy.permissions.edit, "edit")
-    path, topic = request.path, request.topic
-    # recorded as "apply", as every other change set: the audit trail reads the same whichever editor made it
-    with ws.state.audited("apply", [path], topic) as note, ws.locked():
-        current = read_text(ws, ReadRequest(path, topic))
-        if request.expected_sha256 is not None and current.sha256 != request.expected_sha256:
-            raise StringError("CONFLICT", f"Refusing to edit {current.rel}: it changed since it was read.",
-                              f"Read {current.rel} again, then retry.")
+    counted: list[int] = []
+
+    def change(current: TextFile) -> str:
         text, count = replace_all_pairs(current.text, request.pairs, request.mode)
-        data = encode(text, current.encoding, current.bom, current.rel)
-        check_size(ws.policy, path, data)
-        cs = apply_locked(ws, [FileChange(path, data, current.sha256)], topic, "apply", None)
-        note.change = cs
-        return ReplaceOutcome(current.rel, current.text, text, count, cs, sha256(data))
+        counted.append(count)
+        return text
+
+    def stale(rel: str) -> StringError:
+        return StringError("CONFLICT", f"Refusing to edit {rel}: it changed since it was read.",
+                           f"Read {rel} again, then retry.")
+
+    # recorded as "apply", as every other change set: the audit trail reads the same whichever editor made it
+    done = rewrite(ws, request.path, request.topic, "apply", request.expected_sha256, change, stale)
+    return ReplaceOutcome(done.current.rel, done.current.text, done.text, counted[0], done.change_id, done.sha256)
