@@ -1,4 +1,4 @@
-"""docs/text-fidelity.md's table, checked: the same request (read, write over an existing file, exact edit,
+"""the README's text fidelity table, checked: the same request (read, write over an existing file, exact edit,
 patch) through every dialect (String Commands, OPERATOR_CMD, JSON tools, MCP), each on a fresh copy of every
 fixture, leaves the same bytes on disk and the same journal rows, and each reply has its dialect's shape. The
 dialects are driven in-process, by the functions their front ends call for each request."""

@@ -1,6 +1,6 @@
 """`read`, `write` and `edit`: the engine's reads and change sets (journal, undo, audit), shaped as docs/json-tools.md.
 
-They follow docs/text-fidelity.md's table, as every dialect does. `read` shows lines with `\\n` (never a
+They follow the README's text fidelity table, as every dialect does. `read` shows lines with `\\n` (never a
 `\\r`), a file that is not UTF-8 as Latin-1 (one character per byte). `write` replaces the whole content: a new
 file gets the content's UTF-8 bytes as given, an existing one keeps its encoding, BOM and dominant line ending.
 `edit` is the engine's exact-replace editor: `old_string` as `read` showed it (`\\n`) matches a CRLF or mixed file
@@ -26,7 +26,7 @@ WRITE_FIELDS = (Field("file_path", "string", required=True), Field("content", "s
 EDIT_FIELDS = (Field("file_path", "string", required=True), Field("old_string", "string", required=True),
                Field("new_string", "string", required=True), Field("replace_all", "boolean"))
 
-#: What each tool does, as the tool list says it (docs/text-fidelity.md's table in one line each).
+#: What each tool does, as the tool list says it (the README's text fidelity table in one line each).
 READ_ABOUT = "a file's numbered lines, each ending shown as \\n (never a \\r), or a folder listing"
 WRITE_ABOUT = "replace or create a file (parents made); an existing file keeps its encoding, BOM and line ending"
 EDIT_ABOUT = ("replace an exact string in a file: old_string as read shows it (\\n) matches CRLF lines too, and "

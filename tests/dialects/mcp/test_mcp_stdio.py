@@ -43,7 +43,7 @@ def test_server_names_itself_and_lists_the_reference_tools(client: Client) -> No
 
 
 def test_read_text_file_shows_lf_as_every_read_does(client: Client, root: Path) -> None:
-    """docs/text-fidelity.md's table: a read shows `\n` endings (what edit_file's oldText matches); the file keeps
+    """the README's text fidelity table: a read shows `\n` endings (what edit_file's oldText matches); the file keeps
     its CRLF."""
     (root / "crlf.txt").write_bytes(b"one\r\ntwo\r\n")
     assert client.text("read_text_file", {"path": "crlf.txt"}) == "one\ntwo\n"

@@ -42,7 +42,7 @@ def fs_list(workspace: Workspace, command: Command, topic: str) -> Result:
 
 
 def fs_read(workspace: Workspace, command: Command, topic: str) -> Result:
-    """The whole text, each line ending shown as `\\n` (docs/text-fidelity.md's table: no read shows `\\r`),
+    """The whole text, each line ending shown as `\\n` (the README's text fidelity table: no read shows `\\r`),
     a file that is not UTF-8 as Latin-1 (one character per byte), as `/open` shows it. Past 200,000 bytes (or
     the policy's read limit, the engine's TOO_LARGE) the summary sends the agent to fs.readSlice, as the
     reference implementation does."""
