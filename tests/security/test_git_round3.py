@@ -284,3 +284,20 @@ def test_push_to_home_uses_gits_home_and_runs_no_hook(pushing: Path, tmp_path: P
         assert "does not appear to be a git repository" in answer
     assert not canary.exists()
     assert git(home / "evil.git", "for-each-ref") == ""
+
+
+def test_a_git_file_without_gitdir_and_a_quoted_alternate(ws: Path, canary: Path) -> None:
+    (ws / ".git").write_text("x\n")
+    assert run_stringsh(["-c", "/git status"], cwd=ws).stdout.decode() == (
+        "re: /git status\nERROR(NOT_PERMITTED): The workspace's .git file has no gitdir: line.\n"
+        "Replace it with the repository, or with `gitdir: PATH` naming one.\n")
+    (ws / ".git").unlink()
+    git(ws, "init", "-q", "-b", "main")
+    inside = ws / "store.git"
+    git(ws, "init", "-q", "--bare", str(inside))
+    alternates = ws / ".git" / "objects" / "info" / "alternates"
+    alternates.write_text(f"{inside / 'objects'}\n")  # inside the workspace: fine
+    assert run_stringsh(["-c", "/git log"], cwd=ws).stdout.decode() == "re: /git log\nNo commits yet\n"
+    (inside / "objects" / "info" / "alternates").write_text(f'"{canary}/.git/\\157bjects"\n')  # one deeper, C-quoted
+    assert run_stringsh(["-c", "/git log"], cwd=ws).stdout.decode() == (
+        f"re: /git log\n{refusal('objects/info/alternates', canary / '.git' / 'objects')}\n")

@@ -70,6 +70,10 @@ def read_small(path: Path) -> str | None:
         os.close(fd)
 
 
+def first_line(text: str) -> str:
+    return (text.splitlines() or [""])[0].strip()
+
+
 def check_layout(root: Path, checker: Checker) -> Layout:
     """The repository at `root/.git`, every indirection git would follow checked."""
     dot_git = root / ".git"
@@ -79,11 +83,11 @@ def check_layout(root: Path, checker: Checker) -> Layout:
         if not text.startswith("gitdir: "):
             raise StringError("NOT_PERMITTED", "The workspace's .git file has no gitdir: line.",
                               "Replace it with the repository, or with `gitdir: PATH` naming one.")
-        git_dir = checker.target(".git file (gitdir:)", text.removeprefix("gitdir: ").splitlines()[0].strip(), root)
+        git_dir = checker.target(".git file (gitdir:)", first_line(text.removeprefix("gitdir: ")), root)
     common_dir = git_dir
     common = read_small(git_dir / "commondir")
     if common is not None and common.strip():
-        common_dir = checker.target("commondir", common.splitlines()[0].strip(), git_dir)
+        common_dir = checker.target("commondir", first_line(common), git_dir)
     for folder in dict.fromkeys([git_dir, common_dir]):
         check_links(folder, checker)
     check_alternates(common_dir / "objects", checker, 0)

@@ -19,7 +19,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from stringsh.errors import StringError
-from stringsh.workspace.git.layout import read_small
+from stringsh.workspace.git.layout import first_line, read_small
 from stringsh.workspace.git.where import ProcessView, resolve, within
 
 #: receive-pack for a local remote: no hooks (pre-receive, update, post-receive, reference-transaction, ...,
@@ -97,4 +97,4 @@ def gitfile_target(path: Path) -> list[Path]:
     text = read_small(path)
     if text is None or not text.startswith("gitdir: "):
         return []
-    return [resolve(text.removeprefix("gitdir: ").splitlines()[0].strip(), path.parent)]
+    return [resolve(first_line(text.removeprefix("gitdir: ")), path.parent)]

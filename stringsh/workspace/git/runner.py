@@ -88,6 +88,7 @@ class GitRunner:
 
     def env(self, *, push: bool = False, global_config: bool = True) -> dict[str, str]:
         env = base_env(self.root, self.ws.state_dir, push=push, global_config=global_config)
+        env["GIT_DIR"] = str(self.layout.git_dir)  # as checked: a `.git` file rewritten since is not read again
         env["PATH"] = self.path
         return env
 
