@@ -15,6 +15,7 @@ from stringsh.workspace.policy import (
     CONFIRM_MODES,
     POLICY_FILE,
     Changes,
+    Git,
     JournalKeep,
     Limits,
     Operator,
@@ -121,7 +122,16 @@ def narrowed(base: Policy, wanted: Policy, ignored: list[str]) -> Policy:
         journal=JournalKeep(*(_at_most(b, w, f"journal.{n}", ignored)  # more history: more of the user's disk
                               for n, b, w in zip(JournalKeep._fields, base.journal, wanted.journal, strict=True))),
         operator=Operator(confirm=_confirm(base.operator.confirm, wanted.operator.confirm, ignored)),
+        git=_git(base.git, wanted.git, ignored),
     )
+
+
+def _git(base: Git, wanted: Git, ignored: list[str]) -> Git:
+    """A folder outside the roots the repository may lead to widens: only the user's own policy adds one."""
+    if set(wanted.allow_outside) - set(base.allow_outside):
+        ignored.append("git.allow_outside")
+        return base
+    return wanted
 
 
 def _confirm(base: str, wanted: str, ignored: list[str]) -> str:

@@ -44,6 +44,10 @@ Every table and key is optional:
     [operator]                     # OPERATOR_CMD changes (write, patch, applyEdits, delete, copy, move):
     confirm = "prompt"             # ask a person (none to ask: refused), "allow" them, or "deny" them all
 
+    [git]                          # folders outside the roots the workspace's repository may lead to (a `.git`
+    allow_outside = ["~/src/main"] # file's gitdir:, commondir, alternates): absolute or `~` paths; adds to the
+                                   # layer below's; a workspace's own file may not add one unless trusted
+
 Globs and other roots. The secret globs (deny and allow, built-in and yours) are one list for every root, matched
 against the path inside the root the path names, never against its `id:`: `private/**` denies
 `docs:private/k.txt` as well as `private/k.txt`, and `docs:private/**` matches nothing (a root has no secret
@@ -160,6 +164,10 @@ class Operator(NamedTuple):
     confirm: str = "prompt"
 
 
+class Git(NamedTuple):
+    allow_outside: tuple[str, ...] = ()
+
+
 class Policy(NamedTuple):
     roots: tuple[Root, ...]
     permissions: Permissions = Permissions()
@@ -179,6 +187,7 @@ class Policy(NamedTuple):
     layers: tuple[str, ...] = ("defaults",)
     ignored: tuple[str, ...] = ()
     operator: Operator = Operator()
+    git: Git = Git()
 
     @classmethod
     def default(cls, root: str | Path) -> Policy:
@@ -279,6 +288,20 @@ def _section(cls: Any, table: Any, name: str, source: Path, base: Any = None) ->
     return cls(**{**defaults, **values})
 
 
+def _git(raw: Any, source: Path, base: Git) -> Git:
+    """`[git] allow_outside`: absolute (or `~`) folders, added to the layer below's (a file cannot drop one)."""
+    section = _section(Git, raw, "git", source, base)
+    if not isinstance(raw, dict) or "allow_outside" not in raw:
+        return section
+    if len(section.allow_outside) > MAX_PATTERNS:
+        raise _bad(source, f"git.allow_outside has {len(section.allow_outside)} entries (at most {MAX_PATTERNS})")
+    for entry in section.allow_outside:
+        if not entry or len(entry) > 4096 or "\x00" in entry or "\n" in entry or not (
+                os.path.isabs(entry) or entry.startswith("~")):
+            raise _bad(source, f"git.allow_outside: {entry[:40]!r} is not an absolute path")
+    return Git(allow_outside=base.allow_outside + section.allow_outside)
+
+
 def _roots(raw: Any, source: Path, workspace_root: Path) -> tuple[Root, ...]:
     if not isinstance(raw, list) or not raw:
         raise _bad(source, "[[roots]] must be a non-empty array of tables")
@@ -316,7 +339,7 @@ def parse_policy(text: str, source: Path, workspace_root: Path, base: Policy | N
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _bad(source, f"not valid TOML ({exc})") from None
-    known = {"roots", "permissions", "limits", "secrets", "changes", "shell", "journal", "operator"}
+    known = {"roots", "permissions", "limits", "secrets", "changes", "shell", "journal", "operator", "git"}
     extra = set(data) - known
     if extra:
         raise _bad(source, f"unknown section {sorted(extra)[0]!r} (known: {', '.join(sorted(known))})")
@@ -346,6 +369,7 @@ def parse_policy(text: str, source: Path, workspace_root: Path, base: Policy | N
         shell=_section(Shell, data.get("shell", {}), "shell", source, base.shell),
         journal=_section(JournalKeep, data.get("journal", {}), "journal", source, base.journal),
         operator=_section(Operator, data.get("operator", {}), "operator", source, base.operator),
+        git=_git(data.get("git", {}), source, base.git),
         source=source,
     )
 

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.git.args import check_branch, check_message, check_remote, confine_paths
 from stringsh.workspace.git.hardening import user_credentials, user_gitconfig
 from stringsh.workspace.git.read import checked
+from stringsh.workspace.git.remote import receive_pack
 from stringsh.workspace.git.runner import GitOutput, GitRunner, first_line
+from stringsh.workspace.git.where import ProcessView, resolve, within
 from stringsh.workspace.ops.guard import require
 
 if TYPE_CHECKING:
@@ -108,18 +109,6 @@ def checkout(ws: Workspace, branch: str, *, create: bool = False, topic: str | N
         return CheckoutOutcome(branch, create)
 
 
-def local_target(url: str) -> str | None:
-    """The folder a remote URL names on this machine (a path or file://), None for a network URL."""
-    if url.startswith("file://"):
-        return url.removeprefix("file://")
-    if "://" in url or "::" in url:
-        return None
-    colon, slash = url.find(":"), url.find("/")
-    if colon > 0 and (slash == -1 or colon < slash):
-        return None  # host:path, ssh
-    return url
-
-
 def push(ws: Workspace, remote: str | None = None, branch: str | None = None,
          topic: str | None = None) -> PushOutcome:
     """Push `branch` (default: the current one) to `remote` (default: its upstream's remote, else origin)."""
@@ -135,11 +124,12 @@ def push(ws: Workspace, remote: str | None = None, branch: str | None = None,
         target = check_remote(remote or default_remote(runner, name, remotes), remotes)
         urls = checked(runner.run(["remote", "get-url", "--push", "--all", target]), "remote").text.split("\n")
         refuse_workspace_includes(runner)
-        for url in filter(None, urls):
-            refuse_inside(runner, url)
+        layout = runner.layout
+        command = receive_pack([url for url in urls if url], root=runner.root, home=runner.env(push=True)["HOME"],
+                               protected=[*runner.roots, layout.git_dir, layout.common_dir])
         ref = f"refs/heads/{name}"
         # `remote.*.receivepack` is a list whose FIRST value wins: a `-c` cannot override it, the option does
-        done = runner.run(["push", "--porcelain", "--no-verify", "--no-progress", "--receive-pack=git-receive-pack",
+        done = runner.run(["push", "--porcelain", "--no-verify", "--no-progress", f"--receive-pack={command}",
                            target, f"{ref}:{ref}"], push=True)
         row = next((line.split("\t") for line in done.text.splitlines() if f"\t{ref}:" in line), None)
         if done.status != 0:
@@ -157,18 +147,6 @@ def default_remote(runner: GitRunner, branch: str, remotes: Sequence[str]) -> st
     return remotes[0]
 
 
-def refuse_inside(runner: GitRunner, url: str) -> None:
-    """A repository inside the workspace is the workspace's to write: its hooks and config would run with
-    the user's rights when git-receive-pack starts there."""
-    path = local_target(url)
-    if path is None:
-        return
-    real = (runner.root / os.path.expanduser(path)).resolve() if not os.path.isabs(path) else Path(path).resolve()
-    if any(real == root or real.is_relative_to(root) for root in runner.roots):
-        raise StringError("NOT_PERMITTED", f"Refusing to push into a repository inside the workspace: {path}",
-                          "Its hooks would run outside the sandbox; push to a repository outside the workspace.")
-
-
 def refuse_workspace_includes(runner: GitRunner) -> None:
     """Push runs outside the sandbox: a config file it includes from the workspace (writable by a sandboxed
     shell, unlike `.git/config`) could change between the overrides being read and git reading it, and rewrite
@@ -180,8 +158,10 @@ def refuse_workspace_includes(runner: GitRunner) -> None:
         value = entry.value
         inside = not (os.path.isabs(value) or value.startswith("~"))
         if not inside and os.path.isabs(value):
-            real = Path(value).resolve()
-            inside = any(real == root or real.is_relative_to(root) for root in runner.roots)
+            try:
+                inside = within(resolve(value, runner.root), runner.roots)
+            except ProcessView:
+                inside = True  # another folder to git than to stringsh
         if inside:
             raise StringError("NOT_PERMITTED", f"The repository's config includes a file of the workspace: {value}",
                               "Move the included settings into .git/config, then /git push again.")

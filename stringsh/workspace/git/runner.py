@@ -22,6 +22,8 @@ from stringsh.workspace.git.hardening import (
     parse_config,
     push_helpers,
 )
+from stringsh.workspace.git.layout import Checker, check_layout
+from stringsh.workspace.git.where import allowed_folders
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -55,8 +57,9 @@ def safe_path(roots: Sequence[Path]) -> str:
 
 
 class GitRunner:
-    """One workspace's repository (its `.git` at the workspace root, never a parent's); `config` is its config
-    as git reads it (every scope, includes followed), read once per request."""
+    """One workspace's repository (its `.git` at the workspace root, never a parent's, and every folder it leads
+    to inside the roots or allowed: layout.py); `config` is its config as git reads it (every scope, includes
+    followed), read once per request."""
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
@@ -71,6 +74,9 @@ class GitRunner:
         if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
             raise StringError("NOT_PERMITTED", "The workspace's .git is neither a folder nor a gitdir file.",
                               "Replace the .git link with the repository itself.")
+        policy = ws.policy
+        self.checker = Checker(self.roots, allowed_folders(policy.git.allow_outside), policy.trusted)
+        self.layout = check_layout(self.root, self.checker)
         self.path = safe_path(self.roots)
         git = shutil.which("git", path=self.path)
         if git is None:
@@ -82,6 +88,7 @@ class GitRunner:
 
     def env(self, *, push: bool = False, global_config: bool = True) -> dict[str, str]:
         env = base_env(self.root, self.ws.state_dir, push=push, global_config=global_config)
+        env["GIT_DIR"] = str(self.layout.git_dir)  # as checked: a `.git` file rewritten since is not read again
         env["PATH"] = self.path
         return env
 
