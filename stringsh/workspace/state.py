@@ -46,6 +46,7 @@ from stringsh.workspace import atomic
 from stringsh.workspace.atomic import FsyncPool
 from stringsh.workspace.audit import GENESIS, AuditFiles, AuditLog
 from stringsh.workspace.context import CURRENT, DEFERRED, RequestContext, current
+from stringsh.workspace.oserrors import coded
 from stringsh.workspace.paths import STATE_DIR, Confiner, spool_folder
 
 if TYPE_CHECKING:
@@ -379,7 +380,8 @@ class EngineState:
     def audited(self, op: str, paths: list[str], topic: str | None, command: str | None = None) -> Iterator[AuditNote]:
         """One engine operation: inside a request it is added to the request's one record (context.py); outside
         any request (a library call) it is recorded on its own, with its outcome (ok, the note's outcome or the
-        error code, never the message: it may quote the file) and duration. `command` must already be a summary
+        error code, never the message: it may quote the file) and duration. An OSError that escapes the operation
+        leaves it as a coded error with the path (oserrors.py). `command` must already be a summary
         (audit.summarize_command): it is written as given."""
         started = time.perf_counter()
         note = AuditNote()
@@ -391,6 +393,12 @@ class EngineState:
         except StringError as exc:
             outcome, raised = exc.code, True
             raise
+        except OSError as exc:  # the file system said no, or the tree changed while walked: a coded error
+            error = coded(exc, paths)
+            outcome, raised = (error.code if error else f"INTERNAL_ERROR:{type(exc).__name__}"), True
+            if error is None:
+                raise
+            raise error from None
         except BaseException as exc:
             outcome, raised = f"INTERNAL_ERROR:{type(exc).__name__}", True
             raise
