@@ -61,10 +61,18 @@ def run_audit(args: Options) -> int:
 
 
 def verify(folder: Path) -> int:
-    from stringsh.workspace.audit import verify_audit
-    from stringsh.workspace.state import AUDIT_FILES
+    """The chain, its head, and the anchor the journal keeps outside both (a damaged journal: no anchor)."""
+    import sqlite3
 
-    check = verify_audit(folder, AUDIT_FILES)
+    from stringsh.workspace.audit import verify_audit
+    from stringsh.workspace.journal import read_anchor
+    from stringsh.workspace.state import AUDIT_FILES, JOURNAL_FILE
+
+    try:
+        anchor = read_anchor(folder / JOURNAL_FILE)
+    except sqlite3.Error:
+        anchor = None
+    check = verify_audit(folder, AUDIT_FILES, anchor)
     print(report(check, folder))
     return 0 if check.ok else 1
 
@@ -81,6 +89,10 @@ def report(check: AuditCheck, folder: Path) -> str:
         why = "the newest records were replaced"
     elif check.reason.endswith("missing or damaged"):
         why = "cannot tell whether records were cut from the end"
+    elif check.reason.startswith("no records, but"):
+        why = "the log and its head were removed or emptied"
+    elif check.reason.endswith("is not in the log"):
+        why = "the log was removed or cut and started again"
     because = f" ({why})" if why else ""
     return (f"audit log BROKEN: {folder / check.file} line {check.bad_line}: {check.reason}{because}; "
             f"{check.records} record{plural} verified before it")

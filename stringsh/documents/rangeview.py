@@ -82,15 +82,22 @@ def range_view(ctx: Caller, target: LineTarget, rel: str, command: str, start: i
 
 
 def _streamed(ctx: Caller, target: LineTarget, first: int, budget: int,
-              command: str) -> tuple[str, int, int | None, str, bool]:
-    """(numbered text, total lines, next line or None, what cut it, whether a secret was masked) for a file past
-    the read limit."""
+              command: str) -> tuple[str, str, int | None, str, bool]:
+    """(numbered text, total lines ("at least N" when the bounded scan stopped first), next line or None, what cut
+    it, whether a secret was masked) for a file past the read limit."""
+    from stringsh.documents.window import uncounted
     from stringsh.workspace.ops.window import WindowRequest, read_window
 
     workspace = ctx.documents.workspace
     stop = min(target.end, first - 1 + budget)
     window = read_window(workspace, WindowRequest(target.path, first - 1, stop, plain.MAX_CHARS, ctx.session.topic))
-    check_bounds(target, window.total_lines, command)
+    total = str(window.total_lines)
+    if window.complete:
+        check_bounds(target, window.total_lines, command)
+    elif window.total_lines < stop:
+        raise uncounted(target.path, max(first, window.total_lines + 1), window.total_lines)
+    else:
+        total = f"a file of at least {window.total_lines} lines"
     raw = "\n".join(window.lines)
     shown = workspace.redact_lines(raw)
     lines = shown.split("\n") if window.lines else []
@@ -101,4 +108,6 @@ def _streamed(ctx: Caller, target: LineTarget, first: int, budget: int,
     kind = f"{budget} lines" if len(lines) == budget else f"{plain.MAX_CHARS} characters"
     if window.cut_line:
         text += f" … (line cut at {plain.MAX_CHARS} characters)"
-    return text, window.total_lines, next_line, kind, shown != raw
+    if window.nul:
+        text += " (NUL bytes are shown as \\x00)"
+    return text, total, next_line, kind, shown != raw

@@ -1,12 +1,14 @@
 """/open of a file past the read limit (a shell spool, a big log): a window of its lines, never a refusal.
 
 The file is streamed (workspace/ops/window.py), so memory stays bounded however large it is; the reply names the
-lines shown, how many there are, and the exact command that reads on. A windowed file is not made the open
+lines shown, how many there are (or, past the scan's bound, at least how many), and the exact command that reads
+on. A windowed file is not made the open
 document (it cannot be indexed or edited whole); `--from N` and `--to M` choose the window.
 """
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
@@ -38,6 +40,15 @@ def check_range(start: int, end: int | None) -> None:
                           f"Give --to {start + 1} or more, or leave it out.")
 
 
+def uncounted(rel: str, line: int, counted: int) -> StringError:
+    """Line `line` lies past the bytes a windowed read scans (a huge or sparse file): say how far it counted."""
+    return StringError(
+        "TOO_LARGE",
+        f"Line {line} of {rel} is past what a windowed read scans (it stopped after {counted} lines)",
+        f"Read further in the shell: !tail -n +{line} {shlex.quote(rel)} | head",
+    )
+
+
 def window_budget(ctx: Caller, start: int, end: int | None) -> int:
     """Lines to show from `start`: up to `--to`, else the line budget (`{_max_lines}`; `off` still pages here)."""
     if end is not None:
@@ -54,15 +65,23 @@ def open_window(ctx: Caller, rel: str, start: int, end: int | None) -> Result:
     window = read_window(workspace, WindowRequest(rel, start, start + count, plain.MAX_CHARS, ctx.session.topic))
     total = window.total_lines
     if start and start >= total:
+        if not window.complete:
+            raise uncounted(rel, start + 1, window.total_lines)
         raise StringError("INVALID_PAYLOAD", f"{rel} has {total} lines; --from {start + 1} is past the end",
                           f"Read it from the start: /open {rel}")
     last = start + len(window.lines)
-    note = (f"[window] Lines {start + 1}-{last} of {total} ({window.size} bytes: past the read limit, so it is "
-            "shown in windows).")
+    if window.complete:
+        note = (f"[window] Lines {start + 1}-{last} of {total} ({window.size} bytes: past the read limit, so it is "
+                "shown in windows).")
+    else:
+        note = (f"[window] Lines {start + 1}-{last} of a file of at least {total} lines ({window.size} bytes: past "
+                "the read limit, so it is shown in windows; too large to count every line).")
     if window.cut_line:
         note += f" Line {last} is cut at {plain.MAX_CHARS} bytes; !cut -c or !fold in the shell shows all of it."
     if window.invalid_utf8:
         note += " Bytes that are not UTF-8 are shown as \\xNN."
+    if window.nul:
+        note += " NUL bytes are shown as \\x00."
     if window.next_line is not None:
         note += f" Read on: /open {rel} --from {window.next_line + 1}"
     content = workspace.redact_lines("\n".join(window.lines))

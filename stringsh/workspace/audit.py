@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from stringsh.workspace.atomic import open_state_file
 
 if TYPE_CHECKING:
+    from stringsh.workspace.journal import Anchor
     from stringsh.workspace.redact import Redactor
 
 GENESIS = "0" * 64
@@ -126,6 +127,10 @@ class AuditLog:
             if fd >= 0:
                 os.close(fd)
         self.fd = self.head_fd = -1
+
+    def head(self) -> tuple[int, str]:
+        """(records in the current log, newest hash) as the head file says; (0, GENESIS) when it says nothing."""
+        return _parse_head(os.pread(self.head_fd, 128, 0)) or (0, GENESIS)
 
     def append(self, record: dict[str, object]) -> None:
         """Chain `record` (without prev and hash) to the newest one and write it, rotating first when due."""
@@ -265,9 +270,51 @@ def _records(data: bytes | None) -> list[bytes]:
     return lines[:-1] if lines[-1] == b"" else lines
 
 
-def verify_audit(folder: Path, files: AuditFiles) -> AuditCheck:
-    """Walk the chain from the older (rotated) log through the current one, then hold the end against the head:
-    the first record whose links, hash or place do not add up is reported with its file and line."""
+def verify_audit(folder: Path, files: AuditFiles, anchor: Anchor | None = None) -> AuditCheck:
+    """Walk the chain from the older (rotated) log through the current one, then hold the end against the head and
+    the whole against the journal's `anchor` (check_anchor): the first record whose links, hash or place do not add
+    up is reported with its file and line."""
+    check = _verify(folder, files)
+    if not check.ok or anchor is None:
+        return check
+    return check_anchor(folder, files, anchor, check)
+
+
+def check_anchor(folder: Path, files: AuditFiles, anchor: Anchor, check: AuditCheck) -> AuditCheck:
+    """The log outside the log: when the journal holds changes, the log must hold records, and the change set
+    anchored last must be in it (its record, or the record it followed when its own is not written yet), unless
+    rotation dropped it (the oldest record then links to one rotated out, never to the start of a chain)."""
+    if not anchor.changes:
+        return check
+    if not check.records:
+        return AuditCheck(False, 0, 1, f"no records, but the journal holds {anchor.changes} change set(s)",
+                          files.log, check.size)
+    if anchor.cs is None:
+        return check
+    hashes: set[str] = set()
+    first_prev = None
+    try:
+        folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            datas = [_read(folder_fd, name) for name in (files.old, files.log)]
+        finally:
+            os.close(folder_fd)
+    except OSError as exc:
+        return AuditCheck(False, 0, 1, f"cannot be read ({exc.strerror or exc})", str(exc.filename or files.log))
+    for line in (line for data in datas for line in _records(data)):
+        record = json.loads(line)
+        first_prev = record.get("prev") if first_prev is None else first_prev
+        changes = record.get("changes") or [record.get("change")]
+        if anchor.cs in changes:
+            return check
+        hashes.add(str(record.get("hash")))
+    if (anchor.digest != GENESIS and anchor.digest in hashes) or first_prev != GENESIS:
+        return check
+    return AuditCheck(False, check.records, check.records + 1,
+                      f"change {anchor.cs} of the journal is not in the log", files.log, check.size)
+
+
+def _verify(folder: Path, files: AuditFiles) -> AuditCheck:
     try:
         folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:

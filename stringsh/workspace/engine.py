@@ -133,10 +133,18 @@ class Workspace:
             pass
 
     def verify_audit(self) -> AuditCheck:
+        """The chain, its head, and the anchor the journal keeps (when it has one)."""
+        import sqlite3
+
         from stringsh.workspace.audit import verify_audit
+        from stringsh.workspace.journal import read_anchor
         from stringsh.workspace.state import AUDIT_FILES
 
-        return verify_audit(self.state.path, AUDIT_FILES)
+        try:
+            anchor = read_anchor(self.state.journal_path)
+        except sqlite3.Error:
+            anchor = None
+        return verify_audit(self.state.path, AUDIT_FILES, anchor)
 
     def audited(self, op: str, paths: Sequence[str] = (), *, topic: str | None = None,
                 command: str | None = None) -> AbstractContextManager[AuditNote]:

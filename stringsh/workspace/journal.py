@@ -14,7 +14,13 @@ older version upgrades by `CREATE TABLE` alone (its change sets have no owner: n
 stay revertable by id), and an older version can still read a newer journal. `tree_ops` (the folders and
 symlinks a /mkdir, /mv or /rm made or removed) and `prev_times` (the access and modification times of a file a
 /mv, /cp or /rm took away, which its undo gives back) are more such tables, and so are `commands` (the command
-line that made a change set, for /changes), `meta` (the running total of kept bytes) and `pruned_undo`.
+line that made a change set, for /changes), `meta` (the running total of kept bytes), `pruned_undo` and
+`audit_anchor`.
+
+The audit trail is anchored here: every change set's transaction also records the audit log's head as it stood
+(`audit_anchor`: the change set, the current log's record count, its newest hash), so deleting both the log and
+its head cannot pass `stringsh audit verify` while the journal holds changes (audit.py `check_anchor`). It costs
+nothing per read-only request: only a change set writes it, inside the transaction it opens anyway.
 
 The journal is bounded (keep.py): after each change the oldest change sets beyond the policy's `[journal]`
 `keep_changes` and `keep_bytes` are pruned with the previous bytes only they held.
@@ -24,12 +30,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.checkpoint import LIMIT as CHECKPOINT_LIMIT
@@ -103,6 +110,12 @@ CREATE TABLE IF NOT EXISTS commands(  -- the command line that made a change set
     line TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);  -- blob_bytes: kept bytes
+CREATE TABLE IF NOT EXISTS audit_anchor(  -- the audit head when the newest change set was written (one row)
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    cs INTEGER NOT NULL,
+    records INTEGER NOT NULL,      -- records in the current audit log then
+    hash TEXT NOT NULL             -- its newest record's hash then
+);
 CREATE TABLE IF NOT EXISTS pruned_undo(  -- per client and topic: the newest undoable change set a prune forgot
     client TEXT NOT NULL,
     topic TEXT NOT NULL,
@@ -200,6 +213,8 @@ class Journal:
             raise
         self.path = path
         self.client = client
+        #: The audit log's head now, (record count, newest hash): anchored with every change set (state.py sets it).
+        self.audit_head: Callable[[], tuple[int, str]] | None = None
         self.wal_path = f"{path}-wal"
         self._wal_fd = -1
         self.checkpoints = Checkpointer(path, self.wal_path)
@@ -255,7 +270,14 @@ class Journal:
                            [(cs, k, op.path, op.kind, op.action, op.mode, op.target) for k, op in enumerate(tree)])
             db.executemany("INSERT INTO prev_times VALUES (?,?,?,?)",
                            [(cs, r.idx, *r.prev_times) for r in rows if r.prev_times is not None])
+            self._anchor(db, cs)
         return cs
+
+    def _anchor(self, db: sqlite3.Connection, cs: int) -> None:
+        """Inside a change set's transaction: the audit head as it stands, so losing the log is detected."""
+        if self.audit_head is not None:
+            records, digest = self.audit_head()
+            db.execute("INSERT OR REPLACE INTO audit_anchor VALUES (1,?,?,?)", (cs, records, digest))
 
     def set_new_dirs(self, cs: int, idx: int, dirs: tuple[str, ...]) -> None:
         """Correct the folders a change created (one planned as new already existed when it was made)."""
@@ -290,6 +312,7 @@ class Journal:
             if command:
                 db.execute("INSERT INTO commands VALUES (?,?)", (undo, command))
             _mark_reverted(db, undo, cs)
+            self._anchor(db, undo)
         return undo
 
     def skip(self, cs: int) -> None:
@@ -400,6 +423,36 @@ class Journal:
     def history(self, limit: int = 50) -> list[ChangeRow]:
         rows = self.db.execute(f"{CHANGE_COLUMNS} ORDER BY c.id DESC LIMIT ?", (limit,)).fetchall()
         return [ChangeRow(*row) for row in rows]
+
+
+class Anchor(NamedTuple):
+    """What `audit verify` holds the log against: the newest change id, and the audit head anchored with it."""
+
+    changes: int  # the newest change id ever given out (0: none)
+    cs: int | None = None  # the change set anchored (None: a journal older than anchors)
+    records: int = 0
+    digest: str = ""
+
+
+def read_anchor(path: Path) -> Anchor | None:
+    """The journal's anchor, read-only, never through a link; None when there is no journal (or no regular file)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=30)
+    try:
+        names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        seq = db.execute("SELECT seq FROM sqlite_sequence WHERE name='changesets'").fetchone() \
+            if "sqlite_sequence" in names else None
+        row = db.execute("SELECT cs, records, hash FROM audit_anchor WHERE id=1").fetchone() \
+            if "audit_anchor" in names else None
+    finally:
+        db.close()
+    changes = int(seq[0]) if seq else 0
+    return Anchor(changes, *row) if row else Anchor(changes)
 
 
 def _mark_reverted(db: sqlite3.Connection, cs: int, reverts: int) -> None:

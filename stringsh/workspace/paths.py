@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from stringsh.errors import StringError
+from stringsh.workspace.oserrors import translated
 from stringsh.workspace.secrets import SecretMatcher
 
 STATE_DIR = ".stringsh"
@@ -245,7 +246,12 @@ class Confiner:
 
     def resolve(self, path: str, *, create: bool = False, reading: bool = False) -> Resolved:
         """`walk` in the root `path` names; the result named by the innermost root holding it, whose mode decides
-        whether `create` (a change) may go on (roots.py)."""
+        whether `create` (a change) may go on (roots.py). A folder the system refuses, or one swapped while walked,
+        is a coded error with the path (oserrors.py)."""
+        with translated([path]):
+            return self._resolve(path, create=create, reading=reading)
+
+    def _resolve(self, path: str, *, create: bool, reading: bool) -> Resolved:
         if self.roots is None:
             return self.walk(path, create=create, reading=reading)
         target, prefix, rest = self.roots.route(path)

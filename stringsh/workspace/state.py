@@ -7,6 +7,7 @@ state folder, one folder per workspace keyed by the workspace's real path:
         journal.db (+ -wal, -shm)   change sets and the previous bytes they replaced
         audit.log                   the hash-chained audit records (audit.log.1: the older, rotated one)
         audit.head                  the current log's record count and newest hash (its end), the append lock
+                                    (the journal anchors the head with every change set: journal.py)
         lock                        flock between processes
         workspace                   the real path, for a person looking around
 
@@ -43,8 +44,9 @@ from typing import TYPE_CHECKING
 from stringsh.errors import StringError
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import FsyncPool
-from stringsh.workspace.audit import AuditFiles, AuditLog
+from stringsh.workspace.audit import GENESIS, AuditFiles, AuditLog
 from stringsh.workspace.context import CURRENT, DEFERRED, RequestContext, current
+from stringsh.workspace.oserrors import coded
 from stringsh.workspace.paths import STATE_DIR, Confiner, spool_folder
 
 if TYPE_CHECKING:
@@ -333,13 +335,18 @@ class EngineState:
             try:
                 st = os.stat(name, dir_fd=folder, follow_symlinks=False)
             except FileNotFoundError:
-                continue
-            if not stat.S_ISREG(st.st_mode):
-                raise _damaged(self.path / name, "it is not a regular file")
+                if name != JOURNAL_FILE:
+                    continue
+            else:
+                if not stat.S_ISREG(st.st_mode):
+                    raise _damaged(self.path / name, "it is not a regular file")
+            _make_private(folder, name, self.path)
         try:
-            return Journal(self.journal_path, self.client)
+            journal = Journal(self.journal_path, self.client)
         except sqlite3.Error as exc:
             raise _damaged(self.journal_path, str(exc)) from None
+        journal.audit_head = self.audit_head
+        return journal
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -373,7 +380,8 @@ class EngineState:
     def audited(self, op: str, paths: list[str], topic: str | None, command: str | None = None) -> Iterator[AuditNote]:
         """One engine operation: inside a request it is added to the request's one record (context.py); outside
         any request (a library call) it is recorded on its own, with its outcome (ok, the note's outcome or the
-        error code, never the message: it may quote the file) and duration. `command` must already be a summary
+        error code, never the message: it may quote the file) and duration. An OSError that escapes the operation
+        leaves it as a coded error with the path (oserrors.py). `command` must already be a summary
         (audit.summarize_command): it is written as given."""
         started = time.perf_counter()
         note = AuditNote()
@@ -385,6 +393,12 @@ class EngineState:
         except StringError as exc:
             outcome, raised = exc.code, True
             raise
+        except OSError as exc:  # the file system said no, or the tree changed while walked: a coded error
+            error = coded(exc, paths)
+            outcome, raised = (error.code if error else f"INTERNAL_ERROR:{type(exc).__name__}"), True
+            if error is None:
+                raise
+            raise error from None
         except BaseException as exc:
             outcome, raised = f"INTERNAL_ERROR:{type(exc).__name__}", True
             raise
@@ -408,6 +422,16 @@ class EngineState:
             record["command"] = command
         self._append(record)
 
+    def audit_head(self) -> tuple[int, str]:
+        """The audit log's head (record count, newest hash), for the journal's anchor: one short read."""
+        try:
+            with self.thread_lock:
+                if self._audit is None:
+                    self._audit = AuditLog(self._folder_fd(), AUDIT_FILES)
+                return self._audit.head()
+        except (OSError, StringError):
+            return 0, GENESIS
+
     def _append(self, record: dict[str, object]) -> None:
         with contextlib.suppress(OSError, StringError):
             self.workspace_folder()  # as before the state moved: a used workspace has its `.stringsh/`
@@ -418,6 +442,22 @@ class EngineState:
             self._audit.append(record)
         except (OSError, StringError):
             pass  # a read-only state folder must not stop reads; mutations fail earlier on the journal
+
+
+def _make_private(folder: int, name: str, path: Path) -> None:
+    """A journal file is 0600 (created so, or narrowed when an older version left it 0644): SQLite gives its WAL
+    and shared-memory files the database file's mode."""
+    try:
+        fd = atomic.open_state_file(folder, name, os.O_RDONLY | (os.O_CREAT if name == JOURNAL_FILE else 0))
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise _damaged(path / name, exc.strerror or str(exc)) from None
+    try:
+        if stat.S_IMODE(os.fstat(fd).st_mode) != 0o600:
+            os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
 
 
 def _create_once(dir_fd: int, name: str, text: str) -> None:

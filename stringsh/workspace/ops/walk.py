@@ -221,6 +221,9 @@ def walk(ws: Workspace, start: Start, stats: WalkStats, *, stat_files: bool = Tr
                 for name, rel in reversed(folders):  # popped in name order
                     try:
                         sub = os.open(name, DIR_FLAGS, dir_fd=fd)
+                    except PermissionError:
+                        stats.skipped_io_errors += 1  # a folder the system will not let us read: "unreadable"
+                        continue
                     except OSError:
                         stats.skipped_walk_errors += 1  # swapped for a symlink or removed since the listing
                         continue

@@ -1,18 +1,24 @@
 """window: some lines of a file of any size, read in chunks (memory bounded), and how many lines it has in all.
 
 A file past the read limit (a shell spool of 50 MB) cannot be read whole, but it can be paged: this streams it
-once, keeps only the lines asked for (at most `max_bytes` of them, a longer line cut), and counts the rest.
+once, keeps only the lines asked for (at most `max_bytes` of them, a longer line cut), and counts the rest. The
+scan is bounded: it stops after `SCAN_BYTES` bytes or `SCAN_SECONDS` (a 16 GB sparse file would otherwise take a
+minute), and then says how far it counted (`complete` is False, `total_lines` is a lower bound). Binary detection
+is the one every read uses (a NUL in the first `BINARY_SNIFF` bytes), and a NUL further on is shown as `\\x00`,
+so a window never prints raw NUL bytes.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import time
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace import atomic
 from stringsh.workspace.ops.guard import check_hardlink, require
+from stringsh.workspace.textio import BINARY_SNIFF
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -21,6 +27,9 @@ CHUNK = 1 << 20
 BREAK = re.compile(rb"\r\n|\r|\n")  # the shared line model (textio.BREAK), on bytes
 UTF8_BOM = b"\xef\xbb\xbf"
 WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16 and UTF-32: not paged by bytes
+#: The most bytes one windowed read looks at, and the longest it scans: past either, it counts no further.
+SCAN_BYTES = 128 << 20
+SCAN_SECONDS = 0.5
 
 
 class WindowRequest(NamedTuple):
@@ -42,6 +51,9 @@ class TextWindow(NamedTuple):
     size: int
     cut_line: bool  # the last line shown was cut at `max_bytes`
     invalid_utf8: bool
+    complete: bool = True  # False: the scan stopped at its bound; `total_lines` counts the first `scanned` bytes
+    scanned: int = 0  # bytes of the file the scan looked at
+    nul: bool = False  # a line shown held NUL bytes (shown as `\\x00`)
 
 
 def _count(data: bytes) -> int:
@@ -66,6 +78,9 @@ def read_window(ws: Workspace, request: WindowRequest) -> TextWindow:
 
 def _scan(fd: int, rel: str, size: int, request: WindowRequest) -> TextWindow:
     start, stop, budget = request.start, request.stop, max(1, request.max_bytes)
+    deadline = time.monotonic() + SCAN_SECONDS
+    scanned = 0
+    complete = True
     lines: list[bytes] = []
     current = bytearray()
     kept = 0  # bytes held in `lines` and `current`
@@ -75,7 +90,12 @@ def _scan(fd: int, rel: str, size: int, request: WindowRequest) -> TextWindow:
     tail = b""
     first = True
     while True:
-        chunk = os.read(fd, CHUNK)
+        if scanned >= SCAN_BYTES or (scanned and time.monotonic() > deadline):
+            complete = False
+            chunk = b""
+        else:
+            chunk = os.read(fd, CHUNK)
+            scanned += len(chunk)
         if first:
             first = False
             if chunk.startswith(WIDE_BOMS):
@@ -83,6 +103,9 @@ def _scan(fd: int, rel: str, size: int, request: WindowRequest) -> TextWindow:
                                   f"({size} bytes)", f"Read it in the shell: !iconv -f UTF-16 -t UTF-8 {rel} | head")
             if chunk.startswith(UTF8_BOM):
                 chunk = chunk[len(UTF8_BOM) :]
+            if b"\x00" in chunk[:BINARY_SNIFF]:
+                raise StringError("BINARY_FILE", f"Binary file: {rel} ({size} bytes)",
+                                  "Only its metadata can be shown.")
         data = tail + chunk
         tail = b""
         if chunk and data.endswith(b"\r"):  # a `\r\n` may be split between chunks
@@ -126,8 +149,12 @@ def _scan(fd: int, rel: str, size: int, request: WindowRequest) -> TextWindow:
     total = line_no + (1 if partial else 0)
     if partial and start <= line_no < stop:
         lines.append(bytes(current))
+        cut = cut or not complete  # the scan stopped inside this line
     end = start + len(lines)
     invalid = False
+    nul = any(b"\x00" in raw for raw in lines)
+    if nul:
+        lines = [raw.replace(b"\x00", b"\\x00") for raw in lines]
     shown: list[str] = []
     for i, raw in enumerate(lines):
         try:
@@ -138,5 +165,5 @@ def _scan(fd: int, rel: str, size: int, request: WindowRequest) -> TextWindow:
                 continue
             invalid = True
             shown.append(raw.decode("utf-8", "backslashreplace"))
-    next_line = end if end < total else None
-    return TextWindow(rel, shown, start, next_line, total, size, cut, invalid)
+    next_line = end if end < total or (not complete and lines) else None
+    return TextWindow(rel, shown, start, next_line, total, size, cut, invalid, complete, scanned, nul)
