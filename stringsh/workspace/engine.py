@@ -85,6 +85,7 @@ class Workspace:
         return workspace
 
     def close(self) -> None:
+        self.state.flush_records()  # before the lock: the audit writer takes it to open the log
         with self.state.thread_lock:
             self.state.close()
             self.confiner.close()
@@ -133,13 +134,15 @@ class Workspace:
             pass
 
     def verify_audit(self) -> AuditCheck:
-        """The chain, its head, and the anchor the journal keeps (when it has one)."""
+        """The chain, its head, and the anchor the journal keeps (when it has one); records still on their way to
+        the log (records_after_reply) are written first."""
         import sqlite3
 
         from stringsh.workspace.audit import verify_audit
         from stringsh.workspace.journal import read_anchor
         from stringsh.workspace.state import AUDIT_FILES
 
+        self.state.flush_records()
         try:
             anchor = read_anchor(self.state.journal_path)
         except sqlite3.Error:

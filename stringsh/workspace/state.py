@@ -50,6 +50,8 @@ from stringsh.workspace.oserrors import coded
 from stringsh.workspace.paths import STATE_DIR, Confiner, spool_folder
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     from stringsh.workspace.journal import Journal
     from stringsh.workspace.shell.providers import BwrapProbe
     from stringsh.workspace.userkey import UserKey
@@ -110,6 +112,8 @@ class EngineState:
         self._lock_fd = -1
         self._journal: Journal | None = None
         self._audit: AuditLog | None = None
+        self._writer: ThreadPoolExecutor | None = None  # the audit writer (records_after_reply)
+        self._written: Future[None] | None = None  # the last batch handed to it
 
     @property
     def frontend(self) -> str:
@@ -180,11 +184,36 @@ class EngineState:
             yield
         finally:
             DEFERRED.reset(token)
-            for record in pending:
-                self._append(record)
+            if pending:
+                self._hand_over(pending)
+
+    def _hand_over(self, records: list[dict[str, object]]) -> None:
+        """Append `records` on the audit writer, one thread that appends in the order it is handed records: the
+        next request need not wait for the log either. `flush_records` waits for it; `close` drains it. The log is
+        opened here, so the writer never takes the state's lock (whoever closes the state holds it)."""
+        try:
+            log = self._log()
+        except (OSError, StringError):
+            return  # a read-only state folder must not stop reads
+        with self.thread_lock:
+            if self._writer is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="stringsh-audit")
+            self._written = self._writer.submit(_append_all, log, records)
+
+    def flush_records(self) -> None:
+        """Wait until every record handed to the audit writer is in the log."""
+        written = self._written
+        if written is not None:
+            written.result()
 
     def close(self) -> None:
+        writer = self._writer
+        if writer is not None:
+            writer.shutdown(wait=True)  # every handed-over record is written before the log closes
         with self.thread_lock:
+            self._writer = self._written = None
             if self._journal is not None:
                 self._journal.close()
                 self._journal = None
@@ -425,23 +454,29 @@ class EngineState:
     def audit_head(self) -> tuple[int, str]:
         """The audit log's head (record count, newest hash), for the journal's anchor: one short read."""
         try:
-            with self.thread_lock:
-                if self._audit is None:
-                    self._audit = AuditLog(self._folder_fd(), AUDIT_FILES)
-                return self._audit.head()
+            return self._log().head()
         except (OSError, StringError):
             return 0, GENESIS
 
+    def _log(self) -> AuditLog:
+        """The audit log, opened (and the workspace's `.stringsh/` made, as before the state moved) on first use."""
+        with self.thread_lock:
+            if self._audit is None:
+                with contextlib.suppress(OSError, StringError):
+                    self.workspace_folder()
+                self._audit = AuditLog(self._folder_fd(), AUDIT_FILES)
+            return self._audit
+
     def _append(self, record: dict[str, object]) -> None:
+        # a read-only state folder must not stop reads; mutations fail earlier on the journal
         with contextlib.suppress(OSError, StringError):
-            self.workspace_folder()  # as before the state moved: a used workspace has its `.stringsh/`
-        try:
-            with self.thread_lock:
-                if self._audit is None:
-                    self._audit = AuditLog(self._folder_fd(), AUDIT_FILES)
-            self._audit.append(record)
-        except (OSError, StringError):
-            pass  # a read-only state folder must not stop reads; mutations fail earlier on the journal
+            self._log().append(record)
+
+
+def _append_all(log: AuditLog, records: list[dict[str, object]]) -> None:
+    for record in records:
+        with contextlib.suppress(OSError, StringError):
+            log.append(record)
 
 
 def _make_private(folder: int, name: str, path: Path) -> None:

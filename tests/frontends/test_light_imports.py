@@ -55,6 +55,7 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.workspace.ops",
         "stringsh.workspace.ops.guard",
         "stringsh.workspace.ops.listdir",
+        "stringsh.workspace.oserrors",
         "stringsh.workspace.paths",
         "stringsh.workspace.policy",
         "stringsh.workspace.redact",  # every reply is masked (a pattern compiles only for a reply that needs it)
