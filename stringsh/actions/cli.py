@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stringsh.actions.shellscan import Slot, scan
+from stringsh.actions.shellscan import Slot, problem, scan
 from stringsh.errors import StringError
 from stringsh.workspace.shell.clean import clean_text
 from stringsh.workspace.shell.runner import BashCall, execute
@@ -50,25 +50,13 @@ class Command:
     shown: str = ""
 
 
-CODE_PLACE = "where bash would treat the value as code"
-
-
-def refusal_error(action_id: str, slot: Slot) -> StringError:
-    """The error for a placeholder where a value would be code: the action never runs."""
+def refusal_error(action_id: str, problem: str) -> StringError:
+    """The error for a placeholder where a value would be code (`shellscan.problem`): the action never runs."""
     return StringError(
         "INVALID_PAYLOAD",
-        f"/act.{action_id}: {slot.text} stands {slot.refusal}, {CODE_PLACE}; nothing ran.",
-        f"Put {slot.text} where bash reads it as data: a plain word, \"…\" or '…' (see /help act).",
+        f"/act.{action_id}: {problem}; nothing ran.",
+        "Put it where bash reads a value as data: a plain word, \"…\" or '…' (see /help act).",
     )
-
-
-def template_problems(template: str, names: set[str]) -> list[str]:
-    """Why the placeholders among `names` (the declared fields; `...args` always) cannot run, one line each."""
-    lines = []
-    for slot in scan(template):
-        if slot.refusal is not None and (slot.name == "...args" or slot.name in names):
-            lines.append(f"{slot.text} stands {slot.refusal}, {CODE_PLACE}: the action is refused")
-    return list(dict.fromkeys(lines))
 
 
 def build_command(
@@ -89,7 +77,7 @@ def build_command(
         if values is None:
             continue
         if slot.refusal is not None:
-            raise refusal_error(action_id, slot)
+            raise refusal_error(action_id, problem(slot))
         for value in values:
             if "\x00" in value:
                 raise StringError(

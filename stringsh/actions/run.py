@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from stringsh.actions.body import fill_body
-from stringsh.actions.cli import CliRun, Command, build_command, run_bash
+from stringsh.actions.cli import CliRun, Command, build_command, refusal_error, run_bash
 from stringsh.actions.envstore import mask_values
 from stringsh.actions.envvars import REFERENCE, EnvResolver, unresolved_error, unresolved_names
 from stringsh.actions.flags import bind, missing_required, parse_flags
@@ -94,6 +94,8 @@ def run_action(action: Action, flag_text: str, host: ActionHost) -> Outcome:
     parsed = parse_flags(flag_text, shorts)
     if parsed.help:
         return Outcome("help", f"Action: {action.id}")
+    if action.problems:  # refused as written, whatever the flags: no value may become code
+        raise refusal_error(action.id, action.problems[0])
     payload, defaulted = bind(
         action, parsed, host.variables, host.resolve_shortcut, host.shortcut_ids, read_bytes=host.read_bytes
     )

@@ -27,7 +27,6 @@ PREFIXES = {"command", "builtin", "exec"}
 #: First words that end a command without being one (`if cmd`, `! cmd`, `{ cmd; }`).
 RESERVED = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "time", "esac"}
 TEST_EVALUATING = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v", "-R"}
-CODE = "where bash would treat the value as code"
 
 
 @dataclass
@@ -190,16 +189,20 @@ class Scanner:
         slot = Slot(match.start(), match.end(), name, int(index) if index is not None else None, context, refusal)
         self.slots.append(slot)
         number = len(self.slots) - 1
-        for frame in self.stack:
+        judged = True  # the value's text flows into the words of the commands around it, up to a `(…)`
+        for frame in reversed(self.stack):
             frame.slots.append(number)
-            if frame.kind == "top":
+            if frame.kind == "top" and judged:
                 self.start_word(frame, match.start())
                 frame.cmd_slots.append((number, len(frame.words)))
+                judged = frame.label != "(…)"
         return match.end()
 
-    def push(self, frame: Frame, at: int) -> None:
+    def push(self, frame: Frame, at: int, word: bool = True) -> None:
+        """Enter a frame; it is part of the current word unless `word` is False (a `(…)` subshell, a `((…))`)."""
         top = self.stack[-1]
-        self.start_word(top, at)
+        if word:
+            self.start_word(top, at)
         frame.inside_double = top.kind == "double" or (top.inside_double and top.kind != "top")
         self.stack.append(frame)
 
@@ -340,10 +343,10 @@ class Scanner:
             self.pop(i)
             return i + 1
         if at_word_start and text.startswith("((", i):
-            self.push(Frame("arith", "))", "((…))"), i)
+            self.push(Frame("arith", "))", "((…))"), i, word=False)
             return i + 2
         if at_word_start and (c == "(" or text.startswith(("<(", ">("), i)):
-            self.push(Frame("top", ")", "(…)"), i)
+            self.push(Frame("top", ")", "(…)"), i, word=c != "(")  # `<(…)` is an argument, a subshell is not
             return i + (1 if c == "(" else 2)
         if c == "#" and at_word_start:
             return len(text)
@@ -374,3 +377,15 @@ def scan(text: str) -> list[Slot]:
     while scanner.stack:
         scanner.pop(len(text))
     return scanner.slots
+
+
+def problem(slot: Slot) -> str:
+    """What is wrong with a refused slot, for the error and for `/act.x --help`."""
+    return f"{slot.text} stands {slot.refusal}, where bash would treat the value as code"
+
+
+def template_problems(template: str, names: set[str]) -> list[str]:
+    """Why a CLI template is refused: the refused placeholders among `names` (its declared fields; `{...args}`
+    always), one line each. A session variable's `{var}` is checked when it has a value, as the action runs."""
+    found = [problem(s) for s in scan(template) if s.refusal is not None and (s.name == "...args" or s.name in names)]
+    return list(dict.fromkeys(found))
