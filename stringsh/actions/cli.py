@@ -1,7 +1,11 @@
-"""CLI actions: the author's command with caller values single-quoted, run by a stateless `bash -c`.
+"""CLI actions: the author's command line, run by a stateless `bash -c`, caller values passed as data.
 
-Values are data, never shell syntax: every value that is not plainly safe is wrapped in single quotes (an
-embedded `'` becomes `'\\''`), so `; rm -rf`, `$(…)`, backticks, quotes and newlines reach the program as text.
+A value never becomes part of the command's text: `build_command` passes each one as a positional parameter
+(`bash -c SCRIPT bash V1 V2 …`) and writes a reference to it where its `{placeholder}` stood, quoted for
+that place (`shellscan` finds which): `"${1}"` in a plain word, `${1}` inside `"…"`, `'"${1}"'` inside `'…'`,
+`'"${1}"$'` inside `$'…'`. Bash does not read an expanded parameter as syntax again, so `; rm -rf`, `$(…)`,
+backticks, quotes and newlines reach the program as text, in every quoting context. A placeholder where bash
+would evaluate the value (arithmetic, `${…}`, `eval`, the command name, …) is refused and nothing runs.
 The reply is the bash format `exit: N | cwd: /abs` + output, with code `EXIT_N` when N is not 0.
 """
 
@@ -10,16 +14,21 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from stringsh.actions.shellscan import Slot, problem, scan
+from stringsh.errors import StringError
 from stringsh.workspace.shell.clean import clean_text
 from stringsh.workspace.shell.runner import BashCall, execute
 
 SAFE = re.compile(r"[A-Za-z0-9_\-./=@:+,]+")  # fullmatch: `$` would let a final newline through
-PLACEHOLDER = re.compile(r"\{(\.\.\.args|[A-Za-z_]\w*)(?:\[(\d+)\])?\}")
+#: `$0` of an action's bash, which its own error messages start with (`bash: line 1: …`), as `!cmd`'s do.
+ARGV0 = "bash"
 #: Seconds between SIGTERM and SIGKILL to a timed-out action's process group.
 KILL_GRACE = 5.0
+#: How a reference to parameter N is written in each quoting context.
+REFERENCE = {"unquoted": '"${%d}"', "double": "${%d}", "single": "'\"${%d}\"'", "ansi": "'\"${%d}\"$'"}
 
 
 def shell_quote(value: str) -> str:
@@ -31,27 +40,77 @@ def shell_quote(value: str) -> str:
     return "'" + value.replace("'", "'\\''") + "'"
 
 
-def build_command(template: str, payload: Mapping[str, str], variables: Mapping[str, str]) -> str:
-    """Fill `{...args}` (every payload field as `--k 'v'`), `{field}`, `{field[N]}` and `{var}` into the command.
+@dataclass
+class Command:
+    """A filled command: the `script` bash runs, the `args` it gets as `$1`, `$2`, …, and `shown`, the command line
+    with each value single-quoted in place (what the audit trail records; never run)."""
 
-    One pass over the author's template: inserted values are never scanned again.
+    script: str
+    args: list[str] = field(default_factory=list)
+    shown: str = ""
+
+
+def refusal_error(action_id: str, problem: str) -> StringError:
+    """The error for a placeholder where a value would be code (`shellscan.problem`): the action never runs."""
+    return StringError(
+        "INVALID_PAYLOAD",
+        f"/act.{action_id}: {problem}; nothing ran.",
+        "Put it where bash reads a value as data: a plain word, \"…\" or '…' (see /help act).",
+    )
+
+
+def build_command(
+    template: str, payload: Mapping[str, str], variables: Mapping[str, str], action_id: str = "action"
+) -> Command:
+    """Fill `{...args}` (every payload field as `--k v`), `{field}`, `{field[N]}` and `{var}` as parameters.
+
+    One pass over the author's template: inserted values are never scanned again. A placeholder with no value
+    stays as typed; one with a value where bash would evaluate it raises `INVALID_PAYLOAD`; a value holding a NUL
+    (which no argument can carry) too.
     """
+    script: list[str] = []
+    shown: list[str] = []
+    args: list[str] = []
+    at = 0
+    for slot in scan(template):
+        values = slot_values(slot, payload, variables)
+        if values is None:
+            continue
+        if slot.refusal is not None:
+            raise refusal_error(action_id, problem(slot))
+        for value in values:
+            if "\x00" in value:
+                raise StringError(
+                    "INVALID_PAYLOAD", f"/act.{action_id}: the value of {slot.text} holds a NUL character, which no "
+                    "command argument can carry; nothing ran.", "Give text without NUL characters.",
+                )
+        refs = []
+        for value in values:
+            args.append(value)
+            refs.append(REFERENCE[slot.context] % len(args))
+        script += [template[at : slot.start], " ".join(refs)]
+        is_key = slot.name == "...args"  # `--key value` pairs: the key is shown as it is
+        quoted = [value if is_key and i % 2 == 0 else shell_quote(value) for i, value in enumerate(values)]
+        shown += [template[at : slot.start], " ".join(quoted)]
+        at = slot.end
+    script.append(template[at:])
+    shown.append(template[at:])
+    return Command("".join(script), args, "".join(shown))
 
-    def replace(match: re.Match[str]) -> str:
-        name, index = match.group(1), match.group(2)
-        if name == "...args":
-            return " ".join(f"--{key} {shell_quote(value)}" for key, value in payload.items())
-        if name in payload:
-            value = payload[name]
-            if index is not None:
-                parts = value.split(",")
-                value = parts[int(index)] if int(index) < len(parts) else ""
-            return shell_quote(value)
-        if name in variables and index is None:
-            return shell_quote(variables[name])
-        return match.group(0)
 
-    return PLACEHOLDER.sub(replace, template)
+def slot_values(slot: Slot, payload: Mapping[str, str], variables: Mapping[str, str]) -> list[str] | None:
+    """The values a placeholder stands for (`{...args}`: `--k`, `v` for each field), None when it has none."""
+    if slot.name == "...args":
+        return [part for key, value in payload.items() for part in (f"--{key}", value)]
+    if slot.name in payload:
+        value = payload[slot.name]
+        if slot.index is not None:
+            parts = value.split(",")
+            value = parts[slot.index] if slot.index < len(parts) else ""
+        return [value]
+    if slot.name in variables and slot.index is None:
+        return [variables[slot.name]]
+    return None
 
 
 @dataclass
@@ -87,16 +146,26 @@ def run_bash(
     cap: int = 50 * 1024,
     wrap: Callable[[list[str]], list[str]] | None = None,
     separate: bool = False,
+    args: list[str] | None = None,
 ) -> CliRun:
     """One `bash -c` (the shared runner), stdout and stderr merged, stdin empty; on timeout the group is killed.
 
+    `args` are the script's positional parameters (`$1`, …: the action's values), after `-c SCRIPT` and `$0`.
     `wrap` rewrites the command line (the policy's sandbox); the command then starts with a `cd` to `cwd`.
     `separate` keeps the two streams apart (a response template reads each); `output` is then stdout, stderr.
     """
     full_env = {**os.environ, "TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "GIT_EDITOR": ":", **(env or {})}
     if wrap is not None:
         command = f"cd {shell_quote(str(cwd))} && {command}"
-    call = BashCall(command, cwd, full_env, timeout, KILL_GRACE, wrap=wrap, bash="bash")
+    outer = wrap
+    values = list(args or [])
+
+    def with_args(argv: list[str]) -> list[str]:
+        """The runner's argv ends with `-c SCRIPT`: `$0` and the values follow it, before any sandbox wraps it."""
+        argv = [*argv, ARGV0, *values]
+        return outer(argv) if outer is not None else argv
+
+    call = BashCall(command, cwd, full_env, timeout, KILL_GRACE, wrap=with_args, bash="bash")
     chunks: list[list[bytes]] = [[], []] if separate else [[]]
     ended = execute(call, chunks[0].append, chunks[1].append if separate else None)
     texts = [clean_output(b"".join(got), cap) for got in chunks]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from stringsh.actions.model import TYPES, Action, Field
+from stringsh.actions.shellscan import template_problems
 from stringsh.render.sfmd import action_fences, action_head
 
 FIELD = re.compile(
@@ -82,6 +83,8 @@ def parse_action(ident: str, lines: list[str], line_number: int) -> Action | Non
         described = DESCRIPTION.match(line)
         if described and not action.description:
             action.description = (described.group(1) or described.group(2)).strip().strip('"')
+    if action.is_cli:
+        action.problems = template_problems(action.uri, {f.name for f in action.fields})
     return action
 
 

@@ -31,6 +31,8 @@ class Action:
     response: str | None = None
     #: 1-based line of the opening fence.
     line: int = 0
+    #: Why a CLI action is refused (a placeholder where bash would run its value as code), one line each.
+    problems: list[str] = field(default_factory=list)
 
     @property
     def is_cli(self) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from stringsh.actions.body import fill_body
-from stringsh.actions.cli import CliRun, build_command, run_bash
+from stringsh.actions.cli import CliRun, Command, build_command, refusal_error, run_bash
 from stringsh.actions.envstore import mask_values
 from stringsh.actions.envvars import REFERENCE, EnvResolver, unresolved_error, unresolved_names
 from stringsh.actions.flags import bind, missing_required, parse_flags
@@ -94,6 +94,8 @@ def run_action(action: Action, flag_text: str, host: ActionHost) -> Outcome:
     parsed = parse_flags(flag_text, shorts)
     if parsed.help:
         return Outcome("help", f"Action: {action.id}")
+    if action.problems:  # refused as written, whatever the flags: no value may become code
+        raise refusal_error(action.id, action.problems[0])
     payload, defaulted = bind(
         action, parsed, host.variables, host.resolve_shortcut, host.shortcut_ids, read_bytes=host.read_bytes
     )
@@ -111,9 +113,9 @@ def run_action(action: Action, flag_text: str, host: ActionHost) -> Outcome:
 
 
 def _run_cli(action: Action, payload: dict[str, str], inputs: dict[str, str], host: ActionHost) -> Outcome:
-    command = build_command(action.uri, payload, host.variables)
+    command = build_command(action.uri, payload, host.variables, action.id)
     # refused, failed or run: every CLI action leaves an audit line, with its command line (secret values masked)
-    with host.audited(_masked(host, f"act.{action.id}: {command}")) as note:
+    with host.audited(_masked(host, f"act.{action.id}: {command.shown}")) as note:
         host.cli_permit()
         run = _run_bash(action, command, host)
         note.outcome = None if run.exit == 0 else f"EXIT_{run.exit}"
@@ -124,7 +126,7 @@ def _run_cli(action: Action, payload: dict[str, str], inputs: dict[str, str], ho
     return Outcome("cli", run.message, _masked(host, run.output) or "(no output)", run.exit == 0, code)
 
 
-def _run_bash(action: Action, command: str, host: ActionHost) -> CliRun:
+def _run_bash(action: Action, command: Command, host: ActionHost) -> CliRun:
     """The action's command line under bash (in the sandbox when the host wraps it), watched for protected paths."""
     env = dict(host.exported)
     for match in REFERENCE.finditer(action.uri):
@@ -134,7 +136,8 @@ def _run_bash(action: Action, command: str, host: ActionHost) -> CliRun:
             host.env.used.append(value)
     check = host.cli_watch() if host.cli_watch is not None else None
     separate = action.response is not None  # a template reads stdout and stderr apart
-    run = run_bash(command, host.cwd, env, timeout=host.cli_timeout, wrap=host.cli_wrap, separate=separate)
+    run = run_bash(command.script, host.cwd, env, timeout=host.cli_timeout, wrap=host.cli_wrap, separate=separate,
+                   args=command.args)
     notes = check() if check is not None else []
     if notes:
         run.output = "\n".join([run.output, *notes]) if run.output else "\n".join(notes)

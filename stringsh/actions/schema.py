@@ -19,6 +19,7 @@ def render_action(action: Action) -> str:
         lines.append(f"   {alias}--{f.name} <{f.type}> {need}{about}")
     if not action.fields:
         lines.append("   (no flags)")
+    lines += [f"   refused: {problem}" for problem in action.problems]
     return "\n".join(lines)
 
 

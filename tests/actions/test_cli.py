@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stringsh.actions.cli import build_command, run_bash, shell_quote
+from stringsh.errors import StringError
 
 HOSTILE = [
     "; rm -rf victim",
@@ -35,7 +36,7 @@ def test_shell_quote_forms() -> None:
 def test_hostile_value_is_passed_verbatim(tmp_path: Path, value: str) -> None:
     (tmp_path / "victim").write_text("keep me")
     command = build_command("printf '%s' {msg}", {"msg": value}, {"other": "SHOULD NOT APPEAR"})
-    run = run_bash(command, tmp_path)
+    run = run_bash(command.script, tmp_path, args=command.args)
     assert run.exit == 0
     assert run.output == value.rstrip()
     assert (tmp_path / "victim").read_text() == "keep me"
@@ -44,9 +45,29 @@ def test_hostile_value_is_passed_verbatim(tmp_path: Path, value: str) -> None:
 
 def test_args_and_index_and_session_variables(tmp_path: Path) -> None:
     command = build_command("printf '[%s]' {...args} {who}", {"a": "x y", "b": "$(id)"}, {"who": "it's me"})
-    assert run_bash(command, tmp_path).output == "[--a][x y][--b][$(id)][it's me]"
-    assert build_command("echo {pair[1]} {pair[5]}", {"pair": "a,b"}, {}) == "echo b ''"
-    assert build_command("echo {unknown}", {}, {}) == "echo {unknown}"
+    assert run_bash(command.script, tmp_path, args=command.args).output == "[--a][x y][--b][$(id)][it's me]"
+    assert command.shown == "printf '[%s]' --a 'x y' --b '$(id)' 'it'\\''s me'"
+    pair = build_command("echo {pair[1]} {pair[5]}", {"pair": "a,b"}, {})
+    assert (pair.script, pair.args, pair.shown) == ('echo "${1}" "${2}"', ["b", ""], "echo b ''")
+    unknown = build_command("echo {unknown}", {}, {})
+    assert (unknown.script, unknown.args) == ("echo {unknown}", [])
+
+
+def test_a_flag_name_is_data_too(tmp_path: Path) -> None:
+    """`{...args}` passes each `--key` as a parameter too: a flag named `$(touch pwned)` is a word, not code."""
+    command = build_command("printf '[%s]' {...args}", {"$(touch pwned)": "v"}, {})
+    assert run_bash(command.script, tmp_path, args=command.args).output == "[--$(touch pwned)][v]"
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_a_nul_in_a_value_is_refused() -> None:
+    with pytest.raises(StringError) as caught:
+        build_command("printf '%s' {v}", {"v": "a\x00b"}, {}, "say")
+    assert (caught.value.code, caught.value.text) == (
+        "INVALID_PAYLOAD",
+        "/act.say: the value of {v} holds a NUL character, which no command argument can carry; nothing ran.\n"
+        "Give text without NUL characters.",
+    )
 
 
 def test_exit_code_cwd_and_merged_output(tmp_path: Path) -> None:
@@ -80,13 +101,17 @@ def test_wrapped_command_still_runs_in_its_folder(tmp_path: Path) -> None:
     run = run_bash("echo $SANDBOXED; pwd", tmp_path, wrap=wrap)
     assert run.output == f"yes\n{tmp_path}"
     run = run_bash("pwd", folder, wrap=wrap)
-    assert run.output == str(folder) and seen[-1][-1] == f"cd '{folder}' && pwd"
+    assert run.output == str(folder) and seen[-1][-3:] == ["-c", f"cd '{folder}' && pwd", "bash"]
+    run = run_bash('printf "[%s]" "$@"', folder, wrap=wrap, args=["a b", "$(id)"])  # values follow `$0`
+    assert run.output == "[a b][$(id)]"
+    assert seen[-1][-5:] == ["-c", f"cd '{folder}' && printf \"[%s]\" \"$@\"", "bash", "a b", "$(id)"]
 
 
 def test_a_safe_word_with_a_final_newline_is_quoted() -> None:
     """`^…$` matched `0\n` (Python's `$` allows a final newline), which split the command in two."""
-    assert build_command("printf '%s' {v} | od -An -tx1", {"v": "0\n"}, {}) == "printf '%s' '0\n' | od -An -tx1"
-    run = run_bash(build_command("printf '%s' {v} | od -An -tx1", {"v": "0\n"}, {}), Path("/"))
+    command = build_command("printf '%s' {v} | od -An -tx1", {"v": "0\n"}, {})
+    assert command.shown == "printf '%s' '0\n' | od -An -tx1"
+    run = run_bash(command.script, Path("/"), args=command.args)
     assert (run.exit, run.output.split()) == (0, ["30", "0a"])
 
 
@@ -95,7 +120,7 @@ def test_a_safe_word_with_a_final_newline_is_quoted() -> None:
 def test_any_value_reaches_the_program_unchanged(value: str) -> None:
     """Whatever a caller passes, bash hands the program exactly that string (NUL cannot be in argv)."""
     command = build_command("printf '%s' {v} | od -An -tx1", {"v": value}, {})
-    run = run_bash(command, Path("/"), env={"LC_ALL": "C.UTF-8"})
+    run = run_bash(command.script, Path("/"), env={"LC_ALL": "C.UTF-8"}, args=command.args)
     assert run.exit == 0
     assert run.output.split() == value.encode("utf-8").hex(" ").split()
 

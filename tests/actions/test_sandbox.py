@@ -50,3 +50,20 @@ def test_finding_03_a_sandboxed_cli_action_cannot_plant_a_git_hook(ws: Path) -> 
     )
     assert not (ws / hook).exists()
     assert (ws / ".git").is_dir()  # the repository itself is the action's to make
+
+
+@pytest.mark.needs("bwrap")
+def test_values_reach_a_sandboxed_action_as_parameters(ws: Path, tmp_path: Path) -> None:
+    """The sandbox wraps `bash -c SCRIPT bash VALUES…` whole: the values arrive as data inside it too."""
+    canary = tmp_path / "canary"
+    (ws / "stringsh.toml").write_text("[shell]\nsandbox = true\n")
+    (ws / "a.md").write_text("```act.say\nCLI printf '[%s]' \"{a}\" '{b}' > out.txt; cat out.txt\n  a: string\n"
+                             "  b: string\n```\n")
+    dispatcher = Dispatcher(ws)
+    try:
+        assert dispatcher.execute("/open a.md").ok
+        reply = dispatcher.execute(f"/act.say --a '$(touch {canary})' --b \"it's\"")
+    finally:
+        dispatcher.close()
+    assert reply.text.split("\n", 1)[1] == f"exit: 0 | cwd: {ws}\n---\n[$(touch {canary})][it's]"
+    assert not canary.exists()

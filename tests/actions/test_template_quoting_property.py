@@ -1,0 +1,71 @@
+"""For every quoting context a CLI template can put a placeholder in, any value reaches the program exactly and
+nothing else runs: the template writes the value into a file with `printf '%s'`, the test compares the bytes, and a
+canary file that an injected command would create (outside the workspace) never appears. Real bash, no mocks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from stringsh.actions.cli import build_command, run_bash
+
+#: (context, template, expected file content for a value `v`). Each writes to `out`.
+CONTEXTS = [
+    ("unquoted", "printf '%s' {v} > out", lambda v: v),
+    ("part of a word", "printf '%s' pre{v}post > out", lambda v: f"pre{v}post"),
+    ('inside "…"', "printf '%s' \"{v}\" > out", lambda v: v),
+    ('inside "…", mid-text', "printf '%s' \"a $HOME_NOT_SET b{v}c\" > out", lambda v: f"a  b{v}c"),
+    ("inside '…'", "printf '%s' '{v}' > out", lambda v: v),
+    ("inside '…', mid-text", "printf '%s' 'a $x {v}!' > out", lambda v: f"a $x {v}!"),
+    ("inside $'…'", "printf '%s' $'\\t{v}\\n' > out", lambda v: f"\t{v}\n"),
+    ("inside $(…)", "printf '%s' \"$(printf '%s' {v}; printf x)\" > out", lambda v: f"{v}x"),
+    ('"…" inside $(…)', "printf '%s' \"$(printf '%s' \"{v}\"; printf x)\" > out", lambda v: f"{v}x"),
+    ("inside backticks", "x=`printf '%s' {v}; printf x`; printf '%s' \"$x\" > out", lambda v: f"{v}x"),
+    ("[[ … ]]", "if [[ {v} == \"{v}\" && -n x ]]; then printf '%s' {v} > out; fi", lambda v: v),
+    ("here-string", "cat <<< {v} > out", lambda v: f"{v}\n"),
+    ("assignment", "x={v} y=\"{v}\"; printf '%s' \"$x$y\" > out", lambda v: v + v),
+    ("export", "export X={v}; printf '%s' \"$X\" > out", lambda v: v),
+    ("case", "case {v} in *) printf '%s' {v} > out;; esac", lambda v: v),
+    ("subshell and pipe", "(printf '%s' {v} | cat) > out", lambda v: v),
+    ("a program's own argument", "bash -c 'printf %s \"$1\" > out' x {v}", lambda v: v),
+]
+
+HOSTILE = ["$(touch CANARY)", "`touch CANARY`", "${IFS}", "$((1+1))", "'", '"', "\\", "\n", "$'", "*", "~", "!",
+           "]]", "}", "{v}", "; touch CANARY", "&& touch CANARY #", "$HOME", "a[$(touch CANARY)]", "-v", "%s"]
+VALUES = st.lists(
+    st.one_of(
+        st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12),
+        st.sampled_from(HOSTILE),
+    ),
+    max_size=6,
+).map("".join)
+
+
+@pytest.fixture(scope="module")
+def places(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """(workspace, canary): the canary's path lies outside the workspace and must never come to exist."""
+    base = tmp_path_factory.mktemp("quoting")
+    ws = base / "ws"
+    ws.mkdir()
+    yield ws, base / "canary"
+
+
+@pytest.mark.parametrize(("context", "template", "expected"), CONTEXTS, ids=[c[0] for c in CONTEXTS])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=VALUES)
+def test_the_program_gets_exactly_the_value(places: tuple[Path, Path], context: str, template: str, expected,
+                                            value: str) -> None:
+    ws, canary = places
+    value = value.replace("CANARY", str(canary))
+    out = ws / "out"
+    out.unlink(missing_ok=True)
+    command = build_command(template, {"v": value}, {})
+    assert "CANARY" not in command.script and str(canary) not in command.script  # the value is never script text
+    run = run_bash(command.script, ws, env={"LC_ALL": "C.UTF-8"}, args=command.args)
+    assert run.exit == 0, (context, run.output)
+    assert out.read_bytes() == expected(value).encode("utf-8"), context
+    assert not canary.exists()
