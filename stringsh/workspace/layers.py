@@ -116,8 +116,7 @@ def narrowed(base: Policy, wanted: Policy, ignored: list[str]) -> Policy:
         roots, _ = base.roots, ignored.append("roots")
     flags = zip(Permissions._fields, base.permissions, wanted.permissions, strict=True)
     limits = zip(Limits._fields, base.limits, wanted.limits, strict=True)
-    sandbox = _flag(base.shell.sandbox, wanted.shell.sandbox, "shell.sandbox", ignored, base_on=True)
-    return wanted._replace(
+    policy = wanted._replace(
         roots=roots,
         permissions=Permissions(*(_flag(b, w, f"permissions.{n}", ignored, base_on=False) for n, b, w in flags)),
         limits=Limits(*(_at_most(b, w, f"limits.{n}", ignored) for n, b, w in limits)),
@@ -126,14 +125,16 @@ def narrowed(base: Policy, wanted: Policy, ignored: list[str]) -> Policy:
         shell=Shell(
             timeout=_at_most(base.shell.timeout, wanted.shell.timeout, "shell.timeout", ignored),
             output_cap=_at_most(base.shell.output_cap, wanted.shell.output_cap, "shell.output_cap", ignored),
-            sandbox=sandbox,
+            sandbox=_flag(base.shell.sandbox, wanted.shell.sandbox, "shell.sandbox", ignored, base_on=True),
         ),
-        # an ignored `sandbox = false` leaves the setting, and who made it, as the layer below had them
-        sandbox_set_by=wanted.sandbox_set_by if sandbox == wanted.shell.sandbox else base.sandbox_set_by,
         journal=JournalKeep(*(_at_most(b, w, f"journal.{n}", ignored)  # more history: more of the user's disk
                               for n, b, w in zip(JournalKeep._fields, base.journal, wanted.journal, strict=True))),
         operator=Operator(confirm=_confirm(base.operator.confirm, wanted.operator.confirm, ignored)),
     )
+    if not policy.shell.sandbox or policy.shell.sandbox != wanted.shell.sandbox:
+        # off (only the layer below can have turned it off) or an ignored `sandbox = false`: who set it stays
+        policy = policy._replace(sandbox_set_by=base.sandbox_set_by)
+    return policy
 
 
 def _confirm(base: str, wanted: str, ignored: list[str]) -> str:
