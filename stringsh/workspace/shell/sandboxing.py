@@ -105,15 +105,16 @@ def _words(command: str) -> list[str]:
 
 
 def _paths(word: str, root: Path, here: str) -> list[str]:
-    """The root-relative paths a word may name: as written, from the shell's folder, and inside an absolute path
-    (under the root, or the whole path, so `~/.ssh/id_rsa` is checked too)."""
+    """The root-relative paths a word may name: as written, from the shell's folder when it names something there
+    (so `cat` is no path), and inside an absolute path (under the root, or the whole path: `~/.ssh/id_rsa`)."""
     text = os.path.expanduser(word.strip()) if word.startswith("~") else word.strip()
     if not text or (text.startswith("-") and "/" not in text):
         return []
     if text.startswith("/"):
         inside = _inside(Path(text), root)
         return [_clean(inside)] if inside is not None else [_clean(text)]
-    return [_clean(text), _clean(posixpath.join(here, text))] if here else [_clean(text)]
+    found = bool(here) and os.path.lexists(root / here / text)  # from the shell's folder: only what is there
+    return [_clean(text), _clean(posixpath.join(here, text))] if found else [_clean(text)]
 
 
 def _inside(path: Path, root: Path) -> str | None:
