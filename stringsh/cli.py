@@ -37,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--root", default=None, help="workspace folder (default: the current folder)")
     parser.add_argument("--policy", default=None, help="policy file (default: stringsh.toml in the workspace root)")
     parser.add_argument("-c", dest="command", default=None, help="run one request and exit")
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="run the shell without the bubblewrap sandbox (it is on by default where bwrap runs)")
     parser.add_argument("--plain", action="store_true", help="plain line mode: fixed prompt, no colour or escapes")
     parser.add_argument(
         "--no-echo",
@@ -58,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--host", metavar="ADDR", default=None,
                      help="with --http: listen on this address even if not loopback (a bearer token is required)")
     mcp.add_argument("--root", default=argparse.SUPPRESS, help="workspace folder (also before `mcp`)")
+    mcp.add_argument("--no-sandbox", action="store_true", default=argparse.SUPPRESS,
+                     help="run the shell without the bubblewrap sandbox (also before `mcp`)")
     trust = sub.add_parser("trust", help="let the workspace's stringsh.toml widen your policy (until it changes)")
     trust.add_argument(
         "--root", dest="trust_root", metavar="DIR", default=None, help="workspace folder (default: the current one)"
@@ -102,6 +106,8 @@ def quick_parse(argv: list[str]) -> Options | None:
                 options.command = value
         elif word == "--plain":
             options.plain = True
+        elif word == "--no-sandbox":
+            options.no_sandbox = True
         elif word == "--no-echo":
             options.no_echo = True
         elif word == "--color":
@@ -152,7 +158,8 @@ def make_dispatcher(args: Options) -> Dispatcher:
         print(f"stringsh: workspace folder not found: {root}", file=sys.stderr)
         raise SystemExit(2)
     try:
-        dispatcher = Dispatcher(root, policy_file=Path(args.policy) if args.policy else None)
+        dispatcher = Dispatcher(root, policy_file=Path(args.policy) if args.policy else None,
+                                no_sandbox=args.no_sandbox)
         dispatcher.check()
     except StringError as exc:
         fail(exc)
@@ -167,13 +174,22 @@ def fail(exc: StringError) -> NoReturn:
 
 
 def announce_policy(dispatcher: Dispatcher, args: Options) -> None:
-    """The one start-up line saying which policy is in force and why; `-c` stays quiet unless it ignored
-    something (agents read its stdout, but a setting they asked for and did not get must be said)."""
+    """The one start-up line saying which policy is in force and why, and when the shell is not sandboxed; `-c`
+    stays quiet unless it ignored something (agents read its stdout, but a setting they asked for and did not get
+    must be said)."""
     from stringsh.workspace.layers import startup_line
 
-    policy = dispatcher.workspace.policy
+    workspace = dispatcher.workspace
+    policy = workspace.policy
     if args.command is None or policy.ignored:
-        print(startup_line(policy), file=sys.stderr)
+        note = None
+        if policy.permissions.shell:
+            from stringsh.workspace.ops.shell import sandbox_settings
+            from stringsh.workspace.shell.sandboxing import shell_note
+
+            settings = sandbox_settings(workspace)
+            note = shell_note(settings.sandbox, settings.why_not)
+        print(startup_line(policy, note), file=sys.stderr)
 
 
 def run_trust(args: Options) -> int:

@@ -43,9 +43,11 @@ class Dispatcher:
         *,
         policy_file: Path | None = None,
         commands: Mapping[str, CommandSpec] = COMMANDS,
+        no_sandbox: bool = False,
     ) -> None:
         self.root = Path(root or os.getcwd()).resolve()
         self.policy_file = policy_file
+        self.no_sandbox = no_sandbox  # `--no-sandbox`: the user turns the shell sandbox off
         self.commands = commands
         self.sessions: dict[str, Session] = {}
         self._sessions_lock = threading.Lock()
@@ -67,7 +69,7 @@ class Dispatcher:
             return workspace
         with self._sessions_lock:
             if self._workspace is None:
-                self._workspace = Workspace.load(self.root, self.policy_file)
+                self._workspace = Workspace.load(self.root, self.policy_file, no_sandbox=self.no_sandbox)
             return self._workspace
 
     @property

@@ -10,6 +10,7 @@ class Options:
     def __init__(self) -> None:
         self.root: str | None = None
         self.policy: str | None = None
+        self.no_sandbox = False
         self.command: str | None = None
         self.plain = False
         self.no_echo = False

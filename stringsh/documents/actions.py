@@ -138,18 +138,27 @@ def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
 
 def sandbox_wrap(workspace: Workspace) -> Callable[[list[str]], list[str]] | None:
     """The policy's shell sandbox for CLI actions: the engine's own provider (its writable roots, its bubblewrap
-    probe), so an action is confined exactly as `!cmd` is; asked for and missing is an error, never a fallback."""
-    if not workspace.policy.shell.sandbox:
-        return None
+    probe), so an action is confined exactly as `!cmd` is; asked for and missing is an error, never a fallback.
+    Unsandboxed, the command line is checked as `!cmd`'s is (a command naming a secret path is SECRET_DENIED)."""
+    if not workspace.shell_sandboxed():
+        return _admitted(workspace)
     provider = workspace.shell_provider()
     root = workspace.root
     return lambda argv: provider.wrap(argv, root)
 
 
+def _admitted(workspace: Workspace) -> Callable[[list[str]], list[str]]:
+    def check(argv: list[str]) -> list[str]:
+        workspace.admit_shell(argv[-1])  # `bash ... -c COMMAND`: the command is the last word
+        return argv
+
+    return check
+
+
 def sandbox_watch(workspace: Workspace) -> Callable[[], Callable[[], list[str]]] | None:
     """In the sandbox, a CLI action is watched like `!cmd`: protected paths it creates (a hook after `git init`)
     are removed after it runs, with a note."""
-    if not workspace.policy.shell.sandbox:
+    if not workspace.shell_sandboxed():
         return None
     provider = workspace.shell_provider()
     root = workspace.root

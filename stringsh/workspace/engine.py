@@ -77,8 +77,8 @@ class Workspace:
                     self.policy_files.add(rel if folder == self.confiner.real else f"{ident}:{rel}")
 
     @classmethod
-    def load(cls, root: str | Path, policy_file: Path | None = None) -> Workspace:
-        policy = load_policy(root, policy_file)
+    def load(cls, root: str | Path, policy_file: Path | None = None, *, no_sandbox: bool = False) -> Workspace:
+        policy = load_policy(root, policy_file, no_sandbox=no_sandbox)
         workspace = cls(policy.root.path, policy)
         if workspace.state.has_journal():
             workspace.recover()  # a crash left files mid-change: put them back before anyone reads them
@@ -381,10 +381,22 @@ class Workspace:
 
     def shell_provider(self) -> Provider:
         """The policy's shell provider (bubblewrap probed once per workspace), for other sandboxed commands."""
-        from stringsh.workspace.ops.shell import provider
-        from stringsh.workspace.shell.settings import settings_from_policy
+        from stringsh.workspace.ops.shell import provider, sandbox_settings
 
-        return provider(self, settings_from_policy(self.policy))
+        return provider(self, sandbox_settings(self))
+
+    def shell_sandboxed(self) -> bool:
+        """Whether shell commands run in bubblewrap: by default where it runs, unless the user turned it off."""
+        from stringsh.workspace.ops.shell import sandbox_settings
+
+        return sandbox_settings(self).sandbox != "none"
+
+    def admit_shell(self, command: str) -> None:
+        """SECRET_DENIED when the shell is not sandboxed and `command` names a secret path (best effort); the
+        check every shell entry makes (ops/shell.admit), here for CLI actions."""
+        from stringsh.workspace.ops.shell import admit, sandbox_settings
+
+        admit(self, sandbox_settings(self), command)
 
     def topic_shell(self, slot: ShellSlot) -> ShellSession:
         """The topic's persistent shell kept in `slot` (a Session), started or re-configured from the policy."""

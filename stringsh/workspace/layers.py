@@ -31,9 +31,17 @@ from stringsh.workspace.policy import (
 WORKSPACE = "workspace stringsh.toml"
 
 
-def load_policy(root: str | Path, policy_file: Path | None = None) -> Policy:
-    """Defaults, then the user's config policy, then `policy_file` or the workspace's `stringsh.toml`."""
-    return layered_policy(Path(root).resolve(), policy_file)
+#: How the start-up line and replies name the command-line switch that turns the shell sandbox off.
+NO_SANDBOX = "--no-sandbox"
+
+
+def load_policy(root: str | Path, policy_file: Path | None = None, *, no_sandbox: bool = False) -> Policy:
+    """Defaults, then the user's config policy, then `policy_file` or the workspace's `stringsh.toml`; then
+    `no_sandbox` (the user typed `--no-sandbox`: trusted, and last, so no file turns the sandbox back on)."""
+    policy = layered_policy(Path(root).resolve(), policy_file)
+    if no_sandbox:
+        policy = policy._replace(shell=policy.shell._replace(sandbox=False), sandbox_set_by=NO_SANDBOX)
+    return policy
 
 
 def workspace_policy_bytes(root: Path) -> bytes | None:
@@ -82,20 +90,21 @@ def shown(path: Path) -> str:
     return "~" + text[len(home):] if home not in ("", "/") and text.startswith(home + "/") else text
 
 
-def startup_line(policy: Policy) -> str:
-    """One line for stderr: the layers in force and, for an untrusted workspace, what was ignored."""
+def startup_line(policy: Policy, shell_note: str | None = None) -> str:
+    """One line for stderr: the layers in force and, for an untrusted workspace, what was ignored; then
+    `shell_note` (why the shell is not sandboxed, shell/sandboxing.py) when there is one."""
     line = "stringsh: policy: " + " + ".join(layer for layer in policy.layers if layer != WORKSPACE)
-    if WORKSPACE not in policy.layers:
-        return line
-    if policy.trusted:
-        return line + f" + {WORKSPACE} (trusted)"
-    if not policy.ignored:
-        return line + f"; {WORKSPACE} narrows it (untrusted)"
-    count = len(policy.ignored)
-    return line + (
-        f"; {WORKSPACE} narrows it (untrusted: {count} widening setting{'s' if count > 1 else ''} ignored: "
-        f"{', '.join(policy.ignored)}; run 'stringsh trust' to allow them)"
-    )
+    if WORKSPACE in policy.layers and policy.trusted:
+        line += f" + {WORKSPACE} (trusted)"
+    elif WORKSPACE in policy.layers and not policy.ignored:
+        line += f"; {WORKSPACE} narrows it (untrusted)"
+    elif WORKSPACE in policy.layers:
+        count = len(policy.ignored)
+        line += (
+            f"; {WORKSPACE} narrows it (untrusted: {count} widening setting{'s' if count > 1 else ''} ignored: "
+            f"{', '.join(policy.ignored)}; run 'stringsh trust' to allow them)"
+        )
+    return line if shell_note is None else f"{line}; {shell_note}"
 
 
 # -- narrowing ----------------------------------------------------------------------------------------------------
@@ -108,7 +117,7 @@ def narrowed(base: Policy, wanted: Policy, ignored: list[str]) -> Policy:
         roots, _ = base.roots, ignored.append("roots")
     flags = zip(Permissions._fields, base.permissions, wanted.permissions, strict=True)
     limits = zip(Limits._fields, base.limits, wanted.limits, strict=True)
-    return wanted._replace(
+    policy = wanted._replace(
         roots=roots,
         permissions=Permissions(*(_flag(b, w, f"permissions.{n}", ignored, base_on=False) for n, b, w in flags)),
         limits=Limits(*(_at_most(b, w, f"limits.{n}", ignored) for n, b, w in limits)),
@@ -124,6 +133,10 @@ def narrowed(base: Policy, wanted: Policy, ignored: list[str]) -> Policy:
         operator=Operator(confirm=_confirm(base.operator.confirm, wanted.operator.confirm, ignored)),
         git=_git(base.git, wanted.git, ignored),
     )
+    if not policy.shell.sandbox or policy.shell.sandbox != wanted.shell.sandbox:
+        # off (only the layer below can have turned it off) or an ignored `sandbox = false`: who set it stays
+        policy = policy._replace(sandbox_set_by=base.sandbox_set_by)
+    return policy
 
 
 def _git(base: Git, wanted: Git, ignored: list[str]) -> Git:

@@ -35,7 +35,8 @@ Every table and key is optional:
     [shell]
     timeout = 120.0
     output_cap = 51200
-    sandbox = false
+    sandbox = true                 # default: bubblewrap where it runs (else unsandboxed, said at start-up);
+                                   # set true, a missing bwrap is an error; false runs the shell unsandboxed
 
     [journal]                      # how much undo history the change journal keeps (keep.py), whichever is less:
     keep_changes = 1000            # the newest change sets (the newest one is always kept)
@@ -152,7 +153,7 @@ class Changes(NamedTuple):
 class Shell(NamedTuple):
     timeout: float = 120.0
     output_cap: int = 50 * 1024
-    sandbox: bool = False
+    sandbox: bool = True
 
 
 class JournalKeep(NamedTuple):
@@ -188,6 +189,9 @@ class Policy(NamedTuple):
     ignored: tuple[str, ...] = ()
     operator: Operator = Operator()
     git: Git = Git()
+    #: Who set `[shell] sandbox`: a policy file's path, `--no-sandbox`, or "" for the built-in default (on where
+    #: bubblewrap runs, else off with a note: shell/sandboxing.py).
+    sandbox_set_by: str = ""
 
     @classmethod
     def default(cls, root: str | Path) -> Policy:
@@ -371,6 +375,7 @@ def parse_policy(text: str, source: Path, workspace_root: Path, base: Policy | N
         operator=_section(Operator, data.get("operator", {}), "operator", source, base.operator),
         git=_git(data.get("git", {}), source, base.git),
         source=source,
+        sandbox_set_by=str(source) if "sandbox" in data.get("shell", {}) else base.sandbox_set_by,
     )
 
 

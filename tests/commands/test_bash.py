@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from stringsh.userdirs import user_policy_file
 from stringsh.workspace.shell.procs import session_members
 from stringsh.workspace.state import AUDIT_FILE, state_folder
 
@@ -15,7 +16,11 @@ RESTARTED = "[shell restarted: previous session ended (exit 3); cwd and exports 
 
 @pytest.fixture(params=["false", "true"], ids=["local", "bubblewrap"])
 def shell_ws(request: pytest.FixtureRequest, ws: Path, dispatcher):  # type: ignore[no-untyped-def]
-    """The workspace with a policy choosing the provider; yields (dispatcher, ws)."""
+    """The workspace with a policy choosing the provider; yields (dispatcher, ws). The sandbox is on by default:
+    the local case turns it off in the user's own policy (a workspace's file may only turn it on)."""
+    if request.param == "false":
+        user_policy_file().parent.mkdir(parents=True, exist_ok=True)
+        user_policy_file().write_text("[shell]\nsandbox = false\n")
     (ws / "stringsh.toml").write_text(f"[shell]\ntimeout = 20.0\nsandbox = {request.param}\n")
     return dispatcher, ws
 

@@ -6,9 +6,15 @@ from pathlib import Path
 
 import pytest
 
+from stringsh.userdirs import user_policy_file
+
 
 @pytest.fixture(params=["false", "true"], ids=["local", "bubblewrap"])
 def exec_ws(request: pytest.FixtureRequest, ws: Path, dispatcher):  # type: ignore[no-untyped-def]
+    """The sandbox is on by default: the local case turns it off in the user's own policy."""
+    if request.param == "false":
+        user_policy_file().parent.mkdir(parents=True, exist_ok=True)
+        user_policy_file().write_text("[shell]\nsandbox = false\n")
     (ws / "stringsh.toml").write_text(f"[shell]\ntimeout = 20.0\nsandbox = {request.param}\n")
     return dispatcher, ws
 

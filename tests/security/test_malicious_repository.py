@@ -13,15 +13,17 @@ What the security model (docs/security.md) promises, and so what is asserted for
 - `.git/hooks` holds only git's samples and `.git/config` keeps its bytes; `stringsh.toml` cannot be rewritten;
 - no secret (the `ghp_` token, the private-key body, the `.env` values) appears in any output, stdout or stderr.
 
-Two user policies (`<config>/policy.toml`, the trusted layer; the workspace's widening is ignored in both):
-- `default`: no user policy. The shell is on and not sandboxed, which is the documented default. There the user's
-  own `!cmd` and an explicit `/act.build` (the user's consent, tests/commands/test_default_actions.py) run with
-  the user's rights: `!cat ../outside/canary.txt` prints the canary, `/act.build` writes `outside/leak.txt` and
-  `outside/ran`, and `!cat .env` prints what no redaction pattern matches (only its `ghp_`/`sk-` values are
-  masked). Those are the only exceptions, each asserted exactly, and checked after the request that causes them.
-- `sandboxed`: the user's policy says `[shell] sandbox = true` (the workspace's `sandbox = false` is ignored).
-  Then nothing outside changes at all (`outside/` is read-only in the sandbox, or absent when pytest's temporary
-  folder is under the sandbox's private /tmp), and `!cat .env` / `!cat id_rsa` print nothing of them (masked).
+Three user policies (`<config>/policy.toml`, the trusted layer; the workspace's widening, its `sandbox = false`
+included, is ignored in each):
+- `default`: no user policy. The shell is on and sandboxed by bubblewrap, which is the documented default.
+- `sandboxed`: the user's policy says `[shell] sandbox = true`, the same sandbox asked for by name.
+  In both, nothing outside changes at all (`outside/` is read-only in the sandbox, or absent when pytest's
+  temporary folder is under the sandbox's private /tmp), and `!cat .env` / `!cat id_rsa` print nothing of them
+  (masked); the user's explicit `/act.build` (their consent, tests/commands/test_default_actions.py) fails to
+  write outside.
+- `unsandboxed`: the user's policy says `[shell] sandbox = false`. The shell runs with the user's rights
+  (`!cat ../outside/canary.txt` prints the canary), but every command that names a secret path is refused
+  before it runs (`!cat .env`, `!cat id_rsa`, and `/act.build`, whose command line reads `.env`): SECRET_DENIED.
 
 Besides the issue's list, the session opens `.stringsh/spool/canary.txt` (the one `.stringsh/` path `/open`
 reads, a spool file) and runs `!seq 1 12000` (output over the cap is spooled): both meet the planted spool link.
@@ -78,6 +80,12 @@ WIDENING_POLICY = (
     "[permissions]\n" + "".join(f"{flag} = true\n" for flag in Permissions._fields) + "\n[shell]\nsandbox = false\n"
 )
 USER_SANDBOX = "[shell]\nsandbox = true\n"
+USER_NO_SANDBOX = "[shell]\nsandbox = false\n"
+USER_POLICY_SHOWN = "~/.config/stringsh/policy.toml"
+NOT_SANDBOXED = (
+    f"The shell is not sandboxed ([shell] sandbox = false in {USER_POLICY_SHOWN}), so a command naming a path on "
+    "the secret deny list is refused."
+)
 
 SESSION = (
     "/ls",
@@ -112,7 +120,8 @@ class Hostile(NamedTuple):
     repo: Path
     outside: Path
     home: Path
-    sandboxed: bool
+    sandboxed: bool  # the shell runs in bubblewrap
+    policy: str  # the user policy's variant: default, sandboxed, unsandboxed
 
 
 Snapshot = dict[str, tuple]
@@ -135,10 +144,10 @@ def snapshot(base: Path) -> Snapshot:
     return seen
 
 
-@pytest.fixture(params=["default", "sandboxed"])
+@pytest.fixture(params=[pytest.param("default", marks=pytest.mark.needs("bwrap")), "sandboxed", "unsandboxed"])
 def hostile(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Hostile:
     """tmp/repo is the cloned repository, tmp/outside its neighbour; tmp/home the user's own (isolated) folders."""
-    sandboxed = request.param == "sandboxed"
+    sandboxed = request.param != "unsandboxed"
     home = tmp_path / "home"
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("STRINGSH_CONFIG_DIR", str(home / ".config" / "stringsh"))
@@ -147,7 +156,8 @@ def hostile(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.
     (home / ".config" / "stringsh").mkdir(parents=True)
     if sandboxed:
         assert shutil.which("bwrap"), "bubblewrap is not installed: apt-get install -y bubblewrap"
-        (home / ".config" / "stringsh" / "policy.toml").write_text(USER_SANDBOX)
+    if request.param != "default":
+        (home / ".config" / "stringsh" / "policy.toml").write_text(USER_SANDBOX if sandboxed else USER_NO_SANDBOX)
 
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -172,7 +182,7 @@ def hostile(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.
     (state / "cache" / "index" / name).write_bytes(b"\x42" * 32 + marshal.dumps(build_index(FORGED_PAGE).to_tuple()))
     os.symlink(outside / "audit.log", state / "audit.log")
     os.symlink(outside, state / "spool")
-    return Hostile(repo, outside, home, sandboxed)
+    return Hostile(repo, outside, home, sandboxed, request.param)
 
 
 def hooks_written(repo: Path) -> list[str]:
@@ -226,8 +236,8 @@ def expected_replies(h: Hostile, one_shot: bool) -> list[str]:
             f"bash: line 1: ../outside/leak.txt: {unwritable(h)}\n"
             f"touch: cannot touch '../outside/ran': {unwritable(h)}"
         )
-    else:
-        act = f"exit: 0 | cwd: {root}\n---\n(no output)"
+    else:  # the command line names `.env`: refused before it runs
+        act = f"ERROR(SECRET_DENIED): The command names a secret file: .env\n{NOT_SANDBOXED}"
     if h.sandboxed:
         cat_env = f"exit: 1 | cwd: {root}\n---\ncat: .env: Permission denied"
         cat_key = f"exit: 1 | cwd: {root}\n---\ncat: id_rsa: Permission denied"
@@ -236,11 +246,8 @@ def expected_replies(h: Hostile, one_shot: bool) -> list[str]:
         else:  # reading outside is not what the sandbox prevents: "read-only system"
             cat_canary = f"exit: 0 | cwd: {root}\n---\n{CANARY.decode().rstrip()}"
     else:
-        cat_env = (
-            f"exit: 0 | cwd: {root}\n---\n"
-            f"GITHUB_TOKEN=***REDACTED***\nOPENAI_API_KEY=***REDACTED***\nDB_PASSWORD={ENV_PLAIN}"
-        )
-        cat_key = f"exit: 0 | cwd: {root}\n---\n" + "\n".join(["***REDACTED***"] * 4)  # a line for each of the key's
+        cat_env = f"ERROR(SECRET_DENIED): The command names a secret file: .env\n{NOT_SANDBOXED}"
+        cat_key = f"ERROR(SECRET_DENIED): The command names a secret file: id_rsa\n{NOT_SANDBOXED}"
         cat_canary = f"exit: 0 | cwd: {root}\n---\n{CANARY.decode().rstrip()}"
     if one_shot:
         info = (
@@ -310,16 +317,24 @@ def request_line(request: str, one_shot: bool) -> str:
 
 
 def startup_line(h: Hostile) -> str:
-    """What every program says on stderr first: the user's layers, and the workspace's widening it ignored."""
+    """What every program says on stderr first: the user's layers, the workspace's widening it ignored (its
+    `sandbox = false` too, unless the user's own policy turned the sandbox off), and an unsandboxed shell."""
+    if h.policy == "default":
+        return (
+            "stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted: 3 widening settings ignored: "
+            "roots, secrets.allow_globs, shell.sandbox; run 'stringsh trust' to allow them)\n"
+        )
     if h.sandboxed:
         return (
-            "stringsh: policy: defaults + ~/.config/stringsh/policy.toml; workspace stringsh.toml narrows it "
+            f"stringsh: policy: defaults + {USER_POLICY_SHOWN}; workspace stringsh.toml narrows it "
             "(untrusted: 3 widening settings ignored: roots, secrets.allow_globs, shell.sandbox; "
             "run 'stringsh trust' to allow them)\n"
         )
     return (
-        "stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted: 2 widening settings ignored: "
-        "roots, secrets.allow_globs; run 'stringsh trust' to allow them)\n"
+        f"stringsh: policy: defaults + {USER_POLICY_SHOWN}; workspace stringsh.toml narrows it (untrusted: 2 widening "
+        "settings ignored: roots, secrets.allow_globs; run 'stringsh trust' to allow them); shell not sandboxed "
+        f"([shell] sandbox = false in {USER_POLICY_SHOWN}): it runs with your rights; commands naming a secret path "
+        "are refused (best effort)\n"
     )
 
 
@@ -379,12 +394,10 @@ def assert_no_secret(text: str, where: str) -> None:
 
 
 def check_reply(h: Hostile, request: str, reply: str) -> None:
-    """No secret in a reply; in the unsandboxed default shell `!cat .env` prints the one value no pattern matches
-    (the policy's documented behaviour: the shell is the user's, only content redaction applies)."""
-    if request == "!cat .env" and not h.sandboxed:
-        assert_no_secret(reply.replace(ENV_PLAIN, ""), request)
-    else:
-        assert_no_secret(reply, request)
+    """No secret in any reply: sandboxed, the secret files are masked; unsandboxed, the commands naming them are
+    refused."""
+    del h
+    assert_no_secret(reply, request)
 
 
 def drive(h: Hostile, ask: Callable[[str, str], str], one_shot: bool = False) -> None:

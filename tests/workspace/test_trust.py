@@ -90,7 +90,10 @@ def test_trust_round_trip(cloned: Path) -> None:
         f"stringsh: trust lapsed: {cloned} (stringsh.toml changed; run 'stringsh trust' again)\n"
     )
     lapsed = run_stringsh(["-c", "/open .env"], cloned)
-    assert b"SECRET_DENIED" in lapsed.stdout and lapsed.stderr.decode() == IGNORED
+    assert b"SECRET_DENIED" in lapsed.stdout and lapsed.stderr.decode() == IGNORED.replace(
+        "2 widening settings ignored: roots, secrets.allow_globs",
+        "3 widening settings ignored: roots, secrets.allow_globs, shell.sandbox",  # the sandbox is on by default
+    )
     assert run_stringsh(["trust"], cloned).returncode == 0
     assert b"TOKEN=hunter2" in run_stringsh(["-c", "/open repo/.env"], cloned).stdout
     # revoked: untrusted again

@@ -103,7 +103,7 @@ class GitRunner:
 
     def run(self, args: Sequence[str], *, push: bool = False, stdin: bytes | None = None) -> GitOutput:
         """`git <args>` with the overrides; inside the policy's sandbox unless pushing (which needs the network)."""
-        sandboxed = self.ws.policy.shell.sandbox and not push
+        sandboxed = not push and self.ws.shell_sandboxed()
         argv = [self.git, "--no-pager", *args]
         env = self.env(push=push, global_config=not sandboxed)
         env.update(identity_env(self.config))

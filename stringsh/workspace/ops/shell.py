@@ -8,6 +8,7 @@ later lines (a heredoc body is contents) or its output. pexpect loads with the f
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -40,9 +41,26 @@ def shell_settings(ws: Workspace) -> ShellSettings:
     """The policy's shell settings; `NOT_PERMITTED` when the policy turns the shell off."""
     if not ws.policy.permissions.shell:
         raise StringError("NOT_PERMITTED", "shell is disabled by policy", "The policy's [permissions] shell = false.")
+    return sandbox_settings(ws)
+
+
+def sandbox_settings(ws: Workspace) -> ShellSettings:
+    """The policy's shell settings with the sandbox chosen (bubblewrap by default where it runs, probed once per
+    workspace), whether or not the shell is permitted: git and actions ask too."""
     from stringsh.workspace.shell.settings import settings_from_policy
 
-    return settings_from_policy(ws.policy)
+    return settings_from_policy(ws.policy, ws.state.bwrap_probe)
+
+
+def admit(ws: Workspace, settings: ShellSettings, command: str, cwd: Path | None = None) -> None:
+    """The one check every shell entry makes before running `command` (topic shell, bash topics, MCP `bash`,
+    /exec, JSON `bash`, CLI actions): unsandboxed, a command naming a secret path is SECRET_DENIED (best effort,
+    shell/sandboxing.py); sandboxed, the secret is masked and nothing is refused here."""
+    if settings.why_not is None:
+        return
+    from stringsh.workspace.shell.sandboxing import refuse_named_secret
+
+    refuse_named_secret(command, ws.confiner.matcher, ws.root, cwd, settings.why_not)
 
 
 def provider(ws: Workspace, settings: ShellSettings) -> Provider:
@@ -77,6 +95,8 @@ def topic_shell(ws: Workspace, slot: ShellSlot) -> ShellSession:
 def run_in_topic_shell(ws: Workspace, request: ShellRequest, slot: ShellSlot) -> ShellResult:
     """Run in the topic's shell (kept in `slot`, started on first use); audited as `shell`."""
     with ws.audited("shell", topic=request.topic, command=request.command) as note:
+        current: ShellSession | None = slot.bash
+        admit(ws, shell_settings(ws), request.command, Path(current.cwd) if current is not None else None)
         shell = topic_shell(ws, slot)
         result = shell.run(request.command, timeout=request.timeout, variables=request.variables)
         note.outcome = result.code
@@ -89,6 +109,7 @@ def run_once(ws: Workspace, request: ShellRequest) -> ShellResult:
 
     with ws.audited("exec", topic=request.topic, command=request.command) as note:
         settings = shell_settings(ws)
+        admit(ws, settings, request.command)
         result = one_shot(
             request.command,
             ws.root,

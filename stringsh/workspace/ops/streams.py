@@ -25,7 +25,7 @@ class StreamsRequest(NamedTuple):
 
 
 def exec_streams(ws: Workspace, request: StreamsRequest) -> StreamsResult:
-    from stringsh.workspace.ops.shell import provider, shell_settings
+    from stringsh.workspace.ops.shell import admit, provider, shell_settings
     from stringsh.workspace.shell.streams import run_streams
 
     with ws.audited("exec", [request.workdir] if request.workdir != "." else [], topic=request.topic,
@@ -40,6 +40,7 @@ def exec_streams(ws: Workspace, request: StreamsRequest) -> StreamsResult:
         if not info.is_dir:
             raise StringError("INVALID_TARGET", f"Not a directory: {request.workdir}")
         cwd = ws.root if info.rel == "." else ws.root / Path(info.rel)
+        admit(ws, settings, request.command, cwd)
         result = run_streams(request.command, ws.root, settings, provider(ws, settings), cwd=cwd,
                              timeout=request.timeout, cap=request.cap)
         note.outcome = "TIMEOUT" if result.timed_out else None if result.exit_code == 0 else f"EXIT_{result.exit_code}"

@@ -61,8 +61,13 @@ def protect_args(folder: Path, limit: int = 500_000) -> list[str]:
     ensure_state_dir(folder)
     args: list[str] = []
     for rel in PROTECTED:
-        if os.path.exists(folder / rel):  # through a symlink to its target; a dangling one is watch.py's
-            args += ["--ro-bind", str(folder / rel), str(folder / rel)]
+        path = folder / rel
+        if os.path.islink(path):  # a planted link: its target read-only, when the sandbox could write it at all
+            real = path.resolve()
+            if os.path.exists(real) and real.is_relative_to(folder.resolve()):
+                args += ["--ro-bind", str(real), str(real)]
+        elif os.path.exists(path):  # a dangling link is watch.py's
+            args += ["--ro-bind", str(path), str(path)]
     git = folder / ".git"
     if os.path.isdir(git):  # a symlinked `.git` is bound at its target, the link itself watched (watch.py)
         args += _git_dir_args(folder, git)

@@ -142,14 +142,16 @@ def require_bwrap(probe: BwrapProbe | None = None) -> str:
         raise StringError(
             "NOT_PERMITTED",
             "The policy asks for the bubblewrap shell sandbox, but bwrap is not installed.",
-            'Install it (apt-get install bubblewrap) or set the policy\'s shell sandbox to "none".',
+            "Install it (apt-get install bubblewrap), or set [shell] sandbox = false in your policy (or start with"
+            " --no-sandbox) to run the shell unsandboxed.",
         )
     problem = (probe or BwrapProbe()).problem(path)
     if problem is not None:
         raise StringError(
             "NOT_PERMITTED",
             f"The policy asks for the bubblewrap shell sandbox, but bwrap cannot run here: {problem}",
-            'Enable user namespaces for bwrap, or set the policy\'s shell sandbox to "none".',
+            "Enable user namespaces for bwrap, or set [shell] sandbox = false in your policy (or start with"
+            " --no-sandbox) to run the shell unsandboxed.",
         )
     return path
 

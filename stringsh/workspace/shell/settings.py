@@ -9,6 +9,7 @@ from stringsh.errors import StringError
 
 if TYPE_CHECKING:
     from stringsh.workspace.policy import Policy
+    from stringsh.workspace.shell.providers import BwrapProbe
 
 SANDBOXES = ("none", "bubblewrap")
 
@@ -26,6 +27,9 @@ class ShellSettings:
     #: The policy's read_only roots besides the workspace: bound read-only, so a sandbox sees them (even under
     #: its private /tmp) and cannot change them, also where one lies inside a writable root.
     readonly: tuple[str, ...] = ()
+    #: Why the shell is not sandboxed (sandboxing.py), None when it is or when the caller chose "none" itself;
+    #: an engine shell with a reason refuses commands that name a secret path.
+    why_not: str | None = None
 
     def __post_init__(self) -> None:
         if self.sandbox not in SANDBOXES:
@@ -41,14 +45,18 @@ class ShellSettings:
         return self if timeout is None else replace(self, timeout=timeout)
 
 
-def settings_from_policy(policy: Policy) -> ShellSettings:
+def settings_from_policy(policy: Policy, probe: BwrapProbe | None = None) -> ShellSettings:
     """The policy's `[shell]` table (timeout, output cap, sandbox on/off); a sandbox may write the read_write
-    roots."""
+    roots. The sandbox is bubblewrap by default where `probe` finds it works (sandboxing.choose_sandbox)."""
+    from stringsh.workspace.shell.sandboxing import choose_sandbox
+
     shell = policy.shell
+    choice = choose_sandbox(policy, probe)
     return ShellSettings(
         writable=tuple(str(r.path) for r in policy.roots if r.mode == "read_write"),
         readonly=tuple(str(r.path) for r in policy.roots[1:] if r.mode != "read_write"),
         timeout=float(shell.timeout),
         output_cap=int(shell.output_cap),
-        sandbox="bubblewrap" if shell.sandbox else "none",
+        sandbox=choice.sandbox,
+        why_not=choice.why_not,
     )

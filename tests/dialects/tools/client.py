@@ -51,8 +51,8 @@ def audit_records() -> list[dict[str, Any]]:
 
 
 def use_sandbox(provider: str) -> None:
-    """The user's policy picks the shell provider (`local` or `bubblewrap`), as a user would."""
-    if provider == "bubblewrap":
-        policy = Path(os.environ["STRINGSH_CONFIG_DIR"], "policy.toml")
-        policy.parent.mkdir(parents=True, exist_ok=True)
-        policy.write_text("[shell]\nsandbox = true\n")
+    """The user's policy picks the shell provider (`local` or `bubblewrap`), as a user would: the sandbox is on
+    by default, so `local` turns it off."""
+    policy = Path(os.environ["STRINGSH_CONFIG_DIR"], "policy.toml")
+    policy.parent.mkdir(parents=True, exist_ok=True)
+    policy.write_text(f"[shell]\nsandbox = {'true' if provider == 'bubblewrap' else 'false'}\n")
