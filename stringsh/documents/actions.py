@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -149,7 +150,11 @@ def sandbox_wrap(workspace: Workspace) -> Callable[[list[str]], list[str]] | Non
 
 def _admitted(workspace: Workspace) -> Callable[[list[str]], list[str]]:
     def check(argv: list[str]) -> list[str]:
-        workspace.admit_shell(argv[-1])  # `bash ... -c COMMAND`: the command is the last word
+        # `bash -c SCRIPT ARGV0 VALUE…`: the values are the script's `$1`…, so a value naming a secret path is as
+        # much the command's as a word of the script
+        at = argv.index("-c")
+        script, values = argv[at + 1], argv[at + 3 :]
+        workspace.admit_shell(" ".join([script, *map(shlex.quote, values)]))
         return argv
 
     return check

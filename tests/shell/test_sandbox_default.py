@@ -213,3 +213,17 @@ def test_the_shells_folder_counts(ws: Path) -> None:
     assert named_secret("cat notes.txt", matcher, ws, ws / "private") == "notes.txt"
     assert named_secret("cat notes.txt", matcher, ws, ws) is None
     assert named_secret(f"cat {ws}/private/notes.txt", matcher, ws) == f"{ws}/private/notes.txt"
+
+
+def test_unsandboxed_an_action_value_naming_a_secret_path_is_refused(secret_ws: Path) -> None:
+    """An action's values reach bash as positional parameters, not in the script's text: the scan reads them as
+    words of the command all the same."""
+    user_policy("[shell]\nsandbox = false\n")
+    why = f"[shell] sandbox = false in {user_policy_file()}"
+    (secret_ws / "ops.md").write_text("# Ops\n\n```act.show\nCLI cat {path} {also}\n  path: string (required)\n"
+                                      "  also: string = a.txt\n```\n")
+    proc = run_stringsh(["run", "--keep-going", "-"], secret_ws,
+                        "/open ops.md\n/act.show --path .env\n/act.show --path a.txt\n")
+    replies = proc.stdout.decode().split("re: ")
+    assert replies[2] == denied("/act.show --path .env", ".env", why)[len("re: "):] + "\n"  # not the last value
+    assert "plain" in replies[3] and SECRET not in proc.stdout.decode()
