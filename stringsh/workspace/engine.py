@@ -98,13 +98,15 @@ class Workspace:
         return self.state.frontend
 
     def request(self, dialect: str, op: str | None, *, topic: str, command: str | None = None,
-                agent: str | None = None, paths: Sequence[str] = ()) -> AbstractContextManager[RequestContext]:
+                agent: str | None = None, paths: Sequence[str] = (),
+                client: str | None = None) -> AbstractContextManager[RequestContext]:
         """Run one request of a front end inside this block: `dialect` (`string`, `operator`, `tools`, `mcp`) and
         `agent` (the client program's own name) attribute its changes in the journal and the audit log; `op` names
         it in its one audit record (`/open`, `tools.edit`); `command` is what `/changes` names its change sets by
         (a command line, a tool and its paths; never a payload); `paths` are the ones it names, recorded when no
-        operation got as far as naming its own. See context.py."""
-        return self.state.request(dialect, op, topic, command, agent, tuple(paths))
+        operation got as far as naming its own; `client` is whose undo history its changes join (default: this
+        process's, EngineState.client). See context.py."""
+        return self.state.request(dialect, op, topic, command, agent, tuple(paths), client)
 
     def records_after_reply(self) -> AbstractContextManager[None]:
         """Send a reply inside this block: the audit records of the requests that ended in it are written when it

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from stringsh.errors import StringError
 from stringsh.workspace.checkpoint import LIMIT as CHECKPOINT_LIMIT
 from stringsh.workspace.checkpoint import Checkpointer
+from stringsh.workspace.context import current
 
 if TYPE_CHECKING:
     from stringsh.workspace.keep import Depth
@@ -212,12 +213,19 @@ class Journal:
             self.db.close()  # not a database (or a damaged one): the caller reports it
             raise
         self.path = path
-        self.client = client
+        self._client = client
         #: The audit log's head now, (record count, newest hash): anchored with every change set (state.py sets it).
         self.audit_head: Callable[[], tuple[int, str]] | None = None
         self.wal_path = f"{path}-wal"
         self._wal_fd = -1
         self.checkpoints = Checkpointer(path, self.wal_path)
+
+    @property
+    def client(self) -> str:
+        """Whose undo history a change joins and `/undo` walks: the client of the request being served
+        (context.py), else the one the journal was opened for."""
+        ctx = current()
+        return ctx.client if ctx is not None and ctx.client else self._client
 
     def close(self) -> None:
         self.checkpoints.wait()

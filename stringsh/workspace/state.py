@@ -123,7 +123,8 @@ class EngineState:
 
     @contextlib.contextmanager
     def request(self, dialect: str, op: str | None, topic: str, command: str | None = None,
-                agent: str | None = None, paths: tuple[str, ...] = ()) -> Iterator[RequestContext]:
+                agent: str | None = None, paths: tuple[str, ...] = (),
+                client: str | None = None) -> Iterator[RequestContext]:
         """One request: its context is current inside the block, and its one audit record is written when the
         block ends (outcome: the error code it raised, else what the front end or an operation set, else `ok`).
         Inside another request it adds nothing of its own: the outer request is what the user asked for, and
@@ -134,8 +135,8 @@ class EngineState:
             outer.agent = outer.agent if outer.agent is not None else agent
             yield outer
             return
-        ctx = RequestContext(dialect=dialect, op=op, topic=topic, client=self.client, command=command, agent=agent,
-                             asked=paths)
+        ctx = RequestContext(dialect=dialect, op=op, topic=topic, client=client or self.client, command=command,
+                             agent=agent, asked=paths)
         token = CURRENT.set(ctx)
         try:
             yield ctx
