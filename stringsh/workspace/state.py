@@ -193,7 +193,7 @@ class EngineState:
         next request need not wait for the log either. `flush_records` waits for it; `close` drains it. The log is
         opened here, so the writer never takes the state's lock (whoever closes the state holds it)."""
         try:
-            log = self._log()
+            log = self._writing_log()
         except (OSError, StringError):
             return  # a read-only state folder must not stop reads
         writer = self._writer
@@ -461,18 +461,23 @@ class EngineState:
             return 0, GENESIS
 
     def _log(self) -> AuditLog:
-        """The audit log, opened (and the workspace's `.stringsh/` made, as before the state moved) on first use."""
+        """The audit log, opened on first use."""
         with self.thread_lock:
             if self._audit is None:
-                with contextlib.suppress(OSError, StringError):
-                    self.workspace_folder()
                 self._audit = AuditLog(self._folder_fd(), AUDIT_FILES)
             return self._audit
+
+    def _writing_log(self) -> AuditLog:
+        """The log a record is about to be appended to: a used workspace has its `.stringsh/` (as before the
+        state moved)."""
+        with contextlib.suppress(OSError, StringError):
+            self.workspace_folder()
+        return self._log()
 
     def _append(self, record: dict[str, object]) -> None:
         # a read-only state folder must not stop reads; mutations fail earlier on the journal
         with contextlib.suppress(OSError, StringError):
-            self._log().append(record)
+            self._writing_log().append(record)
 
 
 class AuditWriter:
