@@ -73,3 +73,15 @@ DEFERRED: ContextVar[list[dict[str, object]] | None] = ContextVar("stringsh_defe
 def current() -> RequestContext | None:
     """The request this call belongs to; None for a library call made outside any request."""
     return CURRENT.get()
+
+
+#: The codes the confiner refuses a path with: a request refused so names the path in its record.
+PATH_REFUSALS = frozenset({"INVALID_PATH", "FILE_NOT_ALLOWED", "SECRET_DENIED", "NOT_PERMITTED"})
+
+
+def refused_path(path: str, code: str) -> None:
+    """The confiner refused `path`: the request's record names it, as asked, in every dialect alike (a String
+    Command refused before any operation ran would otherwise name nothing)."""
+    ctx = CURRENT.get()
+    if ctx is not None and code in PATH_REFUSALS and isinstance(path, str) and path[:200] not in ctx.asked:
+        ctx.asked.append(path[:200])

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from stringsh.errors import StringError
+from stringsh.workspace.context import refused_path
 from stringsh.workspace.oserrors import translated
 from stringsh.workspace.secrets import SecretMatcher
 
@@ -232,6 +233,13 @@ class Confiner:
             )
 
     def relative(self, path: str, *, reading: bool = False) -> str:
+        try:
+            return self._relative(path, reading=reading)
+        except StringError as exc:
+            refused_path(path, exc.code)
+            raise
+
+    def _relative(self, path: str, *, reading: bool) -> str:
         target, prefix, rest = self.route(path)
         try:
             parts = target.own_parts(rest)
@@ -248,8 +256,12 @@ class Confiner:
         """`walk` in the root `path` names; the result named by the innermost root holding it, whose mode decides
         whether `create` (a change) may go on (roots.py). A folder the system refuses, or one swapped while walked,
         is a coded error with the path (oserrors.py)."""
-        with translated([path]):
-            return self._resolve(path, create=create, reading=reading)
+        try:
+            with translated([path]):
+                return self._resolve(path, create=create, reading=reading)
+        except StringError as exc:
+            refused_path(path, exc.code)
+            raise
 
     def _resolve(self, path: str, *, create: bool, reading: bool) -> Resolved:
         if self.roots is None:

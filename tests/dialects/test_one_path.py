@@ -182,7 +182,7 @@ def test_refusals_each_in_its_own_shape_same_code_nothing_written(tmp_path: Path
     # the audit trail: one record per request, each a refusal by the one code, never the contents
     records = [steady(r) for r in audit(ws)][:-1]  # the last is the /changes just asked
     assert [(r["frontend"], r["op"], r["paths"], r["outcome"]) for r in records] == [
-        ("string", "/write", [], code), ("string", "/replace", [], code),  # refused before an operation named it
+        ("string", "/write", [path], code), ("string", "/replace", [path], code),
         ("operator", "operator.fs.write", [path], code), ("operator", "operator.fs.applyEdits", [path], code),
         ("tools", "tools.write", [path], code), ("tools", "tools.edit", [path], code)]
     assert "KEY=" not in str(records) and "X=2" not in str(records)
