@@ -5,16 +5,15 @@ the file system saying no (a folder the user may not read: `NOT_PERMITTED`) or s
 while it was walked (a folder swapped for a symlink, a file removed: `CONFLICT`). Neither is a bug in stringsh, so
 neither may surface as `INTERNAL_ERROR` with a traceback's words. `EngineState.audited`, which every operation
 runs inside, and the confiner's `resolve`, which every path goes through (a look-up inside another operation is
-not audited on its own), convert what escapes with `translated`; an errno not listed here (EIO, EBADF) stays a
-real failure.
+not audited on its own), convert what escapes with `coded`; an errno not listed here (EIO, EBADF) stays a real
+failure.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 from stringsh.errors import StringError
 
@@ -50,15 +49,3 @@ def coded(exc: OSError, paths: Sequence[str]) -> StringError | None:
         return StringError("TOO_LARGE", f"No space left for {where} ({exc.strerror or 'full'})",
                            "Free some space on that file system and retry.")
     return None
-
-
-@contextmanager
-def translated(paths: Sequence[str]) -> Iterator[None]:
-    """Inside the block, an OSError `coded` knows leaves as its coded error (without the OSError's traceback)."""
-    try:
-        yield
-    except OSError as exc:
-        error = coded(exc, paths)
-        if error is None:
-            raise
-        raise error from None

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from stringsh.errors import StringError
 from stringsh.workspace.context import refused_path
-from stringsh.workspace.oserrors import translated
+from stringsh.workspace.oserrors import coded
 from stringsh.workspace.secrets import SecretMatcher
 
 STATE_DIR = ".stringsh"
@@ -256,9 +256,14 @@ class Confiner:
         """`walk` in the root `path` names; the result named by the innermost root holding it, whose mode decides
         whether `create` (a change) may go on (roots.py). A folder the system refuses, or one swapped while walked,
         is a coded error with the path (oserrors.py)."""
-        try:
-            with translated([path]):
-                return self._resolve(path, create=create, reading=reading)
+        try:  # inline, not `with translated(...)`: a walk resolves every entry it meets
+            return self._resolve(path, create=create, reading=reading)
+        except OSError as exc:
+            error = coded(exc, [path])
+            if error is None:
+                raise
+            refused_path(path, error.code)
+            raise error from None
         except StringError as exc:
             refused_path(path, exc.code)
             raise
