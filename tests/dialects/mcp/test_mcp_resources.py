@@ -21,7 +21,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import Implementation, ResourceUpdatedNotification
 
-from tests.dialects.mcp.client import STRINGSH, server_env
+from tests.dialects.mcp.client import STRINGSH, HttpServer, http_server, server_env
 
 CLIENT = "resources-test-client"
 WAIT = 20  # seconds to wait for a notification; a correct run sees it in a fraction of a second
@@ -72,16 +72,30 @@ class ResourceClient:
 
 
 @contextmanager
-def resource_session(root: Path, env: dict[str, str]) -> Iterator[ResourceClient]:
-    """`python -m stringsh --root ROOT mcp` over real pipes, its client recording resource updates."""
+def resource_session(root: Path, env: dict[str, str], http: HttpServer | None = None) -> Iterator[ResourceClient]:
+    """`python -m stringsh --root ROOT mcp` over real pipes (or a session on the running `http` server), its
+    client recording resource updates."""
     updates = Updates()
     params = StdioServerParameters(command=sys.executable, args=["-m", "stringsh", "--root", str(root), "mcp"],
                                    env=server_env(env), cwd=str(root))
 
     @asynccontextmanager
+    async def transport() -> Any:
+        if http is None:
+            async with stdio_client(params) as streams:
+                yield streams
+            return
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {http.token}"}, timeout=30) as client, \
+                streamable_http_client(http.url, http_client=client) as streams:
+            yield streams
+
+    @asynccontextmanager
     async def opened() -> Any:
-        async with stdio_client(params) as (read, write), \
-                ClientSession(read, write, client_info=Implementation(name=CLIENT, version="1.0"),
+        async with transport() as streams, \
+                ClientSession(streams[0], streams[1], client_info=Implementation(name=CLIENT, version="1.0"),
                               message_handler=updates.handle) as session:
             await session.initialize()
             yield session
@@ -215,3 +229,22 @@ def test_a_burst_of_changes_is_one_notification_per_file(client: ResourceClient,
     assert client.updates.wait_for(before + 2)[before:] == [burst.as_uri(), marker.as_uri()]
     client.unsubscribe_resource(burst.as_uri())
     client.unsubscribe_resource(marker.as_uri())
+
+
+def test_http_sessions_hear_only_of_their_own_subscriptions(root: Path, env: dict[str, str]) -> None:
+    """Two HTTP sessions of one server, each subscribed to its own file: each is told of its file only (the
+    second change of the first file comes after any stray update about the other file would have)."""
+    mine, theirs = root / "mine.md", root / "theirs.md"
+    mine.write_text("0\n")
+    theirs.write_text("0\n")
+    with http_server(root, env=env) as server, resource_session(root, env, server) as first, \
+            resource_session(root, env, server) as second:
+        first.subscribe_resource(mine.as_uri())
+        second.subscribe_resource(theirs.as_uri())
+        mine.write_text("1\n")
+        assert first.updates.wait_for(1) == [mine.as_uri()]
+        theirs.write_text("1\n")
+        assert second.updates.wait_for(1) == [theirs.as_uri()]
+        mine.write_text("2\n")
+        assert first.updates.wait_for(2) == [mine.as_uri(), mine.as_uri()]
+        assert second.updates.uris == [theirs.as_uri()]
