@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import mimetypes
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
@@ -101,22 +102,25 @@ def refused(result: CallToolResult, uri: str) -> MCPError:
     return MCPError(code=INVALID_PARAMS, message=text, data={"uri": uri, "code": code})
 
 
-def watcher_of(calls: Calls) -> Watcher:
-    """The watcher open documents use (the dispatcher's), or one of the server's own when it has none."""
-    if calls.dispatcher is not None:
-        return calls.dispatcher.documents.watcher
-    from stringsh.render.watch import Watcher
+def watcher_of(calls: Calls) -> Callable[[], Watcher]:
+    """The watcher open documents use (the dispatcher's), or, with no dispatcher, one of the server's own."""
+    own: list[Watcher] = []
 
-    own: Watcher | None = getattr(calls, "_resource_watcher", None)
-    if own is None:
-        own = Watcher()
-        calls._resource_watcher = own  # type: ignore[attr-defined]
-    return own
+    def watcher() -> Watcher:
+        if calls.dispatcher is not None:
+            return calls.dispatcher.documents.watcher
+        if not own:
+            from stringsh.render.watch import Watcher
+
+            own.append(Watcher())
+        return own[0]
+
+    return watcher
 
 
 def register(server: MCPServer, calls: Calls) -> None:
     """Serve resources/templates/list, resources/read, resources/subscribe and resources/unsubscribe."""
-    subscriptions = Subscriptions(lambda: watcher_of(calls))
+    subscriptions = Subscriptions(watcher_of(calls))
 
     async def run(ctx: ServerRequestContext[Any, Any], name: str, uri: str, work: Any) -> CallToolResult:
         """`work` as one audited request (named `name`, the URI's path as its path), under the connection's roots."""

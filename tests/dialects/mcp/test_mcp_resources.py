@@ -248,3 +248,39 @@ def test_http_sessions_hear_only_of_their_own_subscriptions(root: Path, env: dic
         mine.write_text("2\n")
         assert first.updates.wait_for(2) == [mine.as_uri(), mine.as_uri()]
         assert second.updates.uris == [theirs.as_uri()]
+
+
+def test_a_file_is_watched_while_someone_subscribes(tmp_path: Path) -> None:
+    """The registry on a real watcher: one watch per file whatever the number of subscribers, released (its
+    folder unwatched) when the last one unsubscribes or its connection is dropped."""
+    import anyio.lowlevel
+
+    from stringsh.dialects.mcp.watching import Subscriber, Subscriptions
+    from stringsh.render.watch import Watcher
+
+    watcher = Watcher()
+    subscriptions = Subscriptions(lambda: watcher)
+    got: list[str] = []
+    arrived = threading.Event()
+
+    async def send(uri: str) -> None:
+        got.append(uri)
+        arrived.set()
+
+    doc = tmp_path / "doc.md"
+    doc.write_text("0\n")
+    try:
+        with start_blocking_portal() as portal:
+            token = portal.call(anyio.lowlevel.current_token)
+            first, second = Subscriber(send, token), Subscriber(send, token)
+            subscriptions.subscribe(first, "uri:first", str(doc))
+            subscriptions.subscribe(second, "uri:second", str(doc))
+            assert subscriptions.watched() == 1 and list(watcher._dirs) == [str(tmp_path.resolve())]
+            subscriptions.unsubscribe(first, "uri:first")
+            assert subscriptions.watched() == 1
+            doc.write_text("1\n")
+            assert arrived.wait(WAIT) and got == ["uri:second"]
+            subscriptions.drop(second)
+            assert subscriptions.watched() == 0 and watcher._dirs == {}
+    finally:
+        watcher.stop()
