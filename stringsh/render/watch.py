@@ -13,6 +13,7 @@ import contextlib
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,11 @@ class WatchHandle:
     changed: threading.Event = field(default_factory=threading.Event)
     closed: bool = False
     scheduled: bool = False  # counted in its folder's watch
+    #: Called on the observer thread after `changed` is set; it must be quick and take no lock held around an
+    #: observer call (an MCP subscription queues its notification).
+    on_change: Callable[[], None] | None = None
+    #: Set once the background setup is over (scheduled or given up): a caller may wait before relying on events.
+    ready: threading.Event = field(default_factory=threading.Event)
 
     def close(self) -> None:
         if not self.closed:
@@ -51,15 +57,21 @@ class Watcher:
         self._handles: dict[str, list[WatchHandle]] = {}  # file path -> handles
         self._stopped = False  # set by `stop`: a setup still sleeping must not start a new observer
 
-    def watch(self, path: str) -> WatchHandle:
+    def watch(self, path: str, on_change: Callable[[], None] | None = None) -> WatchHandle:
         """Start watching a file (absolute path); setup runs in the background so an open never waits for it."""
-        handle = WatchHandle(os.path.realpath(path), self)
+        handle = WatchHandle(os.path.realpath(path), self, on_change=on_change)
         with self._handles_lock:
             self._handles.setdefault(handle.path, []).append(handle)
         threading.Thread(target=self._schedule, args=(handle,), name="stringsh-watch", daemon=True).start()
         return handle
 
     def _schedule(self, handle: WatchHandle) -> None:
+        try:
+            self._schedule_now(handle)
+        finally:
+            handle.ready.set()
+
+    def _schedule_now(self, handle: WatchHandle) -> None:
         # Let the command that opened the file finish its reply first: importing watchdog and starting the observer
         # would otherwise compete with it for the GIL. A change in between is still caught by `is_stale`'s stat.
         time.sleep(SETUP_DELAY)
@@ -116,6 +128,9 @@ class Watcher:
             hit = [handle for path in paths for handle in self._handles.get(path, ())]
         for handle in hit:
             handle.changed.set()
+            if handle.on_change is not None:
+                with contextlib.suppress(Exception):  # a listener's failure must not stop the observer
+                    handle.on_change()
 
     def stop(self) -> None:
         """Stop the observer thread for good (the owner is closing); later handles only rely on `is_stale`."""
