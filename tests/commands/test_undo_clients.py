@@ -18,7 +18,8 @@ from tests.conftest import run_stringsh
 from tests.dialects.operator.operator_support import allow_changes, b64, block
 
 NOTHING = "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
-NAME_HINT = "A client name is 1 to 64 printable characters without spaces (--client agent-1, or STRINGSH_CLIENT=agent-1)."
+NAME_HINT = ("A client name is 1 to 64 printable characters without spaces "
+             "(--client agent-1, or STRINGSH_CLIENT=agent-1).")
 
 
 def c(ws: Path, command: str, *args: str, client: str | None = None) -> str:
@@ -101,7 +102,8 @@ def test_changes_and_revert_still_reach_every_clients_changes(ws: Path) -> None:
     assert c(ws, "/write a.txt a", client="alice") == created("a.txt", "a")
     listed = c(ws, "/changes", client="bob")
     assert listed.endswith("main  /write a.txt a  a.txt +1 -0\n")
-    assert c(ws, "/revert 1", client="bob") == "re: /revert 1\nReverted change 1 as change 2: deleted a.txt (was newly created)\n"
+    assert c(ws, "/revert 1", client="bob") == (
+        "re: /revert 1\nReverted change 1 as change 2: deleted a.txt (was newly created)\n")
 
 
 def test_a_daemon_keeps_a_client_of_its_own(ws: Path) -> None:

@@ -84,7 +84,7 @@ def skip(ws: Workspace, request: UndoRequest) -> SkippedChange:
             raise StringError(
                 "NOT_FOUND",
                 "Nothing to skip: this topic has no change left to undo.",
-                "Changes of other topics, other clients and earlier runs are not undone here; see /help undo.",
+                "Changes of other topics and other clients are not undone here; see /help undo.",
             )
         journal.skip(change_id)
         note.change = change_id
