@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 #: serves it on stdin/stdout (or, for mcp, HTTP).
 DIALECTS = ("operator", "tools", "mcp")
 SUBCOMMANDS = ("run", "daemon", "repl", "operator", "tools")
-VALUE_OPTIONS = ("--root", "--policy", "-c")
+VALUE_OPTIONS = ("--root", "--policy", "-c", "--client")
+#: The one-shot front ends: without a client name they share their terminal session's undo history.
+SESSION_MODES = ("run", "operator", "tools")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--root", default=None, help="workspace folder (default: the current folder)")
     parser.add_argument("--policy", default=None, help="policy file (default: stringsh.toml in the workspace root)")
     parser.add_argument("-c", dest="command", default=None, help="run one request and exit")
+    parser.add_argument("--client", metavar="NAME", default=None,
+                        help="whose undo history this run's changes join (also STRINGSH_CLIENT; default: -c, run, "
+                             "operator and tools share their terminal session's, others their own)")
     parser.add_argument("--no-sandbox", action="store_true",
                         help="run the shell without the bubblewrap sandbox (it is on by default where bwrap runs)")
     parser.add_argument("--plain", action="store_true", help="plain line mode: fixed prompt, no colour or escapes")
@@ -102,6 +107,8 @@ def quick_parse(argv: list[str]) -> Options | None:
                 options.root = value
             elif word == "--policy":
                 options.policy = value
+            elif word == "--client":
+                options.client = value
             else:
                 options.command = value
         elif word == "--plain":
@@ -152,14 +159,16 @@ def make_dispatcher(args: Options) -> Dispatcher:
 
     from stringsh.dispatcher import Dispatcher
     from stringsh.errors import StringError
+    from stringsh.workspace.clients import pick_client
 
     root = Path(args.root) if args.root else Path.cwd()
     if not root.is_dir():
         print(f"stringsh: workspace folder not found: {root}", file=sys.stderr)
         raise SystemExit(2)
     try:
+        client = pick_client(args.client, session=args.command is not None or args.mode in SESSION_MODES)
         dispatcher = Dispatcher(root, policy_file=Path(args.policy) if args.policy else None,
-                                no_sandbox=args.no_sandbox)
+                                no_sandbox=args.no_sandbox, client=client)
         dispatcher.check()
     except StringError as exc:
         fail(exc)

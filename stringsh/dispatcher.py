@@ -27,6 +27,7 @@ from stringsh.workspace.context import RequestContext
 if TYPE_CHECKING:
     from stringsh.documents.state import DocumentState
     from stringsh.protocol.stream import StreamItem
+    from stringsh.workspace.clients import Client
 
 
 def internal_error_text(exc: BaseException) -> str:
@@ -44,10 +45,13 @@ class Dispatcher:
         policy_file: Path | None = None,
         commands: Mapping[str, CommandSpec] = COMMANDS,
         no_sandbox: bool = False,
+        client: Client | None = None,
     ) -> None:
+        """`client`: who this dispatcher is in the journal (workspace/clients.py; default: its own process)."""
         self.root = Path(root or os.getcwd()).resolve()
         self.policy_file = policy_file
         self.no_sandbox = no_sandbox  # `--no-sandbox`: the user turns the shell sandbox off
+        self.client = client
         self.commands = commands
         self.sessions: dict[str, Session] = {}
         self._sessions_lock = threading.Lock()
@@ -69,7 +73,8 @@ class Dispatcher:
             return workspace
         with self._sessions_lock:
             if self._workspace is None:
-                self._workspace = Workspace.load(self.root, self.policy_file, no_sandbox=self.no_sandbox)
+                self._workspace = Workspace.load(self.root, self.policy_file, no_sandbox=self.no_sandbox,
+                                                 client=self.client)
             return self._workspace
 
     @property

@@ -10,6 +10,8 @@ class Options:
     def __init__(self) -> None:
         self.root: str | None = None
         self.policy: str | None = None
+        #: `--client NAME`: whose undo history the run's changes join (workspace/clients.py).
+        self.client: str | None = None
         self.no_sandbox = False
         self.command: str | None = None
         self.plain = False

@@ -69,6 +69,7 @@ def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "xdg-state"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "xdg-cache"))
+    monkeypatch.delenv("STRINGSH_CLIENT", raising=False)  # a client name of the caller's would join every run
 
 
 @pytest.fixture

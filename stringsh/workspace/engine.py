@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from stringsh.userdirs import user_policy_file
+from stringsh.workspace.clients import Client
 from stringsh.workspace.context import RequestContext, current
 from stringsh.workspace.layers import load_policy
 from stringsh.workspace.paths import Confiner
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
     from stringsh.workspace.shell.settings import ShellSettings
     from stringsh.workspace.shell.streams import StreamsResult
 
+#: The one-shot dialects' topics that `/undo` in main also walks for a lasting client (Workspace.undo_topics).
+LASTING_UNDO_TOPICS = ("operator", "tools")
 #: What a write is for: `edit` (changing part of an existing file in place) also needs the `edit` permission.
 WriteOp = Literal["write", "edit"]
 
@@ -53,7 +56,8 @@ class Workspace:
     `EngineState`; the workspace's `.stringsh/` holds only spool files and the index cache)."""
 
     def __init__(self, root: str | Path, policy: Policy | None = None, *, state_dir: Path | None = None,
-                 frontend: str = "string") -> None:
+                 frontend: str = "string", client: Client | None = None) -> None:
+        """`client`: who this process is in the journal (workspace/clients.py; default: its own, per process)."""
         self.root = Path(root).resolve()
         self.policy = policy or Policy.default(self.root)
         aliases = (Path(root), self.policy.root.path, *([Path(os.environ["PWD"])] if os.environ.get("PWD") else []))
@@ -64,7 +68,7 @@ class Workspace:
             from stringsh.workspace.roots import Roots
 
             Roots.attach(self.confiner, others)
-        self.state = EngineState(self.confiner, state_dir, frontend)
+        self.state = EngineState(self.confiner, state_dir, frontend, client)
         self._redactor: Redactor | None = None
         #: The policy is not changed through the workspace it governs (CVE-2026-25725), even before it exists.
         self.policy_files = {POLICY_FILE}
@@ -77,9 +81,10 @@ class Workspace:
                     self.policy_files.add(rel if folder == self.confiner.real else f"{ident}:{rel}")
 
     @classmethod
-    def load(cls, root: str | Path, policy_file: Path | None = None, *, no_sandbox: bool = False) -> Workspace:
+    def load(cls, root: str | Path, policy_file: Path | None = None, *, no_sandbox: bool = False,
+             client: Client | None = None) -> Workspace:
         policy = load_policy(root, policy_file, no_sandbox=no_sandbox)
-        workspace = cls(policy.root.path, policy)
+        workspace = cls(policy.root.path, policy, client=client)
         if workspace.state.has_journal():
             workspace.recover()  # a crash left files mid-change: put them back before anyone reads them
         return workspace
@@ -190,7 +195,19 @@ class Workspace:
     def undo_depth(self, topic: str) -> int:
         """How many times `/undo` could walk back in this topic (for the REPL toolbar); never creates state."""
         with self.state.thread_lock:
-            return self.journal.undo_depth(topic) if self.state.has_journal() else 0
+            if not self.state.has_journal():
+                return 0
+            return sum(self.journal.undo_depth(each) for each in self.undo_topics(topic))
+
+    def undo_topics(self, topic: str) -> tuple[str, ...]:
+        """The topics whose changes `/undo` in `topic` walks back, newest first across them: the topic itself; in
+        main also `operator` and `tools` for a client that outlives its process (named, or a terminal session's),
+        whose one-shot `stringsh operator` and `stringsh tools` runs have no `/undo` of their own."""
+        ctx = current()
+        own = ctx is None or not ctx.client or ctx.client == self.state.client
+        if topic == "main" and own and self.state.client_lasting:
+            return (topic, *LASTING_UNDO_TOPICS)
+        return (topic,)
 
     def history(self, limit: int = 50) -> list[ChangeRow]:
         """Newest change sets first (one journal connection is shared, so threads take turns)."""

@@ -48,6 +48,7 @@ from stringsh.errors import StringError
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import FsyncPool
 from stringsh.workspace.audit import GENESIS, AuditFiles, AuditLog
+from stringsh.workspace.clients import Client, own_client
 from stringsh.workspace.context import CURRENT, DEFERRED, RequestContext, current
 from stringsh.workspace.oserrors import coded
 from stringsh.workspace.paths import STATE_DIR, Confiner, spool_folder
@@ -93,15 +94,20 @@ class AuditNote:
 class EngineState:
     """Created lazily: nothing exists until the first audited operation (the audit log) or change (the journal)."""
 
-    def __init__(self, confiner: Confiner, state_dir: Path | None, frontend: str) -> None:
-        """`state_dir` replaces the per-workspace folder in the user's state folder (the files go in it directly)."""
+    def __init__(self, confiner: Confiner, state_dir: Path | None, frontend: str,
+                 client: Client | None = None) -> None:
+        """`state_dir` replaces the per-workspace folder in the user's state folder (the files go in it directly);
+        `client`: who this process is in the journal (clients.py; default: a client of this process alone)."""
         self.confiner = confiner
         #: The front end this process serves (`string`, `operator`, `tools`, `mcp`), for calls made outside any
         #: request (the library API); a request names its own dialect (context.py).
         self.default_frontend = frontend
-        #: This client in the journal: `/undo` takes back only changes this process (or daemon) made. A new one per
-        #: start, like the read guard: a restart, each `stringsh -c` and `run` starts with nothing to undo.
-        self.client = f"{os.getpid()}-{os.urandom(4).hex()}"
+        #: This client in the journal: `/undo` takes back only its changes. Named, a terminal session's (which a
+        #: later `stringsh -c` in that session shares) or this process's own (a restart starts with nothing to undo).
+        picked = client or own_client()
+        self.client = picked.name
+        #: Whether the client outlives this process: then `/undo` in main also walks its `operator`/`tools` runs.
+        self.client_lasting = picked.lasting
         self.thread_lock = threading.RLock()
         self.fsync_pool = FsyncPool()
         self._bwrap_probe: BwrapProbe | None = None

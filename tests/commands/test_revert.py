@@ -19,7 +19,8 @@ def c(ws: Path, command: str) -> str:
 
 
 def test_revert_another_clients_change_then_undo_the_revert(ws: Path) -> None:
-    assert run_stringsh(["-c", "/write a.md <<EOF\none\ntwo\nEOF"], ws).returncode == 0
+    person = {"STRINGSH_CLIENT": "person"}  # another client than this terminal's `run` below
+    assert run_stringsh(["-c", "/write a.md <<EOF\none\ntwo\nEOF"], ws, env=person).returncode == 0
     replies = script_replies(ws, "/revert 1\n/undo\n/changes\n/undo\n")
     assert [TIME.sub("TIME", r) for r in replies] == [
         "re: /revert 1\nReverted change 1 as change 2: deleted a.md (was newly created)",

@@ -1,5 +1,5 @@
-"""Undo belongs to whoever made the change. `/undo` walks back only this client's (process's or
-daemon's) changes of the topic; other clients' changes, and earlier runs', stay in the journal untouched."""
+"""Undo belongs to whoever made the change. `/undo` walks back only this client's (a process's, a daemon's, a
+terminal session's) changes of the topic; other clients' changes stay in the journal untouched."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from stringsh.dispatcher import Dispatcher
 from stringsh.workspace.engine import Workspace
 from stringsh.workspace.state import JOURNAL_FILE, state_folder
 from tests.commands.plain_client import PlainClient
+from tests.commands.sessions import run_in_new_session
 from tests.conftest import run_stringsh
 
 NOTHING = "ERROR(NOT_FOUND): Nothing to undo."
@@ -46,18 +47,18 @@ def test_a_person_and_an_agent_in_the_same_topic_name(ws: Path, tmp_path: Path) 
         agent.close()
 
 
-def test_a_later_c_invocation_does_not_undo_the_previous_one(ws: Path) -> None:
+def test_a_c_invocation_in_another_terminal_does_not_undo_this_ones(ws: Path) -> None:
     assert run_stringsh(["-c", "/write made.txt hi"], ws).returncode == 0
-    proc = run_stringsh(["-c", "/undo"], ws)
+    proc = run_in_new_session(["-c", "/undo"], ws)
     assert proc.stdout.decode() == f"re: /undo\n{NOTHING}\n"
     assert proc.returncode == 1
     assert (ws / "made.txt").read_text() == "hi\n"
 
 
-def test_a_scripts_undo_never_deletes_what_the_previous_run_created(ws: Path) -> None:
+def test_a_scripts_undo_never_deletes_what_another_terminals_run_created(ws: Path) -> None:
     (ws / "first.str").write_text("/write made.txt <<EOF\nfrom the first run\nEOF\n")
     (ws / "second.str").write_text("/write mine.txt <<EOF\nsecond\nEOF\n/undo\n/undo\n")
-    assert run_stringsh(["run", "first.str"], ws).returncode == 0
+    assert run_in_new_session(["run", "first.str"], ws).returncode == 0
     proc = run_stringsh(["run", "--keep-going", "second.str"], ws)
     assert proc.stdout.decode().endswith(
         "re: /undo\nUndo: deleted mine.txt (was newly created)\n" f"re: /undo\n{NOTHING}\n"
@@ -90,10 +91,10 @@ def test_undo_depth_counts_only_this_clients_changes(ws: Path) -> None:
         second.close()
 
 
-def test_help_says_what_survives_a_restart(dispatcher) -> None:
+def test_help_says_what_survives_the_process(dispatcher) -> None:
     text = dispatcher.execute("/help undo").text
-    assert "What survives a restart: the undo history does not. A new process (a restart, the next `stringsh -c` or\n" \
-        "`stringsh run`, a new daemon) starts with nothing to undo, just as it starts with nothing read." in text
+    assert "made it. A named or terminal-session client's undo history therefore outlives each process; a process's " \
+        "own client\n(a restarted REPL, a new daemon) starts with nothing to undo" in text
     assert "    /undo --skip\n" in text
 
 

@@ -60,7 +60,7 @@ def test_after_rm_undo_offers_a_skip_that_works_and_reaches_older_changes(ws: Pa
         agent.ask("/undo", "Undo: deleted keep.md (was newly created)")
         agent.ask("/undo", NOTHING)
         agent.ask("/undo --skip", "ERROR(NOT_FOUND): Nothing to skip: this topic has no change left to undo.\n"
-                  "Changes of other topics, other clients and earlier runs are not undone here; see /help undo.")
+                  "Changes of other topics and other clients are not undone here; see /help undo.")
     finally:
         agent.close()
     assert not (ws / "longline.txt").exists() and not (ws / "keep.md").exists()
@@ -92,7 +92,7 @@ def test_a_restart_is_never_stuck(ws: Path, tmp_path: Path) -> None:
     finally:
         agent.close()
     assert run_stringsh(["-c", "/undo"], ws).stdout.decode() == f"re: /undo\n{NOTHING}\n"
-    assert run_stringsh(["-c", "/write b.md new"], ws).returncode == 0
+    assert run_stringsh(["-c", "/write b.md new"], ws, env={"STRINGSH_CLIENT": "another-agent"}).returncode == 0
     proc = run_stringsh(["run", "-"], ws, stdin="/write c.md <<EOF\nc\nEOF\n/undo\n/undo\n")
     assert proc.stdout.decode().endswith(f"re: /undo\nUndo: deleted c.md (was newly created)\nre: /undo\n{NOTHING}\n")
     assert (ws / "a.md").read_text() == "edited by hand\n" and (ws / "b.md").read_text() == "new\n"
@@ -121,13 +121,13 @@ def test_undo_removes_the_empty_folders_its_write_created(ws: Path, tmp_path: Pa
 def test_bad_undo_inputs_are_refused_by_name(ws: Path) -> None:
     cases = {
         "/undo --skip": "ERROR(NOT_FOUND): Nothing to skip: this topic has no change left to undo.\n"
-        "Changes of other topics, other clients and earlier runs are not undone here; see /help undo.",
+        "Changes of other topics and other clients are not undone here; see /help undo.",
         "/undo --bogus": "ERROR(INVALID_PAYLOAD): Unknown flag for /undo: --bogus\n"
         "Usage: /undo [--skip]. Repeat /undo to go further back.",
         "/undo --skip now": "ERROR(INVALID_PAYLOAD): Usage: /undo [--skip]\n"
         "/undo takes no other arguments; repeat it to go further back.",
     }
-    assert run_stringsh(["-c", "/write a.md kept"], ws).returncode == 0
+    assert run_stringsh(["-c", "/write a.md kept"], ws, env={"STRINGSH_CLIENT": "another-agent"}).returncode == 0
     for request, reply in cases.items():
         proc = run_stringsh(["-c", request], ws)
         assert (proc.stdout.decode(), proc.returncode) == (f"re: {request}\n{reply}\n", 1)

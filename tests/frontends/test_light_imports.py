@@ -47,6 +47,7 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.workspace",
         "stringsh.workspace.atomic",
         "stringsh.workspace.audit",
+        "stringsh.workspace.clients",
         "stringsh.workspace.context",
         "stringsh.workspace.engine",
         "stringsh.workspace.globs",

@@ -86,8 +86,9 @@ def test_undo_past_the_pruned_depth_says_the_changes_were_pruned(ws: Path) -> No
         "in stringsh.toml); /changes lists the changes kept.",
     ]
     assert (ws / "a.md").read_text() == "1\n"
-    # Another client (this new process) never had a change pruned: plain "Nothing to undo."
-    assert script_replies(ws, "/undo\n") == ["re: /undo\nERROR(NOT_FOUND): Nothing to undo."]
+    # Another client (another name) never had a change pruned: plain "Nothing to undo."
+    other = run_stringsh(["-c", "/undo"], ws, env={"STRINGSH_CLIENT": "another"})
+    assert other.stdout.decode() == "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
 
 
 def test_info_shows_the_journal_depth(ws: Path) -> None:

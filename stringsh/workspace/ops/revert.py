@@ -58,12 +58,13 @@ def revert(ws: Workspace, request: RevertRequest) -> RevertOutcome:
 
 def undo(ws: Workspace, request: UndoRequest) -> RevertOutcome:
     """Revert this client's newest change in the topic that is not undone or skipped yet; each call walks one
-    change further back. Changes of other clients (processes, daemons, earlier runs) are never taken back here."""
+    change further back. Changes of other clients (another name, terminal session, daemon) are never taken back here."""
     require_revert(ws)
     with ws.state.audited("undo", [], request.topic) as note, ws.locked():
-        change_id = ws.journal.last_undoable(request.topic)
+        topics = ws.undo_topics(request.topic)
+        change_id = last_undoable(ws, topics)
         if change_id is None:
-            if ws.journal.pruned_undo(request.topic) is not None:
+            if any(ws.journal.pruned_undo(topic) is not None for topic in topics):
                 raise pruned_error(ws, "Nothing left to undo: older changes of this topic were pruned from the journal")
             raise StringError("NOT_FOUND", "Nothing to undo.")
         outcome = revert_locked(ws, change_id, request.topic, undo=True)
@@ -77,18 +78,25 @@ def skip(ws: Workspace, request: UndoRequest) -> SkippedChange:
     require_revert(ws)
     with ws.state.audited("undo-skip", [], request.topic) as note, ws.locked():
         journal = ws.journal
-        change_id = journal.last_undoable(request.topic)
+        topics = ws.undo_topics(request.topic)
+        change_id = last_undoable(ws, topics)
         if change_id is None:
             raise StringError(
                 "NOT_FOUND",
                 "Nothing to skip: this topic has no change left to undo.",
-                "Changes of other topics, other clients and earlier runs are not undone here; see /help undo.",
+                "Changes of other topics and other clients are not undone here; see /help undo.",
             )
         journal.skip(change_id)
         note.change = change_id
         named = [f.path for f in journal.files(change_id)] + [op.path for op in journal.tree(change_id)]
         paths = tuple(dict.fromkeys(named))  # a /mkdir or a moved link has folders and links, not files
-        return SkippedChange(change_id, paths, journal.last_undoable(request.topic))
+        return SkippedChange(change_id, paths, last_undoable(ws, topics))
+
+
+def last_undoable(ws: Workspace, topics: tuple[str, ...]) -> int | None:
+    """This client's newest change that `/undo` can still take back in any of `topics` (Workspace.undo_topics)."""
+    found = [cs for cs in (ws.journal.last_undoable(topic) for topic in topics) if cs is not None]
+    return max(found) if found else None
 
 
 def pruned_error(ws: Workspace, what: str) -> StringError:

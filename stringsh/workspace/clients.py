@@ -1,0 +1,93 @@
+"""Who a process is in the journal (its client): whose undo history its changes join and `/undo` walks.
+
+Three kinds, picked once at start-up (cli.py):
+- named: `--client NAME` or `STRINGSH_CLIENT=NAME`, whatever the front end; two processes with one name share one
+  undo history, two names never undo each other's changes;
+- a terminal session's: `-c`, `run`, `operator` and `tools` without a name. An agent's shell calls them one after
+  another from one session (`getsid`), so they share `sid-<sid>-<start>-<boot>`: the session leader's start time
+  (field 22 of `/proc/<sid>/stat`) and the boot id tell a sid recycled after the terminal closed, or after a
+  reboot, from the one that made the changes;
+- a process's own: the daemon, the REPL and the MCP server (and any process where `/proc` cannot say), as before.
+
+A client is attribution, not a permission: `/changes` and `/revert ID` reach every client's changes alike.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+from stringsh.errors import StringError
+
+#: The longest client name `--client` or `STRINGSH_CLIENT` may give.
+MAX_NAME = 64
+#: Set to name the client without the flag.
+ENV = "STRINGSH_CLIENT"
+NAME_HINT = (f"A client name is 1 to {MAX_NAME} printable characters without spaces "
+             f"(--client agent-1, or {ENV}=agent-1).")
+
+
+class Client(NamedTuple):
+    """A process's client. `lasting`: it outlives the process (named, or a terminal session's), so a later
+    process can undo its changes, and `/undo` in topic main also walks its `operator` and `tools` runs."""
+
+    name: str
+    lasting: bool
+
+
+def own_client() -> Client:
+    """A client of this process alone: a restart starts with nothing to undo."""
+    return Client(f"{os.getpid()}-{os.urandom(4).hex()}", False)
+
+
+def named_client(name: str, source: str) -> Client:
+    """The client the caller names; INVALID_PAYLOAD (quoting it safely) when it is not a usable name."""
+    problem = None
+    if not name:
+        problem = "it is empty"
+    elif len(name) > MAX_NAME:
+        problem = f"it has {len(name)} characters, more than {MAX_NAME}"
+    elif any(ch.isspace() for ch in name):
+        problem = "it has whitespace"
+    elif not name.isprintable():
+        problem = "it has a character that is not printable"
+    if problem is not None:
+        shown = ascii(name if len(name) <= 80 else name[:80] + "…")
+        raise StringError("INVALID_PAYLOAD", f"Invalid client name {shown} ({source}): {problem}.", NAME_HINT)
+    return Client(name, True)
+
+
+def terminal_client() -> Client | None:
+    """The client of this process's terminal session; None when `/proc` cannot identify its leader (gone, or no
+    procfs), where the caller falls back to a process's own client."""
+    try:
+        sid = os.getsid(0)
+        with open(f"/proc/{sid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(b")") + 2:].split()  # the name in parentheses may hold spaces and `)`
+    if len(fields) < 20 or fields[3] != str(sid).encode():  # field 6: the leader's session is this one
+        return None
+    start = fields[19].decode("ascii", "replace")  # field 22: start time, clock ticks after boot
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as handle:
+            boot = handle.read().strip().replace("-", "")[:8]
+    except OSError:
+        boot = "0"
+    return Client(f"sid-{sid}-{start}-{boot}", True)
+
+
+def pick_client(flag: str | None, *, session: bool) -> Client:
+    """The client of this run: `--client`, else `STRINGSH_CLIENT`, else the terminal session's (`session`: a
+    one-shot front end) or the process's own."""
+    if flag is not None:
+        return named_client(flag, "--client")
+    env = os.environ.get(ENV)
+    if env:
+        return named_client(env, ENV)
+    if session:
+        found = terminal_client()
+        if found is not None:
+            return found
+    return own_client()
