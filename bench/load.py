@@ -18,6 +18,7 @@ Goal: p99 under load <= 5x the single client's p50, zero lost updates.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import secrets
@@ -132,7 +133,10 @@ class Agent:
         ok, code, _text = await self.send(op, args)
         self.times[op].append(time.perf_counter() - started)
         if not ok:
-            self.refusals[code] = self.refusals.get(code, 0) + 1
+            key = f"{op} {'shared' if counter else 'private' if before else ''} {code}".replace("  ", " ")
+            self.refusals[key] = self.refusals.get(key, 0) + 1
+            if os.environ.get("LOAD_DEBUG"):
+                print(self.name, op, args.get("path"), _text[:300], file=sys.stderr)
             if op == "undo":
                 self.undoable = None
             return
@@ -322,7 +326,7 @@ async def bench(root: Path, args: argparse.Namespace, mcp_names: list[str], topi
                 solo = [agent(mcp_names[0], args.seed), agent(topic_names[0], args.seed + 1)]
                 for one in solo:  # one client alone: the baseline
                     await run_agents([one], solo_ops)
-                report["baseline"] = {op: [t for one in solo for t in one.times[op]] for op in OPS}
+                report["baseline"] = {(kind(one), op): list(one.times[op]) for one in solo for op in OPS}
                 for one in solo:
                     one.times = {op: [] for op in OPS}
                 others = mcp_names[1:] + topic_names[1:]
@@ -338,6 +342,11 @@ async def bench(root: Path, args: argparse.Namespace, mcp_names: list[str], topi
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def kind(agent: Agent) -> str:
+    """`mcp` or `daemon`: which front end the agent works through (by its name: m00, d00)."""
+    return "mcp" if agent.name.startswith("m") else "daemon"
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -377,7 +386,7 @@ def main() -> int:
         report: dict[str, object] = {}
         anyio.run(bench, root, args, mcp_names, topic_names, report)
         agents: list[Agent] = report["load"]  # type: ignore[assignment]
-        baseline: dict[str, list[float]] = report["baseline"]  # type: ignore[assignment]
+        baseline: dict[tuple[str, str], list[float]] = report["baseline"]  # type: ignore[assignment]
         wall: float = report["wall"]  # type: ignore[assignment]
         lost = check(root, agents)
         verify = subprocess.run([sys.executable, "-m", "stringsh", "--root", str(root), "audit", "verify"],
@@ -385,22 +394,23 @@ def main() -> int:
         total = sum(len(times) for agent in agents for times in agent.times.values())
         print(f"{len(mcp_names)} MCP HTTP sessions + {len(topic_names)} daemon topics, {args.ops} operations each, "
               f"{FOLDERS * PER_FOLDER} tree files; {total} operations in {wall:.1f} s = {total / wall:.0f} ops/s")
-        print(f"{'operation':<10}{'solo p50':>12}{'load p50':>12}{'load p99':>12}{'p99/solo p50':>14}")
+        print(f"{'operation':<16}{'solo p50':>12}{'load p50':>12}{'load p99':>12}{'p99/solo p50':>14}")
         worst = 0.0
-        for op in OPS:
-            alone = baseline[op]
-            loaded = [t for agent in agents for t in agent.times[op]]
+        for front, op in [(front, op) for front in ("mcp", "daemon") for op in OPS]:
+            alone = baseline[front, op]
+            loaded = [t for agent in agents if kind(agent) == front for t in agent.times[op]]
             if not alone or not loaded:
                 continue
             base, p99 = statistics.median(alone), percentile(loaded, 0.99)
             worst = max(worst, p99 / base)
-            print(f"{op:<10}{base * 1e3:>10.1f}ms{statistics.median(loaded) * 1e3:>10.1f}ms{p99 * 1e3:>10.1f}ms"
+            p50 = statistics.median(loaded)
+            print(f"{front + ' ' + op:<16}{base * 1e3:>10.1f}ms{p50 * 1e3:>10.1f}ms{p99 * 1e3:>10.1f}ms"
                   f"{p99 / base:>13.1f}x")
         refusals: dict[str, int] = {}
         for agent in agents:
             for code, count in agent.refusals.items():
-                refusals[code] = refusals.get(code, 0) + count
-        others = {code: count for code, count in refusals.items() if code != "CONFLICT"}
+                refusals[f"{kind(agent)} {code}"] = refusals.get(f"{kind(agent)} {code}", 0) + count
+        others = {code: count for code, count in refusals.items() if not code.endswith(" CONFLICT")}
         print(f"refusals: {refusals or 'none'}; every refusal CONFLICT: {'yes' if not others else f'no {others}'}")
         print(f"lost updates: {len(lost)}" + "".join(f"\n  {line}" for line in lost[:20]))
         print(f"audit verify: {'passes' if verify.returncode == 0 else 'FAILS: ' + verify.stdout + verify.stderr}")
