@@ -98,10 +98,6 @@ class Sessions:
             self.dispatcher.end_topic(client.topic)
         log.info("stringsh mcp: session %s ended", client.topic)
 
-    def end_all(self) -> None:
-        for key in list(self.live):
-            self.end(key)
-
 
 def _connection(request: ServerRequestContext[Any, Any]) -> Connection | None:
     """The SDK's per-connection object behind a request (its `exit_stack` runs when the connection closes); the
