@@ -18,7 +18,6 @@ Goal: p99 under load <= 5x the single client's p50, zero lost updates.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import re
 import secrets
@@ -135,8 +134,6 @@ class Agent:
         if not ok:
             key = f"{op} {'shared' if counter else 'private' if before else ''} {code}".replace("  ", " ")
             self.refusals[key] = self.refusals.get(key, 0) + 1
-            if os.environ.get("LOAD_DEBUG"):
-                print(self.name, op, args.get("path"), _text[:300], file=sys.stderr)
             if op == "undo":
                 self.undoable = None
             return
