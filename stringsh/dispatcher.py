@@ -105,6 +105,18 @@ class Dispatcher:
         with self._sessions_lock:
             return list(self.sessions.values())
 
+    def end_topic(self, topic: str) -> None:
+        """Forget a topic whose client went away (an MCP session ended): its shell stopped, its state dropped.
+        Waits for a request running in it; a later request in the same name starts a fresh topic."""
+        lock = self._topic_locks.get(topic)
+        if lock is None:
+            return
+        with lock, self._sessions_lock:
+            session = self.sessions.pop(topic, None)
+            self._topic_locks.pop(topic, None)
+        if session is not None:
+            session.close_shell()
+
     def execute(self, text: str, topic: str | None = None) -> Reply:
         """Run one request (header plus optional body) in a topic and format its reply."""
         try:

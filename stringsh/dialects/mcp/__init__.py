@@ -9,5 +9,6 @@
   result; `coded.py` words the SDK's own failures (unknown tool, bad arguments) the same way.
 - `tools_files.py` (with `listing.py`, `textedit.py`): the reference filesystem server's tools.
 - `tools_commands.py` (with `requests.py`, which quotes arguments into request text): stringsh's own tools, the
-  String Commands run through the Dispatcher in the topic `mcp` (`string`, `grep`, `open`, `edit_block`, ...).
+  String Commands run through the Dispatcher in the connection's own topic (`string`, `grep`, `open`, ...).
+- `sessions.py`: each connection (stdio, or an HTTP session) is its own client and topic, ended with it.
 """

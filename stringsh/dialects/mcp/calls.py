@@ -1,6 +1,6 @@
-"""One tool call on the engine: who asks (the client's name from `initialize`), which folders this connection may
-use (its MCP roots, roots.py), the call run on a worker thread as one request of the `mcp` dialect (its tool name,
-paths and client: `Workspace.request`), and
+"""One tool call on the engine: who asks (the connection's own client and topic, sessions.py, and the client's name
+from `initialize`), which folders this connection may use (its MCP roots, roots.py), the call run on a worker thread
+as one request of the `mcp` dialect (its tool name, paths and client: `Workspace.request`), and
 every failure turned into an MCP tool error (`isError: true`, `ERROR(CODE): message` and a hint) instead of a
 protocol error or a traceback."""
 
@@ -17,6 +17,7 @@ import anyio.to_thread
 from mcp_types import CallToolResult, ContentBlock, TextContent
 
 from stringsh.dialects.mcp.roots import ClientRoots
+from stringsh.dialects.mcp.sessions import Sessions
 from stringsh.errors import StringError
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from stringsh.dispatcher import Dispatcher
     from stringsh.workspace.engine import Workspace
 
-#: The topic MCP calls journal their changes in: `undo` over MCP walks back MCP's own changes.
+#: The topic of a call made outside any connection (tests of a tool's work); a connection has its own (sessions.py).
 TOPIC = "mcp"
 
 log = logging.getLogger("stringsh.mcp")
@@ -44,11 +45,12 @@ def text_result(text: str) -> CallToolResult:
 
 
 class Call:
-    """What a tool's engine work sees: the workspace, the topic, and the path check of this connection's roots."""
+    """What a tool's engine work sees: the workspace, the connection's topic, and the path check of its roots."""
 
-    def __init__(self, workspace: Workspace, allowed: tuple[Path, ...] | None, aliases: dict[str, str]) -> None:
+    def __init__(self, workspace: Workspace, allowed: tuple[Path, ...] | None, aliases: dict[str, str],
+                 topic: str = TOPIC) -> None:
         self.ws = workspace
-        self.topic = TOPIC
+        self.topic = topic
         #: None: every policy root; else the client's roots as intersected with the policy's (maybe none).
         self.allowed = allowed
         self.aliases = aliases
@@ -116,29 +118,34 @@ class Calls:
         #: The String Command path (tools_commands.py); None where only the engine was given (no command tools).
         self.dispatcher = dispatcher
         self.roots = ClientRoots(workspace)
+        #: Each connection's own client and topic, ended with the connection.
+        self.sessions = Sessions(workspace, dispatcher, self.roots.forget)
         #: Other spellings of the workspace root (the `--root` given, through a symlink) -> its real path.
         self.aliases = aliases or {}
 
     async def run(self, ctx: Context[Any, Any], work: Callable[[Call], str | CallToolResult | list[ContentBlock]]
                   ) -> CallToolResult:
-        """Run `work` on a worker thread as one request of the `mcp` dialect (the client's, under its roots);
+        """Run `work` on a worker thread as one request of the `mcp` dialect (the connection's client and topic,
+        under its roots);
         coded errors become tool errors, and the result is masked inside the request, once for every tool
         (masking.py), so the audit record says what the client got."""
         request = ctx.request_context
         agent = client_name(request)
+        mine = self.sessions.client(request, agent)
         tool, paths = tool_call(request.params)
         try:
             allowed = await self.roots.allowed(request)
         except StringError as exc:
-            with self.ws.request("mcp", f"mcp.{tool}", topic=TOPIC, agent=agent, paths=paths) as refused:
+            with self.ws.request("mcp", f"mcp.{tool}", topic=mine.topic, agent=agent, paths=paths,
+                                 client=mine.client) as refused:
                 refused.fail(exc.code)
                 return _masked(self.ws, error_result(exc))
-        call = Call(self.ws, allowed, self.aliases)
+        call = Call(self.ws, allowed, self.aliases, mine.topic)
 
         def one_request() -> CallToolResult:
             command = " ".join([tool, *paths]) if paths else None  # a command tool's own request names it
-            with self.ws.request("mcp", f"mcp.{tool}", topic=TOPIC, command=command, agent=agent,
-                                 paths=paths) as asked:
+            with self.ws.request("mcp", f"mcp.{tool}", topic=mine.topic, command=command, agent=agent,
+                                 paths=paths, client=mine.client) as asked:
                 result = _masked(self.ws, _result(work, call))
                 if result.is_error:
                     asked.fail(asked.outcome or error_code(result))

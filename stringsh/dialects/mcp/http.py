@@ -129,7 +129,10 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path]) -> int:
         return 2
     shown = f"[{address}]" if ":" in address else address
     security = transport_security(address, shown, port)
-    app = server.streamable_http_app(transport_security=security, host=address)
+    from stringsh.dialects.mcp import sessions
+
+    app = server.streamable_http_app(transport_security=security, host=address,
+                                     session_idle_timeout=sessions.IDLE_SECONDS)
     token, source = load_token(roots)
     where = f"http://{shown}:{port}/mcp"
     if source is None:

@@ -75,7 +75,11 @@ class ClientRoots:
         return [folder for _, folder, _ in self.ws.confiner.root_list()]
 
     def changed(self, request: ServerRequestContext[Any, Any]) -> None:
-        self.cache.pop(connection_key(request), None)
+        self.forget(connection_key(request))
+
+    def forget(self, key: str) -> None:
+        """Ask the connection again on its next call (list_changed), or forget it (it ended)."""
+        self.cache.pop(key, None)
 
     async def allowed(self, request: ServerRequestContext[Any, Any]) -> tuple[Path, ...] | None:
         """The folders this connection may use; None for all of the policy's."""

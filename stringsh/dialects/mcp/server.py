@@ -27,7 +27,8 @@ stringsh: a workspace's files behind one engine. Paths are absolute inside an al
 (list_allowed_directories) or relative to the first one. Files keep their encoding, BOM and line endings; \
 secret files are refused; every change is journalled and can be undone. A refusal reads \
 `ERROR(CODE): message` with a hint line saying what to do next. The `string` tool runs any String Command \
-(`/help` lists them); `undo` takes back this server's own changes."""
+(`/help` lists them); `undo` takes back this session's own changes (each connection has its own topic: \
+open document, shell and undo history)."""
 
 
 def build_server(workspace: Workspace, root_spelling: str | None = None, dispatcher: Dispatcher | None = None

@@ -1,8 +1,9 @@
-"""stringsh's own tools: String Commands run through the Dispatcher every front end uses, in the topic `mcp` (the
-one MCP's file tools journal in, so `undo` takes their changes back too), as the client. Each tool builds a request
-from its arguments (requests.py quotes them; nothing a client sends can add a flag, a second command or end a
-heredoc), and its result is the reply text exactly as `stringsh -c` prints it, `isError` when the reply is a failure
-(`ERROR(CODE): …`, or a shell command's non-zero exit, whose reply keeps its `exit: N | cwd: …` text).
+"""stringsh's own tools: String Commands run through the Dispatcher every front end uses, in the connection's own topic
+(sessions.py; the one its file tools journal in, so `undo` takes their changes back too), as its client. Each tool
+builds a request from its arguments (requests.py quotes them; nothing a client sends can add a flag, a second
+command or end a heredoc), and its result is the reply text exactly as `stringsh -c` prints it, `isError` when the
+reply is a failure (`ERROR(CODE): …`, or a shell command's non-zero exit, whose reply keeps its `exit: N | cwd: …`
+text).
 
 When the client's roots narrow the policy's, the tools that reach the whole workspace (`string`, `bash`, `patch`,
 `changes`, `revert`, `undo`, `grep` without a path, `open @shortcut`) are refused: only the path tools can be kept
@@ -17,7 +18,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from stringsh.dialects.mcp.calls import TOPIC, Call, Calls
+from stringsh.dialects.mcp.calls import Call, Calls
 from stringsh.dialects.mcp.requests import Arg, build, flag, shell_request
 from stringsh.errors import StringError
 from stringsh.protocol.request import REQUEST_ID
@@ -38,9 +39,10 @@ ANYTHING = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempote
 ChangeId = Annotated[int, Field(ge=1, description="A change id as `changes` lists it")]
 
 
-def reply_result(dispatcher: Dispatcher, text: str) -> CallToolResult:
-    """Run one request in the MCP topic; the reply text as `stringsh -c` prints it, isError when it failed."""
-    reply = dispatcher.execute(text, TOPIC)
+def reply_result(dispatcher: Dispatcher, text: str, topic: str) -> CallToolResult:
+    """Run one request in the connection's topic; the reply text as `stringsh -c` prints it, isError when it
+    failed."""
+    reply = dispatcher.execute(text, topic)
     return CallToolResult(content=[TextContent(type="text", text=reply.text)], is_error=not reply.ok)
 
 
@@ -61,7 +63,7 @@ def no_bash_mode(request: str) -> str:
         header = header[1:]
     if header[:1] == "/" and [word.lower() for word in header[1:].split(maxsplit=1)[:1]] == ["bash"]:
         raise StringError("COMMAND_UNSUPPORTED", "/bash mode is not available over MCP: every tool shares this "
-                          "server's topic", "Use the bash tool, or !command in a string request.")
+                          "session's topic", "Use the bash tool, or !command in a string request.")
     return request
 
 
@@ -88,7 +90,7 @@ def register(server: MCPServer, calls: Calls) -> None:
         def work(call: Call) -> CallToolResult:
             if tool is not None:
                 whole_workspace(call, tool)
-            return reply_result(dispatcher, make(call))
+            return reply_result(dispatcher, make(call), call.topic)
 
         return await calls.run(ctx, work)
 
@@ -97,7 +99,7 @@ def register(server: MCPServer, calls: Calls) -> None:
                                                                "optional body, e.g. `/open README.md#setup` or "
                                                                "`/edit a.md#x <<EOF` … `EOF`")],
                      ctx: Context) -> CallToolResult:
-        """Run any String Command (`/help` lists them) in this server's topic; returns the reply text exactly as
+        """Run any String Command (`/help` lists them) in this session's own topic; returns the reply text exactly as
         `stringsh -c` prints it (`re: …` line first), isError for an `ERROR(CODE)` reply."""
         return await execute(ctx, lambda call: no_bash_mode(request), "string")
 
@@ -210,14 +212,14 @@ def register(server: MCPServer, calls: Calls) -> None:
     async def undo(ctx: Context,
                    skip: Annotated[bool, Field(description="Pass over a change that cannot be undone (CONFLICT)")]
                    = False) -> CallToolResult:
-        """Undo this server's last change (/undo in its topic; each call goes one further back): its own changes
-        only, never another client's or a person's."""
+        """Undo this session's last change (/undo in its topic; each call goes one further back): its own changes
+        only, never another session's, client's or a person's."""
         return await execute(ctx, lambda call: build("/undo", [flag("--skip")] if skip else []), "undo")
 
     @server.tool(annotations=ANYTHING)
     async def bash(command: Annotated[str, Field(description="A bash command line or script")],
                    ctx: Context) -> CallToolResult:
-        """Run a command in this server's persistent bash (`!cmd`): cwd and exports persist between calls, the
+        """Run a command in this session's persistent bash (`!cmd`): cwd and exports persist between calls, the
         sandbox policy applies, output is redacted. Reply: `exit: N | cwd: /abs`, `---`, the output; a non-zero
         exit is isError (String's EXIT_N) with the same text."""
 

@@ -16,7 +16,9 @@ import pytest
 from tests.dialects.mcp.client import STRINGSH, Client, server_env, stdio_session
 
 DOC = b"# Doc\r\n\r\n<!-- #todo -->\r\n- old\r\n<!-- /todo -->\r\n\r\n## Notes\r\n\r\ncolour colour\r\n"
-ROW = r"(\d+)  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d  mcp  "
+#: A connection's own topic (sessions.py): `mcp-`, the client's name, a short id.
+TOPIC = r"mcp-edits-client-[0-9a-f]{6}"
+ROW = r"(\d+)  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d  " + TOPIC + "  "
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +115,7 @@ def test_changes_shows_one_and_revert_reverts_it(client: Client, root: Path) -> 
     client.text("replace", {"target": "r.txt", "body": "red\n---\nblue\n"})
     change = re.search(ROW, client.text("changes", {"n": 1})).group(1)  # type: ignore[union-attr]
     shown = client.text("changes", {"id": int(change)})
-    assert re.fullmatch(rf"re: /changes {change}\nChange {change}, \S+ \S+, topic mcp: replace r\.txt\n---\n"
+    assert re.fullmatch(rf"re: /changes {change}\nChange {change}, \S+ \S+, topic " + TOPIC + r": replace r\.txt\n---\n"
                         r"--- a/r\.txt\n\+\+\+ b/r\.txt\n@@ -1 \+1 @@\n-red\n\+blue", shown)
     reverted = client.text("revert", {"id": int(change)})
     assert re.fullmatch(rf"re: /revert {change}\nReverted change {change} as change \d+: reverted r\.txt "
@@ -135,7 +137,7 @@ def test_audit_records_carry_mcp_and_the_client_name(client: Client, root: Path,
     done = subprocess.run([*STRINGSH, "--root", str(root), "audit", "tail", "--json", "-n", "3"],
                           env=server_env(env), capture_output=True, text=True, timeout=60)
     records = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [(r["op"], r["ops"], r["frontend"], r["agent"], r["topic"], r["paths"], r["outcome"])
-            for r in records][-2:] == [  # one record per tool call, naming the engine operations it ran
-        ("mcp.replace", ["read", "apply"], "mcp", "edits-client", "mcp", ["audited.txt"], "ok"),
-        ("mcp.string", [], "mcp", "edits-client", "mcp", [], "COMMAND_UNSUPPORTED")]
+    assert [(r["op"], r["ops"], r["frontend"], r["agent"], r["paths"], r["outcome"]) for r in records][-2:] == [
+        ("mcp.replace", ["read", "apply"], "mcp", "edits-client", ["audited.txt"], "ok"),  # a record per tool call
+        ("mcp.string", [], "mcp", "edits-client", [], "COMMAND_UNSUPPORTED")]
+    assert all(re.fullmatch(TOPIC, r["topic"]) for r in records[-2:])  # the connection's own topic

@@ -107,7 +107,7 @@ def test_narrowed_roots_keep_to_the_path_tools(root: Path, env: dict[str, str]) 
 
 
 def test_bash_mode_is_refused_so_the_other_tools_keep_working(client: Client) -> None:
-    refused = ("ERROR(COMMAND_UNSUPPORTED): /bash mode is not available over MCP: every tool shares this server's "
+    refused = ("ERROR(COMMAND_UNSUPPORTED): /bash mode is not available over MCP: every tool shares this session's "
                "topic\nUse the bash tool, or !command in a string request.")
     for request in ("/bash", "//BASH", "[r1] /bash", "/Bash\t"):
         assert client.error("string", {"request": request}) == refused

@@ -1,0 +1,425 @@
+"""Benchmark (not a test): many agents on one workspace. 32 MCP HTTP sessions (one `stringsh mcp --http`, the SDK's
+client) and 32 daemon topics (one `stringsh daemon`, `<𝒞=string:TOPIC>` framing) work at once on one 5,000-file
+tree, each doing N mixed operations on shared and private files.
+
+    python bench/load.py [--ops 500] [--mcp 32] [--topics 32] [--seed 0]
+
+Operations: read, edit (one line of a shared file, or of a private one), write (a private file), grep (one folder
+of the tree), bash, undo (right after the client's own private change, so it takes exactly that back). A shared
+file has one counter line per client, which only that client edits, so every accepted edit is checkable.
+
+Reported: p50/p99 of each operation under load against one client's p50 alone (measured first, the same mix),
+throughput, and the invariants after: no lost update (every private file as its client's accepted writes, edits
+and undos left it; every counter line at its client's count of accepted edits), every refusal reported as
+`CONFLICT` (any other code is listed), `stringsh audit verify` passing, and the servers' peak memory (VmHWM).
+Goal: p99 under load <= 5x the single client's p50, zero lost updates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import secrets
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# This folder holds a bench named like the SDK's package (mcp.py): it goes last on the path.
+sys.path.pop(0)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.append(str(Path(__file__).resolve().parent))
+
+import anyio
+from benchenv import isolate_user_state
+
+OPS = ("read", "edit", "write", "grep", "bash", "undo")
+WEIGHTS = {"read": 30, "edit": 25, "write": 10, "grep": 10, "bash": 15, "undo": 10}
+FOLDERS, PER_FOLDER = 50, 100
+SHARED_FILES = 8
+PRIVATE_FILES = 4
+PRIVATE_LINES = 5
+CODE = re.compile(r"^(?:re: [^\n]*\n)?ERROR\(([A-Z0-9_]+)\)")
+END = "</𝒞>"
+
+
+def build_tree(root: Path, clients: list[str]) -> None:
+    """5,000 files in 50 folders, the shared files (a counter line per client), each client's private files."""
+    for folder in range(FOLDERS):
+        sub = root / "tree" / f"d{folder:02d}"
+        sub.mkdir(parents=True)
+        for index in range(PER_FOLDER):
+            word = "needle" if index % 7 == 0 else "hay"
+            (sub / f"f{index:03d}.txt").write_text(f"file {folder}/{index}\n{word} line\nend\n")
+    (root / "shared").mkdir()
+    for index in range(SHARED_FILES):
+        (root / "shared" / f"s{index}.txt").write_text("".join(f"slot-{name}: 0\n" for name in clients))
+    for name in clients:
+        (root / "priv" / name).mkdir(parents=True)
+        for index in range(PRIVATE_FILES):
+            (root / "priv" / name / f"p{index}.txt").write_text(private_text(0, [0] * PRIVATE_LINES))
+
+
+def private_text(generation: int, values: list[int]) -> str:
+    return f"generation {generation}\n" + "".join(f"line-{k}: {v}\n" for k, v in enumerate(values))
+
+
+@dataclass
+class Agent:
+    """One client's plan and what it knows it did: its model of its files, its counters, its timings."""
+
+    name: str
+    rng: random.Random
+    send: Callable[[str, dict[str, object]], Awaitable[tuple[bool, str, str]]]
+    private: dict[str, tuple[int, list[int]]] = field(default_factory=dict)
+    counters: dict[str, int] = field(default_factory=dict)
+    #: (path, model before) of the client's last accepted private change, while `undo` may take it back.
+    undoable: tuple[str, tuple[int, list[int]]] | None = None
+    times: dict[str, list[float]] = field(default_factory=lambda: {op: [] for op in OPS})
+    refusals: dict[str, int] = field(default_factory=dict)
+    generation: int = 0
+
+    def __post_init__(self) -> None:
+        for index in range(PRIVATE_FILES):
+            self.private[f"priv/{self.name}/p{index}.txt"] = (0, [0] * PRIVATE_LINES)
+        for index in range(SHARED_FILES):
+            self.counters[f"shared/s{index}.txt"] = 0
+
+    def pick(self) -> str:
+        ops = [op for op in OPS if op != "undo" or self.undoable is not None]
+        return self.rng.choices(ops, [WEIGHTS[op] for op in ops])[0]
+
+    async def step(self) -> None:
+        op = self.pick()
+        rng = self.rng
+        before: tuple[str, tuple[int, list[int]]] | None = None
+        after: tuple[int, list[int]] | None = None
+        counter: str | None = None
+        if op == "read":
+            target = rng.choice([*self.private, *self.counters, f"tree/d{rng.randrange(FOLDERS):02d}/f000.txt"])
+            args: dict[str, object] = {"path": target}
+        elif op == "grep":
+            args = {"pattern": "needle", "path": f"tree/d{rng.randrange(FOLDERS):02d}"}
+        elif op == "bash":
+            args = {"command": "echo $((6 * 7)); ls | wc -l"}
+        elif op == "undo":
+            args = {}
+        elif op == "write":
+            path = rng.choice(list(self.private))
+            self.generation += 1
+            values = [rng.randrange(1000) for _ in range(PRIVATE_LINES)]
+            before, after = (path, self.private[path]), (self.generation, values)
+            args = {"path": path, "content": private_text(*after)}
+        elif rng.random() < 0.5:  # edit: this client's counter line of a shared file
+            counter = rng.choice(list(self.counters))
+            count = self.counters[counter]
+            args = {"path": counter, "old": f"slot-{self.name}: {count}\n", "new": f"slot-{self.name}: {count + 1}\n"}
+        else:  # edit: one line of a private file
+            path = rng.choice(list(self.private))
+            generation, values = self.private[path]
+            line = rng.randrange(PRIVATE_LINES)
+            new = [*values]
+            new[line] += 1
+            before, after = (path, (generation, values)), (generation, new)
+            args = {"path": path, "old": f"line-{line}: {values[line]}\n", "new": f"line-{line}: {new[line]}\n"}
+        started = time.perf_counter()
+        ok, code, _text = await self.send(op, args)
+        self.times[op].append(time.perf_counter() - started)
+        if not ok:
+            key = f"{op} {'shared' if counter else 'private' if before else ''} {code}".replace("  ", " ")
+            self.refusals[key] = self.refusals.get(key, 0) + 1
+            if op == "undo":
+                self.undoable = None
+            return
+        if op == "undo":
+            assert self.undoable is not None
+            path, state = self.undoable
+            self.private[path] = state
+            self.undoable = None
+        elif counter is not None:
+            self.counters[counter] += 1
+            self.undoable = None  # `undo` would now take back the shared edit: not planned
+        elif before is not None and after is not None:
+            self.private[before[0]] = after
+            self.undoable = before
+
+
+def outcome(text: str, is_error: bool) -> tuple[bool, str]:
+    match = CODE.match(text)
+    if match:
+        return False, match.group(1)
+    return (not is_error), ("EXIT" if is_error else "")
+
+
+class McpDriver:
+    """One SDK client session over streamable HTTP."""
+
+    def __init__(self, session: object) -> None:
+        self.session = session
+
+    async def send(self, op: str, args: dict[str, object]) -> tuple[bool, str, str]:
+        if op == "read":
+            call = ("read_text_file", {"path": args["path"]})
+        elif op == "grep":
+            call = ("grep", {"pattern": args["pattern"], "path": args["path"]})
+        elif op == "bash":
+            call = ("bash", {"command": args["command"]})
+        elif op == "undo":
+            call = ("undo", {})
+        elif op == "write":
+            call = ("write_file", {"path": args["path"], "content": args["content"]})
+        else:
+            call = ("edit_file", {"path": args["path"], "edits": [{"oldText": args["old"], "newText": args["new"]}]})
+        result = await self.session.call_tool(*call)  # type: ignore[attr-defined]
+        text = result.content[0].text if result.content else ""
+        ok, code = outcome(text, bool(result.is_error))
+        return ok, code, text
+
+
+class Daemon:
+    """One `stringsh daemon` process; each topic has one request in flight, replies matched by their frame."""
+
+    def __init__(self, process: anyio.abc.Process) -> None:
+        self.process = process
+        self.waiting: dict[str, anyio.abc.ObjectSendStream[str]] = {}
+        self.lock = anyio.Lock()
+
+    async def read_replies(self) -> None:
+        assert self.process.stdout is not None
+        buffer = b""
+        topic: str | None = None
+        lines: list[str] = []
+        async for chunk in self.process.stdout:
+            buffer += chunk
+            *complete, buffer = buffer.split(b"\n")
+            for raw in complete:
+                line = raw.decode("utf-8", "replace")
+                if topic is None and line.startswith("<𝒞=string:"):
+                    topic, lines = line[len("<𝒞=string:"):-1], []
+                elif line == END and topic is not None:
+                    await self.waiting.pop(topic).send("\n".join(lines))
+                    topic = None
+                else:
+                    lines.append(line)
+
+    async def ask(self, topic: str, request: str) -> str:
+        send, receive = anyio.create_memory_object_stream[str](1)
+        self.waiting[topic] = send
+        async with self.lock:
+            assert self.process.stdin is not None
+            await self.process.stdin.send(f"<𝒞=string:{topic}>\n{request}\n{END}\n".encode())
+        return await receive.receive()
+
+
+class DaemonDriver:
+    def __init__(self, daemon: Daemon, topic: str) -> None:
+        self.daemon = daemon
+        self.topic = topic
+
+    async def send(self, op: str, args: dict[str, object]) -> tuple[bool, str, str]:
+        if op == "read":
+            request = f"/open {args['path']}"
+        elif op == "grep":
+            request = f"/grep -- {args['pattern']} {args['path']}"
+        elif op == "bash":
+            request = f"!{args['command']}"
+        elif op == "undo":
+            request = "/undo"
+        elif op == "write":
+            request = f"/write {args['path']} <<EOF\n{args['content']}EOF"
+        else:
+            request = f"/replace {args['path']} <<EOF\n{args['old']}---\n{args['new']}EOF"
+        text = await self.daemon.ask(self.topic, request)
+        shell_failed = op == "bash" and not re.search(r"^exit: 0 \|", text, re.MULTILINE)
+        ok, code = outcome(text, shell_failed)
+        return ok, code, text
+
+
+def peak_kib(pid: int) -> int:
+    """The process's peak resident memory (VmHWM) in KiB; 0 when gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+async def run_agents(agents: list[Agent], ops: int) -> float:
+    """Every agent's `ops` steps at once; the wall time."""
+    started = time.perf_counter()
+
+    async def one(agent: Agent) -> None:
+        for _ in range(ops):
+            await agent.step()
+
+    async with anyio.create_task_group() as group:
+        for agent in agents:
+            group.start_soon(one, agent)
+    return time.perf_counter() - started
+
+
+async def bench(root: Path, args: argparse.Namespace, mcp_names: list[str], topic_names: list[str],
+                report: dict[str, object]) -> None:
+    import httpx2
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp_types import Implementation
+
+    from stringsh.userdirs import config_dir
+
+    token = secrets.token_urlsafe(32)
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "mcp-token").write_text(token)
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    stringsh = [sys.executable, "-m", "stringsh", "--root", str(root)]
+    server = subprocess.Popen([*stringsh, "mcp", "--http", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/mcp"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("stringsh mcp --http did not start") from None
+            await anyio.sleep(0.1)
+    daemon_process = await anyio.open_process([*stringsh, "daemon"], stderr=subprocess.DEVNULL)
+    daemon = Daemon(daemon_process)
+    headers = {"Authorization": f"Bearer {token}"}
+    try:
+        async with anyio.create_task_group() as readers:
+            readers.start_soon(daemon.read_replies)
+            from contextlib import AsyncExitStack
+
+            async with AsyncExitStack() as stack:
+                sessions = {}
+                for name in mcp_names:
+                    http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=300))
+                    read, write, *_ = await stack.enter_async_context(streamable_http_client(url, http_client=http))
+                    session = await stack.enter_async_context(
+                        ClientSession(read, write, client_info=Implementation(name=name, version="1")))
+                    await session.initialize()
+                    sessions[name] = session
+
+                def agent(name: str, seed: int) -> Agent:
+                    driver = (McpDriver(sessions[name]) if name in sessions
+                              else DaemonDriver(daemon, f"load-{name}"))
+                    return Agent(name, random.Random(seed), driver.send)
+
+                solo_ops = min(args.ops, 100)
+                solo = [agent(mcp_names[0], args.seed), agent(topic_names[0], args.seed + 1)]
+                for one in solo:  # one client alone: the baseline
+                    await run_agents([one], solo_ops)
+                report["baseline"] = {(kind(one), op): list(one.times[op]) for one in solo for op in OPS}
+                for one in solo:
+                    one.times = {op: [] for op in OPS}
+                others = mcp_names[1:] + topic_names[1:]
+                load = [*(agent(name, args.seed + 2 + index) for index, name in enumerate(others)),
+                        *solo]  # the baseline clients go on under load too
+                wall = await run_agents(load, args.ops)
+                report["load"], report["wall"] = load, wall
+                report["peak"] = {"mcp --http": peak_kib(server.pid), "daemon": peak_kib(daemon_process.pid)}
+            assert daemon_process.stdin is not None
+            await daemon_process.stdin.aclose()
+            await daemon_process.wait()
+            readers.cancel_scope.cancel()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def kind(agent: Agent) -> str:
+    """`mcp` or `daemon`: which front end the agent works through (by its name: m00, d00)."""
+    return "mcp" if agent.name.startswith("m") else "daemon"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def check(root: Path, agents: list[Agent]) -> list[str]:
+    """The lost updates: files or counter lines not as their client's accepted changes left them."""
+    lost = []
+    shared = {path: (root / path).read_text() for path in agents[0].counters}
+    for agent in agents:
+        for path, (generation, values) in agent.private.items():
+            if (root / path).read_text() != private_text(generation, values):
+                lost.append(f"{path}: not as {agent.name}'s accepted changes left it")
+        for path, count in agent.counters.items():
+            if f"slot-{agent.name}: {count}\n" not in shared[path]:
+                lost.append(f"{path}: {agent.name}'s counter is not {count}")
+    return lost
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--ops", type=int, default=500, help="operations per client (500)")
+    parser.add_argument("--mcp", type=int, default=32, help="concurrent MCP HTTP sessions (32)")
+    parser.add_argument("--topics", type=int, default=32, help="concurrent daemon topics (32)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    isolate_user_state()
+    mcp_names = [f"m{index:02d}" for index in range(max(args.mcp, 1))]
+    topic_names = [f"d{index:02d}" for index in range(max(args.topics, 1))]
+    work = Path(tempfile.mkdtemp(prefix="stringsh-load-"))
+    try:
+        root = work / "ws"
+        root.mkdir()
+        build_tree(root, mcp_names + topic_names)
+        report: dict[str, object] = {}
+        anyio.run(bench, root, args, mcp_names, topic_names, report)
+        agents: list[Agent] = report["load"]  # type: ignore[assignment]
+        baseline: dict[tuple[str, str], list[float]] = report["baseline"]  # type: ignore[assignment]
+        wall: float = report["wall"]  # type: ignore[assignment]
+        lost = check(root, agents)
+        verify = subprocess.run([sys.executable, "-m", "stringsh", "--root", str(root), "audit", "verify"],
+                                capture_output=True, text=True)
+        total = sum(len(times) for agent in agents for times in agent.times.values())
+        print(f"{len(mcp_names)} MCP HTTP sessions + {len(topic_names)} daemon topics, {args.ops} operations each, "
+              f"{FOLDERS * PER_FOLDER} tree files; {total} operations in {wall:.1f} s = {total / wall:.0f} ops/s")
+        print(f"{'operation':<16}{'solo p50':>12}{'load p50':>12}{'load p99':>12}{'p99/solo p50':>14}")
+        worst = 0.0
+        for front, op in [(front, op) for front in ("mcp", "daemon") for op in OPS]:
+            alone = baseline[front, op]
+            loaded = [t for agent in agents if kind(agent) == front for t in agent.times[op]]
+            if not alone or not loaded:
+                continue
+            base, p99 = statistics.median(alone), percentile(loaded, 0.99)
+            worst = max(worst, p99 / base)
+            p50 = statistics.median(loaded)
+            print(f"{front + ' ' + op:<16}{base * 1e3:>10.1f}ms{p50 * 1e3:>10.1f}ms{p99 * 1e3:>10.1f}ms"
+                  f"{p99 / base:>13.1f}x")
+        refusals: dict[str, int] = {}
+        for agent in agents:
+            for code, count in agent.refusals.items():
+                refusals[f"{kind(agent)} {code}"] = refusals.get(f"{kind(agent)} {code}", 0) + count
+        others = {code: count for code, count in refusals.items() if not code.endswith(" CONFLICT")}
+        print(f"refusals: {refusals or 'none'}; every refusal CONFLICT: {'yes' if not others else f'no {others}'}")
+        print(f"lost updates: {len(lost)}" + "".join(f"\n  {line}" for line in lost[:20]))
+        print(f"audit verify: {'passes' if verify.returncode == 0 else 'FAILS: ' + verify.stdout + verify.stderr}")
+        peak: dict[str, int] = report["peak"]  # type: ignore[assignment]
+        print("peak memory: " + ", ".join(f"{name} {kib / 1024:.0f} MiB" for name, kib in peak.items()))
+        met = worst <= 5 and not lost
+        print(f"goal: p99 under load <= 5x single-client p50 ({worst:.1f}x), zero lost updates ({len(lost)}): "
+              f"{'met' if met else 'not met'}")
+        return 0 if not lost and not others and verify.returncode == 0 else 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
