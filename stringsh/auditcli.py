@@ -35,7 +35,7 @@ def policy_of(args: Options) -> Policy | None:
     from stringsh.errors import StringError
     from stringsh.workspace.layers import load_policy
 
-    root = Path(args.audit_root or args.root or Path.cwd())
+    root = Path(args.root or Path.cwd())
     if not root.is_dir():
         print(f"stringsh: workspace folder not found: {root}", file=sys.stderr)
         return None

@@ -25,124 +25,140 @@ if TYPE_CHECKING:
 #: The other dialects agents speak: each is `stringsh/dialects/<name>/cli.py`, whose `run(dispatcher, options)`
 #: serves it on stdin/stdout (or, for mcp, HTTP).
 DIALECTS = ("operator", "tools", "mcp")
+#: The subcommands the quick reader below understands; the others go to argparse.
 SUBCOMMANDS = ("run", "daemon", "repl", "operator", "tools")
-VALUE_OPTIONS = ("--root", "--policy", "-c", "--client")
 #: The one-shot front ends: without a client name they share their terminal session's undo history.
 SESSION_MODES = ("run", "operator", "tools")
+#: The global options, accepted before or after any subcommand: (flag, takes a value, help). argparse and the quick
+#: reader both read this table, so a new global option is one line here (and its default in `Options`); its
+#: `Options` attribute is the flag's name without dashes, `-` as `_`.
+GLOBAL_OPTIONS: tuple[tuple[str, bool, str], ...] = (
+    ("--root", True, "workspace folder (default: the current folder)"),
+    ("--policy", True, "policy file (default: stringsh.toml in the workspace root)"),
+    ("--client", True, "whose undo history this run's changes join (also STRINGSH_CLIENT; default: -c, run, "
+                       "operator and tools share their terminal session's, others their own)"),
+    ("--no-sandbox", False, "run the shell without the bubblewrap sandbox (it is on by default where bwrap runs)"),
+    ("--plain", False, "plain line mode: fixed prompt, no colour or escapes"),
+    ("--no-echo", False, "agent mode of the plain loop: no prompts, no echo of input (also STRINGSH_NO_ECHO=1)"),
+    ("--color", False, "with -c and run: render replies for people (rich)"),
+)
+
+
+def option_name(flag: str) -> str:
+    """The `Options` attribute a flag sets: `--no-echo` -> `no_echo`."""
+    return flag.lstrip("-").replace("-", "_")
+
+
+def global_parser() -> argparse.ArgumentParser:
+    """The global options as an argparse parent, given to the top parser and to every subcommand's.
+
+    Nothing has a default here (`Options` holds them), so a subcommand's parser never overwrites a value given
+    before the subcommand; given in both places, the later one wins."""
+    import argparse
+
+    parent = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
+    for flag, takes_value, text in GLOBAL_OPTIONS:
+        if takes_value:
+            parent.add_argument(flag, dest=option_name(flag), metavar=option_name(flag).upper(), help=text)
+        else:
+            parent.add_argument(flag, dest=option_name(flag), action="store_true", help=text)
+    return parent
 
 
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="stringsh", description="A chat-style command shell over a workspace folder.")
+    common = global_parser()
+    parser = argparse.ArgumentParser(prog="stringsh", description="A chat-style command shell over a workspace folder.",
+                                     parents=[common], argument_default=argparse.SUPPRESS)
     parser.add_argument("--version", action="version", version=f"stringsh {__version__}")
-    parser.add_argument("--root", default=None, help="workspace folder (default: the current folder)")
-    parser.add_argument("--policy", default=None, help="policy file (default: stringsh.toml in the workspace root)")
-    parser.add_argument("-c", dest="command", default=None, help="run one request and exit")
-    parser.add_argument("--client", metavar="NAME", default=None,
-                        help="whose undo history this run's changes join (also STRINGSH_CLIENT; default: -c, run, "
-                             "operator and tools share their terminal session's, others their own)")
-    parser.add_argument("--no-sandbox", action="store_true",
-                        help="run the shell without the bubblewrap sandbox (it is on by default where bwrap runs)")
-    parser.add_argument("--plain", action="store_true", help="plain line mode: fixed prompt, no colour or escapes")
-    parser.add_argument(
-        "--no-echo",
-        action="store_true",
-        help="agent mode of the plain loop: no prompts, no echo of input (also STRINGSH_NO_ECHO=1)",
-    )
-    parser.add_argument("--color", action="store_true", help="with -c and run: render replies for people (rich)")
+    parser.add_argument("-c", dest="command", help="run one request and exit")
     sub = parser.add_subparsers(dest="mode")
-    run = sub.add_parser("run", help="run script files of requests ('-' reads stdin)")
+    run = sub.add_parser("run", parents=[common], help="run script files of requests ('-' reads stdin)")
     run.add_argument("files", nargs="+")
     run.add_argument("--keep-going", action="store_true", help="run every request even after a failure")
-    daemon = sub.add_parser("daemon", help="serve requests on stdin, framed replies on stdout")
+    daemon = sub.add_parser("daemon", parents=[common], help="serve requests on stdin, framed replies on stdout")
     daemon.add_argument("--json", action="store_true", help="JSON lines in and out")
-    sub.add_parser("repl", help="the interactive shell (default on a terminal)")
-    sub.add_parser("operator", help="OPERATOR_CMD blocks on stdin, OPERATOR_RESULT blocks on stdout")
-    sub.add_parser("tools", help="JSON workspace tools, one JSON object a line both ways")
-    mcp = sub.add_parser("mcp", help="a Model Context Protocol server on stdio, or --http HOST:PORT")
-    mcp.add_argument("--http", metavar="HOST:PORT", default=None, help="serve streamable HTTP instead of stdio")
-    mcp.add_argument("--host", metavar="ADDR", default=None,
+    sub.add_parser("repl", parents=[common], help="the interactive shell (default on a terminal)")
+    sub.add_parser("operator", parents=[common],
+                   help="OPERATOR_CMD blocks on stdin, OPERATOR_RESULT blocks on stdout")
+    sub.add_parser("tools", parents=[common], help="JSON workspace tools, one JSON object a line both ways")
+    mcp = sub.add_parser("mcp", parents=[common], help="a Model Context Protocol server on stdio, or --http HOST:PORT")
+    mcp.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP instead of stdio")
+    mcp.add_argument("--host", metavar="ADDR",
                      help="with --http: listen on this address even if not loopback (a bearer token is required)")
-    mcp.add_argument("--root", default=argparse.SUPPRESS, help="workspace folder (also before `mcp`)")
-    mcp.add_argument("--no-sandbox", action="store_true", default=argparse.SUPPRESS,
-                     help="run the shell without the bubblewrap sandbox (also before `mcp`)")
-    trust = sub.add_parser("trust", help="let the workspace's stringsh.toml widen your policy (until it changes)")
-    trust.add_argument(
-        "--root", dest="trust_root", metavar="DIR", default=None, help="workspace folder (default: the current one)"
-    )
+    trust = sub.add_parser("trust", parents=[common],
+                           help="let the workspace's stringsh.toml widen your policy (until it changes)")
     which = trust.add_mutually_exclusive_group()
     which.add_argument("--revoke", action="store_true", help="stop trusting the workspace")
     which.add_argument("--status", action="store_true", help="say whether the workspace is trusted")
-    add_audit_parser(sub)
+    add_audit_parser(sub, common)
     return parser
 
 
-def add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """`stringsh audit verify|tail`: `--root` names the workspace here too (before or after the subcommand)."""
-    import argparse
-
-    audit = sub.add_parser("audit", help="verify or show the workspace's audit log")
+def add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
+    """`stringsh audit verify|tail`: the global options go before `audit`, after it, or after `verify`/`tail`."""
+    audit = sub.add_parser("audit", parents=[common], help="verify or show the workspace's audit log")
     what = audit.add_subparsers(dest="audit_command", metavar="{verify,tail}", required=True)
-    verify = what.add_parser("verify", help="check the hash chain and its end; exit 1 naming the first bad line")
-    tail = what.add_parser("tail", help="show the newest records")
+    what.add_parser("verify", parents=[common],
+                    help="check the hash chain and its end; exit 1 naming the first bad line")
+    tail = what.add_parser("tail", parents=[common], help="show the newest records")
     tail.add_argument("-n", dest="lines", type=int, default=10, help="how many records (default 10)")
     tail.add_argument("--json", action="store_true", help="the records as stored, one JSON object a line")
-    for parser in (audit, verify, tail):
-        parser.add_argument("--root", dest="audit_root", metavar="DIR", default=argparse.SUPPRESS,
-                            help="workspace folder (default: the current one)")
+
+
+#: The quick reader's options: the global ones, and `-c` before the subcommand.
+QUICK_VALUES = {flag: option_name(flag) for flag, takes_value, _ in GLOBAL_OPTIONS if takes_value}
+QUICK_FLAGS = {flag: option_name(flag) for flag, takes_value, _ in GLOBAL_OPTIONS if not takes_value}
 
 
 def quick_parse(argv: list[str]) -> Options | None:
     """Read the common command lines without argparse; None for anything else (help, errors, abbreviations,
-    `--opt=value`, values that start with `-`), which argparse then reads with its own messages."""
+    `--opt=value`, values that start with `-`), which argparse then reads with its own messages.
+
+    Global options are read wherever they stand; the subcommand's own words are left in order, a global option
+    among them as None (argparse takes `run`'s files as one run of words, not split by an option)."""
     options = Options()
     words = iter(argv)
+    rest: list[str | None] = []
     for word in words:
-        if word in VALUE_OPTIONS:
+        if word in QUICK_VALUES or (word == "-c" and options.mode is None):
             value = next(words, None)
             if value is None or value.startswith("-"):
                 return None
-            if word == "--root":
-                options.root = value
-            elif word == "--policy":
-                options.policy = value
-            elif word == "--client":
-                options.client = value
-            else:
-                options.command = value
-        elif word == "--plain":
-            options.plain = True
-        elif word == "--no-sandbox":
-            options.no_sandbox = True
-        elif word == "--no-echo":
-            options.no_echo = True
-        elif word == "--color":
-            options.color = True
+            setattr(options, "command" if word == "-c" else QUICK_VALUES[word], value)
+            if options.mode is not None:
+                rest.append(None)
+        elif word in QUICK_FLAGS:
+            setattr(options, QUICK_FLAGS[word], True)
+            if options.mode is not None:
+                rest.append(None)
+        elif options.mode is not None:
+            rest.append(word)
         elif word in SUBCOMMANDS:
             options.mode = word
-            return options if _quick_subcommand(options, list(words)) else None
         else:
             return None
-    return options
+    return options if options.mode is None or _quick_subcommand(options, rest) else None
 
 
-def _quick_subcommand(options: Options, words: list[str]) -> bool:
+def _quick_subcommand(options: Options, words: list[str | None]) -> bool:
     """Fill the subcommand's options; False when argparse must read them (it would also report errors)."""
     if options.mode == "daemon":
-        options.json = bool(words)
-        return all(word == "--json" for word in words)
+        options.json = "--json" in words
+        return all(word in (None, "--json") for word in words)
     if options.mode == "run":
-        # argparse takes the files as one run of words, with --keep-going before or after it, not inside
+        # argparse takes the files as one run of words, with options before or after it, not inside
         start, end = 0, len(words)
-        while start < end and words[start] == "--keep-going":
+        while start < end and words[start] in (None, "--keep-going"):
             start += 1
-        while end > start and words[end - 1] == "--keep-going":
+        while end > start and words[end - 1] in (None, "--keep-going"):
             end -= 1
-        options.keep_going = start > 0 or end < len(words)
-        options.files = words[start:end]
-        return bool(options.files) and all(word == "-" or not word.startswith("-") for word in options.files)
-    return not words
+        options.keep_going = "--keep-going" in words
+        files = words[start:end]
+        options.files = [word for word in files if word is not None]
+        return bool(files) and all(word == "-" or (word is not None and not word.startswith("-")) for word in files)
+    return all(word is None for word in words)
 
 
 def parse_options(argv: list[str]) -> Options:
@@ -209,7 +225,7 @@ def run_trust(args: Options) -> int:
     from stringsh.workspace import trust
     from stringsh.workspace.layers import load_policy, workspace_policy_bytes
 
-    root = Path(args.trust_root or args.root or Path.cwd()).resolve()
+    root = Path(args.root or Path.cwd()).resolve()
     if not root.is_dir():
         print(f"stringsh: workspace folder not found: {root}", file=sys.stderr)
         return 2

@@ -31,6 +31,11 @@ from stringsh.protocol.stream import StreamItem, read_requests
 from stringsh.session import Session
 
 REQUEST_ID_TEXT = r"^[A-Za-z0-9._:-]{1,64}$"  # `daemon --json` only; compiled by `re` on first use
+#: `daemon --json`: the fields a request may have.
+JSON_FIELDS = ("id", "cmd", "topic")
+JSON_HINT = 'Send one object per line: {"id": "1", "cmd": "/help", "topic": "main"}'
+#: A `daemon --json` request's id as decoded: echoed in its reply as it came (None: the request had none).
+JsonId = str | int | float | None
 QUEUE_SIZE = 16
 QUEUE_WAIT_SECONDS = 60.0
 #: Threads at most; past it the reader runs a request before reading on (slower, never wrong).
@@ -47,15 +52,15 @@ class Job:
     request: Request
     session: Session
     queued_at: float
-    #: `daemon --json`: the request's id when it was a JSON number, so the reply echoes it as one.
-    json_id: int | None = None
+    #: `daemon --json`: the request's id, which its reply echoes as sent (its JSON type and value).
+    json_id: JsonId = None
 
 
 @dataclass
 class JsonItem(StreamItem):
     """A `daemon --json` request; `json_id` as in `Job`."""
 
-    json_id: int | None = None
+    json_id: JsonId = None
 
 
 @dataclass
@@ -63,7 +68,7 @@ class Answered:
     """A reply decided while reading a `daemon --json` line; `json_id` as in `Job`."""
 
     reply: Reply
-    json_id: int | None = None
+    json_id: JsonId = None
 
 
 class Daemon:
@@ -94,12 +99,10 @@ class Daemon:
         self._served = 0
         self._watch_wake = threading.Event()
 
-    def send(self, reply: Reply, json_id: int | None = None) -> None:
+    def send(self, reply: Reply, json_id: JsonId = None) -> None:
         if self.json_mode:
-            # the id travels as text in the `re:` line; a client that sent a number gets its number back
-            request_id: str | int | None = reply.id
-            if json_id is not None and reply.id == str(json_id):
-                request_id = json_id
+            # the JSON id comes back exactly as it came; without one, the `[id]` the command text started with
+            request_id = reply.id if json_id is None else json_id
             self.writer.write(json_reply(request_id, reply.ok, reply.code, reply.topic, reply.text, reply.fields))
         else:
             self.writer.write(envelope(reply.topic, reply.text))
@@ -112,7 +115,7 @@ class Daemon:
             self._start(self._run_topic, job)
 
     def admit(
-        self, text: str, topic: str | None, request: Request | None = None, json_id: int | None = None
+        self, text: str, topic: str | None, request: Request | None = None, json_id: JsonId = None
     ) -> Job | None:
         """Decide a request's fate in arrival order: the job to run now, or None (queued or answered).
 
@@ -269,45 +272,10 @@ class Daemon:
                 yield item
 
     def json_requests(self) -> Iterator[StreamItem | Answered]:
-        from json import loads as json_loads  # JSON mode only
-
         for raw in sys.stdin.buffer:
             line = raw.strip()
-            if not line:
-                continue
-            request_id: str | None = None
-            json_id: int | None = None
-            try:
-                message = json_loads(line)
-                bad_id = False
-                if isinstance(message, dict):
-                    # read before anything is refused, so a refusal still names the request it refuses
-                    raw_id = message.get("id")
-                    if isinstance(raw_id, int) and not isinstance(raw_id, bool):
-                        json_id, raw_id = raw_id, str(raw_id)
-                    if isinstance(raw_id, str) and re.match(REQUEST_ID_TEXT, raw_id):
-                        request_id = raw_id
-                    else:
-                        bad_id, json_id = raw_id is not None, None
-                if not isinstance(message, dict) or not isinstance(message.get("cmd"), str):
-                    raise ValueError('expected an object with a string "cmd"')
-                if bad_id:
-                    raise ValueError('"id" must be 1-64 characters of A-Z a-z 0-9 . _ : -')
-                topic = message.get("topic")
-                if topic is not None and not isinstance(topic, str):
-                    raise ValueError('"topic" must be a string')
-            except (ValueError, UnicodeDecodeError) as exc:
-                reason = str(exc).splitlines()[0]
-                text = (
-                    f"re: (invalid request)\nERROR(INVALID_PAYLOAD): Malformed JSON request: {reason}\n"
-                    'Send one object per line: {"id": "1", "cmd": "/help", "topic": "main"}'
-                )
-                yield Answered(Reply(text, False, "INVALID_PAYLOAD", request_id, "main"), json_id)
-                continue
-            cmd = message["cmd"]
-            if request_id is not None and not cmd.lstrip().startswith("["):
-                cmd = f"[{request_id}] {cmd.lstrip()}"
-            yield JsonItem(cmd, topic, json_id=json_id)
+            if line:
+                yield json_request(line)
 
     def drain(self) -> None:
         """Wait until every request read so far has run and been answered."""
@@ -327,3 +295,63 @@ def run_daemon(dispatcher: Dispatcher, *, json_mode: bool = False) -> int:
     daemon = Daemon(dispatcher, json_mode=json_mode)
     daemon.serve(daemon.json_requests() if json_mode else daemon.line_requests())
     return 0
+
+
+def json_request(line: bytes) -> JsonItem | Answered:
+    """One `daemon --json` line: the request to run, or the reply refusing it (naming its id when it can)."""
+    from json import loads as json_loads  # JSON mode only
+
+    from stringsh.protocol.jsonfields import quoted, unknown_field
+
+    json_id: JsonId = None
+    try:
+        message = json_loads(line, parse_constant=_not_json, parse_float=_finite_float)
+        if not isinstance(message, dict):
+            raise ValueError('expected an object with a string "cmd"')
+        # read before anything else is refused, so a refusal still names the request it refuses
+        raw_id = message.get("id")
+        if not isinstance(raw_id, str | int | float) and raw_id is not None:
+            return _refused("INVALID_REQUEST", f"id must be a string, number or boolean: {quoted(raw_id)}",
+                            JSON_HINT, None)
+        json_id = raw_id
+        if not isinstance(message.get("cmd"), str):
+            raise ValueError('expected an object with a string "cmd"')
+        unknown = unknown_field(message, JSON_FIELDS)
+        if unknown is not None:
+            return _refused(unknown.code, unknown.message, unknown.hint, json_id)
+        topic = message.get("topic")
+        if topic is not None and not isinstance(topic, str):
+            raise ValueError('"topic" must be a string')
+    except (ValueError, UnicodeDecodeError) as exc:
+        reason = str(exc).splitlines()[0]
+        return _refused("INVALID_PAYLOAD", f"Malformed JSON request: {reason}", JSON_HINT, json_id)
+    cmd = message["cmd"]
+    if json_id is not None and not cmd.lstrip().startswith("["):
+        # the `re:` line names the request too, where the id can be written as String's `[id]`
+        text = json_id if isinstance(json_id, str) else _json_text(json_id)
+        if re.match(REQUEST_ID_TEXT, text):
+            cmd = f"[{text}] {cmd.lstrip()}"
+    return JsonItem(cmd, topic, json_id=json_id)
+
+
+def _refused(code: str, message: str, hint: str | None, json_id: JsonId) -> Answered:
+    text = f"re: (invalid request)\nERROR({code}): {message}" + (f"\n{hint}" if hint else "")
+    return Answered(Reply(text, False, code, None, "main"), json_id)
+
+
+def _json_text(value: JsonId) -> str:
+    from json import dumps
+
+    return dumps(value)
+
+
+def _not_json(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    """A JSON number as Python reads it (`1e2` is 100.0); one too large for a float is refused, not made infinite."""
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"number out of range: {text[:32]}")
+    return value

@@ -21,11 +21,9 @@ class Options:
         self.files: list[str] = []
         self.keep_going = False
         self.json = False
-        self.trust_root: str | None = None
         self.revoke = False
         self.status = False
         self.audit_command: str | None = None
-        self.audit_root: str | None = None
         self.lines = 10
         self.http: str | None = None
         self.host: str | None = None

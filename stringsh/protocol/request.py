@@ -28,6 +28,7 @@ UNTERMINATED_QUOTE = (
 )
 UNTERMINATED_HINT = "Close the quote: a quoted value may span lines, and keeps every one."
 MAX_HEADER_BYTES = 64 * 1024
+TOO_LONG_HINT = "Put long content in the body (after the first line, or in a <<EOF heredoc)."
 #: An OPERATOR_CMD block sent as a request: the marker line starts it, the END marker line ends it; the
 #: whole block is the request's body, answered by stringsh/dialects/operator/ (`operator-block`, a hidden command).
 OPERATOR_START = "OPERATOR_CMD"
@@ -211,11 +212,7 @@ def parse_request(text: str) -> Request:
     header = header.strip()
     # a character is at most 4 bytes in UTF-8: only a long header needs encoding to be measured
     if len(header) > MAX_HEADER_BYTES // 4 and len(header.encode("utf-8", "surrogatepass")) > MAX_HEADER_BYTES:
-        raise StringError(
-            "TOO_LARGE",
-            f"Request line is longer than {MAX_HEADER_BYTES // 1024} KB.",
-            "Put long content in the body (after the first line, or in a <<EOF heredoc).",
-        )
+        raise StringError("TOO_LARGE", f"Request line is longer than {MAX_HEADER_BYTES // 1024} KB.", TOO_LONG_HINT)
     request_id = None
     match = REQUEST_ID.match(header) if header.startswith("[") else None
     if match:

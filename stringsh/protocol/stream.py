@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from stringsh.errors import StringError
 from stringsh.protocol.framing import ENVELOPE_CLOSE, envelope_topic
 from stringsh.protocol.request import (
+    MAX_HEADER_BYTES,
     OPERATOR_END,
     OPERATOR_START,
     REQUEST_ID,
+    TOO_LONG_HINT,
     UNTERMINATED_HINT,
     UNTERMINATED_QUOTE,
     Request,
@@ -25,6 +27,8 @@ from stringsh.protocol.request import (
     quotes_span_lines,
 )
 
+#: The longest line read whole where a line has a limit: a request's first line (whose header is then held to
+#: request.MAX_HEADER_BYTES) and each line of a quoted value. A heredoc body line has none (`LineReader.whole`).
 MAX_LINE_BYTES = 1024 * 1024
 
 
@@ -86,6 +90,18 @@ class LineReader:
             line = self._readline(MAX_LINE_BYTES)
         return head, True
 
+    def whole(self) -> bytes:
+        """One line however long, read in MAX_LINE_BYTES pieces; b"" at end of input. For heredoc bodies: the body
+        is held whole anyway, so one long line costs no more than as many bytes in short lines."""
+        line = self._readline(MAX_LINE_BYTES)
+        if not line:
+            return line
+        self.count += 1
+        parts = [line]
+        while not parts[-1].endswith(b"\n") and (more := self._readline(MAX_LINE_BYTES)):
+            parts.append(more)
+        return b"".join(parts) if len(parts) > 1 else line
+
 
 def read_requests(
     readline: Callable[[int], bytes],
@@ -111,11 +127,8 @@ def read_requests(
             yield StreamItem(
                 _safe_header(raw),
                 topic,
-                (
-                    "TOO_LARGE",
-                    f"Request line is longer than {MAX_LINE_BYTES // 1024} KB.\n"
-                    "Put long content in a <<EOF heredoc body.",
-                ),
+                # the header's own limit (parse_request): the longer line is never held to be measured
+                ("TOO_LARGE", f"Request line is longer than {MAX_HEADER_BYTES // 1024} KB.\n{TOO_LONG_HINT}"),
                 line=next_line.count,
             )
             continue
@@ -173,8 +186,8 @@ def _read_quoted(
             return StreamItem(first.strip(), topic, ("INVALID_PAYLOAD", f"{UNTERMINATED_QUOTE.format(where=where)}\n"
                                                       f"{UNTERMINATED_HINT}"), line=number)
         if too_long:
-            problem = ("TOO_LARGE", f"A line of a quoted value is longer than {MAX_LINE_BYTES // 1024} KB; "
-                       "the command was not run.")
+            problem = ("TOO_LARGE", f"A line of a quoted value is longer than 1 MiB ({MAX_LINE_BYTES} bytes); "
+                       "the command was not run.\nPut long content in a <<EOF heredoc body (no line limit).")
             return StreamItem(first.strip(), topic, problem, line=number)
         line, error = _decode(raw)
         if error or line is None:
@@ -233,7 +246,7 @@ def _read_heredoc(
     while True:
         if on_continuation:
             on_continuation()
-        raw, too_long = next_line()
+        raw = next_line.whole()
         if not raw:
             header = first.strip()
             return StreamItem(
@@ -246,12 +259,6 @@ def _read_heredoc(
                 ),
                 line=number,
             )
-        if too_long:
-            problem = problem or (
-                "TOO_LARGE",
-                f"A body line is longer than {MAX_LINE_BYTES // 1024} KB; the command was not run.",
-            )
-            continue
         line, error = _decode(raw)
         if error or line is None:
             problem = problem or error

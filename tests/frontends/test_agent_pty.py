@@ -72,6 +72,23 @@ def test_a_1mb_single_line_body_is_written_whole_over_plain_on_a_pty(ws: Path) -
     assert (ws / "longline.txt").read_bytes() == line.encode() + b"\n"
 
 
+
+def test_a_body_line_over_1_mib_arrives_whole_on_a_pty(ws: Path, tmp_path: Path) -> None:
+    """No line limit in a heredoc body: a 3 MiB line, sent before any reply is read, is written whole (under a
+    policy whose write limit allows it; the default allows 1 MiB)."""
+    policy = tmp_path / "big.toml"  # outside the workspace
+    policy.write_text("[permissions]\nwrite = true\n[limits]\nmax_write_bytes = 4194304\n")
+    line = "0123456789abcdef" * (3 * 65_536) + "!"  # 3 MiB and one byte, no newline inside
+    child = spawn(ws, "--no-echo", "--policy", str(policy))
+    child.expect_exact(BANNER)
+    send_all(child, f"/write long.txt <<EOF\n{line}\nEOF\n")
+    child.expect_exact("Created: long.txt (3145730 bytes, 1 lines)")
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert (ws / "long.txt").read_bytes() == line.encode() + b"\n"
+
 def test_plain_on_a_pty_still_echoes_and_handles_erase(ws: Path) -> None:
     """Line assembly is ours now: the erase character removes what was typed, and Ctrl-D ends the session."""
     child = spawn(ws, "--plain")

@@ -7,8 +7,8 @@ import pytest
 from stringsh.cli import Options, build_parser, quick_parse
 
 FIELDS = (
-    "root", "policy", "command", "plain", "color", "mode", "files", "keep_going", "json",
-    "trust_root", "revoke", "status",
+    "root", "policy", "command", "plain", "no_echo", "no_sandbox", "color", "mode", "files", "keep_going", "json",
+    "revoke", "status",
 )
 
 QUICK = [
@@ -29,6 +29,13 @@ QUICK = [
     ["repl"],
     ["--plain", "repl"],
     ["-c", "run"],
+    ["daemon", "--root", "x"],
+    ["daemon", "--json", "--root", "x", "--no-sandbox"],
+    ["--root", "a", "daemon", "--root", "b"],
+    ["repl", "--plain"],
+    ["operator", "--policy", "p.toml", "--root", "ws"],
+    ["tools", "--no-echo", "--color"],
+    ["run", "--root", "ws", "a.str", "--keep-going", "--plain"],
 ]
 
 SLOW = [
@@ -43,8 +50,9 @@ SLOW = [
     ["run", "a", "--keep-going", "b"],
     ["run", "-x"],
     ["daemon", "--jso"],
-    ["repl", "--plain"],
-    ["daemon", "--root", "x"],
+    ["run", "a", "--plain", "b"],
+    ["daemon", "-c", "/ls"],
+    ["daemon", "--root"],
     ["frob"],
     ["--", "-c"],
 ]

@@ -90,8 +90,9 @@ def test_json_mode_round_trip_and_bad_lines(ws: Path) -> None:
     assert by_id["2"] == {"id": "2", "ok": True, "code": None, "topic": "t1", "content": 're: [2] /set\n{k} = "v"'}
     assert by_id[7]["code"] == "COMMAND_UNSUPPORTED"  # a numeric id comes back as a number
     assert by_id[7]["content"].startswith("re: [7] /nope\nERROR(COMMAND_UNSUPPORTED): Unknown command: /nope")
+    assert by_id["has space"]["content"] == "re: /ls\nListing ./\n---\n(empty)"  # any string id is echoed
     anonymous = [r for r in replies if r["id"] is None]
-    assert [r["code"] for r in anonymous].count("INVALID_PAYLOAD") == 4
+    assert [r["code"] for r in anonymous].count("INVALID_PAYLOAD") == 3
     assert any(
         r["content"].startswith("re: (invalid request)\nERROR(INVALID_PAYLOAD): Malformed JSON request: ")
         for r in anonymous

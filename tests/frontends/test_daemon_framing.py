@@ -75,11 +75,13 @@ def test_json_ids_come_back_with_their_type_even_when_refused(ws: Path) -> None:
     proc = run_stringsh(["daemon", "--json"], ws, stdin="\n".join(lines) + "\n")
     replies = [json.loads(line) for line in proc.stdout.decode().splitlines()]
     ids = [reply["id"] for reply in replies]
-    assert sorted(ids, key=repr) == sorted([7, "7", -3, "own", "no-cmd", 9, "10", None], key=repr)
+    # the JSON id is the reply's, even where the command names its own `[id]`
+    assert sorted(ids, key=repr) == sorted([7, "7", -3, 8, "no-cmd", 9, "10", "has space"], key=repr)
     by_id = {repr(reply["id"]): reply for reply in replies}
     assert by_id["7"]["content"] == 're: [7] /set n = 7\n{n} = "7"'
     assert by_id["'7'"]["content"] == 're: [7] /set s = 7\n{s} = "7"'
     assert by_id["-3"]["code"] == "INVALID_PAYLOAD"
+    assert by_id["8"]["content"] == 're: [own] /set o = 1\n{o} = "1"'
     assert by_id["-3"]["content"].startswith("re: [-3] /write x\nERROR(INVALID_PAYLOAD): Unterminated heredoc")
     refused = (
         're: (invalid request)\nERROR(INVALID_PAYLOAD): Malformed JSON request: expected an object with a string "cmd"'
@@ -87,7 +89,7 @@ def test_json_ids_come_back_with_their_type_even_when_refused(ws: Path) -> None:
     assert by_id["'no-cmd'"]["content"].startswith(refused)
     assert by_id["9"]["content"].startswith(refused) and by_id["9"]["code"] == "INVALID_PAYLOAD"
     assert '"topic" must be a string' in by_id["'10'"]["content"]
-    assert by_id["None"]["content"].startswith(refused)
+    assert by_id["'has space'"]["content"].startswith(refused)
 
 
 def test_json_shell_replies_carry_exit_and_cwd(ws: Path) -> None:

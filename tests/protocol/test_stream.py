@@ -95,3 +95,36 @@ def test_a_header_too_long_to_parse_is_an_error_item_with_the_text_for_re() -> N
     (item,) = items(line.encode() + b"\n")
     assert item.request is None and item.error is not None
     assert item.error[0] == "TOO_LARGE" and item.text == line
+
+
+def test_a_heredoc_body_line_has_no_length_limit() -> None:
+    """Read in pieces and joined: a body line three times the read size arrives whole, and so does the next."""
+    line = b"0123456789abcdef" * (3 * MAX_LINE_BYTES // 16) + b"!"
+    got = items(b"/write a <<EOF\n" + line + b"\nshort\nEOF\n/ls\n")
+    assert [item.error for item in got] == [None, None]
+    assert got[0].request.body == line.decode() + "\nshort\n"
+    assert got[1].text == "/ls"
+
+
+def test_a_body_line_exactly_at_a_read_boundary() -> None:
+    line = b"x" * (MAX_LINE_BYTES - 1) + b"\n"  # the piece ends with the newline
+    got = items(b"/write a <<EOF\n" + line + b"x" * MAX_LINE_BYTES + b"\nEOF\n")
+    assert got[0].request.body == (line + b"x" * MAX_LINE_BYTES + b"\n").decode()
+
+
+def test_the_limits_that_remain_are_named_exactly() -> None:
+    """A first line is held to the header's 64 KB (one wording however long it is), a quoted value's line to
+    1 MiB; either refusal consumes the line and reading goes on."""
+    over_header = b"/ls " + b"a" * (64 * 1024) + b"\n"
+    over_read = b"/ls " + b"a" * (MAX_LINE_BYTES + 10) + b"\n"
+    quoted = b"/act.x --note 'a\n" + b"b" * (MAX_LINE_BYTES + 1) + b"'\n"
+    got = items(over_header + over_read + quoted + b"/info\n")
+    hint = "Put long content in the body (after the first line, or in a <<EOF heredoc)."
+    assert [item.error for item in got] == [
+        ("TOO_LARGE", f"Request line is longer than 64 KB.\n{hint}"),
+        ("TOO_LARGE", f"Request line is longer than 64 KB.\n{hint}"),
+        ("TOO_LARGE", "A line of a quoted value is longer than 1 MiB (1048576 bytes); the command was not run.\n"
+                      "Put long content in a <<EOF heredoc body (no line limit)."),
+        None,
+    ]
+    assert got[3].text == "/info"

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.protocol.jsonfields import unknown_field
 
 #: The longest request line read; the rest of a longer one is skipped and the request refused.
 MAX_LINE = 16 * 1024 * 1024
@@ -69,10 +70,9 @@ def parse_request(line: bytes) -> Request:
     if isinstance(id_, bool) or not isinstance(id_, str | int | float) or (isinstance(id_, float)
                                                                            and not math.isfinite(id_)):
         raise BadRequest(None, invalid(f'"id" must be a string or a number, not {json_type(id_)}.'))
-    unknown = sorted(set(value) - set(REQUEST_FIELDS))
-    if unknown:
-        raise BadRequest(id_, invalid(f"Unknown request field: {unknown[0]}", 'A request has "id", "tool" and '
-                                      '"args" only.'))
+    unknown = unknown_field(value, REQUEST_FIELDS)
+    if unknown is not None:
+        raise BadRequest(id_, unknown)
     tool = value.get("tool")
     if tool is None:
         raise BadRequest(id_, invalid('The request has no "tool".'))
