@@ -5,9 +5,12 @@ base ws`, or a fresh clone at the same path, the old journal would list changes 
 exist, and a revert would act on the new tree. So the state folder also records which tree it belongs to, and a
 tree that is not that one gets a fresh state folder (the old one is moved aside, kept, never replayed).
 
-Decision: a tree is the same one when BOTH hold:
+Decision: a tree is the same one when ALL of these hold:
 - its root folder has the inode the record names. A re-created folder is a new inode, but a file system may hand
   the freed number to the next folder made (ext4 does), so the inode alone is not enough;
+- the inode's generation is the one recorded, where the file system reports one (ext4, btrfs: `FS_IOC_GETVERSION`,
+  the number NFS file handles use to tell a reused inode from the old one). That tells a re-created folder even
+  when it is a copy of the very tree (`cp -a ws keep; rm -rf ws; cp -a keep ws`) and got the old inode number;
 - its `.stringsh/workspace-id` holds the record's random id. A copy (`cp -a`) or a clone does not carry it, or
   carries another tree's (the copied one's id belongs to the copied tree's own state), so a re-created tree whose
   root happens to get the old inode number still differs. The id is no secret: it only names the tree.
@@ -29,10 +32,10 @@ import errno
 import fcntl
 import os
 import re
-import secrets
+import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from stringsh.workspace import atomic
 from stringsh.workspace.paths import STATE_DIR
@@ -45,20 +48,23 @@ MARK_FILE = "workspace-id"
 ASIDE = ".replaced-"
 ID_FORMAT = re.compile(r"^[0-9a-f]{32}$")
 READ_LIMIT = 256
+#: `_IOR('v', 1, long)`: an inode's generation (the kernel fills the first 4 bytes).
+FS_IOC_GETVERSION = 0x80087601
 
 
-@dataclass(frozen=True)
-class Identity:
+class Identity(NamedTuple):
     """The tree a state folder belongs to: its random id, and its root's device and inode; `marked`: the id is
     also in the tree's `.stringsh/` (else the device stands in for it)."""
 
     id: str
     dev: int
     ino: int
+    gen: int | None
     marked: bool
 
     def text(self) -> str:
-        return f"id={self.id}\ndev={self.dev}\nino={self.ino}\nmarked={'yes' if self.marked else 'no'}\n"
+        gen = "-" if self.gen is None else self.gen
+        return f"id={self.id}\ndev={self.dev}\nino={self.ino}\ngen={gen}\nmarked={'yes' if self.marked else 'no'}\n"
 
     @classmethod
     def parse(cls, text: str) -> Identity | None:
@@ -66,11 +72,12 @@ class Identity:
         fields = dict(line.partition("=")[::2] for line in text.splitlines() if line)
         try:
             ident, dev, ino, marked = fields["id"], int(fields["dev"]), int(fields["ino"]), fields["marked"]
+            gen = None if fields["gen"] == "-" else int(fields["gen"])
         except (KeyError, ValueError):
             return None
         if not ID_FORMAT.match(ident) or marked not in ("yes", "no"):
             return None
-        return cls(ident, dev, ino, marked == "yes")
+        return cls(ident, dev, ino, gen, marked == "yes")
 
 
 def read_record(state_fd: int) -> Identity | bool | None:
@@ -95,16 +102,28 @@ def mismatch(state_fd: int, root_fd: int, root: Path) -> str | None:
         return "its identity record is damaged"
     assert isinstance(record, Identity)
     st = os.fstat(root_fd)
-    if st.st_ino != record.ino:
-        return f"{root} is a new folder at its path"
+    gen = generation(root_fd)
+    if st.st_ino != record.ino or (None not in (gen, record.gen) and gen != record.gen):
+        return f"{root} was re-created"
     if not record.marked:
         return None if st.st_dev == record.dev else f"{root} is on another device"
     mark = read_mark(root_fd)
     if mark is None:
-        return f"{root}/{STATE_DIR}/{MARK_FILE} is missing"
+        return f"{root}/{STATE_DIR}/{MARK_FILE} is missing: the folder was re-created or its {STATE_DIR}/ removed"
     if mark != record.id:
-        return f"{root}/{STATE_DIR}/{MARK_FILE} names another workspace"
+        return f"{root}/{STATE_DIR}/{MARK_FILE} names another workspace: the folder was re-created from a copy"
     return None
+
+
+def generation(fd: int) -> int | None:
+    """The inode's generation (a file system that reuses inode numbers gives a reused one a new generation); None
+    where the file system does not report one (tmpfs)."""
+    buf = bytearray(8)
+    try:
+        fcntl.ioctl(fd, FS_IOC_GETVERSION, buf)
+    except OSError:
+        return None
+    return int.from_bytes(buf, sys.byteorder)
 
 
 def read_mark(root_fd: int) -> str | None:
@@ -130,9 +149,9 @@ def stamp(state_fd: int, root_fd: int, local_fd: int | None) -> None:
         if record is None or (isinstance(record, Identity) and (record.marked or local_fd is None)):
             return  # a damaged record is moved aside by `mismatch`, never overwritten here
         st = os.fstat(root_fd)
-        proposed = record.id if isinstance(record, Identity) else secrets.token_hex(16)
+        proposed = record.id if isinstance(record, Identity) else os.urandom(16).hex()
         ident = _ensure_mark(local_fd, proposed) if local_fd is not None else None
-        identity = Identity(ident or proposed, st.st_dev, st.st_ino, ident is not None)
+        identity = Identity(ident or proposed, st.st_dev, st.st_ino, generation(root_fd), ident is not None)
         _replace(state_fd, RECORD_FILE, identity.text())
     finally:
         fcntl.flock(state_fd, fcntl.LOCK_UN)
@@ -202,7 +221,7 @@ def _replace(dir_fd: int, name: str, text: str) -> None:
 
 
 def _write_temp(dir_fd: int, name: str, text: str) -> str:
-    tmp = f".{name}.{secrets.token_hex(6)}.tmp"
+    tmp = f".{name}.{os.urandom(6).hex()}.tmp"
     fd = os.open(tmp, atomic.TEMP_FLAGS, 0o600, dir_fd=dir_fd)
     try:
         os.write(fd, text.encode("ascii"))
