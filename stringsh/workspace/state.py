@@ -442,10 +442,9 @@ class EngineState:
         return journal
 
     def _stamp_for_journal(self) -> None:
-        """A journal is only ever kept for a tree the state folder records: with the tree's id when its
-        `.stringsh/` can be written, else by its root's device and inode."""
-        with contextlib.suppress(OSError, StringError):
-            self.workspace_folder()
+        """A journal is only ever kept for a tree the state folder records: opening one (a read, too) records the
+        tree by its root's device and inode when nothing made the workspace's `.stringsh/` yet; the first change
+        makes it (`workspace_folder`) and leaves the tree's id there."""
         self._stamp(None)
 
     @contextlib.contextmanager
