@@ -10,16 +10,19 @@ state folder, one folder per workspace keyed by the workspace's real path:
                                     (the journal anchors the head with every change set: journal.py)
         lock                        flock between processes
         workspace                   the real path, for a person looking around
+        identity                    which tree at that path it belongs to (identity.py): a folder re-created
+                                    there gets a fresh state folder, this one renamed `<key>.replaced-<time>`
 
 A repository cannot plant any of it. A committed `.stringsh/journal.db` is never opened (silently: it is simply
 not where stringsh looks), so a pending change set it carries is never replayed. The alternative, keeping these
 files in `.stringsh/` signed with the per-user key, still lets a clone bring back an old journal the same user
 signed elsewhere, needs a MAC per row and an owner check per file, and leaves a planted link or FIFO one open()
-away. The cost of the user's folder: a workspace that is moved or renamed starts a fresh journal.
+away. The cost of the user's folder: a workspace that is moved or renamed starts a fresh journal (and so does a
+tree re-created at the same path: the folder is keyed by the path but belongs to one tree).
 
 What stays in the workspace's `.stringsh/`: shell spool files (a reply names `.stringsh/spool/<file>` and `/open`
-reads it there), the index cache (entries signed with `cache_key`, rebuilt when they do not verify) and a
-`.gitignore`. That folder is created and opened without following symlinks, private (0700); when something
+reads it there), the index cache (entries signed with `cache_key`, rebuilt when they do not verify), the tree's
+id (`workspace-id`, identity.py) and a `.gitignore`. That folder is created and opened without following symlinks, private (0700); when something
 planted sits there (`.stringsh -> ../outside`), nothing is written through it and changes are refused.
 
 Every state file is opened with O_NOFOLLOW relative to a folder descriptor and must be a regular file (a FIFO is
