@@ -22,8 +22,9 @@ tree re-created at the same path: the folder is keyed by the path but belongs to
 
 What stays in the workspace's `.stringsh/`: shell spool files (a reply names `.stringsh/spool/<file>` and `/open`
 reads it there), the index cache (entries signed with `cache_key`, rebuilt when they do not verify), the tree's
-id (`workspace-id`, identity.py) and a `.gitignore`. That folder is created and opened without following symlinks, private (0700); when something
-planted sits there (`.stringsh -> ../outside`), nothing is written through it and changes are refused.
+id (`workspace-id`, identity.py) and a `.gitignore`. That folder is created and opened without following
+symlinks, private (0700); when something planted sits there (`.stringsh -> ../outside`), nothing is written
+through it and changes are refused.
 
 Every state file is opened with O_NOFOLLOW relative to a folder descriptor and must be a regular file (a FIFO is
 refused at once, never waited on); a damaged journal is an INTERNAL_ERROR with a hint, never a traceback.
@@ -426,7 +427,9 @@ class EngineState:
         from stringsh.workspace.journal import Journal
 
         folder = self._folder_fd()
-        self._stamp_for_journal()
+        # a journal is only kept for a tree the folder records: by its root's inode until the first change makes
+        # the workspace's `.stringsh/` (workspace_folder) and leaves the tree's id there
+        self._stamp(None)
         for name in (JOURNAL_FILE, f"{JOURNAL_FILE}-wal", f"{JOURNAL_FILE}-shm"):
             try:
                 st = os.stat(name, dir_fd=folder, follow_symlinks=False)
@@ -443,12 +446,6 @@ class EngineState:
             raise _damaged(self.journal_path, str(exc)) from None
         journal.audit_head = self.audit_head
         return journal
-
-    def _stamp_for_journal(self) -> None:
-        """A journal is only ever kept for a tree the state folder records: opening one (a read, too) records the
-        tree by its root's device and inode when nothing made the workspace's `.stringsh/` yet; the first change
-        makes it (`workspace_folder`) and leaves the tree's id there."""
-        self._stamp(None)
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
