@@ -96,11 +96,8 @@ def mismatch(state_fd: int, root_fd: int, root: Path) -> str | None:
     """Why the tree at `root_fd` is not the one the state folder belongs to (for the notice); None when it is, or
     when the folder records no tree yet."""
     record = read_record(state_fd)
-    if record is False:
-        return None
-    if record is None:
-        return "its identity record is damaged"
-    assert isinstance(record, Identity)
+    if not isinstance(record, Identity):
+        return None if record is False else "its identity record is damaged"
     st = os.fstat(root_fd)
     gen = generation(root_fd)
     if st.st_ino != record.ino or (None not in (gen, record.gen) and gen != record.gen):
