@@ -85,6 +85,7 @@ class Workspace:
              client: Client | None = None) -> Workspace:
         policy = load_policy(root, policy_file, no_sandbox=no_sandbox)
         workspace = cls(policy.root.path, policy, client=client)
+        workspace.state.check_identity()  # a folder re-created at this path does not inherit its journal
         if workspace.state.has_journal():
             workspace.recover()  # a crash left files mid-change: put them back before anyone reads them
         return workspace

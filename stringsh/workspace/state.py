@@ -10,17 +10,21 @@ state folder, one folder per workspace keyed by the workspace's real path:
                                     (the journal anchors the head with every change set: journal.py)
         lock                        flock between processes
         workspace                   the real path, for a person looking around
+        identity                    which tree at that path it belongs to (identity.py): a folder re-created
+                                    there gets a fresh state folder, this one renamed `<key>.replaced-<time>`
 
 A repository cannot plant any of it. A committed `.stringsh/journal.db` is never opened (silently: it is simply
 not where stringsh looks), so a pending change set it carries is never replayed. The alternative, keeping these
 files in `.stringsh/` signed with the per-user key, still lets a clone bring back an old journal the same user
 signed elsewhere, needs a MAC per row and an owner check per file, and leaves a planted link or FIFO one open()
-away. The cost of the user's folder: a workspace that is moved or renamed starts a fresh journal.
+away. The cost of the user's folder: a workspace that is moved or renamed starts a fresh journal (and so does a
+tree re-created at the same path: the folder is keyed by the path but belongs to one tree).
 
 What stays in the workspace's `.stringsh/`: shell spool files (a reply names `.stringsh/spool/<file>` and `/open`
-reads it there), the index cache (entries signed with `cache_key`, rebuilt when they do not verify) and a
-`.gitignore`. That folder is created and opened without following symlinks, private (0700); when something
-planted sits there (`.stringsh -> ../outside`), nothing is written through it and changes are refused.
+reads it there), the index cache (entries signed with `cache_key`, rebuilt when they do not verify), the tree's
+id (`workspace-id`, identity.py) and a `.gitignore`. That folder is created and opened without following
+symlinks, private (0700); when something planted sits there (`.stringsh -> ../outside`), nothing is written
+through it and changes are refused.
 
 Every state file is opened with O_NOFOLLOW relative to a folder descriptor and must be a regular file (a FIFO is
 refused at once, never waited on); a damaged journal is an INTERNAL_ERROR with a hint, never a traceback.
@@ -38,6 +42,7 @@ import hashlib
 import os
 import queue
 import stat
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -45,7 +50,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
-from stringsh.workspace import atomic
+from stringsh.workspace import atomic, identity
 from stringsh.workspace.atomic import FsyncPool
 from stringsh.workspace.audit import GENESIS, AuditFiles, AuditLog
 from stringsh.workspace.clients import Client, own_client
@@ -113,6 +118,8 @@ class EngineState:
         self._bwrap_probe: BwrapProbe | None = None
         self._user_key: UserKey | None = None
         self._path = state_dir
+        self._keyed = state_dir is None  # only a folder found by the path is checked against the tree (identity.py)
+        self._stamped = False
         self._dir_fd = -1
         self._local_ready = False
         self._depth = 0
@@ -288,8 +295,21 @@ class EngineState:
             return self._bwrap_probe
 
     def has_journal(self) -> bool:
-        """Whether this user's journal for the workspace exists (a `.stringsh/journal.db` in it never counts)."""
-        return self._journal is not None or os.path.lexists(self.journal_path)
+        """Whether this user's journal for the workspace exists (a `.stringsh/journal.db` in it never counts), and
+        belongs to this tree: one another tree left at this path is moved aside first (identity.py)."""
+        if self._journal is not None:
+            return True
+        if not os.path.lexists(self.journal_path):
+            return False
+        self.check_identity()
+        return os.path.lexists(self.journal_path)
+
+    def check_identity(self) -> None:
+        """At start-up: when a state folder exists at this workspace's path but belongs to another tree (the folder
+        was re-created), move it aside and say so on stderr, once. Creates nothing when there is none."""
+        if self._keyed and self._dir_fd < 0 and os.path.isdir(self.path):
+            with contextlib.suppress(StringError):  # an unusable folder is reported where it is used
+                self._folder_fd()
 
     # -- folders ----------------------------------------------------------------------------------------------
 
@@ -301,13 +321,18 @@ class EngineState:
 
     def _open_folder(self) -> int:
         """The per-workspace folder: its parent is the user's own (links there are the user's), the folder itself
-        is opened without following a link, created 0700, and must belong to this user."""
+        is opened without following a link, created 0700, and must belong to this user. A folder another tree left
+        at this path is moved aside first (identity.py), under a lock on the parent every mover takes."""
         path = self.path
         try:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             parent = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
             try:
-                fd = atomic.open_folders(parent, [path.name], create=True)
+                if self._keyed:
+                    fcntl.flock(parent, fcntl.LOCK_EX)  # released when closed
+                fd = self._own_folder(parent, path)
+                if self._keyed:
+                    fd = self._same_tree(parent, fd, path)
             finally:
                 os.close(parent)
         except OSError as exc:
@@ -315,17 +340,56 @@ class EngineState:
                 "INTERNAL_ERROR", f"stringsh cannot use its state folder {path}: {exc.strerror or exc}", STATE_HINT
             ) from None
         try:
-            if os.fstat(fd).st_uid != os.geteuid():
-                raise StringError(
-                    "INTERNAL_ERROR", f"stringsh cannot use its state folder {path}: another user owns it", STATE_HINT
-                )
-            atomic.make_private(fd)
             with contextlib.suppress(OSError):
                 _create_once(fd, ROOT_NOTE, f"{self.confiner.real}\n")
         except BaseException:
             os.close(fd)
             raise
         return fd
+
+    @staticmethod
+    def _own_folder(parent: int, path: Path) -> int:
+        """The state folder under `parent`, created 0700 when missing; refused when another user owns it."""
+        fd = atomic.open_folders(parent, [path.name], create=True)
+        try:
+            if os.fstat(fd).st_uid != os.geteuid():
+                raise StringError(
+                    "INTERNAL_ERROR", f"stringsh cannot use its state folder {path}: another user owns it", STATE_HINT
+                )
+            atomic.make_private(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def _same_tree(self, parent: int, fd: int, path: Path) -> int:
+        """`fd` when the state folder belongs to the tree at the root (or to none yet); else the folder is moved
+        aside (kept, never replayed), the person told once on stderr, and a fresh one opened."""
+        try:
+            reason = identity.mismatch(fd, self.confiner.root_fd, self.confiner.real)
+        except BaseException:
+            os.close(fd)
+            raise
+        if reason is None:
+            return fd
+        os.close(fd)
+        aside = identity.move_aside(parent, path.name)
+        print(f"stringsh: this folder is not the workspace the journal knew ({reason}); its history was kept aside "
+              f"in {path.parent / aside}", file=sys.stderr)
+        return self._own_folder(parent, path)
+
+    def _stamp(self, local_fd: int | None) -> None:
+        """Record (once per process) which tree the state folder belongs to; `local_fd`: the workspace's
+        `.stringsh/`, None when it cannot be written."""
+        if self._stamped or not self._keyed:
+            return
+        with self.thread_lock:
+            if not self._stamped:
+                try:
+                    identity.stamp(self._folder_fd(), self.confiner.root_fd, local_fd)
+                except OSError:
+                    return  # a read-only state folder: the journal cannot be written either
+                self._stamped = local_fd is not None
 
     def _open_file(self, name: str, flags: int) -> int:
         try:
@@ -349,6 +413,7 @@ class EngineState:
             atomic.make_private(fd)
             with contextlib.suppress(OSError):
                 _create_once(fd, ".gitignore", STATE_IGNORE)
+            self._stamp(fd)
         finally:
             os.close(fd)
         self._local_ready = True
@@ -368,6 +433,9 @@ class EngineState:
         from stringsh.workspace.journal import Journal
 
         folder = self._folder_fd()
+        # a journal is only kept for a tree the folder records: by its root's inode until the first change makes
+        # the workspace's `.stringsh/` (workspace_folder) and leaves the tree's id there
+        self._stamp(None)
         for name in (JOURNAL_FILE, f"{JOURNAL_FILE}-wal", f"{JOURNAL_FILE}-shm"):
             try:
                 st = os.stat(name, dir_fd=folder, follow_symlinks=False)

@@ -50,6 +50,7 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.workspace.clients",
         "stringsh.workspace.context",
         "stringsh.workspace.engine",
+        "stringsh.workspace.identity",
         "stringsh.workspace.globs",
         "stringsh.workspace.globtable",
         "stringsh.workspace.layers",

@@ -98,7 +98,9 @@ def test_finding_01_the_users_own_journal_lives_outside_the_workspace(repo: Path
     assert not state.path.is_relative_to(repo)
     assert state.path.stat().st_mode & 0o777 == 0o700
     assert (state.path / "workspace").read_text() == f"{repo.resolve()}\n"
-    assert sorted(p.name for p in (repo / ".stringsh").iterdir()) == [".gitignore"]
+    # the workspace keeps only the tree's id, which the state folder's identity record names (identity.py)
+    assert sorted(p.name for p in (repo / ".stringsh").iterdir()) == [".gitignore", "workspace-id"]
+    assert f"id={(repo / '.stringsh' / 'workspace-id').read_text()}" in (state.path / "identity").read_text()
     dispatcher.close()
 
 
