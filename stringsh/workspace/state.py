@@ -166,8 +166,8 @@ class EngineState:
     def _record_request(self, ctx: RequestContext) -> None:
         record: dict[str, object] = {
             "time": round(time.time(), 6), "workspace": self.workspace_id, "topic": ctx.topic or "-",
-            "frontend": ctx.dialect, "client": ctx.client, "op": ctx.op or ctx.dialect, "ops": ctx.ops,
-            "paths": ctx.paths or ctx.asked, "outcome": ctx.outcome or "ok",
+            "frontend": ctx.dialect, "client": ctx.client, "op": loggable(ctx.op or ctx.dialect), "ops": ctx.ops,
+            "paths": [loggable(path) for path in ctx.paths or ctx.asked], "outcome": ctx.outcome or "ok",
             "ms": round((time.perf_counter() - ctx.started) * 1000, 3),
         }
         if len(ctx.changes) == 1:
@@ -175,7 +175,7 @@ class EngineState:
         elif ctx.changes:
             record["changes"] = ctx.changes
         if ctx.summary is not None:
-            record["command"] = ctx.summary
+            record["command"] = loggable(ctx.summary)
         if ctx.agent is not None:
             record["agent"] = ctx.agent
         pending = DEFERRED.get()
@@ -519,12 +519,13 @@ class EngineState:
         """The record of one operation made outside any request (the library API)."""
         record: dict[str, object] = {
             "time": round(time.time(), 6), "workspace": self.workspace_id, "topic": topic or "-",
-            "frontend": self.frontend, "op": op, "paths": paths, "outcome": outcome, "ms": round(ms, 3),
+            "frontend": self.frontend, "op": op, "paths": [loggable(path) for path in paths], "outcome": outcome,
+            "ms": round(ms, 3),
         }
         if change is not None:
             record["change"] = change
         if command is not None:
-            record["command"] = command
+            record["command"] = loggable(command)
         self._append(record)
 
     def audit_head(self) -> tuple[int, str]:
@@ -552,6 +553,15 @@ class EngineState:
         # a read-only state folder must not stop reads; mutations fail earlier on the journal
         with contextlib.suppress(OSError, StringError):
             self._writing_log().append(record)
+
+
+def loggable(text: str) -> str:
+    """`text` as a UTF-8 log line can hold it: a lone surrogate (a file name that is not UTF-8) as `\\udcff`."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 class AuditWriter:

@@ -114,9 +114,9 @@ def test_apply_then_undo_is_byte_identical_on_the_fidelity_corpus(ws: Path, name
     patched = lines[1].replace("two MIDDLE", "two PATCHED")
     diff = (f"--- a/{name}\n+++ b/{name}\n@@ -1,3 +1,3 @@\n {lines[0]}\n-{lines[1]}\n+{patched}\n {lines[2]}\n"
             f"{marker}")
-    out = run(ws, patch(diff) + f"!cat {name} > ../after.bin\n/undo\n")
+    out = run(ws, patch(diff) + f"!cat {name} > after.bin\n/undo\n")  # the shell writes inside the workspace
     assert out.startswith(f"re: /patch\nPatched {name} (+1 -1)\n"), out
-    after = (ws.parent / "after.bin").read_bytes()
+    after = (ws / "after.bin").read_bytes()
     assert after == raw.replace("two MIDDLE".encode(encoding), "two PATCHED".encode(encoding))
     assert (ws / name).read_bytes() == raw
 

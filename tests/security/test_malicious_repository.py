@@ -372,8 +372,9 @@ class Watch:
         assert (h.repo / ".git" / "config").read_bytes() == self.git_config, f"after {request!r}"
 
     def at_end(self) -> None:
-        """The repository changed only by `.stringsh/` becoming private with a `.gitignore`; the planted journal,
-        cache entry and state links are as planted, and nothing the journal carried was applied."""
+        """The repository changed only by `.stringsh/` becoming private with a `.gitignore` and the tree's identity
+        (`workspace-id`, a private file of a random id); the planted journal, cache entry and state links are as
+        planted, and nothing the journal carried was applied."""
         h = self.h
         want = dict(self.repo)
         want[".stringsh"] = ("dir", 0o40700)
@@ -383,6 +384,8 @@ class Watch:
             gitignore is not None
             and gitignore[1] == b"# stringsh engine state (shell spool, index cache); not for version control\n*\n"
         )
+        identity = got.pop(".stringsh/workspace-id", None)
+        assert identity is not None and identity[2] == 0o100600 and re.fullmatch(rb"[0-9a-f]{32}\n", identity[1])
         assert got == want
         assert not (h.repo / ".git" / "hooks" / "post-commit").exists()
         assert not (h.outside / "hooked").exists() and not (h.outside / "cached").exists()
