@@ -102,8 +102,10 @@ class GitRunner:
         return parse_config(done.stdout)
 
     def run(self, args: Sequence[str], *, push: bool = False, stdin: bytes | None = None) -> GitOutput:
-        """`git <args>` with the overrides; inside the policy's sandbox unless pushing (which needs the network)."""
-        sandboxed = not push and self.ws.shell_sandboxed()
+        """`git <args>` with the overrides; inside the policy's sandbox unless pushing (which needs the network) or
+        the repository lives outside the workspace root (another root's, or one the user allowed: the sandbox
+        shows git only the workspace; hooks and configured programs stay off by the overrides either way)."""
+        sandboxed = not push and self.ws.shell_sandboxed() and self._repository_inside()
         argv = [self.git, "--no-pager", *args]
         env = self.env(push=push, global_config=not sandboxed)
         env.update(identity_env(self.config))
@@ -111,6 +113,10 @@ class GitRunner:
         if sandboxed:
             argv = self.ws.shell_provider().wrap(argv, self.root)
         return self._spawn(argv, env, stdin)
+
+    def _repository_inside(self) -> bool:
+        root = self.root.resolve()
+        return all(folder.resolve().is_relative_to(root) for folder in (self.layout.git_dir, self.layout.common_dir))
 
     def _spawn(self, argv: Sequence[str], env: Mapping[str, str], stdin: bytes | None = None) -> GitOutput:
         try:
