@@ -59,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--http", metavar="HOST:PORT", default=None, help="serve streamable HTTP instead of stdio")
     mcp.add_argument("--host", metavar="ADDR", default=None,
                      help="with --http: listen on this address even if not loopback (a bearer token is required)")
+    mcp.add_argument("--log-json", action="store_true", help="with --http: JSON log lines on stderr (docs/mcp.md)")
     mcp.add_argument("--root", default=argparse.SUPPRESS, help="workspace folder (also before `mcp`)")
     mcp.add_argument("--no-sandbox", action="store_true", default=argparse.SUPPRESS,
                      help="run the shell without the bubblewrap sandbox (also before `mcp`)")
@@ -189,6 +190,11 @@ def announce_policy(dispatcher: Dispatcher, args: Options) -> None:
 
             settings = sandbox_settings(workspace)
             note = shell_note(settings.sandbox, settings.why_not)
+        if args.log_json:  # every stderr line a JSON object: the line becomes the log's first event
+            from stringsh.dialects.mcp.logjson import JsonLog
+
+            JsonLog().event("policy", message=startup_line(policy, note).removeprefix("stringsh: "))
+            return
         print(startup_line(policy, note), file=sys.stderr)
 
 
