@@ -38,9 +38,6 @@ if TYPE_CHECKING:
     App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 TOKEN_FILE = "mcp-token"
-#: Seconds after the grace period that an interrupted shell command gets to answer before uvicorn drops the
-#: connections still open.
-SHELL_STOP = 3.0
 TOKEN_HINT = "Send the token stringsh printed at start (or the one in its config folder): Authorization: Bearer TOKEN"
 
 
@@ -130,7 +127,15 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatche
     import uvicorn
 
     from stringsh.dialects.mcp.logjson import JsonLog
-    from stringsh.dialects.mcp.running import GRACE, GracefulServer, interrupt_shells, session_counter, with_health
+    from stringsh.dialects.mcp.running import (
+        GRACE,
+        SHELL_STOP,
+        GracefulServer,
+        InFlight,
+        interrupt_shells,
+        session_counter,
+        with_health,
+    )
 
     log = JsonLog() if options.log_json else None
     try:
@@ -158,11 +163,13 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatche
               file=sys.stderr, flush=True)
     else:
         print(f"stringsh: mcp serving {where}; token: from {source}", file=sys.stderr, flush=True)
-    guarded = with_health(require_token(app, token), token, session_counter(server), str(roots[0]) if roots else "")
+    in_flight = InFlight()
+    guarded = with_health(require_token(in_flight.wrap(app), token), token, session_counter(server),
+                          str(roots[0]) if roots else "")
     if log is not None:
         guarded = log.requests(guarded)
     config = uvicorn.Config(guarded, host=address, port=port, log_level="warning", lifespan="on",
-                            timeout_graceful_shutdown=int(GRACE + SHELL_STOP),
+                            timeout_graceful_shutdown=int(GRACE + SHELL_STOP + 2),
                             **({"log_config": None, "access_log": False} if log is not None else {}))
 
     def on_signal(name: str) -> None:
@@ -176,7 +183,7 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatche
         if log is not None:
             log.event("shutdown.overdue", "warning", interrupted_shells=stopped)
 
-    anyio.run(GracefulServer(config, grace=GRACE, on_signal=on_signal, on_overdue=on_overdue).serve)
+    anyio.run(GracefulServer(config, grace=GRACE, busy=in_flight, on_signal=on_signal, on_overdue=on_overdue).serve)
     if log is not None:
         log.event("stop", status=0)
     return 0
