@@ -87,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP instead of stdio")
     mcp.add_argument("--host", metavar="ADDR",
                      help="with --http: listen on this address even if not loopback (a bearer token is required)")
+    mcp.add_argument("--log-json", action="store_true", help="with --http: JSON log lines on stderr (docs/mcp.md)")
     trust = sub.add_parser("trust", parents=[common],
                            help="let the workspace's stringsh.toml widen your policy (until it changes)")
     which = trust.add_mutually_exclusive_group()
@@ -214,6 +215,11 @@ def announce_policy(dispatcher: Dispatcher, args: Options) -> None:
 
             settings = sandbox_settings(workspace)
             note = shell_note(settings.sandbox, settings.why_not)
+        if args.log_json:  # every stderr line a JSON object: the line becomes the log's first event
+            from stringsh.dialects.mcp.logjson import JsonLog
+
+            JsonLog().event("policy", message=startup_line(policy, note).removeprefix("stringsh: "))
+            return
         print(startup_line(policy, note), file=sys.stderr)
 
 

@@ -27,3 +27,4 @@ class Options:
         self.lines = 10
         self.http: str | None = None
         self.host: str | None = None
+        self.log_json = False

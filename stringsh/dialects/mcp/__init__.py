@@ -1,6 +1,7 @@
 """`stringsh mcp`: the engine behind a Model Context Protocol server (the official `mcp` SDK), stdio or HTTP.
 
-- `cli.py` starts it (`run(dispatcher, options)`), `http.py` is the HTTP transport with its token and host checks.
+- `cli.py` starts it (`run(dispatcher, options)`), `http.py` is the HTTP transport with its token and host checks,
+  `running.py` its health endpoint and graceful stop, `logjson.py` its `--log-json` lines.
 - `server.py` builds the server: name, version, instructions, and the tool modules in `TOOL_MODULES`, each a
   small module with `register(server, calls)` that adds tools with `@server.tool(annotations=...)`: an async
   function whose typed parameters are the tool's JSON schema, which returns `await calls.run(ctx, work)`.

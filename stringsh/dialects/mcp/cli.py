@@ -26,6 +26,11 @@ def run(dispatcher: Dispatcher, options: Options) -> int:
         print("stringsh: ERROR(INVALID_PAYLOAD): --host only applies to --http\n"
               "Give the port too: stringsh mcp --http ADDR:PORT --host ADDR", file=sys.stderr)
         return 2
+    if options.log_json and options.http is None:
+        print("stringsh: ERROR(INVALID_PAYLOAD): --log-json only applies to --http\n"
+              "Serve HTTP: stringsh mcp --http 127.0.0.1:PORT --log-json (on stdio, stderr is the client's)",
+              file=sys.stderr)
+        return 2
     workspace = dispatcher.workspace
     server = build_server(workspace, options.root or os.environ.get("PWD") or os.getcwd(), dispatcher)
     if options.http is None:
@@ -33,4 +38,4 @@ def run(dispatcher: Dispatcher, options: Options) -> int:
         return 0
     from stringsh.dialects.mcp.http import serve_http
 
-    return serve_http(server, options, [folder for _, folder, _ in workspace.confiner.root_list()])
+    return serve_http(server, options, [folder for _, folder, _ in workspace.confiner.root_list()], dispatcher)

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from stringsh import __version__
 from stringsh.errors import StringError
 from stringsh.userdirs import config_dir
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from stringsh.dispatcher import Dispatcher
     from stringsh.options import Options
 
     Scope = MutableMapping[str, Any]
@@ -118,10 +120,24 @@ def _ip(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
         return None
 
 
-def serve_http(server: MCPServer, options: Options, roots: list[Path]) -> int:
+def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatcher: Dispatcher | None = None) -> int:
+    """Serve until SIGTERM or SIGINT, then return 0 once the calls in flight finished (running.py); the caller
+    closes the shells and the workspace."""
     import anyio
     import uvicorn
 
+    from stringsh.dialects.mcp.logjson import JsonLog
+    from stringsh.dialects.mcp.running import (
+        GRACE,
+        SHELL_STOP,
+        GracefulServer,
+        InFlight,
+        interrupt_shells,
+        session_counter,
+        with_health,
+    )
+
+    log = JsonLog() if options.log_json else None
     try:
         address, port = parse_address(options.http or "", options.host)
     except StringError as exc:
@@ -135,13 +151,42 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path]) -> int:
                                      session_idle_timeout=sessions.IDLE_SECONDS)
     token, source = load_token(roots)
     where = f"http://{shown}:{port}/mcp"
-    if source is None:
+    if log is not None:
+        if source is None:  # a log line must never hold the token, and a collector keeps every line
+            log.event("error", "error", message="ERROR(AUTH_REQUIRED): --log-json needs the token in a file: "
+                      "it is never logged", hint=f"Put a token of 16 or more characters in {config_dir() / TOKEN_FILE}")
+            return 2
+        log.secret = token
+        log.capture_logging()
+        log.event("start", url=where, workspace=str(roots[0]) if roots else None, token_file=str(source),
+                  version=__version__)
+    elif source is None:
         print(f"stringsh: mcp serving {where}; token: {token}\n"
               f"  send it as 'Authorization: Bearer {token}' (or put one in {config_dir() / TOKEN_FILE})",
               file=sys.stderr, flush=True)
     else:
         print(f"stringsh: mcp serving {where}; token: from {source}", file=sys.stderr, flush=True)
-    config = uvicorn.Config(require_token(app, token), host=address, port=port, log_level="warning",
-                            lifespan="on")
-    anyio.run(uvicorn.Server(config).serve)
+    in_flight = InFlight()
+    guarded = with_health(require_token(in_flight.wrap(app), token), token, session_counter(server),
+                          str(roots[0]) if roots else "")
+    if log is not None:
+        guarded = log.requests(guarded)
+    config = uvicorn.Config(guarded, host=address, port=port, log_level="warning", lifespan="on",
+                            timeout_graceful_shutdown=int(GRACE + SHELL_STOP + 2),
+                            **({"log_config": None, "access_log": False} if log is not None else {}))
+
+    def on_signal(name: str) -> None:
+        if log is not None:
+            log.event("shutdown", signal=name, sessions=session_counter(server)(), grace_s=GRACE)
+        else:
+            print(f"stringsh: {name}: finishing the calls in flight, then closing", file=sys.stderr, flush=True)
+
+    def on_overdue() -> None:
+        stopped = interrupt_shells(dispatcher) if dispatcher is not None else 0
+        if log is not None:
+            log.event("shutdown.overdue", "warning", interrupted_shells=stopped)
+
+    anyio.run(GracefulServer(config, grace=GRACE, busy=in_flight, on_signal=on_signal, on_overdue=on_overdue).serve)
+    if log is not None:
+        log.event("stop", status=0)
     return 0
