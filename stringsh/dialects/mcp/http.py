@@ -16,26 +16,20 @@ import json
 import secrets
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from stringsh import __version__
 from stringsh.errors import StringError
 from stringsh.userdirs import config_dir
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, MutableMapping
 
     from mcp.server.mcpserver import MCPServer
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from stringsh.dialects.mcp.asgi import App, Receive, Scope, Send
     from stringsh.dispatcher import Dispatcher
     from stringsh.options import Options
-
-    Scope = MutableMapping[str, Any]
-    Message = MutableMapping[str, Any]
-    Receive = Callable[[], Awaitable[Message]]
-    Send = Callable[[Message], Awaitable[None]]
-    App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 TOKEN_FILE = "mcp-token"
 TOKEN_HINT = "Send the token stringsh printed at start (or the one in its config folder): Authorization: Bearer TOKEN"

@@ -17,13 +17,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, MutableMapping
-
-    Scope = MutableMapping[str, Any]
-    Message = MutableMapping[str, Any]
-    Receive = Callable[[], Awaitable[Message]]
-    Send = Callable[[Message], Awaitable[None]]
-    App = Callable[[Scope, Receive, Send], Awaitable[None]]
+    from stringsh.dialects.mcp.asgi import App, Message, Receive, Scope, Send
 
 #: The longest message a `log` line keeps: a library's message is for finding a problem, not for carrying data.
 MESSAGE_CHARS = 300
