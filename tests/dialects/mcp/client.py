@@ -122,6 +122,28 @@ class HttpServer:
         self.stderr: list[str] = []
 
 
+def wait_until(ready: Callable[[], bool], what: str, process: subprocess.Popen[str] | None = None,
+               seconds: float = 30) -> None:
+    """Poll `ready` until it holds; fail naming `what` when `process` dies first or after `seconds` (a liveness
+    bound for a server or command that never comes up, not a speed check)."""
+    deadline = time.monotonic() + seconds
+    while not ready():
+        if (process is not None and process.poll() is not None) or time.monotonic() > deadline:
+            raise AssertionError(what)
+        time.sleep(0.05)
+
+
+def listening(host: str, port: int) -> Callable[[], bool]:
+    def ready() -> bool:
+        try:
+            socket.create_connection((host, port), timeout=1).close()
+        except OSError:
+            return False
+        return True
+
+    return ready
+
+
 @contextmanager
 def http_server(root: Path, *extra: str, host: str = "127.0.0.1", env: dict[str, str] | None = None
                 ) -> Iterator[HttpServer]:
@@ -145,15 +167,7 @@ def http_server(root: Path, *extra: str, host: str = "127.0.0.1", env: dict[str,
         server.stderr.extend(lines)
         reader = threading.Thread(target=lambda: server.stderr.extend(process.stderr or ()), daemon=True)
         reader.start()
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection((host, port), timeout=1).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"server did not listen: {''.join(server.stderr)}") from None
-                time.sleep(0.05)
+        wait_until(listening(host, port), f"server did not listen: {''.join(server.stderr)}", process)
         yield server
     finally:
         process.terminate()

@@ -16,7 +16,16 @@ import httpx
 import pytest
 
 from stringsh.userdirs import config_dir
-from tests.dialects.mcp.client import STRINGSH, HttpServer, free_port, http_server, http_session, server_env
+from tests.dialects.mcp.client import (
+    STRINGSH,
+    HttpServer,
+    free_port,
+    http_server,
+    http_session,
+    listening,
+    server_env,
+    wait_until,
+)
 
 TOKEN = "running-token-" + "r" * 30
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -157,10 +166,8 @@ def test_a_shell_command_outlasting_the_grace_is_interrupted(root: Path) -> None
         client.text("bash", {"command": "echo ready"})
         shells = descendants(server.process.pid)
         call = client.portal.start_task_soon(client.session.call_tool, "bash", {"command": "sleep 300"})
-        deadline = time.monotonic() + 30
-        while not any("sleep" in _cmdline(pid) for pid in descendants(server.process.pid)):
-            assert time.monotonic() < deadline, "the command never started"
-            time.sleep(0.05)
+        wait_until(lambda: any("sleep" in _cmdline(pid) for pid in descendants(server.process.pid)),
+                   "the command never started")
         assert stop(server) == 0
         result = call.result(timeout=30)
         assert result.is_error
@@ -205,14 +212,7 @@ def json_server(root: Path) -> Iterator[JsonServer]:
             raise AssertionError(f"server did not start: {''.join(server.lines)}")
         reader = threading.Thread(target=lambda: server.lines.extend(process.stderr or ()), daemon=True)
         reader.start()
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(server.url.removesuffix("/mcp") + "/healthz", timeout=1)
-                break
-            except httpx.TransportError:
-                assert process.poll() is None and time.monotonic() < deadline, "".join(server.lines)
-                time.sleep(0.05)
+        wait_until(listening("127.0.0.1", port), "".join(server.lines), process)
         yield server
     finally:
         if process.poll() is None:

@@ -17,7 +17,16 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.dialects.mcp.client import HttpServer, free_port, http_server, http_session, server_env, stdio_session
+from tests.dialects.mcp.client import (
+    HttpServer,
+    free_port,
+    http_server,
+    http_session,
+    listening,
+    server_env,
+    stdio_session,
+    wait_until,
+)
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -165,14 +174,7 @@ def idle_server(root: Path, env: dict[str, str], seconds: float) -> Iterator[tup
                 break
         assert token is not None and token != "from"
         url = f"http://127.0.0.1:{port}/mcp"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(url, timeout=1)
-                break
-            except httpx.TransportError:
-                assert process.poll() is None and time.monotonic() < deadline
-                time.sleep(0.05)
+        wait_until(listening("127.0.0.1", port), "server did not listen", process)
         yield url, token, process.pid
     finally:
         process.terminate()
