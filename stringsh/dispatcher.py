@@ -211,8 +211,8 @@ class Dispatcher:
             return contextlib.nullcontext()
 
     def _mask(self) -> Callable[[str], str] | None:
-        """What masks this reply: the workspace's redactor once a command opened it (a reply with nothing from
-        the workspace, `/help`, needs no mask, and opening it just for that would cost every start-up)."""
+        """What masks this reply: the workspace's redactor (every request loads the workspace to be recorded;
+        none when it could not load, and then the reply holds nothing of it)."""
         engine = self._workspace
         return engine.redact_lines if engine is not None else None
 
