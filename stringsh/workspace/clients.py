@@ -6,7 +6,9 @@ Three kinds, picked once at start-up (cli.py):
 - a terminal session's: `-c`, `run`, `operator` and `tools` without a name. An agent's shell calls them one after
   another from one session (`getsid`), so they share `sid-<sid>-<start>-<boot>`: the session leader's start time
   (field 22 of `/proc/<sid>/stat`) and the boot id tell a sid recycled after the terminal closed, or after a
-  reboot, from the one that made the changes;
+  reboot, from the one that made the changes. Where the leader lives outside this process's pid namespace (a
+  container started without a terminal: `getsid` answers 0), the namespace stands for the session:
+  `sid-0-<namespace inode>-<boot>`, shared by every process of that container that never started a session;
 - a process's own: the daemon, the REPL and the MCP server (and any process where `/proc` cannot say), as before.
 
 A client is attribution, not a permission: `/changes` and `/revert ID` reach every client's changes alike.
@@ -58,24 +60,42 @@ def named_client(name: str, source: str) -> Client:
 
 
 def terminal_client() -> Client | None:
-    """The client of this process's terminal session; None when `/proc` cannot identify its leader (gone, or no
+    """The client of this process's terminal session; None when `/proc` cannot identify it (leader gone, or no
     procfs), where the caller falls back to a process's own client."""
     try:
         sid = os.getsid(0)
-        with open(f"/proc/{sid}/stat", "rb") as handle:
-            stat = handle.read()
+        session = _hidden_session() if sid == 0 else _leader_start(sid)
     except OSError:
         return None
+    if session is None:
+        return None
+    return Client(f"sid-{sid}-{session}-{_boot_id()}", True)
+
+
+def _leader_start(sid: int) -> str | None:
+    """The session leader's start time (field 22 of its stat: clock ticks after boot), or None when `sid` names a
+    process that no longer leads that session."""
+    with open(f"/proc/{sid}/stat", "rb") as handle:
+        stat = handle.read()
     fields = stat[stat.rfind(b")") + 2:].split()  # the name in parentheses may hold spaces and `)`
     if len(fields) < 20 or fields[3] != str(sid).encode():  # field 6: the leader's session is this one
         return None
-    start = fields[19].decode("ascii", "replace")  # field 22: start time, clock ticks after boot
+    return fields[19].decode("ascii", "replace")
+
+
+def _hidden_session() -> str | None:
+    """The pid namespace's inode, standing for a session whose leader this namespace cannot see."""
+    link = os.readlink("/proc/self/ns/pid")  # "pid:[4026531836]"
+    inode = link[link.find("[") + 1:link.rfind("]")]
+    return f"ns{inode}" if inode.isdigit() else None
+
+
+def _boot_id() -> str:
     try:
         with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as handle:
-            boot = handle.read().strip().replace("-", "")[:8]
+            return handle.read().strip().replace("-", "")[:8]
     except OSError:
-        boot = "0"
-    return Client(f"sid-{sid}-{start}-{boot}", True)
+        return "0"
 
 
 def pick_client(flag: str | None, *, session: bool) -> Client:

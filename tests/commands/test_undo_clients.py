@@ -134,14 +134,44 @@ def test_undo_in_main_takes_back_this_terminals_operator_and_tools_runs_newest_f
     assert sorted(p.name for p in ws.iterdir()) == [".stringsh"]
 
 
-def test_the_terminal_client_is_the_session_leader_with_its_start_time(ws: Path) -> None:
-    assert c(ws, "/write a.txt a") == created("a.txt", "a")
-    record = json.loads(run_stringsh(["audit", "tail", "-n", "1", "--json"], ws).stdout.decode())
-    sid = os.getsid(0)
-    stat = Path(f"/proc/{sid}/stat").read_bytes()
-    start = stat[stat.rfind(b")") + 2:].split()[19].decode()
-    boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip().replace("-", "")[:8]
-    assert record["client"] == f"sid-{sid}-{start}-{boot}"
+def last_client(ws: Path) -> str:
+    return json.loads(run_stringsh(["audit", "tail", "-n", "1", "--json"], ws).stdout.decode())["client"]
+
+
+def boot_id() -> str:
+    return Path("/proc/sys/kernel/random/boot_id").read_text().strip().replace("-", "")[:8]
+
+
+def test_the_terminal_client_is_the_session_leader_with_its_start_time(ws: Path, tmp_path: Path) -> None:
+    out = agent_shell(tmp_path, ws, "$STRINGSH -c '/write a.txt a' >/dev/null\necho $$\ncat /proc/$$/stat\n")
+    sid, stat = out.split("\n", 1)
+    start = stat[stat.rfind(")") + 2:].split()[19]
+    assert last_client(ws) == f"sid-{sid}-{start}-{boot_id()}"
+
+
+@pytest.mark.needs("bwrap")
+def test_a_session_led_from_outside_the_pid_namespace_is_the_namespace(ws: Path, tmp_path: Path) -> None:
+    """A container started without a terminal: `getsid` answers 0 (the leader is not in this pid namespace). The
+    `-c` calls of one container still undo each other in order; another container's cannot."""
+    program = " ".join(shlex.quote(word) for word in (sys.executable, "-m", "stringsh"))
+
+    def container(script: str) -> str:
+        proc = subprocess.run(
+            ["bwrap", "--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "bash", "-c",
+             f"S={shlex.quote(program)}\n{script}"],
+            cwd=ws, capture_output=True, timeout=120, env={**os.environ, "TERM": "dumb"})
+        assert b"Traceback" not in proc.stderr, proc.stderr.decode()
+        return proc.stdout.decode()
+
+    out = container("$S -c '/write a.txt a' >/dev/null\n$S -c '/write b.txt b' >/dev/null\n"
+                    "python3 -c 'import os; print(os.getsid(0))'\nreadlink /proc/self/ns/pid\n$S -c '/undo'\n")
+    sid, namespace, undo = out.split("\n", 2)
+    assert sid == "0"
+    assert undo == undone("b.txt")
+    inode = namespace[namespace.index("[") + 1:-1]
+    assert last_client(ws) == f"sid-0-ns{inode}-{boot_id()}"
+    assert container("$S -c '/undo'\n") == NOTHING  # another container: another namespace
+    assert sorted(p.name for p in ws.iterdir()) == [".stringsh", "a.txt"]
 
 
 @pytest.mark.parametrize(("args", "env", "message"), [
