@@ -19,8 +19,8 @@ TOOLS = {"bwrap": "apt-get install -y bubblewrap", "git": "apt-get install -y gi
          "rg": "pip install --only-binary=ripgrep 'stringsh[search]'",
          "node": "apt-get install -y nodejs npm", "npm": "apt-get install -y nodejs npm"}
 #: Parameter ids that mean "this case runs under bubblewrap" (shell providers, policy variants).
+NOT_INSTALLED = "is not installed"
 BWRAP_IDS = frozenset({"bubblewrap", "sandboxed"})
-_skipped: dict[str, int] = {}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -47,12 +47,18 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             continue
         if os.environ.get("CI") == "true":
             pytest.fail(f"{tool} is not installed and CI=true requires this test: {TOOLS[tool]}", pytrace=False)
-        _skipped[tool] = _skipped.get(tool, 0) + 1
-        pytest.skip(f"{tool} is not installed ({TOOLS[tool]} to run this test)")
+        pytest.skip(f"{tool} {NOT_INSTALLED} ({TOOLS[tool]} to run this test)")
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """One line a newcomer cannot miss: what was skipped, and how to run it."""
+    """One line a newcomer cannot miss: what was skipped, and how to run it. Counted from the skip reports, which
+    reach this process from every pytest-xdist worker."""
+    _skipped: dict[str, int] = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+        words = reason.removeprefix("Skipped: ").split(" ", 1)
+        if len(words) == 2 and words[0] in TOOLS and words[1].startswith(NOT_INSTALLED):
+            _skipped[words[0]] = _skipped.get(words[0], 0) + 1
     if _skipped:
         parts = "; ".join(f"{count} need {tool} (`{TOOLS[tool]}`)" for tool, count in sorted(_skipped.items()))
         terminalreporter.write_line(

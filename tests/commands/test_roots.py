@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from stringsh.protocol.response import cut_header
+from stringsh.protocol.response import cut_header, re_line
 from tests.conftest import run_stringsh
 
 RO_HINT = "A read_only root is never changed; /info lists the roots and their modes."
@@ -123,7 +123,8 @@ def test_roots_do_not_leak_into_each_other(roots: Path) -> None:
         + "re: /open docslink/guide.md\nERROR(INVALID_PATH): Path leaves the workspace through a symlink: "
         "docslink/guide.md\nSymlinks are followed only while they point inside the workspace.\n"
         "re: /ls scratch:prefix\n" + leaves.format("scratch:prefix")
-        + f"re: /ls {roots}/docs2\nERROR(FILE_NOT_ALLOWED): Path is outside the workspace: {roots}/docs2\n"
+        + re_line(f"/ls {roots}/docs2", None)
+        + f"\nERROR(FILE_NOT_ALLOWED): Path is outside the workspace: {roots}/docs2\n"
         f"Only paths under {roots}/ws can be used, or under another root (/info lists them).\n"
         "re: /open docs:.env\nERROR(SECRET_DENIED): Access to a secret file is denied: docs:.env\n"
         "The policy's secret deny list covers this path.\n"

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from stringsh.dispatcher import Dispatcher
+from stringsh.protocol.response import re_line
 from stringsh.userdirs import user_policy_file
 from stringsh.workspace.policy import Policy
 from stringsh.workspace.shell.sandboxing import named_secret
@@ -125,7 +126,8 @@ def test_the_user_policy_turns_it_off_and_it_is_announced(secret_ws: Path, tmp_p
         denied("/exec base64 ./.env", "./.env", why),
         denied("!wc -c < .env", ".env", why),
         f"re: !cat a.txt\nexit: 0 | cwd: {secret_ws}\n---\nplain",
-        f"re: !touch {tmp_path}/made\nexit: 0 | cwd: {secret_ws}\n---\n(no output)",  # really the user's rights
+        # the echo of a long command is cut at 80 characters; the touch really has the user's rights
+        re_line(f"!touch {tmp_path}/made", None) + f"\nexit: 0 | cwd: {secret_ws}\n---\n(no output)",
         "",
     ])
     assert (tmp_path / "made").exists()

@@ -11,6 +11,7 @@ import pytest
 
 from stringsh.dispatcher import Dispatcher
 from stringsh.errors import StringError
+from stringsh.protocol.response import re_line
 from stringsh.workspace import ChangeSet, Workspace
 
 from .attacks import ATTACKS, LITERALS, Attack
@@ -87,7 +88,7 @@ def test_refusal_texts_are_exact(world: Path) -> None:
     dispatcher = Dispatcher(world)
     outside = world.parent / "proj2" / "x"
     assert dispatcher.execute(f"/write {outside}\nx\n").text == (
-        f"re: /write {outside}\nERROR(FILE_NOT_ALLOWED): Path is outside the workspace: {outside}\n"
+        re_line(f"/write {outside}", None) + f"\nERROR(FILE_NOT_ALLOWED): Path is outside the workspace: {outside}\n"
         f"Only paths under {world} can be used."
     )
     assert dispatcher.execute("/append a/../../x\ny\n").text == (
