@@ -86,7 +86,7 @@ class Workspace:
         policy = load_policy(root, policy_file, no_sandbox=no_sandbox)
         workspace = cls(policy.root.path, policy, client=client)
         workspace.state.check_identity()  # a folder re-created at this path does not inherit its journal
-        if workspace.state.has_journal():
+        if workspace.state.recovery_due():  # a few stats: the journal opens only when a crash may have left work
             workspace.recover()  # a crash left files mid-change: put them back before anyone reads them
         return workspace
 

@@ -216,6 +216,8 @@ class Journal:
         self._client = client
         #: The audit log's head now, (record count, newest hash): anchored with every change set (state.py sets it).
         self.audit_head: Callable[[], tuple[int, str]] | None = None
+        #: Called before a change set is first written `pending`: marks recovery due (journalfile.py).
+        self.before_pending: Callable[[], None] | None = None
         self.wal_path = f"{path}-wal"
         self._wal_fd = -1
         self.checkpoints = Checkpointer(path, self.wal_path)
@@ -250,6 +252,8 @@ class Journal:
               blobs: dict[str, bytes], tree: tuple[TreeOp, ...] = (), *, command: str = "") -> int:
         """Record a pending change set with its previous bytes (not yet durable: call `seal`); `command`: the
         command line that makes it, for /changes."""
+        if self.before_pending is not None:
+            self.before_pending()
         with self._write() as db:
             cur = db.execute(
                 "INSERT INTO changesets(time, topic, frontend, kind, reverts, state) VALUES (?,?,?,?,?,'pending')",

@@ -41,7 +41,6 @@ import functools
 import hashlib
 import os
 import queue
-import stat
 import sys
 import threading
 import time
@@ -55,6 +54,7 @@ from stringsh.workspace.atomic import FsyncPool
 from stringsh.workspace.audit import GENESIS, AuditFiles, AuditLog
 from stringsh.workspace.clients import Client, own_client
 from stringsh.workspace.context import CURRENT, DEFERRED, RequestContext, current
+from stringsh.workspace.journalfile import JOURNAL_FILE, mark_in_flight, open_journal, recovery_due, settled
 from stringsh.workspace.oserrors import coded
 from stringsh.workspace.paths import STATE_DIR, Confiner, spool_folder
 
@@ -65,7 +65,6 @@ if TYPE_CHECKING:
 
 STATE_IGNORE = "# stringsh engine state (shell spool, index cache); not for version control\n*\n"
 WORKSPACES = "workspaces"
-JOURNAL_FILE = "journal.db"
 AUDIT_FILE = "audit.log"
 AUDIT_FILES = AuditFiles(AUDIT_FILE, f"{AUDIT_FILE}.1", "audit.head")
 LOCK_FILE = "lock"
@@ -424,34 +423,25 @@ class EngineState:
     def journal(self) -> Journal:
         with self.thread_lock:
             if self._journal is None:
-                self._journal = self._open_journal()
+                self._journal = self.open_journal()
             return self._journal
 
-    def _open_journal(self) -> Journal:
-        import sqlite3  # loads with the first journal only
-
-        from stringsh.workspace.journal import Journal
-
+    def open_journal(self) -> Journal:
+        """Open this workspace's journal (journalfile.open_journal; JournalUnavailable when it cannot be used), its
+        change sets marked in flight beside it (journalfile.py). Called once, on first use."""
         folder = self._folder_fd()
         # a journal is only kept for a tree the folder records: by its root's inode until the first change makes
         # the workspace's `.stringsh/` (workspace_folder) and leaves the tree's id there
         self._stamp(None)
-        for name in (JOURNAL_FILE, f"{JOURNAL_FILE}-wal", f"{JOURNAL_FILE}-shm"):
-            try:
-                st = os.stat(name, dir_fd=folder, follow_symlinks=False)
-            except FileNotFoundError:
-                if name != JOURNAL_FILE:
-                    continue
-            else:
-                if not stat.S_ISREG(st.st_mode):
-                    raise _damaged(self.path / name, "it is not a regular file")
-            _make_private(folder, name, self.path)
-        try:
-            journal = Journal(self.journal_path, self.client)
-        except sqlite3.Error as exc:
-            raise _damaged(self.journal_path, str(exc)) from None
+        journal = open_journal(folder, self.path, self.client)
         journal.audit_head = self.audit_head
+        journal.before_pending = lambda: mark_in_flight(folder, self.path)
         return journal
+
+    def recovery_due(self) -> bool:
+        """Whether a start must open the journal to finish a change set a crash cut short (journalfile.py): a few
+        stats, no open; False when nothing is there yet."""
+        return recovery_due(self.path)
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -472,7 +462,23 @@ class EngineState:
             finally:
                 self._depth -= 1
                 if self._depth == 0:
-                    fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+                    try:
+                        self._settle()
+                    finally:
+                        fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    def _settle(self) -> None:
+        """Lock still held: when no change set is pending any more, a start need not open the journal (the
+        `recovery-due` marker goes). Any doubt leaves the marker: it costs the next start one opening."""
+        journal = self._journal
+        if journal is None:
+            return
+        try:
+            if journal.pending():
+                return
+        except Exception:  # a journal that cannot say keeps the marker: recovery stays due
+            return
+        settled(self._folder_fd())
 
     # -- audit ------------------------------------------------------------------------------------------------
 
@@ -599,32 +605,8 @@ class AuditWriter:
                     self.log.append(record)
 
 
-def _make_private(folder: int, name: str, path: Path) -> None:
-    """A journal file is 0600 (created so, or narrowed when an older version left it 0644): SQLite gives its WAL
-    and shared-memory files the database file's mode."""
-    try:
-        fd = atomic.open_state_file(folder, name, os.O_RDONLY | (os.O_CREAT if name == JOURNAL_FILE else 0))
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise _damaged(path / name, exc.strerror or str(exc)) from None
-    try:
-        if stat.S_IMODE(os.fstat(fd).st_mode) != 0o600:
-            os.fchmod(fd, 0o600)
-    finally:
-        os.close(fd)
-
-
 def _create_once(dir_fd: int, name: str, text: str) -> None:
     """Write a small file that does not exist yet; an existing one (or a link planted there) is left alone."""
     fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
-
-
-def _damaged(path: Path, reason: str) -> StringError:
-    return StringError(
-        "INTERNAL_ERROR",
-        f"The change journal {path} cannot be used: {reason}.",
-        "Move it aside (undo history and crash recovery start afresh) and run the command again.",
-    )

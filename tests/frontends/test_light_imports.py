@@ -11,10 +11,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from stringsh.workspace import Workspace
+from stringsh.workspace.journalfile import JOURNAL_FILE, MARKED_STAMP, RECOVERY_MARKER
+from stringsh.workspace.state import state_folder
+
 HEAVY = ("prompt_toolkit", "rich", "markdown_it", "httpx", "pexpect", "watchdog", "pyte")
 
 #: argparse (and the shutil, gettext and locale it pulls in) only for unusual command lines; importlib.resources
-#: only for help pages; dataclasses (and inspect) nowhere on this path; sqlite3 only once a journal is used.
+#: only for help pages; dataclasses (and inspect) nowhere on this path; sqlite3 only for a change, a history read
+#: or a recovery (never for `-c /ls` in a used workspace whose last change set finished).
 NOT_FOR_DASH_C = (
     "argparse", "shutil", "gettext", "locale", "importlib.resources", "dataclasses", "inspect", "sqlite3",
 )
@@ -51,6 +58,7 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.workspace.context",
         "stringsh.workspace.engine",
         "stringsh.workspace.identity",
+        "stringsh.workspace.journalfile",  # stats for a crash's leftovers; opens the journal only then
         "stringsh.workspace.globs",
         "stringsh.workspace.globtable",
         "stringsh.workspace.layers",
@@ -83,21 +91,37 @@ def dash_c_ls_modules(ws: Path) -> set[str]:
     return set(report["modules"])
 
 
-def interpreter_start_modules(ws: Path) -> set[str]:
+@pytest.fixture(scope="module")
+def interpreter_start_modules(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
     """What this interpreter loads before any stringsh code: site's .pth files differ between machines."""
     probe = "import json, sys; print(json.dumps(sorted(sys.modules)))"
-    proc = subprocess.run([sys.executable, "-c", probe], cwd=ws, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path_factory.mktemp("bare"), capture_output=True,
+                          text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     return set(json.loads(proc.stdout.splitlines()[-1]))
 
 
-def test_dash_c_ls_imports_no_heavy_library(ws: Path) -> None:
-    loaded_by_stringsh = dash_c_ls_modules(ws) - interpreter_start_modules(ws)
-    assert sorted(name for name in (*HEAVY, *NOT_FOR_DASH_C) if name in loaded_by_stringsh) == []
+def used(ws: Path) -> None:
+    """A workspace used before: its journal holds a finished change set (so a start could open it)."""
+    workspace = Workspace.load(ws)
+    try:
+        workspace.write_text("notes.md", "# notes\n")
+    finally:
+        workspace.close()
+    folder = state_folder(ws)
+    assert (folder / JOURNAL_FILE).is_file() and (folder / MARKED_STAMP).is_file()
+    assert not (folder / RECOVERY_MARKER).exists()
 
 
-def test_dash_c_ls_imports_exactly_the_named_stringsh_modules(ws: Path) -> None:
+@pytest.mark.parametrize("kind", ["fresh", "used"])
+def test_dash_c_ls_loads_exactly_the_named_modules(ws: Path, kind: str, interpreter_start_modules: set[str]) -> None:
+    """Fresh or used, `-c /ls` imports the same light set: a used workspace's journal (SQLite, dataclasses) stays
+    closed unless recovery is due (workspace/journalfile.py)."""
+    if kind == "used":
+        used(ws)
     modules = dash_c_ls_modules(ws)
+    loaded_by_stringsh = modules - interpreter_start_modules
+    assert sorted(name for name in (*HEAVY, *NOT_FOR_DASH_C) if name in loaded_by_stringsh) == []
     ours = {name for name in modules if name == "stringsh" or name.startswith("stringsh.")}
     assert sorted(ours - DASH_C_LS_MODULES) == [], "new on the -c /ls path"
     assert sorted(DASH_C_LS_MODULES - ours) == [], "no longer on the -c /ls path: drop from the list"

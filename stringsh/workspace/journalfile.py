@@ -1,0 +1,122 @@
+"""Opening the change journal, and the marker that says whether a start must open it at all.
+
+A start-up that only reads (`stringsh -c /ls`) must not pay for SQLite: the journal opens on the first change or
+history read. What a start must never skip is crash recovery, so the journal's commit protocol keeps a marker
+beside it in the user's state folder (state.py):
+
+    recovery-due      present from just before a change set is first written `pending` until, with the lock
+                      still held, the journal has no pending change set left (EngineState.locked)
+    journal.marked    present once a version that keeps `recovery-due` has used this journal with none pending
+
+A start opens the journal (and recovers) when `recovery-due` exists, or when a journal exists without
+`journal.marked` (one an older version wrote, which may hold a pending set nobody marked): two or three stats,
+no open. Every change still recovers whatever is pending first, marker or not, as it always did.
+
+Why there, and what backs it: the marker lives with the journal in the user's 0700 state folder, never in the
+workspace's `.stringsh/`, so nothing a repository ships or a sandboxed command does can reach it (the sandbox masks
+the state folder). The journal itself stays the truth; the marker only says when to look at it. A planted marker
+costs one journal opening, after which it is removed. A deleted one (only the user's own processes can) delays
+recovery, never loses it: the pending change set and its previous bytes stay in the journal, and the next change,
+`/undo` or `/revert` recovers it before doing anything else. The marker is created before the change set's first
+transaction, so it is on disk before any workspace file is replaced (the change set's own fsync of the journal
+commits the file system's metadata in order on ext4 and xfs; no fsync is added for it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from typing import TYPE_CHECKING
+
+from stringsh.errors import StringError
+from stringsh.workspace import atomic
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from stringsh.workspace.journal import Journal
+
+JOURNAL_FILE = "journal.db"
+RECOVERY_MARKER = "recovery-due"
+MARKED_STAMP = "journal.marked"
+
+
+class JournalUnavailable(StringError):
+    """The journal cannot be opened or used (damaged, not a regular file, the state folder refused it): reads can
+    go on without it; a change, `/undo`, `/revert` or `/changes` cannot."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(
+            "INTERNAL_ERROR",
+            f"The change journal {path} cannot be used: {reason}.",
+            "Move it aside (undo history and crash recovery start afresh) and run the command again.",
+        )
+        self.path = path
+        self.reason = reason
+
+
+def recovery_due(folder: Path) -> bool:
+    """Whether a start must open the journal to recover: the marker is there, or a journal no version keeping the
+    marker has used yet. Only stats, by path (nothing is created or opened)."""
+    if os.path.lexists(folder / RECOVERY_MARKER):
+        return True
+    return os.path.lexists(folder / JOURNAL_FILE) and not os.path.lexists(folder / MARKED_STAMP)
+
+
+def mark_in_flight(folder_fd: int, folder: Path) -> None:
+    """Before a change set is first written: a start from now on opens the journal until `settled` removes this.
+    A marker that cannot be made stops the change (JournalUnavailable) before anything is written."""
+    try:
+        os.close(atomic.open_state_file(folder_fd, RECOVERY_MARKER, os.O_WRONLY | os.O_CREAT))
+    except OSError as exc:
+        raise JournalUnavailable(folder / RECOVERY_MARKER, exc.strerror or str(exc)) from None
+
+
+def settled(folder_fd: int) -> None:
+    """With the lock held and no change set pending: the journal follows the marker protocol, nothing is due."""
+    # a planted link or FIFO, a read-only folder: starts keep opening the journal (safe, slower)
+    with contextlib.suppress(OSError):
+        os.close(atomic.open_state_file(folder_fd, MARKED_STAMP, os.O_WRONLY | os.O_CREAT))
+    with contextlib.suppress(OSError):  # none (the usual case), or a read-only folder: it costs one opening
+        os.unlink(RECOVERY_MARKER, dir_fd=folder_fd)
+
+
+def open_journal(folder_fd: int, folder: Path, client: str) -> Journal:
+    """The journal in the state folder open at `folder_fd` (`folder` its path, for messages and SQLite): its files
+    must be regular files, private (0600), and a database SQLite can use; else JournalUnavailable. The one place
+    the journal is opened."""
+    import sqlite3  # loads with the first journal only
+
+    from stringsh.workspace.journal import Journal
+
+    for name in (JOURNAL_FILE, f"{JOURNAL_FILE}-wal", f"{JOURNAL_FILE}-shm"):
+        try:
+            st = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            if name != JOURNAL_FILE:
+                continue
+        else:
+            if not stat.S_ISREG(st.st_mode):
+                raise JournalUnavailable(folder / name, "it is not a regular file")
+        _make_private(folder_fd, name, folder)
+    try:
+        return Journal(folder / JOURNAL_FILE, client)
+    except sqlite3.Error as exc:
+        raise JournalUnavailable(folder / JOURNAL_FILE, str(exc)) from None
+
+
+def _make_private(folder_fd: int, name: str, folder: Path) -> None:
+    """A journal file is 0600 (created so, or narrowed when an older version left it 0644): SQLite gives its WAL
+    and shared-memory files the database file's mode."""
+    try:
+        fd = atomic.open_state_file(folder_fd, name, os.O_RDONLY | (os.O_CREAT if name == JOURNAL_FILE else 0))
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise JournalUnavailable(folder / name, exc.strerror or str(exc)) from None
+    try:
+        if stat.S_IMODE(os.fstat(fd).st_mode) != 0o600:
+            os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
