@@ -1,7 +1,8 @@
 """Crash test for /patch: a real `stringsh run` applying 10-file unified diffs, one after another, is
 killed with SIGKILL at random moments. The next start recovers every interrupted change set to all-before or
 all-after: the 10 files always hold the same generation, nothing stays pending, no temp file is left, and no
-patch the child reported is lost."""
+patch the child reported is lost. A kill inside a change set leaves the `recovery-due` marker, and the first
+few such kills are recovered by a real `stringsh -c /ls`."""
 
 from __future__ import annotations
 
@@ -14,12 +15,16 @@ import time
 from pathlib import Path
 
 from stringsh.workspace import Workspace, atomic
+from stringsh.workspace.journalfile import RECOVERY_MARKER
+from stringsh.workspace.state import state_folder
 
 REPO = Path(__file__).resolve().parents[2]
 FILES = [f"src/m{i}.py" for i in range(10)]
 KILLS = 16
 BUDGET_S = 25.0
 PATCHES_PER_CHILD = 400
+#: How many kills inside a change set a real `stringsh -c /ls` recovers (the others: Workspace.load, in-process).
+DASH_C_RECOVERIES = 2
 
 
 def content(gen: int) -> str:
@@ -44,18 +49,30 @@ def generations(root: Path) -> set[int]:
 
 
 def recover_and_check(root: Path, outcomes: dict[str, int]) -> int:
-    """What the next start does (`Workspace.load` recovers), then the invariants; returns the generation."""
-    workspace = Workspace(root)
+    """What the next start does (`Workspace.load` recovers; the first few times a real `-c /ls`), then the
+    invariants; returns the generation."""
+    marker = state_folder(root) / RECOVERY_MARKER
+    workspace = Workspace(root)  # no start-up recovery: what the kill left, as it is
     try:
-        for change in workspace.journal.pending():
+        pending = workspace.journal.pending()
+        for change in pending:
             rows = workspace.journal.files(change)
             assert len(rows) == len(FILES)
             outcomes["pending"] = outcomes.get("pending", 0) + 1
     finally:
         workspace.close()
-    workspace = Workspace.load(root)
+    assert marker.exists() or not pending, "a change set in flight without the recovery-due marker"
+    if pending and outcomes.get("by -c /ls", 0) < DASH_C_RECOVERIES:
+        proc = subprocess.run([sys.executable, "-m", "stringsh", "-c", "/ls"], cwd=root, capture_output=True,
+                              text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        outcomes["by -c /ls"] = outcomes.get("by -c /ls", 0) + 1
+        workspace = Workspace(root)
+    else:
+        workspace = Workspace.load(root)
     try:
         assert workspace.journal.pending() == []
+        assert not marker.exists()
     finally:
         workspace.close()
     found = generations(root)
