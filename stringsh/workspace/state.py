@@ -8,6 +8,8 @@ state folder, one folder per workspace keyed by the workspace's real path:
         audit.log                   the hash-chained audit records (audit.log.1: the older, rotated one)
         audit.head                  the current log's record count and newest hash (its end), the append lock
                                     (the journal anchors the head with every change set: journal.py)
+        recovery-due                present while a change set may be in flight: a start opens the journal
+                                    (journalfile.py); journal.marked: the journal follows that protocol
         lock                        flock between processes
         workspace                   the real path, for a person looking around
         identity                    which tree at that path it belongs to (identity.py): a folder re-created
