@@ -1,9 +1,11 @@
 """Start-up and daemon round-trip, as ratios to plain Python measured in the same run.
 
-    python bench/startup.py [--runs 40] [--requests 1000]
+    python bench/startup.py [--runs 40] [--requests 1000] [--no-site]
 
-Goals: `stringsh -c '/ls'` ≤ 3× `python -c pass`; daemon round-trip p50 and p99 ≤ 3× a bare Python
-echo loop over the same pipes.
+Goals: `stringsh -c '/ls'` ≤ 3× `python -c pass`, in a fresh workspace and in a used one (its journal holds a
+finished change set: the start must not open it); daemon round-trip p50 and p99 ≤ 3× a bare Python echo loop over
+the same pipes. `--no-site` runs every interpreter with `-S` (stringsh found through PYTHONPATH), to measure without
+what the machine's site-packages `.pth` files load into every start, `python -c pass` included.
 
 Measured like a real install: the package's bytecode is compiled first (pip does that on install), because an
 environment with PYTHONDONTWRITEBYTECODE=1 would otherwise recompile every stringsh module on every run.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import os
 import statistics
 import subprocess
 import sys
@@ -56,23 +59,21 @@ def compile_package() -> Path:
     return package
 
 
-def time_commands(commands: list[list[str]], cwd: Path, runs: int) -> list[float]:
-    """Median wall time of each command; the commands take turns, so both see the same machine load."""
+def time_commands(commands: list[tuple[list[str], Path]], runs: int) -> list[float]:
+    """Median wall time of each (command, folder); the commands take turns, so all see the same machine load."""
     samples: list[list[float]] = [[] for _ in commands]
     for _ in range(runs):
-        for argv, bucket in zip(commands, samples, strict=True):
+        for (argv, cwd), bucket in zip(commands, samples, strict=True):
             start = time.perf_counter()
             subprocess.run(argv, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
             bucket.append(time.perf_counter() - start)
     return [statistics.median(bucket) for bucket in samples]
 
 
-def module_counts(cwd: Path) -> tuple[int, int, int, list[str]]:
+def module_counts(python: list[str], cwd: Path) -> tuple[int, int, int, list[str]]:
     """(modules loaded in all, modules `-c /ls` added to a bare interpreter's, stringsh modules, and the
     standard-library packages it added)."""
-    proc = subprocess.run(
-        [sys.executable, "-c", MODULE_PROBE], cwd=cwd, check=True, capture_output=True
-    )
+    proc = subprocess.run([*python, "-c", MODULE_PROBE], cwd=cwd, check=True, capture_output=True)
     counts, _, stdlib = proc.stderr.decode().rpartition("stdlib:")
     total, added, ours = (int(n) for n in counts.split()[-3:])
     return total, added, ours, stdlib.split()
@@ -106,30 +107,50 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def workspaces(tmp: Path, stringsh: list[str]) -> tuple[Path, Path]:
+    """A fresh workspace, and a used one: a change made and finished, so its journal exists."""
+    fresh, used = tmp / "fresh", tmp / "used"
+    for ws in (fresh, used):
+        (ws / "docs").mkdir(parents=True)
+        (ws / "README.md").write_text("# hi\n")
+    subprocess.run([*stringsh, "-c", "/write notes.md\n# notes\n"], cwd=used, check=True, stdout=subprocess.DEVNULL)
+    return fresh, used
+
+
 def main() -> int:
     isolate_user_state()
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--requests", type=int, default=1000)
+    parser.add_argument("--no-site", action="store_true", help="run every interpreter with -S (see the docstring)")
     args = parser.parse_args()
     package = compile_package()
     print(f"bytecode compiled first (compileall {package}), as an install does")
+    python = [sys.executable]
+    script = Path(sys.executable).with_name("stringsh")  # the console script an install puts beside python
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "stringsh"]
+    if args.no_site:
+        python = [sys.executable, "-S"]
+        command = [*python, "-m", "stringsh"]
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(package.parent), os.environ.get("PYTHONPATH")]))
+        print("every interpreter runs with -S: no site-packages .pth files")
     with tempfile.TemporaryDirectory() as tmp:
-        ws = Path(tmp)
-        (ws / "docs").mkdir()
-        (ws / "README.md").write_text("# hi\n")
-        script = Path(sys.executable).with_name("stringsh")  # the console script an install puts beside python
-        command = [str(script)] if script.exists() else [sys.executable, "-m", "stringsh"]
-        total, added, ours, stdlib = module_counts(ws)
-        floor = [sys.executable, "-c", "import " + ", ".join(stdlib)]  # what -c /ls needs of the stdlib, alone
-        python, stdlib_time, stringsh_time = time_commands(
-            [[sys.executable, "-c", "pass"], floor, [*command, "-c", "/ls"]], ws, args.runs
+        fresh, used = workspaces(Path(tmp), command)
+        ws = fresh
+        total, added, ours, stdlib = module_counts(python, fresh)
+        floor = [*python, "-c", "import " + ", ".join(stdlib)]  # what -c /ls needs of the stdlib, alone
+        used_total, _, used_ours, _ = module_counts(python, used)
+        bare, stdlib_time, fresh_time, used_time = time_commands(
+            [([*python, "-c", "pass"], fresh), (floor, fresh), ([*command, "-c", "/ls"], fresh),
+             ([*command, "-c", "/ls"], used)], args.runs
         )
-        print(f"start-up: python -c pass {python * 1000:.1f} ms, stringsh -c '/ls' {stringsh_time * 1000:.1f} ms, "
-              f"ratio {stringsh_time / python:.2f}x (goal <= 3x)")
+        for name, took in (("fresh workspace", fresh_time), ("used workspace (a journal)", used_time)):
+            print(f"start-up, {name}: python -c pass {bare * 1000:.1f} ms, stringsh -c '/ls' {took * 1000:.1f} ms, "
+                  f"ratio {took / bare:.2f}x (goal <= 3x)")
         print(f"  of which the standard library it imports: {stdlib_time * 1000:.1f} ms alone "
-              f"({stdlib_time / python:.2f}x pass): {' '.join(stdlib)}")
-        print(f"modules after -c '/ls': {total} in all, {added} beyond a bare interpreter's, {ours} of stringsh")
+              f"({stdlib_time / bare:.2f}x pass): {' '.join(stdlib)}")
+        print(f"modules after -c '/ls': {total} in all, {added} beyond a bare interpreter's, {ours} of stringsh "
+              f"(used workspace: {used_total} in all, {used_ours} of stringsh)")
         echo, daemon = round_trips(
             [[sys.executable, "-c", ECHO_LOOP], [sys.executable, "-m", "stringsh", "daemon"]], ws, args.requests
         )

@@ -6,7 +6,6 @@ One parser for every front end; `is_complete` decides when a line stream has a w
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Mapping
 
 from stringsh.errors import StringError
@@ -250,6 +249,10 @@ def reply_header(text: str) -> tuple[str, str | None]:
 
 def split_arguments(text: str) -> list[str]:
     """Shell-like split of the header's arguments; an unbalanced quote is a coded error."""
+    if not text.strip(" \t\r\n"):  # shlex's whitespace: nothing to split (and `-c /ls` never imports shlex)
+        return []
+    import shlex
+
     try:
         lexer = shlex.shlex(text, posix=True)
         lexer.whitespace_split = True

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import stat
 import threading
@@ -41,7 +40,10 @@ DEFAULT_MODE = 0o666 & ~UMASK
 
 
 def sha256(data: bytes) -> str:
-    """The content hash the journal, the stale-write guard and the index cache all key on."""
+    """The content hash the journal, the stale-write guard and the index cache all key on (OpenSSL's, fast on
+    big files; imported on the first hash, not by every start: workspace/digest.py)."""
+    import hashlib
+
     return hashlib.sha256(data).hexdigest()
 
 

@@ -15,7 +15,6 @@ regular file (see state.py).
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.workspace.atomic import open_state_file
+from stringsh.workspace.digest import sha256
 
 if TYPE_CHECKING:
     from stringsh.workspace.journal import Anchor
@@ -76,7 +76,7 @@ def summarize_command(text: str, redactor: Redactor) -> str:
 
 def _digest(prev: str, record: dict[str, object]) -> str:
     body = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256((prev + body).encode("utf-8")).hexdigest()
+    return sha256((prev + body).encode("utf-8")).hexdigest()
 
 
 def _line_hash(line: bytes) -> str:
@@ -84,7 +84,7 @@ def _line_hash(line: bytes) -> str:
     try:
         return str(json.loads(line)["hash"])
     except (ValueError, KeyError, TypeError):
-        return hashlib.sha256(line).hexdigest()
+        return sha256(line).hexdigest()
 
 
 def _last_line(fd: int) -> bytes | None:
@@ -201,7 +201,7 @@ class AuditLog:
             size = os.fstat(fd).st_size
         record = {**fields, "prev": prev}
         body = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        digest = hashlib.sha256((prev + body).encode("utf-8")).hexdigest()  # what _digest computes
+        digest = sha256((prev + body).encode("utf-8")).hexdigest()  # what _digest computes
         data = (body[:-1] + f',"hash":"{digest}"}}\n').encode("utf-8")
         if count and size + len(data) > self.max_bytes:
             os.replace(self.files.log, self.files.old, src_dir_fd=self.dir_fd, dst_dir_fd=self.dir_fd)

@@ -40,9 +40,7 @@ import atexit
 import contextlib
 import fcntl
 import functools
-import hashlib
 import os
-import queue
 import sys
 import threading
 import time
@@ -56,11 +54,14 @@ from stringsh.workspace.atomic import FsyncPool
 from stringsh.workspace.audit import GENESIS, AuditFiles, AuditLog
 from stringsh.workspace.clients import Client, own_client
 from stringsh.workspace.context import CURRENT, DEFERRED, RequestContext, current
+from stringsh.workspace.digest import sha256
 from stringsh.workspace.journalfile import JOURNAL_FILE, mark_in_flight, open_journal, recovery_due, settled
 from stringsh.workspace.oserrors import coded
 from stringsh.workspace.paths import STATE_DIR, Confiner, spool_folder
 
 if TYPE_CHECKING:
+    import queue
+
     from stringsh.workspace.journal import Journal
     from stringsh.workspace.shell.providers import BwrapProbe
     from stringsh.workspace.userkey import UserKey
@@ -76,7 +77,7 @@ STATE_HINT = "It must be a folder you own, not a link; move it aside (or set STR
 
 def state_key(real: Path) -> str:
     """The folder name of a workspace's state: its real path hashed (fixed length, no path syntax)."""
-    return hashlib.sha256(os.fsencode(str(real))).hexdigest()[:32]
+    return sha256(os.fsencode(str(real))).hexdigest()[:32]
 
 
 def state_folder(root: Path) -> Path:
@@ -577,6 +578,8 @@ class AuditWriter:
     microsecond. A handed event is set once everything before it is written (flush)."""
 
     def __init__(self, log: AuditLog) -> None:
+        import queue  # only a front end that answers before it logs (the daemon, the servers) has a writer
+
         self.log = log
         self.queue: queue.SimpleQueue[list[dict[str, object]] | threading.Event | None] = queue.SimpleQueue()
         self.thread = threading.Thread(target=self._run, name="stringsh-audit", daemon=True)

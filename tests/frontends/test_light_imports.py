@@ -22,8 +22,12 @@ HEAVY = ("prompt_toolkit", "rich", "markdown_it", "httpx", "pexpect", "watchdog"
 #: argparse (and the shutil, gettext and locale it pulls in) only for unusual command lines; importlib.resources
 #: only for help pages; dataclasses (and inspect) nowhere on this path; sqlite3 only for a change, a history read
 #: or a recovery (never for `-c /ls` in a used workspace whose last change set finished).
+#: hashlib (OpenSSL's start costs more than the builtin SHA-256 the state folder's name and the audit chain use:
+#: workspace/digest.py) only for a file's content hash; shlex only for a command with arguments; queue only for
+#: a front end that logs after it answers.
 NOT_FOR_DASH_C = (
     "argparse", "shutil", "gettext", "locale", "importlib.resources", "dataclasses", "inspect", "sqlite3",
+    "hashlib", "shlex", "queue",
 )
 
 #: Every stringsh module `stringsh -c /ls` imports. A new module on this path must be added here on purpose.
@@ -56,6 +60,7 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.workspace.audit",
         "stringsh.workspace.clients",
         "stringsh.workspace.context",
+        "stringsh.workspace.digest",
         "stringsh.workspace.engine",
         "stringsh.workspace.identity",
         "stringsh.workspace.journalfile",  # stats for a crash's leftovers; opens the journal only then
