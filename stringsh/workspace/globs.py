@@ -15,6 +15,7 @@ only when a policy names a pattern that is not among them.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from stringsh.workspace.globtable import TRANSLATED
@@ -126,9 +127,13 @@ class GlobSet:
             for variant in normalise(pattern.lower() if ignore_case else pattern):
                 kind, glob = split(variant)
                 kinds[kind].append(glob)
-        self._names = _compiled(kinds["name"])
-        self._paths = _compiled(kinds["path"])
+        # built-in patterns compile on the first name or path the prefilter lets through: a listing of `README.md`
+        # and `docs/` compiles none (the secret globs' regexes cost a start more than the listing); a policy's own
+        # patterns compile here, so one wcmatch or re refuses fails the start, not a later request
+        self._globs = kinds
         self._name_filter, self._path_filter = Prefilter(kinds["name"]), Prefilter(kinds["path"])
+        if any(glob not in TRANSLATED for globs in kinds.values() for glob in globs):
+            _ = self._names, self._paths
         # The last names whole-path patterns can end in, when each is literal (`**/.aws/credentials`): a walk's
         # entry with another name needs no whole-path match (`match_leaf`).
         leaves = {glob.rpartition("/")[2] for glob in kinds["path"]}
@@ -137,11 +142,19 @@ class GlobSet:
         #: _PATH for a name only a whole-path pattern may match, whose answer depends on the folders; bounded.
         self._by_name: dict[str, int] = {}
 
+    @functools.cached_property
+    def _names(self) -> re.Pattern[str] | None:
+        return _compiled(self._globs["name"])
+
+    @functools.cached_property
+    def _paths(self) -> re.Pattern[str] | None:
+        return _compiled(self._globs["path"])
+
     def _match(self, run: str) -> bool:
-        if self._paths is not None and self._path_filter.could(run) and self._paths.match(run) is not None:
+        if self._path_filter.could(run) and self._paths is not None and self._paths.match(run) is not None:
             return True
         name = run.rpartition("/")[2]
-        return self._names is not None and self._name_filter.could(name) and self._names.match(name) is not None
+        return self._name_filter.could(name) and self._names is not None and self._names.match(name) is not None
 
     def match(self, rel: str) -> bool:
         """Whether the root-relative path itself matches."""
@@ -153,9 +166,9 @@ class GlobSet:
         known = self._by_name.get(key)
         if known is None:
             name = (rel.lower() if self.ignore_case else rel).rpartition("/")[2]
-            if self._names is not None and self._name_filter.could(name) and self._names.match(name) is not None:
+            if self._name_filter.could(name) and self._names is not None and self._names.match(name) is not None:
                 known = _MATCH
-            elif self._paths is not None and (self._leaves is None or name in self._leaves):
+            elif self._globs["path"] and (self._leaves is None or name in self._leaves):
                 known = _PATH
             else:
                 known = _NO_MATCH
@@ -168,7 +181,7 @@ class GlobSet:
 
     def covering(self, rel: str) -> list[str]:
         """The path and each of its parent folders that a pattern matches, shortest first."""
-        if self._names is None and self._paths is None:
+        if not self._globs["name"] and not self._globs["path"]:
             return []
         parts = [p for p in (rel.lower() if self.ignore_case else rel).split("/") if p and p != "."]
         runs = ("/".join(parts[: end + 1]) for end in range(len(parts)))
