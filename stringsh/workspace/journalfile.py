@@ -73,11 +73,12 @@ def mark_in_flight(folder_fd: int, folder: Path) -> None:
         raise JournalUnavailable(folder / RECOVERY_MARKER, exc.strerror or str(exc)) from None
 
 
-def settled(folder_fd: int) -> None:
-    """With the lock held and no change set pending: the journal follows the marker protocol, nothing is due."""
-    # a planted link or FIFO, a read-only folder: starts keep opening the journal (safe, slower)
-    with contextlib.suppress(OSError):
-        os.close(atomic.open_state_file(folder_fd, MARKED_STAMP, os.O_WRONLY | os.O_CREAT))
+def settled(folder_fd: int, *, stamp: bool = True) -> None:
+    """With the lock held and no change set pending: nothing is due; with `stamp`, also record that the journal
+    follows the marker protocol (once per process is enough)."""
+    if stamp:  # a planted link or FIFO, a read-only folder: starts keep opening the journal (safe, slower)
+        with contextlib.suppress(OSError):
+            os.close(atomic.open_state_file(folder_fd, MARKED_STAMP, os.O_WRONLY | os.O_CREAT))
     with contextlib.suppress(OSError):  # none (the usual case), or a read-only folder: it costs one opening
         os.unlink(RECOVERY_MARKER, dir_fd=folder_fd)
 

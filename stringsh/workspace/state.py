@@ -127,6 +127,10 @@ class EngineState:
         self._depth = 0
         self._lock_fd = -1
         self._journal: Journal | None = None
+        #: Whether the `recovery-due` marker may need removing at the end of the lock: a process's first lock
+        #: (a crash or a planted file may have left one), a change set begun or a crashed one recovered since.
+        self._unsettled = True
+        self._stamped_journal = False  # `journal.marked` written by this process
         self._audit: AuditLog | None = None
         self._writer: AuditWriter | None = None  # records_after_reply's
 
@@ -438,7 +442,7 @@ class EngineState:
         self._stamp(None)
         journal = open_journal(folder, self.path, self.client)
         journal.audit_head = self.audit_head
-        journal.before_pending = lambda: mark_in_flight(folder, self.path)
+        journal.before_pending = lambda: self._mark_in_flight(folder)
         return journal
 
     def recovery_due(self) -> bool:
@@ -459,7 +463,9 @@ class EngineState:
                 if self._depth == 1:
                     from stringsh.workspace import changes
 
-                    for cs in self.journal.pending():
+                    pending = self.journal.pending()
+                    self._unsettled = self._unsettled or bool(pending)
+                    for cs in pending:
                         changes.recover(self.journal, self.confiner, cs, self.fsync_pool)
                 yield
             finally:
@@ -470,18 +476,25 @@ class EngineState:
                     finally:
                         fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
 
+    def _mark_in_flight(self, folder: int) -> None:
+        """Journal.begin's first step: a start opens the journal until this lock ends with nothing pending."""
+        self._unsettled = True
+        mark_in_flight(folder, self.path)
+
     def _settle(self) -> None:
         """Lock still held: when no change set is pending any more, a start need not open the journal (the
         `recovery-due` marker goes). Any doubt leaves the marker: it costs the next start one opening."""
         journal = self._journal
-        if journal is None:
+        if journal is None or not self._unsettled:
             return
         try:
             if journal.pending():
                 return
         except Exception:  # a journal that cannot say keeps the marker: recovery stays due
             return
-        settled(self._folder_fd())
+        settled(self._folder_fd(), stamp=not self._stamped_journal)
+        self._unsettled = False
+        self._stamped_journal = True
 
     # -- audit ------------------------------------------------------------------------------------------------
 

@@ -74,6 +74,16 @@ def test_a_finished_change_leaves_no_marker_and_a_stamp(used: Path) -> None:
     assert not due(used)
 
 
+def test_every_change_of_a_long_lived_process_takes_its_marker_away(used: Path) -> None:
+    workspace = Workspace.load(used)
+    try:
+        for n in range(3):
+            workspace.write_text("a.md", f"# a{n}\n")
+            assert not (state_folder(used) / RECOVERY_MARKER).exists()
+    finally:
+        workspace.close()
+
+
 def test_a_planted_marker_costs_one_opening_and_changes_no_reply(used: Path) -> None:
     lazy = listing(used)
     (state_folder(used) / RECOVERY_MARKER).write_bytes(b"")
