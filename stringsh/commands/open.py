@@ -79,7 +79,10 @@ def open_path(ctx: Context, target: str, block: str | None, start: int, end: int
         return format_listing(display, entries)
     if not block and info.size > workspace.policy.limits.max_read_bytes:  # too large to read whole: page it
         return open_window(ctx, info.rel, start, end)
-    return show(ctx, documents.open_file(rel, info, block), "Opened", start=start, end=end)
+    view = documents.open_file(rel, info, block)
+    if block and end is not None and not start and view.symbols is not None:
+        start = resolve_block(view, block).start  # `--to` alone: from the symbol's first line
+    return show(ctx, view, "Opened", start=start, end=end)
 
 
 def open_shortcut(ctx: Context, target: str, start: int, end: int | None = None) -> Result:

@@ -91,9 +91,9 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
         summary="Show the page's menus, a menu's entries, its shortcuts, or a menu scaffold", section="Navigation",
     ),
     # Editing
-    CommandSpec("edit", "edit", "edit", syntax="/edit [--force] path[#block] [<<EOF … EOF]",
+    CommandSpec("edit", "edit", "edit", syntax="/edit [--force] path[#block] [--before|--after] [<<EOF … EOF]",
                 summary="Show numbered source, or replace a file or block with the body", section="Editing",
-                flags=("--force",)),
+                flags=("--force", "--before", "--after")),
     CommandSpec("write", "write", "write", syntax="/write [--force] path <<EOF … EOF | /write path text",
                 summary="Create a file, or replace an existing one you have read", section="Editing",
                 flags=("--force",), raw=True),
