@@ -211,6 +211,8 @@ def _name(rule: Rule, node: Node, data: bytes) -> tuple[str, str] | None:
     if kind == "function_definition" and rule.name in ("c", "cpp"):
         return _declarator_name(node, data)
     target = node.child_by_field_name("name")
+    if target is None and node.parent is not None and node.parent.type == "type_definition":
+        target = node.parent.child_by_field_name("declarator")  # `typedef struct { … } name;`
     if target is None:
         return None
     name = _text(target, data).replace("::", ".")
