@@ -5,10 +5,13 @@ a 5 MB generated file)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stringsh.render.code.cache import SymbolCache
 from stringsh.render.code.index import SymbolIndex, build_symbols
 from stringsh.render.code.languages import RULES, language_of
+from stringsh.render.code.splice import checked_replace
 from stringsh.render.code.views import span
 
 SAMPLES = {
@@ -388,3 +391,25 @@ def test_the_index_round_trips_through_the_signed_disk_cache(tmp_path) -> None:
     key = hashlib.sha256(text.encode()).hexdigest() + "python"
     assert stranger.lookup(key) is None  # an entry another key signed is never trusted
     assert SymbolIndex.from_tuple(built.to_tuple()).rows == built.rows
+
+
+CORPUS = [(name, symbol) for name in sorted(SAMPLES)
+          for symbol in build_symbols(SAMPLES[name], language_of(name) or "").block_ids()]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(CORPUS), st.booleans(), st.booleans(), st.booleans())
+def test_replacing_a_symbol_with_its_own_text_changes_nothing(case, crlf, tabs, as_lines) -> None:
+    """Its own text as `/edit` shows it (whole lines) or as the parser spans it: the file stays byte for byte."""
+    name, block_id = case
+    text = SAMPLES[name].replace("    ", "\t") if tabs else SAMPLES[name]
+    text = text.replace("\n", "\r\n") if crlf else text
+    language = language_of(name) or ""
+    index = build_symbols(text, language)
+    symbol = index.resolve(block_id)
+    assert symbol is not None
+    if as_lines:
+        own = "\n".join(text.split("\n")[symbol.start : symbol.end]).replace("\r", "")
+    else:
+        own = text.encode()[symbol.start_byte : symbol.end_byte].decode()
+    assert checked_replace(text, index, symbol, own, block_id, False, "").text == text

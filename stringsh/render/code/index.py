@@ -18,7 +18,7 @@ from stringsh.render.code.languages import Grammar, Rule, grammar
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-SYMBOL_VERSION = 1  # bumped whenever the rules find different symbols: old disk entries are not reused
+SYMBOL_VERSION = 2  # bumped whenever the rules find different symbols: old disk entries are not reused
 #: A function-like value makes `const f = () => …` a definition in JavaScript and TypeScript.
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 
@@ -247,7 +247,7 @@ def _descendants(node: Node) -> list[Node]:
 def _extent(rule: Rule, node: Node) -> tuple[Node, Node]:
     """(first, last) nodes of a definition: its wrappers (decorators, `export`, a one-definition `const`, a
     `template<…>`, a `typedef` or declaration of the struct it defines) and the comments and attributes right
-    above it."""
+    above it; a `;` right after it ends it."""
     outer = node
     parent = node.parent
     while parent is not None and parent.type in rule.wrappers and _sole_definition(parent, outer):
@@ -259,6 +259,9 @@ def _extent(rule: Rule, node: Node) -> tuple[Node, Node]:
         if before is not None and before.end_point.row == sibling.start_point.row and before.type not in rule.leading:
             break  # a comment after code on its line belongs to that code
         first, sibling = sibling, sibling.prev_named_sibling
+    after = outer.next_sibling
+    if after is not None and after.type == ";" and after.start_point.row == outer.end_point.row:
+        return first, after  # `struct s { … };`, an interface's `area(): number;`: the `;` ends the definition
     return first, outer
 
 
