@@ -10,7 +10,8 @@ import pytest
 
 from tests.dialects.mcp.client import Client, stdio_session
 
-APP = "class Parser:\r\n    def parse(self, text):\r\n        return text.split()\r\n\r\n\r\ndef main():\r\n    pass\r\n"
+APP = ("class Parser:\r\n    def parse(self, text):\r\n        return text.split()\r\n\r\n\r\n"
+       "def main():\r\n    pass\r\n")
 
 
 @pytest.fixture(scope="module")
