@@ -79,7 +79,7 @@ def read_symbol(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, An
 
 
 def edit_symbol(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
-    from stringsh.documents.symbolwrite import AFTER, BEFORE, plan_edit, write_spliced
+    from stringsh.render.code.write import AFTER, BEFORE, plan_edit, write_spliced
 
     text_file, index = _source(ws, args["file_path"], topic)
     position = args.get("position", "replace")
