@@ -52,7 +52,12 @@ class SymbolIndex:
     names: dict[str, list[int]] = field(default_factory=dict)
 
     def derive(self) -> SymbolIndex:
-        self.ids, self.names = number_slugs([row[0] for row in self.rows], set())
+        qualified = [row[0] for row in self.rows]
+        names = {name: [i] for i, name in enumerate(qualified)}
+        if len(names) == len(qualified):  # no repeats (the common case): every id is its qualified name
+            self.ids, self.names = qualified, names
+        else:
+            self.ids, self.names = number_slugs(qualified, set())
         return self
 
     def symbol(self, i: int) -> Symbol:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -56,20 +58,28 @@ class SearchResult:
     traversal: Traversal | None = None
 
 
+Key = tuple[str, int, int, int, int]
+#: What is kept of a file: its words (lowercased, once each), and its text and index once it was parsed.
+Entry = tuple[bytes, "str | None", "SymbolIndex | None"]
+#: A run of word characters (bytes of UTF-8 letters outside ASCII count): the words a name can be part of.
+WORDS = re.compile(rb"[\w\x80-\xff]+")
+
+
 class Remembered:
-    """(path, device, inode, size, mtime) → the file's text and index, for searches in one process."""
+    """(path, device, inode, size, mtime) → what a search learnt of the file, for later searches in one process:
+    a file whose words cannot hold the name is not read again while it is unchanged."""
 
     def __init__(self) -> None:
-        self._entries: OrderedDict[tuple[str, int, int, int, int], tuple[str, SymbolIndex]] = OrderedDict()
+        self._entries: OrderedDict[Key, Entry] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[str, int, int, int, int]) -> tuple[str, SymbolIndex] | None:
+    def get(self, key: Key) -> Entry | None:
         with self._lock:
             return self._entries.get(key)
 
-    def put(self, key: tuple[str, int, int, int, int], text: str, index: SymbolIndex) -> None:
+    def put(self, key: Key, entry: Entry) -> None:
         with self._lock:
-            self._entries[key] = (text, index)
+            self._entries[key] = entry
             while len(self._entries) > REMEMBERED_FILES:
                 self._entries.popitem(last=False)
 
@@ -77,15 +87,21 @@ class Remembered:
 REMEMBERED = Remembered()
 
 
-def matcher(query: str) -> tuple[bytes | None, object]:
-    """(bytes a file must hold, lowercased, or None; a test of a symbol): a glob (`*`, `?`, `[`) matches the
-    name or qualified id, case-insensitively; other text is a case-insensitive part of either."""
+def needle_of(query: str) -> bytes | None:
+    """The longest run of word characters of the query, lowercased: every file with a match holds it (a
+    qualified `Parser.parse` need not be written so in the file, its parts are)."""
+    parts = [part for part in WORDS.findall(query.lower().encode("utf-8", "surrogatepass"))]
+    return max(parts, key=len) if parts else None
+
+
+def matcher(query: str) -> Callable[[str, str], bool]:
+    """A test of (qualified id, name): a glob (`*`, `?`, `[`) matches the name or qualified id, case-insensitively;
+    other text is a case-insensitive part of the qualified id."""
     folded = query.lower()
     if any(c in query for c in "*?["):
-        literal = max((part for part in folded.replace("?", "*").replace("[", "*").split("*")), key=len)
-        return (literal.encode() or None), (
-            lambda s: fnmatch.fnmatchcase(s.name.lower(), folded) or fnmatch.fnmatchcase(s.qualified.lower(), folded))
-    return folded.encode(), (lambda s: folded in s.qualified.lower())
+        return lambda qualified, name: (fnmatch.fnmatchcase(name.lower(), folded)
+                                        or fnmatch.fnmatchcase(qualified.lower(), folded))
+    return lambda qualified, _name: folded in qualified.lower()
 
 
 def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, limit: int | None = None,
@@ -95,7 +111,7 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
     if not query:
         raise StringError("INVALID_PAYLOAD", "/symbols needs a name or pattern", "Example: /symbols parse src")
     most = ws.policy.limits.max_results if limit is None else max(1, min(limit, ws.policy.limits.max_results))
-    needle, wanted = (query.encode(), None) if refs else matcher(query)
+    needle, wanted = needle_of(query), (None if refs else matcher(query))
     result = SearchResult(paths[0] if len(paths) == 1 else ".")
     stats = WalkStats()
     op = "symbols --refs" if refs else "symbols"
@@ -109,7 +125,7 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
                 if found.rel in seen or language_of(found.rel) is None:
                     continue
                 seen.add(found.rel)
-                loaded = _load(ws, found, needle, not refs, stats)
+                loaded = _load(ws, found, needle, stats)
                 if loaded is None:
                     continue
                 text, index = loaded
@@ -118,7 +134,8 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
                 if refs:
                     _refs(ws, found.rel, text, index.language, query, result, most)
                 else:
-                    result.hits += [Hit(found.rel, s) for s in index.symbols if wanted(s)]  # type: ignore[operator]
+                    result.hits += [Hit(found.rel, index.symbol(i)) for i, row in enumerate(index.rows)
+                                    if wanted(row[0], row[1])]  # type: ignore[misc]
                 if len(result.refs) + len(result.hits) > before:
                     result.files += 1
                 if len(result.hits) + len(result.refs) >= most:
@@ -144,34 +161,25 @@ def _rank(symbol: Symbol, query: str, folded: str) -> int:
     return 2 if symbol.qualified.lower().endswith("." + folded) else 3
 
 
-def _load(ws: Workspace, found: Found, needle: bytes | None, fold: bool,
-          stats: WalkStats) -> tuple[str, SymbolIndex] | None:
-    """The file's text and symbol index, None when it cannot hold the name (or cannot be read as text)."""
+def _load(ws: Workspace, found: Found, needle: bytes | None, stats: WalkStats) -> tuple[str, SymbolIndex] | None:
+    """The file's text and symbol index, None when its words cannot hold the name (or it cannot be read as text);
+    what is learnt is kept by the file's stat for the next search."""
     st = found.st
     key = (found.rel, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) if st is not None else None
-    if key is not None:
-        remembered = REMEMBERED.get(key)
-        if remembered is not None:
-            text, index = remembered
-            if needle is not None and needle not in (text.lower() if fold else text).encode("utf-8", "replace"):
-                return None
-            return remembered
-    limit = ws.policy.limits.max_read_bytes
-    opened = open_found(found)
-    if opened is None:
-        stats.skipped_io_errors += 1
-        return None
-    fd, fst = opened
-    try:
-        if fst.st_size > limit or (fst.st_nlink > 1 and not ws.policy.secrets.allow_hardlinks):
+    entry = REMEMBERED.get(key) if key is not None else None
+    if entry is not None:
+        words, text, index = entry
+        if needle is not None and needle not in words:
             return None
-        raw = os.read(fd, limit + 1)
-    except OSError:
-        stats.skipped_io_errors += 1
+        if text is not None and index is not None:
+            return text, index
+    raw = _read(ws, found, stats)
+    if raw is None:
         return None
-    finally:
-        os.close(fd)
-    if needle is not None and needle not in (raw.lower() if fold else raw):
+    words = b"\n".join(set(WORDS.findall(raw.lower())))
+    if needle is not None and needle not in words:
+        if key is not None:
+            REMEMBERED.put(key, (words, None, None))
         return None
     try:
         text = decode(raw, found.rel)[0]
@@ -181,8 +189,30 @@ def _load(ws: Workspace, found: Found, needle: bytes | None, fold: bool,
     assert language is not None
     index = build_symbols(text, language)
     if key is not None:
-        REMEMBERED.put(key, text, index)
+        REMEMBERED.put(key, (words, text, index))
     return text, index
+
+
+def _read(ws: Workspace, found: Found, stats: WalkStats) -> bytes | None:
+    """The file's bytes within the read limit (not a hard link unless the policy allows them), None otherwise."""
+    limit = ws.policy.limits.max_read_bytes
+    opened = open_found(found)
+    if opened is None:
+        stats.skipped_io_errors += 1
+        return None
+    fd, st = opened
+    try:
+        if st.st_size > limit or (st.st_nlink > 1 and not ws.policy.secrets.allow_hardlinks):
+            return None
+        raw = os.read(fd, st.st_size + 1)
+        while len(raw) <= limit and (more := os.read(fd, 1 << 20)):  # a file that grew since the stat
+            raw += more
+    except OSError:
+        stats.skipped_io_errors += 1
+        return None
+    finally:
+        os.close(fd)
+    return raw if len(raw) <= limit else None
 
 
 def _refs(ws: Workspace, rel: str, text: str, language: str, name: str, result: SearchResult, most: int) -> None:
