@@ -171,7 +171,7 @@ def _rows(loaded: Grammar, root: Node, data: bytes) -> list[tuple[str, str, str,
         name, qualifier = named
         kind = _kind(rule, node, stack)
         qualified = _join(stack, f"{qualifier}.{name}" if qualifier else name)
-        first, last = _extent(rule, node)
+        first, last = _extent(rule, node, data)
         end_row = last.end_point.row + (1 if last.end_point.column > 0 else 0)
         rows.append((qualified, name, kind, first.start_point.row, max(end_row, first.start_point.row + 1),
                      first.start_byte, last.end_byte, len(stack)))
@@ -249,7 +249,7 @@ def _descendants(node: Node) -> list[Node]:
     return out
 
 
-def _extent(rule: Rule, node: Node) -> tuple[Node, Node]:
+def _extent(rule: Rule, node: Node, data: bytes) -> tuple[Node, Node]:
     """(first, last) nodes of a definition: its wrappers (decorators, `export`, a one-definition `const`, a
     `template<…>`, a `typedef` or declaration of the struct it defines) and the comments and attributes right
     above it; a `;` right after it ends it."""
@@ -258,16 +258,25 @@ def _extent(rule: Rule, node: Node) -> tuple[Node, Node]:
     while parent is not None and parent.type in rule.wrappers and _sole_definition(parent, outer):
         outer, parent = parent, parent.parent
     first = outer
-    sibling = first.prev_named_sibling
+    sibling = first.prev_named_sibling if _text_above(data, first.start_byte) else None
     while sibling is not None and sibling.type in rule.leading and _right_above(sibling, first):
         before = sibling.prev_sibling
         if before is not None and before.end_point.row == sibling.start_point.row and before.type not in rule.leading:
             break  # a comment after code on its line belongs to that code
         first, sibling = sibling, sibling.prev_named_sibling
-    after = outer.next_sibling
+    after = outer.next_sibling if data[outer.end_byte : outer.end_byte + 1] == b";" else None
     if after is not None and after.type == ";" and after.start_point.row == outer.end_point.row:
         return first, after  # `struct s { … };`, an interface's `area(): number;`: the `;` ends the definition
     return first, outer
+
+
+def _text_above(data: bytes, start: int) -> bool:
+    """Whether the line above `start`'s line has text (only then can a comment or attribute lead the
+    definition: most definitions follow a blank line, and looking at siblings costs more than this)."""
+    line_start = data.rfind(b"\n", 0, start) + 1
+    if line_start == 0:
+        return False
+    return bool(data[data.rfind(b"\n", 0, line_start - 1) + 1 : line_start].strip())
 
 
 def _sole_definition(parent: Node, child: Node) -> bool:
