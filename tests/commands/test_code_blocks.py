@@ -141,3 +141,21 @@ def test_a_file_with_a_syntax_error_opens_as_text_with_a_note_and_others_have_no
     assert "#ok " in text and "[syntax] The python parser found an error at line 4" in text
     (ws / "notes.txt").write_text("def looks_like_code(): pass\n")
     assert body(dispatcher.execute("/open notes.txt").text) == "Opened notes.txt\n---\ndef looks_like_code(): pass"
+
+
+def test_the_open_symbol_stays_open_across_an_edit_and_a_change_on_disk_is_reindexed(ws: Path, dispatcher) -> None:
+    (ws / "app.py").write_text(APP)
+    dispatcher.execute("/open app.py#main")
+    assert body(dispatcher.execute("/edit #main\ndef main():\n    return 0").text) == (
+        "Edited app.py#main (13 lines): 2 lines replaced by 2 lines"
+    )
+    assert body(dispatcher.execute("/open").text) == (
+        "Opened app.py#main\n---\n12 | def main():\n13 |     return 0\n\n(function main, lines 12-13 of 13)"
+    )
+    (ws / "app.py").write_text("def other():\n    pass\n")  # changed outside stringsh
+    assert body(dispatcher.execute("/open app.py#other").text) == (
+        "Opened app.py#other\n---\n1 | def other():\n2 |     pass\n\n(function other, lines 1-2 of 2)"
+    )
+    assert body(dispatcher.execute("/edit app.py#other --from 2").text) == (
+        "[editing: app.py#other]\n---\n2 |     pass\n\n(2 lines)"
+    )
