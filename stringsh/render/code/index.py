@@ -254,11 +254,17 @@ def _extent(rule: Rule, node: Node, data: bytes) -> tuple[Node, Node]:
     `template<…>`, a `typedef` or declaration of the struct it defines) and the comments and attributes right
     above it; a `;` right after it ends it."""
     outer = node
-    parent = node.parent
-    while parent is not None and parent.type in rule.wrappers and _sole_definition(parent, outer):
-        outer, parent = parent, parent.parent
+    above = _text_above(data, node.start_byte)
+    # A wrapper starts before the definition: on its line (`export `, `const f =`) or above it (decorators,
+    # `template<…>`); only a C declaration may start where its struct does. Parents cost more than this test.
+    if above or rule.name in ("c", "cpp") or _text_before(data, node.start_byte):
+        parent = node.parent
+        while parent is not None and parent.type in rule.wrappers and _sole_definition(parent, outer):
+            outer, parent = parent, parent.parent
+        if outer is not node:
+            above = _text_above(data, outer.start_byte)
     first = outer
-    sibling = first.prev_named_sibling if _text_above(data, first.start_byte) else None
+    sibling = first.prev_named_sibling if above else None
     while sibling is not None and sibling.type in rule.leading and _right_above(sibling, first):
         before = sibling.prev_sibling
         if before is not None and before.end_point.row == sibling.start_point.row and before.type not in rule.leading:
@@ -268,6 +274,11 @@ def _extent(rule: Rule, node: Node, data: bytes) -> tuple[Node, Node]:
     if after is not None and after.type == ";" and after.start_point.row == outer.end_point.row:
         return first, after  # `struct s { … };`, an interface's `area(): number;`: the `;` ends the definition
     return first, outer
+
+
+def _text_before(data: bytes, start: int) -> bool:
+    """Whether `start`'s line has text before it."""
+    return bool(data[data.rfind(b"\n", 0, start) + 1 : start].strip())
 
 
 def _text_above(data: bytes, start: int) -> bool:
