@@ -59,9 +59,10 @@ class SearchResult:
 
 
 Key = tuple[str, int, int, int, int]
-#: What is kept of a file: its words (lowercased, once each), and its text and index once it was parsed.
+#: What is kept of a file: its whitespace-separated runs (lowercased, once each: every word is inside one), and
+#: its text and index once it was parsed.
 Entry = tuple[bytes, "str | None", "SymbolIndex | None"]
-#: A run of word characters (bytes of UTF-8 letters outside ASCII count): the words a name can be part of.
+#: A run of word characters (bytes of UTF-8 letters outside ASCII count): the part of a query a file must hold.
 WORDS = re.compile(rb"[\w\x80-\xff]+")
 
 
@@ -176,7 +177,7 @@ def _load(ws: Workspace, found: Found, needle: bytes | None, stats: WalkStats) -
     raw = _read(ws, found, stats)
     if raw is None:
         return None
-    words = b"\n".join(set(WORDS.findall(raw.lower())))
+    words = b"\n".join(set(raw.lower().split()))  # whitespace-separated runs hold every word (fast in C)
     if needle is not None and needle not in words:
         if key is not None:
             REMEMBERED.put(key, (words, None, None))
