@@ -9,7 +9,6 @@ are the official per-language wheels, loaded on first use: nothing is ever downl
 from __future__ import annotations
 
 import importlib
-import posixpath
 import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -117,8 +116,10 @@ _BY_SUFFIX = {suffix: rule.name for rule in RULES.values() for suffix in rule.su
 
 def language_of(path: str) -> str | None:
     """The language of a path by its suffix (case-insensitive), None for a file that is not code here."""
-    suffix = posixpath.splitext(path)[1].lower()
-    return _BY_SUFFIX.get(suffix)
+    dot = path.rfind(".")
+    if dot <= path.rfind("/") + 1:  # no suffix, or a dot file such as `.bashrc`
+        return None
+    return _BY_SUFFIX.get(path[dot:].lower())
 
 
 @dataclass

@@ -75,8 +75,7 @@ class Remembered:
         self._lock = threading.Lock()
 
     def get(self, key: Key) -> Entry | None:
-        with self._lock:
-            return self._entries.get(key)
+        return self._entries.get(key)  # one dict read: atomic, and never waits on a writer
 
     def put(self, key: Key, entry: Entry) -> None:
         with self._lock:
@@ -117,15 +116,17 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
     stats = WalkStats()
     op = "symbols --refs" if refs else "symbols"
     with ws.audited("grep", paths, topic=topic, command=f"{op} {query}"):
-        seen: set[str] = set()
+        seen: set[str] = set()  # a file two of the paths reach is searched once
+        several = len(paths) > 1
         for path in paths:
             start = start_at(ws, path)
             if len(paths) == 1:
                 result.path, result.one_file = start.rel, start.file is not None
             for found in walk(ws, start, stats):
-                if found.rel in seen or language_of(found.rel) is None:
+                if language_of(found.rel) is None or (several and found.rel in seen):
                     continue
-                seen.add(found.rel)
+                if several:
+                    seen.add(found.rel)
                 loaded = _load(ws, found, needle, stats)
                 if loaded is None:
                     continue
