@@ -131,12 +131,9 @@ class Sources:
         view = self.view()
         return view.path if view is not None else None
 
-    def open_index(self) -> DocIndex | SymbolIndex | None:
-        """The open view's index (built when it was opened): a source file's is its symbols; None when nothing,
-        or a file without blocks, is open."""
+    def open_index(self) -> DocIndex | None:
+        """The open view's index (built when it was opened); None when nothing or no markdown is open."""
         view = self.view()
-        if view is not None and view.symbols is not None:
-            return view.symbols
         return view.index if view is not None and view.kind == "markdown" else None
 
     def file_index(self, path: str) -> DocIndex | SymbolIndex | None:
@@ -180,7 +177,8 @@ class Sources:
     def blocks(self, path: str | None) -> list[str]:
         """Block ids of `path`, or of the open document when `path` is None or names the open one."""
         if path is None or path == self.open_path():
-            index = self.open_index()
+            view = self.view()
+            index = view.symbols if view is not None and view.symbols is not None else self.open_index()
         elif path.startswith("@"):
             return []
         else:
@@ -188,13 +186,15 @@ class Sources:
         return block_ids(index) if index is not None else []
 
     def shortcuts(self) -> list[tuple[str, str]]:
-        """(`id`, label or target) of every `@id` `/open` accepts: page shortcuts, the auto-shortcuts of the
-        view's last rendering, then the entries of the page's menus (`menu.id`)."""
+        """(`id`, label or target) of every `@id` `/open` accepts: page shortcuts, value shortcuts, the
+        auto-shortcuts of the view's last rendering, then the entries of the page's menus (`menu.id`)."""
         view = self.view()
-        if view is None:
-            return []
-        index = self.open_index()
+        index = self.open_index() if view is not None else None
         found = [(sid, label) for sid, label, _href, _line in index.shortcuts] if index is not None else []
+        held = self.session.value_shortcuts  # response templates' values and `/symbols`' `@s1`, `@s2`, …
+        found += [(name, value if isinstance(value, str) else ", ".join(value)) for name, value in held.items()]
+        if view is None:
+            return found
         found += list(view.auto_shortcuts.items())
         found += list(self.menu_entries(view).items())
         unique: dict[str, str] = {}

@@ -44,3 +44,12 @@ def test_a_source_files_symbols_are_offered_after_the_hash(ws: Path, dispatcher:
     assert results(dispatcher, "/edit #Pa") == ["/edit #Parser", "/edit #Parser.parse"]
     for offered in results(dispatcher, "/open app.py#"):
         assert dispatcher.execute(offered).ok, offered
+
+
+def test_with_a_source_file_open_shortcuts_complete_and_symbols_hits_are_offered(ws: Path,
+                                                                                   dispatcher: Dispatcher) -> None:
+    (ws / "app.py").write_text("def handler(): pass\n")
+    dispatcher.execute("/open app.py")
+    assert results(dispatcher, "/open @") == []  # a source file has no page shortcuts (and nothing breaks)
+    dispatcher.execute("/symbols handler")
+    assert results(dispatcher, "/open @s") == ["/open @s1"]
