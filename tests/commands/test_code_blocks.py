@@ -159,3 +159,17 @@ def test_the_open_symbol_stays_open_across_an_edit_and_a_change_on_disk_is_reind
     assert body(dispatcher.execute("/edit app.py#other --from 2").text) == (
         "[editing: app.py#other]\n---\n2 |     pass\n\n(2 lines)"
     )
+
+
+def test_a_five_megabyte_generated_module_opens_by_symbol_and_edits_one(ws: Path, dispatcher) -> None:
+    data = "".join(f'CHUNK_{i} = "{"x" * 2000}"\n' for i in range(2600))
+    text = f"def first():\n    return 1\n\n{data}\ndef last():\n    return 2\n"
+    (ws / "gen.py").write_text(text)
+    assert len(text) > 5_000_000
+    assert body(dispatcher.execute("/open gen.py#last").text) == (
+        "Opened gen.py#last\n---\n2605 | def last():\n2606 |     return 2\n\n(function last, lines 2605-2606 of 2606)"
+    )
+    assert body(dispatcher.execute("/edit gen.py#last\ndef last():\n    return 3").text) == (
+        "Edited gen.py#last (2606 lines): 2 lines replaced by 2 lines"
+    )
+    assert (ws / "gen.py").read_text() == text.replace("return 2", "return 3")
