@@ -12,6 +12,7 @@ from stringsh.documents.guard import FORCE, require_seen
 from stringsh.documents.linerange import parse_line_target
 from stringsh.documents.masking import masked_note, refuse_mask_writeback
 from stringsh.documents.rangeview import range_view
+from stringsh.documents.symbolwrite import AFTER, BEFORE, edit_symbol
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render.document import Document, is_markdown
@@ -24,19 +25,24 @@ def view_source(ctx: Context, view: DocumentView, block: str | None, start: int)
     Secrets are masked line for line (the numbers stay the file's), and a `[masked]` line says so."""
     workspace = ctx.documents.workspace
     shown = masked(view, workspace.redact_lines)
-    if block:
+    first = 1
+    if block and view.symbols is not None:  # a symbol: its whole lines, numbered as the file's
+        found = resolve_block(shown, block)
+        lines, first = shown.doc.source_lines(found.start, found.end), found.start + 1
+        start = max(start - found.start, 0) if start else 0
+    elif block:
         lines = shown.doc.block_source(resolve_block(shown, block)).split("\n")
     else:
         lines = shown.doc.source_lines(0, len(shown.doc.lines))
         if lines and lines[-1] == "" and shown.doc.text.endswith("\n"):
             lines.pop()
     budget = budget_from(ctx.session.variables)
-    text, next_index = numbered(lines, start=min(start, len(lines)), budget=budget)
+    text, next_index = numbered(lines, first_number=first, start=min(start, len(lines)), budget=budget)
     label = f"{view.path}#{block}" if block else view.path
     content = f"{text}\n\n({len(lines)} lines)"
     if next_index is not None:
         content += (f"\n[cut] Output limit of {budget} lines reached. "
-                    f"Read on: /edit {label} --from {next_index + 1}")
+                    f"Read on: /edit {label} --from {next_index + first}")
     if shown is not view:
         content += f"\n{masked_note(workspace)}"
     ctx.documents.mark_seen(view)
@@ -82,7 +88,8 @@ def exists(ctx: Context, path: str) -> bool:
 @handler("edit")
 def edit(ctx: Context) -> Result:
     force = FORCE in ctx.args
-    args = [a for a in ctx.args if a != FORCE]
+    where = next((a for a in ctx.args if a in (BEFORE, AFTER)), None)
+    args = [a for a in ctx.args if a not in (FORCE, BEFORE, AFTER)]
     path, block, start = edit_target(ctx.documents, args, "edit")
     line = None if block else parse_line_target(path, lambda p: exists(ctx, p))
     if line is not None:
@@ -91,8 +98,16 @@ def edit(ctx: Context) -> Result:
                               f"Replace lines with /replace {line.label} and the same body.")
         return range_view(ctx, line, line.path, "/edit", start)
     view = ctx.documents.read_for_edit(path)
+    if where is not None and (not block or view.symbols is None):
+        raise StringError("INVALID_PAYLOAD", f"{where} adds a definition beside a symbol of a source file",
+                          f"Name the symbol: /edit {view.path}#<symbol> {where} (/open {view.path} lists them).")
     if ctx.body is None:
+        if where is not None:
+            raise StringError("INVALID_PAYLOAD", f"/edit {where} needs a body: the new definition",
+                              f"Send it below the command line: /edit {view.path}#{block} {where}")
         return view_source(ctx, view, block, start)
+    if block and view.symbols is not None:
+        return edit_symbol(ctx, view, block, ctx.body, force, where)
     if block:
         if not is_markdown(view.path):
             raise StringError("BLOCK_NOT_FOUND", f"Block not found: #{block} in {view.path}",

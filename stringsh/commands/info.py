@@ -120,6 +120,14 @@ def document_lines(view: DocumentView, workspace: Workspace) -> list[str]:
     lines: list[str] = []
     if view.kind == "binary":
         lines.append(info_line("type", f"{view.mime}, {view.size} bytes (binary)"))
+    if view.symbols is not None:  # a source file: its blocks are its symbols
+        if view.block:
+            lines.append(info_line("block", f"#{view.block}"))
+        lines.append(info_line("language", view.symbols.language))
+        lines.append(info_line("blocks", blocks_summary(view.symbols.block_ids())))
+        if view.symbols.errors:
+            line, column = view.symbols.errors[0]
+            lines.append(info_line("syntax", f"the parser found an error at line {line}, column {column}"))
     if view.kind == "markdown":
         from stringsh.documents.shortcuts import page_shortcuts
 

@@ -79,15 +79,22 @@ def open_path(ctx: Context, target: str, block: str | None, start: int, end: int
         return format_listing(display, entries)
     if not block and info.size > workspace.policy.limits.max_read_bytes:  # too large to read whole: page it
         return open_window(ctx, info.rel, start, end)
-    return show(ctx, documents.open_file(rel, info, block), "Opened", start=start, end=end)
+    view = documents.open_file(rel, info, block)
+    if block and end is not None and not start and view.symbols is not None:
+        start = resolve_block(view, block).start  # `--to` alone: from the symbol's first line
+    return show(ctx, view, "Opened", start=start, end=end)
 
 
 def open_shortcut(ctx: Context, target: str, start: int, end: int | None = None) -> Result:
     """`@id[#block]`: a page shortcut of the open document, then an auto-shortcut of its last rendering."""
     from stringsh.documents.shortcuts import menu_href, page_shortcuts  # menus load only when `@` is used
 
-    view = ctx.documents.current()
     name, _, fragment = target[1:].partition("#")
+    held = value_href(ctx, name) if ctx.documents.current_or_none() is None else None
+    if held:  # a value shortcut (`/symbols` numbers its hits `@s1`…) needs no open document
+        path, _, href_block = held.partition("#")
+        return open_path(ctx, path, fragment or href_block or None, start, end)
+    view = ctx.documents.current()
     shortcuts = page_shortcuts(view)
     href = shortcuts.get(name) or value_href(ctx, name) or view.auto_shortcuts.get(name)
     href = href or menu_href(ctx.documents, view, name)

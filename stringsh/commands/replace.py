@@ -11,6 +11,7 @@ from stringsh.documents.blockwrite import edit_block
 from stringsh.documents.diffreply import with_diff
 from stringsh.documents.linerange import LineTarget, out_of_bounds, parse_line_target
 from stringsh.documents.masking import refuse_mask_writeback
+from stringsh.documents.symbolwrite import edit_symbol
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render.document import is_markdown
@@ -97,6 +98,8 @@ def replace_block(ctx: Context, target: str, body: str) -> Result:
     view = documents.read_for_edit(path)
     if not block:
         raise StringError("INVALID_TARGET", f"Usage: /replace {path}#block", USAGE_HINT)
+    if view.symbols is not None:
+        return edit_symbol(ctx, view, block, body, False)
     if not is_markdown(view.path):
         raise StringError("BLOCK_NOT_FOUND", f"Block not found: #{block} in {view.path}",
                           "This document has no blocks.")

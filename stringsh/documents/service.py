@@ -255,7 +255,8 @@ class DocumentService:
         fresh.watcher = fresh.watcher or current.watcher
         if fresh.watcher is not None:
             fresh.watcher.changed.clear()
-        fresh.block = current.block if current.block and fresh.doc.resolve(current.block) else None
+        index = fresh.symbols if fresh.symbols is not None else fresh.doc  # a source file's blocks are its symbols
+        fresh.block = current.block if current.block and index.resolve(current.block) else None
         self.session.document = fresh
 
     def requirements_file(self, view: DocumentView) -> str | None:

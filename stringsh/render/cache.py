@@ -129,9 +129,13 @@ class IndexCache:
             mac, payload = data[:MAC_BYTES], data[MAC_BYTES:]
             if key is None or not hmac.compare_digest(mac, _mac(key, name, payload)):
                 return None  # not written by this user's stringsh (a file shipped in a repository): never trusted
-            return DocIndex.from_tuple(marshal.loads(payload))
+            return self._decode(marshal.loads(payload))
         except (OSError, ValueError, EOFError, TypeError):
             return None
+
+    def _decode(self, data: tuple) -> DocIndex:
+        """An entry's index from its marshalled tuple (a cache of another index kind overrides this)."""
+        return DocIndex.from_tuple(data)
 
     def _store(self, sha256: str, index: DocIndex) -> None:
         name = self._name(sha256)

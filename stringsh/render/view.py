@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from stringsh.render.cache import IndexCache
+    from stringsh.render.code.index import SymbolIndex
     from stringsh.render.watch import Watcher, WatchHandle
     from stringsh.workspace.engine import Workspace
 
@@ -49,6 +50,8 @@ class DocumentView:
     #: How the file's bytes decode ("utf-8", "utf-16-le", …) and whether they start with a BOM.
     encoding: str = "utf-8"
     bom: bool = False
+    #: A source file's symbols (render/code/): its blocks are its definitions. None for other files.
+    symbols: SymbolIndex | None = None
 
     @property
     def index(self) -> DocIndex:
@@ -142,12 +145,25 @@ def load_view(workspace: Workspace, rel: str, *, cache: IndexCache | None = None
     else:
         doc = Document(text_file.text, text_file.sha256)
         kind = "text"
+    symbols = _symbols(rel, doc, cache) if kind == "text" else None
     mime = "text/markdown" if kind == "markdown" else "text/plain"  # (mimetypes costs ms to initialise)
     view = DocumentView(rel, kind, doc, text_file.size, text_file.mtime_ns, mime=mime, encoding=text_file.encoding,
-                        bom=text_file.bom)
+                        bom=text_file.bom, symbols=symbols)
     if watcher is not None and root is not None:
         view.watcher = watcher.watch(os.path.join(os.fspath(root), rel))
     return view
+
+
+def _symbols(rel: str, doc: Document, cache: IndexCache | None) -> SymbolIndex | None:
+    """The symbol index of a source file (cached by content beside the markdown index), None for other files."""
+    from stringsh.render.code.languages import language_of
+
+    language = language_of(rel)
+    if language is None:
+        return None
+    from stringsh.render.code.cache import symbol_cache
+
+    return symbol_cache(cache).symbols(doc.text, language, doc.sha256)
 
 
 def current_if_fresh(view: DocumentView | None, workspace: Workspace, rel: str) -> DocumentView | None:
@@ -182,12 +198,19 @@ def budget_from(variables: dict[str, str]) -> int:
 
 
 def block_not_found(view: DocumentView, block_id: str) -> StringError:
+    if view.symbols is not None:
+        return blockids.not_found(view.symbols.block_ids(), view.path, block_id)
     return blockids.not_found(view.index.block_ids() if view.kind == "markdown" else [], view.path, block_id)
 
 
 def resolve_block(view: DocumentView, block_id: str) -> Block:
     """The one block `#block_id` names: BLOCK_NOT_FOUND listing the ids, or AMBIGUOUS_BLOCK for a bare heading slug
     several headings share (naming their distinct ids), so no command acts on the first one silently."""
+    if view.symbols is not None:  # a source file: its blocks are its symbols, lines as the file's
+        from stringsh.render.code.views import resolve_symbol
+
+        symbol = resolve_symbol(view.symbols, view.path, block_id)
+        return Block(symbol.id, "symbol", symbol.start, symbol.end)
     block = view.doc.resolve(block_id) if view.kind == "markdown" else None
     if block is None:
         raise block_not_found(view, block_id)
@@ -204,6 +227,8 @@ def render_view(view: DocumentView, *, start: int = 0, budget: int = plain.DEFAU
     """The content an agent sees for a view, cut at the budget with a read-on hint; sets the auto-shortcuts."""
     if view.kind == "binary":
         return f"[binary file] {view.mime}, {view.size} bytes (not shown)"
+    if view.kind == "text" and view.symbols is not None:
+        return _render_code(view, start=start, budget=budget, command=command)
     if view.kind == "text":
         count = _line_count(view.doc.lines)
         check_start(view.path, count, start, command)
@@ -232,6 +257,25 @@ def render_view(view: DocumentView, *, start: int = 0, budget: int = plain.DEFAU
             hint = hint.replace("Read on: /open ", f"Read on: {command} ")
         text = f"{text}\n\n{hint}"
     return f"{text}\n\n{legacy_note(view.path)}" if view.encoding == LEGACY_ENCODING else text
+
+
+def _render_code(view: DocumentView, *, start: int, budget: int, command: str) -> str:
+    """A source file: a symbol's lines numbered as the file's, or the text with the outline under its first page."""
+    from stringsh.render.code.views import outline, render_symbol, resolve_symbol
+
+    assert view.symbols is not None
+    count = _line_count(view.doc.lines)
+    if view.block:
+        symbol = resolve_symbol(view.symbols, view.path, view.block)
+        return render_symbol(view.doc.lines, symbol, view.label, start=start, budget=budget, command=command,
+                             total=count)
+    check_start(view.path, count, start, command)
+    rendered = plain.render_text(view.doc.lines, start=start, budget=budget)
+    text = rendered.text
+    if rendered.next_line is not None:
+        hint = plain.cut_hint(view.label, rendered, count, budget)
+        text = f"{text}\n\n{hint.replace('Read on: /open ', f'Read on: {command} ')}"
+    return text if start else f"{text}\n\n{outline(view.symbols, view.path)}"
 
 
 def check_start(path: str, count: int, start: int, command: str) -> None:

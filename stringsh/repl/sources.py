@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from stringsh.actions.model import Action
     from stringsh.commands.table import CommandSpec
     from stringsh.dispatcher import Dispatcher
+    from stringsh.render.code.index import SymbolIndex
     from stringsh.render.index import DocIndex
     from stringsh.render.view import DocumentView
     from stringsh.session import Session
@@ -40,7 +41,7 @@ COMMAND_NAME = re.compile(r"^[a-z][a-z0-9_.-]*$")
 CACHE_SECONDS = 5.0
 
 
-def block_ids(index: DocIndex) -> list[str]:
+def block_ids(index: DocIndex | SymbolIndex) -> list[str]:
     """The ids `#` offers, in document order: markers, explicit heading ids, distinct heading slugs (`changes-1`)."""
     return index.block_ids()
 
@@ -54,7 +55,7 @@ class Sources:
         #: Listings, file indexes and menus asked of the engine since the last command. The engine audits each
         #: call, so completing while typing asks once per folder or file, not once per key; a command clears it.
         self._listings: dict[str, tuple[float, list[tuple[str, bool]]]] = {}
-        self._indexes: dict[str, tuple[float, DocIndex | None]] = {}
+        self._indexes: dict[str, tuple[float, DocIndex | SymbolIndex | None]] = {}
         self._menus: tuple[float, DocumentView, dict[str, str]] | None = None
         self._lock = threading.Lock()
 
@@ -135,7 +136,7 @@ class Sources:
         view = self.view()
         return view.index if view is not None and view.kind == "markdown" else None
 
-    def file_index(self, path: str) -> DocIndex | None:
+    def file_index(self, path: str) -> DocIndex | SymbolIndex | None:
         """The index of a markdown file read through the engine (its confinement and secret rules)."""
         with self._lock:
             cached = self._indexes.get(path)
@@ -146,9 +147,9 @@ class Sources:
             self._indexes[path] = (time.monotonic(), index)
         return index
 
-    def _read_index(self, path: str) -> DocIndex | None:
+    def _read_index(self, path: str) -> DocIndex | SymbolIndex | None:
         if not is_markdown(path):
-            return None  # `/open file#block` finds blocks in markdown only
+            return self._read_symbols(path)  # a source file's blocks are its symbols; other files have none
         try:
             text_file = self.workspace.read_text(path, topic=self.topic)
         except (StringError, OSError, ValueError):
@@ -157,10 +158,27 @@ class Sources:
             return None
         return Document.parse(text_file.text, text_file.sha256, self.dispatcher.documents.index_cache).index
 
+    def _read_symbols(self, path: str) -> SymbolIndex | None:
+        from stringsh.render.code.cache import symbol_cache
+        from stringsh.render.code.languages import language_of
+
+        language = language_of(path)
+        if language is None:
+            return None
+        try:
+            text_file = self.workspace.read_text(path, topic=self.topic)
+        except (StringError, OSError, ValueError):
+            return None
+        if len(text_file.text) > MAX_INDEX_CHARS:
+            return None
+        cache = symbol_cache(self.dispatcher.documents.index_cache)
+        return cache.symbols(text_file.text, language, text_file.sha256)
+
     def blocks(self, path: str | None) -> list[str]:
         """Block ids of `path`, or of the open document when `path` is None or names the open one."""
         if path is None or path == self.open_path():
-            index = self.open_index()
+            view = self.view()
+            index = view.symbols if view is not None and view.symbols is not None else self.open_index()
         elif path.startswith("@"):
             return []
         else:
@@ -168,13 +186,15 @@ class Sources:
         return block_ids(index) if index is not None else []
 
     def shortcuts(self) -> list[tuple[str, str]]:
-        """(`id`, label or target) of every `@id` `/open` accepts: page shortcuts, the auto-shortcuts of the
-        view's last rendering, then the entries of the page's menus (`menu.id`)."""
+        """(`id`, label or target) of every `@id` `/open` accepts: page shortcuts, value shortcuts, the
+        auto-shortcuts of the view's last rendering, then the entries of the page's menus (`menu.id`)."""
         view = self.view()
-        if view is None:
-            return []
-        index = self.open_index()
+        index = self.open_index() if view is not None else None
         found = [(sid, label) for sid, label, _href, _line in index.shortcuts] if index is not None else []
+        held = self.session.value_shortcuts  # response templates' values and `/symbols`' `@s1`, `@s2`, …
+        found += [(name, value if isinstance(value, str) else ", ".join(value)) for name, value in held.items()]
+        if view is None:
+            return found
         found += list(view.auto_shortcuts.items())
         found += list(self.menu_entries(view).items())
         unique: dict[str, str] = {}

@@ -34,3 +34,22 @@ def test_repeated_headings_are_offered_by_their_distinct_ids(ws: Path, dispatche
     assert results(dispatcher, "/edit releases.md#ch") == ["/edit releases.md#changes-0", "/edit releases.md#changes-1"]
     for offered in results(dispatcher, "/open releases.md#"):
         assert dispatcher.execute(offered).ok, offered  # every id offered opens exactly one block
+
+
+def test_a_source_files_symbols_are_offered_after_the_hash(ws: Path, dispatcher: Dispatcher) -> None:
+    (ws / "app.py").write_text("class Parser:\n    def parse(self): pass\n\ndef handler(): pass\ndef handler(): pass\n")
+    assert results(dispatcher, "/open app.py#") == [
+        "/open app.py#Parser", "/open app.py#Parser.parse", "/open app.py#handler-0", "/open app.py#handler-1"]
+    dispatcher.execute("/open app.py")
+    assert results(dispatcher, "/edit #Pa") == ["/edit #Parser", "/edit #Parser.parse"]
+    for offered in results(dispatcher, "/open app.py#"):
+        assert dispatcher.execute(offered).ok, offered
+
+
+def test_with_a_source_file_open_shortcuts_complete_and_symbols_hits_are_offered(ws: Path,
+                                                                                   dispatcher: Dispatcher) -> None:
+    (ws / "app.py").write_text("def handler(): pass\n")
+    dispatcher.execute("/open app.py")
+    assert results(dispatcher, "/open @") == []  # a source file has no page shortcuts (and nothing breaks)
+    dispatcher.execute("/symbols handler")
+    assert results(dispatcher, "/open @s") == ["/open @s1"]

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 #: The modules whose `register(server, calls)` adds tools: the reference filesystem server's set first, then
 #: stringsh's own String Commands (registered only when the Dispatcher is given).
-TOOL_MODULES = ("tools_files", "tools_commands", "resources")
+TOOL_MODULES = ("tools_files", "tools_commands", "tools_symbols", "resources")
 
 INSTRUCTIONS = """\
 stringsh: a workspace's files behind one engine. Paths are absolute inside an allowed directory \

@@ -90,6 +90,15 @@ Summary: Search found N matches""",
     "fs.stat": """Requires: path
 Result: details_b64 contains JSON {"path","size","isFile","isDir","mtimeMs"}
 Summary: Stat""",
+    "fs.symbols": """Requires: path (folder or file)
+Params: query (required: a name, part of one, or a glob), refs (true: identifiers spelled query, a syntactic search)
+Aliases: q
+Result: details_b64 contains "# symbols in <path>", "# query: <query>", "# matches: N", a blank line, then "<path>:L<a>-L<b> <kind> #<id>" per definition (with refs: "<path>:<line>:<column>: <text>")
+Source files: Python, JavaScript, TypeScript, Go, Rust, Java, C, C++, Ruby, Bash
+Summary: Found N symbols (Found N references (syntactic))""",
+    "fs.readSymbol": """Requires: path (source file), symbol (an id as fs.symbols lists it, e.g. Parser.parse)
+Result: details_b64 contains "# <path>#<id>", "# <kind>, lines a-b", a blank line, then the definition (decorators and comments above it included) as in fs.readSlice
+Summary: Read symbol (a-b)""",
     "fs.write": """Requires: path
 Requires confirmation
 Payload: content_b64 (preferred, base64 UTF-8, multi-line allowed) OR content (single-line only)
@@ -111,6 +120,12 @@ For replaceRange: startLine (1-based), endLine (1-based, inclusive), text (strin
 For insertAfter, if the anchor ends a line and text does not start with "\\n", "\\n" is put first.
 Strict semantics: edits run in order; the first failure aborts ("ApplyEdits failed: Edit <i>: <why>", i counted from 0) and no changes are written.
 Summary: Applied edits""",
+    "fs.editSymbol": """Requires: path (source file), symbol
+Requires confirmation
+Payload: body_b64 (base64 UTF-8: the whole new definition)
+Optional: position: replace (default), before or after (add a new definition beside the symbol); force: true
+Behavior: replaces exactly the symbol's bytes (or inserts at its indentation); refused unless the body parses as one definition of the same kind and name and adds no syntax error (force: true overrides); line endings, encoding and every other byte kept
+Summary: Edited symbol (Inserted symbol)""",
     "fs.delete": """Requires: path
 Requires confirmation
 Behavior: deletes the file, link or folder (with everything in it); /undo brings it back

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from stringsh.dialects.tools import bash, files, git, search
+from stringsh.dialects.tools import bash, files, git, search, symbols
 from stringsh.dialects.tools.schema import Field
 
 if TYPE_CHECKING:
@@ -33,4 +33,7 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
     Tool("glob", search.GLOB_FIELDS, search.glob, search.summary, "files matching a pattern, newest first"),
     Tool("grep", search.GREP_FIELDS, search.grep, search.summary, "lines matching a regular expression"),
     Tool("git", git.FIELDS, git.run, git.summary, "status, diff, commit, push, checkout"),
+    Tool("symbols", symbols.SYMBOLS_FIELDS, symbols.symbols, symbols.summary, symbols.SYMBOLS_ABOUT),
+    Tool("read_symbol", symbols.READ_FIELDS, symbols.read_symbol, symbols.symbol_summary, symbols.READ_ABOUT),
+    Tool("edit_symbol", symbols.EDIT_FIELDS, symbols.edit_symbol, symbols.symbol_summary, symbols.EDIT_ABOUT),
 )}

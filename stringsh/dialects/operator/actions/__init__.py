@@ -28,16 +28,18 @@ def _spec(workspace: Workspace, command: Command, topic: str) -> Result:
 
 
 def _readers() -> dict[str, Reader]:
-    from stringsh.dialects.operator.actions import reading
+    from stringsh.dialects.operator.actions import reading, symbols
 
     return {"operator.getInterfaceSpec": _spec, "fs.list": reading.fs_list, "fs.read": reading.fs_read,
-            "fs.readSlice": reading.fs_read_slice, "fs.search": reading.fs_search, "fs.stat": reading.fs_stat}
+            "fs.readSlice": reading.fs_read_slice, "fs.search": reading.fs_search, "fs.stat": reading.fs_stat,
+            "fs.symbols": symbols.fs_symbols, "fs.readSymbol": symbols.fs_read_symbol}
 
 
 def _writers() -> dict[str, Writer]:
-    from stringsh.dialects.operator.actions import edits, tree, writing
+    from stringsh.dialects.operator.actions import edits, symbols, tree, writing
 
     return {"fs.write": writing.fs_write, "fs.patch": writing.fs_patch, "fs.applyEdits": edits.fs_apply_edits,
+            "fs.editSymbol": symbols.fs_edit_symbol,
             "fs.delete": tree.fs_delete, "fs.copy": tree.fs_copy, "fs.move": tree.fs_move,
             "fs.rename": tree.fs_move}
 
@@ -46,6 +48,7 @@ def _writers() -> dict[str, Writer]:
 #: confirmer is asked, so no one is asked to approve what the policy refuses anyway.
 PERMISSIONS: dict[str, tuple[str, ...]] = {
     "fs.write": ("write",), "fs.patch": ("write", "patch"), "fs.applyEdits": ("write", "edit"),
+    "fs.editSymbol": ("write", "edit"),
     "fs.delete": ("delete",), "fs.copy": ("write",), "fs.move": ("move",), "fs.rename": ("move",),
 }
 

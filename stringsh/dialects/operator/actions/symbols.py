@@ -1,0 +1,92 @@
+"""fs.symbols, fs.readSymbol and fs.editSymbol: a source file's definitions (render/code/) as OPERATOR_CMD actions,
+on the engine operations `/symbols`, `/open path#Symbol` and `/edit path#Symbol` use (render/code/search.py and
+write.py), so the walk, masking, refusals and journal are theirs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from stringsh.dialects.operator.actions.common import ask, invalid, ok, unified
+from stringsh.errors import StringError
+
+if TYPE_CHECKING:
+    from stringsh.protocol.operator_model import Command, Confirmer, Result
+    from stringsh.render.code.index import SymbolIndex
+    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.ops.read import TextFile
+
+POSITIONS = {"replace": None, "before": "--before", "after": "--after"}
+
+
+def _flag(command: Command, name: str) -> bool:
+    value = command.fields.get(name, "false").strip().lower()
+    if value not in ("true", "false"):
+        raise invalid("ERR_INVALID_FLAG", f"{name} must be true or false.")
+    return value == "true"
+
+
+def fs_symbols(workspace: Workspace, command: Command, topic: str) -> Result:
+    """Definitions matching `query` under `path` (a folder or file), or with `refs: true` identifiers spelled so."""
+    from stringsh.render.code.search import search
+
+    query = (command.fields.get("query") or command.fields.get("q") or "").strip()
+    if not query:
+        raise invalid("ERR_MISSING_QUERY", "missing query; use query: <text>.")
+    refs = _flag(command, "refs")
+    found = search(workspace, query, [command.fields["path"]], refs=refs, topic=topic)
+    if refs:
+        lines = [f"{r.path}:{r.line}:{r.column}: {r.text}" for r in found.refs]
+        summary = f"Found {len(found.refs)} references (syntactic)"
+    else:
+        lines = [f"{h.path}:L{h.symbol.start + 1}-L{h.symbol.end} {h.symbol.kind} #{h.symbol.id}" for h in found.hits]
+        summary = f"Found {len(found.hits)} symbols"
+    head = [f"# symbols in {found.path}", f"# query: {query}",
+            f"# matches: {len(lines)}{' (truncated)' if found.truncated else ''}", ""]
+    return ok(command, summary, "\n".join(head + lines))
+
+
+def _source(workspace: Workspace, command: Command, topic: str) -> tuple[TextFile, SymbolIndex, str]:
+    from stringsh.render.code.cache import symbol_cache
+    from stringsh.render.code.languages import language_of
+
+    symbol = command.fields.get("symbol", "").strip()
+    if not symbol:
+        raise invalid("ERR_MISSING_SYMBOL", "missing symbol; use symbol: <id> (fs.symbols lists them).")
+    file = workspace.read_text(command.fields["path"], topic=topic)
+    language = language_of(file.rel)
+    if language is None:
+        raise StringError("BLOCK_NOT_FOUND", f"{file.rel} is not a source file stringsh indexes")
+    return file, symbol_cache(None).symbols(file.text, language, file.sha256), symbol
+
+
+def fs_read_symbol(workspace: Workspace, command: Command, topic: str) -> Result:
+    """One definition, numbered with the file's line numbers, secrets masked."""
+    from stringsh.render.code.views import resolve_symbol
+    from stringsh.workspace.textio import split_lines
+
+    file, index, name = _source(workspace, command, topic)
+    symbol = resolve_symbol(index, file.rel, name)
+    lines = split_lines(workspace.redact_lines(file.text))[symbol.start : symbol.end]
+    out = [f"# {file.rel}#{symbol.id}", f"# {symbol.kind}, lines {symbol.start + 1}-{symbol.end}", ""]
+    out += [f"{number:>6}: {line}" for number, line in enumerate(lines, symbol.start + 1)]
+    return ok(command, f"Read symbol ({symbol.start + 1}-{symbol.end})", "\n".join(out))
+
+
+def fs_edit_symbol(workspace: Workspace, command: Command, confirm: Confirmer, topic: str) -> Result:
+    """Replace a definition by `body_b64`, or (`position: before|after`) add one beside it; confirmed with the
+    diff, one journaled write."""
+    from stringsh.render.code.write import plan_edit, write_spliced
+
+    if "body_b64" not in command.payloads:
+        raise invalid("ERR_MISSING_BODY_B64", "body_b64 is required.")
+    position = command.fields.get("position", "replace").strip()
+    if position not in POSITIONS:
+        raise invalid("ERR_INVALID_POSITION", "position must be replace, before or after.")
+    file, index, name = _source(workspace, command, topic)
+    spliced = plan_edit(workspace, file.rel, file.text, index, name, command.payloads["body_b64"],
+                        _flag(command, "force"), POSITIONS[position])
+    what = "replace" if position == "replace" else f"insert {position}"
+    ask(workspace, confirm, command, file.rel, f"{what} {file.rel}#{name}",
+        lambda: unified(workspace, file.text, spliced.text, f"a/{file.rel}", f"b/{file.rel}"))
+    write_spliced(workspace, file.rel, spliced, file.encoding, file.bom, file.sha256, topic)
+    return ok(command, "Edited symbol" if position == "replace" else "Inserted symbol")

@@ -1,0 +1,92 @@
+"""`symbols`, `read_symbol` and `edit_symbol`: a source file's definitions (render/code/) as JSON tools, on the
+same engine operations as `/symbols`, `/open path#Symbol` and `/edit path#Symbol` (documents/symbolwrite.py
+plans and writes every dialect's symbol edit), so the refusals, masking and journal are theirs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from stringsh.dialects.tools.paths import engine_path
+from stringsh.dialects.tools.schema import Field
+from stringsh.errors import StringError
+
+if TYPE_CHECKING:
+    from stringsh.render.code.index import SymbolIndex
+    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.ops.read import TextFile
+
+SYMBOLS_FIELDS = (Field("query", "string", required=True), Field("path", "string"), Field("refs", "boolean"),
+                  Field("max_results", "integer", minimum=1))
+READ_FIELDS = (Field("file_path", "string", required=True), Field("symbol", "string", required=True))
+EDIT_FIELDS = (Field("file_path", "string", required=True), Field("symbol", "string", required=True),
+               Field("new_body", "string", required=True),
+               Field("position", "string", choices=("replace", "before", "after")), Field("force", "boolean"))
+SYMBOLS_ABOUT = ("definitions whose name matches (or, with refs, identifiers spelled so: syntactic) in source files: "
+                 "path, id, kind, lines")
+READ_ABOUT = "one definition of a source file (path and id as symbols lists them), with decorators and comments"
+EDIT_ABOUT = ("replace a definition's bytes, or add one before or after it; refused unless it parses as the same "
+              "definition (force overrides)")
+
+
+def summary(args: dict[str, Any]) -> tuple[list[str], str | None]:
+    return [args["path"]] if "path" in args else [], str(args.get("query", ""))
+
+
+def symbol_summary(args: dict[str, Any]) -> tuple[list[str], str | None]:
+    return [str(args.get("file_path", ""))], str(args.get("symbol", ""))
+
+
+def symbols(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
+    from stringsh.render.code.search import search
+
+    refs = bool(args.get("refs", False))
+    found = search(ws, args["query"], [engine_path(args.get("path", "."), "path")], refs=refs,
+                   limit=args.get("max_results"), topic=topic)
+    result: dict[str, Any]
+    if refs:
+        result = {"references": [{"file_path": r.path, "line_number": r.line, "column": r.column, "line": r.text}
+                                 for r in found.refs]}
+    else:
+        result = {"symbols": [{"file_path": h.path, "id": h.symbol.id, "name": h.symbol.name, "kind": h.symbol.kind,
+                               "start_line": h.symbol.start + 1, "end_line": h.symbol.end} for h in found.hits]}
+    if found.truncated:
+        result["truncated"] = True
+    return result
+
+
+def _source(ws: Workspace, given: str, topic: str) -> tuple[TextFile, SymbolIndex]:
+    from stringsh.render.code.cache import symbol_cache
+    from stringsh.render.code.languages import language_of
+
+    text_file = ws.read_text(engine_path(given), topic=topic)
+    language = language_of(text_file.rel)
+    if language is None:
+        raise StringError("BLOCK_NOT_FOUND", f"{given} is not a source file stringsh indexes",
+                          "Symbols are found in Python, JavaScript, TypeScript, Go, Rust, Java, C, C++, Ruby and "
+                          "Bash files (/help symbols).")
+    return text_file, symbol_cache(None).symbols(text_file.text, language, text_file.sha256)
+
+
+def read_symbol(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
+    from stringsh.render.code.views import resolve_symbol
+    from stringsh.workspace.textio import split_lines
+
+    text_file, index = _source(ws, args["file_path"], topic)
+    symbol = resolve_symbol(index, text_file.rel, args["symbol"])
+    lines = split_lines(ws.redact_lines(text_file.text))[symbol.start : symbol.end]
+    return {"file_path": text_file.rel, "id": symbol.id, "kind": symbol.kind, "start_line": symbol.start + 1,
+            "end_line": symbol.end, "content": "\n".join(lines)}
+
+
+def edit_symbol(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
+    from stringsh.render.code.write import AFTER, BEFORE, plan_edit, write_spliced
+
+    text_file, index = _source(ws, args["file_path"], topic)
+    position = args.get("position", "replace")
+    where = {"replace": None, "before": BEFORE, "after": AFTER}[position]
+    spliced = plan_edit(ws, text_file.rel, text_file.text, index, args["symbol"], args["new_body"],
+                        bool(args.get("force", False)), where)
+    write_spliced(ws, text_file.rel, spliced, text_file.encoding, text_file.bom, text_file.sha256, topic)
+    return {"success": True, "file_path": text_file.rel, "start_line": spliced.line + 1,
+            "lines_replaced": spliced.old_count, "lines_written": spliced.new_count,
+            "total_lines": spliced.index.line_count}

@@ -1,0 +1,307 @@
+"""The symbol index of a source file: what `path#Symbol` resolves to, as line and byte ranges of the source.
+
+One tree-sitter parse finds the definitions (a query per language, run in C); nesting, qualified ids
+(`Parser.parse`), kinds and the leading decorators, attributes and comments are worked out on those few nodes.
+Repeated ids are numbered as repeated headings are (`handler-0`, `handler-1`; the bare `handler` is ambiguous).
+Plain tuples throughout, so the index serialises to a small `marshal` blob for the signed cache. Lines are
+0-based with exclusive ends; bytes are offsets into the text's UTF-8 encoding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from stringsh.render.blockids import number_slugs
+from stringsh.render.code.languages import Grammar, Rule, grammar
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+SYMBOL_VERSION = 2  # bumped whenever the rules find different symbols: old disk entries are not reused
+#: A function-like value makes `const f = () => …` a definition in JavaScript and TypeScript.
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """One definition. `start`/`end` (lines) and `start_byte`/`end_byte` include its decorators and comments."""
+
+    id: str  # distinct: `Parser.parse`, or `handler-1` when the qualified name repeats
+    qualified: str  # `Parser.parse`
+    name: str  # `parse`
+    kind: str  # function, method, class, struct, …
+    start: int
+    end: int
+    start_byte: int
+    end_byte: int
+    depth: int
+
+
+@dataclass
+class SymbolIndex:
+    """The symbols of one source text, in source order, and where it failed to parse (1-based line, column)."""
+
+    language: str = ""
+    line_count: int = 0
+    #: (qualified, name, kind, start, end, start_byte, end_byte, depth)
+    rows: list[tuple[str, str, str, int, int, int, int, int]] = field(default_factory=list)
+    errors: list[tuple[int, int]] = field(default_factory=list)
+    # -- derived --
+    ids: list[str] = field(default_factory=list)
+    names: dict[str, list[int]] = field(default_factory=dict)
+
+    def derive(self) -> SymbolIndex:
+        qualified = [row[0] for row in self.rows]
+        names = {name: [i] for i, name in enumerate(qualified)}
+        if len(names) == len(qualified):  # no repeats (the common case): every id is its qualified name
+            self.ids, self.names = qualified, names
+        else:
+            self.ids, self.names = number_slugs(qualified, set())
+        return self
+
+    def symbol(self, i: int) -> Symbol:
+        return Symbol(self.ids[i], *self.rows[i])
+
+    @property
+    def symbols(self) -> list[Symbol]:
+        return [self.symbol(i) for i in range(len(self.rows))]
+
+    def block_ids(self) -> list[str]:
+        """Every symbol's distinct id, in source order (the REPL offers these after `#`; replies list them)."""
+        return list(self.ids)
+
+    def _members(self, block_id: str) -> list[int]:
+        """The symbols an id names: a distinct or qualified id, else a bare name (`parse` for `Parser.parse`)."""
+        members = self.names.get(block_id)
+        if members:
+            return members
+        return [i for i, row in enumerate(self.rows) if row[1] == block_id]
+
+    def resolve(self, block_id: str) -> Symbol | None:
+        members = self._members(block_id)
+        return self.symbol(members[0]) if members else None
+
+    def ambiguity(self, block_id: str) -> list[tuple[str, int]]:
+        """(distinct id, 1-based line) of each symbol a bare id names when it names more than one, else []."""
+        members = self._members(block_id)
+        if len(members) < 2:
+            return []
+        return [(self.ids[i], self.rows[i][3] + 1) for i in members]
+
+    def containing(self, line: int) -> Symbol | None:
+        """The innermost symbol whose lines hold `line` (0-based)."""
+        best = None
+        for i, row in enumerate(self.rows):
+            if row[3] <= line < row[4] and (best is None or row[7] >= self.rows[best][7]):
+                best = i
+        return self.symbol(best) if best is not None else None
+
+    @property
+    def error_note(self) -> str:
+        """One line saying the parse found errors (symbols near them may be missing), or ""."""
+        if not self.errors:
+            return ""
+        line, column = self.errors[0]
+        more = f" and {len(self.errors) - 1} more" if len(self.errors) > 1 else ""
+        return (f"[syntax] The {self.language} parser found an error at line {line}, column {column}{more}; "
+                "symbols near it may be missing.")
+
+    def to_tuple(self) -> tuple[Any, ...]:
+        return (SYMBOL_VERSION, self.language, self.line_count, self.rows, self.errors)
+
+    @classmethod
+    def from_tuple(cls, data: tuple[Any, ...]) -> SymbolIndex:
+        if not data or data[0] != SYMBOL_VERSION or len(data) != 5:
+            raise ValueError("symbol index version mismatch")
+        rows = [tuple(row) for row in data[3]]
+        errors = [tuple(error) for error in data[4]]
+        return cls(data[1], data[2], rows, errors).derive()  # type: ignore[arg-type]
+
+
+def encode_source(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def build_symbols(text: str, language: str, data: bytes | None = None) -> SymbolIndex:
+    """Parse a source text and index its definitions."""
+    loaded = grammar(language)
+    data = encode_source(text) if data is None else data
+    tree = loaded.parser().parse(data)
+    root = tree.root_node
+    rows = _rows(loaded, root, data)
+    lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+    return SymbolIndex(language, lines, rows, syntax_errors(root)).derive()
+
+
+def syntax_errors(root: Node, limit: int = 20) -> list[tuple[int, int]]:
+    """(1-based line, column) of the first error or missing nodes, in source order."""
+    if not root.has_error:
+        return []
+    found: list[tuple[int, int]] = []
+    stack = [root]
+    while stack and len(found) < limit:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            found.append((node.start_point.row + 1, node.start_point.column + 1))
+            continue
+        stack.extend(child for child in reversed(node.children) if child.has_error or child.is_missing)
+    return sorted(found)
+
+
+def _rows(loaded: Grammar, root: Node, data: bytes) -> list[tuple[str, str, str, int, int, int, int, int]]:
+    from tree_sitter import QueryCursor
+
+    rule = loaded.rule
+    nodes = QueryCursor(loaded.defs).captures(root).get("def", [])
+    nodes.sort(key=lambda node: (node.start_byte, -node.end_byte))
+    rows: list[tuple[str, str, str, int, int, int, int, int]] = []
+    stack: list[tuple[int, str, str]] = []  # (end byte, qualified name, kind) of the enclosing definitions
+    for node in nodes:
+        while stack and stack[-1][0] <= node.start_byte:
+            stack.pop()
+        if node.type in rule.qualifiers:
+            qualifier = _qualifier_name(node, data)
+            if qualifier:
+                stack.append((node.end_byte, _join(stack, qualifier), "impl"))
+            continue
+        named = _name(rule, node, data)
+        if named is None:
+            continue
+        name, qualifier = named
+        kind = _kind(rule, node, stack)
+        qualified = _join(stack, f"{qualifier}.{name}" if qualifier else name)
+        first, last = _extent(rule, node, data)
+        end_row = last.end_point.row + (1 if last.end_point.column > 0 else 0)
+        rows.append((qualified, name, kind, first.start_point.row, max(end_row, first.start_point.row + 1),
+                     first.start_byte, last.end_byte, len(stack)))
+        stack.append((node.end_byte, qualified, kind))
+    rows.sort(key=lambda row: (row[5], -row[6]))
+    return rows
+
+
+def _join(stack: list[tuple[int, str, str]], name: str) -> str:
+    return f"{stack[-1][1]}.{name}" if stack else name
+
+
+def _text(node: Node | None, data: bytes) -> str:
+    if node is None:
+        return ""
+    return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _kind(rule: Rule, node: Node, stack: list[tuple[int, str, str]]) -> str:
+    kind = rule.defs[node.type]
+    if kind == "type" and rule.name == "go":
+        shape = node.child_by_field_name("type")
+        kind = {"struct_type": "struct", "interface_type": "interface"}.get(shape.type if shape else "", "type")
+    if kind == "function" and stack and stack[-1][2] in rule.classes:
+        return "method"
+    return kind
+
+
+def _qualifier_name(node: Node, data: bytes) -> str:
+    """A Rust `impl Trait for Type` qualifies its functions with `Type` (generics dropped)."""
+    return _text(node.child_by_field_name("type"), data).split("<", 1)[0].strip()
+
+
+def _name(rule: Rule, node: Node, data: bytes) -> tuple[str, str] | None:
+    """(name, qualifier written in the definition: `P` of C++'s `void P::g()`, a Go receiver's type) or None for
+    a node that defines nothing nameable (an anonymous struct, `const x = 1`)."""
+    kind = node.type
+    if kind == "variable_declarator":
+        value = node.child_by_field_name("value")
+        if value is None or value.type not in _FUNCTION_VALUES:
+            return None
+    if kind == "function_definition" and rule.name in ("c", "cpp"):
+        return _declarator_name(node, data)
+    target = node.child_by_field_name("name")
+    if target is None and node.parent is not None and node.parent.type == "type_definition":
+        target = node.parent.child_by_field_name("declarator")  # `typedef struct { … } name;`
+    if target is None:
+        return None
+    name = _text(target, data).replace("::", ".")
+    if kind == "method_declaration" and rule.name == "go":
+        receiver = node.child_by_field_name("receiver")
+        types = [n for n in _descendants(receiver) if n.type == "type_identifier"] if receiver else []
+        return name, _text(types[0], data) if types else ""
+    qualifier, _, last = name.rpartition(".")
+    return (last, qualifier) if last else None
+
+
+def _declarator_name(node: Node, data: bytes) -> tuple[str, str] | None:
+    declarator = node.child_by_field_name("declarator")
+    while declarator is not None and declarator.child_by_field_name("declarator") is not None:
+        declarator = declarator.child_by_field_name("declarator")
+    if declarator is None:
+        return None
+    name = _text(declarator, data).replace("::", ".").split("<", 1)[0]
+    qualifier, _, last = name.rpartition(".")
+    return (last, qualifier) if last else None
+
+
+def _descendants(node: Node) -> list[Node]:
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(reversed(current.named_children))
+    return out
+
+
+def _extent(rule: Rule, node: Node, data: bytes) -> tuple[Node, Node]:
+    """(first, last) nodes of a definition: its wrappers (decorators, `export`, a one-definition `const`, a
+    `template<…>`, a `typedef` or declaration of the struct it defines) and the comments and attributes right
+    above it; a `;` right after it ends it."""
+    outer = node
+    above = _text_above(data, node.start_byte)
+    # A wrapper starts before the definition: on its line (`export `, `const f =`) or above it (decorators,
+    # `template<…>`); only a C declaration may start where its struct does. Parents cost more than this test.
+    if above or rule.name in ("c", "cpp") or _text_before(data, node.start_byte):
+        parent = node.parent
+        while parent is not None and parent.type in rule.wrappers and _sole_definition(parent, outer):
+            outer, parent = parent, parent.parent
+        if outer is not node:
+            above = _text_above(data, outer.start_byte)
+    first = outer
+    sibling = first.prev_named_sibling if above else None
+    while sibling is not None and sibling.type in rule.leading and _right_above(sibling, first):
+        before = sibling.prev_sibling
+        if before is not None and before.end_point.row == sibling.start_point.row and before.type not in rule.leading:
+            break  # a comment after code on its line belongs to that code
+        first, sibling = sibling, sibling.prev_named_sibling
+    after = outer.next_sibling if data[outer.end_byte : outer.end_byte + 1] == b";" else None
+    if after is not None and after.type == ";" and after.start_point.row == outer.end_point.row:
+        return first, after  # `struct s { … };`, an interface's `area(): number;`: the `;` ends the definition
+    return first, outer
+
+
+def _text_before(data: bytes, start: int) -> bool:
+    """Whether `start`'s line has text before it."""
+    return bool(data[data.rfind(b"\n", 0, start) + 1 : start].strip())
+
+
+def _text_above(data: bytes, start: int) -> bool:
+    """Whether the line above `start`'s line has text (only then can a comment or attribute lead the
+    definition: most definitions follow a blank line, and looking at siblings costs more than this)."""
+    line_start = data.rfind(b"\n", 0, start) + 1
+    if line_start == 0:
+        return False
+    return bool(data[data.rfind(b"\n", 0, line_start - 1) + 1 : line_start].strip())
+
+
+def _sole_definition(parent: Node, child: Node) -> bool:
+    """Whether `parent` wraps only this definition (a `const a = () => 1, b = 2` is not one definition)."""
+    if parent.type in ("lexical_declaration", "variable_declaration", "declaration", "type_declaration"):
+        named = [n for n in parent.named_children if n.type not in ("comment",)]
+        return len([n for n in named if n.type in ("variable_declarator", "type_spec", "init_declarator")]) <= 1 and (
+            parent.type != "declaration" or child.type in ("struct_specifier", "union_specifier", "enum_specifier")
+        )
+    return True
+
+
+def _right_above(sibling: Node, node: Node) -> bool:
+    """A leading comment ends on the line above the definition (or at the start of its line: Rust's `///`)."""
+    end = sibling.end_point
+    start = node.start_point.row
+    return end.row == start - 1 or (end.row == start and (end.column == 0 or sibling.type == "attribute_item"))

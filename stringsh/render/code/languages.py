@@ -1,0 +1,166 @@
+"""Which files are source code, and what counts as a symbol in each language (the table `/help symbols` shows).
+
+A rule names the tree-sitter node types that define something (`defs`, with the kind each is shown as), the
+nodes that wrap a definition and belong to it (decorators, `export`, `template<…>`), the siblings that lead it
+(comments, attributes) and the nodes that qualify what they hold without being symbols (a Rust `impl`). Grammars
+are the official per-language wheels, loaded on first use: nothing is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Language, Parser, Query
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What a symbol is in one language."""
+
+    name: str
+    module: str
+    function: str
+    defs: dict[str, str]
+    #: parent node types that belong to the definition they hold (decorators, `export`, templates)
+    wrappers: frozenset[str] = frozenset()
+    #: sibling types that lead a definition when right above it (comments, attributes)
+    leading: frozenset[str] = frozenset({"comment"})
+    #: node types that qualify the definitions inside without being symbols themselves
+    qualifiers: frozenset[str] = frozenset()
+    #: kinds whose functions inside are methods
+    classes: frozenset[str] = frozenset({"class", "struct", "interface", "trait", "impl", "module", "enum", "record"})
+    #: identifier node types, for `/symbols --refs`
+    identifiers: frozenset[str] = frozenset({"identifier"})
+    suffixes: tuple[str, ...] = field(default=())
+
+
+_JS_DEFS = {
+    "function_declaration": "function",
+    "generator_function_declaration": "function",
+    "class_declaration": "class",
+    "method_definition": "method",
+    "variable_declarator": "function",  # only with a function or arrow function as its value
+}
+_TS_DEFS = {
+    **_JS_DEFS,
+    "abstract_class_declaration": "class",
+    "interface_declaration": "interface",
+    "type_alias_declaration": "type",
+    "enum_declaration": "enum",
+    "function_signature": "function",
+    "method_signature": "method",
+    "abstract_method_signature": "method",
+    "internal_module": "namespace",
+}
+_JS_IDS = frozenset({"identifier", "property_identifier", "type_identifier", "shorthand_property_identifier"})
+_C_IDS = frozenset({"identifier", "field_identifier", "type_identifier"})
+
+RULES: dict[str, Rule] = {
+    rule.name: rule
+    for rule in (
+        Rule("python", "tree_sitter_python", "language",
+             {"function_definition": "function", "class_definition": "class"},
+             wrappers=frozenset({"decorated_definition"}), suffixes=(".py", ".pyi")),
+        Rule("javascript", "tree_sitter_javascript", "language", _JS_DEFS,
+             wrappers=frozenset({"export_statement", "lexical_declaration", "variable_declaration"}),
+             leading=frozenset({"comment", "decorator"}),
+             identifiers=_JS_IDS, suffixes=(".js", ".mjs", ".cjs", ".jsx")),
+        Rule("typescript", "tree_sitter_typescript", "language_typescript", _TS_DEFS,
+             wrappers=frozenset({"export_statement", "lexical_declaration", "variable_declaration"}),
+             leading=frozenset({"comment", "decorator"}),
+             identifiers=_JS_IDS, suffixes=(".ts", ".mts", ".cts")),
+        Rule("tsx", "tree_sitter_typescript", "language_tsx", _TS_DEFS,
+             wrappers=frozenset({"export_statement", "lexical_declaration", "variable_declaration"}),
+             leading=frozenset({"comment", "decorator"}),
+             identifiers=_JS_IDS, suffixes=(".tsx",)),
+        Rule("go", "tree_sitter_go", "language",
+             {"function_declaration": "function", "method_declaration": "method", "type_spec": "type"},
+             wrappers=frozenset({"type_declaration"}),
+             identifiers=frozenset({"identifier", "field_identifier", "type_identifier"}), suffixes=(".go",)),
+        Rule("rust", "tree_sitter_rust", "language",
+             {"function_item": "function", "function_signature_item": "function", "struct_item": "struct",
+              "enum_item": "enum", "union_item": "union", "trait_item": "trait", "mod_item": "module",
+              "macro_definition": "macro", "type_item": "type"},
+             leading=frozenset({"line_comment", "block_comment", "attribute_item"}),
+             qualifiers=frozenset({"impl_item"}), classes=frozenset({"impl", "trait"}),
+             identifiers=frozenset({"identifier", "field_identifier", "type_identifier"}), suffixes=(".rs",)),
+        Rule("java", "tree_sitter_java", "language",
+             {"class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",
+              "record_declaration": "record", "annotation_type_declaration": "annotation",
+              "method_declaration": "method", "constructor_declaration": "constructor"},
+             leading=frozenset({"line_comment", "block_comment"}),
+             identifiers=frozenset({"identifier", "type_identifier"}), suffixes=(".java",)),
+        Rule("c", "tree_sitter_c", "language",
+             {"function_definition": "function", "struct_specifier": "struct", "union_specifier": "union",
+              "enum_specifier": "enum"},
+             wrappers=frozenset({"type_definition", "declaration"}), identifiers=_C_IDS, suffixes=(".c", ".h")),
+        Rule("cpp", "tree_sitter_cpp", "language",
+             {"function_definition": "function", "class_specifier": "class", "struct_specifier": "struct",
+              "union_specifier": "union", "enum_specifier": "enum", "namespace_definition": "namespace"},
+             wrappers=frozenset({"template_declaration", "type_definition", "declaration"}),
+             identifiers=frozenset({*_C_IDS, "namespace_identifier"}),
+             suffixes=(".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++")),
+        Rule("ruby", "tree_sitter_ruby", "language",
+             {"method": "function", "singleton_method": "function", "class": "class", "module": "module"},
+             identifiers=frozenset({"identifier", "constant"}), suffixes=(".rb", ".rake")),
+        Rule("bash", "tree_sitter_bash", "language", {"function_definition": "function"},
+             identifiers=frozenset({"word", "variable_name"}), suffixes=(".sh", ".bash")),
+    )
+}
+_BY_SUFFIX = {suffix: rule.name for rule in RULES.values() for suffix in rule.suffixes}
+
+
+def language_of(path: str) -> str | None:
+    """The language of a path by its suffix (case-insensitive), None for a file that is not code here."""
+    dot = path.rfind(".")
+    if dot <= path.rfind("/") + 1:  # no suffix, or a dot file such as `.bashrc`
+        return None
+    return _BY_SUFFIX.get(path[dot:].lower())
+
+
+@dataclass
+class Grammar:
+    """A loaded grammar: its parser (one per thread: a parser is not shared) and the query finding definitions."""
+
+    rule: Rule
+    language: Language
+    defs: Query
+    identifiers: Query
+    _local: threading.local = field(default_factory=threading.local)
+
+    def parser(self) -> Parser:
+        parser = getattr(self._local, "parser", None)
+        if parser is None:
+            from tree_sitter import Parser
+
+            parser = self._local.parser = Parser(self.language)
+        return parser
+
+
+_GRAMMARS: dict[str, Grammar] = {}
+_LOCK = threading.Lock()
+
+
+def grammar(name: str) -> Grammar:
+    """The grammar of a language, loaded from its wheel on first use."""
+    with _LOCK:
+        found = _GRAMMARS.get(name)
+        if found is None:
+            from tree_sitter import Language, Query
+
+            rule = RULES[name]
+            language = Language(getattr(importlib.import_module(rule.module), rule.function)())
+            defs = Query(language, _alternatives(language, [*rule.defs, *rule.qualifiers], "def"))
+            ids = Query(language, _alternatives(language, sorted(rule.identifiers), "id"))
+            found = _GRAMMARS[name] = Grammar(rule, language, defs, ids)
+        return found
+
+
+def _alternatives(language: Language, kinds: list[str], capture: str) -> str:
+    """`[(a) (b)] @capture` over the node types this grammar has (a type one grammar version lacks is skipped)."""
+    present = [kind for kind in kinds if language.id_for_node_kind(kind, True)]
+    return "[" + " ".join(f"({kind})" for kind in present) + f"] @{capture}"

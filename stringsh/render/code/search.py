@@ -1,0 +1,238 @@
+"""`/symbols`: definitions and identifier occurrences across the workspace, on the engine's confined walk.
+
+The walk is /grep's (workspace/ops/walk.py): the same confinement, secrets, `.stringsh/` and `.git/` skipped,
+`.gitignore`, walk limits and read limit, under the grep permission and one audit record. A file is parsed only
+when its bytes hold the name asked for; an index is remembered by the file's identity and stat (and by content
+in the symbol cache), so a second search reads and parses only what changed.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from stringsh.errors import StringError
+from stringsh.render.code.index import SymbolIndex, build_symbols
+from stringsh.render.code.languages import grammar, language_of
+from stringsh.workspace.ops.guard import require
+from stringsh.workspace.ops.walk import Found, Traversal, WalkStats, open_found, start_at, walk
+from stringsh.workspace.textio import decode
+
+if TYPE_CHECKING:
+    from stringsh.render.code.index import Symbol
+    from stringsh.workspace.engine import Workspace
+
+#: Files remembered by stat between searches (each entry is one file's symbol rows).
+REMEMBERED_FILES = 200_000
+
+
+@dataclass(frozen=True)
+class Hit:
+    path: str
+    symbol: Symbol
+
+
+@dataclass(frozen=True)
+class Ref:
+    path: str
+    line: int  # 1-based
+    column: int  # 1-based
+    text: str  # the line, masked
+
+
+@dataclass
+class SearchResult:
+    path: str
+    hits: list[Hit] = field(default_factory=list)
+    refs: list[Ref] = field(default_factory=list)
+    files: int = 0  # files with a result
+    indexed: int = 0  # source files parsed or found indexed
+    truncated: bool = False
+    one_file: bool = False
+    traversal: Traversal | None = None
+
+
+Key = tuple[str, int, int, int, int]
+#: What is kept of a file: its whitespace-separated runs (lowercased, once each: every word is inside one), and
+#: its text and index once it was parsed.
+Entry = tuple[bytes, "str | None", "SymbolIndex | None"]
+#: A run of word characters (bytes of UTF-8 letters outside ASCII count): the part of a query a file must hold.
+WORDS = re.compile(rb"[\w\x80-\xff]+")
+
+
+class Remembered:
+    """(path, device, inode, size, mtime) → what a search learnt of the file, for later searches in one process:
+    a file whose words cannot hold the name is not read again while it is unchanged."""
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[Key, Entry] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Key) -> Entry | None:
+        return self._entries.get(key)  # one dict read: atomic, and never waits on a writer
+
+    def put(self, key: Key, entry: Entry) -> None:
+        with self._lock:
+            self._entries[key] = entry
+            while len(self._entries) > REMEMBERED_FILES:
+                self._entries.popitem(last=False)
+
+
+REMEMBERED = Remembered()
+
+
+def needle_of(query: str) -> bytes | None:
+    """The longest run of word characters of the query, lowercased: every file with a match holds it (a
+    qualified `Parser.parse` need not be written so in the file, its parts are)."""
+    parts = [part for part in WORDS.findall(query.lower().encode("utf-8", "surrogatepass"))]
+    return max(parts, key=len) if parts else None
+
+
+def matcher(query: str) -> Callable[[str, str], bool]:
+    """A test of (qualified id, name): a glob (`*`, `?`, `[`) matches the name or qualified id, case-insensitively;
+    other text is a case-insensitive part of the qualified id."""
+    folded = query.lower()
+    if any(c in query for c in "*?["):
+        return lambda qualified, name: (fnmatch.fnmatchcase(name.lower(), folded)
+                                        or fnmatch.fnmatchcase(qualified.lower(), folded))
+    return lambda qualified, _name: folded in qualified.lower()
+
+
+def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, limit: int | None = None,
+           topic: str | None = None) -> SearchResult:
+    """Definitions matching `query` (or, with `refs`, identifiers named exactly `query`) under `paths`."""
+    require(ws.policy, ws.policy.permissions.grep, "grep")
+    if not query:
+        raise StringError("INVALID_PAYLOAD", "/symbols needs a name or pattern", "Example: /symbols parse src")
+    most = ws.policy.limits.max_results if limit is None else max(1, min(limit, ws.policy.limits.max_results))
+    needle, wanted = needle_of(query), (None if refs else matcher(query))
+    result = SearchResult(paths[0] if len(paths) == 1 else ".")
+    stats = WalkStats()
+    op = "symbols --refs" if refs else "symbols"
+    with ws.audited("grep", paths, topic=topic, command=f"{op} {query}"):
+        seen: set[str] = set()  # a file two of the paths reach is searched once
+        several = len(paths) > 1
+        for path in paths:
+            start = start_at(ws, path)
+            if len(paths) == 1:
+                result.path, result.one_file = start.rel, start.file is not None
+            for found in walk(ws, start, stats):
+                if language_of(found.rel) is None or (several and found.rel in seen):
+                    continue
+                if several:
+                    seen.add(found.rel)
+                loaded = _load(ws, found, needle, stats)
+                if loaded is None:
+                    continue
+                text, index = loaded
+                result.indexed += 1
+                before = len(result.refs) + len(result.hits)
+                if refs:
+                    _refs(ws, found.rel, text, index.language, query, result, most)
+                else:
+                    result.hits += [Hit(found.rel, index.symbol(i)) for i, row in enumerate(index.rows)
+                                    if wanted(row[0], row[1])]  # type: ignore[misc]
+                if len(result.refs) + len(result.hits) > before:
+                    result.files += 1
+                if len(result.hits) + len(result.refs) >= most:
+                    result.truncated = True
+                    stats.limit_reason = "results"
+                    break
+            if result.truncated:
+                break
+        query_folded = query.lower()
+        result.hits.sort(key=lambda hit: _rank(hit.symbol, query, query_folded))  # stable: path order within
+        del result.hits[most:]
+        del result.refs[most:]
+        result.traversal = stats.snapshot()
+    return result
+
+
+def _rank(symbol: Symbol, query: str, folded: str) -> int:
+    """Exact names first, then the same name in another case, then qualified ids ending in it, then the rest."""
+    if symbol.name == query or symbol.qualified == query:
+        return 0
+    if symbol.name.lower() == folded:
+        return 1
+    return 2 if symbol.qualified.lower().endswith("." + folded) else 3
+
+
+def _load(ws: Workspace, found: Found, needle: bytes | None, stats: WalkStats) -> tuple[str, SymbolIndex] | None:
+    """The file's text and symbol index, None when its words cannot hold the name (or it cannot be read as text);
+    what is learnt is kept by the file's stat for the next search."""
+    st = found.st
+    key = (found.rel, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) if st is not None else None
+    entry = REMEMBERED.get(key) if key is not None else None
+    if entry is not None:
+        words, text, index = entry
+        if needle is not None and needle not in words:
+            return None
+        if text is not None and index is not None:
+            return text, index
+    raw = _read(ws, found, stats)
+    if raw is None:
+        return None
+    words = b"\n".join(set(raw.lower().split()))  # whitespace-separated runs hold every word (fast in C)
+    if needle is not None and needle not in words:
+        if key is not None:
+            REMEMBERED.put(key, (words, None, None))
+        return None
+    try:
+        text = decode(raw, found.rel)[0]
+    except StringError:
+        return None
+    language = language_of(found.rel)
+    assert language is not None
+    index = build_symbols(text, language)
+    if key is not None:
+        REMEMBERED.put(key, (words, text, index))
+    return text, index
+
+
+def _read(ws: Workspace, found: Found, stats: WalkStats) -> bytes | None:
+    """The file's bytes within the read limit (not a hard link unless the policy allows them), None otherwise."""
+    limit = ws.policy.limits.max_read_bytes
+    opened = open_found(found)
+    if opened is None:
+        stats.skipped_io_errors += 1
+        return None
+    fd, st = opened
+    try:
+        if st.st_size > limit or (st.st_nlink > 1 and not ws.policy.secrets.allow_hardlinks):
+            return None
+        raw = os.read(fd, st.st_size + 1)
+        while len(raw) <= limit and (more := os.read(fd, 1 << 20)):  # a file that grew since the stat
+            raw += more
+    except OSError:
+        stats.skipped_io_errors += 1
+        return None
+    finally:
+        os.close(fd)
+    return raw if len(raw) <= limit else None
+
+
+def _refs(ws: Workspace, rel: str, text: str, language: str, name: str, result: SearchResult, most: int) -> None:
+    """Identifiers spelled `name` (syntactic: every identifier node with that text, definitions included)."""
+    from tree_sitter import QueryCursor
+
+    loaded = grammar(language)
+    data = text.encode("utf-8", "surrogatepass")
+    tree = loaded.parser().parse(data)
+    wanted = name.encode("utf-8", "surrogatepass")
+    nodes = QueryCursor(loaded.identifiers).captures(tree.root_node).get("id", [])
+    rows = sorted({(n.start_point.row, n.start_point.column) for n in nodes
+                   if n.end_byte - n.start_byte == len(wanted) and data[n.start_byte : n.end_byte] == wanted})
+    if not rows:
+        return
+    lines, raw_lines = text.split("\n"), data.split(b"\n")
+    for row, column in rows:
+        if len(result.refs) >= most:
+            return
+        line = ws.redact_lines(lines[row].rstrip("\r"))
+        result.refs.append(Ref(rel, row + 1, len(raw_lines[row][:column].decode("utf-8", "replace")) + 1, line))

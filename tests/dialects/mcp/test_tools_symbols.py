@@ -1,0 +1,73 @@
+"""The symbol tools on `stringsh mcp` (real stdio, the SDK's client): each is one String Command, so its reply is
+`/symbols`', `/open`'s or `/edit`'s exactly, with the same refusals and nothing written on a refusal."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.dialects.mcp.client import Client, stdio_session
+
+APP = ("class Parser:\r\n    def parse(self, text):\r\n        return text.split()\r\n\r\n\r\n"
+       "def main():\r\n    pass\r\n")
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("mcpsymbols").resolve() / "ws"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture(scope="module")
+def client(root: Path, env: dict[str, str]) -> Iterator[Client]:
+    with stdio_session(root, name="symbols-client", env=env) as session:
+        yield session
+
+
+def test_the_symbol_tools_run_their_string_commands(client: Client, root: Path) -> None:
+    (root / "app.py").write_bytes(APP.encode())
+    tools = {tool.name: tool for tool in client.portal.call(client.session.list_tools).tools}
+    assert {name: tools[name].annotations.read_only_hint for name in (  # type: ignore[union-attr]
+        "symbols_overview", "find_symbol", "view_symbol", "replace_symbol", "insert_symbol", "find_references")} == {
+        "symbols_overview": True, "find_symbol": True, "view_symbol": True, "replace_symbol": False,
+        "insert_symbol": False, "find_references": True}
+    assert client.text("symbols_overview", {"path": "app.py"}) == (
+        're: /symbols -- \'*\' app.py\nSymbols "*" in app.py: 3 definitions in 1 file\n---\n'
+        "@s1 app.py:L1-L3  class     #Parser\n@s2 app.py:L2-L3  method    #Parser.parse\n"
+        "@s3 app.py:L6-L7  function  #main\n\nOpen one: /open @s1 (or /open app.py#Parser)\n"
+        "3 definitions in 1 file; 1 source file indexed; scanned 1 file (1 entry)")
+    assert client.text("view_symbol", {"target": "app.py#Parser.parse"}) == (
+        "re: /open -- app.py#Parser.parse\nOpened app.py#Parser.parse\n---\n"
+        "2 |     def parse(self, text):\n3 |         return text.split()\n\n(method Parser.parse, lines 2-3 of 7)")
+    assert client.text("replace_symbol", {"target": "app.py#Parser.parse",
+                                          "body": "def parse(self, text):\n    return text.split(',')\n"}) == (
+        "re: /edit -- app.py#Parser.parse\nEdited app.py#Parser.parse (7 lines): 2 lines replaced by 2 lines")
+    assert client.text("insert_symbol", {"target": "app.py#main", "body": "def helper():\n    return 1",
+                                         "position": "before"}) == (
+        "re: /edit --before -- app.py#main\nInserted 2 lines before app.py#main (11 lines), from line 6")
+    assert (root / "app.py").read_bytes() == APP.replace("split()", "split(',')").replace(
+        "def main", "def helper():\r\n    return 1\r\n\r\n\r\ndef main").encode()
+    assert client.text("find_references", {"name": "parse", "path": "app.py"}).startswith(
+        're: /symbols --refs -- parse app.py\nReferences to "parse" in app.py: 1 occurrence in 1 file\n---\n'
+        "app.py:2:9:     def parse(self, text):\n")
+    assert client.text("find_symbol", {"query": "help"}).startswith(
+        're: /symbols -- help\nSymbols "help" in ./: 1 definition in 1 file\n---\n@s1 app.py:L6-L7  function  #helper')
+
+
+def test_refusals_write_nothing(client: Client, root: Path) -> None:
+    (root / "app.py").write_bytes(APP.encode())
+    assert client.text("view_symbol", {"target": "app.py#main"}).startswith("re: /open -- app.py#main\nOpened")
+    assert client.error("replace_symbol", {"target": "app.py", "body": "x"}) == (
+        "ERROR(INVALID_TARGET): Not a path#Symbol: app.py\n"
+        "Name the file and the symbol: src/app.py#Parser.parse (symbols_overview lists them).")
+    assert client.error("replace_symbol", {"target": "app.py#main", "body": "def main(:\n    pass"}) == (
+        "re: /edit -- app.py#main\nERROR(INVALID_PAYLOAD): Refusing to edit app.py#main: with this body the python "
+        "parser finds an error at line 6, column 10 (body line 1), and the file had none.\n"
+        "Fix the body, or write it anyway: /edit --force app.py#main. Nothing was written.")
+    assert client.error("view_symbol", {"target": "app.py#nope"}) == (
+        "re: /open -- app.py#nope\nERROR(BLOCK_NOT_FOUND): Block not found: #nope in app.py\n"
+        "Available blocks: Parser, Parser.parse, main")
+    assert (root / "app.py").read_bytes() == APP.encode()
