@@ -413,3 +413,14 @@ def test_replacing_a_symbol_with_its_own_text_changes_nothing(case, crlf, tabs, 
     else:
         own = text.encode()[symbol.start_byte : symbol.end_byte].decode()
     assert checked_replace(text, index, symbol, own, block_id, False, "").text == text
+
+
+def test_whole_lines_sent_keep_the_rest_of_the_last_line_once() -> None:
+    """A view shows whole lines; an edit sent as whole lines keeps the text after the definition (a comment after
+    the closing brace) once, not twice."""
+    text = "namespace geo {\nint f() { return 1; }\n} // namespace geo\n"
+    index = build_symbols(text, "cpp")
+    symbol = index.resolve("geo")
+    assert symbol is not None
+    body = "namespace geo {\nint f() { return 2; }\n} // namespace geo\n"
+    assert checked_replace(text, index, symbol, body, "geo", False, "").text == body

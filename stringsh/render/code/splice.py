@@ -89,8 +89,16 @@ def replace_symbol(text: str, symbol: Symbol, body: str, *, written: bool = Fals
     data = encode_source(text)
     start, end = _offset(data, symbol.start_byte), _offset(data, symbol.end_byte)
     line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    given = body_lines(body)
+    if given in (body_lines(text[start:end]), body_lines(text[line_start:line_end].rstrip("\r"))):
+        return text, start, end - start  # its own text, as the parser spans it or as whole lines: nothing to move
+    tail = text[end:line_end].rstrip("\r").rstrip()
+    if tail.strip() and given and given[-1].endswith(tail) and given[-1] != tail:
+        given[-1] = given[-1][: -len(tail)].rstrip()  # whole lines sent: the rest of the last line stays the file's
     indent = _leading(text[line_start:start])
-    lines = reindent(body_lines(body), indent, as_written=written)
+    lines = reindent(given, indent, as_written=written)
     if lines:
         lines[0] = lines[0][len(indent) :]
     segment = _newline(text, start).join(lines)
