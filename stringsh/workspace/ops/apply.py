@@ -116,7 +116,7 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
             _execute_tree(ws, cs, plans, tree)
         else:
             try:
-                changes.execute(cs, plans, ws.state.fsync_pool, lambda: journal.seal(cs))
+                changes.execute(cs, plans, ws.state.fsync_pool, lambda: journal.seal(cs, ws.state.fsync_pool))
             except BaseException:
                 journal.finish(cs, "rolled_back")
                 raise
@@ -133,7 +133,7 @@ def _execute_tree(ws: Workspace, cs: int, plans: list[changes.Plan], tree: tuple
     """Folders and links first (the journal record made durable before any of them), then the files, then the
     removals; a failure before the removals takes back the folders and links made."""
     journal = ws.journal
-    journal.seal(cs)
+    journal.seal(cs, ws.state.fsync_pool)
     made: list[TreeOp] = []
     existed: list[TreeOp] = []
     try:
