@@ -1,11 +1,12 @@
 """The change journal: SQLite (WAL) in the engine's state folder (state.py), previous bytes kept by content hash.
 
 A change set is first written `pending` with every file's previous bytes (synchronous=NORMAL: the commit
-reaches the WAL file but is not fsynced), then `seal` fsyncs the WAL file itself while the temp files are
-fsynced in parallel; no file is renamed before both finished. The final `done` (or `rolled_back`) mark is not
-fsynced: recovery rolls a pending set whose files all hold their new bytes forward. WAL checkpoints run on a
-worker thread once a change set is finished (checkpoint.py), never inside a change set's commit. (`staged` is an older
-name for `pending` and is recovered the same way.)
+reaches the WAL file but is not fsynced; bytes of `FILE_BLOB` or more go to a blob file, blobfiles.py), then
+`seal` fsyncs the WAL file itself (and the blob files) while the temp files are fsynced in parallel; no file is
+renamed before all finished (docs/change-sets.md has the whole protocol). The final `done` (or `rolled_back`)
+mark is not fsynced: recovery rolls a pending set whose files all hold their new bytes forward. WAL checkpoints
+run on a worker thread once a change set is finished (checkpoint.py), never inside a change set's commit.
+(`staged` is an older name for `pending` and is recovered the same way.)
 
 Undo belongs to the client that made a change: `owners` names the client (one process, or one daemon) of each
 change set, and `/undo` walks back only its own client's changes of one topic. Those tables (and `new_dirs`, the
