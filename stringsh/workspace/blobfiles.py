@@ -18,6 +18,7 @@ from pathlib import Path
 
 from stringsh.errors import StringError
 from stringsh.workspace import atomic
+from stringsh.workspace.paths import DIR_FLAGS
 
 #: Previous bytes this long or longer are kept as a file.
 FILE_BLOB = 128 * 1024
@@ -101,9 +102,10 @@ class BlobFiles:
                 atomic.remove(dir_fd, sha)
 
     def _folder(self) -> int:
-        """The blob folder, created private on first use (its name made durable then)."""
+        """The blob folder, created private on first use (its name made durable then). The journal's folder is
+        opened as the engine state opens it: not through a link itself, its parents are the user's own."""
         if self._dir_fd < 0:
-            parent = atomic.open_real_folder(self.folder.parent, create=False)
+            parent = os.open(self.folder.parent, DIR_FLAGS)
             try:
                 made = not os.path.lexists(self.folder)
                 self._dir_fd = atomic.open_folders(parent, [self.folder.name], create=True)

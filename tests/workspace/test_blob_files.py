@@ -88,3 +88,22 @@ def test_the_same_big_bytes_are_kept_once(tmp_path: Path) -> None:
         assert (root / "a.txt").read_bytes() == old == (root / "b.txt").read_bytes()
     finally:
         engine.close()
+
+
+def test_a_state_folder_reached_through_the_users_own_link_keeps_blob_files(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "real-state").mkdir()
+    (tmp_path / "state").symlink_to(tmp_path / "real-state")  # e.g. a home folder that is a link
+    monkeypatch.setenv("STRINGSH_STATE_DIR", str(tmp_path / "state"))
+    root = tmp_path / "ws"
+    root.mkdir()
+    old = big("old")
+    (root / "big.txt").write_bytes(old)
+    engine = Workspace(root)
+    try:
+        engine.apply(ChangeSet().write("big.txt", b"new\n"))
+        assert [p.name for p in (tmp_path / "real-state").rglob(sha256(old))] == [sha256(old)]
+        engine.undo("main")
+        assert (root / "big.txt").read_bytes() == old
+    finally:
+        engine.close()
