@@ -141,14 +141,21 @@ class FsyncPool:
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
 
-    def fsync_all(self, fds: list[int], alongside: Callable[[], None] | None = None) -> None:
-        """fsync every descriptor on worker threads while `alongside` runs here."""
+    def _pool(self) -> concurrent.futures.ThreadPoolExecutor:
         with self._lock:
             if self._executor is None:
                 from concurrent.futures import ThreadPoolExecutor  # first multi-file write only: ~6 ms at start-up
 
                 self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="stringsh-fsync")
-            executor = self._executor
+            return self._executor
+
+    def hash_ahead(self, data: bytes) -> concurrent.futures.Future[str]:
+        """`sha256(data)` on a worker thread (hashlib lets go of the GIL), for bytes hashed later on this one."""
+        return self._pool().submit(sha256, data)
+
+    def fsync_all(self, fds: list[int], alongside: Callable[[], None] | None = None) -> None:
+        """fsync every descriptor on worker threads while `alongside` runs here."""
+        executor = self._pool()
         futures = [executor.submit(os.fsync, fd) for fd in fds]
         try:
             if alongside is not None:

@@ -1,11 +1,12 @@
 """The change journal: SQLite (WAL) in the engine's state folder (state.py), previous bytes kept by content hash.
 
 A change set is first written `pending` with every file's previous bytes (synchronous=NORMAL: the commit
-reaches the WAL file but is not fsynced), then `seal` fsyncs the WAL file itself while the temp files are
-fsynced in parallel; no file is renamed before both finished. The final `done` (or `rolled_back`) mark is not
-fsynced: recovery rolls a pending set whose files all hold their new bytes forward. WAL checkpoints run on a
-worker thread once a change set is finished (checkpoint.py), never inside a change set's commit. (`staged` is an older
-name for `pending` and is recovered the same way.)
+reaches the WAL file but is not fsynced; bytes of `FILE_BLOB` or more go to a blob file, blobfiles.py), then
+`seal` fsyncs the WAL file itself (and the blob files) while the temp files are fsynced in parallel; no file is
+renamed before all finished (docs/change-sets.md has the whole protocol). The final `done` (or `rolled_back`)
+mark is not fsynced: recovery rolls a pending set whose files all hold their new bytes forward. WAL checkpoints
+run on a worker thread once a change set is finished (checkpoint.py), never inside a change set's commit.
+(`staged` is an older name for `pending` and is recovered the same way.)
 
 Undo belongs to the client that made a change: `owners` names the client (one process, or one daemon) of each
 change set, and `/undo` walks back only its own client's changes of one topic. Those tables (and `new_dirs`, the
@@ -39,6 +40,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.workspace import atomic
+from stringsh.workspace.blobfiles import BLOB_DIR, FILE_BLOB, BlobFiles
 from stringsh.workspace.checkpoint import LIMIT as CHECKPOINT_LIMIT
 from stringsh.workspace.checkpoint import Checkpointer
 from stringsh.workspace.context import current
@@ -71,6 +74,10 @@ CREATE TABLE IF NOT EXISTS files(
     PRIMARY KEY(cs, idx)
 );
 CREATE TABLE IF NOT EXISTS blobs(sha TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS blob_files(  -- previous bytes of FILE_BLOB or more: the file blobs/<sha> (blobfiles.py)
+    sha TEXT PRIMARY KEY,
+    size INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS owners(
     cs INTEGER PRIMARY KEY,        -- a change set
     client TEXT NOT NULL,          -- the process (or daemon) that made it: "<pid>-<random>"
@@ -220,6 +227,7 @@ class Journal:
         self.before_pending: Callable[[], None] | None = None
         self.wal_path = f"{path}-wal"
         self._wal_fd = -1
+        self.blob_files = BlobFiles(path.parent / BLOB_DIR)
         self.checkpoints = Checkpointer(path, self.wal_path)
 
     @property
@@ -231,6 +239,7 @@ class Journal:
 
     def close(self) -> None:
         self.checkpoints.wait()
+        self.blob_files.close()
         if self._wal_fd >= 0:
             os.close(self._wal_fd)
             self._wal_fd = -1
@@ -254,6 +263,14 @@ class Journal:
         command line that makes it, for /changes."""
         if self.before_pending is not None:
             self.before_pending()
+        try:
+            return self._begin(topic, frontend, kind, reverts, rows, blobs, tree, command)
+        except BaseException:
+            self.blob_files.drop()  # the rows naming them were rolled back
+            raise
+
+    def _begin(self, topic: str, frontend: str, kind: str, reverts: int | None, rows: list[FileRow],
+               blobs: dict[str, bytes], tree: tuple[TreeOp, ...], command: str) -> int:
         with self._write() as db:
             cur = db.execute(
                 "INSERT INTO changesets(time, topic, frontend, kind, reverts, state) VALUES (?,?,?,?,?,'pending')",
@@ -272,7 +289,9 @@ class Journal:
                 db.execute("INSERT INTO commands VALUES (?,?)", (cs, command))
             added = 0
             for sha, data in blobs.items():  # one by one: only bytes not kept yet add to the running total
-                if db.execute("INSERT OR IGNORE INTO blobs VALUES (?,?)", (sha, data)).rowcount:
+                if len(data) >= FILE_BLOB:
+                    added += self.blob_files.keep(db, sha, data)
+                elif db.execute("INSERT OR IGNORE INTO blobs VALUES (?,?)", (sha, data)).rowcount:
                     added += len(data)
             if added:
                 db.execute("UPDATE meta SET value = value + ? WHERE key = 'blob_bytes'", (added,))
@@ -331,19 +350,23 @@ class Journal:
         """`/undo --skip`: this client's undo passes over `cs` from now on (it stays revertable by id)."""
         self.db.execute("UPDATE owners SET skipped=? WHERE cs=?", (time.time(), cs))  # one statement: atomic
 
-    def seal(self, cs: int) -> None:
+    def seal(self, cs: int, pool: atomic.FsyncPool | None = None) -> None:
         """Make every committed record durable by fsyncing the WAL file (the one SQLite uses now: a WAL
-        that was deleted and recreated is opened again)."""
+        that was deleted and recreated is opened again), and the blob files `begin` wrote with their folder (on
+        `pool`'s threads beside the WAL's, when given)."""
         st = os.stat(self.wal_path)
         if self._wal_fd < 0 or os.fstat(self._wal_fd).st_ino != st.st_ino:
             if self._wal_fd >= 0:
                 os.close(self._wal_fd)
             self._wal_fd = os.open(self.wal_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        os.fsync(self._wal_fd)
+        wal = self._wal_fd
+        self.blob_files.sync(pool, lambda: os.fsync(wal))
 
     def finish(self, cs: int, state: str, reverts: int | None = None, keep: JournalKeep | None = None) -> None:
         """Mark a change set done or rolled back; with `keep` (the policy's), a done one then prunes the journal to
         it when it has grown past it (keep.py: a cheap check, a prune only then)."""
+        if self.blob_files.unsynced:  # given up before its seal: its blob files stay (its rows name them), durable too
+            self.seal(cs)
         db = self.db
         if not (state == "done" and reverts is not None):
             db.execute("UPDATE changesets SET state=? WHERE id=?", (state, cs))  # one statement: atomic alone
@@ -355,8 +378,10 @@ class Journal:
             from stringsh.workspace.keep import bound, over
 
             if over(self.db, keep):  # read outside a transaction: a change under the bound opens none more
+                gone: list[str] = []
                 with self._write() as db:
-                    bound(db, keep)
+                    bound(db, keep, gone)
+                self.blob_files.unlink(gone)
         self.checkpoints.kick()
 
     def get(self, cs: int) -> ChangeRow | None:
@@ -376,11 +401,16 @@ class Journal:
                         None if row[8] is None else (row[8], row[9])) for row in rows]
 
     def blob(self, sha: str) -> bytes:
-        """Previous bytes by hash; a coded error when the journal lost them (callers say which file and change)."""
+        """Previous bytes by hash; a coded error when the journal lost them (callers say which file and change).
+        A blob file is checked against its hash: bytes that are not exactly the kept ones are never handed out."""
         row = self.db.execute("SELECT data FROM blobs WHERE sha=?", (sha,)).fetchone()
-        if row is None:
+        if row is not None:
+            return bytes(row[0])
+        kept = self.db.execute("SELECT 1 FROM blob_files WHERE sha=?", (sha,)).fetchone()
+        data = None if kept is None else self.blob_files.read(sha)
+        if data is None:
             raise MissingBlob(sha)
-        return bytes(row[0])
+        return data
 
     def pending(self) -> list[int]:
         rows = self.db.execute("SELECT id FROM changesets WHERE state IN ('staged', 'pending') ORDER BY id")
@@ -400,8 +430,11 @@ class Journal:
         previous bytes only they held; returns how many went (keep.py)."""
         from stringsh.workspace.keep import prune
 
+        gone: list[str] = []
         with self._write() as db:
-            return prune(db, keep, keep_bytes)
+            removed = prune(db, keep, keep_bytes, gone)
+        self.blob_files.unlink(gone)
+        return removed
 
     def depth(self) -> Depth:
         """How much the journal holds: change sets, kept bytes, oldest and newest ids."""

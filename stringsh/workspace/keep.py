@@ -46,6 +46,7 @@ def blob_bytes(db: sqlite3.Connection) -> int:
 
 def _recount(db: sqlite3.Connection) -> int:
     total = int(db.execute("SELECT COALESCE(SUM(length(data)), 0) FROM blobs").fetchone()[0])
+    total += int(db.execute("SELECT COALESCE(SUM(size), 0) FROM blob_files").fetchone()[0])
     db.execute("INSERT OR REPLACE INTO meta VALUES ('blob_bytes', ?)", (total,))
     return total
 
@@ -56,15 +57,16 @@ def over(db: sqlite3.Connection, keep: JournalKeep) -> bool:
     return beyond.fetchone() is not None or blob_bytes(db) > keep.keep_bytes
 
 
-def bound(db: sqlite3.Connection, keep: JournalKeep) -> int:
+def bound(db: sqlite3.Connection, keep: JournalKeep, gone: list[str] | None = None) -> int:
     """Prune to `keep` when the journal has grown past it; the caller holds a write transaction."""
-    return prune(db, keep.keep_changes, keep.keep_bytes) if over(db, keep) else 0
+    return prune(db, keep.keep_changes, keep.keep_bytes, gone) if over(db, keep) else 0
 
 
-def prune(db: sqlite3.Connection, keep: int, keep_bytes: int | None = None) -> int:
+def prune(db: sqlite3.Connection, keep: int, keep_bytes: int | None = None, gone: list[str] | None = None) -> int:
     """Forget the finished change sets older than the newest `keep`, and then as many more of the oldest as it takes
     to hold at most `keep_bytes` of previous bytes (never the newest one), with the bytes only they held.
-    The caller holds a write transaction. Returns how many change sets went."""
+    The caller holds a write transaction, and removes the blob files named in `gone` once it committed.
+    Returns how many change sets went."""
     newest = db.execute("SELECT MAX(id) FROM changesets").fetchone()[0]
     if newest is None:
         return 0
@@ -92,6 +94,10 @@ def prune(db: sqlite3.Connection, keep: int, keep_bytes: int | None = None) -> i
     for table in ("owners", "new_dirs", "tree_ops", "prev_times", "commands"):
         db.execute(f"DELETE FROM {table} WHERE cs NOT IN (SELECT id FROM changesets)")
     db.execute("DELETE FROM blobs WHERE sha NOT IN (SELECT prev_sha FROM files WHERE prev_sha IS NOT NULL)")
+    unused = "FROM blob_files WHERE sha NOT IN (SELECT prev_sha FROM files WHERE prev_sha IS NOT NULL)"
+    if gone is not None:
+        gone.extend(row[0] for row in db.execute(f"SELECT sha {unused}"))
+    db.execute(f"DELETE {unused}")
     _recount(db)
     return int(removed)
 
@@ -106,7 +112,7 @@ def _bytes_cutoff(db: sqlite3.Connection, keep_bytes: int, cutoff: int) -> int:
     # byte (50 ms at 128 MiB), where a plain column's length is read from the record header.
     last_use = dict(db.execute("SELECT prev_sha, MAX(cs) FROM files WHERE prev_sha IS NOT NULL GROUP BY prev_sha"))
     freed_with: dict[int, int] = {}
-    for sha, size in db.execute("SELECT sha, length(data) FROM blobs"):
+    for sha, size in db.execute("SELECT sha, length(data) FROM blobs UNION ALL SELECT sha, size FROM blob_files"):
         last = last_use.get(sha, 0)
         freed_with[last] = freed_with.get(last, 0) + int(size)
     rows = sorted(freed_with.items())

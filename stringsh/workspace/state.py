@@ -5,6 +5,7 @@ state folder, one folder per workspace keyed by the workspace's real path:
 
     $XDG_STATE_HOME/stringsh/workspaces/<sha256(real path)[:32]>/     (0700, owned by the user)
         journal.db (+ -wal, -shm)   change sets and the previous bytes they replaced
+        blobs/<sha256>              previous bytes of 128 KiB or more, one file each (blobfiles.py)
         audit.log                   the hash-chained audit records (audit.log.1: the older, rotated one)
         audit.head                  the current log's record count and newest hash (its end), the append lock
                                     (the journal anchors the head with every change set: journal.py)

@@ -1,5 +1,5 @@
 """Child for the 100-file change-set tests (test_change_batching.py): applies (and reverts) a change set of 100
-files in several folders — 90 rewritten, 5 new in new folders, 5 deleted — and either
+files in several folders — 90 rewritten (one of 160 KiB), 5 new in new folders, 5 deleted — and either
 
 - `trace ROUNDS`: does ROUNDS apply/revert pairs, each between marker syscalls (`access("/stringsh-mark-...")`)
   that strace shows, so the test can read what each one did; or
@@ -20,10 +20,12 @@ from stringsh.workspace.journal import Journal
 
 FOLDERS = ("", "a/", "b/c/")
 NEW = "new/deep/"
+BIG = "a/big.txt"
 
 
 def rewritten() -> list[str]:
-    return [f"{FOLDERS[k % 3]}f{k:03d}.txt" for k in range(90)]
+    """89 files of 4 KiB, and one big enough for its previous bytes to be kept as a blob file (blobfiles.py)."""
+    return [f"{FOLDERS[k % 3]}f{k:03d}.txt" for k in range(89)] + [BIG]
 
 
 def deleted() -> list[str]:
@@ -35,8 +37,9 @@ def created() -> list[str]:
 
 
 def content(tag: str, path: str) -> bytes:
-    """4 KiB of text lines, different for every tag and path."""
-    return b"".join(f"{tag} {path} line {k:04d}".ljust(63).encode() + b"\n" for k in range(64))
+    """4 KiB of text lines (BIG: 160 KiB), different for every tag and path."""
+    lines = 64 * (40 if path == BIG else 1)
+    return b"".join(f"{tag} {path} line {k:04d}".ljust(63).encode() + b"\n" for k in range(lines))
 
 
 def make_tree(root: Path) -> None:

@@ -1,10 +1,11 @@
 """A 100-file change set: written batched, and all-or-nothing when killed at any point.
 
-The order of the durable steps is read from the real syscalls (strace): every temp file and the journal's
-WAL are fsynced before the first rename, the WAL exactly once (one sealed journal commit), each folder is
-fsynced once after the renames, and the writer never runs a WAL checkpoint (it happens on a worker thread,
-checkpoint.py). The crash half kills a child at five points of an apply and of a revert; recovery then leaves
-every file as before or as after the change set, never a mix, with nothing pending and no temp file."""
+The order of the durable steps is read from the real syscalls (strace): every temp file, the journal's
+WAL and the blob file keeping the big file's previous bytes (with its folder) are fsynced before the first
+rename, the WAL exactly once (one sealed journal commit), each folder is fsynced once after the renames, and
+the writer never runs a WAL checkpoint (it happens on a worker thread, checkpoint.py). The crash half kills a
+child at five points of an apply and of a revert; recovery then leaves every file as before or as after the
+change set, never a mix, with nothing pending and no temp file."""
 
 from __future__ import annotations
 
@@ -107,6 +108,10 @@ def test_a_100_file_change_set_is_written_batched(tmp_path: Path) -> None:
             # the WAL header once after each checkpoint, and a checkpoint's database sync).
             wal = [e for e in steps[:first] if e[1] == "fsync" and e[2].endswith("journal.db-wal") and e[0] == pid]
             assert len(wal) == 1, (start, wal)
+            # The big file's previous bytes went to a blob file: it and its folder are durable before any rename.
+            synced = [e[2] for e in steps[:first] if e[1] == "fsync" and "/blobs" in e[2]]
+            folder = [p for p in synced if p.endswith("/blobs")]
+            assert len(folder) == 1 and [p.rsplit("/", 1)[0] for p in synced if p not in folder] == folder, synced
             assert not [e for e in steps if e[0] == pid and e[1] in SYNCS and e[2].endswith("journal.db")], start
             assert not [e for e in steps[first:last] if e[1] in SYNCS and e[2].startswith(real)], start
             if start.startswith("apply"):

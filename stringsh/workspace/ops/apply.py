@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
@@ -19,6 +20,10 @@ from stringsh.workspace.patches import Patch, check_patches
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
     from stringsh.workspace.journal import TreeOp
+
+#: New contents this long or longer are hashed ahead on a worker thread (~0.6 ms a MiB, overlapping the read of the
+#: bytes they replace); below it a thread hand-off costs more than it saves.
+HASH_AHEAD = 256 * 1024
 
 
 class ApplyRequest(NamedTuple):
@@ -87,12 +92,17 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
     ws.state.workspace_folder()  # refuses a workspace whose `.stringsh` is a planted link or file
     plans: list[changes.Plan] = []
     limit = keep_limit(ws.policy)
+    # Big new contents are hashed on a worker while this thread reads and hashes the bytes they replace.
+    ahead = {idx: ws.state.fsync_pool.hash_ahead(f.data) for idx, f in enumerate(files)
+             if f.data is not None and len(f.data) >= HASH_AHEAD}
     try:
         seen: set[str] = set()
         for idx, f in enumerate(files):
             p = changes.plan(ws.confiner, idx, f.path, f.data, f.expected_prev_sha256, f.mode, limit, f.times,
                              keep_times)
             plans.append(p)
+            if idx in ahead:
+                p.__dict__["new_sha"] = ahead[idx].result()  # Plan.new_sha is a cached property
             if p.res.st is not None:  # its previous bytes would be journalled, and /undo would restore them
                 check_hardlink(ws.policy, p.res, p.res.st)
             if p.res.rel in ws.policy_files:
@@ -116,7 +126,7 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
             _execute_tree(ws, cs, plans, tree)
         else:
             try:
-                changes.execute(cs, plans, ws.state.fsync_pool, lambda: journal.seal(cs))
+                changes.execute(cs, plans, ws.state.fsync_pool, lambda: journal.seal(cs, ws.state.fsync_pool))
             except BaseException:
                 journal.finish(cs, "rolled_back")
                 raise
@@ -133,7 +143,7 @@ def _execute_tree(ws: Workspace, cs: int, plans: list[changes.Plan], tree: tuple
     """Folders and links first (the journal record made durable before any of them), then the files, then the
     removals; a failure before the removals takes back the folders and links made."""
     journal = ws.journal
-    journal.seal(cs)
+    journal.seal(cs, ws.state.fsync_pool)
     made: list[TreeOp] = []
     existed: list[TreeOp] = []
     try:
@@ -175,11 +185,17 @@ def _check_loc(ws: Workspace, files: int, loc: int) -> None:
                           f"({budget_status(ws, files, loc)})", BUDGET_HINT)
 
 
+@functools.lru_cache(maxsize=16)
+def _globs(patterns: tuple[str, ...]) -> GlobSet:
+    """Compiled once per pattern list, not twice per change set (~60 us each)."""
+    return GlobSet(patterns)
+
+
 def _check_paths(ws: Workspace, rels: list[str]) -> None:
     """Each path on the policy's change allow-list and off its deny list (globs.py semantics)."""
     budget = ws.policy.changes
-    allowed = GlobSet(budget.allow_globs)  # the same glob semantics as the secret lists (globs.py)
-    denied = GlobSet(budget.deny_globs) if budget.deny_globs else None
+    allowed = _globs(tuple(budget.allow_globs))  # the same glob semantics as the secret lists (globs.py)
+    denied = _globs(tuple(budget.deny_globs)) if budget.deny_globs else None
     for rel in rels:
         if not allowed.covers(rel):
             raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {rel}")
