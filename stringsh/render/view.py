@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from stringsh.render.cache import IndexCache
+    from stringsh.render.maskmemo import MaskMemo
     from stringsh.render.watch import Watcher, WatchHandle
     from stringsh.workspace.engine import Workspace
 
@@ -49,6 +50,8 @@ class DocumentView:
     #: How the file's bytes decode ("utf-8", "utf-16-le", …) and whether they start with a BOM.
     encoding: str = "utf-8"
     bom: bool = False
+    #: Remembers what masking changes in this text (a view read through the index cache; see maskmemo.py).
+    masks: MaskMemo | None = None
 
     @property
     def index(self) -> DocIndex:
@@ -145,6 +148,10 @@ def load_view(workspace: Workspace, rel: str, *, cache: IndexCache | None = None
     mime = "text/markdown" if kind == "markdown" else "text/plain"  # (mimetypes costs ms to initialise)
     view = DocumentView(rel, kind, doc, text_file.size, text_file.mtime_ns, mime=mime, encoding=text_file.encoding,
                         bom=text_file.bom)
+    if cache is not None:
+        from stringsh.render.maskmemo import MaskMemo
+
+        view.masks = MaskMemo(workspace, cache)
     if watcher is not None and root is not None:
         view.watcher = watcher.watch(os.path.join(os.fspath(root), rel))
     return view
@@ -166,10 +173,15 @@ def masked(view: DocumentView, redact: Callable[[str], str]) -> DocumentView:
     keeps the real text, which is what a block edit splices."""
     if view.kind == "binary":
         return view
-    text = redact(view.doc.text)
+    memo = view.masks if view.masks is not None and view.masks.serves(redact) else None
+    if memo is not None:  # a repeat of the same text and patterns patches the lines it changes, never re-scans
+        text = memo.masked_text(view.doc.text, view.doc.sha256, view.doc.__dict__.get("lines"))
+    else:
+        text = redact(view.doc.text)
     if text == view.doc.text:
         return view
-    doc = Document.parse(text) if view.kind == "markdown" else Document(text)
+    cache = memo.cache if memo is not None else None
+    doc = Document.parse(text, cache=cache) if view.kind == "markdown" else Document(text)
     return dataclasses.replace(view, doc=doc, auto_shortcuts={})
 
 
