@@ -68,14 +68,30 @@ class _Scanner:
         if start == 0:
             start = self.out.front_matter_end = front_matter_end(lines)
         headings = self.out.headings
-        for number in range(start, len(lines)):
+        number, end = start, len(lines)
+        while number < end:
             count = len(headings)
             self.line(number, lines[number].rstrip("\r\n"))
             if sync is not None and len(headings) > count and sync(headings[-1]):
                 self.out.stopped_at = headings[-1][0]
                 return self.out
+            number += 1
+            if self.fence is not None and not self.items and not self.quote:
+                number = self.skip_fenced(number)
         self.close_all(len(lines) - 1 if lines and lines[-1] == "" else len(lines))
         return self.out
+
+    def skip_fenced(self, number: int) -> int:
+        """The first line from `number` that may close the open top-level fence: the lines before it change
+        nothing (`top` only asks each whether it closes the fence), so they are not handled one by one.
+
+        A closer is indented less than 4 columns, so its fence character is among a line's first four."""
+        assert self.fence is not None
+        char, lines = self.fence[0], self.lines
+        for i in range(number, len(lines)):
+            if char in lines[i][:4]:
+                return i
+        return len(lines)
 
     # -- closing things -------------------------------------------------------------------------------------
     def close_fence(self, end: int) -> None:
