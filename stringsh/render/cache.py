@@ -25,7 +25,7 @@ from stringsh.render.index import INDEX_VERSION, DocIndex, build_index
 
 MEMORY_ENTRIES = 64
 #: Version of a mask entry's layout (the redactor's patterns are in its name, see `lookup_mask`).
-MASK_VERSION = 1
+MASK_VERSION = 2
 #: (0-based line, the line as masked) of every line a redactor changes; [] when it changes none.
 Mask = list[tuple[int, str]]
 MAC_BYTES = 32
@@ -130,9 +130,9 @@ class IndexCache:
             self._store_blob(name, index.to_tuple())
 
     # -- masks: which lines a redactor changes ------------------------------------------------------------------
-    def lookup_mask(self, sha256: str, redactor_key: str, line_count: int) -> Mask | None:
+    def lookup_mask(self, sha256: str, redactor_key: str) -> Mask | None:
         """The lines `redactor_key`'s redactor changes in the text of `sha256` (`(line, masked line)`, [] for
-        none), or None when that was never worked out; `line_count` is the text's `\n`-split line count."""
+        none), or None when that was never worked out. The hash pins the text, the key the patterns."""
         memo = (sha256, redactor_key)
         with self._lock:
             mask = self._masks.get(memo)
@@ -140,21 +140,20 @@ class IndexCache:
             return mask
         name = self._mask_name(sha256, redactor_key)
         data = self._load_blob(name) if name is not None else None
-        if (not isinstance(data, tuple) or len(data) != 3 or data[0] != MASK_VERSION or data[1] != line_count
-                or not isinstance(data[2], list)):
+        if not isinstance(data, tuple) or len(data) != 2 or data[0] != MASK_VERSION or not isinstance(data[1], list):
             return None
-        mask = data[2]
+        mask = data[1]
         with self._lock:
             self._masks[memo] = mask
             while len(self._masks) > MEMORY_ENTRIES:
                 self._masks.popitem(last=False)
         return mask
 
-    def put_mask(self, sha256: str, redactor_key: str, line_count: int, mask: Mask, size: int) -> None:
+    def put_mask(self, sha256: str, redactor_key: str, mask: Mask, size: int) -> None:
         """Remember what the redactor changes in a text (see `lookup_mask`)."""
         name = self._mask_name(sha256, redactor_key)
         if name is not None and size >= DISK_MIN_BYTES:
-            self._store_blob(name, (MASK_VERSION, line_count, mask))
+            self._store_blob(name, (MASK_VERSION, mask))
         with self._lock:
             self._masks[(sha256, redactor_key)] = mask
             while len(self._masks) > MEMORY_ENTRIES:

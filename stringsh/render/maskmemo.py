@@ -48,19 +48,17 @@ class MaskMemo:
         `lines` is `text.split("\\n")` when the caller has it (else it is split only when a line changes)."""
         redactor = self.workspace.redactor
         key = redactor_key(redactor)
-        count = text.count("\n") + 1 if lines is None else len(lines)
-        mask = self.cache.lookup_mask(sha256, key, count) if sha256 else None
+        mask = self.cache.lookup_mask(sha256, key) if sha256 else None
         if mask is None:
             result = self.workspace.redact_lines(text)
             if sha256 and result == text:
-                self.cache.put_mask(sha256, key, count, [], len(text))
+                self.cache.put_mask(sha256, key, [], len(text))
             elif sha256:
-                new = result.split("\n")
-                if len(new) == count:  # the lines still pair up (they do unless a lone CR inside a secret went)
-                    old = lines if lines is not None else text.split("\n")
+                new, old = result.split("\n"), lines if lines is not None else text.split("\n")
+                if len(new) == len(old):  # the lines still pair up (they do unless a lone CR inside a secret went)
                     changes: Mask = [(i, line) for i, (line, was) in enumerate(zip(new, old, strict=True))
                                      if line != was]
-                    self.cache.put_mask(sha256, key, count, changes, len(text))
+                    self.cache.put_mask(sha256, key, changes, len(text))
             return result
         if not mask:
             return text
