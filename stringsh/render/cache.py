@@ -25,9 +25,11 @@ from stringsh.render.index import INDEX_VERSION, DocIndex, build_index
 
 MEMORY_ENTRIES = 64
 #: Version of a mask entry's layout (the redactor's patterns are in its name, see `lookup_mask`).
-MASK_VERSION = 2
+MASK_VERSION = 3
 #: (0-based line, the line as masked) of every line a redactor changes; [] when it changes none.
 Mask = list[tuple[int, str]]
+#: A mask record: whether the text's bytes are UTF-8 without a BOM, and its `Mask`.
+MaskRecord = tuple[bool, Mask]
 MAC_BYTES = 32
 #: Documents smaller than this are indexed faster than a disk entry is written; they stay in memory only.
 DISK_MIN_BYTES = 16 * 1024
@@ -53,7 +55,7 @@ class IndexCache:
         self._key: bytes | None = None
         self._key_read = False
         self._memory: OrderedDict[str, DocIndex] = OrderedDict()
-        self._masks: OrderedDict[tuple[str, str], Mask] = OrderedDict()
+        self._masks: OrderedDict[tuple[str, str], MaskRecord] = OrderedDict()
         self._lock = threading.Lock()
 
     def signing_key(self) -> bytes | None:
@@ -130,9 +132,10 @@ class IndexCache:
             self._store_blob(name, index.to_tuple())
 
     # -- masks: which lines a redactor changes ------------------------------------------------------------------
-    def lookup_mask(self, sha256: str, redactor_key: str) -> Mask | None:
-        """The lines `redactor_key`'s redactor changes in the text of `sha256` (`(line, masked line)`, [] for
-        none), or None when that was never worked out. The hash pins the text, the key the patterns."""
+    def lookup_mask(self, sha256: str, redactor_key: str) -> MaskRecord | None:
+        """Whether the bytes of `sha256` are UTF-8 without a BOM and the lines `redactor_key`'s redactor changes in
+        their text (`(line, masked line)`, [] for none); None when never worked out. The hash pins the bytes (and so
+        the text), the key the patterns."""
         memo = (sha256, redactor_key)
         with self._lock:
             mask = self._masks.get(memo)
@@ -140,20 +143,21 @@ class IndexCache:
             return mask
         name = self._mask_name(sha256, redactor_key)
         data = self._load_blob(name) if name is not None else None
-        if not isinstance(data, tuple) or len(data) != 2 or data[0] != MASK_VERSION or not isinstance(data[1], list):
+        if (not isinstance(data, tuple) or len(data) != 3 or data[0] != MASK_VERSION or not isinstance(data[1], bool)
+                or not isinstance(data[2], list)):
             return None
-        mask = data[1]
+        mask = (data[1], data[2])
         with self._lock:
             self._masks[memo] = mask
             while len(self._masks) > MEMORY_ENTRIES:
                 self._masks.popitem(last=False)
         return mask
 
-    def put_mask(self, sha256: str, redactor_key: str, mask: Mask, size: int) -> None:
+    def put_mask(self, sha256: str, redactor_key: str, mask: MaskRecord, size: int) -> None:
         """Remember what the redactor changes in a text (see `lookup_mask`)."""
         name = self._mask_name(sha256, redactor_key)
         if name is not None and size >= DISK_MIN_BYTES:
-            self._store_blob(name, (MASK_VERSION, mask))
+            self._store_blob(name, (MASK_VERSION, *mask))
         with self._lock:
             self._masks[(sha256, redactor_key)] = mask
             while len(self._masks) > MEMORY_ENTRIES:

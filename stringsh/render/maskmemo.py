@@ -42,24 +42,34 @@ class MaskMemo:
     def serves(self, redact: Callable[[str], str]) -> bool:
         return redact == self.workspace.redact_lines
 
-    def masked_text(self, text: str, sha256: str, lines: list[str] | None) -> str:
+    def record(self, sha256: str) -> tuple[bool, Mask] | None:
+        """(whether the bytes of `sha256` are UTF-8 without a BOM, the lines masking changes), None when unknown."""
+        return self.cache.lookup_mask(sha256, redactor_key(self.workspace.redactor)) if sha256 else None
+
+    def known_utf8(self, sha256: str) -> bool:
+        """Whether a view of these bytes was shown before as UTF-8 (then they need no decoding to be opened)."""
+        record = self.record(sha256)
+        return record is not None and record[0]
+
+    def masked_text(self, text: str, sha256: str, lines: list[str] | None, utf8: bool) -> str:
         """`workspace.redact_lines(text)`, from the cache when this text was masked before with these patterns.
 
-        `lines` is `text.split("\\n")` when the caller has it (else it is split only when a line changes)."""
-        redactor = self.workspace.redactor
-        key = redactor_key(redactor)
-        mask = self.cache.lookup_mask(sha256, key) if sha256 else None
-        if mask is None:
+        `lines` is `text.split("\\n")` when the caller has it (else it is split only when a line changes); `utf8`
+        says the text was decoded from UTF-8 without a BOM (recorded, so a repeat open may skip decoding)."""
+        key = redactor_key(self.workspace.redactor)
+        record = self.cache.lookup_mask(sha256, key) if sha256 else None
+        if record is None:
             result = self.workspace.redact_lines(text)
             if sha256 and result == text:
-                self.cache.put_mask(sha256, key, [], len(text))
+                self.cache.put_mask(sha256, key, (utf8, []), len(text))
             elif sha256:
                 new, old = result.split("\n"), lines if lines is not None else text.split("\n")
                 if len(new) == len(old):  # the lines still pair up (they do unless a lone CR inside a secret went)
                     changes: Mask = [(i, line) for i, (line, was) in enumerate(zip(new, old, strict=True))
                                      if line != was]
-                    self.cache.put_mask(sha256, key, changes, len(text))
+                    self.cache.put_mask(sha256, key, (utf8, changes), len(text))
             return result
+        mask = record[1]
         if not mask:
             return text
         patched = list(lines) if lines is not None else text.split("\n")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from stringsh.errors import StringError
 from stringsh.render import blockids, plain
-from stringsh.render.document import Document, is_markdown
+from stringsh.render.document import Document, LazyDocument, is_markdown
 from stringsh.render.index import Block, DocIndex
 from stringsh.workspace.textio import LEGACY_ENCODING, legacy_note
 
@@ -129,8 +129,14 @@ def load_view(workspace: Workspace, rel: str, *, cache: IndexCache | None = None
 
     With a `watcher` (and the `root` the file lives under) the view is flagged when the file changes outside.
     """
-    try:
-        text_file = workspace.read_text(rel, legacy=True, topic=topic)  # not UTF-8: shown as Latin-1, read-only
+    memo = None
+    if cache is not None:
+        from stringsh.render.maskmemo import MaskMemo
+
+        memo = MaskMemo(workspace, cache)
+    known = memo.known_utf8 if memo is not None and is_markdown(rel) else None
+    try:  # not UTF-8: shown as Latin-1, read-only; UTF-8 bytes shown before (`known`) are decoded as they are shown
+        text_file = workspace.read_text(rel, legacy=True, topic=topic, known_utf8=known)
     except StringError as exc:
         if exc.code != "BINARY_FILE":
             raise
@@ -139,7 +145,14 @@ def load_view(workspace: Workspace, rel: str, *, cache: IndexCache | None = None
         return DocumentView(rel, "binary", Document(""), info.size if info else 0, info.mtime_ns if info else 0,
                             mime=mime)
     rel = text_file.rel
-    if is_markdown(rel):
+    if text_file.raw and cache is not None:
+        index = cache.lookup(text_file.sha256)
+        if index is None:  # the index entry is gone: decode and index the text as a first open does
+            doc = Document.parse(text_file.raw.decode("utf-8"), text_file.sha256, cache)
+        else:
+            doc = LazyDocument(text_file.raw, text_file.sha256, index)
+        kind = "markdown"
+    elif is_markdown(rel):
         doc = Document.parse(text_file.text, text_file.sha256, cache)
         kind = "markdown"
     else:
@@ -148,10 +161,7 @@ def load_view(workspace: Workspace, rel: str, *, cache: IndexCache | None = None
     mime = "text/markdown" if kind == "markdown" else "text/plain"  # (mimetypes costs ms to initialise)
     view = DocumentView(rel, kind, doc, text_file.size, text_file.mtime_ns, mime=mime, encoding=text_file.encoding,
                         bom=text_file.bom)
-    if cache is not None:
-        from stringsh.render.maskmemo import MaskMemo
-
-        view.masks = MaskMemo(workspace, cache)
+    view.masks = memo
     if watcher is not None and root is not None:
         view.watcher = watcher.watch(os.path.join(os.fspath(root), rel))
     return view
@@ -175,14 +185,18 @@ def masked(view: DocumentView, redact: Callable[[str], str]) -> DocumentView:
         return view
     memo = view.masks if view.masks is not None and view.masks.serves(redact) else None
     if memo is not None:  # a repeat of the same text and patterns patches the lines it changes, never re-scans
-        text = memo.masked_text(view.doc.text, view.doc.sha256, view.doc.__dict__.get("lines"))
+        record = memo.record(view.doc.sha256)
+        if record is not None and not record[1]:
+            return view  # nothing to mask (and a text not decoded yet stays so)
+        utf8 = view.encoding == "utf-8" and not view.bom
+        text = memo.masked_text(view.doc.text, view.doc.sha256, view.doc.__dict__.get("lines"), utf8)
     else:
         text = redact(view.doc.text)
     if text == view.doc.text:
         return view
     cache = memo.cache if memo is not None else None
     doc = Document.parse(text, cache=cache) if view.kind == "markdown" else Document(text)
-    return dataclasses.replace(view, doc=doc, auto_shortcuts={})
+    return dataclasses.replace(view, doc=doc, auto_shortcuts={}, masks=None)
 
 
 def budget_from(variables: dict[str, str]) -> int:
