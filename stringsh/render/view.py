@@ -7,7 +7,6 @@ module only needs its `stat`/`read_text` methods, so it imports nothing from the
 from __future__ import annotations
 
 import dataclasses
-import mimetypes
 import os
 import posixpath
 from dataclasses import dataclass, field
@@ -141,6 +140,8 @@ def load_view(workspace: Workspace, rel: str, *, cache: IndexCache | None = None
         if exc.code != "BINARY_FILE":
             raise
         info = workspace.stat(rel)
+        import mimetypes  # only for binary files: importing it costs more than a repeat open's rendering
+
         mime = mimetypes.guess_type(rel)[0] or "application/octet-stream"
         return DocumentView(rel, "binary", Document(""), info.size if info else 0, info.mtime_ns if info else 0,
                             mime=mime)

@@ -89,6 +89,27 @@ def test_cached_views_give_the_replies_a_fresh_scan_gives(tmp_path: Path, monkey
         assert replies(ws) == first
     assert masked_lengths and max(masked_lengths) < size // 2
 
+    # Without a secret, the repeat open does not even decode the text past the window it shows; an edit then
+    # decodes it and splices it like any other.
+    (ws / "clean.md").write_text(document("alpha").replace(TOKEN, "no token").replace(PEM, "no key") * 2)
+    opened = []
+    for _ in range(2):
+        dispatcher = Dispatcher(ws)
+        try:
+            opened.append(dispatcher.execute("/open clean.md").text)
+            doc = dispatcher.session().document.doc
+        finally:
+            dispatcher.close()
+    assert "text" not in doc.__dict__ and doc.raw == (ws / "clean.md").read_bytes()
+    assert doc.text == (ws / "clean.md").read_text() and opened[0] == opened[1]
+    dispatcher = Dispatcher(ws)
+    try:
+        dispatcher.execute("/open clean.md")
+        assert dispatcher.execute("/edit clean.md#intro\nNew intro.\n").ok
+    finally:
+        dispatcher.close()
+    assert (ws / "clean.md").read_text().startswith(document("alpha")[:120].replace("Intro.", "New intro."))
+
     # Another process rewrites the file with the same size and puts the old mtime back: the hash tells.
     before = os.stat(ws / "big.md")
     rewrite = "import sys; p = sys.argv[1]; t = open(p).read(); open(p, 'w').write(t.replace('alpha', 'omega'))"
