@@ -78,8 +78,20 @@ class _Scanner:
             number += 1
             if self.fence is not None and not self.items and not self.quote:
                 number = self.skip_fenced(number)
+            elif self.html:  # only ever open at the top level
+                number = self.skip_html(number)
         self.close_all(len(lines) - 1 if lines and lines[-1] == "" else len(lines))
         return self.out
+
+    def skip_html(self, number: int) -> int:
+        """The first line from `number` that ends the open HTML block (for kinds 6 and 7 a blank line, else one
+        holding the kind's end): `top` changes nothing for the lines before it."""
+        kind, lines = self.html, self.lines
+        for i in range(number, len(lines)):
+            line = lines[i].rstrip("\r\n")
+            if (not line.lstrip(" \t")) if kind >= 6 else html_block_ends(kind, line):
+                return i
+        return len(lines)
 
     def skip_fenced(self, number: int) -> int:
         """The first line from `number` that may close the open top-level fence: the lines before it change
@@ -136,6 +148,11 @@ class _Scanner:
             if self.paragraph < 0:
                 self.paragraph = number
             self.blank_before = False
+            return
+        if blank and not self.items and self.fence is None and not self.html and self.code_start < 0 and not self.quote:
+            self.paragraph = -1  # what `top` does with a blank line when nothing is open that a blank line keeps
+            self.quote_para = self.table = False
+            self.blank_before = True
             return
         if self.items and self.in_items(number, text, indent, rest, blank):
             self.blank_before = blank
