@@ -45,6 +45,10 @@ class Structure:
     stopped_at: int = -1
 
 
+#: First characters of a line that `run` hands to `line` (indentation, or anything that may start a block).
+PLAIN_NOT = SPECIAL | frozenset(" \t")
+
+
 class _Scanner:
     """Line-by-line state machine; one instance per scan."""
 
@@ -70,8 +74,15 @@ class _Scanner:
         headings = self.out.headings
         number, end = start, len(lines)
         while number < end:
+            text = lines[number].rstrip("\r\n")
+            if (text and text[0] not in PLAIN_NOT and self.fence is None and not self.items and not self.html
+                    and not self.quote and not self.table and self.code_start < 0):
+                if self.paragraph < 0:  # `line`'s fast path, without the call: unindented paragraph text
+                    self.paragraph = number
+                number += 1
+                continue
             count = len(headings)
-            self.line(number, lines[number].rstrip("\r\n"))
+            self.line(number, text)
             if sync is not None and len(headings) > count and sync(headings[-1]):
                 self.out.stopped_at = headings[-1][0]
                 return self.out
