@@ -75,12 +75,20 @@ class _Scanner:
         number, end = start, len(lines)
         while number < end:
             text = lines[number].rstrip("\r\n")
-            if (text and text[0] not in PLAIN_NOT and self.fence is None and not self.items and not self.html
-                    and not self.quote and not self.table and self.code_start < 0):
-                if self.paragraph < 0:  # `line`'s fast path, without the call: unindented paragraph text
-                    self.paragraph = number
-                number += 1
-                continue
+            first = text[:1]
+            if ((first not in PLAIN_NOT or not text.lstrip(" \t")) and self.fence is None and not self.items
+                    and not self.html and not self.quote and self.code_start < 0):
+                if first and first not in PLAIN_NOT:  # `line`'s fast paths, without the call
+                    if not self.table:  # unindented paragraph text
+                        if self.paragraph < 0:
+                            self.paragraph = number
+                        number += 1
+                        continue
+                else:  # a blank line with nothing open that it keeps
+                    self.paragraph = -1
+                    self.quote_para = self.table = False
+                    number += 1
+                    continue
             count = len(headings)
             self.line(number, text)
             if sync is not None and len(headings) > count and sync(headings[-1]):
