@@ -13,7 +13,6 @@ import hashlib
 import hmac
 import marshal
 import os
-import secrets
 import stat
 import threading
 from collections import OrderedDict
@@ -197,7 +196,7 @@ class IndexCache:
         key = self.signing_key() if self.directory is not None else None
         if key is None:
             return
-        tmp = f".idx-{secrets.token_hex(8)}"
+        tmp = f".idx-{os.urandom(8).hex()}"  # (os.urandom: the secrets module is a slower import for the same)
         try:
             folder = self._open_directory(create=True)
         except (OSError, ValueError):
