@@ -179,13 +179,16 @@ class IndexCache:
                 fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
             finally:
                 os.close(folder)
-            with os.fdopen(fd, "rb") as handle:
+            try:
                 info = os.fstat(fd)
                 if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
                     return None  # a FIFO, device or huge file planted here is a miss, never waited on or read whole
-                data = handle.read(MAX_ENTRY_BYTES + 1)
+                data = os.read(fd, info.st_size + 1)  # one read: entries are replaced whole, never grown in place
+            finally:
+                os.close(fd)
             key = self.signing_key()
-            mac, payload = data[:MAC_BYTES], data[MAC_BYTES:]
+            whole = memoryview(data)  # (slices of a 700 KB entry are not copied)
+            mac, payload = whole[:MAC_BYTES], whole[MAC_BYTES:]
             if key is None or not hmac.compare_digest(mac, _mac(key, name, payload)):
                 return None  # not written by this user's stringsh (a file shipped in a repository): never trusted
             return marshal.loads(payload)
@@ -214,5 +217,8 @@ class IndexCache:
             os.close(folder)
 
 
-def _mac(key: bytes, name: str, payload: bytes) -> bytes:
-    return hmac.new(key, name.encode() + b"\0" + payload, hashlib.sha256).digest()
+def _mac(key: bytes, name: str, payload: bytes | memoryview) -> bytes:
+    """HMAC-SHA256 of the entry's name, a NUL and its payload (the payload is fed as is, never copied)."""
+    mac = hmac.new(key, name.encode() + b"\0", hashlib.sha256)
+    mac.update(payload)
+    return mac.digest()
