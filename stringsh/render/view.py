@@ -146,19 +146,16 @@ def load_view(workspace: Workspace, rel: str, *, cache: IndexCache | None = None
         return DocumentView(rel, "binary", Document(""), info.size if info else 0, info.mtime_ns if info else 0,
                             mime=mime)
     rel = text_file.rel
-    if text_file.raw and cache is not None:
-        index = cache.lookup(text_file.sha256)
-        if index is None:  # the index entry is gone: decode and index the text as a first open does
-            doc = Document.parse(text_file.raw.decode("utf-8"), text_file.sha256, cache)
-        else:
-            doc = LazyDocument(text_file.raw, text_file.sha256, index)
-        kind = "markdown"
-    elif is_markdown(rel):
-        doc = Document.parse(text_file.text, text_file.sha256, cache)
+    text = text_file.text
+    index = cache.lookup(text_file.sha256) if text_file.raw and cache is not None and is_markdown(rel) else None
+    if index is not None:
+        doc: Document = LazyDocument(text_file.raw, text_file.sha256, index)
         kind = "markdown"
     else:
-        doc = Document(text_file.text, text_file.sha256)
-        kind = "text"
+        if text_file.raw:  # left undecoded, but not shown lazily after all (no index entry): decode it now
+            text = text_file.raw.decode("utf-8")
+        kind = "markdown" if is_markdown(rel) else "text"
+        doc = Document.parse(text, text_file.sha256, cache) if kind == "markdown" else Document(text, text_file.sha256)
     mime = "text/markdown" if kind == "markdown" else "text/plain"  # (mimetypes costs ms to initialise)
     view = DocumentView(rel, kind, doc, text_file.size, text_file.mtime_ns, mime=mime, encoding=text_file.encoding,
                         bom=text_file.bom)
