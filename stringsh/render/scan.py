@@ -219,7 +219,7 @@ class _Scanner:
             self.item_content(number, rest, indent, marker)
             return True
         del self.items[depth:]
-        marker = list_marker(inner, inner_indent) if inner_indent < 4 and not HR.match(inner) else None
+        marker = list_marker(inner, inner_indent) if inner_indent < 4 and not _hr(inner) else None
         if marker is not None:
             self.items.append(self.items[-1] + marker[0])
             self.item_para = not marker[1]
@@ -234,7 +234,7 @@ class _Scanner:
             return
         content = rest[marker[0] - indent :] if marker[0] - indent <= len(rest) else ""
         inner_indent, inner = indent_of(content)
-        nested = list_marker(inner, inner_indent) if inner and not HR.match(inner) else None
+        nested = list_marker(inner, inner_indent) if inner and not _hr(inner) else None
         if nested is not None and inner_indent < 4:
             self.items.append(self.items[-1] + inner_indent + nested[0] - inner_indent)
             self.item_para = not nested[1]
@@ -243,14 +243,14 @@ class _Scanner:
 
     def inner_block(self, number: int, inner: str, inner_indent: int, depth: int) -> None:
         """A line of list-item content: only fences matter (headings inside items are not top-level)."""
-        match = FENCE.match(inner) if inner_indent < 4 else None
+        match = FENCE.match(inner) if inner_indent < 4 and inner[:1] in "`~" else None
         if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
             self.fence = (match.group(1)[0], len(match.group(1)), number, depth, inner_indent)
             self.fence_info = match.group(2).strip()
             self.item_para = False
             return
         self.item_para = inner_indent < 4 or self.item_para
-        if inner_indent < 4 and (HR.match(inner) or atx_heading(inner)):
+        if inner_indent < 4 and (_hr(inner) or atx_heading(inner)):
             self.item_para = False
 
     def quote_line(self, number: int, rest: str) -> None:
@@ -265,7 +265,7 @@ class _Scanner:
                 self.close_fence(number + 1)
             return
         inner_indent, inner_rest = indent_of(inner)
-        match = FENCE.match(inner_rest) if inner_indent < 4 else None
+        match = FENCE.match(inner_rest) if inner_indent < 4 and inner_rest[:1] in "`~" else None
         if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
             self.fence = (match.group(1)[0], len(match.group(1)), number, 0, inner_indent)
             self.fence_info = match.group(2).strip()
@@ -410,6 +410,11 @@ class _Scanner:
                 return
         if self.paragraph < 0:
             self.paragraph = number
+
+
+def _hr(line: str) -> bool:
+    """A thematic break (`HR`), the pattern run only on a line that can start one."""
+    return line[:1] in "-*_" and HR.match(line) is not None
 
 
 def scan(lines: list[str]) -> Structure:
