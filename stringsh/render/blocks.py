@@ -179,8 +179,15 @@ def html_block_ends(kind: int, line: str) -> bool:
     return HTML_ENDS[kind] in line
 
 
+#: Characters a bullet list marker starts with (an ordered one starts with a digit).
+LIST_STARTS = frozenset("-+*")
+
+
 def list_marker(rest: str, indent: int) -> tuple[int, bool] | None:
     """(content column relative to the line, item is empty) when `rest` starts a list item."""
+    first = rest[:1]
+    if first not in LIST_STARTS and not first.isdigit():  # what both patterns need, without running them
+        return None
     match = BULLET.match(rest)
     width = 1
     if match is None:

@@ -13,16 +13,22 @@ import hashlib
 import hmac
 import marshal
 import os
-import secrets
 import stat
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from stringsh.render.index import INDEX_VERSION, DocIndex, build_index
 
 MEMORY_ENTRIES = 64
+#: Version of a mask entry's layout (the redactor's patterns are in its name, see `lookup_mask`).
+MASK_VERSION = 3
+#: (0-based line, the line as masked) of every line a redactor changes; [] when it changes none.
+Mask = list[tuple[int, str]]
+#: A mask record: whether the text's bytes are UTF-8 without a BOM, and its `Mask`.
+MaskRecord = tuple[bool, Mask]
 MAC_BYTES = 32
 #: Documents smaller than this are indexed faster than a disk entry is written; they stay in memory only.
 DISK_MIN_BYTES = 16 * 1024
@@ -48,6 +54,7 @@ class IndexCache:
         self._key: bytes | None = None
         self._key_read = False
         self._memory: OrderedDict[str, DocIndex] = OrderedDict()
+        self._masks: OrderedDict[tuple[str, str], MaskRecord] = OrderedDict()
         self._lock = threading.Lock()
 
     def signing_key(self) -> bytes | None:
@@ -112,7 +119,63 @@ class IndexCache:
 
     def _load(self, sha256: str) -> DocIndex | None:
         name = self._name(sha256)
-        if name is None:
+        data = self._load_blob(name) if name is not None else None
+        try:
+            return self._decode(data) if data is not None else None
+        except (ValueError, TypeError):
+            return None
+
+    def _decode(self, data: Any) -> DocIndex:
+        """An entry's index from its marshalled tuple (a cache of another index kind overrides this)."""
+        return DocIndex.from_tuple(data)
+
+    def _store(self, sha256: str, index: DocIndex) -> None:
+        name = self._name(sha256)
+        if name is not None:
+            self._store_blob(name, index.to_tuple())
+
+    # -- masks: which lines a redactor changes ------------------------------------------------------------------
+    def lookup_mask(self, sha256: str, redactor_key: str) -> MaskRecord | None:
+        """Whether the bytes of `sha256` are UTF-8 without a BOM and the lines `redactor_key`'s redactor changes in
+        their text (`(line, masked line)`, [] for none); None when never worked out. The hash pins the bytes (and so
+        the text), the key the patterns."""
+        memo = (sha256, redactor_key)
+        with self._lock:
+            mask = self._masks.get(memo)
+        if mask is not None:
+            return mask
+        name = self._mask_name(sha256, redactor_key)
+        data = self._load_blob(name) if name is not None else None
+        if (not isinstance(data, tuple) or len(data) != 3 or data[0] != MASK_VERSION or not isinstance(data[1], bool)
+                or not isinstance(data[2], list)):
+            return None
+        mask = (data[1], data[2])
+        with self._lock:
+            self._masks[memo] = mask
+            while len(self._masks) > MEMORY_ENTRIES:
+                self._masks.popitem(last=False)
+        return mask
+
+    def put_mask(self, sha256: str, redactor_key: str, mask: MaskRecord, size: int) -> None:
+        """Remember what the redactor changes in a text (see `lookup_mask`)."""
+        name = self._mask_name(sha256, redactor_key)
+        if name is not None and size >= DISK_MIN_BYTES:
+            self._store_blob(name, (MASK_VERSION, *mask))
+        with self._lock:
+            self._masks[(sha256, redactor_key)] = mask
+            while len(self._masks) > MEMORY_ENTRIES:
+                self._masks.popitem(last=False)
+
+    def _mask_name(self, sha256: str, redactor_key: str) -> str | None:
+        name = self._name(sha256)
+        if name is None or len(redactor_key) < 16 or not redactor_key.isalnum():
+            return None
+        return f"{sha256}.m{redactor_key[:32]}.idx"
+
+    # -- signed blobs ---------------------------------------------------------------------------------------------
+    def _load_blob(self, name: str) -> Any:
+        """The marshalled value of a disk entry when its signature verifies, else None."""
+        if self.directory is None:
             return None
         try:
             folder = self._open_directory(create=False)
@@ -120,29 +183,27 @@ class IndexCache:
                 fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
             finally:
                 os.close(folder)
-            with os.fdopen(fd, "rb") as handle:
+            try:
                 info = os.fstat(fd)
                 if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
                     return None  # a FIFO, device or huge file planted here is a miss, never waited on or read whole
-                data = handle.read(MAX_ENTRY_BYTES + 1)
+                data = os.read(fd, info.st_size + 1)  # one read: entries are replaced whole, never grown in place
+            finally:
+                os.close(fd)
             key = self.signing_key()
-            mac, payload = data[:MAC_BYTES], data[MAC_BYTES:]
+            whole = memoryview(data)  # (slices of a 700 KB entry are not copied)
+            mac, payload = whole[:MAC_BYTES], whole[MAC_BYTES:]
             if key is None or not hmac.compare_digest(mac, _mac(key, name, payload)):
                 return None  # not written by this user's stringsh (a file shipped in a repository): never trusted
-            return self._decode(marshal.loads(payload))
+            return marshal.loads(payload)
         except (OSError, ValueError, EOFError, TypeError):
             return None
 
-    def _decode(self, data: tuple) -> DocIndex:
-        """An entry's index from its marshalled tuple (a cache of another index kind overrides this)."""
-        return DocIndex.from_tuple(data)
-
-    def _store(self, sha256: str, index: DocIndex) -> None:
-        name = self._name(sha256)
-        key = self.signing_key() if name is not None else None
-        if name is None or key is None:
+    def _store_blob(self, name: str, value: Any) -> None:
+        key = self.signing_key() if self.directory is not None else None
+        if key is None:
             return
-        tmp = f".idx-{secrets.token_hex(8)}"
+        tmp = f".idx-{os.urandom(8).hex()}"  # (os.urandom: the secrets module is a slower import for the same)
         try:
             folder = self._open_directory(create=True)
         except (OSError, ValueError):
@@ -150,7 +211,7 @@ class IndexCache:
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=folder)
             with os.fdopen(fd, "wb") as handle:
-                payload = marshal.dumps(index.to_tuple())
+                payload = marshal.dumps(value)
                 handle.write(_mac(key, name, payload) + payload)
             os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
         except (OSError, ValueError):
@@ -160,5 +221,8 @@ class IndexCache:
             os.close(folder)
 
 
-def _mac(key: bytes, name: str, payload: bytes) -> bytes:
-    return hmac.new(key, name.encode() + b"\0" + payload, hashlib.sha256).digest()
+def _mac(key: bytes, name: str, payload: bytes | memoryview) -> bytes:
+    """HMAC-SHA256 of the entry's name, a NUL and its payload (the payload is fed as is, never copied)."""
+    mac = hmac.new(key, name.encode() + b"\0", hashlib.sha256)
+    mac.update(payload)
+    return mac.digest()

@@ -125,3 +125,32 @@ class Document:
         if not new and end == len(lines) and 0 < start < end:
             return [*lines[:start], ""], 0  # the kept line before keeps its own line ending
         return lines[:start] + new + lines[end:], len(new)
+
+
+class LazyDocument(Document):
+    """A Document over bytes known to be UTF-8 (a signed cache entry says so), decoded on first use of `text`.
+
+    Until then `prefix_lines` decodes only the lines asked for: a repeat `/open` of a 10 MB page renders its first
+    window without decoding the rest. Everything else (`text`, `lines`, equality) sees the whole decoded text.
+    """
+
+    def __init__(self, raw: bytes, sha256: str, index: DocIndex | None = None) -> None:
+        self.raw = raw
+        self.sha256 = sha256
+        self.index = index if index is not None else DocIndex()
+
+    def __getattr__(self, name: str) -> str:
+        if name == "text":
+            text = self.__dict__["text"] = self.__dict__["raw"].decode("utf-8")
+            return text
+        raise AttributeError(name)
+
+    def prefix_lines(self, count: int) -> tuple[list[str], bool]:
+        if "text" in self.__dict__ or "lines" in self.__dict__:
+            return super().prefix_lines(count)
+        raw, end = self.raw, -1
+        for _ in range(max(count, 1)):
+            end = raw.find(b"\n", end + 1)
+            if end < 0:
+                return self.lines, True
+        return raw[:end].decode("utf-8").split("\n"), False

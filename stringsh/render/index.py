@@ -16,7 +16,8 @@ from stringsh.render.blockids import number_slugs
 from stringsh.render.scan import front_matter_end, scan, scan_from
 from stringsh.render.slug import explicit_heading_id, heading_slug_text, normal_id, string_slug, unicode_slug
 
-INDEX_VERSION = 6  # bumped whenever the index finds different blocks or actions: old disk entries are not reused
+INDEX_VERSION = 7  # bumped whenever the index finds different blocks or actions or is stored differently: old disk
+# entries are not reused
 
 
 @dataclass(frozen=True)
@@ -168,14 +169,18 @@ class DocIndex:
         "requirement_lines",
     )
 
+    #: Stored too, so a disk entry loads without `derive` (numbering 6,000 heading slugs costs more than the load).
+    _DERIVED = ("markers", "references", "shortcuts", "warnings", "heading_ids", "heading_names")
+
     def to_tuple(self) -> tuple[Any, ...]:
-        return (INDEX_VERSION, *(getattr(self, name) for name in self._RAW))
+        return (INDEX_VERSION, *(getattr(self, name) for name in self._RAW + self._DERIVED))
 
     @classmethod
     def from_tuple(cls, data: tuple[Any, ...]) -> DocIndex:
-        if not data or data[0] != INDEX_VERSION or len(data) != len(cls._RAW) + 1:
+        names = cls._RAW + cls._DERIVED
+        if not data or data[0] != INDEX_VERSION or len(data) != len(names) + 1:
             raise ValueError("index version mismatch")
-        return cls(**dict(zip(cls._RAW, data[1:], strict=True))).derive()
+        return cls(**dict(zip(names, data[1:], strict=True)))
 
 
 def _count(lines: list[str]) -> int:

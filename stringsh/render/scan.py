@@ -45,6 +45,10 @@ class Structure:
     stopped_at: int = -1
 
 
+#: First characters of a line that `run` hands to `line` (indentation, or anything that may start a block).
+PLAIN_NOT = SPECIAL | frozenset(" \t")
+
+
 class _Scanner:
     """Line-by-line state machine; one instance per scan."""
 
@@ -68,14 +72,57 @@ class _Scanner:
         if start == 0:
             start = self.out.front_matter_end = front_matter_end(lines)
         headings = self.out.headings
-        for number in range(start, len(lines)):
+        number, end = start, len(lines)
+        while number < end:
+            text = lines[number].rstrip("\r\n")
+            first = text[:1]
+            if ((first not in PLAIN_NOT or not text.lstrip(" \t")) and self.fence is None and not self.items
+                    and not self.html and not self.quote and self.code_start < 0):
+                if first and first not in PLAIN_NOT:  # `line`'s fast paths, without the call
+                    if not self.table:  # unindented paragraph text
+                        if self.paragraph < 0:
+                            self.paragraph = number
+                        number += 1
+                        continue
+                else:  # a blank line with nothing open that it keeps
+                    self.paragraph = -1
+                    self.quote_para = self.table = False
+                    number += 1
+                    continue
             count = len(headings)
-            self.line(number, lines[number].rstrip("\r\n"))
+            self.line(number, text)
             if sync is not None and len(headings) > count and sync(headings[-1]):
                 self.out.stopped_at = headings[-1][0]
                 return self.out
+            number += 1
+            if self.fence is not None and not self.items and not self.quote:
+                number = self.skip_fenced(number)
+            elif self.html:  # only ever open at the top level
+                number = self.skip_html(number)
         self.close_all(len(lines) - 1 if lines and lines[-1] == "" else len(lines))
         return self.out
+
+    def skip_html(self, number: int) -> int:
+        """The first line from `number` that ends the open HTML block (for kinds 6 and 7 a blank line, else one
+        holding the kind's end): `top` changes nothing for the lines before it."""
+        kind, lines = self.html, self.lines
+        for i in range(number, len(lines)):
+            line = lines[i].rstrip("\r\n")
+            if (not line.lstrip(" \t")) if kind >= 6 else html_block_ends(kind, line):
+                return i
+        return len(lines)
+
+    def skip_fenced(self, number: int) -> int:
+        """The first line from `number` that may close the open top-level fence: the lines before it change
+        nothing (`top` only asks each whether it closes the fence), so they are not handled one by one.
+
+        A closer is indented less than 4 columns, so its fence character is among a line's first four."""
+        assert self.fence is not None
+        char, lines = self.fence[0], self.lines
+        for i in range(number, len(lines)):
+            if char in lines[i][:4]:
+                return i
+        return len(lines)
 
     # -- closing things -------------------------------------------------------------------------------------
     def close_fence(self, end: int) -> None:
@@ -120,6 +167,11 @@ class _Scanner:
             if self.paragraph < 0:
                 self.paragraph = number
             self.blank_before = False
+            return
+        if blank and not self.items and self.fence is None and not self.html and self.code_start < 0 and not self.quote:
+            self.paragraph = -1  # what `top` does with a blank line when nothing is open that a blank line keeps
+            self.quote_para = self.table = False
+            self.blank_before = True
             return
         if self.items and self.in_items(number, text, indent, rest, blank):
             self.blank_before = blank
@@ -167,7 +219,7 @@ class _Scanner:
             self.item_content(number, rest, indent, marker)
             return True
         del self.items[depth:]
-        marker = list_marker(inner, inner_indent) if inner_indent < 4 and not HR.match(inner) else None
+        marker = list_marker(inner, inner_indent) if inner_indent < 4 and not _hr(inner) else None
         if marker is not None:
             self.items.append(self.items[-1] + marker[0])
             self.item_para = not marker[1]
@@ -182,7 +234,7 @@ class _Scanner:
             return
         content = rest[marker[0] - indent :] if marker[0] - indent <= len(rest) else ""
         inner_indent, inner = indent_of(content)
-        nested = list_marker(inner, inner_indent) if inner and not HR.match(inner) else None
+        nested = list_marker(inner, inner_indent) if inner and not _hr(inner) else None
         if nested is not None and inner_indent < 4:
             self.items.append(self.items[-1] + inner_indent + nested[0] - inner_indent)
             self.item_para = not nested[1]
@@ -191,14 +243,14 @@ class _Scanner:
 
     def inner_block(self, number: int, inner: str, inner_indent: int, depth: int) -> None:
         """A line of list-item content: only fences matter (headings inside items are not top-level)."""
-        match = FENCE.match(inner) if inner_indent < 4 else None
+        match = FENCE.match(inner) if inner_indent < 4 and inner[:1] in "`~" else None
         if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
             self.fence = (match.group(1)[0], len(match.group(1)), number, depth, inner_indent)
             self.fence_info = match.group(2).strip()
             self.item_para = False
             return
         self.item_para = inner_indent < 4 or self.item_para
-        if inner_indent < 4 and (HR.match(inner) or atx_heading(inner)):
+        if inner_indent < 4 and (_hr(inner) or atx_heading(inner)):
             self.item_para = False
 
     def quote_line(self, number: int, rest: str) -> None:
@@ -213,7 +265,7 @@ class _Scanner:
                 self.close_fence(number + 1)
             return
         inner_indent, inner_rest = indent_of(inner)
-        match = FENCE.match(inner_rest) if inner_indent < 4 else None
+        match = FENCE.match(inner_rest) if inner_indent < 4 and inner_rest[:1] in "`~" else None
         if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
             self.fence = (match.group(1)[0], len(match.group(1)), number, 0, inner_indent)
             self.fence_info = match.group(2).strip()
@@ -358,6 +410,11 @@ class _Scanner:
                 return
         if self.paragraph < 0:
             self.paragraph = number
+
+
+def _hr(line: str) -> bool:
+    """A thematic break (`HR`), the pattern run only on a line that can start one."""
+    return line[:1] in "-*_" and HR.match(line) is not None
 
 
 def scan(lines: list[str]) -> Structure:

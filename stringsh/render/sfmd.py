@@ -62,9 +62,33 @@ def iter_matches(pattern: re.Pattern[str], lines: LineMap) -> Iterator[tuple[int
             yield line, match
 
 
+def iter_line_matches(pattern: re.Pattern[str], literal: str, lines: LineMap) -> Iterator[tuple[int, re.Match[str]]]:
+    """`iter_matches` for a `^`-anchored pattern whose first line always holds `literal`: only the lines holding it
+    are tried, so the cost follows those lines (a C substring search), not every position of the text.
+
+    The matches are `finditer`'s: a match starts at a line start at or after the end of the previous one."""
+    text = lines.text
+    find, rfind = text.find, text.rfind
+    done = 0  # no match starts before this offset
+    pos = find(literal)
+    while pos >= 0:
+        start = rfind("\n", 0, pos) + 1
+        if start >= done:
+            match = pattern.match(text, start)
+            if match is not None:
+                line = lines.line_of(start)
+                if not lines.in_code(line):
+                    yield line, match
+                done = match.end()
+        end = find("\n", pos)
+        if end < 0:
+            return
+        pos = find(literal, max(end + 1, done))
+
+
 def find_marker_lines(lines: LineMap) -> list[tuple[str, str, int]]:
     """Every `<!-- #id -->` / `<!-- /id -->` line outside code as (kind `#` or `/`, id, line)."""
-    return [(m.group(1), m.group(2), line) for line, m in iter_matches(MARKER_LINE, lines)]
+    return [(m.group(1), m.group(2), line) for line, m in iter_line_matches(MARKER_LINE, "<!-- ", lines)]
 
 
 def pair_markers(marker_lines: list[tuple[str, str, int]]) -> tuple[list[tuple[str, int, int]], list[str]]:
@@ -96,7 +120,7 @@ def pair_markers(marker_lines: list[tuple[str, str, int]]) -> tuple[list[tuple[s
 
 def find_reference_lines(lines: LineMap) -> list[tuple[str, str, int]]:
     """Reference definitions `[name]: url` as (name, url, line)."""
-    return [(m.group(1), m.group(2), line) for line, m in iter_matches(REFERENCE_DEF, lines)]
+    return [(m.group(1), m.group(2), line) for line, m in iter_line_matches(REFERENCE_DEF, "]:", lines)]
 
 
 def references_of(reference_lines: list[tuple[str, str, int]]) -> dict[str, str]:
@@ -109,17 +133,17 @@ def references_of(reference_lines: list[tuple[str, str, int]]) -> dict[str, str]
 
 def parse_menus(lines: LineMap) -> list[tuple[str, str, int]]:
     """Menus declared by standalone `[!nav:name](path)` (or legacy `[!menu:name](path)`) lines: (name, path, line)."""
-    return [(m.group(1), m.group(2), line) for line, m in iter_matches(MENU_LINE, lines)]
+    return [(m.group(1), m.group(2), line) for line, m in iter_line_matches(MENU_LINE, "[!", lines)]
 
 
 def parse_includes(lines: LineMap) -> list[tuple[str, str, int]]:
     """Standalone `[!include:id](path)` lines: (block id, path, line)."""
-    return [(m.group(1), m.group(2), line) for line, m in iter_matches(INCLUDE_LINE, lines)]
+    return [(m.group(1), m.group(2), line) for line, m in iter_line_matches(INCLUDE_LINE, "[!", lines)]
 
 
 def parse_requirements(lines: LineMap) -> list[tuple[str, int]]:
     """`[!requirements](path)` lines as (path, line); the first is the setup hint for missing variables."""
-    return [(m.group(1), line) for line, m in iter_matches(REQUIREMENTS_LINE, lines)]
+    return [(m.group(1), line) for line, m in iter_line_matches(REQUIREMENTS_LINE, "[!", lines)]
 
 
 def find_shortcut_lines(lines: LineMap) -> list[tuple[str, str, str, int]]:

@@ -7,7 +7,6 @@ module only needs its `stat`/`read_text` methods, so it imports nothing from the
 from __future__ import annotations
 
 import dataclasses
-import mimetypes
 import os
 import posixpath
 from dataclasses import dataclass, field
@@ -15,7 +14,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from stringsh.errors import StringError
 from stringsh.render import blockids, plain
-from stringsh.render.document import Document, is_markdown
+from stringsh.render.document import Document, LazyDocument, is_markdown
 from stringsh.render.index import Block, DocIndex
 from stringsh.workspace.textio import LEGACY_ENCODING, legacy_note
 
@@ -24,6 +23,7 @@ if TYPE_CHECKING:
 
     from stringsh.render.cache import IndexCache
     from stringsh.render.code.index import SymbolIndex
+    from stringsh.render.maskmemo import MaskMemo
     from stringsh.render.watch import Watcher, WatchHandle
     from stringsh.workspace.engine import Workspace
 
@@ -52,6 +52,8 @@ class DocumentView:
     bom: bool = False
     #: A source file's symbols (render/code/): its blocks are its definitions. None for other files.
     symbols: SymbolIndex | None = None
+    #: Remembers what masking changes in this text (a view read through the index cache; see maskmemo.py).
+    masks: MaskMemo | None = None
 
     @property
     def index(self) -> DocIndex:
@@ -129,26 +131,39 @@ def load_view(workspace: Workspace, rel: str, *, cache: IndexCache | None = None
 
     With a `watcher` (and the `root` the file lives under) the view is flagged when the file changes outside.
     """
-    try:
-        text_file = workspace.read_text(rel, legacy=True, topic=topic)  # not UTF-8: shown as Latin-1, read-only
+    memo = None
+    if cache is not None:
+        from stringsh.render.maskmemo import MaskMemo
+
+        memo = MaskMemo(workspace, cache)
+    known = memo.known_utf8 if memo is not None and is_markdown(rel) else None
+    try:  # not UTF-8: shown as Latin-1, read-only; UTF-8 bytes shown before (`known`) are decoded as they are shown
+        text_file = workspace.read_text(rel, legacy=True, topic=topic, known_utf8=known)
     except StringError as exc:
         if exc.code != "BINARY_FILE":
             raise
         info = workspace.stat(rel)
+        import mimetypes  # only for binary files: importing it costs more than a repeat open's rendering
+
         mime = mimetypes.guess_type(rel)[0] or "application/octet-stream"
         return DocumentView(rel, "binary", Document(""), info.size if info else 0, info.mtime_ns if info else 0,
                             mime=mime)
     rel = text_file.rel
-    if is_markdown(rel):
-        doc = Document.parse(text_file.text, text_file.sha256, cache)
+    text = text_file.text
+    index = cache.lookup(text_file.sha256) if text_file.raw and cache is not None and is_markdown(rel) else None
+    if index is not None:
+        doc: Document = LazyDocument(text_file.raw, text_file.sha256, index)
         kind = "markdown"
     else:
-        doc = Document(text_file.text, text_file.sha256)
-        kind = "text"
+        if text_file.raw:  # left undecoded, but not shown lazily after all (no index entry): decode it now
+            text = text_file.raw.decode("utf-8")
+        kind = "markdown" if is_markdown(rel) else "text"
+        doc = Document.parse(text, text_file.sha256, cache) if kind == "markdown" else Document(text, text_file.sha256)
     symbols = _symbols(rel, doc, cache) if kind == "text" else None
     mime = "text/markdown" if kind == "markdown" else "text/plain"  # (mimetypes costs ms to initialise)
     view = DocumentView(rel, kind, doc, text_file.size, text_file.mtime_ns, mime=mime, encoding=text_file.encoding,
                         bom=text_file.bom, symbols=symbols)
+    view.masks = memo
     if watcher is not None and root is not None:
         view.watcher = watcher.watch(os.path.join(os.fspath(root), rel))
     return view
@@ -182,11 +197,20 @@ def masked(view: DocumentView, redact: Callable[[str], str]) -> DocumentView:
     keeps the real text, which is what a block edit splices."""
     if view.kind == "binary":
         return view
-    text = redact(view.doc.text)
+    memo = view.masks if view.masks is not None and view.masks.serves(redact) else None
+    if memo is not None:  # a repeat of the same text and patterns patches the lines it changes, never re-scans
+        record = memo.record(view.doc.sha256)
+        if record is not None and not record[1]:
+            return view  # nothing to mask (and a text not decoded yet stays so)
+        utf8 = view.encoding == "utf-8" and not view.bom
+        text = memo.masked_text(view.doc.text, view.doc.sha256, view.doc.__dict__.get("lines"), utf8)
+    else:
+        text = redact(view.doc.text)
     if text == view.doc.text:
         return view
-    doc = Document.parse(text) if view.kind == "markdown" else Document(text)
-    return dataclasses.replace(view, doc=doc, auto_shortcuts={})
+    cache = memo.cache if memo is not None else None
+    doc = Document.parse(text, cache=cache) if view.kind == "markdown" else Document(text)
+    return dataclasses.replace(view, doc=doc, auto_shortcuts={}, masks=None)
 
 
 def budget_from(variables: dict[str, str]) -> int:

@@ -86,13 +86,10 @@ def read_at(dir_fd: int, name: str, rel: str, limit: int | None = None) -> tuple
     try:
         if limit is not None and st.st_size > limit:
             raise too_large_to_read(rel, st.st_size, limit)
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks), st
+        chunks = [os.read(fd, st.st_size + 1)]  # one read (no copy to join) unless the file grows meanwhile
+        while chunks[-1]:
+            chunks.append(os.read(fd, 1 << 20))
+        return chunks[0] if len(chunks) <= 2 else b"".join(chunks), st
     finally:
         os.close(fd)
 

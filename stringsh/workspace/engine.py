@@ -20,6 +20,8 @@ from stringsh.workspace.state import AuditNote, EngineState
 from stringsh.workspace.trust import trust_file
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from stringsh.workspace.audit import AuditCheck
     from stringsh.workspace.journal import ChangeRow, Journal
     from stringsh.workspace.keep import Depth
@@ -275,12 +277,14 @@ class Workspace:
 
         return read_bytes(self, ReadRequest(path, topic))
 
-    def read_text(self, path: str, *, topic: str | None = None, legacy: bool = False) -> TextFile:
+    def read_text(self, path: str, *, topic: str | None = None, legacy: bool = False,
+                  known_utf8: Callable[[str], bool] | None = None) -> TextFile:
         """Strictly decoded text with the file's own line endings; BINARY_FILE / ENCODING / TOO_LARGE. `legacy`: a
-        file that is not UTF-8 is read as Latin-1 (encoding "latin-1") instead, to be shown, never edited."""
+        file that is not UTF-8 is read as Latin-1 (encoding "latin-1") instead, to be shown, never edited.
+        `known_utf8`: see `ReadRequest` (bytes a signed cache knows are UTF-8 come back undecoded, in `raw`)."""
         from stringsh.workspace.ops.read import ReadRequest, read_text
 
-        return read_text(self, ReadRequest(path, topic, legacy))
+        return read_text(self, ReadRequest(path, topic, legacy, known_utf8))
 
     def fingerprint(self, path: str) -> str | None:
         """sha256 of the file's current bytes, None when it does not exist (no audit record: a helper)."""

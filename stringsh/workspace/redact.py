@@ -22,6 +22,9 @@ class Builtin(NamedTuple):
     literals: tuple[str, ...]
     pattern: str
     word_start: bool = True
+    #: When >= 0, every match starts this many characters before one of the `literals`: the pattern is tried only
+    #: there (a pattern starting with a character class, `[Aa]uthorization`, is otherwise tried at every `a`).
+    lead: int = -1
 
 
 #: Always applied, in addition to the policy's own patterns. A `keep` group is shown as is (a header's name).
@@ -39,7 +42,7 @@ BUILTINS: tuple[Builtin, ...] = (
     # `Authorization: Bearer|Basic <value>` (also quoted, as in JSON or curl -H); a `$NAME` or `{name}` is kept.
     Builtin(("uthorization", "UTHORIZATION"),
             r"(?P<keep>(?:[Aa]uthorization|AUTHORIZATION)[\"']?\s*[:=]\s*[\"']?(?i:bearer|basic|token)\s+)"
-            r"[A-Za-z0-9._~+/=-]{4,}"),
+            r"[A-Za-z0-9._~+/=-]{4,}", lead=1),
 )
 WORD = re.compile(r"\w")
 
@@ -120,7 +123,9 @@ class Redactor:
 
     def __call__(self, text: str, *, keep_lines: bool = False) -> str:
         for builtin, pattern in self._found(text):
-            if any(literal in text for literal in builtin.literals):  # an earlier mask may have removed them
+            if builtin.lead >= 0:
+                text = _sub_at_literals(pattern, builtin, self._masker(builtin, keep_lines), text)
+            elif any(literal in text for literal in builtin.literals):  # an earlier mask may have removed them
                 text = pattern.sub(self._masker(builtin, keep_lines), text)
         policy = self._policies()
         if policy:
@@ -147,3 +152,26 @@ class Redactor:
     def finds_secret(self, text: str) -> bool:
         """Whether the text holds anything this redactor masks."""
         return self(text) != text
+
+
+def _sub_at_literals(pattern: re.Pattern[str], builtin: Builtin, mask: Callable[[re.Match[str]], str],
+                     text: str) -> str:
+    """`pattern.sub(mask, text)` for a pattern whose matches start `builtin.lead` characters before a literal: the
+    same matches, left to right and not overlapping, tried only at those places (a substring search finds them)."""
+    starts: set[int] = set()
+    for literal in builtin.literals:
+        at = text.find(literal)
+        while at >= 0:
+            if at >= builtin.lead:
+                starts.add(at - builtin.lead)
+            at = text.find(literal, at + 1)
+    pieces: list[str] = []
+    done = 0
+    for start in sorted(starts):
+        if start < done:
+            continue
+        match = pattern.match(text, start)
+        if match is not None:
+            pieces += [text[done:start], mask(match)]
+            done = match.end()
+    return "".join([*pieces, text[done:]]) if pieces else text

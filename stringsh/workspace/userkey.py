@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import threading
 from pathlib import Path
 
@@ -42,6 +41,8 @@ def read_or_create_key(path: Path) -> bytes | None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         if not path.exists():
+            import secrets  # only to create the key: reading it (every repeat open) needs no random source
+
             tmp = path.with_name(f".{KEY_FILE}-{secrets.token_hex(8)}")
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
             try:

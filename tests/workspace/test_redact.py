@@ -130,3 +130,23 @@ def test_workspace_uses_the_policys_patterns_and_replacement(tmp_path: Path) -> 
         assert workspace.redact_lines("internal-123456\n" + PEM) == "<secret>\n" + "\n".join(["<secret>"] * 4)
     finally:
         workspace.close()
+
+
+@pytest.mark.parametrize("text", [
+    "Authorization: Bearer abcdEFGH1234",
+    "xAuthorization: Bearer abcdEFGH1234 and authorization=token zzzz9999\r\nAUTHORIZATION: basic QWxhZGRpbjpvcGVu",
+    "aUTHORIZATION: Bearer abcdEFGH1234 uthorization: Bearer abcd1234 Authorization:Authorization: Bearer x1y2z3w4",
+    "header = {'Authorization': 'Bearer abc.def~ghi'}\n" * 3 + "Authorization:\n  Bearer multi-line-value",
+])
+def test_a_pattern_tried_only_at_its_literals_masks_what_a_full_scan_masks(text: str) -> None:
+    """`lead`: the Authorization pattern is tried only where its literal occurs; the result is the full `sub`'s."""
+    import re
+
+    from stringsh.workspace.redact import BUILTINS, _sub_at_literals
+
+    builtin = next(b for b in BUILTINS if b.lead >= 0)
+    pattern, redactor = re.compile(builtin.pattern), Redactor([], "***")
+    for keep_lines in (False, True):
+        mask = redactor._masker(builtin, keep_lines)
+        assert _sub_at_literals(pattern, builtin, mask, text) == pattern.sub(mask, text)
+    assert redactor(text) != text

@@ -14,6 +14,8 @@ from stringsh.workspace.ops.guard import check_hardlink, require
 from stringsh.workspace.textio import count_lines, decode, decode_or_legacy, newline_style
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from stringsh.workspace.engine import Workspace
     from stringsh.workspace.paths import Resolved
 
@@ -31,6 +33,8 @@ class TextFile(NamedTuple):
     sha256: str  # of the raw bytes
     size: int
     mtime_ns: int
+    #: The bytes, left undecoded (`text` "", `newline` ""), when the request's `known_utf8` knew them.
+    raw: bytes = b""
 
     @property
     def line_count(self) -> int:
@@ -42,6 +46,9 @@ class ReadRequest(NamedTuple):
     topic: str | None = None
     #: True: bytes that are not UTF-8 (and have no BOM) are read as Latin-1 instead of refused (for showing only).
     legacy: bool = False
+    #: sha256 -> True when bytes with that hash are known to be UTF-8 without a BOM (a signed cache says so): they
+    #: are then not decoded here, for a caller that decodes only the lines it shows (a repeat /open of 10 MB).
+    known_utf8: Callable[[str], bool] | None = None
 
 
 def read_bytes(ws: Workspace, request: ReadRequest) -> bytes:
@@ -56,9 +63,12 @@ def read_text(ws: Workspace, request: ReadRequest) -> TextFile:
     with ws.state.audited("read", [request.path], request.topic):
         res, data, st = _read(ws, request.path)
         res.close()
+        digest = sha256(data)
+        if request.known_utf8 is not None and request.known_utf8(digest):
+            return TextFile(res.rel, "", "utf-8", False, "", False, digest, len(data), st.st_mtime_ns, data)
         text, encoding, bom = decode_or_legacy(data, res.rel) if request.legacy else decode(data, res.rel)
         style, final = newline_style(text)
-        return TextFile(res.rel, text, encoding, bom, style, final, sha256(data), len(data), st.st_mtime_ns)
+        return TextFile(res.rel, text, encoding, bom, style, final, digest, len(data), st.st_mtime_ns)
 
 
 def fingerprint(ws: Workspace, request: ReadRequest) -> str | None:
