@@ -238,15 +238,23 @@ class Journal:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: `BEGIN IMMEDIATE`, then `COMMIT`, or `ROLLBACK` on any exception."""
+        """One write transaction: `BEGIN IMMEDIATE`, then `COMMIT`, or `ROLLBACK` on any exception. A full or
+        read-only disk, an I/O error or a lock held too long is a coded condition (journalfile.fault): nothing of
+        the transaction is kept, and the next one tries again."""
         db = self.db
-        db.execute("BEGIN IMMEDIATE")
         try:
-            yield db
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:  # SQLite may have rolled back itself (a full disk, an I/O error)
+                    db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            from stringsh.workspace.journalfile import fault
+
+            raise fault(self.path, exc) from None
 
     def begin(self, topic: str, frontend: str, kind: str, reverts: int | None, rows: list[FileRow],
               blobs: dict[str, bytes], tree: tuple[TreeOp, ...] = (), *, command: str = "") -> int:

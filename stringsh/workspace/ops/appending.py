@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from stringsh.errors import StringError, is_a_folder
 from stringsh.workspace.globs import GlobSet
 from stringsh.workspace.journal import FileRow
+from stringsh.workspace.oserrors import FULL
 from stringsh.workspace.models import RevertedFile, RevertOutcome, WriteOutcome
 from stringsh.workspace.ops.guard import check_hardlink, check_size
 from stringsh.workspace.recovery import CHUNK, UTF8_BOM, file_hash, open_appendable
@@ -128,8 +129,13 @@ def _journalled(journal: Journal, topic: str, frontend: str, kind: str, reverts:
 
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+    try:
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError as exc:
+        if exc.errno in FULL:  # NO_SPACE says how much was needed (oserrors.py); the caller cuts the file back
+            exc.needed = len(data)  # type: ignore[attr-defined]
+        raise
 
 
 def _check_target(ws: Workspace, res: Resolved) -> None:
