@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, NamedTuple
 from stringsh.errors import StringError, is_a_folder
 from stringsh.workspace.globs import GlobSet
 from stringsh.workspace.journal import FileRow
-from stringsh.workspace.oserrors import FULL
 from stringsh.workspace.models import RevertedFile, RevertOutcome, WriteOutcome
 from stringsh.workspace.ops.guard import check_hardlink, check_size
+from stringsh.workspace.oserrors import FULL
 from stringsh.workspace.recovery import CHUNK, UTF8_BOM, file_hash, open_appendable
 from stringsh.workspace.textio import BINARY_SNIFF, ENCODING_HINT, adapt_newlines, count_lines, encode
 
