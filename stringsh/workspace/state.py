@@ -235,7 +235,8 @@ class EngineState:
         opened here, so the writer never takes the state's lock (whoever closes the state holds it)."""
         try:
             log = self._writing_log()
-        except (OSError, StringError):
+        except (OSError, StringError) as exc:
+            audit_failed(exc)
             return  # a read-only state folder must not stop reads
         writer = self._writer
         if writer is None:
@@ -659,9 +660,13 @@ class EngineState:
         return self._log()
 
     def _append(self, record: dict[str, object]) -> None:
-        # a read-only state folder must not stop reads; mutations fail earlier on the journal
-        with contextlib.suppress(OSError, StringError):
+        # a read-only or full state folder must not stop reads; it is said once on stderr (audit_failed)
+        try:
             self._writing_log().append(record)
+        except (OSError, StringError) as exc:
+            audit_failed(exc)
+        else:
+            audit_failed(None)
 
 
 def loggable(text: str) -> str:
@@ -706,8 +711,30 @@ class AuditWriter:
                 item.set()
                 continue
             for record in item:
-                with contextlib.suppress(OSError, StringError):
+                try:
                     self.log.append(record)
+                except (OSError, StringError) as exc:
+                    audit_failed(exc)
+                else:
+                    audit_failed(None)
+
+
+_AUDIT_SILENT: list[str] = []  # the reason already said on stderr, while the audit log stays unwritable
+
+
+def audit_failed(exc: BaseException | None) -> None:
+    """An audit record could not be written (`exc`), or one was (None): the person is told once on stderr when
+    records start being lost (a full or read-only state folder), and once when they are written again."""
+    if exc is None:
+        if _AUDIT_SILENT:
+            _AUDIT_SILENT.clear()
+            print("stringsh: the audit log is written again", file=sys.stderr)
+        return
+    if not _AUDIT_SILENT:
+        reason = exc.message if isinstance(exc, StringError) else (exc.strerror or str(exc))
+        _AUDIT_SILENT.append(reason)
+        print(f"stringsh: the audit log could not record a request ({reason}); it will not until that clears",
+              file=sys.stderr)
 
 
 def _create_once(dir_fd: int, name: str, text: str) -> None:
