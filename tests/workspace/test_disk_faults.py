@@ -221,3 +221,25 @@ def test_a_rename_that_fails_half_way_puts_every_file_back(ws: Path, monkeypatch
         assert sorted(os.listdir(ws)) == [".stringsh", "a.md", "b.md", "c.md"]
         assert [c.state for c in workspace.history(1)] == ["rolled_back"]
         assert workspace.journal.pending() == []
+
+
+def test_the_users_policy_puts_the_state_elsewhere_and_a_workspace_policy_cannot(ws: Path, tmp_path: Path) -> None:
+    """`[journal] state_dir` in the user's own policy moves the journal and audit log (a container with a
+    read-only home points it at a volume); the same key in the workspace's stringsh.toml is ignored and said."""
+    from stringsh.userdirs import user_policy_file
+    from stringsh.workspace.layers import load_policy
+    from stringsh.workspace.state import state_key
+
+    (ws / "a.md").write_text("a\n")
+    (ws / "stringsh.toml").write_text(f'[journal]\nstate_dir = "{tmp_path / "planted"}"\n')
+    policy = load_policy(ws)
+    assert (policy.state_dir, policy.ignored) == ("", ("journal.state_dir",))
+    elsewhere = tmp_path / "volume"
+    user_policy_file().parent.mkdir(parents=True)
+    user_policy_file().write_text(f'[journal]\nstate_dir = "{elsewhere}"\n')
+    done = run_stringsh(["-c", "/append a.md b"], cwd=ws, env={"STRINGSH_STATE_DIR": ""})
+    assert done.stdout.decode() == "re: /append a.md b\nAppended to: a.md (now 4 bytes)\n"
+    folder = elsewhere / "workspaces" / state_key(ws.resolve())
+    assert sorted(name for name in os.listdir(folder) if name.startswith(("journal.db", "audit.log"))) == [
+        "audit.log", "journal.db"]
+    assert not (tmp_path / "planted").exists()
