@@ -29,7 +29,9 @@ symlinks, private (0700); when something planted sits there (`.stringsh -> ../ou
 through it and changes are refused.
 
 Every state file is opened with O_NOFOLLOW relative to a folder descriptor and must be a regular file (a FIFO is
-refused at once, never waited on); a damaged journal is an INTERNAL_ERROR with a hint, never a traceback.
+refused at once, never waited on); a damaged journal is an INTERNAL_ERROR with a hint, never a traceback. A state
+folder that is full, read-only, not writable or locked too long is a condition, not damage (journalfile.fault):
+`read_only` then says why, reads go on, and every change is refused with the code until one gets through.
 `EngineState` is the only code that knows these paths (and where the cache-signing key lives). It also owns what
 a workspace must not share with another one in the same process: the fsync workers and the sandbox probe.
 """
