@@ -59,7 +59,7 @@ def no_space(what: str, where: str | os.PathLike[str], needed: int | None) -> St
         more = f"needs more space than is left on {mount}"
     return StringError(
         "NO_SPACE", f"No space left: {what} {more}; nothing was written.",
-        f"Free some space on {mount} (!df -h {mount} shows it), then retry; reads still work.",
+        f"Free some space on {mount} (df -h {mount} shows what is left), then retry; reads still work.",
     )
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from stringsh.dialects.tools.cli import answer
 from stringsh.dispatcher import Dispatcher
 from stringsh.errors import StringError
 from stringsh.workspace import ChangeSet, Workspace, atomic
@@ -59,7 +60,7 @@ def fill(point: Path) -> None:
 
 def no_space(path: str, kb: int, mount: Path) -> str:
     return (f"ERROR(NO_SPACE): No space left: {path} needs about {kb} KB more on {mount}; nothing was written.\n"
-            f"Free some space on {mount} (!df -h {mount} shows it), then retry; reads still work.")
+            f"Free some space on {mount} (df -h {mount} shows what is left), then retry; reads still work.")
 
 
 def audit_outcomes(root: Path) -> list[str]:
@@ -83,15 +84,20 @@ def test_a_full_workspace_refuses_every_write_with_no_space_and_keeps_every_byte
             assert d.execute("/edit a.md#s\nnew\n").text == "re: /edit a.md#s\n" + no_space("a.md", 1, root)
             patch = "--- a/a.md\n+++ b/a.md\n@@ -3 +3 @@\n-old\n+new\n--- a/b.md\n+++ b/b.md\n@@ -1 +1 @@\n-b\n+c\n"
             assert d.execute(f"/patch\n{patch}").text == "re: /patch\n" + no_space("a.md", 1, root)
+            # the JSON tools dialect: the same refusal in its shape
+            request = json.dumps({"id": 1, "tool": "write", "args": {"file_path": "c.md", "content": "z" * 5000}})
+            text = no_space("c.md", 5, root).removeprefix("ERROR(NO_SPACE): ").split("\n")
+            assert answer(d.workspace, request.encode()) == {"id": 1, "ok": False, "code": "NO_SPACE",
+                                                            "error": text[0], "hint": text[1]}
             assert {name: (root / name).read_bytes() for name in ("a.md", "b.md")} == before
             assert sorted(os.listdir(root)) == [".stringsh", "a.md", "b.md", "filler"]  # no temp file left
             assert d.execute("/open a.md").text == "re: /open a.md\nOpened a.md\n---\n# s\n\nold"  # reads go on
             journal = d.workspace.journal
             assert journal.pending() == []
-            assert [c.state for c in journal.history(10)] == ["rolled_back"] * 4 + ["done"]
+            assert [c.state for c in journal.history(10)] == ["rolled_back"] * 5 + ["done"]
             assert d.workspace.state.read_only is None  # the workspace is full, not the state: nothing degraded
             d.workspace.state.flush_records()
-            assert audit_outcomes(root)[-5:] == ["NO_SPACE"] * 4 + ["ok"]  # every refusal recorded
+            assert audit_outcomes(root)[-6:] == ["NO_SPACE"] * 5 + ["ok"]  # every refusal recorded
             (root / "filler").unlink()
             assert d.execute(f"/append a.md\n{big}\n").text == "re: /append a.md\nAppended to: a.md (now 30010 bytes)"
         finally:
