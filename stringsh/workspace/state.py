@@ -522,8 +522,10 @@ class EngineState:
         except BlockingIOError:
             pass
         deadline = time.monotonic() + self.lock_wait
+        pause = 0.001  # short first: most holders finish one change set within a few milliseconds
         while True:
-            time.sleep(LOCK_POLL)
+            time.sleep(pause)
+            pause = min(pause * 2, LOCK_POLL)
             try:
                 fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 return
