@@ -28,6 +28,7 @@ The journal is bounded (keep.py): after each change the oldest change sets beyon
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import stat
@@ -354,7 +355,12 @@ class Journal:
         it when it has grown past it (keep.py: a cheap check, a prune only then)."""
         db = self.db
         if not (state == "done" and reverts is not None):
-            db.execute("UPDATE changesets SET state=? WHERE id=?", (state, cs))  # one statement: atomic alone
+            try:
+                db.execute("UPDATE changesets SET state=? WHERE id=?", (state, cs))  # one statement: atomic alone
+            except sqlite3.Error as exc:  # a full or read-only disk: the set stays pending, recovery settles it
+                from stringsh.workspace.journalfile import fault
+
+                raise fault(self.path, exc) from None
         else:
             with self._write() as db:
                 db.execute("UPDATE changesets SET state=? WHERE id=?", (state, cs))
@@ -363,7 +369,8 @@ class Journal:
             from stringsh.workspace.keep import bound, over
 
             if over(self.db, keep):  # read outside a transaction: a change under the bound opens none more
-                with self._write() as db:
+                # a disk too full to prune on: the next change prunes
+                with contextlib.suppress(StringError), self._write() as db:
                     bound(db, keep)
         self.checkpoints.kick()
 

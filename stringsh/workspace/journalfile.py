@@ -111,6 +111,13 @@ def fault(path: Path, exc: BaseException) -> JournalUnavailable:
     return JournalUnavailable(path, reason, error.code, error.message, error.hint, why)
 
 
+def rolled_back(journal: Journal, cs: int) -> None:
+    """Mark a change set whose files were all put back; a journal that cannot take the mark (its disk is full too)
+    leaves it pending, which recovery rolls back, and the error that stopped the change is the one reported."""
+    with contextlib.suppress(JournalUnavailable):
+        journal.finish(cs, "rolled_back")
+
+
 def recovery_due(folder: Path) -> bool:
     """Whether a start must open the journal to recover: the marker is there, or a journal no version keeping the
     marker has used yet. Only stats, by path (nothing is created or opened)."""

@@ -8,6 +8,7 @@ recovery does the same for an append interrupted half way.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from stringsh.errors import StringError, is_a_folder
 from stringsh.workspace.globs import GlobSet
 from stringsh.workspace.journal import FileRow
+from stringsh.workspace.journalfile import JournalUnavailable, rolled_back
 from stringsh.workspace.models import RevertedFile, RevertOutcome, WriteOutcome
 from stringsh.workspace.ops.guard import check_hardlink, check_size
 from stringsh.workspace.oserrors import FULL
@@ -121,9 +123,10 @@ def _journalled(journal: Journal, topic: str, frontend: str, kind: str, reverts:
     except BaseException:
         if kind == "apply":
             os.ftruncate(fd, row.prev_size or 0)
-        journal.finish(cs, "rolled_back")
+        rolled_back(journal, cs)
         raise
-    journal.finish(cs, "done", reverts, keep)
+    with contextlib.suppress(JournalUnavailable):  # a journal too full for the mark: recovery marks it done
+        journal.finish(cs, "done", reverts, keep)
     return cs
 
 
