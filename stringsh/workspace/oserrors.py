@@ -85,7 +85,7 @@ def coded(exc: OSError, paths: Sequence[str], root: str | os.PathLike[str] = "/"
     system refused."""
     asked = paths[0] if paths else ""
     name = os.fsdecode(exc.filename) if isinstance(exc.filename, (str, bytes)) else ""
-    where = asked or name or "(the workspace)"
+    where = plain = asked or name or "(the workspace)"  # a condition of the disk: the temp file's name says nothing
     if name and asked and name not in (asked, asked.rstrip("/").rsplit("/", 1)[-1]):
         where = f"{asked} (at {name})"
     if exc.errno in DENIED:
@@ -96,11 +96,11 @@ def coded(exc: OSError, paths: Sequence[str], root: str | os.PathLike[str] = "/"
         )
     folder = os.path.join(root, os.path.dirname(asked) if asked and ":" not in asked else "")
     if exc.errno == errno.EROFS:
-        return read_only(where, folder)
+        return read_only(plain, folder)
     if exc.errno in FULL:
-        return no_space(where, folder, getattr(exc, "needed", None))
+        return no_space(plain, folder, getattr(exc, "needed", None))
     if exc.errno == errno.EIO:
-        return io_error(where)
+        return io_error(plain)
     if exc.errno in RACES:
         return StringError(
             "CONFLICT", f"{where} changed while stringsh was using it ({exc.strerror or 'changed'})",

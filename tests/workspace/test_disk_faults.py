@@ -100,6 +100,11 @@ def test_a_full_workspace_refuses_every_write_with_no_space_and_keeps_every_byte
             assert audit_outcomes(root)[-6:] == ["NO_SPACE"] * 5 + ["ok"]  # every refusal recorded
             (root / "filler").unlink()
             assert d.execute(f"/append a.md\n{big}\n").text == "re: /append a.md\nAppended to: a.md (now 30010 bytes)"
+            subprocess.run(["mount", "-o", "remount,ro", str(root)], check=True)
+            assert d.execute("/write a.md\nnew\n").text == (
+                f"re: /write a.md\nERROR(READ_ONLY): Read-only file system: a.md is on {root}; nothing was written.\n"
+                "Remount it read-write (or work on a copy elsewhere), then retry; reads still work.")
+            assert len((root / "a.md").read_bytes()) == 30010
         finally:
             d.close()
 
@@ -202,9 +207,15 @@ def test_a_lock_held_too_long_refuses_with_busy_then_clears(ws: Path) -> None:
         assert (ws / "a.md").read_text() == "a\n1\n2\n"
 
 
-def test_a_rename_that_fails_half_way_puts_every_file_back(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The disk says ENOSPC at the second of three renames (a fault injected where no real disk fails on cue):
-    the first file is put back, the journal rolls the change set back, the reply is NO_SPACE."""
+@pytest.mark.parametrize(("code", "number", "message"), [
+    ("NO_SPACE", errno.ENOSPC, "No space left: a.md needs about 1 KB more on "),
+    ("READ_ONLY", errno.EROFS, "Read-only file system: a.md is on "),
+    ("IO_ERROR", errno.EIO, "Input/output error on a.md; nothing was written."),
+])
+def test_a_rename_that_fails_half_way_puts_every_file_back(ws: Path, monkeypatch: pytest.MonkeyPatch, code: str,
+                                                           number: int, message: str) -> None:
+    """The disk fails at the second of three renames (a fault injected where no real disk fails on cue): the first
+    file is put back, the journal rolls the change set back, the reply is the condition's code."""
     for name in ("a", "b", "c"):
         (ws / f"{name}.md").write_text(f"{name}\n")
     renames: list[str] = []
@@ -213,7 +224,7 @@ def test_a_rename_that_fails_half_way_puts_every_file_back(ws: Path, monkeypatch
     def commit(dir_fd: int, tmp: str, name: str) -> None:
         renames.append(name)
         if len(renames) == 2:
-            raise OSError(errno.ENOSPC, "No space left on device")
+            raise OSError(number, os.strerror(number))
         real(dir_fd, tmp, name)
 
     with opened(ws) as workspace:
@@ -221,8 +232,8 @@ def test_a_rename_that_fails_half_way_puts_every_file_back(ws: Path, monkeypatch
         with pytest.raises(StringError) as refused:
             workspace.apply(ChangeSet().write("a.md", b"A\n").write("b.md", b"B\n").write("c.md", b"C\n"))
         monkeypatch.undo()
-        assert refused.value.code == "NO_SPACE"
-        assert refused.value.message.startswith("No space left: a.md needs about 1 KB more on ")
+        assert refused.value.code == code
+        assert refused.value.message.startswith(message)
         assert [(ws / f"{n}.md").read_text() for n in "abc"] == ["a\n", "b\n", "c\n"]
         assert sorted(os.listdir(ws)) == [".stringsh", "a.md", "b.md", "c.md"]
         assert [c.state for c in workspace.history(1)] == ["rolled_back"]
