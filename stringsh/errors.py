@@ -23,7 +23,7 @@ ERROR_CODES: dict[str, str] = {
     "EXIT_<n>": "A shell command or CLI action exited with status n.",
     "QUEUE_FULL": "Too many requests are waiting for this topic.",
     "QUEUE_TIMEOUT": "A request waited too long for its topic.",
-    "BUSY": "The topic is running another command.",
+    "BUSY": "The topic is running another command, or another process has held the workspace lock too long.",
     "NOT_PERMITTED": "The policy or a read-only root forbids the operation.",
     "SECRET_DENIED": "The path matches the secret deny list.",
     "TOO_LARGE": "Input or output exceeds a policy limit.",
