@@ -343,12 +343,17 @@ class Journal:
     def seal(self, cs: int) -> None:
         """Make every committed record durable by fsyncing the WAL file (the one SQLite uses now: a WAL
         that was deleted and recreated is opened again)."""
-        st = os.stat(self.wal_path)
-        if self._wal_fd < 0 or os.fstat(self._wal_fd).st_ino != st.st_ino:
-            if self._wal_fd >= 0:
-                os.close(self._wal_fd)
-            self._wal_fd = os.open(self.wal_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        os.fsync(self._wal_fd)
+        try:
+            st = os.stat(self.wal_path)
+            if self._wal_fd < 0 or os.fstat(self._wal_fd).st_ino != st.st_ino:
+                if self._wal_fd >= 0:
+                    os.close(self._wal_fd)
+                self._wal_fd = os.open(self.wal_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            os.fsync(self._wal_fd)
+        except OSError as exc:  # the journal's disk, not the workspace's: said of the journal (journalfile.fault)
+            from stringsh.workspace.journalfile import fault
+
+            raise fault(self.path, exc) from None
 
     def finish(self, cs: int, state: str, reverts: int | None = None, keep: JournalKeep | None = None) -> None:
         """Mark a change set done or rolled back; with `keep` (the policy's), a done one then prunes the journal to
