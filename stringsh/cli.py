@@ -190,7 +190,23 @@ def make_dispatcher(args: Options) -> Dispatcher:
     except StringError as exc:
         fail(exc)
     announce_policy(dispatcher, args)
+    announce_read_only(dispatcher, args)
     return dispatcher
+
+
+def announce_read_only(dispatcher: Dispatcher, args: Options) -> None:
+    """Degraded mode (the state folder is full, read-only, unwritable or locked): one line on stderr, in every mode
+    (`-c` too: a change it asks for will be refused), saying why; reads go on."""
+    why = dispatcher.workspace.state.read_only
+    if why is None:
+        return
+    line = f"read-only: {why}; reading works, changes are refused until that clears"
+    if args.log_json:
+        from stringsh.dialects.mcp.logjson import JsonLog
+
+        JsonLog().event("read-only", "warning", message=line)
+        return
+    print(f"stringsh: {line}", file=sys.stderr)
 
 
 def fail(exc: StringError) -> NoReturn:

@@ -23,7 +23,7 @@ ERROR_CODES: dict[str, str] = {
     "EXIT_<n>": "A shell command or CLI action exited with status n.",
     "QUEUE_FULL": "Too many requests are waiting for this topic.",
     "QUEUE_TIMEOUT": "A request waited too long for its topic.",
-    "BUSY": "The topic is running another command.",
+    "BUSY": "The topic is running another command, or another process has held the workspace lock too long.",
     "NOT_PERMITTED": "The policy or a read-only root forbids the operation.",
     "SECRET_DENIED": "The path matches the secret deny list.",
     "TOO_LARGE": "Input or output exceeds a policy limit.",
@@ -32,6 +32,9 @@ ERROR_CODES: dict[str, str] = {
     "PATCH_FAILED": "A patch did not apply; nothing was written.",
     "BUDGET_EXCEEDED": "A change set exceeds the policy's file or line budget.",
     "TIMEOUT": "The operation ran past its time limit; partial output is returned.",
+    "NO_SPACE": "The file system (the workspace's, or the one holding stringsh's state) is full; nothing was written.",
+    "READ_ONLY": "The file system or stringsh's state folder cannot be written; reads still work, changes wait.",
+    "IO_ERROR": "The disk reported an input/output error; nothing was written. Check the disk, then retry.",
 }
 
 

@@ -51,6 +51,13 @@ def state_dir() -> Path:
     return _user_dir("STRINGSH_STATE_DIR", "XDG_STATE_HOME", ".local/state", "state")
 
 
+def use_state_dir(folder: str) -> None:
+    """A trusted policy's `[journal] state_dir`: the state folder from now on, for this process and its children,
+    unless `STRINGSH_STATE_DIR` already names one (the variable wins: it is set for one run)."""
+    if not os.environ.get("STRINGSH_STATE_DIR"):
+        os.environ["STRINGSH_STATE_DIR"] = os.path.expanduser(folder)
+
+
 @contextmanager
 def exclusive(lock_file: Path) -> Iterator[None]:
     """Held across processes (flock on `lock_file`, made 0600): a read-modify-write of a file in the user's

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -17,7 +18,8 @@ STRINGSH = [sys.executable, "-m", "stringsh"]
 #: Tools some tests run that a machine with only Python may lack, and how to get each.
 TOOLS = {"bwrap": "apt-get install -y bubblewrap", "git": "apt-get install -y git",
          "rg": "pip install --only-binary=ripgrep 'stringsh[search]'",
-         "node": "apt-get install -y nodejs npm", "npm": "apt-get install -y nodejs npm"}
+         "node": "apt-get install -y nodejs npm", "npm": "apt-get install -y nodejs npm",
+         "tmpfs": "run the tests as root, as CI does, where `mount -t tmpfs` works"}
 #: Parameter ids that mean "this case runs under bubblewrap" (shell providers, policy variants).
 NOT_INSTALLED = "is not installed"
 BWRAP_IDS = frozenset({"bubblewrap", "sandboxed"})
@@ -26,7 +28,8 @@ BWRAP_IDS = frozenset({"bubblewrap", "sandboxed"})
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "needs(tool): runs a tool (bwrap, git, rg, node, npm); skipped without it, unless CI=true, where it must run",
+        "needs(tool): runs a tool (bwrap, git, rg, node, npm, tmpfs: a size-limited mount); skipped without it, "
+        "unless CI=true, where it must run",
     )
 
 
@@ -40,10 +43,25 @@ def needed_tools(item: pytest.Item) -> list[str]:
     return tools
 
 
+@functools.cache
+def can_mount_tmpfs() -> bool:
+    """Root, and a real `mount -t tmpfs` works here (a container may forbid it): tried once per run."""
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        return False
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as point:
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", point],
+                                 capture_output=True).returncode == 0
+        if mounted:
+            subprocess.run(["umount", point], capture_output=True)
+    return mounted
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """A newcomer's run skips what needs a missing tool; where CI=true (.ci/run installs them) it fails loudly."""
     for tool in needed_tools(item):
-        if shutil.which(tool):
+        if (can_mount_tmpfs() if tool == "tmpfs" else shutil.which(tool)):
             continue
         if os.environ.get("CI") == "true":
             pytest.fail(f"{tool} is not installed and CI=true requires this test: {TOOLS[tool]}", pytrace=False)

@@ -1,4 +1,5 @@
-"""The bottom toolbar: topic, open document and block, stale mark, bash cwd and last exit status, undo depth.
+"""The bottom toolbar: topic, open document and block, stale mark, bash cwd and last exit status, undo depth,
+and "read-only: <why>" while the engine refuses changes (degraded mode: its state folder is full, read-only, ...).
 
 State is read from the typed session (its `DocumentView` and `ShellSession`) and the engine (`undo_depth`) and,
 for the last exit status, from the last bash reply the REPL saw. Rendering only formats a snapshot, so a redraw
@@ -137,6 +138,10 @@ def toolbar_fragments(
     if state.undo_depth is not None:
         parts.append(sep)
         parts.append(("class:toolbar.dim", f"undo {state.undo_depth}"))
+    read_only = workspace.state.read_only  # degraded mode (state.py): changes are refused until it clears
+    if read_only is not None:
+        parts.append(sep)
+        parts.append(("class:toolbar.fail", f"read-only: {read_only}"))
     parts.append(sep)
     parts.append(("class:toolbar.dim", "Alt-Enter newline · Ctrl-D quit"))
     return parts

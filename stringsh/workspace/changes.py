@@ -20,6 +20,7 @@ from stringsh.errors import StringError, is_a_folder
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.journal import FileRow, Journal, MissingBlob, inverse_tree
+from stringsh.workspace.oserrors import FULL
 from stringsh.workspace.paths import DIR_FLAGS, Confiner, Resolved
 
 
@@ -159,14 +160,17 @@ def execute(cs: int, plans: list[Plan], pool: atomic.FsyncPool, seal: Callable[[
             else:
                 atomic.commit(p.res.parent_fd, atomic.temp_name(cs, p.idx), p.res.name)
         atomic.fsync_dirs([p.res.parent_fd for p in plans] + [fd for p in plans for fd in p.synced], pool)
-    except BaseException:
+    except BaseException as exc:
         for p in reversed(replaced):
             with contextlib.suppress(OSError):
                 _put(p.res.parent_fd, p.res.name, atomic.temp_name(cs, p.idx), p.prev, p.prev_mode,
                      p.prev_times)
         for p in plans:
             if p.res.parent_fd >= 0:
-                atomic.remove(p.res.parent_fd, atomic.temp_name(cs, p.idx))
+                with contextlib.suppress(OSError):  # a temp that cannot go must not hide why the change failed
+                    atomic.remove(p.res.parent_fd, atomic.temp_name(cs, p.idx))
+        if isinstance(exc, OSError) and exc.errno in FULL:  # how much the change set needed: NO_SPACE says it
+            exc.needed = sum(len(p.data) for p in plans if p.data is not None)  # type: ignore[attr-defined]
         raise
 
 

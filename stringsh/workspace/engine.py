@@ -10,13 +10,14 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from stringsh.errors import StringError
 from stringsh.userdirs import user_policy_file
 from stringsh.workspace.clients import Client
 from stringsh.workspace.context import RequestContext, current
 from stringsh.workspace.layers import load_policy
 from stringsh.workspace.paths import Confiner
 from stringsh.workspace.policy import POLICY_FILE, Policy
-from stringsh.workspace.state import AuditNote, EngineState
+from stringsh.workspace.state import DEGRADED, AuditNote, EngineState
 from stringsh.workspace.trust import trust_file
 
 if TYPE_CHECKING:
@@ -89,7 +90,14 @@ class Workspace:
         workspace = cls(policy.root.path, policy, client=client)
         workspace.state.check_identity()  # a folder re-created at this path does not inherit its journal
         if workspace.state.recovery_due():  # a few stats: the journal opens only when a crash may have left work
-            workspace.recover()  # a crash left files mid-change: put them back before anyone reads them
+            try:
+                workspace.recover()  # a crash left files mid-change: put them back before anyone reads them
+            except StringError as exc:
+                if exc.code not in DEGRADED:
+                    raise
+                # degraded: reads go on, every change is refused (and recovers first) until the condition clears
+                workspace.state.read_only = workspace.state.read_only or exc.message.rstrip(".")
+        workspace.state.probe()
         return workspace
 
     def close(self) -> None:

@@ -247,15 +247,23 @@ class Journal:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: `BEGIN IMMEDIATE`, then `COMMIT`, or `ROLLBACK` on any exception."""
+        """One write transaction: `BEGIN IMMEDIATE`, then `COMMIT`, or `ROLLBACK` on any exception. A full or
+        read-only disk, an I/O error or a lock held too long is a coded condition (journalfile.fault): nothing of
+        the transaction is kept, and the next one tries again."""
         db = self.db
-        db.execute("BEGIN IMMEDIATE")
         try:
-            yield db
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:  # SQLite may have rolled back itself (a full disk, an I/O error)
+                    db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            from stringsh.workspace.journalfile import fault
+
+            raise fault(self.path, exc) from None
 
     def begin(self, topic: str, frontend: str, kind: str, reverts: int | None, rows: list[FileRow],
               blobs: dict[str, bytes], tree: tuple[TreeOp, ...] = (), *, command: str = "") -> int:
@@ -354,13 +362,18 @@ class Journal:
         """Make every committed record durable by fsyncing the WAL file (the one SQLite uses now: a WAL
         that was deleted and recreated is opened again), and the blob files `begin` wrote with their folder (on
         `pool`'s threads beside the WAL's, when given)."""
-        st = os.stat(self.wal_path)
-        if self._wal_fd < 0 or os.fstat(self._wal_fd).st_ino != st.st_ino:
-            if self._wal_fd >= 0:
-                os.close(self._wal_fd)
-            self._wal_fd = os.open(self.wal_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        wal = self._wal_fd
-        self.blob_files.sync(pool, lambda: os.fsync(wal))
+        try:
+            st = os.stat(self.wal_path)
+            if self._wal_fd < 0 or os.fstat(self._wal_fd).st_ino != st.st_ino:
+                if self._wal_fd >= 0:
+                    os.close(self._wal_fd)
+                self._wal_fd = os.open(self.wal_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            wal = self._wal_fd
+            self.blob_files.sync(pool, lambda: os.fsync(wal))
+        except OSError as exc:  # the journal's disk, not the workspace's: said of the journal (journalfile.fault)
+            from stringsh.workspace.journalfile import fault
+
+            raise fault(self.path, exc) from None
 
     def finish(self, cs: int, state: str, reverts: int | None = None, keep: JournalKeep | None = None) -> None:
         """Mark a change set done or rolled back; with `keep` (the policy's), a done one then prunes the journal to
@@ -369,7 +382,12 @@ class Journal:
             self.seal(cs)
         db = self.db
         if not (state == "done" and reverts is not None):
-            db.execute("UPDATE changesets SET state=? WHERE id=?", (state, cs))  # one statement: atomic alone
+            try:
+                db.execute("UPDATE changesets SET state=? WHERE id=?", (state, cs))  # one statement: atomic alone
+            except sqlite3.Error as exc:  # a full or read-only disk: the set stays pending, recovery settles it
+                from stringsh.workspace.journalfile import fault
+
+                raise fault(self.path, exc) from None
         else:
             with self._write() as db:
                 db.execute("UPDATE changesets SET state=? WHERE id=?", (state, cs))
@@ -379,8 +397,11 @@ class Journal:
 
             if over(self.db, keep):  # read outside a transaction: a change under the bound opens none more
                 gone: list[str] = []
-                with self._write() as db:
-                    bound(db, keep, gone)
+                try:
+                    with self._write() as db:
+                        bound(db, keep, gone)
+                except StringError:  # a disk too full to prune on: the next change prunes (no blob is dropped)
+                    gone = []
                 self.blob_files.unlink(gone)
         self.checkpoints.kick()
 

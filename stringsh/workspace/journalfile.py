@@ -25,12 +25,14 @@ commits the file system's metadata in order on ext4 and xfs; no fsync is added f
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
 from stringsh.workspace import atomic
+from stringsh.workspace.oserrors import DENIED, FULL, io_error, mount_of, no_space, read_only
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -44,16 +46,76 @@ MARKED_STAMP = "journal.marked"
 
 class JournalUnavailable(StringError):
     """The journal cannot be opened or used (damaged, not a regular file, the state folder refused it): reads can
-    go on without it; a change, `/undo`, `/revert` or `/changes` cannot."""
+    go on without it; a change, `/undo`, `/revert` or `/changes` cannot. `code` is INTERNAL_ERROR for a damaged
+    journal, else the condition (`fault`): NO_SPACE, READ_ONLY, IO_ERROR or BUSY, which `why` says in a few words
+    (the start-up line and the REPL toolbar show "read-only: <why>")."""
 
-    def __init__(self, path: Path, reason: str) -> None:
+    def __init__(self, path: Path, reason: str, code: str = "INTERNAL_ERROR", message: str | None = None,
+                 hint: str | None = None, why: str | None = None) -> None:
         super().__init__(
-            "INTERNAL_ERROR",
-            f"The change journal {path} cannot be used: {reason}.",
-            "Move it aside (undo history and crash recovery start afresh) and run the command again.",
+            code, message or f"The change journal {path} cannot be used: {reason}.",
+            hint or "Move it aside (undo history and crash recovery start afresh) and run the command again.",
         )
         self.path = path
         self.reason = reason
+        self.why = why or reason
+
+
+#: SQLite's primary result codes that are a condition of the disk or another process, not a damaged journal.
+SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN = 5, 6, 8, 10, 13, 14
+#: What a journal write needs at the least when SQLite cannot say: a WAL frame or two and its 32 KiB index.
+JOURNAL_NEEDS = 64 * 1024
+#: Less free than this and an I/O error from SQLite is read as a full disk (tmpfs and overlays say EIO then).
+NEARLY_FULL = 256 * 1024
+
+
+def fault(path: Path, exc: BaseException) -> JournalUnavailable:
+    """The state file `path` (the journal, its marker, the lock, the folder) could not be used because of `exc`
+    (an OSError or a sqlite3.Error): a coded condition with its why when the disk or another process is the cause,
+    INTERNAL_ERROR (move it aside) when the file itself is damaged."""
+    folder = path if path.is_dir() else path.parent
+    errno_ = exc.errno if isinstance(exc, OSError) else None
+    sqlite = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+    reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or type(exc).__name__
+    what = f"the change journal {path}" if path.name == JOURNAL_FILE else f"the state file {path}"
+    try:
+        st = os.statvfs(folder)
+        read_only_fs, free = bool(st.f_flag & os.ST_RDONLY), st.f_bavail * st.f_frsize
+    except OSError:
+        read_only_fs, free = False, None
+    error: StringError | None = None
+    why = reason
+    if errno_ in FULL or sqlite == SQLITE_FULL or (
+            sqlite in (SQLITE_IOERR, SQLITE_CANTOPEN) and free is not None and free < NEARLY_FULL):
+        error = no_space(what, folder, JOURNAL_NEEDS + (0 if free is None else free))
+        why = f"no space left for the journal on {mount_of(folder)}"
+    elif errno_ == errno.EROFS or read_only_fs or sqlite == SQLITE_READONLY:
+        error = read_only(what, folder)
+        why = f"the state folder {folder} is on a read-only file system"
+    elif errno_ in DENIED or (sqlite == SQLITE_CANTOPEN and not os.access(folder, os.W_OK)):
+        error = StringError(
+            "READ_ONLY", f"stringsh cannot write its state folder {folder} ({reason}); nothing was written.",
+            "Give yourself write access to it, or point STRINGSH_STATE_DIR at a folder you can write; reads still "
+            "work.")
+        why = f"the state folder {folder} is not writable"
+    elif sqlite in (SQLITE_BUSY, SQLITE_LOCKED):
+        error = StringError(
+            "BUSY", f"Another process has held the change journal {path} too long; nothing was written.",
+            "Wait for the other stringsh to finish (or stop it), then retry; reads still work.")
+        why = "the change journal is locked by another process"
+    elif errno_ == errno.EIO or sqlite == SQLITE_IOERR:
+        error = io_error(what)
+        why = f"input/output error on {folder}"
+    if error is None:
+        return JournalUnavailable(path, reason)
+    return JournalUnavailable(path, reason, error.code, error.message, error.hint, why)
+
+
+def rolled_back(journal: Journal, cs: int) -> None:
+    """Mark a change set whose files were all put back; a journal that cannot take the mark (its disk is full too)
+    leaves it pending, which recovery rolls back, and the error that stopped the change is the one reported."""
+    with contextlib.suppress(JournalUnavailable):
+        journal.finish(cs, "rolled_back")
 
 
 def recovery_due(folder: Path) -> bool:
@@ -70,7 +132,7 @@ def mark_in_flight(folder_fd: int, folder: Path) -> None:
     try:
         os.close(atomic.open_state_file(folder_fd, RECOVERY_MARKER, os.O_WRONLY | os.O_CREAT))
     except OSError as exc:
-        raise JournalUnavailable(folder / RECOVERY_MARKER, exc.strerror or str(exc)) from None
+        raise fault(folder / RECOVERY_MARKER, exc) from None
 
 
 def settled(folder_fd: int, *, stamp: bool = True) -> None:
@@ -104,7 +166,7 @@ def open_journal(folder_fd: int, folder: Path, client: str) -> Journal:
     try:
         return Journal(folder / JOURNAL_FILE, client)
     except sqlite3.Error as exc:
-        raise JournalUnavailable(folder / JOURNAL_FILE, str(exc)) from None
+        raise fault(folder / JOURNAL_FILE, exc) from None
 
 
 def _make_private(folder_fd: int, name: str, folder: Path) -> None:
@@ -115,7 +177,7 @@ def _make_private(folder_fd: int, name: str, folder: Path) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise JournalUnavailable(folder / name, exc.strerror or str(exc)) from None
+        raise fault(folder / name, exc) from None
     try:
         if stat.S_IMODE(os.fstat(fd).st_mode) != 0o600:
             os.fchmod(fd, 0o600)

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from stringsh.errors import StringError
-from stringsh.userdirs import user_policy_file
+from stringsh.userdirs import use_state_dir, user_policy_file
 from stringsh.workspace import trust
 from stringsh.workspace.policy import (
     CONFIRM_MODES,
@@ -37,8 +37,12 @@ NO_SANDBOX = "--no-sandbox"
 
 def load_policy(root: str | Path, policy_file: Path | None = None, *, no_sandbox: bool = False) -> Policy:
     """Defaults, then the user's config policy, then `policy_file` or the workspace's `stringsh.toml`; then
-    `no_sandbox` (the user typed `--no-sandbox`: trusted, and last, so no file turns the sandbox back on)."""
+    `no_sandbox` (the user typed `--no-sandbox`: trusted, and last, so no file turns the sandbox back on). A
+    `[journal] state_dir` of a trusted layer becomes this process's state folder (unless STRINGSH_STATE_DIR is
+    set): every user of it (the engine, `stringsh audit`, the sandbox hiding it) asks userdirs.state_dir."""
     policy = layered_policy(Path(root).resolve(), policy_file)
+    if policy.state_dir:  # the whole process (and the shell's sandbox, which hides it) uses that state folder
+        use_state_dir(policy.state_dir)
     if no_sandbox:
         policy = policy._replace(shell=policy.shell._replace(sandbox=False), sandbox_set_by=NO_SANDBOX)
     return policy
@@ -77,6 +81,9 @@ def layered_policy(root: Path, policy_file: Path | None) -> Policy:
         files.append(Path(policy_file).resolve())
     elif ws_text is not None:
         candidate = parse_policy(ws_text, ws_file, root, policy)
+        if candidate.state_dir != policy.state_dir:  # trusted or not: a repository never says where its journal is
+            candidate = candidate._replace(state_dir=policy.state_dir)
+            ignored.append("journal.state_dir")
         policy = candidate if trusted else narrowed(policy, candidate, ignored)
         layers.append(WORKSPACE)
         files.append(ws_file.resolve())

@@ -259,7 +259,7 @@ class Confiner:
         try:  # inline, not `with translated(...)`: a walk resolves every entry it meets
             return self._resolve(path, create=create, reading=reading)
         except OSError as exc:
-            error = coded(exc, [path])
+            error = coded(exc, [path], self.real)
             if error is None:
                 raise
             refused_path(path, error.code)

@@ -41,6 +41,8 @@ Every table and key is optional:
     [journal]                      # how much undo history the change journal keeps (keep.py), whichever is less:
     keep_changes = 1000            # the newest change sets (the newest one is always kept)
     keep_bytes = 134217728         # bytes of previous file content (128 MiB); older change sets are pruned, to 90%
+    state_dir = "/var/lib/me/st"   # where the journal, audit log and lock live (absolute or `~`); only your own
+                                   # policy or --policy may set it (a workspace's never); STRINGSH_STATE_DIR wins
 
     [operator]                     # OPERATOR_CMD changes (write, patch, applyEdits, delete, copy, move):
     confirm = "prompt"             # ask a person (none to ask: refused), "allow" them, or "deny" them all
@@ -192,6 +194,8 @@ class Policy(NamedTuple):
     #: Who set `[shell] sandbox`: a policy file's path, `--no-sandbox`, or "" for the built-in default (on where
     #: bubblewrap runs, else off with a note: shell/sandboxing.py).
     sandbox_set_by: str = ""
+    #: `[journal] state_dir`: the state folder instead of the user's (userdirs.state_dir); "" keeps that one.
+    state_dir: str = ""
 
     @classmethod
     def default(cls, root: str | Path) -> Policy:
@@ -362,6 +366,12 @@ def parse_policy(text: str, source: Path, workspace_root: Path, base: Policy | N
     if isinstance(data.get("changes"), dict) and "deny_globs" in data["changes"]:  # adds, like the secret denies
         changes = changes._replace(deny_globs=base.changes.deny_globs + changes.deny_globs)
     limits = _section(Limits, data.get("limits", {}), "limits", source, base.limits)
+    journal_table = dict(data.get("journal", {})) if isinstance(data.get("journal", {}), dict) else None
+    if journal_table is None:
+        raise _bad(source, "[journal] must be a table")
+    state_dir = journal_table.pop("state_dir", base.state_dir)
+    if not isinstance(state_dir, str) or (state_dir and not os.path.isabs(os.path.expanduser(state_dir))):
+        raise _bad(source, "journal.state_dir must be an absolute folder path (or start with ~)")
     if limits.max_walk_files > limits.max_walk_entries:
         raise _bad(source, "limits.max_walk_files must not be above limits.max_walk_entries")
     return base._replace(
@@ -371,11 +381,12 @@ def parse_policy(text: str, source: Path, workspace_root: Path, base: Policy | N
         secrets=secrets,
         changes=changes,
         shell=_section(Shell, data.get("shell", {}), "shell", source, base.shell),
-        journal=_section(JournalKeep, data.get("journal", {}), "journal", source, base.journal),
+        journal=_section(JournalKeep, journal_table, "journal", source, base.journal),
         operator=_section(Operator, data.get("operator", {}), "operator", source, base.operator),
         git=_git(data.get("git", {}), source, base.git),
         source=source,
         sandbox_set_by=str(source) if "sandbox" in data.get("shell", {}) else base.sandbox_set_by,
+        state_dir=state_dir,
     )
 
 

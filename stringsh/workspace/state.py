@@ -30,7 +30,9 @@ symlinks, private (0700); when something planted sits there (`.stringsh -> ../ou
 through it and changes are refused.
 
 Every state file is opened with O_NOFOLLOW relative to a folder descriptor and must be a regular file (a FIFO is
-refused at once, never waited on); a damaged journal is an INTERNAL_ERROR with a hint, never a traceback.
+refused at once, never waited on); a damaged journal is an INTERNAL_ERROR with a hint, never a traceback. A state
+folder that is full, read-only, not writable or locked too long is a condition, not damage (journalfile.fault):
+`read_only` then says why, reads go on, and every change is refused with the code until one gets through.
 `EngineState` is the only code that knows these paths (and where the cache-signing key lives). It also owns what
 a workspace must not share with another one in the same process: the fsync workers and the sandbox probe.
 """
@@ -39,6 +41,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import fcntl
 import functools
 import os
@@ -56,8 +59,17 @@ from stringsh.workspace.audit import GENESIS, AuditFiles, AuditLog
 from stringsh.workspace.clients import Client, own_client
 from stringsh.workspace.context import CURRENT, DEFERRED, RequestContext, current
 from stringsh.workspace.digest import sha256
-from stringsh.workspace.journalfile import JOURNAL_FILE, mark_in_flight, open_journal, recovery_due, settled
-from stringsh.workspace.oserrors import coded
+from stringsh.workspace.journalfile import (
+    JOURNAL_FILE,
+    NEARLY_FULL,
+    JournalUnavailable,
+    fault,
+    mark_in_flight,
+    open_journal,
+    recovery_due,
+    settled,
+)
+from stringsh.workspace.oserrors import DENIED, FULL, coded, mount_of
 from stringsh.workspace.paths import STATE_DIR, Confiner, spool_folder
 
 if TYPE_CHECKING:
@@ -73,6 +85,12 @@ AUDIT_FILE = "audit.log"
 AUDIT_FILES = AuditFiles(AUDIT_FILE, f"{AUDIT_FILE}.1", "audit.head")
 LOCK_FILE = "lock"
 ROOT_NOTE = "workspace"
+#: The errno values of a state folder that is full, read-only, unwritable or failing: changes wait, reads go on.
+CONDITIONS = FULL | DENIED | {errno.EROFS, errno.EIO}
+#: The codes of a condition that can clear without a restart (degraded mode: see `read_only`).
+DEGRADED = frozenset({"NO_SPACE", "READ_ONLY", "IO_ERROR", "BUSY"})
+LOCK_WAIT = 30.0
+LOCK_POLL = 0.05
 STATE_HINT = "It must be a folder you own, not a link; move it aside (or set STRINGSH_STATE_DIR) and retry."
 
 
@@ -134,6 +152,12 @@ class EngineState:
         self._stamped_journal = False  # `journal.marked` written by this process
         self._audit: AuditLog | None = None
         self._writer: AuditWriter | None = None  # records_after_reply's
+        #: Why changes are refused now (the state folder is full, read-only, unwritable or locked), None when they
+        #: are not: set at start (`probe`) and by each refusal, cleared by the next change set written.
+        self.read_only: str | None = None
+        self._wrote = False  # a change set was begun under the current lock
+        #: Seconds a change waits for another process's workspace lock before it is refused (BUSY).
+        self.lock_wait = LOCK_WAIT
 
     @property
     def frontend(self) -> str:
@@ -214,7 +238,8 @@ class EngineState:
         opened here, so the writer never takes the state's lock (whoever closes the state holds it)."""
         try:
             log = self._writing_log()
-        except (OSError, StringError):
+        except (OSError, StringError) as exc:
+            audit_failed(exc)
             return  # a read-only state folder must not stop reads
         writer = self._writer
         if writer is None:
@@ -343,6 +368,8 @@ class EngineState:
             finally:
                 os.close(parent)
         except OSError as exc:
+            if exc.errno in CONDITIONS:  # a full, read-only, unwritable or failing disk: degraded, not broken
+                raise self._degrade(fault(path, exc)) from None
             raise StringError(
                 "INTERNAL_ERROR", f"stringsh cannot use its state folder {path}: {exc.strerror or exc}", STATE_HINT
             ) from None
@@ -402,6 +429,8 @@ class EngineState:
         try:
             return atomic.open_state_file(self._folder_fd(), name, flags)
         except OSError as exc:
+            if exc.errno in CONDITIONS:
+                raise self._degrade(fault(self.path / name, exc)) from None
             raise StringError(
                 "INTERNAL_ERROR", f"stringsh cannot use its state file {self.path / name}: {exc.strerror or exc}",
                 STATE_HINT,
@@ -431,7 +460,10 @@ class EngineState:
     def journal(self) -> Journal:
         with self.thread_lock:
             if self._journal is None:
-                self._journal = self.open_journal()
+                try:
+                    self._journal = self.open_journal()
+                except JournalUnavailable as exc:
+                    raise self._degrade(exc) from None
             return self._journal
 
     def open_journal(self) -> Journal:
@@ -458,17 +490,22 @@ class EngineState:
             if self._depth == 0:
                 if self._lock_fd < 0:
                     self._lock_fd = self._open_file(LOCK_FILE, os.O_RDWR | os.O_CREAT)
-                fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+                self._take_lock()
             self._depth += 1
             try:
                 if self._depth == 1:
                     from stringsh.workspace import changes
 
+                    self._wrote = False
                     pending = self.journal.pending()
                     self._unsettled = self._unsettled or bool(pending)
                     for cs in pending:
                         changes.recover(self.journal, self.confiner, cs, self.fsync_pool)
                 yield
+                if self._depth == 1 and self._wrote:
+                    self.read_only = None  # a change set was written: whatever stopped changes has cleared
+            except JournalUnavailable as exc:
+                raise self._degrade(exc) from None
             finally:
                 self._depth -= 1
                 if self._depth == 0:
@@ -477,10 +514,65 @@ class EngineState:
                     finally:
                         fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
 
+    def _take_lock(self) -> None:
+        """flock the workspace lock, waiting at most `lock_wait` seconds for another process to let it go; then
+        BUSY (and degraded until a change gets through), never a wait without end."""
+        try:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            pass
+        deadline = time.monotonic() + self.lock_wait
+        pause = 0.001  # short first: most holders finish one change set within a few milliseconds
+        while True:
+            time.sleep(pause)
+            pause = min(pause * 2, LOCK_POLL)
+            try:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    break
+        raise self._degrade(JournalUnavailable(
+            self.path / LOCK_FILE, "locked", "BUSY",
+            f"Another process has held the workspace lock {self.path / LOCK_FILE} for over {self.lock_wait:g} s; "
+            "nothing was written.",
+            "Wait for the other stringsh to finish (or stop it), then retry; reads still work.",
+            "the workspace is locked by another process",
+        ))
+
+    def _degrade(self, exc: JournalUnavailable) -> JournalUnavailable:
+        """Remember why changes are refused (the toolbar shows it) when it is a condition that can clear."""
+        if exc.code in DEGRADED:
+            self.read_only = exc.why
+        return exc
+
+    def probe(self) -> str | None:
+        """At start-up: why the state folder cannot take a change (read-only, unwritable, full), or None; a few
+        stats of the folder, or of its nearest existing parent when it is not made yet. Sets `read_only`."""
+        folder = self.path
+        while not folder.is_dir() and folder.parent != folder:
+            folder = folder.parent
+        try:
+            st = os.statvfs(folder)
+        except OSError:
+            return self.read_only
+        if st.f_flag & os.ST_RDONLY:
+            why: str | None = f"the state folder {self.path} is on a read-only file system"
+        elif not os.access(folder, os.W_OK):
+            why = f"the state folder {folder} is not writable"
+        elif st.f_bavail * st.f_frsize < NEARLY_FULL:
+            why = f"no space left for the journal on {mount_of(folder)}"
+        else:
+            why = None
+        self.read_only = self.read_only or why
+        return self.read_only
+
     def _mark_in_flight(self, folder: int) -> None:
         """Journal.begin's first step: a start opens the journal until this lock ends with nothing pending."""
         self._unsettled = True
         mark_in_flight(folder, self.path)
+        self._wrote = True
 
     def _settle(self) -> None:
         """Lock still held: when no change set is pending any more, a start need not open the journal (the
@@ -522,7 +614,7 @@ class EngineState:
             outcome, raised = exc.code, True
             raise
         except OSError as exc:  # the file system said no, or the tree changed while walked: a coded error
-            error = coded(exc, paths)
+            error = coded(exc, paths, self.confiner.real)
             outcome, raised = (error.code if error else f"INTERNAL_ERROR:{type(exc).__name__}"), True
             if error is None:
                 raise
@@ -573,9 +665,13 @@ class EngineState:
         return self._log()
 
     def _append(self, record: dict[str, object]) -> None:
-        # a read-only state folder must not stop reads; mutations fail earlier on the journal
-        with contextlib.suppress(OSError, StringError):
+        # a read-only or full state folder must not stop reads; it is said once on stderr (audit_failed)
+        try:
             self._writing_log().append(record)
+        except (OSError, StringError) as exc:
+            audit_failed(exc)
+        else:
+            audit_failed(None)
 
 
 def loggable(text: str) -> str:
@@ -620,8 +716,30 @@ class AuditWriter:
                 item.set()
                 continue
             for record in item:
-                with contextlib.suppress(OSError, StringError):
+                try:
                     self.log.append(record)
+                except (OSError, StringError) as exc:
+                    audit_failed(exc)
+                else:
+                    audit_failed(None)
+
+
+_AUDIT_SILENT: list[str] = []  # the reason already said on stderr, while the audit log stays unwritable
+
+
+def audit_failed(exc: BaseException | None) -> None:
+    """An audit record could not be written (`exc`), or one was (None): the person is told once on stderr when
+    records start being lost (a full or read-only state folder), and once when they are written again."""
+    if exc is None:
+        if _AUDIT_SILENT:
+            _AUDIT_SILENT.clear()
+            print("stringsh: the audit log is written again", file=sys.stderr)
+        return
+    if not _AUDIT_SILENT:
+        reason = exc.message if isinstance(exc, StringError) else (exc.strerror or str(exc))
+        _AUDIT_SILENT.append(reason)
+        print(f"stringsh: the audit log could not record a request ({reason}); it will not until that clears",
+              file=sys.stderr)
 
 
 def _create_once(dir_fd: int, name: str, text: str) -> None:

@@ -94,3 +94,24 @@ def test_short_path(tmp_path: Path) -> None:
     assert short_path(str(tmp_path), tmp_path) == "./"
     assert short_path(str(tmp_path / "a" / "b"), tmp_path) == "./a/b"
     assert short_path("/elsewhere", tmp_path) == "/elsewhere"
+
+
+def test_read_only_shows_while_changes_are_refused(ws: Path, dispatcher: Dispatcher) -> None:
+    """Degraded mode (here: another process holds the workspace lock too long) is on the toolbar until a change
+    gets through."""
+    import fcntl
+    import os
+
+    state = ToolbarState()
+    run(dispatcher, state, "/write a.md\none")
+    dispatcher.workspace.state.lock_wait = 0.1
+    other = os.open(state_folder(ws) / "lock", os.O_RDWR)
+    try:
+        fcntl.flock(other, fcntl.LOCK_EX)
+        assert run(dispatcher, state, "/write a.md\ntwo").startswith("re: /write a.md\nERROR(BUSY): Another process")
+        assert toolbar_text(state, dispatcher).endswith(
+            "  │  read-only: the workspace is locked by another process  │  Alt-Enter newline · Ctrl-D quit")
+    finally:
+        os.close(other)
+    run(dispatcher, state, "/write a.md\ntwo")
+    assert "read-only" not in toolbar_text(state, dispatcher)

@@ -8,6 +8,7 @@ recovery does the same for an append interrupted half way.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -17,8 +18,10 @@ from typing import TYPE_CHECKING, NamedTuple
 from stringsh.errors import StringError, is_a_folder
 from stringsh.workspace.globs import GlobSet
 from stringsh.workspace.journal import FileRow
+from stringsh.workspace.journalfile import JournalUnavailable, rolled_back
 from stringsh.workspace.models import RevertedFile, RevertOutcome, WriteOutcome
 from stringsh.workspace.ops.guard import check_hardlink, check_size
+from stringsh.workspace.oserrors import FULL
 from stringsh.workspace.recovery import CHUNK, UTF8_BOM, file_hash, open_appendable
 from stringsh.workspace.textio import BINARY_SNIFF, ENCODING_HINT, adapt_newlines, count_lines, encode
 
@@ -120,16 +123,22 @@ def _journalled(journal: Journal, topic: str, frontend: str, kind: str, reverts:
     except BaseException:
         if kind == "apply":
             os.ftruncate(fd, row.prev_size or 0)
-        journal.finish(cs, "rolled_back")
+        rolled_back(journal, cs)
         raise
-    journal.finish(cs, "done", reverts, keep)
+    with contextlib.suppress(JournalUnavailable):  # a journal too full for the mark: recovery marks it done
+        journal.finish(cs, "done", reverts, keep)
     return cs
 
 
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+    try:
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError as exc:
+        if exc.errno in FULL:  # NO_SPACE says how much was needed (oserrors.py); the caller cuts the file back
+            exc.needed = len(data)  # type: ignore[attr-defined]
+        raise
 
 
 def _check_target(ws: Workspace, res: Resolved) -> None:

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -13,6 +14,7 @@ from stringsh.workspace import changes
 from stringsh.workspace import tree as treeops
 from stringsh.workspace.globs import GlobSet
 from stringsh.workspace.hunks import materialise
+from stringsh.workspace.journalfile import JournalUnavailable, rolled_back
 from stringsh.workspace.models import ChangeSetId, FileChange
 from stringsh.workspace.ops.guard import check_hardlink, check_size, keep_limit, require
 from stringsh.workspace.patches import Patch, check_patches
@@ -128,12 +130,15 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
             try:
                 changes.execute(cs, plans, ws.state.fsync_pool, lambda: journal.seal(cs, ws.state.fsync_pool))
             except BaseException:
-                journal.finish(cs, "rolled_back")
+                rolled_back(journal, cs)
                 raise
         for p, row in zip(plans, rows, strict=True):
             if p.existed:  # a folder planned as new was there after all: undo must leave it
                 journal.set_new_dirs(cs, p.idx, tuple(d for d in row.new_dirs if d not in p.existed))
-        journal.finish(cs, "done", reverts, ws.policy.journal)  # then prunes to the keep policy (keep.py)
+        # then prunes to the keep policy (keep.py); a journal whose disk filled meanwhile cannot take the mark:
+        # pending with every file new, the next change's recovery marks it done
+        with contextlib.suppress(JournalUnavailable):
+            journal.finish(cs, "done", reverts, ws.policy.journal)
         return cs
     finally:
         changes.close_plans(plans)
@@ -154,7 +159,7 @@ def _execute_tree(ws: Workspace, cs: int, plans: list[changes.Plan], tree: tuple
     except BaseException:
         for op in reversed(made):
             treeops.remove(ws.confiner, op)
-        journal.finish(cs, "rolled_back")
+        rolled_back(journal, cs)
         raise
     stayed = treeops.remove_all(ws.confiner, tree)
     if existed or stayed:  # not made, or not removed, by this change: undo must leave them as they are
