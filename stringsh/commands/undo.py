@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
+from stringsh.documents import partguard
 from stringsh.documents.diffreply import with_diff
 from stringsh.documents.revertreply import outcome_parts
 from stringsh.errors import StringError
@@ -22,6 +23,18 @@ def describe_skip(skipped: SkippedChange) -> str:
     return f"Undo: skipped change {skipped.change_id} ({paths}), left as it is; {after}"
 
 
+def known(ctx: Context, rel: str) -> None:
+    """The file this topic put back is seen as it is now, and its text is the baseline of the next part edit."""
+    workspace = ctx.dispatcher.workspace
+    try:
+        now = workspace.read_text(rel, topic=ctx.session.topic)
+    except StringError:  # binary, or not text in an encoding an edit may take: the hash alone
+        mark_seen(ctx.session.seen, workspace, rel)
+        return
+    mark_seen(ctx.session.seen, workspace, rel, now.sha256)
+    partguard.remember(ctx.session, rel, now.text)
+
+
 @handler("undo")
 def undo(ctx: Context) -> Result:
     workspace = ctx.dispatcher.workspace
@@ -37,6 +50,8 @@ def undo(ctx: Context) -> Result:
     for file in outcome.files:
         if file.action in ("deleted", "already_gone"):
             ctx.session.seen.pop(file.rel, None)
+        elif file.action == "reverted_part":
+            continue  # other clients' lines are in it, unread here: `seen` and the part baseline stay
         else:
-            mark_seen(ctx.session.seen, workspace, file.rel)
+            known(ctx, file.rel)
     return with_diff(ctx, Result("Undo: " + "; ".join(outcome_parts(outcome))), outcome.change_id, undo_note=False)

@@ -182,5 +182,5 @@ def fs_apply_edits(workspace: Workspace, command: Command, confirm: Confirmer, t
         return StringError("CONFLICT", f"{rel} changed since it was read; nothing was written.",
                            f"Read {rel} again and redo the change.")
 
-    rewrite(workspace, path, topic, "edit", file.sha256 if ranges else None, again, stale)
+    rewrite(workspace, path, topic, "write", file.sha256 if ranges else None, again, stale)  # audited as before
     return ok(command, "Applied edits")
