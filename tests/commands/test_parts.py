@@ -83,3 +83,12 @@ def test_undo_takes_back_its_part_and_refuses_only_when_that_part_changed_again(
         "ERROR(CONFLICT): Refusing to undo: r.txt changed since change 1 wrote it.\n"
         "Nothing was changed; open r.txt to see it, or /undo --skip to leave it and go on to older changes.")
     assert (ws / "r.txt").read_text() == "uno\ntwo\nTHREE\n"
+
+
+def test_the_changed_part_a_conflict_shows_is_masked(ws: Path, dispatcher, other) -> None:
+    token = "ghp_" + "Q7" * 18
+    (ws / "doc.md").write_text(DOC)
+    dispatcher.execute("/open doc.md")
+    other.execute(f"/edit doc.md#one\ntoken {token}\n")
+    refused = dispatcher.execute("/edit doc.md#one\nmine\n").text
+    assert "Its text now:\n## One\n\ntoken ***REDACTED***\nRedo the edit" in refused and token not in refused
