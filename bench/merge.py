@@ -9,7 +9,8 @@ as fast as the daemon answers:
 - replaces: each client sends `--replaces` `/replace r.txt` of its own line (`slotK=<n>` → `slotK=<n+1>`).
 
 Reported per scenario: the refusal rate (goal: 0%, as no two clients touch the same text), whether the file ends
-with every client's last accepted edit (no lost update), throughput (edits per second, all clients), and the
+with every client's last accepted edit (no lost update), throughput (requests and accepted edits per second, all
+clients), and the
 time per edit against the reference measured in the same run: one client alone sending the same requests (its
 time per edit is printed beside each ratio). Medians of `--repeat` runs. `--against` runs another checkout's
 daemons the same way (its folder first on PYTHONPATH), e.g. the version before a change, for its refusal rate.
@@ -156,7 +157,9 @@ def main() -> int:
             codes = ", ".join(f"{code} {n}" for code, n in sorted(middle.codes.items())) or "none"
             print(f"{kind:9s} {args.clients} clients x {count}: refused {middle.refused}/{middle.edits} "
                   f"({rate:.1f}%, goal 0%), refusals: {codes}")
-            print(f"{'':9s} throughput {middle.edits / middle.seconds:.0f} edits/s; time per edit per client "
+            accepted = middle.edits - middle.refused
+            print(f"{'':9s} throughput {middle.edits / middle.seconds:.0f} requests/s, "
+                  f"{accepted / middle.seconds:.0f} accepted edits/s; time per edit per client "
                   f"{pace * 1000:.1f} ms = {pace / solo:.2f}x one client alone ({solo * 1000:.1f} ms)")
     return 0
 
