@@ -21,8 +21,10 @@ if TYPE_CHECKING:
     from stringsh.session import Session
     from stringsh.workspace.engine import Workspace
 
-#: Files remembered per topic (the oldest read is dropped first); a file not remembered falls back to `seen`.
+#: Files, and characters of text, remembered per topic (the oldest read is dropped first); a file no longer
+#: remembered falls back to `seen`: its parts can be edited while the file is as this topic read it.
 REMEMBERED = 32
+REMEMBERED_CHARS = 8_000_000
 #: Lines of a changed part a CONFLICT shows.
 SHOWN_LINES = 40
 
@@ -32,7 +34,7 @@ def remember(session: Session, rel: str, text: str) -> None:
     known = session.known
     known.pop(rel, None)
     known[rel] = (session.seen.get(rel, ""), text)
-    while len(known) > REMEMBERED:
+    while len(known) > 1 and (len(known) > REMEMBERED or sum(len(t) for _, t in known.values()) > REMEMBERED_CHARS):
         known.pop(next(iter(known)))
 
 
