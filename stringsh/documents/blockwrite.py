@@ -53,6 +53,12 @@ def _changed(ctx: Caller, path: str, base: Document | None, block_id: str, doc: 
     return partguard.block_changed(ctx.documents.workspace, label, doc.block_source(block))
 
 
+def _was_read(ctx: Caller, view: DocumentView, block_id: str) -> bool:
+    """Whether the text this topic read of the file (not the file as found now) had the block."""
+    base_text = partguard.baseline(ctx.session, view.path, view.sha256, view.doc.text)
+    return base_text not in (None, view.doc.text) and Document.parse(base_text).resolve(block_id) is not None
+
+
 def _expected(ctx: Caller, view: DocumentView, block_id: str, block: Block, label: str) -> tuple[str, Document | None]:
     """The block's text as this topic read it (partguard.py), and the document it read when that is not the file
     as found now; CONFLICT (showing the block now) when the block is not the one read."""
@@ -71,10 +77,15 @@ def edit_block(ctx: Caller, view: DocumentView, block_id: str, body: str, force:
     """Splice the body into the block. The block's text as this topic read it is the precondition: it is found
     again by id in the file as it is under the engine's lock, and the splice applies whatever changed elsewhere
     in the file (CONFLICT, showing the block's text now, when the block itself changed)."""
-    block = resolve_block(view, block_id)
     documents = ctx.documents
     workspace = documents.workspace
     label = f"{view.path}#{block_id}"
+    try:
+        block = resolve_block(view, block_id)
+    except StringError as exc:
+        if exc.code == "BLOCK_NOT_FOUND" and _was_read(ctx, view, block_id):
+            raise partguard.block_gone(label, view.path) from None
+        raise
     expected, base = _expected(ctx, view, block_id, block, label)
     refuse_mask_writeback(workspace, label, expected, body)
     body = blockedit.without_own_heading(view.doc, block, body, label)

@@ -50,8 +50,10 @@ def test_a_block_removed_by_another_client_is_a_conflict(ws: Path, dispatcher, o
     dispatcher.execute("/open doc.md")
     other.execute("/open doc.md")
     other.execute("/edit doc.md\n# Doc\n\n## One\n\nfirst\n")
-    assert body(dispatcher.execute("/edit doc.md#two\nx\n").text).startswith(
-        "ERROR(BLOCK_NOT_FOUND): Block not found: #two in doc.md")
+    assert body(dispatcher.execute("/edit doc.md#two\nx\n").text) == (
+        "ERROR(CONFLICT): Refusing to edit doc.md#two: the block is no longer in doc.md (changed since this topic "
+        "read it); nothing was written.\nRun /open doc.md to see its blocks now.")
+    assert (ws / "doc.md").read_text() == "# Doc\n\n## One\n\nfirst\n"
 
 
 def test_line_ranges_hold_their_text_and_follow_lines_that_moved(ws: Path, dispatcher, other) -> None:
