@@ -1,22 +1,20 @@
 """/patch: a unified diff in the body (as OPERATOR_CMD's strict `fs.patch`, several files at once), applied as one
 change set: every hunk's context matches exactly or nothing is written, and one /undo takes back every file.
 
-Parsing is workspace/unified.py (unidiff), the exact application workspace/hunks.py; this module adds the topic's
-part: the hash each file had when this topic read it (a file changed since is a CONFLICT), the hints that name
-the String Commands to re-read with, and the reply."""
+Parsing is workspace/unified.py (unidiff), the exact application workspace/hunks.py, under the engine's lock:
+each hunk's context is its own precondition, so a change elsewhere in the file since this topic read it does not
+refuse the patch (no whole-file hash is asked). This module adds the hints that name the String Commands to
+re-read with, and the reply."""
 
 from __future__ import annotations
-
-import dataclasses
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.documents.diffreply import with_diff
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
-from stringsh.workspace.hunks import PatchFailed, StaleFile
+from stringsh.workspace.hunks import PatchFailed
 from stringsh.workspace.models import ChangeSet, Patch
-from stringsh.workspace.seen import seen_sha256
 from stringsh.workspace.unified import parse_diff
 
 USAGE = "Usage: /patch <<EOF\n--- a/path\n+++ b/path\n@@ -1,2 +1,2 @@\n …\nEOF"
@@ -52,10 +50,9 @@ def patch(ctx: Context) -> Result:
         raise StringError("TOO_LARGE", f"The patch is larger than the policy allows ({size} > {limit} bytes).",
                           "Send it in parts (each a complete diff of some files), or raise [limits] max_patch_bytes.")
     seen = ctx.session.seen
-    patches = [
-        p if p.action == "create" else dataclasses.replace(p, expected_prev_sha256=seen_sha256(seen, workspace, p.path))
-        for p in parse_diff(body)
-    ]
+    # Each hunk's exact context, checked in the file as it is under the engine's lock, is the hunk's own guard:
+    # no whole-file hash on top, so a change elsewhere in the file (by another client) does not refuse it.
+    patches = parse_diff(body)
     in_place = any(p.action == "modify" for p in patches)
     try:
         change_id = workspace.apply(ChangeSet(patches=patches), topic=ctx.session.topic,
@@ -63,17 +60,15 @@ def patch(ctx: Context) -> Result:
     except PatchFailed as exc:
         raise StringError(exc.code, exc.message,
                           f"Re-read those lines and redo the hunk: {reread(exc.rel, exc.first, exc.last)}") from None
-    except StaleFile as exc:
-        raise StringError("CONFLICT", f"{exc.rel} changed since this topic read it; nothing was written.",
-                          f"Run /open {exc.rel} again, then redo the patch.") from None
     rows = sorted(workspace.journal.files(change_id), key=lambda row: row.idx)
     documents = ctx.documents
     parts = []
     for p, row in zip(patches, rows, strict=True):
         if row.new_sha is None:
             seen.pop(row.path, None)
-        else:
+        elif seen.get(row.path, row.prev_sha) == row.prev_sha:  # the file was as this topic read it (or unread)
             documents.after_write(row.path, row.new_sha)
+        # else others changed it elsewhere meanwhile: this topic has not read their lines, so `seen` stays
         parts.append(summary(p, row.path))
     if len(parts) == 1:
         reply = Result(f"Patched {parts[0]}", fields=document_fields(rows[0].path))

@@ -1,12 +1,17 @@
 """/replace: String's newer edit (docs/string-commands.md): exact old text → new text, `path:L5[-L10]` lines, or
-`path#block` (the block edit). Every form is one journaled change: `/undo` puts the bytes back."""
+`path#block` (the block edit). Every form is one journaled change: `/undo` puts the bytes back. None is held
+against the whole file's hash: the old text, the lines' text or the block's text is each its own precondition,
+checked in the file as it is under the engine's lock."""
 
 from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.commands.targets import edit_target, refuse_unknown_flags, split_dashes
-from stringsh.documents import replacing
+from stringsh.documents import partguard, replacing
 from stringsh.documents.blockwrite import edit_block
 from stringsh.documents.diffreply import with_diff
 from stringsh.documents.linerange import LineTarget, out_of_bounds, parse_line_target
@@ -16,10 +21,13 @@ from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render.document import is_markdown
 from stringsh.render.view import DocumentView
-from stringsh.workspace import ChangeSet
-from stringsh.workspace.atomic import sha256
 from stringsh.workspace.ops import replace as exact
-from stringsh.workspace.textio import encode, line_spans
+from stringsh.workspace.ops.inplace import rewrite
+from stringsh.workspace.ops.lines import splice_lines
+from stringsh.workspace.textio import line_spans, split_lines
+
+if TYPE_CHECKING:
+    from stringsh.workspace.ops.read import TextFile
 
 ALL = "--all"
 USAGE_HINT = ("Forms: /replace [--all] path (body: old text, a line ---, new text), /replace path#block or "
@@ -33,21 +41,76 @@ def exists(ctx: Context, path: str) -> bool:
         return False
 
 
+def find_lines(lines: list[str], wanted: list[str]) -> list[int]:
+    """Every 1-based line number where `wanted` starts in `lines` (at most two: one is enough to follow)."""
+    found: list[int] = []
+    first = wanted[0]
+    for at, line in enumerate(lines):
+        if line == first and lines[at : at + len(wanted)] == wanted:
+            found.append(at + 1)
+            if len(found) > 1:
+                break
+    return found
+
+
 def replace_lines(ctx: Context, target: LineTarget, body: str) -> Result:
-    """Lines start..end (1-based, inclusive) become the body's lines (more or fewer: the file may grow or shrink)."""
+    """Lines start..end (1-based, inclusive) become the body's lines (more or fewer: the file may grow or shrink).
+
+    The lines' text as this topic read them is the precondition (partguard.py), checked in the file as it is
+    under the engine's lock: unchanged at those numbers, they are replaced whatever changed elsewhere; moved
+    whole to other numbers (lines added or removed above them), they are followed when found at exactly one
+    place; else CONFLICT, showing what those lines hold now."""
     documents = ctx.documents
+    workspace = documents.workspace
     view = documents.read_for_edit(target.path)
     text = view.doc.text
     spans = line_spans(text)
     label = LineTarget(view.path, target.start, target.end)
     if target.end > len(spans):
         raise out_of_bounds(label, len(spans), f"Recovery: run /edit {view.path} for current line numbers.")
-    region = text[spans[target.start - 1][0] : spans[target.end - 1][2]]
-    refuse_mask_writeback(documents.workspace, label.label, region, body)
-    outcome = documents.workspace.edit(view.path, target.start, target.end, body, topic=ctx.session.topic,
-                                       expected_sha256=view.sha256)
-    documents.after_write(view.path, outcome.sha256)
-    return with_diff(ctx, Result(f"Replaced {label.label}", fields=document_fields(view.path)), outcome.change_id)
+    edit_hint = f"/edit {view.path}"
+    base_text = partguard.baseline(ctx.session, view.path, view.sha256, text)
+    base_lines = split_lines(base_text) if base_text is not None else []
+    if base_text is None or target.end > len(base_lines):
+        partguard.remember(ctx.session, view.path, text)
+        raise partguard.lines_changed(workspace, label.label, region_of(text, target.start, target.end), edit_hint)
+    wanted = base_lines[target.start - 1 : target.end]
+    refuse_mask_writeback(workspace, label.label, "\n".join(wanted), body)
+    placed: list[LineTarget] = []
+
+    def change(current: TextFile) -> str:
+        lines = split_lines(current.text)
+        at = target.start
+        if lines[at - 1 : target.end] != wanted:
+            found = find_lines(lines, wanted)
+            if len(found) != 1:
+                shown = region_of(current.text, at, min(target.end, len(lines))) if at <= len(lines) else ""
+                raise partguard.lines_changed(workspace, label.label, shown, edit_hint)
+            at = found[0]
+        placed.append(LineTarget(view.path, at, at + len(wanted) - 1))
+        return splice_lines(current.text, at, at + len(wanted) - 1, body)
+
+    done = rewrite(workspace, view.path, ctx.session.topic, "edit", None, change, never)
+    where = placed[-1]
+    if done.current.text == base_text:
+        documents.after_write(view.path, done.sha256)
+        partguard.remember(ctx.session, view.path, done.text)
+    else:  # others changed other lines meanwhile: this topic knows its own lines, not theirs
+        partguard.remember(ctx.session, view.path, splice_lines(base_text, target.start, target.end, body))
+    said = f"Replaced {where.label}"
+    if where != label:
+        said += f" (they were {label.span} when this topic read them)"
+    return with_diff(ctx, Result(said, fields=document_fields(view.path)), done.change_id)
+
+
+def region_of(text: str, start: int, end: int) -> str:
+    """Lines start..end (1-based, inclusive) of `text`, without their endings."""
+    return "\n".join(split_lines(text)[start - 1 : end])
+
+
+def never(rel: str) -> StringError:
+    """`rewrite`'s whole-file CONFLICT, never raised here: these edits pass no whole-file hash."""
+    return StringError("CONFLICT", f"{rel} changed since it was read; nothing was written.")
 
 
 def not_found(view: DocumentView, old: str, mask: str) -> StringError:
@@ -70,25 +133,38 @@ def replace_text(ctx: Context, path: str, body: str, replace_all: bool) -> Resul
                           "Put the text to find above the --- line and its replacement below it.")
     documents = ctx.documents
     workspace = documents.workspace
-    view = documents.read_for_edit(path)
-    text = view.doc.text
-    try:
-        done = exact.replace(text, pair.old, pair.new, "all" if replace_all else "one")
-    except exact.Refused as exc:
-        if exc.kind == "not_found":
-            raise not_found(view, pair.old, workspace.policy.secrets.replacement) from None
-        listed = replacing.preview(text, exc.matches, workspace.redact_lines)
-        refusal = replacing.ambiguous if exc.kind == "ambiguous" else replacing.overlap_refused
-        raise refusal(view.path, len(exc.matches), listed) from None
-    matches = done.matches
-    old_regions = "".join(text[start:end] for start, end in matches)
-    refuse_mask_writeback(workspace, view.path, old_regions, pair.new * len(matches))
-    data = encode(done.text, view.encoding, view.bom, view.path)
-    change = ChangeSet().write(view.path, data, expected_prev_sha256=view.sha256)
-    change_id = workspace.apply(change, topic=ctx.session.topic, op="edit")
-    documents.after_write(view.path, sha256(data))
-    count = "1 occurrence" if len(matches) == 1 else f"{len(matches)} occurrences"
-    return with_diff(ctx, Result(f"Replaced {count} in {view.path}", fields=document_fields(view.path)), change_id)
+    view = documents.read_for_edit(path)  # the refusals of a folder, a binary or a Latin-1 file
+    mode: exact.Mode = "all" if replace_all else "one"
+    replaced: list[exact.Replaced] = []
+
+    def change(current: TextFile) -> str:
+        """Under the lock: the old text must match as required in the file as it is now; nothing else counts."""
+        text = current.text
+        try:
+            done = exact.replace(text, pair.old, pair.new, mode)
+        except exact.Refused as exc:
+            if exc.kind == "not_found":
+                raise not_found(view, pair.old, workspace.policy.secrets.replacement) from None
+            listed = replacing.preview(text, exc.matches, workspace.redact_lines)
+            refusal = replacing.ambiguous if exc.kind == "ambiguous" else replacing.overlap_refused
+            raise refusal(view.path, len(exc.matches), listed) from None
+        old_regions = "".join(text[start:end] for start, end in done.matches)
+        refuse_mask_writeback(workspace, view.path, old_regions, pair.new * len(done.matches))
+        replaced.append(done)
+        return done.text
+
+    base_text = partguard.baseline(ctx.session, view.path, view.sha256, view.doc.text)
+    written = rewrite(workspace, view.path, ctx.session.topic, "apply", None, change, never)
+    if written.current.text == base_text:
+        documents.after_write(view.path, written.sha256)
+        partguard.remember(ctx.session, view.path, written.text)
+    elif base_text is not None:  # others changed the file meanwhile: this topic knows its own replacement only
+        with contextlib.suppress(exact.Refused):  # not where this topic read it: what it knows there stays
+            partguard.remember(ctx.session, view.path, exact.replace(base_text, pair.old, pair.new, mode).text)
+    count = len(replaced[-1].matches)
+    shown = "1 occurrence" if count == 1 else f"{count} occurrences"
+    return with_diff(ctx, Result(f"Replaced {shown} in {view.path}", fields=document_fields(view.path)),
+                     written.change_id)
 
 
 def replace_block(ctx: Context, target: str, body: str) -> Result:

@@ -1,48 +1,30 @@
 """Writing a block (`/edit path#block` + body, and `/replace path#block`, which delegates to it): the checks of
-blockedit.py, then one journaled splice guarded by the hash the view was read as; and the one wording of a reply."""
+blockedit.py, then one journaled splice guarded by the block's own text (partguard.py), not the whole file's
+hash; and the one wording of a reply."""
 
 from __future__ import annotations
 
-import hashlib
+import dataclasses
 from typing import TYPE_CHECKING
 
-from stringsh.documents import blockedit
+from stringsh.documents import blockedit, partguard
+from stringsh.documents.blockedit import Splice
 from stringsh.documents.diffreply import with_diff
 from stringsh.documents.masking import refuse_mask_writeback
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
+from stringsh.render.document import Document
 from stringsh.render.view import DocumentView, resolve_block
-from stringsh.workspace import ChangeSet
-from stringsh.workspace.textio import encode
+from stringsh.workspace.ops.inplace import rewrite
 
 if TYPE_CHECKING:
     from stringsh.documents.host import Caller
+    from stringsh.render.index import Block
+    from stringsh.workspace.ops.read import TextFile
 
 
-def refuse_stale_view(ctx: Caller, view: DocumentView) -> None:
-    """A block edit based on an open view the file has since moved away from is a CONFLICT, not a lost edit."""
-    current = ctx.documents.current_or_none()
-    if (
-        current is not None
-        and current.path == view.path
-        and current.sha256 != view.sha256
-        and ctx.session.seen.get(view.path) != view.sha256  # not this topic's own write or /undo
-    ):
-        raise StringError(
-            "CONFLICT",
-            f"Refusing to edit {view.path}: it changed since this topic opened it.",
-            f"Run /refresh (or /open {view.path}) to see the current text, then retry.",
-        )
-
-
-def edit_block(ctx: Caller, view: DocumentView, block_id: str, body: str, force: bool) -> Result:
-    refuse_stale_view(ctx, view)
-    block = resolve_block(view, block_id)
-    documents = ctx.documents
-    label = f"{view.path}#{block_id}"
-    refuse_mask_writeback(documents.workspace, label, view.doc.block_source(block), body)
-    body = blockedit.without_own_heading(view.doc, block, body, label)
-    blockedit.refuse_empty(body, label, force)
+def _spliced(view: DocumentView, block: Block, block_id: str, body: str, label: str) -> tuple[Document, Splice]:
+    """The document after the splice, every check of blockedit.py passed (nothing is written before)."""
     start, end = view.doc.block_range(block)
     edited = view.doc.edit_block(block, body)
     count = len(edited.lines) - (len(view.doc.lines) - (end - start))
@@ -55,19 +37,99 @@ def edit_block(ctx: Caller, view: DocumentView, block_id: str, body: str, force:
     blockedit.refuse_open_fence(body, label)
     blockedit.refuse_damage_outside(view.doc, edited, start, end, count, label)
     blockedit.refuse_view_references(body, view.doc.text, edited, label, label)
-    splice = blockedit.Splice(edited, end - start, count, blockedit.nested_blocks(view.doc, block, start, end))
-    # The spliced text already has the file's own line endings, so it is encoded here as the file was read and
-    # applied as one journaled change guarded by the hash the view was built from (a change since is a CONFLICT).
-    data = encode(edited.text, view.encoding, view.bom, view.path)
-    change = ChangeSet().write(view.path, data, expected_prev_sha256=view.sha256)
-    change_id = documents.workspace.apply(change, topic=ctx.session.topic, op="edit")
-    edited.sha256 = hashlib.sha256(data).hexdigest()
-    documents.state.index_cache.put(edited.sha256, edited.index, len(data))
-    documents.after_write(view.path, edited.sha256, edited)
-    return with_diff(ctx, edited_reply(view.path, block_id, edited.index.line_count, splice), change_id)
+    return edited, Splice(edited, end - start, count, blockedit.nested_blocks(view.doc, block, start, end))
 
 
-def edited_reply(path: str, block: str | None, total: int, splice: blockedit.Splice | None = None) -> Result:
+def _changed(ctx: Caller, path: str, base: Document | None, block_id: str, doc: Document, block: Block,
+             label: str) -> StringError:
+    """The CONFLICT for a block that changed, showing its text now; this topic has read that text from now on
+    (its baseline gets the block as it is now), so the edit can be redone without reading the whole file."""
+    known = doc.text
+    old = base.resolve(block_id) if base is not None else None
+    if base is not None and old is not None:
+        start, end = doc.block_range(block)
+        known = base.edit_block(old, "\n".join(doc.source_lines(start, end))).text
+    partguard.remember(ctx.session, path, known)
+    return partguard.block_changed(ctx.documents.workspace, label, doc.block_source(block))
+
+
+def _was_read(ctx: Caller, view: DocumentView, block_id: str) -> bool:
+    """Whether the text this topic read of the file (not the file as found now) had the block."""
+    base_text = partguard.baseline(ctx.session, view.path, view.sha256, view.doc.text)
+    return base_text not in (None, view.doc.text) and Document.parse(base_text).resolve(block_id) is not None
+
+
+def _expected(ctx: Caller, view: DocumentView, block_id: str, block: Block, label: str) -> tuple[str, Document | None]:
+    """The block's text as this topic read it (partguard.py), and the document it read when that is not the file
+    as found now; CONFLICT (showing the block now) when the block is not the one read."""
+    now = view.doc.block_source(block)
+    base_text = partguard.baseline(ctx.session, view.path, view.sha256, view.doc.text)
+    if base_text == view.doc.text:
+        return now, None
+    base = None if base_text is None else Document.parse(base_text)
+    old = None if base is None else base.resolve(block_id)
+    if base is None or old is None or base.block_source(old) != now:
+        raise _changed(ctx, view.path, base, block_id, view.doc, block, label)
+    return now, base
+
+
+def edit_block(ctx: Caller, view: DocumentView, block_id: str, body: str, force: bool) -> Result:
+    """Splice the body into the block. The block's text as this topic read it is the precondition: it is found
+    again by id in the file as it is under the engine's lock, and the splice applies whatever changed elsewhere
+    in the file (CONFLICT, showing the block's text now, when the block itself changed)."""
+    documents = ctx.documents
+    workspace = documents.workspace
+    label = f"{view.path}#{block_id}"
+    try:
+        block = resolve_block(view, block_id)
+    except StringError as exc:
+        if exc.code == "BLOCK_NOT_FOUND" and _was_read(ctx, view, block_id):
+            raise partguard.block_gone(label, view.path) from None
+        raise
+    expected, base = _expected(ctx, view, block_id, block, label)
+    refuse_mask_writeback(workspace, label, expected, body)
+    body = blockedit.without_own_heading(view.doc, block, body, label)
+    blockedit.refuse_empty(body, label, force)
+    edited, splice = _spliced(view, block, block_id, body, label)
+    written: list[tuple[Document, Splice, bool]] = []
+
+    def change(current: TextFile) -> str:
+        """Under the lock: the splice made above when the file is as found, else made again on its text now."""
+        if current.sha256 == view.sha256:
+            written.append((edited, splice, base is None))
+            return edited.text
+        doc = Document.parse(current.text, current.sha256, documents.state.index_cache)
+        fresh = dataclasses.replace(view, doc=doc, auto_shortcuts={})
+        try:
+            now = resolve_block(fresh, block_id)
+        except StringError:
+            raise partguard.block_gone(label, view.path) from None
+        if doc.block_source(now) != expected:
+            raise _changed(ctx, view.path, base or view.doc, block_id, doc, now, label)
+        again = _spliced(fresh, now, block_id, body, label)
+        written.append((*again, base is not None and base.text == current.text))
+        return again[0].text
+
+    done = rewrite(workspace, view.path, ctx.session.topic, "apply", None, change, _never)
+    new_doc, splice, as_known = written[-1]
+    new_doc.sha256 = done.sha256
+    documents.state.index_cache.put(done.sha256, new_doc.index, len(new_doc.text))
+    if as_known:  # the file held what this topic knew, so it knows the whole file as written
+        documents.after_write(view.path, done.sha256, new_doc)
+    else:  # others changed other parts meanwhile: this topic knows its own part, not theirs
+        known = base or view.doc
+        known_block = known.resolve(block_id)
+        partguard.remember(ctx.session, view.path,
+                           known.edit_block(known_block, body).text if known_block is not None else known.text)
+    return with_diff(ctx, edited_reply(view.path, block_id, new_doc.index.line_count, splice), done.change_id)
+
+
+def _never(rel: str) -> StringError:
+    """`rewrite`'s whole-file CONFLICT, never raised here: a block edit passes no whole-file hash."""
+    return StringError("CONFLICT", f"{rel} changed since it was read; nothing was written.")
+
+
+def edited_reply(path: str, block: str | None, total: int, splice: Splice | None = None) -> Result:
     """The one place an /edit reply is worded: the file's new length; for a block, what was replaced by what and
     which nested blocks went with it."""
     fields = document_fields(path, block)

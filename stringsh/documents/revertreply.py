@@ -19,6 +19,9 @@ def describe(file: RevertedFile, outcome: RevertOutcome) -> str:
     elif file.action == "already":
         text = (f"{file.rel} already holds its content from before change {outcome.reverted_id} "
                 f"({file.lines} lines), nothing written")
+    elif file.action == "reverted_part":
+        text = (f"reverted {file.rel} ({file.lines} lines): only the lines change {outcome.reverted_id} wrote, "
+                "later changes elsewhere in it kept")
     else:
         text = f"{file.action} {file.rel} ({file.lines} lines)"
     if file.folders:

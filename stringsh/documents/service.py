@@ -11,6 +11,7 @@ import dataclasses
 import posixpath
 from typing import TYPE_CHECKING
 
+from stringsh.documents import partguard
 from stringsh.errors import StringError, is_a_folder
 from stringsh.render.view import DocumentView, ViewLoader, current_if_fresh, resolve_block
 from stringsh.workspace.seen import mark_seen
@@ -236,6 +237,8 @@ class DocumentService:
     def mark_seen(self, view: DocumentView) -> None:
         """This topic has read the view's file as the view holds it (for the stale-write guard)."""
         mark_seen(self.session.seen, self.workspace, view.path, view.sha256)
+        if view.kind != "binary" and not view.remote:
+            partguard.remember(self.session, view.path, view.doc.text)
 
     def after_write(self, rel: str, sha256: str, written: Document | None = None) -> None:
         """This topic wrote the file: it has seen it, and an open view of it is updated so it is not stale.
@@ -244,6 +247,10 @@ class DocumentService:
         """
         workspace = self.workspace
         mark_seen(self.session.seen, workspace, rel, sha256)
+        if written is not None:
+            partguard.remember(self.session, rel, written.text)
+        else:
+            partguard.forget(self.session, rel)  # the text written is not at hand: `seen` alone guards it
         current = self.session.document
         if current is None or current.path != rel:
             return
@@ -258,6 +265,8 @@ class DocumentService:
         index = fresh.symbols if fresh.symbols is not None else fresh.doc  # a source file's blocks are its symbols
         fresh.block = current.block if current.block and index.resolve(current.block) else None
         self.session.document = fresh
+        if written is None and fresh.sha256 == sha256:
+            partguard.remember(self.session, rel, fresh.doc.text)
 
     def requirements_file(self, view: DocumentView) -> str | None:
         """The page's setup document, as `/open` takes it from the page: its `[!requirements](path)` line, else a

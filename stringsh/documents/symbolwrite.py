@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stringsh.documents import blockedit
-from stringsh.documents.blockwrite import edited_reply, refuse_stale_view
+from stringsh.documents.blockwrite import edited_reply
 from stringsh.documents.diffreply import with_diff
+from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render.code.cache import symbol_cache
 from stringsh.render.code.write import AFTER, BEFORE, plan_edit, write_spliced
@@ -22,11 +23,28 @@ if TYPE_CHECKING:
 __all__ = ["AFTER", "BEFORE", "edit_symbol"]
 
 
+def _refuse_stale_view(ctx: Caller, view: DocumentView) -> None:
+    """A symbol edit is held against the whole file as read (symbols move with any edit above them): an open view
+    the file has since moved away from is a CONFLICT, not a lost edit."""
+    current = ctx.documents.current_or_none()
+    if (
+        current is not None
+        and current.path == view.path
+        and current.sha256 != view.sha256
+        and ctx.session.seen.get(view.path) != view.sha256  # not this topic's own write or /undo
+    ):
+        raise StringError(
+            "CONFLICT",
+            f"Refusing to edit {view.path}: it changed since this topic opened it.",
+            f"Run /refresh (or /open {view.path}) to see the current text, then retry.",
+        )
+
+
 def edit_symbol(ctx: Caller, view: DocumentView, block_id: str, body: str, force: bool,
                 where: str | None = None) -> Result:
     """Replace the symbol `#block_id` names by `body`, or (`where` is BEFORE or AFTER) add `body` beside it."""
     assert view.symbols is not None
-    refuse_stale_view(ctx, view)
+    _refuse_stale_view(ctx, view)
     documents = ctx.documents
     spliced = plan_edit(documents.workspace, view.path, view.doc.text, view.symbols, block_id, body, force, where)
     change_id, sha256 = write_spliced(documents.workspace, view.path, spliced, view.encoding, view.bom, view.sha256,

@@ -54,10 +54,11 @@ class WriteOutcome:
 
 @dataclass(frozen=True)
 class RevertedFile:
-    """One file put back by a revert; `action` is "reverted", "deleted" (the change created it), "restored"
-    (the change deleted it), or, when nothing had to be written, "already" (the file already held its previous
-    bytes) or "already_gone" (the change created it and it is gone). `folders`: the empty folders the change
-    had created for it, removed with it (innermost first)."""
+    """One file put back by a revert; `action` is "reverted", "reverted_part" (an undo that put back only the
+    lines the change wrote, later changes elsewhere in the file kept), "deleted" (the change created it),
+    "restored" (the change deleted it), or, when nothing had to be written, "already" (the file already held its
+    previous bytes) or "already_gone" (the change created it and it is gone). `folders`: the empty folders the
+    change had created for it, removed with it (innermost first)."""
 
     rel: str
     action: str

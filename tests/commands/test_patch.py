@@ -183,10 +183,10 @@ BAD: dict[str, tuple[str, str]] = {
                "ERROR(INVALID_PAYLOAD): The patch renames a.txt to b.txt; /patch does not rename files.\n"
                "Rename it with /mv a.txt b.txt first, then patch b.txt."),
     "arguments": ("/patch a.txt\n", "ERROR(INVALID_PAYLOAD): /patch takes no arguments; the diff names its files."),
-    "changed since read": (
-        "/open a.txt\n!echo three >> a.txt\n" + patch("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"),
-        "ERROR(CONFLICT): a.txt changed since this topic read it; nothing was written.\n"
-        "Run /open a.txt again, then redo the patch."),
+    "its lines changed since read": (
+        "/open a.txt\n!echo zwei > a.txt\n" + patch("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"),
+        "ERROR(PATCH_FAILED): Hunk 1 of a.txt (@@ -1,2 +1,2 @@) does not match line 1: expected 'one', the file "
+        "holds 'zwei'. Nothing was written.\nRe-read those lines and redo the hunk: /open a.txt:L1"),
 }
 
 
@@ -202,8 +202,8 @@ def test_bad_input_is_refused_with_a_code_and_a_hint_and_changes_nothing(ws: Pat
                                       'deny_globs = ["vendor/**"]\n')
     (ws.parent / "outside.txt").write_bytes(b"v\n")
     before = files(ws)
-    if case == "changed since read":
-        before["a.txt"] = b"one\ntwo\nthree\n"
+    if case == "its lines changed since read":
+        before["a.txt"] = b"zwei\n"
     out = run(ws, script + "/ls\n")
     reply = out.split("re: /ls\n", 1)[0]
     assert reply.rsplit("re: /patch", 1)[1].split("\n", 1)[1].rstrip("\n").split("\nUsage:", 1)[0] == expected
@@ -250,3 +250,14 @@ def test_blank_lines_between_files_are_not_hunk_lines(ws: Path) -> None:
     diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n\n"
     assert run(ws, patch(diff)) == "re: /patch\nPatched 2 files: a.txt (+1 -1), b.txt (+1 -1)\n"
     assert files(ws) == {"a.txt": b"A\n", "b.txt": b"B\n"}
+
+
+def test_a_change_elsewhere_in_the_file_since_it_was_read_does_not_refuse_a_patch(ws: Path, dispatcher) -> None:
+    """The hunk's exact context is its own guard: no whole-file hash is asked on top."""
+    (ws / "a.txt").write_bytes(b"one\ntwo\nthree\nfour\n")
+    dispatcher.execute("/open a.txt")
+    (ws / "a.txt").write_bytes(b"one\ntwo\nthree\nFOUR\n")  # another client's line
+    reply = dispatcher.execute("/patch\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n")
+    assert reply.text.splitlines()[1] == "Patched a.txt (+1 -1)"
+    assert (ws / "a.txt").read_bytes() == b"one\nTWO\nthree\nFOUR\n"
+    assert "Refusing to overwrite a.txt" in dispatcher.execute("/write a.txt\nmine\n").text  # not read since

@@ -23,8 +23,9 @@ def test_outside_change_is_stale_until_refresh(ws: Path, dispatcher) -> None:
     )
     edit = dispatcher.execute("/edit #today\n- lost?\n")
     assert body(edit.text) == (
-        "ERROR(CONFLICT): Refusing to edit todo.md: it changed since this topic opened it.\n"
-        "Run /refresh (or /open todo.md) to see the current text, then retry."
+        "ERROR(CONFLICT): Refusing to edit todo.md#today: the block changed since this topic read it; nothing was "
+        "written.\nIts text now:\n## Today\n\n- ship\n- test\n"
+        "Redo the edit on this text: /edit todo.md#today with the new body."
     )
     assert (ws / "todo.md").read_text().endswith("- test\n")
     assert dispatcher.execute("/refresh").text == (

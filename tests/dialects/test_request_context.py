@@ -49,7 +49,8 @@ def test_every_string_command_request_is_one_record_refused_or_not(dispatcher: D
     assert [reply.ok for reply in replies] == [True, True, False, False, False, False, True]
     assert [summary(r) for r in records(dispatcher.workspace)] == [
         ("string", "main", "/open", ["read"], ["notes.md"], "ok", None),
-        ("string", "main", "/replace", ["apply", "read"], ["notes.md"], "ok", 1),
+        # the file is read again under the lock, where the old text must match (the part guard), then changed
+        ("string", "main", "/replace", ["read", "apply", "read"], ["notes.md"], "ok", 1),
         ("string", "main", "/frob", [], [], "COMMAND_UNSUPPORTED", None),
         ("string", "main", "/open", [], [], "INVALID_PAYLOAD", None),
         ("string", "main", "/open", ["read"], ["missing.md"], "NOT_FOUND", None),

@@ -1,7 +1,9 @@
 """revert and undo: put back the bytes a change set replaced, as a new change set; CONFLICT when a file
 changed since, or when a symlink now stands where the change wrote a file (undo never deletes or rewrites
 through a swapped link). Undo walks one client's changes of a topic back one at a time; a file already back
-in its previous state is a step done, and `/undo --skip` passes over a change that cannot be undone."""
+in its previous state is a step done, and `/undo --skip` passes over a change that cannot be undone. An undo
+of a change to part of a file that later changes edited elsewhere takes back just its own lines (undopart.py),
+a CONFLICT only when those lines were changed again."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from stringsh.workspace.models import FileChange, RevertedFile, RevertOutcome, S
 from stringsh.workspace.ops.appending import revert_append
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import require
+from stringsh.workspace.ops.undopart import take_back
 from stringsh.workspace.paths import DIR_FLAGS
 from stringsh.workspace.textio import count_lines, decode
 
@@ -142,6 +145,7 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: boo
             raise _conflict(ws, rows[0].path, True, change_id, undo, kind) from None
     todo: list[tuple[FileRow, FileChange]] = []
     done: list[RevertedFile] = []
+    parts: set[str] = set()  # files changed elsewhere since: only the change's own lines go back (undopart.py)
     for f in rows:
         try:
             prev = None if f.prev_sha is None else journal.blob(f.prev_sha)
@@ -157,7 +161,11 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: boo
             action = "already_gone" if prev is None else "already"
             done.append(RevertedFile(f.path, action, 0 if prev is None else _lines(prev)))
         elif now not in ("?", f.new_sha or ""):  # "?": unreachable; apply_locked below says why (a link out, ...)
-            raise _conflict(ws, f.path, f.new_sha is not None, change_id, undo, kind)
+            merged = _take_back_part(ws, f, prev) if undo else None
+            if merged is None:
+                raise _conflict(ws, f.path, f.new_sha is not None, change_id, undo, kind)
+            parts.add(f.path)
+            todo.append((f, FileChange(f.path, merged, now, f.prev_mode)))
         else:
             todo.append((f, FileChange(f.path, prev, f.new_sha or "", f.prev_mode, f.prev_times)))
     tree = inverse_tree(journal.tree(change_id))
@@ -177,6 +185,8 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: boo
         cs = journal.settle(topic, ws.frontend, change_id, kind=kind, command=ws.command_line())
     for f, change in todo:
         action = "deleted" if f.prev_sha is None else ("restored" if f.new_sha is None else "reverted")
+        if f.path in parts:
+            action = "reverted_part"
         done.append(RevertedFile(f.path, action, 0 if change.data is None else _lines(change.data)))
     order = {f.path: k for k, f in enumerate(rows)}
     files = []
@@ -279,6 +289,21 @@ def _require_same_path(ws: Workspace, path: str, change_id: int, undo: bool = Fa
             f"Nothing was changed; remove the link or restore {path} by hand, then undo again"
             f"{SKIP_HINT if undo else ''}.",
         )
+
+
+def _take_back_part(ws: Workspace, f: FileRow, prev: bytes | None) -> bytes | None:
+    """The file's bytes now with only the lines change `f` wrote put back (undopart.py): None when the change
+    created or deleted the file, when the journal no longer holds what it wrote (kept as the previous bytes of
+    the change after it; a file changed outside stringsh has none), or when a later change touched those lines."""
+    if prev is None or f.new_sha is None or f.prev_size is not None:
+        return None
+    try:
+        new = ws.journal.blob(f.new_sha)
+        with ws.confiner.resolve(f.path, create=True) as res:
+            now, _ = changes.current_bytes(res)
+    except (MissingBlob, StringError, OSError):
+        return None
+    return None if now is None else take_back(prev, new, now)
 
 
 def _sha_of(ws: Workspace, path: str) -> str:

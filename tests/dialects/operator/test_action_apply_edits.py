@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -135,16 +136,30 @@ def test_missing_payload_and_file(workspace: Workspace) -> None:
         "c1", False, "NOT_FOUND: File not found: no.txt")
 
 
-def test_a_file_changed_after_the_read_is_a_conflict(workspace: Workspace, ws: Path) -> None:
-    def meddle(_: ConfirmRequest) -> None:
-        (ws / "f.txt").write_text("someone else\n")  # between the read and the write
+def test_a_file_changed_after_the_read_gets_the_edits_again_under_the_lock(workspace: Workspace, ws: Path) -> None:
+    """Each find is its own precondition: a change elsewhere keeps both; a find gone is refused, nothing written;
+    a list with a replaceRange (line numbers of the file as read) keeps the whole-file guard."""
     from stringsh.dialects.operator.actions import run_action
     from tests.dialects.operator.actions_support import command
 
-    result = run_action(workspace, command("fs.applyEdits", path="f.txt", edits_b64=edits(GOOD)), meddle,
-                        topic="main")
-    assert result == Result("c1", False, "CONFLICT: f.txt changed since it was read; nothing was written.")
+    def meddle_with(text: str) -> Callable[[ConfirmRequest], None]:
+        def meddle(_: ConfirmRequest) -> None:
+            (ws / "f.txt").write_text(text)  # another client, between the read and the write
+        return meddle
+
+    def apply(*items: dict[str, Any], text: str) -> Result:
+        return run_action(workspace, command("fs.applyEdits", path="f.txt", edits_b64=edits(*items)),
+                          meddle_with(text), topic="main")
+
+    assert apply(GOOD, text=TEXT + "delta\n") == Result("c1", True, "Applied edits")
+    assert (ws / "f.txt").read_text() == "A\nbeta\ngamma\nbeta\ndelta\n"
+    assert apply({"op": "replaceFirst", "find": "gamma", "text": "G"}, text="someone else\n") == Result(
+        "c1", False, "ApplyEdits failed: Edit 0: find not found")
     assert (ws / "f.txt").read_text() == "someone else\n"
+    ranged = {"op": "replaceRange", "startLine": 1, "endLine": 1, "text": "first"}
+    assert apply(ranged, text="someone else again\n") == Result(
+        "c1", False, "CONFLICT: f.txt changed since it was read; nothing was written.")
+    assert (ws / "f.txt").read_text() == "someone else again\n"
 
 
 def test_mixed_line_endings_kept_byte_for_byte(ws: Path) -> None:

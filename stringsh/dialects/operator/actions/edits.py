@@ -2,7 +2,9 @@
 checked (fields and types) before anything runs, the first failure aborts ("Edit <i>: ...", i counted from 0
 as upstream) and nothing is written. The edits are the engine's editors (exact replace, line range) on the
 file's own text, so a CRLF, CR or mixed file keeps every line ending; the result goes through the engine's
-write with the read's sha256 as guard, keeping BOM and encoding."""
+write under the engine's lock, keeping BOM and encoding: a file changed since the read (by another client) gets
+the edits applied again to its text then, each find and anchor its own precondition (a list with a replaceRange
+is held against the hash of the file as read, as line numbers name that file)."""
 
 from __future__ import annotations
 
@@ -10,13 +12,16 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from stringsh.dialects.operator.actions.common import Refused, ask, invalid, ok, unified
+from stringsh.errors import StringError
 from stringsh.workspace.ops import replace as exact
+from stringsh.workspace.ops.inplace import rewrite
 from stringsh.workspace.ops.lines import splice_lines
 from stringsh.workspace.textio import line_spans, splice
 
 if TYPE_CHECKING:
     from stringsh.protocol.operator_model import Command, Confirmer, Result
     from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.ops.read import TextFile
 
 #: Each op's fields: required (name, type) and optional ones; any other field is refused.
 FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -157,5 +162,25 @@ def fs_apply_edits(workspace: Workspace, command: Command, confirm: Confirmer, t
         return ok(command, "Applied edits (no change)")
     ask(workspace, confirm, command, file.rel, f"apply {len(edits)} edit{'s' if len(edits) > 1 else ''} to "
         f"{file.rel}", lambda: unified(workspace, original, text, f"a/{file.rel}", f"b/{file.rel}"))
-    workspace.write_text(path, text, topic=topic, expected_sha256=file.sha256, create_parents=False, op="edit")
+    ranges = any(edit["op"] == "replaceRange" for edit in edits)
+
+    def again(current: TextFile) -> str:
+        """Under the engine's lock: the edits as confirmed when the file is as read, else applied again to its text
+        now (each find and anchor is its own precondition; line numbers name the file as read, so a list with a
+        replaceRange is held against the whole file's hash instead)."""
+        if current.sha256 == file.sha256:
+            return text
+        now = current.text
+        for index, edit in enumerate(edits):
+            try:
+                now = apply_edit(now, edit)
+            except EditFailed as exc:
+                raise _fail(index, str(exc)) from None
+        return now
+
+    def stale(rel: str) -> StringError:
+        return StringError("CONFLICT", f"{rel} changed since it was read; nothing was written.",
+                           f"Read {rel} again and redo the change.")
+
+    rewrite(workspace, path, topic, "write", file.sha256 if ranges else None, again, stale)  # audited as before
     return ok(command, "Applied edits")

@@ -108,7 +108,9 @@ def fs_patch(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
     ask(workspace, confirm, command, rel, f"patch {rel} (+{patch.added} -{patch.removed} lines)",
         lambda: unified(workspace, old or "", new, f"a/{rel}" if sha is not None else "/dev/null",
                         "/dev/null" if removed else f"b/{rel}"))
-    guarded = dataclasses.replace(patch, path=rel, expected_prev_sha256=sha if sha is not None else "")
+    # A new file must not appear meanwhile; an existing one is guarded by each hunk's exact context, checked under
+    # the engine's lock in the file as it is then (a change elsewhere in it does not refuse the patch).
+    guarded = dataclasses.replace(patch, path=rel, expected_prev_sha256=None if sha is not None else "")
     try:
         workspace.apply(ChangeSet(patches=[guarded]), topic=topic)
     except StringError as exc:

@@ -1,0 +1,92 @@
+"""The part guard: what an edit of one part of a file (a block, a line range) is held against.
+
+A topic remembers the text of each file as it last read it (`/open`, `/edit`, a range view) or wrote it: the
+baseline of its next edit of a part. The edit applies when that part still reads, in the file as it is under the
+engine's lock, as it did in the baseline, whatever changed elsewhere in the file; otherwise it is a CONFLICT
+that names the part and shows its text now. Whole-file writes keep `require_seen` (guard.py).
+
+The memory is tagged with the hash `session.seen` held when it was stored, so any whole-file read or write that
+moves `seen` on (an append, /undo, /revert, a /write) retires it. A part written into a file that other clients
+changed elsewhere is remembered as the baseline with just that part changed: this topic never read their parts,
+so neither `seen` nor its baseline claims it did.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from stringsh.errors import StringError
+
+if TYPE_CHECKING:
+    from stringsh.session import Session
+    from stringsh.workspace.engine import Workspace
+
+#: Files, and characters of text, remembered per topic (the oldest read is dropped first); a file no longer
+#: remembered falls back to `seen`: its parts can be edited while the file is as this topic read it.
+REMEMBERED = 32
+REMEMBERED_CHARS = 8_000_000
+#: Lines of a changed part a CONFLICT shows.
+SHOWN_LINES = 40
+
+
+def remember(session: Session, rel: str, text: str) -> None:
+    """This topic knows `rel` as `text` (tagged with the hash `seen` holds for it now)."""
+    known = session.known
+    known.pop(rel, None)
+    known[rel] = (session.seen.get(rel, ""), text)
+    while len(known) > 1 and (len(known) > REMEMBERED or sum(len(t) for _, t in known.values()) > REMEMBERED_CHARS):
+        known.pop(next(iter(known)))
+
+
+def forget(session: Session, rel: str) -> None:
+    session.known.pop(rel, None)
+
+
+def baseline(session: Session, rel: str, sha256: str, text: str) -> str | None:
+    """The text this topic's edit of a part of `rel` is held against, given the file as the command found it
+    (`sha256`, `text`): what the topic last read or wrote; the file as found when the topic never read it (the
+    edit names its part outright); None when the topic read it, the file changed since and the text it read is
+    no longer remembered (the caller refuses: nothing tells whether the part changed)."""
+    seen = session.seen.get(rel)
+    if seen is None:
+        return text
+    tag, known = session.known.get(rel, ("", None))
+    if known is not None and tag == seen:
+        return known
+    return text if seen == sha256 else None
+
+
+def shown(workspace: Workspace, text: str) -> str:
+    """A part's text for a refusal: masked line for line, at most SHOWN_LINES lines."""
+    lines = workspace.redact_lines(text).split("\n")
+    if len(lines) > SHOWN_LINES:
+        lines = [*lines[:SHOWN_LINES], f"… ({len(lines) - SHOWN_LINES} more lines: /edit to see them all)"]
+    return "\n".join(lines)
+
+
+def block_changed(workspace: Workspace, label: str, now: str) -> StringError:
+    """CONFLICT for a block whose text is not the one this topic read: its text now, so the edit can be redone."""
+    return StringError(
+        "CONFLICT",
+        f"Refusing to edit {label}: the block changed since this topic read it; nothing was written.",
+        f"Its text now:\n{shown(workspace, now)}\nRedo the edit on this text: /edit {label} with the new body.",
+    )
+
+
+def block_gone(label: str, path: str) -> StringError:
+    """CONFLICT for a block this topic read that is no longer in the file."""
+    return StringError(
+        "CONFLICT",
+        f"Refusing to edit {label}: the block is no longer in {path} (changed since this topic read it); "
+        "nothing was written.",
+        f"Run /open {path} to see its blocks now.",
+    )
+
+
+def lines_changed(workspace: Workspace, label: str, now: str, edit: str) -> StringError:
+    """CONFLICT for a line range whose lines no longer hold the text this topic read."""
+    return StringError(
+        "CONFLICT",
+        f"Refusing to replace {label}: those lines changed since this topic read them; nothing was written.",
+        f"They hold now:\n{shown(workspace, now)}\nRun {edit} for current line numbers, then retry.",
+    )
