@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from stringsh import __version__
 from stringsh.dialects.mcp.calls import Calls
+from stringsh.dialects.mcp.identity import INSTRUCTIONS, NAME
 from stringsh.dialects.mcp.roots import ROOTS_CHANGED
 
 if TYPE_CHECKING:
@@ -21,14 +22,6 @@ if TYPE_CHECKING:
 #: The modules whose `register(server, calls)` adds tools: the reference filesystem server's set first, then
 #: stringsh's own String Commands (registered only when the Dispatcher is given).
 TOOL_MODULES = ("tools_files", "tools_commands", "resources")
-
-INSTRUCTIONS = """\
-stringsh: a workspace's files behind one engine. Paths are absolute inside an allowed directory \
-(list_allowed_directories) or relative to the first one. Files keep their encoding, BOM and line endings; \
-secret files are refused; every change is journalled and can be undone. A refusal reads \
-`ERROR(CODE): message` with a hint line saying what to do next. The `string` tool runs any String Command \
-(`/help` lists them); `undo` takes back this session's own changes (each connection has its own topic: \
-open document, shell and undo history)."""
 
 
 def build_server(workspace: Workspace, root_spelling: str | None = None, dispatcher: Dispatcher | None = None
@@ -43,7 +36,7 @@ def build_server(workspace: Workspace, root_spelling: str | None = None, dispatc
         if given != real and os.path.realpath(given) == real:  # a stale $PWD names some other folder
             aliases[given] = real
     calls = Calls(workspace, aliases, dispatcher)
-    server: MCPServer = CodedServer("stringsh", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
+    server: MCPServer = CodedServer(NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
                                   warn_on_duplicate_tools=False)
 
     async def watch_roots(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
