@@ -17,7 +17,7 @@ import anyio.to_thread
 from mcp_types import CallToolResult, ContentBlock, TextContent
 
 from stringsh.dialects.mcp.roots import ClientRoots
-from stringsh.dialects.mcp.sessions import Sessions
+from stringsh.dialects.mcp.sessions import McpClient, Sessions
 from stringsh.errors import StringError
 
 if TYPE_CHECKING:
@@ -140,18 +140,29 @@ class Calls:
                                  client=mine.client) as refused:
                 refused.fail(exc.code)
                 return _masked(self.ws, error_result(exc))
+        return await anyio.to_thread.run_sync(self.answer, mine, agent, allowed, tool, paths, work)
+
+    def answer(self, mine: McpClient, agent: str | None, allowed: tuple[Path, ...] | None, tool: str,
+               paths: list[str], work: Callable[[Call], str | CallToolResult | list[ContentBlock]]
+               ) -> CallToolResult:
+        """One request of the `mcp` dialect (blocking: a worker thread, or the stdio front's reader for the read
+        tools it answers itself, shortcut.py)."""
         call = Call(self.ws, allowed, self.aliases, mine.topic)
+        command = " ".join([tool, *paths]) if paths else None  # a command tool's own request names it
+        with self.ws.request("mcp", f"mcp.{tool}", topic=mine.topic, command=command, agent=agent,
+                             paths=paths, client=mine.client) as asked:
+            result = _masked(self.ws, _result(work, call))
+            if result.is_error:
+                asked.fail(asked.outcome or error_code(result))
+            return result
 
-        def one_request() -> CallToolResult:
-            command = " ".join([tool, *paths]) if paths else None  # a command tool's own request names it
-            with self.ws.request("mcp", f"mcp.{tool}", topic=mine.topic, command=command, agent=agent,
-                                 paths=paths, client=mine.client) as asked:
-                result = _masked(self.ws, _result(work, call))
-                if result.is_error:
-                    asked.fail(asked.outcome or error_code(result))
-                return result
-
-        return await anyio.to_thread.run_sync(one_request)
+    def settled(self, key: str) -> tuple[McpClient, tuple[Path, ...] | None] | None:
+        """The connection's client and roots once a call through the SDK has made the one and asked the other;
+        None before (the stdio front then leaves the call to the SDK)."""
+        mine = self.sessions.live.get(key)
+        if mine is None or key not in self.roots.cache:
+            return None
+        return mine, self.roots.cache[key]
 
 
 def _masked(ws: Workspace, result: CallToolResult) -> CallToolResult:

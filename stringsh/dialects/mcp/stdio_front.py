@@ -19,14 +19,17 @@ import fcntl
 import json
 import os
 import sys
-from typing import IO, TYPE_CHECKING, Any
+import threading
+from typing import IO, TYPE_CHECKING
 
-from stringsh.dialects.mcp.identity import initialize_reply
+from stringsh.dialects.mcp.identity import HANDSHAKE_VERSIONS, initialize_reply
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable
+    from collections.abc import AsyncIterator, Callable, Iterable
 
     from mcp.server.mcpserver import MCPServer
+
+    from stringsh.dialects.mcp.shortcut import Shortcut
 
 
 def claim_wire() -> tuple[IO[bytes], IO[bytes], Callable[[], None]]:
@@ -69,29 +72,15 @@ def early_reply(line: bytes) -> tuple[int | str, bytes] | None:
     return request_id, initialize_reply(request_id, params["protocolVersion"])
 
 
-class Lines:
-    """The SDK's stdin: the first line, already read, then the rest of the wire."""
-
-    def __init__(self, first: str, rest: Any) -> None:
-        self.first = first
-        self.rest = rest
-
-    def __aiter__(self) -> AsyncIterator[str]:
-        return self._lines()
-
-    async def _lines(self) -> AsyncIterator[str]:
-        yield self.first
-        async for line in self.rest:
-            yield line
-
-
 class Wire:
-    """The SDK's stdout: each message written whole and flushed on a worker thread (a client that stops reading
-    blocks that thread, never the event loop), the SDK's reply to an `initialize` answered early dropped."""
+    """The client's stdout, shared by the SDK (`write`, async: each message written whole and flushed on a worker
+    thread, so a client that stops reading blocks that thread, never the event loop) and the reader's shortcut
+    replies (`send`); the SDK's reply to an `initialize` answered early is dropped."""
 
     def __init__(self, out: IO[bytes], answered: tuple[int | str, bytes] | None) -> None:
         self.out = out
         self.answered = answered
+        self.lock = threading.Lock()
 
     async def write(self, text: str) -> None:
         import anyio.to_thread
@@ -99,14 +88,15 @@ class Wire:
         data = text.encode()
         if self.answered is not None and self._is_answered(data):
             return
-        await anyio.to_thread.run_sync(self._send, data)
+        await anyio.to_thread.run_sync(self.send, data)
 
     async def flush(self) -> None:
         """Every write is flushed already."""
 
-    def _send(self, data: bytes) -> None:
-        self.out.write(data)
-        self.out.flush()
+    def send(self, data: bytes) -> None:
+        with self.lock:
+            self.out.write(data)
+            self.out.flush()
 
     def _is_answered(self, data: bytes) -> bool:
         assert self.answered is not None
@@ -143,19 +133,63 @@ def serve(build: Callable[[], MCPServer]) -> int:
             print(f"stringsh: the MCP server needs the mcp extra ({exc.name} is missing): pip install "
                   "'stringsh[mcp]'", file=sys.stderr)
             return 2
-        anyio.run(_run, server, first.decode("utf-8", "replace"), wire_in, Wire(wire_out, answered))
+        shortcut = None
+        if answered is not None and json.loads(first)["params"]["protocolVersion"] in HANDSHAKE_VERSIONS:
+            from stringsh.dialects.mcp.shortcut import Shortcut
+
+            shortcut = Shortcut(server.calls, json.loads(first))
+        anyio.run(run_wire, server, first, wire_in, Wire(wire_out, answered), shortcut)
         return 0
     finally:
         restore()
 
 
-async def _run(server: MCPServer, first: str, wire_in: IO[bytes], out: Wire) -> None:
-    from io import TextIOWrapper
+def read_wire(wire_in: Iterable[bytes], out: Wire, shortcut: Shortcut | None, forward: Callable[[str], None]) -> None:
+    """The reader (a worker thread): each line to the SDK (`forward`), but the calls the shortcut answers."""
+    for line in wire_in:
+        if shortcut is not None:
+            if shortcut.serve(line, out.send):
+                continue
+            shortcut.passing(line)
+        forward(line.decode("utf-8", "replace"))
 
+
+async def run_wire(server: MCPServer, first: str | bytes, wire_in: Iterable[bytes], out: Wire,
+                   shortcut: Shortcut | None = None) -> None:
+    """The SDK's server on the wire: `first` (already read), then every line `read_wire` forwards."""
     import anyio
+    import anyio.from_thread
+    import anyio.to_thread
     from mcp.server.stdio import stdio_server
 
-    rest = anyio.wrap_file(TextIOWrapper(wire_in, encoding="utf-8", errors="replace"))
+    send, receive = anyio.create_memory_object_stream[str](16)
+    first_text = first.decode("utf-8", "replace") if isinstance(first, bytes) else first
+
+    async def lines() -> AsyncIterator[str]:
+        yield first_text
+        async for line in receive:
+            yield line
+
+    def forward(line: str) -> None:
+        anyio.from_thread.run(send.send, line)
+
+    async def pump() -> None:
+        async with send:
+            await anyio.to_thread.run_sync(read_wire, wire_in, out, shortcut, forward, abandon_on_cancel=True)
+
     lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs, on these streams
-    async with stdio_server(Lines(first, rest), out) as (read_stream, write_stream):  # type: ignore[arg-type]
-        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+    async with anyio.create_task_group() as group:
+        group.start_soon(pump)
+        async with stdio_server(Lines(lines()), out) as (read_stream, write_stream):  # type: ignore[arg-type]
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+        group.cancel_scope.cancel()
+
+
+class Lines:
+    """An async iterator as the SDK's stdio transport iterates its stdin."""
+
+    def __init__(self, source: AsyncIterator[str]) -> None:
+        self.source = source
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self.source

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 from collections.abc import Iterator
 
 import anyio
@@ -15,7 +16,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from stringsh.dialects.mcp import identity
 from stringsh.dialects.mcp.server import build_server
-from stringsh.dialects.mcp.stdio_front import Wire, _run, early_reply
+from stringsh.dialects.mcp.stdio_front import Wire, early_reply, run_wire
 from stringsh.dispatcher import Dispatcher
 
 
@@ -34,12 +35,39 @@ def initialize(request_id: int | str, version: str) -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": params}).encode() + b"\n"
 
 
-def sdk_lines(dispatcher: Dispatcher, *lines: bytes, answered: tuple[int | str, bytes] | None = None) -> list[bytes]:
-    """What the SDK's server writes for `lines` (the wire then closes), as `stringsh mcp` serves them."""
-    out = io.BytesIO()
+class Replies(io.BytesIO):
+    """The server's stdout, which can be waited on for a number of reply lines."""
+
+    def __init__(self, expected: int) -> None:
+        super().__init__()
+        self.expected = expected
+        self.grew = threading.Condition()
+
+    def flush(self) -> None:
+        with self.grew:
+            self.grew.notify_all()
+
+    def wait(self, count: int) -> None:
+        with self.grew:
+            self.grew.wait_for(lambda: self.getvalue().count(b"\n") >= count, 30)
+
+
+def held_open(lines: tuple[bytes, ...], replies: Replies, *, settle: int = 0) -> Iterator[bytes]:
+    """The client's stdin: `lines` (after the first `settle`, only once they were answered), then closed once
+    every reply came (as a client closes after its answers)."""
+    yield from lines[:settle]
+    replies.wait(sum(b'"id"' in line for line in lines[:settle]))
+    yield from lines[settle:]
+    replies.wait(replies.expected)
+
+
+def sdk_lines(dispatcher: Dispatcher, *lines: bytes, expected: int = 1,
+              answered: tuple[int | str, bytes] | None = None) -> list[bytes]:
+    """What the SDK's server writes for `lines`, as `stringsh mcp` serves them."""
+    replies = Replies(expected)
     server = build_server(dispatcher.workspace, None, dispatcher)
-    anyio.run(_run, server, lines[0].decode(), io.BytesIO(b"".join(lines[1:])), Wire(out, answered))
-    return out.getvalue().splitlines(keepends=True)
+    anyio.run(run_wire, server, lines[0], held_open(lines[1:], replies), Wire(replies, answered))
+    return replies.getvalue().splitlines(keepends=True)
 
 
 def test_handshake_versions_are_the_sdks() -> None:
