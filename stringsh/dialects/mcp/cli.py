@@ -32,18 +32,20 @@ def run(dispatcher: Dispatcher, options: Options) -> int:
               "Serve HTTP: stringsh mcp --http 127.0.0.1:PORT --log-json (on stdio, stderr is the client's)",
               file=sys.stderr)
         return 2
+    from stringsh.dialects.mcp.calls import make_calls
+
     workspace = dispatcher.workspace
-    root_spelling = options.root or os.environ.get("PWD") or os.getcwd()
+    calls = make_calls(workspace, options.root or os.environ.get("PWD") or os.getcwd(), dispatcher)
 
     def build() -> MCPServer:
         from stringsh.dialects.mcp.server import build_server
 
-        return build_server(workspace, root_spelling, dispatcher)
+        return build_server(workspace, dispatcher=dispatcher, calls=calls)
 
     if options.http is None:
         from stringsh.dialects.mcp.stdio_front import serve
 
-        return serve(build)
+        return serve(calls, build)
     try:
         server = build()
     except ImportError as exc:

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import os
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from stringsh import __version__
-from stringsh.dialects.mcp.calls import Calls
+from stringsh.dialects.mcp.calls import Calls, make_calls
 from stringsh.dialects.mcp.identity import INSTRUCTIONS, NAME
 from stringsh.dialects.mcp.roots import ROOTS_CHANGED
 
@@ -24,18 +23,15 @@ if TYPE_CHECKING:
 TOOL_MODULES = ("tools_files", "tools_commands", "resources")
 
 
-def build_server(workspace: Workspace, root_spelling: str | None = None, dispatcher: Dispatcher | None = None
-                 ) -> MCPServer:
+def build_server(workspace: Workspace, root_spelling: str | None = None, dispatcher: Dispatcher | None = None,
+                 calls: Calls | None = None) -> MCPServer:
     """`root_spelling`: the workspace folder as the user named it, accepted in absolute paths as its real path;
-    `dispatcher`: the one owning `workspace`, for the String Command tools."""
+    `dispatcher`: the one owning `workspace`, for the String Command tools; `calls`: made already (the stdio front
+    answers calls on them before the SDK is loaded), else made here."""
     from stringsh.dialects.mcp.coded import CodedServer
 
-    aliases = {}
-    if root_spelling is not None:
-        given, real = os.path.abspath(root_spelling), str(workspace.confiner.root_list()[0][1])
-        if given != real and os.path.realpath(given) == real:  # a stale $PWD names some other folder
-            aliases[given] = real
-    calls = Calls(workspace, aliases, dispatcher)
+    if calls is None:
+        calls = make_calls(workspace, root_spelling, dispatcher)
     server: MCPServer = CodedServer(NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
                                   warn_on_duplicate_tools=False)
 

@@ -1,13 +1,16 @@
-"""The read tools the stdio front answers itself: `list_directory`, `get_file_info` and `read_text_file`.
+"""The read tools the stdio front answers itself: `list_directory`, `get_file_info`, `read_text_file` and
+`list_allowed_directories`.
 
 Through the SDK a call crosses two thread hops, the request and argument models and the result's per-version
 sieve before the engine is reached; the reference server's whole round trip costs less than that. So on stdio
-the front's reader runs these three itself, through the very same engine call (`Calls.answer`: one request of the
-`mcp` dialect with the same tool name, paths, client and topic, the same masking and audit record), and writes
+the front's reader runs these itself, through the same engine request (`Calls.answer_text`: one request of
+the `mcp` dialect with the same tool name, paths, client and topic, the same masking and audit record), and writes
 the reply the SDK would (tests/dialects/mcp/test_mcp_shortcut.py holds the bytes equal to the SDK's, refusals
-and masked secrets included). Only a call the SDK would take as it is comes this way: a handshake-era protocol,
-a connection whose client and roots a call through the SDK has already set up, no `_meta`, and arguments of
-exactly the schema's names and JSON types (anything the SDK would coerce, default or refuse goes to the SDK).
+and masked secrets included); nothing here needs the SDK, so they are answered while it is still being imported.
+Only a call the SDK would take as it is comes this way: a handshake-era protocol, a connection whose client and
+roots are known (a client without the roots capability from the start, else once a call through the SDK asked
+for them), no `_meta`, and arguments of exactly the schema's names and JSON types (anything the SDK would coerce,
+default or refuse goes to the SDK).
 """
 
 from __future__ import annotations
@@ -15,11 +18,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from pydantic_core import to_json
-
-from stringsh.dialects.mcp.listing import file_info_text
+from stringsh.dialects.mcp.calls import tool_call
+from stringsh.dialects.mcp.listing import allowed, file_info_text, listing
+from stringsh.dialects.mcp.reading import read_text
 from stringsh.dialects.mcp.roots import ROOTS_CHANGED, STDIO
-from stringsh.dialects.mcp.tools_files import listing, read_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -32,7 +34,9 @@ def _count(value: object) -> bool:
 
 
 def work_for(name: object, arguments: dict[str, Any]) -> Callable[[Call], str] | None:
-    """The engine work of a call to one of the three tools with arguments the SDK would pass unchanged."""
+    """The engine work of a call to one of these tools with arguments the SDK would pass unchanged."""
+    if name == "list_allowed_directories":
+        return allowed if not arguments else None
     path = arguments.get("path")
     if type(path) is not str:
         return None
@@ -56,11 +60,14 @@ def client_name(initialize: dict[str, Any]) -> str | None:
 
 
 class Shortcut:
-    """Answers the three read tools on the stdio connection once it is settled (`Calls.settled`)."""
+    """Answers the read tools on the stdio connection once it is settled (`Calls.settled`)."""
 
     def __init__(self, calls: Calls, initialize: dict[str, Any]) -> None:
         self.calls = calls
         self.agent = client_name(initialize)
+        if "roots" not in initialize["params"]["capabilities"]:  # the SDK's path finds the same: no roots to ask
+            calls.sessions.adopt(STDIO, self.agent)
+            calls.roots.cache[STDIO] = None
 
     def serve(self, line: bytes, send: Callable[[bytes], None]) -> bool:
         """Answer `line` and send the reply (its audit record written after it, as every front end does), or
@@ -91,16 +98,15 @@ class Shortcut:
         settled = self.calls.settled(STDIO) if work is not None else None
         if work is None or settled is None:
             return None
-        from stringsh.dialects.mcp.calls import tool_call
-
         mine, allowed = settled
         tool, paths = tool_call(params)
-        result = self.calls.answer(mine, self.agent, allowed, tool, paths, work)
-        (block,) = result.content
+        text, failed = self.calls.answer_text(mine, self.agent, allowed, tool, paths, work)
         reply = {"jsonrpc": "2.0", "id": request_id,
-                 "result": {"content": [{"text": block.text, "type": "text"}],  # type: ignore[union-attr]
-                            "isError": bool(result.is_error)}}
-        return to_json(reply) + b"\n"
+                 "result": {"content": [{"text": text, "type": "text"}], "isError": failed}}
+        try:  # as the SDK's serializer writes it (non-ASCII as UTF-8, control characters escaped)
+            return json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        except UnicodeEncodeError:  # a lone surrogate (a file name that is not UTF-8): the SDK's to say
+            return None
 
     def passing(self, line: bytes) -> None:
         """A line on its way to the SDK: a roots change forgets the roots now, before the next call is read (the

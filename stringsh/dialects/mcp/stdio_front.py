@@ -1,13 +1,19 @@
-"""`stringsh mcp` on stdin/stdout, answering `initialize` before the SDK is imported.
+"""`stringsh mcp` on stdin/stdout, serving while the SDK is imported.
 
-Importing the SDK (its pydantic models for every protocol revision) takes most of a second, and the reply to
-`initialize` needs none of it: its bytes are fixed by identity.py and the version the client asks for. So the
-first message is read here; when it is a well-formed `initialize` request it is answered at once, then the SDK is
-imported and handed every message from the first on, `initialize` included (its session must see the handshake),
-and the SDK's own reply to that request is dropped on the way out (a reply that differs from the one sent is
-logged on stderr: tests/dialects/mcp/test_mcp_lazy_start.py keeps them equal). Anything else as the first message
-(another method, a malformed line, the 2026 protocol's `server/discover`) goes to the SDK untouched and waits for
-it. The messages a client sends meanwhile wait in the pipe; the first tool call pays for the import.
+Importing the SDK (its pydantic models for every protocol revision) takes most of a second, and the first things a
+client asks need none of it. So a reader thread takes the wire from the start while the main thread imports the
+SDK, and answers itself:
+- `initialize` (the first message, when well formed): its bytes are fixed by identity.py and the version asked;
+- `tools/list` until the SDK serves: the SDK's own result, kept in tools.json (toollist.py);
+- `list_directory`, `get_file_info`, `read_text_file` and `list_allowed_directories`, through the same engine
+  request as the SDK's tool would run (shortcut.py), once the connection's client and roots are known: at once
+  for a client without the roots capability, else after a first call through the SDK asked for them.
+The import starts once the handshake is over (`tools/list` answered, a line only the SDK can answer, or
+`HANDSHAKE_WAIT` seconds after start), so that it does not hold the interpreter while those replies are due.
+Every other line goes to the SDK in order, once it serves; `initialize` too (its session must see the
+handshake), its reply to that request dropped on the way out (a reply that differs from the early one is logged
+on stderr). Tests hold each early reply byte for byte equal to the SDK's (test_mcp_lazy_start.py,
+test_mcp_shortcut.py).
 
 As the SDK's stdio transport does, fd 0 reads the null device and fd 1 writes to stderr while serving, so a
 child process (the shell tools) can neither take the client's messages nor write into the stream.
@@ -18,17 +24,23 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import queue
 import sys
 import threading
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from stringsh.dialects.mcp.identity import HANDSHAKE_VERSIONS, initialize_reply
+from stringsh.dialects.mcp.roots import STDIO
+
+#: Seconds the SDK's import waits for the client's handshake at most.
+HANDSHAKE_WAIT = 0.3
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Iterable
 
     from mcp.server.mcpserver import MCPServer
 
+    from stringsh.dialects.mcp.calls import Calls
     from stringsh.dialects.mcp.shortcut import Shortcut
 
 
@@ -72,12 +84,32 @@ def early_reply(line: bytes) -> tuple[int | str, bytes] | None:
     return request_id, initialize_reply(request_id, params["protocolVersion"])
 
 
+#: How the notification that ends the handshake starts (as clients write it; another spelling only starts the
+#: SDK's import sooner).
+INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"'
+
+
+def tools_list_id(line: bytes) -> int | str | None:
+    """The id of a plain `tools/list` request (no cursor, no `_meta`); None for any other line."""
+    if b'"tools/list"' not in line:
+        return None
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or message.get("method") != "tools/list" or message.get("jsonrpc") != "2.0" \
+            or message.keys() - {"jsonrpc", "id", "method", "params"} or message.get("params", {}) != {}:
+        return None
+    request_id = message.get("id")
+    return request_id if type(request_id) in (int, str) else None
+
+
 class Wire:
     """The client's stdout, shared by the SDK (`write`, async: each message written whole and flushed on a worker
-    thread, so a client that stops reading blocks that thread, never the event loop) and the reader's shortcut
-    replies (`send`); the SDK's reply to an `initialize` answered early is dropped."""
+    thread, so a client that stops reading blocks that thread, never the event loop) and the reader's own replies
+    (`send`); the SDK's reply to an `initialize` answered early is dropped."""
 
-    def __init__(self, out: IO[bytes], answered: tuple[int | str, bytes] | None) -> None:
+    def __init__(self, out: IO[bytes], answered: tuple[int | str, bytes] | None = None) -> None:
         self.out = out
         self.answered = answered
         self.lock = threading.Lock()
@@ -114,17 +146,92 @@ class Wire:
         return True
 
 
-def serve(build: Callable[[], MCPServer]) -> int:
-    """Serve stdio until the client closes it; `build` imports the SDK and makes the server."""
+class Front:
+    """The reader: what it answers itself, and the lines it queues for the SDK (None: the wire closed)."""
+
+    def __init__(self, calls: Calls, out: Wire) -> None:
+        self.calls = calls
+        self.out = out
+        self.inbox: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self.shortcut: Shortcut | None = None
+        #: Set once the SDK serves: from then on it answers `tools/list` itself.
+        self.serving = threading.Event()
+        #: Set when the SDK is wanted: the handshake is over, or a line waits for it, or the wire closed.
+        self.wanted = threading.Event()
+        self.started = False
+
+    def read(self, wire_in: Iterable[bytes]) -> None:
+        try:
+            for line in wire_in:
+                if not self.take(line):
+                    self.inbox.put(line.decode("utf-8", "replace"))
+                    if self.started and not line.lstrip().startswith(INITIALIZED):
+                        self.wanted.set()
+        finally:
+            self.inbox.put(None)
+            self.wanted.set()
+
+    def take(self, line: bytes) -> bool:
+        """Whether `line` was answered here (else it goes to the SDK)."""
+        if not self.started:
+            self.started = True
+            self.hello(line)
+            return False  # the SDK's session sees the handshake too
+        if self.shortcut is None:
+            return False
+        if not self.serving.is_set():
+            request_id = tools_list_id(line)
+            if request_id is not None:
+                from stringsh.dialects.mcp.toollist import reply
+
+                self.out.send(reply(request_id))
+                self.wanted.set()
+                return True
+        if self.shortcut.serve(line, self.out.send):
+            return True
+        self.shortcut.passing(line)
+        return False
+
+    def hello(self, line: bytes) -> None:
+        """Answer a first `initialize`; on a handshake-era protocol the read tools are answered here from now on."""
+        answered = early_reply(line)
+        if answered is None:
+            self.wanted.set()
+            return
+        self.out.answered = answered
+        self.out.send(answered[1])
+        message = json.loads(line)
+        if message["params"]["protocolVersion"] not in HANDSHAKE_VERSIONS:
+            return
+        from stringsh.dialects.mcp.shortcut import Shortcut
+
+        self.shortcut = Shortcut(self.calls, message)
+
+    async def lines(self) -> AsyncIterator[str]:
+        """The SDK's stdin: the queued lines, then each as the reader queues it."""
+        import anyio.to_thread
+
+        self.serving.set()
+        while True:
+            line = self.inbox.get_nowait() if not self.inbox.empty() else await anyio.to_thread.run_sync(
+                self.inbox.get)
+            if line is None:
+                return
+            yield line
+
+
+def serve(calls: Calls, build: Callable[[], MCPServer]) -> int:
+    """Serve stdio until the client closes it; `build` imports the SDK and makes the server on `calls`."""
+    from stringsh.dialects.mcp import shortcut, toollist  # the reader imports nothing: the SDK's import holds locks
+
+    toollist.result_bytes()
+    del shortcut
     wire_in, wire_out, restore = claim_wire()
+    front = Front(calls, Wire(wire_out))
+    reader = threading.Thread(target=front.read, args=(wire_in,), name="stringsh-mcp-stdin", daemon=True)
+    reader.start()
+    front.wanted.wait(HANDSHAKE_WAIT)
     try:
-        first = wire_in.readline()
-        if not first:
-            return 0  # the client left before saying anything
-        answered = early_reply(first)
-        if answered is not None:
-            wire_out.write(answered[1])
-            wire_out.flush()
         try:
             import anyio
 
@@ -133,63 +240,53 @@ def serve(build: Callable[[], MCPServer]) -> int:
             print(f"stringsh: the MCP server needs the mcp extra ({exc.name} is missing): pip install "
                   "'stringsh[mcp]'", file=sys.stderr)
             return 2
-        shortcut = None
-        if answered is not None and json.loads(first)["params"]["protocolVersion"] in HANDSHAKE_VERSIONS:
-            from stringsh.dialects.mcp.shortcut import Shortcut
-
-            shortcut = Shortcut(server.calls, json.loads(first))
-        anyio.run(run_wire, server, first, wire_in, Wire(wire_out, answered), shortcut)
+        anyio.run(run_sdk, server, front.lines(), front.out)
         return 0
     finally:
+        calls.sessions.end(STDIO)  # the connection's topic and shell, when the front made its client
         restore()
 
 
-def read_wire(wire_in: Iterable[bytes], out: Wire, shortcut: Shortcut | None, forward: Callable[[str], None]) -> None:
-    """The reader (a worker thread): each line to the SDK (`forward`), but the calls the shortcut answers."""
-    for line in wire_in:
-        if shortcut is not None:
-            if shortcut.serve(line, out.send):
-                continue
-            shortcut.passing(line)
-        forward(line.decode("utf-8", "replace"))
-
-
-async def run_wire(server: MCPServer, first: str | bytes, wire_in: Iterable[bytes], out: Wire,
-                   shortcut: Shortcut | None = None) -> None:
-    """The SDK's server on the wire: `first` (already read), then every line `read_wire` forwards."""
-    import anyio
-    import anyio.from_thread
-    import anyio.to_thread
+async def run_sdk(server: MCPServer, lines: AsyncIterator[str], out: Any) -> None:
+    """The SDK's server on the wire: what MCPServer.run_stdio_async runs, on these streams."""
     from mcp.server.stdio import stdio_server
 
-    send, receive = anyio.create_memory_object_stream[str](16)
-    first_text = first.decode("utf-8", "replace") if isinstance(first, bytes) else first
-
-    async def lines() -> AsyncIterator[str]:
-        yield first_text
-        async for line in receive:
-            yield line
-
-    def forward(line: str) -> None:
-        anyio.from_thread.run(send.send, line)
-
-    async def pump() -> None:
-        async with send:
-            await anyio.to_thread.run_sync(read_wire, wire_in, out, shortcut, forward, abandon_on_cancel=True)
-
-    lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs, on these streams
-    async with anyio.create_task_group() as group:
-        group.start_soon(pump)
-        async with stdio_server(Lines(lines()), out) as (read_stream, write_stream):  # type: ignore[arg-type]
-            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
-        group.cancel_scope.cancel()
+    lowlevel = server._lowlevel_server
+    async with stdio_server(Lines(lines), out) as (read_stream, write_stream):
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
 
 class Lines:
-    """An async iterator as the SDK's stdio transport iterates its stdin."""
+    """An async iterable as the SDK's stdio transport iterates its stdin."""
 
     def __init__(self, source: AsyncIterator[str]) -> None:
         self.source = source
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self.source
+
+
+async def run_lines(server: MCPServer, lines: list[str], expected: int) -> list[bytes]:
+    """What the SDK's server writes for `lines` (no line answered early), the wire closed once `expected` lines
+    came: for tools.json (toollist.py) and the tests that compare the early replies with the SDK's."""
+    import io
+
+    import anyio
+    import anyio.from_thread
+
+    out = io.BytesIO()
+    got = anyio.Event()
+
+    class Collect(Wire):
+        def send(self, data: bytes) -> None:
+            super().send(data)
+            if out.getvalue().count(b"\n") >= expected:
+                anyio.from_thread.run_sync(got.set)
+
+    async def feed() -> AsyncIterator[str]:
+        for line in lines:
+            yield line
+        await got.wait()
+
+    await run_sdk(server, feed(), Collect(out))
+    return out.getvalue().splitlines(keepends=True)

@@ -1,7 +1,8 @@
-"""The stdio front answers list_directory, get_file_info and read_text_file itself (shortcut.py): each reply must be
-the SDK's own, byte for byte (listings without secrets, masked tokens, refusals), with the same audit record, and
-every call the SDK would take differently (other tools, coerced or extra arguments, `_meta`, a connection not yet
-set up by the SDK) must go to the SDK. Both servers run in-process on the same lines (stdio_front.run_wire)."""
+"""The stdio front answers list_directory, get_file_info, read_text_file and list_allowed_directories itself
+(shortcut.py): each reply must be the SDK's own, byte for byte (listings without secrets, masked tokens,
+refusals), with the same audit records, and every call the SDK would take differently (other tools, coerced or
+extra arguments, `_meta`, a client whose roots are not asked yet) must go to the SDK. Both run in-process on the
+same lines (tests/dialects/mcp/wire.py)."""
 
 from __future__ import annotations
 
@@ -12,16 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
-from stringsh.dialects.mcp.server import build_server
-from stringsh.dialects.mcp.shortcut import Shortcut
-from stringsh.dialects.mcp.stdio_front import Wire, early_reply, run_wire
 from stringsh.dispatcher import Dispatcher
 from stringsh.workspace.audit import tail_lines
 from stringsh.workspace.state import AUDIT_FILES
-from tests.dialects.mcp.test_mcp_lazy_start import Replies, held_open, initialize
+from tests.dialects.mcp.wire import INITIALIZED, by_id, front, initialize, sdk_alone, tool
 
 TOKEN = "ghp_" + "a1B2" * 9
 
@@ -46,34 +43,12 @@ def dispatcher(root: Path) -> Iterator[Dispatcher]:
     made.close()
 
 
-class Counting(Shortcut):
-    """Counts the calls it answered."""
-
-    answered = 0
-
-    def answer(self, line: bytes) -> bytes | None:
-        reply = super().answer(line)
-        self.answered += reply is not None
-        return reply
-
-
-def tool(request_id: int, name: str, arguments: Any, **extra: Any) -> bytes:
-    message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-               "params": {"name": name, "arguments": arguments, **extra}}
-    return json.dumps(message).encode() + b"\n"
-
-
-def serve(dispatcher: Dispatcher, calls: list[bytes], *, shortcut: bool) -> tuple[dict[Any, bytes], int]:
-    """Each reply by id, and how many the shortcut answered (the SDK answers the rest); the first call is answered
-    before the others are sent (it sets the connection up, as a client's first call does)."""
-    first = initialize(0, "2025-11-25").replace(b'{"roots": {"listChanged": true}}', b"{}")
-    lines = (b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n', *calls)
-    replies = Replies(len(calls))
-    server = build_server(dispatcher.workspace, None, dispatcher)
-    front = Counting(server.calls, json.loads(first)) if shortcut else None  # type: ignore[attr-defined]
-    anyio.run(run_wire, server, first, held_open(lines, replies, settle=2), Wire(replies, early_reply(first)), front)
-    by_id = {json.loads(line)["id"]: line for line in replies.getvalue().splitlines(keepends=True)}
-    return by_id, front.answered if front else 0
+def audit(dispatcher: Dispatcher, count: int) -> list[dict[str, Any]]:
+    """The last records without what differs between two runs: when, the chain, the connection's own ids."""
+    varies = ("time", "hash", "prev", "ms", "client", "topic")
+    records = tail_lines(dispatcher.workspace.state.path, AUDIT_FILES, count)
+    # the SDK runs calls side by side, so its records may come in another order
+    return sorted(({k: v for k, v in json.loads(record).items() if k not in varies} for record in records), key=repr)
 
 
 def test_replies_and_audit_records_are_the_sdks(dispatcher: Dispatcher, root: Path) -> None:
@@ -86,26 +61,30 @@ def test_replies_and_audit_records_are_the_sdks(dispatcher: Dispatcher, root: Pa
              ("read_text_file", {"path": "notes.txt", "head": 1, "tail": 1}),
              ("read_text_file", {"path": "token.txt", "head": 0}), ("read_text_file", {"path": "token.txt"}),
              ("read_text_file", {"path": "caf\u00e9 \"q\".md"}), ("read_text_file", {"path": ".env"}),
-             ("read_text_file", {"path": "../outside.txt"})]
-    # the first call sets the connection up through the SDK; every case after it is asked twice
-    calls = [tool(1, "list_allowed_directories", {})]
-    calls += [tool(10 + index, name, arguments) for index, (name, arguments) in enumerate(cases)]
-    sdk, none = serve(dispatcher, calls, shortcut=False)
-    sdk_audit = tail_lines(dispatcher.workspace.state.path, AUDIT_FILES, len(cases))
-    ours, answered = serve(dispatcher, calls, shortcut=True)
-    ours_audit = tail_lines(dispatcher.workspace.state.path, AUDIT_FILES, len(cases))
-    assert (none, answered) == (0, len(cases))
-    assert ours == sdk
+             ("read_text_file", {"path": "../outside.txt"}), ("list_allowed_directories", {})]
+    lines = [initialize(0, "2025-11-25"), INITIALIZED]
+    lines += [tool(10 + index, name, arguments) for index, (name, arguments) in enumerate(cases)]
+    sdk = by_id(sdk_alone(dispatcher, lines, 1 + len(cases)))
+    sdk_audit = audit(dispatcher, len(cases))
+    # every call answered before the SDK serves: none of these replies can be the SDK's
+    ours, served = front(dispatcher, lines, 1 + len(cases), early=1 + len(cases))
+    assert served.calls_answered == len(cases)
+    assert by_id(ours) == sdk
+    assert audit(dispatcher, len(cases)) == sdk_audit
     assert TOKEN not in sdk[22].decode() and "next line" in sdk[22].decode()
     assert b'"isError":true' in sdk[12] and b"[FILE] .env" not in sdk[10] and b"[FILE] info.txt" in sdk[10]
 
-    def same(record: str) -> dict[str, Any]:
-        varies = ("time", "hash", "prev", "ms", "client", "topic")  # when, the chain, the connection's own ids
-        return {key: value for key, value in json.loads(record).items() if key not in varies}
 
-    # the SDK runs calls side by side, so its records may come in another order
-    assert sorted(map(same, ours_audit), key=repr) == sorted(map(same, sdk_audit), key=repr)
-    assert [json.loads(record)["op"] for record in ours_audit][:2] == ["mcp.list_directory"] * 2
+def test_a_client_with_roots_is_answered_here_once_the_sdk_asked_for_them(dispatcher: Dispatcher, root: Path) -> None:
+    """The roots are the client's to give, through the SDK: until a call through it asked, calls go to it; then
+    the front keeps to them as the SDK's tools do."""
+    first = tool(1, "get_file_info", {"path": "info.txt"})
+    lines = [initialize(0, "2025-11-25", roots=True), INITIALIZED, first, tool(2, "list_directory", {"path": "."}),
+             tool(3, "list_directory", {"path": "/"})]
+    replies, served = front(dispatcher, lines, 5, settle=3, roots=[root / "sub"])
+    answers = {key: line for key, line in by_id(replies).items() if key in (1, 2, 3)}
+    assert served.calls_answered == 2 and set(answers) == {1, 2, 3}
+    assert b"FILE_NOT_ALLOWED" in answers[1] and b"FILE_NOT_ALLOWED" in answers[2]
 
 
 @pytest.mark.parametrize("call", [
@@ -119,12 +98,8 @@ def test_replies_and_audit_records_are_the_sdks(dispatcher: Dispatcher, root: Pa
     tool(5, "get_file_info", {"path": "notes.txt"}, _meta={"progressToken": 1}),
     tool(5, "directory_tree", {"path": "sub"}),
     tool(5, "list_directory", [1]),
+    tool(5, "list_allowed_directories", {"path": "."}),
 ])
 def test_what_the_sdk_would_treat_differently_goes_to_it(dispatcher: Dispatcher, call: bytes) -> None:
-    replies, answered = serve(dispatcher, [tool(1, "list_allowed_directories", {}), call], shortcut=True)
-    assert (answered, len(replies)) == (0, 2)
-
-
-def test_nothing_is_answered_before_the_sdk_set_the_connection_up(dispatcher: Dispatcher) -> None:
-    replies, answered = serve(dispatcher, [tool(1, "get_file_info", {"path": "notes.txt"})], shortcut=True)
-    assert (answered, len(replies)) == (0, 1)
+    replies, served = front(dispatcher, [initialize(0, "2025-11-25"), INITIALIZED, call], 2)
+    assert (served.calls_answered, len(replies)) == (0, 2)
