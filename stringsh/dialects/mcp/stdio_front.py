@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import queue
 import sys
@@ -31,6 +32,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 from stringsh.dialects.mcp.identity import HANDSHAKE_VERSIONS, initialize_reply
 from stringsh.dialects.mcp.roots import STDIO
+
+log = logging.getLogger("stringsh.mcp")
 
 #: Seconds the SDK's import waits for the client's handshake at most.
 HANDSHAKE_WAIT = 0.3
@@ -163,7 +166,12 @@ class Front:
     def read(self, wire_in: Iterable[bytes]) -> None:
         try:
             for line in wire_in:
-                if not self.take(line):
+                try:
+                    taken = self.take(line)
+                except Exception:  # a bug here must not end the session: the SDK answers the line instead
+                    log.exception("stringsh mcp: the stdio front failed on a line")
+                    taken = False
+                if not taken:
                     self.inbox.put(line.decode("utf-8", "replace"))
                     if self.started and not line.lstrip().startswith(INITIALIZED):
                         self.wanted.set()
