@@ -8,8 +8,8 @@ SDK, and answers itself:
 - `list_directory`, `get_file_info`, `read_text_file` and `list_allowed_directories`, through the same engine
   request as the SDK's tool would run (shortcut.py), once the connection's client and roots are known: at once
   for a client without the roots capability, else after a first call through the SDK asked for them.
-The import starts once the handshake is over (`tools/list` answered, a line only the SDK can answer, or
-`HANDSHAKE_WAIT` seconds after start), so that it does not hold the interpreter while those replies are due.
+The import starts once the handshake is over (a line after `initialize` and `notifications/initialized`, or
+`HANDSHAKE_WAIT` seconds after start), so that it does not hold the interpreter while `initialize` is answered.
 Every other line goes to the SDK in order, once it serves; `initialize` too (its session must see the
 handshake), its reply to that request dropped on the way out (a reply that differs from the early one is logged
 on stderr). Tests hold each early reply byte for byte equal to the SDK's (test_mcp_lazy_start.py,
@@ -159,13 +159,14 @@ class Front:
         self.shortcut: Shortcut | None = None
         #: Set once the SDK serves: from then on it answers `tools/list` itself.
         self.serving = threading.Event()
-        #: Set when the SDK is wanted: the handshake is over, or a line waits for it, or the wire closed.
+        #: Set when the SDK's import may start: a line past the handshake came, or the wire closed.
         self.wanted = threading.Event()
         self.started = False
 
     def read(self, wire_in: Iterable[bytes]) -> None:
         try:
             for line in wire_in:
+                handshake = not self.started or line.lstrip().startswith(INITIALIZED)
                 try:
                     taken = self.take(line)
                 except Exception:  # a bug here must not end the session: the SDK answers the line instead
@@ -173,8 +174,8 @@ class Front:
                     taken = False
                 if not taken:
                     self.inbox.put(line.decode("utf-8", "replace"))
-                    if self.started and not line.lstrip().startswith(INITIALIZED):
-                        self.wanted.set()
+                if not handshake:
+                    self.wanted.set()
         finally:
             self.inbox.put(None)
             self.wanted.set()
@@ -193,7 +194,6 @@ class Front:
                 from stringsh.dialects.mcp.toollist import reply
 
                 self.out.send(reply(request_id))
-                self.wanted.set()
                 return True
         if self.shortcut.serve(line, self.out.send):
             return True
