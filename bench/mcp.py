@@ -2,18 +2,24 @@
 the version tests/dialects/mcp/reference_server.py pins, installed from the npm registry into the user's cache on
 first run), as ratios measured in the same run.
 
-    python bench/mcp.py [--rounds 30] [--startups 15] [--reference-only]
+    python bench/mcp.py [--runs 3] [--rounds 30] [--startups 15] [--reference-only]
 
 Both servers get the same calls from the official Python SDK's stdio client, each over its own copy of one fixture
 folder, the two taking turns call by call so both see the same machine load:
-- start-up: spawn -> `initialize` result (fresh process each time);
-- read_text_file of a 100 KB text file; list_directory of a 1,000-entry folder; edit_file with one
+- start-up: spawn -> `initialize` result (fresh process each time); "first call": spawn -> `initialize` -> the
+  result of a first `list_allowed_directories`; "first SDK call": then a `list_directory_with_sizes` result (on
+  stdio stringsh answers `initialize`, `tools/list` and the read tools while its SDK is imported, the other
+  tools wait for the import: docs/mcp.md; these rows show both);
+- read_text_file of a 100 KB text file, and its `head` 10 lines; list_directory of a 1,000-entry folder;
+  get_file_info of a file; edit_file with one
   {oldText, newText} (alternating back and forth, so every call changes the file); search_files '**/*.py' over a
   10,000-file tree (1,000 hits: both servers return every one, under stringsh's 2,000-match cap);
 - peak memory: the server process's VmHWM (/proc/<pid>/status) after all its calls;
 - the start-up floor, timed in the same turns: a bare interpreter, the SDK's server imported, stringsh's server
   built (whole process lifetimes, exit included, so a little above what a start-up to `initialize` pays).
 
+Each row prints the reference's time beside stringsh's and the ratio: the median over `--runs` whole runs of each
+run's p50 (the ratio is the median of the runs' ratios, its range beside it), and the p95 of all runs' samples.
 Goals: every call <= 1.0x the reference at p50, start-up <= 1.5x, peak memory <= 1.0x.
 Needs node and npm (`apt-get install -y nodejs npm`) and the `mcp` extra (`pip install -e '.[mcp]'`).
 `--reference-only` measures the reference alone (no ratios).
@@ -48,8 +54,9 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 import stringsh
 from tests.dialects.mcp.reference_server import VERSION, install, reference_command, stringsh_command
 
-GOALS = {"start-up": 1.5, "read 100 KB": 1.0, "list 1,000": 1.0, "edit": 1.0, "search 10,000": 1.0}
-CALLS = ("read 100 KB", "list 1,000", "edit", "search 10,000")
+GOALS = {"start-up": 1.5, "first call": None, "first SDK call": None, "read 100 KB": 1.0, "read head 10": 1.0,
+         "list 1,000": 1.0, "file info": 1.0, "edit": 1.0, "search 10,000": 1.0}
+CALLS = ("read 100 KB", "read head 10", "list 1,000", "file info", "edit", "search 10,000")
 EDIT_A, EDIT_B = "status = 'draft'", "status = 'final'"
 
 
@@ -83,6 +90,9 @@ class Server:
     params: StdioServerParameters
     root: Path
     samples: dict[str, list[float]] = field(default_factory=dict)
+    #: Each finished run's p50 by row, and every run's samples pooled (for the p95).
+    run_p50: list[dict[str, float]] = field(default_factory=list)
+    pooled: dict[str, list[float]] = field(default_factory=dict)
     log: Path = Path(os.devnull)  # the server's stderr (the reference prints a banner on every start)
     hits: int = 0
     peak_kb: int = 0
@@ -93,6 +103,12 @@ class Server:
 
     def record(self, what: str, seconds: float) -> None:
         self.samples.setdefault(what, []).append(seconds * 1000)
+
+    def end_run(self) -> None:
+        self.run_p50.append({what: statistics.median(took) for what, took in self.samples.items()})
+        for what, took in self.samples.items():
+            self.pooled.setdefault(what, []).extend(took)
+        self.samples = {}
 
 
 def children() -> set[int]:
@@ -117,12 +133,16 @@ def peak_kb(pid: int) -> int:
 
 
 async def start_up(server: Server) -> None:
-    """Spawn -> initialize result, then shut the process down (not timed)."""
+    """Spawn -> initialize result -> a first call's result, then shut the process down (not timed)."""
     start = time.perf_counter()
     with open(server.log, "a") as log:
         async with stdio_client(server.params, errlog=log) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             server.record("start-up", time.perf_counter() - start)
+            await session.call_tool("list_allowed_directories", {})
+            server.record("first call", time.perf_counter() - start)
+            await session.call_tool("list_directory_with_sizes", {"path": str(server.root / "folder")})
+            server.record("first SDK call", time.perf_counter() - start)
 
 
 def call(server: Server, session: ClientSession, what: str) -> Callable[[], Awaitable[object]]:
@@ -131,8 +151,12 @@ def call(server: Server, session: ClientSession, what: str) -> Callable[[], Awai
     root = server.root
     if what == "read 100 KB":
         return lambda: session.call_tool("read_text_file", {"path": str(root / "big.txt")})
+    if what == "read head 10":
+        return lambda: session.call_tool("read_text_file", {"path": str(root / "big.txt"), "head": 10})
     if what == "list 1,000":
         return lambda: session.call_tool("list_directory", {"path": str(root / "folder")})
+    if what == "file info":
+        return lambda: session.call_tool("get_file_info", {"path": str(root / "big.txt")})
     if what == "search 10,000":
         return lambda: session.call_tool("search_files", {"path": str(root / "tree"), "pattern": "**/*.py"})
 
@@ -202,7 +226,7 @@ async def run_calls(servers: list[Server], rounds: int) -> None:
                 for server, session, _ in sessions[turn % 2 :] + sessions[: turn % 2]:
                     await timed(server, session, what)
         for server, _, pid in sessions:
-            server.peak_kb = peak_kb(pid)
+            server.peak_kb = max(server.peak_kb, peak_kb(pid))
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -215,24 +239,31 @@ def report(servers: list[Server]) -> None:
     ours = servers[1] if len(servers) > 1 else None
     head = f"{'call':<15} {'ref p50':>8} {'ref p95':>8}"
     if ours:
-        head += f" {'ours p50':>9} {'ours p95':>9} {'p50 x':>6} {'p95 x':>6} {'goal':>5}"
+        head += f" {'ours p50':>9} {'ours p95':>9} {'p50 x':>6} {'runs x':>12} {'p95 x':>6} {'goal':>5}"
     print(head + "   (ms)")
-    for what in ("start-up", *CALLS):
-        r50, r95 = statistics.median(ref.samples[what]), percentile(ref.samples[what], 0.95)
+    for what in ("start-up", "first call", "first SDK call", *CALLS):
+        r50 = statistics.median(run[what] for run in ref.run_p50)
+        r95 = percentile(ref.pooled[what], 0.95)
         row = f"{what:<15} {r50:>8.1f} {r95:>8.1f}"
         if ours:
-            o50, o95 = statistics.median(ours.samples[what]), percentile(ours.samples[what], 0.95)
-            row += f" {o50:>9.1f} {o95:>9.1f} {o50 / r50:>5.2f}x {o95 / r95:>5.2f}x {GOALS[what]:>4}x"
+            o50 = statistics.median(run[what] for run in ours.run_p50)
+            o95 = percentile(ours.pooled[what], 0.95)
+            ratios = [mine[what] / theirs[what] for mine, theirs in zip(ours.run_p50, ref.run_p50, strict=True)]
+            spread = f"{min(ratios):.2f}-{max(ratios):.2f}"
+            goal = GOALS[what]
+            row += (f" {o50:>9.1f} {o95:>9.1f} {statistics.median(ratios):>5.2f}x {spread:>12} {o95 / r95:>5.2f}x "
+                    + (f"{goal:>4}x" if goal else "    -"))
         print(row)
     row = f"{'peak RSS MB':<15} {ref.peak_kb / 1024:>8.1f} {'':>8}"
     if ours:
-        row += f" {ours.peak_kb / 1024:>9.1f} {'':>9} {ours.peak_kb / ref.peak_kb:>5.2f}x {'':>6} {1.0:>4}x"
+        row += f" {ours.peak_kb / 1024:>9.1f} {'':>9} {ours.peak_kb / ref.peak_kb:>5.2f}x {'':>12} {'':>6} {1.0:>4}x"
     print(row)
     print("search hits: " + ", ".join(f"{server.name} {server.hits}" for server in servers))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3, help="whole runs (fresh servers); rows are their medians")
     parser.add_argument("--rounds", type=int, default=30, help="timed calls of each kind per server")
     parser.add_argument("--startups", type=int, default=15, help="timed start-ups per server")
     parser.add_argument("--reference-only", action="store_true", help="measure the reference server alone")
@@ -255,11 +286,15 @@ def main() -> None:
                                   work / "stringsh", log=work / "stringsh.log"))
         node = subprocess.run([servers[0].params.command, "--version"], capture_output=True, text=True).stdout.strip()
         print(f"reference: {VERSION} on node {node}; stringsh {stringsh.__version__}"
-              f" on Python {sys.version.split()[0]}; {options.rounds} rounds, {options.startups} start-ups")
+              f" on Python {sys.version.split()[0]}; {options.runs} runs of {options.rounds} rounds and"
+              f" {options.startups} start-ups")
         floor = {} if options.reference_only else floor_commands(package, work / "stringsh")
         floor_ms: dict[str, list[float]] = {}
         try:
-            anyio.run(run, servers, options.rounds, options.startups, floor, floor_ms)
+            for _ in range(options.runs):
+                anyio.run(run, servers, options.rounds, options.startups, floor, floor_ms)
+                for server in servers:
+                    server.end_run()
         except Exception:
             print(servers[-1].stderr(), file=sys.stderr)
             raise

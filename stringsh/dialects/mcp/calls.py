@@ -13,16 +13,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import anyio.to_thread
-from mcp_types import CallToolResult, ContentBlock, TextContent
-
 from stringsh.dialects.mcp.roots import ClientRoots
-from stringsh.dialects.mcp.sessions import Sessions
+from stringsh.dialects.mcp.sessions import McpClient, Sessions
 from stringsh.errors import StringError
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
     from mcp.server.mcpserver import Context
+    from mcp_types import CallToolResult, ContentBlock
 
     from stringsh.dispatcher import Dispatcher
     from stringsh.workspace.engine import Workspace
@@ -35,13 +33,29 @@ log = logging.getLogger("stringsh.mcp")
 ERROR_CODE = re.compile(r"^(?:re: [^\n]*\n)?ERROR\(([A-Z0-9_]+)\)")
 
 
+def refusal(exc: StringError) -> str:
+    """A refusal as the client reads it: the coded message then the hint (what to do next)."""
+    return f"ERROR({exc.code}): {exc.text}"
+
+
 def error_result(exc: StringError) -> CallToolResult:
-    """A refusal as the client sees it: one text block, the coded message then the hint (what to do next)."""
-    return CallToolResult(content=[TextContent(type="text", text=f"ERROR({exc.code}): {exc.text}")], is_error=True)
+    """A refusal as the client sees it: one text block, `refusal(exc)`."""
+    from mcp_types import CallToolResult, TextContent
+
+    return CallToolResult(content=[TextContent(type="text", text=refusal(exc))], is_error=True)
 
 
 def text_result(text: str) -> CallToolResult:
+    from mcp_types import CallToolResult, TextContent
+
     return CallToolResult(content=[TextContent(type="text", text=text)])
+
+
+def internal_error(exc: Exception) -> StringError:
+    """What a bug inside a tool becomes (logged on stderr), so it neither ends the session nor leaks a traceback."""
+    log.exception("tool call failed")
+    return StringError("INTERNAL_ERROR", f"{type(exc).__name__} inside stringsh",
+                       "The session goes on; the server's stderr has the details.")
 
 
 class Call:
@@ -140,18 +154,64 @@ class Calls:
                                  client=mine.client) as refused:
                 refused.fail(exc.code)
                 return _masked(self.ws, error_result(exc))
+        import anyio.to_thread
+
+        return await anyio.to_thread.run_sync(self.answer, mine, agent, allowed, tool, paths, work)
+
+    def answer(self, mine: McpClient, agent: str | None, allowed: tuple[Path, ...] | None, tool: str,
+               paths: list[str], work: Callable[[Call], str | CallToolResult | list[ContentBlock]]
+               ) -> CallToolResult:
+        """One request of the `mcp` dialect (blocking: a worker thread, or the stdio front's reader for the read
+        tools it answers itself, shortcut.py)."""
         call = Call(self.ws, allowed, self.aliases, mine.topic)
+        command = " ".join([tool, *paths]) if paths else None  # a command tool's own request names it
+        with self.ws.request("mcp", f"mcp.{tool}", topic=mine.topic, command=command, agent=agent,
+                             paths=paths, client=mine.client) as asked:
+            result = _masked(self.ws, _result(work, call))
+            if result.is_error:
+                asked.fail(asked.outcome or error_code(result))
+            return result
 
-        def one_request() -> CallToolResult:
-            command = " ".join([tool, *paths]) if paths else None  # a command tool's own request names it
-            with self.ws.request("mcp", f"mcp.{tool}", topic=mine.topic, command=command, agent=agent,
-                                 paths=paths, client=mine.client) as asked:
-                result = _masked(self.ws, _result(work, call))
-                if result.is_error:
-                    asked.fail(asked.outcome or error_code(result))
-                return result
+    def answer_text(self, mine: McpClient, agent: str | None, allowed: tuple[Path, ...] | None, tool: str,
+                    paths: list[str], work: Callable[[Call], str]) -> tuple[str, bool]:
+        """`answer` for a tool whose work gives text, without the SDK's models (the stdio front answers such tools
+        before the SDK is loaded, shortcut.py): the same request, masking and audit outcome; the text and whether
+        it is an error."""
+        call = Call(self.ws, allowed, self.aliases, mine.topic)
+        command = " ".join([tool, *paths]) if paths else None
+        with self.ws.request("mcp", f"mcp.{tool}", topic=mine.topic, command=command, agent=agent, paths=paths,
+                             client=mine.client) as asked:
+            try:
+                text, failed = work(call), None
+            except StringError as exc:
+                text, failed = refusal(exc), exc.code
+            except Exception as exc:  # a bug must not end the session or leak a traceback to the client
+                coded = internal_error(exc)
+                text, failed = refusal(coded), coded.code
+            text = self.ws.redact_lines(text)
+            if failed is not None:
+                asked.fail(asked.outcome or failed)
+            return text, failed is not None
 
-        return await anyio.to_thread.run_sync(one_request)
+    def settled(self, key: str) -> tuple[McpClient, tuple[Path, ...] | None] | None:
+        """The connection's client and roots once a call through the SDK has made the one and asked the other;
+        None before (the stdio front then leaves the call to the SDK)."""
+        mine = self.sessions.live.get(key)
+        if mine is None or key not in self.roots.cache:
+            return None
+        return mine, self.roots.cache[key]
+
+
+def make_calls(workspace: Workspace, root_spelling: str | None = None, dispatcher: Dispatcher | None = None
+               ) -> Calls:
+    """`root_spelling`: the workspace folder as the user named it, accepted in absolute paths as its real path;
+    `dispatcher`: the one owning `workspace`, for the String Command tools."""
+    aliases = {}
+    if root_spelling is not None:
+        given, real = os.path.abspath(root_spelling), str(workspace.confiner.root_list()[0][1])
+        if given != real and os.path.realpath(given) == real:  # a stale $PWD names some other folder
+            aliases[given] = real
+    return Calls(workspace, aliases, dispatcher)
 
 
 def _masked(ws: Workspace, result: CallToolResult) -> CallToolResult:
@@ -165,6 +225,8 @@ def _masked(ws: Workspace, result: CallToolResult) -> CallToolResult:
 
 def error_code(result: CallToolResult) -> str:
     """The code of a failed call for its audit record: `ERROR(CODE)` in its text, else `ERROR`."""
+    from mcp_types import TextContent
+
     first = result.content[0] if result.content else None
     match = ERROR_CODE.search(first.text[:400]) if isinstance(first, TextContent) else None
     return match.group(1) if match else "ERROR"
@@ -176,12 +238,12 @@ def _result(work: Callable[[Call], str | CallToolResult | list[ContentBlock]], c
     except StringError as exc:
         return error_result(exc)
     except Exception as exc:  # a bug must not end the session or leak a traceback to the client
-        log.exception("tool call failed")
-        return error_result(StringError("INTERNAL_ERROR", f"{type(exc).__name__} inside stringsh",
-                                        "The session goes on; the server's stderr has the details."))
+        return error_result(internal_error(exc))
     if isinstance(result, str):
         return text_result(result)
     if isinstance(result, list):
+        from mcp_types import CallToolResult
+
         return CallToolResult(content=result)
     return result
 

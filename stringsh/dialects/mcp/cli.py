@@ -9,17 +9,18 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
     from stringsh.dispatcher import Dispatcher
     from stringsh.options import Options
 
 
 def run(dispatcher: Dispatcher, options: Options) -> int:
-    try:
-        import anyio
+    from importlib.util import find_spec
 
-        from stringsh.dialects.mcp.server import build_server
-    except ImportError as exc:
-        print(f"stringsh: the MCP server needs the mcp extra ({exc.name} is missing): pip install 'stringsh[mcp]'",
+    if find_spec("mcp") is None or find_spec("anyio") is None:  # said before any reply, not after `initialize`
+        missing = "mcp" if find_spec("mcp") is None else "anyio"
+        print(f"stringsh: the MCP server needs the mcp extra ({missing} is missing): pip install 'stringsh[mcp]'",
               file=sys.stderr)
         return 2
     if options.host is not None and options.http is None:
@@ -31,11 +32,26 @@ def run(dispatcher: Dispatcher, options: Options) -> int:
               "Serve HTTP: stringsh mcp --http 127.0.0.1:PORT --log-json (on stdio, stderr is the client's)",
               file=sys.stderr)
         return 2
+    from stringsh.dialects.mcp.calls import make_calls
+
     workspace = dispatcher.workspace
-    server = build_server(workspace, options.root or os.environ.get("PWD") or os.getcwd(), dispatcher)
+    calls = make_calls(workspace, options.root or os.environ.get("PWD") or os.getcwd(), dispatcher)
+
+    def build() -> MCPServer:
+        from stringsh.dialects.mcp.server import build_server
+
+        return build_server(workspace, dispatcher=dispatcher, calls=calls)
+
     if options.http is None:
-        anyio.run(server.run_stdio_async)
-        return 0
+        from stringsh.dialects.mcp.stdio_front import serve
+
+        return serve(calls, build)
+    try:
+        server = build()
+    except ImportError as exc:
+        print(f"stringsh: the MCP server needs the mcp extra ({exc.name} is missing): pip install 'stringsh[mcp]'",
+              file=sys.stderr)
+        return 2
     from stringsh.dialects.mcp.http import serve_http
 
     return serve_http(server, options, [folder for _, folder, _ in workspace.confiner.root_list()], dispatcher)

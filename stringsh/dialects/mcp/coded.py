@@ -11,7 +11,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
-from stringsh.dialects.mcp.calls import error_result
+from stringsh.dialects.mcp.calls import Calls, error_result
 from stringsh.errors import StringError
 
 
@@ -26,6 +26,9 @@ def _field_errors(exc: ValidationError) -> str:
 
 
 class CodedServer(MCPServer):
+    #: The server's calls on the workspace (set by build_server).
+    calls: Calls
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
                         ) -> CallToolResult | InputRequiredResult:
         try:

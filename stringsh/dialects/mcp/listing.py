@@ -1,5 +1,6 @@
-"""Folder listings in the reference server's shapes: sizes with totals, a JSON tree (bounded by `maxDepth`, never
-through a symlink), and file info; every look-up through the engine (secrets and engine state left out)."""
+"""Folder listings in the reference server's shapes: names, sizes with totals, a JSON tree (bounded by `maxDepth`,
+never through a symlink), file info and the allowed folders; every look-up through the engine (secrets and engine
+state left out). Free of the SDK (the stdio front answers some of these before it is loaded, shortcut.py)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,21 @@ def excluded(rel: str, patterns: list[str]) -> bool:
 
 def _child(base: str, name: str) -> str:
     return name if base in ("", ".") else f"{base.rstrip('/')}/{name}"
+
+
+def listing(call: Call, path: str) -> str:
+    entries = call.ws.list_dir(call.path(path), topic=call.topic)
+    return "\n".join(f"{'[DIR]' if entry.is_dir else '[FILE]'} {entry.name}" for entry in entries)
+
+
+def allowed(call: Call) -> str:
+    """`list_allowed_directories`: the connection's folders."""
+    from stringsh.dialects.mcp.roots import none_allowed
+
+    folders = call.folders()
+    if not folders:
+        raise none_allowed()
+    return "Allowed directories:\n" + "\n".join(str(folder) for folder in folders)
 
 
 def list_sized(call: Call, path: str, sort_by: str) -> str:

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import os
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from stringsh import __version__
-from stringsh.dialects.mcp.calls import Calls
+from stringsh.dialects.mcp.calls import Calls, make_calls
+from stringsh.dialects.mcp.identity import INSTRUCTIONS, NAME
 from stringsh.dialects.mcp.roots import ROOTS_CHANGED
 
 if TYPE_CHECKING:
@@ -22,28 +22,17 @@ if TYPE_CHECKING:
 #: stringsh's own String Commands (registered only when the Dispatcher is given).
 TOOL_MODULES = ("tools_files", "tools_commands", "tools_symbols", "resources")
 
-INSTRUCTIONS = """\
-stringsh: a workspace's files behind one engine. Paths are absolute inside an allowed directory \
-(list_allowed_directories) or relative to the first one. Files keep their encoding, BOM and line endings; \
-secret files are refused; every change is journalled and can be undone. A refusal reads \
-`ERROR(CODE): message` with a hint line saying what to do next. The `string` tool runs any String Command \
-(`/help` lists them); `undo` takes back this session's own changes (each connection has its own topic: \
-open document, shell and undo history)."""
 
-
-def build_server(workspace: Workspace, root_spelling: str | None = None, dispatcher: Dispatcher | None = None
-                 ) -> MCPServer:
+def build_server(workspace: Workspace, root_spelling: str | None = None, dispatcher: Dispatcher | None = None,
+                 calls: Calls | None = None) -> MCPServer:
     """`root_spelling`: the workspace folder as the user named it, accepted in absolute paths as its real path;
-    `dispatcher`: the one owning `workspace`, for the String Command tools."""
+    `dispatcher`: the one owning `workspace`, for the String Command tools; `calls`: made already (the stdio front
+    answers calls on them before the SDK is loaded), else made here."""
     from stringsh.dialects.mcp.coded import CodedServer
 
-    aliases = {}
-    if root_spelling is not None:
-        given, real = os.path.abspath(root_spelling), str(workspace.confiner.root_list()[0][1])
-        if given != real and os.path.realpath(given) == real:  # a stale $PWD names some other folder
-            aliases[given] = real
-    calls = Calls(workspace, aliases, dispatcher)
-    server: MCPServer = CodedServer("stringsh", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
+    if calls is None:
+        calls = make_calls(workspace, root_spelling, dispatcher)
+    server: MCPServer = CodedServer(NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
                                   warn_on_duplicate_tools=False)
 
     async def watch_roots(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
@@ -52,6 +41,7 @@ def build_server(workspace: Workspace, root_spelling: str | None = None, dispatc
         return await call_next(ctx)
 
     server.middleware.append(watch_roots)
+    server.calls = calls  # the stdio front's shortcut answers read tools on the same calls (shortcut.py)
     for name in TOOL_MODULES:
         import_module(f"stringsh.dialects.mcp.{name}").register(server, calls)
     return server

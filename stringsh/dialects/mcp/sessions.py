@@ -14,8 +14,6 @@ import secrets
 import threading
 from typing import TYPE_CHECKING, Any
 
-import anyio.to_thread
-
 from stringsh.dialects.mcp.roots import connection_key
 
 if TYPE_CHECKING:
@@ -74,17 +72,30 @@ class Sessions:
             known = self.live.get(key)
             if known is not None:
                 return known
-            taken = {client.topic for client in self.live.values()}
-            while True:
-                short = secrets.token_hex(3)
-                topic = topic_name(agent, short)
-                if topic not in taken:
-                    break
-            made = self.live[key] = McpClient(key, topic, f"mcp-{secrets.token_hex(8)}")
+            made = self.live[key] = self._made(key, agent)
         connection = _connection(request)
         if connection is not None:  # the SDK unwinds it when the connection ends, however it ends
+            import anyio.to_thread
+
             connection.exit_stack.push_async_callback(anyio.to_thread.run_sync, self.end, key)
         return made
+
+    def adopt(self, key: str, agent: str | None) -> McpClient:
+        """The client of a connection whose end its transport reports itself (`end`): the stdio front makes it
+        before the SDK is loaded."""
+        with self.lock:
+            known = self.live.get(key)
+            if known is None:
+                known = self.live[key] = self._made(key, agent)
+            return known
+
+    def _made(self, key: str, agent: str | None) -> McpClient:
+        """A new client with a topic no live one has (under the lock)."""
+        taken = {client.topic for client in self.live.values()}
+        while True:
+            topic = topic_name(agent, secrets.token_hex(3))
+            if topic not in taken:
+                return McpClient(key, topic, f"mcp-{secrets.token_hex(8)}")
 
     def end(self, key: str) -> None:
         """The connection is gone: its topic dropped and its shell stopped (blocking; off the event loop)."""

@@ -24,10 +24,10 @@ from mcp_types import (
 from pydantic import BaseModel, Field
 
 from stringsh.dialects.mcp.calls import Call, Calls
-from stringsh.dialects.mcp.listing import file_info_text, list_sized, tree
+from stringsh.dialects.mcp.listing import allowed, file_info_text, list_sized, listing, tree
+from stringsh.dialects.mcp.reading import read_text
 from stringsh.dialects.mcp.textedit import EditOperation, apply_edits
 from stringsh.errors import StringError
-from stringsh.workspace.textio import as_lf
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -49,24 +49,6 @@ class Edit(BaseModel):
 
     oldText: str = Field(description="Text to search for; must match exactly one place")
     newText: str = Field(description="Text to replace it with")
-
-
-def _split_lines(text: str) -> list[str]:
-    """Lines of `\\n` text with their breaks, in the shared line model (no break on U+2028 or form feed)."""
-    lines = text.split("\n")
-    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
-
-
-def read_text(call: Call, path: str, head: int | None, tail: int | None) -> str:
-    if head is not None and tail is not None:
-        raise StringError("INVALID_PAYLOAD", "Cannot specify both head and tail parameters simultaneously",
-                          "Give head or tail, not both.")
-    text = as_lf(call.ws.read_text(call.path(path), topic=call.topic, legacy=True).text)
-    if head is not None:
-        text = "".join(_split_lines(text)[:head])
-    elif tail is not None:
-        text = "".join(_split_lines(text)[-tail:]) if tail else ""
-    return text  # masked with the result (masking.py)
 
 
 def media(call: Call, path: str) -> list[ContentBlock]:
@@ -104,11 +86,6 @@ def mkdir(call: Call, path: str) -> str:
     return f"Successfully created directory {path}"
 
 
-def listing(call: Call, path: str) -> str:
-    entries = call.ws.list_dir(call.path(path), topic=call.topic)
-    return "\n".join(f"{'[DIR]' if entry.is_dir else '[FILE]'} {entry.name}" for entry in entries)
-
-
 def move(call: Call, source: str, destination: str) -> str:
     target = call.path(destination)
     if call.ws.stat(target, follow=False) is not None:
@@ -128,15 +105,6 @@ def search(call: Call, path: str, pattern: str, excludes: list[str]) -> str:
     hidden = found.total - len(found.matches)
     more = f"\n({hidden} more matches not shown: narrow the pattern)" if found.truncated else ""
     return "\n".join(paths) + more if paths else "No matches found"
-
-
-def allowed(call: Call) -> str:
-    from stringsh.dialects.mcp.roots import none_allowed
-
-    folders = call.folders()
-    if not folders:
-        raise none_allowed()
-    return "Allowed directories:\n" + "\n".join(str(folder) for folder in folders)
 
 
 def register(server: MCPServer, calls: Calls) -> None:
