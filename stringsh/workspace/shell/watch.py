@@ -352,9 +352,10 @@ class Poller:
 
     INTERVAL = 0.2
     SCAN_EVERY = 25
-    #: A poll's full walk may be one another shell of this process started up to this long before (shared_git_dirs):
-    #: many idle shells on one tree then walk it about once a second together, not each every `SCAN_EVERY` polls,
-    #: and a git dir made meanwhile is swept at most this much later. A command's own checks never take an older one.
+    #: A poll's full walk, and the look before a command, may be one another shell of this process started up to
+    #: this long before (shared_git_dirs): many shells on one tree then walk it about once a second together, not
+    #: each on its own, and a git dir made meanwhile is swept at most this much later (by the check after the
+    #: command at the latest). The check after a command always takes a walk that started after the command ended.
     SHARE_SECONDS = 1.0
 
     def __init__(self, watch: ProtectedWatch) -> None:
@@ -383,7 +384,7 @@ class Poller:
         """Pause for a command: what was removed while idle, and what the check finds now."""
         with self._lock:
             self._active = False
-            notes, self.notes = [*self.notes, *self.watch.check(when)], []
+            notes, self.notes = [*self.notes, *self.watch.check(when, stale=self.SHARE_SECONDS)], []
         return notes
 
     def after(self) -> list[str]:
