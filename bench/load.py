@@ -22,7 +22,7 @@ think time: the pure service time), offered and achieved throughput, the CPU eac
 invariants after, checked in every mode: no lost update (every private file as its client's accepted writes,
 edits and undos left it; every counter line at its client's count of accepted edits), every refusal reported as
 `CONFLICT` (any other code is listed), `stringsh audit verify` passing, and the servers' memory (peak, and resident
-after the solo run against after the load: bounded, not growing with the calls served).
+after the solo run against after the load, so growth with the calls served shows).
 
 Goal, at the default think time: every operation's p99 under load <= 5x its single-client p50, zero lost updates.
 """
