@@ -135,6 +135,10 @@ class EngineState:
         #: Whether the client outlives this process: then `/undo` in main also walks its `operator`/`tools` runs.
         self.client_lasting = picked.lasting
         self.thread_lock = threading.RLock()
+        #: Guards making the objects made once and then only read (the audit log and its writer, the sandbox probe,
+        #: the user's key): never held around the journal's work or a file lock, so a request needing one of them
+        #: never waits behind a write that holds `thread_lock` for its fsyncs, or waits for another process.
+        self._made_lock = threading.Lock()
         self.fsync_pool = FsyncPool()
         self._bwrap_probe: BwrapProbe | None = None
         self._user_key: UserKey | None = None
@@ -243,7 +247,7 @@ class EngineState:
             return  # a read-only state folder must not stop reads
         writer = self._writer
         if writer is None:
-            with self.thread_lock:
+            with self._made_lock:
                 if self._writer is None:
                     self._writer = AuditWriter(log)
                 writer = self._writer
@@ -308,7 +312,10 @@ class EngineState:
 
     def cache_key(self) -> bytes | None:
         """This user's secret for signing index-cache entries (created on first use); None: no disk cache."""
-        with self.thread_lock:
+        key = self._user_key
+        if key is not None:
+            return key.get()
+        with self._made_lock:
             if self._user_key is None:
                 from stringsh.workspace.userkey import UserKey
 
@@ -319,7 +326,10 @@ class EngineState:
     @property
     def bwrap_probe(self) -> BwrapProbe:
         """Whether bubblewrap works here, asked once per workspace (not once per process)."""
-        with self.thread_lock:
+        probe = self._bwrap_probe
+        if probe is not None:
+            return probe
+        with self._made_lock:
             if self._bwrap_probe is None:
                 from stringsh.workspace.shell.providers import BwrapProbe
 
@@ -346,6 +356,9 @@ class EngineState:
     # -- folders ----------------------------------------------------------------------------------------------
 
     def _folder_fd(self) -> int:
+        fd = self._dir_fd
+        if fd >= 0:
+            return fd
         with self.thread_lock:
             if self._dir_fd < 0:
                 self._dir_fd = self._open_folder()
@@ -651,10 +664,15 @@ class EngineState:
             return 0, GENESIS
 
     def _log(self) -> AuditLog:
-        """The audit log, opened on first use."""
-        with self.thread_lock:
+        """The audit log, opened on first use. Every request hands its record over through here, so it never
+        takes `thread_lock` once the folder is open: a write holds that lock for its fsyncs."""
+        log = self._audit
+        if log is not None:
+            return log
+        folder = self._folder_fd()  # before `_made_lock`: opening the folder takes `thread_lock`
+        with self._made_lock:
             if self._audit is None:
-                self._audit = AuditLog(self._folder_fd(), AUDIT_FILES)
+                self._audit = AuditLog(folder, AUDIT_FILES)
             return self._audit
 
     def _writing_log(self) -> AuditLog:

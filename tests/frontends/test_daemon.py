@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
 import io
 import json
+import os
+import queue
 import subprocess
 import threading
 import time
@@ -15,6 +18,7 @@ from stringsh.commands.table import COMMANDS, CommandSpec, Handler
 from stringsh.dispatcher import Dispatcher
 from stringsh.protocol.response import Result
 from stringsh.protocol.stream import StreamItem
+from stringsh.workspace.state import state_folder
 from tests.conftest import STRINGSH, run_stringsh
 from tests.frontends.scripts import SCRIPT, check, make_workspace
 
@@ -256,3 +260,49 @@ def test_a_slow_topic_does_not_hold_up_another(ws: Path) -> None:
         assert proc.wait(timeout=30) == 0
     assert rest.startswith("<𝒞=string:bash:slow>\nre: sleep 3; echo slept\nexit: 0 | cwd: ")
     assert rest.endswith("---\nslept\n</𝒞>\n")
+
+
+def test_a_write_waiting_for_the_lock_holds_up_no_read_grep_or_shell_command(ws: Path) -> None:
+    """Another process mid-change holds the workspace's lock (this test, on the real lock file): the daemon's
+    write in one topic waits for it, and reads, greps and shell commands of other topics go on meanwhile,
+    each topic's next request too (a request's audit record and the shell's sandbox check never wait for it)."""
+    (ws / "a.txt").write_text("one needle\n")
+    proc = subprocess.Popen([*STRINGSH, "daemon"], cwd=ws, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    def send(text: str) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(text.encode())
+        proc.stdin.flush()
+
+    line_queue: queue.Queue[bytes] = queue.Queue()
+    threading.Thread(target=lambda: [line_queue.put(raw) for raw in proc.stdout or ()], daemon=True).start()
+
+    def next_reply() -> tuple[str, str]:
+        """The next envelope (a liveness bound: a reply that never comes fails the test, never hangs it)."""
+        lines: list[str] = []
+        while not lines or lines[-1] != "</𝒞>\n":
+            lines.append(line_queue.get(timeout=60).decode())
+        return unwrap_envelopes("".join(lines))[0]
+
+    lock_fd = -1
+    try:
+        send("[seed] /write seed.txt <<EOF\nseed\nEOF\n")
+        assert next_reply()[1].startswith("re: [seed] /write seed.txt\n")
+        lock_fd = os.open(state_folder(ws) / "lock", os.O_RDWR)
+        fcntl.flock(lock_fd, fcntl.LOCK_EX)
+        send("<𝒞=string:w>\n[w] /write b.txt <<EOF\nbee\nEOF\n</𝒞>\n")
+        send("<𝒞=string:r>\n[r1] /open a.txt\n</𝒞>\n<𝒞=string:r>\n[r2] /grep -- needle .\n</𝒞>\n")
+        send("<𝒞=string:bash:sh>\necho first\n</𝒞>\n<𝒞=string:bash:sh>\necho second\n</𝒞>\n")
+        meanwhile = [next_reply() for _ in range(4)]
+        assert sorted(topic for topic, _ in meanwhile) == ["bash:sh", "bash:sh", "r", "r"]
+        heads = {reply.split("\n")[0] for _, reply in meanwhile}
+        assert heads == {"re: [r1] /open a.txt", "re: [r2] /grep -- needle .", "re: echo first", "re: echo second"}
+        assert not (ws / "b.txt").exists()  # the write is still waiting for the lock
+        fcntl.flock(lock_fd, fcntl.LOCK_UN)
+        topic, reply = next_reply()
+        assert (topic, reply.split("\n")[0]) == ("w", "re: [w] /write b.txt")
+        assert (ws / "b.txt").read_text() == "bee\n"
+    finally:
+        if lock_fd >= 0:
+            os.close(lock_fd)
+        proc.stdin.close()  # type: ignore[union-attr]
+        assert proc.wait(timeout=30) == 0

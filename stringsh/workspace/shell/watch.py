@@ -25,6 +25,7 @@ import re
 import shutil
 import stat
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -94,6 +95,32 @@ def git_dirs(folder: Path, limit: int) -> list[GitDir]:
     return found
 
 
+class _Scan:
+    """The last walk of one folder by any shell of this process: when it started, what it found."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()  # held for a walk: one walk at a time per folder, the others wait for it
+        self.started = float("-inf")
+        self.found: list[GitDir] = []
+
+
+_SCANS: dict[tuple[str, int], _Scan] = {}
+_SCANS_LOCK = threading.Lock()
+
+
+def shared_git_dirs(folder: Path, limit: int, since: float) -> list[GitDir]:
+    """`git_dirs(folder, limit)` as found by a walk that started at `since` (time.monotonic()) or later: every
+    shell of this process on the same folder shares the walks, so a check sees everything made before it asked,
+    while many shells (an MCP server's sessions, a daemon's topics) walk a large tree once, not once each."""
+    with _SCANS_LOCK:
+        scan = _SCANS.setdefault((str(folder), limit), _Scan())
+    with scan.lock:
+        if scan.started < since:
+            started = time.monotonic()
+            scan.found, scan.started = git_dirs(folder, limit), started
+        return list(scan.found)
+
+
 def benign_config(data: bytes) -> bool:
     """Whether a git config holds only keys that run nothing (anything unusual counts as not benign)."""
     if len(data) > MAX_CONFIG:
@@ -135,7 +162,7 @@ class ProtectedWatch:
         self.known: dict[Path, list[GitDir]] = {}
         for folder in map(Path, folders):
             self.absent[folder], self.links[folder] = [], []
-            self.known[folder] = self._nested(folder)
+            self.known[folder] = self._nested(folder, time.monotonic())
             self.present[folder] = {rel for rel in self._rels(self.known[folder]) if os.path.lexists(folder / rel)}
             for rel in WATCHED:
                 path = folder / rel
@@ -145,9 +172,9 @@ class ProtectedWatch:
                     with contextlib.suppress(OSError):
                         self.links[folder].append(Link(rel, os.readlink(path), not os.path.exists(path)))
 
-    def _nested(self, folder: Path) -> list[GitDir]:
-        """The git dirs under `folder` but its own `.git` (which `WATCHED` covers)."""
-        return [g for g in git_dirs(folder, self.limit) if g.rel != ".git"]
+    def _nested(self, folder: Path, since: float) -> list[GitDir]:
+        """The git dirs under `folder` but its own `.git` (which `WATCHED` covers), walked at `since` or later."""
+        return [g for g in shared_git_dirs(folder, self.limit, since) if g.rel != ".git"]
 
     @staticmethod
     def _rels(found: Sequence[GitDir]) -> list[str]:
@@ -159,14 +186,17 @@ class ProtectedWatch:
                 rels.append(git.rel)
         return rels
 
-    def check(self, when: str = "by the command", *, scan: bool = True) -> list[str]:
+    def check(self, when: str = "by the command", *, scan: bool = True, stale: float = 0.0) -> list[str]:
         """Remove what appeared; one note line per removal, naming the path as the user knows it. `scan`: look
-        for git dirs made since the last scan (a walk of the folder); else only the ones known (a quick poll)."""
+        for git dirs made since the last scan (a walk of the folder); else only the ones known (a quick poll).
+        `stale`: how many seconds before this call the walk may have started (another shell's, shared_git_dirs);
+        0 (a command's checks): a walk that starts now or is waited for."""
         notes: list[str] = []
+        asked = time.monotonic() - stale
         for folder, watched in self.absent.items():
             links = self.links[folder]
             if scan:
-                self.known[folder] = self._nested(folder)
+                self.known[folder] = self._nested(folder, asked)
             present = self.present[folder]
             missing = [*watched, *(rel for rel in self._rels(self.known[folder]) if rel not in present)]
             if not missing and not links:
@@ -322,6 +352,11 @@ class Poller:
 
     INTERVAL = 0.2
     SCAN_EVERY = 25
+    #: A poll's full walk, and the look before a command, may be one another shell of this process started up to
+    #: this long before (shared_git_dirs): many shells on one tree then walk it about once a second together, not
+    #: each on its own, and a git dir made meanwhile is swept at most this much later (by the check after the
+    #: command at the latest). The check after a command always takes a walk that started after the command ended.
+    SHARE_SECONDS = 1.0
 
     def __init__(self, watch: ProtectedWatch) -> None:
         self.watch = watch
@@ -349,7 +384,7 @@ class Poller:
         """Pause for a command: what was removed while idle, and what the check finds now."""
         with self._lock:
             self._active = False
-            notes, self.notes = [*self.notes, *self.watch.check(when)], []
+            notes, self.notes = [*self.notes, *self.watch.check(when, stale=self.SHARE_SECONDS)], []
         return notes
 
     def after(self) -> list[str]:
@@ -370,7 +405,8 @@ class Poller:
             polls += 1
             with self._lock:
                 if self._active:
-                    self.notes += self.watch.check("since the last command", scan=polls % self.SCAN_EVERY == 0)
+                    self.notes += self.watch.check("since the last command", scan=polls % self.SCAN_EVERY == 0,
+                                                   stale=self.SHARE_SECONDS)
 
 
 def add_notes(result: ShellResult, notes: list[str]) -> ShellResult:
