@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.git.args import check_branch, check_message, check_remote, confine_paths
-from stringsh.workspace.git.hardening import user_credentials, user_gitconfig
+from stringsh.workspace.git.hardening import user_credentials
 from stringsh.workspace.git.read import checked
 from stringsh.workspace.git.remote import receive_pack
 from stringsh.workspace.git.runner import GitOutput, GitRunner, first_line
@@ -51,15 +52,41 @@ def commit(ws: Workspace, message: str, files: Sequence[str] = (), topic: str | 
         check_message(message)
         rels = confine_paths(ws, files)
         runner = GitRunner(ws)
-        if rels:
-            checked(runner.run(["add", "--all", "--", *rels]), "add")
-        refuse_staged_secrets(ws, runner)
-        done = runner.run(["commit", "--no-verify", "--no-gpg-sign", "--cleanup=whitespace", f"--message={message}"])
-        if done.status != 0:
-            raise commit_error(done)
+        index = runner.layout.git_dir / "index"
+        before = read_index(index)
+        try:
+            if rels:
+                checked(runner.run(["add", "--all", "--", *rels]), "add")
+            refuse_staged_secrets(ws, runner)
+            done = runner.run(["commit", "--no-verify", "--no-gpg-sign", "--cleanup=whitespace",
+                               f"--message={message}"])
+            if done.status != 0:
+                raise commit_error(done)
+        except StringError:
+            restore_index(index, before)
+            raise
         head = checked(runner.run(["rev-parse", "--short", "HEAD"]), "rev-parse").text.strip()
         summary = next((line.strip() for line in done.text.splitlines() if " changed" in line), "no changes")
         return CommitOutcome(head, current_branch(runner), summary)
+
+
+def read_index(index: Path) -> bytes | None:
+    """The index as the user left it (None: there was none), to put back if the commit fails."""
+    try:
+        return index.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def restore_index(index: Path, before: bytes | None) -> None:
+    """A failed commit stages nothing: the files `/git commit` added are unstaged again, what the user had staged
+    stays staged (the index's bytes put back whole, atomically; no index at all if there was none)."""
+    if before is None:
+        index.unlink(missing_ok=True)
+        return
+    temp = index.with_name(f"index.stringsh-{os.getpid()}")
+    temp.write_bytes(before)
+    os.replace(temp, index)
 
 
 def refuse_staged_secrets(ws: Workspace, runner: GitRunner) -> None:
@@ -80,7 +107,8 @@ def commit_error(done: GitOutput) -> StringError:
                            "/git status shows what changed; /git commit -m MSG FILE… stages files and commits them.")
     if "tell me who you are" in said or "identity unknown" in said or "empty ident" in said:
         return StringError("INVALID_TARGET", "git does not know who you are (no user.name / user.email).",
-                           f"Put [user] name = … and email = … in {user_gitconfig()} (read by /git only).")
+                           'Tell git once, in a terminal: git config --global user.name "Your Name" && '
+                           "git config --global user.email you@example.com")
     return StringError(f"EXIT_{done.status}", f"git commit failed: {first_line(done)}",
                        "!git status shows the repository's state.")
 
