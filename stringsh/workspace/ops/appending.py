@@ -1,9 +1,12 @@
 """append with O_APPEND: a file of any size grows at its end, journalled by its old length instead of a copy.
 
 The old bytes never move: the file is streamed once (its hash, UTF-8 check and line endings, in bounded memory)
-and the addition written with O_APPEND. The journal row records the old length (`prev_size`) and no previous
-bytes, so undo cuts the file back to that length once it still holds exactly what the append wrote, and crash
-recovery does the same for an append interrupted half way.
+and the addition written with O_APPEND. The journal row records the old length (`prev_size`), so undo cuts the
+file back to that length once it still holds exactly what the append wrote, and crash recovery does the same for
+an append interrupted half way. A file of at most `KEEP_COPY_BYTES` also has its previous bytes kept (and its undo
+the bytes it cuts off), so the change before it, whose result they are, keeps its counts and diff in `/changes`
+while it is kept (the journal's `keep_changes`/`keep_bytes` bound them as every kept copy); a larger file keeps
+none, as `/changes` summarises such a side by size anyway.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ if TYPE_CHECKING:
 WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16 and UTF-32: appended the whole-file way (ops/write.py)
 LONE_CR = re.compile(rb"\r(?!\n)")
 LONE_LF = re.compile(rb"(?<!\r)\n")
+#: The largest file whose bytes an append (or its undo) keeps a copy of: the largest side `/changes` diffs.
+KEEP_COPY_BYTES = 1024 * 1024
 
 
 class Scan(NamedTuple):
@@ -76,7 +81,7 @@ def append_fast(ws: Workspace, path: str, text: str, topic: str) -> WriteOutcome
             mode = stat.S_IMODE(st.st_mode)
             row = FileRow(0, res.rel, prev_sha, new_sha, mode, mode, prev_size=scan.size)
             cs = _journalled(ws.journal, topic, ws.frontend, "apply", None, row, fd, lambda: _write_all(fd, data),
-                             ws.command_line(), ws.policy.journal)
+                             ws.command_line(), ws.policy.journal, _copy(fd, scan.size, prev_sha))
             lines = scan.lines + count_lines(addition) - (1 if joined else 0)
             return WriteOutcome(res.rel, False, scan.size + len(data), lines, cs, new_sha)
         finally:
@@ -101,7 +106,8 @@ def revert_append(ws: Workspace, change_id: int, row: FileRow, topic: str, kind:
             undo_row = FileRow(0, row.path, row.new_sha, row.prev_sha, row.new_mode, row.prev_mode,
                                prev_size=row.prev_size)
             cs = _journalled(ws.journal, topic, ws.frontend, kind, change_id, undo_row, fd,
-                             lambda: os.ftruncate(fd, row.prev_size or 0), ws.command_line(), ws.policy.journal)
+                             lambda: os.ftruncate(fd, row.prev_size or 0), ws.command_line(), ws.policy.journal,
+                             _copy(fd, os.fstat(fd).st_size, row.new_sha))
         finally:
             os.close(fd)
     finally:
@@ -109,10 +115,20 @@ def revert_append(ws: Workspace, change_id: int, row: FileRow, topic: str, kind:
     return RevertOutcome(cs, change_id, (RevertedFile(row.path, "reverted", head_lines),))
 
 
+def _copy(fd: int, size: int, sha: str) -> dict[str, bytes]:
+    """The file's bytes by hash when it is small enough to keep (KEEP_COPY_BYTES) and they still hash as scanned."""
+    if size > KEEP_COPY_BYTES:
+        return {}
+    data = os.pread(fd, size, 0)
+    return {sha: data} if len(data) == size and hashlib.sha256(data).hexdigest() == sha else {}
+
+
 def _journalled(journal: Journal, topic: str, frontend: str, kind: str, reverts: int | None, row: FileRow,
-                fd: int, act: Callable[[], object], command: str = "", keep: JournalKeep | None = None) -> int:
-    """Record the change durably, do it (`act`), make it durable; a failure puts the old length back."""
-    cs = journal.begin(topic, frontend, kind, reverts, [row], {}, command=command)
+                fd: int, act: Callable[[], object], command: str = "", keep: JournalKeep | None = None,
+                blobs: dict[str, bytes] | None = None) -> int:
+    """Record the change durably (with `blobs`, the copy kept), do it (`act`), make it durable; a failure puts the
+    old length back."""
+    cs = journal.begin(topic, frontend, kind, reverts, [row], blobs or {}, command=command)
     try:
         journal.seal(cs)
         act()
