@@ -4,6 +4,7 @@ repository's, and a failed commit leaves the index exactly as the user had it.""
 
 from __future__ import annotations
 
+import os
 from contextlib import closing
 from pathlib import Path
 
@@ -32,10 +33,17 @@ def reply(dispatcher: Dispatcher, command: str) -> str:
     return dispatcher.execute(command).text.split("\n", 1)[1]
 
 
-def test_identity_from_the_users_own_config_and_variables(ws: Path, home: Path, tmp_path: Path,
+@pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "unsandboxed"])
+def test_identity_from_the_users_own_config_and_variables(ws: Path, home: Path, tmp_path: Path, sandbox: bool,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sandboxed, git sees no file outside the workspace (the identity travels as variables); unsandboxed, it
+    reads the user's files itself, with their program-running keys overridden."""
+    if not sandbox:  # ("sandboxed" in the id: the conftest requires bwrap)
+        config = Path(os.environ["STRINGSH_CONFIG_DIR"])
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "policy.toml").write_text("[shell]\nsandbox = false\n")
     canary = tmp_path / "canary"
-    xdg = Path(__import__("os").environ["XDG_CONFIG_HOME"]) / "git"
+    xdg = Path(os.environ["XDG_CONFIG_HOME"]) / "git"
     xdg.mkdir(parents=True)
     (xdg / "config").write_text("[user]\n\tname = Xdg\n\temail = xdg@example.com\n")
     (home / ".gitconfig").write_text(  # ~/.gitconfig wins over the XDG file; its filter never runs

@@ -101,9 +101,16 @@ def user_git_files() -> list[Path]:
     """The user's own git config files, in git's order (a later one wins): `$XDG_CONFIG_HOME/git/config` (or
     `~/.config/git/config`), `~/.gitconfig`, then stringsh's `<config>/gitconfig`; only those that exist."""
     xdg = os.environ.get("XDG_CONFIG_HOME", "").strip()
-    home = Path.home()
-    xdg_file = (Path(xdg) if os.path.isabs(xdg) else home / ".config") / "git" / "config"
-    return [path for path in (xdg_file, home / ".gitconfig", user_gitconfig()) if path.is_file()]
+    try:
+        home: Path | None = Path.home()
+    except RuntimeError:  # no HOME and no password entry
+        home = None
+    candidates = [Path(xdg) / "git" / "config"] if os.path.isabs(xdg) else []
+    if home is not None:
+        candidates += [] if candidates else [home / ".config" / "git" / "config"]
+        candidates.append(home / ".gitconfig")
+    candidates.append(user_gitconfig())
+    return [path for path in candidates if os.path.isfile(path)]
 
 
 def _quoted(path: Path) -> str:
@@ -111,12 +118,13 @@ def _quoted(path: Path) -> str:
 
 
 def global_config_file(state: Path) -> str:
-    """The global config git reads: one file including the user's own (`state/git-global.config`, outside every
-    workspace, rewritten only when the list changes), or /dev/null when the user has none. An included file's own
-    `~` means the HOME git runs with (stringsh's, empty), so `include.path = ~/x` inside them is not followed."""
+    """The global config git reads: the user's one file, or one file including each of theirs in order
+    (`state/git-global.config`, outside every workspace, rewritten only when the list changes), or /dev/null. An
+    included file's own `~` means the HOME git runs with (stringsh's, empty): `include.path = ~/x` in them is
+    not followed, a relative include is."""
     files = user_git_files()
-    if not files:
-        return "/dev/null"
+    if len(files) < 2:
+        return str(files[0]) if files else "/dev/null"
     text = "# Written by stringsh: the user's own git config files, for /git.\n[include]\n" + "".join(
         f"\tpath = {_quoted(path.resolve())}\n" for path in files)
     target = state / "git-global.config"
@@ -125,7 +133,7 @@ def global_config_file(state: Path) -> str:
             return str(target)
     except OSError:
         pass
-    state.mkdir(parents=True, exist_ok=True)
+    state.mkdir(parents=True, exist_ok=True, mode=0o700)
     temp = target.with_name(f".git-global.{os.getpid()}.tmp")
     temp.write_text(text, encoding="utf-8")
     os.replace(temp, target)
