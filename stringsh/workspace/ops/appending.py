@@ -49,6 +49,7 @@ class Scan(NamedTuple):
     ending: str  # the dominant line ending ("\n" when there is none)
     final_newline: bool
     lines: int
+    data: bytes | None  # the bytes scanned, for a file of at most KEEP_COPY_BYTES (the copy the journal keeps)
 
 
 def append_fast(ws: Workspace, path: str, text: str, topic: str) -> WriteOutcome | None:
@@ -81,7 +82,8 @@ def append_fast(ws: Workspace, path: str, text: str, topic: str) -> WriteOutcome
             mode = stat.S_IMODE(st.st_mode)
             row = FileRow(0, res.rel, prev_sha, new_sha, mode, mode, prev_size=scan.size)
             cs = _journalled(ws.journal, topic, ws.frontend, "apply", None, row, fd, lambda: _write_all(fd, data),
-                             ws.command_line(), ws.policy.journal, _copy(fd, scan.size, prev_sha))
+                             ws.command_line(), ws.policy.journal,
+                             {prev_sha: scan.data} if scan.data is not None else {})
             lines = scan.lines + count_lines(addition) - (1 if joined else 0)
             return WriteOutcome(res.rel, False, scan.size + len(data), lines, cs, new_sha)
         finally:
@@ -116,7 +118,8 @@ def revert_append(ws: Workspace, change_id: int, row: FileRow, topic: str, kind:
 
 
 def _copy(fd: int, size: int, sha: str) -> dict[str, bytes]:
-    """The file's bytes by hash when it is small enough to keep (KEEP_COPY_BYTES) and they still hash as scanned."""
+    """For an undo: the bytes it cuts off from, by hash, when the file is small enough to keep (KEEP_COPY_BYTES) and
+    they still hash as checked."""
     if size > KEEP_COPY_BYTES:
         return {}
     data = os.pread(fd, size, 0)
@@ -180,6 +183,7 @@ def _scan(fd: int, rel: str, size: int) -> Scan | None:
     if b"\x00" in head:
         raise StringError("BINARY_FILE", f"Binary file: {rel} ({size} bytes)", "Only its metadata can be shown.")
     digest = hashlib.sha256()
+    kept: list[bytes] | None = [] if size <= KEEP_COPY_BYTES else None
     counts = {"\r\n": 0, "\r": 0, "\n": 0}
     first: dict[str, int] = {}
     offset = 0
@@ -190,6 +194,8 @@ def _scan(fd: int, rel: str, size: int) -> Scan | None:
         if not chunk:
             break
         digest.update(chunk)
+        if kept is not None:
+            kept.append(chunk)
         start = offset - len(carry)
         buf = carry + chunk
         offset += len(chunk)
@@ -211,7 +217,9 @@ def _scan(fd: int, rel: str, size: int) -> Scan | None:
         ending = max(counts, key=lambda e: (counts[e], -first.get(e, size)))
     lines = counts["\r\n"] + counts["\r"] + counts["\n"] + (1 if size > (3 if bom else 0) and last not in (b"\n", b"\r")
                                                            else 0)
-    return Scan(size, digest, bom, ending, last in (b"\n", b"\r"), lines)
+    data = b"".join(kept) if kept is not None else None
+    return Scan(size, digest, bom, ending, last in (b"\n", b"\r"), lines,
+                data if data is not None and len(data) == size else None)
 
 
 def _tally(buf: bytes, start: int, counts: dict[str, int], first: dict[str, int]) -> None:
