@@ -47,20 +47,22 @@ def test_identity_from_the_users_own_config_and_variables(ws: Path, home: Path, 
     xdg.mkdir(parents=True)
     (xdg / "config").write_text("[user]\n\tname = Xdg\n\temail = xdg@example.com\n")
     (home / ".gitconfig").write_text(  # ~/.gitconfig wins over the XDG file; its filter never runs
-        f'[user]\n\tname = Home\n[filter "f"]\n\tclean = touch {canary}\n\trequired = true\n')
+        f'[user]\n\tname = Home\n[filter "f"]\n\tclean = touch {canary}\n\trequired = true\n'
+        f'[includeIf "gitdir:{ws}/"]\n\tpath = ~/.gitconfig-work\n')
+    (home / ".gitconfig-work").write_text("[user]\n\temail = work@example.com\n")
     git(ws, "init", "-q", "-b", "main")
     (ws / ".gitattributes").write_text("*.txt filter=f\n")
     (ws / "a.txt").write_text("a\n")
     with closing(Dispatcher(ws)) as dispatcher:
         assert reply(dispatcher, "/git commit -m one a.txt .gitattributes").startswith("Committed ")
         assert git(ws, "log", "-1", "--format=%an <%ae> / %cn <%ce>") == (
-            "Home <xdg@example.com> / Home <xdg@example.com>\n")
+            "Home <work@example.com> / Home <work@example.com>\n")
         monkeypatch.setenv("GIT_AUTHOR_NAME", "Env Author")
         monkeypatch.setenv("GIT_COMMITTER_EMAIL", "env@example.com")
         (ws / "a.txt").write_text("b\n")
         assert reply(dispatcher, "/git commit -m two a.txt").startswith("Committed ")
         assert git(ws, "log", "-1", "--format=%an <%ae> / %cn <%ce>") == (
-            "Env Author <xdg@example.com> / Home <env@example.com>\n")
+            "Env Author <work@example.com> / Home <env@example.com>\n")
     assert not canary.exists()
 
 

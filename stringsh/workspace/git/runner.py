@@ -94,9 +94,14 @@ class GitRunner:
         return env
 
     def _read_config(self) -> list[ConfigEntry]:
-        """Every config entry git will see (`git config` reads files only: nothing runs)."""
+        """Every config entry git will see (`git config` reads files only: nothing runs), read with the user's own
+        HOME, so an include of theirs written with `~` counts for the identity and the overrides."""
         argv = [self.git, "--no-pager", "config", "--list", "--null", "--show-scope", "--includes"]
-        done = self._spawn(argv, self.env())
+        env = self.env()
+        home = os.environ.get("HOME", "")
+        if os.path.isabs(home):  # `~` in the user's includes (`[includeIf "gitdir:~/work/"] path = ~/.work`)
+            env["HOME"] = home  # as they wrote it: their identity is read from there (hardening.identity_env)
+        done = self._spawn(argv, env)
         if done.status not in (0, 1):  # 1: no entries at all
             raise StringError("INVALID_TARGET", f"git cannot read the repository's config: {first_line(done)}",
                               "Check .git/config (!git config --local --list).")
