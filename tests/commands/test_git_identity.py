@@ -89,3 +89,17 @@ def test_a_failed_commit_leaves_the_index_as_it_was(ws: Path, home: Path) -> Non
     with closing(Dispatcher(fresh)) as dispatcher:
         assert reply(dispatcher, "/git commit -m x n.txt").startswith("ERROR(INVALID_TARGET): git does not know")
     assert not (fresh / ".git" / "index").exists()
+
+
+def test_an_index_that_is_a_symlink_is_never_copied_from(ws: Path, home: Path) -> None:
+    """`.git/index` naming the workspace's secret: a failed commit leaves the link alone, never copying the
+    secret's bytes into a file the shell may read."""
+    git(ws, "init", "-q", "-b", "main")
+    (ws / "a.txt").write_text("a\n")
+    (ws / ".env").write_text("TOKEN=sk-live-1234567890\n")
+    (ws / ".git" / "index").symlink_to("../.env")
+    with closing(Dispatcher(ws)) as dispatcher:
+        assert reply(dispatcher, "/git commit -m x a.txt").startswith("ERROR(")
+    index = ws / ".git" / "index"
+    assert index.is_symlink() or b"TOKEN" not in index.read_bytes()
+    assert not list((ws / ".git").glob("index.stringsh-*"))

@@ -6,6 +6,8 @@ network, never sandboxed, with the only credentials stringsh ever hands to git (
 from __future__ import annotations
 
 import os
+import stat
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -70,23 +72,46 @@ def commit(ws: Workspace, message: str, files: Sequence[str] = (), topic: str | 
         return CommitOutcome(head, current_branch(runner), summary)
 
 
-def read_index(index: Path) -> bytes | None:
-    """The index as the user left it (None: there was none), to put back if the commit fails."""
+class SavedIndex(NamedTuple):
+    known: bool  # False: the index is not a plain file (a symlink, a folder), and is left alone
+    data: bytes | None  # None: there was no index
+
+
+def read_index(index: Path) -> SavedIndex:
+    """The index as the user left it, to put back if the commit fails. Never through a symlink (a workspace's
+    `.git/index` could name a file outside it, whose bytes must not be copied in)."""
     try:
-        return index.read_bytes()
+        fd = os.open(index, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     except FileNotFoundError:
-        return None
+        return SavedIndex(True, None)
+    except OSError:
+        return SavedIndex(False, None)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return SavedIndex(False, None)
+        with os.fdopen(os.dup(fd), "rb") as file:
+            return SavedIndex(True, file.read())
+    finally:
+        os.close(fd)
 
 
-def restore_index(index: Path, before: bytes | None) -> None:
+def restore_index(index: Path, before: SavedIndex) -> None:
     """A failed commit stages nothing: the files `/git commit` added are unstaged again, what the user had staged
-    stays staged (the index's bytes put back whole, atomically; no index at all if there was none)."""
-    if before is None:
+    stays staged (the index's bytes put back whole, atomically, through a new temp file; no index at all if there
+    was none)."""
+    if not before.known:
+        return
+    if before.data is None:
         index.unlink(missing_ok=True)
         return
-    temp = index.with_name(f"index.stringsh-{os.getpid()}")
-    temp.write_bytes(before)
-    os.replace(temp, index)
+    fd, temp = tempfile.mkstemp(prefix="index.stringsh-", dir=index.parent)  # O_EXCL: never a planted link
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(before.data)
+        os.replace(temp, index)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
 
 
 def refuse_staged_secrets(ws: Workspace, runner: GitRunner) -> None:
