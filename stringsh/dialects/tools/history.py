@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from stringsh.dialects.tools.schema import Field
+from stringsh.dialects.tools.schema import Field, args_error
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -44,6 +44,8 @@ def changes(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
     from stringsh.documents.changeview import counts
 
     if "id" in args:
+        if "limit" in args:
+            raise args_error("changes takes 'id' (one change set) or 'limit' (the listing), not both.")
         shown = show(ws, args["id"])  # its refusals (NOT_FOUND, pruned) and its diff, as /changes ID
         row = ws.journal.get(args["id"])
         assert row is not None

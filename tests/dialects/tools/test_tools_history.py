@@ -26,6 +26,7 @@ def test_changes_revert_and_undo(ws: Path) -> None:
         {"id": 9, "tool": "revert", "args": {"id": "1"}},
         {"id": 10, "tool": "changes", "args": {"limit": 1}},
         {"id": 11, "tool": "undo", "args": {}},
+        {"id": 12, "tool": "changes", "args": {"id": 1, "limit": 5}},
     )
     results = [reply.get("result") for reply in replies]
     for listed in (results[2]["changes"], results[9]["changes"], [results[3]]):
@@ -51,6 +52,8 @@ def test_changes_revert_and_undo(ws: Path) -> None:
         {"id": 4, "topic": "tools", "command": "revert 1", "status": "reverts 1",
          "files": [{"file_path": "f.txt", "lines": "+0 -2"}], "tree": []}]}
     assert (replies[10]["ok"], replies[10]["code"]) == (False, "NOT_FOUND")
+    assert replies[11] == {"id": 12, "ok": False, "code": "INVALID_ARGS",
+                           "error": "changes takes 'id' (one change set) or 'limit' (the listing), not both."}
     assert not (ws / "f.txt").exists()
     listing = run_stringsh(["-c", "/changes"], cwd=ws).stdout.decode()
     assert "undo --skip" not in listing and "  revert 1  " in listing and "  edit f.txt  " in listing
