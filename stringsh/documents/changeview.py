@@ -2,7 +2,8 @@
 unified diff `/changes ID` shows.
 
 The journal keeps the bytes a change replaced (by hash) but not the ones it wrote: those are the file's current
-bytes while it still holds them, or the previous bytes a later change kept under the same hash. When neither is
+bytes while it still holds them, or the previous bytes a later change kept under the same hash (an append keeps
+them for a file up to 1 MiB, ops/appending.py). When neither is
 there the "after" side is unknown and said so, never guessed. Lines are compared as they are and shown as
 workspace/textdiff.py masks them, so no diff shows a secret, not even one the change broke. Binary files and files
 past `MAX_DIFF_BYTES` are summarised by size.
@@ -42,10 +43,11 @@ def sides(ws: Workspace, row: FileRow) -> tuple[Side, Side]:
     """The file's bytes before and after the change, each as far as the journal and the disk still know them."""
     journal = ws.journal
     after = _after(ws, row)
-    if row.prev_size is not None:  # an append, or its undo: only the first prev_size bytes are common
-        if after.data is not None and row.prev_sha != row.new_sha and len(after.data) > row.prev_size:
-            return Side(after.data[: row.prev_size]), after  # the append: its head is the old file
-        return UNKNOWN, after  # an undo that cut appended text off: that text is not kept
+    # an append (prev_size: only its first prev_size bytes are common) whose result is known: its head is the old
+    # file; an undo that cut appended text off, or an append whose result changed since, is known if a copy was kept
+    if (row.prev_size is not None and after.data is not None and row.prev_sha != row.new_sha
+            and len(after.data) > row.prev_size):
+        return Side(after.data[: row.prev_size]), after
     if row.prev_sha is None:
         return Side(None), after
     try:
@@ -113,7 +115,7 @@ def file_diff(ws: Workspace, row: FileRow, context: int = 3) -> list[str]:
         return [f"{path}: its content after this change is no longer known (it changed again since, and no later "
                 "change kept it)"]
     if not before.known:
-        return [f"{path}: its content before this change is not kept (an append keeps no copy of its text)"]
+        return [f"{path}: its content before this change is not kept (an append keeps no copy of a file over 1 MiB)"]
     sizes = f"({_size(before.data)} → {_size(after.data)})"
     if any(s.data is not None and len(s.data) > MAX_DIFF_BYTES for s in (before, after)):
         return [f"{path}: too large to show as a diff {sizes}; /open {path} reads it"]

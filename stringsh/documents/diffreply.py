@@ -72,7 +72,7 @@ def change_diff(ws: Workspace, change_id: int, *, context: int = DEFAULT_CONTEXT
 
 def _appended(ws: Workspace, row: FileRow, *, context: int, max_lines: int) -> str:
     """An append keeps no copy of the file (ops/appending.py): its old text is the file's first `prev_size` bytes.
-    Its undo cut the appended bytes off, and they are not kept: say how many lines went."""
+    Its undo cut the appended bytes off: their diff when the undo kept a copy, else how many lines went."""
     from stringsh.workspace.atomic import sha256
 
     size = row.prev_size or 0
@@ -82,6 +82,15 @@ def _appended(ws: Workspace, row: FileRow, *, context: int, max_lines: int) -> s
     if len(data) > size:  # the append itself (its undo left the file at the old length)
         return format_diff(_text(data[:size], row.path), _text(data, row.path), context=context,
                            max_lines=max_lines, redactor=ws.redactor)
+    from stringsh.workspace.journal import MissingBlob
+
+    try:  # the undo kept the bytes it cut off when the file was small enough (ops/appending.py)
+        before = ws.journal.blob(row.prev_sha) if row.prev_sha is not None else None
+    except MissingBlob:
+        before = None
+    if before is not None:
+        return format_diff(_text(before, row.path), _text(data, row.path), context=context, max_lines=max_lines,
+                           redactor=ws.redactor)
     lines = len(split_lines(_text(data, row.path)))
     return f"(the lines appended after line {lines} were removed; an append keeps no copy of them)"
 

@@ -150,3 +150,27 @@ def test_a_big_change_set_is_cut_after_2000_lines(ws: Path) -> None:
     assert lines[3:6] == ["--- /dev/null", "+++ b/f00.txt", "@@ -0,0 +1,100 @@"]
     assert lines[-3:] == ["+19 39", "... (the diff is cut at 2000 lines)", "... and 10 more files"]
     assert len(lines) == 3 + 2000 + 2
+
+
+def test_appends_keep_the_history_before_them(ws: Path) -> None:
+    """`/write f` then `/append f` (twice, one undone): every row keeps its counts and `/changes ID` its diff."""
+    from stringsh.dispatcher import Dispatcher
+
+    dispatcher = Dispatcher(ws)
+    try:
+        for command in ("/write f one", "/append f two", "/append f three", "/undo", "/write f x"):
+            assert dispatcher.execute(command).ok, command
+        listing = TIME.sub("TIME", dispatcher.execute("/changes").text)
+        shown = [dispatcher.execute(f"/changes {n}").text.split("---\n", 1)[1] for n in (1, 2, 4)]
+    finally:
+        dispatcher.close()
+    assert listing.endswith(
+        "5  TIME  main  /write f x       f +1 -2\n"
+        "4  TIME  main  /undo            f +0 -1 (undoes 3)\n"
+        "3  TIME  main  /append f three  f +1 -0 (reverted by 4)\n"
+        "2  TIME  main  /append f two    f +1 -0\n"
+        "1  TIME  main  /write f one     f +1 -0"
+    )
+    assert shown == ["--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+one",
+                     "--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n one\n+two",
+                     "--- a/f\n+++ b/f\n@@ -1,3 +1,2 @@\n one\n two\n-three"]

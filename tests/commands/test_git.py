@@ -164,15 +164,23 @@ def test_commit_refusals(repo: Path, dispatcher: Dispatcher) -> None:
     assert git(repo, "log", "--format=%s") == "first\n"
 
 
-def test_commit_without_identity(ws: Path, dispatcher: Dispatcher) -> None:
+def test_commit_without_identity(ws: Path, dispatcher: Dispatcher, tmp_path: Path,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no ~/.gitconfig
+    for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"):
+        monkeypatch.delenv(name, raising=False)
     git(ws, "init", "-q", "-b", "main")
     (ws / "a.txt").write_text("a\n")
-    text = reply(dispatcher, "/git commit -m first a.txt")
-    assert text.startswith("ERROR(INVALID_TARGET): git does not know who you are (no user.name / user.email).\n")
+    assert reply(dispatcher, "/git commit -m first a.txt") == (
+        "ERROR(INVALID_TARGET): git does not know who you are (no user.name / user.email).\n"
+        'Tell git once, in a terminal: git config --global user.name "Your Name" && '
+        "git config --global user.email you@example.com"
+    )
+    assert git(ws, "diff", "--cached", "--name-only") == ""  # a.txt is not left staged
     config = Path(__import__("os").environ["STRINGSH_CONFIG_DIR"])
     config.mkdir(parents=True, exist_ok=True)
     (config / "gitconfig").write_text("[user]\n\tname = Bo\n\temail = bo@example.com\n")
-    assert reply(dispatcher, "/git commit -m first").startswith(f"Committed {short(ws)} on main: 1 file changed")
+    assert reply(dispatcher, "/git commit -m first a.txt").startswith(f"Committed {short(ws)} on main: 1 file changed")
     assert git(ws, "log", "-1", "--format=%an <%ae>") == "Bo <bo@example.com>\n"
 
 

@@ -1,4 +1,4 @@
-"""`git`: status, diff, commit, push and checkout through stringsh's hardened git engine (stringsh/workspace/git/:
+"""`git`: status, diff, log, commit, push and checkout through stringsh's hardened git engine (stringsh/workspace/git/:
 no hooks, no workspace config that runs code, secrets never staged or shown), in docs/json-tools.md's fields."""
 
 from __future__ import annotations
@@ -11,17 +11,18 @@ from stringsh.errors import StringError
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
 
-ACTIONS = ("status", "diff", "commit", "push", "checkout")
+ACTIONS = ("status", "diff", "log", "commit", "push", "checkout")
 FIELDS = (
     Field("action", "string", required=True, choices=ACTIONS),
     Field("message", "string"),
     Field("files", "string[]"),
     Field("branch", "string"),
     Field("remote", "string"),
+    Field("limit", "integer", minimum=1, maximum=1000),  # log: read.LOG_MAX
 )
 #: The fields each action takes besides `action`.
-ACTION_FIELDS = {"status": (), "diff": (), "commit": ("message", "files"), "push": ("remote", "branch"),
-                 "checkout": ("branch",)}
+ACTION_FIELDS = {"status": (), "diff": (), "log": ("limit",), "commit": ("message", "files"),
+                 "push": ("remote", "branch"), "checkout": ("branch",)}
 
 
 def summary(args: dict[str, Any]) -> tuple[list[str], str | None]:
@@ -58,6 +59,15 @@ def _diff(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
     staged = read.diff(ws, staged=True, topic=topic)
     return {"unstaged": unstaged.text, "staged": staged.text,
             "files": sorted({*unstaged.files, *staged.files})}
+
+
+def _log(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
+    """HEAD's newest `limit` commits (default 10, as /git log), newest first; none before the first commit."""
+    from stringsh.workspace.git import read
+
+    entries = read.log(ws, args.get("limit", read.LOG_DEFAULT), topic)
+    return {"commits": [{"commit": e.commit, "date": e.date, "author": e.author, "subject": e.subject}
+                        for e in entries]}
 
 
 def _commit(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
@@ -97,4 +107,4 @@ def _checkout(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]
     return {"branch": done.branch, "created": done.created}
 
 
-HANDLERS = {"status": _status, "diff": _diff, "commit": _commit, "push": _push, "checkout": _checkout}
+HANDLERS = {"status": _status, "diff": _diff, "log": _log, "commit": _commit, "push": _push, "checkout": _checkout}

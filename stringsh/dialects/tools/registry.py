@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from stringsh.dialects.tools import bash, files, git, search, symbols
+from stringsh.dialects.tools import bash, files, git, history, search, symbols
 from stringsh.dialects.tools.schema import Field
 
 if TYPE_CHECKING:
@@ -32,8 +32,11 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
     Tool("edit", files.EDIT_FIELDS, files.edit, files.path_summary, files.EDIT_ABOUT),
     Tool("glob", search.GLOB_FIELDS, search.glob, search.summary, "files matching a pattern, newest first"),
     Tool("grep", search.GREP_FIELDS, search.grep, search.summary, "lines matching a regular expression"),
-    Tool("git", git.FIELDS, git.run, git.summary, "status, diff, commit, push, checkout"),
+    Tool("git", git.FIELDS, git.run, git.summary, "status, diff, log, commit, push, checkout"),
     Tool("symbols", symbols.SYMBOLS_FIELDS, symbols.symbols, symbols.summary, symbols.SYMBOLS_ABOUT),
     Tool("read_symbol", symbols.READ_FIELDS, symbols.read_symbol, symbols.symbol_summary, symbols.READ_ABOUT),
     Tool("edit_symbol", symbols.EDIT_FIELDS, symbols.edit_symbol, symbols.symbol_summary, symbols.EDIT_ABOUT),
+    Tool("changes", history.CHANGES_FIELDS, history.changes, history.summary, history.CHANGES_ABOUT),
+    Tool("revert", history.REVERT_FIELDS, history.revert, history.summary, history.REVERT_ABOUT),
+    Tool("undo", history.UNDO_FIELDS, history.undo, history.summary, history.UNDO_ABOUT),
 )}

@@ -6,12 +6,15 @@ network, never sandboxed, with the only credentials stringsh ever hands to git (
 from __future__ import annotations
 
 import os
+import stat
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.git.args import check_branch, check_message, check_remote, confine_paths
-from stringsh.workspace.git.hardening import user_credentials, user_gitconfig
+from stringsh.workspace.git.hardening import user_credentials
 from stringsh.workspace.git.read import checked
 from stringsh.workspace.git.remote import receive_pack
 from stringsh.workspace.git.runner import GitOutput, GitRunner, first_line
@@ -51,15 +54,64 @@ def commit(ws: Workspace, message: str, files: Sequence[str] = (), topic: str | 
         check_message(message)
         rels = confine_paths(ws, files)
         runner = GitRunner(ws)
-        if rels:
-            checked(runner.run(["add", "--all", "--", *rels]), "add")
-        refuse_staged_secrets(ws, runner)
-        done = runner.run(["commit", "--no-verify", "--no-gpg-sign", "--cleanup=whitespace", f"--message={message}"])
-        if done.status != 0:
-            raise commit_error(done)
+        index = runner.layout.git_dir / "index"
+        before = read_index(index)
+        try:
+            if rels:
+                checked(runner.run(["add", "--all", "--", *rels]), "add")
+            refuse_staged_secrets(ws, runner)
+            done = runner.run(["commit", "--no-verify", "--no-gpg-sign", "--cleanup=whitespace",
+                               f"--message={message}"])
+            if done.status != 0:
+                raise commit_error(done)
+        except StringError:
+            restore_index(index, before)
+            raise
         head = checked(runner.run(["rev-parse", "--short", "HEAD"]), "rev-parse").text.strip()
         summary = next((line.strip() for line in done.text.splitlines() if " changed" in line), "no changes")
         return CommitOutcome(head, current_branch(runner), summary)
+
+
+class SavedIndex(NamedTuple):
+    known: bool  # False: the index is not a plain file (a symlink, a folder), and is left alone
+    data: bytes | None  # None: there was no index
+
+
+def read_index(index: Path) -> SavedIndex:
+    """The index as the user left it, to put back if the commit fails. Never through a symlink (a workspace's
+    `.git/index` could name a file outside it, whose bytes must not be copied in)."""
+    try:
+        fd = os.open(index, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return SavedIndex(True, None)
+    except OSError:
+        return SavedIndex(False, None)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return SavedIndex(False, None)
+        with os.fdopen(os.dup(fd), "rb") as file:
+            return SavedIndex(True, file.read())
+    finally:
+        os.close(fd)
+
+
+def restore_index(index: Path, before: SavedIndex) -> None:
+    """A failed commit stages nothing: the files `/git commit` added are unstaged again, what the user had staged
+    stays staged (the index's bytes put back whole, atomically, through a new temp file; no index at all if there
+    was none)."""
+    if not before.known:
+        return
+    if before.data is None:
+        index.unlink(missing_ok=True)
+        return
+    fd, temp = tempfile.mkstemp(prefix="index.stringsh-", dir=index.parent)  # O_EXCL: never a planted link
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(before.data)
+        os.replace(temp, index)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
 
 
 def refuse_staged_secrets(ws: Workspace, runner: GitRunner) -> None:
@@ -80,7 +132,8 @@ def commit_error(done: GitOutput) -> StringError:
                            "/git status shows what changed; /git commit -m MSG FILE… stages files and commits them.")
     if "tell me who you are" in said or "identity unknown" in said or "empty ident" in said:
         return StringError("INVALID_TARGET", "git does not know who you are (no user.name / user.email).",
-                           f"Put [user] name = … and email = … in {user_gitconfig()} (read by /git only).")
+                           'Tell git once, in a terminal: git config --global user.name "Your Name" && '
+                           "git config --global user.email you@example.com")
     return StringError(f"EXIT_{done.status}", f"git commit failed: {first_line(done)}",
                        "!git status shows the repository's state.")
 

@@ -2,8 +2,9 @@
 
 The workspace writes `.git/config` (and files it includes), `.gitattributes` and hooks; any of them can name a
 program git would run (a filter, fsmonitor, a pager, an external diff, a credential helper, receive-pack...). The
-environment is built from scratch (no inherited GIT_* variable), system config is off, the global config is the
-user's own `<config>/gitconfig` or nothing, and every key that could run a program, in any scope (includes
+environment is built from scratch (no inherited GIT_* variable but the user's identity), system config is off, the
+global config is the user's own (`$XDG_CONFIG_HOME/git/config`, `~/.gitconfig`, then stringsh's `<config>/gitconfig`,
+as trusted as their policy) or nothing, and every key that could run a program, in any scope (includes
 followed), is overridden in the command-line scope, which git reads last. The overrides travel as
 GIT_CONFIG_COUNT/GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n (git 2.31+), not `-c`: `-c` splits at the first `=`, so a
 driver named `a=b` (`[filter "a=b"]`) could not be overridden. Hooks are disabled with `core.hooksPath=/dev/null`
@@ -76,6 +77,10 @@ PASSED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 PASSED_PUSH = ("SSH_AUTH_SOCK", "HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy",
                "GIT_SSL_CAINFO", "SSL_CERT_FILE", "SSL_CERT_DIR")
 
+#: The identity variables git reads before any config: the user's own, passed through as set.
+PASSED_IDENTITY = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME",
+                   "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE", "EMAIL")
+
 #: Transports: none for local subcommands (no lazy fetch from a promisor remote), these for push (no plain http:
 #: a credential would travel in clear; no `ext::`, `fd::` or remote helpers a repository could name).
 PUSH_PROTOCOLS = "file:https:ssh"
@@ -92,6 +97,49 @@ def user_gitconfig() -> Path:
     return config_dir() / "gitconfig"
 
 
+def user_git_files() -> list[Path]:
+    """The user's own git config files, in git's order (a later one wins): `$XDG_CONFIG_HOME/git/config` (or
+    `~/.config/git/config`), `~/.gitconfig`, then stringsh's `<config>/gitconfig`; only those that exist."""
+    xdg = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    try:
+        home: Path | None = Path.home()
+    except RuntimeError:  # no HOME and no password entry
+        home = None
+    candidates = [Path(xdg) / "git" / "config"] if os.path.isabs(xdg) else []
+    if home is not None:
+        candidates += [] if candidates else [home / ".config" / "git" / "config"]
+        candidates.append(home / ".gitconfig")
+    candidates.append(user_gitconfig())
+    return [path for path in candidates if os.path.isfile(path)]
+
+
+def _quoted(path: Path) -> str:
+    return '"' + str(path).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def global_config_file(state: Path) -> str:
+    """The global config git reads: the user's one file, or one file including each of theirs in order
+    (`state/git-global.config`, outside every workspace, rewritten only when the list changes), or /dev/null. An
+    included file's own `~` means the HOME git runs with (stringsh's, empty): `include.path = ~/x` in them is
+    not followed, a relative include is."""
+    files = user_git_files()
+    if len(files) < 2:
+        return str(files[0]) if files else "/dev/null"
+    text = "# Written by stringsh: the user's own git config files, for /git.\n[include]\n" + "".join(
+        f"\tpath = {_quoted(path.resolve())}\n" for path in files)
+    target = state / "git-global.config"
+    try:
+        if target.read_text(encoding="utf-8", errors="replace") == text:
+            return str(target)
+    except OSError:
+        pass
+    state.mkdir(parents=True, exist_ok=True, mode=0o700)
+    temp = target.with_name(f".git-global.{os.getpid()}.tmp")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, target)
+    return str(target)
+
+
 def user_credentials() -> Path:
     """Credentials for `/git push` in git-credential-store format: `<config>/git-credentials` (0600)."""
     return config_dir() / "git-credentials"
@@ -99,12 +147,12 @@ def user_credentials() -> Path:
 
 def base_env(root: Path, state: Path, *, push: bool = False, global_config: bool = True) -> dict[str, str]:
     """The whole environment git runs with: nothing inherited but the basics, no pager, editor, prompt or askpass,
-    no system config, the user's stringsh gitconfig (or nothing) as the global one."""
+    no system config, the user's own git config (or nothing) as the global one, the user's identity variables."""
     env = {name: os.environ[name] for name in PASSED if name in os.environ}
     if push:
         env.update({name: os.environ[name] for name in PASSED_PUSH if name in os.environ})
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
-    gitconfig = user_gitconfig()
+    env.update({name: os.environ[name] for name in PASSED_IDENTITY if name in os.environ})
     home = str(state / "git-home")  # never created: no ~/.gitconfig, ~/.config/git/attributes or ignore
     env.update({
         "HOME": home,
@@ -112,7 +160,7 @@ def base_env(root: Path, state: Path, *, push: bool = False, global_config: bool
         "GIT_DIR": str(root / ".git"),
         "GIT_WORK_TREE": str(root),
         "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": str(gitconfig) if global_config and gitconfig.is_file() else "/dev/null",
+        "GIT_CONFIG_GLOBAL": global_config_file(state) if global_config else "/dev/null",
         "GIT_PAGER": "cat",
         "PAGER": "cat",
         "GIT_EDITOR": "true",
@@ -170,8 +218,9 @@ def overrides(entries: Iterable[ConfigEntry]) -> list[Override]:
 
 
 def push_helpers(entries: Iterable[ConfigEntry]) -> list[Override]:
-    """The credential helpers the user configured outside the workspace, to follow the reset: the store file
-    `<config>/git-credentials`, then helpers of the user's `<config>/gitconfig` (global scope)."""
+    """The credential helpers the user configured for stringsh, to follow the reset: the store file
+    `<config>/git-credentials`, then the global-scope helpers of `entries` (the runner passes those of
+    `<config>/gitconfig` only)."""
     pairs: list[Override] = []
     store = user_credentials()
     if store.is_file():

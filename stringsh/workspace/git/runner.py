@@ -21,6 +21,7 @@ from stringsh.workspace.git.hardening import (
     overrides,
     parse_config,
     push_helpers,
+    user_gitconfig,
 )
 from stringsh.workspace.git.layout import Checker, check_layout
 from stringsh.workspace.git.where import allowed_folders
@@ -93,13 +94,29 @@ class GitRunner:
         return env
 
     def _read_config(self) -> list[ConfigEntry]:
-        """Every config entry git will see (`git config` reads files only: nothing runs)."""
+        """Every config entry git will see (`git config` reads files only: nothing runs), read with the user's own
+        HOME, so an include of theirs written with `~` counts for the identity and the overrides."""
         argv = [self.git, "--no-pager", "config", "--list", "--null", "--show-scope", "--includes"]
-        done = self._spawn(argv, self.env())
+        env = self.env()
+        home = os.environ.get("HOME", "")
+        if os.path.isabs(home):  # `~` in the user's includes (`[includeIf "gitdir:~/work/"] path = ~/.work`)
+            env["HOME"] = home  # as they wrote it: their identity is read from there (hardening.identity_env)
+        done = self._spawn(argv, env)
         if done.status not in (0, 1):  # 1: no entries at all
             raise StringError("INVALID_TARGET", f"git cannot read the repository's config: {first_line(done)}",
                               "Check .git/config (!git config --local --list).")
         return parse_config(done.stdout)
+
+    def _stringsh_config(self) -> list[ConfigEntry]:
+        """Entries of stringsh's own `<config>/gitconfig` only, as global: the one file whose credential helpers
+        push follows (a helper in `~/.gitconfig` is overridden like every key that runs a program)."""
+        path = user_gitconfig()
+        if not path.is_file():
+            return []
+        argv = [self.git, "--no-pager", "config", "--file", str(path), "--list", "--null", "--show-scope",
+                "--includes"]
+        done = self._spawn(argv, self.env())
+        return [ConfigEntry("global", e.key, e.value) for e in parse_config(done.stdout)] if done.status == 0 else []
 
     def run(self, args: Sequence[str], *, push: bool = False, stdin: bytes | None = None) -> GitOutput:
         """`git <args>` with the overrides; inside the policy's sandbox unless pushing (which needs the network) or
@@ -108,8 +125,8 @@ class GitRunner:
         sandboxed = not push and self.ws.shell_sandboxed() and self._repository_inside()
         argv = [self.git, "--no-pager", *args]
         env = self.env(push=push, global_config=not sandboxed)
-        env.update(identity_env(self.config))
-        env.update(config_env([*overrides(self.config), *(push_helpers(self.config) if push else [])]))
+        env.update({name: value for name, value in identity_env(self.config).items() if name not in env})
+        env.update(config_env([*overrides(self.config), *(push_helpers(self._stringsh_config()) if push else [])]))
         if sandboxed:
             argv = self.ws.shell_provider().wrap(argv, self.root)
         return self._spawn(argv, env, stdin)

@@ -1,9 +1,12 @@
 """append with O_APPEND: a file of any size grows at its end, journalled by its old length instead of a copy.
 
 The old bytes never move: the file is streamed once (its hash, UTF-8 check and line endings, in bounded memory)
-and the addition written with O_APPEND. The journal row records the old length (`prev_size`) and no previous
-bytes, so undo cuts the file back to that length once it still holds exactly what the append wrote, and crash
-recovery does the same for an append interrupted half way.
+and the addition written with O_APPEND. The journal row records the old length (`prev_size`), so undo cuts the
+file back to that length once it still holds exactly what the append wrote, and crash recovery does the same for
+an append interrupted half way. A file of at most `KEEP_COPY_BYTES` also has its previous bytes kept (and its undo
+the bytes it cuts off), so the change before it, whose result they are, keeps its counts and diff in `/changes`
+while it is kept (the journal's `keep_changes`/`keep_bytes` bound them as every kept copy); a larger file keeps
+none, as `/changes` summarises such a side by size anyway.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ if TYPE_CHECKING:
 WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16 and UTF-32: appended the whole-file way (ops/write.py)
 LONE_CR = re.compile(rb"\r(?!\n)")
 LONE_LF = re.compile(rb"(?<!\r)\n")
+#: The largest file whose bytes an append (or its undo) keeps a copy of: the largest side `/changes` diffs.
+KEEP_COPY_BYTES = 1024 * 1024
 
 
 class Scan(NamedTuple):
@@ -47,6 +52,7 @@ class Scan(NamedTuple):
     ending: str  # the dominant line ending ("\n" when there is none)
     final_newline: bool
     lines: int
+    data: bytes | None  # the bytes scanned, for a file of at most KEEP_COPY_BYTES (the copy the journal keeps)
 
 
 def append_fast(ws: Workspace, path: str, text: str, topic: str) -> WriteOutcome | None:
@@ -79,7 +85,8 @@ def append_fast(ws: Workspace, path: str, text: str, topic: str) -> WriteOutcome
             mode = stat.S_IMODE(st.st_mode)
             row = FileRow(0, res.rel, prev_sha, new_sha, mode, mode, prev_size=scan.size)
             cs = _journalled(ws.journal, topic, ws.frontend, "apply", None, row, fd, lambda: _write_all(fd, data),
-                             ws.command_line(), ws.policy.journal)
+                             ws.command_line(), ws.policy.journal,
+                             {prev_sha: scan.data} if scan.data is not None else {})
             lines = scan.lines + count_lines(addition) - (1 if joined else 0)
             return WriteOutcome(res.rel, False, scan.size + len(data), lines, cs, new_sha)
         finally:
@@ -104,7 +111,8 @@ def revert_append(ws: Workspace, change_id: int, row: FileRow, topic: str, kind:
             undo_row = FileRow(0, row.path, row.new_sha, row.prev_sha, row.new_mode, row.prev_mode,
                                prev_size=row.prev_size)
             cs = _journalled(ws.journal, topic, ws.frontend, kind, change_id, undo_row, fd,
-                             lambda: os.ftruncate(fd, row.prev_size or 0), ws.command_line(), ws.policy.journal)
+                             lambda: os.ftruncate(fd, row.prev_size or 0), ws.command_line(), ws.policy.journal,
+                             _copy(fd, os.fstat(fd).st_size, row.new_sha))
         finally:
             os.close(fd)
     finally:
@@ -112,10 +120,21 @@ def revert_append(ws: Workspace, change_id: int, row: FileRow, topic: str, kind:
     return RevertOutcome(cs, change_id, (RevertedFile(row.path, "reverted", head_lines),))
 
 
+def _copy(fd: int, size: int, sha: str) -> dict[str, bytes]:
+    """For an undo: the bytes it cuts off from, by hash, when the file is small enough to keep (KEEP_COPY_BYTES) and
+    they still hash as checked."""
+    if size > KEEP_COPY_BYTES:
+        return {}
+    data = os.pread(fd, size, 0)
+    return {sha: data} if len(data) == size and hashlib.sha256(data).hexdigest() == sha else {}
+
+
 def _journalled(journal: Journal, topic: str, frontend: str, kind: str, reverts: int | None, row: FileRow,
-                fd: int, act: Callable[[], object], command: str = "", keep: JournalKeep | None = None) -> int:
-    """Record the change durably, do it (`act`), make it durable; a failure puts the old length back."""
-    cs = journal.begin(topic, frontend, kind, reverts, [row], {}, command=command)
+                fd: int, act: Callable[[], object], command: str = "", keep: JournalKeep | None = None,
+                blobs: dict[str, bytes] | None = None) -> int:
+    """Record the change durably (with `blobs`, the copy kept), do it (`act`), make it durable; a failure puts the
+    old length back."""
+    cs = journal.begin(topic, frontend, kind, reverts, [row], blobs or {}, command=command)
     try:
         journal.seal(cs)
         act()
@@ -173,6 +192,7 @@ def _scan(fd: int, rel: str, size: int) -> Scan | None:
     if b"\x00" in head:
         raise StringError("BINARY_FILE", f"Binary file: {rel} ({size} bytes)", "Only its metadata can be shown.")
     digest = hashlib.sha256()
+    kept: list[bytes] | None = [] if size <= KEEP_COPY_BYTES else None
     counts = {"\r\n": 0, "\r": 0, "\n": 0}
     first: dict[str, int] = {}
     offset = 0
@@ -183,6 +203,8 @@ def _scan(fd: int, rel: str, size: int) -> Scan | None:
         if not chunk:
             break
         digest.update(chunk)
+        if kept is not None:
+            kept.append(chunk)
         start = offset - len(carry)
         buf = carry + chunk
         offset += len(chunk)
@@ -204,7 +226,9 @@ def _scan(fd: int, rel: str, size: int) -> Scan | None:
         ending = max(counts, key=lambda e: (counts[e], -first.get(e, size)))
     lines = counts["\r\n"] + counts["\r"] + counts["\n"] + (1 if size > (3 if bom else 0) and last not in (b"\n", b"\r")
                                                            else 0)
-    return Scan(size, digest, bom, ending, last in (b"\n", b"\r"), lines)
+    data = b"".join(kept) if kept is not None else None
+    return Scan(size, digest, bom, ending, last in (b"\n", b"\r"), lines,
+                data if data is not None and len(data) == size else None)
 
 
 def _tally(buf: bytes, start: int, counts: dict[str, int], first: dict[str, int]) -> None:

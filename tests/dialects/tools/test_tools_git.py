@@ -90,7 +90,7 @@ def test_git_branch_operations(repo: Path) -> None:
 def test_git_bad_arguments_are_refused(repo: Path) -> None:
     assert call(repo, "git", {"action": "rebase"}) == {
         "id": 1, "ok": False, "code": "INVALID_ARGS",
-        "error": "git: 'action' must be one of status, diff, commit, push, checkout, not 'rebase'."}
+        "error": "git: 'action' must be one of status, diff, log, commit, push, checkout, not 'rebase'."}
     assert call(repo, "git", {"action": "status", "branch": "x"}) == {
         "id": 1, "ok": False, "code": "INVALID_ARGS", "error": "git status does not take 'branch'.",
         "hint": "git status takes: nothing else."}
