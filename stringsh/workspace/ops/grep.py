@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, NamedTuple
 from stringsh.errors import StringError
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.ops.patterns import Budget, Query, RegexTimeout, compile_query, timeout_error
+from stringsh.workspace.ops.rgwalk import usable
 from stringsh.workspace.ops.walk import Found, Start, Traversal, WalkStats, open_found, start_at, walk
-from stringsh.workspace.paths import DIR_FLAGS
 from stringsh.workspace.textio import BREAK, decode
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
     from stringsh.workspace.ops.glob import NamePattern
+    from stringsh.workspace.ops.rgwalk import Folders
 
 MAX_CONTEXT = 50
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -40,8 +41,10 @@ class GrepRequest(NamedTuple):
     context: int = 0
     max_results: int | None = None
     topic: str | None = None
-    #: "auto": ripgrep when installed (ops/rgsearch.py), else Python; "rg" or "python" to choose (tests, bench).
+    #: "auto": ripgrep when installed (ops/rgwalk.py), else Python; "rg" or "python" to choose (tests, bench).
     engine: str = "auto"
+    #: The counted walk (scanned files and entries, every skip); without it only what is shown is exact.
+    stats: bool = False
 
 
 class GrepLine(NamedTuple):
@@ -95,11 +98,9 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
     if request.max_results is not None:
         limit = max(1, min(limit, request.max_results))
     rg = None
-    # "auto" takes rg for a regex or -i; a case-sensitive literal is found as fast by a bytes test per file. A regex
-    # with anchors always uses Python: only Python's line model splits lines at a lone \r.
-    plain = query.needle is not None and not query.timed
-    wanted = request.engine == "rg" or (request.engine == "auto" and not plain)
-    if wanted and query.text is not None:
+    # "auto" takes rg whenever it can: it walks and searches on every core. A regex with anchors always uses
+    # Python: only Python's line model splits lines at a lone \r.
+    if request.engine != "python" and query.text is not None:
         from stringsh.workspace.ops.rgsearch import find_rg
 
         rg = find_rg()
@@ -107,52 +108,98 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
         raise StringError("NOT_FOUND", "ripgrep (rg) is not installed, or the query has line anchors.",
                           "pip install 'stringsh[search]', or search with the Python engine.")
     with ws.audited("grep", [request.path], topic=request.topic, command=f"grep {request.query}"):
-        run = _Run(ws, query, request.context, limit, WalkStats())
+        run = _Run(ws, query, request.context, limit, WalkStats(counted=request.stats))
         start = start_at(ws, request.path)
         cut = 0 if start.rel == "." or start.file is not None else len(start.rel) + 1
-        if rg is None:
-            for found in walk(ws, start, run.stats, stat_files=False):  # _read checks each opened file
-                wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
-                if wanted and (found.st is None or run.admit(found.st)) and run.search(found):
-                    break
-            engine = "python"
-        else:
+        engine = "python"
+        if rg is not None and not request.stats and start.file is None and usable(ws, start.rel):
+            engine = _rg_walks(ws, run, rg, request, start, only, cut)
+        elif rg is not None:
             engine = _with_rg(ws, run, rg, request, start, only, cut)
+        else:
+            _python(ws, run, start, only, cut)
         counts = run.counts
+        too_large = counts.too_large if request.stats else 0
         return GrepResult(request.query, start.rel, tuple(run.lines), counts.matches, counts.files, run.truncated,
-                          counts.too_large, counts.non_utf8, run.stats.snapshot(), engine, start.file is not None)
+                          too_large, counts.non_utf8, run.stats.snapshot(), engine, start.file is not None)
+
+
+def _python(ws: Workspace, run: _Run, start: Start, only: re.Pattern[str] | NamePattern | None, cut: int) -> None:
+    """The Python engine: the confined walk, each file read once (_Run._read)."""
+    for found in walk(ws, start, run.stats, stat_files=False):  # _read checks each opened file
+        wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
+        if wanted and (found.st is None or run.admit(found.st)) and run.search(found):
+            break
+
+
+def _rg_walks(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Start,
+              only: re.Pattern[str] | NamePattern | None, cut: int) -> str:
+    """rg walks and names the files holding a match (rgwalk.py); each one the walk would yield is searched here in
+    walk order, as the Python engine searches it. The Python engine answers when rg refuses the pattern."""
+    from stringsh.workspace.ops.rgwalk import Folders, Listing, Visible, command, walk_order
+
+    flags = ("--files-with-matches", "--text", "--crlf", *(() if request.regex else ("--fixed-strings",)),
+             *(("--ignore-case",) if request.ignore_case else ()), "--regexp", request.query)
+    listing = Listing(command(rg, ws, start.rel, *flags), ws, run.stats.deadline)
+    visible = Visible(ws)
+    try:
+        hits = [rel for batch in listing.batches() for rel in batch
+                if (only is None or only.fullmatch(rel[cut:]) is not None) and visible(rel)]
+    except BaseException:
+        os.close(start.fd)
+        raise
+    if listing.failed:
+        _python(ws, run, start, only, cut)
+        return "python"
+    os.close(start.fd)  # rg walked by name; every file shown is opened again from the root (Folders)
+    folders = Folders(ws)
+    try:
+        for rel in sorted(hits, key=walk_order):
+            parent, _, name = rel.rpartition("/")
+            try:
+                fd = folders.open(parent)
+            except OSError:
+                continue  # changed since rg walked it
+            if run.search(Found(rel, fd, name, None)):
+                break
+    finally:
+        folders.close()
+    if listing.late and run.stats.limit_reason is None:
+        run.stats.limit_reason = "time"
+    return "rg"
 
 
 def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Start,
              only: re.Pattern[str] | NamePattern | None, cut: int) -> str:
-    """Walk first, let rg say which files match, then show them as the Python engine would (see rgsearch.py);
-    when the results run out at a file, the counters are those the walk had reached at that file."""
+    """With --stats: the counted walk first, rg then says which of its files match, and they are shown as the
+    Python engine would (see rgsearch.py); when the results run out at a file, the counters are those the walk
+    had reached at that file."""
     from stringsh.workspace.ops.rgsearch import RgPool
+    from stringsh.workspace.ops.rgwalk import Folders
 
     stats = run.stats
-    candidates: list[tuple[str, os.stat_result, tuple[int, ...], bool]] = []
+    candidates: list[tuple[str, os.stat_result, tuple[int, ...]]] = []
     pool = RgPool(rg, ws.confiner.real, request.query, regex=request.regex, ignore_case=request.ignore_case)
     try:
         for found in walk(ws, start, stats):
             wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
             if wanted and found.st is not None and run.admit(found.st):  # walked with stats: st is always set
-                candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large), found.link))
+                candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large)))
                 pool.add(found.rel)
     except BaseException:
         pool.close()  # no rg left running after an error
         raise
     hits = pool.finish()
     walked_io = stats.skipped_io_errors
-    folders = _Folders(ws)
+    folders = Folders(ws)
     try:
-        for rel, st, mark, link in candidates:
+        for rel, st, mark in candidates:
             if hits is not None and rel not in hits:
                 continue
-            done = folders.search(run, rel, st, link)
-            if done:
+            if _search_walked(ws, run, folders, rel, st):
                 late_io = stats.skipped_io_errors - walked_io
                 (stats.scanned_files, stats.scanned_entries, stats.skipped_walk_errors, stats.skipped_io_errors,
-                 stats.skipped_dangling_symlink_targets, run.counts.too_large) = mark
+                 stats.skipped_symlinks, run.counts.too_large) = mark
                 stats.skipped_io_errors += late_io
                 stats.limit_reason = "results"
                 break
@@ -161,61 +208,29 @@ def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Sta
     return "rg" if hits is not None else "python"
 
 
-class _Folders:
-    """The walked files rg found a match in, opened again. A plain file is opened in its folder, which is opened
-    once for the files of one folder (the walk gives them one after another) name by name from the root with
-    O_NOFOLLOW, as the walk opened it, so a name that is not UTF-8 is found as the Python engine finds it; a
-    symlinked file is resolved through the Confiner. The open re-checks it is the file the walk saw
-    (walk.open_found): a file or folder swapped since is skipped and counted."""
-
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
-        self.rel: str | None = None
-        self.fd = -1
-
-    def search(self, run: _Run, rel: str, st: os.stat_result, link: bool) -> bool:
-        parent, _, name = rel.rpartition("/")
-        if link or ":" in rel:  # a symlink is resolved as a whole; another root's names are its own
-            try:
-                res = self.ws.confiner.resolve(rel)
-            except StringError:
-                run.stats.skipped_io_errors += 1  # changed since the walk
-                return False
-            with res:
-                return run.search(Found(rel, res.parent_fd, res.name, st))
-        if parent != self.rel:
-            self.close()
-            try:
-                self.fd = self._open(parent)
-            except OSError:
-                run.stats.skipped_io_errors += 1  # changed since the walk
-                return False
-            self.rel = parent
-        return run.search(Found(rel, self.fd, name, st))
-
-    def _open(self, parent: str) -> int:
-        """The walked folder, opened name by name from the root without following a symlink (as the walk did; a
-        name need not be UTF-8, which the Confiner's paths must be)."""
-        fd = os.open(".", DIR_FLAGS, dir_fd=self.ws.confiner.root_fd)
+def _search_walked(ws: Workspace, run: _Run, folders: Folders, rel: str, st: os.stat_result) -> bool:
+    """A walked file rg found a match in, opened again in its folder (another root's through the Confiner); the
+    open re-checks it is the file the walk saw (walk.open_found): one swapped since is skipped and counted."""
+    if ":" in rel:  # another root's names are its own
         try:
-            for name in parent.split("/") if parent else ():
-                inner = os.open(name, DIR_FLAGS, dir_fd=fd)
-                os.close(fd)
-                fd = inner
-        except OSError:
-            os.close(fd)
-            raise
-        return fd
-
-    def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-        self.fd, self.rel = -1, None
+            res = ws.confiner.resolve(rel)
+        except StringError:
+            run.stats.skipped_io_errors += 1  # changed since the walk
+            return False
+        with res:
+            return run.search(Found(rel, res.parent_fd, res.name, st))
+    parent, _, name = rel.rpartition("/")
+    try:
+        fd = folders.open(parent)
+    except OSError:
+        run.stats.skipped_io_errors += 1  # changed since the walk
+        return False
+    return run.search(Found(rel, fd, name, st))
 
 
 def _walked(stats: WalkStats) -> tuple[int, int, int, int, int]:
     return (stats.scanned_files, stats.scanned_entries, stats.skipped_walk_errors, stats.skipped_io_errors,
-            stats.skipped_dangling_symlink_targets)
+            stats.skipped_symlinks)
 
 
 class _Run:

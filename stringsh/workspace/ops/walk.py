@@ -1,8 +1,9 @@
-"""The confined walk glob and grep share: directory descriptors opened with O_NOFOLLOW, symlinked folders never
-entered, secrets, `.stringsh/`, `.git/` and `.gitignore`d paths never yielded, every skip counted.
+"""The confined walk glob and grep share: directory descriptors opened with O_NOFOLLOW, symlinks never followed
+(as ripgrep and `git grep`: a folder link is not entered, a file link not read), secrets, `.stringsh/`, `.git/` and
+`.gitignore`d paths never yielded, every skip counted.
 
-A file symlink is followed only through the Confiner (inside the root, to a regular file); one that leaves the root
-or names a secret counts as a walk error, one whose target is gone as a dangling symlink (safe-fs-tools' rules).
+It is the Python engine's walk, and the counted walk of `--stats`; without `--stats` the rg engine lets ripgrep walk
+(ops/rgwalk.py), with the same rules.
 """
 
 from __future__ import annotations
@@ -40,23 +41,26 @@ CLOCK_EVERY = 256
 class WalkStats:
     """The traversal diagnostics (docs/file-operations.md), counted while walking (mutable; `snapshot` freezes them)."""
 
-    __slots__ = ("deadline", "limit_reason", "scanned_entries", "scanned_files", "skipped_dangling_symlink_targets",
-                 "skipped_io_errors", "skipped_walk_errors", "started")
+    __slots__ = ("counted", "deadline", "limit_reason", "scanned_entries", "scanned_files", "skipped_io_errors",
+                 "skipped_symlinks", "skipped_walk_errors", "started")
 
-    def __init__(self, seconds: float = MAX_WALK_SECONDS) -> None:
+    def __init__(self, seconds: float = MAX_WALK_SECONDS, *, counted: bool = True) -> None:
         self.scanned_entries = 0
         self.scanned_files = 0
         self.skipped_walk_errors = 0
         self.skipped_io_errors = 0
-        self.skipped_dangling_symlink_targets = 0
+        self.skipped_symlinks = 0
+        #: False without --stats: the counters are not reported (the rg engine cannot give them), and the policy's
+        #: max_walk_entries / max_walk_files do not stop the walk (time and max_results still do).
+        self.counted = counted
         self.limit_reason: str | None = None  # "entries", "files", "time" or "results"
         self.started = time.monotonic()
         self.deadline = self.started + seconds
 
     def snapshot(self) -> Traversal:
         return Traversal(self.scanned_files, self.scanned_entries, self.skipped_walk_errors, self.skipped_io_errors,
-                         self.skipped_dangling_symlink_targets, self.limit_reason is not None, self.limit_reason,
-                         int((time.monotonic() - self.started) * 1000))
+                         self.skipped_symlinks, self.limit_reason is not None, self.limit_reason,
+                         int((time.monotonic() - self.started) * 1000), self.counted)
 
 
 class Traversal(NamedTuple):
@@ -66,21 +70,21 @@ class Traversal(NamedTuple):
     scanned_entries: int
     skipped_walk_errors: int
     skipped_io_errors: int
-    skipped_dangling_symlink_targets: int
+    skipped_symlinks: int  # symlinks met and not followed
     scan_limit_reached: bool
     scan_limit_reason: str | None
     elapsed_ms: int
+    counted: bool = True  # False: the counters above are not reported (searched without --stats)
 
 
 class Found(NamedTuple):
     """A regular file met by the walk: `name` inside the open folder `dir_fd` (valid until the walk goes on), its
-    root-relative `rel` (the link's own path for a symlinked file) and `st`, the file's (the target's) stat."""
+    root-relative `rel` and `st`, its stat."""
 
     rel: str
     dir_fd: int
     name: str
     st: os.stat_result | None  # None from walk(stat_files=False) for a plain file
-    link: bool = False  # reached through a file symlink: found again through the Confiner, not in its folder
 
 
 class Start(NamedTuple):
@@ -142,6 +146,8 @@ def walk(ws: Workspace, start: Start, stats: WalkStats, *, stat_files: bool = Tr
     limits = ws.policy.limits
     denied_leaf = ws.confiner.matcher.denied_leaf
     max_entries, max_files = limits.max_walk_entries, limits.max_walk_files
+    if not stats.counted:
+        max_entries = max_files = 1 << 62
     if start.file is not None:
         try:
             stats.scanned_entries += 1
@@ -200,15 +206,15 @@ def walk(ws: Workspace, start: Start, stats: WalkStats, *, stat_files: bool = Tr
                     if is_dir:
                         folders.append((name, rel))
                         continue
-                    if not (is_file or is_link):
+                    if is_link:
+                        stats.skipped_symlinks += 1
+                        continue
+                    if not is_file:
                         continue  # FIFOs, sockets, devices: never opened
                     if stats.scanned_files >= max_files:
                         stats.limit_reason = "files"
                         return
                     stats.scanned_files += 1
-                    if is_link:
-                        yield from _via_link(ws, rel, stats)
-                        continue
                     if not stat_files:
                         yield Found(rel, fd, name, None)
                         continue
@@ -233,24 +239,6 @@ def walk(ws: Workspace, start: Start, stats: WalkStats, *, stat_files: bool = Tr
     finally:
         for fd, _, _ in stack:
             os.close(fd)
-
-
-def _via_link(ws: Workspace, rel: str, stats: WalkStats) -> Iterator[Found]:
-    """A symlink met by the walk: its target when that is a regular file inside the root and allowed."""
-    try:
-        res = ws.confiner.resolve(rel)
-    except StringError as exc:
-        if exc.code == "NOT_FOUND":
-            stats.skipped_dangling_symlink_targets += 1
-        else:
-            stats.skipped_walk_errors += 1  # leaves the root, a secret, engine state, a symlink loop
-        return
-    with res:
-        if res.st is None or stat.S_ISDIR(res.st.st_mode):
-            return  # a folder symlink: never followed
-        if not stat.S_ISREG(res.st.st_mode):
-            return
-        yield Found(rel, res.parent_fd, res.name, res.st, True)
 
 
 def open_found(found: Found) -> tuple[int, os.stat_result] | None:
