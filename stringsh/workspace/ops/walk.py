@@ -58,6 +58,9 @@ class WalkStats:
         self.deadline = self.started + seconds
 
     def snapshot(self) -> Traversal:
+        if not self.counted:  # what was counted on the way depends on the engine: none of it is reported
+            return Traversal(0, 0, 0, 0, 0, self.limit_reason is not None, self.limit_reason,
+                             int((time.monotonic() - self.started) * 1000), False)
         return Traversal(self.scanned_files, self.scanned_entries, self.skipped_walk_errors, self.skipped_io_errors,
                          self.skipped_symlinks, self.limit_reason is not None, self.limit_reason,
                          int((time.monotonic() - self.started) * 1000), self.counted)
