@@ -122,13 +122,15 @@ def glob_paths(ws: Workspace, request: GlobRequest) -> GlobResult:
         cut = 0 if start.rel == "." else len(start.rel) + 1
         stats = WalkStats(counted=request.stats)
         rg = None
-        if request.engine != "python" and not request.stats and usable(ws, start.rel):
+        if request.engine != "python":
             from stringsh.workspace.ops.rgsearch import find_rg
 
             rg = find_rg()
-        if request.engine == "rg" and rg is None:
-            os.close(start.fd)
-            raise StringError("NOT_FOUND", "ripgrep (rg) is not installed.", "Glob with the Python engine.")
+            if rg is None and request.engine == "rg":
+                os.close(start.fd)
+                raise StringError("NOT_FOUND", "ripgrep (rg) is not installed.", "Glob with the Python engine.")
+        if request.stats or not usable(ws, start.rel):
+            rg = None  # the counted walk is Python's; so is another root's
         listed = None if rg is None else _rg_files(ws, rg, start, pattern, matcher, cut, stats)
         engine = "python" if listed is None else "rg"
         if listed is None:
@@ -172,8 +174,8 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
 
     name = pattern[3:]
     exact = isinstance(matcher, NamePattern) and SIMPLE_NAME.fullmatch(name) is not None
-    listing = Listing(command(rg, ws, start.rel, "--files", *(("--glob", name) if exact else ())), ws,
-                      stats.deadline)
+    listing = Listing(command(rg, ws, start.rel, "--files", *(("--glob", name) if exact else ()), reading=False),
+                      ws, stats.deadline)
     visible = Visible(ws)
     entered, denied_leaf, folders = visible.folders, visible.denied_leaf, Folders(ws)
     opened, stat = folders.open_fds, os.stat

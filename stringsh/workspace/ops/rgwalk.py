@@ -45,11 +45,12 @@ def usable(ws: Workspace, rel: str) -> bool:
     return ":" not in rel and ws.confiner.roots is None
 
 
-def command(rg: str, ws: Workspace, rel: str, *args: str) -> list[str]:
-    """rg over the folder `rel` of the root with the walk's rules, then `args` (a search or `--files`)."""
+def command(rg: str, ws: Workspace, rel: str, *args: str, reading: bool = True) -> list[str]:
+    """rg over the folder `rel` of the root with the walk's rules, then `args` (a search or `--files`); when
+    `reading`, files over the policy's read limit are left out as grep leaves them out."""
     state = ("--glob", f"!/{STATE_DIR}/") if rel == "." else ()
-    limit = ws.policy.limits.max_read_bytes
-    return [rg, *WALK_FLAGS, *state, "--max-filesize", str(limit), *args, "--", rel]
+    limit = ("--max-filesize", str(ws.policy.limits.max_read_bytes)) if reading else ()
+    return [rg, *WALK_FLAGS, *state, *limit, *args, "--", rel]
 
 
 class Listing:

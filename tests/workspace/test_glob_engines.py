@@ -1,0 +1,121 @@
+"""glob gives identical results with `rg --files` walking and with the Python walk, where rg's view of the tree could
+differ from the confined walk's (the corpus of test_grep_rg_walk.py: `.git/` and `.stringsh/` folders, temp files,
+hard links, file and folder symlinks, ignored files, names that are not UTF-8); a `**/NAME` pattern rg prefilters
+with `--glob NAME` lists what wcmatch's rules list; and the checks of what rg returns hold on their own."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from stringsh.workspace.ops.glob import GlobResult
+from stringsh.workspace.ops.rgwalk import Folders, Listing, Visible, walk_order
+
+from .test_grep_rg_walk import corpus, workspace
+
+PATTERNS = ["**", "**/*.txt", "**/*.{txt,md}", "*", "docs/*", "**/x.txt", "**/.*", "**/*.TXT", "**/*x*",
+            "**/.git", "**/caf*"]
+
+
+def comparable(result: GlobResult) -> tuple:
+    return result.matches, result.truncated, result.total, result.traversal._replace(elapsed_ms=0), result.path
+
+
+def same_time(root: Path) -> None:
+    """One modification time for every file: the order is then by path, and ties are part of the comparison."""
+    for folder, _, names in os.walk(os.fsencode(root)):
+        for name in names:
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                os.utime(path, ns=(10**18, 10**18))
+
+
+@pytest.mark.needs("rg")
+@pytest.mark.parametrize("path", [".", "sub", "deep/a"])
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_rg_files_and_the_python_walk_list_the_same(tmp_path: Path, pattern: str, path: str) -> None:
+    corpus(tmp_path)
+    (tmp_path / "sub" / "x.txt").write_text("x\n")
+    (tmp_path / "sub" / ".x.txt").write_text("x\n")
+    same_time(tmp_path)
+    ws = workspace(tmp_path)
+    try:
+        for stats in (False, True):
+            with_rg = ws.glob(pattern, path, engine="rg", stats=stats)
+            python = ws.glob(pattern, path, engine="python", stats=stats)
+            few = [ws.glob(pattern, path, engine=engine, stats=stats, max_results=2) for engine in ("rg", "python")]
+            assert (with_rg.engine, python.engine) == ("python" if stats else "rg", "python")
+            assert comparable(with_rg) == comparable(python), (pattern, path, stats)
+            assert comparable(few[0]) == comparable(few[1])
+    finally:
+        ws.close()
+
+
+@pytest.mark.needs("rg")
+def test_what_rg_files_must_not_list(tmp_path: Path) -> None:
+    corpus(tmp_path)
+    ws = workspace(tmp_path)
+    try:
+        listed = {match.rel for match in ws.glob("**", engine="rg").matches}
+    finally:
+        ws.close()
+    assert listed == {".gitignore", ".hidden.txt", "deep/a/b/found.txt", "docs/a.md", "docs/hard.md",
+                      "docs/linked.md", "dossier-\udce9/x.txt", "edge.txt", "over.txt", "sub/.stringsh/kept.txt",
+                      "sub/caf\udce9.txt", "sub/plain.txt", "worktree/.git"}  # a hard link is listed, not read
+
+
+def test_the_check_of_rgs_paths_is_the_walks(tmp_path: Path) -> None:
+    """Visible hides what the walk never yields, whoever walked; walk_order is the walk's order."""
+    ws = workspace(tmp_path)
+    try:
+        visible = Visible(ws)
+        hidden = [".stringsh/state.txt", ".git/HEAD", "a/.git/config", ".~stringsh-x", "a/.~stringsh-d/f",
+                  ".env", "a/.ssh/config", "keys/x.pem", ".aws/credentials", "a/.env.local/x"]
+        shown = ["sub/.stringsh/kept.txt", "worktree/.git", "a/.env.example", "a/b/c.txt", "x.pub", "git/x"]
+        assert [rel for rel in hidden if visible(rel)] == []
+        assert [rel for rel in shown if not visible(rel)] == []
+    finally:
+        ws.close()
+    paths = ["b/z.txt", "a.txt", "b/a/x.txt", "b.txt", "a/b.txt", "b/y.txt"]
+    assert sorted(paths, key=walk_order) == ["a.txt", "b.txt", "a/b.txt", "b/y.txt", "b/z.txt", "b/a/x.txt"]
+
+
+def test_a_folder_reached_through_a_symlink_is_not_opened(tmp_path: Path) -> None:
+    """A path rg printed whose folder is now a symlink (swapped since rg walked) cannot be opened, and its file
+    never shown."""
+    outside = tmp_path / "outside"
+    (outside / "d").mkdir(parents=True)
+    (tmp_path / "root").mkdir()
+    os.symlink(outside / "d", tmp_path / "root" / "d")
+    ws = workspace(tmp_path / "root")
+    folders = Folders(ws)
+    try:
+        with pytest.raises(OSError):
+            folders.open("d")
+    finally:
+        folders.close()
+        ws.close()
+
+
+@pytest.mark.needs("rg")
+def test_a_listing_past_its_deadline_says_so(tmp_path: Path) -> None:
+    from stringsh.workspace.ops.rgsearch import find_rg
+    from stringsh.workspace.ops.rgwalk import command
+
+    (tmp_path / "a.txt").write_text("x\n")
+    ws = workspace(tmp_path)
+    try:
+        rg = find_rg()
+        assert rg is not None
+        late = Listing(command(rg, ws, ".", "--files"), ws, time.monotonic() - 1)
+        assert [path for batch in late.batches() for path in batch] == [] and late.late
+        on_time = Listing(command(rg, ws, ".", "--files"), ws, time.monotonic() + 60)
+        assert [path for batch in on_time.batches() for path in batch] == ["a.txt"]
+        assert not (on_time.late or on_time.failed)
+        refused = Listing(command(rg, ws, ".", "--regexp", "(?<=x)"), ws, time.monotonic() + 60)
+        assert [path for batch in refused.batches() for path in batch] == [] and refused.failed
+    finally:
+        ws.close()
