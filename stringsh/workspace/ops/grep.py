@@ -1,4 +1,5 @@
-"""grep: lines matching a literal (or a checked regex, ops/patterns.py) in the files of the confined walk.
+"""grep: lines matching a literal (or a checked regex, ops/patterns.py) in the files of the confined walk, or of
+rg's walk held to the same rules (rgwalk.py; the reply is the same, and only `--stats` counts the walk).
 
 Each file is read through the walk's descriptors (never by path, so a file swapped for a symlink is not followed),
 within the read limit (larger files are skipped and counted), left undecoded when its bytes lack the query's

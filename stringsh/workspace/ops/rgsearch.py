@@ -1,7 +1,8 @@
-"""ripgrep as grep's prefilter: which of the walked files hold a match, found by `rg` over exactly those files.
+"""ripgrep as the prefilter of grep's counted walk (`--stats`): which of the walked files hold a match, found by
+`rg` over exactly those files (without `--stats`, rg walks itself: rgwalk.py).
 
-rg never walks on its own (its ignore rules, symlink handling and hidden-file rules are not ours): it gets the
-confined walk's file list as arguments, in batches, and only answers "these files match". Every line shown is
+Here rg does not walk: it gets the confined walk's file list as arguments, in batches, and only answers "these
+files match". Every line shown is
 then read, decoded, redacted and matched by the same Python code as the fallback, through the Confiner, with the
 walk's file identity re-checked, so both engines give identical replies and rg never decides what is shown.
 rg's regex engine is a finite automaton (it cannot backtrack); a pattern rg does not accept makes the whole search
