@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 SKIPPED_DIRS = frozenset({".git"})
 GITIGNORE = ".gitignore"
 MAX_GITIGNORE_BYTES = 1 << 20
+#: Compiled `.gitignore` files kept by identity (_gitignore); past this many the memory starts again.
+MAX_SPECS = 512
+_SPECS: dict[tuple[int, ...], GitIgnoreSpec] = {}
 BY_NAME = attrgetter("name")
 FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
@@ -113,7 +116,19 @@ def start_at(ws: Workspace, path: str) -> Start:
 
 
 def _gitignore(fd: int) -> GitIgnoreSpec | None:
-    """The folder's own `.gitignore` (a regular file, not a link), compiled; None when it has none."""
+    """The folder's own `.gitignore` (a regular file, not a link), compiled; None when it has none. A file met
+    before and unchanged since (same device, inode, size, modification and change time) is not read again: a
+    daemon's searches compile each `.gitignore` once."""
+    try:
+        st = os.stat(GITIGNORE, dir_fd=fd, follow_symlinks=False)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_GITIGNORE_BYTES:
+        return None
+    key = _identity(st)
+    spec = _SPECS.get(key)
+    if spec is not None:
+        return spec
     try:
         gfd = os.open(GITIGNORE, FILE_FLAGS, dir_fd=fd)
     except OSError:
@@ -127,7 +142,20 @@ def _gitignore(fd: int) -> GitIgnoreSpec | None:
         os.close(gfd)
     from pathspec import GitIgnoreSpec  # glob and grep only
 
-    return GitIgnoreSpec.from_lines(text.splitlines())
+    spec = GitIgnoreSpec.from_lines(text.splitlines())
+    try:
+        same = _identity(os.stat(GITIGNORE, dir_fd=fd, follow_symlinks=False)) == _identity(st)
+    except OSError:
+        same = False
+    if same:  # the name still leads to the file read: remembered by what it is
+        if len(_SPECS) >= MAX_SPECS:
+            _SPECS.clear()
+        _SPECS[_identity(st)] = spec
+    return spec
+
+
+def _identity(st: os.stat_result) -> tuple[int, ...]:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 def _ignored(chain: list[tuple[int, GitIgnoreSpec]], rel: str, is_dir: bool) -> bool:
