@@ -27,7 +27,6 @@ from stringsh.workspace.textio import BREAK, decode
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
     from stringsh.workspace.ops.glob import NamePattern
-    from stringsh.workspace.ops.rgwalk import Folders
 
 MAX_CONTEXT = 50
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -109,14 +108,16 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
         raise StringError("NOT_FOUND", "ripgrep (rg) is not installed, or the query has line anchors.",
                           "pip install 'stringsh[search]', or search with the Python engine.")
     with ws.audited("grep", [request.path], topic=request.topic, command=f"grep {request.query}"):
-        run = _Run(ws, query, request.context, limit, WalkStats(counted=request.stats))
+        run = Run(ws, query, request.context, limit, WalkStats(counted=request.stats))
         start = start_at(ws, request.path)
         cut = 0 if start.rel == "." or start.file is not None else len(start.rel) + 1
         engine = "python"
         if rg is not None and not request.stats and start.file is None and usable(ws, start.rel):
             engine = _rg_walks(ws, run, rg, request, start, only, cut)
         elif rg is not None:
-            engine = _with_rg(ws, run, rg, request, start, only, cut)
+            from stringsh.workspace.ops.rgsearch import counted_search
+
+            engine = counted_search(ws, run, rg, request, start, only, cut)
         else:
             _python(ws, run, start, only, cut)
         counts = run.counts
@@ -125,15 +126,15 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
                           too_large, counts.non_utf8, run.stats.snapshot(), engine, start.file is not None)
 
 
-def _python(ws: Workspace, run: _Run, start: Start, only: re.Pattern[str] | NamePattern | None, cut: int) -> None:
-    """The Python engine: the confined walk, each file read once (_Run._read)."""
+def _python(ws: Workspace, run: Run, start: Start, only: re.Pattern[str] | NamePattern | None, cut: int) -> None:
+    """The Python engine: the confined walk, each file read once (Run._read)."""
     for found in walk(ws, start, run.stats, stat_files=False):  # _read checks each opened file
         wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
         if wanted and (found.st is None or run.admit(found.st)) and run.search(found):
             break
 
 
-def _rg_walks(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Start,
+def _rg_walks(ws: Workspace, run: Run, rg: str, request: GrepRequest, start: Start,
               only: re.Pattern[str] | NamePattern | None, cut: int) -> str:
     """rg walks and names the files holding a match (rgwalk.py); each one the walk would yield is searched here in
     walk order, as the Python engine searches it. The Python engine answers when rg refuses the pattern."""
@@ -170,71 +171,7 @@ def _rg_walks(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: St
     return "rg"
 
 
-def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Start,
-             only: re.Pattern[str] | NamePattern | None, cut: int) -> str:
-    """With --stats: the counted walk first, rg then says which of its files match, and they are shown as the
-    Python engine would (see rgsearch.py); when the results run out at a file, the counters are those the walk
-    had reached at that file."""
-    from stringsh.workspace.ops.rgsearch import RgPool
-    from stringsh.workspace.ops.rgwalk import Folders
-
-    stats = run.stats
-    candidates: list[tuple[str, os.stat_result, tuple[int, ...]]] = []
-    pool = RgPool(rg, ws.confiner.real, request.query, regex=request.regex, ignore_case=request.ignore_case)
-    try:
-        for found in walk(ws, start, stats):
-            wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
-            if wanted and found.st is not None and run.admit(found.st):  # walked with stats: st is always set
-                candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large)))
-                pool.add(found.rel)
-    except BaseException:
-        pool.close()  # no rg left running after an error
-        raise
-    hits = pool.finish()
-    walked_io = stats.skipped_io_errors
-    folders = Folders(ws)
-    try:
-        for rel, st, mark in candidates:
-            if hits is not None and rel not in hits:
-                continue
-            if _search_walked(ws, run, folders, rel, st):
-                late_io = stats.skipped_io_errors - walked_io
-                (stats.scanned_files, stats.scanned_entries, stats.skipped_walk_errors, stats.skipped_io_errors,
-                 stats.skipped_symlinks, run.counts.too_large) = mark
-                stats.skipped_io_errors += late_io
-                stats.limit_reason = "results"
-                break
-    finally:
-        folders.close()
-    return "rg" if hits is not None else "python"
-
-
-def _search_walked(ws: Workspace, run: _Run, folders: Folders, rel: str, st: os.stat_result) -> bool:
-    """A walked file rg found a match in, opened again in its folder (another root's through the Confiner); the
-    open re-checks it is the file the walk saw (walk.open_found): one swapped since is skipped and counted."""
-    if ":" in rel:  # another root's names are its own
-        try:
-            res = ws.confiner.resolve(rel)
-        except StringError:
-            run.stats.skipped_io_errors += 1  # changed since the walk
-            return False
-        with res:
-            return run.search(Found(rel, res.parent_fd, res.name, st))
-    parent, _, name = rel.rpartition("/")
-    try:
-        fd = folders.open(parent)
-    except OSError:
-        run.stats.skipped_io_errors += 1  # changed since the walk
-        return False
-    return run.search(Found(rel, fd, name, st))
-
-
-def _walked(stats: WalkStats) -> tuple[int, int, int, int, int]:
-    return (stats.scanned_files, stats.scanned_entries, stats.skipped_walk_errors, stats.skipped_io_errors,
-            stats.skipped_symlinks)
-
-
-class _Run:
+class Run:
     """One search's state, shared by both engines so they count and show alike."""
 
     def __init__(self, ws: Workspace, query: Query, context: int, limit: int, stats: WalkStats) -> None:
