@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import os
 import re
+from stat import S_ISREG
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.ops.patterns import Budget, Query, RegexTimeout, compile_query, timeout_error
 from stringsh.workspace.ops.rgwalk import usable
-from stringsh.workspace.ops.walk import Found, Start, Traversal, WalkStats, open_found, start_at, walk
+from stringsh.workspace.ops.walk import FILE_FLAGS, Found, Start, Traversal, WalkStats, start_at, walk
 from stringsh.workspace.textio import BREAK, decode
 
 if TYPE_CHECKING:
@@ -198,17 +199,27 @@ class Run:
     def search(self, found: Found) -> bool:
         """Read and search one file; True when the results ran out (the search stops). A regex that runs past
         its budget on the file stops the whole search with TIMEOUT (patterns.py)."""
-        budget = Budget(self.query)
+        raw = self._read(found)
+        query = self.query
+        needle = query.needle
+        if raw is None or (needle is not None and not raw.startswith(UTF16_BOMS) and (
+                needle not in raw or (query.others and any(other not in raw for other in query.others)))):
+            return False  # no match in any encoding but UTF-16's: not worth decoding (most files stop here)
+        budget = Budget(query)
         try:
-            text = self._read(found, budget)
-            query = self.query
-            if text is None or (query.text is not None and budget.search(query.text, text) is None):
+            try:
+                text = decode(raw, found.rel)[0]
+            except StringError:
+                if _raw_hit(raw, query, budget):
+                    self.counts.non_utf8 += 1  # as rg would find it
+                return False
+            if query.text is not None and budget.search(query.text, text) is None:
                 return False
             room = self.limit - self.counts.matches
             before = len(self.lines)
             shown, more = _search(self.ws, found.rel, text, query, budget, self.context, room, self.lines)
         except RegexTimeout:
-            raise timeout_error(self.query.source, found.rel) from None
+            raise timeout_error(query.source, found.rel) from None
         if shown:
             self.counts.files += 1
             self.counts.matches += sum(1 for line in self.lines[before:] if line.match)
@@ -217,49 +228,46 @@ class Run:
             self.stats.limit_reason = "results"
         return more
 
-    def _read(self, found: Found, budget: Budget) -> str | None:
-        """The file's text; None when it changed since the walk, is unreadable, or is binary or not UTF-8 (counted
-        when the query occurs in its raw bytes, as rg would find it)."""
-        limit = self.ws.policy.limits.max_read_bytes
-        opened = open_found(found)
-        if opened is None:
+    def _read(self, found: Found) -> bytes | None:
+        """The file's bytes, read once; None when it changed since the walk, is unreadable, or is not searched
+        (`admit`). Opened in the walk's folder with O_NOFOLLOW and checked to be a regular file (the walk's own
+        file when the walk statted it: walk.open_found, inline here as it runs for every file)."""
+        try:
+            fd = os.open(found.name, FILE_FLAGS, dir_fd=found.dir_fd)
+        except OSError:
             self.stats.skipped_io_errors += 1
             return None
-        fd, st = opened
         try:
-            if found.st is None:  # walked without a stat: this is the first look at the file
+            st = os.fstat(fd)
+            walked = found.st
+            if not S_ISREG(st.st_mode) or (walked is not None and (st.st_dev, st.st_ino) != (walked.st_dev,
+                                                                                               walked.st_ino)):
+                self.stats.skipped_io_errors += 1
+                return None
+            limit = self.ws.policy.limits.max_read_bytes
+            if walked is None:  # walked without a stat: this is the first look at the file
                 if not self.admit(st):
                     return None
             elif st.st_size > limit or (st.st_nlink > 1 and not self.ws.policy.secrets.allow_hardlinks):
                 self.stats.skipped_io_errors += 1  # changed since the walk looked
                 return None
-            chunks = [os.read(fd, st.st_size + 1)]  # one read for a file that did not grow
-            size = len(chunks[0])
-            while size > st.st_size and (chunk := os.read(fd, 1 << 20)):
-                chunks.append(chunk)
-                size += len(chunk)
+            raw = os.read(fd, st.st_size + 1)  # one read for a file that did not grow
+            if len(raw) > st.st_size:
+                chunks = [raw]
+                size = len(raw)
+                while size <= limit and (chunk := os.read(fd, 1 << 20)):
+                    chunks.append(chunk)
+                    size += len(chunk)
                 if size > limit:
                     self.stats.skipped_io_errors += 1
                     return None
-            if size > limit:
-                self.stats.skipped_io_errors += 1
-                return None
+                raw = b"".join(chunks)
+            return raw
         except OSError:
             self.stats.skipped_io_errors += 1
             return None
         finally:
             os.close(fd)
-        raw = b"".join(chunks)
-        needle = self.query.needle
-        if needle is not None and not raw.startswith(UTF16_BOMS) and (
-                needle not in raw or any(other not in raw for other in self.query.others)):
-            return None  # no match in any encoding but UTF-16's: not worth decoding
-        try:
-            return decode(raw, found.rel)[0]
-        except StringError:
-            if _raw_hit(raw, self.query, budget):
-                self.counts.non_utf8 += 1
-            return None
 
 
 def _raw_hit(raw: bytes, query: Query, budget: Budget) -> bool:

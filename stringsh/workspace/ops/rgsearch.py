@@ -140,7 +140,7 @@ def counted_search(ws: Workspace, run: Run, rg: str, request: GrepRequest, start
 
 def _search_walked(ws: Workspace, run: Run, folders: Folders, rel: str, st: os.stat_result) -> bool:
     """A walked file rg found a match in, opened again in its folder (another root's through the Confiner); the
-    open re-checks it is the file the walk saw (walk.open_found): one swapped since is skipped and counted."""
+    open re-checks it is the file the walk saw (grep.Run._read): one swapped since is skipped and counted."""
     if ":" in rel:  # another root's names are its own
         try:
             res = ws.confiner.resolve(rel)
