@@ -119,3 +119,38 @@ def test_a_listing_past_its_deadline_says_so(tmp_path: Path) -> None:
         assert [path for batch in refused.batches() for path in batch] == [] and refused.failed
     finally:
         ws.close()
+
+
+GITIGNORES = {
+    ".gitignore": "# a comment\n*.log\n!keep.log\nbuild/\n/rooted.txt\n**/deep/*.tmp\ndoc/**/*.md\n\\#hash\n"
+                  "a?c.txt\n[ab].dat\ntrailing.txt   \nnested/\n!nested/\n",
+    "sub/.gitignore": "!*.log\nlocal/\n*.tmp\n!/only-here.tmp\n",
+    "sub/inner/.gitignore": "keep.log\n",
+}
+FILES = ["a.log", "keep.log", "build/x.txt", "sub/build/y.txt", "rooted.txt", "sub/rooted.txt", "x/deep/a.tmp",
+         "deep/b.tmp", "doc/a.md", "doc/z/b.md", "docs/c.md", "#hash", "abc.txt", "ac.txt", "a.dat", "c.dat",
+         "trailing.txt", "nested/n.txt", "sub/s.log", "sub/inner/keep.log", "sub/inner/other.log",
+         "sub/local/l.txt", "sub/t.tmp", "sub/only-here.tmp", "sub/inner/only-here.tmp", "plain.txt"]
+
+
+@pytest.mark.needs("rg")
+@pytest.mark.parametrize("path", [".", "sub"])
+def test_gitignore_files_are_read_alike_by_rg_and_the_walk(tmp_path: Path, path: str) -> None:
+    """rg's `.gitignore` rules and the walk's (pathspec's GitIgnoreSpec) agree on the features a `.gitignore`
+    uses: negation at every level, folder rules, rooted and `**` patterns, escapes, classes, trailing spaces."""
+    for rel, text in GITIGNORES.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    for rel in FILES:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("hit\n")
+    same_time(tmp_path)
+    ws = workspace(tmp_path)
+    try:
+        listed = [ws.glob("**", path, engine=engine) for engine in ("rg", "python")]
+        found = [ws.grep("hit", path, engine=engine) for engine in ("rg", "python")]
+    finally:
+        ws.close()
+    assert comparable(listed[0]) == comparable(listed[1])
+    assert found[0].lines == found[1].lines
+    assert len(listed[1].matches) > 5
