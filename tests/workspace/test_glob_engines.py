@@ -154,3 +154,46 @@ def test_gitignore_files_are_read_alike_by_rg_and_the_walk(tmp_path: Path, path:
     assert comparable(listed[0]) == comparable(listed[1])
     assert found[0].lines == found[1].lines
     assert len(listed[1].matches) > 5
+
+
+@pytest.mark.needs("rg")
+@pytest.mark.parametrize("kind", ["link out", "link in", "fifo"])
+def test_a_gitignore_that_is_not_a_regular_file_is_never_read_by_rg(tmp_path: Path, kind: str) -> None:
+    """rg opens a folder's `.gitignore` by name: through a link it would read a file outside the workspace as rules
+    (which files it hid would tell what the file holds), from a FIFO it would wait. The walk reads neither; so when
+    a folder holds one, rg's answer is not taken and the Python engine answers, for grep and glob alike."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "rules").write_text("a.txt\n")  # the outside file: were it read, a.txt would be hidden
+    (root / "sub" / "notes.txt").write_text("a.txt\n")
+    for name in ("a.txt", "b.txt", "sub/a.txt"):
+        (root / name).write_text("hit\n")
+    if kind == "fifo":
+        os.mkfifo(root / "sub" / ".gitignore")
+    else:
+        os.symlink(outside / "rules" if kind == "link out" else "notes.txt", root / "sub" / ".gitignore")
+    ws = workspace(root)
+    try:
+        listed = ws.glob("**", engine="rg")
+        found = ws.grep("hit", engine="rg")
+        python = ws.glob("**", engine="python"), ws.grep("hit", engine="python")
+        if kind == "fifo":  # rg, waiting on the FIFO, is stopped as soon as the check sees it (not at the deadline)
+            from stringsh.workspace.ops.rgsearch import find_rg
+            from stringsh.workspace.ops.rgwalk import IgnoreCheck, command
+            from stringsh.workspace.ops.walk import start_at
+
+            listing = Listing(command(find_rg() or "rg", ws, ".", "--files"), ws, time.monotonic() + 120)
+            start = start_at(ws, ".")
+            check = IgnoreCheck(ws, start, listing)
+            os.close(start.fd)
+            for _ in listing.batches():
+                pass
+            assert not check.passed() and listing.cancelled and not listing.late
+    finally:
+        ws.close()
+    assert (listed.engine, found.engine) == ("python", "python")
+    assert [m.rel for m in listed.matches] == [m.rel for m in python[0].matches]
+    assert {m.rel for m in listed.matches} == {"a.txt", "b.txt", "sub/a.txt", "sub/notes.txt"}
+    assert [line.path for line in found.lines] == [line.path for line in python[1].lines] == [
+        "a.txt", "b.txt", "sub/a.txt"]

@@ -170,12 +170,13 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
     """(mtime, path, size) of each match among the files `rg --files` walks (rgwalk.py), taken while rg walks on:
     each one the walk would yield is statted in its folder, opened from the root without following a symlink, and
     left out when it is no longer a regular file reached so. None when rg failed."""
-    from stringsh.workspace.ops.rgwalk import SIMPLE_NAME, Folders, Listing, Visible, command
+    from stringsh.workspace.ops.rgwalk import SIMPLE_NAME, Folders, IgnoreCheck, Listing, Visible, command
 
     name = pattern[3:]
     exact = isinstance(matcher, NamePattern) and SIMPLE_NAME.fullmatch(name) is not None
     listing = Listing(command(rg, ws, start.rel, "--files", *(("--glob", name) if exact else ()), reading=False),
                       ws, stats.deadline)
+    check = IgnoreCheck(ws, start, listing)
     visible = Visible(ws)
     entered, denied_leaf, folders = visible.folders, visible.denied_leaf, Folders(ws)
     opened, stat = folders.open_fds, os.stat
@@ -200,7 +201,7 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
     finally:
         folders.close()
         os.close(start.fd)
-    if listing.failed:
+    if not check.passed() or listing.failed:
         return None
     if listing.late:
         stats.limit_reason = "time"

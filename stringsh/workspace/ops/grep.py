@@ -139,11 +139,12 @@ def _rg_walks(ws: Workspace, run: Run, rg: str, request: GrepRequest, start: Sta
               only: re.Pattern[str] | NamePattern | None, cut: int) -> str:
     """rg walks and names the files holding a match (rgwalk.py); each one the walk would yield is searched here in
     walk order, as the Python engine searches it. The Python engine answers when rg refuses the pattern."""
-    from stringsh.workspace.ops.rgwalk import Folders, Listing, Visible, command, walk_order
+    from stringsh.workspace.ops.rgwalk import Folders, IgnoreCheck, Listing, Visible, command, walk_order
 
     flags = ("--files-with-matches", "--text", "--crlf", *(() if request.regex else ("--fixed-strings",)),
              *(("--ignore-case",) if request.ignore_case else ()), "--regexp", request.query)
     listing = Listing(command(rg, ws, start.rel, *flags), ws, run.stats.deadline)
+    check = IgnoreCheck(ws, start, listing)
     visible = Visible(ws)
     try:
         hits = [rel for batch in listing.batches() for rel in batch
@@ -151,7 +152,7 @@ def _rg_walks(ws: Workspace, run: Run, rg: str, request: GrepRequest, start: Sta
     except BaseException:
         os.close(start.fd)
         raise
-    if listing.failed:
+    if listing.failed or not check.passed():
         _python(ws, run, start, only, cut)
         return "python"
     os.close(start.fd)  # rg walked by name; every file shown is opened again from the root (Folders)

@@ -5,6 +5,8 @@ rg is told the walk's rules (`.git/` folders, temp files and `.stringsh/` left o
 search folder down read as git reads them, nothing else: no `.ignore`, `.rgignore`, global or parent ignore files;
 symlinks never followed, as by the Python walk). Those flags only save rg work: what is shown is decided here, for
 each path rg returns, exactly as the confined walk decides it (`Visible`: secrets, engine state, temp files, `.git/`),
+rg's answer is dropped for the Python engine's when a folder it entered has a `.gitignore` that is a link (rg
+would read the file it leads to, perhaps outside the workspace; `IgnoreCheck`),
 and every file shown is opened again folder by folder from the root with O_NOFOLLOW (`Folders`), so a path rg
 reached through a folder swapped for a symlink is never shown. A hard-linked file, when the policy refuses them, is
 dropped when it is opened (grep.py, glob.py): a count of such files among the hits would tell whether one holds
@@ -17,6 +19,7 @@ import os
 import re
 import select
 import subprocess
+import threading
 import time
 from typing import TYPE_CHECKING
 
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.ops.walk import Start
 
 #: The walk's rules as rg flags (see the module docstring); `--null` separates the paths rg prints.
 WALK_FLAGS = ("--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-global",
@@ -62,12 +66,23 @@ class Listing:
         self.argv = argv
         self.cwd = ws.confiner.real
         self.deadline = deadline
-        self.late = self.failed = False
+        self.late = self.failed = self.cancelled = False
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def cancel(self) -> None:
+        """Stop rg (from another thread): its answer will not be taken."""
+        self.cancelled = True
+        process = self.process
+        if process is not None and process.poll() is None:
+            process.kill()
 
     def batches(self) -> Iterator[list[str]]:
         process = subprocess.Popen(self.argv, cwd=self.cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.DEVNULL)
         assert process.stdout is not None
+        self.process = process
+        if self.cancelled:
+            process.kill()
         pipe = process.stdout.fileno()
         poll = select.poll()
         poll.register(pipe, select.POLLIN)
@@ -97,6 +112,30 @@ class Listing:
             process.stdout.close()
             process.wait()
         self.failed = process.returncode not in (0, 1) and not printed and not self.late
+
+
+class IgnoreCheck:
+    """walk.plain_ignore_files in a thread beside rg (it reads the same folder listings): rg's answer is taken only
+    when no folder it entered has a `.gitignore` that is not a regular file (`passed`)."""
+
+    def __init__(self, ws: Workspace, start: Start, listing: Listing) -> None:
+        self.ok = False
+        fd = os.dup(start.fd)
+        self.thread = threading.Thread(target=self._run, args=(ws, fd, start.rel, listing), daemon=True)
+        self.thread.start()
+
+    def _run(self, ws: Workspace, fd: int, rel: str, listing: Listing) -> None:
+        from stringsh.workspace.ops.walk import plain_ignore_files
+
+        try:
+            self.ok = plain_ignore_files(ws, fd, rel, listing.deadline)
+        finally:
+            if not self.ok:
+                listing.cancel()  # a FIFO as .gitignore would hold rg until the deadline
+
+    def passed(self) -> bool:
+        self.thread.join()
+        return self.ok
 
 
 class Visible:

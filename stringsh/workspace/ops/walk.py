@@ -286,3 +286,52 @@ def open_found(found: Found) -> tuple[int, os.stat_result] | None:
         os.close(fd)
         return None
     return fd, st
+
+
+def plain_ignore_files(ws: Workspace, fd: int, rel: str, deadline: float) -> bool:
+    """Whether every folder ripgrep enters below `fd` (the folder `rel`; closed here) has no `.gitignore` or a
+    regular one. rg opens a folder's `.gitignore` by name, so one that is a symlink would have it read a file
+    outside the workspace as rules (and a FIFO would hang it), where this walk reads only regular files: rg's
+    answer is then not taken (rgwalk.py). The folders are those the walk enters (folder links, `.git/`, temp and
+    engine folders, secrets and ignored folders left out: rg enters none of those that could change what is
+    shown); only folder entries are looked at beyond the names, so it costs the listings rg reads anyway. False
+    as well past the deadline."""
+    root_prefix = ws.confiner.route(rel)[1] if ":" in rel else ""
+    denied_leaf = ws.confiner.matcher.denied_leaf
+    stack: list[tuple[int, str, list[tuple[int, GitIgnoreSpec]]]] = [(fd, "" if rel == "." else rel + "/", [])]
+    try:
+        while stack:
+            fd, prefix, chain = stack.pop()
+            try:
+                if time.monotonic() > deadline:
+                    return False
+                try:
+                    with os.scandir(fd) as listing:
+                        folders = []
+                        for entry in listing:
+                            if entry.name == GITIGNORE:
+                                if not entry.is_file(follow_symlinks=False):
+                                    return False
+                                spec = _gitignore(fd)
+                                if spec is not None:
+                                    chain = [*chain, (len(prefix), spec)]
+                            elif entry.is_dir(follow_symlinks=False):
+                                folders.append(entry.name)
+                except OSError:
+                    continue  # unreadable: rg cannot read it either
+                for name in folders:
+                    sub = prefix + name
+                    inner = sub[len(root_prefix):].lstrip("/") if root_prefix else sub
+                    if (name in SKIPPED_DIRS or name.startswith(TEMP_PREFIX) or inner == STATE_DIR
+                            or denied_leaf(inner) or (chain and _ignored(chain, sub, True))):
+                        continue
+                    try:
+                        stack.append((os.open(name, DIR_FLAGS, dir_fd=fd), sub + "/", chain))
+                    except OSError:
+                        continue
+            finally:
+                os.close(fd)
+        return True
+    finally:
+        for fd, _, _ in stack:
+            os.close(fd)
