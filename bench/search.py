@@ -54,16 +54,31 @@ def build_tree(root: Path, want: int) -> None:
     os.utime(done, ns=(0, 0))  # oldest: never among the newest /glob lists first
 
 
-def paired(ours: Callable[[], object], reference: Callable[[], object], rounds: int) -> tuple[float, float]:
-    """Median ms of each, the two run back to back in every round (after one warm-up round)."""
+def cpu_seconds(pid: int | None = None) -> float:
+    """CPU time (user and system) of this process and its waited-for children, or of process `pid` and its."""
+    if pid is None:
+        mine, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def paired(ours: Callable[[], object], reference: Callable[[], object], rounds: int, pid: int | None = None
+           ) -> tuple[float, float, float]:
+    """Median ms of each, the two run back to back in every round (after one warm-up round), and the ratio of
+    their CPU time (user and system, children included: rg's threads, stringsh's rg), which a busy machine changes
+    less than the wall-clock times. `pid`: stringsh runs in that process (the daemon), not this one."""
     samples: tuple[list[float], list[float]] = ([], [])
+    cpu = [0.0, 0.0]
     for index in range(rounds + 1):
-        for action, bucket in ((reference, samples[1]), (ours, samples[0])):
+        for slot, action in ((1, reference), (0, ours)):
+            before = cpu_seconds(pid if slot == 0 else None)
             started = time.perf_counter()
             action()
             if index:
-                bucket.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples[0]), statistics.median(samples[1])
+                samples[slot].append((time.perf_counter() - started) * 1000)
+                cpu[slot] += cpu_seconds(pid if slot == 0 else None) - before
+    return statistics.median(samples[0]), statistics.median(samples[1]), cpu[0] / cpu[1] if cpu[1] else 0.0
 
 
 def rg_run(rg: str, root: Path, *args: str) -> Callable[[], object]:
@@ -79,7 +94,7 @@ def searched(dispatcher: Dispatcher, command: str) -> Callable[[], object]:
     return run
 
 
-def daemon_row(root: Path, rg: str, rounds: int) -> tuple[str, float, float, float]:
+def daemon_row(root: Path, rg: str, rounds: int) -> tuple[str, float, float, float, float]:
     """/grep sent to a running `stringsh daemon` (its round trip) against `rg -n` started for each search."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     daemon = subprocess.Popen([sys.executable, "-m", "stringsh", "daemon"], cwd=root, env=env,
@@ -100,12 +115,13 @@ def daemon_row(root: Path, rg: str, rounds: int) -> tuple[str, float, float, flo
     try:
         for _ in range(5):
             ask()  # warm: imports, the first request's set-up
-        took, reference = paired(ask, rg_run(rg, root, "--no-config", "-n", "-F", LITERAL), rounds * 3)
+        took, reference, cpu = paired(ask, rg_run(rg, root, "--no-config", "-n", "-F", LITERAL), rounds * 3,
+                                      daemon.pid)
         hits = sum(1 for line in lines if b":" in line and LITERAL.encode() in line)
     finally:
         daemon.stdin.close()
         daemon.wait(timeout=60)
-    return f"/grep in a running daemon, {hits} lines (5k tree)", took, reference, 1.3
+    return f"/grep in a running daemon, {hits} lines (5k tree)", took, reference, cpu, 1.3
 
 
 def main() -> None:
@@ -133,7 +149,7 @@ def main() -> None:
         dispatcher = Dispatcher(big)
         ws = dispatcher.workspace
         rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        rows: list[tuple[str, float, float, float]] = []
+        rows: list[tuple[str, float, float, float, float]] = []
         everything = ("--no-config", "--hidden", "--no-ignore")
         for label, query, regex in (("literal", LITERAL, False), ("regex", REGEX, True)):
             reference = rg_run(rg, big, *everything, *(() if regex else ("-F",)), "--regexp", query)
@@ -141,25 +157,27 @@ def main() -> None:
             command = f"/grep '{query}'{flag} --max {MAX}"
             result = ws.grep(query, regex=regex, max_results=MAX)
             assert result.engine == "rg", result.engine
-            took, ref = paired(searched(dispatcher, command), reference, args.rounds)
-            rows.append((f"/grep {label}, rg engine ({result.matches} lines in {result.files} files)", took, ref, 1.3))
-            took, ref = paired(lambda q=query, r=regex: ws.grep(q, regex=r, engine="python", max_results=MAX),
-                               reference, args.rounds)
-            rows.append((f"/grep {label}, Python engine", took, ref, 3.0))
+            took, ref, cpu = paired(searched(dispatcher, command), reference, args.rounds)
+            rows.append((f"/grep {label}, rg engine ({result.matches} lines in {result.files} files)", took, ref,
+                         cpu, 1.3))
+            took, ref, cpu = paired(lambda q=query, r=regex: ws.grep(q, regex=r, engine="python", max_results=MAX),
+                                    reference, args.rounds)
+            rows.append((f"/grep {label}, Python engine", took, ref, cpu, 3.0))
         found = ws.glob("**/*.py", max_results=MAX)
-        took, ref = paired(searched(dispatcher, "/glob '**/*.py'"), rg_run(rg, big, *everything, "--files", "-g",
-                                                                           "*.py"), args.rounds)
-        rows.append((f"/glob '**/*.py' ({found.total} files, {found.engine} walk)", took, ref, 1.5))
-        took, ref = paired(searched(dispatcher, f"/grep '{LITERAL}' --max {MAX} --stats"),
-                           rg_run(rg, big, *everything, "-F", "--regexp", LITERAL), args.rounds)
-        rows.append(("/grep literal --stats (the counted walk; no goal)", took, ref, 0.0))
+        took, ref, cpu = paired(searched(dispatcher, "/glob '**/*.py'"),
+                                rg_run(rg, big, *everything, "--files", "-g", "*.py"), args.rounds)
+        rows.append((f"/glob '**/*.py' ({found.total} files, {found.engine} walk)", took, ref, cpu, 1.5))
+        took, ref, cpu = paired(searched(dispatcher, f"/grep '{LITERAL}' --max {MAX} --stats"),
+                                rg_run(rg, big, *everything, "-F", "--regexp", LITERAL), args.rounds)
+        rows.append(("/grep literal --stats (the counted walk; no goal)", took, ref, cpu, 0.0))
         rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         dispatcher.close()
         rows.append(daemon_row(small, rg, args.rounds))
-    print(f"{'what':<62} {'stringsh ms':>11} {'rg ms':>8} {'ratio':>6} {'goal':>6}")
-    for what, took, ref, goal in rows:
+    print(f"{'what':<62} {'stringsh ms':>11} {'rg ms':>8} {'ratio':>6} {'goal':>6} {'cpu ratio':>9}")
+    for what, took, ref, cpu, goal in rows:
         aim = f"{goal:>5}x" if goal else f"{'-':>6}"
-        print(f"{what:<62} {took:>11.1f} {ref:>8.1f} {took / ref:>5.2f}x {aim}")
+        print(f"{what:<62} {took:>11.1f} {ref:>8.1f} {took / ref:>5.2f}x {aim} {cpu:>8.2f}x")
+    print("ratio: of the median wall-clock times (the goal's measure); cpu ratio: of the CPU time of all runs")
     print(f"peak RSS: {rss_after / 1024:.0f} MB (was {rss_before / 1024:.0f} MB before the searches)")
 
 
