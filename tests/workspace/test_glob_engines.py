@@ -110,12 +110,12 @@ def test_a_listing_past_its_deadline_says_so(tmp_path: Path) -> None:
     try:
         rg = find_rg()
         assert rg is not None
-        late = Listing(command(rg, ws, ".", "--files"), ws, time.monotonic() - 1)
+        late = Listing(command(rg, ".", "--files"), ws, time.monotonic() - 1)
         assert [path for batch in late.batches() for path in batch] == [] and late.late
-        on_time = Listing(command(rg, ws, ".", "--files"), ws, time.monotonic() + 60)
+        on_time = Listing(command(rg, ".", "--files"), ws, time.monotonic() + 60)
         assert [path for batch in on_time.batches() for path in batch] == ["a.txt"]
         assert not (on_time.late or on_time.failed)
-        refused = Listing(command(rg, ws, ".", "--regexp", "(?<=x)"), ws, time.monotonic() + 60)
+        refused = Listing(command(rg, ".", "--regexp", "(?<=x)"), ws, time.monotonic() + 60)
         assert [path for batch in refused.batches() for path in batch] == [] and refused.failed
     finally:
         ws.close()
@@ -183,7 +183,7 @@ def test_a_gitignore_that_is_not_a_regular_file_is_never_read_by_rg(tmp_path: Pa
             from stringsh.workspace.ops.rgwalk import IgnoreCheck, command
             from stringsh.workspace.ops.walk import start_at
 
-            listing = Listing(command(find_rg() or "rg", ws, ".", "--files"), ws, time.monotonic() + 120)
+            listing = Listing(command(find_rg() or "rg", ".", "--files"), ws, time.monotonic() + 120)
             start = start_at(ws, ".")
             check = IgnoreCheck(ws, start, listing)
             os.close(start.fd)

@@ -174,7 +174,7 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
 
     name = pattern[3:]
     exact = isinstance(matcher, NamePattern) and SIMPLE_NAME.fullmatch(name) is not None
-    listing = Listing(command(rg, ws, start.rel, "--files", *(("--glob", name) if exact else ()), reading=False),
+    listing = Listing(command(rg, start.rel, "--files", *(("--glob", name) if exact else ())),
                       ws, stats.deadline)
     check = IgnoreCheck(ws, start, listing)
     visible = Visible(ws)

@@ -143,7 +143,7 @@ def _rg_walks(ws: Workspace, run: Run, rg: str, request: GrepRequest, start: Sta
 
     flags = ("--files-with-matches", "--text", "--crlf", *(() if request.regex else ("--fixed-strings",)),
              *(("--ignore-case",) if request.ignore_case else ()), "--regexp", request.query)
-    listing = Listing(command(rg, ws, start.rel, *flags), ws, run.stats.deadline)
+    listing = Listing(command(rg, start.rel, *flags), ws, run.stats.deadline)
     check = IgnoreCheck(ws, start, listing)
     visible = Visible(ws)
     try:

@@ -1,16 +1,16 @@
-"""The walk done by ripgrep, for /grep and /glob without `--stats`: rg walks the tree (threads, `.gitignore`, the read
-limit as `--max-filesize`), and Python checks only what rg returns, so its work is proportional to the hits.
+"""The walk done by ripgrep, for /grep and /glob without `--stats`: rg walks the tree (on every core, `.gitignore`
+read as it goes), and Python checks only what rg returns, so its work is proportional to the hits.
 
 rg is told the walk's rules (`.git/` folders, temp files and `.stringsh/` left out, the `.gitignore` files from the
 search folder down read as git reads them, nothing else: no `.ignore`, `.rgignore`, global or parent ignore files;
-symlinks never followed, as by the Python walk). Those flags only save rg work: what is shown is decided here, for
-each path rg returns, exactly as the confined walk decides it (`Visible`: secrets, engine state, temp files, `.git/`),
-rg's answer is dropped for the Python engine's when a folder it entered has a `.gitignore` that is a link (rg
-would read the file it leads to, perhaps outside the workspace; `IgnoreCheck`),
-and every file shown is opened again folder by folder from the root with O_NOFOLLOW (`Folders`), so a path rg
-reached through a folder swapped for a symlink is never shown. A hard-linked file, when the policy refuses them, is
-dropped when it is opened (grep.py, glob.py): a count of such files among the hits would tell whether one holds
-the query, so none is kept.
+symlinks never followed, as by the Python walk; see `command`). Those flags only save rg work: what is shown is
+decided here, for each path rg returns, exactly as the confined walk decides it (`Visible`: secrets, engine state,
+temp files, `.git/`), and every file shown is opened again folder by folder from the root with O_NOFOLLOW
+(`Folders`), so a path rg reached through a folder swapped for a symlink is never shown. rg's answer is dropped for
+the Python engine's when a folder it entered has a `.gitignore` that is not a regular file (rg would read the file
+a link leads to, perhaps outside the workspace, or wait on a FIFO; `IgnoreCheck`). A hard-linked file, when the
+policy refuses them, is dropped when it is opened (grep.py): a count of such files among the hits would tell
+whether one holds the query, so none is kept.
 """
 
 from __future__ import annotations
@@ -49,12 +49,13 @@ def usable(ws: Workspace, rel: str) -> bool:
     return ":" not in rel and ws.confiner.roots is None
 
 
-def command(rg: str, ws: Workspace, rel: str, *args: str, reading: bool = True) -> list[str]:
-    """rg over the folder `rel` of the root with the walk's rules, then `args` (a search or `--files`); when
-    `reading`, files over the policy's read limit are left out as grep leaves them out."""
+def command(rg: str, rel: str, *args: str) -> list[str]:
+    """rg over the folder `rel` of the root with the walk's rules, then `args` (a search or `--files`). No
+    `--max-filesize`: it costs rg a stat of every file (a quarter more CPU), while a file over the read limit that
+    rg finds a match in is left out when grep opens it (its size is checked there, as the Python engine checks
+    it); the time limit bounds what a huge file costs rg."""
     state = ("--glob", f"!/{STATE_DIR}/") if rel == "." else ()
-    limit = ("--max-filesize", str(ws.policy.limits.max_read_bytes)) if reading else ()
-    return [rg, *WALK_FLAGS, *state, *limit, *args, "--", rel]
+    return [rg, *WALK_FLAGS, *state, *args, "--", rel]
 
 
 class Listing:
