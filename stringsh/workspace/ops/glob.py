@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
 
 MAX_PATTERN_BYTES = 1024
-#: Matches gathered past `max_results` before the oldest are dropped (memory stays bounded).
+#: Matches gathered past `max_results` before the oldest are dropped (_Newest).
 PRUNE_AT = 8192
 
 
@@ -131,21 +131,33 @@ def glob_paths(ws: Workspace, request: GlobRequest) -> GlobResult:
                 raise StringError("NOT_FOUND", "ripgrep (rg) is not installed.", "Glob with the Python engine.")
         if request.stats or not usable(ws, start.rel):
             rg = None  # the counted walk is Python's; so is another root's
-        listed = None if rg is None else _rg_files(ws, rg, start, pattern, matcher, cut, stats)
-        engine = "python" if listed is None else "rg"
-        if listed is None:
-            listed = _walked(ws, start if rg is None else start_at(ws, request.path), matcher, cut, stats)
-        newest: list[tuple[int, str, int]] = []  # the newest `limit` matches, and at most PRUNE_AT more
-        total = 0
-        for item in listed:
-            total += 1
-            newest.append(item)
-            if len(newest) >= limit + PRUNE_AT:
-                newest = _newest(newest, limit)
-        ordered = _newest(newest, limit)
+        newest = _Newest(limit)
+        engine = "rg" if rg is not None and _rg_files(ws, rg, start, pattern, matcher, cut, stats, newest) else ""
+        if not engine:
+            engine, newest = "python", _Newest(limit)
+            for item in _walked(ws, start if rg is None else start_at(ws, request.path), matcher, cut, stats):
+                newest.add(item)
+        ordered = _newest(newest.items, limit)
         matches = tuple(GlobMatch(rel, mtime, size) for mtime, rel, size in ordered)
-        return GlobResult(request.pattern, start.rel, matches, total > len(matches), total, stats.snapshot(),
-                          engine)
+        return GlobResult(request.pattern, start.rel, matches, newest.total > len(matches), newest.total,
+                          stats.snapshot(), engine)
+
+
+class _Newest:
+    """The newest `limit` matches, and at most PRUNE_AT more (memory stays bounded), and how many there were."""
+
+    __slots__ = ("items", "limit", "total")
+
+    def __init__(self, limit: int) -> None:
+        self.items: list[tuple[int, str, int]] = []
+        self.limit = limit
+        self.total = 0
+
+    def add(self, item: tuple[int, str, int]) -> None:
+        self.total += 1
+        self.items.append(item)
+        if len(self.items) >= self.limit + PRUNE_AT:
+            self.items = _newest(self.items, self.limit)
 
 
 def _walked(ws: Workspace, start: Start, matcher: re.Pattern[str] | NamePattern, cut: int, stats: WalkStats
@@ -166,10 +178,10 @@ def _walked(ws: Workspace, start: Start, matcher: re.Pattern[str] | NamePattern,
 
 
 def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pattern[str] | NamePattern, cut: int,
-              stats: WalkStats) -> list[tuple[int, str, int]] | None:
-    """(mtime, path, size) of each match among the files `rg --files` walks (rgwalk.py), taken while rg walks on:
-    each one the walk would yield is statted in its folder, opened from the root without following a symlink, and
-    left out when it is no longer a regular file reached so. None when rg failed."""
+              stats: WalkStats, newest: _Newest) -> bool:
+    """(mtime, path, size) of each match among the files `rg --files` walks (rgwalk.py) into `newest`, taken while
+    rg walks on: each one the walk would yield is statted in its folder, opened from the root without following a
+    symlink, and left out when it is no longer a regular file reached so. False when rg's answer is not taken."""
     from stringsh.workspace.ops.rgwalk import SIMPLE_NAME, Folders, IgnoreCheck, Listing, Visible, command
 
     name = pattern[3:]
@@ -179,8 +191,7 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
     check = IgnoreCheck(ws, start, listing)
     visible = Visible(ws)
     entered, denied_leaf, folders = visible.folders, visible.denied_leaf, Folders(ws)
-    opened, stat = folders.open_fds, os.stat
-    found: list[tuple[int, str, int]] = []
+    opened, stat, add = folders.open_fds, os.stat, newest.add
     try:
         for batch in listing.batches():
             for rel in batch:  # the walk's rules, inline: this loop runs for every file of the tree
@@ -197,15 +208,15 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
                 except OSError:
                     continue
                 if S_ISREG(st.st_mode):
-                    found.append((st.st_mtime_ns, rel, st.st_size))
+                    add((st.st_mtime_ns, rel, st.st_size))
     finally:
         folders.close()
         os.close(start.fd)
     if not check.passed() or listing.failed:
-        return None
+        return False
     if listing.late:
         stats.limit_reason = "time"
-    return found
+    return True
 
 
 def _newest(items: list[tuple[int, str, int]], limit: int) -> list[tuple[int, str, int]]:
