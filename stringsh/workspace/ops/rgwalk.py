@@ -183,19 +183,16 @@ class Folders:
 
     def open(self, parent: str) -> int:
         """The folder's descriptor (valid until `close`, or until OPEN_FOLDERS others are opened); OSError when it
-        is not a folder reached without a symlink any more."""
+        is not a folder reached without a symlink any more. Opened from the nearest folder above it already open
+        (each folder on the way is kept too: the files of one package come from its few folders)."""
         fd = self.open_fds.get(parent)
         if fd is not None:
             return fd
-        fd = os.open(".", DIR_FLAGS, dir_fd=self.root_fd)
-        try:
-            for name in parent.split("/") if parent else ():
-                inner = os.open(name, DIR_FLAGS, dir_fd=fd)
-                os.close(fd)
-                fd = inner
-        except OSError:
-            os.close(fd)
-            raise
+        above, _, name = parent.rpartition("/")
+        if not parent:
+            fd = os.open(".", DIR_FLAGS, dir_fd=self.root_fd)
+        else:
+            fd = os.open(name, DIR_FLAGS, dir_fd=self.open(above))
         if len(self.open_fds) >= OPEN_FOLDERS:
             oldest = next(iter(self.open_fds))
             os.close(self.open_fds.pop(oldest))
