@@ -141,7 +141,9 @@ def _rg_walks(ws: Workspace, run: Run, rg: str, request: GrepRequest, start: Sta
     walk order, as the Python engine searches it. The Python engine answers when rg refuses the pattern."""
     from stringsh.workspace.ops.rgwalk import Folders, IgnoreCheck, Listing, Visible, command, walk_order
 
-    flags = ("--files-with-matches", "--text", "--crlf", *(() if request.regex else ("--fixed-strings",)),
+    # no --crlf (it slows rg's regex): a query with anchors never reaches rg, and without them rg's lines (cut at
+    # \n only) hold Python's (cut at \r too), so rg names every file Python would find a match in
+    flags = ("--files-with-matches", "--text", *(() if request.regex else ("--fixed-strings",)),
              *(("--ignore-case",) if request.ignore_case else ()), "--regexp", request.query)
     listing = Listing(command(rg, start.rel, *flags), ws, run.stats.deadline)
     check = IgnoreCheck(ws, start, listing)
