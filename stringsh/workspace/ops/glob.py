@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from operator import itemgetter
 from stat import S_ISREG
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
 
 MAX_PATTERN_BYTES = 1024
+BY_TIME, BY_PATH = itemgetter(0), itemgetter(1)
 #: Matches gathered past `max_results` before the oldest are dropped (_Newest).
 PRUNE_AT = 8192
 
@@ -191,7 +193,8 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
     check = IgnoreCheck(ws, start, listing)
     visible = Visible(ws)
     entered, denied_leaf, folders = visible.folders, visible.denied_leaf, Folders(ws)
-    opened, stat, add = folders.open_fds, os.stat, newest.add
+    opened, stat = folders.open_fds, os.stat
+    items, cap, total = newest.items, newest.limit + PRUNE_AT, 0
     try:
         for batch in listing.batches():
             for rel in batch:  # the walk's rules, inline: this loop runs for every file of the tree
@@ -207,9 +210,14 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
                     st = stat(name, dir_fd=folders.open(parent) if fd is None else fd, follow_symlinks=False)
                 except OSError:
                     continue
-                if S_ISREG(st.st_mode):
-                    add((st.st_mtime_ns, rel, st.st_size))
+                if S_ISREG(st.st_mode):  # _Newest.add, inline
+                    total += 1
+                    items.append((st.st_mtime_ns, rel, st.st_size))
+                    if len(items) >= cap:
+                        items = _newest(items, newest.limit)
     finally:
+        newest.items = items
+        newest.total += total
         folders.close()
         os.close(start.fd)
     if not check.passed() or listing.failed:
@@ -220,9 +228,8 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
 
 
 def _newest(items: list[tuple[int, str, int]], limit: int) -> list[tuple[int, str, int]]:
-    """The `limit` newest, newest first, ties by path (sorting in C beats a heap of Python-compared keys)."""
-    return sorted(items, key=_order)[:limit]
-
-
-def _order(item: tuple[int, str, int]) -> tuple[int, str]:
-    return -item[0], item[1]
+    """The `limit` newest, newest first, ties by path: two stable sorts on C-made keys (by path, then by time
+    reversed, which keeps equal times in path order) beat one on a key made in Python for every item."""
+    ordered = sorted(items, key=BY_PATH)
+    ordered.sort(key=BY_TIME, reverse=True)
+    return ordered[:limit]
