@@ -187,14 +187,16 @@ class Run:
         self.counts = _Counts()
         self.lines: list[GrepLine] = []
         self.truncated = False
+        # looked up once: read for every file
+        self.max_bytes = ws.policy.limits.max_read_bytes
+        self.hardlinks = ws.policy.secrets.allow_hardlinks
 
     def admit(self, st: os.stat_result) -> bool:
         """Whether a walked file is searched at all: within the read limit and not hard-linked (both counted)."""
-        policy = self.ws.policy
-        if st.st_size > policy.limits.max_read_bytes:
+        if st.st_size > self.max_bytes:
             self.counts.too_large += 1
             return False
-        if st.st_nlink > 1 and not policy.secrets.allow_hardlinks:
+        if st.st_nlink > 1 and not self.hardlinks:
             self.stats.skipped_walk_errors += 1  # may alias a file outside the root (guard.check_hardlink)
             return False
         return True
@@ -247,11 +249,11 @@ class Run:
                                                                                                walked.st_ino)):
                 self.stats.skipped_io_errors += 1
                 return None
-            limit = self.ws.policy.limits.max_read_bytes
+            limit = self.max_bytes
             if walked is None:  # walked without a stat: this is the first look at the file
-                if not self.admit(st):
+                if (st.st_size > limit or st.st_nlink > 1) and not self.admit(st):
                     return None
-            elif st.st_size > limit or (st.st_nlink > 1 and not self.ws.policy.secrets.allow_hardlinks):
+            elif st.st_size > limit or (st.st_nlink > 1 and not self.hardlinks):
                 self.stats.skipped_io_errors += 1  # changed since the walk looked
                 return None
             raw = os.read(fd, st.st_size + 1)  # one read for a file that did not grow
