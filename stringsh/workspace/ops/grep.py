@@ -115,7 +115,9 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
         engine = "python"
         if rg is not None and not request.stats and start.file is None and usable(ws, start.rel):
             engine = _rg_walks(ws, run, rg, request, start, only, cut)
-        elif rg is not None:
+        elif rg is not None and (request.engine == "rg" or query.needle is None or query.timed):
+            # the counted walk reads every file anyway: rg as its prefilter pays off for a regex or -i, while a
+            # case-sensitive literal is found as fast by a bytes test per file
             from stringsh.workspace.ops.rgsearch import counted_search
 
             engine = counted_search(ws, run, rg, request, start, only, cut)
