@@ -1,22 +1,26 @@
-"""Benchmark: /grep (a literal and a regex, with the rg engine and the Python engine) and /glob '**/*.py' on a tree
-of at least 50,000 files, as ratios to ripgrep alone measured in the same run, with peak memory.
+"""Benchmark: /grep (a literal and a regex, with the rg engine and the Python engine), /glob '**/*.py', and /grep in a
+running daemon, each as a ratio to ripgrep alone measured in the same run, with the reference time beside it.
 
-The tree is this interpreter's site-packages copied as often as needed (or `--generate`: synthetic source files).
-The references: `rg --no-config --hidden --no-ignore PATTERN` (every file, as stringsh's walk searches them) and
-`rg --no-config --hidden --no-ignore --files -g '*.py'`. Each figure is the median of `rounds` warm runs.
+Two generated trees (deterministic: the same files and bytes on every run): 51,534 files for the grep and glob rows,
+5,000 for the daemon row. Each round runs the reference and stringsh one after the other, so a busy machine slows
+both alike; each figure is the median of `--rounds` warm runs. The references, as a whole process each:
+`rg --no-config --hidden --no-ignore [-F] PATTERN` (every file, as stringsh's walk searches them; the trees have no
+ignore files), `rg --no-config --hidden --no-ignore --files -g '*.py'`, and for the daemon `rg -n -F PATTERN`.
 
-Goals: grep <= 1.3x rg with the rg engine, <= 4x with the Python engine; glob <= 1.5x rg.
-Run: python bench/search.py [rounds] [--files N] [--generate]
+    python bench/search.py [--rounds 7] [--files 51534] [--daemon-files 5000] [--keep DIR]
+
+`--keep DIR` builds the trees in DIR once and reuses them on the next run (building 51k files takes a while).
+Goals: grep rg engine <= 1.3x rg; Python engine <= 3x; glob <= 1.5x; daemon grep <= 1.3x `rg -n`.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from collections.abc import Callable
@@ -31,88 +35,149 @@ from stringsh.workspace.ops.rgsearch import find_rg
 
 LITERAL = "hashlib.sha256("
 REGEX = r"class \w+Error\(\w*Exception\)"
-GOALS = {"grep rg engine": 1.3, "grep Python engine": 4.0, "glob": 1.5}
+MAX = 1_000_000
+END = "</𝒞>\n".encode()
 
 
-def count_files(folder: Path) -> int:
-    return sum(1 for path in folder.rglob("*") if path.is_file() and not path.is_symlink())
+def build_tree(root: Path, want: int) -> None:
+    """`want` modules of ~1.9 KB in folders of 50 (10 per package), one in 97 holding both queries; built once."""
+    done = root / ".built"
+    if done.exists() and done.read_text() == str(want):
+        return
+    for index in range(want):
+        folder = root / f"pkg{index // 500:03d}" / f"mod{index // 50 % 10}"
+        folder.mkdir(parents=True, exist_ok=True)
+        body = "".join(f"def helper_{index}_{n}(value):\n    return value * {n}\n\n" for n in range(40))
+        extra = "    hashlib.sha256(value)\nclass BadError(Exception):\n    pass\n" if index % 97 == 0 else ""
+        (folder / f"m{index}.py").write_text(f"# module {index}\n{body}{extra}")
+    done.write_text(str(want))
+    os.utime(done, ns=(0, 0))  # oldest: never among the newest /glob lists first
 
 
-def build_tree(root: Path, want: int, generate: bool) -> int:
-    """A tree of at least `want` files: copies of site-packages, or generated modules."""
-    if generate:
-        for index in range(want):
-            folder = root / f"pkg{index // 500:03d}" / f"mod{index // 50 % 10}"
-            folder.mkdir(parents=True, exist_ok=True)
-            body = "".join(f"def helper_{index}_{n}(value):\n    return value * {n}\n\n" for n in range(40))
-            extra = "    hashlib.sha256(value)\nclass BadError(Exception):\n    pass\n" if index % 97 == 0 else ""
-            (folder / f"m{index}.py").write_text(f"# module {index}\n{body}{extra}")
-        return want
-    source = Path(sysconfig.get_paths()["purelib"])
-    per_copy = count_files(source)
-    copies = -(-want // per_copy)
-    for copy in range(copies):
-        shutil.copytree(source, root / f"copy{copy}", symlinks=True, ignore=shutil.ignore_patterns("rg"))
-    return per_copy * copies
+def cpu_seconds(pid: int | None = None) -> float:
+    """CPU time (user and system) of this process and its waited-for children, or of process `pid` and its."""
+    if pid is None:
+        mine, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-def median_ms(action: Callable[[], object], rounds: int) -> float:
-    action()  # warm the page cache and the imports
-    samples = []
-    for _ in range(rounds):
-        started = time.perf_counter()
-        action()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
+def paired(ours: Callable[[], object], reference: Callable[[], object], rounds: int, pid: int | None = None
+           ) -> tuple[float, float, float]:
+    """Median ms of each, the two run back to back in every round (after one warm-up round), and the ratio of
+    their CPU time (user and system, children included: rg's threads, stringsh's rg), which a busy machine changes
+    less than the wall-clock times. `pid`: stringsh runs in that process (the daemon), not this one."""
+    samples: tuple[list[float], list[float]] = ([], [])
+    cpu = [0.0, 0.0]
+    for index in range(rounds + 1):
+        for slot, action in ((1, reference), (0, ours)):
+            before = cpu_seconds(pid if slot == 0 else None)
+            started = time.perf_counter()
+            action()
+            if index:
+                samples[slot].append((time.perf_counter() - started) * 1000)
+                cpu[slot] += cpu_seconds(pid if slot == 0 else None) - before
+    return statistics.median(samples[0]), statistics.median(samples[1]), cpu[0] / cpu[1] if cpu[1] else 0.0
 
 
 def rg_run(rg: str, root: Path, *args: str) -> Callable[[], object]:
-    command = [rg, "--no-config", "--hidden", "--no-ignore", *args]
-    return lambda: subprocess.run(command, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return lambda: subprocess.run([rg, *args], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  check=False)
+
+
+def searched(dispatcher: Dispatcher, command: str) -> Callable[[], object]:
+    def run() -> None:
+        reply = dispatcher.execute(command)
+        assert reply.ok, reply.text
+
+    return run
+
+
+def daemon_row(root: Path, rg: str, rounds: int) -> tuple[str, float, float, float, float]:
+    """/grep sent to a running `stringsh daemon` (its round trip) against `rg -n` started for each search."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    daemon = subprocess.Popen([sys.executable, "-m", "stringsh", "daemon"], cwd=root, env=env,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert daemon.stdin is not None and daemon.stdout is not None
+    counter = iter(range(1 << 30))
+    lines: list[bytes] = []
+
+    def ask() -> None:
+        lines.clear()
+        daemon.stdin.write(f"[g{next(counter)}] /grep '{LITERAL}' --max {MAX}\n".encode())
+        daemon.stdin.flush()
+        while (line := daemon.stdout.readline()) != END:
+            if not line:
+                raise SystemExit("the daemon ended")
+            lines.append(line)
+
+    try:
+        for _ in range(5):
+            ask()  # warm: imports, the first request's set-up
+        took, reference, cpu = paired(ask, rg_run(rg, root, "--no-config", "-n", "-F", LITERAL), rounds * 3,
+                                      daemon.pid)
+        hits = sum(1 for line in lines if b":" in line and LITERAL.encode() in line)
+    finally:
+        daemon.stdin.close()
+        daemon.wait(timeout=60)
+    return f"/grep in a running daemon, {hits} lines (5k tree)", took, reference, cpu, 1.3
 
 
 def main() -> None:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    rounds = int(args[0]) if args else 5
-    want = int(sys.argv[sys.argv.index("--files") + 1]) if "--files" in sys.argv else 50_000
-    generate = "--generate" in sys.argv
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--files", type=int, default=51_534)
+    parser.add_argument("--daemon-files", type=int, default=5_000)
+    parser.add_argument("--keep", type=Path, help="build the trees here once and reuse them")
+    args = parser.parse_args()
     rg = find_rg()
     if rg is None:
         sys.exit("bench/search.py compares against ripgrep: pip install --only-binary=ripgrep 'stringsh[search]'")
     isolate_user_state()
-    with tempfile.TemporaryDirectory(prefix="stringsh-bench-search-") as base:
-        root = Path(base) / "tree"
-        root.mkdir()
+    with tempfile.TemporaryDirectory(prefix="stringsh-bench-search-") as scratch:
+        base = args.keep.resolve() if args.keep else Path(scratch)
+        big, small = base / f"tree{args.files}", base / f"tree{args.daemon_files}"
         started = time.perf_counter()
-        files = build_tree(root, want, generate)
-        print(f"tree: {files} files ({'generated' if generate else 'site-packages copies'}), "
-              f"built in {time.perf_counter() - started:.1f} s; median of {rounds} warm runs")
-        dispatcher = Dispatcher(root)
+        for root, want in ((big, args.files), (small, args.daemon_files)):
+            root.mkdir(parents=True, exist_ok=True)
+            build_tree(root, want)
+        version = subprocess.run([rg, "--version"], capture_output=True, text=True, check=True).stdout.split()[1]
+        print(f"trees: {args.files} and {args.daemon_files} generated files, ready in "
+              f"{time.perf_counter() - started:.1f} s; median of {args.rounds} paired runs (daemon: "
+              f"{args.rounds * 3}); rg {version}, {os.cpu_count()} cores")
+        dispatcher = Dispatcher(big)
         ws = dispatcher.workspace
-        limit = 1_000_000
         rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        rows: list[tuple[str, float, float, str]] = []
+        rows: list[tuple[str, float, float, float, float]] = []
+        everything = ("--no-config", "--hidden", "--no-ignore")
         for label, query, regex in (("literal", LITERAL, False), ("regex", REGEX, True)):
-            flags = () if regex else ("--fixed-strings",)
-            reference = median_ms(rg_run(rg, root, *flags, "--regexp", query), rounds)
-            for engine in ("rg", "python"):
-                result = ws.grep(query, regex=regex, engine=engine, max_results=limit)
-                took = median_ms(lambda q=query, r=regex, e=engine: ws.grep(q, regex=r, engine=e,
-                                                                            max_results=limit), rounds)
-                name = "grep rg engine" if engine == "rg" else "grep Python engine"
-                rows.append((f"{name} ({label}: {result.matches} lines in {result.files} files)", took, reference,
-                             name))
-        reference = median_ms(rg_run(rg, root, "--files", "-g", "*.py"), rounds)
-        found = ws.glob("**/*.py", max_results=limit)
-        took = median_ms(lambda: dispatcher.execute("/glob '**/*.py'"), rounds)
-        rows.append((f"/glob '**/*.py' ({found.total} files)", took, reference, "glob"))
-        command = median_ms(lambda: dispatcher.execute(f"/grep '{LITERAL}'"), rounds)
+            reference = rg_run(rg, big, *everything, *(() if regex else ("-F",)), "--regexp", query)
+            flag = " --regex" if regex else ""
+            command = f"/grep '{query}'{flag} --max {MAX}"
+            result = ws.grep(query, regex=regex, max_results=MAX)
+            assert result.engine == "rg", result.engine
+            took, ref, cpu = paired(searched(dispatcher, command), reference, args.rounds)
+            rows.append((f"/grep {label}, rg engine ({result.matches} lines in {result.files} files)", took, ref,
+                         cpu, 1.3))
+            took, ref, cpu = paired(lambda q=query, r=regex: ws.grep(q, regex=r, engine="python", max_results=MAX),
+                                    reference, args.rounds)
+            rows.append((f"/grep {label}, Python engine", took, ref, cpu, 3.0))
+        found = ws.glob("**/*.py", max_results=MAX)
+        took, ref, cpu = paired(searched(dispatcher, "/glob '**/*.py'"),
+                                rg_run(rg, big, *everything, "--files", "-g", "*.py"), args.rounds)
+        rows.append((f"/glob '**/*.py' ({found.total} files, {found.engine} walk)", took, ref, cpu, 1.5))
+        took, ref, cpu = paired(searched(dispatcher, f"/grep '{LITERAL}' --max {MAX} --stats"),
+                                rg_run(rg, big, *everything, "-F", "--regexp", LITERAL), args.rounds)
+        rows.append(("/grep literal --stats (the counted walk; no goal)", took, ref, cpu, 0.0))
         rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         dispatcher.close()
-    print(f"{'what':<66} {'stringsh ms':>11} {'rg ms':>8} {'ratio':>6} {'goal':>5}")
-    for what, took, ref, goal in rows:
-        print(f"{what:<66} {took:>11.0f} {ref:>8.0f} {took / ref:>5.2f}x {GOALS[goal]:>4}x")
-    print(f"/grep '{LITERAL}' through the command (auto engine, default --max): {command:.0f} ms")
+        rows.append(daemon_row(small, rg, args.rounds))
+    print(f"{'what':<62} {'stringsh ms':>11} {'rg ms':>8} {'ratio':>6} {'goal':>6} {'cpu ratio':>9}")
+    for what, took, ref, cpu, goal in rows:
+        aim = f"{goal:>5}x" if goal else f"{'-':>6}"
+        print(f"{what:<62} {took:>11.1f} {ref:>8.1f} {took / ref:>5.2f}x {aim} {cpu:>8.2f}x")
+    print("ratio: of the median wall-clock times (the goal's measure); cpu ratio: of the CPU time of all runs")
     print(f"peak RSS: {rss_after / 1024:.0f} MB (was {rss_before / 1024:.0f} MB before the searches)")
 
 

@@ -1,5 +1,5 @@
-"""/glob PATTERN [path]: files whose path below the folder matches the pattern, newest first; without a path,
-from the folder `/open <folder>` entered, as /ls."""
+"""/glob PATTERN [path] [--stats]: files whose path below the folder matches the pattern, newest first; without a
+path, from the folder `/open <folder>` entered, as /ls. `--stats` walks counting what was scanned and skipped."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ from stringsh.protocol.response import Result
 
 @handler("glob")
 def glob(ctx: Context) -> Result:
-    args, _ = parse_options(ctx.args, "glob", (), ())
+    args, options = parse_options(ctx.args, "glob", ("--stats",), ())
     if not args or len(args) > 2:
-        raise StringError("INVALID_PAYLOAD", "Usage: /glob PATTERN [path]",
+        raise StringError("INVALID_PAYLOAD", "Usage: /glob PATTERN [path] [--stats]",
                           "Quote a pattern or path that contains spaces: /glob '**/*.py' src")
     pattern, path = args[0], in_open_folder(ctx, args[1] if len(args) > 1 else ".")
     workspace = ctx.dispatcher.workspace
-    result = workspace.glob(pattern, path, topic=ctx.session.topic)
+    result = workspace.glob(pattern, path, topic=ctx.session.topic, stats="--stats" in options)
     where = folder(result.path)
     lines = [match.rel for match in result.matches]
     found = plural(result.total, "file")

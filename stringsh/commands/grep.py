@@ -1,5 +1,6 @@
-"""/grep PATTERN [path] [--regex] [-i] [--glob G] [-C N] [--max N]: matching lines grouped by file; without a
-path, in the folder `/open <folder>` entered, as /ls."""
+"""/grep PATTERN [path] [--regex] [-i] [--glob G] [-C N] [--max N] [--stats]: matching lines grouped by file;
+without a path, in the folder `/open <folder>` entered, as /ls. `--stats` walks counting what was scanned and
+skipped (slower: the counters come from the confined walk, not from rg)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ from stringsh.protocol.response import Result
 if TYPE_CHECKING:
     from stringsh.workspace.ops.grep import GrepLine
 
-SWITCHES = ("--regex", "-i")
+SWITCHES = ("--regex", "-i", "--stats")
 VALUED = ("--glob", "-C", "--max")
-USAGE = "Usage: /grep PATTERN [path] [--regex] [-i] [--glob G] [-C N] [--max N]"
+USAGE = "Usage: /grep PATTERN [path] [--regex] [-i] [--glob G] [-C N] [--max N] [--stats]"
 
 
 @handler("grep")
@@ -32,7 +33,7 @@ def grep(ctx: Context) -> Result:
     glob = options.get("--glob")
     result = workspace.grep(query, path, regex="--regex" in options, glob=str(glob) if glob else None,
                             ignore_case="-i" in options, context=context, max_results=most,
-                            topic=ctx.session.topic)
+                            topic=ctx.session.topic, stats="--stats" in options)
     found = f"{plural(result.matches, 'match')} in {plural(result.files, 'file')}"
     where = result.path if result.one_file else folder(result.path)
     message = f'Grep "{query}" in {where}: ' + (found if result.matches else "no matches")

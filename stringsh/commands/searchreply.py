@@ -60,16 +60,20 @@ def number(options: dict[str, str | bool], flag: str, low: int, high: int) -> in
 
 
 def summary(found: str, traversal: Traversal, *, too_large: int = 0, non_utf8: int = 0) -> str:
-    """`5 matches in 2 files; scanned 9 files (12 entries); skipped 1 too large, …`, then any limit reached."""
+    """`5 matches in 2 files; scanned 9 files (12 entries); skipped 1 too large, …` with `--stats`; without it
+    only what the search can count exactly whichever engine walked: `5 matches in 2 files` and, for /grep, the
+    files holding the query that are binary or not UTF-8."""
+    if not traversal.counted:
+        return found + (f"; skipped {non_utf8} binary or not UTF-8" if non_utf8 else "")
     line = f"{found}; scanned {plural(traversal.scanned_files, 'file')} ({plural(traversal.scanned_entries, 'entry')})"
     skips = [
         (too_large, "too large"),
         (non_utf8, "binary or not UTF-8"),
-        (traversal.skipped_dangling_symlink_targets, "dangling symlink"),
-        (traversal.skipped_walk_errors, "refused (symlink out of the root, hard link, or changed while walked)"),
+        (traversal.skipped_symlinks, "symlink"),
+        (traversal.skipped_walk_errors, "refused (hard link, or changed while walked)"),
         (traversal.skipped_io_errors, "unreadable"),
     ]
-    shown = [f"{count} {what}" + ("s" if what == "dangling symlink" and count > 1 else "")
+    shown = [f"{count} {what}" + ("s" if what == "symlink" and count > 1 else "")
              for count, what in skips if count]
     if shown:
         line += "; skipped " + ", ".join(shown)

@@ -265,20 +265,21 @@ class Workspace:
         return list_dir(self, ListRequest(path, topic))
 
     def glob(self, pattern: str, path: str = ".", *, topic: str | None = None,
-             max_results: int | None = None) -> GlobResult:
+             max_results: int | None = None, stats: bool = False, engine: str = "auto") -> GlobResult:
         """Files below `path` whose path matches `pattern` (root-relative, `**`), newest first; never secrets,
         `.stringsh/`, `.git/`, ignored files or anything through a folder symlink (ops/glob.py)."""
         from stringsh.workspace.ops.glob import GlobRequest, glob_paths
 
-        return glob_paths(self, GlobRequest(pattern, path, topic, max_results))
+        return glob_paths(self, GlobRequest(pattern, path, topic, max_results, stats, engine))
 
     def grep(self, query: str, path: str = ".", *, regex: bool = False, glob: str | None = None,
              ignore_case: bool = False, context: int = 0, max_results: int | None = None,
-             topic: str | None = None, engine: str = "auto") -> GrepResult:
+             topic: str | None = None, engine: str = "auto", stats: bool = False) -> GrepResult:
         """Matching lines (redacted, clipped) in the files of the same confined walk as `glob` (ops/grep.py)."""
         from stringsh.workspace.ops.grep import GrepRequest, grep
 
-        return grep(self, GrepRequest(query, path, regex, glob, ignore_case, context, max_results, topic, engine))
+        return grep(self, GrepRequest(query, path, regex, glob, ignore_case, context, max_results, topic, engine,
+                                      stats))
 
     def read_bytes(self, path: str, *, topic: str | None = None) -> bytes:
         from stringsh.workspace.ops.read import ReadRequest, read_bytes

@@ -24,7 +24,7 @@ def test_literal_search_grouped_by_file_with_summary(ws: Path, dispatcher) -> No
         "\n"
         "src/app.py:4:     # TODO: parse args\n"
         "\n"
-        "2 matches in 2 files; scanned 4 files (5 entries); skipped 1 binary or not UTF-8"
+        "2 matches in 2 files; skipped 1 binary or not UTF-8"
     )
 
 
@@ -40,7 +40,7 @@ def test_ignore_case_glob_context_and_path(ws: Path, dispatcher) -> None:
         "src/util.py-1- def helper():\n"
         "src/util.py:2:     pass  # todo later\n"
         "\n"
-        "2 matches in 2 files; scanned 2 files (2 entries)"
+        "2 matches in 2 files"
     )
 
 
@@ -48,7 +48,7 @@ def test_one_file(ws: Path, dispatcher) -> None:
     make_tree(ws)
     assert dispatcher.execute("/grep TODO README.md").text == (
         're: /grep TODO README.md\nGrep "TODO" in README.md: 1 match in 1 file\n---\n'
-        "README.md:2: TODO: write docs\n\n1 match in 1 file; scanned 1 file (1 entry)"
+        "README.md:2: TODO: write docs\n\n1 match in 1 file"
     )
 
 
@@ -57,7 +57,7 @@ def test_context_gaps_are_marked(ws: Path, dispatcher) -> None:
     assert dispatcher.execute("/grep x -C 1").text == (
         're: /grep x -C 1\nGrep "x" in ./: 2 matches in 1 file\n---\n'
         "a.txt:1: x\na.txt-2- 1\n--\na.txt-5- 4\na.txt:6: x\n\n"
-        "2 matches in 1 file; scanned 1 file (1 entry)"
+        "2 matches in 1 file"
     )
 
 
@@ -67,11 +67,11 @@ def test_regex_and_no_matches(ws: Path, dispatcher) -> None:
         r"re: /grep --regex '^def \w+\(' src" "\n"
         'Grep "^def \\w+\\(" in src/: 2 matches in 2 files\n---\n'
         "src/app.py:3: def main():\n\nsrc/util.py:1: def helper():\n\n"
-        "2 matches in 2 files; scanned 2 files (2 entries)"
+        "2 matches in 2 files"
     )
     assert dispatcher.execute("/grep nowhere src").text == (
         're: /grep nowhere src\nGrep "nowhere" in src/: no matches\n---\n'
-        "0 matches in 0 files; scanned 2 files (2 entries)"
+        "0 matches in 0 files"
     )
 
 
@@ -80,7 +80,7 @@ def test_max_stops_and_says_how_to_narrow(ws: Path, dispatcher) -> None:
     assert dispatcher.execute("/grep x --max 2").text == (
         're: /grep x --max 2\nGrep "x" in ./: 2 matches in 1 file\n---\n'
         "a.txt:1: x\na.txt:2: x\n\n"
-        "2 matches in 1 file; scanned 1 file (1 entry)\n"
+        "2 matches in 1 file\n"
         "Stopped after 2 results: narrow the search (a path, --glob) or set --max N."
     )
 
@@ -95,12 +95,12 @@ def test_secret_in_a_hit_is_redacted_and_secret_files_are_not_searched(ws: Path,
     assert reply.text == (
         're: /grep needle\nGrep "needle" in ./: 1 match in 1 file\n---\n'
         "config.py:1: TOKEN = '***REDACTED***'  # needle\n\n"
-        "1 match in 1 file; scanned 1 file (1 entry)"
+        "1 match in 1 file"
     )
     # a secret is never found by its own text, and the query is masked in the reply, its echo on `re:` too
     assert dispatcher.execute(f"/grep {token}").text == (
         're: /grep ***REDACTED***\nGrep "***REDACTED***" in ./: no matches\n---\n'
-        "0 matches in 0 files; scanned 1 file (1 entry)"
+        "0 matches in 0 files"
     )
 
 
@@ -110,15 +110,15 @@ def test_long_lines_are_cut_and_marked(ws: Path, dispatcher) -> None:
     assert reply.text == (
         're: /grep needle\nGrep "needle" in ./: 1 match in 1 file\n---\n'
         f"min.js:1: needle{'a' * 4090} [cut at 4096 bytes]\n\n"
-        "1 match in 1 file; scanned 1 file (1 entry)"
+        "1 match in 1 file"
     )
 
 
 @pytest.mark.parametrize(("request_text", "error"), [
-    ("/grep", "ERROR(INVALID_PAYLOAD): Usage: /grep PATTERN [path] [--regex] [-i] [--glob G] [-C N] [--max N]\n"
-              "Quote a pattern that contains spaces: /grep 'two words' src"),
+    ("/grep", "ERROR(INVALID_PAYLOAD): Usage: /grep PATTERN [path] [--regex] [-i] [--glob G] [-C N] [--max N] "
+              "[--stats]\nQuote a pattern that contains spaces: /grep 'two words' src"),
     ("/grep a b c", "ERROR(INVALID_PAYLOAD): Usage: /grep PATTERN [path] [--regex] [-i] [--glob G] [-C N] "
-                    "[--max N]\nQuote a pattern that contains spaces: /grep 'two words' src"),
+                    "[--max N] [--stats]\nQuote a pattern that contains spaces: /grep 'two words' src"),
     ("/grep ''", "ERROR(INVALID_PAYLOAD): Search query is empty.\nGive text to search for: /grep TEXT [path]."),
     ("/grep '  '", "ERROR(INVALID_PAYLOAD): Search query is empty.\nGive text to search for: /grep TEXT [path]."),
     ("/grep --regex '(a+)+$'", "ERROR(INVALID_PAYLOAD): Regex not accepted (a repeat inside a repeat can take "
@@ -130,8 +130,8 @@ def test_long_lines_are_cut_and_marked(ws: Path, dispatcher) -> None:
     ("/grep x -C many", "ERROR(INVALID_PAYLOAD): -C needs a whole number from 0 to 50, got: many\n"
                         "For example -C 2."),
     ("/grep x --max", "ERROR(INVALID_PAYLOAD): --max needs a value.\nUsage: see /help grep."),
-    ("/grep x -w", "ERROR(INVALID_PAYLOAD): Unknown flag for /grep: -w\nFlags of /grep: --regex, -i, --glob, -C, "
-                   "--max. A path that starts with - goes after --: /grep -- -w"),
+    ("/grep x -w", "ERROR(INVALID_PAYLOAD): Unknown flag for /grep: -w\nFlags of /grep: --regex, -i, --stats, "
+                   "--glob, -C, --max. A path that starts with - goes after --: /grep -- -w"),
     ("/grep x ../", "ERROR(INVALID_PATH): Path escapes the workspace root: ../\nUse a path inside the workspace."),
     ("/grep x --glob ../*", "ERROR(INVALID_PATH): --glob pattern must not climb out with '..': ../*\n"
                             "Patterns name paths inside the workspace; give a folder as the path argument instead."),
@@ -144,17 +144,22 @@ def test_bad_input_is_a_coded_error(ws: Path, dispatcher, request_text: str, err
     assert dispatcher.execute("/grep x").ok  # the loop goes on
 
 
-def test_a_symlink_out_of_the_root_met_during_the_walk_is_counted_not_followed(ws: Path, dispatcher,
-                                                                                 tmp_path: Path) -> None:
+def test_symlinks_met_during_the_walk_are_not_followed_and_counted_with_stats(ws: Path, dispatcher,
+                                                                              tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "leak.txt").write_text("needle outside\n")
     os.symlink(outside, ws / "dir-out")
     os.symlink(outside / "leak.txt", ws / "file-out.txt")
     (ws / "in.txt").write_text("needle inside\n")
+    os.symlink("in.txt", ws / "alias.txt")  # inside, and not followed either: grep never follows a symlink
     assert dispatcher.execute("/grep needle").text == (
         're: /grep needle\nGrep "needle" in ./: 1 match in 1 file\n---\n'
         "in.txt:1: needle inside\n\n"
-        "1 match in 1 file; scanned 3 files (3 entries); "
-        "skipped 2 refused (symlink out of the root, hard link, or changed while walked)"
+        "1 match in 1 file"
+    )
+    assert dispatcher.execute("/grep needle --stats").text == (
+        're: /grep needle --stats\nGrep "needle" in ./: 1 match in 1 file\n---\n'
+        "in.txt:1: needle inside\n\n"
+        "1 match in 1 file; scanned 1 file (4 entries); skipped 3 symlinks"
     )

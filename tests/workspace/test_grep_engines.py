@@ -1,5 +1,7 @@
-"""grep gives identical results with ripgrep as prefilter and with the pure-Python engine, on a
-corpus with binary, non-UTF-8, oversized, CRLF, lone-CR, BOM and oddly named files, symlinks and ignored paths."""
+"""grep gives identical results with ripgrep walking (or, with --stats, as prefilter of the counted walk) and with
+the pure-Python engine, on a corpus with binary, non-UTF-8, oversized, CRLF, lone-CR, BOM and oddly named files,
+symlinks and ignored paths. The contract: every field of the result is the same, the traversal counters included
+(without --stats they are not counted by either engine: zero, with `counted` False); only `elapsed_ms` differs."""
 
 from __future__ import annotations
 
@@ -59,8 +61,9 @@ QUERIES = [
 
 
 def comparable(result: GrepResult) -> tuple:
+    traversal = result.traversal._replace(elapsed_ms=0)
     return (result.lines, result.matches, result.files, result.truncated, result.skipped_too_large_files,
-            result.skipped_non_utf8_files, tuple(result.traversal)[:7])
+            result.skipped_non_utf8_files, traversal, result.path, result.one_file)
 
 
 @pytest.mark.needs("rg")
@@ -73,18 +76,20 @@ def test_rg_and_python_engines_agree(tmp_path: Path, request_kw: dict) -> None:
     policy = Policy.default(root)
     ws = Workspace(root, policy._replace(limits=policy.limits._replace(max_read_bytes=100_000)))
     try:
-        with_rg = ws.grep(engine="rg", **request_kw) if "^" not in request_kw["query"] else None
-        python = ws.grep(engine="python", **request_kw)
-        auto = ws.grep(**request_kw)
+        for stats in (False, True):
+            with_rg = ws.grep(engine="rg", stats=stats, **request_kw) if "^" not in request_kw["query"] else None
+            python = ws.grep(engine="python", stats=stats, **request_kw)
+            auto = ws.grep(stats=stats, **request_kw) if not stats else python
+            assert python.engine == "python"
+            assert python.traversal.counted is stats
+            if with_rg is not None:
+                assert with_rg.engine == "rg"
+                assert comparable(with_rg) == comparable(python), stats
+            assert comparable(auto) == comparable(python)
+            if not stats:
+                assert auto.engine == ("python" if "^" in request_kw["query"] else "rg")  # rg whenever it can
     finally:
         ws.close()
-    assert python.engine == "python"
-    if with_rg is not None:
-        assert with_rg.engine == "rg"
-        assert comparable(with_rg) == comparable(python)
-    assert comparable(auto) == comparable(python)
-    fast = (request_kw.get("regex") or request_kw.get("ignore_case")) and "^" not in request_kw["query"]
-    assert auto.engine == ("rg" if fast else "python")  # a case-sensitive literal: a bytes test is as fast
 
 
 @pytest.mark.needs("rg")
@@ -98,12 +103,17 @@ def test_the_corpus_is_what_the_comparison_claims(tmp_path: Path) -> None:
     ws = Workspace(root, policy._replace(limits=policy.limits._replace(max_read_bytes=100_000)))
     try:
         result = ws.grep("needle", engine="rg")
+        counted = ws.grep("needle", engine="rg", stats=True)
     finally:
         ws.close()
     paths = sorted({line.path for line in result.lines})
-    assert paths == ["-dash name.txt", "alias.py", "bom8.txt", "crlf.txt", "lone-cr.txt", "long-line.js",
-                     "new\nline.txt", "secret.txt", "src/app.py", "src/deep/lib.py", "utf16.txt"]
+    assert paths == ["-dash name.txt", "bom8.txt", "crlf.txt", "lone-cr.txt", "long-line.js",
+                     "new\nline.txt", "secret.txt", "src/app.py", "src/deep/lib.py", "utf16.txt"]  # no symlink
     assert [(line.line, line.text) for line in result.lines if line.path == "lone-cr.txt"] == [(2, "needle after cr")]
     assert [line.text for line in result.lines if line.path == "secret.txt"] == ["token ***REDACTED*** needle"]
-    assert (result.skipped_too_large_files, result.skipped_non_utf8_files) == (1, 2)  # huge; binary and latin1
-    assert result.traversal.skipped_walk_errors == 2 and result.traversal.skipped_dangling_symlink_targets == 1
+    assert (result.skipped_too_large_files, result.skipped_non_utf8_files) == (0, 2)  # binary and latin1
+    assert tuple(result.traversal)[:5] == (0, 0, 0, 0, 0) and not result.traversal.counted
+    assert counted.lines == result.lines
+    assert (counted.skipped_too_large_files, counted.skipped_non_utf8_files) == (1, 2)  # huge; binary and latin1
+    assert counted.traversal.skipped_symlinks == 4  # leak.txt, outdir, alias.py, dangling.txt: none followed
+    assert counted.traversal.skipped_walk_errors == 0

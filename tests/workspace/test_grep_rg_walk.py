@@ -42,7 +42,7 @@ def corpus(root: Path) -> None:
 
 def comparable(result: GrepResult) -> tuple:
     return (result.lines, result.matches, result.files, result.truncated, result.skipped_too_large_files,
-            result.skipped_non_utf8_files, tuple(result.traversal)[:7])
+            result.skipped_non_utf8_files, result.traversal._replace(elapsed_ms=0))
 
 
 def workspace(root: Path, **limits: int) -> Workspace:
@@ -60,12 +60,13 @@ def test_the_engines_agree_where_rg_could_see_the_tree_differently(tmp_path: Pat
     corpus(tmp_path)
     ws = workspace(tmp_path)
     try:
-        with_rg = ws.grep(engine="rg", **request_kw)
-        python = ws.grep(engine="python", **request_kw)
+        for stats in (False, True):
+            with_rg = ws.grep(engine="rg", stats=stats, **request_kw)
+            python = ws.grep(engine="python", stats=stats, **request_kw)
+            assert (with_rg.engine, python.engine) == ("rg", "python")
+            assert comparable(with_rg) == comparable(python), stats
     finally:
         ws.close()
-    assert (with_rg.engine, python.engine) == ("rg", "python")
-    assert comparable(with_rg) == comparable(python)
 
 
 @pytest.mark.needs("rg")
@@ -77,21 +78,33 @@ def test_what_the_rg_engine_must_not_show_and_must_not_miss(tmp_path: Path) -> N
     finally:
         ws.close()
     shown = {line.path for line in result.lines}
-    assert shown == {".hidden.txt", "deep/a/b/found.txt", "docs/a.md", "docs/alias.txt", "edge.txt",
+    assert shown == {".hidden.txt", "deep/a/b/found.txt", "docs/a.md", "edge.txt",  # not docs/alias.txt: a symlink
                      "dossier-\udce9/x.txt", "sub/.stringsh/kept.txt", "sub/caf\udce9.txt", "worktree/.git"}
-    assert result.skipped_too_large_files == 1  # over.txt
-    assert result.traversal.skipped_walk_errors == 2  # the two names of the hard-linked file
+    assert (result.skipped_too_large_files, tuple(result.traversal)[:5]) == (0, (0, 0, 0, 0, 0))  # not counted
+    ws = workspace(tmp_path)
+    try:
+        counted = ws.grep("needle", engine="rg", stats=True)
+    finally:
+        ws.close()
+    assert counted.lines == result.lines
+    assert counted.skipped_too_large_files == 1  # over.txt
+    assert counted.traversal.skipped_walk_errors == 2  # the two names of the hard-linked file
 
 
 @pytest.mark.needs("rg")
 @pytest.mark.parametrize("limits", [dict(max_walk_files=4), dict(max_walk_entries=6)], ids=str)
 def test_a_walk_stopped_at_a_limit_gives_rg_only_the_files_it_walked(tmp_path: Path, limits: dict) -> None:
+    """The policy's walk limits bound the counted walk of --stats; without it, neither engine counts entries, and
+    time and max_results are the bounds (docs/file-operations.md)."""
     corpus(tmp_path)
     ws = workspace(tmp_path, **limits)
     try:
-        with_rg = ws.grep("needle", engine="rg")
-        python = ws.grep("needle", engine="python")
+        with_rg = ws.grep("needle", engine="rg", stats=True)
+        python = ws.grep("needle", engine="python", stats=True)
+        uncounted = [ws.grep("needle", engine=engine) for engine in ("rg", "python")]
     finally:
         ws.close()
     assert with_rg.traversal.scan_limit_reached
     assert comparable(with_rg) == comparable(python)
+    assert comparable(uncounted[0]) == comparable(uncounted[1])
+    assert not uncounted[0].traversal.scan_limit_reached and uncounted[0].files == 8

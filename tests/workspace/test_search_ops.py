@@ -14,9 +14,12 @@ from stringsh.workspace import Policy, Workspace
 from stringsh.workspace.ops.walk import Traversal, WalkStats, open_found, start_at, walk
 
 
-def traversal(files: int, entries: int, walk_errors: int = 0, io_errors: int = 0, dangling: int = 0,
+def traversal(files: int, entries: int, walk_errors: int = 0, io_errors: int = 0, symlinks: int = 0,
               reason: str | None = None) -> tuple:
-    return (files, entries, walk_errors, io_errors, dangling, reason is not None, reason)
+    return (files, entries, walk_errors, io_errors, symlinks, reason is not None, reason)
+
+
+UNCOUNTED = traversal(0, 0)  # without stats=True: no counter is reported, whichever engine walked
 
 
 def counters(t: Traversal) -> tuple:
@@ -53,25 +56,29 @@ def tree(tmp_path: Path) -> Path:
     return root
 
 
-def test_glob_follows_file_links_inside_only_and_counts_every_skip(tree: Path) -> None:
+def test_glob_never_follows_a_link_and_counts_them_with_stats(tree: Path) -> None:
     with opened(tree) as ws:
         result = ws.glob("**/*.py")
-    assert [m.rel for m in result.matches] == ["src/a.py", "src/alias.py", "src/deep/c.py"]
-    assert (result.truncated, result.total) == (False, 3)
-    # entries: src, then a.py alias.py b.txt dangling.py deep deeplink out.py outdir, then deep/c.py; every link
-    # counts as a file; out.py and outdir leave the root (walk errors), deeplink is not followed
-    assert counters(result.traversal) == traversal(files=8, entries=10, walk_errors=2, dangling=1)
+        counted = ws.glob("**/*.py", stats=True)
+    assert [m.rel for m in result.matches] == [m.rel for m in counted.matches] == ["src/a.py", "src/deep/c.py"]
+    assert (result.truncated, result.total) == (False, 2)
+    assert counters(result.traversal) == UNCOUNTED and not result.traversal.counted
+    # entries: src, then a.py alias.py b.txt dangling.py deep deeplink out.py outdir, then deep/c.py; the five
+    # links are counted, none followed (inside or out, to a file or a folder, dangling or not)
+    assert counters(counted.traversal) == traversal(files=3, entries=10, symlinks=5)
 
 
 def test_grep_searches_the_same_walk_and_never_leaves_the_root(tree: Path) -> None:
     with opened(tree) as ws:
         result = ws.grep("needle")
+        counted = ws.grep("needle", stats=True)
     assert [(g.path, g.line, g.text) for g in result.lines] == [
-        ("src/a.py", 2, "needle two"), ("src/alias.py", 2, "needle two"), ("src/b.txt", 1, "needle"),
-        ("src/deep/c.py", 1, "x = 'needle'"),
+        ("src/a.py", 2, "needle two"), ("src/b.txt", 1, "needle"), ("src/deep/c.py", 1, "x = 'needle'"),
     ]
-    assert (result.matches, result.files, result.truncated) == (4, 4, False)
-    assert counters(result.traversal) == traversal(files=8, entries=10, walk_errors=2, dangling=1)
+    assert counted.lines == result.lines
+    assert (result.matches, result.files, result.truncated) == (3, 3, False)
+    assert counters(result.traversal) == UNCOUNTED
+    assert counters(counted.traversal) == traversal(files=3, entries=10, symlinks=5)
 
 
 def test_glob_is_newest_first_then_by_path_and_truncates_at_max_results(tmp_path: Path) -> None:
@@ -88,7 +95,7 @@ def test_glob_is_newest_first_then_by_path_and_truncates_at_max_results(tmp_path
 def test_patterns_are_relative_to_the_folder(tree: Path) -> None:
     with opened(tree) as ws:
         assert [m.rel for m in ws.glob("*.py").matches] == []
-        assert [m.rel for m in ws.glob("*.py", "src").matches] == ["src/a.py", "src/alias.py"]
+        assert [m.rel for m in ws.glob("*.py", "src").matches] == ["src/a.py"]
         assert [m.rel for m in ws.glob("src/{a,b}.*").matches] == ["src/a.py", "src/b.txt"]
         assert [m.rel for m in ws.glob("./src/deep/*").matches] == ["src/deep/c.py"]
 
@@ -137,11 +144,14 @@ def test_grep_skips_and_counts_binary_non_utf8_and_oversized_files(tmp_path: Pat
     (tmp_path / "utf16.txt").write_bytes("needle\n".encode("utf-16"))
     with opened(tmp_path, max_read_bytes=100) as ws:
         result = ws.grep("needle")
+        counted = ws.grep("needle", stats=True)
     assert [(g.path, g.line, g.text) for g in result.lines] == [
         ("crlf.txt", 2, "needle"), ("crlf.txt", 4, "needle again"), ("utf16.txt", 1, "needle"),
     ]
-    assert (result.skipped_too_large_files, result.skipped_non_utf8_files) == (1, 2)
-    assert counters(result.traversal) == traversal(files=5, entries=5)
+    assert counted.lines == result.lines
+    assert (result.skipped_too_large_files, result.skipped_non_utf8_files) == (0, 2)  # the files holding "needle"
+    assert (counted.skipped_too_large_files, counted.skipped_non_utf8_files) == (1, 2)
+    assert counters(counted.traversal) == traversal(files=5, entries=5)
 
 
 def test_grep_clips_lines_on_a_utf8_boundary_after_redaction(tmp_path: Path) -> None:
@@ -180,9 +190,11 @@ def test_walk_limits_stop_with_their_reason(tmp_path: Path) -> None:
     for index in range(6):
         (tmp_path / f"f{index}.txt").write_text("x\n")
     with opened(tmp_path, max_walk_entries=4, max_walk_files=4) as ws:
-        assert counters(ws.glob("*").traversal) == traversal(files=4, entries=4, reason="entries")
+        assert counters(ws.glob("*", stats=True).traversal) == traversal(files=4, entries=4, reason="entries")
+        assert ws.glob("*").total == 6  # the walk limits bound the counted walk only
     with opened(tmp_path, max_walk_entries=10, max_walk_files=3) as ws:
-        assert counters(ws.grep("x").traversal) == traversal(files=3, entries=4, reason="files")
+        assert counters(ws.grep("x", stats=True).traversal) == traversal(files=3, entries=4, reason="files")
+        assert ws.grep("x").files == 6
 
 
 @pytest.mark.parametrize("query", ["", "   ", "\t"])
@@ -215,8 +227,10 @@ def test_hard_links_are_not_searched(tmp_path: Path) -> None:
     os.link(tmp_path / "a.txt", tmp_path / "b.txt")
     with opened(tmp_path) as ws:
         result = ws.grep("needle")
-    assert result.lines == ()
-    assert counters(result.traversal) == traversal(files=2, entries=2, walk_errors=2)
+        counted = ws.grep("needle", stats=True)
+    assert result.lines == counted.lines == ()
+    assert counters(result.traversal) == UNCOUNTED  # a count among the hits would say whether one holds "needle"
+    assert counters(counted.traversal) == traversal(files=2, entries=2, walk_errors=2)
 
 
 def test_permission_flags(tmp_path: Path) -> None:

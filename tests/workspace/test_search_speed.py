@@ -75,9 +75,10 @@ def test_a_walk_without_stats_finds_and_counts_the_same(tmp_path: Path) -> None:
         workspace.close()
     (with_stats, counts), (without, counts_without) = runs
     assert [rel for rel, _ in with_stats] == [rel for rel, _ in without] == [
-        "link.txt", "one.txt", "a/.gitignore", "a/two.py"]  # a folder's files, then its folders
+        "one.txt", "a/.gitignore", "a/two.py"]  # a folder's files, then its folders; no symlink is followed
     assert counts == counts_without
-    assert [rel for rel, unstatted in without if not unstatted] == ["link.txt"]  # a link's target is always statted
+    assert counts[4] == 3  # link.txt, out.txt, dangling: counted, not followed
+    assert all(unstatted for _, unstatted in without)
 
 
 def test_nested_gitignore_negation_re_includes_as_git_does(tmp_path: Path) -> None:
@@ -114,3 +115,23 @@ def test_a_walk_past_its_time_stops_with_reason_time(tmp_path: Path) -> None:
     assert len(everything) == CLOCK_EVERY + 10 and unhurried.limit_reason is None
     assert limit_note(stats.snapshot(), len(found)) == (
         "Stopped at the search's time limit: search a narrower path.")
+
+
+def test_a_remembered_gitignore_is_read_again_once_it_changes(tmp_path: Path) -> None:
+    """The compiled `.gitignore` is kept by the file's identity: an edit of the same size, even one that puts the
+    modification time back, is seen by the next search (the change time moves)."""
+    (tmp_path / ".gitignore").write_text("a.log\n")
+    for name in ("a.log", "b.log"):
+        (tmp_path / name).write_text("hit\n")
+    workspace = Workspace(tmp_path)
+    try:
+        before = [line.path for line in workspace.grep("hit", engine="python").lines]
+        again = [line.path for line in workspace.grep("hit", engine="python").lines]
+        st = (tmp_path / ".gitignore").stat()
+        (tmp_path / ".gitignore").write_text("b.log\n")
+        os.utime(tmp_path / ".gitignore", ns=(st.st_atime_ns, st.st_mtime_ns))
+        after = [line.path for line in workspace.grep("hit", engine="python").lines]
+    finally:
+        workspace.close()
+    assert before == again == ["b.log"]
+    assert after == ["a.log"]

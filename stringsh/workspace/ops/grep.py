@@ -1,4 +1,5 @@
-"""grep: lines matching a literal (or a checked regex, ops/patterns.py) in the files of the confined walk.
+"""grep: lines matching a literal (or a checked regex, ops/patterns.py) in the files of the confined walk, or of
+rg's walk held to the same rules (rgwalk.py; the reply is the same, and only `--stats` counts the walk).
 
 Each file is read through the walk's descriptors (never by path, so a file swapped for a symlink is not followed),
 within the read limit (larger files are skipped and counted), left undecoded when its bytes lack the query's
@@ -14,13 +15,14 @@ from __future__ import annotations
 
 import os
 import re
+from stat import S_ISREG
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.ops.patterns import Budget, Query, RegexTimeout, compile_query, timeout_error
-from stringsh.workspace.ops.walk import Found, Start, Traversal, WalkStats, open_found, start_at, walk
-from stringsh.workspace.paths import DIR_FLAGS
+from stringsh.workspace.ops.rgwalk import usable
+from stringsh.workspace.ops.walk import FILE_FLAGS, Found, Start, Traversal, WalkStats, start_at, walk
 from stringsh.workspace.textio import BREAK, decode
 
 if TYPE_CHECKING:
@@ -40,8 +42,10 @@ class GrepRequest(NamedTuple):
     context: int = 0
     max_results: int | None = None
     topic: str | None = None
-    #: "auto": ripgrep when installed (ops/rgsearch.py), else Python; "rg" or "python" to choose (tests, bench).
+    #: "auto": ripgrep when installed (ops/rgwalk.py), else Python; "rg" or "python" to choose (tests, bench).
     engine: str = "auto"
+    #: The counted walk (scanned files and entries, every skip); without it only what is shown is exact.
+    stats: bool = False
 
 
 class GrepLine(NamedTuple):
@@ -95,11 +99,9 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
     if request.max_results is not None:
         limit = max(1, min(limit, request.max_results))
     rg = None
-    # "auto" takes rg for a regex or -i; a case-sensitive literal is found as fast by a bytes test per file. A regex
-    # with anchors always uses Python: only Python's line model splits lines at a lone \r.
-    plain = query.needle is not None and not query.timed
-    wanted = request.engine == "rg" or (request.engine == "auto" and not plain)
-    if wanted and query.text is not None:
+    # "auto" takes rg whenever it can: it walks and searches on every core. A regex with anchors always uses
+    # Python: only Python's line model splits lines at a lone \r.
+    if request.engine != "python" and query.text is not None:
         from stringsh.workspace.ops.rgsearch import find_rg
 
         rg = find_rg()
@@ -107,118 +109,75 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
         raise StringError("NOT_FOUND", "ripgrep (rg) is not installed, or the query has line anchors.",
                           "pip install 'stringsh[search]', or search with the Python engine.")
     with ws.audited("grep", [request.path], topic=request.topic, command=f"grep {request.query}"):
-        run = _Run(ws, query, request.context, limit, WalkStats())
+        run = Run(ws, query, request.context, limit, WalkStats(counted=request.stats))
         start = start_at(ws, request.path)
         cut = 0 if start.rel == "." or start.file is not None else len(start.rel) + 1
-        if rg is None:
-            for found in walk(ws, start, run.stats, stat_files=False):  # _read checks each opened file
-                wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
-                if wanted and (found.st is None or run.admit(found.st)) and run.search(found):
-                    break
-            engine = "python"
+        engine = "python"
+        if rg is not None and not request.stats and start.file is None and usable(ws, start.rel):
+            engine = _rg_walks(ws, run, rg, request, start, only, cut)
+        elif rg is not None and (request.engine == "rg" or query.needle is None or query.timed):
+            # the counted walk reads every file anyway: rg as its prefilter pays off for a regex or -i, while a
+            # case-sensitive literal is found as fast by a bytes test per file
+            from stringsh.workspace.ops.rgsearch import counted_search
+
+            engine = counted_search(ws, run, rg, request, start, only, cut)
         else:
-            engine = _with_rg(ws, run, rg, request, start, only, cut)
+            _python(ws, run, start, only, cut)
         counts = run.counts
+        too_large = counts.too_large if request.stats else 0
         return GrepResult(request.query, start.rel, tuple(run.lines), counts.matches, counts.files, run.truncated,
-                          counts.too_large, counts.non_utf8, run.stats.snapshot(), engine, start.file is not None)
+                          too_large, counts.non_utf8, run.stats.snapshot(), engine, start.file is not None)
 
 
-def _with_rg(ws: Workspace, run: _Run, rg: str, request: GrepRequest, start: Start,
-             only: re.Pattern[str] | NamePattern | None, cut: int) -> str:
-    """Walk first, let rg say which files match, then show them as the Python engine would (see rgsearch.py);
-    when the results run out at a file, the counters are those the walk had reached at that file."""
-    from stringsh.workspace.ops.rgsearch import RgPool
+def _python(ws: Workspace, run: Run, start: Start, only: re.Pattern[str] | NamePattern | None, cut: int) -> None:
+    """The Python engine: the confined walk, each file read once (Run._read)."""
+    for found in walk(ws, start, run.stats, stat_files=False):  # _read checks each opened file
+        wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
+        if wanted and (found.st is None or run.admit(found.st)) and run.search(found):
+            break
 
-    stats = run.stats
-    candidates: list[tuple[str, os.stat_result, tuple[int, ...], bool]] = []
-    pool = RgPool(rg, ws.confiner.real, request.query, regex=request.regex, ignore_case=request.ignore_case)
+
+def _rg_walks(ws: Workspace, run: Run, rg: str, request: GrepRequest, start: Start,
+              only: re.Pattern[str] | NamePattern | None, cut: int) -> str:
+    """rg walks and names the files holding a match (rgwalk.py); each one the walk would yield is searched here in
+    walk order, as the Python engine searches it. The Python engine answers when rg refuses the pattern."""
+    from stringsh.workspace.ops.rgwalk import Folders, IgnoreCheck, Listing, Visible, command, walk_order
+
+    # no --crlf (it slows rg's regex): a query with anchors never reaches rg, and without them rg's lines (cut at
+    # \n only) hold Python's (cut at \r too), so rg names every file Python would find a match in
+    flags = ("--files-with-matches", "--text", *(() if request.regex else ("--fixed-strings",)),
+             *(("--ignore-case",) if request.ignore_case else ()), "--regexp", request.query)
+    listing = Listing(command(rg, start.rel, *flags), ws, run.stats.deadline)
+    check = IgnoreCheck(ws, start, listing)
+    visible = Visible(ws)
     try:
-        for found in walk(ws, start, stats):
-            wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
-            if wanted and found.st is not None and run.admit(found.st):  # walked with stats: st is always set
-                candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large), found.link))
-                pool.add(found.rel)
+        hits = [rel for batch in listing.batches() for rel in batch
+                if (only is None or only.fullmatch(rel[cut:]) is not None) and visible(rel)]
     except BaseException:
-        pool.close()  # no rg left running after an error
+        os.close(start.fd)
         raise
-    hits = pool.finish()
-    walked_io = stats.skipped_io_errors
-    folders = _Folders(ws)
+    if listing.failed or not check.passed():
+        _python(ws, run, start, only, cut)
+        return "python"
+    os.close(start.fd)  # rg walked by name; every file shown is opened again from the root (Folders)
+    folders = Folders(ws)
     try:
-        for rel, st, mark, link in candidates:
-            if hits is not None and rel not in hits:
-                continue
-            done = folders.search(run, rel, st, link)
-            if done:
-                late_io = stats.skipped_io_errors - walked_io
-                (stats.scanned_files, stats.scanned_entries, stats.skipped_walk_errors, stats.skipped_io_errors,
-                 stats.skipped_dangling_symlink_targets, run.counts.too_large) = mark
-                stats.skipped_io_errors += late_io
-                stats.limit_reason = "results"
+        for rel in sorted(hits, key=walk_order):
+            parent, _, name = rel.rpartition("/")
+            try:
+                fd = folders.open(parent)
+            except OSError:
+                continue  # changed since rg walked it
+            if run.search(Found(rel, fd, name, None)):
                 break
     finally:
         folders.close()
-    return "rg" if hits is not None else "python"
+    if listing.late and run.stats.limit_reason is None:
+        run.stats.limit_reason = "time"
+    return "rg"
 
 
-class _Folders:
-    """The walked files rg found a match in, opened again. A plain file is opened in its folder, which is opened
-    once for the files of one folder (the walk gives them one after another) name by name from the root with
-    O_NOFOLLOW, as the walk opened it, so a name that is not UTF-8 is found as the Python engine finds it; a
-    symlinked file is resolved through the Confiner. The open re-checks it is the file the walk saw
-    (walk.open_found): a file or folder swapped since is skipped and counted."""
-
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
-        self.rel: str | None = None
-        self.fd = -1
-
-    def search(self, run: _Run, rel: str, st: os.stat_result, link: bool) -> bool:
-        parent, _, name = rel.rpartition("/")
-        if link or ":" in rel:  # a symlink is resolved as a whole; another root's names are its own
-            try:
-                res = self.ws.confiner.resolve(rel)
-            except StringError:
-                run.stats.skipped_io_errors += 1  # changed since the walk
-                return False
-            with res:
-                return run.search(Found(rel, res.parent_fd, res.name, st))
-        if parent != self.rel:
-            self.close()
-            try:
-                self.fd = self._open(parent)
-            except OSError:
-                run.stats.skipped_io_errors += 1  # changed since the walk
-                return False
-            self.rel = parent
-        return run.search(Found(rel, self.fd, name, st))
-
-    def _open(self, parent: str) -> int:
-        """The walked folder, opened name by name from the root without following a symlink (as the walk did; a
-        name need not be UTF-8, which the Confiner's paths must be)."""
-        fd = os.open(".", DIR_FLAGS, dir_fd=self.ws.confiner.root_fd)
-        try:
-            for name in parent.split("/") if parent else ():
-                inner = os.open(name, DIR_FLAGS, dir_fd=fd)
-                os.close(fd)
-                fd = inner
-        except OSError:
-            os.close(fd)
-            raise
-        return fd
-
-    def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-        self.fd, self.rel = -1, None
-
-
-def _walked(stats: WalkStats) -> tuple[int, int, int, int, int]:
-    return (stats.scanned_files, stats.scanned_entries, stats.skipped_walk_errors, stats.skipped_io_errors,
-            stats.skipped_dangling_symlink_targets)
-
-
-class _Run:
+class Run:
     """One search's state, shared by both engines so they count and show alike."""
 
     def __init__(self, ws: Workspace, query: Query, context: int, limit: int, stats: WalkStats) -> None:
@@ -230,14 +189,16 @@ class _Run:
         self.counts = _Counts()
         self.lines: list[GrepLine] = []
         self.truncated = False
+        # looked up once: read for every file
+        self.max_bytes = ws.policy.limits.max_read_bytes
+        self.hardlinks = ws.policy.secrets.allow_hardlinks
 
     def admit(self, st: os.stat_result) -> bool:
         """Whether a walked file is searched at all: within the read limit and not hard-linked (both counted)."""
-        policy = self.ws.policy
-        if st.st_size > policy.limits.max_read_bytes:
+        if st.st_size > self.max_bytes:
             self.counts.too_large += 1
             return False
-        if st.st_nlink > 1 and not policy.secrets.allow_hardlinks:
+        if st.st_nlink > 1 and not self.hardlinks:
             self.stats.skipped_walk_errors += 1  # may alias a file outside the root (guard.check_hardlink)
             return False
         return True
@@ -245,17 +206,27 @@ class _Run:
     def search(self, found: Found) -> bool:
         """Read and search one file; True when the results ran out (the search stops). A regex that runs past
         its budget on the file stops the whole search with TIMEOUT (patterns.py)."""
-        budget = Budget(self.query)
+        raw = self._read(found)
+        query = self.query
+        needle = query.needle
+        if raw is None or (needle is not None and not raw.startswith(UTF16_BOMS) and (
+                needle not in raw or (query.others and any(other not in raw for other in query.others)))):
+            return False  # no match in any encoding but UTF-16's: not worth decoding (most files stop here)
+        budget = Budget(query)
         try:
-            text = self._read(found, budget)
-            query = self.query
-            if text is None or (query.text is not None and budget.search(query.text, text) is None):
+            try:
+                text = decode(raw, found.rel)[0]
+            except StringError:
+                if _raw_hit(raw, query, budget):
+                    self.counts.non_utf8 += 1  # as rg would find it
+                return False
+            if query.text is not None and budget.search(query.text, text) is None:
                 return False
             room = self.limit - self.counts.matches
             before = len(self.lines)
             shown, more = _search(self.ws, found.rel, text, query, budget, self.context, room, self.lines)
         except RegexTimeout:
-            raise timeout_error(self.query.source, found.rel) from None
+            raise timeout_error(query.source, found.rel) from None
         if shown:
             self.counts.files += 1
             self.counts.matches += sum(1 for line in self.lines[before:] if line.match)
@@ -264,49 +235,46 @@ class _Run:
             self.stats.limit_reason = "results"
         return more
 
-    def _read(self, found: Found, budget: Budget) -> str | None:
-        """The file's text; None when it changed since the walk, is unreadable, or is binary or not UTF-8 (counted
-        when the query occurs in its raw bytes, as rg would find it)."""
-        limit = self.ws.policy.limits.max_read_bytes
-        opened = open_found(found)
-        if opened is None:
+    def _read(self, found: Found) -> bytes | None:
+        """The file's bytes, read once; None when it changed since the walk, is unreadable, or is not searched
+        (`admit`). Opened in the walk's folder with O_NOFOLLOW and checked to be a regular file (the walk's own
+        file when the walk statted it: walk.open_found, inline here as it runs for every file)."""
+        try:
+            fd = os.open(found.name, FILE_FLAGS, dir_fd=found.dir_fd)
+        except OSError:
             self.stats.skipped_io_errors += 1
             return None
-        fd, st = opened
         try:
-            if found.st is None:  # walked without a stat: this is the first look at the file
-                if not self.admit(st):
+            st = os.fstat(fd)
+            walked = found.st
+            if not S_ISREG(st.st_mode) or (walked is not None and (st.st_dev, st.st_ino) != (walked.st_dev,
+                                                                                               walked.st_ino)):
+                self.stats.skipped_io_errors += 1
+                return None
+            limit = self.max_bytes
+            if walked is None:  # walked without a stat: this is the first look at the file
+                if (st.st_size > limit or st.st_nlink > 1) and not self.admit(st):
                     return None
-            elif st.st_size > limit or (st.st_nlink > 1 and not self.ws.policy.secrets.allow_hardlinks):
+            elif st.st_size > limit or (st.st_nlink > 1 and not self.hardlinks):
                 self.stats.skipped_io_errors += 1  # changed since the walk looked
                 return None
-            chunks = [os.read(fd, st.st_size + 1)]  # one read for a file that did not grow
-            size = len(chunks[0])
-            while size > st.st_size and (chunk := os.read(fd, 1 << 20)):
-                chunks.append(chunk)
-                size += len(chunk)
+            raw = os.read(fd, st.st_size + 1)  # one read for a file that did not grow
+            if len(raw) > st.st_size:
+                chunks = [raw]
+                size = len(raw)
+                while size <= limit and (chunk := os.read(fd, 1 << 20)):
+                    chunks.append(chunk)
+                    size += len(chunk)
                 if size > limit:
                     self.stats.skipped_io_errors += 1
                     return None
-            if size > limit:
-                self.stats.skipped_io_errors += 1
-                return None
+                raw = b"".join(chunks)
+            return raw
         except OSError:
             self.stats.skipped_io_errors += 1
             return None
         finally:
             os.close(fd)
-        raw = b"".join(chunks)
-        needle = self.query.needle
-        if needle is not None and not raw.startswith(UTF16_BOMS) and (
-                needle not in raw or any(other not in raw for other in self.query.others)):
-            return None  # no match in any encoding but UTF-16's: not worth decoding
-        try:
-            return decode(raw, found.rel)[0]
-        except StringError:
-            if _raw_hit(raw, self.query, budget):
-                self.counts.non_utf8 += 1
-            return None
 
 
 def _raw_hit(raw: bytes, query: Query, budget: Budget) -> bool:

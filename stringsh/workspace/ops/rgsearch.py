@@ -1,7 +1,8 @@
-"""ripgrep as grep's prefilter: which of the walked files hold a match, found by `rg` over exactly those files.
+"""ripgrep as the prefilter of grep's counted walk (`--stats`): which of the walked files hold a match, found by
+`rg` over exactly those files (without `--stats`, rg walks itself: rgwalk.py).
 
-rg never walks on its own (its ignore rules, symlink handling and hidden-file rules are not ours): it gets the
-confined walk's file list as arguments, in batches, and only answers "these files match". Every line shown is
+Here rg does not walk: it gets the confined walk's file list as arguments, in batches, and only answers "these
+files match". Every line shown is
 then read, decoded, redacted and matched by the same Python code as the fallback, through the Confiner, with the
 walk's file identity re-checked, so both engines give identical replies and rg never decides what is shown.
 rg's regex engine is a finite automaton (it cannot backtrack); a pattern rg does not accept makes the whole search
@@ -11,10 +12,21 @@ fall back to Python. `pip install 'stringsh[search]'` (the `ripgrep` package) or
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from stringsh.errors import StringError
+from stringsh.workspace.ops.walk import Found, Start, WalkStats
+
+if TYPE_CHECKING:
+    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.ops.glob import NamePattern
+    from stringsh.workspace.ops.grep import GrepRequest, Run
+    from stringsh.workspace.ops.rgwalk import Folders
 
 #: Bytes of path arguments per rg run (well under Linux's 2 MiB ARG_MAX, environment included).
 BATCH_BYTES = 1024 * 1024
@@ -85,3 +97,67 @@ class RgPool:
             process.kill()
             process.wait()
         self.running = []
+
+
+def counted_search(ws: Workspace, run: Run, rg: str, request: GrepRequest, start: Start,
+             only: re.Pattern[str] | NamePattern | None, cut: int) -> str:
+    """With --stats: the counted walk first, rg then says which of its files match, and they are shown as the
+    Python engine would (see rgsearch.py); when the results run out at a file, the counters are those the walk
+    had reached at that file."""
+    from stringsh.workspace.ops.rgwalk import Folders
+    from stringsh.workspace.ops.walk import walk
+
+    stats = run.stats
+    candidates: list[tuple[str, os.stat_result, tuple[int, ...]]] = []
+    pool = RgPool(rg, ws.confiner.real, request.query, regex=request.regex, ignore_case=request.ignore_case)
+    try:
+        for found in walk(ws, start, stats):
+            wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
+            if wanted and found.st is not None and run.admit(found.st):  # walked with stats: st is always set
+                candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large)))
+                pool.add(found.rel)
+    except BaseException:
+        pool.close()  # no rg left running after an error
+        raise
+    hits = pool.finish()
+    walked_io = stats.skipped_io_errors
+    folders = Folders(ws)
+    try:
+        for rel, st, mark in candidates:
+            if hits is not None and rel not in hits:
+                continue
+            if _search_walked(ws, run, folders, rel, st):
+                late_io = stats.skipped_io_errors - walked_io
+                (stats.scanned_files, stats.scanned_entries, stats.skipped_walk_errors, stats.skipped_io_errors,
+                 stats.skipped_symlinks, run.counts.too_large) = mark
+                stats.skipped_io_errors += late_io
+                stats.limit_reason = "results"
+                break
+    finally:
+        folders.close()
+    return "rg" if hits is not None else "python"
+
+
+def _search_walked(ws: Workspace, run: Run, folders: Folders, rel: str, st: os.stat_result) -> bool:
+    """A walked file rg found a match in, opened again in its folder (another root's through the Confiner); the
+    open re-checks it is the file the walk saw (grep.Run._read): one swapped since is skipped and counted."""
+    if ":" in rel:  # another root's names are its own
+        try:
+            res = ws.confiner.resolve(rel)
+        except StringError:
+            run.stats.skipped_io_errors += 1  # changed since the walk
+            return False
+        with res:
+            return run.search(Found(rel, res.parent_fd, res.name, st))
+    parent, _, name = rel.rpartition("/")
+    try:
+        fd = folders.open(parent)
+    except OSError:
+        run.stats.skipped_io_errors += 1  # changed since the walk
+        return False
+    return run.search(Found(rel, fd, name, st))
+
+
+def _walked(stats: WalkStats) -> tuple[int, int, int, int, int]:
+    return (stats.scanned_files, stats.scanned_entries, stats.skipped_walk_errors, stats.skipped_io_errors,
+            stats.skipped_symlinks)

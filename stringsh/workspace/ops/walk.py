@@ -1,8 +1,9 @@
-"""The confined walk glob and grep share: directory descriptors opened with O_NOFOLLOW, symlinked folders never
-entered, secrets, `.stringsh/`, `.git/` and `.gitignore`d paths never yielded, every skip counted.
+"""The confined walk glob and grep share: directory descriptors opened with O_NOFOLLOW, symlinks never followed
+(as ripgrep and `git grep`: a folder link is not entered, a file link not read), secrets, `.stringsh/`, `.git/` and
+`.gitignore`d paths never yielded, every skip counted.
 
-A file symlink is followed only through the Confiner (inside the root, to a regular file); one that leaves the root
-or names a secret counts as a walk error, one whose target is gone as a dangling symlink (safe-fs-tools' rules).
+It is the Python engine's walk, and the counted walk of `--stats`; without `--stats` the rg engine lets ripgrep walk
+(ops/rgwalk.py), with the same rules.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 SKIPPED_DIRS = frozenset({".git"})
 GITIGNORE = ".gitignore"
 MAX_GITIGNORE_BYTES = 1 << 20
+#: Compiled `.gitignore` files kept by identity (_gitignore); past this many the memory starts again.
+MAX_SPECS = 512
+_SPECS: dict[tuple[int, ...], GitIgnoreSpec] = {}
 BY_NAME = attrgetter("name")
 FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
@@ -40,23 +44,29 @@ CLOCK_EVERY = 256
 class WalkStats:
     """The traversal diagnostics (docs/file-operations.md), counted while walking (mutable; `snapshot` freezes them)."""
 
-    __slots__ = ("deadline", "limit_reason", "scanned_entries", "scanned_files", "skipped_dangling_symlink_targets",
-                 "skipped_io_errors", "skipped_walk_errors", "started")
+    __slots__ = ("counted", "deadline", "limit_reason", "scanned_entries", "scanned_files", "skipped_io_errors",
+                 "skipped_symlinks", "skipped_walk_errors", "started")
 
-    def __init__(self, seconds: float = MAX_WALK_SECONDS) -> None:
+    def __init__(self, seconds: float = MAX_WALK_SECONDS, *, counted: bool = True) -> None:
         self.scanned_entries = 0
         self.scanned_files = 0
         self.skipped_walk_errors = 0
         self.skipped_io_errors = 0
-        self.skipped_dangling_symlink_targets = 0
+        self.skipped_symlinks = 0
+        #: False without --stats: the counters are not reported (the rg engine cannot give them), and the policy's
+        #: max_walk_entries / max_walk_files do not stop the walk (time and max_results still do).
+        self.counted = counted
         self.limit_reason: str | None = None  # "entries", "files", "time" or "results"
         self.started = time.monotonic()
         self.deadline = self.started + seconds
 
     def snapshot(self) -> Traversal:
+        if not self.counted:  # what was counted on the way depends on the engine: none of it is reported
+            return Traversal(0, 0, 0, 0, 0, self.limit_reason is not None, self.limit_reason,
+                             int((time.monotonic() - self.started) * 1000), False)
         return Traversal(self.scanned_files, self.scanned_entries, self.skipped_walk_errors, self.skipped_io_errors,
-                         self.skipped_dangling_symlink_targets, self.limit_reason is not None, self.limit_reason,
-                         int((time.monotonic() - self.started) * 1000))
+                         self.skipped_symlinks, self.limit_reason is not None, self.limit_reason,
+                         int((time.monotonic() - self.started) * 1000), self.counted)
 
 
 class Traversal(NamedTuple):
@@ -66,21 +76,21 @@ class Traversal(NamedTuple):
     scanned_entries: int
     skipped_walk_errors: int
     skipped_io_errors: int
-    skipped_dangling_symlink_targets: int
+    skipped_symlinks: int  # symlinks met and not followed
     scan_limit_reached: bool
     scan_limit_reason: str | None
     elapsed_ms: int
+    counted: bool = True  # False: the counters above are not reported (searched without --stats)
 
 
 class Found(NamedTuple):
     """A regular file met by the walk: `name` inside the open folder `dir_fd` (valid until the walk goes on), its
-    root-relative `rel` (the link's own path for a symlinked file) and `st`, the file's (the target's) stat."""
+    root-relative `rel` and `st`, its stat."""
 
     rel: str
     dir_fd: int
     name: str
     st: os.stat_result | None  # None from walk(stat_files=False) for a plain file
-    link: bool = False  # reached through a file symlink: found again through the Confiner, not in its folder
 
 
 class Start(NamedTuple):
@@ -106,7 +116,19 @@ def start_at(ws: Workspace, path: str) -> Start:
 
 
 def _gitignore(fd: int) -> GitIgnoreSpec | None:
-    """The folder's own `.gitignore` (a regular file, not a link), compiled; None when it has none."""
+    """The folder's own `.gitignore` (a regular file, not a link), compiled; None when it has none. A file met
+    before and unchanged since (same device, inode, size, modification and change time) is not read again: a
+    daemon's searches compile each `.gitignore` once."""
+    try:
+        st = os.stat(GITIGNORE, dir_fd=fd, follow_symlinks=False)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_GITIGNORE_BYTES:
+        return None
+    key = _identity(st)
+    spec = _SPECS.get(key)
+    if spec is not None:
+        return spec
     try:
         gfd = os.open(GITIGNORE, FILE_FLAGS, dir_fd=fd)
     except OSError:
@@ -120,7 +142,20 @@ def _gitignore(fd: int) -> GitIgnoreSpec | None:
         os.close(gfd)
     from pathspec import GitIgnoreSpec  # glob and grep only
 
-    return GitIgnoreSpec.from_lines(text.splitlines())
+    spec = GitIgnoreSpec.from_lines(text.splitlines())
+    try:
+        same = _identity(os.stat(GITIGNORE, dir_fd=fd, follow_symlinks=False)) == _identity(st)
+    except OSError:
+        same = False
+    if same:  # the name still leads to the file read: remembered by what it is
+        if len(_SPECS) >= MAX_SPECS:
+            _SPECS.clear()
+        _SPECS[_identity(st)] = spec
+    return spec
+
+
+def _identity(st: os.stat_result) -> tuple[int, ...]:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 def _ignored(chain: list[tuple[int, GitIgnoreSpec]], rel: str, is_dir: bool) -> bool:
@@ -142,6 +177,8 @@ def walk(ws: Workspace, start: Start, stats: WalkStats, *, stat_files: bool = Tr
     limits = ws.policy.limits
     denied_leaf = ws.confiner.matcher.denied_leaf
     max_entries, max_files = limits.max_walk_entries, limits.max_walk_files
+    if not stats.counted:
+        max_entries = max_files = 1 << 62
     if start.file is not None:
         try:
             stats.scanned_entries += 1
@@ -200,15 +237,15 @@ def walk(ws: Workspace, start: Start, stats: WalkStats, *, stat_files: bool = Tr
                     if is_dir:
                         folders.append((name, rel))
                         continue
-                    if not (is_file or is_link):
+                    if is_link:
+                        stats.skipped_symlinks += 1
+                        continue
+                    if not is_file:
                         continue  # FIFOs, sockets, devices: never opened
                     if stats.scanned_files >= max_files:
                         stats.limit_reason = "files"
                         return
                     stats.scanned_files += 1
-                    if is_link:
-                        yield from _via_link(ws, rel, stats)
-                        continue
                     if not stat_files:
                         yield Found(rel, fd, name, None)
                         continue
@@ -235,24 +272,6 @@ def walk(ws: Workspace, start: Start, stats: WalkStats, *, stat_files: bool = Tr
             os.close(fd)
 
 
-def _via_link(ws: Workspace, rel: str, stats: WalkStats) -> Iterator[Found]:
-    """A symlink met by the walk: its target when that is a regular file inside the root and allowed."""
-    try:
-        res = ws.confiner.resolve(rel)
-    except StringError as exc:
-        if exc.code == "NOT_FOUND":
-            stats.skipped_dangling_symlink_targets += 1
-        else:
-            stats.skipped_walk_errors += 1  # leaves the root, a secret, engine state, a symlink loop
-        return
-    with res:
-        if res.st is None or stat.S_ISDIR(res.st.st_mode):
-            return  # a folder symlink: never followed
-        if not stat.S_ISREG(res.st.st_mode):
-            return
-        yield Found(rel, res.parent_fd, res.name, res.st, True)
-
-
 def open_found(found: Found) -> tuple[int, os.stat_result] | None:
     """Open a walked file for reading, re-checking it is the same regular file (None when it changed or went).
     Without the walk's stat, O_NOFOLLOW and the regular-file check are the guard: whatever is opened is a regular
@@ -267,3 +286,52 @@ def open_found(found: Found) -> tuple[int, os.stat_result] | None:
         os.close(fd)
         return None
     return fd, st
+
+
+def plain_ignore_files(ws: Workspace, fd: int, rel: str, deadline: float) -> bool:
+    """Whether every folder ripgrep enters below `fd` (the folder `rel`; closed here) has no `.gitignore` or a
+    regular one. rg opens a folder's `.gitignore` by name, so one that is a symlink would have it read a file
+    outside the workspace as rules (and a FIFO would hang it), where this walk reads only regular files: rg's
+    answer is then not taken (rgwalk.py). The folders are those the walk enters (folder links, `.git/`, temp and
+    engine folders, secrets and ignored folders left out: rg enters none of those that could change what is
+    shown); only folder entries are looked at beyond the names, so it costs the listings rg reads anyway. False
+    as well past the deadline."""
+    root_prefix = ws.confiner.route(rel)[1] if ":" in rel else ""
+    denied_leaf = ws.confiner.matcher.denied_leaf
+    stack: list[tuple[int, str, list[tuple[int, GitIgnoreSpec]]]] = [(fd, "" if rel == "." else rel + "/", [])]
+    try:
+        while stack:
+            fd, prefix, chain = stack.pop()
+            try:
+                if time.monotonic() > deadline:
+                    return False
+                try:
+                    with os.scandir(fd) as listing:
+                        folders = []
+                        for entry in listing:
+                            if entry.name == GITIGNORE:
+                                if not entry.is_file(follow_symlinks=False):
+                                    return False
+                                spec = _gitignore(fd)
+                                if spec is not None:
+                                    chain = [*chain, (len(prefix), spec)]
+                            elif entry.is_dir(follow_symlinks=False):
+                                folders.append(entry.name)
+                except OSError:
+                    continue  # unreadable: rg cannot read it either
+                for name in folders:
+                    sub = prefix + name
+                    inner = sub[len(root_prefix):].lstrip("/") if root_prefix else sub
+                    if (name in SKIPPED_DIRS or name.startswith(TEMP_PREFIX) or inner == STATE_DIR
+                            or denied_leaf(inner) or (chain and _ignored(chain, sub, True))):
+                        continue
+                    try:
+                        stack.append((os.open(name, DIR_FLAGS, dir_fd=fd), sub + "/", chain))
+                    except OSError:
+                        continue
+            finally:
+                os.close(fd)
+        return True
+    finally:
+        for fd, _, _ in stack:
+            os.close(fd)

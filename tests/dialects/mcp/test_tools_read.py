@@ -37,20 +37,20 @@ def test_grep_quotes_braces_and_dashes_are_searched_as_given(client: Client) -> 
     assert client.text("grep", {"pattern": "say \"hi\" it's {name}"}) == (
         "re: /grep -- 'say \"hi\" it'\"'\"'s {{name}}'\n"
         "Grep \"say \"hi\" it's {name}\" in ./: 1 match in 1 file\n---\n"
-        "guide.md:5: say \"hi\" it's {name} here\n\n1 match in 1 file; scanned 2 files (3 entries)")
+        "guide.md:5: say \"hi\" it's {name} here\n\n1 match in 1 file")
     assert client.text("grep", {"pattern": "-i"}) == (
         "re: /grep -- -i\nGrep \"-i\" in ./: 1 match in 1 file\n---\nguide.md:6: -i flag\n\n"
-        "1 match in 1 file; scanned 2 files (3 entries)")
+        "1 match in 1 file")
 
 
 def test_grep_flags(client: Client) -> None:
     assert client.text("grep", {"pattern": r"def \w+", "regex": True, "glob": "*.py", "path": "src"}) == (
         "re: /grep --regex --glob '*.py' -- 'def \\w+' src\nGrep \"def \\w+\" in src/: 1 match in 1 file\n---\n"
-        "src/app.py:1: def main():\n\n1 match in 1 file; scanned 1 file (1 entry)")
+        "src/app.py:1: def main():\n\n1 match in 1 file")
     assert client.text("grep", {"pattern": "HI", "ignoreCase": True, "context": 1, "maxResults": 1}) == (
         "re: /grep -i -C 1 --max 1 -- HI\nGrep \"HI\" in ./: 1 match in 1 file\n---\n"
         "guide.md-4- \nguide.md:5: say \"hi\" it's {name} here\nguide.md-6- -i flag\n\n"
-        "1 match in 1 file; scanned 2 files (3 entries)\n"
+        "1 match in 1 file\n"
         "Stopped after 1 results: narrow the search (a path, --glob) or set --max N.")
 
 

@@ -1,0 +1,205 @@
+"""The walk done by ripgrep, for /grep and /glob without `--stats`: rg walks the tree (on every core, `.gitignore`
+read as it goes), and Python checks only what rg returns, so its work is proportional to the hits.
+
+rg is told the walk's rules (`.git/` folders, temp files and `.stringsh/` left out, the `.gitignore` files from the
+search folder down read as git reads them, nothing else: no `.ignore`, `.rgignore`, global or parent ignore files;
+symlinks never followed, as by the Python walk; see `command`). Those flags only save rg work: what is shown is
+decided here, for each path rg returns, exactly as the confined walk decides it (`Visible`: secrets, engine state,
+temp files, `.git/`), and every file shown is opened again folder by folder from the root with O_NOFOLLOW
+(`Folders`), so a path rg reached through a folder swapped for a symlink is never shown. rg's answer is dropped for
+the Python engine's when a folder it entered has a `.gitignore` that is not a regular file (rg would read the file
+a link leads to, perhaps outside the workspace, or wait on a FIFO; `IgnoreCheck`). A hard-linked file, when the
+policy refuses them, is dropped when it is opened (grep.py): a count of such files among the hits would tell
+whether one holds the query, so none is kept.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import subprocess
+import threading
+import time
+from typing import TYPE_CHECKING
+
+from stringsh.workspace.paths import DIR_FLAGS, STATE_DIR, TEMP_PREFIX
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.ops.walk import Start
+
+#: The walk's rules as rg flags (see the module docstring); `--null` separates the paths rg prints.
+WALK_FLAGS = ("--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-global",
+              "--no-ignore-exclude", "--no-ignore-parent", "--no-messages", "--color", "never", "--null",
+              "--glob", "!.git/", "--glob", f"!{TEMP_PREFIX}*")
+#: A `**/NAME` pattern's NAME that means the same to rg's `--glob` (a name, or `*` and a name's end): passed to rg
+#: as a prefilter; the pattern itself is still matched here.
+SIMPLE_NAME = re.compile(r"\*?[A-Za-z0-9_.+-]+")
+#: Bytes read from rg's output at a time.
+CHUNK = 1 << 18
+#: Folders held open at once (the files of one folder come mostly together, but rg's threads interleave them).
+OPEN_FOLDERS = 64
+
+
+def usable(ws: Workspace, rel: str) -> bool:
+    """Whether rg may walk this folder for the engine: one of the main root's (another root's rules are its own)."""
+    return ":" not in rel and ws.confiner.roots is None
+
+
+def command(rg: str, rel: str, *args: str) -> list[str]:
+    """rg over the folder `rel` of the root with the walk's rules, then `args` (a search or `--files`). No
+    `--max-filesize`: it costs rg a stat of every file (a quarter more CPU), while a file over the read limit that
+    rg finds a match in is left out when grep opens it (its size is checked there, as the Python engine checks
+    it); the time limit bounds what a huge file costs rg."""
+    state = ("--glob", f"!/{STATE_DIR}/") if rel == "." else ()
+    return [rg, *WALK_FLAGS, *state, *args, "--", rel]
+
+
+class Listing:
+    """One rg run's output, read while rg runs (so the paths are checked as rg walks on): `batches` yields the
+    root-relative paths (undecodable bytes escaped as the walk's names are) as they come; afterwards `late` says
+    the deadline stopped rg, `failed` that rg ended with an error and printed nothing (a regex it does not accept)."""
+
+    def __init__(self, argv: list[str], ws: Workspace, deadline: float) -> None:
+        self.argv = argv
+        self.cwd = ws.confiner.real
+        self.deadline = deadline
+        self.late = self.failed = self.cancelled = False
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def cancel(self) -> None:
+        """Stop rg (from another thread): its answer will not be taken."""
+        self.cancelled = True
+        process = self.process
+        if process is not None and process.poll() is None:
+            process.kill()
+
+    def batches(self) -> Iterator[list[str]]:
+        process = subprocess.Popen(self.argv, cwd=self.cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL)
+        assert process.stdout is not None
+        self.process = process
+        if self.cancelled:
+            process.kill()
+        pipe = process.stdout.fileno()
+        poll = select.poll()
+        poll.register(pipe, select.POLLIN)
+        rest = b""
+        printed = False
+        try:
+            while True:
+                left = self.deadline - time.monotonic()
+                if left <= 0 or not poll.poll(left * 1000):
+                    self.late = True
+                    break
+                chunk = os.read(pipe, CHUNK)
+                if not chunk:
+                    break
+                printed = True
+                rest += chunk
+                cut = rest.rfind(b"\0") + 1  # a path cut off mid-name waits for its end
+                if cut:
+                    text = rest[:cut - 1].decode("utf-8", "surrogateescape")
+                    rest = rest[cut:]
+                    if text.startswith("./"):  # rg names the root's files `./name`: one cut for the batch
+                        text = text[2:].replace("\0./", "\0")
+                    yield text.split("\0")
+        finally:
+            if process.poll() is None:
+                process.kill()
+            process.stdout.close()
+            process.wait()
+        self.failed = process.returncode not in (0, 1) and not printed and not self.late
+
+
+class IgnoreCheck:
+    """walk.plain_ignore_files in a thread beside rg (it reads the same folder listings): rg's answer is taken only
+    when no folder it entered has a `.gitignore` that is not a regular file (`passed`)."""
+
+    def __init__(self, ws: Workspace, start: Start, listing: Listing) -> None:
+        self.ok = False
+        fd = os.dup(start.fd)
+        self.thread = threading.Thread(target=self._run, args=(ws, fd, start.rel, listing), daemon=True)
+        self.thread.start()
+
+    def _run(self, ws: Workspace, fd: int, rel: str, listing: Listing) -> None:
+        from stringsh.workspace.ops.walk import plain_ignore_files
+
+        try:
+            self.ok = plain_ignore_files(ws, fd, rel, listing.deadline)
+        finally:
+            if not self.ok:
+                listing.cancel()  # a FIFO as .gitignore would hold rg until the deadline
+
+    def passed(self) -> bool:
+        self.thread.join()
+        return self.ok
+
+
+class Visible:
+    """Whether the confined walk would yield a root-relative file rg named: no temp file, `.git/` folder,
+    `.stringsh/` at the root or secret on its way. As the walk decides it: each folder once (remembered), with the
+    secret list's leaf check (a denied folder hides what is below it), then the file's own name."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.denied_leaf = ws.confiner.matcher.denied_leaf
+        self.folders: dict[str, bool] = {"": True}
+
+    def __call__(self, rel: str) -> bool:
+        parent, _, name = rel.rpartition("/")
+        shown = self.folders.get(parent)
+        if shown is None:
+            shown = self.folder(parent)
+        return shown and not name.startswith(TEMP_PREFIX) and not self.denied_leaf(rel)
+
+    def folder(self, rel: str) -> bool:
+        """Whether the walk enters this folder (`folders` remembers the answer)."""
+        parent, _, name = rel.rpartition("/")
+        shown = self.folders.get(parent)
+        if shown is None:
+            shown = self.folder(parent)
+        shown = shown and not (name.startswith(TEMP_PREFIX) or name == ".git" or rel == STATE_DIR
+                               or self.denied_leaf(rel))
+        self.folders[rel] = shown
+        return shown
+
+
+def walk_order(rel: str) -> tuple[tuple[int, str], ...]:
+    """The confined walk's order: depth first, names sorted, a folder's files before its folders."""
+    parts = rel.split("/")
+    return (*((1, part) for part in parts[:-1]), (0, parts[-1]))
+
+
+class Folders:
+    """The folders of the files shown, opened name by name from the root without following a symlink (as the walk
+    opens them; a name need not be UTF-8, which the Confiner's paths must be). The last OPEN_FOLDERS are kept open."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.root_fd = ws.confiner.root_fd
+        self.open_fds: dict[str, int] = {}
+
+    def open(self, parent: str) -> int:
+        """The folder's descriptor (valid until `close`, or until OPEN_FOLDERS others are opened); OSError when it
+        is not a folder reached without a symlink any more. Opened from the nearest folder above it already open
+        (each folder on the way is kept too: the files of one package come from its few folders)."""
+        fd = self.open_fds.get(parent)
+        if fd is not None:
+            return fd
+        above, _, name = parent.rpartition("/")
+        if not parent:
+            fd = os.open(".", DIR_FLAGS, dir_fd=self.root_fd)
+        else:
+            fd = os.open(name, DIR_FLAGS, dir_fd=self.open(above))
+        if len(self.open_fds) >= OPEN_FOLDERS:
+            oldest = next(iter(self.open_fds))
+            os.close(self.open_fds.pop(oldest))
+        self.open_fds[parent] = fd
+        return fd
+
+    def close(self) -> None:
+        for fd in self.open_fds.values():
+            os.close(fd)
+        self.open_fds.clear()
