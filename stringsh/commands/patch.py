@@ -14,13 +14,15 @@ from stringsh.commands.registry import handler
 from stringsh.documents.diffreply import with_diff
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
+from stringsh.workspace.codexpatch import codex_change_set, is_codex_patch
 from stringsh.workspace.hunks import PatchFailed, StaleFile
 from stringsh.workspace.models import ChangeSet, Patch
 from stringsh.workspace.seen import seen_sha256
 from stringsh.workspace.unified import parse_diff
 
 USAGE = "Usage: /patch <<EOF\n--- a/path\n+++ b/path\n@@ -1,2 +1,2 @@\n …\nEOF"
-USAGE_HINT = "The body is a unified diff (git diff, diff -u): one or more files, each with its hunks."
+USAGE_HINT = ("The body is a unified diff (git diff, diff -u) or Codex's apply_patch format ('*** Begin Patch' …): one "
+              "or more files, each with its hunks.")
 
 
 def summary(patch: Patch, rel: str) -> str:
@@ -52,6 +54,8 @@ def patch(ctx: Context) -> Result:
         raise StringError("TOO_LARGE", f"The patch is larger than the policy allows ({size} > {limit} bytes).",
                           "Send it in parts (each a complete diff of some files), or raise [limits] max_patch_bytes.")
     seen = ctx.session.seen
+    if is_codex_patch(body):
+        return _codex(ctx, body)
     patches = [
         p if p.action == "create" else dataclasses.replace(p, expected_prev_sha256=seen_sha256(seen, workspace, p.path))
         for p in parse_diff(body)
@@ -60,12 +64,8 @@ def patch(ctx: Context) -> Result:
     try:
         change_id = workspace.apply(ChangeSet(patches=patches), topic=ctx.session.topic,
                                     op="edit" if in_place else "write")
-    except PatchFailed as exc:
-        raise StringError(exc.code, exc.message,
-                          f"Re-read those lines and redo the hunk: {reread(exc.rel, exc.first, exc.last)}") from None
-    except StaleFile as exc:
-        raise StringError("CONFLICT", f"{exc.rel} changed since this topic read it; nothing was written.",
-                          f"Run /open {exc.rel} again, then redo the patch.") from None
+    except (PatchFailed, StaleFile) as exc:
+        raise _worded(exc) from None
     rows = sorted(workspace.journal.files(change_id), key=lambda row: row.idx)
     documents = ctx.documents
     parts = []
@@ -77,6 +77,45 @@ def patch(ctx: Context) -> Result:
         parts.append(summary(p, row.path))
     if len(parts) == 1:
         reply = Result(f"Patched {parts[0]}", fields=document_fields(rows[0].path))
+    else:
+        reply = Result(f"Patched {len(parts)} files: {', '.join(parts)}")
+    return with_diff(ctx, reply, change_id)
+
+
+def _worded(exc: PatchFailed | StaleFile) -> StringError:
+    """The engine's refusal with the String Command that re-reads what it names."""
+    if isinstance(exc, PatchFailed):
+        return StringError(exc.code, exc.message,
+                           f"Re-read those lines and redo the hunk: {reread(exc.rel, exc.first, exc.last)}")
+    return StringError("CONFLICT", f"{exc.rel} changed since this topic read it; nothing was written.",
+                       f"Run /open {exc.rel} again, then redo the patch.")
+
+
+def _codex(ctx: Context, body: str) -> Result:
+    """Codex's apply_patch format (workspace/codexpatch.py): the same guard, one change set, one undo."""
+    workspace = ctx.dispatcher.workspace
+    seen = ctx.session.seen
+    topic = ctx.session.topic
+    try:
+        changeset, parts = codex_change_set(workspace, body, topic, lambda p: seen_sha256(seen, workspace, p))
+        in_place = any(f.data is not None and f.expected_prev_sha256 for f in changeset.files)
+        change_id = workspace.apply(changeset, topic=topic, op="edit" if in_place else "write")
+    except (PatchFailed, StaleFile) as exc:
+        raise _worded(exc) from None
+    except StringError as exc:
+        if exc.code == "CONFLICT" and "changed since" in exc.message:
+            rel = exc.message.split(" changed since", 1)[0]
+            raise _worded(StaleFile(rel)) from None
+        raise
+    rows = sorted(workspace.journal.files(change_id), key=lambda row: row.idx)
+    for row in rows:
+        if row.new_sha is None:
+            seen.pop(row.path, None)
+        else:
+            ctx.documents.after_write(row.path, row.new_sha)
+    written = [row.path for row in rows if row.new_sha is not None]
+    if len(parts) == 1:
+        reply = Result(f"Patched {parts[0]}", fields=document_fields(written[0]) if written else None)
     else:
         reply = Result(f"Patched {len(parts)} files: {', '.join(parts)}")
     return with_diff(ctx, reply, change_id)
