@@ -14,7 +14,7 @@ from stringsh.commands.registry import handler
 from stringsh.documents.diffreply import with_diff
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
-from stringsh.workspace.codexpatch import codex_change_set, is_codex_patch
+from stringsh.workspace.codexpatch import apply_codex, is_codex_patch, patched_line
 from stringsh.workspace.hunks import PatchFailed, StaleFile
 from stringsh.workspace.models import ChangeSet, Patch
 from stringsh.workspace.seen import seen_sha256
@@ -97,16 +97,9 @@ def _codex(ctx: Context, body: str) -> Result:
     seen = ctx.session.seen
     topic = ctx.session.topic
     try:
-        changeset, parts = codex_change_set(workspace, body, topic, lambda p: seen_sha256(seen, workspace, p))
-        in_place = any(f.data is not None and f.expected_prev_sha256 for f in changeset.files)
-        change_id = workspace.apply(changeset, topic=topic, op="edit" if in_place else "write")
+        change_id, parts = apply_codex(workspace, body, topic, lambda p: seen_sha256(seen, workspace, p))
     except (PatchFailed, StaleFile) as exc:
         raise _worded(exc) from None
-    except StringError as exc:
-        if exc.code == "CONFLICT" and "changed since" in exc.message:
-            rel = exc.message.split(" changed since", 1)[0]
-            raise _worded(StaleFile(rel)) from None
-        raise
     rows = sorted(workspace.journal.files(change_id), key=lambda row: row.idx)
     for row in rows:
         if row.new_sha is None:
@@ -114,8 +107,5 @@ def _codex(ctx: Context, body: str) -> Result:
         else:
             ctx.documents.after_write(row.path, row.new_sha)
     written = [row.path for row in rows if row.new_sha is not None]
-    if len(parts) == 1:
-        reply = Result(f"Patched {parts[0]}", fields=document_fields(written[0]) if written else None)
-    else:
-        reply = Result(f"Patched {len(parts)} files: {', '.join(parts)}")
-    return with_diff(ctx, reply, change_id)
+    fields = document_fields(written[0]) if len(parts) == 1 and written else None
+    return with_diff(ctx, Result(patched_line(parts), fields=fields), change_id)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
 from stringsh.workspace.atomic import sha256
-from stringsh.workspace.hunks import PatchFailed, apply_hunks
+from stringsh.workspace.hunks import PatchFailed, StaleFile, apply_hunks
 from stringsh.workspace.models import ChangeSet, FileChange
 from stringsh.workspace.patches import Hunk
 from stringsh.workspace.textio import decode, encode, line_spans
@@ -211,7 +211,9 @@ def codex_change_set(ws: Workspace, text: str, topic: str,
             summaries.append(f"{rel} (created, +{len(op.added)})")
             continue
         raw = ws.read_bytes(op.path, topic=topic)
-        expected = seen(op.path) or sha256(raw)
+        expected = sha256(raw)
+        if seen(op.path) not in (None, expected):
+            raise StaleFile(rel)
         content, encoding, bom = decode(raw, rel)
         if op.kind == "delete":
             changes.append(FileChange(op.path, None, expected))
@@ -233,3 +235,24 @@ def codex_change_set(ws: Workspace, text: str, topic: str,
             changes.append(FileChange(op.path, data, expected))
             summaries.append(f"{rel} (+{added} -{removed})")
     return ChangeSet(files=changes), summaries
+
+
+def patched_line(parts: list[str]) -> str:
+    """The reply line every dialect gives: `Patched a (+1 -1)` or `Patched 2 files: a (+1 -1), b (created, +3)`."""
+    return f"Patched {parts[0]}" if len(parts) == 1 else f"Patched {len(parts)} files: {', '.join(parts)}"
+
+
+def apply_codex(ws: Workspace, text: str, topic: str,
+                seen: Callable[[str], str | None] = lambda _path: None) -> tuple[int, list[str]]:
+    """Apply the patch as one change set; (change id, summaries). A change set that rewrites a file in place is an
+    edit (it needs the policy's `edit` permission, as /patch's unified diffs do)."""
+    changeset, parts = codex_change_set(ws, text, topic, seen)
+    in_place = any(f.data is not None and f.expected_prev_sha256 for f in changeset.files)
+    return ws.apply(changeset, topic=topic, op="edit" if in_place else "write"), parts
+
+
+def named_paths(text: str) -> list[str]:
+    """The paths the patch's headers name, for an audit record (best effort: nothing is checked here)."""
+    heads = (ADD.strip(), DELETE.strip(), UPDATE.strip(), MOVE.strip())
+    return [line.strip()[len(head):].strip() for line in text.splitlines() for head in heads
+            if line.strip().startswith(head + " ")]
