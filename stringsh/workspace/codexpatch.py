@@ -153,7 +153,7 @@ def _hunks(text: str, op: FileOp, rel: str) -> list[Hunk]:
             found = _find(old, [chunk.anchor], cursor, False)
             if found < 0:
                 raise PatchFailed(rel, f"Chunk {number} of {rel}: its line '@@ {chunk.anchor[:80]}' is not in the "
-                                  "file after the chunk before it.", 1, len(old))
+                                  "file after the chunk before it.", 1, 0)
             cursor = found + 1
         want = [text for kind, text in chunk.lines if kind != "+"]
         if want:
@@ -161,7 +161,7 @@ def _hunks(text: str, op: FileOp, rel: str) -> list[Hunk]:
             if at < 0:
                 where = "at the end of the file" if chunk.at_end else "in the file after the chunk before it"
                 raise PatchFailed(rel, f"Chunk {number} of {rel}: its {len(want)} context and removed lines are not "
-                                  f"{where} (first: {want[0][:80]!r}).", 1, len(old))
+                                  f"{where} (first: {want[0][:80]!r}).", 1, 0)
         else:
             at = cursor if chunk.anchor else len(old)  # a pure addition: after its @@ line, else at the end
         body = list(chunk.lines)
@@ -210,6 +210,10 @@ def codex_change_set(ws: Workspace, text: str, topic: str,
             changes.append(FileChange(op.path, encode(body, "utf-8", False, rel), ""))
             summaries.append(f"{rel} (created, +{len(op.added)})")
             continue
+        if ws.stat(op.path, topic=topic) is None:
+            raise StringError("NOT_FOUND", f"File not found: {rel}; nothing was written.",
+                              f"'*** {op.kind.title()} File:' needs an existing file; '*** Add File: {rel}' "
+                              "creates one.")
         raw = ws.read_bytes(op.path, topic=topic)
         expected = sha256(raw)
         if seen(op.path) not in (None, expected):
