@@ -191,6 +191,9 @@ def codex_change_set(ws: Workspace, text: str, topic: str,
                      seen: Callable[[str], str | None]) -> tuple[ChangeSet, list[str]]:
     """The change set the patch makes, and a summary per file (`path (+a -r)`, `path (created, +n)`…). `seen`
     gives the hash this topic read a file at (its change since is a CONFLICT), None for a file it has not read."""
+    from stringsh.workspace.ops.guard import require
+
+    require(ws.policy, ws.policy.permissions.patch, "patch", mutating=True)  # files, not hunks: asked here
     ops = parse_codex(text)
     changes: list[FileChange] = []
     summaries: list[str] = []

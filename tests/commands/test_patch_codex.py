@@ -113,7 +113,8 @@ def test_refusals_write_nothing(dispatcher: Dispatcher, ws: Path) -> None:
             "ERROR(INVALID_PAYLOAD): '*** Update File: multi.txt' has an empty chunk (it needs ' ', '-' or '+' "
             f"lines); nothing was written.\n{FORMAT_HINT}"),
         ("*** Begin Patch", "*** Update File: multi.txt", "@@", "-line1", "+x"): (
-            f"ERROR(INVALID_PAYLOAD): The patch does not end with '*** End Patch'; nothing was written.\n{FORMAT_HINT}"),
+            "ERROR(INVALID_PAYLOAD): The patch does not end with '*** End Patch'; nothing was written."
+            f"\n{FORMAT_HINT}"),
         ("*** Begin Patch", "*** Delete File: missing.txt", "*** End Patch"): (
             "ERROR(NOT_FOUND): File not found: missing.txt; nothing was written.\n'*** Delete File:' needs an "
             "existing file; '*** Add File: missing.txt' creates one."),
