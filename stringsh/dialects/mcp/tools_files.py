@@ -41,7 +41,6 @@ Path_ = Annotated[str, Field(description="A file or folder: absolute inside an a
                                          "to the first one")]
 Head = Annotated[int | None, Field(default=None, ge=0, description="Only the first N lines")]
 Tail = Annotated[int | None, Field(default=None, ge=0, description="Only the last N lines")]
-PatchText = Annotated[str, Field(description="The patch: '*** Begin Patch' … '*** End Patch'")]
 Excludes = Annotated[list[str], Field(default_factory=list, description="Glob patterns of paths to leave out")]
 
 
@@ -98,13 +97,6 @@ def read_many(call: Call, paths: list[str]) -> str:
 def write(call: Call, path: str, content: str) -> str:
     outcome = call.ws.write_text(call.path(path), content, topic=call.topic)
     return f"Successfully wrote to {path} (change {outcome.change_id}, undoable)"
-
-
-def patched(call: Call, text: str) -> str:
-    from stringsh.workspace.codexpatch import apply_codex, patched_line
-
-    change_id, parts = apply_codex(call.ws, text, call.topic)
-    return f"{patched_line(parts)} (change {change_id}, undoable)"
 
 
 def mkdir(call: Call, path: str) -> str:
@@ -176,12 +168,6 @@ def register(server: MCPServer, calls: Calls) -> None:
         shows it. Line endings, encoding and BOM are kept; all edits apply or none. Undoable."""
         operations = [EditOperation(edit.oldText, edit.newText) for edit in edits]
         return await calls.run(ctx, lambda call: apply_edits(call, path, operations, dry_run=dryRun))
-
-    @server.tool(annotations=CHANGE)
-    async def apply_patch(input: PatchText, ctx: Context) -> CallToolResult:
-        """Apply a patch in Codex's apply_patch format ('*** Begin Patch', '*** Update File: path', '@@' chunks,
-        '*** End Patch'); paths relative to the workspace. All files or none. Undoable."""
-        return await calls.run(ctx, lambda call: patched(call, input))
 
     @server.tool(annotations=CREATE)
     async def create_directory(path: Path_, ctx: Context) -> CallToolResult:
