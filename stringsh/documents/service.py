@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from stringsh.errors import StringError, is_a_folder
 from stringsh.render.view import DocumentView, ViewLoader, current_if_fresh, resolve_block
 from stringsh.workspace.seen import mark_seen
-from stringsh.workspace.textio import LEGACY_ENCODING, refuse_legacy_edit
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -229,8 +228,6 @@ class DocumentService:
         view = fresh or self.load(path, watch=False)
         if view.kind == "binary":
             raise StringError("BINARY_FILE", f"Binary file: {view.path} ({view.mime}, {view.size} bytes)")
-        if view.encoding == LEGACY_ENCODING:  # shown as Latin-1 only: an edit would guess the real encoding
-            raise refuse_legacy_edit(view.path)
         return view
 
     def mark_seen(self, view: DocumentView) -> None:

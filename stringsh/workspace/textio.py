@@ -23,15 +23,14 @@ STYLES = {"\n": "lf", "\r\n": "crlf", "\r": "cr"}
 ENDINGS = {v: k for k, v in STYLES.items()}
 ENCODING_HINT = "stringsh keeps files byte-faithful: it reads UTF-8 (with or without BOM) and UTF-16 with a BOM."
 #: How a file that is not UTF-8 (and has no BOM) is shown: every byte is one Latin-1 character, so nothing is lost
-#: or substituted. Such a view is read-only: an edit would have to guess the file's real encoding.
+#: or substituted, and an edit written back in Latin-1 changes no byte outside it (never converted unasked).
 LEGACY_ENCODING = "latin-1"
 
 
 def legacy_note(rel: str) -> str:
-    """The line that marks a view of a file that is not UTF-8 as shown in Latin-1 and read-only."""
-    return (f"[read-only] {rel} is not UTF-8: shown as Latin-1 (ISO-8859-1), one character per byte. /edit refuses "
-            f"it; convert it first (!iconv -f LATIN1 -t UTF-8 {rel} -o {rel}.utf8), or replace it whole with "
-            f"/write --force {rel}.")
+    """The line that marks a view of a file that is not UTF-8 as shown, and edited, in Latin-1."""
+    return (f"[latin-1] {rel} is not UTF-8: shown as Latin-1 (ISO-8859-1), one character per byte. Edits keep it "
+            f"Latin-1; to make it UTF-8, convert it (!iconv -f LATIN1 -t UTF-8 {rel} -o {rel}.utf8).")
 
 
 def decode_or_legacy(raw: bytes, rel: str) -> tuple[str, str, bool]:
@@ -42,16 +41,6 @@ def decode_or_legacy(raw: bytes, rel: str) -> tuple[str, str, bool]:
         if exc.code != "ENCODING" or raw.startswith(tuple(bom for bom, _ in BOMS)):
             raise
         return raw.decode(LEGACY_ENCODING), LEGACY_ENCODING, False
-
-
-def refuse_legacy_edit(rel: str) -> StringError:
-    """An edit of a file shown as Latin-1: refused, so no byte is rewritten in a guessed encoding."""
-    return StringError(
-        "ENCODING",
-        f"{rel} is not UTF-8 (shown as Latin-1, read-only); nothing was changed.",
-        f"Read it with /open {rel}. To edit it, convert it to UTF-8 first (!iconv -f LATIN1 -t UTF-8 {rel} -o "
-        f"{rel}.utf8), or replace it whole with /write --force {rel}.",
-    )
 
 
 def decode(raw: bytes, rel: str) -> tuple[str, str, bool]:
@@ -89,6 +78,8 @@ def encode(text: str, encoding: str, bom: bool, rel: str) -> bytes:
         raise StringError(
             "ENCODING",
             f"Text for {rel} has a character {encoding.upper()} cannot hold at index {exc.start}; nothing was written.",
+            None if encoding != LEGACY_ENCODING else f"{rel} is Latin-1 and stays Latin-1: use characters it holds, or "
+            f"convert it first (!iconv -f LATIN1 -t UTF-8 {rel} -o {rel}.utf8).",
         ) from None
     if bom:
         data = {"utf-8": b"\xef\xbb\xbf", "utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff"}[encoding] + data
