@@ -113,11 +113,11 @@ def test_utf16_and_mixed_endings_survive_a_block_edit_and_undo(ws: Path, dispatc
     assert (ws / "m.md").read_bytes() == mixed
 
 
-def test_latin1_file_is_refused_not_mangled(ws: Path, dispatcher) -> None:
+def test_latin1_file_is_edited_in_latin1_not_mangled(ws: Path, dispatcher) -> None:
     raw = b"# Caf\xe9\n\ntext\n"
     (ws / "l.md").write_bytes(raw)
-    assert not dispatcher.execute("/edit l.md#caf\nnew\n").ok
-    assert (ws / "l.md").read_bytes() == raw
+    assert dispatcher.execute("/edit l.md#caf\nnéw\n").ok
+    assert (ws / "l.md").read_bytes() == b"# Caf\xe9\n\nn\xe9w\n"
 
 
 def test_an_edit_that_would_break_the_block_writes_nothing(ws: Path, dispatcher) -> None:

@@ -1,9 +1,10 @@
-"""A file that is not UTF-8: shown as Latin-1 and marked read-only; edits refused, bytes kept."""
+"""A file that is not UTF-8: shown as Latin-1 and marked so; edits written back in Latin-1, other bytes kept."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from stringsh.dispatcher import Dispatcher
 from tests.conftest import run_script
 
 LATIN = b"caf\xe9 au lait\r\ntwo\n"
@@ -11,37 +12,36 @@ MD = b"# Men\xfc\n\n## Sp\xe4t\n\nText\n"
 
 
 def note(rel: str) -> str:
-    return (f"[read-only] {rel} is not UTF-8: shown as Latin-1 (ISO-8859-1), one character per byte. /edit refuses "
-            f"it; convert it first (!iconv -f LATIN1 -t UTF-8 {rel} -o {rel}.utf8), or replace it whole with "
-            f"/write --force {rel}.")
+    return (f"[latin-1] {rel} is not UTF-8: shown as Latin-1 (ISO-8859-1), one character per byte. Edits keep it "
+            f"Latin-1; to make it UTF-8, convert it (!iconv -f LATIN1 -t UTF-8 {rel} -o {rel}.utf8).")
 
 
-def refusal(rel: str) -> str:
-    return (f"ERROR(ENCODING): {rel} is not UTF-8 (shown as Latin-1, read-only); nothing was changed.\n"
-            f"Read it with /open {rel}. To edit it, convert it to UTF-8 first (!iconv -f LATIN1 -t UTF-8 {rel} -o "
-            f"{rel}.utf8), or replace it whole with /write --force {rel}.")
-
-
-def test_a_latin1_file_is_shown_read_only_and_every_edit_is_refused(ws: Path) -> None:
+def test_a_latin1_file_is_shown_and_edited_in_latin1(ws: Path, dispatcher: Dispatcher) -> None:
+    """Shown as Latin-1 and marked so; /edit (whole file and block), /replace and /patch write Latin-1 back, every
+    byte outside the edit kept; a character Latin-1 cannot hold is refused, never a silent conversion to UTF-8."""
     (ws / "latin.txt").write_bytes(LATIN)
     (ws / "l.md").write_bytes(MD)
-    out = run_script(ws, (
-        "/open latin.txt\n/refresh\n/edit latin.txt\n/edit latin.txt <<X\nnew\nX\n"
-        "/open l.md\n/edit #spt <<X\nx\nX\n/edit l.md#spt <<X\nx\nX\n/append latin.txt more\n"
-    ))
-    assert out == (
-        f"re: /open latin.txt\nOpened latin.txt\n---\ncafé au lait\ntwo\n\n{note('latin.txt')}\n"
-        f"re: /refresh\nRefreshed latin.txt\n---\ncafé au lait\ntwo\n\n{note('latin.txt')}\n"
-        f"re: /edit latin.txt\n{refusal('latin.txt')}\n"
-        f"re: /edit latin.txt\n{refusal('latin.txt')}\n"
-        f"re: /open l.md\nOpened l.md\n---\n# Menü\n\n## Spät\n\nText\n\n{note('l.md')}\n"
-        f"re: /edit #spt\n{refusal('l.md')}\n"
-        f"re: /edit l.md#spt\n{refusal('l.md')}\n"
-        "re: /append latin.txt more\nERROR(ENCODING): latin.txt is not valid UTF-8 (bytes e9 20 61 75 at offset 3); "
-        "nothing was changed.\nstringsh keeps files byte-faithful: it reads UTF-8 (with or without BOM) and UTF-16 "
-        "with a BOM. /open latin.txt shows it as Latin-1; to append, convert it to UTF-8 first "
-        "(!iconv -f LATIN1 -t UTF-8 latin.txt -o latin.txt.utf8).\n"
-    )
+    replies = [dispatcher.execute(request).text for request in (
+        "/open latin.txt", "/edit latin.txt\ncafé noir\ntwo\n", "/open l.md", "/edit #spt\nSpät text\n",
+        "/replace latin.txt\ntwo\n---\nzwei ü\n", "/patch\n--- a/l.md\n+++ b/l.md\n@@ -1 +1 @@\n-# Menü\n+# Menü à\n",
+        "/replace latin.txt\nzwei\n---\n2 €\n", "/append latin.txt more",
+    )]
+    assert replies[:7] == [
+        f"re: /open latin.txt\nOpened latin.txt\n---\ncafé au lait\ntwo\n\n{note('latin.txt')}",
+        "re: /edit latin.txt\nEdited latin.txt (2 lines, whole file)",
+        f"re: /open l.md\nOpened l.md\n---\n# Menü\n\n## Spät\n\nText\n\n{note('l.md')}",
+        "re: /edit #spt\nEdited l.md#spt (5 lines): 1 line replaced by 1 line",
+        "re: /replace latin.txt\nReplaced 1 occurrence in latin.txt",
+        "re: /patch\nPatched l.md (+1 -1)",
+        "re: /replace latin.txt\nERROR(ENCODING): Text for latin.txt has a character LATIN-1 cannot hold at index "
+        "13; nothing was written.\nlatin.txt is Latin-1 and stays Latin-1: use characters it holds, or convert it "
+        "first (!iconv -f LATIN1 -t UTF-8 latin.txt -o latin.txt.utf8).",
+    ]
+    assert replies[7].startswith("re: /append latin.txt more\nERROR(ENCODING): latin.txt is not valid UTF-8")
+    assert (ws / "latin.txt").read_bytes() == b"caf\xe9 noir\r\nzwei \xfc\r\n"  # a whole-file edit: the dominant ending
+    assert (ws / "l.md").read_bytes() == b"# Men\xfc \xe0\n\n## Sp\xe4t\n\nSp\xe4t text\n"
+    for _ in range(4):
+        assert dispatcher.execute("/undo").ok
     assert (ws / "latin.txt").read_bytes() == LATIN and (ws / "l.md").read_bytes() == MD
 
 
