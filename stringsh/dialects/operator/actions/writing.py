@@ -92,14 +92,14 @@ def fs_patch(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
     if workspace.relative(patch.path) != rel:
         raise Refused(f"Patch failed: the diff changes {patch.path}, not {rel}; nothing was written.",
                       "INVALID_PAYLOAD")
-    sha, old = current_text(workspace, path)
+    sha, old = current_text(workspace, path, legacy=True)  # a Latin-1 file is patched in Latin-1, as /patch does
     try:
         if patch.action == "create":
             new = apply_hunks("", patch.hunks, rel, workspace.redactor)
         elif sha is None:
             raise StringError("NOT_FOUND", f"File not found: {rel}")
         elif old is None:
-            old = workspace.read_text(path).text  # its own refusal (BINARY_FILE, ENCODING, TOO_LARGE)
+            old = workspace.read_text(path, legacy=True).text  # its own refusal (BINARY_FILE, ENCODING, TOO_LARGE)
         if patch.action != "create":
             new = apply_hunks(old or "", patch.hunks, rel, workspace.redactor)
     except StringError as exc:
