@@ -27,8 +27,21 @@ ENCODING_HINT = "stringsh keeps files byte-faithful: it reads UTF-8 (with or wit
 LEGACY_ENCODING = "latin-1"
 
 
-def legacy_note(rel: str) -> str:
-    """The line that marks a view of a file that is not UTF-8 as shown, and edited, in Latin-1."""
+#: Detected instead of Latin-1 when the bytes use 0x80-0x9F (C1 controls in Latin-1, never in text; Windows-1252's
+#: quotes, dashes and euro) and every one of them is defined there: each byte is still one character, so a read and
+#: a write back give the same bytes.
+WINDOWS_ENCODING = "cp1252"
+#: The encodings a file that is not UTF-8 is shown and edited in, with the names a view gives them.
+LEGACY_ENCODINGS = {LEGACY_ENCODING: "Latin-1 (ISO-8859-1)", WINDOWS_ENCODING: "Windows-1252 (cp1252)"}
+C1_BYTES = re.compile(rb"[\x80-\x9f]")
+
+
+def legacy_note(rel: str, encoding: str = LEGACY_ENCODING) -> str:
+    """The line that marks a view of a file that is not UTF-8 as shown, and edited, in `encoding`."""
+    if encoding == WINDOWS_ENCODING:
+        return (f"[cp1252] {rel} is not UTF-8: shown as Windows-1252 (cp1252), detected from its bytes 0x80-0x9F, one "
+                f"character per byte. Edits keep it cp1252; to make it UTF-8, convert it (!iconv -f CP1252 -t UTF-8 "
+                f"{rel} -o {rel}.utf8).")
     return (f"[latin-1] {rel} is not UTF-8: shown as Latin-1 (ISO-8859-1), one character per byte. Edits keep it "
             f"Latin-1; to make it UTF-8, convert it (!iconv -f LATIN1 -t UTF-8 {rel} -o {rel}.utf8).")
 
@@ -40,6 +53,11 @@ def decode_or_legacy(raw: bytes, rel: str) -> tuple[str, str, bool]:
     except StringError as exc:
         if exc.code != "ENCODING" or raw.startswith(tuple(bom for bom, _ in BOMS)):
             raise
+        if C1_BYTES.search(raw):
+            try:
+                return raw.decode(WINDOWS_ENCODING), WINDOWS_ENCODING, False
+            except UnicodeDecodeError:  # 0x81, 0x8D, 0x8F, 0x90 or 0x9D: not cp1252 either
+                pass
         return raw.decode(LEGACY_ENCODING), LEGACY_ENCODING, False
 
 
@@ -78,12 +96,18 @@ def encode(text: str, encoding: str, bom: bool, rel: str) -> bytes:
         raise StringError(
             "ENCODING",
             f"Text for {rel} has a character {encoding.upper()} cannot hold at index {exc.start}; nothing was written.",
-            None if encoding != LEGACY_ENCODING else f"{rel} is Latin-1 and stays Latin-1: use characters it holds, or "
-            f"convert it first (!iconv -f LATIN1 -t UTF-8 {rel} -o {rel}.utf8).",
+            None if encoding not in LEGACY_ENCODINGS else _stays(rel, encoding),
         ) from None
     if bom:
         data = {"utf-8": b"\xef\xbb\xbf", "utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff"}[encoding] + data
     return data
+
+
+def _stays(rel: str, encoding: str) -> str:
+    name = "Latin-1" if encoding == LEGACY_ENCODING else encoding
+    source = "LATIN1" if encoding == LEGACY_ENCODING else encoding.upper()
+    return (f"{rel} is {name} and stays {name}: use characters it holds, or convert it first (!iconv -f {source} -t "
+            f"UTF-8 {rel} -o {rel}.utf8).")
 
 
 def line_breaks(text: str) -> list[str]:
