@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from stringsh.errors import StringError, is_a_folder
 from stringsh.render.view import DocumentView, ViewLoader, current_if_fresh, resolve_block
 from stringsh.workspace.seen import mark_seen
+from stringsh.workspace.textio import LEGACY_ENCODINGS, is_ambiguous, refuse_ambiguous
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -228,6 +229,8 @@ class DocumentService:
         view = fresh or self.load(path, watch=False)
         if view.kind == "binary":
             raise StringError("BINARY_FILE", f"Binary file: {view.path} ({view.mime}, {view.size} bytes)")
+        if view.encoding in LEGACY_ENCODINGS and is_ambiguous(view.doc.text.encode(view.encoding)):
+            raise refuse_ambiguous(view.path)  # Latin-1 or cp1252 kept, but not where parts are UTF-8
         return view
 
     def mark_seen(self, view: DocumentView) -> None:

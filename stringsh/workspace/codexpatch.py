@@ -19,7 +19,7 @@ from stringsh.workspace.atomic import sha256
 from stringsh.workspace.hunks import PatchFailed, StaleFile, apply_hunks
 from stringsh.workspace.models import ChangeSet, FileChange
 from stringsh.workspace.patches import Hunk
-from stringsh.workspace.textio import decode_or_legacy, encode, line_spans
+from stringsh.workspace.textio import decode_for_edit, encode, line_spans
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -221,7 +221,7 @@ def codex_change_set(ws: Workspace, text: str, topic: str,
         expected = sha256(raw)
         if seen(op.path) not in (None, expected):
             raise StaleFile(rel)
-        content, encoding, bom = decode_or_legacy(raw, rel)
+        content, encoding, bom = decode_for_edit(raw, rel)
         if op.kind == "delete":
             changes.append(FileChange(op.path, None, expected))
             summaries.append(f"{rel} (deleted, -{len(line_spans(content))})")

@@ -36,8 +36,12 @@ LEGACY_ENCODINGS = {LEGACY_ENCODING: "Latin-1 (ISO-8859-1)", WINDOWS_ENCODING: "
 C1_BYTES = re.compile(rb"[\x80-\x9f]")
 
 
-def legacy_note(rel: str, encoding: str = LEGACY_ENCODING) -> str:
-    """The line that marks a view of a file that is not UTF-8 as shown, and edited, in `encoding`."""
+def legacy_note(rel: str, encoding: str = LEGACY_ENCODING, ambiguous: bool = False) -> str:
+    """The line that marks a view of a file that is not UTF-8 as shown, and edited, in `encoding` (`ambiguous`:
+    shown only, since parts of it are UTF-8)."""
+    if ambiguous:
+        return (f"[read-only] {rel} is not UTF-8, yet parts of it are: shown as {LEGACY_ENCODINGS[encoding]}, one "
+                f"character per byte; edits are refused until its bytes are repaired or converted (!iconv).")
     if encoding == WINDOWS_ENCODING:
         return (f"[cp1252] {rel} is not UTF-8: shown as Windows-1252 (cp1252), detected from its bytes 0x80-0x9F, one "
                 f"character per byte. Edits keep it cp1252; to make it UTF-8, convert it (!iconv -f CP1252 -t UTF-8 "
@@ -53,12 +57,43 @@ def decode_or_legacy(raw: bytes, rel: str) -> tuple[str, str, bool]:
     except StringError as exc:
         if exc.code != "ENCODING" or raw.startswith(tuple(bom for bom, _ in BOMS)):
             raise
-        if C1_BYTES.search(raw):
+        if C1_BYTES.search(raw) and not is_ambiguous(raw):  # parts UTF-8: shown as Latin-1, nothing guessed
             try:
                 return raw.decode(WINDOWS_ENCODING), WINDOWS_ENCODING, False
             except UnicodeDecodeError:  # 0x81, 0x8D, 0x8F, 0x90 or 0x9D: not cp1252 either
                 pass
         return raw.decode(LEGACY_ENCODING), LEGACY_ENCODING, False
+
+
+#: A well-formed UTF-8 sequence of two to four bytes: in a file that is not UTF-8 it says part of it is, so its
+#: encoding is ambiguous (a UTF-8 file with a damaged byte, or mixed encodings) and it is not edited.
+#: So is a UTF-8 sequence cut short at the end (a file truncated mid-character).
+UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}"
+                           rb"|[\xc2-\xf4][\x80-\xbf]{0,2}\Z")
+
+
+def is_ambiguous(raw: bytes) -> bool:
+    """True for bytes that are not UTF-8 but hold UTF-8 sequences: neither reading is certain."""
+    return UTF8_SEQUENCE.search(raw) is not None
+
+
+def decode_for_edit(raw: bytes, rel: str) -> tuple[str, str, bool]:
+    """`decode_or_legacy` for an edit: a file that is not UTF-8 but holds UTF-8 sequences is refused, since new text
+    written in Latin-1 (or cp1252) there would leave it in two encodings."""
+    text, encoding, bom = decode_or_legacy(raw, rel)
+    if encoding in LEGACY_ENCODINGS and is_ambiguous(raw):
+        raise refuse_ambiguous(rel)
+    return text, encoding, bom
+
+
+def refuse_ambiguous(rel: str) -> StringError:
+    """An edit of a file that is not UTF-8 but holds UTF-8 sequences: refused, nothing written in a guess."""
+    return StringError(
+        "ENCODING",
+        f"{rel} is not valid UTF-8, yet parts of it are: its encoding is ambiguous, so it is not edited; nothing "
+        "was changed.",
+        f"Read it with /open {rel}; repair its bytes or convert it (!iconv), then edit it.",
+    )
 
 
 def decode(raw: bytes, rel: str) -> tuple[str, str, bool]:

@@ -57,11 +57,48 @@ def test_a_whole_replacement_is_still_possible_and_undoable(ws: Path) -> None:
 def test_what_is_not_shown_as_latin1(ws: Path) -> None:
     (ws / "odd16.txt").write_bytes(b"\xff\xfea\x00b")  # a UTF-16 BOM with a cut character: refused, as before
     (ws / "bin.dat").write_bytes(b"\x00\x01caf\xe9")
-    (ws / "cut.txt").write_bytes(b"price: 5\xe2\x82")  # UTF-8 cut mid-character: shown byte for byte
-    out = run_script(ws, "/open odd16.txt\n/open bin.dat\n/open cut.txt\n")
+    (ws / "cut.txt").write_bytes(b"price: 5\xe2\x82")  # UTF-8 cut mid-character: shown byte for byte, read-only
+    (ws / "mixed.txt").write_bytes(b"caf\xc3\xa9 and caf\xe9\n")  # UTF-8 and Latin-1 in one file: ambiguous
+    out = run_script(ws, "/open odd16.txt\n/open bin.dat\n/open cut.txt\n/replace cut.txt:L1 <<X\nx\nX\n"
+                         "/edit --force mixed.txt <<X\nx\nX\n/patch <<X\n*** Begin Patch\n*** Update File: mixed.txt\n"
+                         "-caf\u00c3\u00a9 and caf\u00e9\n+x\n*** End Patch\nX\n")
     assert out == (
         "re: /open odd16.txt\nERROR(ENCODING): odd16.txt is not valid UTF-16-LE (bytes 62 at offset 4); nothing was "
         "changed.\nstringsh keeps files byte-faithful: it reads UTF-8 (with or without BOM) and UTF-16 with a BOM.\n"
         "re: /open bin.dat\nOpened bin.dat\n---\n[binary file] application/octet-stream, 6 bytes (not shown)\n"
-        f"re: /open cut.txt\nOpened cut.txt\n---\nprice: 5\u00e2\u0082\n\n{note('cut.txt')}\n"
+        "re: /open cut.txt\nOpened cut.txt\n---\nprice: 5\u00e2\u0082\n\n[read-only] cut.txt is not UTF-8, yet parts "
+        "of it are: shown as Latin-1 (ISO-8859-1), one character per byte; edits are refused until its bytes are "
+        f"repaired or converted (!iconv).\n{ambiguous('/replace cut.txt:L1', 'cut.txt')}"
+        f"{ambiguous('/edit --force mixed.txt', 'mixed.txt')}{ambiguous('/patch', 'mixed.txt')}"
     )
+    assert (ws / "cut.txt").read_bytes() == b"price: 5\xe2\x82"
+    assert (ws / "mixed.txt").read_bytes() == b"caf\xc3\xa9 and caf\xe9\n"
+
+
+def ambiguous(request: str, rel: str) -> str:
+    return (f"re: {request}\nERROR(ENCODING): {rel} is not valid UTF-8, yet parts of it are: its encoding is "
+            f"ambiguous, so it is not edited; nothing was changed.\nRead it with /open {rel}; repair its bytes or "
+            "convert it (!iconv), then edit it.\n")
+
+
+def test_windows_1252_is_detected_shown_and_kept(ws: Path, dispatcher: Dispatcher) -> None:
+    """Bytes 0x80-0x9F, all defined in Windows-1252 (quotes, dashes, euro): shown and edited as cp1252; one of the
+    five it leaves undefined (0x81) keeps the file Latin-1."""
+    raw = b"\x93quoted\x94 \x80 5\r\ncaf\xe9\r\n"
+    (ws / "w.txt").write_bytes(raw)
+    (ws / "odd.txt").write_bytes(b"x\x81y\n")
+    replies = [dispatcher.execute(request).text for request in (
+        "/open w.txt", "/replace w.txt\n€ 5\n---\n€ 6 – fin\n", "/replace w.txt\ncafé\n---\nΩ\n", "/open odd.txt")]
+    assert replies == [
+        "re: /open w.txt\nOpened w.txt\n---\n\u201cquoted\u201d \u20ac 5\ncafé\n\n[cp1252] w.txt is not UTF-8: shown "
+        "as Windows-1252 (cp1252), detected from its bytes 0x80-0x9F, one character per byte. Edits keep it cp1252; "
+        "to make it UTF-8, convert it (!iconv -f CP1252 -t UTF-8 w.txt -o w.txt.utf8).",
+        "re: /replace w.txt\nReplaced 1 occurrence in w.txt",
+        "re: /replace w.txt\nERROR(ENCODING): Text for w.txt has a character CP1252 cannot hold at index 20; nothing "
+        "was written.\nw.txt is cp1252 and stays cp1252: use characters it holds, or convert it first (!iconv -f "
+        "CP1252 -t UTF-8 w.txt -o w.txt.utf8).",
+        f"re: /open odd.txt\nOpened odd.txt\n---\nx\x81y\n\n{note('odd.txt')}",
+    ]
+    assert (ws / "w.txt").read_bytes() == b"\x93quoted\x94 \x80 6 \x96 fin\r\ncaf\xe9\r\n"
+    assert dispatcher.execute("/undo").ok
+    assert (ws / "w.txt").read_bytes() == raw
