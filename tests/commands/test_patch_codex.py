@@ -155,3 +155,25 @@ def test_a_file_changed_since_this_topic_read_it_is_a_conflict(dispatcher: Dispa
     assert reply.text == ("re: /patch\nERROR(CONFLICT): a.txt changed since this topic read it; nothing was written.\n"
                           "Run /open a.txt again, then redo the patch.")
     assert (ws / "a.txt").read_bytes() == b"one\ntwo\nthree\n"
+
+
+def test_deletion_only_unicode_and_an_empty_context_line(dispatcher: Dispatcher, ws: Path) -> None:
+    (ws / "lines.txt").write_bytes(b"line1\nline2\n\nline3\n")
+    (ws / "foo.txt").write_bytes("line1\nnaïve café\nline3\n".encode())
+    reply = dispatcher.execute(patch(
+        "*** Begin Patch",
+        "*** Update File: lines.txt",
+        "@@",
+        " line1",
+        "-line2",
+        "",  # the blank line's context, its leading space stripped by an editor
+        " line3",
+        "*** Update File: foo.txt",
+        "@@",
+        " line1",
+        "-naïve café",
+        "+naïve café ✅",
+        "*** End Patch ",
+    ))
+    assert reply.text == "re: /patch\nPatched 2 files: lines.txt (+0 -1), foo.txt (+1 -1)"
+    assert files(ws) == {"foo.txt": "line1\nnaïve café ✅\nline3\n".encode(), "lines.txt": b"line1\n\nline3\n"}
