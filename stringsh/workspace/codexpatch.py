@@ -194,6 +194,11 @@ def codex_change_set(ws: Workspace, text: str, topic: str,
     from stringsh.workspace.ops.guard import require
 
     require(ws.policy, ws.policy.permissions.patch, "patch", mutating=True)  # files, not hunks: asked here
+    limit = ws.policy.limits.max_patch_bytes
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:  # /patch says so first; the tools reach it here
+        raise StringError("TOO_LARGE", f"The patch is larger than the policy allows ({size} > {limit} bytes).",
+                          "Send it in parts (each a complete patch of some files), or raise [limits] max_patch_bytes.")
     ops = parse_codex(text)
     changes: list[FileChange] = []
     summaries: list[str] = []

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from stringsh.dispatcher import Dispatcher
+from stringsh.errors import StringError
 
 FORMAT_HINT = ("Send '*** Begin Patch', then per file '*** Add File: path' (lines '+…'), '*** Delete File: path' or "
                "'*** Update File: path' (chunks: '@@', then ' ' context, '-' removed, '+' added lines), then "
@@ -177,3 +180,22 @@ def test_deletion_only_unicode_and_an_empty_context_line(dispatcher: Dispatcher,
     ))
     assert reply.text == "re: /patch\nPatched 2 files: lines.txt (+0 -1), foo.txt (+1 -1)"
     assert files(ws) == {"foo.txt": "line1\nnaïve café ✅\nline3\n".encode(), "lines.txt": b"line1\n\nline3\n"}
+
+
+def test_the_engine_refuses_a_patch_over_the_policy_limit_for_every_dialect(ws: Path) -> None:
+    """apply_codex (what the JSON tools call) checks `[limits] max_patch_bytes` as /patch does."""
+    from stringsh.workspace.codexpatch import apply_codex
+
+    (ws / "stringsh.toml").write_text("[limits]\nmax_patch_bytes = 100\n")
+    body = "*** Begin Patch\n*** Add File: a.txt\n" + "+xxxxxxxxxx\n" * 20 + "*** End Patch\n"
+    dispatcher = Dispatcher(ws)
+    try:
+        with pytest.raises(StringError) as refused:
+            apply_codex(dispatcher.workspace, body, "tools")
+        assert (refused.value.code, refused.value.message) == (
+            "TOO_LARGE", "The patch is larger than the policy allows (290 > 100 bytes).")
+        assert dispatcher.execute(f"/patch\n{body}").text.startswith("re: /patch\nERROR(TOO_LARGE): The patch is "
+                                                                     "larger than the policy allows (290 > 100")
+    finally:
+        dispatcher.close()
+    assert not (ws / "a.txt").exists()
