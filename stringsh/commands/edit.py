@@ -49,23 +49,30 @@ def view_source(ctx: Context, view: DocumentView, block: str | None, start: int)
     return Result(f"[editing: {label}]", content, fields=document_fields(view.path, block))
 
 
-def follow_file(body: str, old: str) -> str:
-    """A whole-file body gets the file's final-newline state; `\r\n` in it becomes `\n`, which the engine writes
-    with the file's own line ending."""
+#: Whole-file /edit flags that set the new text's final line break instead of keeping the file's (a heredoc body
+#: always ends with one, so the body alone cannot say whether the last line has one).
+FINAL_NEWLINE, NO_FINAL_NEWLINE = "--final-newline", "--no-final-newline"
+
+
+def follow_file(body: str, old: str, final: bool | None = None) -> str:
+    """A whole-file body gets the file's final-newline state, or `final`'s when given (`--final-newline`,
+    `--no-final-newline`); `\r\n` in it becomes `\n`, which the engine writes with the file's own line ending."""
     body = body.replace("\r\n", "\n")
-    if not old:
-        return body
-    if old.endswith(("\n", "\r")):
+    if final is None:
+        if not old:
+            return body
+        final = old.endswith(("\n", "\r"))
+    if final:
         return body if not body or body.endswith("\n") else body + "\n"
     return body[:-1] if body.endswith("\n") else body
 
 
-def edit_whole(ctx: Context, view: DocumentView, body: str, force: bool) -> Result:
+def edit_whole(ctx: Context, view: DocumentView, body: str, force: bool, final: bool | None = None) -> Result:
     documents = ctx.documents
     blockedit.refuse_empty(body, view.path, force)
     overwrite = require_seen(ctx.session.seen, view.path, label=view.path, force=force, force_note_on_change=False)
     refuse_mask_writeback(documents.workspace, view.path, view.doc.text, body)
-    body = follow_file(body, view.doc.text)
+    body = follow_file(body, view.doc.text, final)
     if is_markdown(view.path):
         blockedit.refuse_view_references(body, view.doc.text, Document.parse(body), view.path, view.path)
     with overwrite.checked():
@@ -89,7 +96,8 @@ def exists(ctx: Context, path: str) -> bool:
 def edit(ctx: Context) -> Result:
     force = FORCE in ctx.args
     where = next((a for a in ctx.args if a in (BEFORE, AFTER)), None)
-    args = [a for a in ctx.args if a not in (FORCE, BEFORE, AFTER)]
+    final = _final_flag(ctx.args)
+    args = [a for a in ctx.args if a not in (FORCE, BEFORE, AFTER, FINAL_NEWLINE, NO_FINAL_NEWLINE)]
     path, block, start = edit_target(ctx.documents, args, "edit")
     line = None if block else parse_line_target(path, lambda p: exists(ctx, p))
     if line is not None:
@@ -106,6 +114,9 @@ def edit(ctx: Context) -> Result:
             raise StringError("INVALID_PAYLOAD", f"/edit {where} needs a body: the new definition",
                               f"Send it below the command line: /edit {view.path}#{block} {where}")
         return view_source(ctx, view, block, start)
+    if final is not None and block:
+        raise StringError("INVALID_PAYLOAD", f"{FINAL_NEWLINE} and {NO_FINAL_NEWLINE} are for a whole-file /edit",
+                          f"Send the whole file: /edit {_final_name(final)} {view.path} and the body.")
     if block and view.symbols is not None:
         return edit_symbol(ctx, view, block, ctx.body, force, where)
     if block:
@@ -113,4 +124,17 @@ def edit(ctx: Context) -> Result:
             raise StringError("BLOCK_NOT_FOUND", f"Block not found: #{block} in {view.path}",
                               "This document has no blocks.")
         return edit_block(ctx, view, block, ctx.body, force)
-    return edit_whole(ctx, view, ctx.body, force)
+    return edit_whole(ctx, view, ctx.body, force, final)
+
+
+def _final_name(final: bool) -> str:
+    return FINAL_NEWLINE if final else NO_FINAL_NEWLINE
+
+
+def _final_flag(args: list[str]) -> bool | None:
+    """True for `--final-newline`, False for `--no-final-newline`, None (keep the file's) for neither."""
+    given = {a for a in args if a in (FINAL_NEWLINE, NO_FINAL_NEWLINE)}
+    if len(given) > 1:
+        raise StringError("INVALID_PAYLOAD", f"Give {FINAL_NEWLINE} or {NO_FINAL_NEWLINE}, not both",
+                          "--final-newline ends the file with a line break; --no-final-newline ends it without.")
+    return None if not given else FINAL_NEWLINE in given

@@ -13,12 +13,14 @@ from stringsh.commands.registry import handler
 from stringsh.documents.diffreply import with_diff
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
+from stringsh.workspace.codexpatch import apply_codex, is_codex_patch, patched_line
 from stringsh.workspace.hunks import PatchFailed
 from stringsh.workspace.models import ChangeSet, Patch
 from stringsh.workspace.unified import parse_diff
 
 USAGE = "Usage: /patch <<EOF\n--- a/path\n+++ b/path\n@@ -1,2 +1,2 @@\n …\nEOF"
-USAGE_HINT = "The body is a unified diff (git diff, diff -u): one or more files, each with its hunks."
+USAGE_HINT = ("The body is a unified diff (git diff, diff -u) or Codex's apply_patch format ('*** Begin Patch' …): one "
+              "or more files, each with its hunks.")
 
 
 def summary(patch: Patch, rel: str) -> str:
@@ -52,14 +54,15 @@ def patch(ctx: Context) -> Result:
     seen = ctx.session.seen
     # Each hunk's exact context, checked in the file as it is under the engine's lock, is the hunk's own guard:
     # no whole-file hash on top, so a change elsewhere in the file (by another client) does not refuse it.
+    if is_codex_patch(body):
+        return _codex(ctx, body)
     patches = parse_diff(body)
     in_place = any(p.action == "modify" for p in patches)
     try:
         change_id = workspace.apply(ChangeSet(patches=patches), topic=ctx.session.topic,
                                     op="edit" if in_place else "write")
     except PatchFailed as exc:
-        raise StringError(exc.code, exc.message,
-                          f"Re-read those lines and redo the hunk: {reread(exc.rel, exc.first, exc.last)}") from None
+        raise _worded(exc) from None
     rows = sorted(workspace.journal.files(change_id), key=lambda row: row.idx)
     documents = ctx.documents
     parts = []
@@ -75,3 +78,30 @@ def patch(ctx: Context) -> Result:
     else:
         reply = Result(f"Patched {len(parts)} files: {', '.join(parts)}")
     return with_diff(ctx, reply, change_id)
+
+
+def _worded(exc: PatchFailed) -> StringError:
+    """The engine's refusal with the String Command that re-reads the lines it names."""
+    return StringError(exc.code, exc.message,
+                       f"Re-read those lines and redo the hunk: {reread(exc.rel, exc.first, exc.last)}")
+
+
+def _codex(ctx: Context, body: str) -> Result:
+    """Codex's apply_patch format (workspace/codexpatch.py): as a unified diff, each hunk's exact context is its own
+    guard (no whole-file hash), one change set, one undo."""
+    workspace = ctx.dispatcher.workspace
+    seen = ctx.session.seen
+    topic = ctx.session.topic
+    try:
+        change_id, parts = apply_codex(workspace, body, topic, lambda _path: None)
+    except PatchFailed as exc:
+        raise _worded(exc) from None
+    rows = sorted(workspace.journal.files(change_id), key=lambda row: row.idx)
+    for row in rows:
+        if row.new_sha is None:
+            seen.pop(row.path, None)
+        else:
+            ctx.documents.after_write(row.path, row.new_sha)
+    written = [row.path for row in rows if row.new_sha is not None]
+    fields = document_fields(written[0]) if len(parts) == 1 and written else None
+    return with_diff(ctx, Result(patched_line(parts), fields=fields), change_id)

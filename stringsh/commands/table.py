@@ -96,9 +96,11 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
         summary="Show the page's menus, a menu's entries, its shortcuts, or a menu scaffold", section="Navigation",
     ),
     # Editing
-    CommandSpec("edit", "edit", "edit", syntax="/edit [--force] path[#block] [--before|--after] [<<EOF … EOF]",
+    CommandSpec("edit", "edit", "edit",
+                syntax="/edit [--force] [--final-newline|--no-final-newline] path[#block] [--before|--after] "
+                       "[<<EOF … EOF]",
                 summary="Show numbered source, or replace a file or block with the body", section="Editing",
-                flags=("--force", "--before", "--after")),
+                flags=("--force", "--final-newline", "--no-final-newline", "--before", "--after")),
     CommandSpec("write", "write", "write", syntax="/write [--force] path <<EOF … EOF | /write path text",
                 summary="Create a file, or replace an existing one you have read", section="Editing",
                 flags=("--force",), raw=True),

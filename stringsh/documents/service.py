@@ -15,7 +15,7 @@ from stringsh.documents import partguard
 from stringsh.errors import StringError, is_a_folder
 from stringsh.render.view import DocumentView, ViewLoader, current_if_fresh, resolve_block
 from stringsh.workspace.seen import mark_seen
-from stringsh.workspace.textio import LEGACY_ENCODING, refuse_legacy_edit
+from stringsh.workspace.textio import LEGACY_ENCODINGS, is_ambiguous, refuse_ambiguous
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -230,8 +230,8 @@ class DocumentService:
         view = fresh or self.load(path, watch=False)
         if view.kind == "binary":
             raise StringError("BINARY_FILE", f"Binary file: {view.path} ({view.mime}, {view.size} bytes)")
-        if view.encoding == LEGACY_ENCODING:  # shown as Latin-1 only: an edit would guess the real encoding
-            raise refuse_legacy_edit(view.path)
+        if view.encoding in LEGACY_ENCODINGS and is_ambiguous(view.doc.text.encode(view.encoding)):
+            raise refuse_ambiguous(view.path)  # Latin-1 or cp1252 kept, but not where parts are UTF-8
         return view
 
     def mark_seen(self, view: DocumentView) -> None:

@@ -16,7 +16,7 @@ from stringsh.errors import StringError
 from stringsh.render import blockids, plain
 from stringsh.render.document import Document, LazyDocument, is_markdown
 from stringsh.render.index import Block, DocIndex
-from stringsh.workspace.textio import LEGACY_ENCODING, legacy_note
+from stringsh.workspace.textio import LEGACY_ENCODINGS, is_ambiguous, legacy_note
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -280,7 +280,10 @@ def render_view(view: DocumentView, *, start: int = 0, budget: int = plain.DEFAU
         if command != "/open":
             hint = hint.replace("Read on: /open ", f"Read on: {command} ")
         text = f"{text}\n\n{hint}"
-    return f"{text}\n\n{legacy_note(view.path)}" if view.encoding == LEGACY_ENCODING else text
+    if view.encoding not in LEGACY_ENCODINGS:
+        return text
+    ambiguous = is_ambiguous(view.doc.text.encode(view.encoding))  # one character a byte: the file's bytes again
+    return f"{text}\n\n{legacy_note(view.path, view.encoding, ambiguous)}"
 
 
 def _render_code(view: DocumentView, *, start: int, budget: int, command: str) -> str:

@@ -286,11 +286,12 @@ class Workspace:
 
         return read_bytes(self, ReadRequest(path, topic))
 
-    def read_text(self, path: str, *, topic: str | None = None, legacy: bool = False,
+    def read_text(self, path: str, *, topic: str | None = None, legacy: bool | str = False,
                   known_utf8: Callable[[str], bool] | None = None) -> TextFile:
         """Strictly decoded text with the file's own line endings; BINARY_FILE / ENCODING / TOO_LARGE. `legacy`: a
-        file that is not UTF-8 is read as Latin-1 (encoding "latin-1") instead, to be shown, never edited.
-        `known_utf8`: see `ReadRequest` (bytes a signed cache knows are UTF-8 come back undecoded, in `raw`)."""
+        file that is not UTF-8 is read as Latin-1 (or detected cp1252) instead; `legacy="edit"` refuses one whose
+        encoding is ambiguous (parts of it UTF-8), as every editor does. `known_utf8`: see `ReadRequest` (bytes a
+        signed cache knows are UTF-8 come back undecoded, in `raw`)."""
         from stringsh.workspace.ops.read import ReadRequest, read_text
 
         return read_text(self, ReadRequest(path, topic, legacy, known_utf8))

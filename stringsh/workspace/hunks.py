@@ -18,7 +18,7 @@ from stringsh.errors import StringError
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.models import FileChange
 from stringsh.workspace.patches import Hunk, Patch, hunk_start, label, parse_lines
-from stringsh.workspace.textio import decode, dominant_newline, encode, line_spans, split_lines
+from stringsh.workspace.textio import decode_for_edit, dominant_newline, encode, line_spans, split_lines
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -151,7 +151,7 @@ def materialise(ws: Workspace, patch: Patch, limit: int) -> FileChange:
         if raw is None:
             raise StringError("NOT_FOUND", f"File not found: {rel}; nothing was written.",
                               "A diff that creates a file has --- /dev/null as its old side.")
-        text, encoding, bom = decode(raw, rel)
+        text, encoding, bom = decode_for_edit(raw, rel)
     new = apply_hunks(text, patch.hunks, rel, ws.redactor)
     if patch.action == "delete":
         if new:

@@ -23,15 +23,31 @@ STYLES = {"\n": "lf", "\r\n": "crlf", "\r": "cr"}
 ENDINGS = {v: k for k, v in STYLES.items()}
 ENCODING_HINT = "stringsh keeps files byte-faithful: it reads UTF-8 (with or without BOM) and UTF-16 with a BOM."
 #: How a file that is not UTF-8 (and has no BOM) is shown: every byte is one Latin-1 character, so nothing is lost
-#: or substituted. Such a view is read-only: an edit would have to guess the file's real encoding.
+#: or substituted, and an edit written back in Latin-1 changes no byte outside it (never converted unasked).
 LEGACY_ENCODING = "latin-1"
 
 
-def legacy_note(rel: str) -> str:
-    """The line that marks a view of a file that is not UTF-8 as shown in Latin-1 and read-only."""
-    return (f"[read-only] {rel} is not UTF-8: shown as Latin-1 (ISO-8859-1), one character per byte. /edit refuses "
-            f"it; convert it first (!iconv -f LATIN1 -t UTF-8 {rel} -o {rel}.utf8), or replace it whole with "
-            f"/write --force {rel}.")
+#: Detected instead of Latin-1 when the bytes use 0x80-0x9F (C1 controls in Latin-1, never in text; Windows-1252's
+#: quotes, dashes and euro) and every one of them is defined there: each byte is still one character, so a read and
+#: a write back give the same bytes.
+WINDOWS_ENCODING = "cp1252"
+#: The encodings a file that is not UTF-8 is shown and edited in, with the names a view gives them.
+LEGACY_ENCODINGS = {LEGACY_ENCODING: "Latin-1 (ISO-8859-1)", WINDOWS_ENCODING: "Windows-1252 (cp1252)"}
+C1_BYTES = re.compile(rb"[\x80-\x9f]")
+
+
+def legacy_note(rel: str, encoding: str = LEGACY_ENCODING, ambiguous: bool = False) -> str:
+    """The line that marks a view of a file that is not UTF-8 as shown, and edited, in `encoding` (`ambiguous`:
+    shown only, since parts of it are UTF-8)."""
+    if ambiguous:
+        return (f"[read-only] {rel} is not UTF-8, yet parts of it are: shown as {LEGACY_ENCODINGS[encoding]}, one "
+                f"character per byte; edits are refused until its bytes are repaired or converted (!iconv).")
+    if encoding == WINDOWS_ENCODING:
+        return (f"[cp1252] {rel} is not UTF-8: shown as Windows-1252 (cp1252), detected from its bytes 0x80-0x9F, one "
+                f"character per byte. Edits keep it cp1252; to make it UTF-8, convert it (!iconv -f CP1252 -t UTF-8 "
+                f"{rel} -o {rel}.utf8).")
+    return (f"[latin-1] {rel} is not UTF-8: shown as Latin-1 (ISO-8859-1), one character per byte. Edits keep it "
+            f"Latin-1; to make it UTF-8, convert it (!iconv -f LATIN1 -t UTF-8 {rel} -o {rel}.utf8).")
 
 
 def decode_or_legacy(raw: bytes, rel: str) -> tuple[str, str, bool]:
@@ -41,16 +57,42 @@ def decode_or_legacy(raw: bytes, rel: str) -> tuple[str, str, bool]:
     except StringError as exc:
         if exc.code != "ENCODING" or raw.startswith(tuple(bom for bom, _ in BOMS)):
             raise
+        if C1_BYTES.search(raw) and not is_ambiguous(raw):  # parts UTF-8: shown as Latin-1, nothing guessed
+            try:
+                return raw.decode(WINDOWS_ENCODING), WINDOWS_ENCODING, False
+            except UnicodeDecodeError:  # 0x81, 0x8D, 0x8F, 0x90 or 0x9D: not cp1252 either
+                pass
         return raw.decode(LEGACY_ENCODING), LEGACY_ENCODING, False
 
 
-def refuse_legacy_edit(rel: str) -> StringError:
-    """An edit of a file shown as Latin-1: refused, so no byte is rewritten in a guessed encoding."""
+#: A well-formed UTF-8 sequence of two to four bytes: in a file that is not UTF-8 it says part of it is, so its
+#: encoding is ambiguous (a UTF-8 file with a damaged byte, or mixed encodings) and it is not edited.
+#: So is a UTF-8 sequence cut short at the end (a file truncated mid-character).
+UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}"
+                           rb"|[\xc2-\xf4][\x80-\xbf]{0,2}\Z")
+
+
+def is_ambiguous(raw: bytes) -> bool:
+    """True for bytes that are not UTF-8 but hold UTF-8 sequences: neither reading is certain."""
+    return UTF8_SEQUENCE.search(raw) is not None
+
+
+def decode_for_edit(raw: bytes, rel: str) -> tuple[str, str, bool]:
+    """`decode_or_legacy` for an edit: a file that is not UTF-8 but holds UTF-8 sequences is refused, since new text
+    written in Latin-1 (or cp1252) there would leave it in two encodings."""
+    text, encoding, bom = decode_or_legacy(raw, rel)
+    if encoding in LEGACY_ENCODINGS and is_ambiguous(raw):
+        raise refuse_ambiguous(rel)
+    return text, encoding, bom
+
+
+def refuse_ambiguous(rel: str) -> StringError:
+    """An edit of a file that is not UTF-8 but holds UTF-8 sequences: refused, nothing written in a guess."""
     return StringError(
         "ENCODING",
-        f"{rel} is not UTF-8 (shown as Latin-1, read-only); nothing was changed.",
-        f"Read it with /open {rel}. To edit it, convert it to UTF-8 first (!iconv -f LATIN1 -t UTF-8 {rel} -o "
-        f"{rel}.utf8), or replace it whole with /write --force {rel}.",
+        f"{rel} is not valid UTF-8, yet parts of it are: its encoding is ambiguous, so it is not edited; nothing "
+        "was changed.",
+        f"Read it with /open {rel}; repair its bytes or convert it (!iconv), then edit it.",
     )
 
 
@@ -89,10 +131,18 @@ def encode(text: str, encoding: str, bom: bool, rel: str) -> bytes:
         raise StringError(
             "ENCODING",
             f"Text for {rel} has a character {encoding.upper()} cannot hold at index {exc.start}; nothing was written.",
+            None if encoding not in LEGACY_ENCODINGS else _stays(rel, encoding),
         ) from None
     if bom:
         data = {"utf-8": b"\xef\xbb\xbf", "utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff"}[encoding] + data
     return data
+
+
+def _stays(rel: str, encoding: str) -> str:
+    name = "Latin-1" if encoding == LEGACY_ENCODING else encoding
+    source = "LATIN1" if encoding == LEGACY_ENCODING else encoding.upper()
+    return (f"{rel} is {name} and stays {name}: use characters it holds, or convert it first (!iconv -f {source} -t "
+            f"UTF-8 {rel} -o {rel}.utf8).")
 
 
 def line_breaks(text: str) -> list[str]:

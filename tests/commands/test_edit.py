@@ -113,11 +113,11 @@ def test_utf16_and_mixed_endings_survive_a_block_edit_and_undo(ws: Path, dispatc
     assert (ws / "m.md").read_bytes() == mixed
 
 
-def test_latin1_file_is_refused_not_mangled(ws: Path, dispatcher) -> None:
+def test_latin1_file_is_edited_in_latin1_not_mangled(ws: Path, dispatcher) -> None:
     raw = b"# Caf\xe9\n\ntext\n"
     (ws / "l.md").write_bytes(raw)
-    assert not dispatcher.execute("/edit l.md#caf\nnew\n").ok
-    assert (ws / "l.md").read_bytes() == raw
+    assert dispatcher.execute("/edit l.md#caf\nnéw\n").ok
+    assert (ws / "l.md").read_bytes() == b"# Caf\xe9\n\nn\xe9w\n"
 
 
 def test_an_edit_that_would_break_the_block_writes_nothing(ws: Path, dispatcher) -> None:
@@ -155,3 +155,27 @@ def test_edit_after_this_topics_own_undo_is_not_a_conflict(ws: Path, dispatcher)
         "Edited todo.md#today (5 lines): 1 line replaced by 1 line"
     )
     assert (ws / "todo.md").read_text() == "# Todo\n\n## Today\n\n- two\n"
+
+
+def test_final_newline_flags_add_or_drop_the_last_line_break_in_the_files_own_ending(ws: Path, dispatcher) -> None:
+    """A heredoc body always ends with a line break, so a whole-file /edit keeps the file's; the flags change it."""
+    (ws / "no_eol.txt").write_bytes(b"one\r\ntwo")
+    (ws / "notes.md").write_bytes(b"# T\n\n<!-- #x -->\nold\n<!-- /x -->")
+    assert dispatcher.execute("/edit no_eol.txt").ok  # read: the guard lets the whole-file edits through
+    assert dispatcher.execute("/edit no_eol.txt\none\ntwo\n").text == (
+        "re: /edit no_eol.txt\nEdited no_eol.txt (2 lines, whole file)")
+    assert (ws / "no_eol.txt").read_bytes() == b"one\r\ntwo"  # kept without one
+    assert dispatcher.execute("/edit --final-newline no_eol.txt\none\ntwo\n").ok
+    assert (ws / "no_eol.txt").read_bytes() == b"one\r\ntwo\r\n"  # CRLF, as the file's lines
+    assert dispatcher.execute("/edit --no-final-newline no_eol.txt\none\n2\n").ok
+    assert (ws / "no_eol.txt").read_bytes() == b"one\r\n2"
+    assert body(dispatcher.execute("/edit --final-newline notes.md#x\nnew\n").text) == (
+        "ERROR(INVALID_PAYLOAD): --final-newline and --no-final-newline are for a whole-file /edit\n"
+        "Send the whole file: /edit --final-newline notes.md and the body.")
+    assert body(dispatcher.execute("/edit --final-newline --no-final-newline no_eol.txt\nx\n").text) == (
+        "ERROR(INVALID_PAYLOAD): Give --final-newline or --no-final-newline, not both\n"
+        "--final-newline ends the file with a line break; --no-final-newline ends it without.")
+    assert (ws / "no_eol.txt").read_bytes() == b"one\r\n2"
+    assert (ws / "notes.md").read_bytes() == b"# T\n\n<!-- #x -->\nold\n<!-- /x -->"
+    assert dispatcher.execute("/undo").ok
+    assert (ws / "no_eol.txt").read_bytes() == b"one\r\ntwo\r\n"

@@ -38,6 +38,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("edit", ["/open a.md"], "/edit #part\nnew text\n"),
     ("edit", [], "/edit a.md#part\nnew text\n"),
     ("edit", [], "/append a.md\nmore\n"),
+    ("patch", [], "/patch\n*** Begin Patch\n*** Add File: new.txt\n+x\n*** End Patch\n"),
+    ("edit", [], "/patch\n*** Begin Patch\n*** Update File: a.md\n+more\n*** End Patch\n"),
     ("shell", [], "!touch made-by-shell"),
     ("shell", [], "/exec touch made-by-shell"),
     ("shell", [], "/bash"),

@@ -246,15 +246,15 @@ def test_masked_secret_is_never_written_back_nor_shown(ws: Path) -> None:
     assert (ws / "c.txt").read_bytes() == raw
 
 
-def test_secret_files_and_undecodable_files_are_refused(ws: Path) -> None:
+def test_secret_files_are_refused_and_latin1_files_stay_latin1(ws: Path) -> None:
     (ws / ".env").write_bytes(b"KEY=1\n")
-    (ws / "l.txt").write_bytes(b"caf\xe9\n")
-    out = run(ws, req("/replace .env", "KEY\n---\nK\n") + req("/replace l.txt:L1", "x\n"))
+    (ws / "l.txt").write_bytes(b"caf\xe9\nend")
+    out = run(ws, req("/replace .env", "KEY\n---\nK\n") + req("/replace l.txt:L1", "th\xe9\n"))
     replies = out.split("re: ")[1:]
     assert replies[0].startswith("/replace .env\nERROR(SECRET_DENIED)")
-    assert replies[1].startswith("/replace l.txt:L1\nERROR(ENCODING): l.txt is not UTF-8")
+    assert replies[1] == "/replace l.txt:L1\nReplaced l.txt:L1\n"
     assert (ws / ".env").read_bytes() == b"KEY=1\n"
-    assert (ws / "l.txt").read_bytes() == b"caf\xe9\n"
+    assert (ws / "l.txt").read_bytes() == b"th\xe9\nend"
 
 
 def test_diff_is_appended_when_asked(ws: Path) -> None:

@@ -25,6 +25,7 @@ FIXTURES = {
     "bom.txt": b"\xef\xbb\xbfalpha\nport = 3000\nomega\n",
     "utf16.txt": "\ufeffalpha\r\nport = 3000\r\nomega\r\n".encode("utf-16-le"),
     "latin1.txt": b"caf\xe9\nport = 3000\nomega\n",
+    "cp1252.txt": b"\x93q\x94\nport = 3000\nomega\n",
     "nofinal.txt": b"alpha\nport = 3000\nomega",
     "mixed.txt": b"alpha\r\nport = 3000\nomega\r\n",
 }
@@ -34,12 +35,14 @@ EDITED = {
     "crlf.txt": b"alpha\r\nport = 8080\r\nomega\r\n",
     "bom.txt": b"\xef\xbb\xbfalpha\nport = 8080\nomega\n",
     "utf16.txt": "\ufeffalpha\r\nport = 8080\r\nomega\r\n".encode("utf-16-le"),
-    "latin1.txt": FIXTURES["latin1.txt"],  # refused: ENCODING, nothing changed
+    "latin1.txt": b"caf\xe9\nport = 8080\nomega\n",  # edited in Latin-1, its own encoding
+    "cp1252.txt": b"\x93q\x94\nport = 8080\nomega\n",  # detected (0x93, 0x94) and edited as cp1252
     "nofinal.txt": b"alpha\nport = 8080\nomega",
     "mixed.txt": b"alpha\r\nport = 8080\nomega\r\n",
 }
 #: What every read shows: `\n` endings, no `\r`, Latin-1 as one character a byte.
-SHOWN = {name: ("caf\u00e9" if name == "latin1.txt" else "alpha") + "\nport = 3000\nomega"
+FIRST = {"latin1.txt": "caf\u00e9", "cp1252.txt": "\u201cq\u201d"}
+SHOWN = {name: FIRST.get(name, "alpha") + "\nport = 3000\nomega"
          + ("" if name == "nofinal.txt" else "\n") for name in FIXTURES}
 #: A whole write of `\n` text: an existing file keeps encoding, BOM and dominant ending; the final newline is given.
 CONTENT = "th\u00e9\ntwo\n"
@@ -48,13 +51,14 @@ WRITTEN = {
     "bom.txt": b"\xef\xbb\xbfth\xc3\xa9\ntwo\n",
     "utf16.txt": "\ufeffth\u00e9\r\ntwo\r\n".encode("utf-16-le"),
     "latin1.txt": b"th\xe9\ntwo\n",
+    "cp1252.txt": b"th\xe9\ntwo\n",
     "nofinal.txt": b"th\xc3\xa9\ntwo\n",
     "mixed.txt": b"th\xc3\xa9\r\ntwo\r\n",
 }
 DIALECTS = ("string", "operator", "tools", "mcp")
 CHANGES_ROW = re.compile(r"^\d+ .*?  (\S+ (?:\+\d+ -\d+|binary))$", re.M)
 #: `/changes` counts lines of UTF-8 text; a UTF-16 or Latin-1 file's change is listed as binary.
-COUNTED = {name: "binary" if name in ("utf16.txt", "latin1.txt") else "+1 -1" for name in FIXTURES}
+COUNTED = {name: "binary" if name in ("utf16.txt", "latin1.txt", "cp1252.txt") else "+1 -1" for name in FIXTURES}
 
 
 @pytest.fixture
@@ -122,15 +126,11 @@ def test_exact_edit_same_bytes_and_journal(spaces: dict[str, Dispatcher]) -> Non
         tool = tools(spaces["tools"], "edit", file_path=name, old_string=old, new_string=NEW)
         mcp_reply = mcp(spaces["mcp"], lambda call, name=name, old=old: apply_edits(
             call, name, [EditOperation(old, NEW)], dry_run=False))
-        if name == "latin1.txt":  # not UTF-8: every editor refuses it, nothing is written
-            assert (string.code, op[0], tool["code"], mcp_reply) == ("ENCODING", False, "ENCODING", "ERROR(ENCODING)")
-            assert op[1].startswith("ENCODING: ")
-            continue
         assert string.text.startswith(f"re: /replace {name}\nReplaced 1 occurrence in {name}"), string.text
         assert op == (True, "Applied edits", None)
         assert tool == {"id": 1, "ok": True, "result": {"success": True, "lines_changed": 2, "replacements": 1}}
         assert mcp_reply.startswith("```diff\n") and mcp_reply.endswith(", undoable."), mcp_reply
-    rows = [f"{name} {COUNTED[name]}" for name in FIXTURES if name != "latin1.txt"]
+    rows = [f"{name} {COUNTED[name]}" for name in FIXTURES]
     for dialect, dispatcher in spaces.items():
         assert on_disk(dispatcher) == EDITED, dialect
         assert journal(dispatcher) == rows, dialect
@@ -153,18 +153,19 @@ def test_write_over_existing_same_bytes_and_journal(spaces: dict[str, Dispatcher
 
 
 def test_patch_same_bytes_and_journal(spaces: dict[str, Dispatcher]) -> None:
-    """Patches: String Commands' `/patch` and OPERATOR_CMD's fs.patch (the JSON tools and MCP have none)."""
+    """Patches: String Commands' `/patch` and OPERATOR_CMD's fs.patch (unified diffs), the JSON tools' apply_patch
+    (Codex's format, which `/patch` also takes)."""
     for name in FIXTURES:
-        first = "caf\u00e9" if name == "latin1.txt" else "alpha"
+        first = FIRST.get(name, "alpha")
         diff = f"--- a/{name}\n+++ b/{name}\n@@ -1,2 +1,2 @@\n {first}\n-port = 3000\n+port = 8080\n"
         string = spaces["string"].execute(f"/patch\n{diff}")
         op = operator(spaces["operator"], "fs.patch", path=name, patch_b64=diff)
-        if name == "latin1.txt":
-            assert (string.ok, op[0]) == (False, False) and string.code == "ENCODING", string.text
-            continue
+        codex = f"*** Begin Patch\n*** Update File: {name}\n@@\n {first}\n-port = 3000\n+port = 8080\n*** End Patch\n"
+        tool = tools(spaces["tools"], "apply_patch", input=codex)
         assert string.ok, string.text
         assert op == (True, "Patched file", None)
-    rows = [f"{name} {COUNTED[name]}" for name in FIXTURES if name != "latin1.txt"]
-    for dialect in ("string", "operator"):
+        assert tool["ok"] and tool["result"]["summary"] == f"Patched {name} (+1 -1)", tool
+    rows = [f"{name} {COUNTED[name]}" for name in FIXTURES]
+    for dialect in ("string", "operator", "tools"):
         assert on_disk(spaces[dialect]) == EDITED, dialect
         assert journal(spaces[dialect]) == rows, dialect

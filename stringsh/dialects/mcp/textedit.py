@@ -65,7 +65,7 @@ def apply_edits(call: Call, path: str, edits: list[EditOperation], *, dry_run: b
     pairs = tuple((edit.old, edit.new) for edit in edits)
     try:
         if dry_run:
-            before = call.ws.read_text(checked, topic=call.topic).text
+            before = call.ws.read_text(checked, topic=call.topic, legacy="edit").text
             after, _ = replace_all_pairs(before, pairs, "one")
             change_id = None
         else:

@@ -6,8 +6,8 @@ reply is a failure (`ERROR(CODE): …`, or a shell command's non-zero exit, whos
 text).
 
 When the client's roots narrow the policy's, the tools that reach the whole workspace (`string`, `bash`, `patch`,
-`changes`, `revert`, `undo`, `grep` without a path, `open @shortcut`) are refused: only the path tools can be kept
-inside the roots."""
+`apply_patch`, `changes`, `revert`, `undo`, `grep` without a path, `open @shortcut`) are refused: only the path
+tools can be kept inside the roots."""
 
 from __future__ import annotations
 
@@ -185,6 +185,15 @@ def register(server: MCPServer, calls: Calls) -> None:
                     ctx: Context) -> CallToolResult:
         """Apply a multi-file unified diff, all or nothing (/patch): strict, no fuzz; one change set, undoable."""
         return await execute(ctx, lambda call: build("/patch", [], diff), "patch")
+
+    @server.tool(annotations=CHANGE)
+    async def apply_patch(input: Annotated[str, Field(description="A patch in Codex's apply_patch format: "
+                                                                  "'*** Begin Patch' … '*** End Patch', paths "
+                                                                  "relative to the workspace root")],
+                          ctx: Context) -> CallToolResult:
+        """Apply a patch in Codex's apply_patch format (`*** Update File:`, `@@` chunks …), all or nothing (/patch):
+        exact lines, one change set, undoable."""
+        return await execute(ctx, lambda call: build("/patch", [], input), "apply_patch")
 
     @server.tool(annotations=READ)
     async def changes(ctx: Context,

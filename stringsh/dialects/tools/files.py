@@ -1,11 +1,11 @@
 """`read`, `write` and `edit`: the engine's reads and change sets (journal, undo, audit), shaped as docs/json-tools.md.
 
-They follow the README's text fidelity table, as every dialect does. `read` shows lines with `\\n` (never a
-`\\r`), a file that is not UTF-8 as Latin-1 (one character per byte). `write` replaces the whole content: a new
-file gets the content's UTF-8 bytes as given, an existing one keeps its encoding, BOM and dominant line ending.
-`edit` is the engine's exact-replace editor: `old_string` as `read` showed it (`\\n`) matches a CRLF or mixed file
-too, `new_string` takes the line ending of the text it replaces, and the file keeps its encoding and BOM; one
-journalled change guarded by the hash of the bytes it was read as.
+They follow the README's text fidelity table, as every dialect does. `read` shows lines with `\\n` (never a `\\r`),
+a file that is not UTF-8 as Latin-1 or detected cp1252 (one character per byte). `write` replaces the whole content:
+a new file gets the content's UTF-8 bytes as given, an existing one keeps its encoding, BOM and dominant line
+ending. `edit` is the engine's exact-replace editor: `old_string` as `read` showed it (`\\n`) matches a CRLF or
+mixed file too, `new_string` takes the line ending of the text it replaces, and the file keeps its encoding and BOM;
+one journalled change guarded by the hash of the bytes it was read as.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from stringsh.dialects.tools import bash, files, git, history, search, symbols
+from stringsh.dialects.tools import bash, files, git, history, patch, search, symbols
 from stringsh.dialects.tools.schema import Field
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
     Tool("read", files.READ_FIELDS, files.read, files.path_summary, files.READ_ABOUT),
     Tool("write", files.WRITE_FIELDS, files.write, files.path_summary, files.WRITE_ABOUT),
     Tool("edit", files.EDIT_FIELDS, files.edit, files.path_summary, files.EDIT_ABOUT),
+    Tool("apply_patch", patch.FIELDS, patch.apply_patch, patch.summary, patch.ABOUT),
     Tool("glob", search.GLOB_FIELDS, search.glob, search.summary, "files matching a pattern, newest first"),
     Tool("grep", search.GREP_FIELDS, search.grep, search.summary, "lines matching a regular expression"),
     Tool("git", git.FIELDS, git.run, git.summary, "status, diff, log, commit, push, checkout"),

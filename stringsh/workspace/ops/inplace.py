@@ -35,7 +35,7 @@ def rewrite(ws: Workspace, path: str, topic: str, op: str, expected_sha256: str 
     require(ws.policy, ws.policy.permissions.write, "write", mutating=True)
     require(ws.policy, ws.policy.permissions.edit, "edit")
     with ws.state.audited(op, [path], topic) as note, ws.locked():
-        current = read_text(ws, ReadRequest(path, topic))
+        current = read_text(ws, ReadRequest(path, topic, legacy="edit"))  # Latin-1 kept
         if expected_sha256 is not None and current.sha256 != expected_sha256:
             raise stale(current.rel)
         text = change(current)

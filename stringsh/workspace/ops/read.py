@@ -11,7 +11,7 @@ from stringsh.errors import StringError, is_a_folder
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.ops.guard import check_hardlink, require
-from stringsh.workspace.textio import count_lines, decode, decode_or_legacy, newline_style
+from stringsh.workspace.textio import count_lines, decode, decode_for_edit, decode_or_legacy, newline_style
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -44,8 +44,9 @@ class TextFile(NamedTuple):
 class ReadRequest(NamedTuple):
     path: str
     topic: str | None = None
-    #: True: bytes that are not UTF-8 (and have no BOM) are read as Latin-1 instead of refused (for showing only).
-    legacy: bool = False
+    #: True: bytes that are not UTF-8 (and have no BOM) are read as Latin-1 (or detected cp1252) instead of refused;
+    #: "edit": the same for an edit, refusing a file whose encoding is ambiguous (textio.decode_for_edit).
+    legacy: bool | str = False
     #: sha256 -> True when bytes with that hash are known to be UTF-8 without a BOM (a signed cache says so): they
     #: are then not decoded here, for a caller that decodes only the lines it shows (a repeat /open of 10 MB).
     known_utf8: Callable[[str], bool] | None = None
@@ -66,7 +67,10 @@ def read_text(ws: Workspace, request: ReadRequest) -> TextFile:
         digest = sha256(data)
         if request.known_utf8 is not None and request.known_utf8(digest):
             return TextFile(res.rel, "", "utf-8", False, "", False, digest, len(data), st.st_mtime_ns, data)
-        text, encoding, bom = decode_or_legacy(data, res.rel) if request.legacy else decode(data, res.rel)
+        if request.legacy == "edit":
+            text, encoding, bom = decode_for_edit(data, res.rel)
+        else:
+            text, encoding, bom = decode_or_legacy(data, res.rel) if request.legacy else decode(data, res.rel)
         style, final = newline_style(text)
         return TextFile(res.rel, text, encoding, bom, style, final, digest, len(data), st.st_mtime_ns)
 

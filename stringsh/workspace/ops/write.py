@@ -16,6 +16,7 @@ from stringsh.workspace.ops.read import ReadRequest, read_text
 from stringsh.workspace.ops.stat import StatRequest, stat_path
 from stringsh.workspace.textio import (
     LEGACY_ENCODING,
+    LEGACY_ENCODINGS,
     adapt_newlines,
     count_lines,
     decode_or_legacy,
@@ -65,10 +66,11 @@ def encode_for(ws: Workspace, path: str, text: str) -> Encoded:
     try:
         return Encoded(encode(adapt_newlines(text, dominant_newline(old)), encoding, bom, rel), False)
     except StringError as exc:
-        if encoding != LEGACY_ENCODING:
+        if encoding not in LEGACY_ENCODINGS:
             raise
-        raise StringError(exc.code, exc.message, f"{rel} is Latin-1 and keeps its encoding. Write only characters "
-                          f"Latin-1 holds, or delete {rel} first to write it anew as UTF-8.") from None
+        name = "Latin-1" if encoding == LEGACY_ENCODING else encoding
+        raise StringError(exc.code, exc.message, f"{rel} is {name} and keeps its encoding. Write only characters "
+                          f"{name} holds, or delete {rel} first to write it anew as UTF-8.") from None
 
 
 def write_text(ws: Workspace, request: WriteRequest) -> WriteOutcome:

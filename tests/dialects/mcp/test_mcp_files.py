@@ -59,16 +59,18 @@ def test_edit_file_keeps_mixed_endings_and_a_missing_final_newline(client: Clien
     assert path.read_bytes() == b"one\r\ntwo\n3"
 
 
-def test_edit_file_keeps_utf16_and_latin1_is_refused_untouched(client: Client, root: Path) -> None:
+def test_edit_file_keeps_utf16_and_latin1(client: Client, root: Path) -> None:
     path = root / "wide.txt"
     path.write_bytes(b"\xff\xfe" + "x = 1\r\ny = 2\r\n".encode("utf-16-le"))
     client.text("edit_file", {"path": "wide.txt", "edits": [{"oldText": "y = 2", "newText": "y = 3"}]})
     assert path.read_bytes() == b"\xff\xfe" + "x = 1\r\ny = 3\r\n".encode("utf-16-le")
     latin = root / "latin.txt"
     latin.write_bytes(b"# caf\xe9\nx = 1\n")
-    assert client.error("edit_file", {"path": "latin.txt", "edits": [{"oldText": "x = 1", "newText": "x = 2"}]}
-                        ).startswith("ERROR(ENCODING): ")
-    assert latin.read_bytes() == b"# caf\xe9\nx = 1\n"
+    client.text("edit_file", {"path": "latin.txt", "edits": [{"oldText": "x = 1", "newText": "x = \u00e9"}]})
+    assert latin.read_bytes() == b"# caf\xe9\nx = \xe9\n"  # Latin-1 kept, never converted to UTF-8
+    assert client.error("edit_file", {"path": "latin.txt", "edits": [{"oldText": "x", "newText": "\u20ac"}]}
+                        ).startswith("ERROR(ENCODING): Text for latin.txt has a character LATIN-1 cannot hold")
+    assert latin.read_bytes() == b"# caf\xe9\nx = \xe9\n"
 
 
 def test_edit_file_dry_run_writes_nothing(client: Client, root: Path) -> None:

@@ -109,18 +109,16 @@ def test_edit_keeps_line_endings_and_bom_where_the_reference_rewrites_them(
 def test_edit_of_a_latin1_file_the_reference_corrupts_a_byte_it_was_not_asked_to_touch(
     tmp_path: Path, reference_js: Path
 ) -> None:
-    """The reference decodes as UTF-8 and writes U+FFFD over the é; stringsh refuses the edit, every byte kept."""
+    """The reference decodes as UTF-8 and writes U+FFFD over the é; stringsh edits the file in Latin-1, its own
+    encoding, so the é stays the byte it was."""
     original = b"caf\xe9\nbeta\n"
     runs = side_by_side(tmp_path, reference_js, {"menu.txt": original}, [edit("menu.txt", "beta", "BETA")])
     root, (result,) = runs["reference"]
     assert not result.is_error
     assert (root / "menu.txt").read_bytes() == b"caf\xef\xbf\xbd\nBETA\n"
     root, (result,) = runs["stringsh"]
-    assert result.is_error
-    assert text(result) == ("ERROR(ENCODING): menu.txt is not valid UTF-8 (bytes e9 0a 62 65 at offset 3); nothing "
-                            "was changed.\nstringsh keeps files byte-faithful: it reads UTF-8 (with or without BOM) "
-                            "and UTF-16 with a BOM.")
-    assert (root / "menu.txt").read_bytes() == original
+    assert not result.is_error, text(result)
+    assert (root / "menu.txt").read_bytes() == b"caf\xe9\nBETA\n"
 
 
 def test_edit_of_a_utf16_file_the_reference_cannot_match(tmp_path: Path, reference_js: Path) -> None:

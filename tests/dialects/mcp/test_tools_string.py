@@ -35,12 +35,13 @@ def test_own_tools_are_listed_with_truthful_annotations(client: Client) -> None:
     tools = {tool.name: tool for tool in client.portal.call(client.session.list_tools).tools}
     hints = {name: (tools[name].annotations.read_only_hint, tools[name].annotations.destructive_hint,  # type: ignore[union-attr]
                     tools[name].annotations.idempotent_hint)  # type: ignore[union-attr]
-             for name in ("string", "grep", "open", "edit_block", "replace", "patch", "changes", "revert", "undo",
-                          "bash")}
+             for name in ("string", "grep", "open", "edit_block", "replace", "patch", "apply_patch", "changes",
+                          "revert", "undo", "bash")}
     assert hints == {
         "string": (False, True, False), "grep": (True, False, True), "open": (True, False, True),
         "edit_block": (False, True, True), "replace": (False, True, False), "patch": (False, True, False),
-        "changes": (True, False, True), "revert": (False, True, True), "undo": (False, True, False),
+        "apply_patch": (False, True, False), "changes": (True, False, True), "revert": (False, True, True),
+        "undo": (False, True, False),
         "bash": (False, True, False),
     }
     assert tools["string"].input_schema["required"] == ["request"]
@@ -95,6 +96,8 @@ def test_narrowed_roots_keep_to_the_path_tools(root: Path, env: dict[str, str]) 
         assert session.error("string", {"request": "/open README.md"}) == refused.format(tool="string")
         assert session.error("bash", {"command": "cat README.md"}) == refused.format(tool="bash")
         assert session.error("undo") == refused.format(tool="undo")
+        assert session.error("apply_patch", {"input": "*** Begin Patch\n*** Add File: x\n+x\n*** End Patch\n"}) \
+            == refused.format(tool="apply_patch")
         assert session.error("changes") == refused.format(tool="changes")
         assert session.error("grep", {"pattern": "it"}) == refused.format(tool="grep without a path")
         assert session.error("open", {"target": "@home"}) == refused.format(tool="open @shortcut")

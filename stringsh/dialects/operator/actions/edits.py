@@ -151,7 +151,7 @@ def fs_apply_edits(workspace: Workspace, command: Command, confirm: Confirmer, t
         raise invalid("ERR_MISSING_EDITS_B64", "edits_b64 is required.")
     edits = parse_edits(command.payloads["edits_b64"])
     path = command.fields["path"]
-    file = workspace.read_text(path, topic=topic)
+    file = workspace.read_text(path, topic=topic, legacy="edit")
     text = original = file.text
     for index, edit in enumerate(edits):
         try:

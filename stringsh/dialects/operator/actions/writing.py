@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
 
 
-def current_text(workspace: Workspace, path: str, legacy: bool = False) -> tuple[str | None, str | None]:
+def current_text(workspace: Workspace, path: str, legacy: bool | str = False) -> tuple[str | None, str | None]:
     """(sha256, text) of the file now: (None, None) when absent, text None when it is not text (binary, too
     large, not decodable): then the diff names the file instead of showing lines. `legacy`: a file that is not
     UTF-8 is read as Latin-1 (what a whole write keeps it in)."""
@@ -92,14 +92,14 @@ def fs_patch(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
     if workspace.relative(patch.path) != rel:
         raise Refused(f"Patch failed: the diff changes {patch.path}, not {rel}; nothing was written.",
                       "INVALID_PAYLOAD")
-    sha, old = current_text(workspace, path)
+    sha, old = current_text(workspace, path, legacy="edit")  # a Latin-1 file is patched in Latin-1, as /patch is
     try:
         if patch.action == "create":
             new = apply_hunks("", patch.hunks, rel, workspace.redactor)
         elif sha is None:
             raise StringError("NOT_FOUND", f"File not found: {rel}")
         elif old is None:
-            old = workspace.read_text(path).text  # its own refusal (BINARY_FILE, ENCODING, TOO_LARGE)
+            old = workspace.read_text(path, legacy="edit").text  # its own refusal (BINARY_FILE, ENCODING, TOO_LARGE)
         if patch.action != "create":
             new = apply_hunks(old or "", patch.hunks, rel, workspace.redactor)
     except StringError as exc:
