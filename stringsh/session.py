@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # imported for the types only: start-up stays light
     from stringsh.actions.template import ShortcutValue
     from stringsh.protocol.operator_model import Confirmer
+    from stringsh.render.document import Document
     from stringsh.render.view import DocumentView
     from stringsh.workspace.shell.session import ShellSession
 
@@ -37,9 +38,9 @@ class Session:
         self.value_shortcuts: dict[str, ShortcutValue] = {}
         #: Files this topic has read, root-relative path -> sha256, for the stale-write guard.
         self.seen: dict[str, str] = {}
-        #: What this topic last read or wrote of a file, path -> (the `seen` hash then, text): the baseline a block
-        #: or line edit is held against (stringsh.documents.partguard).
-        self.known: dict[str, tuple[str, str]] = {}
+        #: What this topic last read or wrote of a file, path -> (the `seen` hash then, its text or document): the
+        #: baseline a block or line edit is held against (stringsh.documents.partguard).
+        self.known: dict[str, tuple[str, str | Document]] = {}
         #: The topic's persistent shell, started on first use.
         self.bash: ShellSession | None = None
         #: True while the plain loop's `/bash` mode sends every line to the shell.

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from stringsh.errors import StringError
 
 if TYPE_CHECKING:
+    from stringsh.render.document import Document
     from stringsh.session import Session
     from stringsh.workspace.engine import Workspace
 
@@ -29,13 +30,21 @@ REMEMBERED_CHARS = 8_000_000
 SHOWN_LINES = 40
 
 
-def remember(session: Session, rel: str, text: str) -> None:
-    """This topic knows `rel` as `text` (tagged with the hash `seen` holds for it now)."""
+def remember(session: Session, rel: str, text: str | Document) -> None:
+    """This topic knows `rel` as `text` (tagged with the hash `seen` holds for it now). A document is kept as it
+    is and decoded only when an edit of a part needs it (a repeat /open of a big file decodes only what it shows)."""
     known = session.known
     known.pop(rel, None)
     known[rel] = (session.seen.get(rel, ""), text)
-    while len(known) > 1 and (len(known) > REMEMBERED or sum(len(t) for _, t in known.values()) > REMEMBERED_CHARS):
+    while len(known) > 1 and (len(known) > REMEMBERED or sum(_size(t) for _, t in known.values()) > REMEMBERED_CHARS):
         known.pop(next(iter(known)))
+
+
+def _size(text: str | Document) -> int:
+    if isinstance(text, str):
+        return len(text)
+    raw = text.__dict__.get("raw")
+    return len(raw) if isinstance(raw, bytes) and "text" not in text.__dict__ else len(text.text)
 
 
 def forget(session: Session, rel: str) -> None:
@@ -52,7 +61,7 @@ def baseline(session: Session, rel: str, sha256: str, text: str) -> str | None:
         return text
     tag, known = session.known.get(rel, ("", None))
     if known is not None and tag == seen:
-        return known
+        return known if isinstance(known, str) else known.text
     return text if seen == sha256 else None
 
 

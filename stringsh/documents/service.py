@@ -238,7 +238,7 @@ class DocumentService:
         """This topic has read the view's file as the view holds it (for the stale-write guard)."""
         mark_seen(self.session.seen, self.workspace, view.path, view.sha256)
         if view.kind != "binary" and not view.remote:
-            partguard.remember(self.session, view.path, view.doc.text)
+            partguard.remember(self.session, view.path, view.doc)
 
     def after_write(self, rel: str, sha256: str, written: Document | None = None) -> None:
         """This topic wrote the file: it has seen it, and an open view of it is updated so it is not stale.
@@ -248,7 +248,7 @@ class DocumentService:
         workspace = self.workspace
         mark_seen(self.session.seen, workspace, rel, sha256)
         if written is not None:
-            partguard.remember(self.session, rel, written.text)
+            partguard.remember(self.session, rel, written)
         else:
             partguard.forget(self.session, rel)  # the text written is not at hand: `seen` alone guards it
         current = self.session.document
@@ -266,7 +266,7 @@ class DocumentService:
         fresh.block = current.block if current.block and index.resolve(current.block) else None
         self.session.document = fresh
         if written is None and fresh.sha256 == sha256:
-            partguard.remember(self.session, rel, fresh.doc.text)
+            partguard.remember(self.session, rel, fresh.doc)
 
     def requirements_file(self, view: DocumentView) -> str | None:
         """The page's setup document, as `/open` takes it from the page: its `[!requirements](path)` line, else a
