@@ -137,6 +137,9 @@ def text(dispatcher, request: str) -> str:
 
 def test_act_without_a_document(dispatcher) -> None:
     assert text(dispatcher, "/act") == "re: /act\nERROR(INVALID_TARGET): No document open. Use /open <uri> first."
+    assert text(dispatcher, "/act.x --a 1") == (
+        "re: /act.x --a 1\nERROR(INVALID_TARGET): No document open. Use /open <uri> first."
+    )
 
 
 def test_listing_and_schemas(ops) -> None:
