@@ -189,18 +189,36 @@ def file_flags(action: Action, flags: dict[str, str], bare: set[str]) -> dict[st
             )
         if name in flags:
             raise StringError(
-                "INVALID_PAYLOAD", f"Give --{name} or --{key}, not both.",
+                "INVALID_PAYLOAD", f"Give either --{name} or --{key}, not both.",
                 f"--{key} <path> sends the file's text as --{name}.",
             )
         files[name] = path
     return files
 
 
+#: String's limit on a `--<field>-file` value, in bytes.
+FIELD_FILE_LIMIT = 1048576
+#: Failures to read a `--<field>-file` that name the path as the value's: "cannot read <path>".
+UNREADABLE = frozenset({"NOT_FOUND", "NOT_A_FILE", "INVALID_TARGET", "IO_ERROR", "NOT_PERMITTED"})
+
+
 def read_text(path: str, name: str, read_bytes: Callable[[str], bytes] | None) -> str:
     """A `--<field>-file` value: the file's UTF-8 text, exactly as stored."""
     if read_bytes is None:
         raise StringError("INVALID_PAYLOAD", f"--{name}-file cannot be used here.")
-    data = read_bytes(path)
+    try:
+        data = read_bytes(path)
+    except StringError as exc:
+        if exc.code not in UNREADABLE:
+            raise  # a refusal of the path itself (confinement, secrets) reads as it does everywhere
+        hint = exc.hint or f"--{name}-file takes the path of a workspace file (/ls shows them)."
+        raise StringError(exc.code, f"--{name}-file cannot read {path}: {exc.message}", hint) from None
+    if len(data) > FIELD_FILE_LIMIT:
+        raise StringError(
+            "TOO_LARGE",
+            f"--{name}-file {path} is too large: {len(data)} bytes (limit {FIELD_FILE_LIMIT}); nothing was sent.",
+            f"Send a smaller file, or a {{{name}|base64file}} body template.",
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

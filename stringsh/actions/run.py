@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from stringsh.actions.body import fill_body
 from stringsh.actions.cli import CliRun, Command, build_command, refusal_error, run_bash
@@ -54,6 +54,9 @@ class ActionHost:
     audited: Callable[[str], AbstractContextManager[Any]] = lambda _: nullcontext(SimpleNamespace(outcome=None))
     #: The topic's value shortcuts, which `{@name} = …` template lines register.
     value_shortcuts: MutableMapping[str, ShortcutValue] = field(default_factory=dict)
+    #: The URL of the page a server returned, which a relative HTTP action URL is resolved against (String's rule);
+    #: None for a workspace document, whose actions must name a full URL.
+    base_url: str | None = None
 
 
 @dataclass
@@ -165,6 +168,8 @@ def _run_http(action: Action, payload: dict[str, str], inputs: dict[str, str], h
     if unset:
         raise unresolved_error(unset)
     url = fill_url(template_uri, payload, host.variables)
+    if host.base_url is not None and not urlsplit(url).scheme:
+        url = urljoin(host.base_url, url)
     headers = fill_headers(header_templates, host.variables)
     body = None
     if body_template is not None and action.method in ("POST", "PUT", "PATCH"):

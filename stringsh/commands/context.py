@@ -25,6 +25,8 @@ class CommandHost(WorkspaceHost, Protocol):
 
     def topic_sessions(self) -> list[Session]: ...
 
+    def end_topic(self, topic: str) -> None: ...
+
 
 class Context:
     """A plain class, not a dataclass: every request makes one, and dataclasses cost start-up."""

@@ -1,4 +1,4 @@
-"""/exec: one stateless `bash -c` in the workspace root, with the shell's reply format and limits."""
+"""/exec: one stateless `bash -c` in the topic's folder (String's rule), with the shell's reply format and limits."""
 
 from __future__ import annotations
 
@@ -34,6 +34,20 @@ def exec_command(ctx: Context) -> Result:
     if not text.strip():
         raise StringError("INVALID_PAYLOAD", "Nothing to run.", "Usage: /exec <command>, e.g. /exec ls -la")
 
-    request = ShellRequest(text, ctx.session.topic, timeout, ctx.session.exported_variables())
     workspace = ctx.dispatcher.workspace
+    workdir = exec_folder(ctx)
+    request = ShellRequest(text, ctx.session.topic, timeout, ctx.session.exported_variables(), workdir)
     return to_result(workspace.exec_once(request))
+
+
+def exec_folder(ctx: Context) -> str:
+    """String's rule: the folder `/open <folder>` entered, else the open document's, else the root. A page a server
+    returned, a folder of another root or one that no longer exists leaves the workspace root."""
+    view = ctx.session.document
+    if ctx.session.cwd_override is None and view is not None and view.remote:
+        return "."
+    folder = ctx.documents.folder
+    if not folder or ":" in folder.split("/", 1)[0]:
+        return "."
+    info = ctx.dispatcher.workspace.stat(folder)
+    return folder if info is not None and info.is_dir else "."

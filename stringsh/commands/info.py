@@ -116,7 +116,8 @@ def blocks_summary(ids: list[str]) -> str:
 
 
 def document_lines(view: DocumentView, workspace: Workspace) -> list[str]:
-    """The document keys of String's /info: title, block, blocks, menus, shortcuts, actions; and staleness."""
+    """The document keys of String's /info: name and version (front matter), title, block, blocks, menus,
+    shortcuts, actions; and staleness."""
     lines: list[str] = []
     if view.kind == "binary":
         lines.append(info_line("type", f"{view.mime}, {view.size} bytes (binary)"))
@@ -132,6 +133,10 @@ def document_lines(view: DocumentView, workspace: Workspace) -> list[str]:
         from stringsh.documents.shortcuts import page_shortcuts
 
         index = view.index
+        for key in ("name", "version"):  # an app page's identity, as String's /info shows it
+            value = index.front_matter.get(key)
+            if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value).strip():
+                lines.append(info_line(key, str(value).strip()))
         if index.title:
             lines.append(info_line("title", index.title))
         if view.block:

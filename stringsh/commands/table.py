@@ -141,6 +141,9 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
                 summary="List this client's topics and what each has open", section="State"),
     CommandSpec("sessions", "topics", "sessions", syntax="/sessions [tab | bash | app | hub]",
                 summary="The same as /topics", section="State", help_page="topics", hidden=True),
+    CommandSpec("session", "topics", "session_close", syntax="/session close [topic]",
+                summary="Close a topic: its document, history, variables and shell", section="State",
+                help_page="topics"),
     # Shell
     CommandSpec("!", "bash", "bang", syntax="!<command>", summary="Run a command in this topic's persistent bash",
                 section="Shell", help_page="bash", raw=True),

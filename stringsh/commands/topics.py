@@ -1,4 +1,5 @@
-"""/topics (and its alias /sessions): this client's topics and what each has open, in String's layout.
+"""/topics (and its alias /sessions): this client's topics and what each has open, in String's layout; and
+/session close, which ends one.
 
 A daemon keeps one session per topic for the client on its pipes; a REPL or script has the topics it used.
 """
@@ -57,3 +58,24 @@ def topics(ctx: Context) -> Result:
 def sessions(ctx: Context) -> Result:
     """String's plural alias: the same listing, the same filter."""
     return topics(ctx)
+
+
+@handler("session")
+def session_close(ctx: Context) -> Result:
+    """`/session close [topic]`: this topic starts afresh (document, history, variables, shortcuts, reads and shell
+    dropped), or another topic of this client is ended and forgotten (a later request in its name starts anew)."""
+    if not ctx.args or ctx.args[0].lower() != "close" or len(ctx.args) > 2:
+        raise StringError("INVALID_PAYLOAD", "Usage: /session close [topic]", "/topics lists this client's topics.")
+    name = ctx.args[1] if len(ctx.args) == 2 else ctx.session.topic
+    if name == ctx.session.topic:
+        session = ctx.session
+        session.close()
+        session.seen.clear()
+        session.known.clear()
+        session.seen_navs.clear()
+        session.bash_mode = False
+        return Result(f"Session closed: {name}")
+    if all(s.topic != name for s in ctx.dispatcher.topic_sessions()):
+        raise StringError("NOT_FOUND", f"No such topic: {name}", "/topics lists this client's topics.")
+    ctx.dispatcher.end_topic(name)
+    return Result(f"Session closed: {name}")

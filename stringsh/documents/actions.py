@@ -41,6 +41,14 @@ def page_actions(view: DocumentView) -> list[Action]:
     return [a for a in actions if not a.is_cli] if view.remote else actions
 
 
+def remote_cli_action(view: DocumentView, ident: str) -> bool:
+    """True when a page a server returned names a CLI action `ident`, which it may not run (String's refusal)."""
+    if not view.remote or view.kind != "markdown":
+        return False
+    actions = parse_actions("", indexed_fences(view.doc.lines, view.index.fences))
+    return any(a.id == ident and a.is_cli for a in actions)
+
+
 def http_limits(variables: dict[str, str]) -> HttpLimits:
     """The HTTP limits of a topic: `{_http_timeout}` seconds when set (a bad value is refused, not ignored)."""
     from stringsh.actions.http import HttpLimits
@@ -134,6 +142,7 @@ def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
         cli_watch=sandbox_watch(workspace),
         audited=lambda summary: workspace.audited("action", [view.path], topic=topic, command=summary),
         cli_permit=workspace.shell_settings,  # a CLI action is a shell command: `[permissions] shell` governs it
+        base_url=view.path if view.remote else None,
     )
 
 

@@ -86,6 +86,9 @@ class Handler(BaseHTTPRequestHandler):
             self._send(301, b"", "text/plain", {"Location": "/article"})
         elif path == "/to-plain-web":
             self._send(302, b"", "text/plain", {"Location": "http://example.org/"})
+        elif path == "/site/acts":  # a page with actions: one relative HTTP URL, one CLI command it may not run
+            page = "# Acts\n\n```act.ping\nGET ../echo/rel\n```\n\n```act.run\nCLI touch ran\n```\n"
+            self._send(200, page.encode(), "text/markdown")
         elif path == "/markdown":
             self._send(200, b"# Remote\n\nFrom the server.\n", "text/markdown")
         elif path == "/missing":

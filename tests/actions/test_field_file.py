@@ -37,6 +37,7 @@ def make(ws: Path, server: str = "http://127.0.0.1:9") -> None:
     (ws / ".env").write_text("TOKEN=sk-secret\n")
     (ws / "bin.dat").write_bytes(b"\xff\xfe\x00")
     (ws / "n.txt").write_text("42")
+    (ws / "big.txt").write_bytes(b"a" * 1048577)
 
 
 def run(ws: Path, script: str) -> list[str]:
@@ -62,6 +63,7 @@ def test_refusals(ws: Path) -> None:
     replies = run(
         ws,
         "/act.say --text-file .env\n/act.say --text-file bin.dat\n/act.say --text-file nope.txt\n"
+        "/act.say --text-file big.txt\n"
         "/act.say --text-file ../outside.txt\n/act.say --text hi --text-file notes/msg.txt\n/act.say --text-file\n"
         "/act.say --count-file n.txt --text-file notes/msg.txt\n/act.say --text-file $HOME/x\n",
     )
@@ -70,11 +72,15 @@ def test_refusals(ws: Path) -> None:
         "The policy's secret deny list covers this path.",
         "re: /act.say --text-file bin.dat\nERROR(BINARY_FILE): --text-file bin.dat: not UTF-8 text; nothing was sent.\n"
         "Give a text file, or a {name|base64file} body template for bytes.",
-        "re: /act.say --text-file nope.txt\nERROR(NOT_FOUND): File not found: nope.txt",
+        "re: /act.say --text-file nope.txt\n"
+        "ERROR(NOT_FOUND): --text-file cannot read nope.txt: File not found: nope.txt\n"
+        "--text-file takes the path of a workspace file (/ls shows them).",
+        "re: /act.say --text-file big.txt\nERROR(TOO_LARGE): --text-file big.txt is too large: 1048577 bytes "
+        "(limit 1048576); nothing was sent.\nSend a smaller file, or a {text|base64file} body template.",
         "re: /act.say --text-file ../outside.txt\n"
         "ERROR(INVALID_PATH): Path escapes the workspace root: ../outside.txt\nUse a path inside the workspace.",
         "re: /act.say --text hi --text-file notes/msg.txt\n"
-        "ERROR(INVALID_PAYLOAD): Give --text or --text-file, not both.\n"
+        "ERROR(INVALID_PAYLOAD): Give either --text or --text-file, not both.\n"
         "--text-file <path> sends the file's text as --text.",
         "re: /act.say --text-file\nERROR(INVALID_PAYLOAD): Flag --text-file requires a path.\n"
         "Usage: /act.say --text-file <path>",

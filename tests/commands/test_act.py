@@ -137,6 +137,9 @@ def text(dispatcher, request: str) -> str:
 
 def test_act_without_a_document(dispatcher) -> None:
     assert text(dispatcher, "/act") == "re: /act\nERROR(INVALID_TARGET): No document open. Use /open <uri> first."
+    assert text(dispatcher, "/act.x --a 1") == (
+        "re: /act.x --a 1\nERROR(INVALID_TARGET): No document open. Use /open <uri> first."
+    )
 
 
 def test_listing_and_schemas(ops) -> None:
@@ -324,8 +327,21 @@ def test_a_returned_document_cannot_bring_cli_actions(ops, ws: Path) -> None:
     view = RemoteView("http://127.0.0.1:9/doc", "markdown", Document.parse(text))
     assert [a.id for a in page_actions(view)] == ["get"]
     ops.session().document = view
-    assert ops.execute("/act.wipe").code == "NOT_FOUND"
+    assert ops.execute("/act.wipe").code == "NOT_PERMITTED"
     assert (ws / "ops" / "victim").read_text() == "keep"
+
+
+def test_a_remote_page_runs_http_actions_against_its_own_url_and_no_cli(ws: Path, dispatcher, base: str) -> None:
+    assert dispatcher.execute(f"/open {base}/site/acts").ok
+    reply = dispatcher.execute("/act.ping")
+    assert reply.text.startswith(f"re: /act.ping\nOpened {base}/echo/rel\n---\n")
+    assert '"path": "/echo/rel"' in reply.text
+    assert text(dispatcher, "/back").startswith(f"re: /back\nBack to {base}/site/acts\n")
+    assert text(dispatcher, "/act.run") == (
+        "re: /act.run\nERROR(NOT_PERMITTED): Remote SFMD can only run HTTP actions: /act.run is a CLI action.\n"
+        "A page a server returned never runs commands here; copy the action into a workspace document to run it."
+    )
+    assert not (ws / "ran").exists()
 
 
 def test_template_links_become_shortcuts(ws: Path, dispatcher, base: str) -> None:

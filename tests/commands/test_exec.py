@@ -1,4 +1,4 @@
-"""/exec: one stateless bash -c in the workspace root, exact replies, for both shell providers."""
+"""/exec: one stateless bash -c in the topic's folder (String's rule), exact replies, for both shell providers."""
 
 from __future__ import annotations
 
@@ -32,6 +32,20 @@ def test_stateless(exec_ws) -> None:  # type: ignore[no-untyped-def]
     d, ws = exec_ws
     d.execute("/exec cd / && export X=1")
     assert d.execute('/exec pwd; echo "${X-unset}"').text.endswith(f"\n---\n{ws}\nunset")
+
+
+def test_runs_in_the_open_documents_folder(exec_ws) -> None:  # type: ignore[no-untyped-def]
+    """String's rule: the folder `/open <folder>` entered, else the open document's, else the root."""
+    d, ws = exec_ws
+    (ws / "sub" / "deep").mkdir(parents=True)
+    (ws / "sub" / "deep" / "a.md").write_text("# A\n")
+    d.execute("/open sub/deep/a.md")
+    deep = ws / "sub" / "deep"
+    assert d.execute("/exec pwd; ls").text == f"re: /exec pwd; ls\nexit: 0 | cwd: {deep}\n---\n{deep}\na.md"
+    d.execute("/open sub")
+    assert d.execute("/exec pwd").text == f"re: /exec pwd\nexit: 0 | cwd: {ws}/sub\n---\n{ws}/sub"
+    d.execute("/close")
+    assert d.execute("/exec pwd").text == f"re: /exec pwd\nexit: 0 | cwd: {ws}\n---\n{ws}"
 
 
 def test_variables_and_body(exec_ws) -> None:  # type: ignore[no-untyped-def]

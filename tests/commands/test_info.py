@@ -1,4 +1,4 @@
-"""/info with nothing open."""
+"""/info: with nothing open, and the keys of an open page."""
 
 from __future__ import annotations
 
@@ -18,3 +18,22 @@ def test_info_with_no_document(ws, dispatcher) -> None:
 def test_info_lists_variables(dispatcher) -> None:
     dispatcher.execute('/set {a} = "1"\nb = two')
     assert dispatcher.execute("/info").text.endswith('\nvars:      {a}="1", {b}="two"')
+
+
+def test_info_shows_an_app_pages_name_and_version(ws, dispatcher) -> None:
+    """String's /info names an app page by its front matter's `name:` and `version:`."""
+    (ws / "app.md").write_text("---\nname: notes-app\nversion: 1.4\ntitle: Notes\n---\n# Notes\n")
+    dispatcher.execute("/open app.md")
+    assert dispatcher.execute("/info").text == (
+        "re: /info\nSession info\n---\n"
+        "topic:     main\n"
+        f"root:      {ws.resolve()}\n"
+        "cwd:       ./\n"
+        "file:      app.md\n"
+        "name:      notes-app\n"
+        "version:   1.4\n"
+        "title:     Notes\n"
+        "blocks:    notes\n"
+        "history:   0 entries\n"
+        "vars:      (none)"
+    )

@@ -74,3 +74,21 @@ def test_one_shot_client_has_main_only(ws: Path) -> None:
     assert proc.stdout.decode() == (
         "re: /topics\nActive topics:\n\n  main                 tab     current: (none)\n\n1 topic open.\n"
     )
+
+
+def test_session_close_ends_a_topic_or_starts_this_one_afresh(ws: Path, dispatcher) -> None:
+    (ws / "a.md").write_text("# A\n")
+    dispatcher.execute("/open a.md", topic="docs")
+    dispatcher.execute("/open a.md")
+    dispatcher.execute('/set {x} = "1"')
+    assert dispatcher.execute("/session close docs").text == "re: /session close docs\nSession closed: docs"
+    listing = dispatcher.execute("/topics").text
+    assert listing.endswith("\n\n  main                 tab     current: a.md\n\n1 topic open.")
+    assert dispatcher.execute("/session close").text == "re: /session close\nSession closed: main"
+    assert dispatcher.execute("/info").text.endswith("file:      (none open)\nhistory:   0 entries\nvars:      (none)")
+    assert dispatcher.execute("/session close nope").text == (
+        "re: /session close nope\nERROR(NOT_FOUND): No such topic: nope\n/topics lists this client's topics."
+    )
+    assert dispatcher.execute("/session open").text == (
+        "re: /session open\nERROR(INVALID_PAYLOAD): Usage: /session close [topic]\n/topics lists this client's topics."
+    )

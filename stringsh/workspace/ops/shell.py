@@ -23,12 +23,14 @@ if TYPE_CHECKING:
 
 
 class ShellRequest(NamedTuple):
-    """`timeout` in seconds overrides the policy's for this command; `variables` are exported (valid names)."""
+    """`timeout` in seconds overrides the policy's for this command; `variables` are exported (valid names);
+    `workdir` is the folder of the workspace root's tree it runs in (String's /exec: the open document's)."""
 
     command: str
     topic: str
     timeout: float | None = None
     variables: Mapping[str, str] = MappingProxyType({})
+    workdir: str = "."
 
 
 class ShellSlot(Protocol):
@@ -50,6 +52,19 @@ def sandbox_settings(ws: Workspace) -> ShellSettings:
     from stringsh.workspace.shell.settings import settings_from_policy
 
     return settings_from_policy(ws.policy, ws.state.bwrap_probe)
+
+
+def folder_path(ws: Workspace, workdir: str) -> Path:
+    """`workdir` as the confined folder a one-shot shell starts in: a folder of the workspace root's own tree."""
+    rel = ws.relative(workdir)
+    if ":" in rel.split("/", 1)[0]:  # another root (`id:rel`): the shell runs in the workspace root's tree
+        raise StringError("INVALID_TARGET", f"Not a folder of the workspace root: {workdir}")
+    info = ws.stat(rel)
+    if info is None:
+        raise StringError("NOT_FOUND", f"Directory not found: {workdir}")
+    if not info.is_dir:
+        raise StringError("INVALID_TARGET", f"Not a directory: {workdir}")
+    return ws.root if info.rel == "." else ws.root / Path(info.rel)
 
 
 def admit(ws: Workspace, settings: ShellSettings, command: str, cwd: Path | None = None) -> None:
@@ -104,12 +119,14 @@ def run_in_topic_shell(ws: Workspace, request: ShellRequest, slot: ShellSlot) ->
 
 
 def run_once(ws: Workspace, request: ShellRequest) -> ShellResult:
-    """One stateless `bash -c` in the workspace root; audited as `exec`."""
+    """One stateless `bash -c` in `request.workdir`; audited as `exec`."""
     from stringsh.workspace.shell.oneshot import run_once as one_shot
 
-    with ws.audited("exec", topic=request.topic, command=request.command) as note:
+    with ws.audited("exec", [request.workdir] if request.workdir != "." else [], topic=request.topic,
+                    command=request.command) as note:
         settings = shell_settings(ws)
-        admit(ws, settings, request.command)
+        cwd = folder_path(ws, request.workdir)
+        admit(ws, settings, request.command, cwd)
         result = one_shot(
             request.command,
             ws.root,
@@ -118,6 +135,7 @@ def run_once(ws: Workspace, request: ShellRequest) -> ShellResult:
             timeout=request.timeout,
             spool_dir=ws.state.spool_dir,
             provider=provider(ws, settings),
+            cwd=cwd,
         )
         note.outcome = result.code
         return result

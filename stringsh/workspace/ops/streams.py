@@ -3,10 +3,7 @@ policy's sandbox and the audit log (recorded as `exec`, like /exec: outcome `ok`
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
-
-from stringsh.errors import StringError
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -25,21 +22,13 @@ class StreamsRequest(NamedTuple):
 
 
 def exec_streams(ws: Workspace, request: StreamsRequest) -> StreamsResult:
-    from stringsh.workspace.ops.shell import admit, provider, shell_settings
+    from stringsh.workspace.ops.shell import admit, folder_path, provider, shell_settings
     from stringsh.workspace.shell.streams import run_streams
 
     with ws.audited("exec", [request.workdir] if request.workdir != "." else [], topic=request.topic,
                     command=request.command) as note:
         settings = shell_settings(ws)
-        rel = ws.relative(request.workdir)
-        if ":" in rel.split("/", 1)[0]:  # another root (`id:rel`): the shell runs in the workspace root's tree
-            raise StringError("INVALID_TARGET", f"Not a folder of the workspace root: {request.workdir}")
-        info = ws.stat(rel)
-        if info is None:
-            raise StringError("NOT_FOUND", f"Directory not found: {request.workdir}")
-        if not info.is_dir:
-            raise StringError("INVALID_TARGET", f"Not a directory: {request.workdir}")
-        cwd = ws.root if info.rel == "." else ws.root / Path(info.rel)
+        cwd = folder_path(ws, request.workdir)
         admit(ws, settings, request.command, cwd)
         result = run_streams(request.command, ws.root, settings, provider(ws, settings), cwd=cwd,
                              timeout=request.timeout, cap=request.cap)

@@ -32,8 +32,10 @@ def run_once(
     timeout: float | None = None,
     spool_dir: str | os.PathLike[str] | None = None,
     provider: Provider | None = None,
+    cwd: Path | None = None,
 ) -> ShellResult:
-    """Run `bash -c command` with cwd `root`; SIGTERM then SIGKILL to its group at the deadline."""
+    """Run `bash -c command` in `cwd` (a folder inside `root`, confined by the caller; None: `root`); SIGTERM then
+    SIGKILL to its group at the deadline."""
     check_command(command)
     settings = settings or ShellSettings()
     provider = provider or make_provider(settings.sandbox, settings.writable)
@@ -46,8 +48,9 @@ def run_once(
     cleaner = StreamCleaner()
     limit = settings.timeout if timeout is None else timeout
     call = BashCall(command, base, base_env(variables), limit, settings.kill_grace,
-                    wrap=lambda argv: provider.wrap(argv, base), settle=SETTLE)
+                    wrap=lambda argv: provider.wrap(argv, base), settle=SETTLE,
+                    workdir=cwd if cwd is not None and cwd != base else None)  # a sandbox starts in `root`
     ended = execute(call, lambda data: capture.write(cleaner.feed(data)))
     capture.write(cleaner.finish())
-    result = ShellResult(ended.status, str(base), capture.text(), ended.timed_out, limit)
+    result = ShellResult(ended.status, str(cwd or base), capture.text(), ended.timed_out, limit)
     return result if watch is None else add_notes(result, watch.check())
