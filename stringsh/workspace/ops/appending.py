@@ -68,7 +68,7 @@ def append_fast(ws: Workspace, path: str, text: str, topic: str) -> WriteOutcome
         try:
             st = os.fstat(fd)
             check_hardlink(ws.policy, res, st)
-            scan = _scan(fd, res.rel, st.st_size)
+            scan = _scan(fd, res.rel, st.st_size, _keep_limit(ws))
             if scan is None:
                 return None
             addition = adapt_newlines(text, scan.ending)
@@ -112,7 +112,7 @@ def revert_append(ws: Workspace, change_id: int, row: FileRow, topic: str, kind:
                                prev_size=row.prev_size)
             cs = _journalled(ws.journal, topic, ws.frontend, kind, change_id, undo_row, fd,
                              lambda: os.ftruncate(fd, row.prev_size or 0), ws.command_line(), ws.policy.journal,
-                             _copy(fd, os.fstat(fd).st_size, row.new_sha))
+                             _copy(fd, os.fstat(fd).st_size, row.new_sha, _keep_limit(ws)))
         finally:
             os.close(fd)
     finally:
@@ -120,10 +120,16 @@ def revert_append(ws: Workspace, change_id: int, row: FileRow, topic: str, kind:
     return RevertOutcome(cs, change_id, (RevertedFile(row.path, "reverted", head_lines),))
 
 
-def _copy(fd: int, size: int, sha: str) -> dict[str, bytes]:
-    """For an undo: the bytes it cuts off from, by hash, when the file is small enough to keep (KEEP_COPY_BYTES) and
-    they still hash as checked."""
-    if size > KEEP_COPY_BYTES:
+def _keep_limit(ws: Workspace) -> int:
+    """The largest file whose previous bytes an append (or its undo) keeps: KEEP_COPY_BYTES, never past the read
+    limit (a file too large to read is never copied whole into the journal either)."""
+    return min(KEEP_COPY_BYTES, ws.policy.limits.max_read_bytes)
+
+
+def _copy(fd: int, size: int, sha: str, limit: int) -> dict[str, bytes]:
+    """For an undo: the bytes it cuts off from, by hash, when the file is small enough to keep (`limit`) and they
+    still hash as checked."""
+    if size > limit:
         return {}
     data = os.pread(fd, size, 0)
     return {sha: data} if len(data) == size and hashlib.sha256(data).hexdigest() == sha else {}
@@ -183,7 +189,7 @@ def _changed(path: str, change_id: int) -> StringError:
                        f"Open {path} to see its current content; nothing was changed.")
 
 
-def _scan(fd: int, rel: str, size: int) -> Scan | None:
+def _scan(fd: int, rel: str, size: int, keep_limit: int) -> Scan | None:
     """Hash, validate (binary, UTF-8) and measure the line endings of the file's first `size` bytes."""
     head = os.pread(fd, BINARY_SNIFF, 0)
     if head.startswith(WIDE_BOMS) or head.startswith(b"\x00\x00\xfe\xff"):
@@ -192,7 +198,7 @@ def _scan(fd: int, rel: str, size: int) -> Scan | None:
     if b"\x00" in head:
         raise StringError("BINARY_FILE", f"Binary file: {rel} ({size} bytes)", "Only its metadata can be shown.")
     digest = hashlib.sha256()
-    kept: list[bytes] | None = [] if size <= KEEP_COPY_BYTES else None
+    kept: list[bytes] | None = [] if size <= keep_limit else None
     counts = {"\r\n": 0, "\r": 0, "\n": 0}
     first: dict[str, int] = {}
     offset = 0
