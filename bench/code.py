@@ -37,7 +37,7 @@ from stringsh.dispatcher import Dispatcher
 from stringsh.render.cache import IndexCache
 from stringsh.render.code.cache import SymbolCache
 from stringsh.render.code.index import build_symbols
-from stringsh.render.code.search import Remembered
+from stringsh.render.code.search import Absent, Remembered
 from stringsh.render.index import build_index
 
 REPO = Path(__file__).resolve().parents[1]
@@ -161,6 +161,7 @@ def search_rows(base: Path, rounds: int, files: int) -> list[tuple[str, float, f
         import stringsh.render.code.search as search
 
         search.REMEMBERED = Remembered()  # nothing indexed yet, as in a new process
+        search.ABSENT = Absent()
         dispatcher.execute(f"/symbols {NAME}")
 
     took_cold = median_ms(cold, rounds)
