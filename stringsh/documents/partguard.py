@@ -16,6 +16,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
+from stringsh.render.partconflict import SHOWN_LINES, block_changed, block_gone, shown
+
+__all__ = ["REMEMBERED", "REMEMBERED_CHARS", "SHOWN_LINES", "baseline", "block_changed", "block_gone", "forget",
+           "lines_changed", "remember", "shown"]
 
 if TYPE_CHECKING:
     from stringsh.render.document import Document
@@ -26,9 +30,6 @@ if TYPE_CHECKING:
 #: remembered falls back to `seen`: its parts can be edited while the file is as this topic read it.
 REMEMBERED = 32
 REMEMBERED_CHARS = 8_000_000
-#: Lines of a changed part a CONFLICT shows.
-SHOWN_LINES = 40
-
 
 def remember(session: Session, rel: str, text: str | Document) -> None:
     """This topic knows `rel` as `text` (tagged with the hash `seen` holds for it now). A document is kept as it
@@ -63,33 +64,6 @@ def baseline(session: Session, rel: str, sha256: str, text: str) -> str | None:
     if known is not None and tag == seen:
         return known if isinstance(known, str) else known.text
     return text if seen == sha256 else None
-
-
-def shown(workspace: Workspace, text: str) -> str:
-    """A part's text for a refusal: masked line for line, at most SHOWN_LINES lines."""
-    lines = workspace.redact_lines(text).split("\n")
-    if len(lines) > SHOWN_LINES:
-        lines = [*lines[:SHOWN_LINES], f"… ({len(lines) - SHOWN_LINES} more lines: /edit to see them all)"]
-    return "\n".join(lines)
-
-
-def block_changed(workspace: Workspace, label: str, now: str) -> StringError:
-    """CONFLICT for a block whose text is not the one this topic read: its text now, so the edit can be redone."""
-    return StringError(
-        "CONFLICT",
-        f"Refusing to edit {label}: the block changed since this topic read it; nothing was written.",
-        f"Its text now:\n{shown(workspace, now)}\nRedo the edit on this text: /edit {label} with the new body.",
-    )
-
-
-def block_gone(label: str, path: str) -> StringError:
-    """CONFLICT for a block this topic read that is no longer in the file."""
-    return StringError(
-        "CONFLICT",
-        f"Refusing to edit {label}: the block is no longer in {path} (changed since this topic read it); "
-        "nothing was written.",
-        f"Run /open {path} to see its blocks now.",
-    )
 
 
 def lines_changed(workspace: Workspace, label: str, now: str, edit: str) -> StringError:

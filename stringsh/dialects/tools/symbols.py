@@ -1,6 +1,7 @@
 """`symbols`, `read_symbol` and `edit_symbol`: a source file's definitions (render/code/) as JSON tools, on the
 same engine operations as `/symbols`, `/open path#Symbol` and `/edit path#Symbol` (documents/symbolwrite.py
-plans and writes every dialect's symbol edit), so the refusals, masking and journal are theirs."""
+and render/code/write.py plan and write every dialect's symbol edit), so the refusals, masking and journal are
+theirs."""
 
 from __future__ import annotations
 
@@ -79,14 +80,18 @@ def read_symbol(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, An
 
 
 def edit_symbol(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
-    from stringsh.render.code.write import AFTER, BEFORE, plan_edit, write_spliced
+    from stringsh.render.code.cache import symbol_cache
+    from stringsh.render.code.views import resolve_symbol
+    from stringsh.render.code.write import AFTER, BEFORE, SymbolEdit, plan_edit, source, write_symbol
 
     text_file, index = _source(ws, args["file_path"], topic)
     position = args.get("position", "replace")
     where = {"replace": None, "before": BEFORE, "after": AFTER}[position]
-    spliced = plan_edit(ws, text_file.rel, text_file.text, index, args["symbol"], args["new_body"],
-                        bool(args.get("force", False)), where)
-    write_spliced(ws, text_file.rel, spliced, text_file.encoding, text_file.bom, text_file.sha256, topic)
+    edit = SymbolEdit(args["symbol"], args["new_body"], bool(args.get("force", False)), where)
+    spliced = plan_edit(ws, text_file.rel, text_file.text, index, *edit)
+    expected = source(text_file.text, resolve_symbol(index, text_file.rel, edit.block_id))
+    spliced = write_symbol(ws, text_file.rel, (text_file.sha256, text_file.text), spliced, expected, edit,
+                           symbol_cache(None), topic).spliced
     return {"success": True, "file_path": text_file.rel, "start_line": spliced.line + 1,
             "lines_replaced": spliced.old_count, "lines_written": spliced.new_count,
             "total_lines": spliced.index.line_count}

@@ -1,9 +1,11 @@
 """`/symbols`: definitions and identifier occurrences across the workspace, on the engine's confined walk.
 
 The walk is /grep's (workspace/ops/walk.py): the same confinement, secrets, `.stringsh/` and `.git/` skipped,
-`.gitignore`, walk limits and read limit, under the grep permission and one audit record. A file is parsed only
-when its bytes hold the name asked for; an index is remembered by the file's identity and stat (and by content
-in the symbol cache), so a second search reads and parses only what changed.
+`.gitignore`, walk limits and read limit, under the grep permission. A file is parsed only when its bytes hold the
+name asked for; an index is remembered by the file's identity and stat (and by content in the symbol cache), so a
+second search reads and parses only what changed. When many files are not known yet (a first search), the engine's
+own grep (`Workspace.grep`, ripgrep when installed) names the files that hold the name, under the same walk and
+limits, and only those are read; the files it passes over are remembered, per name, as not holding it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ if TYPE_CHECKING:
 
 #: Files remembered by stat between searches (each entry is one file's symbol rows).
 REMEMBERED_FILES = 200_000
+#: Files not known yet after which a search asks the engine's grep which of them hold the name.
+PREFILTER_AFTER = 256
+#: Names whose files-without-them are remembered (the oldest name is dropped first).
+REMEMBERED_NAMES = 32
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,57 @@ class Remembered:
 REMEMBERED = Remembered()
 
 
+class Absent:
+    """needle → the files (by identity and stat) the engine's grep found not holding it, for later searches of the
+    same name in one process: such a file is passed over, unread, while it is unchanged."""
+
+    def __init__(self) -> None:
+        self._names: OrderedDict[bytes, set[Key]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def of(self, needle: bytes) -> set[Key]:
+        with self._lock:
+            found = self._names.pop(needle, None)
+            self._names[needle] = found = found if found is not None else set()
+            while len(self._names) > REMEMBERED_NAMES:
+                self._names.popitem(last=False)
+            return found
+
+
+ABSENT = Absent()
+
+
+class Prefilter:
+    """The files that may hold `needle` under one searched path: asked of `Workspace.grep` (case-insensitive, the
+    same walk, limits and secrets as /grep) once PREFILTER_AFTER files were not known; None until then, or when
+    grep's results ran out (then every file is read, as without it)."""
+
+    def __init__(self, ws: Workspace, needle: bytes | None, path: str, topic: str | None) -> None:
+        self.ws, self.path, self.topic = ws, path, topic
+        self.needle = needle.decode("utf-8", "surrogatepass") if needle is not None else None
+        self.absent = ABSENT.of(needle) if needle is not None else set()
+        self.unknown = 0
+        self.holding: set[str] | None = None
+        self.asked = needle is None
+
+    def skips(self, rel: str, key: Key | None) -> bool:
+        """Whether the file surely lacks the name (grep passed over it, now or in an earlier search)."""
+        if key is not None and key in self.absent:
+            return True
+        if key is not None and REMEMBERED.get(key) is not None:
+            return False
+        self.unknown += 1
+        if not self.asked and self.unknown >= PREFILTER_AFTER:
+            self.asked = True
+            found = self.ws.grep(self.needle or "", self.path, ignore_case=True, topic=self.topic)
+            self.holding = None if found.truncated else {line.path for line in found.lines}
+        if self.holding is None or rel in self.holding:
+            return False
+        if key is not None:
+            self.absent.add(key)
+        return True
+
+
 def needle_of(query: str) -> bytes | None:
     """The longest run of word characters of the query, lowercased: every file with a match holds it (a
     qualified `Parser.parse` need not be written so in the file, its parts are)."""
@@ -122,11 +179,14 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
             start = start_at(ws, path)
             if len(paths) == 1:
                 result.path, result.one_file = start.rel, start.file is not None
+            prefilter = Prefilter(ws, needle, path, topic)
             for found in walk(ws, start, stats):
                 if language_of(found.rel) is None or (several and found.rel in seen):
                     continue
                 if several:
                     seen.add(found.rel)
+                if prefilter.skips(found.rel, _key(found)):
+                    continue
                 loaded = _load(ws, found, needle, stats)
                 if loaded is None:
                     continue
@@ -166,8 +226,7 @@ def _rank(symbol: Symbol, query: str, folded: str) -> int:
 def _load(ws: Workspace, found: Found, needle: bytes | None, stats: WalkStats) -> tuple[str, SymbolIndex] | None:
     """The file's text and symbol index, None when its words cannot hold the name (or it cannot be read as text);
     what is learnt is kept by the file's stat for the next search."""
-    st = found.st
-    key = (found.rel, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) if st is not None else None
+    key = _key(found)
     entry = REMEMBERED.get(key) if key is not None else None
     if entry is not None:
         words, text, index = entry
@@ -193,6 +252,11 @@ def _load(ws: Workspace, found: Found, needle: bytes | None, stats: WalkStats) -
     if key is not None:
         REMEMBERED.put(key, (words, text, index))
     return text, index
+
+
+def _key(found: Found) -> Key | None:
+    st = found.st
+    return (found.rel, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) if st is not None else None
 
 
 def _read(ws: Workspace, found: Found, stats: WalkStats) -> bytes | None:

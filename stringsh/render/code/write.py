@@ -1,22 +1,27 @@
 """Every dialect's symbol edit, below the documents layer so OPERATOR_CMD reaches it too: the checked new text
 (the symbol resolved; a body that would write a masked secret back, or an empty one, refused as `/edit` refuses
-them; then render/code/splice.py's parse checks) and one journaled write guarded by the hash the file was read as.
+them; then render/code/splice.py's parse checks) and one journaled write held against the symbol's own text, not
+the whole file's hash: under the workspace lock the symbol is found again by its id in the file as it is, and the
+edit applies whatever changed elsewhere in the file (CONFLICT, showing its text now, when the symbol changed).
 """
 
 from __future__ import annotations
 
-import hashlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.render.code.splice import Spliced, checked_insert, checked_replace
 from stringsh.render.code.views import resolve_symbol
-from stringsh.workspace import ChangeSet
-from stringsh.workspace.textio import encode
+from stringsh.render.partconflict import block_changed, block_gone
+from stringsh.workspace.ops.inplace import rewrite
+from stringsh.workspace.textio import split_lines
 
 if TYPE_CHECKING:
-    from stringsh.render.code.index import SymbolIndex
+    from stringsh.render.code.cache import SymbolCache
+    from stringsh.render.code.index import Symbol, SymbolIndex
     from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.ops.read import TextFile
+
 
 BEFORE = "--before"
 AFTER = "--after"
@@ -28,8 +33,7 @@ def plan_edit(workspace: Workspace, path: str, text: str, index: SymbolIndex, bl
     masked secret back or empty it refused, then the parse checks of render/code/splice.py."""
     symbol = resolve_symbol(index, path, block_id)
     label = f"{path}#{block_id}"
-    data = text.encode("utf-8", "surrogatepass")
-    current = data[symbol.start_byte : symbol.end_byte].decode("utf-8", "surrogatepass")
+    current = source(text, symbol)
     _refuse_masked(workspace, label, current, body)
     if not force and not body.strip():
         raise StringError(
@@ -44,14 +48,66 @@ def plan_edit(workspace: Workspace, path: str, text: str, index: SymbolIndex, bl
     return checked_insert(text, index, symbol, body, where == AFTER, label, force, force_hint)
 
 
-def write_spliced(workspace: Workspace, path: str, spliced: Spliced, encoding: str, bom: bool, expected: str,
-                  topic: str | None) -> tuple[int | None, str]:
-    """(change id, new sha256): one journaled write of the new text, encoded as the file was read and guarded by
-    the hash it was read as (a change since is a CONFLICT)."""
-    data = encode(spliced.text, encoding, bom, path)
-    change = ChangeSet().write(path, data, expected_prev_sha256=expected)
-    change_id = workspace.apply(change, topic=topic, op="edit")
-    return change_id, hashlib.sha256(data).hexdigest()
+class SymbolEdit(NamedTuple):
+    """What a symbol edit asks: the symbol, the body, and how it is set (replace, BEFORE or AFTER)."""
+
+    block_id: str
+    body: str
+    force: bool
+    where: str | None
+
+
+class Written(NamedTuple):
+    spliced: Spliced  # the text written, with its index
+    change_id: int
+    sha256: str  # of the bytes written
+    text_before: str  # the file's text the splice was made on
+
+
+def source(text: str, symbol: Symbol) -> str:
+    """The symbol's own text (its byte span, decorators and comments included): what an edit is held against."""
+    return text.encode("utf-8", "surrogatepass")[symbol.start_byte : symbol.end_byte].decode("utf-8", "surrogatepass")
+
+
+def shown_lines(text: str, symbol: Symbol) -> str:
+    """The symbol's lines, as a CONFLICT shows them."""
+    return "\n".join(line.rstrip("\r") for line in split_lines(text)[symbol.start : symbol.end])
+
+
+def write_symbol(workspace: Workspace, path: str, read: tuple[str, str], planned: Spliced, expected: str,
+                 edit: SymbolEdit, cache: SymbolCache, topic: str) -> Written:
+    """One journaled write of a symbol edit. `read` is (sha256, text) of the file as the edit was planned on
+    (`planned`); `expected` is the symbol's text as the caller read it. Under the lock: the planned text when the
+    file still has those bytes; otherwise the symbol is found again by id in the file now, must hold `expected`
+    (else a CONFLICT showing it now), and the edit is planned again on the text now, so others' edits elsewhere in the
+    file stay."""
+    label = f"{path}#{edit.block_id}"
+    done: list[tuple[Spliced, str]] = []
+
+    def change(current: TextFile) -> str:
+        if current.sha256 == read[0]:
+            done.append((planned, current.text))
+            return planned.text
+        plain = current.encoding == "utf-8" and not current.bom  # the index is keyed by the bytes it was built from
+        index = cache.symbols(current.text, planned.index.language, current.sha256 if plain else "")
+        symbol = index.resolve(edit.block_id)
+        if symbol is None:
+            raise block_gone(label, current.rel)
+        if source(current.text, symbol) != expected:
+            raise block_changed(workspace, label, shown_lines(current.text, symbol))
+        again = plan_edit(workspace, current.rel, current.text, index, edit.block_id, edit.body, edit.force,
+                          edit.where)
+        done.append((again, current.text))
+        return again.text
+
+    result = rewrite(workspace, path, topic, "apply", None, change, _never)
+    spliced, before = done[-1]
+    return Written(spliced, result.change_id, result.sha256, before)
+
+
+def _never(rel: str) -> StringError:
+    """`rewrite`'s whole-file CONFLICT, never raised here: a symbol edit passes no whole-file hash."""
+    return StringError("CONFLICT", f"{rel} changed since it was read; nothing was written.")
 
 
 def _refuse_masked(workspace: Workspace, label: str, current: str, body: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stringsh.protocol.operator_model import Result
+from stringsh.protocol.operator_model import ConfirmRequest, Result
 from stringsh.workspace import Workspace
 from tests.dialects.operator.actions_support import Recorder, run, snapshot
 
@@ -43,3 +43,33 @@ def test_symbol_actions_find_read_edit_and_refuse(ws: Path) -> None:
                body_b64="def first():\n    return 1") == Result("c1", True, "Inserted symbol")
     assert (ws / "app.py").read_bytes() == APP.replace("def main():\r\n    pass", "def first():\r\n    return 1"
                                                        "\r\n\r\n\r\ndef main():\r\n    return 0").encode()
+
+
+class OtherClientMeanwhile(Recorder):
+    """A confirmer during whose question another client writes the file (a second engine on the same folder)."""
+
+    def __init__(self, root: Path, old: str, new: str) -> None:
+        super().__init__()
+        self.other, self.old, self.new = Workspace(root), old, new
+
+    def __call__(self, request: ConfirmRequest) -> str | None:
+        text = self.other.read_text("box.py").text
+        self.other.write_text("box.py", text.replace(self.old, self.new), topic="other")
+        return super().__call__(request)
+
+
+def test_edit_symbol_is_held_against_the_symbol_not_the_file(ws: Path) -> None:
+    (ws / "box.py").write_text("class Box:\n    def a(self):\n        return 0\n\n    def b(self):\n        return 0\n")
+    workspace = Workspace(ws)
+    elsewhere = OtherClientMeanwhile(ws, "return 0\n\n", "return 'other'\n\n")  # method a, while b is edited
+    assert run(workspace, "fs.editSymbol", elsewhere, path="box.py", symbol="Box.b",
+               body_b64="    def b(self):\n        return 1") == Result("c1", True, "Edited symbol")
+    assert (ws / "box.py").read_text() == (
+        "class Box:\n    def a(self):\n        return 'other'\n\n    def b(self):\n        return 1\n")
+    same = OtherClientMeanwhile(ws, "return 1", "return 'theirs'")  # method b itself
+    refused = run(workspace, "fs.editSymbol", same, path="box.py", symbol="Box.b",
+                  body_b64="    def b(self):\n        return 2")
+    assert (refused.ok, refused.summary) == (
+        False, "CONFLICT: Refusing to edit box.py#Box.b: the block changed since this topic read it; nothing was "
+               "written.")
+    assert (ws / "box.py").read_text().endswith("    def b(self):\n        return 'theirs'\n")

@@ -75,7 +75,9 @@ def fs_read_symbol(workspace: Workspace, command: Command, topic: str) -> Result
 def fs_edit_symbol(workspace: Workspace, command: Command, confirm: Confirmer, topic: str) -> Result:
     """Replace a definition by `body_b64`, or (`position: before|after`) add one beside it; confirmed with the
     diff, one journaled write."""
-    from stringsh.render.code.write import plan_edit, write_spliced
+    from stringsh.render.code.cache import symbol_cache
+    from stringsh.render.code.views import resolve_symbol
+    from stringsh.render.code.write import SymbolEdit, plan_edit, source, write_symbol
 
     if "body_b64" not in command.payloads:
         raise invalid("ERR_MISSING_BODY_B64", "body_b64 is required.")
@@ -83,10 +85,11 @@ def fs_edit_symbol(workspace: Workspace, command: Command, confirm: Confirmer, t
     if position not in POSITIONS:
         raise invalid("ERR_INVALID_POSITION", "position must be replace, before or after.")
     file, index, name = _source(workspace, command, topic)
-    spliced = plan_edit(workspace, file.rel, file.text, index, name, command.payloads["body_b64"],
-                        _flag(command, "force"), POSITIONS[position])
+    edit = SymbolEdit(name, command.payloads["body_b64"], _flag(command, "force"), POSITIONS[position])
+    spliced = plan_edit(workspace, file.rel, file.text, index, *edit)
     what = "replace" if position == "replace" else f"insert {position}"
     ask(workspace, confirm, command, file.rel, f"{what} {file.rel}#{name}",
         lambda: unified(workspace, file.text, spliced.text, f"a/{file.rel}", f"b/{file.rel}"))
-    write_spliced(workspace, file.rel, spliced, file.encoding, file.bom, file.sha256, topic)
+    expected = source(file.text, resolve_symbol(index, file.rel, name))
+    write_symbol(workspace, file.rel, (file.sha256, file.text), spliced, expected, edit, symbol_cache(None), topic)
     return ok(command, "Edited symbol" if position == "replace" else "Inserted symbol")
