@@ -10,11 +10,12 @@ from stringsh.documents.blockwrite import edit_block, edited_reply
 from stringsh.documents.diffreply import with_diff
 from stringsh.documents.guard import FORCE, require_seen
 from stringsh.documents.linerange import parse_line_target
-from stringsh.documents.masking import masked_note, refuse_mask_writeback
+from stringsh.documents.masking import masked_note
 from stringsh.documents.rangeview import range_view
 from stringsh.documents.symbolwrite import AFTER, BEFORE, edit_symbol
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
+from stringsh.render.bodychecks import refuse_empty, refuse_mask_writeback
 from stringsh.render.document import Document, is_markdown
 from stringsh.render.view import DocumentView, budget_from, masked, numbered, resolve_block
 
@@ -69,7 +70,7 @@ def follow_file(body: str, old: str, final: bool | None = None) -> str:
 
 def edit_whole(ctx: Context, view: DocumentView, body: str, force: bool, final: bool | None = None) -> Result:
     documents = ctx.documents
-    blockedit.refuse_empty(body, view.path, force)
+    refuse_empty(body, view.path, force)
     overwrite = require_seen(ctx.session.seen, view.path, label=view.path, force=force, force_note_on_change=False)
     refuse_mask_writeback(documents.workspace, view.path, view.doc.text, body)
     body = follow_file(body, view.doc.text, final)

@@ -15,10 +15,10 @@ from stringsh.documents import partguard, replacing
 from stringsh.documents.blockwrite import edit_block
 from stringsh.documents.diffreply import with_diff
 from stringsh.documents.linerange import LineTarget, out_of_bounds, parse_line_target
-from stringsh.documents.masking import refuse_mask_writeback
 from stringsh.documents.symbolwrite import edit_symbol
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
+from stringsh.render.bodychecks import refuse_mask_writeback
 from stringsh.render.document import is_markdown
 from stringsh.render.view import DocumentView
 from stringsh.workspace.ops import replace as exact

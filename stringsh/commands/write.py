@@ -6,10 +6,11 @@ from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.documents.diffreply import with_diff
 from stringsh.documents.guard import require_seen
-from stringsh.documents.masking import current_text, refuse_mask_writeback
+from stringsh.documents.masking import current_text
 from stringsh.documents.writing import split_target
 from stringsh.errors import is_a_folder
 from stringsh.protocol.response import Result, document_fields
+from stringsh.render.bodychecks import refuse_mask_writeback
 from stringsh.workspace.seen import mark_seen
 
 

@@ -64,17 +64,6 @@ def without_own_heading(doc: Document, block: Block, body: str, label: str) -> s
     return body
 
 
-def refuse_empty(body: str, label: str, force: bool) -> None:
-    """An empty body would silently empty the block: only with --force."""
-    if not force and not body.strip():
-        raise StringError(
-            "INVALID_PAYLOAD",
-            f"Refusing to empty {label}: the body is empty.",
-            f"To empty it on purpose, send the empty body again with --force: /edit --force {label}. "
-            "Nothing was written.",
-        )
-
-
 def refuse_open_fence(body: str, label: str) -> None:
     """A fence the body opens and never closes would turn everything after the block into code."""
     lines = body.replace("\r\n", "\n").split("\n")

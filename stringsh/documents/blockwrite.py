@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 from stringsh.documents import blockedit, partguard
 from stringsh.documents.blockedit import Splice
 from stringsh.documents.diffreply import with_diff
-from stringsh.documents.masking import refuse_mask_writeback
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
+from stringsh.render.bodychecks import refuse_empty, refuse_mask_writeback
 from stringsh.render.document import Document
 from stringsh.render.view import DocumentView, resolve_block
 from stringsh.workspace.ops.inplace import rewrite
@@ -89,7 +89,7 @@ def edit_block(ctx: Caller, view: DocumentView, block_id: str, body: str, force:
     expected, base = _expected(ctx, view, block_id, block, label)
     refuse_mask_writeback(workspace, label, expected, body)
     body = blockedit.without_own_heading(view.doc, block, body, label)
-    blockedit.refuse_empty(body, label, force)
+    refuse_empty(body, label, force)
     edited, splice = _spliced(view, block, block_id, body, label)
     written: list[tuple[Document, Splice, bool]] = []
 

@@ -23,20 +23,6 @@ def masked_note(workspace: Workspace) -> str:
             "rewrite those lines in full.")
 
 
-def refuse_mask_writeback(workspace: Workspace, label: str, current: str, body: str) -> None:
-    """INVALID_PAYLOAD when `body` (replacing `current`) holds more masks than `current` does while `current`
-    holds a secret: the extra masks stand where secrets were shown masked."""
-    mask = workspace.policy.secrets.replacement
-    if body.count(mask) <= current.count(mask) or not workspace.redactor.finds_secret(current):
-        return
-    raise StringError(
-        "INVALID_PAYLOAD",
-        f"Refusing to write {label}: the body contains {mask} where the file holds a secret; nothing was written.",
-        "stringsh shows secrets masked. Rewrite those lines in full with their real text, "
-        "or edit that part outside stringsh.",
-    )
-
-
 def current_text(workspace: Workspace, path: str) -> str:
     """The file's text for the check above; "" when it is not text (a binary file has no masked view)."""
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.render.bodychecks import refuse_empty, refuse_mask_writeback
 from stringsh.render.code.splice import Spliced, checked_insert, checked_replace
 from stringsh.render.code.views import resolve_symbol
 from stringsh.render.partconflict import block_changed, block_gone
@@ -34,14 +35,8 @@ def plan_edit(workspace: Workspace, path: str, text: str, index: SymbolIndex, bl
     symbol = resolve_symbol(index, path, block_id)
     label = f"{path}#{block_id}"
     current = source(text, symbol)
-    _refuse_masked(workspace, label, current, body)
-    if not force and not body.strip():
-        raise StringError(
-            "INVALID_PAYLOAD",
-            f"Refusing to empty {label}: the body is empty.",
-            f"To empty it on purpose, send the empty body again with --force: /edit --force {label}. "
-            "Nothing was written.",
-        )
+    refuse_mask_writeback(workspace, label, current, body)
+    refuse_empty(body, label, force)
     force_hint = f"/edit --force {label}" + (f" {where}" if where else "")
     if where is None:
         return checked_replace(text, index, symbol, body, label, force, force_hint)
@@ -108,17 +103,3 @@ def write_symbol(workspace: Workspace, path: str, read: tuple[str, str], planned
 def _never(rel: str) -> StringError:
     """`rewrite`'s whole-file CONFLICT, never raised here: a symbol edit passes no whole-file hash."""
     return StringError("CONFLICT", f"{rel} changed since it was read; nothing was written.")
-
-
-def _refuse_masked(workspace: Workspace, label: str, current: str, body: str) -> None:
-    """A body holding more masks than the symbol while the symbol holds a secret would write the mask over it
-    (documents/masking.py's rule and wording, for the dialects below the documents layer)."""
-    mask = workspace.policy.secrets.replacement
-    if body.count(mask) <= current.count(mask) or not workspace.redactor.finds_secret(current):
-        return
-    raise StringError(
-        "INVALID_PAYLOAD",
-        f"Refusing to write {label}: the body contains {mask} where the file holds a secret; nothing was written.",
-        "stringsh shows secrets masked. Rewrite those lines in full with their real text, "
-        "or edit that part outside stringsh.",
-    )
