@@ -21,6 +21,7 @@ from stringsh.protocol.request import Invocation, Request, parse_invocation, par
 from stringsh.protocol.response import Reply, Result, format_error_item, format_reply
 from stringsh.protocol.topics import parse_topic
 from stringsh.session import Session
+from stringsh.suggest import closest, did_you_mean, with_suggestion
 from stringsh.workspace import Workspace
 from stringsh.workspace.context import RequestContext
 
@@ -220,14 +221,30 @@ class Dispatcher:
         if session.kind == "bash" or session.bash_mode:  # every line goes to the shell, raw
             invocation = Invocation(name="bash-line", arg_text=request.header, body=request.body)
         else:
-            invocation = parse_invocation(request, session.variables, raw_names=self._raw)
+            try:
+                invocation = parse_invocation(request, session.variables, raw_names=self._raw)
+            except StringError as exc:
+                raise self._with_command_suggestion(exc, request.header) from None
         if invocation.name not in self.commands:
             raise StringError(
                 "COMMAND_UNSUPPORTED",
                 f"Unknown command: /{invocation.name}",
-                "Use /help to see available commands.",
+                with_suggestion("Use /help to see available commands.",
+                                did_you_mean(invocation.name, self.commands, "/{}")),
             )
         return invocation
+
+    def _with_command_suggestion(self, exc: StringError, header: str) -> StringError:
+        """A line without its `/` (`ls`, `opne x`): name the command it most likely meant, with the `/`."""
+        word = header.strip().split(maxsplit=1)[0].lower() if header.strip() else ""
+        if exc.code != "COMMAND_UNSUPPORTED" or not word or word.startswith("/"):
+            return exc
+        rest = header.strip()[len(word):]
+        rest = rest if len(rest) <= 40 and "\n" not in rest else ""
+        name = word if word in self.commands else closest(word, self.commands)
+        if name is None:
+            return exc
+        return StringError(exc.code, exc.message, with_suggestion(exc.hint, f"Did you mean /{name}{rest}?"))
 
     def _run(self, invocation: Invocation, session: Session, request: Request) -> Result:
         handler = self._handlers.get(invocation.name)

@@ -15,6 +15,7 @@ from stringsh.actions.model import Action
 from stringsh.actions.schema import usage
 from stringsh.errors import StringError
 from stringsh.protocol.request import substitute
+from stringsh.suggest import did_you_mean, with_suggestion
 
 DOLLAR = re.compile(r"\$[A-Za-z_]\w*")
 SESSION_VAR = re.compile(r"\{([A-Za-z_]\w*)\}")
@@ -153,11 +154,12 @@ def bind(
             if target is None:
                 ids = shortcut_ids()
                 listing = (
-                    f"\nAvailable: {', '.join('@' + i for i in ids[:12])}{', ...' if len(ids) > 12 else ''}"
+                    f"Available: {', '.join('@' + i for i in ids[:12])}{', ...' if len(ids) > 12 else ''}"
                     if ids
-                    else "\n(no shortcuts on this page)"
+                    else "(no shortcuts on this page)"
                 )
-                raise StringError("NOT_FOUND", f"Unknown shortcut: {value}{listing}")
+                raise StringError("NOT_FOUND", f"Unknown shortcut: {value}",
+                                  with_suggestion(listing, did_you_mean(value[1:], ids, "@{}")))
             value = target
         _check_type(action, key, value)
         payload[key] = value

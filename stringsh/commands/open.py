@@ -70,7 +70,7 @@ def open_path(ctx: Context, target: str, block: str | None, start: int, end: int
     info = workspace.stat(rel)
     if info is None:
         with workspace.audited("read", [rel], topic=ctx.session.topic):  # a read of nothing is recorded too
-            raise StringError("NOT_FOUND", f"File not found: {target}")
+            raise workspace.not_found(rel, target)
     if info.is_dir:
         if block:
             raise is_a_folder(target, f"Use /open {target}")

@@ -32,7 +32,7 @@ def test_crlf_file_gets_crlf(ws: Path, dispatcher) -> None:
 def test_missing_file_is_not_found(ws: Path, dispatcher) -> None:
     assert (
         dispatcher.execute("/append nope.md\nx\n").text
-        == "re: /append nope.md\nERROR(NOT_FOUND): File not found: nope.md"
+        == "re: /append nope.md\nERROR(NOT_FOUND): File not found: nope.md\n/ls shows what is there."
     )
     assert not (ws / "nope.md").exists()
 

@@ -86,7 +86,10 @@ def test_whole_file_edit_needs_a_read_first(ws: Path, dispatcher) -> None:
 
 def test_bad_targets(ws: Path, dispatcher) -> None:
     make_notes(ws)
-    assert body(dispatcher.execute("/edit nowhere.md").text) == "ERROR(NOT_FOUND): File not found: nowhere.md"
+    assert body(dispatcher.execute("/edit nowhere.md").text) == (
+        "ERROR(NOT_FOUND): File not found: nowhere.md\n"
+        "/ls shows what is there."
+    )
     assert dispatcher.execute("/edit").code == "INVALID_PAYLOAD"
     assert dispatcher.execute("/edit nav").code == "INVALID_TARGET"
     assert dispatcher.execute("/edit logo.png").code == "BINARY_FILE"

@@ -153,8 +153,10 @@ ATTACKS = [
      "stringsh protects paths that run code later; edit it outside stringsh if you mean it."),
     ("/rm -r .git", "ERROR(NOT_PERMITTED): .git is protected: it can run code later\n"
      "stringsh protects paths that run code later; edit it outside stringsh if you mean it."),
-    ("/rm -r .stringsh", "ERROR(NOT_PERMITTED): .stringsh/ is stringsh's own state and cannot be used: .stringsh"),
-    ("/mkdir .stringsh/x", "ERROR(NOT_PERMITTED): .stringsh/ is stringsh's own state and cannot be used: .stringsh/x"),
+    ("/rm -r .stringsh", "ERROR(NOT_PERMITTED): .stringsh/ is stringsh's own state and cannot be used: .stringsh\n"
+     "Use a path outside it; /changes and /undo reach what stringsh keeps there."),
+    ("/mkdir .stringsh/x", "ERROR(NOT_PERMITTED): .stringsh/ is stringsh's own state and cannot be used: .stringsh/x\n"
+     "Use a path outside it; /changes and /undo reach what stringsh keeps there."),
     # out of the root: `..`, absolute, through a symlink
     ("/mv notes.md ../out.md", "ERROR(INVALID_PATH): Path escapes the workspace root: ../out.md\n"
      "Use a path inside the workspace."),
@@ -173,7 +175,8 @@ ATTACKS = [
      "Symlinks are followed only while they point inside the workspace."),
     ("/stat etc-link/passwd", "ERROR(INVALID_PATH): Path leaves the workspace through a symlink: etc-link/passwd\n"
      "Symlinks are followed only while they point inside the workspace."),
-    ("/stat .stringsh/x", "ERROR(NOT_PERMITTED): .stringsh/ is stringsh's own state and cannot be used: .stringsh/x"),
+    ("/stat .stringsh/x", "ERROR(NOT_PERMITTED): .stringsh/ is stringsh's own state and cannot be used: .stringsh/x\n"
+     "Use a path outside it; /changes and /undo reach what stringsh keeps there."),
     ("/mkdir .env", "ERROR(SECRET_DENIED): Access to a secret file is denied: .env\n"
      "The policy's secret deny list covers this path."),
     ("/rm -r vault", "ERROR(SECRET_DENIED): Access to a secret file is denied: vault/.env\n"
@@ -207,7 +210,7 @@ def test_attacks_refused_and_nothing_changed(files: Path, dispatcher, command: s
     assert reply(dispatcher, command) == expected
     assert tree_hash(files) == before
     assert sorted(p.name for p in files.parent.iterdir()) == parent
-    assert reply(dispatcher, "/undo") == "ERROR(NOT_FOUND): Nothing to undo."
+    assert reply(dispatcher, "/undo") == "ERROR(NOT_FOUND): Nothing to undo.\n/changes lists the changes there are."
 
 
 def test_read_only_root_and_disabled_flags(files: Path) -> None:
@@ -215,9 +218,9 @@ def test_read_only_root_and_disabled_flags(files: Path) -> None:
     before = tree_hash(files)
     out = "".join(run_stringsh(["-c", command], files).stdout.decode()
                   for command in ("/mv notes.md n.md", "/rm notes.md", "/mkdir x"))
-    assert "ERROR(NOT_PERMITTED): move is disabled by policy" in out
-    assert "ERROR(NOT_PERMITTED): delete is disabled by policy" in out
-    assert "ERROR(NOT_PERMITTED): mkdir is disabled by policy" in out
+    assert "ERROR(NOT_PERMITTED): move is disabled by policy\nThe policy's [permissions] move = false." in out
+    assert "ERROR(NOT_PERMITTED): delete is disabled by policy\nThe policy's [permissions] delete = false." in out
+    assert "ERROR(NOT_PERMITTED): mkdir is disabled by policy\nThe policy's [permissions] mkdir = false." in out
     assert tree_hash(files) == before
 
 

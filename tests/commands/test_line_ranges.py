@@ -100,7 +100,7 @@ def test_bad_ranges_are_coded_errors_with_hints(ws: Path) -> None:
         "Give --from 1 to 3, or leave it out.\n"
         "re: /open big.txt:L1-L3 --to 5\nERROR(INVALID_PAYLOAD): --to does not go with a line range: big.txt:L1-L3\n"
         "Name the last line in the range: /open big.txt:L1-L5\n"
-        "re: /open nope.txt:L1\nERROR(NOT_FOUND): File not found: nope.txt\n"
+        "re: /open nope.txt:L1\nERROR(NOT_FOUND): File not found: nope.txt\n/ls shows what is there.\n"
         "re: /open d:L1\nERROR(INVALID_TARGET): Is a directory: d\nUse /open d\n"
         "re: /edit big.txt:L2\nERROR(INVALID_TARGET): /edit replaces a whole file or a block, not lines: big.txt:L2\n"
         "Replace lines with /replace big.txt:L2 and the same body.\n"

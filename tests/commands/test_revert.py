@@ -29,7 +29,8 @@ def test_revert_another_clients_change_then_undo_the_revert(ws: Path) -> None:
         "3  TIME  main  /undo        a.md +2 -0 (undoes 2)\n"
         "2  TIME  main  /revert 1    a.md +0 -2 (reverts 1, reverted by 3)\n"
         "1  TIME  main  /write a.md  a.md +2 -0",
-        "re: /undo\nERROR(NOT_FOUND): Nothing to undo.",  # change 1 is another client's: /undo leaves it
+        # change 1 is another client's: /undo leaves it
+        "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n/changes lists the changes there are.",
     ]
     assert (ws / "a.md").read_text() == "one\ntwo\n"
     assert c(ws, "/revert 1") == "re: /revert 1\nReverted change 1 as change 4: deleted a.md (was newly created)\n"

@@ -25,6 +25,7 @@ def test_allow_globs_see_id_paths_and_secret_globs_the_path_inside_the_root(root
         "re: /write src/a.txt x\nCreated: src/a.txt (2 bytes, 1 lines)\n"
         "re: /write scratch:src/a.txt x\n"
         "ERROR(NOT_PERMITTED): Path is not on the policy's change allow-list: scratch:src/a.txt\n"
+        "Only paths matching the policy's [changes] allow_globs may change; change another path.\n"
         "re: /write scratch:notes/a.txt x\nCreated: scratch:notes/a.txt (2 bytes, 1 lines)\n"
         "re: /write scratch:sub/b.md x\nCreated: scratch:sub/b.md (2 bytes, 1 lines)\n"
         "re: /open docs:private/k.txt\nERROR(SECRET_DENIED): Access to a secret file is denied: docs:private/k.txt\n"

@@ -13,7 +13,7 @@ from tests.commands.plain_client import PlainClient
 from tests.commands.sessions import run_in_new_session
 from tests.conftest import run_stringsh
 
-NOTHING = "ERROR(NOT_FOUND): Nothing to undo."
+NOTHING = "ERROR(NOT_FOUND): Nothing to undo.\n/changes lists the changes there are."
 
 
 def test_two_plain_processes_on_one_folder_undo_only_their_own(ws: Path, tmp_path: Path) -> None:

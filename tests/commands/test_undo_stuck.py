@@ -15,7 +15,7 @@ from stringsh.workspace.models import ChangeSet
 from tests.commands.plain_client import PlainClient
 from tests.conftest import run_stringsh
 
-NOTHING = "ERROR(NOT_FOUND): Nothing to undo."
+NOTHING = "ERROR(NOT_FOUND): Nothing to undo.\n/changes lists the changes there are."
 
 
 def git(ws: Path, *args: str) -> None:

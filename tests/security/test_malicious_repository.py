@@ -273,7 +273,7 @@ def expected_replies(h: Hostile, one_shot: bool) -> list[str]:
         protected.format(".git/hooks/pre-commit"),
         protected.format(".git/config"),
         "ERROR(NOT_PERMITTED): stringsh.toml is the workspace's policy and cannot be changed through stringsh",
-        "ERROR(NOT_FOUND): Nothing to undo.",
+        "ERROR(NOT_FOUND): Nothing to undo.\n/changes lists the changes there are.",
         act,
         cat_env,
         cat_key,

@@ -78,7 +78,10 @@ def test_commands_refuse(world: Path, attack: Attack, command: str) -> None:
         assert reply.code == expected, reply.text
         assert reply.text.startswith(f"re: {header.replace(chr(0), '')}"[:40])
         assert f"\nERROR({expected}): " in reply.text
-        assert dispatcher.execute("/undo").text == "re: /undo\nERROR(NOT_FOUND): Nothing to undo."
+        assert dispatcher.execute("/undo").text == (
+            "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+            "/changes lists the changes there are."
+        )
     finally:
         dispatcher.close()
     assert_untouched(world, before)
@@ -143,7 +146,10 @@ def test_literal_names_through_commands(world: Path, case: str, path: str) -> No
         removed = f", removed its new empty folder{'s' if len(made) > 1 else ''} {', '.join(made)}" if made else ""
         assert dispatcher.execute("/undo").text == f"re: /undo\nUndo: deleted {rel} (was newly created){removed}"
         assert not any((world / d).exists() for d in made)
-        assert dispatcher.execute("/undo").text == "re: /undo\nERROR(NOT_FOUND): Nothing to undo."
+        assert dispatcher.execute("/undo").text == (
+            "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+            "/changes lists the changes there are."
+        )
     finally:
         dispatcher.close()
     assert_untouched(world, before)

@@ -88,7 +88,10 @@ def test_undo_past_the_pruned_depth_says_the_changes_were_pruned(ws: Path) -> No
     assert (ws / "a.md").read_text() == "1\n"
     # Another client (another name) never had a change pruned: plain "Nothing to undo."
     other = run_stringsh(["-c", "/undo"], ws, env={"STRINGSH_CLIENT": "another"})
-    assert other.stdout.decode() == "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+    assert other.stdout.decode() == (
+        "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+        "/changes lists the changes there are.\n"
+    )
 
 
 def test_info_shows_the_journal_depth(ws: Path) -> None:

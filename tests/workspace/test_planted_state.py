@@ -84,7 +84,10 @@ def test_finding_01_a_committed_journal_is_never_replayed(repo: Path) -> None:
     assert proc.returncode == 0 and b"README.md" in proc.stdout
     assert not (repo / ".git" / "hooks" / "post-commit").exists()
     assert (repo / "README.md").read_text() == "# readme\n"
-    assert stringsh(repo, "/undo").stdout.decode().endswith("ERROR(NOT_FOUND): Nothing to undo.\n")
+    assert stringsh(repo, "/undo").stdout.decode().endswith(
+        "ERROR(NOT_FOUND): Nothing to undo.\n"
+        "/changes lists the changes there are.\n"
+    )
     assert (repo / "README.md").read_text() == "# readme\n"  # the planted "done" change is not undone either
     assert (repo / ".stringsh" / JOURNAL_FILE).read_bytes() == planted  # never even opened for writing
     assert not (repo / ".git" / "hooks" / "post-commit").exists()

@@ -48,7 +48,7 @@ def test_an_untrusted_workspace_cannot_add_a_root_outside_it(cloned: Path, path:
     assert proc.stderr.decode().startswith(WIDENING)
     assert proc.stdout.decode() == (
         "re: /ls out:\nERROR(NOT_FOUND): Not found\nNo such folder: out:\n"
-        "re: /open out:o.md\nERROR(NOT_FOUND): File not found: out:o.md\n"
+        "re: /open out:o.md\nERROR(NOT_FOUND): File not found: out:o.md\n/ls shows what is there.\n"
         "re: /write out:n.md x\nCreated: out:n.md (2 bytes, 1 lines)\n"  # a file of that name in the workspace
     )
     assert sorted(os.listdir(cloned.parent / "outside")) == ["o.md"]
