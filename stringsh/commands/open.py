@@ -54,6 +54,9 @@ def show(ctx: Context, view: DocumentView, verb: str, *, start: int = 0, label: 
                           load_include=documents.include_loader(view),
                           setup=documents.requirements_file(view) if wanted else None,
                           unfold=documents.unfold_navs(view) if start == 0 else None)  # menus' first view
+    if end is not None:  # the limit was the user's own `--to`: say so, not that a limit was hit
+        cut, asked = f"[cut] Output limit of {budget} lines reached", f"[--to {end}] Shown up to line {end}"
+        content = content.replace(cut, asked, 1)
     view.auto_shortcuts = shown.auto_shortcuts
     extra = documents.default_action_output(view) if start == 0 else None  # front matter `default:`
     if extra:

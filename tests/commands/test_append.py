@@ -64,5 +64,5 @@ def test_usage_errors(ws: Path, dispatcher) -> None:
 def test_undo_removes_the_appended_text(ws: Path, dispatcher) -> None:
     (ws / "a.txt").write_bytes(b"a")
     dispatcher.execute("/append a.txt\nb\n")
-    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: reverted a.txt (1 lines)"
+    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: reverted a.txt (1 line)"
     assert (ws / "a.txt").read_bytes() == b"a"

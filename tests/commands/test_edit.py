@@ -80,7 +80,7 @@ def test_whole_file_edit_needs_a_read_first(ws: Path, dispatcher) -> None:
     assert (ws / "todo.md").read_text() == "# New\n\ntext\n"
     (ws / "todo.md").write_text("changed outside\n")
     assert dispatcher.execute("/edit todo.md\nmine\n").code == "CONFLICT"
-    assert body(dispatcher.execute("/edit --force todo.md\nmine\n").text) == "Edited todo.md (1 lines, whole file)"
+    assert body(dispatcher.execute("/edit --force todo.md\nmine\n").text) == "Edited todo.md (1 line, whole file)"
     assert (ws / "todo.md").read_text() == "mine\n"
 
 

@@ -69,11 +69,11 @@ def test_mv_file_folder_link_and_undo(files: Path, dispatcher) -> None:  # type:
     assert reply(dispatcher, "/undo") == "Undo: put back link etc-link → /etc; removed link archive/etc"
     assert reply(dispatcher, "/undo") == (
         "Undo: put back folder docs; put back folder docs/sub; restored docs/a.md (3 lines); "
-        "deleted archive/a.md (was newly created); restored docs/notes.md (1 lines); "
-        "deleted archive/notes.md (was newly created); restored docs/sub/b.md (1 lines); "
+        "deleted archive/a.md (was newly created); restored docs/notes.md (1 line); "
+        "deleted archive/notes.md (was newly created); restored docs/sub/b.md (1 line); "
         "deleted archive/sub/b.md (was newly created); removed folder archive/sub; removed folder archive"
     )
-    assert reply(dispatcher, "/undo") == "Undo: restored notes.md (1 lines); deleted docs/notes.md (was newly created)"
+    assert reply(dispatcher, "/undo") == "Undo: restored notes.md (1 line); deleted docs/notes.md (was newly created)"
     assert tree_hash(files) == before
 
 
@@ -87,7 +87,7 @@ def test_mv_force_replaces_and_undo_puts_the_old_file_back(files: Path, dispatch
         "Moved: notes.md → docs/a.md (replaced the old docs/a.md)"
     )
     assert (files / "docs" / "a.md").read_text() == "notes\n"
-    assert reply(dispatcher, "/undo") == "Undo: restored notes.md (1 lines); reverted docs/a.md (3 lines)"
+    assert reply(dispatcher, "/undo") == "Undo: restored notes.md (1 line); reverted docs/a.md (3 lines)"
     assert tree_hash(files) == before
 
 
@@ -104,7 +104,7 @@ def test_cp_and_undo(files: Path, dispatcher) -> None:  # type: ignore[no-untype
         "ERROR(INVALID_TARGET): Only a regular file can be copied: docs is a dir\n"
         "Nothing was changed; copy the files inside it one by one."
     )
-    assert reply(dispatcher, "/undo") == "Undo: reverted copy.md (1 lines)"
+    assert reply(dispatcher, "/undo") == "Undo: reverted copy.md (1 line)"
     assert reply(dispatcher, "/undo") == "Undo: deleted copy.md (was newly created)"
     assert tree_hash(files) == before
 
@@ -117,10 +117,10 @@ def test_rm_and_undo(files: Path, dispatcher) -> None:  # type: ignore[no-untype
     assert reply(dispatcher, "/rm etc-link") == "Deleted: etc-link (symbolic link; its target is untouched)"
     assert reply(dispatcher, "/rm -r docs") == "Deleted: docs (folder, 2 files, 2 folders)"
     assert reply(dispatcher, "/rm notes.md") == "Deleted: notes.md"
-    assert reply(dispatcher, "/undo") == "Undo: restored notes.md (1 lines)"
+    assert reply(dispatcher, "/undo") == "Undo: restored notes.md (1 line)"
     assert reply(dispatcher, "/undo") == (
         "Undo: put back folder docs; put back folder docs/sub; restored docs/a.md (3 lines); "
-        "restored docs/sub/b.md (1 lines)"
+        "restored docs/sub/b.md (1 line)"
     )
     assert reply(dispatcher, "/undo") == "Undo: put back link etc-link → /etc"
     assert tree_hash(files) == before
@@ -254,6 +254,6 @@ def test_undo_of_a_big_rm_names_twenty_then_counts(ws: Path, dispatcher) -> None
     before = tree_hash(ws)
     assert reply(dispatcher, "/rm -r many") == "Deleted: many (folder, 30 files, 1 folder)"
     text = reply(dispatcher, "/undo")
-    assert text.startswith("Undo: put back folder many; restored many/00.txt (1 lines); ")
-    assert text.endswith("; restored many/18.txt (1 lines); and 11 more")
+    assert text.startswith("Undo: put back folder many; restored many/00.txt (1 line); ")
+    assert text.endswith("; restored many/18.txt (1 line); and 11 more")
     assert tree_hash(ws) == before

@@ -115,7 +115,7 @@ def test_a_file_really_named_like_a_range_still_opens(ws: Path) -> None:
 def test_a_range_view_counts_as_reading_for_a_later_whole_file_edit(ws: Path) -> None:
     (ws / "a.txt").write_text("1\n2\n")
     out = run(ws, "/edit a.txt:L1\n/edit a.txt <<EOF\nnew\nEOF\n")
-    assert out.endswith("re: /edit a.txt\nEdited a.txt (1 lines, whole file)\n")
+    assert out.endswith("re: /edit a.txt\nEdited a.txt (1 line, whole file)\n")
 
 
 def test_help_pages_name_line_ranges(ws: Path) -> None:

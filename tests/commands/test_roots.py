@@ -62,12 +62,12 @@ def test_every_command_names_a_root(roots: Path) -> None:
         "re: /ls docs:\nListing docs:\n---\n  sub/\n  guide.md\n"
         "re: /ls docs:sub\nListing docs:sub/\n---\n  y.txt\n"
         "re: /open docs:guide.md\nOpened docs:guide.md\n---\n# Guide\n\ntext\n"
-        "re: /write scratch:notes/x.txt hello\nCreated: scratch:notes/x.txt (6 bytes, 1 lines)\n"
+        "re: /write scratch:notes/x.txt hello\nCreated: scratch:notes/x.txt (6 bytes, 1 line)\n"
         "re: /append scratch:notes/x.txt more\nAppended to: scratch:notes/x.txt (now 11 bytes)\n"
         "re: /open scratch:notes/x.txt\nOpened scratch:notes/x.txt\n---\nhello\nmore\n"
         "re: /ls main:\nListing ./\n---\n  a.md\n"
         "re: /open main:a.md\nOpened a.md\n---\nhi\n"
-        "re: /undo\nUndo: reverted scratch:notes/x.txt (1 lines)\n"
+        "re: /undo\nUndo: reverted scratch:notes/x.txt (1 line)\n"
         "re: /undo\nUndo: deleted scratch:notes/x.txt (was newly created), removed its new empty folder scratch:notes\n"
         "re: /ls scratch:\nListing scratch:\n---\n(empty)\n"
     )
@@ -183,7 +183,7 @@ def test_a_nested_root_names_its_own_files(roots: Path) -> None:
         "A session never changes its own policy; edit the policy file outside stringsh.\n"
         "re: /write up:ws/.stringsh/x x\nERROR(NOT_PERMITTED): .stringsh/ is stringsh's own state and cannot be "
         "used: up:ws/.stringsh/x\nUse a path outside it; /changes and /undo reach what stringsh keeps there.\n"
-        "re: /write up:ws/b.md b\nCreated: b.md (2 bytes, 1 lines)\n"
+        "re: /write up:ws/b.md b\nCreated: b.md (2 bytes, 1 line)\n"
         "re: /undo\nUndo: deleted b.md (was newly created)\n"
     )
     assert sorted(os.listdir(vendor)) == ["lib.md"] and not (roots / "ws" / "b.md").exists()

@@ -21,7 +21,7 @@ def test_multi_level_walks_back(ws: Path, dispatcher) -> None:
     assert dispatcher.execute("/undo").text == (
         "re: /undo\nUndo: reverted a.md (2 lines)"
     )
-    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: reverted a.md (1 lines)"
+    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: reverted a.md (1 line)"
     assert dispatcher.execute("/undo").text == "re: /undo\nUndo: deleted a.md (was newly created)"
     assert dispatcher.execute("/undo").text == (
         "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"

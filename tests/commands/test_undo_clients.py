@@ -29,7 +29,7 @@ def c(ws: Path, command: str, *args: str, client: str | None = None) -> str:
 
 
 def created(path: str, text: str) -> str:
-    return f"re: /write {path} {text}\nCreated: {path} ({len(text) + 1} bytes, 1 lines)\n"
+    return f"re: /write {path} {text}\nCreated: {path} ({len(text) + 1} bytes, 1 line)\n"
 
 
 def undone(path: str) -> str:

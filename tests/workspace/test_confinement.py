@@ -107,7 +107,7 @@ def test_root_given_through_a_symlink_accepts_both_spellings(tmp_path: Path) -> 
     workspace.close()
     dispatcher = Dispatcher(tmp_path / "proj")
     reply = dispatcher.execute(f"/write {real}/c.txt\nc\n")
-    assert reply.text.split("\n", 1)[1] == "Created: c.txt (2 bytes, 1 lines)"
+    assert reply.text.split("\n", 1)[1] == "Created: c.txt (2 bytes, 1 line)"
     dispatcher.close()
 
 

@@ -79,8 +79,8 @@ def test_undo_past_the_pruned_depth_says_the_changes_were_pruned(ws: Path) -> No
     (ws / "stringsh.toml").write_text("[journal]\nkeep_changes = 3\n")  # an undo is a change set too
     replies = script_replies(ws, "/write a.md 1\n/write --force a.md 2\n/write --force a.md 3\n/undo\n/undo\n/undo\n")
     assert replies[3:] == [
-        "re: /undo\nUndo: reverted a.md (1 lines)",
-        "re: /undo\nUndo: reverted a.md (1 lines)",
+        "re: /undo\nUndo: reverted a.md (1 line)",
+        "re: /undo\nUndo: reverted a.md (1 line)",
         "re: /undo\nERROR(NOT_FOUND): Nothing left to undo: older changes of this topic were pruned from the journal.\n"
         "The journal keeps the newest 3 changes and 128 MiB of previous content ([journal] keep_changes, keep_bytes "
         "in stringsh.toml); /changes lists the changes kept.",

@@ -266,7 +266,7 @@ def test_finding_11_undo_of_an_overwrite_never_rewrites_a_swapped_links_target(r
     # the link removed and the file put back as written: undo works again
     (repo / "a.txt").unlink()
     (repo / "a.txt").write_text("v2\n")
-    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: reverted a.txt (1 lines)"
+    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: reverted a.txt (1 line)"
     assert (repo / "a.txt").read_text() == "v1\n" and (repo / "keep.txt").read_text() == "v2\n"
     dispatcher.close()
 

@@ -77,8 +77,8 @@ def test_open_a_block_and_a_window(client: Client) -> None:
         "re: /open -- guide.md#install\nOpened guide.md#install\n---\n## Install\n\nsay \"hi\" it's {name} here\n"
         "-i flag")
     assert client.text("open", {"target": "guide.md", "fromLine": 10, "toLine": 11}) == (
-        "re: /open --from 10 --to 11 -- guide.md\nOpened guide.md\n---\nline a\nline b\n\n[cut] Output limit of 2 "
-        "lines reached; the rest starts at source line 12 of 12. Read on: /open guide.md --from 12")
+        "re: /open --from 10 --to 11 -- guide.md\nOpened guide.md\n---\nline a\nline b\n\n"
+        "[--to 11] Shown up to line 11; the rest starts at source line 12 of 12. Read on: /open guide.md --from 12")
     assert client.text("open", {"target": "guide.md:L10-L11"}) == (
         "re: /open -- guide.md:L10-L11\nOpened guide.md:L10-L11\n---\n10 | line a\n11 | line b\n\n(lines 10-11 of 12)")
 
