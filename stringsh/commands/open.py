@@ -194,7 +194,7 @@ def back(ctx: Context) -> Result:
     if ctx.args:
         raise StringError("INVALID_PAYLOAD", "Usage: /back")
     view = ctx.documents.back()
-    return show(ctx, view, "Back to", label=view.path)
+    return show(ctx, view, "Back to")  # its label: the block it returns to (`Back to a.md#setup`), or the URL
 
 
 @handler("refresh")
