@@ -230,9 +230,13 @@ class Dispatcher:
                 "COMMAND_UNSUPPORTED",
                 f"Unknown command: /{invocation.name}",
                 with_suggestion("Use /help to see available commands.",
-                                did_you_mean(invocation.name, self.commands, "/{}")),
+                                did_you_mean(invocation.name, self._suggestable(), "/{}")),
             )
         return invocation
+
+    def _suggestable(self) -> list[str]:
+        """The commands a typo may be taken for: the listed ones (`/help`), never `!` or the internal names."""
+        return [name for name, spec in self.commands.items() if not spec.hidden and name[:1].isalpha()]
 
     def _with_command_suggestion(self, exc: StringError, header: str) -> StringError:
         """A line without its `/` (`ls`, `opne x`): name the command it most likely meant, with the `/`."""
@@ -241,7 +245,7 @@ class Dispatcher:
             return exc
         rest = header.strip()[len(word):]
         rest = rest if len(rest) <= 40 and "\n" not in rest else ""
-        name = word if word in self.commands else closest(word, self.commands)
+        name = word if word in self._suggestable() else closest(word, self._suggestable())
         if name is None:
             return exc
         return StringError(exc.code, exc.message, with_suggestion(exc.hint, f"Did you mean /{name}{rest}?"))

@@ -1,37 +1,55 @@
 """"Did you mean": the one rule every refusal uses to name the closest command, flag, path or block id.
 
-One line, and only when one candidate is close (difflib's ratio at or above `CUTOFF`) and closer than every
-other, so a wild guess never points somewhere unrelated or picks one of several equal ones.
+One line, and only when one candidate is close and closer than every other: at most one edit (a letter added,
+dropped, changed, or two swapped) per three letters of what was typed, at least one. So `/opne` finds `/open` and
+`READNE.md` finds `README.md`, while `/nope` finds nothing and `changes-` among `changes-0`…`changes-9` (a tie)
+picks none.
 """
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
-
-#: How alike two words must be (difflib's ratio) before one is offered for the other.
-CUTOFF = 0.75
 
 
 def closest(word: str, candidates: Iterable[str]) -> str | None:
-    """The candidate most like `word` (case-insensitive), or None when none is close or `word` is one of them."""
-    pool = {c.lower(): c for c in candidates if c}
+    """The candidate nearest `word` (case-insensitive), or None when none is close, several are equally close, or
+    `word` is one of them."""
     key = word.lower()
+    pool = {c.lower(): c for c in candidates if c}
     if not key or key in pool:
         return None
-    scored = sorted(((_ratio(key, c), c) for c in pool), reverse=True)
-    if not scored or scored[0][0] < CUTOFF:
-        return None
-    if len(scored) > 1 and scored[1][0] == scored[0][0]:
-        return None  # a tie (`changes-` among changes-0..9): no one of them is the likely meant one
-    return pool[scored[0][1]]
+    limit = max(1, len(key) // 3)
+    best: list[str] = []
+    best_distance = limit + 1
+    for low, original in pool.items():
+        if abs(len(low) - len(key)) > limit:
+            continue
+        distance = edits(key, low, best_distance + 1)
+        if distance > limit:
+            continue
+        if distance < best_distance:
+            best, best_distance = [original], distance
+        elif distance == best_distance:
+            best.append(original)
+    return best[0] if len(best) == 1 else None
 
 
-def _ratio(a: str, b: str) -> float:
-    matcher = difflib.SequenceMatcher(None, a, b)
-    if matcher.real_quick_ratio() < CUTOFF or matcher.quick_ratio() < CUTOFF:
-        return 0.0
-    return matcher.ratio()
+def edits(a: str, b: str, stop: int) -> int:
+    """Edits between `a` and `b` (insert, delete, substitute, swap two neighbours); any value >= `stop` once it
+    is certain to reach it."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        if min(current) >= stop:
+            return stop
+        previous2, previous = previous, current
+    return previous[-1]
 
 
 def did_you_mean(word: str, candidates: Iterable[str], shown: str = "{}") -> str | None:

@@ -22,6 +22,7 @@ def reply(dispatcher, command: str) -> str:  # type: ignore[no-untyped-def]
     ("/opne", "ERROR(COMMAND_UNSUPPORTED): Unknown command: /opne\n"
               "Did you mean /open? Use /help to see available commands."),
     ("/xyzzy", "ERROR(COMMAND_UNSUPPORTED): Unknown command: /xyzzy\nUse /help to see available commands."),
+    ("/nope", "ERROR(COMMAND_UNSUPPORTED): Unknown command: /nope\nUse /help to see available commands."),
     ("ls", "ERROR(COMMAND_UNSUPPORTED): Commands must start with /.\nDid you mean /ls? Use /help for details."),
     ("opne README.md", "ERROR(COMMAND_UNSUPPORTED): Commands must start with /.\n"
                        "Did you mean /open README.md? Use /help for details."),
@@ -50,10 +51,12 @@ def test_the_closest_name_is_suggested_only_when_close(ws: Path, dispatcher, com
     assert reply(dispatcher, command) == expected
 
 
-def test_a_tie_suggests_nothing() -> None:
+def test_a_tie_or_a_far_name_suggests_nothing() -> None:
     assert closest("changes-", [f"changes-{n}" for n in range(10)]) is None
-    assert closest("changes-99", [f"changes-{n}" for n in range(68)]) == "changes-9"
+    assert closest("changes-99", [f"changes-{n}" for n in range(68)]) is None  # changes-9, -19, -29 …: a tie
+    assert closest("changes-99", ["changes-9", "changes-100"]) == "changes-9"
     assert closest("open", ["open", "opne"]) is None  # the word itself is no typo
+    assert closest("nope", ["open", "ls"]) is None  # two edits in four letters: not a typo of it
 
 
 HINTED = ("NOT_FOUND", "NOT_PERMITTED", "COMMAND_UNSUPPORTED")
