@@ -138,7 +138,10 @@ class Repl:
         return FormattedText([("class:continuation", "…".rjust(width - 1) + " ")])
 
     def toolbar(self) -> list[tuple[str, str]]:
-        return toolbar_fragments(self.state, self.session, self.dispatcher.root, self.dispatcher.workspace)
+        from prompt_toolkit.application import get_app
+
+        width = get_app().output.get_size().columns
+        return toolbar_fragments(self.state, self.session, self.dispatcher.root, self.dispatcher.workspace, width)
 
     def run(self) -> int:
         print_formatted_text(FormattedText([("class:banner", BANNER)]), style=STYLE)

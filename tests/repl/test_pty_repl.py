@@ -184,3 +184,20 @@ def test_no_color_leaves_out_colours(workspace: Path, tmp_path: Path) -> None:
     sgr = re.findall(rb"\x1b\[([0-9;]*)m", bytes(terminal.transcript))
     colours = [p for params in sgr for p in params.split(b";") if p and int(p) in COLOUR_CODES]
     assert sgr and colours == []
+
+
+def test_the_toolbar_fits_80_columns_once_the_shell_has_run(workspace: Path, tmp_path: Path) -> None:
+    deep = workspace / "docs" / "a-rather-long-folder-name" / "and-another-one"
+    deep.mkdir(parents=True)
+    env = {"STRINGSH_HISTORY": str(tmp_path / "history"), "HOME": str(tmp_path)}
+    term = Terminal([], workspace, env, size=(80, 24))
+    try:
+        term.wait_for(lambda screen: "Ctrl-D quit" in screen)
+        term.send(f"!cd {deep.relative_to(workspace)} && false" + ENTER)
+        term.wait_for("exit: 1 | cwd:")
+        screen = term.wait_for(lambda s: " exit 1" in s.splitlines()[-1])
+        bar = screen.splitlines()[-1]
+        assert bar.startswith(" main ") and bar.endswith(("undo 0", "Alt-Enter newline", "Ctrl-D quit")), bar
+        assert "another-one exit 1" in bar and len(bar) <= 80
+    finally:
+        term.close()
