@@ -171,9 +171,11 @@ class Repl:
             return True
         reply = self.execute(text)
         from stringsh.render.replies import print_reply
+        from stringsh.repl.pager import print_paged
 
         try:
-            print_reply(self.console, reply.text)
+            if not print_paged(self.console, reply.text, print_reply):  # long help goes through a pager
+                print_reply(self.console, reply.text)
         except KeyboardInterrupt:
             self.console.print("\n^C (rest of the reply not shown)", style="dim")
         return True

@@ -201,3 +201,20 @@ def test_the_toolbar_fits_80_columns_once_the_shell_has_run(workspace: Path, tmp
         assert "another-one exit 1" in bar and len(bar) <= 80
     finally:
         term.close()
+
+
+@pytest.mark.needs("less")
+def test_long_help_is_paged_and_short_help_is_not(workspace: Path, tmp_path: Path) -> None:
+    env = {"STRINGSH_HISTORY": str(tmp_path / "history"), "HOME": str(tmp_path)}
+    term = Terminal([], workspace, env, size=(80, 24))
+    try:
+        term.wait_for(lambda screen: "Ctrl-D quit" in screen)
+        term.send("/help edit" + ENTER)
+        screen = term.wait_for(lambda s: s.splitlines()[-1].startswith(":"))  # less's prompt: one page shown
+        assert "Ctrl-D quit" not in screen and "/edit" in screen
+        term.send("q")
+        term.wait_for(lambda s: "Ctrl-D quit" in s.splitlines()[-1])  # back at the prompt
+        term.send("/help close" + ENTER)  # fits the screen: printed, no pager
+        term.wait_for(lambda s: "Help: /close" in s and "Ctrl-D quit" in s.splitlines()[-1])
+    finally:
+        term.close()
