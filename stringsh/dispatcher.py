@@ -21,7 +21,6 @@ from stringsh.protocol.request import Invocation, Request, parse_invocation, par
 from stringsh.protocol.response import Reply, Result, format_error_item, format_reply
 from stringsh.protocol.topics import parse_topic
 from stringsh.session import Session
-from stringsh.suggest import closest, did_you_mean, with_suggestion
 from stringsh.workspace import Workspace
 from stringsh.workspace.context import RequestContext
 
@@ -226,6 +225,8 @@ class Dispatcher:
             except StringError as exc:
                 raise self._with_command_suggestion(exc, request.header) from None
         if invocation.name not in self.commands:
+            from stringsh.suggest import did_you_mean, with_suggestion  # a refusal's hint only
+
             raise StringError(
                 "COMMAND_UNSUPPORTED",
                 f"Unknown command: /{invocation.name}",
@@ -243,6 +244,8 @@ class Dispatcher:
         word = header.strip().split(maxsplit=1)[0].lower() if header.strip() else ""
         if exc.code != "COMMAND_UNSUPPORTED" or not word or word.startswith("/"):
             return exc
+        from stringsh.suggest import closest, with_suggestion  # a refusal's hint only
+
         rest = header.strip()[len(word):]
         rest = rest if len(rest) <= 40 and "\n" not in rest else ""
         name = word if word in self._suggestable() else closest(word, self._suggestable())

@@ -15,8 +15,8 @@ class ReplyWriter:
         self._wrap_help = wrap_help
 
     def write(self, text: str) -> None:
-        if self._wrap_help and "\n---\n" in text:
-            from stringsh.render.helpwrap import is_help_reply, wrap_help
+        if self._wrap_help and text.startswith("re: /") and text.split("\n", 2)[0][5:].lower().startswith("help"):
+            from stringsh.render.helpwrap import is_help_reply, wrap_help  # help replies only: -c /ls stays light
 
             text = wrap_help(text) if is_help_reply(text) else text
         data = (text + "\n").encode("utf-8", "surrogateescape")

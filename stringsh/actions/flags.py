@@ -213,7 +213,12 @@ def read_text(path: str, name: str, read_bytes: Callable[[str], bytes] | None) -
     except StringError as exc:
         if exc.code not in UNREADABLE:
             raise  # a refusal of the path itself (confinement, secrets) reads as it does everywhere
-        hint = exc.hint or f"--{name}-file takes the path of a workspace file (/ls shows them)."
+        own = f"--{name}-file takes the path of a workspace file (/ls shows them)."
+        if exc.code == "NOT_FOUND":  # its own next step, after the closest name when there is one
+            meant = exc.hint.split("? ", 1)[0] + "?" if exc.hint and exc.hint.startswith("Did you mean ") else None
+            hint = with_suggestion(own, meant)
+        else:
+            hint = exc.hint or own
         raise StringError(exc.code, f"--{name}-file cannot read {path}: {exc.message}", hint) from None
     if len(data) > FIELD_FILE_LIMIT:
         raise StringError(

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Protocol
 
 from stringsh.errors import NOT_FOUND_HINT, StringError
-from stringsh.suggest import closest
 from stringsh.workspace.context import refused_path
 from stringsh.workspace.oserrors import coded
 from stringsh.workspace.secrets import SecretMatcher
@@ -247,6 +246,8 @@ class Confiner:
         except OSError:
             entries = []
         allowed = [e for e in entries[:MAX_SUGGEST_ENTRIES] if self._may_suggest([*names, e])]
+        from stringsh.suggest import closest  # a refusal's hint only
+
         match = closest(name, allowed)
         listing = f"/ls {folder}" if folder else "/ls"
         hint = f"{listing} shows what is there."

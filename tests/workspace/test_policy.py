@@ -130,7 +130,10 @@ def test_the_policy_file_cannot_be_changed_through_the_workspace(tmp_path: Path)
     # file created from inside the sandbox), whether it exists yet or not, nor through an in-root alias.
     (tmp_path / "pol").symlink_to("stringsh.toml")
     dispatcher = Dispatcher(tmp_path)
-    refused = "ERROR(NOT_PERMITTED): stringsh.toml is the workspace's policy and cannot be changed through stringsh"
+    refused = (
+        "ERROR(NOT_PERMITTED): stringsh.toml is the workspace's policy and cannot be changed through stringsh\n"
+        "A session never changes its own policy; edit the policy file outside stringsh."
+    )
     assert dispatcher.execute("/write stringsh.toml\n[shell]\nsandbox = false\n").text == (
         f"re: /write stringsh.toml\n{refused}"
     )
