@@ -1,7 +1,8 @@
 """"Did you mean": the one rule every refusal uses to name the closest command, flag, path or block id.
 
 One line, and only when one candidate is close and closer than every other: at most one edit (a letter added,
-dropped, changed, or two swapped) per three letters of what was typed, at least one. So `/opne` finds `/open` and
+dropped, changed, or two swapped) per three letters of what was typed (its name, without leading `-`, `#`, `@`
+or `/`), so a name shorter than three letters gets no suggestion. So `/opne` finds `/open` and
 `READNE.md` finds `README.md`, while `/nope` finds nothing and `changes-` among `changes-0`…`changes-9` (a tie)
 picks none.
 """
@@ -18,7 +19,9 @@ def closest(word: str, candidates: Iterable[str]) -> str | None:
     pool = {c.lower(): c for c in candidates if c}
     if not key or key in pool:
         return None
-    limit = max(1, len(key) // 3)
+    limit = len(key.lstrip("-#@/")) // 3  # `-x` is no typo of `-a`: a one-letter name has no edit to spare
+    if limit == 0:
+        return None
     best: list[str] = []
     best_distance = limit + 1
     for low, original in pool.items():
