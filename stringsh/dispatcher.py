@@ -220,14 +220,38 @@ class Dispatcher:
         if session.kind == "bash" or session.bash_mode:  # every line goes to the shell, raw
             invocation = Invocation(name="bash-line", arg_text=request.header, body=request.body)
         else:
-            invocation = parse_invocation(request, session.variables, raw_names=self._raw)
+            try:
+                invocation = parse_invocation(request, session.variables, raw_names=self._raw)
+            except StringError as exc:
+                raise self._with_command_suggestion(exc, request.header) from None
         if invocation.name not in self.commands:
+            from stringsh.suggest import did_you_mean, with_suggestion  # a refusal's hint only
+
             raise StringError(
                 "COMMAND_UNSUPPORTED",
                 f"Unknown command: /{invocation.name}",
-                "Use /help to see available commands.",
+                with_suggestion("Use /help to see available commands.",
+                                did_you_mean(invocation.name, self._suggestable(), "/{}")),
             )
         return invocation
+
+    def _suggestable(self) -> list[str]:
+        """The commands a typo may be taken for: the listed ones (`/help`), never `!` or the internal names."""
+        return [name for name, spec in self.commands.items() if not spec.hidden and name[:1].isalpha()]
+
+    def _with_command_suggestion(self, exc: StringError, header: str) -> StringError:
+        """A line without its `/` (`ls`, `opne x`): name the command it most likely meant, with the `/`."""
+        word = header.strip().split(maxsplit=1)[0].lower() if header.strip() else ""
+        if exc.code != "COMMAND_UNSUPPORTED" or not word or word.startswith("/"):
+            return exc
+        from stringsh.suggest import closest, with_suggestion  # a refusal's hint only
+
+        rest = header.strip()[len(word):]
+        rest = rest if len(rest) <= 40 and "\n" not in rest else ""
+        name = word if word in self._suggestable() else closest(word, self._suggestable())
+        if name is None:
+            return exc
+        return StringError(exc.code, exc.message, with_suggestion(exc.hint, f"Did you mean /{name}{rest}?"))
 
     def _run(self, invocation: Invocation, session: Session, request: Request) -> Result:
         handler = self._handlers.get(invocation.name)

@@ -94,3 +94,16 @@ def is_a_folder(path: str, hint: str | None = None) -> StringError:
     one code and one wording everywhere; `hint` replaces the default next step where the caller knows a better
     one."""
     return StringError("INVALID_TARGET", f"Is a directory: {path}", hint if hint is not None else f"Use /ls {path}")
+
+
+#: The next step after `File not found` where no closer name is known.
+NOT_FOUND_HINT = "/ls shows what is there."
+
+#: The next step when a path is outside the policy's `[changes].allow_globs`.
+ALLOW_LIST_HINT = "Only paths matching the policy's [changes] allow_globs may change; change another path."
+
+#: The next step when the operating system refuses a file stringsh may use.
+PERMISSION_HINT = "The file system does not let stringsh open it; /stat shows its mode."
+
+#: The next step when a change names the workspace's own policy file.
+POLICY_FILE_HINT = "A session never changes its own policy; edit the policy file outside stringsh."

@@ -7,11 +7,18 @@ from typing import BinaryIO
 
 
 class ReplyWriter:
-    def __init__(self, stream: BinaryIO) -> None:
+    """`wrap_help`: help replies wrapped to the terminal's width (`-c`, `run`, the plain loop for people)."""
+
+    def __init__(self, stream: BinaryIO, *, wrap_help: bool = False) -> None:
         self._stream = stream
         self._lock = threading.Lock()
+        self._wrap_help = wrap_help
 
     def write(self, text: str) -> None:
+        if self._wrap_help and text.startswith("re: /") and text.split("\n", 2)[0][5:].lower().startswith("help"):
+            from stringsh.render.helpwrap import is_help_reply, wrap_help  # help replies only: -c /ls stays light
+
+            text = wrap_help(text) if is_help_reply(text) else text
         data = (text + "\n").encode("utf-8", "surrogateescape")
         with self._lock:
             try:
@@ -50,4 +57,5 @@ class ColorReplyWriter:
 
 
 def reply_writer(stream: BinaryIO, *, color: bool = False) -> ReplyWriter | ColorReplyWriter:
-    return ColorReplyWriter(stream) if color else ReplyWriter(stream)
+    """Plain writers wrap help replies to the terminal; rich wraps the colour ones itself."""
+    return ColorReplyWriter(stream) if color else ReplyWriter(stream, wrap_help=True)

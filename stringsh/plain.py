@@ -237,7 +237,7 @@ def _serve(
     marked: bool = False,
 ) -> int:
     """The loop; `marked`: end every reply with `END_OF_REPLY` and exit 1 when a request failed (see above)."""
-    writer = ReplyWriter(out)
+    writer = ReplyWriter(out, wrap_help=not marked)  # a person's loop; marked replies are for programs
     session = dispatcher.session()
     failed = False
 

@@ -94,6 +94,7 @@ def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "xdg-state"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "xdg-cache"))
     monkeypatch.delenv("STRINGSH_CLIENT", raising=False)  # a client name of the caller's would join every run
+    monkeypatch.delenv("COLUMNS", raising=False)  # the caller's terminal width would wrap help replies of -c
 
 
 @pytest.fixture

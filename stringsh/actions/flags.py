@@ -15,6 +15,7 @@ from stringsh.actions.model import Action
 from stringsh.actions.schema import usage
 from stringsh.errors import StringError
 from stringsh.protocol.request import substitute
+from stringsh.suggest import did_you_mean, with_suggestion
 
 DOLLAR = re.compile(r"\$[A-Za-z_]\w*")
 SESSION_VAR = re.compile(r"\{([A-Za-z_]\w*)\}")
@@ -153,11 +154,12 @@ def bind(
             if target is None:
                 ids = shortcut_ids()
                 listing = (
-                    f"\nAvailable: {', '.join('@' + i for i in ids[:12])}{', ...' if len(ids) > 12 else ''}"
+                    f"Available: {', '.join('@' + i for i in ids[:12])}{', ...' if len(ids) > 12 else ''}"
                     if ids
-                    else "\n(no shortcuts on this page)"
+                    else "(no shortcuts on this page)"
                 )
-                raise StringError("NOT_FOUND", f"Unknown shortcut: {value}{listing}")
+                raise StringError("NOT_FOUND", f"Unknown shortcut: {value}",
+                                  with_suggestion(listing, did_you_mean(value[1:], ids, "@{}")))
             value = target
         _check_type(action, key, value)
         payload[key] = value
@@ -211,7 +213,12 @@ def read_text(path: str, name: str, read_bytes: Callable[[str], bytes] | None) -
     except StringError as exc:
         if exc.code not in UNREADABLE:
             raise  # a refusal of the path itself (confinement, secrets) reads as it does everywhere
-        hint = exc.hint or f"--{name}-file takes the path of a workspace file (/ls shows them)."
+        own = f"--{name}-file takes the path of a workspace file (/ls shows them)."
+        if exc.code == "NOT_FOUND":  # its own next step, after the closest name when there is one
+            meant = exc.hint.split("? ", 1)[0] + "?" if exc.hint and exc.hint.startswith("Did you mean ") else None
+            hint = with_suggestion(own, meant)
+        else:
+            hint = exc.hint or own
         raise StringError(exc.code, f"--{name}-file cannot read {path}: {exc.message}", hint) from None
     if len(data) > FIELD_FILE_LIMIT:
         raise StringError(

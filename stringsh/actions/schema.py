@@ -14,7 +14,7 @@ def render_action(action: Action) -> str:
         lines.append(f"   {action.description}")
     for f in action.fields:
         alias = f"-{f.short}, " if f.short else ""
-        need = "(required)" if f.required else "(optional)"
+        need = "(required)" if f.required else "(optional)" if f.default is None else f"(optional, default {f.default})"
         about = f" — {f.description}" if f.description else ""
         lines.append(f"   {alias}--{f.name} <{f.type}> {need}{about}")
     if not action.fields:

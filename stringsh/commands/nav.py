@@ -11,6 +11,7 @@ from stringsh.errors import StringError
 from stringsh.nav.menus import render_menu, render_menu_list
 from stringsh.nav.scaffold import NO_LINKS, scaffold
 from stringsh.protocol.response import Result
+from stringsh.suggest import did_you_mean, with_suggestion
 
 if TYPE_CHECKING:
     from stringsh.render.view import DocumentView
@@ -54,7 +55,8 @@ def _nav(ctx: Context) -> Result:
         return Result("Menus", render_menu_list(menus))
     menu = next((m for m in menus if m.name == name), None)
     if menu is None:
-        raise StringError("NOT_FOUND", f"Menu not found: {name}")
+        raise StringError("NOT_FOUND", f"Menu not found: {name}",
+                          with_suggestion("/nav lists the menus.", did_you_mean(name, [m.name for m in menus])))
     entries = render_menu(menu)
     if entries is None:
         problem = f" (cannot read {menu.path}: {menu.error})" if menu.error else ""

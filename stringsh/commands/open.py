@@ -54,6 +54,9 @@ def show(ctx: Context, view: DocumentView, verb: str, *, start: int = 0, label: 
                           load_include=documents.include_loader(view),
                           setup=documents.requirements_file(view) if wanted else None,
                           unfold=documents.unfold_navs(view) if start == 0 else None)  # menus' first view
+    if end is not None:  # the limit was the user's own `--to`: say so, not that a limit was hit
+        cut, asked = f"[cut] Output limit of {budget} lines reached", f"[--to {end}] Shown up to line {end}"
+        content = content.replace(cut, asked, 1)
     view.auto_shortcuts = shown.auto_shortcuts
     extra = documents.default_action_output(view) if start == 0 else None  # front matter `default:`
     if extra:
@@ -70,7 +73,7 @@ def open_path(ctx: Context, target: str, block: str | None, start: int, end: int
     info = workspace.stat(rel)
     if info is None:
         with workspace.audited("read", [rel], topic=ctx.session.topic):  # a read of nothing is recorded too
-            raise StringError("NOT_FOUND", f"File not found: {target}")
+            raise workspace.not_found(rel, target)
     if info.is_dir:
         if block:
             raise is_a_folder(target, f"Use /open {target}")
@@ -191,7 +194,7 @@ def back(ctx: Context) -> Result:
     if ctx.args:
         raise StringError("INVALID_PAYLOAD", "Usage: /back")
     view = ctx.documents.back()
-    return show(ctx, view, "Back to", label=view.path)
+    return show(ctx, view, "Back to")  # its label: the block it returns to (`Back to a.md#setup`), or the URL
 
 
 @handler("refresh")

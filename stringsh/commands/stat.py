@@ -8,7 +8,6 @@ import time
 from stringsh.commands.context import Context
 from stringsh.commands.fsargs import parse
 from stringsh.commands.registry import handler
-from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 
 KINDS = {"dir": "folder", "file": "file", "other": "other (not a file, folder or link)"}
@@ -26,7 +25,7 @@ def stat_command(ctx: Context) -> Result:
     workspace = ctx.dispatcher.workspace
     info = workspace.stat(path, follow=False, topic=ctx.session.topic)
     if info is None:
-        raise StringError("NOT_FOUND", f"File not found: {workspace.relative(path)}", "/ls shows what is there.")
+        raise workspace.not_found(path, workspace.relative(path))
     modified = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(info.mtime_ns / 1e9))
     if info.kind == "symlink":
         if info.target is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
+from stringsh.suggest import did_you_mean, with_suggestion
 
 if TYPE_CHECKING:
     from stringsh.documents.service import DocumentService
@@ -52,7 +53,8 @@ def refuse_unknown_flags(args: list[str], name: str, flags: tuple[str, ...] | No
         flags = spec.flags if spec is not None else ()
     known = f"Flags of /{name}: {', '.join(flags)}." if flags else f"/{name} takes no flags."
     raise StringError("INVALID_PAYLOAD", f"Unknown flag for /{name}: {unknown}",
-                      f"{known} A path that starts with - goes after --: /{name} -- {unknown}")
+                      with_suggestion(f"{known} A path that starts with - goes after --: /{name} -- {unknown}",
+                                      did_you_mean(unknown.partition("=")[0], flags)))
 
 
 def edit_target(documents: DocumentService, args: list[str], name: str) -> tuple[str, str | None, int]:

@@ -10,6 +10,7 @@ from stringsh.documents.diffreply import with_diff
 from stringsh.documents.revertreply import outcome_parts
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
+from stringsh.suggest import did_you_mean, with_suggestion
 from stringsh.workspace.journal import FileRow, MissingBlob
 from stringsh.workspace.models import SkippedChange
 from stringsh.workspace.seen import mark_seen
@@ -49,7 +50,8 @@ def undo(ctx: Context) -> Result:
         unknown = next((a for a in ctx.args if a.startswith("-") and a != "--skip"), None)
         if unknown is not None:
             raise StringError("INVALID_PAYLOAD", f"Unknown flag for /undo: {unknown}",
-                              f"{USAGE}. Repeat /undo to go further back.")
+                              with_suggestion(f"{USAGE}. Repeat /undo to go further back.",
+                                              did_you_mean(unknown, ["--skip"])))
         raise StringError("INVALID_PAYLOAD", USAGE, "/undo takes no other arguments; repeat it to go further back.")
     outcome = workspace.undo(ctx.session.topic)
     rows = {row.path: row for row in workspace.journal.files(outcome.reverted_id)}

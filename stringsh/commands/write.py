@@ -30,5 +30,6 @@ def write(ctx: Context) -> Result:
         outcome = workspace.write_text(path, text, topic=ctx.session.topic, expected_sha256=overwrite.expected)
     mark_seen(seen, workspace, path, outcome.sha256)
     verb = "Created:" if outcome.created else "Written:"
-    reply = Result(f"{verb} {rel} ({outcome.size} bytes, {outcome.lines} lines)", fields=document_fields(rel))
+    lines = f"{outcome.lines} {'line' if outcome.lines == 1 else 'lines'}"
+    reply = Result(f"{verb} {rel} ({outcome.size} bytes, {lines})", fields=document_fields(rel))
     return with_diff(ctx, reply, outcome.change_id)

@@ -134,7 +134,7 @@ def edited_reply(path: str, block: str | None, total: int, splice: Splice | None
     which nested blocks went with it."""
     fields = document_fields(path, block)
     if splice is None:
-        return Result(f"Edited {path} ({total} lines, whole file)", fields=fields)
+        return Result(f"Edited {path} ({total} {'line' if total == 1 else 'lines'}, whole file)", fields=fields)
     text = (f"Edited {path}#{block} ({total} lines): {lines(splice.old_count)} replaced by "
             f"{lines(splice.new_count)}")
     if splice.removed:

@@ -44,7 +44,7 @@ def range_view(ctx: Caller, target: LineTarget, rel: str, command: str, start: i
     workspace = documents.workspace
     info = workspace.stat(rel)
     if info is None:
-        raise StringError("NOT_FOUND", f"File not found: {target.path}")
+        raise workspace.not_found(rel, target.path)
     if info.is_dir:
         raise is_a_folder(target.path, f"Use /open {target.path}")
     target = LineTarget(info.rel, target.start, target.end)

@@ -23,7 +23,7 @@ def describe(file: RevertedFile, outcome: RevertOutcome) -> str:
         text = (f"reverted {file.rel} ({file.lines} lines): only the lines change {outcome.reverted_id} wrote, "
                 "later changes elsewhere in it kept")
     else:
-        text = f"{file.action} {file.rel} ({file.lines} lines)"
+        text = f"{file.action} {file.rel} ({file.lines} {'line' if file.lines == 1 else 'lines'})"
     if file.folders:
         text += f", removed its new empty folder{'s' if len(file.folders) > 1 else ''} {', '.join(file.folders)}"
     return text

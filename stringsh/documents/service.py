@@ -223,7 +223,7 @@ class DocumentService:
         workspace = self.workspace
         info = workspace.stat(path)
         if info is None:
-            raise StringError("NOT_FOUND", f"File not found: {path}")
+            raise workspace.not_found(path, path)
         if info.is_dir:
             raise is_a_folder(info.rel)
         fresh = current_if_fresh(self.session.document, workspace, info.rel)

@@ -15,7 +15,9 @@ ENVELOPE_CLOSE = "</𝒞>"
 #: The line after each reply of the plain loop where nobody sees prompts (pipes, `--no-echo`): the reply is
 #: complete. Its body is escaped as an envelope's, so content cannot end a reply early.
 END_OF_REPLY = ENVELOPE_CLOSE
-ENVELOPE_OPEN_LINE = re.compile(r"^<𝒞=string:([^>]*)>\s*$")
+#: `<𝒞=string:TOPIC>`; `<𝒞=bash:NAME>` (the README's `bash:<name>` topic written alone) is the same as
+#: `<𝒞=string:bash:NAME>`, and its replies come back framed as that.
+ENVELOPE_OPEN_LINE = re.compile(r"^<𝒞=(?:string:([^>]*)|(bash:[^>]*))>\s*$")
 #: A shell reply's status line (`ShellResult.message`, `CliRun.message`).
 SHELL_STATUS_LINE = re.compile(r"^exit: (\d+) \| cwd: (.+)$")
 #: A body line a client could take for a frame line, or one already escaped (see the module docstring).
@@ -39,7 +41,9 @@ def envelope(topic: str, text: str) -> str:
 def envelope_topic(line: str) -> str | None:
     """The topic of an opening envelope line, or None when the line is not one."""
     match = ENVELOPE_OPEN_LINE.match(line) if line.startswith("<") else None
-    return match.group(1) if match else None
+    if not match:
+        return None
+    return match.group(1) if match.group(1) is not None else match.group(2)
 
 
 def shell_fields(content: str) -> dict[str, int | str]:

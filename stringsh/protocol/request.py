@@ -290,7 +290,7 @@ def parse_invocation(
     if header.startswith("//"):
         header = header[1:]
     if not header.startswith("/") or len(header) == 1 or header[1].isspace():
-        raise StringError("COMMAND_UNSUPPORTED", "Commands must start with /. Use /help for details.")
+        raise StringError("COMMAND_UNSUPPORTED", "Commands must start with /.", "Use /help for details.")
     word, _, rest = header[1:].partition(" ")
     if "\t" in word:
         word, _, extra = word.partition("\t")

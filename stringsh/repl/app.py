@@ -138,7 +138,10 @@ class Repl:
         return FormattedText([("class:continuation", "…".rjust(width - 1) + " ")])
 
     def toolbar(self) -> list[tuple[str, str]]:
-        return toolbar_fragments(self.state, self.session, self.dispatcher.root, self.dispatcher.workspace)
+        from prompt_toolkit.application import get_app
+
+        width = get_app().output.get_size().columns
+        return toolbar_fragments(self.state, self.session, self.dispatcher.root, self.dispatcher.workspace, width)
 
     def run(self) -> int:
         print_formatted_text(FormattedText([("class:banner", BANNER)]), style=STYLE)
@@ -168,9 +171,11 @@ class Repl:
             return True
         reply = self.execute(text)
         from stringsh.render.replies import print_reply
+        from stringsh.repl.pager import print_paged
 
         try:
-            print_reply(self.console, reply.text)
+            if not print_paged(self.console, reply.text, print_reply):  # long help goes through a pager
+                print_reply(self.console, reply.text)
         except KeyboardInterrupt:
             self.console.print("\n^C (rest of the reply not shown)", style="dim")
         return True

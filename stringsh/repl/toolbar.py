@@ -114,12 +114,46 @@ def short_path(path: str, root: Path) -> str:
         return "~" + path[len(home) :] if path.startswith(home + os.sep) else path
 
 
+#: The key hints at the toolbar's end, longest first: the first that fits is shown (none when none fits).
+KEY_HINTS = ("Alt-Enter newline · Ctrl-D quit", "Alt-Enter newline", "")
+
+
 def toolbar_fragments(
-    state: ToolbarState, session: Session, root: Path, workspace: Workspace
+    state: ToolbarState, session: Session, root: Path, workspace: Workspace, width: int = 80
 ) -> list[tuple[str, str]]:
-    """Style-tagged text for prompt_toolkit's bottom toolbar."""
+    """Style-tagged text for prompt_toolkit's bottom toolbar, fitted to `width` columns: the key hints shorten,
+    then go; the separators narrow; a long document or folder keeps its end (`…/deep/name.md`)."""
+    for hints in KEY_HINTS:
+        for sep in ("  │  ", " │ "):
+            parts = _fragments(state, session, root, workspace, sep, hints)
+            if _length(parts) <= width:
+                return parts
+    return _shorten(parts, width)
+
+
+def _length(parts: list[tuple[str, str]]) -> int:
+    return sum(len(text) for _style, text in parts)
+
+
+def _shorten(parts: list[tuple[str, str]], width: int) -> list[tuple[str, str]]:
+    """Cut the longer path fragment from its start (`…` + its end), a character at a time, until the bar fits:
+    the document and the shell's folder end up about as long as each other."""
+    parts = list(parts)
+    while _length(parts) > width:
+        paths = [i for i, (style, text) in enumerate(parts) if style == "class:toolbar.doc" and len(text) > 8]
+        if not paths:
+            return parts
+        i = max(paths, key=lambda k: len(parts[k][1]))
+        style, text = parts[i]
+        parts[i] = (style, "…" + text.removeprefix("…")[1:])
+    return parts
+
+
+def _fragments(
+    state: ToolbarState, session: Session, root: Path, workspace: Workspace, sep_text: str, hints: str
+) -> list[tuple[str, str]]:
     parts: list[tuple[str, str]] = [("class:toolbar.topic", f" {state.topic} ")]
-    sep = ("class:toolbar.sep", "  │  ")
+    sep = ("class:toolbar.sep", sep_text)
     parts.append(sep)
     if state.document:
         doc = state.document + (f"#{state.block}" if state.block else "")
@@ -142,6 +176,7 @@ def toolbar_fragments(
     if read_only is not None:
         parts.append(sep)
         parts.append(("class:toolbar.fail", f"read-only: {read_only}"))
-    parts.append(sep)
-    parts.append(("class:toolbar.dim", "Alt-Enter newline · Ctrl-D quit"))
+    if hints:
+        parts.append(sep)
+        parts.append(("class:toolbar.dim", hints))
     return parts

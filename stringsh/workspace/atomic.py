@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from stringsh.errors import StringError, is_a_folder, too_large_to_read
+from stringsh.errors import NOT_FOUND_HINT, PERMISSION_HINT, StringError, is_a_folder, too_large_to_read
 from stringsh.workspace.paths import DIR_FLAGS, TEMP_PREFIX
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def open_regular(dir_fd: int, name: str, rel: str) -> tuple[int, os.stat_result]
     try:
         fd = os.open(name, READ_FLAGS, dir_fd=dir_fd)
     except FileNotFoundError:
-        raise StringError("NOT_FOUND", f"File not found: {rel}") from None
+        raise StringError("NOT_FOUND", f"File not found: {rel}", NOT_FOUND_HINT) from None
     except OSError as exc:
         if exc.errno == 40:  # ELOOP: the leaf became a symlink after it was checked
             raise StringError("INVALID_PATH", f"Path changed to a symlink while in use: {rel}") from None
@@ -66,7 +66,7 @@ def open_regular(dir_fd: int, name: str, rel: str) -> tuple[int, os.stat_result]
         if exc.errno in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):  # a socket or a device without a driver
             raise StringError("INVALID_TARGET", f"Not a regular file: {rel}") from None
         if isinstance(exc, PermissionError):
-            raise StringError("NOT_PERMITTED", f"Permission denied: {rel}") from None
+            raise StringError("NOT_PERMITTED", f"Permission denied: {rel}", PERMISSION_HINT) from None
         raise
     try:
         st = os.fstat(fd)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from stringsh.errors import StringError, is_a_folder
+from stringsh.errors import NOT_FOUND_HINT, StringError, is_a_folder
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.journal import FileRow, Journal, MissingBlob, inverse_tree
@@ -91,7 +91,7 @@ def plan(confiner: Confiner, idx: int, path: str, data: bytes | None, expected: 
                 f"Read {res.rel} again and redo the change.",
             )
         if data is None and prev is None:
-            raise StringError("NOT_FOUND", f"File not found: {res.rel}")
+            raise StringError("NOT_FOUND", f"File not found: {res.rel}", NOT_FOUND_HINT)
         return p
     except BaseException:
         res.close()

@@ -10,7 +10,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from stringsh.errors import StringError
+from stringsh.errors import NOT_FOUND_HINT, StringError
 from stringsh.userdirs import user_policy_file
 from stringsh.workspace.clients import Client
 from stringsh.workspace.context import RequestContext, current
@@ -257,6 +257,15 @@ class Workspace:
         from stringsh.workspace.ops.stat import StatRequest, stat_path
 
         return stat_path(self, StatRequest(path, follow, topic))
+
+    def not_found(self, path: str, shown: str) -> StringError:
+        """NOT_FOUND for `path` (named `shown` in the reply), with the closest name there is when one is close."""
+        try:
+            self.confiner.resolve(path, reading=True).close()
+        except StringError as exc:
+            if exc.code == "NOT_FOUND" and exc.message.startswith("File not found"):
+                return StringError("NOT_FOUND", f"File not found: {shown}", exc.hint)
+        return StringError("NOT_FOUND", f"File not found: {shown}", NOT_FOUND_HINT)
 
     def list_dir(self, path: str = ".", *, topic: str | None = None) -> list[DirEntry]:
         """Direct children sorted by name; secrets, engine state and stringsh temp files are left out."""

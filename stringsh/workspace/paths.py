@@ -16,7 +16,7 @@ from collections import deque
 from pathlib import Path
 from typing import Protocol
 
-from stringsh.errors import StringError
+from stringsh.errors import NOT_FOUND_HINT, StringError
 from stringsh.workspace.context import refused_path
 from stringsh.workspace.oserrors import coded
 from stringsh.workspace.secrets import SecretMatcher
@@ -27,6 +27,7 @@ SPOOL_DIR = "spool"
 SPOOL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$")
 TEMP_PREFIX = ".~stringsh-"  # atomic.py's temp files; never a user path, so recovery may delete them
 MAX_HOPS = 40
+MAX_SUGGEST_ENTRIES = 5000  # a folder's first names a "did you mean" compares; a huge folder is not read whole
 MAX_PATH_BYTES = 4096
 MAX_NAME_BYTES = 255
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -222,15 +223,44 @@ class Confiner:
         `reading` lets a read reach a shell spool file (`.stringsh/spool/<name>`), which replies name for reading on.
         """
         if parts and parts[0] == STATE_DIR and not (reading and is_spool_file(parts)):
-            raise StringError("NOT_PERMITTED", f"{STATE_DIR}/ is stringsh's own state and cannot be used: {shown}")
+            raise StringError("NOT_PERMITTED", f"{STATE_DIR}/ is stringsh's own state and cannot be used: {shown}",
+                              "Use a path outside it; /changes and /undo reach what stringsh keeps there.")
         if parts and parts[-1].startswith(TEMP_PREFIX):
-            raise StringError("NOT_PERMITTED", f"Names starting with {TEMP_PREFIX} are stringsh's temp files: {shown}")
+            raise StringError("NOT_PERMITTED", f"Names starting with {TEMP_PREFIX} are stringsh's temp files: {shown}",
+                              "Choose another name.")
         if parts and self.matcher.denied("/".join(parts)):
             raise StringError(
                 "SECRET_DENIED",
                 f"Access to a secret file is denied: {shown}",
                 "The policy's secret deny list covers this path.",
             )
+
+    def _missing(
+        self, dir_fd: int, names: list[str], name: str, requested: str, tail: list[str] | None = None
+    ) -> StringError:
+        """NOT_FOUND for `name` missing in the folder `names`: the closest name there (one the path rules would let
+        through, never a secret's), and where to look."""
+        folder = "/".join(names)
+        try:
+            entries = os.listdir(dir_fd) if len(name) <= 255 else []
+        except OSError:
+            entries = []
+        allowed = [e for e in entries[:MAX_SUGGEST_ENTRIES] if self._may_suggest([*names, e])]
+        from stringsh.suggest import closest  # a refusal's hint only
+
+        match = closest(name, allowed)
+        listing = f"/ls {folder}" if folder else "/ls"
+        hint = f"{listing} shows what is there."
+        if match is not None:
+            hint = f"Did you mean {'/'.join([*names, match, *(tail or [])])}? {hint}"
+        return StringError("NOT_FOUND", f"File not found: {requested}", hint)
+
+    def _may_suggest(self, parts: list[str]) -> bool:
+        try:
+            self.check_allowed(parts, "")
+        except StringError:
+            return False
+        return True
 
     def relative(self, path: str, *, reading: bool = False) -> str:
         try:
@@ -316,7 +346,7 @@ class Confiner:
                 except FileNotFoundError:
                     st = None
                 except NotADirectoryError:
-                    raise StringError("NOT_FOUND", f"Not a directory: {'/'.join(names)}") from None
+                    raise StringError("NOT_FOUND", f"Not a directory: {'/'.join(names)}", NOT_FOUND_HINT) from None
                 if st is not None and stat.S_ISLNK(st.st_mode):
                     hops += 1
                     if hops > MAX_HOPS:
@@ -340,7 +370,7 @@ class Confiner:
                     if create:
                         check_protected(real, path, self.root_fd)
                     if st is None and not create:
-                        raise StringError("NOT_FOUND", f"File not found: {requested}")
+                        raise self._missing(fds[-1], names, name, requested)
                     if create and (st is None or not stat.S_ISDIR(st.st_mode)):
                         _refuse_folder_syntax(path)
                     return self._done(fds, name, real, requested, st, [])
@@ -353,11 +383,11 @@ class Confiner:
                     if create:
                         check_protected(real if ".." not in rest else [*names, name], path, self.root_fd)
                     if not create or ".." in rest:
-                        raise StringError("NOT_FOUND", f"File not found: {requested}")
+                        raise self._missing(fds[-1], names, name, requested, rest[1:])
                     _refuse_folder_syntax(path)
                     return self._done(fds, rest[-1], real, requested, None, rest[:-1])
                 if not stat.S_ISDIR(st.st_mode):
-                    raise StringError("NOT_FOUND", f"Not a directory: {'/'.join([*names, name])}")
+                    raise StringError("NOT_FOUND", f"Not a directory: {'/'.join([*names, name])}", NOT_FOUND_HINT)
                 try:
                     fds.append(os.open(name, DIR_FLAGS, dir_fd=fds[-1]))
                 except OSError as exc:

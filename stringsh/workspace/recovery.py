@@ -9,7 +9,7 @@ import os
 import stat
 from typing import TYPE_CHECKING
 
-from stringsh.errors import StringError
+from stringsh.errors import NOT_FOUND_HINT, PERMISSION_HINT, StringError
 
 if TYPE_CHECKING:
     from stringsh.workspace.journal import FileRow, Journal
@@ -56,10 +56,10 @@ def open_appendable(res: Resolved) -> int:
     try:
         fd = os.open(res.name, FLAGS, dir_fd=res.parent_fd)
     except FileNotFoundError:
-        raise StringError("NOT_FOUND", f"File not found: {res.rel}") from None
+        raise StringError("NOT_FOUND", f"File not found: {res.rel}", NOT_FOUND_HINT) from None
     except OSError as exc:
         if isinstance(exc, PermissionError):
-            raise StringError("NOT_PERMITTED", f"Permission denied: {res.rel}") from None
+            raise StringError("NOT_PERMITTED", f"Permission denied: {res.rel}", PERMISSION_HINT) from None
         raise StringError("INVALID_TARGET", f"Not a regular file: {res.rel}") from None
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode) or (res.st is not None and (st.st_ino, st.st_dev) != (res.st.st_ino,

@@ -457,7 +457,8 @@ class EngineState:
         try:
             fd = atomic.open_folders(self.confiner.root_fd, [STATE_DIR], create=True)
         except OSError:
-            raise StringError("NOT_PERMITTED", f"{STATE_DIR}/ is not a folder stringsh can use.") from None
+            raise StringError("NOT_PERMITTED", f"{STATE_DIR}/ is not a folder stringsh can use.",
+                              f"Move the {STATE_DIR} file away; stringsh keeps its state in that folder.") from None
         try:
             atomic.make_private(fd)
             with contextlib.suppress(OSError):

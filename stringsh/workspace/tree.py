@@ -13,7 +13,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 
-from stringsh.errors import StringError
+from stringsh.errors import NOT_FOUND_HINT, StringError
 from stringsh.workspace.journal import TreeOp
 from stringsh.workspace.paths import DIR_FLAGS, Confiner
 
@@ -102,7 +102,7 @@ def _locate(confiner: Confiner, path: str) -> Spot:
             return _spot(confiner, os.dup(parent.parent_fd), parts[-1], real, path,
                          [*parent.missing, parent.name])
         if not stat.S_ISDIR(parent.st.st_mode):
-            raise StringError("NOT_FOUND", f"Not a directory: {parent.rel}")
+            raise StringError("NOT_FOUND", f"Not a directory: {parent.rel}", NOT_FOUND_HINT)
         fd = os.dup(parent.parent_fd) if parent.rel == "." else os.open(parent.name, DIR_FLAGS,
                                                                          dir_fd=parent.parent_fd)
         real = [] if parent.rel == "." else parent.rel.split("/")

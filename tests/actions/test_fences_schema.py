@@ -90,7 +90,7 @@ def test_schema_texts() -> None:
         "/act.deploy\n   Deploy the site\n"
         "   -e, --env <string> (required) — target environment\n"
         "   --dry <boolean> (optional) — print only\n"
-        "   --count <number> (optional)\n"
+        "   --count <number> (optional, default 3)\n"
         "   --limit <number> (optional) — at most"
     )
     none = parse_actions("```act.ping\nGET http://h/ping\n```\n")

@@ -68,8 +68,8 @@ def test_errors_have_strings_texts() -> None:
     err = error("--city x --days many")
     assert err.message == 'Flag --days expects a number, got "many".\nUsage: /act.go --days <number>'
     err = error("--city @nowhere", shortcuts={"a": "x", "b": "y"})
-    assert (err.code, err.message) == ("NOT_FOUND", "Unknown shortcut: @nowhere\nAvailable: @a, @b")
-    assert error("--city @nowhere").message == "Unknown shortcut: @nowhere\n(no shortcuts on this page)"
+    assert (err.code, err.text) == ("NOT_FOUND", "Unknown shortcut: @nowhere\nAvailable: @a, @b")
+    assert error("--city @nowhere").text == "Unknown shortcut: @nowhere\n(no shortcuts on this page)"
 
 
 def test_dollar_in_a_session_variable_value_is_data() -> None:

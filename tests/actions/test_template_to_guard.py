@@ -49,7 +49,7 @@ def test_to_after_reading_writes_through_the_journal_and_undoes(ws: Path, server
         "/act.save --name keep\n",
     )
     assert replies[2] == "re: /act.save --name keep\nSaved keep.txt"
-    assert replies[3] == "re: /undo\nUndo: reverted keep.txt (1 lines)"
+    assert replies[3] == "re: /undo\nUndo: reverted keep.txt (1 line)"
     assert replies[7] == (
         "re: /act.save --name keep\nto: write failed: refusing to overwrite keep.txt: it changed since this topic "
         "read it (/open keep.txt, then run the action again)\nSaved keep.txt"

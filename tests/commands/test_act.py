@@ -146,13 +146,13 @@ def test_listing_and_schemas(ops) -> None:
     listing = text(ops, "/act")
     assert listing.startswith(
         "re: /act\nActions\n---\n/act.echo\n   Print a message\n   -m, --msg <string> (required) — what to print\n"
-        "   --extra <string> (optional)\n\n/act.fail\n   (no flags)\n\n"
+        "   --extra <string> (optional, default end)\n\n/act.fail\n   (no flags)\n\n"
     )
     assert text(ops, "/act --help") == listing.replace("re: /act\n", "re: /act --help\n")
     assert text(ops, "/act -h").endswith(listing.split("\n", 1)[1])
     schema = (
         "Action: echo\n---\n/act.echo\n   Print a message\n   -m, --msg <string> (required) — what to print\n"
-        "   --extra <string> (optional)"
+        "   --extra <string> (optional, default end)"
     )
     assert text(ops, "/act.echo --help") == f"re: /act.echo --help\n{schema}"
     assert text(ops, "/act.echo") == f"re: /act.echo\n{schema}"

@@ -32,7 +32,7 @@ def test_crlf_file_gets_crlf(ws: Path, dispatcher) -> None:
 def test_missing_file_is_not_found(ws: Path, dispatcher) -> None:
     assert (
         dispatcher.execute("/append nope.md\nx\n").text
-        == "re: /append nope.md\nERROR(NOT_FOUND): File not found: nope.md"
+        == "re: /append nope.md\nERROR(NOT_FOUND): File not found: nope.md\n/ls shows what is there."
     )
     assert not (ws / "nope.md").exists()
 
@@ -64,5 +64,5 @@ def test_usage_errors(ws: Path, dispatcher) -> None:
 def test_undo_removes_the_appended_text(ws: Path, dispatcher) -> None:
     (ws / "a.txt").write_bytes(b"a")
     dispatcher.execute("/append a.txt\nb\n")
-    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: reverted a.txt (1 lines)"
+    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: reverted a.txt (1 line)"
     assert (ws / "a.txt").read_bytes() == b"a"

@@ -29,7 +29,7 @@ def test_a_file_past_the_read_limit_is_appended_to_and_the_undo_cuts_it_back(ws:
         "re: /append app.log\nAppended to: app.log (now 5902 bytes)\n"
         f"re: !wc -c < app.log\nexit: 0 | cwd: {ws}\n---\n5902\n"
         "re: /undo\nUndo: reverted app.log (599 lines)\n"
-        "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+        "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n/changes lists the changes there are.\n"
     )
     assert blob_count(ws) == 0  # the journal kept no copy of the file, for the append nor for its undo
     assert (ws / "app.log").read_bytes() == log
@@ -76,7 +76,7 @@ def test_bad_bytes_far_into_a_large_file_are_refused_untouched(ws: Path) -> None
         "(!iconv -f LATIN1 -t UTF-8 big.txt -o big.txt.utf8).\n"
         "re: /append nul.txt x\nERROR(BINARY_FILE): Binary file: nul.txt (3 bytes)\nOnly its metadata can be shown.\n"
         "re: /append dir x\nERROR(INVALID_TARGET): Is a directory: dir\nUse /ls dir\n"
-        "re: /append nope.txt x\nERROR(NOT_FOUND): File not found: nope.txt\n"
+        "re: /append nope.txt x\nERROR(NOT_FOUND): File not found: nope.txt\n/ls shows what is there.\n"
     )
     assert (ws / "big.txt").read_bytes() == data and (ws / "nul.txt").read_bytes() == b"a\x00b"
 

@@ -16,7 +16,7 @@ def test_back_returns_to_the_previous_document_and_block(ws: Path, dispatcher) -
     dispatcher.execute("/open README.md#setup")
     dispatcher.execute("/open todo.md")
     assert dispatcher.execute("/back").text == (
-        "re: /back\nBack to README.md\n---\n## Setup\n\nInstall the tools, then run `make`."
+        "re: /back\nBack to README.md#setup\n---\n## Setup\n\nInstall the tools, then run `make`."
     )
     assert body(dispatcher.execute("/back").text) == "ERROR(INVALID_TARGET): No previous page in history."
 

@@ -186,10 +186,11 @@ def test_bad_ids_are_not_found_and_change_nothing(ws: Path) -> None:
     (ws / "releases.md").write_text(RELEASES)
     before = (ws / "releases.md").read_bytes()
     ids = "Available blocks: releases, one, changes-0, two, changes-2, changes-1, tip, tip-1"
+    meant = {"changes--1": "Did you mean #changes-1? "}  # one id a single edit away, not a tie
     for block in ("changes-", "changes--1", "-1", "CHANGES", "changes-3", "one-0", "Säction", "changes-02"):
         assert one(ws, f"/open releases.md#{block}") == (1, (
             f"re: /open releases.md#{block}\n"
-            f"ERROR(BLOCK_NOT_FOUND): Block not found: #{block} in releases.md\n{ids}\n"
+            f"ERROR(BLOCK_NOT_FOUND): Block not found: #{block} in releases.md\n{meant.get(block, '')}{ids}\n"
         ))
     status, out = script(ws, "/edit releases.md#changes-9 <<EOF\nx\nEOF\n/info\n")
     assert status == 1

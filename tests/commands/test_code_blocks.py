@@ -45,7 +45,7 @@ def test_open_lists_the_outline_and_a_symbol_shows_with_file_line_numbers(ws: Pa
     )
     assert body(dispatcher.execute("/open app.py#Parser --from 8 --to 8").text) == (
         "Opened app.py#Parser\n---\n8 |     def parse(text):\n\n(class Parser, lines 4-9 of 13)\n"
-        "[cut] Output limit of 1 lines reached. Read on: /open app.py#Parser --from 9"
+        "[--to 8] Shown up to line 8. Read on: /open app.py#Parser --from 9"
     )
     assert body(dispatcher.execute("/open app.py#nope").text) == (
         "ERROR(BLOCK_NOT_FOUND): Block not found: #nope in app.py\nAvailable blocks: Parser, Parser.parse, main"

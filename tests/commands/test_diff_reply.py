@@ -27,13 +27,13 @@ def test_every_mutation_reply_carries_the_diff_when_on(ws: Path) -> None:
         "/append a.txt gamma\n"
     ))
     assert out == (
-        "re: /write plain.txt one\nCreated: plain.txt (4 bytes, 1 lines)\n"
+        "re: /write plain.txt one\nCreated: plain.txt (4 bytes, 1 line)\n"
         're: /set {_diff} = on\n{_diff} = "on"\n'
         "re: /write a.txt\nCreated: a.txt (55 bytes, 2 lines)\n---\n"
         "1 + alpha\n2 + token = ***REDACTED***\n---\nUse /undo to revert.\n"
-        "re: /write a.txt\nWritten: a.txt (6 bytes, 1 lines)\n---\n"
+        "re: /write a.txt\nWritten: a.txt (6 bytes, 1 line)\n---\n"
         "1 1 | alpha\n2   - token = ***REDACTED***\n---\nUse /undo to revert.\n"
-        "re: /write a.txt\nWritten: a.txt (6 bytes, 1 lines)\n---\n(no changes)\n---\nUse /undo to revert.\n"
+        "re: /write a.txt\nWritten: a.txt (6 bytes, 1 line)\n---\n(no changes)\n---\nUse /undo to revert.\n"
         "re: /append a.txt beta\nAppended to: a.txt (now 11 bytes)\n---\n"
         "1 1 | alpha\n  2 + beta\n---\nUse /undo to revert.\n"
         "re: /edit doc.md#setup\nEdited doc.md#setup (9 lines): 1 line replaced by 1 line\n---\n"

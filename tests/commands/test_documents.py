@@ -176,7 +176,7 @@ def test_edit_parses_force_without_changing_the_invocation(ws: Path, dispatcher,
     invocation = parse_invocation(request, {})
     before = list(invocation.args)
     result = edit_module.edit(Context(dispatcher, dispatcher.session(), invocation, request))
-    assert result.message == "Edited todo.md (1 lines, whole file)"
+    assert result.message == "Edited todo.md (1 line, whole file)"
     assert invocation.args == before == ["--force", "todo.md"]
 
 

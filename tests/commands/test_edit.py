@@ -80,13 +80,16 @@ def test_whole_file_edit_needs_a_read_first(ws: Path, dispatcher) -> None:
     assert (ws / "todo.md").read_text() == "# New\n\ntext\n"
     (ws / "todo.md").write_text("changed outside\n")
     assert dispatcher.execute("/edit todo.md\nmine\n").code == "CONFLICT"
-    assert body(dispatcher.execute("/edit --force todo.md\nmine\n").text) == "Edited todo.md (1 lines, whole file)"
+    assert body(dispatcher.execute("/edit --force todo.md\nmine\n").text) == "Edited todo.md (1 line, whole file)"
     assert (ws / "todo.md").read_text() == "mine\n"
 
 
 def test_bad_targets(ws: Path, dispatcher) -> None:
     make_notes(ws)
-    assert body(dispatcher.execute("/edit nowhere.md").text) == "ERROR(NOT_FOUND): File not found: nowhere.md"
+    assert body(dispatcher.execute("/edit nowhere.md").text) == (
+        "ERROR(NOT_FOUND): File not found: nowhere.md\n"
+        "/ls shows what is there."
+    )
     assert dispatcher.execute("/edit").code == "INVALID_PAYLOAD"
     assert dispatcher.execute("/edit nav").code == "INVALID_TARGET"
     assert dispatcher.execute("/edit logo.png").code == "BINARY_FILE"

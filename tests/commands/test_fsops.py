@@ -69,11 +69,11 @@ def test_mv_file_folder_link_and_undo(files: Path, dispatcher) -> None:  # type:
     assert reply(dispatcher, "/undo") == "Undo: put back link etc-link → /etc; removed link archive/etc"
     assert reply(dispatcher, "/undo") == (
         "Undo: put back folder docs; put back folder docs/sub; restored docs/a.md (3 lines); "
-        "deleted archive/a.md (was newly created); restored docs/notes.md (1 lines); "
-        "deleted archive/notes.md (was newly created); restored docs/sub/b.md (1 lines); "
+        "deleted archive/a.md (was newly created); restored docs/notes.md (1 line); "
+        "deleted archive/notes.md (was newly created); restored docs/sub/b.md (1 line); "
         "deleted archive/sub/b.md (was newly created); removed folder archive/sub; removed folder archive"
     )
-    assert reply(dispatcher, "/undo") == "Undo: restored notes.md (1 lines); deleted docs/notes.md (was newly created)"
+    assert reply(dispatcher, "/undo") == "Undo: restored notes.md (1 line); deleted docs/notes.md (was newly created)"
     assert tree_hash(files) == before
 
 
@@ -87,7 +87,7 @@ def test_mv_force_replaces_and_undo_puts_the_old_file_back(files: Path, dispatch
         "Moved: notes.md → docs/a.md (replaced the old docs/a.md)"
     )
     assert (files / "docs" / "a.md").read_text() == "notes\n"
-    assert reply(dispatcher, "/undo") == "Undo: restored notes.md (1 lines); reverted docs/a.md (3 lines)"
+    assert reply(dispatcher, "/undo") == "Undo: restored notes.md (1 line); reverted docs/a.md (3 lines)"
     assert tree_hash(files) == before
 
 
@@ -104,7 +104,7 @@ def test_cp_and_undo(files: Path, dispatcher) -> None:  # type: ignore[no-untype
         "ERROR(INVALID_TARGET): Only a regular file can be copied: docs is a dir\n"
         "Nothing was changed; copy the files inside it one by one."
     )
-    assert reply(dispatcher, "/undo") == "Undo: reverted copy.md (1 lines)"
+    assert reply(dispatcher, "/undo") == "Undo: reverted copy.md (1 line)"
     assert reply(dispatcher, "/undo") == "Undo: deleted copy.md (was newly created)"
     assert tree_hash(files) == before
 
@@ -117,10 +117,10 @@ def test_rm_and_undo(files: Path, dispatcher) -> None:  # type: ignore[no-untype
     assert reply(dispatcher, "/rm etc-link") == "Deleted: etc-link (symbolic link; its target is untouched)"
     assert reply(dispatcher, "/rm -r docs") == "Deleted: docs (folder, 2 files, 2 folders)"
     assert reply(dispatcher, "/rm notes.md") == "Deleted: notes.md"
-    assert reply(dispatcher, "/undo") == "Undo: restored notes.md (1 lines)"
+    assert reply(dispatcher, "/undo") == "Undo: restored notes.md (1 line)"
     assert reply(dispatcher, "/undo") == (
         "Undo: put back folder docs; put back folder docs/sub; restored docs/a.md (3 lines); "
-        "restored docs/sub/b.md (1 lines)"
+        "restored docs/sub/b.md (1 line)"
     )
     assert reply(dispatcher, "/undo") == "Undo: put back link etc-link → /etc"
     assert tree_hash(files) == before
@@ -153,8 +153,10 @@ ATTACKS = [
      "stringsh protects paths that run code later; edit it outside stringsh if you mean it."),
     ("/rm -r .git", "ERROR(NOT_PERMITTED): .git is protected: it can run code later\n"
      "stringsh protects paths that run code later; edit it outside stringsh if you mean it."),
-    ("/rm -r .stringsh", "ERROR(NOT_PERMITTED): .stringsh/ is stringsh's own state and cannot be used: .stringsh"),
-    ("/mkdir .stringsh/x", "ERROR(NOT_PERMITTED): .stringsh/ is stringsh's own state and cannot be used: .stringsh/x"),
+    ("/rm -r .stringsh", "ERROR(NOT_PERMITTED): .stringsh/ is stringsh's own state and cannot be used: .stringsh\n"
+     "Use a path outside it; /changes and /undo reach what stringsh keeps there."),
+    ("/mkdir .stringsh/x", "ERROR(NOT_PERMITTED): .stringsh/ is stringsh's own state and cannot be used: .stringsh/x\n"
+     "Use a path outside it; /changes and /undo reach what stringsh keeps there."),
     # out of the root: `..`, absolute, through a symlink
     ("/mv notes.md ../out.md", "ERROR(INVALID_PATH): Path escapes the workspace root: ../out.md\n"
      "Use a path inside the workspace."),
@@ -173,7 +175,8 @@ ATTACKS = [
      "Symlinks are followed only while they point inside the workspace."),
     ("/stat etc-link/passwd", "ERROR(INVALID_PATH): Path leaves the workspace through a symlink: etc-link/passwd\n"
      "Symlinks are followed only while they point inside the workspace."),
-    ("/stat .stringsh/x", "ERROR(NOT_PERMITTED): .stringsh/ is stringsh's own state and cannot be used: .stringsh/x"),
+    ("/stat .stringsh/x", "ERROR(NOT_PERMITTED): .stringsh/ is stringsh's own state and cannot be used: .stringsh/x\n"
+     "Use a path outside it; /changes and /undo reach what stringsh keeps there."),
     ("/mkdir .env", "ERROR(SECRET_DENIED): Access to a secret file is denied: .env\n"
      "The policy's secret deny list covers this path."),
     ("/rm -r vault", "ERROR(SECRET_DENIED): Access to a secret file is denied: vault/.env\n"
@@ -207,7 +210,7 @@ def test_attacks_refused_and_nothing_changed(files: Path, dispatcher, command: s
     assert reply(dispatcher, command) == expected
     assert tree_hash(files) == before
     assert sorted(p.name for p in files.parent.iterdir()) == parent
-    assert reply(dispatcher, "/undo") == "ERROR(NOT_FOUND): Nothing to undo."
+    assert reply(dispatcher, "/undo") == "ERROR(NOT_FOUND): Nothing to undo.\n/changes lists the changes there are."
 
 
 def test_read_only_root_and_disabled_flags(files: Path) -> None:
@@ -215,9 +218,9 @@ def test_read_only_root_and_disabled_flags(files: Path) -> None:
     before = tree_hash(files)
     out = "".join(run_stringsh(["-c", command], files).stdout.decode()
                   for command in ("/mv notes.md n.md", "/rm notes.md", "/mkdir x"))
-    assert "ERROR(NOT_PERMITTED): move is disabled by policy" in out
-    assert "ERROR(NOT_PERMITTED): delete is disabled by policy" in out
-    assert "ERROR(NOT_PERMITTED): mkdir is disabled by policy" in out
+    assert "ERROR(NOT_PERMITTED): move is disabled by policy\nThe policy's [permissions] move = false." in out
+    assert "ERROR(NOT_PERMITTED): delete is disabled by policy\nThe policy's [permissions] delete = false." in out
+    assert "ERROR(NOT_PERMITTED): mkdir is disabled by policy\nThe policy's [permissions] mkdir = false." in out
     assert tree_hash(files) == before
 
 
@@ -251,6 +254,6 @@ def test_undo_of_a_big_rm_names_twenty_then_counts(ws: Path, dispatcher) -> None
     before = tree_hash(ws)
     assert reply(dispatcher, "/rm -r many") == "Deleted: many (folder, 30 files, 1 folder)"
     text = reply(dispatcher, "/undo")
-    assert text.startswith("Undo: put back folder many; restored many/00.txt (1 lines); ")
-    assert text.endswith("; restored many/18.txt (1 lines); and 11 more")
+    assert text.startswith("Undo: put back folder many; restored many/00.txt (1 line); ")
+    assert text.endswith("; restored many/18.txt (1 line); and 11 more")
     assert tree_hash(ws) == before

@@ -306,9 +306,18 @@ def test_write_permission_off(repo: Path) -> None:
     (repo / "a.txt").write_text("x\n")
     dispatcher = Dispatcher(repo)
     try:
-        assert reply(dispatcher, "/git commit -m x a.txt") == "ERROR(NOT_PERMITTED): write is disabled by policy"
-        assert reply(dispatcher, "/git checkout -b x") == "ERROR(NOT_PERMITTED): write is disabled by policy"
-        assert reply(dispatcher, "/git push") == "ERROR(NOT_PERMITTED): write is disabled by policy"
+        assert reply(dispatcher, "/git commit -m x a.txt") == (
+            "ERROR(NOT_PERMITTED): write is disabled by policy\n"
+            "The policy's [permissions] write = false."
+        )
+        assert reply(dispatcher, "/git checkout -b x") == (
+            "ERROR(NOT_PERMITTED): write is disabled by policy\n"
+            "The policy's [permissions] write = false."
+        )
+        assert reply(dispatcher, "/git push") == (
+            "ERROR(NOT_PERMITTED): write is disabled by policy\n"
+            "The policy's [permissions] write = false."
+        )
         assert reply(dispatcher, "/git diff").startswith("Unstaged changes: 1 file\n")
     finally:
         dispatcher.close()

@@ -77,7 +77,7 @@ def test_secrets_state_and_links_out_are_never_listed(ws: Path, dispatcher, tmp_
     ("/glob '*' .ssh", "ERROR(SECRET_DENIED): Access to a secret file is denied: .ssh\n"
                        "The policy's secret deny list covers this path."),
     ("/glob '*' .stringsh", "ERROR(NOT_PERMITTED): .stringsh/ is stringsh's own state and cannot be used: "
-                            ".stringsh"),
+                            ".stringsh\nUse a path outside it; /changes and /undo reach what stringsh keeps there."),
     ("/glob '*' a.txt", "ERROR(INVALID_TARGET): Not a directory\na.txt is a file; give its folder."),
     ("/glob '*' -x", "ERROR(INVALID_PAYLOAD): Unknown flag for /glob: -x\nFlags of /glob: --stats. A path that "
                      "starts with - goes after --: /glob -- -x"),

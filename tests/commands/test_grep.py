@@ -135,7 +135,7 @@ def test_long_lines_are_cut_and_marked(ws: Path, dispatcher) -> None:
     ("/grep x ../", "ERROR(INVALID_PATH): Path escapes the workspace root: ../\nUse a path inside the workspace."),
     ("/grep x --glob ../*", "ERROR(INVALID_PATH): --glob pattern must not climb out with '..': ../*\n"
                             "Patterns name paths inside the workspace; give a folder as the path argument instead."),
-    ("/grep x nowhere", "ERROR(NOT_FOUND): File not found: nowhere"),
+    ("/grep x nowhere", "ERROR(NOT_FOUND): File not found: nowhere\n/ls shows what is there."),
 ])
 def test_bad_input_is_a_coded_error(ws: Path, dispatcher, request_text: str, error: str) -> None:
     (ws / "a.txt").write_text("x\n")

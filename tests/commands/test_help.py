@@ -58,7 +58,7 @@ def test_unknown_command_and_non_command(dispatcher) -> None:
         "re: /x\nERROR(COMMAND_UNSUPPORTED): Unknown command: /x\nUse /help to see available commands."
     )
     assert dispatcher.execute("hello there").text == (
-        "re: hello there\nERROR(COMMAND_UNSUPPORTED): Commands must start with /. Use /help for details."
+        "re: hello there\nERROR(COMMAND_UNSUPPORTED): Commands must start with /.\nUse /help for details."
     )
 
 

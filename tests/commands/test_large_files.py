@@ -61,7 +61,7 @@ def test_to_ends_a_normal_view_too(ws: Path, dispatcher) -> None:
     (ws / "small.txt").write_text("a\nb\nc\nd\n")
     assert dispatcher.execute("/open small.txt --from 2 --to 3").text == (
         "re: /open small.txt --from 2 --to 3\nOpened small.txt\n---\nb\nc\n\n"
-        "[cut] Output limit of 2 lines reached; the rest starts at source line 4 of 4. "
+        "[--to 3] Shown up to line 3; the rest starts at source line 4 of 4. "
         "Read on: /open small.txt --from 4"
     )
     assert dispatcher.execute("/open small.txt --to 9").text == (

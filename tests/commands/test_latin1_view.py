@@ -49,7 +49,7 @@ def test_a_whole_replacement_is_still_possible_and_undoable(ws: Path) -> None:
     (ws / "latin.txt").write_bytes(LATIN)
     out = run_script(ws, "/open latin.txt\n/write latin.txt <<X\ncafé\nX\n/undo\n")
     assert out.endswith(
-        "re: /write latin.txt\nWritten: latin.txt (6 bytes, 1 lines)\nre: /undo\nUndo: reverted latin.txt (2 lines)\n"
+        "re: /write latin.txt\nWritten: latin.txt (6 bytes, 1 line)\nre: /undo\nUndo: reverted latin.txt (2 lines)\n"
     )
     assert (ws / "latin.txt").read_bytes() == LATIN
 

@@ -100,7 +100,7 @@ def test_bad_ranges_are_coded_errors_with_hints(ws: Path) -> None:
         "Give --from 1 to 3, or leave it out.\n"
         "re: /open big.txt:L1-L3 --to 5\nERROR(INVALID_PAYLOAD): --to does not go with a line range: big.txt:L1-L3\n"
         "Name the last line in the range: /open big.txt:L1-L5\n"
-        "re: /open nope.txt:L1\nERROR(NOT_FOUND): File not found: nope.txt\n"
+        "re: /open nope.txt:L1\nERROR(NOT_FOUND): File not found: nope.txt\n/ls shows what is there.\n"
         "re: /open d:L1\nERROR(INVALID_TARGET): Is a directory: d\nUse /open d\n"
         "re: /edit big.txt:L2\nERROR(INVALID_TARGET): /edit replaces a whole file or a block, not lines: big.txt:L2\n"
         "Replace lines with /replace big.txt:L2 and the same body.\n"
@@ -115,7 +115,7 @@ def test_a_file_really_named_like_a_range_still_opens(ws: Path) -> None:
 def test_a_range_view_counts_as_reading_for_a_later_whole_file_edit(ws: Path) -> None:
     (ws / "a.txt").write_text("1\n2\n")
     out = run(ws, "/edit a.txt:L1\n/edit a.txt <<EOF\nnew\nEOF\n")
-    assert out.endswith("re: /edit a.txt\nEdited a.txt (1 lines, whole file)\n")
+    assert out.endswith("re: /edit a.txt\nEdited a.txt (1 line, whole file)\n")
 
 
 def test_help_pages_name_line_ranges(ws: Path) -> None:

@@ -81,7 +81,8 @@ def test_one_menu_empty_and_unknown(site: Path, dispatcher) -> None:
         "[Setup][@main.setup]\n[Ops page][@main.ops]\n[Guide][@main.guide]\n[Deep][@main.deep]"
     )
     assert text(dispatcher, "/nav legacy") == "re: /nav legacy\nMenu legacy is empty."
-    assert text(dispatcher, "/nav example") == "re: /nav example\nERROR(NOT_FOUND): Menu not found: example"
+    assert text(dispatcher, "/nav example") == (
+        "re: /nav example\nERROR(NOT_FOUND): Menu not found: example\n/nav lists the menus.")
 
 
 def test_page_without_menus(site: Path, dispatcher) -> None:

@@ -59,7 +59,7 @@ def test_missing_block_lists_available_blocks(ws: Path, dispatcher) -> None:
 
 def test_missing_file_and_usage(ws: Path, dispatcher) -> None:
     assert dispatcher.execute("/open nowhere.md").text == (
-        "re: /open nowhere.md\nERROR(NOT_FOUND): File not found: nowhere.md"
+        "re: /open nowhere.md\nERROR(NOT_FOUND): File not found: nowhere.md\n/ls shows what is there."
     )
     usage = dispatcher.execute("/open")
     assert usage.code == "INVALID_TARGET"

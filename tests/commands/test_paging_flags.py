@@ -35,7 +35,7 @@ def test_write_force_after_the_path_is_refused_not_written(ws: Path, dispatcher)
     )
     assert not (ws / "new 1.txt").exists()
     reply = dispatcher.execute("/write --force n1.txt hi").text
-    assert reply == "re: /write --force n1.txt hi\nWritten: n1.txt (3 bytes, 1 lines)"
+    assert reply == "re: /write --force n1.txt hi\nWritten: n1.txt (3 bytes, 1 line)"
     assert (ws / "n1.txt").read_text() == "hi\n"
 
 

@@ -145,7 +145,8 @@ BAD: dict[str, tuple[str, str]] = {
                   "ERROR(NOT_PERMITTED): Path is on the policy's change deny list: vendor/lib.py\n"
                   "The policy's [changes] deny_globs keep changes away from it; nothing was written."),
     "allow list": (patch("--- a/top.txt\n+++ b/top.txt\n@@ -1 +1 @@\n-t\n+T\n"),
-                   "ERROR(NOT_PERMITTED): Path is not on the policy's change allow-list: top.txt"),
+                   "ERROR(NOT_PERMITTED): Path is not on the policy's change allow-list: top.txt\n"
+                   "Only paths matching the policy's [changes] allow_globs may change; change another path."),
     "dot dot": (patch("--- a/../x.txt\n+++ b/../x.txt\n@@ -1 +1 @@\n-v\n+w\n"),
                 "ERROR(INVALID_PATH): The patch names a path outside the workspace: ../x.txt; nothing was written.\n"
                 "Paths in a diff are relative to the workspace root (--- a/src/x.py, +++ b/src/x.py)."),
@@ -240,7 +241,10 @@ def test_the_patch_permission_turned_off_refuses_it(ws: Path) -> None:
     before = seed(ws)
     (ws / "stringsh.toml").write_text("[permissions]\npatch = false\n")
     before["stringsh.toml"] = (ws / "stringsh.toml").read_bytes()
-    assert run(ws, patch(MULTI)) == "re: /patch\nERROR(NOT_PERMITTED): patch is disabled by policy\n"
+    assert run(ws, patch(MULTI)) == (
+        "re: /patch\nERROR(NOT_PERMITTED): patch is disabled by policy\n"
+        "The policy's [permissions] patch = false.\n"
+    )
     assert files(ws) == before
 
 

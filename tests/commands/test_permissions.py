@@ -87,7 +87,10 @@ def test_finding_06_edit_force_is_refused_when_edit_is_off(ws: Path) -> None:
     dispatcher = Dispatcher(ws)
     try:
         reply = dispatcher.execute("/edit --force file.txt\nchanged\n")
-        assert reply.text == "re: /edit --force file.txt\nERROR(NOT_PERMITTED): edit is disabled by policy"
+        assert reply.text == (
+            "re: /edit --force file.txt\nERROR(NOT_PERMITTED): edit is disabled by policy\n"
+            "The policy's [permissions] edit = false."
+        )
         assert (ws / "file.txt").read_text() == "original\n"
         assert dispatcher.execute("/write new.txt\nwhole files are still written\n").ok  # write stays allowed
     finally:
@@ -109,7 +112,9 @@ def test_finding_06_undo_is_a_write(ws: Path, flag: str) -> None:
     dispatcher = Dispatcher(ws)
     try:
         reply = dispatcher.execute("/undo")
-        assert reply.text == f"re: /undo\nERROR(NOT_PERMITTED): {flag} is disabled by policy"
+        assert reply.text == (
+            f"re: /undo\nERROR(NOT_PERMITTED): {flag} is disabled by policy\nThe policy's [permissions] {flag} = false."
+        )
         assert snapshot(ws) == files
     finally:
         dispatcher.close()
@@ -122,7 +127,8 @@ def test_a_read_only_root_keeps_its_own_refusal_for_edits(ws: Path) -> None:
     try:
         for command in ("/edit a.md#part\nnew\n", "/edit --force a.md\nnew\n", "/append a.md\nmore\n"):
             assert body_of(dispatcher.execute(command).text) == (
-                "ERROR(NOT_PERMITTED): write is not allowed: root root0 is read_only"
+                "ERROR(NOT_PERMITTED): write is not allowed: root root0 is read_only\n"
+                "A read_only root is never changed; /info lists the roots and their modes."
             )
     finally:
         dispatcher.close()

@@ -117,7 +117,7 @@ def test_not_found_missing_separator_empty_old_and_no_change_are_refused(ws: Pat
         "/replace path:L5[-L10] (body: the replacement).\n"
         "re: /replace --bogus a.txt\nERROR(INVALID_PAYLOAD): Unknown flag for /replace: --bogus\n"
         "Flags of /replace: --all. A path that starts with - goes after --: /replace -- --bogus\n"
-        "re: /replace nope.txt\nERROR(NOT_FOUND): File not found: nope.txt\n"
+        "re: /replace nope.txt\nERROR(NOT_FOUND): File not found: nope.txt\n/ls shows what is there.\n"
     )
     assert (ws / "a.txt").read_bytes() == raw
 
@@ -218,7 +218,7 @@ def test_block_target_delegates_to_the_block_edit(ws: Path) -> None:
         "re: /replace r.md#setup\nEdited r.md#setup (9 lines): 1 line replaced by 1 line\nre: /undo\n"
         "Undo: reverted r.md"
     )
-    assert out.endswith("re: /replace r.txt#x\nERROR(NOT_FOUND): File not found: r.txt\n")
+    assert out.endswith("re: /replace r.txt#x\nERROR(NOT_FOUND): File not found: r.txt\n/ls shows what is there.\n")
     assert (ws / "r.md").read_bytes() == raw
 
 

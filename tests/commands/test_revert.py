@@ -29,7 +29,8 @@ def test_revert_another_clients_change_then_undo_the_revert(ws: Path) -> None:
         "3  TIME  main  /undo        a.md +2 -0 (undoes 2)\n"
         "2  TIME  main  /revert 1    a.md +0 -2 (reverts 1, reverted by 3)\n"
         "1  TIME  main  /write a.md  a.md +2 -0",
-        "re: /undo\nERROR(NOT_FOUND): Nothing to undo.",  # change 1 is another client's: /undo leaves it
+        # change 1 is another client's: /undo leaves it
+        "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n/changes lists the changes there are.",
     ]
     assert (ws / "a.md").read_text() == "one\ntwo\n"
     assert c(ws, "/revert 1") == "re: /revert 1\nReverted change 1 as change 4: deleted a.md (was newly created)\n"
@@ -43,7 +44,7 @@ def test_a_later_change_must_be_reverted_first(ws: Path) -> None:
     assert replies[3:] == [
         "re: /revert 1\nERROR(CONFLICT): Refusing to revert change 1: change 2 changed a.md after it.\n"
         "Nothing was changed; revert the later one first: /revert 2",
-        "re: /revert 2\nReverted change 2 as change 4: reverted a.md (1 lines)",
+        "re: /revert 2\nReverted change 2 as change 4: reverted a.md (1 line)",
         "re: /revert 1\nReverted change 1 as change 5: deleted a.md (was newly created)",
     ]
     assert not (ws / "a.md").exists() and (ws / "b.md").read_text() == "b\n"
@@ -78,10 +79,10 @@ def test_bad_ids_are_refused_and_nothing_changes(ws: Path) -> None:
         "re: /revert --all\nERROR(INVALID_PAYLOAD): Usage: /revert ID\n"
         "Give one change id, as /changes lists them: /revert 12",
         "re: /revert 1\nReverted change 1 as change 4: deleted a.md (was newly created)",
-        "re: /revert 4\nReverted change 4 as change 5: restored a.md (1 lines)",  # a revert of a /revert: redo
+        "re: /revert 4\nReverted change 4 as change 5: restored a.md (1 line)",  # a revert of a /revert: redo
         "re: /revert 1\nReverted change 1 as change 6: deleted a.md (was newly created)",
     ]
-    assert c(ws, "/revert 6") == "re: /revert 6\nReverted change 6 as change 7: restored a.md (1 lines)\n"
+    assert c(ws, "/revert 6") == "re: /revert 6\nReverted change 6 as change 7: restored a.md (1 line)\n"
     assert (ws / "a.md").read_text() == "one\n"
 
 
@@ -96,7 +97,7 @@ def test_an_already_reverted_change_names_the_revert_to_revert(ws: Path) -> None
 def test_a_revert_of_an_append_cannot_be_undone_as_the_text_is_not_kept(ws: Path) -> None:
     replies = script_replies(ws, "/write a.md one\n/append a.md two\n/revert 2\n/undo\n")
     assert replies[2:] == [
-        "re: /revert 2\nReverted change 2 as change 3: reverted a.md (1 lines)",
+        "re: /revert 2\nReverted change 2 as change 3: reverted a.md (1 line)",
         "re: /undo\nERROR(INVALID_TARGET): Change 3 cut the lines appended by change 2 off a.md, and the journal "
         "keeps no copy of appended text: it cannot be put back.\n"
         "Nothing was changed; append the text again by hand if you need it, or /undo --skip to go on to older "
@@ -112,7 +113,7 @@ def test_revert_over_the_daemon_and_a_folder_change(ws: Path) -> None:
     try:
         assert daemon.ask("/rm -r d", topic="one") == "re: /rm -r d\nDeleted: d (folder, 1 file, 1 folder)"
         assert daemon.ask("/revert 1", topic="two") == (
-            "re: /revert 1\nReverted change 1 as change 2: put back folder d; restored d/x.txt (1 lines)"
+            "re: /revert 1\nReverted change 1 as change 2: put back folder d; restored d/x.txt (1 line)"
         )
         assert daemon.ask("/undo", topic="two") == (
             "re: /undo\nUndo: deleted d/x.txt (was newly created); removed folder d"

@@ -62,12 +62,12 @@ def test_every_command_names_a_root(roots: Path) -> None:
         "re: /ls docs:\nListing docs:\n---\n  sub/\n  guide.md\n"
         "re: /ls docs:sub\nListing docs:sub/\n---\n  y.txt\n"
         "re: /open docs:guide.md\nOpened docs:guide.md\n---\n# Guide\n\ntext\n"
-        "re: /write scratch:notes/x.txt hello\nCreated: scratch:notes/x.txt (6 bytes, 1 lines)\n"
+        "re: /write scratch:notes/x.txt hello\nCreated: scratch:notes/x.txt (6 bytes, 1 line)\n"
         "re: /append scratch:notes/x.txt more\nAppended to: scratch:notes/x.txt (now 11 bytes)\n"
         "re: /open scratch:notes/x.txt\nOpened scratch:notes/x.txt\n---\nhello\nmore\n"
         "re: /ls main:\nListing ./\n---\n  a.md\n"
         "re: /open main:a.md\nOpened a.md\n---\nhi\n"
-        "re: /undo\nUndo: reverted scratch:notes/x.txt (1 lines)\n"
+        "re: /undo\nUndo: reverted scratch:notes/x.txt (1 line)\n"
         "re: /undo\nUndo: deleted scratch:notes/x.txt (was newly created), removed its new empty folder scratch:notes\n"
         "re: /ls scratch:\nListing scratch:\n---\n(empty)\n"
     )
@@ -91,7 +91,7 @@ def test_a_read_only_root_refuses_every_change(roots: Path) -> None:
         + "re: /write docs:new.txt x\n" + refused.format("docs:new.txt")
         + "re: /write docs:sub/deeper/new.txt x\n" + refused.format("docs:sub/deeper/new.txt")
         + echoed(f"/write {roots}/docs/abs.txt x") + "\n" + refused.format(f"{roots}/docs/abs.txt")
-        + "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+        + "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n/changes lists the changes there are.\n"
     )
     assert tree(roots / "docs") == before
 
@@ -129,7 +129,7 @@ def test_roots_do_not_leak_into_each_other(roots: Path) -> None:
         "re: /open docs:.env\nERROR(SECRET_DENIED): Access to a secret file is denied: docs:.env\n"
         "The policy's secret deny list covers this path.\n"
         "re: /ls -a docs:\nListing docs:\n---\n  sub/\n  guide.md\n"
-        "re: /open docs:/etc/passwd\nERROR(NOT_FOUND): File not found: docs:/etc/passwd\n"
+        "re: /open docs:/etc/passwd\nERROR(NOT_FOUND): File not found: docs:/etc/passwd\n/ls shows what is there.\n"
     )
     assert {name: tree(roots / name) for name in before} == before
 
@@ -141,12 +141,12 @@ def test_names_that_look_like_roots(roots: Path) -> None:
     script = "/open ./docs:x\n/open docs:x\n/open nope:y\n/ls nope:\n/write scratch: x\n/write main: x\n/open :x\n"
     assert run(roots, script) == (
         "re: /open ./docs:x\nOpened ./docs:x\n---\ncolon\n"
-        "re: /open docs:x\nERROR(NOT_FOUND): File not found: docs:x\n"
+        "re: /open docs:x\nERROR(NOT_FOUND): File not found: docs:x\n/ls shows what is there.\n"
         "re: /open nope:y\nOpened nope:y\n---\nplain\n"
         "re: /ls nope:\nERROR(NOT_FOUND): Not found\nNo such folder: nope:\n"
         "re: /write scratch: x\nERROR(INVALID_TARGET): Is a directory: scratch:\nUse /ls scratch:\n"
         "re: /write main: x\nERROR(INVALID_TARGET): Is a directory: .\nUse /ls .\n"
-        "re: /open :x\nERROR(NOT_FOUND): File not found: :x\n"
+        "re: /open :x\nERROR(NOT_FOUND): File not found: :x\n/ls shows what is there.\n"
     )
     assert tree(roots / "scratch") == {}
 
@@ -180,9 +180,10 @@ def test_a_nested_root_names_its_own_files(roots: Path) -> None:
         f"cannot be changed.\n{RO_HINT}\n"
         "re: /write --force up:nested.toml x\nERROR(NOT_PERMITTED): up:nested.toml is the workspace's policy and "
         "cannot be changed through stringsh\n"
+        "A session never changes its own policy; edit the policy file outside stringsh.\n"
         "re: /write up:ws/.stringsh/x x\nERROR(NOT_PERMITTED): .stringsh/ is stringsh's own state and cannot be "
-        "used: up:ws/.stringsh/x\n"
-        "re: /write up:ws/b.md b\nCreated: b.md (2 bytes, 1 lines)\n"
+        "used: up:ws/.stringsh/x\nUse a path outside it; /changes and /undo reach what stringsh keeps there.\n"
+        "re: /write up:ws/b.md b\nCreated: b.md (2 bytes, 1 line)\n"
         "re: /undo\nUndo: deleted b.md (was newly created)\n"
     )
     assert sorted(os.listdir(vendor)) == ["lib.md"] and not (roots / "ws" / "b.md").exists()

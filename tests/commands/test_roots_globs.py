@@ -22,11 +22,12 @@ def test_allow_globs_see_id_paths_and_secret_globs_the_path_inside_the_root(root
     script = ("/write src/a.txt x\n/write scratch:src/a.txt x\n/write scratch:notes/a.txt x\n"
               "/write scratch:sub/b.md x\n/open docs:private/k.txt\n/open docs:guide.md\n")
     assert run(roots, script, "g.toml") == (
-        "re: /write src/a.txt x\nCreated: src/a.txt (2 bytes, 1 lines)\n"
+        "re: /write src/a.txt x\nCreated: src/a.txt (2 bytes, 1 line)\n"
         "re: /write scratch:src/a.txt x\n"
         "ERROR(NOT_PERMITTED): Path is not on the policy's change allow-list: scratch:src/a.txt\n"
-        "re: /write scratch:notes/a.txt x\nCreated: scratch:notes/a.txt (2 bytes, 1 lines)\n"
-        "re: /write scratch:sub/b.md x\nCreated: scratch:sub/b.md (2 bytes, 1 lines)\n"
+        "Only paths matching the policy's [changes] allow_globs may change; change another path.\n"
+        "re: /write scratch:notes/a.txt x\nCreated: scratch:notes/a.txt (2 bytes, 1 line)\n"
+        "re: /write scratch:sub/b.md x\nCreated: scratch:sub/b.md (2 bytes, 1 line)\n"
         "re: /open docs:private/k.txt\nERROR(SECRET_DENIED): Access to a secret file is denied: docs:private/k.txt\n"
         "The policy's secret deny list covers this path.\n"
         "re: /open docs:guide.md\nOpened docs:guide.md\n---\n# Guide\n\ntext\n"

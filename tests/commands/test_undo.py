@@ -8,17 +8,25 @@ from stringsh.dispatcher import Dispatcher
 
 
 def test_nothing_to_undo(dispatcher) -> None:
-    assert dispatcher.execute("/undo").text == "re: /undo\nERROR(NOT_FOUND): Nothing to undo."
+    assert dispatcher.execute("/undo").text == (
+        "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+        "/changes lists the changes there are."
+    )
 
 
 def test_multi_level_walks_back(ws: Path, dispatcher) -> None:
     dispatcher.execute("/write a.md\none\n")
     dispatcher.execute("/write a.md\none\ntwo\n")
     dispatcher.execute("/append a.md\nthree\n")
-    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: reverted a.md (2 lines)"
-    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: reverted a.md (1 lines)"
+    assert dispatcher.execute("/undo").text == (
+        "re: /undo\nUndo: reverted a.md (2 lines)"
+    )
+    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: reverted a.md (1 line)"
     assert dispatcher.execute("/undo").text == "re: /undo\nUndo: deleted a.md (was newly created)"
-    assert dispatcher.execute("/undo").text == "re: /undo\nERROR(NOT_FOUND): Nothing to undo."
+    assert dispatcher.execute("/undo").text == (
+        "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+        "/changes lists the changes there are."
+    )
     assert not (ws / "a.md").exists()
 
 
@@ -26,7 +34,10 @@ def test_undo_is_per_topic(ws: Path, dispatcher) -> None:
     dispatcher.execute("/write a.md\na\n", topic="one")
     dispatcher.execute("/write b.md\nb\n", topic="two")
     assert dispatcher.execute("/undo", topic="one").text == "re: /undo\nUndo: deleted a.md (was newly created)"
-    assert dispatcher.execute("/undo", topic="one").text == "re: /undo\nERROR(NOT_FOUND): Nothing to undo."
+    assert dispatcher.execute("/undo", topic="one").text == (
+        "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+        "/changes lists the changes there are."
+    )
     assert (ws / "b.md").exists()
 
 
@@ -37,7 +48,10 @@ def test_a_restart_starts_with_nothing_to_undo(ws: Path) -> None:
     first.execute("/write a.md\nv2\n")
     first.close()
     second = Dispatcher(ws)
-    assert second.execute("/undo").text == "re: /undo\nERROR(NOT_FOUND): Nothing to undo."
+    assert second.execute("/undo").text == (
+        "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+        "/changes lists the changes there are."
+    )
     assert (ws / "a.md").read_text() == "v2\n"
     assert [row.state for row in second.workspace.history()] == ["done", "done"]
     second.close()
@@ -68,7 +82,10 @@ def test_undo_of_a_created_file_deleted_since_is_a_step_done(ws: Path, dispatche
     assert dispatcher.execute("/undo").text == (
         "re: /undo\nUndo: a.md is already gone (change 1 created it), nothing written"
     )
-    assert dispatcher.execute("/undo").text == "re: /undo\nERROR(NOT_FOUND): Nothing to undo."
+    assert dispatcher.execute("/undo").text == (
+        "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+        "/changes lists the changes there are."
+    )
 
 
 def test_restores_bytes_exactly(ws: Path, dispatcher) -> None:

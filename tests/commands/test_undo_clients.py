@@ -17,7 +17,7 @@ from tests.commands.sessions import run_in_new_session
 from tests.conftest import run_stringsh
 from tests.dialects.operator.operator_support import allow_changes, b64, block
 
-NOTHING = "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+NOTHING = "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n/changes lists the changes there are.\n"
 NAME_HINT = ("A client name is 1 to 64 printable characters without spaces "
              "(--client agent-1, or STRINGSH_CLIENT=agent-1).")
 
@@ -29,7 +29,7 @@ def c(ws: Path, command: str, *args: str, client: str | None = None) -> str:
 
 
 def created(path: str, text: str) -> str:
-    return f"re: /write {path} {text}\nCreated: {path} ({len(text) + 1} bytes, 1 lines)\n"
+    return f"re: /write {path} {text}\nCreated: {path} ({len(text) + 1} bytes, 1 line)\n"
 
 
 def undone(path: str) -> str:
@@ -109,7 +109,7 @@ def test_changes_and_revert_still_reach_every_clients_changes(ws: Path) -> None:
 def test_a_daemon_keeps_a_client_of_its_own(ws: Path) -> None:
     assert c(ws, "/write a.txt a") == created("a.txt", "a")
     out = run_stringsh(["daemon"], ws, stdin="/undo\n/write d.txt d\n").stdout.decode()
-    assert "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n</𝒞>" in out
+    assert "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n/changes lists the changes there are.\n</𝒞>" in out
     assert c(ws, "/undo") == undone("a.txt")
     assert c(ws, "/undo") == NOTHING  # the daemon's d.txt is the daemon's
     assert (ws / "d.txt").read_text() == "d\n"

@@ -13,15 +13,15 @@ from tests.commands.plain_client import PlainClient
 from tests.commands.sessions import run_in_new_session
 from tests.conftest import run_stringsh
 
-NOTHING = "ERROR(NOT_FOUND): Nothing to undo."
+NOTHING = "ERROR(NOT_FOUND): Nothing to undo.\n/changes lists the changes there are."
 
 
 def test_two_plain_processes_on_one_folder_undo_only_their_own(ws: Path, tmp_path: Path) -> None:
     a = PlainClient(ws, tmp_path / "a.out")
     b = PlainClient(ws, tmp_path / "b.out")
     try:
-        a.ask("/write from_a.txt alpha", "Created: from_a.txt (6 bytes, 1 lines)")
-        b.ask("/write from_b.txt beta", "Created: from_b.txt (5 bytes, 1 lines)")
+        a.ask("/write from_a.txt alpha", "Created: from_a.txt (6 bytes, 1 line)")
+        b.ask("/write from_b.txt beta", "Created: from_b.txt (5 bytes, 1 line)")
         a.ask("/undo", "Undo: deleted from_a.txt (was newly created)")
         a.ask("/undo", NOTHING)
         assert (ws / "from_b.txt").read_text() == "beta\n"  # B's change is B's: A's /undo left it
@@ -37,9 +37,9 @@ def test_a_person_and_an_agent_in_the_same_topic_name(ws: Path, tmp_path: Path) 
     """Both use topic `main`; "this topic" is this client's topic, so the person's later edit is not undone."""
     agent = PlainClient(ws, tmp_path / "agent.out")
     try:
-        agent.ask("/write notes.md agent", "Created: notes.md (6 bytes, 1 lines)")
+        agent.ask("/write notes.md agent", "Created: notes.md (6 bytes, 1 line)")
         person = run_stringsh(["-c", "/write person.md hand"], ws)
-        assert person.stdout.decode() == "re: /write person.md hand\nCreated: person.md (5 bytes, 1 lines)\n"
+        assert person.stdout.decode() == "re: /write person.md hand\nCreated: person.md (5 bytes, 1 line)\n"
         agent.ask("/undo", "Undo: deleted notes.md (was newly created)")
         agent.ask("/undo", NOTHING)
         assert (ws / "person.md").read_text() == "hand\n"

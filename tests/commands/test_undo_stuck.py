@@ -15,7 +15,7 @@ from stringsh.workspace.models import ChangeSet
 from tests.commands.plain_client import PlainClient
 from tests.conftest import run_stringsh
 
-NOTHING = "ERROR(NOT_FOUND): Nothing to undo."
+NOTHING = "ERROR(NOT_FOUND): Nothing to undo.\n/changes lists the changes there are."
 
 
 def git(ws: Path, *args: str) -> None:
@@ -31,8 +31,8 @@ def test_a_file_restored_by_git_checkout_counts_as_undone(ws: Path, tmp_path: Pa
     git(ws, "commit", "-qm", "init")
     agent = PlainClient(ws, tmp_path / "agent.out")
     try:
-        agent.ask("/write notes.md first", "Created: notes.md (6 bytes, 1 lines)")
-        agent.ask("/write --force README.md changed", "Written: README.md (8 bytes, 1 lines)")
+        agent.ask("/write notes.md first", "Created: notes.md (6 bytes, 1 line)")
+        agent.ask("/write --force README.md changed", "Written: README.md (8 bytes, 1 line)")
         git(ws, "checkout", "README.md")
         agent.ask("/undo", "Undo: README.md already holds its content from before change 2 (1 lines), nothing written")
         agent.ask("/undo", "Undo: deleted notes.md (was newly created)")
@@ -45,9 +45,9 @@ def test_a_file_restored_by_git_checkout_counts_as_undone(ws: Path, tmp_path: Pa
 def test_after_rm_undo_offers_a_skip_that_works_and_reaches_older_changes(ws: Path, tmp_path: Path) -> None:
     agent = PlainClient(ws, tmp_path / "agent.out")
     try:
-        agent.ask("/write keep.md kept", "Created: keep.md (5 bytes, 1 lines)")
-        agent.ask("/write longline.txt v1", "Created: longline.txt (3 bytes, 1 lines)")
-        agent.ask("/write --force longline.txt v2", "Written: longline.txt (3 bytes, 1 lines)")
+        agent.ask("/write keep.md kept", "Created: keep.md (5 bytes, 1 line)")
+        agent.ask("/write longline.txt v1", "Created: longline.txt (3 bytes, 1 line)")
+        agent.ask("/write --force longline.txt v2", "Written: longline.txt (3 bytes, 1 line)")
         (ws / "longline.txt").unlink()
         stuck = ("ERROR(CONFLICT): Refusing to undo: longline.txt was deleted since change 3 wrote it.\n"
                  "Nothing was changed; /undo --skip leaves it deleted and goes on to older changes.")
@@ -69,8 +69,8 @@ def test_after_rm_undo_offers_a_skip_that_works_and_reaches_older_changes(ws: Pa
 def test_a_changed_file_is_skipped_and_left_as_it_is(ws: Path, tmp_path: Path) -> None:
     agent = PlainClient(ws, tmp_path / "agent.out")
     try:
-        agent.ask("/write a.md mine", "Created: a.md (5 bytes, 1 lines)")
-        agent.ask("/write b.md mine", "Created: b.md (5 bytes, 1 lines)")
+        agent.ask("/write a.md mine", "Created: a.md (5 bytes, 1 line)")
+        agent.ask("/write b.md mine", "Created: b.md (5 bytes, 1 line)")
         (ws / "b.md").write_text("edited by hand\n")
         agent.ask("/undo", "ERROR(CONFLICT): Refusing to undo: b.md changed since change 2 wrote it.\n"
                   "Nothing was changed; open b.md to see it, or /undo --skip to leave it and go on to older changes.")
@@ -85,7 +85,7 @@ def test_a_changed_file_is_skipped_and_left_as_it_is(ws: Path, tmp_path: Path) -
 def test_a_restart_is_never_stuck(ws: Path, tmp_path: Path) -> None:
     agent = PlainClient(ws, tmp_path / "agent.out")
     try:
-        agent.ask("/write a.md mine", "Created: a.md (5 bytes, 1 lines)")
+        agent.ask("/write a.md mine", "Created: a.md (5 bytes, 1 line)")
         (ws / "a.md").write_text("edited by hand\n")
         agent.ask("/undo", "ERROR(CONFLICT): Refusing to undo: a.md changed since change 1 wrote it.\n"
                   "Nothing was changed; open a.md to see it, or /undo --skip to leave it and go on to older changes.")
@@ -102,9 +102,9 @@ def test_undo_removes_the_empty_folders_its_write_created(ws: Path, tmp_path: Pa
     (ws / "docs").mkdir()
     agent = PlainClient(ws, tmp_path / "agent.out")
     try:
-        agent.ask("/write newdir/sub/file.md x", "Created: newdir/sub/file.md (2 bytes, 1 lines)")
-        agent.ask("/write docs/new/deep/f.md y", "Created: docs/new/deep/f.md (2 bytes, 1 lines)")
-        agent.ask("/write kept/a.md z", "Created: kept/a.md (2 bytes, 1 lines)")
+        agent.ask("/write newdir/sub/file.md x", "Created: newdir/sub/file.md (2 bytes, 1 line)")
+        agent.ask("/write docs/new/deep/f.md y", "Created: docs/new/deep/f.md (2 bytes, 1 line)")
+        agent.ask("/write kept/a.md z", "Created: kept/a.md (2 bytes, 1 line)")
         (ws / "kept" / "other.txt").write_text("someone else's\n")
         agent.ask("/undo", "Undo: deleted kept/a.md (was newly created)")
         agent.ask("/undo", "Undo: deleted docs/new/deep/f.md (was newly created), removed its new empty folders "

@@ -37,4 +37,7 @@ def test_verify_needs_a_block_and_an_existing_one(ws: Path, dispatcher) -> None:
     )
     assert dispatcher.execute("/verify").code == "INVALID_TARGET"
     assert dispatcher.execute("/verify README.md#nope").code == "BLOCK_NOT_FOUND"
-    assert body(dispatcher.execute("/verify nowhere.md#a").text) == "ERROR(NOT_FOUND): File not found: nowhere.md"
+    assert body(dispatcher.execute("/verify nowhere.md#a").text) == (
+        "ERROR(NOT_FOUND): File not found: nowhere.md\n"
+        "/ls shows what is there."
+    )

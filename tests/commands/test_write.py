@@ -14,7 +14,7 @@ def test_create_then_guarded_overwrite(ws: Path, dispatcher) -> None:
     assert (ws / "notes" / "todo.md").read_bytes() == b"- a\n- b\n"
     # this topic wrote it, so it knows the content
     assert dispatcher.execute("/write notes/todo.md\n- c\n").text == (
-        "re: /write notes/todo.md\nWritten: notes/todo.md (4 bytes, 1 lines)"
+        "re: /write notes/todo.md\nWritten: notes/todo.md (4 bytes, 1 line)"
     )
 
 
@@ -35,13 +35,13 @@ def test_refuses_an_existing_file_this_topic_has_not_read(ws: Path, dispatcher) 
 def test_force_replaces_and_undo_restores(ws: Path, dispatcher) -> None:
     (ws / "todo.md").write_text("- mine\n")
     assert dispatcher.execute("/write --force todo.md\n- new\n").text == (
-        "re: /write --force todo.md\nWritten: todo.md (6 bytes, 1 lines)"
+        "re: /write --force todo.md\nWritten: todo.md (6 bytes, 1 line)"
     )
     assert dispatcher.execute("/write todo.md --force\n- newer\n").text == (
-        "re: /write todo.md --force\nWritten: todo.md (8 bytes, 1 lines)"
+        "re: /write todo.md --force\nWritten: todo.md (8 bytes, 1 line)"
     )
-    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: reverted todo.md (1 lines)"
-    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: reverted todo.md (1 lines)"
+    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: reverted todo.md (1 line)"
+    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: reverted todo.md (1 line)"
     assert (ws / "todo.md").read_text() == "- mine\n"
 
 
@@ -50,7 +50,7 @@ def test_seen_file_may_be_overwritten_until_it_changes(ws: Path, dispatcher) -> 
     session = dispatcher.session("main")
     mark_seen(session.seen, dispatcher.workspace, "todo.md")  # what /open and /edit do after reading
     assert (
-        dispatcher.execute("/write todo.md\n- ok\n").text == "re: /write todo.md\nWritten: todo.md (5 bytes, 1 lines)"
+        dispatcher.execute("/write todo.md\n- ok\n").text == "re: /write todo.md\nWritten: todo.md (5 bytes, 1 line)"
     )
     (ws / "todo.md").write_text("- someone else\n")
     assert dispatcher.execute("/write todo.md\n- lost?\n").text == (
@@ -63,11 +63,11 @@ def test_seen_file_may_be_overwritten_until_it_changes(ws: Path, dispatcher) -> 
 
 def test_one_line_form_adds_a_final_newline(ws: Path, dispatcher) -> None:
     assert dispatcher.execute("/write note.txt hello   world").text == (
-        "re: /write note.txt hello   world\nCreated: note.txt (14 bytes, 1 lines)"
+        "re: /write note.txt hello   world\nCreated: note.txt (14 bytes, 1 line)"
     )
     assert (ws / "note.txt").read_bytes() == b"hello   world\n"
     assert dispatcher.execute('/write "my notes/a b.txt" two words').text == (
-        're: /write "my notes/a b.txt" two words\nCreated: my notes/a b.txt (10 bytes, 1 lines)'
+        're: /write "my notes/a b.txt" two words\nCreated: my notes/a b.txt (10 bytes, 1 line)'
     )
     assert (ws / "my notes" / "a b.txt").read_text() == "two words\n"
 
@@ -75,7 +75,7 @@ def test_one_line_form_adds_a_final_newline(ws: Path, dispatcher) -> None:
 def test_variables_in_the_path(ws: Path, dispatcher) -> None:
     dispatcher.execute('/set {version} = "1.4.0"')
     assert dispatcher.execute("/write notes/release-{version}.md <<EOF\n# Release notes\nEOF").text == (
-        "re: /write notes/release-{version}.md\nCreated: notes/release-1.4.0.md (16 bytes, 1 lines)"
+        "re: /write notes/release-{version}.md\nCreated: notes/release-1.4.0.md (16 bytes, 1 line)"
     )
 
 
@@ -133,7 +133,7 @@ def test_lone_surrogate_in_body_is_an_encoding_error(ws: Path, dispatcher) -> No
 def test_one_line_text_with_an_apostrophe_or_a_lone_quote(ws: Path, dispatcher) -> None:
     # The text is kept as typed, so it is not shell-split: an apostrophe must not be an unclosed quote.
     assert dispatcher.execute("/write note.txt Don't forget").text == (
-        "re: /write note.txt Don't forget\nCreated: note.txt (13 bytes, 1 lines)"
+        "re: /write note.txt Don't forget\nCreated: note.txt (13 bytes, 1 line)"
     )
     assert dispatcher.execute('/append note.txt it\'s "quoted').text == (
         're: /append note.txt it\'s "quoted\nAppended to: note.txt (now 26 bytes)'
@@ -141,7 +141,7 @@ def test_one_line_text_with_an_apostrophe_or_a_lone_quote(ws: Path, dispatcher) 
     assert (ws / "note.txt").read_text() == "Don't forget\nit's \"quoted\n"
     dispatcher.execute('/set {who} = "Ada"')
     assert dispatcher.execute("/write 'by {who}.txt' {who}'s").text == (
-        "re: /write 'by {who}.txt' {who}'s\nCreated: by Ada.txt (6 bytes, 1 lines)"
+        "re: /write 'by {who}.txt' {who}'s\nCreated: by Ada.txt (6 bytes, 1 line)"
     )
     assert (ws / "by Ada.txt").read_text() == "Ada's\n"
     assert dispatcher.execute("/write 'open.txt").code == "INVALID_PAYLOAD"

@@ -30,7 +30,7 @@ EXPECTED: list[str | None] = [
     None,  # /help errors: checked by its first lines
     "re: /close\nERROR(INVALID_TARGET): No document open.\nOpen one with /open <path>.",
     "re: /ls missing\nERROR(NOT_FOUND): Not found\nNo such folder: missing",
-    "re: hello\nERROR(COMMAND_UNSUPPORTED): Commands must start with /. Use /help for details.",
+    "re: hello\nERROR(COMMAND_UNSUPPORTED): Commands must start with /.\nUse /help for details.",
     "re: /nope\nERROR(COMMAND_UNSUPPORTED): Unknown command: /nope\nUse /help to see available commands.",
 ]
 

@@ -114,7 +114,7 @@ def test_plain_loop_over_pipes_prints_no_prompt(ws: Path) -> None:
     assert proc.returncode == 1  # a request failed: as `stringsh run --keep-going`
     assert proc.stdout.decode() == (  # each reply ends with the line `</𝒞>`
         're: /set a = 1\n{a} = "1"\n</𝒞>\n'
-        "re: not a command\nERROR(COMMAND_UNSUPPORTED): Commands must start with /. Use /help for details.\n</𝒞>\n"
+        "re: not a command\nERROR(COMMAND_UNSUPPORTED): Commands must start with /.\nUse /help for details.\n</𝒞>\n"
         're: /set\nVariables\n---\n{a} = "1"\n</𝒞>\n'
     )
 

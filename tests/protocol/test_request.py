@@ -125,7 +125,7 @@ def test_input_that_is_not_a_command(text: str) -> None:
         invocation(text)
     assert (err.value.code, err.value.text) == (
         "COMMAND_UNSUPPORTED",
-        "Commands must start with /. Use /help for details.",
+        "Commands must start with /.\nUse /help for details.",
     )
 
 

@@ -40,6 +40,8 @@ def test_header_is_cut_at_80_characters() -> None:
 def test_envelope_and_json_frames() -> None:
     assert envelope("main", "re: /ls\nx") == "<𝒞=string:main>\nre: /ls\nx\n</𝒞>"
     assert envelope_topic("<𝒞=string:bash:dev>") == "bash:dev"
+    assert envelope_topic("<𝒞=bash:dev>") == "bash:dev"  # the README's `bash:<name>` topic, written alone
+    assert envelope_topic("<𝒞=tab:dev>") is None
     assert envelope_topic("</𝒞>") is None
     assert json_reply("1", True, None, "main", "re: /ls") == (
         '{"id": "1", "ok": true, "code": null, "topic": "main", "content": "re: /ls"}'

@@ -79,6 +79,8 @@ def test_heredoc_in_bash_mode_and_bash_topics_needs_no_command_prefix() -> None:
     assert [item.text for item in got] == ["cat > f <<EOF\nline\nEOF\n", "ls"]
     routed = items("<𝒞=string:bash:dev>\ncat <<END\nx\nEND\n</𝒞>\n".encode(), envelopes=True)
     assert [(item.text, item.topic) for item in routed] == [("cat <<END\nx\nEND\n", "bash:dev")]
+    short = items("<𝒞=bash:dev>\ncat <<END\nx\nEND\n</𝒞>\n".encode(), envelopes=True)
+    assert [(item.text, item.topic) for item in short] == [("cat <<END\nx\nEND\n", "bash:dev")]
 
 
 def test_each_whole_request_is_parsed_once_by_the_reader() -> None:

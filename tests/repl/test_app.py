@@ -75,7 +75,7 @@ def test_the_loop_shows_each_request_and_reply_and_exits_on_ctrl_d(repl, ws: Pat
     out = buffer.getvalue()
     assert "re: /ls\nListing ./\n" in out and "  docs/" in out
     assert "ERROR(COMMAND_UNSUPPORTED): Unknown command: /nope" in out
-    assert "re: /write a.md\nCreated: a.md (3 bytes, 1 lines)" in out
+    assert "re: /write a.md\nCreated: a.md (3 bytes, 1 line)" in out
     assert (ws / "a.md").read_text() == "# A"
     assert "Opened a.md" in out
     assert shell.state.document == "a.md"

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import run_stringsh
 from tests.frontends.scripts import split_replies
-from tests.repl.harness import WAIT, Terminal
+from tests.repl.harness import COLUMNS, WAIT, Terminal
 
 PROMPT = "› ".encode()
 CONTINUATION = "… ".encode()
@@ -47,11 +47,13 @@ def fresh(ws: Path) -> None:
     (ws / "README.md").write_text("# Readme\n")
 
 
-def expected_replies(ws: Path, tmp_path: Path) -> bytes:
+def expected_replies(ws: Path, tmp_path: Path, columns: int | None = None) -> bytes:
+    """The replies of `run`; `columns`: as wide a terminal as the loop compared runs in (help replies wrap)."""
     fresh(ws)
     script = tmp_path / "script.str"
     script.write_text("\n".join(SCRIPT) + "\n")
-    result = run_stringsh(["run", "--keep-going", str(script)], cwd=ws)
+    result = run_stringsh(["run", "--keep-going", str(script)], cwd=ws,
+                          env={"COLUMNS": str(columns)} if columns else None)
     assert result.returncode == 1 and result.stdout.startswith(b"re: /ls\n")
     fresh(ws)
     return result.stdout
@@ -102,7 +104,7 @@ def drive(term: Terminal) -> bytes:
 def test_plain_mode_in_a_pty_matches_run_and_has_no_escapes(
     ws: Path, tmp_path: Path, args: list[str], env: dict[str, str]
 ) -> None:
-    expected = expected_replies(ws, tmp_path)
+    expected = expected_replies(ws, tmp_path, COLUMNS)  # the pty's width: help replies wrap to it
     term = Terminal(args, ws, {"STRINGSH_HISTORY": str(tmp_path / "h"), **env}, answer_cpr=False)
     try:
         replies = drive(term)

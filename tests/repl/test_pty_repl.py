@@ -184,3 +184,37 @@ def test_no_color_leaves_out_colours(workspace: Path, tmp_path: Path) -> None:
     sgr = re.findall(rb"\x1b\[([0-9;]*)m", bytes(terminal.transcript))
     colours = [p for params in sgr for p in params.split(b";") if p and int(p) in COLOUR_CODES]
     assert sgr and colours == []
+
+
+def test_the_toolbar_fits_80_columns_once_the_shell_has_run(workspace: Path, tmp_path: Path) -> None:
+    deep = workspace / "docs" / "a-rather-long-folder-name" / "and-another-one"
+    deep.mkdir(parents=True)
+    env = {"STRINGSH_HISTORY": str(tmp_path / "history"), "HOME": str(tmp_path)}
+    term = Terminal([], workspace, env, size=(80, 24))
+    try:
+        term.wait_for(lambda screen: "Ctrl-D quit" in screen)
+        term.send(f"!cd {deep.relative_to(workspace)} && false" + ENTER)
+        term.wait_for("exit: 1 | cwd:")
+        screen = term.wait_for(lambda s: " exit 1" in s.splitlines()[-1])
+        bar = screen.splitlines()[-1]
+        assert bar.startswith(" main ") and bar.endswith(("undo 0", "Alt-Enter newline", "Ctrl-D quit")), bar
+        assert "another-one exit 1" in bar and len(bar) <= 80
+    finally:
+        term.close()
+
+
+@pytest.mark.needs("less")
+def test_long_help_is_paged_and_short_help_is_not(workspace: Path, tmp_path: Path) -> None:
+    env = {"STRINGSH_HISTORY": str(tmp_path / "history"), "HOME": str(tmp_path)}
+    term = Terminal([], workspace, env, size=(80, 24))
+    try:
+        term.wait_for(lambda screen: "Ctrl-D quit" in screen)
+        term.send("/help edit" + ENTER)
+        screen = term.wait_for(lambda s: s.splitlines()[-1].startswith(":"))  # less's prompt: one page shown
+        assert "Ctrl-D quit" not in screen and "/edit" in screen
+        term.send("q")
+        term.wait_for(lambda s: "Ctrl-D quit" in s.splitlines()[-1])  # back at the prompt
+        term.send("/help close" + ENTER)  # fits the screen: printed, no pager
+        term.wait_for(lambda s: "Help: /close" in s and "Ctrl-D quit" in s.splitlines()[-1])
+    finally:
+        term.close()

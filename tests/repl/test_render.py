@@ -22,8 +22,8 @@ def rendered(text: str, *, color: bool = False, width: int = 80) -> str:
 def test_split_reply_categories() -> None:
     a = split_reply("re: /ls\nListing ./\n---\n  docs/")
     assert (a.message, a.content, a.error) == ("Listing ./", "  docs/", False)
-    b = split_reply("re: /write x\nCreated: x (1 bytes, 1 lines)")
-    assert (b.message, b.content) == ("Created: x (1 bytes, 1 lines)", None)
+    b = split_reply("re: /write x\nCreated: x (1 bytes, 1 line)")
+    assert (b.message, b.content) == ("Created: x (1 bytes, 1 line)", None)
     c = split_reply("re: /nope\nERROR(COMMAND_UNSUPPORTED): Unknown command: /nope\nUse /help")
     assert c.error and c.message.startswith("ERROR(")
     empty = split_reply("re: /open e.md\nOpened e.md\n---")

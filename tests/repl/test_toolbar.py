@@ -109,9 +109,27 @@ def test_read_only_shows_while_changes_are_refused(ws: Path, dispatcher: Dispatc
     try:
         fcntl.flock(other, fcntl.LOCK_EX)
         assert run(dispatcher, state, "/write a.md\ntwo").startswith("re: /write a.md\nERROR(BUSY): Another process")
-        assert toolbar_text(state, dispatcher).endswith(
-            "  │  read-only: the workspace is locked by another process  │  Alt-Enter newline · Ctrl-D quit")
+        assert toolbar_text(state, dispatcher).endswith(  # at 80 columns the key hints make room for it
+            " │ read-only: the workspace is locked by another process")
     finally:
         os.close(other)
     run(dispatcher, state, "/write a.md\ntwo")
     assert "read-only" not in toolbar_text(state, dispatcher)
+
+
+def test_the_bar_fits_80_columns_in_every_state(ws: Path, dispatcher: Dispatcher) -> None:
+    deep = ws / "docs" / "a-rather-long-folder-name" / "and-another-one"
+    deep.mkdir(parents=True)
+    (deep / "the-document-with-a-long-name.md").write_text("# T\n\n## Section with a long heading\n\nx\n")
+    state = ToolbarState()
+    run(dispatcher, state, "/write w.md <<EOF\nx\nEOF")
+    assert toolbar_text(state, dispatcher).endswith("Alt-Enter newline · Ctrl-D quit")  # room: the full hints
+    run(dispatcher, state, f"!cd {deep.relative_to(ws)}")
+    run(dispatcher, state, "!false")
+    rel = (deep / "the-document-with-a-long-name.md").relative_to(ws)
+    run(dispatcher, state, f"/open {rel}#section-with-a-long-heading")
+    session = dispatcher.session("main")
+    for width in (80, 60):
+        text = "".join(t for _s, t in toolbar_fragments(state, session, dispatcher.root, dispatcher.workspace, width))
+        assert len(text) <= width, text
+        assert "heading" in text and "another-one" in text and " exit 1" in text and "undo 1" in text  # the ends

@@ -272,8 +272,9 @@ def expected_replies(h: Hostile, one_shot: bool) -> list[str]:
         edit_view,
         protected.format(".git/hooks/pre-commit"),
         protected.format(".git/config"),
-        "ERROR(NOT_PERMITTED): stringsh.toml is the workspace's policy and cannot be changed through stringsh",
-        "ERROR(NOT_FOUND): Nothing to undo.",
+        "ERROR(NOT_PERMITTED): stringsh.toml is the workspace's policy and cannot be changed through stringsh\n"
+        "A session never changes its own policy; edit the policy file outside stringsh.",
+        "ERROR(NOT_FOUND): Nothing to undo.\n/changes lists the changes there are.",
         act,
         cat_env,
         cat_key,

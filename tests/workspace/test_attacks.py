@@ -78,7 +78,10 @@ def test_commands_refuse(world: Path, attack: Attack, command: str) -> None:
         assert reply.code == expected, reply.text
         assert reply.text.startswith(f"re: {header.replace(chr(0), '')}"[:40])
         assert f"\nERROR({expected}): " in reply.text
-        assert dispatcher.execute("/undo").text == "re: /undo\nERROR(NOT_FOUND): Nothing to undo."
+        assert dispatcher.execute("/undo").text == (
+            "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+            "/changes lists the changes there are."
+        )
     finally:
         dispatcher.close()
     assert_untouched(world, before)
@@ -130,7 +133,7 @@ def test_literal_names_through_commands(world: Path, case: str, path: str) -> No
         folders = rel.split("/")[:-1]
         made = [d for d in ("/".join(folders[:k]) for k in range(len(folders), 0, -1)) if not (world / d).exists()]
         assert dispatcher.execute(f"/write {quoted}\nliteral\n").text == (
-            f"re: /write {quoted}\nCreated: {rel} (8 bytes, 1 lines)"
+            f"re: /write {quoted}\nCreated: {rel} (8 bytes, 1 line)"
         )
         assert dispatcher.execute(f"/append {quoted}\nmore\n").text == (
             f"re: /append {quoted}\nAppended to: {rel} (now 13 bytes)"
@@ -139,11 +142,14 @@ def test_literal_names_through_commands(world: Path, case: str, path: str) -> No
         listing = dispatcher.execute(f"/ls {shlex.quote(parent)}").text
         name = rel.rsplit("/", 1)[-1]
         assert (f"\n  {name}" in listing) == (not name.startswith("."))
-        assert dispatcher.execute("/undo").text == f"re: /undo\nUndo: reverted {rel} (1 lines)"
+        assert dispatcher.execute("/undo").text == f"re: /undo\nUndo: reverted {rel} (1 line)"
         removed = f", removed its new empty folder{'s' if len(made) > 1 else ''} {', '.join(made)}" if made else ""
         assert dispatcher.execute("/undo").text == f"re: /undo\nUndo: deleted {rel} (was newly created){removed}"
         assert not any((world / d).exists() for d in made)
-        assert dispatcher.execute("/undo").text == "re: /undo\nERROR(NOT_FOUND): Nothing to undo."
+        assert dispatcher.execute("/undo").text == (
+            "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+            "/changes lists the changes there are."
+        )
     finally:
         dispatcher.close()
     assert_untouched(world, before)

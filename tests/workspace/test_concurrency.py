@@ -88,7 +88,7 @@ def test_two_topics_on_threads_appending_and_undoing_their_own_changes(tmp_path:
     lines = (tmp_path / "shared.md").read_text().splitlines()
     assert len(lines) == 51 and lines[0] == "start"
     # Undo in "left" walks back its own /write first; the shared file changed since, so its appends conflict.
-    assert dispatcher.execute("/undo", topic="left").text == "re: /undo\nUndo: reverted left.md (1 lines)"
+    assert dispatcher.execute("/undo", topic="left").text == "re: /undo\nUndo: reverted left.md (1 line)"
     assert (tmp_path / "left.md").read_text() == "left 23\n"
     check = dispatcher.workspace.verify_audit()
     assert check.ok and check.records >= 101, check

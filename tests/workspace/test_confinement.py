@@ -107,7 +107,7 @@ def test_root_given_through_a_symlink_accepts_both_spellings(tmp_path: Path) -> 
     workspace.close()
     dispatcher = Dispatcher(tmp_path / "proj")
     reply = dispatcher.execute(f"/write {real}/c.txt\nc\n")
-    assert reply.text.split("\n", 1)[1] == "Created: c.txt (2 bytes, 1 lines)"
+    assert reply.text.split("\n", 1)[1] == "Created: c.txt (2 bytes, 1 line)"
     dispatcher.close()
 
 
@@ -131,7 +131,10 @@ def test_hard_link_to_a_secret_is_neither_read_nor_replaced(world: Path) -> None
     with pytest.raises(StringError) as caught:
         workspace.apply(ChangeSet((FileChange("h", None),)))
     assert caught.value.code == "SECRET_DENIED"
-    assert dispatcher.execute("/undo").text == "re: /undo\nERROR(NOT_FOUND): Nothing to undo."
+    assert dispatcher.execute("/undo").text == (
+        "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+        "/changes lists the changes there are."
+    )
     assert key.read_text() == "-----BEGIN OPENSSH PRIVATE KEY-----\n"
     assert (world / "h").stat().st_nlink == 2
     assert workspace.history() == []

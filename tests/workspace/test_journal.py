@@ -244,5 +244,5 @@ def test_write_of_a_file_that_appears_before_the_lock_is_a_conflict(tmp_path: Pa
     )
     assert (tmp_path / "f.txt").read_bytes() == b"theirs\n"
     forced = dispatcher.execute("/write --force f.txt mine")
-    assert forced.text == "re: /write --force f.txt mine\nWritten: f.txt (5 bytes, 1 lines)"
+    assert forced.text == "re: /write --force f.txt mine\nWritten: f.txt (5 bytes, 1 line)"
     dispatcher.close()

@@ -79,8 +79,8 @@ def test_undo_past_the_pruned_depth_says_the_changes_were_pruned(ws: Path) -> No
     (ws / "stringsh.toml").write_text("[journal]\nkeep_changes = 3\n")  # an undo is a change set too
     replies = script_replies(ws, "/write a.md 1\n/write --force a.md 2\n/write --force a.md 3\n/undo\n/undo\n/undo\n")
     assert replies[3:] == [
-        "re: /undo\nUndo: reverted a.md (1 lines)",
-        "re: /undo\nUndo: reverted a.md (1 lines)",
+        "re: /undo\nUndo: reverted a.md (1 line)",
+        "re: /undo\nUndo: reverted a.md (1 line)",
         "re: /undo\nERROR(NOT_FOUND): Nothing left to undo: older changes of this topic were pruned from the journal.\n"
         "The journal keeps the newest 3 changes and 128 MiB of previous content ([journal] keep_changes, keep_bytes "
         "in stringsh.toml); /changes lists the changes kept.",
@@ -88,7 +88,10 @@ def test_undo_past_the_pruned_depth_says_the_changes_were_pruned(ws: Path) -> No
     assert (ws / "a.md").read_text() == "1\n"
     # Another client (another name) never had a change pruned: plain "Nothing to undo."
     other = run_stringsh(["-c", "/undo"], ws, env={"STRINGSH_CLIENT": "another"})
-    assert other.stdout.decode() == "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+    assert other.stdout.decode() == (
+        "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+        "/changes lists the changes there are.\n"
+    )
 
 
 def test_info_shows_the_journal_depth(ws: Path) -> None:

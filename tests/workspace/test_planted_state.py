@@ -84,7 +84,10 @@ def test_finding_01_a_committed_journal_is_never_replayed(repo: Path) -> None:
     assert proc.returncode == 0 and b"README.md" in proc.stdout
     assert not (repo / ".git" / "hooks" / "post-commit").exists()
     assert (repo / "README.md").read_text() == "# readme\n"
-    assert stringsh(repo, "/undo").stdout.decode().endswith("ERROR(NOT_FOUND): Nothing to undo.\n")
+    assert stringsh(repo, "/undo").stdout.decode().endswith(
+        "ERROR(NOT_FOUND): Nothing to undo.\n"
+        "/changes lists the changes there are.\n"
+    )
     assert (repo / "README.md").read_text() == "# readme\n"  # the planted "done" change is not undone either
     assert (repo / ".stringsh" / JOURNAL_FILE).read_bytes() == planted  # never even opened for writing
     assert not (repo / ".git" / "hooks" / "post-commit").exists()
@@ -263,7 +266,7 @@ def test_finding_11_undo_of_an_overwrite_never_rewrites_a_swapped_links_target(r
     # the link removed and the file put back as written: undo works again
     (repo / "a.txt").unlink()
     (repo / "a.txt").write_text("v2\n")
-    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: reverted a.txt (1 lines)"
+    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: reverted a.txt (1 line)"
     assert (repo / "a.txt").read_text() == "v1\n" and (repo / "keep.txt").read_text() == "v2\n"
     dispatcher.close()
 

@@ -54,7 +54,8 @@ def test_read_only_root(tmp_path: Path) -> None:
     policy_file.write_text(f'[[roots]]\nid = "docs"\npath = "{tmp_path / "proj"}"\nmode = "read_only"\n')
     dispatcher = Dispatcher(tmp_path / "proj", policy_file=policy_file)
     assert dispatcher.execute("/write b.txt\nb\n").text == (
-        "re: /write b.txt\nERROR(NOT_PERMITTED): write is not allowed: root docs is read_only"
+        "re: /write b.txt\nERROR(NOT_PERMITTED): write is not allowed: root docs is read_only\n"
+        "A read_only root is never changed; /info lists the roots and their modes."
     )
     assert dispatcher.execute("/append a.txt\nb\n").code == "NOT_PERMITTED"
     assert dispatcher.execute("/undo").code == "NOT_PERMITTED"
@@ -118,7 +119,10 @@ def test_the_real_program_refuses_to_start_with_a_bad_policy(tmp_path: Path) -> 
     ro.write_text('[[roots]]\npath = "."\nmode = "read_only"\n')
     proc = subprocess.run([sys.executable, "-m", "stringsh", "--policy", str(ro), "-c", "/write a.txt hi"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
-    assert proc.stdout == "re: /write a.txt hi\nERROR(NOT_PERMITTED): write is not allowed: root root0 is read_only\n"
+    assert proc.stdout == (
+        "re: /write a.txt hi\nERROR(NOT_PERMITTED): write is not allowed: root root0 is read_only\n"
+        "A read_only root is never changed; /info lists the roots and their modes.\n"
+    )
 
 
 def test_the_policy_file_cannot_be_changed_through_the_workspace(tmp_path: Path) -> None:
@@ -126,7 +130,10 @@ def test_the_policy_file_cannot_be_changed_through_the_workspace(tmp_path: Path)
     # file created from inside the sandbox), whether it exists yet or not, nor through an in-root alias.
     (tmp_path / "pol").symlink_to("stringsh.toml")
     dispatcher = Dispatcher(tmp_path)
-    refused = "ERROR(NOT_PERMITTED): stringsh.toml is the workspace's policy and cannot be changed through stringsh"
+    refused = (
+        "ERROR(NOT_PERMITTED): stringsh.toml is the workspace's policy and cannot be changed through stringsh\n"
+        "A session never changes its own policy; edit the policy file outside stringsh."
+    )
     assert dispatcher.execute("/write stringsh.toml\n[shell]\nsandbox = false\n").text == (
         f"re: /write stringsh.toml\n{refused}"
     )

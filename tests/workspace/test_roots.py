@@ -48,8 +48,8 @@ def test_an_untrusted_workspace_cannot_add_a_root_outside_it(cloned: Path, path:
     assert proc.stderr.decode().startswith(WIDENING)
     assert proc.stdout.decode() == (
         "re: /ls out:\nERROR(NOT_FOUND): Not found\nNo such folder: out:\n"
-        "re: /open out:o.md\nERROR(NOT_FOUND): File not found: out:o.md\n"
-        "re: /write out:n.md x\nCreated: out:n.md (2 bytes, 1 lines)\n"  # a file of that name in the workspace
+        "re: /open out:o.md\nERROR(NOT_FOUND): File not found: out:o.md\n/ls shows what is there.\n"
+        "re: /write out:n.md x\nCreated: out:n.md (2 bytes, 1 line)\n"  # a file of that name in the workspace
     )
     assert sorted(os.listdir(cloned.parent / "outside")) == ["o.md"]
     assert (cloned / "out:n.md").read_text() == "x\n"
@@ -68,7 +68,7 @@ def test_an_untrusted_workspace_may_name_a_read_only_root_inside_it(cloned: Path
     assert proc.stdout.decode() == (
         "re: /open docs:s.md\nOpened docs:s.md\n---\nsub\n"
         f"re: /write sub/n.md x\nERROR(NOT_PERMITTED): Root docs is read_only: sub/n.md cannot be changed.\n{hint}\n"
-        "re: /write a.md a\nCreated: a.md (2 bytes, 1 lines)\n"
+        "re: /write a.md a\nCreated: a.md (2 bytes, 1 line)\n"
     )
     assert sorted(os.listdir(cloned / "sub")) == ["s.md"]
 

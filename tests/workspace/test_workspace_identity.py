@@ -47,9 +47,9 @@ def notice(ws: Path, reason: str) -> str:
 def make_changes(ws: Path) -> None:
     """A new file and an edit: reverting them would delete `made.txt` and put `a.txt` back."""
     assert ask(ws, "/write made.txt from the old tree") == (
-        "re: /write made.txt from the old tree\nCreated: made.txt (18 bytes, 1 lines)\n", "")
+        "re: /write made.txt from the old tree\nCreated: made.txt (18 bytes, 1 line)\n", "")
     assert ask(ws, "/write --force a.txt changed") == (
-        "re: /write --force a.txt changed\nWritten: a.txt (8 bytes, 1 lines)\n", "")
+        "re: /write --force a.txt changed\nWritten: a.txt (8 bytes, 1 line)\n", "")
     out, _ = ask(ws, "/changes")
     assert "/write made.txt" in out and "/write --force a.txt changed" in out
 
@@ -172,7 +172,7 @@ def test_a_planted_id_link_is_never_followed(ws: Path, canary: Path) -> None:
     """A repository that ships `.stringsh/workspace-id -> ../../canary.txt`: never read, never written through."""
     (ws / ".stringsh").mkdir()
     (ws / MARK).symlink_to(canary)
-    assert ask(ws, "/write new.txt hi") == ("re: /write new.txt hi\nCreated: new.txt (3 bytes, 1 lines)\n", "")
+    assert ask(ws, "/write new.txt hi") == ("re: /write new.txt hi\nCreated: new.txt (3 bytes, 1 line)\n", "")
     assert not (ws / MARK).is_symlink() and len((ws / MARK).read_text()) == 33
     assert canary.read_text() == "outside\n"
     assert f"id={(ws / MARK).read_text()}" in (state_folder(ws) / "identity").read_text()

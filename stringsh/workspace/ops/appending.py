@@ -18,7 +18,7 @@ import re
 import stat
 from typing import TYPE_CHECKING, NamedTuple
 
-from stringsh.errors import StringError, is_a_folder
+from stringsh.errors import ALLOW_LIST_HINT, NOT_FOUND_HINT, POLICY_FILE_HINT, StringError, is_a_folder
 from stringsh.workspace.globs import GlobSet
 from stringsh.workspace.journal import FileRow
 from stringsh.workspace.journalfile import JournalUnavailable, rolled_back
@@ -62,7 +62,7 @@ def append_fast(ws: Workspace, path: str, text: str, topic: str) -> WriteOutcome
     res = ws.confiner.resolve(path, create=True)
     try:
         if res.st is None:
-            raise StringError("NOT_FOUND", f"File not found: {res.rel}")
+            raise StringError("NOT_FOUND", f"File not found: {res.rel}", NOT_FOUND_HINT)
         _check_target(ws, res)
         fd = open_appendable(res)
         try:
@@ -173,9 +173,10 @@ def _check_target(ws: Workspace, res: Resolved) -> None:
         raise is_a_folder(res.rel)
     if res.rel in ws.policy_files:
         raise StringError("NOT_PERMITTED",
-                          f"{res.rel} is the workspace's policy and cannot be changed through stringsh")
+                          f"{res.rel} is the workspace's policy and cannot be changed through stringsh",
+                          POLICY_FILE_HINT)
     if not GlobSet(ws.policy.changes.allow_globs).covers(res.rel):
-        raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {res.rel}")
+        raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {res.rel}", ALLOW_LIST_HINT)
 
 
 def _check_budget(ws: Workspace, data: bytes) -> None:

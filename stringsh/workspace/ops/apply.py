@@ -9,7 +9,7 @@ import contextlib
 import functools
 from typing import TYPE_CHECKING, NamedTuple
 
-from stringsh.errors import StringError
+from stringsh.errors import ALLOW_LIST_HINT, POLICY_FILE_HINT, StringError
 from stringsh.workspace import changes
 from stringsh.workspace import tree as treeops
 from stringsh.workspace.globs import GlobSet
@@ -109,7 +109,8 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
                 check_hardlink(ws.policy, p.res, p.res.st)
             if p.res.rel in ws.policy_files:
                 raise StringError(
-                    "NOT_PERMITTED", f"{p.res.rel} is the workspace's policy and cannot be changed through stringsh"
+                    "NOT_PERMITTED", f"{p.res.rel} is the workspace's policy and cannot be changed through stringsh",
+                    POLICY_FILE_HINT,
                 )
             if exact and p.res.rel != f.path:
                 raise StringError("CONFLICT", f"{f.path} changed into a symbolic link meanwhile; nothing was changed.")
@@ -203,7 +204,7 @@ def _check_paths(ws: Workspace, rels: list[str]) -> None:
     denied = _globs(tuple(budget.deny_globs)) if budget.deny_globs else None
     for rel in rels:
         if not allowed.covers(rel):
-            raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {rel}")
+            raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {rel}", ALLOW_LIST_HINT)
         if denied is not None and denied.covers(rel):
             raise StringError("NOT_PERMITTED", f"Path is on the policy's change deny list: {rel}",
                               "The policy's [changes] deny_globs keep changes away from it; nothing was written.")

@@ -16,10 +16,11 @@ if TYPE_CHECKING:
 def require(policy: Policy, allowed: bool, op: str, *, mutating: bool = False) -> None:
     """`allowed` is the operation's own flag (`policy.permissions.<op>`), read by the caller as a typed field."""
     if not allowed:
-        raise StringError("NOT_PERMITTED", f"{op} is disabled by policy")
+        raise StringError("NOT_PERMITTED", f"{op} is disabled by policy", f"The policy's [permissions] {op} = false.")
     # Every root read_only: refused here; else each path's own root decides (roots.py, on resolving to change).
     if mutating and all(root.mode != "read_write" for root in policy.roots):
-        raise StringError("NOT_PERMITTED", f"{op} is not allowed: root {policy.root.id} is read_only")
+        raise StringError("NOT_PERMITTED", f"{op} is not allowed: root {policy.root.id} is read_only",
+                          "A read_only root is never changed; /info lists the roots and their modes.")
 
 
 def check_hardlink(policy: Policy, res: Resolved, st: os.stat_result) -> None:

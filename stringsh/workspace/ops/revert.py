@@ -69,7 +69,7 @@ def undo(ws: Workspace, request: UndoRequest) -> RevertOutcome:
         if change_id is None:
             if any(ws.journal.pruned_undo(topic) is not None for topic in topics):
                 raise pruned_error(ws, "Nothing left to undo: older changes of this topic were pruned from the journal")
-            raise StringError("NOT_FOUND", "Nothing to undo.")
+            raise StringError("NOT_FOUND", "Nothing to undo.", "/changes lists the changes there are.")
         outcome = revert_locked(ws, change_id, request.topic, undo=True)
         note.change = outcome.change_id
         return outcome

@@ -12,7 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from stringsh.errors import StringError
+from stringsh.errors import NOT_FOUND_HINT, StringError
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -61,7 +61,7 @@ def folder_path(ws: Workspace, workdir: str) -> Path:
         raise StringError("INVALID_TARGET", f"Not a folder of the workspace root: {workdir}")
     info = ws.stat(rel)
     if info is None:
-        raise StringError("NOT_FOUND", f"Directory not found: {workdir}")
+        raise StringError("NOT_FOUND", f"Directory not found: {workdir}", NOT_FOUND_HINT)
     if not info.is_dir:
         raise StringError("INVALID_TARGET", f"Not a directory: {workdir}")
     return ws.root if info.rel == "." else ws.root / Path(info.rel)

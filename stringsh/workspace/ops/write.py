@@ -83,7 +83,8 @@ def write_text(ws: Workspace, request: WriteRequest) -> WriteOutcome:
         if not request.create_parents:
             parts = ws.confiner.requested_parts(path)
             if len(parts) > 1 and stat_path(ws, StatRequest("/".join(parts[:-1]))) is None:
-                raise StringError("NOT_FOUND", f"Folder not found: {'/'.join(parts[:-1])}")
+                raise StringError("NOT_FOUND", f"Folder not found: {'/'.join(parts[:-1])}",
+                                  f"Create it first: /mkdir {'/'.join(parts[:-1])}")
         encoded = encode_for(ws, path, request.text)
         check_size(ws.policy, path, encoded.data)
         cs = apply_locked(ws, [FileChange(path, encoded.data, request.expected_sha256)], topic, "apply", None)

@@ -228,5 +228,6 @@ def workspace_base(root: str | os.PathLike[str]) -> Path:
     """The resolved workspace folder a run starts in, or NOT_FOUND when it is gone."""
     base = Path(root).resolve()
     if not base.is_dir():
-        raise StringError("NOT_FOUND", f"The workspace folder does not exist: {base}")
+        raise StringError("NOT_FOUND", f"The workspace folder does not exist: {base}",
+                          "Create it, or start stringsh in a folder that exists.")
     return base

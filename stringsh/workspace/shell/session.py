@@ -122,7 +122,8 @@ class ShellSession:
 
     def _start(self) -> None:
         if not self.root.is_dir():
-            raise StringError("NOT_FOUND", f"The workspace folder does not exist: {self.root}")
+            raise StringError("NOT_FOUND", f"The workspace folder does not exist: {self.root}",
+                              "Create it, or start stringsh in a folder that exists.")
         ensure_state_dir(self.root)
         self._private = Path(tempfile.mkdtemp(prefix="stringsh-shell-"))
         # removed by close(), or when the session is dropped or Python exits without closing it

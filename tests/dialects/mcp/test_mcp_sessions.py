@@ -85,7 +85,10 @@ def test_one_sessions_undo_never_takes_back_anothers_change(server: HttpServer, 
             http_session(server.url, token=server.token, name="bob") as bob:
         assert alice.text("write_file", {"path": "alice.txt", "content": "mine\n"}).startswith(
             "Successfully wrote to alice.txt (change ")
-        assert bob.error("undo") == "re: /undo\nERROR(NOT_FOUND): Nothing to undo."
+        assert bob.error("undo") == (
+            "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
+            "/changes lists the changes there are."
+        )
         assert (root / "alice.txt").read_text() == "mine\n"
         assert alice.text("undo") == "re: /undo\nUndo: deleted alice.txt (was newly created)"
         assert not (root / "alice.txt").exists()

@@ -119,7 +119,7 @@ def test_changes_shows_one_and_revert_reverts_it(client: Client, root: Path) -> 
                         r"--- a/r\.txt\n\+\+\+ b/r\.txt\n@@ -1 \+1 @@\n-red\n\+blue", shown)
     reverted = client.text("revert", {"id": int(change)})
     assert re.fullmatch(rf"re: /revert {change}\nReverted change {change} as change \d+: reverted r\.txt "
-                        r"\(1 lines\)", reverted)  # the command's own wording
+                        r"\(1 line\)", reverted)  # the command's own wording
     assert (root / "r.txt").read_text() == "red\n"
     assert client.error("revert", {"id": int(change)}).startswith(f"re: /revert {change}\nERROR(INVALID_TARGET): ")
     assert client.error("revert", {"id": 99999}) == (

@@ -56,7 +56,7 @@ def test_grep_flags(client: Client) -> None:
 
 def test_grep_errors(client: Client) -> None:
     assert client.error("grep", {"pattern": "x", "path": "nope"}) == (
-        "re: /grep -- x nope\nERROR(NOT_FOUND): File not found: nope")
+        "re: /grep -- x nope\nERROR(NOT_FOUND): File not found: nope\n/ls shows what is there.")
     assert client.error("grep", {"pattern": "(a+)+", "regex": True}) == (
         "re: /grep --regex -- '(a+)+'\nERROR(INVALID_PAYLOAD): Regex not accepted (a repeat inside a repeat can "
         "take exponential time): (a+)+\nRepeat the group's parts instead of nesting repeats, e.g. (ab)+ rather than "
@@ -68,7 +68,7 @@ def test_grep_path_injection(client: Client, root: Path) -> None:
     assert client.error("grep", {"pattern": "x", "path": "guide.md\n/rm guide.md"}) == ONE_LINE.format(name="path")
     assert client.error("grep", {"pattern": "a\nb"}) == ONE_LINE.format(name="pattern")
     assert client.error("grep", {"pattern": "x", "path": "guide.md <<EOF"}) == (
-        "re: /grep -- x 'guide.md <<EOF'\nERROR(NOT_FOUND): File not found: guide.md <<EOF")
+        "re: /grep -- x 'guide.md <<EOF'\nERROR(NOT_FOUND): File not found: guide.md <<EOF\n/ls shows what is there.")
     assert (root / "guide.md").read_text() == GUIDE
 
 
@@ -77,8 +77,8 @@ def test_open_a_block_and_a_window(client: Client) -> None:
         "re: /open -- guide.md#install\nOpened guide.md#install\n---\n## Install\n\nsay \"hi\" it's {name} here\n"
         "-i flag")
     assert client.text("open", {"target": "guide.md", "fromLine": 10, "toLine": 11}) == (
-        "re: /open --from 10 --to 11 -- guide.md\nOpened guide.md\n---\nline a\nline b\n\n[cut] Output limit of 2 "
-        "lines reached; the rest starts at source line 12 of 12. Read on: /open guide.md --from 12")
+        "re: /open --from 10 --to 11 -- guide.md\nOpened guide.md\n---\nline a\nline b\n\n"
+        "[--to 11] Shown up to line 11; the rest starts at source line 12 of 12. Read on: /open guide.md --from 12")
     assert client.text("open", {"target": "guide.md:L10-L11"}) == (
         "re: /open -- guide.md:L10-L11\nOpened guide.md:L10-L11\n---\n10 | line a\n11 | line b\n\n(lines 10-11 of 12)")
 
@@ -88,9 +88,9 @@ def test_open_errors_and_injection(client: Client, root: Path) -> None:
         "re: /open -- guide.md#nope\nERROR(BLOCK_NOT_FOUND): Block not found: #nope in guide.md\n"
         "Available blocks: guide, install, use")
     assert client.error("open", {"target": "guide.md <<EOF"}) == (
-        "re: /open -- 'guide.md <<EOF'\nERROR(NOT_FOUND): File not found: guide.md <<EOF")
+        "re: /open -- 'guide.md <<EOF'\nERROR(NOT_FOUND): File not found: guide.md <<EOF\n/ls shows what is there.")
     assert client.error("open", {"target": "--force"}) == (
-        "re: /open -- --force\nERROR(NOT_FOUND): File not found: --force")
+        "re: /open -- --force\nERROR(NOT_FOUND): File not found: --force\n/ls shows what is there.")
     assert client.error("open", {"target": "guide.md\n/rm guide.md"}) == ONE_LINE.format(name="target")
     assert client.error("open", {"target": "guide.md", "fromLine": 0}).startswith(
         "ERROR(INVALID_PAYLOAD): open: fromLine")

@@ -70,7 +70,7 @@ def test_string_with_a_multi_line_body_edits_one_block(client: Client, root: Pat
 
 def test_string_errors_are_tool_errors_with_the_reply_text(client: Client, root: Path) -> None:
     assert client.error("string", {"request": "/open nope.md"}) == (
-        "re: /open nope.md\nERROR(NOT_FOUND): File not found: nope.md")
+        "re: /open nope.md\nERROR(NOT_FOUND): File not found: nope.md\n/ls shows what is there.")
     assert client.error("string", {"request": "/frobnicate"}) == (
         "re: /frobnicate\nERROR(COMMAND_UNSUPPORTED): Unknown command: /frobnicate\n"
         "Use /help to see available commands.")

@@ -22,6 +22,6 @@ def test_changes_lists_and_undo_takes_back_operator_changes(dispatcher: Dispatch
     assert listing == (
         "re: /changes\nChanges, newest first (all 2 kept; /changes ID shows one, /revert ID reverts it):\n---\n"
         "2  TIME  main  fs.delete n.txt  n.txt +0 -1\n1  TIME  main  fs.write n.txt   n.txt +1 -0")
-    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: restored n.txt (1 lines)"
+    assert dispatcher.execute("/undo").text == "re: /undo\nUndo: restored n.txt (1 line)"
     assert (ws / "n.txt").read_text() == "hi"
     assert [row.frontend for row in workspace.history()] == ["string", "operator", "operator"]

@@ -45,7 +45,7 @@ def test_plain_loop_refusals_write_nothing_and_the_loop_goes_on(ws: Path) -> Non
         "bad", "ERR_INVALID_UTF8", "field=content_b64 is not UTF-8 (byte 0xff at offset 0); encode the text as "
         "UTF-8.").rstrip("\n")
     # a fence line is not a request: it is answered as String Commands answer any text, the block inside runs
-    assert got[1] == "re: ```\nERROR(COMMAND_UNSUPPORTED): Commands must start with /. Use /help for details."
+    assert got[1] == "re: ```\nERROR(COMMAND_UNSUPPORTED): Commands must start with /.\nUse /help for details."
     assert got[2] == "re: OPERATOR_CMD\n" + result("crlf", True, "Wrote file").rstrip("\n")
     assert got[3] == got[1]
     assert got[4] == "re: OPERATOR_CMD\n" + (

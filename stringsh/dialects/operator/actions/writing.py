@@ -8,7 +8,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from stringsh.dialects.operator.actions.common import Refused, ask, error_summary, invalid, ok, unified
-from stringsh.errors import StringError
+from stringsh.errors import NOT_FOUND_HINT, StringError
 from stringsh.workspace.textio import count_lines
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def fs_patch(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
         if patch.action == "create":
             new = apply_hunks("", patch.hunks, rel, workspace.redactor)
         elif sha is None:
-            raise StringError("NOT_FOUND", f"File not found: {rel}")
+            raise StringError("NOT_FOUND", f"File not found: {rel}", NOT_FOUND_HINT)
         elif old is None:
             old = workspace.read_text(path, legacy="edit").text  # its own refusal (BINARY_FILE, ENCODING, TOO_LARGE)
         if patch.action != "create":
