@@ -171,7 +171,7 @@ def load_view(workspace: Workspace, rel: str, *, cache: IndexCache | None = None
 
 def _symbols(rel: str, doc: Document, cache: IndexCache | None) -> SymbolIndex | None:
     """The symbol index of a source file (cached by content beside the markdown index), None for other files."""
-    from stringsh.render.code.languages import language_of
+    from stringsh.render.code.suffixes import language_of
 
     language = language_of(rel)
     if language is None:

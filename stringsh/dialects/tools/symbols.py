@@ -57,7 +57,7 @@ def symbols(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
 
 def _source(ws: Workspace, given: str, topic: str) -> tuple[TextFile, SymbolIndex]:
     from stringsh.render.code.cache import symbol_cache
-    from stringsh.render.code.languages import language_of
+    from stringsh.render.code.suffixes import language_of
 
     text_file = ws.read_text(engine_path(given), topic=topic)
     language = language_of(text_file.rel)

@@ -13,6 +13,10 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from stringsh.render.code.suffixes import LANGUAGE_BY_SUFFIX, language_of
+
+__all__ = ["RULES", "Rule", "grammar", "language_of"]
+
 if TYPE_CHECKING:
     from tree_sitter import Language, Parser, Query
 
@@ -35,7 +39,6 @@ class Rule:
     classes: frozenset[str] = frozenset({"class", "struct", "interface", "trait", "impl", "module", "enum", "record"})
     #: identifier node types, for `/symbols --refs`
     identifiers: frozenset[str] = frozenset({"identifier"})
-    suffixes: tuple[str, ...] = field(default=())
 
 
 _JS_DEFS = {
@@ -64,62 +67,53 @@ RULES: dict[str, Rule] = {
     for rule in (
         Rule("python", "tree_sitter_python", "language",
              {"function_definition": "function", "class_definition": "class"},
-             wrappers=frozenset({"decorated_definition"}), suffixes=(".py", ".pyi")),
+             wrappers=frozenset({"decorated_definition"})),
         Rule("javascript", "tree_sitter_javascript", "language", _JS_DEFS,
              wrappers=frozenset({"export_statement", "lexical_declaration", "variable_declaration"}),
              leading=frozenset({"comment", "decorator"}),
-             identifiers=_JS_IDS, suffixes=(".js", ".mjs", ".cjs", ".jsx")),
+             identifiers=_JS_IDS),
         Rule("typescript", "tree_sitter_typescript", "language_typescript", _TS_DEFS,
              wrappers=frozenset({"export_statement", "lexical_declaration", "variable_declaration"}),
              leading=frozenset({"comment", "decorator"}),
-             identifiers=_JS_IDS, suffixes=(".ts", ".mts", ".cts")),
+             identifiers=_JS_IDS),
         Rule("tsx", "tree_sitter_typescript", "language_tsx", _TS_DEFS,
              wrappers=frozenset({"export_statement", "lexical_declaration", "variable_declaration"}),
              leading=frozenset({"comment", "decorator"}),
-             identifiers=_JS_IDS, suffixes=(".tsx",)),
+             identifiers=_JS_IDS),
         Rule("go", "tree_sitter_go", "language",
              {"function_declaration": "function", "method_declaration": "method", "type_spec": "type"},
              wrappers=frozenset({"type_declaration"}),
-             identifiers=frozenset({"identifier", "field_identifier", "type_identifier"}), suffixes=(".go",)),
+             identifiers=frozenset({"identifier", "field_identifier", "type_identifier"})),
         Rule("rust", "tree_sitter_rust", "language",
              {"function_item": "function", "function_signature_item": "function", "struct_item": "struct",
               "enum_item": "enum", "union_item": "union", "trait_item": "trait", "mod_item": "module",
               "macro_definition": "macro", "type_item": "type"},
              leading=frozenset({"line_comment", "block_comment", "attribute_item"}),
              qualifiers=frozenset({"impl_item"}), classes=frozenset({"impl", "trait"}),
-             identifiers=frozenset({"identifier", "field_identifier", "type_identifier"}), suffixes=(".rs",)),
+             identifiers=frozenset({"identifier", "field_identifier", "type_identifier"})),
         Rule("java", "tree_sitter_java", "language",
              {"class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",
               "record_declaration": "record", "annotation_type_declaration": "annotation",
               "method_declaration": "method", "constructor_declaration": "constructor"},
              leading=frozenset({"line_comment", "block_comment"}),
-             identifiers=frozenset({"identifier", "type_identifier"}), suffixes=(".java",)),
+             identifiers=frozenset({"identifier", "type_identifier"})),
         Rule("c", "tree_sitter_c", "language",
              {"function_definition": "function", "struct_specifier": "struct", "union_specifier": "union",
               "enum_specifier": "enum"},
-             wrappers=frozenset({"type_definition", "declaration"}), identifiers=_C_IDS, suffixes=(".c", ".h")),
+             wrappers=frozenset({"type_definition", "declaration"}), identifiers=_C_IDS),
         Rule("cpp", "tree_sitter_cpp", "language",
              {"function_definition": "function", "class_specifier": "class", "struct_specifier": "struct",
               "union_specifier": "union", "enum_specifier": "enum", "namespace_definition": "namespace"},
              wrappers=frozenset({"template_declaration", "type_definition", "declaration"}),
-             identifiers=frozenset({*_C_IDS, "namespace_identifier"}),
-             suffixes=(".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++")),
+             identifiers=frozenset({*_C_IDS, "namespace_identifier"})),
         Rule("ruby", "tree_sitter_ruby", "language",
              {"method": "function", "singleton_method": "function", "class": "class", "module": "module"},
-             identifiers=frozenset({"identifier", "constant"}), suffixes=(".rb", ".rake")),
+             identifiers=frozenset({"identifier", "constant"})),
         Rule("bash", "tree_sitter_bash", "language", {"function_definition": "function"},
-             identifiers=frozenset({"word", "variable_name"}), suffixes=(".sh", ".bash")),
+             identifiers=frozenset({"word", "variable_name"})),
     )
 }
-_BY_SUFFIX = {suffix: rule.name for rule in RULES.values() for suffix in rule.suffixes}
-
-
-def language_of(path: str) -> str | None:
-    """The language of a path by its suffix (case-insensitive), None for a file that is not code here."""
-    dot = path.rfind(".")
-    if dot <= path.rfind("/") + 1:  # no suffix, or a dot file such as `.bashrc`
-        return None
-    return _BY_SUFFIX.get(path[dot:].lower())
+assert set(LANGUAGE_BY_SUFFIX.values()) <= set(RULES), "a suffix names a language without a rule"
 
 
 @dataclass

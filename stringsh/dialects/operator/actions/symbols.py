@@ -47,7 +47,7 @@ def fs_symbols(workspace: Workspace, command: Command, topic: str) -> Result:
 
 def _source(workspace: Workspace, command: Command, topic: str) -> tuple[TextFile, SymbolIndex, str]:
     from stringsh.render.code.cache import symbol_cache
-    from stringsh.render.code.languages import language_of
+    from stringsh.render.code.suffixes import language_of
 
     symbol = command.fields.get("symbol", "").strip()
     if not symbol:
