@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from stringsh.render.view import DocumentView
     from stringsh.session import Session
     from stringsh.workspace import Workspace
+    from stringsh.workspace.ops.read import TextFile
 
 #: Cap on what one listing may offer, so a huge folder cannot stall the menu.
 MAX_ENTRIES = 2000
@@ -150,29 +151,30 @@ class Sources:
     def _read_index(self, path: str) -> DocIndex | SymbolIndex | None:
         if not is_markdown(path):
             return self._read_symbols(path)  # a source file's blocks are its symbols; other files have none
-        try:
-            text_file = self.workspace.read_text(path, topic=self.topic)
-        except (StringError, OSError, ValueError):
-            return None
-        if len(text_file.text) > MAX_INDEX_CHARS:
+        text_file = self._read_small(path)
+        if text_file is None:
             return None
         return Document.parse(text_file.text, text_file.sha256, self.dispatcher.documents.index_cache).index
 
     def _read_symbols(self, path: str) -> SymbolIndex | None:
-        from stringsh.render.code.cache import symbol_cache
-        from stringsh.render.code.languages import language_of
+        from stringsh.render.code.suffixes import language_of
 
         language = language_of(path)
-        if language is None:
+        text_file = self._read_small(path) if language is not None else None
+        if language is None or text_file is None:
             return None
+        from stringsh.render.code.cache import symbol_cache
+
+        cache = symbol_cache(self.dispatcher.documents.index_cache)
+        return cache.symbols(text_file.text, language, text_file.sha256)
+
+    def _read_small(self, path: str) -> TextFile | None:
+        """The file's text for completion, None when it cannot be read or is too big to index while typing."""
         try:
             text_file = self.workspace.read_text(path, topic=self.topic)
         except (StringError, OSError, ValueError):
             return None
-        if len(text_file.text) > MAX_INDEX_CHARS:
-            return None
-        cache = symbol_cache(self.dispatcher.documents.index_cache)
-        return cache.symbols(text_file.text, language, text_file.sha256)
+        return text_file if len(text_file.text) <= MAX_INDEX_CHARS else None
 
     def blocks(self, path: str | None) -> list[str]:
         """Block ids of `path`, or of the open document when `path` is None or names the open one."""
