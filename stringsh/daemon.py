@@ -201,6 +201,9 @@ class Daemon:
 
     def serve(self, requests: Iterator[StreamItem | Reply | Answered]) -> None:
         """Read and run requests until end of input, then finish what is running."""
+        from stringsh import serving
+
+        serving.settle()
         watchdog = threading.Thread(target=self._watch, args=(requests,), daemon=True)
         watchdog.start()
         self._start(self._follow, requests, self._role)

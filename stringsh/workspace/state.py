@@ -59,6 +59,7 @@ from stringsh.workspace.audit import GENESIS, AuditFiles, AuditLog
 from stringsh.workspace.clients import Client, own_client
 from stringsh.workspace.context import CURRENT, DEFERRED, RequestContext, current
 from stringsh.workspace.digest import sha256
+from stringsh.workspace.flockwait import FlockWait
 from stringsh.workspace.journalfile import (
     JOURNAL_FILE,
     NEARLY_FULL,
@@ -90,7 +91,6 @@ CONDITIONS = FULL | DENIED | {errno.EROFS, errno.EIO}
 #: The codes of a condition that can clear without a restart (degraded mode: see `read_only`).
 DEGRADED = frozenset({"NO_SPACE", "READ_ONLY", "IO_ERROR", "BUSY"})
 LOCK_WAIT = 30.0
-LOCK_POLL = 0.05
 STATE_HINT = "It must be a folder you own, not a link; move it aside (or set STRINGSH_STATE_DIR) and retry."
 
 
@@ -149,6 +149,7 @@ class EngineState:
         self._local_ready = False
         self._depth = 0
         self._lock_fd = -1
+        self._lock_waiter: FlockWait | None = None
         self._journal: Journal | None = None
         #: Whether the `recovery-due` marker may need removing at the end of the lock: a process's first lock
         #: (a crash or a planted file may have left one), a change set begun or a crashed one recovered since.
@@ -529,24 +530,21 @@ class EngineState:
                         fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
 
     def _take_lock(self) -> None:
-        """flock the workspace lock, waiting at most `lock_wait` seconds for another process to let it go; then
-        BUSY (and degraded until a change gets through), never a wait without end."""
+        """flock the workspace lock, waiting at most `lock_wait` seconds for another process to let it go (woken
+        the moment it does: flockwait.py); then BUSY (and degraded until a change gets through), never a wait
+        without end. The caller holds `thread_lock`: one wait per process at a time."""
         try:
             fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
         except BlockingIOError:
             pass
-        deadline = time.monotonic() + self.lock_wait
-        pause = 0.001  # short first: most holders finish one change set within a few milliseconds
-        while True:
-            time.sleep(pause)
-            pause = min(pause * 2, LOCK_POLL)
-            try:
-                fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    break
+        wait = self._lock_waiter
+        taken = wait.claim(self.lock_wait) if wait is not None and wait.reusable else None
+        if taken is None:
+            self._lock_waiter = wait = FlockWait(self._lock_fd)
+            taken = wait.claim(self.lock_wait)
+        if taken:
+            return
         raise self._degrade(JournalUnavailable(
             self.path / LOCK_FILE, "locked", "BUSY",
             f"Another process has held the workspace lock {self.path / LOCK_FILE} for over {self.lock_wait:g} s; "

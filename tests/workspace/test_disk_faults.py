@@ -10,6 +10,8 @@ import fcntl
 import json
 import os
 import subprocess
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -204,6 +206,58 @@ def test_a_lock_held_too_long_refuses_with_busy_then_clears(ws: Path) -> None:
             os.close(other)
         workspace.append_text("a.md", "2\n")
         assert workspace.state.read_only is None
+        assert (ws / "a.md").read_text() == "a\n1\n2\n"
+
+
+def lock_waits(settle: float = 0.0) -> list[threading.Thread]:
+    """The threads waiting for the workspace lock; with `settle`, those still there after joining that long (a
+    wait that handed the lock over ends a moment after the change it woke)."""
+    waits = [thread for thread in threading.enumerate() if thread.name == "stringsh-lock-wait"]
+    for thread in waits:
+        thread.join(settle)
+    return [thread for thread in waits if thread.is_alive()]
+
+
+def test_a_wait_given_up_leaves_the_lock_free_and_the_next_change_takes_up_the_same_wait(ws: Path) -> None:
+    """The flock a BUSY change gave up on is still being waited for in a thread (flock cannot time out). A second
+    change while the other process holds on joins that wait, not a new one; once it lets go, that change lands;
+    and a wait nobody wants any more lets the lock go the moment it gets it, so a third process can take it."""
+    (ws / "a.md").write_text("a\n")
+    with opened(ws) as workspace:
+        workspace.append_text("a.md", "1\n")
+        workspace.state.lock_wait = 0.2
+        other = os.open(workspace.state.path / "lock", os.O_RDWR)
+        fcntl.flock(other, fcntl.LOCK_EX)
+        for _ in range(2):
+            with pytest.raises(StringError) as refused:
+                workspace.append_text("a.md", "2\n")
+            assert refused.value.code == "BUSY"
+            assert len(lock_waits()) == 1
+        workspace.state.lock_wait = 30
+        landed = threading.Thread(target=workspace.append_text, args=("a.md", "2\n"))
+        landed.start()
+        fcntl.flock(other, fcntl.LOCK_UN)
+        landed.join(30)
+        assert (ws / "a.md").read_text() == "a\n1\n2\n"
+        assert lock_waits(settle=30) == []
+        fcntl.flock(other, fcntl.LOCK_EX)
+        workspace.state.lock_wait = 0.2
+        with pytest.raises(StringError):
+            workspace.append_text("a.md", "3\n")
+        os.close(other)  # let go with the wait unwanted: it takes the lock and lets it go at once
+        third = os.open(workspace.state.path / "lock", os.O_RDWR)
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    fcntl.flock(third, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    assert time.monotonic() < deadline, "the given-up wait kept the workspace lock"
+                    time.sleep(0.01)
+            assert lock_waits(settle=30) == []
+        finally:
+            os.close(third)
         assert (ws / "a.md").read_text() == "a\n1\n2\n"
 
 

@@ -180,6 +180,9 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatche
         if log is not None:
             log.event("shutdown.overdue", "warning", interrupted_shells=stopped)
 
+    from stringsh import serving
+
+    serving.settle()
     anyio.run(GracefulServer(config, grace=GRACE, busy=in_flight, on_signal=on_signal, on_overdue=on_overdue).serve)
     if log is not None:
         log.event("stop", status=0)

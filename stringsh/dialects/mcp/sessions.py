@@ -14,6 +14,7 @@ import secrets
 import threading
 from typing import TYPE_CHECKING, Any
 
+from stringsh import serving
 from stringsh.dialects.mcp.roots import connection_key
 
 if TYPE_CHECKING:
@@ -73,6 +74,7 @@ class Sessions:
             if known is not None:
                 return known
             made = self.live[key] = self._made(key, agent)
+        serving.keep_made()
         connection = _connection(request)
         if connection is not None:  # the SDK unwinds it when the connection ends, however it ends
             import anyio.to_thread

@@ -248,6 +248,9 @@ def serve(calls: Calls, build: Callable[[], MCPServer]) -> int:
             print(f"stringsh: the MCP server needs the mcp extra ({exc.name} is missing): pip install "
                   "'stringsh[mcp]'", file=sys.stderr)
             return 2
+        from stringsh import serving
+
+        serving.settle()
         anyio.run(run_sdk, server, front.lines(), front.out)
         return 0
     finally:

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from stringsh.errors import StringError
 from stringsh.workspace.paths import STATE_DIR
 from stringsh.workspace.secrets import SecretMatcher
-from stringsh.workspace.shell.watch import git_dirs
+from stringsh.workspace.shell.watch import shared_git_dirs
 
 #: Protected entries under a writable folder, bound read-only when they exist at start.
 PROTECTED = (STATE_DIR, "stringsh.toml", ".gitmodules")
@@ -73,7 +74,7 @@ def protect_args(folder: Path, limit: int = 500_000) -> list[str]:
         args += _git_dir_args(folder, git)
     elif os.path.isfile(git) and not os.path.islink(git):
         args += ["--ro-bind", str(git), str(git)]
-    for found in git_dirs(folder, limit):
+    for found in shared_git_dirs(folder, limit, time.monotonic()):  # a walk from now, shared (watch.py)
         path = folder / found.rel
         if found.rel == ".git":
             continue

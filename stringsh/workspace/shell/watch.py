@@ -69,39 +69,103 @@ def looks_like_git_dir(names: set[str], folder: str) -> bool:
 def git_dirs(folder: Path, limit: int) -> list[GitDir]:
     """Every `.git` (folder, file or link) and every folder that looks like a git dir under `folder`, at most
     `limit` entries walked; a git dir is not entered, nor a symlinked folder."""
-    found: list[GitDir] = []
-    stack = [(str(folder), "")]
-    seen = 0
-    while stack and seen <= limit:
-        path, prefix = stack.pop()
+    return TreeWalk(folder).walk(limit)
+
+
+#: A folder whose modification or change time is this close to the walk that listed it is listed again next time:
+#: file times tick coarsely (a few ms), so an entry made in the same tick as the listing leaves both times as they
+#: were read.
+RACY_NS = 2_000_000_000
+#: The entries of a git dir that decide whether a folder looks like one: a link among them is followed by that
+#: test, and its target can change without the folder changing, so such a folder is listed every time.
+GIT_DIR_NAMES = frozenset({"HEAD", "objects", "refs"})
+
+
+class _Listing(NamedTuple):
+    """What one listing of a folder told the walk, kept while the folder's times and inode stay as they were."""
+
+    key: tuple[int, int, int, int]  # device, inode, modification and change times (ns) before it was listed
+    count: int  # entries, counted against the walk's limit
+    git_like: bool
+    #: In listing order: (name, is_dir, is_dot_git); only `.git` entries and real folders.
+    items: tuple[tuple[str, bool, bool], ...]
+    racy: bool
+
+
+class TreeWalk:
+    """`git_dirs` of one folder, again and again: a folder is listed again only when it changed since its last
+    listing. Any entry made, removed or renamed in a folder moves the folder's change time, which no command can
+    set back (a modification time can be), so a walk that finds every folder as it was costs a stat per folder
+    instead of a listing and a look at every file: after each command of each shell on a large tree."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = str(folder)
+        self._listings: dict[str, _Listing] = {}
+
+    def walk(self, limit: int) -> list[GitDir]:
+        found: list[GitDir] = []
+        listings: dict[str, _Listing] = {}
+        horizon = time.time_ns() - RACY_NS
+        stack = [(self.folder, "")]
+        seen = 0
+        while stack and seen <= limit:
+            path, prefix = stack.pop()
+            listing = self._listing(path, prefix, horizon)
+            if listing is None:
+                continue
+            listings[path] = listing
+            seen += listing.count
+            if prefix and listing.git_like:
+                found.append(GitDir(prefix[:-1], True))
+                continue
+            for name, is_dir, dot_git in listing.items:
+                if dot_git:
+                    found.append(GitDir(f"{prefix}{name}", is_dir))
+                else:
+                    stack.append((os.path.join(path, name), f"{prefix}{name}/"))
+        self._listings = listings  # folders gone or no longer reached are forgotten
+        return found
+
+    def _listing(self, path: str, prefix: str, horizon: int) -> _Listing | None:
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except OSError:
+            return None
+        if not stat.S_ISDIR(st.st_mode):
+            return None
+        key = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+        known = self._listings.get(path)
+        if known is not None and known.key == key and not known.racy:
+            return known
         try:
             entries = list(os.scandir(path))
         except OSError:
-            continue
-        seen += len(entries)
-        if prefix and looks_like_git_dir({e.name for e in entries}, path):
-            found.append(GitDir(prefix[:-1], True))
-            continue
+            return None
+        items: list[tuple[str, bool, bool]] = []
+        linked = False
         for entry in entries:
-            rel = f"{prefix}{entry.name}"
             try:
                 real_dir = entry.is_dir(follow_symlinks=False)
+                linked = linked or (entry.name in GIT_DIR_NAMES and entry.is_symlink())
             except OSError:
                 continue
             if entry.name == ".git":
-                found.append(GitDir(rel, real_dir))
-            elif real_dir and rel not in SKIP_SCAN:
-                stack.append((entry.path, rel + "/"))
-    return found
+                items.append((entry.name, real_dir, True))
+            elif real_dir and f"{prefix}{entry.name}" not in SKIP_SCAN:
+                items.append((entry.name, True, False))
+        git_like = bool(prefix) and looks_like_git_dir({e.name for e in entries}, path)
+        racy = linked or max(st.st_mtime_ns, st.st_ctime_ns) >= horizon
+        return _Listing(key, len(entries), git_like, tuple(items), racy)
 
 
 class _Scan:
     """The last walk of one folder by any shell of this process: when it started, what it found."""
 
-    def __init__(self) -> None:
+    def __init__(self, folder: Path) -> None:
         self.lock = threading.Lock()  # held for a walk: one walk at a time per folder, the others wait for it
         self.started = float("-inf")
         self.found: list[GitDir] = []
+        self.tree = TreeWalk(folder)
 
 
 _SCANS: dict[tuple[str, int], _Scan] = {}
@@ -111,13 +175,16 @@ _SCANS_LOCK = threading.Lock()
 def shared_git_dirs(folder: Path, limit: int, since: float) -> list[GitDir]:
     """`git_dirs(folder, limit)` as found by a walk that started at `since` (time.monotonic()) or later: every
     shell of this process on the same folder shares the walks, so a check sees everything made before it asked,
-    while many shells (an MCP server's sessions, a daemon's topics) walk a large tree once, not once each."""
+    while many shells (an MCP server's sessions, a daemon's topics) walk a large tree once, not once each; and a
+    walk lists only the folders changed since the last (TreeWalk)."""
     with _SCANS_LOCK:
-        scan = _SCANS.setdefault((str(folder), limit), _Scan())
+        scan = _SCANS.get((str(folder), limit))
+        if scan is None:
+            scan = _SCANS[str(folder), limit] = _Scan(folder)
     with scan.lock:
         if scan.started < since:
             started = time.monotonic()
-            scan.found, scan.started = git_dirs(folder, limit), started
+            scan.found, scan.started = scan.tree.walk(limit), started
         return list(scan.found)
 
 
@@ -144,6 +211,27 @@ def benign_config(data: bytes) -> bool:
         if section is None or entry is None or not SAFE_CONFIG.match(f"{section}.{entry.group(1).lower()}"):
             return False
     return True
+
+
+#: How long ago another shell's look at a protected path may be taken by a quick poll (maybe_there): a path made
+#: meanwhile is swept at most this much later than by a look of the poll's own.
+QUICK_SHARE = 0.2
+_LOOKS: dict[tuple[str, str], tuple[float, bool]] = {}
+
+
+def maybe_there(folder: Path, rel: str, since: float) -> bool:
+    """Whether something may be at `folder/rel`, as looked at `since` (time.monotonic()) or later by any shell of
+    this process: one `lstat` where every shell's quick poll opened the folders on the way. A link on the way is
+    followed here, so this can say yes where the sweep (which never follows one) finds nothing; never the reverse:
+    it only spares the sweep paths that are absent."""
+    key = (str(folder), rel)
+    known = _LOOKS.get(key)
+    if known is not None and known[0] >= since:
+        return known[1]
+    looked = time.monotonic()  # before the look: a path made after it is left to a later look
+    there = os.path.lexists(os.path.join(folder, rel))
+    _LOOKS[key] = (looked, there)
+    return there
 
 
 class ProtectedWatch:
@@ -188,17 +276,21 @@ class ProtectedWatch:
 
     def check(self, when: str = "by the command", *, scan: bool = True, stale: float = 0.0) -> list[str]:
         """Remove what appeared; one note line per removal, naming the path as the user knows it. `scan`: look
-        for git dirs made since the last scan (a walk of the folder); else only the ones known (a quick poll).
+        for git dirs made since the last scan (a walk of the folder); else only the ones known (a quick poll,
+        which skips the paths any shell of this process found absent within `QUICK_SHARE` seconds).
         `stale`: how many seconds before this call the walk may have started (another shell's, shared_git_dirs);
         0 (a command's checks): a walk that starts now or is waited for."""
         notes: list[str] = []
-        asked = time.monotonic() - stale
+        now = time.monotonic()
+        asked = now - stale
         for folder, watched in self.absent.items():
             links = self.links[folder]
             if scan:
                 self.known[folder] = self._nested(folder, asked)
             present = self.present[folder]
             missing = [*watched, *(rel for rel in self._rels(self.known[folder]) if rel not in present)]
+            if not scan:
+                missing = [rel for rel in missing if maybe_there(folder, rel, now - QUICK_SHARE)]
             if not missing and not links:
                 continue
             try:
