@@ -59,7 +59,6 @@ from stringsh.workspace.audit import GENESIS, AuditFiles, AuditLog
 from stringsh.workspace.clients import Client, own_client
 from stringsh.workspace.context import CURRENT, DEFERRED, RequestContext, current
 from stringsh.workspace.digest import sha256
-from stringsh.workspace.flockwait import FlockWait
 from stringsh.workspace.journalfile import (
     JOURNAL_FILE,
     NEARLY_FULL,
@@ -76,6 +75,7 @@ from stringsh.workspace.paths import STATE_DIR, Confiner, spool_folder
 if TYPE_CHECKING:
     import queue
 
+    from stringsh.workspace.flockwait import FlockWait
     from stringsh.workspace.journal import Journal
     from stringsh.workspace.shell.providers import BwrapProbe
     from stringsh.workspace.userkey import UserKey
@@ -538,6 +538,8 @@ class EngineState:
             return
         except BlockingIOError:
             pass
+        from stringsh.workspace.flockwait import FlockWait  # only when another process holds the lock
+
         wait = self._lock_waiter
         taken = wait.claim(self.lock_wait) if wait is not None and wait.reusable else None
         if taken is None:

@@ -255,7 +255,9 @@ def test_a_wait_given_up_leaves_the_lock_free_and_the_next_change_takes_up_the_s
                 except BlockingIOError:
                     assert time.monotonic() < deadline, "the given-up wait kept the workspace lock"
                     time.sleep(0.01)
-            assert lock_waits(settle=30) == []
+            fcntl.flock(third, fcntl.LOCK_UN)  # had the third been first, the given-up wait gets it now
+            assert lock_waits(settle=30) == []  # ... and it ended: it let the lock go
+            fcntl.flock(third, fcntl.LOCK_EX | fcntl.LOCK_NB)
         finally:
             os.close(third)
         assert (ws / "a.md").read_text() == "a\n1\n2\n"
