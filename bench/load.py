@@ -17,11 +17,11 @@ lock step). The offered load is then clients / (think + service time), reported 
 Little's law each call waits about clients / throughput whatever the server does; that run reports throughput and
 the queueing figures (mean calls in the system, the wait they imply) rather than a latency goal.
 
-Reported: p50/p99 of each operation under load against one client's p50 alone, measured first twice, the same mix
-each time: back to back (no think time: the pure service time, every cache warm) and then with the same think time
-as under load (the goal's baseline: one agent working as each of the 64 does, so the ratio shows what the other
-clients add, not what a pause between calls costs on its own); offered and achieved throughput, the CPU each process used per call, and the
-invariants after, checked in every mode: no lost update (every private file as its client's accepted writes,
+Reported: p50/p99 of each operation under load against one client's p50 alone, measured first twice, the same mix each
+time: back to back (no think time: the pure service time, every cache warm) and then with the same think time as under
+load (the goal's baseline: one agent working as each of the 64 does, so the ratio shows what the other clients add,
+not what a pause between calls costs on its own); offered and achieved throughput, the CPU each process used per call,
+and the invariants after, checked in every mode: no lost update (every private file as its client's accepted writes,
 edits and undos left it; every counter line at its client's count of accepted edits), every refusal reported as
 `CONFLICT` (any other code is listed), `stringsh audit verify` passing, and the servers' memory (peak, and resident
 after the solo run against after the load, so growth with the calls served shows). The daemon's clients expect some:

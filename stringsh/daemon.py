@@ -204,6 +204,7 @@ class Daemon:
         from stringsh import serving
 
         serving.settle()
+        self.dispatcher.warm_shells = True  # a topic's shell starts when the topic is made, not with its first command
         watchdog = threading.Thread(target=self._watch, args=(requests,), daemon=True)
         watchdog.start()
         self._start(self._follow, requests, self._role)

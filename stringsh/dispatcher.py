@@ -60,6 +60,9 @@ class Dispatcher:
         self._documents: DocumentState | None = None
         self._raw = frozenset(name for name, spec in commands.items() if spec.raw)
         self._handlers: dict[str, Handler] = {}  # resolved on first use: their modules load only then
+        #: Start each new topic's shell in the background when the topic is made (the daemon, MCP: agents'
+        #: topics, whose first command would otherwise wait for the sandbox to start).
+        self.warm_shells = False
 
     def check(self) -> None:
         """Fail at start-up, not on the first request, when the workspace or its policy is unusable."""
@@ -95,10 +98,18 @@ class Dispatcher:
         if session is not None:
             return session
         with self._sessions_lock:
-            if name not in self.sessions:
+            made = self.sessions.get(name)
+            if made is None:
                 self._topic_locks[name] = threading.Lock()
-                self.sessions[name] = Session(topic=name, kind=kind)
-            return self.sessions[name]
+                made = self.sessions[name] = Session(topic=name, kind=kind)
+                if self.warm_shells:
+                    threading.Thread(target=self._warm, args=(made,), name="stringsh-warm-shell", daemon=True).start()
+            return made
+
+    def _warm(self, session: Session) -> None:
+        workspace = self._workspace  # none loaded (or closed already): the first command starts the shell
+        if workspace is not None and not session.ended:
+            workspace.warm_shell(session)
 
     def topic_sessions(self) -> list[Session]:
         """Every topic this dispatcher (one client: a daemon, a REPL, a script) has, oldest first; for /topics."""
@@ -115,6 +126,7 @@ class Dispatcher:
             session = self.sessions.pop(topic, None)
             self._topic_locks.pop(topic, None)
         if session is not None:
+            session.ended = True  # a shell still warming up is closed by close_shell, or never starts
             session.close_shell()
 
     def execute(self, text: str, topic: str | None = None) -> Reply:
@@ -262,6 +274,7 @@ class Dispatcher:
     def close(self) -> None:
         """Stop every topic's shell; called when a front end exits."""
         for session in list(self.sessions.values()):
+            session.ended = True  # a shell still to warm up never starts
             session.close_shell()
         if self._workspace is not None:
             self._workspace.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported for the types only: start-up stays light
@@ -41,8 +42,12 @@ class Session:
         #: What this topic last read or wrote of a file, path -> (the `seen` hash then, its text or document): the
         #: baseline a block or line edit is held against (stringsh.documents.partguard).
         self.known: dict[str, tuple[str, str | Document]] = {}
-        #: The topic's persistent shell, started on first use.
+        #: The topic's persistent shell, started on first use (or before it: Dispatcher.warm_shells).
         self.bash: ShellSession | None = None
+        #: Held while the shell is made, started or closed (workspace/ops/shell.py), never while a command runs.
+        self.shell_lock = threading.Lock()
+        #: The topic is gone (Dispatcher.end_topic): no shell starts for it any more.
+        self.ended = False
         #: True while the plain loop's `/bash` mode sends every line to the shell.
         self.bash_mode = bash_mode
         #: How an OPERATOR_CMD block's mutation is confirmed in this topic: the REPL sets one that asks the person
@@ -54,9 +59,10 @@ class Session:
         return {k: v for k, v in self.variables.items() if not k.startswith("_")}
 
     def close_shell(self) -> None:
-        if self.bash is not None:
-            self.bash.close()
-            self.bash = None
+        with self.shell_lock:
+            if self.bash is not None:
+                self.bash.close()
+                self.bash = None
 
     def close(self) -> None:
         """What `/close` clears: document, history, variables, value shortcuts and the shell; the topic stays."""

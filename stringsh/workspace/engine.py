@@ -447,6 +447,12 @@ class Workspace:
 
         return topic_shell(self, slot)
 
+    def warm_shell(self, slot: ShellSlot) -> None:
+        """Start the topic's shell ahead of its first command (ops/shell.py warm_topic_shell)."""
+        from stringsh.workspace.ops.shell import warm_topic_shell
+
+        warm_topic_shell(self, slot)
+
     def shell(self, request: ShellRequest, slot: ShellSlot) -> ShellResult:
         """Run `request.command` in the topic's persistent shell (kept in `slot`); permission-checked, audited."""
         from stringsh.workspace.ops.shell import run_in_topic_shell

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,8 @@ class Slot:
 
     def __init__(self) -> None:
         self.bash: Any = None
+        self.shell_lock = threading.Lock()
+        self.ended = False
 
 
 def without(root: Path, flag: str) -> Workspace:

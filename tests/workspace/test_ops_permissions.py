@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,8 @@ class Slot:
 
     def __init__(self) -> None:
         self.bash: Any = None
+        self.shell_lock = threading.Lock()
+        self.ended = False
 
 
 A_TO_X = Patch("a.txt", (Hunk(1, 1, 1, 1, "-a\n+x"),))

@@ -35,6 +35,7 @@ def run(dispatcher: Dispatcher, options: Options) -> int:
     from stringsh.dialects.mcp.calls import make_calls
 
     workspace = dispatcher.workspace
+    dispatcher.warm_shells = True  # each connection's topic starts its shell when the connection begins
     calls = make_calls(workspace, options.root or os.environ.get("PWD") or os.getcwd(), dispatcher)
 
     def build() -> MCPServer:

@@ -92,11 +92,14 @@ class Sessions:
             return known
 
     def _made(self, key: str, agent: str | None) -> McpClient:
-        """A new client with a topic no live one has (under the lock)."""
+        """A new client with a topic no live one has (under the lock); its topic made at once, so the shell of
+        a dispatcher that warms shells starts while the connection's first calls run."""
         taken = {client.topic for client in self.live.values()}
         while True:
             topic = topic_name(agent, secrets.token_hex(3))
             if topic not in taken:
+                if self.dispatcher is not None and self.dispatcher.warm_shells:
+                    self.dispatcher.session(topic)
                 return McpClient(key, topic, f"mcp-{secrets.token_hex(8)}")
 
     def end(self, key: str) -> None:

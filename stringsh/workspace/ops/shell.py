@@ -7,6 +7,7 @@ later lines (a heredoc body is contents) or its output. pexpect loads with the f
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -34,9 +35,13 @@ class ShellRequest(NamedTuple):
 
 
 class ShellSlot(Protocol):
-    """Where a topic keeps its shell between commands (a `Session`): None before the first one."""
+    """Where a topic keeps its shell between commands (a `Session`): None before the first one. `shell_lock` is
+    held while the shell is made or started, never while a command runs; `ended`: the topic is gone, no shell may
+    start for it any more."""
 
     bash: Any
+    shell_lock: threading.Lock
+    ended: bool
 
 
 def shell_settings(ws: Workspace) -> ShellSettings:
@@ -112,10 +117,26 @@ def run_in_topic_shell(ws: Workspace, request: ShellRequest, slot: ShellSlot) ->
     with ws.audited("shell", topic=request.topic, command=request.command) as note:
         current: ShellSession | None = slot.bash
         admit(ws, shell_settings(ws), request.command, Path(current.cwd) if current is not None else None)
-        shell = topic_shell(ws, slot)
+        with slot.shell_lock:  # a shell warm_topic_shell is starting is waited for, not started twice
+            shell = topic_shell(ws, slot)
         result = shell.run(request.command, timeout=request.timeout, variables=request.variables)
         note.outcome = result.code
         return result
+
+
+def warm_topic_shell(ws: Workspace, slot: ShellSlot) -> None:
+    """Start the topic's shell before its first command, so that command does not wait the ~50-130 ms a sandboxed
+    shell takes to start (the daemon's and MCP's topics: agents' sessions, which run commands). Nothing happens when
+    the topic has a shell or has ended; a shell the policy forbids or that cannot start is left to the first
+    command, which says why."""
+    with slot.shell_lock:
+        if slot.ended or slot.bash is not None:
+            return
+        try:
+            shell = topic_shell(ws, slot)
+            shell.start()
+        except (StringError, OSError):
+            return
 
 
 def run_once(ws: Workspace, request: ShellRequest) -> ShellResult:

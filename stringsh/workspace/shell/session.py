@@ -120,6 +120,11 @@ class ShellSession:
     def alive(self) -> bool:
         return self.pid is not None
 
+    def start(self) -> None:
+        """Start the shell now rather than with the first command (ops/shell.py warm_topic_shell)."""
+        if self._proc is None:
+            self._start()
+
     def _start(self) -> None:
         if not self.root.is_dir():
             raise StringError("NOT_FOUND", f"The workspace folder does not exist: {self.root}",
