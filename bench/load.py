@@ -28,7 +28,9 @@ after the solo run against after the load, so growth with the calls served shows
 String's `/write` overwrites only a file its topic has read (or with `--force`), and a client here writes a private
 file it may not have opened; MCP `write_file`, like the reference server, has no such rule.
 
-The bench's own process freezes its start-up objects out of its garbage collector before measuring (`gc.freeze`): its
+Before measuring, every client connects (MCP `initialize`) and makes one call, `true` in its shell, as an agent's
+first step starts its shell: the figures are those of 64 connected agents at work, not of 64 connecting at once. The
+bench's own process freezes its start-up objects out of its garbage collector before measuring (`gc.freeze`): its
 64 clients' full collections took ~80 ms each and landed on whichever calls were in flight.
 
 Goal, at the default think time: every operation's p99 under load <= 5x its single-client p50, zero lost updates.
@@ -378,6 +380,13 @@ async def bench(root: Path, args: argparse.Namespace, mcp_names: list[str], topi
                               else DaemonDriver(daemon, f"load-{name}"))
                     return Agent(name, random.Random(seed), driver.send)
 
+                # Connecting, not measured: every client's first call (its shell started, as an agent's first step
+                # is), so the figures are those of 64 connected agents at work, not of 64 connecting at once.
+                async with anyio.create_task_group() as connecting:
+                    for name in mcp_names:
+                        connecting.start_soon(McpDriver(sessions[name]).send, "bash", {"command": "true"})
+                    for name in topic_names:
+                        connecting.start_soon(DaemonDriver(daemon, f"load-{name}").send, "bash", {"command": "true"})
                 # The clients' own start-up and sessions stay out of this process's collector's sight: else its
                 # full collections (~80 ms each, measured) would add to whichever calls are in flight.
                 gc.freeze()
