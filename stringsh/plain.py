@@ -34,6 +34,51 @@ CONTINUATION = "… "
 BANNER = "stringsh — /help lists commands, !cmd runs a shell command, Ctrl-D leaves"
 
 
+class _SignalWake:
+    """Wakes a wait for input when a signal arrives, whichever thread the kernel gave it to.
+
+    Ctrl-C is a SIGINT for the whole process, and the kernel may deliver it to any thread: the engine's watcher,
+    audit writer or fsync workers as well as the main one. Handed to another thread, it interrupts nothing in the
+    main thread, which stayed blocked reading the terminal until the next key came, with no fresh prompt. So the
+    wait is a poll of the terminal and of a pipe Python's signal handling writes to (`signal.set_wakeup_fd`)."""
+
+    def __init__(self) -> None:
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._read, False)
+        os.set_blocking(self._write, False)
+        try:
+            self._previous: int | None = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
+        except ValueError:  # not the main thread: signals reach only the main thread's own waits
+            self._previous = None
+            os.close(self._write)
+            self._write = -1
+
+    def wait_readable(self, fd: int) -> bool:
+        """Block until `fd` has input (True) or a signal came (False)."""
+        import select
+
+        poll = select.poll()
+        poll.register(fd, select.POLLIN)
+        if self._write >= 0:
+            poll.register(self._read, select.POLLIN)
+        ready = {ready_fd for ready_fd, _ in poll.poll()}
+        if self._read in ready:
+            with suppress(BlockingIOError):
+                os.read(self._read, 512)
+            return fd in ready
+        return True
+
+    def close(self) -> None:
+        if self._write >= 0:
+            with suppress(ValueError):
+                signal.set_wakeup_fd(self._previous if self._previous is not None else -1)
+            os.close(self._write)
+            self._write = -1
+        if self._read >= 0:
+            os.close(self._read)
+            self._read = -1
+
+
 class TtyLines:
     """Line assembly for a terminal in non-canonical mode, so no line length limit applies.
 
@@ -66,10 +111,12 @@ class TtyLines:
         attrs[6][termios.VMIN] = 1
         attrs[6][termios.VTIME] = 0
         termios.tcsetattr(fd, termios.TCSADRAIN, attrs)
+        self._wake = _SignalWake()
 
     def restore(self) -> None:
         import termios
 
+        self._wake.close()
         with suppress(termios.error):  # the terminal has gone away (hang-up): nothing left to restore
             termios.tcsetattr(self._fd, termios.TCSADRAIN, self._saved)
 
@@ -90,6 +137,8 @@ class TtyLines:
                 return head
             if self._ended:
                 return b""
+            if not self._wake.wait_readable(self._fd):
+                continue  # a signal came: its handler has run (Ctrl-C raised KeyboardInterrupt) or it was another
             data = os.read(self._fd, 65536)
             if not data:
                 self._ended = True

@@ -3,7 +3,10 @@ of `stringsh run` on the same script, and not one escape byte in the whole pty t
 
 from __future__ import annotations
 
+import ctypes
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -152,4 +155,31 @@ def test_plain_mode_survives_bad_bytes_and_ctrl_c(ws: Path, tmp_path: Path) -> N
     finally:
         term.close()
     assert b"\x1b" not in bytes(term.transcript)
+    assert b"Traceback" not in bytes(term.transcript)
+
+
+def test_ctrl_c_the_kernel_hands_to_another_thread_still_gives_a_fresh_prompt(ws: Path, tmp_path: Path) -> None:
+    """A process-wide SIGINT may be delivered to any thread (the document watcher's, the audit writer's); the
+    main thread waiting for input must wake all the same. The signal goes here to a thread that is not the main
+    one, as the kernel may choose; before the wake-up pipe the prompt waited for the next key."""
+    fresh(ws)
+    (ws / "a.md").write_text("# A\n\nhello\n")
+    term = Terminal(["--plain"], ws, {"STRINGSH_HISTORY": str(tmp_path / "h")}, answer_cpr=False)
+    try:
+        term.wait_transcript(PROMPT)
+        term.send("/open a.md\r")  # the document watcher's threads start
+        term.wait_transcript(b"Opened a.md")
+        term.wait_for_transcript_count(PROMPT, 2)
+        pid = term.child.pid
+        others = sorted(int(task) for task in os.listdir(f"/proc/{pid}/task") if int(task) != pid)
+        assert others, "no thread but the main one"
+        libc = ctypes.CDLL(None, use_errno=True)
+        assert libc.tgkill(pid, others[0], signal.SIGINT) == 0, os.strerror(ctypes.get_errno())
+        term.wait_for_transcript_count(PROMPT, 3)
+        term.send("/ls\r")
+        term.wait_transcript(b"Listing ./")
+        term.send("\x04")
+        assert term.wait_exit() == 0
+    finally:
+        term.close()
     assert b"Traceback" not in bytes(term.transcript)

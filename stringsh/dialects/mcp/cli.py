@@ -35,7 +35,9 @@ def run(dispatcher: Dispatcher, options: Options) -> int:
     from stringsh.dialects.mcp.calls import make_calls
 
     workspace = dispatcher.workspace
-    dispatcher.warm_shells = True  # each connection's topic starts its shell when the connection begins
+    # over HTTP each session's topic starts its shell when the session begins; on stdio the one client's first
+    # command starts it, so the start-up (the SDK's import) has the machine to itself
+    dispatcher.warm_shells = options.http is not None
     calls = make_calls(workspace, options.root or os.environ.get("PWD") or os.getcwd(), dispatcher)
 
     def build() -> MCPServer:

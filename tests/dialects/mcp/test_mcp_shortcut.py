@@ -46,6 +46,7 @@ def dispatcher(root: Path) -> Iterator[Dispatcher]:
 def audit(dispatcher: Dispatcher, count: int) -> list[dict[str, Any]]:
     """The last records without what differs between two runs: when, the chain, the connection's own ids."""
     varies = ("time", "hash", "prev", "ms", "client", "topic")
+    dispatcher.workspace.state.flush_records()  # written after each reply, by the audit writer's thread
     records = tail_lines(dispatcher.workspace.state.path, AUDIT_FILES, count)
     # the SDK runs calls side by side, so its records may come in another order
     return sorted(({k: v for k, v in json.loads(record).items() if k not in varies} for record in records), key=repr)
