@@ -129,3 +129,22 @@ def script_replies(ws: Path, script: str) -> list[str]:
     """`run_script`'s output cut into replies at each `re:` line."""
     parts = run_script(ws, script).rstrip("\n").split("\nre: ")
     return [parts[0], *("re: " + part for part in parts[1:])]
+
+
+def descendants(pid: int) -> set[int]:
+    """The live processes below `pid` (its shells and their sandboxes), from /proc."""
+    children: dict[int, set[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, set()).add(int(entry.name))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            found.add(child)
+            todo.append(child)
+    return found

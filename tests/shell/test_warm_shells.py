@@ -4,16 +4,17 @@ front end for a person (the REPL, `-c`) starts none ahead."""
 
 from __future__ import annotations
 
-import os
+import contextlib
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from stringsh.dialects.mcp.sessions import Sessions
 from stringsh.dispatcher import Dispatcher
 from stringsh.session import Session
-from tests.conftest import STRINGSH
+from tests.conftest import STRINGSH, descendants
 
 
 def warm_threads_done() -> None:
@@ -23,15 +24,24 @@ def warm_threads_done() -> None:
             assert not thread.is_alive(), "a shell still warming up after 60 s"
 
 
+@contextlib.contextmanager
+def opened(ws: Path, *, warm: bool = True) -> Iterator[Dispatcher]:
+    """A dispatcher on `ws` as the daemon's (`warm`) or a person's front end has it; closed after."""
+    dispatcher = Dispatcher(ws)
+    dispatcher.warm_shells = warm
+    try:
+        dispatcher.check()
+        yield dispatcher
+    finally:
+        dispatcher.close()
+
+
 def reply_text(dispatcher: Dispatcher, text: str, topic: str) -> str:
     return dispatcher.execute(text, topic).text
 
 
 def test_a_new_topic_starts_its_shell_and_its_first_command_runs_in_it(ws: Path) -> None:
-    dispatcher = Dispatcher(ws)
-    dispatcher.warm_shells = True
-    try:
-        dispatcher.check()
+    with opened(ws) as dispatcher:
         session = dispatcher.session("agent")
         warm_threads_done()
         shell = session.bash
@@ -39,91 +49,56 @@ def test_a_new_topic_starts_its_shell_and_its_first_command_runs_in_it(ws: Path)
         pid = shell.pid
         assert reply_text(dispatcher, "!echo hi", "agent") == f"re: !echo hi\nexit: 0 | cwd: {ws}\n---\nhi"
         assert session.bash is shell and shell.pid == pid  # no second shell
-    finally:
-        dispatcher.close()
     assert session.bash is None
 
 
 def test_a_person_s_front_end_starts_no_shell_ahead(ws: Path) -> None:
-    dispatcher = Dispatcher(ws)
-    try:
-        dispatcher.check()
+    with opened(ws, warm=False) as dispatcher:
         session = dispatcher.session("main")
         warm_threads_done()
         assert session.bash is None
-    finally:
-        dispatcher.close()
 
 
 def test_a_topic_that_ended_starts_no_shell(ws: Path) -> None:
     """Ended before its warm-up began, or during it: either way no shell is left running."""
-    dispatcher = Dispatcher(ws)
-    dispatcher.check()
-    try:
+    with opened(ws) as dispatcher:
         ended = Session("gone")
         ended.ended = True
         dispatcher.workspace.warm_shell(ended)
         assert ended.bash is None
-        dispatcher.warm_shells = True
         racing = dispatcher.session("racing")
         dispatcher.end_topic("racing")
         warm_threads_done()
         assert racing.bash is None
-    finally:
-        dispatcher.close()
 
 
 def test_a_policy_without_the_shell_warms_nothing_and_the_command_says_why(ws: Path) -> None:
     (ws / "stringsh.toml").write_text("[permissions]\nshell = false\n")
-    dispatcher = Dispatcher(ws)
-    dispatcher.warm_shells = True
-    try:
-        dispatcher.check()
+    with opened(ws) as dispatcher:
         session = dispatcher.session("agent")
         warm_threads_done()
         assert session.bash is None
         assert reply_text(dispatcher, "!echo hi", "agent").startswith(
             "re: !echo hi\nERROR(NOT_PERMITTED): shell is disabled by policy")
-    finally:
-        dispatcher.close()
 
 
 def test_an_mcp_connection_s_topic_warms_its_shell_and_its_end_stops_it(ws: Path) -> None:
-    dispatcher = Dispatcher(ws)
-    dispatcher.warm_shells = True
-    try:
-        dispatcher.check()
+    with opened(ws) as dispatcher:
         sessions = Sessions(dispatcher.workspace, dispatcher, None)
-        client = sessions.adopt("stdio", "agent")
+        client = sessions.adopt("http-session", "agent")
         warm_threads_done()
         session = dispatcher.sessions[client.topic]
         assert session.bash is not None and session.bash.alive
-        sessions.end("stdio")
+        sessions.end("http-session")
         assert session.bash is None and client.topic not in dispatcher.sessions
-    finally:
-        dispatcher.close()
 
 
-def descendants(pid: int) -> list[str]:
-    """The command names of a process's living descendants."""
-    parents: dict[int, int] = {}
-    names: dict[int, str] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            names[int(entry)] = stat[stat.index("(") + 1:stat.rindex(")")]
-            parents[int(entry)] = int(stat[stat.rindex(")") + 2:].split()[1])
-    found = []
-    for child in names:
-        ancestor = parents.get(child, 0)
-        while ancestor > 1 and ancestor != pid:
-            ancestor = parents.get(ancestor, 0)
-        if ancestor == pid:
-            found.append(names[child])
-    return found
+def command_names(pids: set[int]) -> set[str]:
+    names = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            names.add(Path(f"/proc/{pid}/comm").read_text().strip())
+    return names
 
 
 def test_the_daemon_starts_a_topic_s_shell_with_its_first_request(ws: Path) -> None:
@@ -135,7 +110,7 @@ def test_the_daemon_starts_a_topic_s_shell_with_its_first_request(ws: Path) -> N
         proc.stdin.write("<𝒞=string:agent>\n/open a.txt\n</𝒞>\n".encode())
         proc.stdin.flush()
         deadline = time.monotonic() + 60
-        while "bash" not in descendants(proc.pid):
+        while "bash" not in command_names(descendants(proc.pid)):
             assert time.monotonic() < deadline, "no shell started for the topic"
             time.sleep(0.05)
         proc.stdin.write("<𝒞=string:agent>\n!echo ready\n</𝒞>\n".encode())

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from stringsh.userdirs import config_dir
+from tests.conftest import descendants
 from tests.dialects.mcp.client import (
     STRINGSH,
     HttpServer,
@@ -52,22 +53,6 @@ def canary(tmp_path: Path) -> Path:
 
 def health_url(server: HttpServer) -> str:
     return server.url.removesuffix("/mcp") + "/healthz"
-
-
-def descendants(pid: int) -> set[int]:
-    """The processes below `pid` (its shells and their children), from /proc."""
-    children: dict[int, set[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with suppress(OSError, IndexError, ValueError):
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                children.setdefault(parent, set()).add(int(entry.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            found.add(child)
-            todo.append(child)
-    return found
 
 
 def alive(pid: int) -> bool:

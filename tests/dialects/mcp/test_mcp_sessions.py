@@ -5,7 +5,6 @@ client; a session's shell is stopped when the client disconnects, or when the se
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.conftest import descendants
 from tests.dialects.mcp.client import (
     HttpServer,
     free_port,
@@ -49,25 +49,6 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def server(root: Path, env: dict[str, str]) -> Iterator[HttpServer]:
     with http_server(root, env=env) as running:
         yield running
-
-
-def descendants(pid: int) -> set[int]:
-    """The live processes below `pid` (its shells and their sandboxes), from /proc."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
 
 
 def wait_gone(pid: int, processes: set[int]) -> set[int]:
