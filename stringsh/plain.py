@@ -42,41 +42,39 @@ class _SignalWake:
     main thread, which stayed blocked reading the terminal until the next key came, with no fresh prompt. So the
     wait is a poll of the terminal and of a pipe Python's signal handling writes to (`signal.set_wakeup_fd`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, fd: int) -> None:
+        import select
+
+        self._fd = fd
         self._read, self._write = os.pipe()
         os.set_blocking(self._read, False)
         os.set_blocking(self._write, False)
+        self._poll = select.poll()
+        self._poll.register(fd, select.POLLIN)
         try:
-            self._previous: int | None = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
+            self._previous = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)  # -1: none before
+            self._poll.register(self._read, select.POLLIN)
         except ValueError:  # not the main thread: signals reach only the main thread's own waits
             self._previous = None
-            os.close(self._write)
-            self._write = -1
 
-    def wait_readable(self, fd: int) -> bool:
-        """Block until `fd` has input (True) or a signal came (False)."""
-        import select
-
-        poll = select.poll()
-        poll.register(fd, select.POLLIN)
-        if self._write >= 0:
-            poll.register(self._read, select.POLLIN)
-        ready = {ready_fd for ready_fd, _ in poll.poll()}
+    def wait_readable(self) -> bool:
+        """Block until the terminal has input (True) or a signal came (False)."""
+        ready = {ready_fd for ready_fd, _ in self._poll.poll()}
         if self._read in ready:
             with suppress(BlockingIOError):
                 os.read(self._read, 512)
-            return fd in ready
+            return self._fd in ready
         return True
 
     def close(self) -> None:
-        if self._write >= 0:
+        if self._previous is not None:
             with suppress(ValueError):
-                signal.set_wakeup_fd(self._previous if self._previous is not None else -1)
-            os.close(self._write)
-            self._write = -1
-        if self._read >= 0:
-            os.close(self._read)
-            self._read = -1
+                signal.set_wakeup_fd(self._previous)
+            self._previous = None
+        for end in (self._read, self._write):
+            with suppress(OSError):
+                os.close(end)
+        self._read = self._write = -1
 
 
 class TtyLines:
@@ -111,7 +109,7 @@ class TtyLines:
         attrs[6][termios.VMIN] = 1
         attrs[6][termios.VTIME] = 0
         termios.tcsetattr(fd, termios.TCSADRAIN, attrs)
-        self._wake = _SignalWake()
+        self._wake = _SignalWake(fd)
 
     def restore(self) -> None:
         import termios
@@ -137,7 +135,7 @@ class TtyLines:
                 return head
             if self._ended:
                 return b""
-            if not self._wake.wait_readable(self._fd):
+            if not self._wake.wait_readable():
                 continue  # a signal came: its handler has run (Ctrl-C raised KeyboardInterrupt) or it was another
             data = os.read(self._fd, 65536)
             if not data:

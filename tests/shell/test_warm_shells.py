@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from stringsh.dialects.mcp.sessions import Sessions
 from stringsh.dispatcher import Dispatcher
 from stringsh.session import Session
 from tests.conftest import STRINGSH, descendants
+from tests.dialects.mcp.client import wait_until
 
 
 def warm_threads_done() -> None:
@@ -109,10 +109,7 @@ def test_the_daemon_starts_a_topic_s_shell_with_its_first_request(ws: Path) -> N
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write("<𝒞=string:agent>\n/open a.txt\n</𝒞>\n".encode())
         proc.stdin.flush()
-        deadline = time.monotonic() + 60
-        while "bash" not in command_names(descendants(proc.pid)):
-            assert time.monotonic() < deadline, "no shell started for the topic"
-            time.sleep(0.05)
+        wait_until(lambda: "bash" in command_names(descendants(proc.pid)), "no shell started for the topic", proc)
         proc.stdin.write("<𝒞=string:agent>\n!echo ready\n</𝒞>\n".encode())
         proc.stdin.close()
         output = proc.stdout.read().decode()
