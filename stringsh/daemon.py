@@ -1,9 +1,9 @@
 """`stringsh daemon`: requests on stdin, framed replies on stdout.
 
-Each topic runs one command at a time and queues the rest (bounded); topics run in parallel. The thread that reads
-a request runs it itself and then reads on, so a quick request costs no thread hand-off. A watchdog notices when
-the reading thread has been busy with one request for a few milliseconds and starts another thread to read on, so a
-slow request never holds up other topics for longer than that.
+Each topic runs one command at a time and queues the rest (bounded); topics run in parallel. The threads take turns
+as the reader (leader and followers): the thread that reads a request passes reading on to an idle thread, starting
+one when none waits, and then runs the request itself. So a request costs no thread hand-off, and the next one is
+read at once, however long this one takes.
 
 Each request is parsed and its topic resolved once, on admission; the daemon's per-topic queue is the only
 serialisation (the dispatcher's own topic lock is for front ends that do not queue).
@@ -40,11 +40,8 @@ QUEUE_SIZE = 16
 QUEUE_WAIT_SECONDS = 60.0
 #: Threads at most; past it the reader runs a request before reading on (slower, never wrong).
 MAX_THREADS = 64
-#: How often the watchdog looks at the reading thread while requests come: a thread still on the same request a
-#: whole period later is relieved of reading, so another topic waits 5-10 ms at most.
-WATCH_SECONDS = 0.005
-#: The watchdog sleeps until the next request after this long without one.
-WATCH_IDLE_SECONDS = 0.5
+#: Idle threads kept waiting to read; one more that finishes a request ends, so a burst leaves no crowd behind.
+SPARE_READERS = 4
 
 
 @dataclass
@@ -90,14 +87,10 @@ class Daemon:
         self._busy: set[str] = set()
         self._waiting: dict[str, deque[Job]] = {}
         self._threads: list[threading.Thread] = []
-        self._read_lock = threading.Lock()
+        self._read_lock = threading.Lock()  # held by the one thread reading; the idle ones wait for it
         self._eof = False
-        #: The reading role: the generation of the thread that reads next, whether it is running a request
-        #: (then nobody reads), and how many requests have been read (the watchdog's clock).
-        self._role = 0
-        self._role_running = False
-        self._served = 0
-        self._watch_wake = threading.Event()
+        #: Threads waiting for the read lock: the reader starts another when none does.
+        self._idle = 0
 
     def send(self, reply: Reply, json_id: JsonId = None) -> None:
         if self.json_mode:
@@ -205,68 +198,56 @@ class Daemon:
 
         serving.settle()
         self.dispatcher.warm_shells = True  # a topic's shell starts when the topic is made, not with its first command
-        watchdog = threading.Thread(target=self._watch, args=(requests,), daemon=True)
-        watchdog.start()
-        self._start(self._follow, requests, self._role)
+        self._start(self._follow, requests)
         self.drain()
-        self._watch_wake.set()  # lets the watchdog see the end of input
-        watchdog.join()
 
-    def _follow(self, requests: Iterator[StreamItem | Reply | Answered], role: int) -> None:
-        """Read a request, run it, read the next; leave when the watchdog gave reading to another thread."""
+    def _follow(self, requests: Iterator[StreamItem | Reply | Answered], counted: bool = False) -> None:
+        """Wait for the turn to read, read a request, pass reading on, run it; end when input does, or when enough
+        other threads are idle. `counted`: the starter already counted this thread idle."""
         while True:
+            if not counted:
+                with self._lock:
+                    self._idle += 1
+            counted = False
             with self._read_lock:
+                with self._lock:
+                    self._idle -= 1
                 if self._eof:
                     return
                 item = next(requests, None)
                 if item is None:
                     self._eof = True
-                    self._watch_wake.set()
                     return
                 # admitted while still the reader, so requests of one topic keep their order
                 job = None
                 if isinstance(item, StreamItem):
                     json_id = item.json_id if isinstance(item, JsonItem) else None
                     job = self.admit(item.text, item.topic, item.request, json_id)
-                with self._lock:
-                    self._role_running = True
-                    self._served += 1
-            if not self._watch_wake.is_set():
-                self._watch_wake.set()
+                if job is not None:
+                    self._keep_a_reader(requests)
             if isinstance(item, Reply):
                 self.send(item)
             elif isinstance(item, Answered):
                 self.send(item.reply, item.json_id)
             elif job is not None:
                 self._run_topic(job)
-            with self._lock:
-                if self._role != role:
-                    return
-                self._role_running = False
+                with self._lock:
+                    if self._idle >= SPARE_READERS:
+                        return
 
-    def _watch(self, requests: Iterator[StreamItem | Reply | Answered]) -> None:
-        """Start another reader when the reading thread has run one request for a whole watch period."""
-        seen = -1
-        last_request = time.monotonic()
-        while not self._eof:
-            self._watch_wake.wait()
-            time.sleep(WATCH_SECONDS)
-            now = time.monotonic()
-            with self._lock:
-                if self._eof:
-                    return
-                self._threads = [thread for thread in self._threads if thread.is_alive()]
-                if self._role_running and self._served == seen and len(self._threads) < MAX_THREADS:
-                    # registered and started under the lock: drain() never sees a moment with no reader
-                    self._role += 1
-                    self._role_running = False
-                    reader = threading.Thread(target=self._follow, args=(requests, self._role), daemon=True)
-                    self._threads.append(reader)
-                    reader.start()
-                if self._served != seen:
-                    seen, last_request = self._served, now
-                elif not self._role_running and now - last_request > WATCH_IDLE_SECONDS:
-                    self._watch_wake.clear()  # the reader sets it again with its next request
+    def _keep_a_reader(self, requests: Iterator[StreamItem | Reply | Answered]) -> None:
+        """Before running a request: start a thread to read on unless one already waits (or the cap is reached)."""
+        with self._lock:
+            if self._idle:
+                return
+            self._threads = [thread for thread in self._threads if thread.is_alive()]
+            if len(self._threads) >= MAX_THREADS:
+                return
+            # registered and started under the lock: drain() never sees a moment with no reader
+            reader = threading.Thread(target=self._follow, args=(requests, True), daemon=True)
+            self._threads.append(reader)
+            self._idle += 1  # counted at once, so a second reader before it starts makes no third
+            reader.start()
 
     def line_requests(self) -> Iterator[StreamItem | Reply]:
         for item in read_requests(sys.stdin.buffer.readline, envelopes=True):

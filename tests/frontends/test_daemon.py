@@ -179,7 +179,7 @@ def test_topics_run_in_parallel_and_one_topic_queues(ws: Path, gate) -> None:
 
 
 def test_a_reader_stuck_on_a_slow_request_hands_reading_on(ws: Path, gate) -> None:
-    """The reading thread runs what it reads; the watchdog starts another reader when one request takes long."""
+    """The reading thread runs what it reads, and another thread reads on meanwhile."""
     from stringsh.daemon import Daemon
 
     started, release, commands = gate
