@@ -64,13 +64,13 @@ def journal_lines(workspace: Workspace) -> list[str]:
     depth = workspace.journal_depth()
     if depth is None or depth.oldest is None:
         return []
-    from stringsh.workspace.keep import human_size
+    from stringsh.workspace.keep import human_size, prune_at
 
     keep = workspace.policy.journal
     count = f"{depth.changes} change{'' if depth.changes == 1 else 's'}"
     return [info_line("journal", f"{count} kept (oldest {depth.oldest}, newest {depth.newest}), "
-                      f"{human_size(depth.bytes)} of previous content; keeps at most {keep.keep_changes} changes "
-                      f"and {human_size(keep.keep_bytes)}")]
+                      f"{human_size(depth.bytes)} of previous content; keeps the newest {keep.keep_changes} changes "
+                      f"(pruned at {prune_at(keep)}) and at most {human_size(keep.keep_bytes)}")]
 
 
 def roots_lines(workspace: Workspace) -> list[str]:

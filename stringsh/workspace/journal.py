@@ -23,8 +23,8 @@ The audit trail is anchored here: every change set's transaction also records th
 its head cannot pass `stringsh audit verify` while the journal holds changes (audit.py `check_anchor`). It costs
 nothing per read-only request: only a change set writes it, inside the transaction it opens anyway.
 
-The journal is bounded (keep.py): after each change the oldest change sets beyond the policy's `[journal]`
-`keep_changes` and `keep_bytes` are pruned with the previous bytes only they held.
+The journal is bounded (keep.py): once a change takes it a tenth past the policy's `[journal]` `keep_changes`, or
+past its `keep_bytes`, the oldest change sets are pruned with the previous bytes only they held.
 """
 
 from __future__ import annotations

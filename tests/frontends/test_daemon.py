@@ -204,6 +204,45 @@ def test_a_reader_stuck_on_a_slow_request_hands_reading_on(ws: Path, gate) -> No
     assert out.index("re: /wait-gate\nreleased") < out.index("re: /set b = 2")
 
 
+def test_a_burst_runs_every_topic_at_once_and_leaves_only_spare_readers(ws: Path) -> None:
+    """Ten topics' slow requests all run together (each read while the others run); once they end, the threads
+    beyond the spare readers end too, while the daemon still serves."""
+    from stringsh.daemon import SPARE_READERS, Daemon
+    from tests.dialects.mcp.client import wait_until
+
+    running, release = threading.Semaphore(0), threading.Event()
+
+    def wait_gate(ctx) -> Result:  # type: ignore[no-untyped-def]
+        running.release()
+        release.wait(10)
+        return Result("released")
+
+    sink = Sink()
+    daemon = Daemon(Dispatcher(ws, commands=with_command("wait-gate", wait_gate)), out=sink)
+    feed: queue.Queue[StreamItem | None] = queue.Queue()
+    server = threading.Thread(target=daemon.serve, args=(iter(feed.get, None),))
+    server.start()
+    try:
+        for n in range(10):
+            feed.put(StreamItem(f"[g{n}] /wait-gate", f"t{n}"))
+        for _ in range(10):
+            assert running.acquire(timeout=10)  # all ten at once: none waits for another to end
+        release.set()
+        wait_until(lambda: sink.text().count("released") == 10, "the ten replies")
+
+        def alive() -> int:
+            return sum(thread.is_alive() for thread in daemon._threads)
+
+        wait_until(lambda: alive() <= SPARE_READERS + 1, f"at most {SPARE_READERS + 1} threads left")
+        feed.put(StreamItem("[after] /set a = 1", "t0"))
+        wait_until(lambda: "re: [after] /set a = 1" in sink.text(), "a reply after the burst")
+    finally:
+        release.set()
+        feed.put(None)
+        server.join(10)
+    assert not server.is_alive()
+
+
 def test_queue_timeout(ws: Path, gate) -> None:
     from stringsh.daemon import Daemon
 

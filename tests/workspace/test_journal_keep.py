@@ -102,9 +102,26 @@ def test_info_shows_the_journal_depth(ws: Path) -> None:
     out = run_stringsh(["-c", "/info"], ws).stdout.decode()
     assert out.endswith(
         "vars:      (none)\n"
-        "journal:   2 changes kept (oldest 1, newest 2), 15 bytes of previous content; keeps at most 1000 changes "
-        "and 128 MiB\n"
+        "journal:   2 changes kept (oldest 1, newest 2), 15 bytes of previous content; keeps the newest 1000 "
+        "changes (pruned at 1100) and at most 128 MiB\n"
     )
+
+
+def test_from_ten_kept_changes_a_prune_waits_for_a_tenth_more_and_goes_back_to_the_bound(ws: Path) -> None:
+    """A prune scans the kept rows: past 10 change sets it frees a tenth at a time, not one per change."""
+    workspace = keeping(ws, changes=20)
+    try:
+        for i in range(22):
+            workspace.write_text("a.txt", f"v{i}\n")
+        assert [row.id for row in workspace.history(limit=30)] == list(range(22, 0, -1))  # 22: still under 23
+        workspace.write_text("a.txt", "v22\n")
+        assert [row.id for row in workspace.history(limit=30)] == list(range(23, 3, -1))  # the newest 20
+        assert workspace.journal.db.execute("SELECT COUNT(*) FROM blobs").fetchone()[0] == 20
+        for i in range(23, 25):
+            workspace.write_text("a.txt", f"v{i}\n")
+        assert len(workspace.history(limit=30)) == 22
+    finally:
+        workspace.close()
 
 
 def test_a_write_under_the_bound_prunes_nothing_and_scans_nothing(ws: Path) -> None:
