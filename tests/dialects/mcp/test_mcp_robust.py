@@ -122,7 +122,8 @@ def test_two_http_clients_editing_one_file(server: HttpServer, root: Path) -> No
                     {"oldText": f"line {index}\n", "newText": f"LINE {index}\n"}]})
                 done.append((index, "error" if result.is_error else "ok"))
                 if result.is_error:
-                    assert result.content[0].text.startswith("ERROR(CONFLICT): ")  # type: ignore[union-attr]
+                    text = result.content[0].text  # type: ignore[union-attr]
+                    assert text.startswith("ERROR(CONFLICT): "), (text, "".join(server.stderr))
             return done
 
         with ThreadPoolExecutor(2) as pool:
