@@ -26,7 +26,7 @@ from stringsh.workspace.policy import JournalKeep
 FINISHED = "state NOT IN ('pending', 'staged')"
 #: A prune for bytes goes down to this percentage of `keep_bytes`, so pruning (tens of milliseconds with thousands
 #: of kept files) happens once per tenth of the bound's growth rather than after every change past it; a prune for
-#: the count starts this much past `keep_changes` (110%, at least one more) and goes down to it.
+#: the count starts this much past `keep_changes` (at 110%; below 10 change sets, at once) and goes down to it.
 SLACK = 90
 #: How many `pruned_undo` rows (one per client and topic whose undo history was cut) are remembered.
 MAX_PRUNED_NOTES = 1000
