@@ -25,6 +25,32 @@ NOT_INSTALLED = "is not installed"
 BWRAP_IDS = frozenset({"bubblewrap", "sandboxed"})
 
 
+#: The end of the unsandboxed shell's start-up note (tests/shell/test_sandbox_default.py checks it whole).
+BEST_EFFORT = "it runs with your rights; commands naming a secret path are refused (best effort)"
+
+
+@functools.cache
+def sandbox_note() -> str:
+    """What the start-up line adds on this machine under the default policy: nothing where bubblewrap runs, else why
+    the shell is not sandboxed. Tests that compare a start-up line whole add it, so they hold with and without bwrap."""
+    path = shutil.which("bwrap")
+    if path is None:
+        why = "bwrap is not installed"
+    else:
+        from stringsh.workspace.shell.providers import BwrapProbe
+
+        problem = BwrapProbe().problem(path)
+        if problem is None:
+            return ""
+        why = f"bwrap cannot run here: {(problem.splitlines() or ['it failed'])[0][:200]}"
+    return f"; shell not sandboxed ({why}): {BEST_EFFORT}"
+
+
+def on_this_machine(line: str) -> str:
+    """`line`, a start-up line under the default sandbox setting, as this machine prints it."""
+    return line + sandbox_note()
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",

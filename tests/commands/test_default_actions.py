@@ -34,6 +34,15 @@ def repo(ws: Path) -> Path:
     return ws
 
 
+@pytest.fixture
+def plain_repo(ws: Path) -> Path:
+    """The same page whose action names no secret: where the shell is not sandboxed, a command naming `.env` is
+    refused before it runs (best effort), so consent to run is shown with a command that runs on every machine."""
+    (ws / "README.md").write_text(README.replace("cat .env; ", "echo building; "))
+    (ws / ".env").write_text(ENV)
+    return ws
+
+
 def open_readme(ws: Path) -> str:
     dispatcher = Dispatcher(ws)
     try:
@@ -69,7 +78,8 @@ def test_finding_08_act_obeys_shell_false(repo: Path) -> None:
     assert not (repo / "built.txt").exists()
 
 
-def test_finding_08_explicit_act_is_consent(repo: Path) -> None:
+def test_finding_08_explicit_act_is_consent(plain_repo: Path) -> None:
+    repo = plain_repo
     dispatcher = Dispatcher(repo)
     try:
         dispatcher.execute("/open README.md")
@@ -98,7 +108,8 @@ def test_finding_08_http_default_sends_nothing_untrusted(ws: Path) -> None:
         listener.close()
 
 
-def test_finding_08_a_trusted_workspace_runs_its_default(repo: Path) -> None:
+def test_finding_08_a_trusted_workspace_runs_its_default(plain_repo: Path) -> None:
+    repo = plain_repo
     trust_workspace(repo)
     reply = open_readme(repo)
     assert reply.startswith(page(""))

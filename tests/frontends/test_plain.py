@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pexpect
 
-from tests.conftest import run_stringsh
+from tests.conftest import on_this_machine, run_stringsh
 from tests.frontends.scripts import SCRIPT, check, make_workspace, split_replies
 
 PROMPT = "› "
@@ -57,7 +57,8 @@ def test_plain_loop_in_a_pty_gives_the_same_replies_as_run_and_no_escapes(ws: Pa
     assert child.exitstatus == 0
     assert "\x1b" not in transcript
     assert transcript.startswith(  # the policy line (stderr, cli.announce_policy), then the banner
-        "stringsh: policy: defaults\r\nstringsh — /help lists commands, !cmd runs a shell command, Ctrl-D leaves"
+        on_this_machine("stringsh: policy: defaults")
+        + "\r\nstringsh — /help lists commands, !cmd runs a shell command, Ctrl-D leaves"
     )
     # The pty echoes what was typed; the replies are what follows each echoed request line.
     replies = []

@@ -43,6 +43,25 @@ def ask(repl_fixture: tuple[Repl, object, io.StringIO], keys: str) -> str:
     return shell.prompt.prompt(shell.message)
 
 
+def run_turns(shell: Repl, pipe: object, *turns: str) -> int:
+    """Run the loop on `turns`, each one request's keys, then Ctrl-D. Each turn's keys go in when its prompt is
+    asked for: keys sent earlier could meet a running command's live view, which keeps only printable typeahead
+    (a busy machine makes a quick command slow enough to show it)."""
+    pending = [*turns, "\x04"]
+    prompt = shell.prompt.prompt
+
+    def next_turn(*args: object, **kwargs: object) -> str:
+        if pending:
+            pipe.send_text(pending.pop(0))  # type: ignore[attr-defined]
+        return prompt(*args, **kwargs)  # type: ignore[arg-type]
+
+    shell.prompt.prompt = next_turn  # type: ignore[method-assign]
+    try:
+        return shell.run()
+    finally:
+        shell.prompt.prompt = prompt  # type: ignore[method-assign]
+
+
 def test_enter_sends_a_one_line_request(repl) -> None:  # type: ignore[no-untyped-def]
     assert ask(repl, "/ls\r") == "/ls"
 
@@ -70,8 +89,7 @@ def test_ctrl_d_on_a_non_empty_line_deletes_instead_of_leaving(repl) -> None:  #
 def test_the_loop_shows_each_request_and_reply_and_exits_on_ctrl_d(repl, ws: Path, history_file: Path) -> None:  # type: ignore[no-untyped-def]
     shell, pipe, buffer = repl
     (ws / "docs").mkdir()
-    pipe.send_text("/ls\r/nope\r/write a.md\x1b\r# A\r/open a.md\r\x04")
-    assert shell.run() == 0
+    assert run_turns(shell, pipe, "/ls\r", "/nope\r", "/write a.md\x1b\r# A\r", "/open a.md\r") == 0
     out = buffer.getvalue()
     assert "re: /ls\nListing ./\n" in out and "  docs/" in out
     assert "ERROR(COMMAND_UNSUPPORTED): Unknown command: /nope" in out
@@ -104,8 +122,7 @@ def ask_after_history(repl_fixture: tuple[Repl, object, io.StringIO], keys: str,
 
 def test_history_recalls_earlier_input(repl, history_file: Path) -> None:  # type: ignore[no-untyped-def]
     shell, pipe, _buffer = repl
-    pipe.send_text("/info\r/ls\r\x04")
-    shell.run()
+    run_turns(shell, pipe, "/info\r", "/ls\r")
     assert ask_after_history(repl, "\x1b[A\x1b[A\r", 2) == "/info"  # Up, Up
     assert ask_after_history(repl, "\x12/i\r\r", 3) == "/info"  # Ctrl-R search, accept, send
     assert history_file.read_text().count("+/info") == 2  # a repeat of the last entry is not stored twice
@@ -113,8 +130,7 @@ def test_history_recalls_earlier_input(repl, history_file: Path) -> None:  # typ
 
 def test_history_survives_a_new_session(repl, dispatcher: Dispatcher, history_file: Path) -> None:  # type: ignore[no-untyped-def]
     shell, pipe, _buffer = repl
-    pipe.send_text("/info\r\x04")
-    shell.run()
+    run_turns(shell, pipe, "/info\r")
     later = Repl(dispatcher)
     assert ask_after_history((later, pipe, _buffer), "\x1b[A\r", 1) == "/info"
 
@@ -142,8 +158,7 @@ def test_history_file_is_created_private(history_file: Path) -> None:
 
 def test_secrets_and_space_prefixed_requests_stay_out_of_the_file(repl, history_file: Path) -> None:  # type: ignore[no-untyped-def]
     shell, pipe, _buffer = repl
-    pipe.send_text(" /set {token} = abc\r/set $API_KEY = sk-123\r[x] /SET  $K=v\r/set {a} = 1\r\x04")
-    shell.run()
+    run_turns(shell, pipe, " /set {token} = abc\r", "/set $API_KEY = sk-123\r", "[x] /SET  $K=v\r", "/set {a} = 1\r")
     saved = history_file.read_text()
     assert "sk-123" not in saved and "abc" not in saved and "$K" not in saved
     assert "+/set {a} = 1" in saved
@@ -177,8 +192,7 @@ def test_only_shell_lines_are_interrupted(repl, dispatcher: Dispatcher) -> None:
 
 def test_dollar_assignments_in_a_body_stay_out_of_the_file(repl, history_file: Path) -> None:  # type: ignore[no-untyped-def]
     shell, pipe, _buffer = repl
-    pipe.send_text('/set <<EOF\r$API_TOKEN = "sk-heredoc"\rEOF\r/set\x1b\r$B_TOKEN = "sk-alt"\r/ls\r\x04')
-    shell.run()
+    run_turns(shell, pipe, '/set <<EOF\r$API_TOKEN = "sk-heredoc"\rEOF\r', '/set\x1b\r$B_TOKEN = "sk-alt"\r', '/ls\r')
     saved = history_file.read_text()
     assert "sk-" not in saved and "TOKEN" not in saved
     assert "+/ls" in saved

@@ -11,7 +11,7 @@ import pytest
 from stringsh.errors import StringError
 from stringsh.userdirs import user_policy_file
 from stringsh.workspace import Workspace, load_policy, trust
-from tests.conftest import run_stringsh
+from tests.conftest import on_this_machine, run_stringsh
 
 
 @pytest.fixture
@@ -31,10 +31,10 @@ def roots_toml(*roots: str) -> str:
 
 
 MAIN = 'id = "main"\npath = "."'
-WIDENING = (
+WIDENING = on_this_machine(
     "stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted: 1 widening setting ignored: roots;"
-    " run 'stringsh trust' to allow them)\n"
-)
+    " run 'stringsh trust' to allow them)"
+) + "\n"
 
 
 @pytest.mark.parametrize("path", ["../outside", "ABS", "link"])
@@ -62,7 +62,7 @@ def test_an_untrusted_workspace_may_name_a_read_only_root_inside_it(cloned: Path
         '[[roots]]\nid = "main"\npath = "."\n[[roots]]\nid = "docs"\npath = "sub"\nmode = "read_only"\n'
     )
     proc = run_stringsh(["run", "--keep-going", "-"], cloned, "/open docs:s.md\n/write sub/n.md x\n/write a.md a\n")
-    narrows = "stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted)\n"
+    narrows = on_this_machine("stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted)") + "\n"
     assert proc.stderr.decode().startswith(narrows)
     hint = "A read_only root is never changed; /info lists the roots and their modes."
     assert proc.stdout.decode() == (

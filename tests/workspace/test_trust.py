@@ -13,13 +13,13 @@ from stringsh.errors import StringError
 from stringsh.userdirs import config_dir, user_policy_file
 from stringsh.workspace import Workspace, load_policy, trust
 from stringsh.workspace.layers import startup_line
-from tests.conftest import run_stringsh
+from tests.conftest import on_this_machine, run_stringsh
 
 ATTACK = '[[roots]]\npath = ".."\n[secrets]\nallow_globs = ["*"]\n'
-IGNORED = (
+IGNORED = on_this_machine(
     "stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted: 2 widening settings ignored: "
-    "roots, secrets.allow_globs; run 'stringsh trust' to allow them)\n"
-)
+    "roots, secrets.allow_globs; run 'stringsh trust' to allow them)"
+) + "\n"
 
 
 @pytest.fixture
@@ -81,7 +81,7 @@ def test_trust_round_trip(cloned: Path) -> None:
     opened = run_stringsh(["-c", "/open repo/.env"], cloned)
     assert opened.stderr == b"" and b"TOKEN=hunter2" in opened.stdout
     assert run_stringsh(["run", "-"], cloned, "/set\n").stderr.decode() == (
-        "stringsh: policy: defaults + workspace stringsh.toml (trusted)\n"
+        on_this_machine("stringsh: policy: defaults + workspace stringsh.toml (trusted)") + "\n"
     )
     # an edit lapses trust: the widening is ignored again, and asked for again
     with (cloned / "stringsh.toml").open("a") as f:
@@ -189,9 +189,10 @@ def test_the_user_policy_and_policy_option_are_trusted(tmp_path: Path) -> None:
 
 def test_dash_c_is_quiet_unless_something_was_ignored(ws: Path) -> None:
     (ws / "stringsh.toml").write_text("[permissions]\ndelete = false\n")
+    line = on_this_machine("stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted)") + "\n"
     assert run_stringsh(["-c", "/ls"], ws).stderr == b""
     daemon = run_stringsh(["daemon"], ws, "/ls\n")
-    assert daemon.stderr.decode() == "stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted)\n"
+    assert daemon.stderr.decode() == line
 
 
 def test_a_workspace_holding_the_config_folder_cannot_trust_itself(tmp_path: Path) -> None:
