@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -19,6 +20,7 @@ STRINGSH = [sys.executable, "-m", "stringsh"]
 TOOLS = {"bwrap": "apt-get install -y bubblewrap", "git": "apt-get install -y git",
          "rg": "pip install --only-binary=ripgrep 'stringsh[search]'",
          "node": "apt-get install -y nodejs npm", "npm": "apt-get install -y nodejs npm",
+         "strace": "apt-get install -y strace",
          "tmpfs": "run the tests as root, as CI does, where `mount -t tmpfs` works"}
 #: Parameter ids that mean "this case runs under bubblewrap" (shell providers, policy variants).
 NOT_INSTALLED = "is not installed"
@@ -54,7 +56,8 @@ def on_this_machine(line: str) -> str:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "needs(tool): runs a tool (bwrap, git, rg, node, npm, tmpfs: a size-limited mount); skipped without it, "
+        "needs(tool): runs a tool (bwrap, git, rg, node, npm, strace, tmpfs: a size-limited mount); skipped "
+        "without it, "
         "unless CI=true, where it must run",
     )
 
@@ -92,6 +95,14 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         if os.environ.get("CI") == "true":
             pytest.fail(f"{tool} is not installed and CI=true requires this test: {TOOLS[tool]}", pytrace=False)
         pytest.skip(f"{tool} {NOT_INSTALLED} ({TOOLS[tool]} to run this test)")
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skip a test this machine cannot run (a file system without sparse files, a tracer ptrace refuses), except
+    where CI=true: there every test must run, so it fails with the same reason."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} (CI=true requires this test)", pytrace=False)
+    pytest.skip(reason)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -31,7 +31,7 @@ def test_cli_action_respects_the_sandbox(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 @pytest.mark.needs("bwrap")
-def test_finding_03_a_sandboxed_cli_action_cannot_plant_a_git_hook(ws: Path) -> None:
+def test_a_sandboxed_cli_action_cannot_plant_a_git_hook(ws: Path) -> None:
     """`git init` inside the action, then a hook: the action runs in the sandbox, and what it planted on a protected
     path is removed after it, with a note, as after `!cmd`."""
     (ws / "stringsh.toml").write_text("[shell]\nsandbox = true\n")

@@ -51,18 +51,18 @@ def open_readme(ws: Path) -> str:
         dispatcher.close()
 
 
-def test_finding_08_opening_a_page_does_not_run_its_cli_default(repo: Path) -> None:
+def test_opening_a_page_does_not_run_its_cli_default(repo: Path) -> None:
     assert open_readme(repo) == page(NOT_RUN)
     assert not (repo / "built.txt").exists()
 
 
-def test_finding_08_not_with_the_shell_off_either(repo: Path) -> None:
+def test_not_with_the_shell_off_either(repo: Path) -> None:
     (repo / "stringsh.toml").write_text("[permissions]\nshell = false\n")
     assert open_readme(repo) == page(SHELL_OFF)
     assert not (repo / "built.txt").exists()
 
 
-def test_finding_08_act_obeys_shell_false(repo: Path) -> None:
+def test_act_obeys_shell_false(repo: Path) -> None:
     (repo / "stringsh.toml").write_text("[permissions]\nshell = false\n")
     dispatcher = Dispatcher(repo)
     try:
@@ -78,7 +78,7 @@ def test_finding_08_act_obeys_shell_false(repo: Path) -> None:
     assert not (repo / "built.txt").exists()
 
 
-def test_finding_08_explicit_act_is_consent(plain_repo: Path) -> None:
+def test_explicit_act_is_consent(plain_repo: Path) -> None:
     repo = plain_repo
     dispatcher = Dispatcher(repo)
     try:
@@ -90,7 +90,7 @@ def test_finding_08_explicit_act_is_consent(plain_repo: Path) -> None:
     assert (repo / "built.txt").exists()
 
 
-def test_finding_08_http_default_sends_nothing_untrusted(ws: Path) -> None:
+def test_http_default_sends_nothing_untrusted(ws: Path) -> None:
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(0.3)
     port = listener.getsockname()[1]
@@ -108,7 +108,7 @@ def test_finding_08_http_default_sends_nothing_untrusted(ws: Path) -> None:
         listener.close()
 
 
-def test_finding_08_a_trusted_workspace_runs_its_default(plain_repo: Path) -> None:
+def test_a_trusted_workspace_runs_its_default(plain_repo: Path) -> None:
     repo = plain_repo
     trust_workspace(repo)
     reply = open_readme(repo)
@@ -121,7 +121,7 @@ def test_finding_08_a_trusted_workspace_runs_its_default(plain_repo: Path) -> No
 
 
 @pytest.mark.needs("bwrap")
-def test_finding_08_a_trusted_default_runs_in_the_sandbox(ws: Path, tmp_path: Path) -> None:
+def test_a_trusted_default_runs_in_the_sandbox(ws: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside.txt"
     (ws / "stringsh.toml").write_text("[shell]\nsandbox = true\n")
     (ws / "README.md").write_text(
@@ -134,7 +134,7 @@ def test_finding_08_a_trusted_default_runs_in_the_sandbox(ws: Path, tmp_path: Pa
     assert not outside.exists()  # and the sandbox kept it there
 
 
-def test_finding_08_through_the_real_program(repo: Path) -> None:
+def test_through_the_real_program(repo: Path) -> None:
     out = run_stringsh(["-c", "/open README.md"], cwd=repo)
     assert out.returncode == 0, out.stderr
     assert NOT_RUN in out.stdout.decode()

@@ -65,7 +65,7 @@ def make_workspace(ws: Path, flag: str) -> None:
 
 
 @pytest.mark.parametrize(("flag", "before", "command"), CASES, ids=[f"{c[0]}:{c[2].split(chr(10))[0]}" for c in CASES])
-def test_finding_06_every_flag_on_every_command(ws: Path, flag: str, before: list[str], command: str) -> None:
+def test_every_flag_on_every_command(ws: Path, flag: str, before: list[str], command: str) -> None:
     make_workspace(ws, flag)
     dispatcher = Dispatcher(ws)
     try:
@@ -80,7 +80,7 @@ def test_finding_06_every_flag_on_every_command(ws: Path, flag: str, before: lis
         dispatcher.close()
 
 
-def test_finding_06_edit_force_is_refused_when_edit_is_off(ws: Path) -> None:
+def test_edit_force_is_refused_when_edit_is_off(ws: Path) -> None:
     """The attack as reported: `[permissions] edit = false`, then `/edit --force file.txt` changed the file."""
     (ws / "file.txt").write_text("original\n")
     (ws / "stringsh.toml").write_text("[permissions]\nedit = false\n")
@@ -98,7 +98,7 @@ def test_finding_06_edit_force_is_refused_when_edit_is_off(ws: Path) -> None:
 
 
 @pytest.mark.parametrize("flag", ["write", "revert"])
-def test_finding_06_undo_is_a_write(ws: Path, flag: str) -> None:
+def test_undo_is_a_write(ws: Path, flag: str) -> None:
     """A change made while allowed is not undone once the policy turns `write` (or `revert`) off."""
     (ws / "a.md").write_text(PAGE)
     first = Dispatcher(ws)

@@ -34,7 +34,7 @@ def base():
         yield url
 
 
-def test_finding_04_open_back_refresh_and_includes_mask_secrets(ws: Path, dispatcher, secret_page: Path) -> None:
+def test_open_back_refresh_and_includes_mask_secrets(ws: Path, dispatcher, secret_page: Path) -> None:
     reply = dispatcher.execute("/open deploy.md").text
     assert_clean(reply)
     assert f"Token: {MASK}" in reply
@@ -50,7 +50,7 @@ def test_finding_04_open_back_refresh_and_includes_mask_secrets(ws: Path, dispat
     assert secret_page.read_text() == PAGE  # masking is for what is shown: the file is untouched
 
 
-def test_finding_04_a_budget_cut_never_splits_a_key_open(ws: Path, dispatcher) -> None:
+def test_a_budget_cut_never_splits_a_key_open(ws: Path, dispatcher) -> None:
     (ws / "key.txt").write_text("head\n" + KEY + "\ntail\n")
     dispatcher.execute('/set {_max_lines} = "2"')
     for command in ("/open key.txt", "/open key.txt --from 3", "/source key.txt --from 3", "/edit key.txt --from 3"):
@@ -58,7 +58,7 @@ def test_finding_04_a_budget_cut_never_splits_a_key_open(ws: Path, dispatcher) -
     assert body(dispatcher.execute("/open key.txt --from 3").text).startswith(f"Opened key.txt\n---\n{MASK}\n{MASK}")
 
 
-def test_finding_04_source_edit_view_and_verify_mask_secrets(ws: Path, dispatcher, secret_page: Path) -> None:
+def test_source_edit_view_and_verify_mask_secrets(ws: Path, dispatcher, secret_page: Path) -> None:
     source = dispatcher.execute("/source deploy.md").text
     assert_clean(source)
     assert f"Token: {MASK}" in source
@@ -78,20 +78,20 @@ def test_finding_04_source_edit_view_and_verify_mask_secrets(ws: Path, dispatche
     assert verified.startswith("re: /verify deploy.md#key\nVerified deploy.md#key (5 lines, ")
 
 
-def test_finding_04_views_of_ordinary_files_are_unchanged(ws: Path, dispatcher) -> None:
+def test_views_of_ordinary_files_are_unchanged(ws: Path, dispatcher) -> None:
     (ws / "plain.md").write_text("# Plain\n\nsha 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n")
     assert dispatcher.execute("/edit plain.md").text.endswith("\n\n(3 lines)")
     assert MASK not in dispatcher.execute("/open plain.md").text
 
 
-def test_finding_04_policy_patterns_and_replacement(ws: Path, dispatcher) -> None:
+def test_policy_patterns_and_replacement(ws: Path, dispatcher) -> None:
     (ws / "stringsh.toml").write_text('[secrets]\nredact_regexes = ["corp-[0-9]{6}"]\nreplacement = "<hidden>"\n')
     trust_workspace(ws)  # another mask text is the user's choice: an untrusted workspace cannot change it
     (ws / "notes.txt").write_text(f"id corp-123456 and {TOKEN}\n")
     assert body(dispatcher.execute("/open notes.txt").text) == "Opened notes.txt\n---\nid <hidden> and <hidden>"
 
 
-def test_finding_04_shell_output_is_masked(ws: Path, dispatcher, secret_page: Path) -> None:
+def test_shell_output_is_masked(ws: Path, dispatcher, secret_page: Path) -> None:
     bang = dispatcher.execute("!cat deploy.md")
     assert_clean(bang.text)
     assert f"Token: {MASK}" in bang.text
@@ -100,7 +100,7 @@ def test_finding_04_shell_output_is_masked(ws: Path, dispatcher, secret_page: Pa
     assert "Authorization: Bearer " + MASK in dispatcher.execute("/exec echo 'Authorization: Bearer abc123def'").text
 
 
-def test_finding_04_bash_topic_output_is_masked(ws: Path, secret_page: Path) -> None:
+def test_bash_topic_output_is_masked(ws: Path, secret_page: Path) -> None:
     from stringsh.dispatcher import Dispatcher
 
     dispatcher = Dispatcher(ws)
@@ -113,7 +113,7 @@ def test_finding_04_bash_topic_output_is_masked(ws: Path, secret_page: Path) -> 
         dispatcher.close()
 
 
-def test_finding_04_action_responses_are_masked(ws: Path, dispatcher, base: str) -> None:
+def test_action_responses_are_masked(ws: Path, dispatcher, base: str) -> None:
     (ws / "ops.md").write_text(
         f"# Ops\n\n```act.show\nCLI cat token.txt\n```\n\n```act.echo\nGET {base}/echo?q={TOKEN}\n```\n\n"
         "```act.tpl\nCLI cat token.txt\n```\n\n```act.tpl.response\nq = {Response.body}\n```\n"
@@ -130,7 +130,7 @@ def test_finding_04_action_responses_are_masked(ws: Path, dispatcher, base: str)
     assert_clean(dispatcher.execute("/refresh").text)
 
 
-def test_finding_04_through_the_real_program(ws: Path, secret_page: Path) -> None:
+def test_through_the_real_program(ws: Path, secret_page: Path) -> None:
     for command in ("/open deploy.md", "/source deploy.md", "/edit deploy.md", "!cat deploy.md"):
         out = run_stringsh(["-c", command], cwd=ws)
         assert out.returncode == 0, out.stderr
@@ -141,7 +141,7 @@ def test_finding_04_through_the_real_program(ws: Path, secret_page: Path) -> Non
 # -- a masked view is never written back --------------------------------------------------------------------------
 
 
-def test_finding_04_whole_edit_that_keeps_the_mask_is_refused(ws: Path, dispatcher, secret_page: Path) -> None:
+def test_whole_edit_that_keeps_the_mask_is_refused(ws: Path, dispatcher, secret_page: Path) -> None:
     view = dispatcher.execute("/edit deploy.md").text
     shown = [line.split(" | ", 1)[1] for line in body(view).split("\n---\n", 1)[1].split("\n") if " | " in line]
     copied = "\n".join(shown).replace("Nothing secret here.", "Changed.") + "\n"
@@ -159,7 +159,7 @@ def test_finding_04_whole_edit_that_keeps_the_mask_is_refused(ws: Path, dispatch
     assert secret_page.read_text() == rewritten
 
 
-def test_finding_04_write_over_a_secret_with_the_mask_is_refused(ws: Path, dispatcher, secret_page: Path) -> None:
+def test_write_over_a_secret_with_the_mask_is_refused(ws: Path, dispatcher, secret_page: Path) -> None:
     dispatcher.execute("/open deploy.md")
     reply = dispatcher.execute(f"/write --force deploy.md\nToken: {MASK}\n")
     assert reply.code == "INVALID_PAYLOAD"
@@ -168,7 +168,7 @@ def test_finding_04_write_over_a_secret_with_the_mask_is_refused(ws: Path, dispa
     assert (ws / "fresh.md").read_text() == f"Token: {MASK}\n"
 
 
-def test_finding_04_block_edits_keep_the_secrets_they_do_not_touch(ws: Path, dispatcher, secret_page: Path) -> None:
+def test_block_edits_keep_the_secrets_they_do_not_touch(ws: Path, dispatcher, secret_page: Path) -> None:
     dispatcher.execute("/open deploy.md")
     reply = dispatcher.execute("/edit deploy.md#notes\nRotated on Monday.\n")
     assert reply.ok, reply.text
@@ -181,7 +181,7 @@ def test_finding_04_block_edits_keep_the_secrets_they_do_not_touch(ws: Path, dis
     assert KEY not in secret_page.read_text()
 
 
-def test_finding_04_links_in_nav_and_info_are_masked(ws: Path, dispatcher) -> None:
+def test_links_in_nav_and_info_are_masked(ws: Path, dispatcher) -> None:
     (ws / "links.md").write_text(f"# Links\n\n[@ci The CI](https://ci.example/hook?token={TOKEN})\n")
     assert dispatcher.execute("/open links.md").ok
     assert dispatcher.execute("/info @ci").text == f"re: /info @ci\n@ci → https://ci.example/hook?token={MASK}"

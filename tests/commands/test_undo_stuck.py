@@ -4,7 +4,6 @@ stuck; undo of a write into new folders removes those folders while they are emp
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -23,7 +22,7 @@ def git(ws: Path, *args: str) -> None:
                    capture_output=True)
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.needs("git")
 def test_a_file_restored_by_git_checkout_counts_as_undone(ws: Path, tmp_path: Path) -> None:
     (ws / "README.md").write_text("# readme\n")
     git(ws, "init", "-q")

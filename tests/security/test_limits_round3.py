@@ -15,10 +15,8 @@ import subprocess
 import threading
 from pathlib import Path
 
-import pytest
-
 from stringsh.workspace.state import state_folder
-from tests.conftest import STRINGSH, run_stringsh
+from tests.conftest import STRINGSH, run_stringsh, unavailable
 
 HUGE = 16 << 30
 LINES = b"".join(b"line %d\n" % n for n in range(1, 1001))
@@ -36,10 +34,10 @@ def sparse(path: Path, head: bytes, size: int) -> None:
     try:
         os.truncate(path, size)
     except OSError as exc:
-        pytest.skip(f"this file system refuses a {size}-byte sparse file: {exc}")
+        unavailable(f"this file system refuses a {size}-byte sparse file: {exc}")
     if os.stat(path).st_blocks * 512 > 64 << 20:
         path.unlink()
-        pytest.skip("this file system does not keep files sparse")
+        unavailable("this file system does not keep files sparse")
 
 
 def test_a_16_gb_sparse_file_opens_from_line_2_saying_what_it_could_not_count(ws: Path) -> None:
@@ -137,7 +135,7 @@ def refusing_runner(folder: Path) -> list[str]:
     if shutil.which("unshare") is None or subprocess.run(
         ["unshare", "--user", "--map-root-user", "ls", str(folder)], capture_output=True).returncode == 0:
         folder.chmod(0o700)
-        pytest.skip("no way here to refuse a folder to root (unshare --user is not available)")
+        unavailable("no way here to refuse a folder to root (unshare --user is not available)")
     return ["unshare", "--user", "--map-root-user"]
 
 

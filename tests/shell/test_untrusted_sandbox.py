@@ -42,7 +42,7 @@ def git_commit_runs_no_hook(ws: Path, marker: Path) -> None:
 # -- finding 3: git hooks and config in a `.git` made after the shell started ----------------------------------
 
 
-def test_finding_03_sandbox_hook_in_a_later_git_is_removed(ws: Path, tmp_path: Path) -> None:
+def test_sandbox_hook_in_a_later_git_is_removed(ws: Path, tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     command = (f"!git init -q && printf '#!/bin/sh\\ntouch {marker}\\n' > .git/hooks/post-commit"
                " && chmod +x .git/hooks/post-commit && echo planted")
@@ -55,7 +55,7 @@ def test_finding_03_sandbox_hook_in_a_later_git_is_removed(ws: Path, tmp_path: P
     git_commit_runs_no_hook(ws, marker)
 
 
-def test_finding_03_sandbox_config_with_code_in_a_later_git_is_removed(ws: Path, tmp_path: Path) -> None:
+def test_sandbox_config_with_code_in_a_later_git_is_removed(ws: Path, tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     out = sandboxed(ws, f"!git init -q && git config core.fsmonitor 'touch {marker}; false' && echo set")
     assert "set\nnote: removed .git/config written by the command: protected path" in out
@@ -63,14 +63,14 @@ def test_finding_03_sandbox_config_with_code_in_a_later_git_is_removed(ws: Path,
     git_commit_runs_no_hook(ws, marker)
 
 
-def test_finding_03_sandbox_gitdir_link_and_gitmodules_are_removed(ws: Path) -> None:
+def test_sandbox_gitdir_link_and_gitmodules_are_removed(ws: Path) -> None:
     out = sandboxed(ws, "!printf 'gitdir: /elsewhere\\n' > .git; printf '[submodule]\\n' > .gitmodules")
     assert "note: removed .git written by the command: protected path" in out
     assert "note: removed .gitmodules written by the command: protected path" in out
     assert not (ws / ".git").exists() and not (ws / ".gitmodules").exists()
 
 
-def test_finding_03_sandbox_existing_hooks_and_config_are_read_only(ws: Path) -> None:
+def test_sandbox_existing_hooks_and_config_are_read_only(ws: Path) -> None:
     subprocess.run(["git", "init", "-q", str(ws)], check=True)
     config = (ws / ".git" / "config").read_bytes()
     out = sandboxed(ws, "!printf x > .git/hooks/pre-commit; git config core.hooksPath /x; echo done")
@@ -79,7 +79,7 @@ def test_finding_03_sandbox_existing_hooks_and_config_are_read_only(ws: Path) ->
     assert not (ws / ".git" / "hooks" / "pre-commit").exists()
 
 
-def test_finding_03_sandbox_background_writes_are_caught(ws: Path) -> None:
+def test_sandbox_background_writes_are_caught(ws: Path) -> None:
     """A background job of the persistent shell writes after its command ended: the next command's check and the
     shell's close both catch it."""
     (ws / "stringsh.toml").write_text(SANDBOX)
@@ -120,7 +120,7 @@ def secrets_ws(ws: Path) -> Path:
     return ws
 
 
-def test_finding_07_cat_env_in_the_sandbox_is_denied(secrets_ws: Path) -> None:
+def test_cat_env_in_the_sandbox_is_denied(secrets_ws: Path) -> None:
     out = sandboxed(secrets_ws, "/open .env", "!cat .env")
     assert "ERROR(SECRET_DENIED)" in out
     assert "cat: .env: Permission denied" in out
@@ -141,19 +141,19 @@ def test_finding_07_cat_env_in_the_sandbox_is_denied(secrets_ws: Path) -> None:
         "/exec cat .env deploy/server.pem",
     ],
 )
-def test_finding_07_no_way_round_the_mask(secrets_ws: Path, command: str) -> None:
+def test_no_way_round_the_mask(secrets_ws: Path, command: str) -> None:
     out = sandboxed(secrets_ws, command)
     assert SECRET not in out
     assert (secrets_ws / ".env").read_text() == f"TOKEN={SECRET}\n"  # masked, not changed
 
 
-def test_finding_07_allowed_and_ordinary_files_stay_readable(secrets_ws: Path) -> None:
+def test_allowed_and_ordinary_files_stay_readable(secrets_ws: Path) -> None:
     (secrets_ws / "notes.txt").write_text("plain\n")
     out = sandboxed(secrets_ws, "!cat .env.example notes.txt")
     assert "TOKEN=\nplain" in out
 
 
-def test_finding_07_user_config_folder_hidden_from_the_sandbox(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_user_config_folder_hidden_from_the_sandbox(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The signing key, stored `$NAME` values and trust decisions live there: not readable, not writable. (Under
     /var/tmp: the sandbox's private /tmp would hide a folder under /tmp anyway.)"""
     config = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="stringsh-config-"))
@@ -168,7 +168,7 @@ def test_finding_07_user_config_folder_hidden_from_the_sandbox(ws: Path, monkeyp
         shutil.rmtree(config)
 
 
-def test_finding_07_secrets_in_the_users_home_are_masked(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_secrets_in_the_users_home_are_masked(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The sandbox shows the system read-only; the user's keys in their home are hidden by the same deny list."""
     home = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="stringsh-home-"))
     try:
@@ -189,7 +189,7 @@ def test_finding_07_secrets_in_the_users_home_are_masked(ws: Path, monkeypatch: 
 # -- finding 10: the sandbox cannot unlock itself -----------------------------------------------------------
 
 
-def test_finding_10_policy_inside_the_workspace_cannot_be_rewritten(ws: Path) -> None:
+def test_policy_inside_the_workspace_cannot_be_rewritten(ws: Path) -> None:
     policy = ws / "p.toml"
     policy.write_text(SANDBOX)
     attack = "!printf '[shell]\\nsandbox = false\\n' > p.toml; mv p.toml q.toml; rm -f p.toml; echo tried"
@@ -202,7 +202,7 @@ def test_finding_10_policy_inside_the_workspace_cannot_be_rewritten(ws: Path) ->
     assert "Read-only file system" in rerun  # still sandboxed on the next run
 
 
-def test_finding_10_policy_folder_cannot_be_renamed_away(ws: Path) -> None:
+def test_policy_folder_cannot_be_renamed_away(ws: Path) -> None:
     (ws / "conf").mkdir()
     policy = ws / "conf" / "p.toml"
     policy.write_text(SANDBOX)
@@ -212,7 +212,7 @@ def test_finding_10_policy_folder_cannot_be_renamed_away(ws: Path) -> None:
     assert policy.read_text() == SANDBOX
 
 
-def test_finding_10_policy_outside_the_workspace_is_not_writable(ws: Path, tmp_path: Path) -> None:
+def test_policy_outside_the_workspace_is_not_writable(ws: Path, tmp_path: Path) -> None:
     """Outside every writable root it is read-only already; inside a second read_write root it is bound so."""
     other = tmp_path / "other"
     other.mkdir()
@@ -229,7 +229,7 @@ def test_finding_10_policy_outside_the_workspace_is_not_writable(ws: Path, tmp_p
         assert (other / "ok").exists()
 
 
-def test_finding_10_git_folder_cannot_be_replaced(ws: Path, tmp_path: Path) -> None:
+def test_git_folder_cannot_be_replaced(ws: Path, tmp_path: Path) -> None:
     """`mv .git .git-old && cp -a .git-old .git` would swap in a writable copy: `.git` is a mount point (EBUSY),
     and emptying it cannot reach the read-only hooks and config either."""
     subprocess.run(["git", "init", "-q", str(ws)], check=True)
@@ -252,7 +252,7 @@ def test_masks_never_stop_the_shell(ws: Path) -> None:
     assert sorted(p.name for p in ws.iterdir()) == [".env", ".stringsh", "a", "server.key", "stringsh.toml"]
 
 
-def test_finding_10_symlinked_git_cannot_be_retargeted(ws: Path, tmp_path: Path) -> None:
+def test_symlinked_git_cannot_be_retargeted(ws: Path, tmp_path: Path) -> None:
     """`.git -> .bare` (a user's layout): its hooks are read-only, and pointing the link at a prepared repository
     is put back."""
     subprocess.run(["git", "init", "-q", "--separate-git-dir", str(ws / ".bare"), str(tmp_path / "w")], check=True)
@@ -267,7 +267,7 @@ def test_finding_10_symlinked_git_cannot_be_retargeted(ws: Path, tmp_path: Path)
     git_commit_runs_no_hook(ws, marker)
 
 
-def test_finding_03_dangling_protected_link_written_through_is_removed(ws: Path) -> None:
+def test_dangling_protected_link_written_through_is_removed(ws: Path) -> None:
     subprocess.run(["git", "init", "-q", str(ws)], check=True)
     (ws / ".git" / "config").unlink()
     (ws / ".git" / "config").symlink_to("../cfg")
@@ -276,7 +276,7 @@ def test_finding_03_dangling_protected_link_written_through_is_removed(ws: Path)
     assert not os.path.lexists(ws / ".git" / "config")
 
 
-def test_finding_07_user_state_folder_hidden_from_the_sandbox(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_user_state_folder_hidden_from_the_sandbox(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every workspace's journal (previous bytes of its files) and audit log live there: another workspace's
     sandbox reads none of it and writes nothing there."""
     state = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="stringsh-state-"))
@@ -298,7 +298,7 @@ def test_finding_07_user_state_folder_hidden_from_the_sandbox(ws: Path, monkeypa
 # -- review of the landed sandbox (H1-H4, M1) ----------------------------------------------------------------
 
 
-def test_finding_h1_workspace_limits_cannot_switch_off_the_masks(ws: Path) -> None:
+def test_workspace_limits_cannot_switch_off_the_masks(ws: Path) -> None:
     """An untrusted workspace may lower its limits (narrowing); the mask walk must not get shorter with them."""
     (ws / "a").mkdir()
     (ws / "a" / "b.txt").write_text("x")
@@ -310,7 +310,7 @@ def test_finding_h1_workspace_limits_cannot_switch_off_the_masks(ws: Path) -> No
     assert "Permission denied" in out
 
 
-def test_finding_h1_a_walk_cut_short_refuses_to_start(ws: Path) -> None:
+def test_a_walk_cut_short_refuses_to_start(ws: Path) -> None:
     """Past its limit the walk fails closed: no shell with unvisited secrets left readable."""
     from stringsh.errors import StringError
     from stringsh.workspace.secrets import SecretMatcher
@@ -326,7 +326,7 @@ def test_finding_h1_a_walk_cut_short_refuses_to_start(ws: Path) -> None:
     assert len(mask_args(ws, matcher, 100, strict=True)) == 5 * 3
 
 
-def test_finding_m1_sandbox_cannot_create_the_user_config(ws: Path) -> None:
+def test_sandbox_cannot_create_the_user_config(ws: Path) -> None:
     """HOME as the workspace and no config folder yet: the sandbox must not plant a trusted user policy."""
     env = {"HOME": str(ws), "STRINGSH_CONFIG_DIR": "", "XDG_CONFIG_HOME": "", "STRINGSH_STATE_DIR": "",
            "XDG_STATE_HOME": ""}
@@ -343,7 +343,7 @@ def test_finding_m1_sandbox_cannot_create_the_user_config(ws: Path) -> None:
     assert oct((ws / ".config" / "stringsh").stat().st_mode & 0o777) == "0o700"
 
 
-def test_finding_h3_nested_repository_made_by_the_command_is_watched(ws: Path, tmp_path: Path) -> None:
+def test_nested_repository_made_by_the_command_is_watched(ws: Path, tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     hook = f"printf '#!/bin/sh\\ntouch {marker}\\n' > sub/.git/hooks/post-commit && chmod +x sub/.git/hooks/post-commit"
     out = sandboxed(ws, f"!mkdir sub && git -C sub init -q && {hook} && echo planted",
@@ -355,7 +355,7 @@ def test_finding_h3_nested_repository_made_by_the_command_is_watched(ws: Path, t
     git_commit_runs_no_hook(ws / "sub", marker)
 
 
-def test_finding_h3_existing_nested_repository_is_read_only(ws: Path, tmp_path: Path) -> None:
+def test_existing_nested_repository_is_read_only(ws: Path, tmp_path: Path) -> None:
     (ws / "a" / "sub").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(ws / "a" / "sub")], check=True)
     config = (ws / "a" / "sub" / ".git" / "config").read_bytes()
@@ -367,7 +367,7 @@ def test_finding_h3_existing_nested_repository_is_read_only(ws: Path, tmp_path: 
     assert not (ws / "a" / "sub" / ".git" / "hooks" / "pre-commit").exists()
 
 
-def test_finding_h2_sandbox_git_dir_not_named_git(ws: Path, tmp_path: Path) -> None:
+def test_sandbox_git_dir_not_named_git(ws: Path, tmp_path: Path) -> None:
     """`.bare` with a `.git` file naming it: read-only when it exists at start, swept when a command makes it."""
     marker = tmp_path / "pwned"
     subprocess.run(["git", "init", "-q", "--bare", str(ws / ".bare")], check=True)
@@ -381,7 +381,7 @@ def test_finding_h2_sandbox_git_dir_not_named_git(ws: Path, tmp_path: Path) -> N
     assert not (ws / "other" / "hooks" / "pre-commit").exists()
 
 
-def test_finding_h4_background_hook_is_removed_without_another_command(ws: Path) -> None:
+def test_background_hook_is_removed_without_another_command(ws: Path) -> None:
     """A job left running writes a hook after its command returned: gone within a fraction of a second, not at
     the next command; the next reply says so."""
     (ws / "stringsh.toml").write_text(SANDBOX)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from stringsh.workspace import Workspace
+from tests.conftest import unavailable
 from tests.workspace.batching_child import make_tree
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,8 +48,6 @@ def files_hash(root: Path) -> dict[str, str]:
 def trace(root: Path, out: Path) -> tuple[int, list[tuple[int, str, str, str]]]:
     """Run the child's apply/revert rounds under strace; returns its pid and the events in completion order:
     (tid, call, path or folder, the temp file a rename renamed)."""
-    if shutil.which("strace") is None:
-        pytest.skip("strace is not installed")
     done = subprocess.run(
         ["strace", "-f", "-y", "-o", str(out), "-e",
          "trace=fsync,fdatasync,renameat,renameat2,rename,access,faccessat,faccessat2",
@@ -57,7 +55,7 @@ def trace(root: Path, out: Path) -> tuple[int, list[tuple[int, str, str, str]]]:
         capture_output=True, text=True, env=child_env(), timeout=300,
     )
     if done.returncode != 0 and "ptrace" in done.stderr:
-        pytest.skip(f"strace cannot trace here: {done.stderr.strip()}")
+        unavailable(f"strace cannot trace here: {done.stderr.strip()}")
     assert done.returncode == 0, done.stderr
     pid = int(done.stdout.split()[0])
     events: list[tuple[int, str, str, str]] = []
@@ -89,6 +87,7 @@ def window(events: list[tuple[int, str, str, str]], start: str, end: str) -> lis
     return events[labels.index(f"/stringsh-mark-{start}") + 1 : labels.index(f"/stringsh-mark-{end}")]
 
 
+@pytest.mark.needs("strace")
 def test_a_100_file_change_set_is_written_batched(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()

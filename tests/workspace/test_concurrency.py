@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -80,11 +80,9 @@ def test_two_topics_on_threads_appending_and_undoing_their_own_changes(tmp_path:
             assert dispatcher.execute(f"/append shared.md\n{topic} {i}\n", topic=topic).ok
             assert dispatcher.execute(f"/write {topic}.md\n{topic} {i}\n", topic=topic).ok
 
-    threads = [threading.Thread(target=work, args=(t,)) for t in ("left", "right")]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    with ThreadPoolExecutor(2) as pool:  # result() re-raises a failed assert of either thread here
+        for done in [pool.submit(work, topic) for topic in ("left", "right")]:
+            done.result()
     lines = (tmp_path / "shared.md").read_text().splitlines()
     assert len(lines) == 51 and lines[0] == "start"
     # Undo in "left" walks back its own /write first; the shared file changed since, so its appends conflict.

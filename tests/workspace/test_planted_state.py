@@ -76,7 +76,7 @@ def stringsh_run(repo: Path, script: str):
 # -- finding 1 ------------------------------------------------------------------------------------------------
 
 
-def test_finding_01_a_committed_journal_is_never_replayed(repo: Path) -> None:
+def test_a_committed_journal_is_never_replayed(repo: Path) -> None:
     (repo / ".stringsh").mkdir()
     plant_journal(repo / ".stringsh" / JOURNAL_FILE)
     planted = (repo / ".stringsh" / JOURNAL_FILE).read_bytes()
@@ -93,7 +93,7 @@ def test_finding_01_a_committed_journal_is_never_replayed(repo: Path) -> None:
     assert not (repo / ".git" / "hooks" / "post-commit").exists()
 
 
-def test_finding_01_the_users_own_journal_lives_outside_the_workspace(repo: Path) -> None:
+def test_the_users_own_journal_lives_outside_the_workspace(repo: Path) -> None:
     dispatcher = Dispatcher(repo)
     assert dispatcher.execute("/write notes.md\nmine\n").ok
     state = dispatcher.workspace.state
@@ -111,7 +111,7 @@ def test_finding_01_the_users_own_journal_lives_outside_the_workspace(repo: Path
 
 
 @pytest.mark.parametrize("name", ["audit.log", "lock", "journal.db", ".gitignore"])
-def test_finding_09_a_planted_state_file_link_writes_nothing_outside(repo: Path, name: str) -> None:
+def test_a_planted_state_file_link_writes_nothing_outside(repo: Path, name: str) -> None:
     outside = outside_of(repo)
     (repo / ".stringsh").mkdir()
     os.symlink(outside / f"made-{name}", repo / ".stringsh" / name)  # dangling: following it would create it
@@ -125,7 +125,7 @@ def test_finding_09_a_planted_state_file_link_writes_nothing_outside(repo: Path,
     assert os.readlink(repo / ".stringsh" / name) == str(outside / f"made-{name}")
 
 
-def test_finding_09_a_planted_spool_link_keeps_shell_output_inside(repo: Path) -> None:
+def test_a_planted_spool_link_keeps_shell_output_inside(repo: Path) -> None:
     outside = outside_of(repo)
     (repo / ".stringsh").mkdir()
     os.symlink(outside, repo / ".stringsh" / "spool")
@@ -137,7 +137,7 @@ def test_finding_09_a_planted_spool_link_keeps_shell_output_inside(repo: Path) -
     assert snapshot(outside, outside / "none") == before
 
 
-def test_finding_09_a_planted_state_folder_link_writes_nothing_outside(repo: Path) -> None:
+def test_a_planted_state_folder_link_writes_nothing_outside(repo: Path) -> None:
     outside = outside_of(repo)
     os.symlink("../outside", repo / ".stringsh")
     before = snapshot(outside, outside / "none")
@@ -152,7 +152,7 @@ def test_finding_09_a_planted_state_folder_link_writes_nothing_outside(repo: Pat
 
 
 @pytest.mark.parametrize("planted", [".stringsh/cache", ".stringsh/cache/index"])
-def test_finding_09_a_planted_cache_link_writes_nothing_outside(repo: Path, planted: str) -> None:
+def test_a_planted_cache_link_writes_nothing_outside(repo: Path, planted: str) -> None:
     outside = outside_of(repo)
     (repo / planted).parent.mkdir(parents=True)
     os.symlink(outside, repo / planted)
@@ -162,7 +162,7 @@ def test_finding_09_a_planted_cache_link_writes_nothing_outside(repo: Path, plan
 
 
 @pytest.mark.parametrize("journal", ["fifo", "corrupt"])
-def test_finding_09_a_planted_fifo_or_corrupt_state_file_is_ignored(repo: Path, journal: str) -> None:
+def test_a_planted_fifo_or_corrupt_state_file_is_ignored(repo: Path, journal: str) -> None:
     (repo / ".stringsh").mkdir()
     for name in ("audit.log", "lock"):
         os.mkfifo(repo / ".stringsh" / name)
@@ -176,7 +176,7 @@ def test_finding_09_a_planted_fifo_or_corrupt_state_file_is_ignored(repo: Path, 
     assert proc.stdout.decode().endswith("Undo: deleted a.md (was newly created)\n")
 
 
-def test_finding_09_the_users_journal_as_a_fifo_is_a_coded_error_not_a_hang(repo: Path) -> None:
+def test_the_users_journal_as_a_fifo_is_a_coded_error_not_a_hang(repo: Path) -> None:
     folder = state_folder(repo)
     folder.mkdir(parents=True, mode=0o700)
     os.mkfifo(folder / JOURNAL_FILE)
@@ -188,7 +188,7 @@ def test_finding_09_the_users_journal_as_a_fifo_is_a_coded_error_not_a_hang(repo
     assert not (repo / "a.md").exists()
 
 
-def test_finding_09_a_corrupt_journal_is_a_coded_error(repo: Path) -> None:
+def test_a_corrupt_journal_is_a_coded_error(repo: Path) -> None:
     folder = state_folder(repo)
     folder.mkdir(parents=True, mode=0o700)
     (folder / JOURNAL_FILE).write_bytes(b"garbage" * 1000)
@@ -201,7 +201,7 @@ def test_finding_09_a_corrupt_journal_is_a_coded_error(repo: Path) -> None:
     assert stringsh(repo, "/write a.md\nx\n").returncode == 0  # moved aside: a fresh journal
 
 
-def test_finding_09_a_missing_journal_blob_is_a_coded_error(repo: Path) -> None:
+def test_a_missing_journal_blob_is_a_coded_error(repo: Path) -> None:
     dispatcher = Dispatcher(repo)
     assert dispatcher.execute("/write --force README.md\nchanged\n").ok
     dispatcher.workspace.journal.db.execute("DELETE FROM blobs")
@@ -214,7 +214,7 @@ def test_finding_09_a_missing_journal_blob_is_a_coded_error(repo: Path) -> None:
     dispatcher.close()
 
 
-def test_finding_09_a_pending_change_with_a_missing_blob_is_a_coded_error(repo: Path) -> None:
+def test_a_pending_change_with_a_missing_blob_is_a_coded_error(repo: Path) -> None:
     workspace = Workspace(repo)
     journal = workspace.journal
     journal.db.executescript(
@@ -235,7 +235,7 @@ def test_finding_09_a_pending_change_with_a_missing_blob_is_a_coded_error(repo: 
 # -- finding 11 -----------------------------------------------------------------------------------------------
 
 
-def test_finding_11_undo_of_a_created_file_never_deletes_a_swapped_links_target(repo: Path) -> None:
+def test_undo_of_a_created_file_never_deletes_a_swapped_links_target(repo: Path) -> None:
     dispatcher = Dispatcher(repo)
     assert dispatcher.execute("/write new.txt\nhello").ok
     wrote = (repo / "new.txt").read_bytes()
@@ -252,7 +252,7 @@ def test_finding_11_undo_of_a_created_file_never_deletes_a_swapped_links_target(
     dispatcher.close()
 
 
-def test_finding_11_undo_of_an_overwrite_never_rewrites_a_swapped_links_target(repo: Path) -> None:
+def test_undo_of_an_overwrite_never_rewrites_a_swapped_links_target(repo: Path) -> None:
     (repo / "a.txt").write_text("v1\n")
     dispatcher = Dispatcher(repo)
     assert dispatcher.execute("/write --force a.txt\nv2\n").ok
@@ -271,7 +271,7 @@ def test_finding_11_undo_of_an_overwrite_never_rewrites_a_swapped_links_target(r
     dispatcher.close()
 
 
-def test_finding_11_revert_by_id_and_a_folder_swapped_for_a_link_are_refused_too(repo: Path) -> None:
+def test_revert_by_id_and_a_folder_swapped_for_a_link_are_refused_too(repo: Path) -> None:
     workspace = Workspace(repo)
     change = workspace.write_text("d/f.txt", "mine\n").change_id
     os.rename(repo / "d", repo / "d_old")
@@ -283,7 +283,7 @@ def test_finding_11_revert_by_id_and_a_folder_swapped_for_a_link_are_refused_too
     workspace.close()
 
 
-def test_finding_11_recovery_never_writes_through_a_swapped_link(repo: Path) -> None:
+def test_recovery_never_writes_through_a_swapped_link(repo: Path) -> None:
     workspace = Workspace(repo)
     (repo / "keep.txt").write_bytes(b"new\n")
     journal = workspace.journal

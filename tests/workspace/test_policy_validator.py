@@ -40,7 +40,7 @@ NONSENSE = {
 
 
 @pytest.mark.parametrize("case", list(NONSENSE))
-def test_finding_12_policy_validator_refuses_nonsense(ws: Path, case: str) -> None:
+def test_policy_validator_refuses_nonsense(ws: Path, case: str) -> None:
     text, problem = NONSENSE[case]
     (ws / "stringsh.toml").write_text(text)
     with pytest.raises(StringError) as caught:
@@ -52,7 +52,7 @@ def test_finding_12_policy_validator_refuses_nonsense(ws: Path, case: str) -> No
     assert proc.stderr.decode().startswith(refused)
 
 
-def test_finding_12_sane_values_still_load(ws: Path) -> None:
+def test_sane_values_still_load(ws: Path) -> None:
     given = ws.parent / "mine.toml"  # the user's own (--policy): the cap itself is allowed
     given.write_text(
         '[[roots]]\nid = "main"\npath = "."\n[limits]\nmax_read_bytes = 268435456\nmax_walk_files = 10\n'
@@ -62,7 +62,7 @@ def test_finding_12_sane_values_still_load(ws: Path) -> None:
     assert policy.limits.max_read_bytes == 256 * 1024 * 1024 and policy.roots[0].id == "main"
 
 
-def test_finding_12_a_fifo_given_as_policy_does_not_hang(ws: Path) -> None:
+def test_a_fifo_given_as_policy_does_not_hang(ws: Path) -> None:
     fifo = ws.parent / "p.toml"
     os.mkfifo(fifo)
     proc = run_stringsh(["--policy", str(fifo), "-c", "/ls"], ws, timeout=20)
@@ -79,7 +79,7 @@ def test_finding_12_a_fifo_given_as_policy_does_not_hang(ws: Path) -> None:
     assert proc.returncode == 2 and b"not a regular file" in proc.stderr
 
 
-def test_finding_12_a_policy_symlink_out_of_the_workspace_is_refused(ws: Path) -> None:
+def test_a_policy_symlink_out_of_the_workspace_is_refused(ws: Path) -> None:
     outside = ws.parent / "evil.toml"
     outside.write_text('[secrets]\ndeny_globs = ["*.bak"]\n')
     (ws / "stringsh.toml").symlink_to(outside)
@@ -96,7 +96,7 @@ def test_finding_12_a_policy_symlink_out_of_the_workspace_is_refused(ws: Path) -
     assert load_policy(ws).matcher().denied("a.bak")
 
 
-def test_finding_12_an_oversized_policy_is_refused(ws: Path) -> None:
+def test_an_oversized_policy_is_refused(ws: Path) -> None:
     (ws / "stringsh.toml").write_text("# pad\n" * 200_000)
     with pytest.raises(StringError) as caught:
         load_policy(ws)

@@ -38,7 +38,7 @@ def untouched(ws: Path) -> None:
 
 
 @pytest.mark.parametrize("sandbox", ["false", "true"], ids=["local", "bubblewrap"])
-def test_finding_03_git_hooks_and_config_not_writable_through_stringsh(repo: Path, sandbox: str) -> None:
+def test_git_hooks_and_config_not_writable_through_stringsh(repo: Path, sandbox: str) -> None:
     """The issue's attack through the real program: `/write .git/hooks/pre-commit`, `/write --force .git/config`,
     with and without the sandbox."""
     (repo / "stringsh.toml").write_text(f"[shell]\nsandbox = {sandbox}\n")
@@ -70,7 +70,7 @@ def test_finding_03_git_hooks_and_config_not_writable_through_stringsh(repo: Pat
         ("/append .gitmodules x", ".gitmodules"),
     ],
 )
-def test_finding_03_every_writer_and_spelling_refused(repo: Path, dispatcher: Dispatcher, command: str,
+def test_every_writer_and_spelling_refused(repo: Path, dispatcher: Dispatcher, command: str,
                                                      shown: str) -> None:
     command = command.replace("WS", str(repo))
     shown = shown.replace("WS", str(repo))
@@ -79,7 +79,7 @@ def test_finding_03_every_writer_and_spelling_refused(repo: Path, dispatcher: Di
     untouched(repo)
 
 
-def test_finding_03_edit_refused(repo: Path, dispatcher: Dispatcher) -> None:
+def test_edit_refused(repo: Path, dispatcher: Dispatcher) -> None:
     assert dispatcher.execute("/edit .git/config").ok  # reading (and the numbered view) stays allowed
     command = "/edit .git/config\n[core]\n\thooksPath = evil\n"
     assert dispatcher.execute(command).text == refused("/edit .git/config", ".git/config")
@@ -88,7 +88,7 @@ def test_finding_03_edit_refused(repo: Path, dispatcher: Dispatcher) -> None:
     untouched(repo)
 
 
-def test_finding_03_symlinks_into_protected_paths_refused(repo: Path, dispatcher: Dispatcher) -> None:
+def test_symlinks_into_protected_paths_refused(repo: Path, dispatcher: Dispatcher) -> None:
     (repo / "hk").symlink_to(".git/hooks")
     (repo / "cfg").symlink_to(".git/config")
     (repo / "dotgit").symlink_to(".git")
@@ -99,7 +99,7 @@ def test_finding_03_symlinks_into_protected_paths_refused(repo: Path, dispatcher
     untouched(repo)
 
 
-def test_finding_03_change_sets_refused(repo: Path) -> None:
+def test_change_sets_refused(repo: Path) -> None:
     """A change set (the agent protocol's writer), a delete, and a creation in a missing `.git` are refused;
     nothing of an all-or-nothing set is written."""
     ws = Workspace(repo)
@@ -122,7 +122,7 @@ def test_finding_03_change_sets_refused(repo: Path) -> None:
     untouched(repo)
 
 
-def test_finding_03_missing_git_folder_cannot_be_planted(ws: Path, dispatcher: Dispatcher) -> None:
+def test_missing_git_folder_cannot_be_planted(ws: Path, dispatcher: Dispatcher) -> None:
     command = "/write .git/hooks/post-commit #!/bin/sh"
     assert dispatcher.execute(command).text == refused(command, ".git/hooks/post-commit")
     assert not (ws / ".git").exists()
@@ -157,7 +157,7 @@ def test_protected_rule(rel: str, expected: bool) -> None:
 
 
 @pytest.mark.needs("git")
-def test_finding_h2_git_dir_not_named_git_is_protected(ws: Path) -> None:
+def test_git_dir_not_named_git_is_protected(ws: Path) -> None:
     """`git init --bare .bare` and a `.git` file naming it: its hooks and config run code like `.git`'s."""
     subprocess.run(["git", "init", "-q", "--bare", str(ws / ".bare")], check=True)
     (ws / ".git").write_text("gitdir: ./.bare\n")
@@ -170,7 +170,7 @@ def test_finding_h2_git_dir_not_named_git_is_protected(ws: Path) -> None:
     assert not (ws / ".bare" / "hooks" / "post-commit").exists()
 
 
-def test_finding_h2_folder_named_by_a_git_file_is_protected(ws: Path) -> None:
+def test_folder_named_by_a_git_file_is_protected(ws: Path) -> None:
     """Not (yet) a git dir by its contents, but a `.git` file names it: its hooks are refused too."""
     (ws / "repo").mkdir()
     (ws / "repo" / "gd").mkdir()

@@ -33,7 +33,7 @@ def cloned(tmp_path: Path) -> Path:
     return repo
 
 
-def test_finding_02_workspace_policy_cannot_widen_roots(cloned: Path) -> None:
+def test_workspace_policy_cannot_widen_roots(cloned: Path) -> None:
     proc = run_stringsh(["-c", "/open ../outside.txt"], cloned)
     assert b"outside\n" not in proc.stdout
     assert proc.stdout.decode().startswith("re: /open ../outside.txt\nERROR(INVALID_PATH): ")
@@ -52,7 +52,7 @@ def test_finding_02_workspace_policy_cannot_widen_roots(cloned: Path) -> None:
     assert (cloned.parent / "outside.txt").read_text() == "outside\n"
 
 
-def test_finding_02_a_second_read_write_root_outside_is_ignored(tmp_path: Path) -> None:
+def test_a_second_read_write_root_outside_is_ignored(tmp_path: Path) -> None:
     (tmp_path / "var-tmp").mkdir()
     (tmp_path / "repo").mkdir()
     (tmp_path / "repo" / "stringsh.toml").write_text(
