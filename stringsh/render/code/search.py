@@ -149,13 +149,13 @@ class Prefilter:
         return True
 
 
-def needle_of(query: str, mask: str = "") -> bytes | None:
+def needle_of(query: str, meets_mask: Callable[[str], bool] | None = None) -> bytes | None:
     """The longest run of word characters of the query, lowercased: every file with a match holds it (a
-    qualified `Parser.parse` need not be written so in the file, its parts are). None when it is part of the
-    `mask` (a masked name holds it where the file does not)."""
+    qualified `Parser.parse` need not be written so in the file, its parts are). None when it may overlap the mask
+    (`meets_mask`): a masked name holds it where the file does not."""
     parts = [part for part in WORDS.findall(query.lower().encode("utf-8", "surrogatepass"))]
     needle = max(parts, key=len) if parts else None
-    if needle is not None and needle in mask.lower().encode("utf-8", "surrogatepass"):
+    if needle is not None and meets_mask is not None and meets_mask(needle.decode("utf-8", "surrogatepass")):
         return None
     return needle
 
@@ -178,7 +178,8 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
         raise StringError("INVALID_PAYLOAD", "/symbols needs a name or pattern", "Example: /symbols parse src")
     most = ws.policy.limits.max_results if limit is None else max(1, min(limit, ws.policy.limits.max_results))
     shown = ws.redactor
-    needle, wanted = needle_of(query, shown.replacement), (None if refs else matcher(query))
+    needle = needle_of(query, lambda text: shown.meets_mask(text, ignore_case=True))
+    wanted = None if refs else matcher(query)
     result = SearchResult(paths[0] if len(paths) == 1 else ".")
     stats = WalkStats()
     op = "symbols --refs" if refs else "symbols"
