@@ -1,4 +1,4 @@
-"""Masking before matching (issue 35, finding 7): every query meets text as the reply shows it, secrets masked. A
+"""Masking before matching: every query meets text as the reply shows it, secrets masked. A
 name, line or path that masking hides is never found, counted, ranked or suggested by its own characters, so it
 cannot be recovered a character at a time: `ghp_a*` (the token's first letter) and `ghp_b*` (a wrong one) get the
 same reply. The mask itself (`***REDACTED***`) is text like any other and may be searched for.
