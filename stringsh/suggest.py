@@ -4,19 +4,21 @@ One line, and only when one candidate is close and closer than every other: at m
 dropped, changed, or two swapped) per three letters of what was typed (its name, without leading `-`, `#`, `@`
 or `/`), so a name shorter than three letters gets no suggestion. So `/opne` finds `/open` and
 `READNE.md` finds `README.md`, while `/nope` finds nothing and `changes-` among `changes-0`…`changes-9` (a tie)
-picks none.
+picks none. A candidate masking would change (a file or symbol named after a token) is never suggested: the
+suggestion would tell, an edit at a time, how close a guess is to a secret. Candidates that may hold one come
+with `shown`, the masking (Workspace.redact, or the built-in patterns where no policy is at hand).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 
-def closest(word: str, candidates: Iterable[str]) -> str | None:
+def closest(word: str, candidates: Iterable[str], shown: Callable[[str], str] | None = None) -> str | None:
     """The candidate nearest `word` (case-insensitive), or None when none is close, several are equally close, or
-    `word` is one of them."""
+    `word` is one of them; a candidate `shown` changes (a masked name) is never one."""
     key = word.lower()
-    pool = {c.lower(): c for c in candidates if c}
+    pool = {c.lower(): c for c in candidates if c and (shown is None or shown(c) == c)}
     if not key or key in pool:
         return None
     limit = len(key.lstrip("-#@/")) // 3  # `-x` is no typo of `-a`: a one-letter name has no edit to spare
@@ -55,9 +57,11 @@ def edits(a: str, b: str, stop: int) -> int:
     return previous[-1]
 
 
-def did_you_mean(word: str, candidates: Iterable[str], shown: str = "{}") -> str | None:
-    """`Did you mean /open?` (`shown` formats the candidate), or None when nothing is close."""
-    match = closest(word, candidates)
+def did_you_mean(word: str, candidates: Iterable[str], shown: str = "{}",
+                 masked: Callable[[str], str] | None = None) -> str | None:
+    """`Did you mean /open?` (`shown` formats the candidate), or None when nothing is close (`masked`: closest's
+    `shown`)."""
+    match = closest(word, candidates, masked)
     return f"Did you mean {shown.format(match)}?" if match is not None else None
 
 

@@ -16,6 +16,7 @@ from stringsh.actions.schema import usage
 from stringsh.errors import StringError
 from stringsh.protocol.request import substitute
 from stringsh.suggest import did_you_mean, with_suggestion
+from stringsh.workspace.redact import builtin
 
 DOLLAR = re.compile(r"\$[A-Za-z_]\w*")
 SESSION_VAR = re.compile(r"\{([A-Za-z_]\w*)\}")
@@ -159,7 +160,7 @@ def bind(
                     else "(no shortcuts on this page)"
                 )
                 raise StringError("NOT_FOUND", f"Unknown shortcut: {value}",
-                                  with_suggestion(listing, did_you_mean(value[1:], ids, "@{}")))
+                                  with_suggestion(listing, did_you_mean(value[1:], ids, "@{}", builtin())))
             value = target
         _check_type(action, key, value)
         payload[key] = value

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from stringsh.errors import StringError
 from stringsh.suggest import did_you_mean, with_suggestion
+from stringsh.workspace.redact import builtin
 
 #: How many ids a reply lists before it says how many more there are.
 LIST_CAP = 20
@@ -85,7 +86,7 @@ def not_found(ids: list[str], path: str, block_id: str) -> StringError:
         hint = (f"Available blocks: {capped(near_first(ids, block_id))}. "
                 "A heading's id is its slug (## Quick Start is #quick-start): /help open")
     return StringError("BLOCK_NOT_FOUND", f"Block not found: #{block_id} in {path}",
-                       with_suggestion(hint, did_you_mean(block_id, ids, "#{}")))
+                       with_suggestion(hint, did_you_mean(block_id, ids, "#{}", builtin())))
 
 
 def ambiguous(candidates: list[tuple[str, int]], path: str, block_id: str) -> StringError:

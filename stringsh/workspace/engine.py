@@ -67,6 +67,7 @@ class Workspace:
         others = tuple(self.policy.roots[1:])  # (id, folder, mode) each
         self.confiner = Confiner(Path(os.path.abspath(root)), self.policy.matcher(), aliases, self.policy.root.id,
                                  self.policy.root.mode)
+        self.confiner.matcher.shown = self.redact  # a name shown masked is never suggested (suggest.py)
         if others:  # only then: `-c /ls` stays light
             from stringsh.workspace.roots import Roots
 

@@ -239,7 +239,7 @@ class Confiner:
         self, dir_fd: int, names: list[str], name: str, requested: str, tail: list[str] | None = None
     ) -> StringError:
         """NOT_FOUND for `name` missing in the folder `names`: the closest name there (one the path rules would let
-        through, never a secret's), and where to look."""
+        through, never a secret's, never one shown masked), and where to look."""
         folder = "/".join(names)
         try:
             entries = os.listdir(dir_fd) if len(name) <= 255 else []
@@ -248,7 +248,7 @@ class Confiner:
         allowed = [e for e in entries[:MAX_SUGGEST_ENTRIES] if self._may_suggest([*names, e])]
         from stringsh.suggest import closest  # a refusal's hint only
 
-        match = closest(name, allowed)
+        match = closest(name, allowed, self.matcher.shown)
         listing = f"/ls {folder}" if folder else "/ls"
         hint = f"{listing} shows what is there."
         if match is not None:

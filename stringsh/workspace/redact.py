@@ -65,6 +65,7 @@ def masked_lines(redactor: Callable[..., str], text: str, raw: list[str],
 #: Every built-in literal: most texts hold none, and a substring test each (a fast scan in C) rules that out; one
 #: regex alternation of them is faster on a reply line but ten times slower on a 100 KB file.
 LITERALS = tuple(literal for builtin in BUILTINS for literal in builtin.literals)
+LITERAL_BYTES = tuple(literal.encode("ascii") for literal in LITERALS)
 
 
 class Redactor:
@@ -152,6 +153,41 @@ class Redactor:
     def finds_secret(self, text: str) -> bool:
         """Whether the text holds anything this redactor masks."""
         return self(text) != text
+
+    def may_mask(self, raw: bytes) -> bool:
+        """Whether masking could change the text these bytes decode to (False only when surely not): a query matched
+        on raw bytes stands for one matched on the masked text only where masking changes nothing. True for
+        UTF-16 (its bytes do not hold the literals as such) and whenever the policy has patterns of its own."""
+        if self.sources or raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+            return True
+        return any(literal in raw for literal in LITERAL_BYTES)
+
+    def meets_mask(self, literal: str, *, ignore_case: bool = False) -> bool:
+        """Whether `literal` could match text that overlaps a mask (the replacement) in masked text, where it
+        cannot match the raw text: then a raw prefilter (a bytes test, rg's file list) cannot decide that the
+        masked text lacks it. An empty replacement joins the text around a secret, so anything may meet it."""
+        mask = self.replacement
+        if not mask:
+            return True
+        if ignore_case:
+            literal, mask = literal.lower(), mask.lower()
+        # every alignment of the literal against one mask where they overlap by at least one character
+        for shift in range(1 - len(literal), len(mask)):
+            lo, hi = max(0, shift), min(len(mask), shift + len(literal))
+            if all(mask[i] == literal[i - shift] for i in range(lo, hi)):
+                return True
+        return False
+
+
+_BUILTIN: list[Redactor] = []
+
+
+def builtin() -> Redactor:
+    """The built-in patterns alone (made once): the masking where no policy is at hand, as a "did you mean"
+    over ids (suggest.py), which must never name what a reply would show masked."""
+    if not _BUILTIN:
+        _BUILTIN.append(Redactor((), "***REDACTED***"))
+    return _BUILTIN[0]
 
 
 def _sub_at_literals(pattern: re.Pattern[str], builtin: Builtin, mask: Callable[[re.Match[str]], str],

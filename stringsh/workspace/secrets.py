@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from stringsh.workspace.globs import GlobSet
 
 DEFAULT_DENY_GLOBS: tuple[str, ...] = (
@@ -31,6 +33,9 @@ class SecretMatcher:
     def __init__(self, deny: tuple[str, ...], allow: tuple[str, ...]) -> None:
         self.deny = GlobSet(deny, ignore_case=True)
         self.allow = GlobSet(allow, ignore_case=True)
+        #: The workspace's masking (Workspace.redact, set by the Workspace): a name it changes is shown masked, so a
+        #: refusal never suggests it (paths.Confiner._missing).
+        self.shown: Callable[[str], str] | None = None
 
     def denied(self, rel: str) -> bool:
         return any(not self.allow.match(run) for run in self.deny.covering(rel))

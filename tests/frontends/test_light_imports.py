@@ -58,6 +58,7 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.workspace",
         "stringsh.workspace.atomic",
         "stringsh.workspace.audit",
+        "stringsh.workspace.auditwriter",
         "stringsh.workspace.clients",
         "stringsh.workspace.context",
         "stringsh.workspace.digest",
@@ -76,6 +77,9 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.workspace.redact",  # every reply is masked (a pattern compiles only for a reply that needs it)
         "stringsh.workspace.secrets",
         "stringsh.workspace.state",
+        "stringsh.workspace.statefolder",
+        "stringsh.workspace.statelock",
+        "stringsh.workspace.staterecords",
         "stringsh.workspace.trust",
     }
 )

@@ -6,6 +6,10 @@ name asked for; an index is remembered by the file's identity and stat (and by c
 second search reads and parses only what changed. When many files are not known yet (a first search), the engine's
 own grep (`Workspace.grep`, ripgrep when installed) names the files that hold the name, under the same walk and
 limits, and only those are read; the files it passes over are remembered, per name, as not holding it.
+
+Names are matched as they are shown, secrets masked: a function named after a token is `***REDACTED***` to every
+query (a glob, a part of a qualified id, `--refs`' exact name, the ranking), so a masked name is never found, or
+ranked, a character at a time; the mask itself can be searched for (such a query reads every file).
 """
 
 from __future__ import annotations
@@ -64,9 +68,10 @@ class SearchResult:
     traversal: Traversal | None = None
 
 
-Key = tuple[str, int, int, int, int]
-#: What is kept of a file: its whitespace-separated runs (lowercased, once each: every word is inside one), and
-#: its text and index once it was parsed.
+#: (path, device, inode, size, mtime, the masking's identity): words are kept as masked, so as the policy masks.
+Key = tuple[str, int, int, int, int, int]
+#: What is kept of a file: its whitespace-separated runs as shown (lowercased, once each: every word is inside one;
+#: a secret's are the mask's), and its text and index once it was parsed.
 Entry = tuple[bytes, "str | None", "SymbolIndex | None"]
 #: A run of word characters (bytes of UTF-8 letters outside ASCII count): the part of a query a file must hold.
 WORDS = re.compile(rb"[\w\x80-\xff]+")
@@ -144,11 +149,15 @@ class Prefilter:
         return True
 
 
-def needle_of(query: str) -> bytes | None:
+def needle_of(query: str, meets_mask: Callable[[str], bool] | None = None) -> bytes | None:
     """The longest run of word characters of the query, lowercased: every file with a match holds it (a
-    qualified `Parser.parse` need not be written so in the file, its parts are)."""
+    qualified `Parser.parse` need not be written so in the file, its parts are). None when it may overlap the mask
+    (`meets_mask`): a masked name holds it where the file does not."""
     parts = [part for part in WORDS.findall(query.lower().encode("utf-8", "surrogatepass"))]
-    return max(parts, key=len) if parts else None
+    needle = max(parts, key=len) if parts else None
+    if needle is not None and meets_mask is not None and meets_mask(needle.decode("utf-8", "surrogatepass")):
+        return None
+    return needle
 
 
 def matcher(query: str) -> Callable[[str, str], bool]:
@@ -168,10 +177,13 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
     if not query:
         raise StringError("INVALID_PAYLOAD", "/symbols needs a name or pattern", "Example: /symbols parse src")
     most = ws.policy.limits.max_results if limit is None else max(1, min(limit, ws.policy.limits.max_results))
-    needle, wanted = needle_of(query), (None if refs else matcher(query))
+    shown = ws.redactor
+    needle = needle_of(query, lambda text: shown.meets_mask(text, ignore_case=True))
+    wanted = None if refs else matcher(query)
     result = SearchResult(paths[0] if len(paths) == 1 else ".")
     stats = WalkStats()
     op = "symbols --refs" if refs else "symbols"
+    masking = hash((shown.sources, shown.replacement))
     with ws.audited("grep", paths, topic=topic, command=f"{op} {query}"):
         seen: set[str] = set()  # a file two of the paths reach is searched once
         several = len(paths) > 1
@@ -185,9 +197,10 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
                     continue
                 if several:
                     seen.add(found.rel)
-                if prefilter.skips(found.rel, _key(found)):
+                key = _key(found, masking)
+                if prefilter.skips(found.rel, key):
                     continue
-                loaded = _load(ws, found, needle, stats)
+                loaded = _load(ws, found, key, needle, stats)
                 if loaded is None:
                     continue
                 text, index = loaded
@@ -197,7 +210,7 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
                     _refs(ws, found.rel, text, index.language, query, result, most)
                 else:
                     result.hits += [Hit(found.rel, index.symbol(i)) for i, row in enumerate(index.rows)
-                                    if wanted(row[0], row[1])]  # type: ignore[misc]
+                                    if wanted(shown(row[0]), shown(row[1]))]  # type: ignore[misc]
                 if len(result.refs) + len(result.hits) > before:
                     result.files += 1
                 if len(result.hits) + len(result.refs) >= most:
@@ -207,26 +220,29 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
             if result.truncated:
                 break
         query_folded = query.lower()
-        result.hits.sort(key=lambda hit: _rank(hit.symbol, query, query_folded))  # stable: path order within
+        result.hits.sort(key=lambda hit: _rank(shown(hit.symbol.name), shown(hit.symbol.qualified), query,
+                                               query_folded))  # stable: path order within
         del result.hits[most:]
         del result.refs[most:]
         result.traversal = stats.snapshot()
     return result
 
 
-def _rank(symbol: Symbol, query: str, folded: str) -> int:
-    """Exact names first, then the same name in another case, then qualified ids ending in it, then the rest."""
-    if symbol.name == query or symbol.qualified == query:
+def _rank(name: str, qualified: str, query: str, folded: str) -> int:
+    """Exact names first, then the same name in another case, then qualified ids ending in it, then the rest (the
+    name and qualified id as shown)."""
+    if name == query or qualified == query:
         return 0
-    if symbol.name.lower() == folded:
+    if name.lower() == folded:
         return 1
-    return 2 if symbol.qualified.lower().endswith("." + folded) else 3
+    return 2 if qualified.lower().endswith("." + folded) else 3
 
 
-def _load(ws: Workspace, found: Found, needle: bytes | None, stats: WalkStats) -> tuple[str, SymbolIndex] | None:
-    """The file's text and symbol index, None when its words cannot hold the name (or it cannot be read as text);
-    what is learnt is kept by the file's stat for the next search."""
-    key = _key(found)
+def _load(ws: Workspace, found: Found, key: Key | None, needle: bytes | None,
+          stats: WalkStats) -> tuple[str, SymbolIndex] | None:
+    """The file's text and symbol index, None when its words as shown cannot hold the name (or it cannot be read as
+    text); what is learnt is kept by the file's stat for the next search. Only a file masking may change is decoded
+    before its words are known: a name must not be found (nor the file counted as indexed) by a secret's text."""
     entry = REMEMBERED.get(key) if key is not None else None
     if entry is not None:
         words, text, index = entry
@@ -237,15 +253,24 @@ def _load(ws: Workspace, found: Found, needle: bytes | None, stats: WalkStats) -
     raw = _read(ws, found, stats)
     if raw is None:
         return None
-    words = b"\n".join(set(raw.lower().split()))  # whitespace-separated runs hold every word (fast in C)
+    text: str | None = None
+    shown = raw
+    if ws.redactor.may_mask(raw):
+        try:
+            text = decode(raw, found.rel)[0]
+        except StringError:
+            return None
+        shown = ws.redact_lines(text).encode("utf-8", "surrogatepass")
+    words = b"\n".join(set(shown.lower().split()))  # whitespace-separated runs hold every word (fast in C)
     if needle is not None and needle not in words:
         if key is not None:
             REMEMBERED.put(key, (words, None, None))
         return None
-    try:
-        text = decode(raw, found.rel)[0]
-    except StringError:
-        return None
+    if text is None:
+        try:
+            text = decode(raw, found.rel)[0]
+        except StringError:
+            return None
     language = language_of(found.rel)
     assert language is not None
     index = build_symbols(text, language)
@@ -254,9 +279,9 @@ def _load(ws: Workspace, found: Found, needle: bytes | None, stats: WalkStats) -
     return text, index
 
 
-def _key(found: Found) -> Key | None:
+def _key(found: Found, masking: int) -> Key | None:
     st = found.st
-    return (found.rel, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) if st is not None else None
+    return (found.rel, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, masking) if st is not None else None
 
 
 def _read(ws: Workspace, found: Found, stats: WalkStats) -> bytes | None:
@@ -282,16 +307,24 @@ def _read(ws: Workspace, found: Found, stats: WalkStats) -> bytes | None:
 
 
 def _refs(ws: Workspace, rel: str, text: str, language: str, name: str, result: SearchResult, most: int) -> None:
-    """Identifiers spelled `name` (syntactic: every identifier node with that text, definitions included)."""
+    """Identifiers spelled `name` as shown (syntactic: every identifier node with that text, definitions included;
+    an identifier masking changes is its mask, never its own text)."""
     from tree_sitter import QueryCursor
 
+    shown = ws.redactor
+    if shown(name) != name:
+        return  # a name that is itself a secret: no identifier is shown so
     loaded = grammar(language)
     data = text.encode("utf-8", "surrogatepass")
     tree = loaded.parser().parse(data)
     wanted = name.encode("utf-8", "surrogatepass")
     nodes = QueryCursor(loaded.identifiers).captures(tree.root_node).get("id", [])
-    rows = sorted({(n.start_point.row, n.start_point.column) for n in nodes
-                   if n.end_byte - n.start_byte == len(wanted) and data[n.start_byte : n.end_byte] == wanted})
+    if shown.meets_mask(name):  # the mask's own text: each identifier compared as it is shown
+        rows = sorted({(n.start_point.row, n.start_point.column) for n in nodes
+                       if shown(data[n.start_byte : n.end_byte].decode("utf-8", "surrogatepass")) == name})
+    else:  # an identifier shown as `name` is spelled so, and masking leaves it alone
+        rows = sorted({(n.start_point.row, n.start_point.column) for n in nodes
+                       if n.end_byte - n.start_byte == len(wanted) and data[n.start_byte : n.end_byte] == wanted})
     if not rows:
         return
     lines, raw_lines = text.split("\n"), data.split(b"\n")

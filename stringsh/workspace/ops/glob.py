@@ -3,7 +3,9 @@
 Patterns use wcmatch's glob rules (GLOBSTAR | DOTGLOB | BRACE): `*`, `?` and `[...]` stay inside one name, `**`
 spans folders, `{a,b}` lists alternatives. A pattern is matched against the path relative to the search folder,
 so `*.py` means the folder's own files and `**/*.py` every one below it. `/`-rooted patterns and `..` are refused:
-a pattern names paths inside the workspace, never a way out of it.
+a pattern names paths inside the workspace, never a way out of it. A pattern is matched against the path as it is
+shown, secrets masked (a file named after a token is `***REDACTED***.txt` to every pattern): a name masked in the
+reply can never be matched, and so never told, a character at a time. Secret files are never walked at all.
 """
 
 from __future__ import annotations
@@ -165,8 +167,9 @@ class _Newest:
 def _walked(ws: Workspace, start: Start, matcher: re.Pattern[str] | NamePattern, cut: int, stats: WalkStats
             ) -> Iterator[tuple[int, str, int]]:
     """(mtime, path, size) of each match of the confined walk; only a match is statted."""
+    shown = ws.redactor
     for found in walk(ws, start, stats, stat_files=False):
-        if matcher.fullmatch(found.rel[cut:]) is None:
+        if matcher.fullmatch(shown(found.rel[cut:])) is None:
             continue
         try:
             st = os.stat(found.name, dir_fd=found.dir_fd, follow_symlinks=False)
@@ -187,7 +190,9 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
     from stringsh.workspace.ops.rgwalk import SIMPLE_NAME, Folders, IgnoreCheck, Listing, Visible, command
 
     name = pattern[3:]
-    exact = isinstance(matcher, NamePattern) and SIMPLE_NAME.fullmatch(name) is not None
+    shown = ws.redactor
+    # rg's --glob sees raw names: it stands for the pattern only for a name masking leaves alone, on paths it does
+    exact = isinstance(matcher, NamePattern) and SIMPLE_NAME.fullmatch(name) is not None and shown(name) == name
     listing = Listing(command(rg, start.rel, "--files", *(("--glob", name) if exact else ())),
                       ws, stats.deadline)
     check = IgnoreCheck(ws, start, listing)
@@ -202,8 +207,15 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
                 shown = entered.get(parent)
                 if not (shown or (shown is None and visible.folder(parent))) or name.startswith(TEMP_PREFIX):
                     continue
-                # rg's --glob NAME matched what the NamePattern would: only the walk's own rules are left
-                if (not exact and matcher.fullmatch(rel[cut:]) is None) or denied_leaf(rel):
+                # rg's --glob NAME matched what the NamePattern would on a path masking leaves alone: only the walk's
+                # own rules are left
+                if denied_leaf(rel):
+                    continue
+                if exact:
+                    masked = shown(rel[cut:])
+                    if masked != rel[cut:] and matcher.fullmatch(masked) is None:
+                        continue
+                elif matcher.fullmatch(shown(rel[cut:])) is None:
                     continue
                 try:
                     fd = opened.get(parent)

@@ -5,7 +5,11 @@ Each file is read through the walk's descriptors (never by path, so a file swapp
 within the read limit (larger files are skipped and counted), left undecoded when its bytes lack the query's
 required literal (patterns.py), strictly decoded (binary and non-UTF-8 files are skipped and counted), and, when the
 query occurs in it, redacted as a whole with line breaks kept: a secret is masked in every line shown and can never
-be found by its own text. The redacted text is searched once as a whole and only the lines hit are split out
+be found by its own text. Whether a file matches is decided on that masked text, as shown, never on the raw text:
+bytes tests and rg's file list only rule files out, and only files masking cannot change or (for a literal that
+cannot overlap the mask) files without the literal; rg also names every file holding a secret's literal
+(`secret_patterns`). So no query finds a file, a line or a count through a secret's own characters. The redacted
+text is searched once as a whole and only the lines hit are split out
 (`hit_lines`); a pattern with anchors, or a match touching a line break, is matched line by line instead. Lines use
 the one line model (`\\r\\n`, `\\r`, `\\n`), are clipped at the policy's max_line_bytes, and come in walk order
 (path, line).
@@ -108,19 +112,27 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
     if request.engine == "rg" and rg is None:
         raise StringError("NOT_FOUND", "ripgrep (rg) is not installed, or the query has line anchors.",
                           "pip install 'stringsh[search]', or search with the Python engine.")
+    # rg sees raw bytes: its list of files stands for the masked text's only when the query cannot meet a mask, or
+    # when rg also names every file that may hold a secret (`secret_patterns`)
+    meets_mask = request.regex or ws.redactor.meets_mask(request.query, ignore_case=request.ignore_case)
+    also: tuple[str, ...] = ()
+    if meets_mask and rg is not None:
+        also = secret_patterns(ws, regex=request.regex) or ()
+        if not also:
+            rg = None
     with ws.audited("grep", [request.path], topic=request.topic, command=f"grep {request.query}"):
-        run = Run(ws, query, request.context, limit, WalkStats(counted=request.stats))
+        run = Run(ws, query, request.context, limit, WalkStats(counted=request.stats), meets_mask)
         start = start_at(ws, request.path)
         cut = 0 if start.rel == "." or start.file is not None else len(start.rel) + 1
         engine = "python"
         if rg is not None and not request.stats and start.file is None and usable(ws, start.rel):
-            engine = _rg_walks(ws, run, rg, request, start, only, cut)
+            engine = _rg_walks(ws, run, rg, request, start, only, cut, also)
         elif rg is not None and (request.engine == "rg" or query.needle is None or query.timed):
             # the counted walk reads every file anyway: rg as its prefilter pays off for a regex or -i, while a
             # case-sensitive literal is found as fast by a bytes test per file
             from stringsh.workspace.ops.rgsearch import counted_search
 
-            engine = counted_search(ws, run, rg, request, start, only, cut)
+            engine = counted_search(ws, run, rg, request, start, only, cut, also)
         else:
             _python(ws, run, start, only, cut)
         counts = run.counts
@@ -131,28 +143,43 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
 
 def _python(ws: Workspace, run: Run, start: Start, only: re.Pattern[str] | NamePattern | None, cut: int) -> None:
     """The Python engine: the confined walk, each file read once (Run._read)."""
+    shown = ws.redactor
     for found in walk(ws, start, run.stats, stat_files=False):  # _read checks each opened file
-        wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
+        wanted = only is None or only.fullmatch(shown(found.rel[cut:])) is not None
         if wanted and (found.st is None or run.admit(found.st)) and run.search(found):
             break
 
 
+def secret_patterns(ws: Workspace, *, regex: bool) -> tuple[str, ...] | None:
+    """rg patterns (fixed strings, or regexes for a regex search) naming every file masking may change: the
+    built-in secrets' literals. None when the policy has patterns of its own (rg cannot say where they match)."""
+    from stringsh.workspace.redact import LITERALS
+
+    if ws.redactor.sources:
+        return None
+    # `-` as a one-character class: an escaped `\-` is not accepted by every regex syntax
+    return tuple(literal.replace("-", "[-]") for literal in LITERALS) if regex else LITERALS
+
+
 def _rg_walks(ws: Workspace, run: Run, rg: str, request: GrepRequest, start: Start,
-              only: re.Pattern[str] | NamePattern | None, cut: int) -> str:
-    """rg walks and names the files holding a match (rgwalk.py); each one the walk would yield is searched here in
-    walk order, as the Python engine searches it. The Python engine answers when rg refuses the pattern."""
+              only: re.Pattern[str] | NamePattern | None, cut: int, also: tuple[str, ...] = ()) -> str:
+    """rg walks and names the files holding a match (rgwalk.py), and with `also` (secret_patterns) every file that
+    may hold a secret too; each one the walk would yield is searched here in walk order, as the Python engine
+    searches it. The Python engine answers when rg refuses the pattern."""
     from stringsh.workspace.ops.rgwalk import Folders, IgnoreCheck, Listing, Visible, command, walk_order
 
     # no --crlf (it slows rg's regex): a query with anchors never reaches rg, and without them rg's lines (cut at
     # \n only) hold Python's (cut at \r too), so rg names every file Python would find a match in
     flags = ("--files-with-matches", "--text", *(() if request.regex else ("--fixed-strings",)),
-             *(("--ignore-case",) if request.ignore_case else ()), "--regexp", request.query)
+             *(("--ignore-case",) if request.ignore_case else ()), "--regexp", request.query,
+             *(flag for pattern in also for flag in ("--regexp", pattern)))
     listing = Listing(command(rg, start.rel, *flags), ws, run.stats.deadline)
     check = IgnoreCheck(ws, start, listing)
     visible = Visible(ws)
     try:
+        shown = ws.redactor
         hits = [rel for batch in listing.batches() for rel in batch
-                if (only is None or only.fullmatch(rel[cut:]) is not None) and visible(rel)]
+                if (only is None or only.fullmatch(shown(rel[cut:])) is not None) and visible(rel)]
     except BaseException:
         os.close(start.fd)
         raise
@@ -180,8 +207,12 @@ def _rg_walks(ws: Workspace, run: Run, rg: str, request: GrepRequest, start: Sta
 class Run:
     """One search's state, shared by both engines so they count and show alike."""
 
-    def __init__(self, ws: Workspace, query: Query, context: int, limit: int, stats: WalkStats) -> None:
+    def __init__(self, ws: Workspace, query: Query, context: int, limit: int, stats: WalkStats,
+                 meets_mask: bool = True) -> None:
         self.ws = ws
+        #: Whether the query may match masked text where the raw text holds no match (grep: `meets_mask`): then a
+        #: file that may hold a secret is decided on its masked text alone.
+        self.meets_mask = meets_mask
         self.query = query
         self.context = context
         self.limit = limit
@@ -207,20 +238,24 @@ class Run:
         """Read and search one file; True when the results ran out (the search stops). A regex that runs past
         its budget on the file stops the whole search with TIMEOUT (patterns.py)."""
         raw = self._read(found)
+        if raw is None:
+            return False
         query = self.query
         needle = query.needle
-        if raw is None or (needle is not None and not raw.startswith(UTF16_BOMS) and (
-                needle not in raw or (query.others and any(other not in raw for other in query.others)))):
+        # the raw text rules a file out only where the masked text cannot match without it (`meets_mask`)
+        masked_only = self.meets_mask and self.ws.redactor.may_mask(raw)
+        if not masked_only and needle is not None and not raw.startswith(UTF16_BOMS) and (
+                needle not in raw or (query.others and any(other not in raw for other in query.others))):
             return False  # no match in any encoding but UTF-16's: not worth decoding (most files stop here)
         budget = Budget(query)
         try:
             try:
                 text = decode(raw, found.rel)[0]
             except StringError:
-                if _raw_hit(raw, query, budget):
-                    self.counts.non_utf8 += 1  # as rg would find it
+                if _raw_hit(self.ws, raw, query, budget):
+                    self.counts.non_utf8 += 1  # as rg would find it, in the text as it would be shown
                 return False
-            if query.text is not None and budget.search(query.text, text) is None:
+            if not masked_only and query.text is not None and budget.search(query.text, text) is None:
                 return False
             room = self.limit - self.counts.matches
             before = len(self.lines)
@@ -277,8 +312,10 @@ class Run:
             os.close(fd)
 
 
-def _raw_hit(raw: bytes, query: Query, budget: Budget) -> bool:
-    text = raw.decode("utf-8", "surrogateescape")
+def _raw_hit(ws: Workspace, raw: bytes, query: Query, budget: Budget) -> bool:
+    """Whether an undecodable file holds a match, in its text masked as any text is (a count must not tell of a
+    match inside a secret either)."""
+    text = ws.redact_lines(raw.decode("utf-8", "surrogateescape"))
     if query.text is not None:
         return budget.search(query.text, text) is not None
     return any(budget.search(query.line, line) is not None for line in BREAK.split(text))

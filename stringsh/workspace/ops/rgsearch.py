@@ -52,9 +52,11 @@ class RgPool:
     """rg runs over the walk's files, started batch by batch while the walk goes on (so rg and the walk overlap);
     `finish` says which files matched, or None when rg refused the pattern or failed."""
 
-    def __init__(self, rg: str, root: Path, query: str, *, regex: bool, ignore_case: bool) -> None:
+    def __init__(self, rg: str, root: Path, query: str, *, regex: bool, ignore_case: bool,
+                 also: tuple[str, ...] = ()) -> None:
         self.command = [rg, *FLAGS, *(() if regex else ("--fixed-strings",)),
-                        *(("--ignore-case",) if ignore_case else ()), "--regexp", query, "--"]
+                        *(("--ignore-case",) if ignore_case else ()), "--regexp", query,
+                        *(flag for pattern in also for flag in ("--regexp", pattern)), "--"]
         self.root = root
         self.batch: list[str] = []
         self.size = 0
@@ -100,19 +102,21 @@ class RgPool:
 
 
 def counted_search(ws: Workspace, run: Run, rg: str, request: GrepRequest, start: Start,
-             only: re.Pattern[str] | NamePattern | None, cut: int) -> str:
-    """With --stats: the counted walk first, rg then says which of its files match, and they are shown as the
-    Python engine would (see rgsearch.py); when the results run out at a file, the counters are those the walk
-    had reached at that file."""
+             only: re.Pattern[str] | NamePattern | None, cut: int, also: tuple[str, ...] = ()) -> str:
+    """With --stats: the counted walk first, rg then says which of its files match (or, with `also`, may hold a
+    secret: grep.secret_patterns), and they are shown as the Python engine would (see rgsearch.py); when the
+    results run out at a file, the counters are those the walk had reached at that file."""
     from stringsh.workspace.ops.rgwalk import Folders
     from stringsh.workspace.ops.walk import walk
 
     stats = run.stats
     candidates: list[tuple[str, os.stat_result, tuple[int, ...]]] = []
-    pool = RgPool(rg, ws.confiner.real, request.query, regex=request.regex, ignore_case=request.ignore_case)
+    pool = RgPool(rg, ws.confiner.real, request.query, regex=request.regex, ignore_case=request.ignore_case,
+                  also=also)
+    shown = ws.redactor
     try:
         for found in walk(ws, start, stats):
-            wanted = only is None or only.fullmatch(found.rel[cut:]) is not None
+            wanted = only is None or only.fullmatch(shown(found.rel[cut:])) is not None
             if wanted and found.st is not None and run.admit(found.st):  # walked with stats: st is always set
                 candidates.append((found.rel, found.st, (*_walked(stats), run.counts.too_large)))
                 pool.add(found.rel)
