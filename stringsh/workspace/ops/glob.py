@@ -190,9 +190,9 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
     from stringsh.workspace.ops.rgwalk import SIMPLE_NAME, Folders, IgnoreCheck, Listing, Visible, command
 
     name = pattern[3:]
-    shown = ws.redactor
+    masked_as = ws.redactor
     # rg's --glob sees raw names: it stands for the pattern only for a name masking leaves alone, on paths it does
-    exact = isinstance(matcher, NamePattern) and SIMPLE_NAME.fullmatch(name) is not None and shown(name) == name
+    exact = isinstance(matcher, NamePattern) and SIMPLE_NAME.fullmatch(name) is not None and masked_as(name) == name
     listing = Listing(command(rg, start.rel, "--files", *(("--glob", name) if exact else ())),
                       ws, stats.deadline)
     check = IgnoreCheck(ws, start, listing)
@@ -212,10 +212,10 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
                 if denied_leaf(rel):
                     continue
                 if exact:
-                    masked = shown(rel[cut:])
+                    masked = masked_as(rel[cut:])
                     if masked != rel[cut:] and matcher.fullmatch(masked) is None:
                         continue
-                elif matcher.fullmatch(shown(rel[cut:])) is None:
+                elif matcher.fullmatch(masked_as(rel[cut:])) is None:
                     continue
                 try:
                     fd = opened.get(parent)
