@@ -125,10 +125,8 @@ def _spot(confiner: Confiner, fd: int, name: str, folder: list[str], shown: str,
 
 def check(confiner: Confiner, parts: list[str], shown: str) -> None:
     """Engine state, temp names, secrets and paths that run code later are never made, moved or removed."""
-    from stringsh.workspace.protected import check_protected
-
     confiner.check_allowed(parts, shown)
-    check_protected(parts, shown, confiner.root_fd)
+    confiner.check_change(parts, shown)
 
 
 # -- executing ----------------------------------------------------------------------------------------------
