@@ -12,7 +12,7 @@ from stringsh.lazyexports import lazy_exports
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
-    from stringsh.workspace.guards import NO_GUARD, Guard, PartText, WholeFile
+    from stringsh.workspace.guards import NO_GUARD, BodyRefused, Guard, PartText, WholeFile
     from stringsh.workspace.layers import load_policy
     from stringsh.workspace.models import (
         ChangeSet,
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 _WHERE = {
     "Workspace": "engine",
+    "BodyRefused": "guards",
     "Guard": "guards",
     "NO_GUARD": "guards",
     "PartText": "guards",
@@ -60,6 +61,7 @@ _WHERE = {
 
 __all__ = [
     "NO_GUARD",
+    "BodyRefused",
     "ChangeSet",
     "ChangeSetId",
     "DirEntry",

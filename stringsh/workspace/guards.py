@@ -15,7 +15,10 @@ from typing import TYPE_CHECKING, NamedTuple
 from stringsh.errors import StringError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.patches import Hunk
 
 #: Lines of a changed part a CONFLICT shows.
 SHOWN_LINES = 40
@@ -47,13 +50,19 @@ Guard = WholeFile | PartText | Unguarded
 # -- body checks ------------------------------------------------------------------------------------------------
 
 
+class BodyRefused(StringError):
+    """A body check's refusal: an engine refusal like any other, never the failure of the operation that ran it,
+    so a dialect that words its operation's own failures apart (fs.patch's `Patch failed: `) shows this one as it
+    shows every other refusal (`CODE: message`)."""
+
+
 def refuse_mask_writeback(ws: Workspace, label: str, current: str, body: str) -> None:
     """INVALID_PAYLOAD when `body` (replacing `current`) holds more masks than `current` does while `current`
     holds a secret: the extra masks stand where secrets were shown masked."""
     mask = ws.policy.secrets.replacement
     if body.count(mask) <= current.count(mask) or not ws.redactor.finds_secret(current):
         return
-    raise StringError(
+    raise BodyRefused(
         "INVALID_PAYLOAD",
         f"Refusing to write {label}: the body contains {mask} where the file holds a secret; nothing was written.",
         "stringsh shows secrets masked. Rewrite those lines in full with their real text, "
@@ -61,10 +70,22 @@ def refuse_mask_writeback(ws: Workspace, label: str, current: str, body: str) ->
     )
 
 
+def refuse_mask_in_hunks(ws: Workspace, label: str, hunks: Iterable[Hunk]) -> None:
+    """`refuse_mask_writeback` on each hunk of a patch (unified or Codex): its removed lines, the file's own text,
+    against its added ones."""
+    mask = ws.policy.secrets.replacement
+    for hunk in hunks:
+        lines = hunk.lines.split("\n")
+        added = "\n".join(line[1:] for line in lines if line.startswith("+"))
+        if mask in added:
+            removed = "\n".join(line[1:] for line in lines if line.startswith("-"))
+            refuse_mask_writeback(ws, label, removed, added)
+
+
 def refuse_empty(body: str, label: str, force: bool) -> None:
     """An empty body would silently empty the part (or, through `/edit`, the file): only with --force."""
     if not force and not body.strip():
-        raise StringError(
+        raise BodyRefused(
             "INVALID_PAYLOAD",
             f"Refusing to empty {label}: the body is empty.",
             f"To empty it on purpose, send the empty body again with --force: /edit --force {label}. "

@@ -13,6 +13,7 @@ from stringsh.errors import ALLOW_LIST_HINT, POLICY_FILE_HINT, StringError
 from stringsh.workspace import changes
 from stringsh.workspace import tree as treeops
 from stringsh.workspace.globs import GlobSet
+from stringsh.workspace.guards import refuse_mask_in_hunks
 from stringsh.workspace.hunks import materialise
 from stringsh.workspace.journalfile import JournalUnavailable, rolled_back
 from stringsh.workspace.models import ChangeSetId, FileChange
@@ -55,7 +56,7 @@ def apply(ws: Workspace, request: ApplyRequest) -> ChangeSetId:
         require(ws.policy, permissions.patch, "patch", mutating=True)
         check_patches(patches)
         for patch in patches:  # removed lines are the file's own text: none may become a mask over a secret
-            _refuse_masks(ws, patch)
+            refuse_mask_in_hunks(ws, ws.relative(patch.path), patch.hunks)
     if any(f.data is None for f in files) or any(p.action == "delete" for p in patches):
         require(ws.policy, permissions.delete, "delete", mutating=True)
     loc = sum(count_loc(f.data) for f in files) + sum(p.added + p.removed for p in patches)
@@ -75,19 +76,6 @@ def apply(ws: Workspace, request: ApplyRequest) -> ChangeSetId:
                 check_size(ws.policy, change.path, change.data)
         note.change = apply_locked(ws, files + made, request.topic, "apply", None, loc=loc)
         return ChangeSetId(note.change)
-
-
-def _refuse_masks(ws: Workspace, patch: Patch) -> None:
-    """guards.refuse_mask_writeback on each hunk: its removed lines against its added ones."""
-    from stringsh.workspace.guards import refuse_mask_writeback
-
-    mask = ws.policy.secrets.replacement
-    for hunk in patch.hunks:
-        lines = hunk.lines.split("\n")
-        added = "\n".join(line[1:] for line in lines if line.startswith("+"))
-        if mask in added:
-            removed = "\n".join(line[1:] for line in lines if line.startswith("-"))
-            refuse_mask_writeback(ws, ws.relative(patch.path), removed, added)
 
 
 def count_loc(data: bytes | None) -> int:
