@@ -77,8 +77,8 @@ def _refuse_other_roots(confiner: Confiner, path: str, rel: str) -> None:
     others = confiner.root_list()[1:]
     nested = [folder for _, folder, _ in others if confiner.real in folder.parents]
     named = confiner.route(path)[1]
-    for ident, folder, mode in others:  # inside a read_only root: its own refusal, whichever way it is spelled
-        if mode != "read_write" and (named == ident + ":" or folder == where or folder in where.parents):
+    for ident, folder, mode in others:  # `ro:x` of a read_only root nested in the workspace: refused as `ro/x` is
+        if mode != "read_write" and named == ident + ":" and confiner.real in folder.parents:
             from stringsh.workspace.roots import READ_ONLY_HINT
 
             raise StringError("NOT_PERMITTED", f"Root {ident} is read_only: {path} cannot be changed.", READ_ONLY_HINT)
