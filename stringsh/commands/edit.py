@@ -15,7 +15,6 @@ from stringsh.documents.rangeview import range_view
 from stringsh.documents.symbolwrite import AFTER, BEFORE, edit_symbol
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
-from stringsh.render.bodychecks import refuse_empty, refuse_mask_writeback
 from stringsh.render.document import Document, is_markdown
 from stringsh.render.view import DocumentView, budget_from, masked, numbered, resolve_block
 
@@ -70,15 +69,13 @@ def follow_file(body: str, old: str, final: bool | None = None) -> str:
 
 def edit_whole(ctx: Context, view: DocumentView, body: str, force: bool, final: bool | None = None) -> Result:
     documents = ctx.documents
-    refuse_empty(body, view.path, force)
     overwrite = require_seen(ctx.session.seen, view.path, label=view.path, force=force, force_note_on_change=False)
-    refuse_mask_writeback(documents.workspace, view.path, view.doc.text, body)
     body = follow_file(body, view.doc.text, final)
     if is_markdown(view.path):
         blockedit.refuse_view_references(body, view.doc.text, Document.parse(body), view.path, view.path)
     with overwrite.checked():
-        outcome = documents.workspace.write_text(
-            view.path, body, topic=ctx.session.topic, expected_sha256=overwrite.expected, op="edit"
+        outcome = documents.workspace.write_text(  # the engine refuses an empty body unforced, a mask written back
+            view.path, body, topic=ctx.session.topic, guard=overwrite.guard, op="edit", empty_ok=force
         )
     documents.after_write(view.path, outcome.sha256)
     total = body.count("\n") + (0 if not body or body.endswith("\n") else 1)

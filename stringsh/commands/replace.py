@@ -18,11 +18,10 @@ from stringsh.documents.linerange import LineTarget, out_of_bounds, parse_line_t
 from stringsh.documents.symbolwrite import edit_symbol
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
-from stringsh.render.bodychecks import refuse_mask_writeback
 from stringsh.render.document import is_markdown
 from stringsh.render.view import DocumentView
+from stringsh.workspace import Located, PartEditRequest, PartText
 from stringsh.workspace.ops import replace as exact
-from stringsh.workspace.ops.inplace import rewrite
 from stringsh.workspace.ops.lines import splice_lines
 from stringsh.workspace.textio import line_spans, split_lines
 
@@ -75,22 +74,31 @@ def replace_lines(ctx: Context, target: LineTarget, body: str) -> Result:
         partguard.remember(ctx.session, view.path, text)
         raise partguard.lines_changed(workspace, label.label, region_of(text, target.start, target.end), edit_hint)
     wanted = base_lines[target.start - 1 : target.end]
-    refuse_mask_writeback(workspace, label.label, "\n".join(wanted), body)
     placed: list[LineTarget] = []
 
-    def change(current: TextFile) -> str:
+    def locate(current: TextFile) -> Located | None:
+        """The lines as read, at their numbers or moved whole to exactly one other place; else the lines now at
+        those numbers (which the engine refuses, showing them), None past the file's end."""
         lines = split_lines(current.text)
         at = target.start
         if lines[at - 1 : target.end] != wanted:
             found = find_lines(lines, wanted)
             if len(found) != 1:
-                shown = region_of(current.text, at, min(target.end, len(lines))) if at <= len(lines) else ""
-                raise partguard.lines_changed(workspace, label.label, shown, edit_hint)
+                if at > len(lines):
+                    return None
+                now = region_of(current.text, at, min(target.end, len(lines)))
+                return Located(now, now, str)
             at = found[0]
-        placed.append(LineTarget(view.path, at, at + len(wanted) - 1))
-        return splice_lines(current.text, at, at + len(wanted) - 1, body)
+        end = at + len(wanted) - 1
 
-    done = rewrite(workspace, view.path, ctx.session.topic, "edit", None, change, never)
+        def splice(replacement: str) -> str:
+            placed.append(LineTarget(view.path, at, end))
+            return splice_lines(current.text, at, end, replacement)
+
+        return Located("\n".join(wanted), "\n".join(wanted), splice)
+
+    done = workspace.edit_part(PartEditRequest(view.path, label.label, locate, body, PartText("\n".join(wanted)),
+                                               ctx.session.topic, "lines", True, edit_hint))
     where = placed[-1]
     if done.current.text == base_text:
         documents.after_write(view.path, done.sha256)
@@ -106,11 +114,6 @@ def replace_lines(ctx: Context, target: LineTarget, body: str) -> Result:
 def region_of(text: str, start: int, end: int) -> str:
     """Lines start..end (1-based, inclusive) of `text`, without their endings."""
     return "\n".join(split_lines(text)[start - 1 : end])
-
-
-def never(rel: str) -> StringError:
-    """`rewrite`'s whole-file CONFLICT, never raised here: these edits pass no whole-file hash."""
-    return StringError("CONFLICT", f"{rel} changed since it was read; nothing was written.")
 
 
 def not_found(view: DocumentView, old: str, mask: str) -> StringError:
@@ -135,33 +138,22 @@ def replace_text(ctx: Context, path: str, body: str, replace_all: bool) -> Resul
     workspace = documents.workspace
     view = documents.read_for_edit(path)  # the refusals of a folder, a binary or a Latin-1 file
     mode: exact.Mode = "all" if replace_all else "one"
-    replaced: list[exact.Replaced] = []
-
-    def change(current: TextFile) -> str:
-        """Under the lock: the old text must match as required in the file as it is now; nothing else counts."""
-        text = current.text
-        try:
-            done = exact.replace(text, pair.old, pair.new, mode)
-        except exact.Refused as exc:
-            if exc.kind == "not_found":
-                raise not_found(view, pair.old, workspace.policy.secrets.replacement) from None
-            listed = replacing.preview(text, exc.matches, workspace.redact_lines)
-            refusal = replacing.ambiguous if exc.kind == "ambiguous" else replacing.overlap_refused
-            raise refusal(view.path, len(exc.matches), listed) from None
-        old_regions = "".join(text[start:end] for start, end in done.matches)
-        refuse_mask_writeback(workspace, view.path, old_regions, pair.new * len(done.matches))
-        replaced.append(done)
-        return done.text
-
     base_text = partguard.baseline(ctx.session, view.path, view.sha256, view.doc.text)
-    written = rewrite(workspace, view.path, ctx.session.topic, "apply", None, change, never)
-    if written.current.text == base_text:
+    try:  # the old text must match as required in the file as it is under the engine's lock; nothing else counts
+        written = workspace.replace(view.path, ((pair.old, pair.new),), mode=mode, topic=ctx.session.topic)
+    except exact.PairRefused as exc:
+        if exc.kind == "not_found":
+            raise not_found(view, pair.old, workspace.policy.secrets.replacement) from None
+        listed = replacing.preview(exc.text, exc.matches, workspace.redact_lines)
+        refusal = replacing.ambiguous if exc.kind == "ambiguous" else replacing.overlap_refused
+        raise refusal(view.path, len(exc.matches), listed) from None
+    if written.before == base_text:
         documents.after_write(view.path, written.sha256)
         partguard.remember(ctx.session, view.path, written.text)
     elif base_text is not None:  # others changed the file meanwhile: this topic knows its own replacement only
         with contextlib.suppress(exact.Refused):  # not where this topic read it: what it knows there stays
             partguard.remember(ctx.session, view.path, exact.replace(base_text, pair.old, pair.new, mode).text)
-    count = len(replaced[-1].matches)
+    count = written.count
     shown = "1 occurrence" if count == 1 else f"{count} occurrences"
     return with_diff(ctx, Result(f"Replaced {shown} in {view.path}", fields=document_fields(view.path)),
                      written.change_id)

@@ -6,11 +6,9 @@ from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.documents.diffreply import with_diff
 from stringsh.documents.guard import require_seen
-from stringsh.documents.masking import current_text
 from stringsh.documents.writing import split_target
 from stringsh.errors import is_a_folder
 from stringsh.protocol.response import Result, document_fields
-from stringsh.render.bodychecks import refuse_mask_writeback
 from stringsh.workspace.seen import mark_seen
 
 
@@ -24,10 +22,8 @@ def write(ctx: Context) -> Result:
     if info is not None and info.is_dir:
         raise is_a_folder(rel)
     overwrite = require_seen(seen, info.rel if info is not None else None, label=rel, force=force)
-    if info is not None and workspace.policy.secrets.replacement in text:  # only then is the file read for it
-        refuse_mask_writeback(workspace, rel, current_text(workspace, path), text)
-    with overwrite.checked():
-        outcome = workspace.write_text(path, text, topic=ctx.session.topic, expected_sha256=overwrite.expected)
+    with overwrite.checked():  # the engine refuses a masked secret written back (workspace/guards.py)
+        outcome = workspace.write_text(path, text, topic=ctx.session.topic, guard=overwrite.guard)
     mark_seen(seen, workspace, path, outcome.sha256)
     verb = "Created:" if outcome.created else "Written:"
     lines = f"{outcome.lines} {'line' if outcome.lines == 1 else 'lines'}"

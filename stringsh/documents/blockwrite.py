@@ -12,10 +12,9 @@ from stringsh.documents.blockedit import Splice
 from stringsh.documents.diffreply import with_diff
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
-from stringsh.render.bodychecks import refuse_empty, refuse_mask_writeback
 from stringsh.render.document import Document
 from stringsh.render.view import DocumentView, resolve_block
-from stringsh.workspace.ops.inplace import rewrite
+from stringsh.workspace import Located, PartEditRequest, PartText
 
 if TYPE_CHECKING:
     from stringsh.documents.host import Caller
@@ -42,8 +41,9 @@ def _spliced(view: DocumentView, block: Block, block_id: str, body: str, label: 
 
 def _changed(ctx: Caller, path: str, base: Document | None, block_id: str, doc: Document, block: Block,
              label: str) -> StringError:
-    """The CONFLICT for a block that changed, showing its text now; this topic has read that text from now on
-    (its baseline gets the block as it is now), so the edit can be redone without reading the whole file."""
+    """The CONFLICT for a block that changed, showing its text now (the engine's wording, workspace/guards.py);
+    this topic has read that text from now on (its baseline gets the block as it is now), so the edit can be
+    redone without reading the whole file."""
     known = doc.text
     old = base.resolve(block_id) if base is not None else None
     if base is not None and old is not None:
@@ -87,30 +87,35 @@ def edit_block(ctx: Caller, view: DocumentView, block_id: str, body: str, force:
             raise partguard.block_gone(label, view.path) from None
         raise
     expected, base = _expected(ctx, view, block_id, block, label)
-    refuse_mask_writeback(workspace, label, expected, body)
     body = blockedit.without_own_heading(view.doc, block, body, label)
-    refuse_empty(body, label, force)
-    edited, splice = _spliced(view, block, block_id, body, label)
     written: list[tuple[Document, Splice, bool]] = []
 
-    def change(current: TextFile) -> str:
-        """Under the lock: the splice made above when the file is as found, else made again on its text now."""
-        if current.sha256 == view.sha256:
-            written.append((edited, splice, base is None))
-            return edited.text
-        doc = Document.parse(current.text, current.sha256, documents.state.index_cache)
-        fresh = dataclasses.replace(view, doc=doc, auto_shortcuts={})
-        try:
-            now = resolve_block(fresh, block_id)
-        except StringError:
-            raise partguard.block_gone(label, view.path) from None
-        if doc.block_source(now) != expected:
-            raise _changed(ctx, view.path, base or view.doc, block_id, doc, now, label)
-        again = _spliced(fresh, now, block_id, body, label)
-        written.append((*again, base is not None and base.text == current.text))
-        return again[0].text
+    def locate(current: TextFile) -> Located | None:
+        """Under the lock: the block found again by id in the file as it is. A block whose text is not the one
+        read moves this topic's baseline on first (the engine refuses the edit, showing the block now)."""
+        doc, now, fresh = view.doc, block, view
+        if current.sha256 != view.sha256:
+            doc = Document.parse(current.text, current.sha256, documents.state.index_cache)
+            fresh = dataclasses.replace(view, doc=doc, auto_shortcuts={})
+            try:
+                now = resolve_block(fresh, block_id)
+            except StringError:
+                return None
+        text = doc.block_source(now)
+        if text != expected:
+            _changed(ctx, view.path, base or view.doc, block_id, doc, now, label)
 
-    done = rewrite(workspace, view.path, ctx.session.topic, "apply", None, change, _never)
+        def splice(checked: str) -> str:
+            """The splice, every check of blockedit.py passed (on the file as it is)."""
+            edited, made = _spliced(fresh, now, block_id, checked, label)
+            known = base is None if fresh is view else base is not None and base.text == current.text
+            written.append((edited, made, known))
+            return edited.text
+
+        return Located(text, text, splice)
+
+    done = workspace.edit_part(PartEditRequest(view.path, label, locate, body, PartText(expected),
+                                               ctx.session.topic, "block", force))
     new_doc, splice, as_known = written[-1]
     new_doc.sha256 = done.sha256
     documents.state.index_cache.put(done.sha256, new_doc.index, len(new_doc.text))
@@ -122,11 +127,6 @@ def edit_block(ctx: Caller, view: DocumentView, block_id: str, body: str, force:
         partguard.remember(ctx.session, view.path,
                            known.edit_block(known_block, body).text if known_block is not None else known.text)
     return with_diff(ctx, edited_reply(view.path, block_id, new_doc.index.line_count, splice), done.change_id)
-
-
-def _never(rel: str) -> StringError:
-    """`rewrite`'s whole-file CONFLICT, never raised here: a block edit passes no whole-file hash."""
-    return StringError("CONFLICT", f"{rel} changed since it was read; nothing was written.")
 
 
 def edited_reply(path: str, block: str | None, total: int, splice: Splice | None = None) -> Result:

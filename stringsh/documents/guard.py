@@ -1,7 +1,7 @@
 """`require_seen`: the stale-write guard every command that overwrites a whole existing file goes through.
 
 A topic may only replace a file it has read (`/open` and `/edit` mark it seen), and only as it read it.
-The guard itself hashes nothing: it hands the engine the hash the topic read as `expected_sha256`, the engine
+The guard itself hashes nothing: it hands the engine the hash the topic read as its `WholeFile` guard, the engine
 compares it with the bytes it replaces (the one hash of the write, under the workspace lock, so no race slips
 between check and write), and `Overwrite.checked` words a mismatch as this guard's CONFLICT.
 """
@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from stringsh.errors import StringError
+from stringsh.workspace.guards import NO_GUARD, Guard, WholeFile
 
 FORCE = "--force"
 FORCE_NOTE = "Use --force only when you intend to replace the whole file."
@@ -28,6 +29,11 @@ class Overwrite:
     expected: str | None
     #: Whether the "changed" hint repeats the --force note (/write's does, /edit's does not).
     force_note_on_change: bool = True
+
+    @property
+    def guard(self) -> Guard:
+        """The engine's guard for the write: the whole file as this topic read it, or none when forced."""
+        return NO_GUARD if self.expected is None else WholeFile(self.expected)
 
     @contextmanager
     def checked(self) -> Iterator[None]:

@@ -3,14 +3,13 @@
 Views show secrets as the policy's replacement (`Workspace.redact`). A body copied from such a view carries the
 mask where the file holds a secret; writing it would replace the secret with the mask. Such a body is refused
 (nothing is written) rather than merged: the user rewrites those lines in full, or edits them outside stringsh.
-Block edits splice, so bytes outside the edited block never change and need no check.
+The refusal is the engine's (workspace/guards.py), made inside every write of every dialect; this module words
+the note a masked view ends with.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-
-from stringsh.errors import StringError
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -21,13 +20,3 @@ def masked_note(workspace: Workspace) -> str:
     mask = workspace.policy.secrets.replacement
     return (f"[masked] Secrets are shown as {mask}. A body that keeps {mask} in their place is refused: "
             "rewrite those lines in full.")
-
-
-def current_text(workspace: Workspace, path: str) -> str:
-    """The file's text for the check above; "" when it is not text (a binary file has no masked view)."""
-    try:
-        return workspace.read_text(path).text
-    except StringError as exc:
-        if exc.code in ("BINARY_FILE", "ENCODING"):
-            return ""
-        raise

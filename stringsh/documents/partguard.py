@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from stringsh.errors import StringError
-from stringsh.render.partconflict import SHOWN_LINES, block_changed, block_gone, shown
+from stringsh.workspace.guards import SHOWN_LINES, block_changed, block_gone, lines_changed, shown
 
 __all__ = ["REMEMBERED", "REMEMBERED_CHARS", "SHOWN_LINES", "baseline", "block_changed", "block_gone", "forget",
            "lines_changed", "remember", "shown"]
@@ -24,7 +23,6 @@ __all__ = ["REMEMBERED", "REMEMBERED_CHARS", "SHOWN_LINES", "baseline", "block_c
 if TYPE_CHECKING:
     from stringsh.render.document import Document
     from stringsh.session import Session
-    from stringsh.workspace.engine import Workspace
 
 #: Files, and characters of text, remembered per topic (the oldest read is dropped first); a file no longer
 #: remembered falls back to `seen`: its parts can be edited while the file is as this topic read it.
@@ -64,12 +62,3 @@ def baseline(session: Session, rel: str, sha256: str, text: str) -> str | None:
     if known is not None and tag == seen:
         return known if isinstance(known, str) else known.text
     return text if seen == sha256 else None
-
-
-def lines_changed(workspace: Workspace, label: str, now: str, edit: str) -> StringError:
-    """CONFLICT for a line range whose lines no longer hold the text this topic read."""
-    return StringError(
-        "CONFLICT",
-        f"Refusing to replace {label}: those lines changed since this topic read them; nothing was written.",
-        f"They hold now:\n{shown(workspace, now)}\nRun {edit} for current line numbers, then retry.",
-    )

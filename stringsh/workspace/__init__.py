@@ -12,6 +12,7 @@ from stringsh.lazyexports import lazy_exports
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.guards import NO_GUARD, BodyRefused, Guard, PartText, WholeFile
     from stringsh.workspace.layers import load_policy
     from stringsh.workspace.models import (
         ChangeSet,
@@ -23,7 +24,9 @@ if TYPE_CHECKING:
         RevertOutcome,
         WriteOutcome,
     )
+    from stringsh.workspace.ops.inplace import Rewritten
     from stringsh.workspace.ops.listdir import DirEntry
+    from stringsh.workspace.ops.partedit import Located, PartEditRequest
     from stringsh.workspace.ops.read import TextFile
     from stringsh.workspace.ops.stat import FileInfo
     from stringsh.workspace.policy import Policy
@@ -31,6 +34,14 @@ if TYPE_CHECKING:
 
 _WHERE = {
     "Workspace": "engine",
+    "BodyRefused": "guards",
+    "Guard": "guards",
+    "NO_GUARD": "guards",
+    "PartText": "guards",
+    "WholeFile": "guards",
+    "Located": "ops.partedit",
+    "PartEditRequest": "ops.partedit",
+    "Rewritten": "ops.inplace",
     "ChangeSet": "models",
     "ChangeSetId": "models",
     "Hunk": "patches",
@@ -49,17 +60,25 @@ _WHERE = {
 }
 
 __all__ = [
+    "NO_GUARD",
+    "BodyRefused",
     "ChangeSet",
     "ChangeSetId",
     "DirEntry",
     "FileChange",
     "FileInfo",
+    "Guard",
     "Hunk",
+    "Located",
+    "PartEditRequest",
+    "PartText",
     "Patch",
     "Policy",
     "RevertOutcome",
     "RevertedFile",
+    "Rewritten",
     "TextFile",
+    "WholeFile",
     "Workspace",
     "WriteOutcome",
     "is_seen_unchanged",

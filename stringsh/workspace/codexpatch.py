@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
 from stringsh.workspace.atomic import sha256
+from stringsh.workspace.guards import refuse_mask_in_hunks
 from stringsh.workspace.hunks import PatchFailed, StaleFile, apply_hunks
 from stringsh.workspace.models import ChangeSet, FileChange
 from stringsh.workspace.patches import Hunk
@@ -232,6 +233,7 @@ def codex_change_set(ws: Workspace, text: str, topic: str,
             summaries.append(f"{rel} (deleted, -{len(line_spans(content))})")
             continue
         hunks = _hunks(content, op, rel)
+        refuse_mask_in_hunks(ws, rel, hunks)  # the same body check as a unified diff's (ops/apply.py)
         data = encode(apply_hunks(content, hunks, rel, ws.redactor), encoding, bom, rel)
         added = sum(1 for kind, _ in (c for chunk in op.chunks for c in chunk.lines) if kind == "+")
         removed = sum(1 for kind, _ in (c for chunk in op.chunks for c in chunk.lines) if kind == "-")

@@ -14,6 +14,7 @@ from stringsh.errors import NOT_FOUND_HINT, StringError
 from stringsh.userdirs import user_policy_file
 from stringsh.workspace.clients import Client
 from stringsh.workspace.context import RequestContext, current
+from stringsh.workspace.guards import NO_GUARD, Guard, WholeFile
 from stringsh.workspace.layers import load_policy
 from stringsh.workspace.paths import Confiner
 from stringsh.workspace.policy import POLICY_FILE, Policy
@@ -31,10 +32,12 @@ if TYPE_CHECKING:
     from stringsh.workspace.ops.delete import DeleteOutcome
     from stringsh.workspace.ops.glob import GlobResult
     from stringsh.workspace.ops.grep import GrepResult
+    from stringsh.workspace.ops.inplace import Rewritten
     from stringsh.workspace.ops.lines import LineEditOutcome
     from stringsh.workspace.ops.listdir import DirEntry
     from stringsh.workspace.ops.mkdir import MkdirOutcome
     from stringsh.workspace.ops.move import MoveOutcome
+    from stringsh.workspace.ops.partedit import PartEditRequest
     from stringsh.workspace.ops.read import TextFile
     from stringsh.workspace.ops.replace import Mode as ReplaceMode
     from stringsh.workspace.ops.replace import ReplaceOutcome
@@ -73,6 +76,11 @@ class Workspace:
 
             Roots.attach(self.confiner, others)
         self.state = EngineState(self.confiner, state_dir, frontend, client)
+        # the state folders (this workspace's, and the user's of every workspace) are never changed through the
+        # engine, wherever they are: the sandboxed shell hides them, and every operation refuses them
+        from stringsh.userdirs import state_dir as user_state_dir
+
+        self.confiner.keep_out(((self.state.path, "state folder"), (user_state_dir(), "state folder")))
         self._redactor: Redactor | None = None
         #: The policy is not changed through the workspace it governs (CVE-2026-25725), even before it exists.
         self.policy_files = {POLICY_FILE}
@@ -322,14 +330,17 @@ class Workspace:
         encoded = encode_for(self, path, text)
         return encoded.data, encoded.created
 
-    def write_text(self, path: str, text: str, *, topic: str = "main", expected_sha256: str | None = None,
-                   create_parents: bool = True, op: WriteOp = "write") -> WriteOutcome:
+    def write_text(self, path: str, text: str, *, topic: str = "main", guard: Guard = NO_GUARD,
+                   create_parents: bool = True, op: WriteOp = "write", empty_ok: bool = True) -> WriteOutcome:
         """Replace the whole file, keeping encoding, BOM, line endings and mode of an existing file.
 
-        `op="edit"` (a whole-file `/edit`) also needs the policy's `edit` permission."""
+        `guard`: `WholeFile(sha256)` (the file as read; `""`: it did not exist) or NO_GUARD. A text with more
+        masks than the file where the file holds a secret is refused (guards.py). `op="edit"` (a whole-file
+        `/edit`) also needs the policy's `edit` permission; `empty_ok=False` refuses an empty text."""
         from stringsh.workspace.ops.write import WriteRequest, write_text
 
-        return write_text(self, WriteRequest(path, text, topic, expected_sha256, create_parents, op))
+        expected = guard.sha256 if isinstance(guard, WholeFile) else None
+        return write_text(self, WriteRequest(path, text, topic, expected, create_parents, op, empty_ok))
 
     def append_text(self, path: str, text: str, *, topic: str = "main") -> WriteOutcome:
         """Add `text` (with `\\n` endings) at the end of an existing text file, in its encoding and dominant line
@@ -340,20 +351,39 @@ class Workspace:
         return append_text(self, AppendRequest(path, text, topic))
 
     def edit(self, path: str, start_line: int, end_line: int, replacement: str, *, topic: str = "main",
-             expected_sha256: str | None = None) -> LineEditOutcome:
+             guard: Guard = NO_GUARD) -> LineEditOutcome:
         """Replace lines start..end (1-based, inclusive) with `replacement` (`\\n` endings), keeping the file's line
         endings, encoding and every other byte; INVALID_TARGET for a range outside the file (ops/lines.py)."""
         from stringsh.workspace.ops.lines import LineEditRequest, edit_lines
 
-        return edit_lines(self, LineEditRequest(path, start_line, end_line, replacement, topic, expected_sha256))
+        return edit_lines(self, LineEditRequest(path, start_line, end_line, replacement, topic, guard))
+
+    def edit_part(self, request: PartEditRequest) -> Rewritten:
+        """Replace one part of a file (a block, a symbol, a line range) by a body, as one journalled change: the
+        part found again under the lock by the caller's `locate`, held against the request's guard (normally
+        `PartText`, the part as read), the body checked, spliced, encoded and applied (ops/partedit.py)."""
+        from stringsh.workspace.ops.partedit import edit_part
+
+        return edit_part(self, request)
+
+    def edit_text(self, path: str, change: Callable[[TextFile], str], *, topic: str = "main",
+                  guard: Guard = NO_GUARD, stale: Callable[[str], StringError] | None = None) -> Rewritten:
+        """Change a text file in place by `change` (called under the lock on the file as it is), as one
+        journalled change in the file's encoding; the new text is checked against the whole file's (no mask
+        written over a secret). A `WholeFile` guard the file no longer matches is `stale(rel)` (ops/inplace.py)."""
+        from stringsh.workspace.ops.inplace import rewrite
+
+        return rewrite(self, path, topic, "write", guard, change, stale)
 
     def replace(self, path: str, pairs: tuple[tuple[str, str], ...], *, mode: ReplaceMode = "one",
-                topic: str = "main", expected_sha256: str | None = None) -> ReplaceOutcome:
+                topic: str = "main", guard: Guard = NO_GUARD) -> ReplaceOutcome:
         """Exact old -> new text, each pair in order, as one journalled change keeping encoding, BOM and line
-        endings (ops/replace.py); a refusal is ops.replace.Refused, which each dialect words itself."""
+        endings (ops/replace.py); a refusal is ops.replace.Refused, which each dialect words itself. A new text
+        with more masks than the text it replaces, where that holds a secret, is refused (guards.py)."""
         from stringsh.workspace.ops.replace import ReplaceRequest, replace_in_file
 
-        return replace_in_file(self, ReplaceRequest(path, pairs, mode, topic, expected_sha256))
+        expected = guard.sha256 if isinstance(guard, WholeFile) else None
+        return replace_in_file(self, ReplaceRequest(path, pairs, mode, topic, expected))
 
     def apply(self, changeset: ChangeSet, *, topic: str = "main", op: WriteOp = "write") -> ChangeSetId:
         """Apply every file and patch of the change set or none; returns the id `revert` takes (docs/change-sets.md).

@@ -110,6 +110,8 @@ class RootRouter(Protocol):
 
     def close(self) -> None: ...
 
+    def confiners(self) -> list[Confiner]: ...
+
 
 def reworded(exc: StringError, prefix: str, rest: str, path: str) -> StringError:
     """A refusal from another root's walk, naming the path as typed and that root, not "the workspace"."""
@@ -144,6 +146,10 @@ class Confiner:
         self.root_id, self.mode = root_id, mode
         #: The policy's other roots, set by `Roots.attach` (roots.py) only when it names some: `-c /ls` stays light.
         self.roots: RootRouter | None = None
+        #: stringsh's own folders outside `.stringsh/` (its state folders: `keep_out`), and their
+        #: components below this root once a change first asks (None: not worked out yet).
+        self._kept: tuple[tuple[Path, str], ...] = ()
+        self._kept_parts: list[tuple[list[str], str]] | None = []
 
     def route(self, path: str) -> tuple[Confiner, str, str]:
         """(the confiner of the root `path` names, its `id:` prefix, "" for this one, the path inside it)."""
@@ -155,6 +161,37 @@ class Confiner:
 
     def _reworded(self, exc: StringError, prefix: str, rest: str, path: str) -> StringError:
         return reworded(exc, prefix, rest, path)
+
+    def each_root(self) -> list[Confiner]:
+        """This root's confiner and every other root's."""
+        return [self] if self.roots is None else [self, *self.roots.confiners()]
+
+    def keep_out(self, folders: tuple[tuple[Path, str], ...]) -> None:
+        """Refuse every change inside these folders (a folder and what it is: "state folder"), wherever they
+        are: stringsh's state folder may be set (STRINGSH_STATE_DIR, `[journal] state_dir`) inside a workspace,
+        where the engine would otherwise write its journal and audit log as any file. Worked out on the first
+        change, so a read-only start stats nothing."""
+        for confiner in self.each_root():
+            confiner._kept, confiner._kept_parts = folders, None
+
+    def check_change(self, parts: list[str], shown: str) -> None:
+        """The checks of a path a change creates, writes, moves or deletes, beyond `check_allowed`'s: paths that
+        run code later (protected.py) and stringsh's own folders (`keep_out`). Run on the requested and on the
+        resolved path."""
+        from stringsh.workspace.protected import check_protected  # writes only: `-c /ls` stays light
+
+        check_protected(parts, shown, self.root_fd)
+        if self._kept_parts is None:
+            self._kept_parts = []
+            for folder, what in self._kept:
+                inside = self._strip_root(Path(os.path.realpath(folder)).parts)
+                if inside:  # strictly below the root: a root inside the state folder is refused elsewhere
+                    self._kept_parts.append((inside, what))
+        for inside, what in self._kept_parts:
+            if parts[: len(inside)] == inside:
+                raise StringError("NOT_PERMITTED", f"{shown} is in stringsh's {what} and cannot be changed through "
+                                  "stringsh", "stringsh keeps its journal and audit log there; /changes, /undo and "
+                                  "`stringsh audit` reach them. Use a path outside it.")
 
     def close(self) -> None:
         if self.roots is not None:
@@ -319,9 +356,7 @@ class Confiner:
         parts = self.own_parts(path)
         self.check_allowed(parts, path, reading=reading and not create)
         if create:
-            from stringsh.workspace.protected import check_protected  # writes only: `-c /ls` stays light
-
-            check_protected(parts, path, self.root_fd)
+            self.check_change(parts, path)
         requested = "/".join(parts) or "."
         if not parts:
             return Resolved(os.dup(self.root_fd), "", ".", ".", os.fstat(self.root_fd))
@@ -368,7 +403,7 @@ class Confiner:
                     real = [*names, name]
                     self.check_allowed(real, path, reading=reading and not create)
                     if create:
-                        check_protected(real, path, self.root_fd)
+                        self.check_change(real, path)
                     if st is None and not create:
                         raise self._missing(fds[-1], names, name, requested)
                     if create and (st is None or not stat.S_ISDIR(st.st_mode)):
@@ -381,7 +416,7 @@ class Confiner:
                         real if ".." not in rest else [*names, name], path, reading=reading and not create
                     )
                     if create:
-                        check_protected(real if ".." not in rest else [*names, name], path, self.root_fd)
+                        self.check_change(real if ".." not in rest else [*names, name], path)
                     if not create or ".." in rest:
                         raise self._missing(fds[-1], names, name, requested, rest[1:])
                     _refuse_folder_syntax(path)

@@ -68,6 +68,10 @@ class Roots:
         for confiner in self.others.values():
             confiner.close()
 
+    def confiners(self) -> list[Confiner]:
+        """The other roots' confiners."""
+        return list(self.others.values())
+
     def listing(self) -> list[tuple[str, Path, str]]:
         """(id, folder, mode) of every root, the workspace first."""
         return [(self.main_id, self.main.real, self.modes[self.main_id]),
@@ -123,9 +127,7 @@ class Roots:
         if owner is not target:
             owner.check_allowed(inner, path, reading=reading and not create)
             if create:
-                from stringsh.workspace.protected import check_protected
-
-                check_protected(inner, path, owner.root_fd)
+                owner.check_change(inner, path)
         if create and self.modes[ident] != "read_write":
             raise StringError("NOT_PERMITTED", f"Root {ident} is read_only: {path} cannot be changed.", READ_ONLY_HINT)
         rel = "/".join(inner) or "."

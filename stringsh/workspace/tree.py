@@ -74,8 +74,15 @@ def _refuse_other_roots(confiner: Confiner, path: str, rel: str) -> None:
     workspace, or holding one, is refused before anything is read or changed (a `/rm -r` of a folder would
     otherwise remove a read_only root nested in it)."""
     where = confiner.real.joinpath(*[p for p in rel.split("/") if p not in ("", ".")])
-    nested = [folder for _, folder, _ in confiner.root_list()[1:] if confiner.real in folder.parents]
-    if confiner.route(path)[1] or any(f == where or where in f.parents or f in where.parents for f in nested):
+    others = confiner.root_list()[1:]
+    nested = [folder for _, folder, _ in others if confiner.real in folder.parents]
+    named = confiner.route(path)[1]
+    for ident, folder, mode in others:  # `ro:x` of a read_only root nested in the workspace: refused as `ro/x` is
+        if mode != "read_write" and named == ident + ":" and confiner.real in folder.parents:
+            from stringsh.workspace.roots import READ_ONLY_HINT
+
+            raise StringError("NOT_PERMITTED", f"Root {ident} is read_only: {path} cannot be changed.", READ_ONLY_HINT)
+    if named or any(f == where or where in f.parents or f in where.parents for f in nested):
         raise StringError(
             "INVALID_TARGET",
             f"Refusing {path}: /mkdir, /mv, /cp and /rm work inside the workspace root only, and this path names "
@@ -125,10 +132,8 @@ def _spot(confiner: Confiner, fd: int, name: str, folder: list[str], shown: str,
 
 def check(confiner: Confiner, parts: list[str], shown: str) -> None:
     """Engine state, temp names, secrets and paths that run code later are never made, moved or removed."""
-    from stringsh.workspace.protected import check_protected
-
     confiner.check_allowed(parts, shown)
-    check_protected(parts, shown, confiner.root_fd)
+    confiner.check_change(parts, shown)
 
 
 # -- executing ----------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from stringsh.dispatcher import Dispatcher
-from stringsh.workspace import Workspace
+from stringsh.workspace import WholeFile, Workspace
 
 REPO = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).with_name("worker.py")
@@ -64,7 +64,7 @@ def test_stale_expected_hash_is_a_conflict_and_writes_nothing(tmp_path: Path) ->
     from stringsh.errors import StringError
 
     with pytest.raises(StringError) as caught:
-        workspace.write_text("f.txt", "three\n", expected_sha256=first.sha256)
+        workspace.write_text("f.txt", "three\n", guard=WholeFile(first.sha256))
     assert caught.value.code == "CONFLICT"
     assert caught.value.message == "f.txt changed since it was read; nothing was written."
     assert (tmp_path / "f.txt").read_text() == "two\n"

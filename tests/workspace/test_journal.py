@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from stringsh.errors import StringError
-from stringsh.workspace import ChangeSet, Workspace, atomic
+from stringsh.workspace import ChangeSet, WholeFile, Workspace, atomic
 from stringsh.workspace.changes import sha256
 from stringsh.workspace.journal import FileRow
 
@@ -98,7 +98,7 @@ def test_another_process_recovers_on_its_next_write(engine: Workspace, tmp_path:
     (root / "a.txt").write_bytes(b"new\n")  # b.txt was never renamed into place
     other = Workspace(root)
     with pytest.raises(StringError):  # expected hash of the new bytes: the rollback happened first
-        other.write_text("a.txt", "x\n", expected_sha256=sha256(b"new\n"))
+        other.write_text("a.txt", "x\n", guard=WholeFile(sha256(b"new\n")))
     assert (root / "a.txt").read_bytes() == b"old\n"
     assert other.journal.get(change).state == "rolled_back"
     other.close()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from stringsh.errors import StringError
-from stringsh.workspace import Workspace
+from stringsh.workspace import WholeFile, Workspace
 from stringsh.workspace.ops.lines import LineEditRequest, edit_lines, splice_lines
 from stringsh.workspace.policy import Policy
 
@@ -54,7 +54,7 @@ def test_edit_refuses_bad_ranges_a_changed_file_and_a_read_only_root(tmp_path: P
          "Line range out of bounds: a.txt:L3 (file has 2 lines)"),
         (lambda: ws.edit("a.txt", 0, 1, "x"), "INVALID_TARGET", "Invalid line range: L0-L1"),
         (lambda: ws.edit("a.txt", 2, 1, "x"), "INVALID_TARGET", "Invalid line range: L2-L1"),
-        (lambda: ws.edit("a.txt", 1, 1, "x", expected_sha256="0" * 64), "CONFLICT",
+        (lambda: ws.edit("a.txt", 1, 1, "x", guard=WholeFile("0" * 64)), "CONFLICT",
          "Refusing to edit a.txt: it changed since this topic read it."),
         (lambda: ws.edit("nope.txt", 1, 1, "x"), "NOT_FOUND", None),
     ]

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from stringsh.errors import StringError
-from stringsh.workspace import Workspace
+from stringsh.workspace import PartText, Workspace
 from stringsh.workspace import ops as ops_package
 from stringsh.workspace.models import FileChange, Hunk, Patch
 from stringsh.workspace.ops import (
@@ -29,6 +29,7 @@ from stringsh.workspace.ops import (
     listdir,
     mkdir,
     move,
+    partedit,
     read,
     replace,
     revert,
@@ -54,6 +55,11 @@ class Slot:
 
 A_TO_X = Patch("a.txt", (Hunk(1, 1, 1, 1, "-a\n+x"),))
 
+#: The part edit: the file's first line (`a`), held against its own text.
+A_PART = partedit.PartEditRequest(
+    "a.txt", "a.txt#a", lambda current: partedit.Located("a", "a", lambda body: body + current.text[1:]), "x",
+    PartText("a"))
+
 #: (op entry, the permission that alone forbids it, the call): one row per permission an op needs.
 CASES: list[tuple[str, str, Call]] = [
     ("stat.stat_path", "stat", lambda w: stat.stat_path(w, stat.StatRequest("a.txt"))),
@@ -70,6 +76,8 @@ CASES: list[tuple[str, str, Call]] = [
     ("write.append_text", "edit", lambda w: write.append_text(w, write.AppendRequest("a.txt", "x\n"))),
     ("lines.edit_lines", "write", lambda w: lines.edit_lines(w, lines.LineEditRequest("a.txt", 1, 1, "x\n"))),
     ("lines.edit_lines", "edit", lambda w: lines.edit_lines(w, lines.LineEditRequest("a.txt", 1, 1, "x\n"))),
+    ("partedit.edit_part", "write", lambda w: partedit.edit_part(w, A_PART)),
+    ("partedit.edit_part", "edit", lambda w: partedit.edit_part(w, A_PART)),
     ("apply.apply", "write", lambda w: apply.apply(w, apply.ApplyRequest((FileChange("b.txt", b"x\n"),)))),
     ("apply.apply", "edit",
      lambda w: apply.apply(w, apply.ApplyRequest((FileChange("a.txt", b"x\n"),), op="edit"))),
@@ -99,6 +107,7 @@ CASES: list[tuple[str, str, Call]] = [
 #: Ops that change files, and the permission a read_only root refuses them by.
 READ_ONLY: list[tuple[str, str]] = [
     ("write.write_text", "write"), ("write.append_text", "write"), ("lines.edit_lines", "write"),
+    ("partedit.edit_part", "write"),
     ("apply.apply", "write"), ("replace.replace_in_file", "write"),
     ("revert.revert", "revert"), ("revert.undo", "revert"), ("revert.skip", "revert"),
     ("mkdir.mkdir", "mkdir"), ("move.move", "move"), ("copy.copy_file", "write"), ("delete.delete", "delete"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from stringsh.errors import StringError
-from stringsh.workspace import ChangeSet, Workspace
+from stringsh.workspace import ChangeSet, WholeFile, Workspace
 
 
 def increment(workspace: Workspace, rounds: int, via_apply: bool) -> int:
@@ -20,7 +20,7 @@ def increment(workspace: Workspace, rounds: int, via_apply: bool) -> int:
                     change = ChangeSet().write("counter.txt", value.encode(), expected_prev_sha256=current.sha256)
                     workspace.apply(change)
                 else:
-                    workspace.write_text("counter.txt", value, expected_sha256=current.sha256)
+                    workspace.write_text("counter.txt", value, guard=WholeFile(current.sha256))
                 break
             except StringError as exc:
                 if exc.code != "CONFLICT":

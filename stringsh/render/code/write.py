@@ -1,20 +1,19 @@
-"""Every dialect's symbol edit, below the documents layer so OPERATOR_CMD reaches it too: the checked new text
-(the symbol resolved; a body that would write a masked secret back, or an empty one, refused as `/edit` refuses
-them; then render/code/splice.py's parse checks) and one journaled write held against the symbol's own text, not
-the whole file's hash: under the workspace lock the symbol is found again by its id in the file as it is, and the
-edit applies whatever changed elsewhere in the file (CONFLICT, showing its text now, when the symbol changed).
+"""Every dialect's symbol edit, below the documents layer so OPERATOR_CMD reaches it too (until that dialect moves
+up a layer): the checked new text (the symbol resolved, then render/code/splice.py's parse checks) and the
+engine's part edit (`Workspace.edit_part`) held against the symbol's own text, not the whole file's hash: under
+the workspace lock the symbol is found again by its id in the file as it is, the body is checked there (a mask
+written back over a secret, an empty body unforced) and the edit applies whatever changed elsewhere in the file
+(CONFLICT, showing its text now, when the symbol changed).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from stringsh.errors import StringError
-from stringsh.render.bodychecks import refuse_empty, refuse_mask_writeback
 from stringsh.render.code.splice import Spliced, checked_insert, checked_replace
 from stringsh.render.code.views import resolve_symbol
-from stringsh.render.partconflict import block_changed, block_gone
-from stringsh.workspace.ops.inplace import rewrite
+from stringsh.workspace import Located, PartEditRequest, PartText
+from stringsh.workspace.guards import refuse_empty
 from stringsh.workspace.textio import split_lines
 
 if TYPE_CHECKING:
@@ -30,12 +29,11 @@ AFTER = "--after"
 
 def plan_edit(workspace: Workspace, path: str, text: str, index: SymbolIndex, block_id: str, body: str,
               force: bool, where: str | None) -> Spliced:
-    """The checked new text of a symbol edit (every dialect's): the symbol resolved, a body that would write a
-    masked secret back or empty it refused, then the parse checks of render/code/splice.py."""
+    """The checked new text of a symbol edit (every dialect's): the symbol resolved, then the parse checks of
+    render/code/splice.py. The engine's refusal of an empty body comes first (the parse checks would word it
+    otherwise); a mask written back over a secret is the engine's to refuse, under the lock (workspace/guards.py)."""
     symbol = resolve_symbol(index, path, block_id)
     label = f"{path}#{block_id}"
-    current = source(text, symbol)
-    refuse_mask_writeback(workspace, label, current, body)
     refuse_empty(body, label, force)
     force_hint = f"/edit --force {label}" + (f" {where}" if where else "")
     if where is None:
@@ -71,35 +69,30 @@ def shown_lines(text: str, symbol: Symbol) -> str:
 
 def write_symbol(workspace: Workspace, path: str, read: tuple[str, str], planned: Spliced, expected: str,
                  edit: SymbolEdit, cache: SymbolCache, topic: str) -> Written:
-    """One journaled write of a symbol edit. `read` is (sha256, text) of the file as the edit was planned on
-    (`planned`); `expected` is the symbol's text as the caller read it. Under the lock: the planned text when the
-    file still has those bytes; otherwise the symbol is found again by id in the file now, must hold `expected`
-    (else a CONFLICT showing it now), and the edit is planned again on the text now, so others' edits elsewhere in the
-    file stay."""
+    """One journaled write of a symbol edit, the engine's part edit (`Workspace.edit_part`). `read` is (sha256,
+    text) of the file as the edit was planned on (`planned`); `expected` is the symbol's text as the caller read
+    it. Under the lock the symbol is found again by id in the file now and must hold `expected` (else a CONFLICT
+    showing it now); the planned text is written when the file still has the bytes read, otherwise the edit is
+    planned again on the text now, so others' edits elsewhere in the file stay."""
     label = f"{path}#{edit.block_id}"
     done: list[tuple[Spliced, str]] = []
 
-    def change(current: TextFile) -> str:
-        if current.sha256 == read[0]:
-            done.append((planned, current.text))
-            return planned.text
+    def locate(current: TextFile) -> Located | None:
         plain = current.encoding == "utf-8" and not current.bom  # the index is keyed by the bytes it was built from
         index = cache.symbols(current.text, planned.index.language, current.sha256 if plain else "")
         symbol = index.resolve(edit.block_id)
         if symbol is None:
-            raise block_gone(label, current.rel)
-        if source(current.text, symbol) != expected:
-            raise block_changed(workspace, label, shown_lines(current.text, symbol))
-        again = plan_edit(workspace, current.rel, current.text, index, edit.block_id, edit.body, edit.force,
-                          edit.where)
-        done.append((again, current.text))
-        return again.text
+            return None
 
-    result = rewrite(workspace, path, topic, "apply", None, change, _never)
+        def splice(body: str) -> str:
+            again = planned if current.sha256 == read[0] else plan_edit(
+                workspace, current.rel, current.text, index, edit.block_id, body, edit.force, edit.where)
+            done.append((again, current.text))
+            return again.text
+
+        return Located(source(current.text, symbol), shown_lines(current.text, symbol), splice)
+
+    result = workspace.edit_part(PartEditRequest(path, label, locate, edit.body, PartText(expected), topic,
+                                                 "block", edit.force))
     spliced, before = done[-1]
     return Written(spliced, result.change_id, result.sha256, before)
-
-
-def _never(rel: str) -> StringError:
-    """`rewrite`'s whole-file CONFLICT, never raised here: a symbol edit passes no whole-file hash."""
-    return StringError("CONFLICT", f"{rel} changed since it was read; nothing was written.")

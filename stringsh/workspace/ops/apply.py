@@ -13,6 +13,7 @@ from stringsh.errors import ALLOW_LIST_HINT, POLICY_FILE_HINT, StringError
 from stringsh.workspace import changes
 from stringsh.workspace import tree as treeops
 from stringsh.workspace.globs import GlobSet
+from stringsh.workspace.guards import refuse_mask_in_hunks
 from stringsh.workspace.hunks import materialise
 from stringsh.workspace.journalfile import JournalUnavailable, rolled_back
 from stringsh.workspace.models import ChangeSetId, FileChange
@@ -54,6 +55,8 @@ def apply(ws: Workspace, request: ApplyRequest) -> ChangeSetId:
     if patches:
         require(ws.policy, permissions.patch, "patch", mutating=True)
         check_patches(patches)
+        for patch in patches:  # removed lines are the file's own text: none may become a mask over a secret
+            refuse_mask_in_hunks(ws, ws.relative(patch.path), patch.hunks)
     if any(f.data is None for f in files) or any(p.action == "delete" for p in patches):
         require(ws.policy, permissions.delete, "delete", mutating=True)
     loc = sum(count_loc(f.data) for f in files) + sum(p.added + p.removed for p in patches)

@@ -1,7 +1,8 @@
-"""Changing part of a file in place, as one journalled change: the step the line-range editor (lines.py) and the
-exact-replace editor (replace.py) share. The file is read under the workspace lock, held against the hash the
-caller read it as, changed by the editor's function, encoded back through textio (encoding, BOM, line endings and
-final newline kept; a character the encoding cannot hold is ENCODING) and applied guarded by the bytes read."""
+"""Changing a file in place, as one journalled change: the step every in-place editor shares (the part edit of
+partedit.py, the exact-replace editor of replace.py, OPERATOR_CMD's edit lists). The file is read under the
+workspace lock, held against the caller's guard (guards.py), changed by the editor's function, checked (a body
+never writes a shown mask back over a secret), encoded back through textio (encoding, BOM, line endings and final
+newline kept; a character the encoding cannot hold is ENCODING) and applied guarded by the bytes read."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.atomic import sha256
+from stringsh.workspace.guards import NO_GUARD, Guard, WholeFile, changed_since, refuse_mask_writeback
 from stringsh.workspace.models import FileChange
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import check_size, require
@@ -27,19 +29,26 @@ class Rewritten(NamedTuple):
     sha256: str  # of the bytes written
 
 
-def rewrite(ws: Workspace, path: str, topic: str, op: str, expected_sha256: str | None,
-            change: Callable[[TextFile], str], stale: Callable[[str], StringError]) -> Rewritten:
-    """Apply `change` to the file's text as one change set; needs `write` and `edit`. `stale(rel)` is the
-    CONFLICT to raise when the file no longer has the bytes the caller read (each editor words its next step);
-    `op` names the operation in the audit record."""
+def rewrite(ws: Workspace, path: str, topic: str, op: str, guard: Guard, change: Callable[[TextFile], str],
+            stale: Callable[[str], StringError] | None = None, *, body_checked: bool = False) -> Rewritten:
+    """Apply `change` to the file's text as one change set; needs `write` and `edit`. A `WholeFile` guard the file
+    no longer matches is `stale(rel)` (each editor words its next step; default `guards.changed_since`); a
+    `PartText` guard is the part editor's to hold (partedit.py), which says so with `body_checked`, having checked
+    its body against its part: otherwise the new text is checked against the whole file's (more masks where the
+    file holds a secret is INVALID_PAYLOAD). `op` names the operation in the audit record."""
     require(ws.policy, ws.policy.permissions.write, "write", mutating=True)
     require(ws.policy, ws.policy.permissions.edit, "edit")
     with ws.state.audited(op, [path], topic) as note, ws.locked():
         current = read_text(ws, ReadRequest(path, topic, legacy="edit"))  # Latin-1 kept
-        if expected_sha256 is not None and current.sha256 != expected_sha256:
-            raise stale(current.rel)
+        if isinstance(guard, WholeFile) and current.sha256 != guard.sha256:
+            raise (stale or changed_since)(current.rel)
         text = change(current)
+        if not body_checked:
+            refuse_mask_writeback(ws, current.rel, current.text, text)
         data = encode(text, current.encoding, current.bom, current.rel)
         check_size(ws.policy, path, data)
         note.change = apply_locked(ws, [FileChange(path, data, current.sha256)], topic, "apply", None)
         return Rewritten(current, text, note.change, sha256(data))
+
+
+__all__ = ["NO_GUARD", "Rewritten", "rewrite"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.workspace.guards import NO_GUARD, Guard
 from stringsh.workspace.ops.inplace import rewrite
 from stringsh.workspace.ops.read import TextFile
 from stringsh.workspace.textio import dominant_newline, line_spans, split_lines
@@ -26,8 +27,8 @@ class LineEditRequest(NamedTuple):
     end_line: int  # 1-based, inclusive
     replacement: str  # lines with `\n` endings; "" removes the lines
     topic: str = "main"
-    #: The sha256 the caller read the file as; a file that changed since is a CONFLICT (None: no guard).
-    expected_sha256: str | None = None
+    #: `WholeFile(sha256)`: a file that changed since it was read is a CONFLICT (guards.py).
+    guard: Guard = NO_GUARD
 
 
 class LineEditOutcome(NamedTuple):
@@ -87,5 +88,5 @@ def edit_lines(ws: Workspace, request: LineEditRequest) -> LineEditOutcome:
         return StringError("CONFLICT", f"Refusing to edit {rel}: it changed since this topic read it.",
                            f"Run /edit {rel} again for current line numbers, then retry.")
 
-    done = rewrite(ws, request.path, request.topic, "edit", request.expected_sha256, change, stale)
+    done = rewrite(ws, request.path, request.topic, "edit", request.guard, change, stale)
     return LineEditOutcome(done.current.rel, done.change_id, done.sha256, done.text, len(line_spans(done.text)))

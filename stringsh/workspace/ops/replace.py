@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from stringsh.errors import StringError
@@ -114,21 +115,26 @@ class ReplaceOutcome(NamedTuple):
 
 
 class PairRefused(Refused):
-    """A `Refused` of the `index`-th pair (0-based) of a request."""
+    """A `Refused` of the `index`-th pair (0-based) of a request; `text` is the text its matches are in."""
 
-    def __init__(self, index: int, refused: Refused) -> None:
+    def __init__(self, index: int, refused: Refused, text: str = "") -> None:
         super().__init__(refused.kind, refused.matches)
         self.index = index
+        self.text = text
 
 
-def replace_all_pairs(text: str, pairs: tuple[tuple[str, str], ...], mode: Mode) -> tuple[str, int]:
-    """Every pair applied in order; PairRefused names the pair that could not be applied."""
+def replace_all_pairs(text: str, pairs: tuple[tuple[str, str], ...], mode: Mode,
+                      check: Callable[[str, str], None] | None = None) -> tuple[str, int]:
+    """Every pair applied in order; PairRefused names the pair that could not be applied. `check(replaced,
+    new)` sees each pair's replaced regions (joined) and what replaces them."""
     count = 0
     for index, (old, new) in enumerate(pairs):
         try:
             done = replace(text, old, new, mode)
         except Refused as exc:
-            raise PairRefused(index, exc) from None
+            raise PairRefused(index, exc, text) from None
+        if check is not None:
+            check("".join(text[start:end] for start, end in done.matches), new * len(done.matches))
         text, count = done.text, count + done.count
     return text, count
 
@@ -136,12 +142,16 @@ def replace_all_pairs(text: str, pairs: tuple[tuple[str, str], ...], mode: Mode)
 def replace_in_file(ws: Workspace, request: ReplaceRequest) -> ReplaceOutcome:
     """Replace exact text as one journalled change; needs `write` and `edit` (an in-place change of a file).
     The journal is imported here: the pure editor above is loaded by commands that never write."""
+    from stringsh.workspace.guards import NO_GUARD, WholeFile, refuse_mask_writeback
     from stringsh.workspace.ops.inplace import rewrite
 
     counted: list[int] = []
 
     def change(current: TextFile) -> str:
-        text, count = replace_all_pairs(current.text, request.pairs, request.mode)
+        def check(replaced: str, new: str) -> None:  # the regions replaced, not the file: a mask elsewhere is fine
+            refuse_mask_writeback(ws, current.rel, replaced, new)
+
+        text, count = replace_all_pairs(current.text, request.pairs, request.mode, check)
         counted.append(count)
         return text
 
@@ -150,5 +160,6 @@ def replace_in_file(ws: Workspace, request: ReplaceRequest) -> ReplaceOutcome:
                            f"Read {rel} again, then retry.")
 
     # recorded as "apply", as every other change set: the audit trail reads the same whichever editor made it
-    done = rewrite(ws, request.path, request.topic, "apply", request.expected_sha256, change, stale)
+    guard = NO_GUARD if request.expected_sha256 is None else WholeFile(request.expected_sha256)
+    done = rewrite(ws, request.path, request.topic, "apply", guard, change, stale, body_checked=True)
     return ReplaceOutcome(done.current.rel, done.current.text, done.text, counted[0], done.change_id, done.sha256)

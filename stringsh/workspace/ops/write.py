@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from stringsh.errors import StringError
 from stringsh.workspace import changes
 from stringsh.workspace.atomic import sha256
+from stringsh.workspace.guards import refuse_empty, refuse_mask_writeback
 from stringsh.workspace.models import FileChange, WriteOutcome
 from stringsh.workspace.ops.appending import append_fast
 from stringsh.workspace.ops.apply import apply_locked
@@ -36,6 +37,8 @@ class WriteRequest(NamedTuple):
     create_parents: bool = True
     #: "edit" for a whole-file `/edit`: the `edit` permission is needed too.
     op: str = "write"
+    #: Whether an empty (or blank) text may replace the file: a whole-file `/edit` asks for `--force` first.
+    empty_ok: bool = True
 
 
 class AppendRequest(NamedTuple):
@@ -45,10 +48,12 @@ class AppendRequest(NamedTuple):
 
 
 class Encoded(NamedTuple):
-    """`text` as the bytes `path` would get, and whether the file would be created."""
+    """`text` as the bytes `path` would get, whether the file would be created, and the text it replaces (None
+    for a new or binary file)."""
 
     data: bytes
     created: bool
+    old: str | None = None
 
 
 def encode_for(ws: Workspace, path: str, text: str) -> Encoded:
@@ -64,7 +69,7 @@ def encode_for(ws: Workspace, path: str, text: str) -> Encoded:
     except StringError:
         return Encoded(encode(text, "utf-8", False, rel), False)  # a whole replacement of a binary file
     try:
-        return Encoded(encode(adapt_newlines(text, dominant_newline(old)), encoding, bom, rel), False)
+        return Encoded(encode(adapt_newlines(text, dominant_newline(old)), encoding, bom, rel), False, old)
     except StringError as exc:
         if encoding not in LEGACY_ENCODINGS:
             raise
@@ -79,6 +84,8 @@ def write_text(ws: Workspace, request: WriteRequest) -> WriteOutcome:
     if request.op == "edit":
         require(ws.policy, ws.policy.permissions.edit, "edit")
     path, topic = request.path, request.topic
+    if not request.empty_ok:
+        refuse_empty(request.text, ws.relative(path), False)
     with ws.state.audited("write", [path], topic) as note, ws.locked():
         if not request.create_parents:
             parts = ws.confiner.requested_parts(path)
@@ -86,6 +93,8 @@ def write_text(ws: Workspace, request: WriteRequest) -> WriteOutcome:
                 raise StringError("NOT_FOUND", f"Folder not found: {'/'.join(parts[:-1])}",
                                   f"Create it first: /mkdir {'/'.join(parts[:-1])}")
         encoded = encode_for(ws, path, request.text)
+        if encoded.old is not None:  # the file as it is under the lock: its secrets are never masked over
+            refuse_mask_writeback(ws, ws.relative(path), encoded.old, request.text)
         check_size(ws.policy, path, encoded.data)
         cs = apply_locked(ws, [FileChange(path, encoded.data, request.expected_sha256)], topic, "apply", None)
         note.change = cs

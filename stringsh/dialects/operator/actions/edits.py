@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from stringsh.dialects.operator.actions.common import Refused, ask, invalid, ok, unified
 from stringsh.errors import StringError
+from stringsh.workspace import NO_GUARD, WholeFile
+from stringsh.workspace.guards import changed_since
 from stringsh.workspace.ops import replace as exact
-from stringsh.workspace.ops.inplace import rewrite
 from stringsh.workspace.ops.lines import splice_lines
 from stringsh.workspace.textio import line_spans, splice
 
@@ -179,8 +180,7 @@ def fs_apply_edits(workspace: Workspace, command: Command, confirm: Confirmer, t
         return now
 
     def stale(rel: str) -> StringError:
-        return StringError("CONFLICT", f"{rel} changed since it was read; nothing was written.",
-                           f"Read {rel} again and redo the change.")
+        return changed_since(rel, f"Read {rel} again and redo the change.")
 
-    rewrite(workspace, path, topic, "write", file.sha256 if ranges else None, again, stale)  # audited as before
+    workspace.edit_text(path, again, topic=topic, guard=WholeFile(file.sha256) if ranges else NO_GUARD, stale=stale)
     return ok(command, "Applied edits")

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from stringsh.dialects.operator.actions.common import Refused, ask, error_summary, invalid, ok, unified
 from stringsh.errors import NOT_FOUND_HINT, StringError
+from stringsh.workspace import BodyRefused, WholeFile
 from stringsh.workspace.textio import count_lines
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def fs_write(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
     verb = "overwrite" if sha is not None else "create"
     ask(workspace, confirm, command, rel, f"{verb} {rel} ({count_lines(text)} lines)",
         lambda: change_diff(workspace, rel, current_text(workspace, path, legacy=True)[1], text, sha is not None))
-    workspace.write_text(path, text, topic=topic, expected_sha256=sha if sha is not None else "")
+    workspace.write_text(path, text, topic=topic, guard=WholeFile(sha if sha is not None else ""))
     return ok(command, "Wrote file")
 
 
@@ -114,7 +115,7 @@ def fs_patch(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
     try:
         workspace.apply(ChangeSet(patches=[guarded]), topic=topic)
     except StringError as exc:
-        if exc.code in ("PATCH_FAILED", "INVALID_PAYLOAD"):
+        if exc.code in ("PATCH_FAILED", "INVALID_PAYLOAD") and not isinstance(exc, BodyRefused):
             raise Refused(error_summary(exc, "Patch failed: "), exc.code) from None
         raise
     return ok(command, "Patched file")
