@@ -176,7 +176,7 @@ def make_dispatcher(args: Options) -> Dispatcher:
 
     from stringsh.dispatcher import Dispatcher
     from stringsh.errors import StringError
-    from stringsh.workspace.clients import pick_client
+    from stringsh.workspace import pick_client
 
     root = Path(args.root) if args.root else Path.cwd()
     if not root.is_dir():
@@ -219,17 +219,16 @@ def announce_policy(dispatcher: Dispatcher, args: Options) -> None:
     """The one start-up line saying which policy is in force and why, and when the shell is not sandboxed; `-c`
     stays quiet unless it ignored something (agents read its stdout, but a setting they asked for and did not get
     must be said)."""
-    from stringsh.workspace.layers import startup_line
+    from stringsh.workspace import startup_line
 
     workspace = dispatcher.workspace
     policy = workspace.policy
     if args.command is None or policy.ignored:
         note = None
         if policy.permissions.shell:
-            from stringsh.workspace.ops.shell import sandbox_settings
-            from stringsh.workspace.shell.sandboxing import shell_note
+            from stringsh.workspace import shell_note
 
-            settings = sandbox_settings(workspace)
+            settings = workspace.sandbox_settings()
             note = shell_note(settings.sandbox, settings.why_not)
         if args.log_json:  # every stderr line a JSON object: the line becomes the log's first event
             from stringsh.dialects.mcp.logjson import JsonLog
@@ -244,8 +243,14 @@ def run_trust(args: Options) -> int:
     from pathlib import Path
 
     from stringsh.errors import StringError
-    from stringsh.workspace import trust
-    from stringsh.workspace.layers import load_policy, workspace_policy_bytes
+    from stringsh.workspace import (
+        load_policy,
+        trust_digest,
+        trust_record,
+        trust_recorded,
+        trust_revoke,
+        workspace_policy_bytes,
+    )
 
     root = Path(args.root or Path.cwd()).resolve()
     if not root.is_dir():
@@ -253,21 +258,21 @@ def run_trust(args: Options) -> int:
         return 2
     try:
         data = workspace_policy_bytes(root)
-        what = f"stringsh.toml sha256 {trust.digest(data)[:16]}" if data is not None else "no stringsh.toml"
-        recorded = trust.recorded(root)
+        what = f"stringsh.toml sha256 {trust_digest(data)[:16]}" if data is not None else "no stringsh.toml"
+        recorded = trust_recorded(root)
         if args.status:
             if recorded is None:
                 print(f"stringsh: not trusted: {root} (run 'stringsh trust' to trust it)")
-            elif recorded == trust.digest(data):
+            elif recorded == trust_digest(data):
                 print(f"stringsh: trusted: {root} ({what})")
             else:
                 print(f"stringsh: trust lapsed: {root} (stringsh.toml changed; run 'stringsh trust' again)")
             return 0
         if args.revoke:
-            print(f"stringsh: {'trust revoked' if trust.revoke(root) else 'not trusted'}: {root}")
+            print(f"stringsh: {'trust revoked' if trust_revoke(root) else 'not trusted'}: {root}")
             return 0
         ignored = load_policy(root).ignored  # also refuses a file that is not a valid policy
-        trust.record(root, data)
+        trust_record(root, data)
     except StringError as exc:
         fail(exc)
     allowed = f"; now allowed: {', '.join(ignored)}" if ignored else ""

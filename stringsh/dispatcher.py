@@ -21,13 +21,12 @@ from stringsh.protocol.request import Invocation, Request, parse_invocation, par
 from stringsh.protocol.response import Reply, Result, format_error_item, format_reply
 from stringsh.protocol.topics import parse_topic
 from stringsh.session import Session
-from stringsh.workspace import Workspace
-from stringsh.workspace.context import RequestContext
+from stringsh.workspace import RequestContext, Workspace
 
 if TYPE_CHECKING:
     from stringsh.documents.state import DocumentState
     from stringsh.protocol.stream import StreamItem
-    from stringsh.workspace.clients import Client
+    from stringsh.workspace import Client
 
 
 def internal_error_text(exc: BaseException) -> str:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from stringsh.errors import StringError
 
 if TYPE_CHECKING:
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 
 def masked_note(workspace: Workspace) -> str:

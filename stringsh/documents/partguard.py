@@ -24,7 +24,7 @@ __all__ = ["REMEMBERED", "REMEMBERED_CHARS", "SHOWN_LINES", "baseline", "block_c
 if TYPE_CHECKING:
     from stringsh.render.document import Document
     from stringsh.session import Session
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 #: Files, and characters of text, remembered per topic (the oldest read is dropped first); a file no longer
 #: remembered falls back to `seen`: its parts can be edited while the file is as this topic read it.

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from stringsh.errors import StringError
 
 if TYPE_CHECKING:
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 #: Lines of a changed part a CONFLICT shows.
 SHOWN_LINES = 40

@@ -13,7 +13,7 @@ from stringsh.errors import StringError
 from stringsh.protocol.operator_model import ACTIONS, Command, Confirmer, Result
 
 if TYPE_CHECKING:
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 __all__ = ["run_action"]
 
@@ -54,11 +54,7 @@ PERMISSIONS: dict[str, tuple[str, ...]] = {
 
 
 def _permitted(workspace: Workspace, action: str) -> None:
-    from stringsh.workspace.ops.guard import require
-
-    flags = workspace.policy.permissions._asdict()
-    for name in PERMISSIONS[action]:
-        require(workspace.policy, flags[name], name, mutating=True)
+    workspace.permit(*PERMISSIONS[action], mutating=True)
 
 
 def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, topic: str,
