@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
     from stringsh.dispatcher import Dispatcher
     from stringsh.errors import StringError
+    from stringsh.protocol.operator_model import Confirmer
+    from stringsh.workspace import Workspace
 
 #: The other dialects agents speak: each is `stringsh/dialects/<name>/cli.py`, whose `run(dispatcher, options)`
 #: serves it on stdin/stdout (or, for mcp, HTTP).
@@ -185,13 +187,21 @@ def make_dispatcher(args: Options) -> Dispatcher:
     try:
         client = pick_client(args.client, session=args.command is not None or args.mode in SESSION_MODES)
         dispatcher = Dispatcher(root, policy_file=Path(args.policy) if args.policy else None,
-                                no_sandbox=args.no_sandbox, client=client)
+                                no_sandbox=args.no_sandbox, client=client, blocks=answer_blocks)
         dispatcher.check()
     except StringError as exc:
         fail(exc)
     announce_policy(dispatcher, args)
     announce_read_only(dispatcher, args)
     return dispatcher
+
+
+def answer_blocks(workspace: Workspace, text: str, confirm: Confirmer | None, *, topic: str) -> tuple[str, bool]:
+    """The operator dialect answering an OPERATOR_CMD request sent to the REPL, the plain loop, the daemon or `-c`
+    (a `BlockAnswerer`): a front end, handed down to the dispatcher from here and imported on the first block."""
+    from stringsh.dialects.operator.serve import answer_request
+
+    return answer_request(workspace, text, confirm, topic=topic)
 
 
 def announce_read_only(dispatcher: Dispatcher, args: Options) -> None:

@@ -25,6 +25,7 @@ from stringsh.workspace import RequestContext, Workspace
 
 if TYPE_CHECKING:
     from stringsh.documents.state import DocumentState
+    from stringsh.protocol.operator_model import BlockAnswerer
     from stringsh.protocol.stream import StreamItem
     from stringsh.workspace import Client
 
@@ -45,12 +46,16 @@ class Dispatcher:
         commands: Mapping[str, CommandSpec] = COMMANDS,
         no_sandbox: bool = False,
         client: Client | None = None,
+        blocks: BlockAnswerer | None = None,
     ) -> None:
-        """`client`: who this dispatcher is in the journal (workspace/clients.py; default: its own process)."""
+        """`client`: who this dispatcher is in the journal (workspace/clients.py; default: its own process).
+        `blocks`: what answers an OPERATOR_CMD block sent as a request (the operator dialect, a front end above
+        this layer, which cli.py passes in); without one such a request is refused."""
         self.root = Path(root or os.getcwd()).resolve()
         self.policy_file = policy_file
         self.no_sandbox = no_sandbox  # `--no-sandbox`: the user turns the shell sandbox off
         self.client = client
+        self.blocks = blocks
         self.commands = commands
         self.sessions: dict[str, Session] = {}
         self._sessions_lock = threading.Lock()

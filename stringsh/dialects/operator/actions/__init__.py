@@ -22,7 +22,7 @@ Writer = Callable[["Workspace", Command, Confirmer, str], Result]
 
 
 def _spec(workspace: Workspace, command: Command, topic: str) -> Result:
-    from stringsh.dialects.operator.spec import interface_spec
+    from stringsh.protocol.operator_spec import interface_spec
 
     return Result(command.id, True, "Interface spec", interface_spec())
 
