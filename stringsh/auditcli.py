@@ -17,8 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from stringsh.options import Options
-    from stringsh.workspace.audit import AuditCheck
-    from stringsh.workspace.policy import Policy
+    from stringsh.workspace import AuditCheck, Policy
 
 #: What each of verify's reasons means, for the person reading the report.
 EXPLAINED = {
@@ -33,7 +32,7 @@ def policy_of(args: Options) -> Policy | None:
     """The policy of the workspace the options name (`--root`, else the current folder); None (after saying why)
     when there is no such folder or its policy does not load."""
     from stringsh.errors import StringError
-    from stringsh.workspace.layers import load_policy
+    from stringsh.workspace import load_policy
 
     root = Path(args.root or Path.cwd())
     if not root.is_dir():
@@ -49,12 +48,12 @@ def policy_of(args: Options) -> Policy | None:
 
 def run_audit(args: Options) -> int:
     """The state folder is keyed like the engine keys it: by the policy's main root."""
-    from stringsh.workspace.state import state_folder
+    from stringsh.workspace import audit_folder
 
     policy = policy_of(args)
     if policy is None:
         return 2
-    folder = state_folder(policy.root.path)
+    folder = audit_folder(policy.root.path)
     if args.audit_command == "verify":
         return verify(folder)
     return tail(folder, args.lines, json_lines=args.json, mask=policy.redactor())
@@ -62,17 +61,9 @@ def run_audit(args: Options) -> int:
 
 def verify(folder: Path) -> int:
     """The chain, its head, and the anchor the journal keeps outside both (a damaged journal: no anchor)."""
-    import sqlite3
+    from stringsh.workspace import verify_audit_folder
 
-    from stringsh.workspace.audit import verify_audit
-    from stringsh.workspace.journal import read_anchor
-    from stringsh.workspace.state import AUDIT_FILES, JOURNAL_FILE
-
-    try:
-        anchor = read_anchor(folder / JOURNAL_FILE)
-    except sqlite3.Error:
-        anchor = None
-    check = verify_audit(folder, AUDIT_FILES, anchor)
+    check = verify_audit_folder(folder)
     print(report(check, folder))
     return 0 if check.ok else 1
 
@@ -101,13 +92,12 @@ def report(check: AuditCheck, folder: Path) -> str:
 def tail(folder: Path, count: int, *, json_lines: bool, mask: Callable[[str], str] = str) -> int:
     """The newest records, masked as they are printed (`mask`, the policy's redactor): a path or a command's
     words may hold a token the record keeps as it was."""
-    from stringsh.workspace.audit import tail_lines
-    from stringsh.workspace.state import AUDIT_FILES
+    from stringsh.workspace import audit_tail
 
     if count < 0:
         print("stringsh: audit tail -n needs a count of 0 or more", file=sys.stderr)
         return 2
-    for line in tail_lines(folder, AUDIT_FILES, count):
+    for line in audit_tail(folder, count):
         print(mask(line if json_lines else human(line)))
     return 0
 

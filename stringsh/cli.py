@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
     from stringsh.dispatcher import Dispatcher
     from stringsh.errors import StringError
+    from stringsh.protocol.operator_model import Confirmer
+    from stringsh.workspace import Workspace
 
 #: The other dialects agents speak: each is `stringsh/dialects/<name>/cli.py`, whose `run(dispatcher, options)`
 #: serves it on stdin/stdout (or, for mcp, HTTP).
@@ -176,7 +178,7 @@ def make_dispatcher(args: Options) -> Dispatcher:
 
     from stringsh.dispatcher import Dispatcher
     from stringsh.errors import StringError
-    from stringsh.workspace.clients import pick_client
+    from stringsh.workspace import pick_client
 
     root = Path(args.root) if args.root else Path.cwd()
     if not root.is_dir():
@@ -185,13 +187,21 @@ def make_dispatcher(args: Options) -> Dispatcher:
     try:
         client = pick_client(args.client, session=args.command is not None or args.mode in SESSION_MODES)
         dispatcher = Dispatcher(root, policy_file=Path(args.policy) if args.policy else None,
-                                no_sandbox=args.no_sandbox, client=client)
+                                no_sandbox=args.no_sandbox, client=client, blocks=answer_blocks)
         dispatcher.check()
     except StringError as exc:
         fail(exc)
     announce_policy(dispatcher, args)
     announce_read_only(dispatcher, args)
     return dispatcher
+
+
+def answer_blocks(workspace: Workspace, text: str, confirm: Confirmer | None, *, topic: str) -> tuple[str, bool]:
+    """The operator dialect answering an OPERATOR_CMD request sent to the REPL, the plain loop, the daemon or `-c`
+    (a `BlockAnswerer`): a front end, handed down to the dispatcher from here and imported on the first block."""
+    from stringsh.dialects.operator.serve import answer_request
+
+    return answer_request(workspace, text, confirm, topic=topic)
 
 
 def announce_read_only(dispatcher: Dispatcher, args: Options) -> None:
@@ -219,17 +229,16 @@ def announce_policy(dispatcher: Dispatcher, args: Options) -> None:
     """The one start-up line saying which policy is in force and why, and when the shell is not sandboxed; `-c`
     stays quiet unless it ignored something (agents read its stdout, but a setting they asked for and did not get
     must be said)."""
-    from stringsh.workspace.layers import startup_line
+    from stringsh.workspace import startup_line
 
     workspace = dispatcher.workspace
     policy = workspace.policy
     if args.command is None or policy.ignored:
         note = None
         if policy.permissions.shell:
-            from stringsh.workspace.ops.shell import sandbox_settings
-            from stringsh.workspace.shell.sandboxing import shell_note
+            from stringsh.workspace import shell_note
 
-            settings = sandbox_settings(workspace)
+            settings = workspace.sandbox_settings()
             note = shell_note(settings.sandbox, settings.why_not)
         if args.log_json:  # every stderr line a JSON object: the line becomes the log's first event
             from stringsh.dialects.mcp.logjson import JsonLog
@@ -244,8 +253,14 @@ def run_trust(args: Options) -> int:
     from pathlib import Path
 
     from stringsh.errors import StringError
-    from stringsh.workspace import trust
-    from stringsh.workspace.layers import load_policy, workspace_policy_bytes
+    from stringsh.workspace import (
+        load_policy,
+        trust_digest,
+        trust_record,
+        trust_recorded,
+        trust_revoke,
+        workspace_policy_bytes,
+    )
 
     root = Path(args.root or Path.cwd()).resolve()
     if not root.is_dir():
@@ -253,21 +268,21 @@ def run_trust(args: Options) -> int:
         return 2
     try:
         data = workspace_policy_bytes(root)
-        what = f"stringsh.toml sha256 {trust.digest(data)[:16]}" if data is not None else "no stringsh.toml"
-        recorded = trust.recorded(root)
+        what = f"stringsh.toml sha256 {trust_digest(data)[:16]}" if data is not None else "no stringsh.toml"
+        recorded = trust_recorded(root)
         if args.status:
             if recorded is None:
                 print(f"stringsh: not trusted: {root} (run 'stringsh trust' to trust it)")
-            elif recorded == trust.digest(data):
+            elif recorded == trust_digest(data):
                 print(f"stringsh: trusted: {root} ({what})")
             else:
                 print(f"stringsh: trust lapsed: {root} (stringsh.toml changed; run 'stringsh trust' again)")
             return 0
         if args.revoke:
-            print(f"stringsh: {'trust revoked' if trust.revoke(root) else 'not trusted'}: {root}")
+            print(f"stringsh: {'trust revoked' if trust_revoke(root) else 'not trusted'}: {root}")
             return 0
         ignored = load_policy(root).ignored  # also refuses a file that is not a valid policy
-        trust.record(root, data)
+        trust_record(root, data)
     except StringError as exc:
         fail(exc)
     allowed = f"; now allowed: {', '.join(ignored)}" if ignored else ""

@@ -21,13 +21,13 @@ from stringsh.protocol.request import Invocation, Request, parse_invocation, par
 from stringsh.protocol.response import Reply, Result, format_error_item, format_reply
 from stringsh.protocol.topics import parse_topic
 from stringsh.session import Session
-from stringsh.workspace import Workspace
-from stringsh.workspace.context import RequestContext
+from stringsh.workspace import RequestContext, Workspace
 
 if TYPE_CHECKING:
     from stringsh.documents.state import DocumentState
+    from stringsh.protocol.operator_model import BlockAnswerer
     from stringsh.protocol.stream import StreamItem
-    from stringsh.workspace.clients import Client
+    from stringsh.workspace import Client
 
 
 def internal_error_text(exc: BaseException) -> str:
@@ -46,12 +46,16 @@ class Dispatcher:
         commands: Mapping[str, CommandSpec] = COMMANDS,
         no_sandbox: bool = False,
         client: Client | None = None,
+        blocks: BlockAnswerer | None = None,
     ) -> None:
-        """`client`: who this dispatcher is in the journal (workspace/clients.py; default: its own process)."""
+        """`client`: who this dispatcher is in the journal (workspace/clients.py; default: its own process).
+        `blocks`: what answers an OPERATOR_CMD block sent as a request (the operator dialect, a front end above
+        this layer, which cli.py passes in); without one such a request is refused."""
         self.root = Path(root or os.getcwd()).resolve()
         self.policy_file = policy_file
         self.no_sandbox = no_sandbox  # `--no-sandbox`: the user turns the shell sandbox off
         self.client = client
+        self.blocks = blocks
         self.commands = commands
         self.sessions: dict[str, Session] = {}
         self._sessions_lock = threading.Lock()

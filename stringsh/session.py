@@ -10,7 +10,7 @@ if TYPE_CHECKING:  # imported for the types only: start-up stays light
     from stringsh.protocol.operator_model import Confirmer
     from stringsh.render.document import Document
     from stringsh.render.view import DocumentView
-    from stringsh.workspace.shell.session import ShellSession
+    from stringsh.workspace import ShellSession
 
 
 class Session:

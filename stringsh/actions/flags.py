@@ -16,7 +16,7 @@ from stringsh.actions.schema import usage
 from stringsh.errors import StringError
 from stringsh.protocol.request import substitute
 from stringsh.suggest import did_you_mean, with_suggestion
-from stringsh.workspace.redact import builtin
+from stringsh.workspace import builtin_redactor as builtin
 
 DOLLAR = re.compile(r"\$[A-Za-z_]\w*")
 SESSION_VAR = re.compile(r"\{([A-Za-z_]\w*)\}")

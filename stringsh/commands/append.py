@@ -8,7 +8,7 @@ from stringsh.documents.diffreply import with_diff
 from stringsh.documents.writing import split_target
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
-from stringsh.workspace.seen import is_seen_unchanged, mark_seen
+from stringsh.workspace import is_seen_unchanged, mark_seen
 
 
 @handler("append")

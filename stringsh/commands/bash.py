@@ -12,7 +12,7 @@ from stringsh.commands.registry import handler, read_help_page
 from stringsh.commands.shellreply import call_timeout, to_result
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
-from stringsh.workspace.ops.shell import ShellRequest
+from stringsh.workspace import ShellRequest
 
 LABEL = 10
 

@@ -13,8 +13,7 @@ from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 
 if TYPE_CHECKING:
-    from stringsh.workspace.engine import Workspace
-    from stringsh.workspace.journal import ChangeRow
+    from stringsh.workspace import ChangeRow, Workspace
 
 USAGE = "Usage: /changes [-n N] | /changes ID"
 DEFAULT_COUNT = 20
@@ -91,7 +90,7 @@ def listing(ws: Workspace, limit: int) -> Result:
 def show(ws: Workspace, change_id: int) -> Result:
     """One change set: a heading line, then its unified diff."""
     from stringsh.documents.changeview import change_text
-    from stringsh.workspace.ops.revert import pruned_error
+    from stringsh.workspace import pruned_error
 
     with ws.state.thread_lock:
         row = ws.journal.get(change_id) if ws.state.has_journal() else None

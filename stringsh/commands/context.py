@@ -13,6 +13,7 @@ from stringsh.protocol.request import Invocation, Request
 if TYPE_CHECKING:
     from stringsh.commands.table import CommandSpec
     from stringsh.documents.service import DocumentService
+    from stringsh.protocol.operator_model import BlockAnswerer
     from stringsh.session import Session
 
 
@@ -26,6 +27,11 @@ class CommandHost(WorkspaceHost, Protocol):
     def topic_sessions(self) -> list[Session]: ...
 
     def end_topic(self, topic: str) -> None: ...
+
+    @property
+    def blocks(self) -> BlockAnswerer | None:
+        """What answers an OPERATOR_CMD block sent as a request (`operator-block`), None where nothing does."""
+        ...
 
 
 class Context:

@@ -10,7 +10,7 @@ from stringsh.commands.shellreply import call_timeout, to_result
 from stringsh.errors import StringError
 from stringsh.protocol.request import substitute
 from stringsh.protocol.response import Result
-from stringsh.workspace.ops.shell import ShellRequest
+from stringsh.workspace import ShellRequest
 
 TIMEOUT_FLAG = re.compile(r"^--timeout[= ](\S+)\s*")
 

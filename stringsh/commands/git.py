@@ -10,9 +10,7 @@ from stringsh.commands.registry import handler
 from stringsh.commands.targets import split_dashes
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
-from stringsh.workspace.engine import Workspace
-from stringsh.workspace.git import change, read
-from stringsh.workspace.shell.clean import clean_text
+from stringsh.workspace import Workspace, clean_text
 
 SUBCOMMANDS = ("status", "diff", "log", "commit", "checkout", "branch", "push")
 USAGE = {
@@ -59,7 +57,7 @@ def git(ctx: Context) -> Result:
 def _status(ws: Workspace, topic: str, args: list[str]) -> Result:
     if args:
         raise usage("status", "/git status takes no arguments")
-    state = read.status(ws, topic)
+    state = ws.git.status(topic)
     if state.branch is None:
         where = f"HEAD detached at {state.head}"
     else:
@@ -98,7 +96,7 @@ def _diff(ws: Workspace, topic: str, args: list[str]) -> Result:
     paths += literal
     if len(paths) > 1:
         raise usage("diff", "/git diff takes at most one path")
-    result = read.diff(ws, staged=staged, path=paths[0] if paths else None, topic=topic)
+    result = ws.git.diff(staged=staged, path=paths[0] if paths else None, topic=topic)
     kind = "Staged" if staged else "Unstaged"
     hidden = f"({_plural(result.hidden, 'secret file')} left out)" if result.hidden else None
     if not result.files:
@@ -114,14 +112,14 @@ def _diff(ws: Workspace, topic: str, args: list[str]) -> Result:
 
 
 def _log(ws: Workspace, topic: str, args: list[str]) -> Result:
-    count = read.LOG_DEFAULT
+    count = ws.git.LOG_DEFAULT
     if args:
         value = args[1] if args[0] == "-n" and len(args) == 2 else args[0][2:] if len(args) == 1 and \
             args[0].startswith("-n") else None
         if value is None or not value.isdigit():
             raise usage("log", "Give the number of commits as -n N")
         count = int(value)
-    entries = read.log(ws, count, topic)
+    entries = ws.git.log(count, topic)
     if not entries:
         return Result("No commits yet")
     rows = [f"{e.commit} {e.date} {line(e.author)}: {line(e.subject)}" for e in entries]
@@ -147,7 +145,7 @@ def _commit(ws: Workspace, topic: str, args: list[str]) -> Result:
         i += 1
     if message is None:
         raise usage("commit", "A commit needs a message (-m MSG); no editor is opened")
-    done = change.commit(ws, message, [*files, *literal], topic)
+    done = ws.git.commit(message, [*files, *literal], topic)
     on = f" on {done.branch}" if done.branch else ""
     return Result(f"Committed {done.commit}{on}: {done.summary}")
 
@@ -157,14 +155,14 @@ def _checkout(ws: Workspace, topic: str, args: list[str]) -> Result:
     names = args[1:] if create else args
     if len(names) != 1:
         raise usage("checkout", "Name one branch")
-    done = change.checkout(ws, names[0], create=create, topic=topic)
+    done = ws.git.checkout(names[0], create=create, topic=topic)
     return Result(f"Switched to a new branch {done.branch}" if done.created else f"Switched to branch {done.branch}")
 
 
 def _branch(ws: Workspace, topic: str, args: list[str]) -> Result:
     if args:
         raise usage("branch", "/git branch takes no arguments (/git checkout -b NAME makes a branch)")
-    rows = read.branches(ws, topic)
+    rows = ws.git.branches(topic)
     if not rows:
         return Result("No branches yet (the first commit makes one)")
     current = next((b.name for b in rows if b.current), None)
@@ -178,7 +176,7 @@ def _push(ws: Workspace, topic: str, args: list[str]) -> Result:
     no_options("push", args)
     if len(args) > 2:
         raise usage("push", "/git push takes a remote and a branch at most")
-    done = change.push(ws, args[0] if args else None, args[1] if len(args) > 1 else None, topic)
+    done = ws.git.push(args[0] if args else None, args[1] if len(args) > 1 else None, topic)
     return Result(f"Pushed {done.branch} to {done.remote}: {done.summary}")
 
 

@@ -14,7 +14,7 @@ from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 
 if TYPE_CHECKING:
-    from stringsh.workspace.ops.grep import GrepLine
+    from stringsh.workspace import GrepLine
 
 SWITCHES = ("--regex", "-i", "--stats")
 VALUED = ("--glob", "-C", "--max")

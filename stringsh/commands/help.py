@@ -65,7 +65,7 @@ def help_command(ctx: Context) -> Result:
     if topic in ("bash", "!", "shell"):
         return Result("Bash Session", read_help_page("bash"))
     if topic in ("operator", "operator_cmd"):
-        from stringsh.dialects.operator.spec import interface_spec
+        from stringsh.protocol.operator_spec import interface_spec
 
         return Result("OPERATOR_CMD Blocks", f"{read_help_page('operator')}\n{interface_spec()}")
     found = find_command(commands, topic)

@@ -12,7 +12,7 @@ from stringsh.render.blockids import LIST_CAP, capped
 
 if TYPE_CHECKING:
     from stringsh.render.view import DocumentView
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 KEY_WIDTH = 11
 
@@ -64,7 +64,7 @@ def journal_lines(workspace: Workspace) -> list[str]:
     depth = workspace.journal_depth()
     if depth is None or depth.oldest is None:
         return []
-    from stringsh.workspace.keep import human_size, prune_at
+    from stringsh.workspace import human_size, prune_at
 
     keep = workspace.policy.journal
     count = f"{depth.changes} change{'' if depth.changes == 1 else 's'}"

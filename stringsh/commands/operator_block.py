@@ -7,14 +7,17 @@ from __future__ import annotations
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
+from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 
 
 @handler("operator-block")
 def operator_block(ctx: Context) -> Result:
-    from stringsh.dialects.operator.serve import answer_text, terminal_confirmer
-
-    workspace = ctx.dispatcher.workspace
-    confirm = ctx.session.operator_confirm or terminal_confirmer(workspace)
-    text, ok = answer_text(workspace, ctx.body or "", confirm, topic=ctx.session.topic)
+    """The dialect sits above this layer: the dispatcher holds its answerer (`Dispatcher(blocks=…)`, which cli.py
+    passes), and a dispatcher made without one says the blocks are not understood here."""
+    blocks = ctx.dispatcher.blocks
+    if blocks is None:
+        raise StringError("COMMAND_UNSUPPORTED", "OPERATOR_CMD blocks are not answered here.",
+                          "`stringsh operator` answers OPERATOR_CMD blocks; this loop runs String Commands only.")
+    text, ok = blocks(ctx.dispatcher.workspace, ctx.body or "", ctx.session.operator_confirm, topic=ctx.session.topic)
     return Result(text, ok=ok)

@@ -13,10 +13,7 @@ from stringsh.commands.registry import handler
 from stringsh.documents.diffreply import with_diff
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
-from stringsh.workspace.codexpatch import apply_codex, is_codex_patch, patched_line
-from stringsh.workspace.hunks import PatchFailed
-from stringsh.workspace.models import ChangeSet, Patch
-from stringsh.workspace.unified import parse_diff
+from stringsh.workspace import ChangeSet, Patch, PatchFailed, is_codex_patch, parse_diff, patched_line
 
 USAGE = "Usage: /patch <<EOF\n--- a/path\n+++ b/path\n@@ -1,2 +1,2 @@\n …\nEOF"
 USAGE_HINT = ("The body is a unified diff (git diff, diff -u) or Codex's apply_patch format ('*** Begin Patch' …): one "
@@ -93,7 +90,7 @@ def _codex(ctx: Context, body: str) -> Result:
     seen = ctx.session.seen
     topic = ctx.session.topic
     try:
-        change_id, parts = apply_codex(workspace, body, topic, lambda _path: None)
+        change_id, parts = workspace.apply_codex(body, topic=topic)
     except PatchFailed as exc:
         raise _worded(exc) from None
     rows = sorted(workspace.journal.files(change_id), key=lambda row: row.idx)

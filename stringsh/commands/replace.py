@@ -20,13 +20,21 @@ from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render.document import is_markdown
 from stringsh.render.view import DocumentView
-from stringsh.workspace import Located, PartEditRequest, PartText
-from stringsh.workspace.ops import replace as exact
-from stringsh.workspace.ops.lines import splice_lines
-from stringsh.workspace.textio import line_spans, split_lines
+from stringsh.workspace import (
+    Located,
+    PairRefused,
+    PartEditRequest,
+    PartText,
+    ReplaceMode,
+    ReplaceRefused,
+    exact_replace,
+    line_spans,
+    splice_lines,
+    split_lines,
+)
 
 if TYPE_CHECKING:
-    from stringsh.workspace.ops.read import TextFile
+    from stringsh.workspace import TextFile
 
 ALL = "--all"
 USAGE_HINT = ("Forms: /replace [--all] path (body: old text, a line ---, new text), /replace path#block or "
@@ -137,11 +145,11 @@ def replace_text(ctx: Context, path: str, body: str, replace_all: bool) -> Resul
     documents = ctx.documents
     workspace = documents.workspace
     view = documents.read_for_edit(path)  # the refusals of a folder, a binary or a Latin-1 file
-    mode: exact.Mode = "all" if replace_all else "one"
+    mode: ReplaceMode = "all" if replace_all else "one"
     base_text = partguard.baseline(ctx.session, view.path, view.sha256, view.doc.text)
     try:  # the old text must match as required in the file as it is under the engine's lock; nothing else counts
         written = workspace.replace(view.path, ((pair.old, pair.new),), mode=mode, topic=ctx.session.topic)
-    except exact.PairRefused as exc:
+    except PairRefused as exc:
         if exc.kind == "not_found":
             raise not_found(view, pair.old, workspace.policy.secrets.replacement) from None
         listed = replacing.preview(exc.text, exc.matches, workspace.redact_lines)
@@ -151,8 +159,8 @@ def replace_text(ctx: Context, path: str, body: str, replace_all: bool) -> Resul
         documents.after_write(view.path, written.sha256)
         partguard.remember(ctx.session, view.path, written.text)
     elif base_text is not None:  # others changed the file meanwhile: this topic knows its own replacement only
-        with contextlib.suppress(exact.Refused):  # not where this topic read it: what it knows there stays
-            partguard.remember(ctx.session, view.path, exact.replace(base_text, pair.old, pair.new, mode).text)
+        with contextlib.suppress(ReplaceRefused):  # not where this topic read it: what it knows there stays
+            partguard.remember(ctx.session, view.path, exact_replace(base_text, pair.old, pair.new, mode).text)
     count = written.count
     shown = "1 occurrence" if count == 1 else f"{count} occurrences"
     return with_diff(ctx, Result(f"Replaced {shown} in {view.path}", fields=document_fields(view.path)),

@@ -9,7 +9,7 @@ from stringsh.documents.diffreply import with_diff
 from stringsh.documents.revertreply import outcome_parts, parse_id
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
-from stringsh.workspace.seen import mark_seen
+from stringsh.workspace import mark_seen
 
 USAGE = "Usage: /revert ID"
 

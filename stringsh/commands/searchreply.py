@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from stringsh.errors import StringError
 
 if TYPE_CHECKING:
-    from stringsh.workspace.ops.walk import Traversal
+    from stringsh.workspace import Traversal
 
 
 def plural(count: int, noun: str) -> str:

@@ -8,7 +8,7 @@ from stringsh.protocol.response import Result
 
 if TYPE_CHECKING:
     from stringsh.commands.context import Context
-    from stringsh.workspace.shell.result import ShellResult
+    from stringsh.workspace import ShellResult
 
 #: Session variable with a per-call timeout in seconds for the shell front ends (invalid: the policy default).
 TIMEOUT_VARIABLE = "_timeout"

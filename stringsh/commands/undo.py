@@ -11,10 +11,7 @@ from stringsh.documents.revertreply import outcome_parts
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
 from stringsh.suggest import did_you_mean, with_suggestion
-from stringsh.workspace.journal import FileRow, MissingBlob
-from stringsh.workspace.models import SkippedChange
-from stringsh.workspace.seen import mark_seen
-from stringsh.workspace.textio import decode
+from stringsh.workspace import FileRow, MissingBlob, SkippedChange, decode, mark_seen
 
 USAGE = "Usage: /undo [--skip]"
 

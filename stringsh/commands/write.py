@@ -9,7 +9,7 @@ from stringsh.documents.guard import require_seen
 from stringsh.documents.writing import split_target
 from stringsh.errors import is_a_folder
 from stringsh.protocol.response import Result, document_fields
-from stringsh.workspace.seen import mark_seen
+from stringsh.workspace import mark_seen
 
 
 @handler("write")

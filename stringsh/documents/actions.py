@@ -20,14 +20,14 @@ from stringsh.actions.schema import render_action
 from stringsh.documents.shortcuts import page_shortcuts, resolve_shortcut, shortcut_ids
 from stringsh.errors import StringError, is_a_folder
 from stringsh.protocol.response import Result
-from stringsh.workspace.models import ChangeSet
+from stringsh.workspace import ChangeSet
 
 if TYPE_CHECKING:
     from stringsh.actions.http import HttpLimits
     from stringsh.actions.run import ActionHost, Outcome
     from stringsh.documents.service import DocumentService
     from stringsh.render.view import DocumentView
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 #: Session variable that sets the HTTP timeout in seconds (default 30).
 HTTP_TIMEOUT = "_http_timeout"

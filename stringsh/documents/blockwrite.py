@@ -19,7 +19,7 @@ from stringsh.workspace import Located, PartEditRequest, PartText
 if TYPE_CHECKING:
     from stringsh.documents.host import Caller
     from stringsh.render.index import Block
-    from stringsh.workspace.ops.read import TextFile
+    from stringsh.workspace import TextFile
 
 
 def _spliced(view: DocumentView, block: Block, block_id: str, body: str, label: str) -> tuple[Document, Splice]:

@@ -14,14 +14,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
-from stringsh.workspace.atomic import sha256
-from stringsh.workspace.journal import MissingBlob
-from stringsh.workspace.textdiff import line_opcodes, shown_pair, unified
-from stringsh.workspace.textio import decode, split_lines
+from stringsh.workspace import MissingBlob, decode, line_opcodes, sha256, shown_pair, split_lines
+from stringsh.workspace import unified_diff as unified
 
 if TYPE_CHECKING:
-    from stringsh.workspace.engine import Workspace
-    from stringsh.workspace.journal import FileRow
+    from stringsh.workspace import FileRow, Workspace
 
 #: A side larger than this is summarised by size, not diffed (the matcher is quadratic; a reply is read by a person).
 MAX_DIFF_BYTES = 1024 * 1024
@@ -63,11 +60,8 @@ def _after(ws: Workspace, row: FileRow) -> Side:
         return Side(ws.journal.blob(row.new_sha))
     except MissingBlob:
         pass
-    from stringsh.workspace.changes import current_bytes  # as revert reads it: no read record per listed file
-
     try:
-        with ws.confiner.resolve(row.path, create=True) as res:
-            data = current_bytes(res, ws.policy.limits.max_read_bytes)[0] if res.rel == row.path else None
+        data = ws.current_bytes(row.path)  # as revert reads it: no read record per listed file
     except (StringError, OSError):
         return UNKNOWN
     return Side(data) if data is not None and sha256(data) == row.new_sha else UNKNOWN

@@ -11,14 +11,11 @@ from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
-from stringsh.workspace.textdiff import line_opcodes, shown_pair
-from stringsh.workspace.textio import decode, split_lines
+from stringsh.workspace import decode, line_opcodes, shown_pair, split_lines
 
 if TYPE_CHECKING:
     from stringsh.documents.host import Caller
-    from stringsh.workspace.engine import Workspace
-    from stringsh.workspace.journal import FileRow
-    from stringsh.workspace.redact import Redactor
+    from stringsh.workspace import FileRow, Redactor, Workspace
 
 DIFF_VARIABLE = "_diff"
 CONTEXT_VARIABLE = "_diff_context"
@@ -73,7 +70,7 @@ def change_diff(ws: Workspace, change_id: int, *, context: int = DEFAULT_CONTEXT
 def _appended(ws: Workspace, row: FileRow, *, context: int, max_lines: int) -> str:
     """An append keeps no copy of the file (ops/appending.py): its old text is the file's first `prev_size` bytes.
     Its undo cut the appended bytes off: their diff when the undo kept a copy, else how many lines went."""
-    from stringsh.workspace.atomic import sha256
+    from stringsh.workspace import sha256
 
     size = row.prev_size or 0
     data = ws.read_bytes(row.path)
@@ -82,7 +79,7 @@ def _appended(ws: Workspace, row: FileRow, *, context: int, max_lines: int) -> s
     if len(data) > size:  # the append itself (its undo left the file at the old length)
         return format_diff(_text(data[:size], row.path), _text(data, row.path), context=context,
                            max_lines=max_lines, redactor=ws.redactor)
-    from stringsh.workspace.journal import MissingBlob
+    from stringsh.workspace import MissingBlob
 
     try:  # the undo kept the bytes it cut off when the file was small enough (ops/appending.py)
         before = ws.journal.blob(row.prev_sha) if row.prev_sha is not None else None
@@ -97,7 +94,7 @@ def _appended(ws: Workspace, row: FileRow, *, context: int, max_lines: int) -> s
 
 def _current(ws: Workspace, rel: str, expected_sha: str) -> str:
     """The file's text now; refused when it no longer holds the bytes the change wrote."""
-    from stringsh.workspace.atomic import sha256
+    from stringsh.workspace import sha256
 
     data = ws.read_bytes(rel)
     if sha256(data) != expected_sha:

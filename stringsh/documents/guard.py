@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from stringsh.errors import StringError
-from stringsh.workspace.guards import NO_GUARD, Guard, WholeFile
+from stringsh.workspace import NO_GUARD, Guard, WholeFile
 
 FORCE = "--force"
 FORCE_NOTE = "Use --force only when you intend to replace the whole file."

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from stringsh.documents.service import DocumentService
     from stringsh.documents.state import DocumentState
     from stringsh.session import Session
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 
 class WorkspaceHost(Protocol):

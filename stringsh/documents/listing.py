@@ -10,7 +10,7 @@ from stringsh.protocol.response import Result
 
 if TYPE_CHECKING:
     from stringsh.documents.host import Caller
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 
 def list_directory(workspace: Workspace, path: str, *, topic: str | None = None) -> tuple[str, list[tuple[str, bool]]]:

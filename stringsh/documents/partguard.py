@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from stringsh.workspace.guards import SHOWN_LINES, block_changed, block_gone, lines_changed, shown
+from stringsh.workspace import SHOWN_LINES, block_changed, block_gone, lines_changed
+from stringsh.workspace import shown_text as shown
 
 __all__ = ["REMEMBERED", "REMEMBERED_CHARS", "SHOWN_LINES", "baseline", "block_changed", "block_gone", "forget",
            "lines_changed", "remember", "shown"]

@@ -17,7 +17,7 @@ from stringsh.errors import StringError, is_a_folder
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render import plain
 from stringsh.render.view import budget_from, masked, numbered
-from stringsh.workspace.textio import split_lines
+from stringsh.workspace import split_lines
 
 if TYPE_CHECKING:
     from stringsh.documents.host import Caller
@@ -86,11 +86,11 @@ def _streamed(ctx: Caller, target: LineTarget, first: int, budget: int,
     """(numbered text, total lines ("at least N" when the bounded scan stopped first), next line or None, what cut
     it, whether a secret was masked) for a file past the read limit."""
     from stringsh.documents.window import uncounted
-    from stringsh.workspace.ops.window import WindowRequest, read_window
+    from stringsh.workspace import WindowRequest
 
     workspace = ctx.documents.workspace
     stop = min(target.end, first - 1 + budget)
-    window = read_window(workspace, WindowRequest(target.path, first - 1, stop, plain.MAX_CHARS, ctx.session.topic))
+    window = workspace.read_window(WindowRequest(target.path, first - 1, stop, plain.MAX_CHARS, ctx.session.topic))
     total = str(window.total_lines)
     if window.complete:
         check_bounds(target, window.total_lines, command)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from stringsh.errors import StringError
-from stringsh.workspace.textio import BREAK
+from stringsh.workspace import BREAK
 
 #: Matches listed in an ambiguity refusal, and the characters shown on each side (String's `ambiguityPreview`).
 PREVIEWS = 3

@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING
 from stringsh.errors import StringError
 
 if TYPE_CHECKING:
-    from stringsh.workspace.journal import TreeOp
-    from stringsh.workspace.models import RevertedFile, RevertOutcome
+    from stringsh.workspace import RevertedFile, RevertOutcome, TreeOp
 
 
 def describe(file: RevertedFile, outcome: RevertOutcome) -> str:

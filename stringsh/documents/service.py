@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING
 from stringsh.documents import partguard
 from stringsh.errors import StringError, is_a_folder
 from stringsh.render.view import DocumentView, ViewLoader, current_if_fresh, resolve_block
-from stringsh.workspace.seen import mark_seen
-from stringsh.workspace.textio import LEGACY_ENCODINGS, is_ambiguous, refuse_ambiguous
+from stringsh.workspace import LEGACY_ENCODINGS, is_ambiguous, mark_seen, refuse_ambiguous
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -25,8 +24,7 @@ if TYPE_CHECKING:
     from stringsh.render.document import Document
     from stringsh.render.plain import IncludeLoader
     from stringsh.session import Session
-    from stringsh.workspace.engine import Workspace
-    from stringsh.workspace.ops.stat import FileInfo
+    from stringsh.workspace import FileInfo, Workspace
 
 #: Views kept for /back; each holds its text, so the list is bounded.
 HISTORY_LIMIT = 20

@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from stringsh.actions.http import HttpClients
     from stringsh.render.cache import IndexCache
     from stringsh.render.watch import Watcher
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 
 def make_index_cache(workspace: Workspace) -> IndexCache:

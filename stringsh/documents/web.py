@@ -29,7 +29,7 @@ def fetch_view(documents: DocumentService, url: str) -> WebView:
     where = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"  # the audit log keeps no paths or queries
 
     def fetcher() -> WebPage:
-        with workspace.state.audited("http-get", [where], topic):  # a URL in a refusal is masked with the reply
+        with workspace.audited("http-get", [where], topic=topic):  # a URL in a refusal is masked with the reply
             return fetch_page(url, limits, clients, max_bytes=max_bytes)
 
     return WebView.of(fetcher(), fetcher)

@@ -58,11 +58,11 @@ def window_budget(ctx: Caller, start: int, end: int | None) -> int:
 
 def open_window(ctx: Caller, rel: str, start: int, end: int | None) -> Result:
     """`Opened path` with lines start+1… and a `[window]` line: which lines, of how many, and how to read on."""
-    from stringsh.workspace.ops.window import WindowRequest, read_window
+    from stringsh.workspace import WindowRequest
 
     workspace = ctx.documents.workspace
     count = window_budget(ctx, start, end)
-    window = read_window(workspace, WindowRequest(rel, start, start + count, plain.MAX_CHARS, ctx.session.topic))
+    window = workspace.read_window(WindowRequest(rel, start, start + count, plain.MAX_CHARS, ctx.session.topic))
     total = window.total_lines
     if start and start >= total:
         if not window.complete:

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from stringsh.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -99,3 +103,13 @@ class ConfirmRequest:
 #: Asks whether a mutation may go ahead: None means yes; a string is the `ok: false` summary saying why not
 #: (declined by the user, denied by the policy, no terminal to ask on).
 Confirmer = Callable[[ConfirmRequest], "str | None"]
+
+
+class BlockAnswerer(Protocol):
+    """Answers an OPERATOR_CMD request sent to a String Commands front end (the REPL, the plain loop, the daemon,
+    `-c`): its whole text in, the OPERATOR_RESULT blocks and whether every block was ok out. The operator dialect
+    is one (`dialects/operator/serve.answer_request`); the entry point (cli.py) hands it to the dispatcher, so no
+    layer below the front ends imports the dialect. `confirm` None: the policy's rule on the controlling terminal."""
+
+    def __call__(self, workspace: Workspace, text: str, confirm: Confirmer | None, *,
+                 topic: str) -> tuple[str, bool]: ...

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from stringsh.errors import StringError
 from stringsh.suggest import did_you_mean, with_suggestion
-from stringsh.workspace.redact import builtin
+from stringsh.workspace import builtin_redactor as builtin
 
 #: How many ids a reply lists before it says how many more there are.
 LIST_CAP = 20

@@ -77,7 +77,7 @@ class IndexCache:
             if create:
                 self.directory.mkdir(parents=True, exist_ok=True)
             return os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
-        from stringsh.workspace.atomic import open_folders  # the engine's no-follow walk, made private when created
+        from stringsh.workspace import open_folders
 
         base = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY)
         try:

@@ -19,14 +19,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from stringsh.render.cache import IndexCache, Mask
-    from stringsh.workspace.engine import Workspace
-    from stringsh.workspace.redact import Redactor
+    from stringsh.workspace import Redactor, Workspace
 
 
 def redactor_key(redactor: Redactor) -> str:
     """A hex digest of everything that decides what the redactor masks: the built-in and the policy's patterns
     and the replacement."""
-    from stringsh.workspace.redact import BUILTINS
+    from stringsh.workspace import BUILTINS
 
     spec = repr((tuple(BUILTINS), redactor.sources, redactor.replacement))
     return hashlib.sha256(spec.encode("utf-8", "surrogatepass")).hexdigest()

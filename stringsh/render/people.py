@@ -10,7 +10,7 @@ import io
 import re
 
 from stringsh.render.scan import fenced_lines, scan
-from stringsh.workspace.shell.clean import clean_text
+from stringsh.workspace import clean_text
 
 CHUNK_LINES = 80
 #: `[Label][@id]`, the plain rendering's link with its shortcut (agents follow it with `/open @id`).

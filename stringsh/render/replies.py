@@ -17,7 +17,7 @@ from stringsh.render.helpview import help_renderable, is_help
 from stringsh.render.index import build_index
 from stringsh.render.people import LINK_THEME, chunks, people_links
 from stringsh.render.replyparts import BASH_MESSAGE, document_target, split_reply
-from stringsh.workspace.shell.clean import clean_text as clean
+from stringsh.workspace import clean_text as clean
 
 #: Documents larger than this print as text: rich needs about 5 s per MB of markdown.
 MARKDOWN_LIMIT = 256 * 1024

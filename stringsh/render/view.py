@@ -16,7 +16,7 @@ from stringsh.errors import StringError
 from stringsh.render import blockids, plain
 from stringsh.render.document import Document, LazyDocument, is_markdown
 from stringsh.render.index import Block, DocIndex
-from stringsh.workspace.textio import LEGACY_ENCODINGS, is_ambiguous, legacy_note
+from stringsh.workspace import LEGACY_ENCODINGS, is_ambiguous, legacy_note
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from stringsh.render.code.index import SymbolIndex
     from stringsh.render.maskmemo import MaskMemo
     from stringsh.render.watch import Watcher, WatchHandle
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 BUDGET_VARIABLE = "_max_lines"
 

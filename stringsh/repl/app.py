@@ -30,7 +30,7 @@ from stringsh.repl.keys import build_key_bindings
 from stringsh.repl.running import QUIET, Running
 from stringsh.repl.sources import Sources
 from stringsh.repl.toolbar import ToolbarState, is_stale, toolbar_fragments
-from stringsh.workspace.shell.live import LISTENER
+from stringsh.workspace import LISTENER
 
 if TYPE_CHECKING:
     from rich.console import Console

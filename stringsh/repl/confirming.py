@@ -14,7 +14,7 @@ from prompt_toolkit.formatted_text import FormattedText
 
 if TYPE_CHECKING:  # annotations only: the REPL starts without loading the dialect
     from stringsh.protocol.operator_model import Confirmer, ConfirmRequest
-    from stringsh.workspace.policy import Policy
+    from stringsh.workspace import Policy
 
 QUESTION = "Apply this change? [y/N] "
 

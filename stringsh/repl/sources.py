@@ -29,8 +29,7 @@ if TYPE_CHECKING:
     from stringsh.render.index import DocIndex
     from stringsh.render.view import DocumentView
     from stringsh.session import Session
-    from stringsh.workspace import Workspace
-    from stringsh.workspace.ops.read import TextFile
+    from stringsh.workspace import TextFile, Workspace
 
 #: Cap on what one listing may offer, so a huge folder cannot stall the menu.
 MAX_ENTRIES = 2000

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from stringsh.workspace.audit import AuditCheck
+    from stringsh.workspace.git.facade import Git
     from stringsh.workspace.journal import ChangeRow, Journal
     from stringsh.workspace.keep import Depth
     from stringsh.workspace.models import ChangeSet, ChangeSetId, RevertOutcome, SkippedChange, WriteOutcome
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.ops.shell import ShellRequest, ShellSlot
     from stringsh.workspace.ops.stat import FileInfo
     from stringsh.workspace.ops.streams import StreamsRequest
+    from stringsh.workspace.ops.window import TextWindow, WindowRequest
     from stringsh.workspace.redact import Redactor
     from stringsh.workspace.shell.providers import Provider
     from stringsh.workspace.shell.result import ShellResult
@@ -163,18 +165,10 @@ class Workspace:
     def verify_audit(self) -> AuditCheck:
         """The chain, its head, and the anchor the journal keeps (when it has one); records still on their way to
         the log (records_after_reply) are written first."""
-        import sqlite3
-
-        from stringsh.workspace.audit import verify_audit
-        from stringsh.workspace.journal import read_anchor
-        from stringsh.workspace.state import AUDIT_FILES
+        from stringsh.workspace.auditfolder import verify_audit_folder
 
         self.state.flush_records()
-        try:
-            anchor = read_anchor(self.state.journal_path)
-        except sqlite3.Error:
-            anchor = None
-        return verify_audit(self.state.path, AUDIT_FILES, anchor)
+        return verify_audit_folder(self.state.path, self.state.journal_path)
 
     def audited(self, op: str, paths: Sequence[str] = (), *, topic: str | None = None,
                 command: str | None = None) -> AbstractContextManager[AuditNote]:
@@ -188,6 +182,15 @@ class Workspace:
 
             summary = summarize_command(command, self.redactor)
         return self.state.audited(op, list(paths), topic, summary)
+
+    def permit(self, *names: str, mutating: bool = False) -> None:
+        """NOT_PERMITTED unless the policy grants every named permission (`read`, `write`, `edit`, `delete`,
+        `move`, `patch`, `shell`…); `mutating`: a change, refused too while the engine is read-only."""
+        from stringsh.workspace.ops.guard import require
+
+        flags = self.policy.permissions._asdict()
+        for name in names:
+            require(self.policy, flags[name], name, mutating=mutating)
 
     def prune(self, keep: int | None = None) -> int:
         """Drop all but the newest `keep` change sets (default: the policy's `[journal]` keep policy, bytes
@@ -314,6 +317,22 @@ class Workspace:
 
         return read_text(self, ReadRequest(path, topic, legacy, known_utf8))
 
+    def read_window(self, request: WindowRequest) -> TextWindow:
+        """Lines [start, stop) of a file of any size within a character budget, in one bounded pass (ops/window.py):
+        how a file past the read limit is shown."""
+        from stringsh.workspace.ops.window import read_window
+
+        return read_window(self, request)
+
+    def current_bytes(self, path: str) -> bytes | None:
+        """The bytes `path` holds now, read as revert reads them (no read record: /changes shows many files); None
+        when there is no such file or `path` does not name itself (a link). StringError or OSError when it cannot
+        be read."""
+        from stringsh.workspace.changes import current_bytes
+
+        with self.confiner.resolve(path, create=True) as res:
+            return current_bytes(res, self.policy.limits.max_read_bytes)[0] if res.rel == path else None
+
     def fingerprint(self, path: str) -> str | None:
         """sha256 of the file's current bytes, None when it does not exist (no audit record: a helper)."""
         from stringsh.workspace.ops.read import ReadRequest, fingerprint
@@ -395,6 +414,14 @@ class Workspace:
 
         return apply(self, ApplyRequest(tuple(changeset.files), topic, tuple(changeset.patches), op))
 
+    def apply_codex(self, text: str, *, topic: str = "main",
+                    seen: Callable[[str], str | None] = lambda _path: None) -> tuple[int, list[str]]:
+        """Apply a patch in Codex's apply_patch format as one change set (codexpatch.py): (change id, one summary
+        per file). `seen` gives the hash a topic last read of a path, which the file must still have."""
+        from stringsh.workspace.codexpatch import apply_codex
+
+        return apply_codex(self, text, topic, seen)
+
     def revert(self, change_id: int, *, topic: str | None = None, undoable: bool = False) -> RevertOutcome:
         """Put back the bytes a change set replaced, as a new change set; CONFLICT if a file changed since.
         `undoable` (`/revert`): the revert is itself a change `/undo` (or a revert of it) takes back."""
@@ -445,6 +472,16 @@ class Workspace:
 
         return delete(self, DeleteRequest(path, recursive, ignore_missing, force, topic))
 
+    # -- git ------------------------------------------------------------------------------------------------
+
+    @property
+    def git(self) -> Git:
+        """`/git`'s operations on this workspace (git/facade.py): status, diff, log, branches, commit, checkout,
+        push, each audited, with secrets kept out."""
+        from stringsh.workspace.git.facade import Git
+
+        return Git(self)
+
     # -- shell ------------------------------------------------------------------------------------------------
 
     def shell_settings(self) -> ShellSettings:
@@ -453,17 +490,22 @@ class Workspace:
 
         return shell_settings(self)
 
+    def sandbox_settings(self) -> ShellSettings:
+        """The policy's shell settings with the sandbox chosen, whether or not the shell is permitted (git and
+        actions run sandboxed too; the start-up line says why a shell is not)."""
+        from stringsh.workspace.ops.shell import sandbox_settings
+
+        return sandbox_settings(self)
+
     def shell_provider(self) -> Provider:
         """The policy's shell provider (bubblewrap probed once per workspace), for other sandboxed commands."""
-        from stringsh.workspace.ops.shell import provider, sandbox_settings
+        from stringsh.workspace.ops.shell import provider
 
-        return provider(self, sandbox_settings(self))
+        return provider(self, self.sandbox_settings())
 
     def shell_sandboxed(self) -> bool:
         """Whether shell commands run in bubblewrap: by default where it runs, unless the user turned it off."""
-        from stringsh.workspace.ops.shell import sandbox_settings
-
-        return sandbox_settings(self).sandbox != "none"
+        return self.sandbox_settings().sandbox != "none"
 
     def admit_shell(self, command: str) -> None:
         """SECRET_DENIED when the shell is not sandboxed and `command` names a secret path (best effort); the

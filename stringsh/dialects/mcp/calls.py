@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from mcp_types import CallToolResult, ContentBlock
 
     from stringsh.dispatcher import Dispatcher
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 #: The topic of a call made outside any connection (tests of a tool's work); a connection has its own (sessions.py).
 TOPIC = "mcp"

@@ -28,7 +28,7 @@ from mcp_types import (
 from stringsh.errors import StringError
 
 if TYPE_CHECKING:
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
-from stringsh.workspace.textio import as_lf
+from stringsh.workspace import as_lf
 
 if TYPE_CHECKING:
     from stringsh.dialects.mcp.calls import Call

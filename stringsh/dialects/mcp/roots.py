@@ -21,7 +21,7 @@ from stringsh.errors import StringError
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 log = logging.getLogger("stringsh.mcp")
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
     from stringsh.dispatcher import Dispatcher
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 #: The modules whose `register(server, calls)` adds tools: the reference filesystem server's set first, then
 #: stringsh's own String Commands (registered only when the Dispatcher is given).

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
     from stringsh.dispatcher import Dispatcher
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 log = logging.getLogger("stringsh.mcp")
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
-from stringsh.workspace.ops.replace import PairRefused, replace_all_pairs
-from stringsh.workspace.textdiff import shown_pair, unified
+from stringsh.workspace import PairRefused, replace_all_pairs, shown_pair, unified_diff
 
 if TYPE_CHECKING:
     from stringsh.dialects.mcp.calls import Call
-    from stringsh.workspace.redact import Redactor
+    from stringsh.workspace import Redactor
 
 REREAD = "Read the file again (read_text_file) and copy oldText from it exactly."
 
@@ -54,7 +53,7 @@ def _diff(path: str, before: str, after: str, redactor: Redactor | None) -> str:
     """A git-style unified diff of the change (LF endings for showing, as the reference server's), its lines
     masked as workspace/textdiff.py shows them."""
     old, new = shown_pair(before.replace("\r\n", "\n"), after.replace("\r\n", "\n"), redactor, _keepends)
-    lines = unified(old, new, fromfile=f"{path}\toriginal", tofile=f"{path}\tmodified")
+    lines = unified_diff(old, new, fromfile=f"{path}\toriginal", tofile=f"{path}\tmodified")
     body = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
     return f"Index: {path}\n{'=' * 67}\n{body}"
 

@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 
 from stringsh.protocol.operator_model import Confirmer, ConfirmRequest
-from stringsh.workspace.policy import Policy
+from stringsh.workspace import Policy
 
 #: A person's answer to one request: True to go ahead.
 Ask = Callable[[ConfirmRequest], bool]

@@ -45,6 +45,13 @@ def answer(workspace: Workspace, item: Command | Invalid, confirm: Confirmer, *,
         return Result(item.id, False, f"{item.action} failed: internal error {type(exc).__name__}: {reason}")
 
 
+def answer_request(workspace: Workspace, text: str, confirm: Confirmer | None, *, topic: str) -> tuple[str, bool]:
+    """A `BlockAnswerer` (protocol/operator_model.py): a block sent as a request to a String Commands front end,
+    answered in that front end's topic, so `/undo` and `/changes` there see what it changed; `confirm` is the
+    topic's own confirmer (the REPL's prompt, the plain loop's policy rule), None for the controlling terminal."""
+    return answer_text(workspace, text, confirm or terminal_confirmer(workspace), topic=topic)
+
+
 def answer_text(workspace: Workspace, text: str, confirm: Confirmer, *, topic: str) -> tuple[str, bool]:
     """Every block in `text` (a whole OPERATOR_CMD block received as a request) answered: the OPERATOR_RESULT
     blocks and whether all were ok. Text with no block at all gets one refusal, so a request always has a reply."""

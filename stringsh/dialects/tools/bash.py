@@ -11,8 +11,7 @@ from stringsh.dialects.tools.protocol import ToolError
 from stringsh.dialects.tools.schema import Field, args_error
 
 if TYPE_CHECKING:
-    from stringsh.workspace.engine import Workspace
-    from stringsh.workspace.shell.streams import Stream, StreamsResult
+    from stringsh.workspace import Stream, StreamsResult, Workspace
 
 #: Bytes of stdout (and of stderr) returned; the rest is counted (the interface asks for 50 KB).
 OUTPUT_CAP = 50 * 1024
@@ -31,7 +30,7 @@ def summary(args: dict[str, Any]) -> tuple[list[str], str | None]:
 
 
 def run(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
-    from stringsh.workspace.ops.streams import StreamsRequest
+    from stringsh.workspace import StreamsRequest
 
     command: str = args["command"]
     if not command.strip():

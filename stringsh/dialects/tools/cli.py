@@ -28,8 +28,7 @@ from stringsh.errors import StringError
 
 if TYPE_CHECKING:
     from stringsh.dispatcher import Dispatcher
-    from stringsh.workspace.context import RequestContext
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import RequestContext, Workspace
 
 #: The topic every call runs in (its undo history, its /changes rows, its audit records).
 TOPIC = "tools"

@@ -17,8 +17,7 @@ from stringsh.dialects.tools.schema import Field, args_error
 from stringsh.errors import StringError, is_a_folder
 
 if TYPE_CHECKING:
-    from stringsh.workspace.engine import Workspace
-    from stringsh.workspace.ops.stat import FileInfo
+    from stringsh.workspace import FileInfo, Workspace
 
 READ_FIELDS = (Field("file_path", "string", required=True), Field("offset", "integer", minimum=1),
                Field("limit", "integer", minimum=1))
@@ -54,7 +53,7 @@ def _stat(ws: Workspace, path: str, given: str, topic: str) -> FileInfo:
 
 
 def read(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
-    from stringsh.workspace.textio import split_lines
+    from stringsh.workspace import split_lines
 
     given = args["file_path"]
     path = engine_path(given)
@@ -102,7 +101,7 @@ def write(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
 
 
 def edit(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
-    from stringsh.workspace.ops.replace import Refused
+    from stringsh.workspace import ReplaceRefused as Refused
 
     given, old, new = args["file_path"], args["old_string"], args["new_string"]
     if not old:

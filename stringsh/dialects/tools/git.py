@@ -9,7 +9,7 @@ from stringsh.dialects.tools.schema import Field, args_error
 from stringsh.errors import StringError
 
 if TYPE_CHECKING:
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 ACTIONS = ("status", "diff", "log", "commit", "push", "checkout")
 FIELDS = (
@@ -18,7 +18,7 @@ FIELDS = (
     Field("files", "string[]"),
     Field("branch", "string"),
     Field("remote", "string"),
-    Field("limit", "integer", minimum=1, maximum=1000),  # log: read.LOG_MAX
+    Field("limit", "integer", minimum=1, maximum=1000),  # log: Git.LOG_MAX
 )
 #: The fields each action takes besides `action`.
 ACTION_FIELDS = {"status": (), "diff": (), "log": ("limit",), "commit": ("message", "files"),
@@ -40,9 +40,7 @@ def run(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
 
 
 def _status(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
-    from stringsh.workspace.git import read
-
-    state = read.status(ws, topic)
+    state = ws.git.status(topic)
     return {
         "branch": state.branch, "head": state.head, "upstream": state.upstream, "ahead": state.ahead,
         "behind": state.behind,
@@ -53,57 +51,47 @@ def _status(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
 
 
 def _diff(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
-    from stringsh.workspace.git import read
-
-    unstaged = read.diff(ws, topic=topic)
-    staged = read.diff(ws, staged=True, topic=topic)
+    unstaged = ws.git.diff(topic=topic)
+    staged = ws.git.diff(staged=True, topic=topic)
     return {"unstaged": unstaged.text, "staged": staged.text,
             "files": sorted({*unstaged.files, *staged.files})}
 
 
 def _log(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
     """HEAD's newest `limit` commits (default 10, as /git log), newest first; none before the first commit."""
-    from stringsh.workspace.git import read
-
-    entries = read.log(ws, args.get("limit", read.LOG_DEFAULT), topic)
+    entries = ws.git.log(args.get("limit", ws.git.LOG_DEFAULT), topic)
     return {"commits": [{"commit": e.commit, "date": e.date, "author": e.author, "subject": e.subject}
                         for e in entries]}
 
 
 def _commit(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
-    from stringsh.workspace.git import change, read
-
     message = args.get("message")
     if not message:
         raise args_error("git commit needs a non-empty 'message'.")
     files = args.get("files")
     if not files:  # everything changed (upstream's `git add -A`), as status lists it: never a secret
-        state = read.status(ws, topic)
+        state = ws.git.status(topic)
         files = [*(c.path for c in state.unstaged), *state.untracked]
-    done = change.commit(ws, message, files, topic)
+    done = ws.git.commit(message, files, topic)
     return {"commit": done.commit, "branch": done.branch, "summary": done.summary}
 
 
 def _push(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
-    from stringsh.workspace.git import change
-
-    done = change.push(ws, args.get("remote"), args.get("branch"), topic)
+    done = ws.git.push(args.get("remote"), args.get("branch"), topic)
     return {"remote": done.remote, "branch": done.branch, "summary": done.summary}
 
 
 def _checkout(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
     """Switch to `branch`, creating it from HEAD when no branch of that name exists."""
-    from stringsh.workspace.git import change
-
     branch = args.get("branch")
     if not branch:
         raise args_error("git checkout needs 'branch'.")
     try:
-        done = change.checkout(ws, branch, topic=topic)
+        done = ws.git.checkout(branch, topic=topic)
     except StringError as exc:
         if exc.code != "NOT_FOUND":
             raise
-        done = change.checkout(ws, branch, create=True, topic=topic)
+        done = ws.git.checkout(branch, create=True, topic=topic)
     return {"branch": done.branch, "created": done.created}
 
 

@@ -9,9 +9,7 @@ from typing import TYPE_CHECKING, Any
 from stringsh.dialects.tools.schema import Field, args_error
 
 if TYPE_CHECKING:
-    from stringsh.workspace.engine import Workspace
-    from stringsh.workspace.journal import ChangeRow
-    from stringsh.workspace.models import RevertOutcome
+    from stringsh.workspace import ChangeRow, RevertOutcome, Workspace
 
 #: As `/changes -n`: the newest 20 by default, at most 1000.
 DEFAULT_LIMIT, MAX_LIMIT = 20, 1000

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from stringsh.dialects.tools.schema import Field
-from stringsh.workspace.codexpatch import apply_codex, named_paths, patched_line
+from stringsh.workspace import named_paths, patched_line
 
 if TYPE_CHECKING:
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 FIELDS = (Field("input", "string", required=True),)
 ABOUT = ("apply a patch in Codex's apply_patch format ('*** Begin Patch', '*** Update File: path', '@@' chunks, "
@@ -21,5 +21,5 @@ def summary(args: dict[str, Any]) -> tuple[list[str], str | None]:
 
 
 def apply_patch(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
-    change_id, parts = apply_codex(ws, args["input"], topic)
+    change_id, parts = ws.apply_codex(args["input"], topic=topic)
     return {"success": True, "change_id": int(change_id), "summary": patched_line(parts)}

@@ -11,7 +11,7 @@ from stringsh.dialects.tools import bash, files, git, history, patch, search, sy
 from stringsh.dialects.tools.schema import Field
 
 if TYPE_CHECKING:
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 Handler = Callable[["Workspace", dict[str, Any], str], dict[str, Any]]
 

@@ -11,7 +11,7 @@ from stringsh.dialects.tools.paths import engine_path
 from stringsh.dialects.tools.schema import Field
 
 if TYPE_CHECKING:
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 GLOB_FIELDS = (Field("pattern", "string", required=True), Field("path", "string"))
 GREP_FIELDS = (Field("pattern", "string", required=True), Field("path", "string"), Field("include", "string"))

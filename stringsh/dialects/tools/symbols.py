@@ -13,8 +13,7 @@ from stringsh.errors import StringError
 
 if TYPE_CHECKING:
     from stringsh.render.code.index import SymbolIndex
-    from stringsh.workspace.engine import Workspace
-    from stringsh.workspace.ops.read import TextFile
+    from stringsh.workspace import TextFile, Workspace
 
 SYMBOLS_FIELDS = (Field("query", "string", required=True), Field("path", "string"), Field("refs", "boolean"),
                   Field("max_results", "integer", minimum=1))
@@ -70,7 +69,7 @@ def _source(ws: Workspace, given: str, topic: str) -> tuple[TextFile, SymbolInde
 
 def read_symbol(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
     from stringsh.render.code.views import resolve_symbol
-    from stringsh.workspace.textio import split_lines
+    from stringsh.workspace import split_lines
 
     text_file, index = _source(ws, args["file_path"], topic)
     symbol = resolve_symbol(index, text_file.rel, args["symbol"])

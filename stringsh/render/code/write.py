@@ -12,15 +12,12 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.render.code.splice import Spliced, checked_insert, checked_replace
 from stringsh.render.code.views import resolve_symbol
-from stringsh.workspace import Located, PartEditRequest, PartText
-from stringsh.workspace.guards import refuse_empty
-from stringsh.workspace.textio import split_lines
+from stringsh.workspace import Located, PartEditRequest, PartText, refuse_empty, split_lines
 
 if TYPE_CHECKING:
     from stringsh.render.code.cache import SymbolCache
     from stringsh.render.code.index import Symbol, SymbolIndex
-    from stringsh.workspace.engine import Workspace
-    from stringsh.workspace.ops.read import TextFile
+    from stringsh.workspace import TextFile, Workspace
 
 
 BEFORE = "--before"

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.git.args import confine_paths
+from stringsh.workspace.git.facade import LOG_DEFAULT, LOG_MAX
 from stringsh.workspace.git.runner import GitOutput, GitRunner, first_line
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.paths import STATE_DIR
@@ -16,8 +17,6 @@ if TYPE_CHECKING:
 #: Porcelain v2 status letters, as words.
 KINDS = {"M": "modified", "T": "type changed", "A": "added", "D": "deleted", "R": "renamed", "C": "copied",
          "U": "conflict"}
-#: Default and largest `/git log -n`.
-LOG_DEFAULT, LOG_MAX = 10, 1000
 #: Fields of one log record and of one branch row (the unit separator).
 SEP = "\x1f"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from stringsh.dialects.operator.results import format_result, parse_results
-from stringsh.dialects.operator.spec import ACTION_DOCS, interface_spec
 from stringsh.protocol.operator_model import ACTIONS, Result
+from stringsh.protocol.operator_spec import ACTION_DOCS, interface_spec
 from stringsh.workspace import Workspace
 from tests.dialects.operator.actions_support import Recorder, run
 

@@ -120,3 +120,27 @@ def test_plain_agent_mode_on_a_pty_never_asks_its_own_terminal(ws: Path) -> None
     assert "Apply this change?" not in out
     assert "id: w1\r\nok: false\r\nsummary: not confirmed: no terminal to ask on" in out
     assert not (ws / "notes.md").exists()
+
+
+def test_a_dispatcher_without_the_dialect_refuses_a_block_and_writes_nothing(ws: Path) -> None:
+    """The dialect is a front end above the dispatcher: a dispatcher made without its answerer (a library caller's
+    `Dispatcher(root)`) refuses the block; handed `serve.answer_request`, as cli.py hands it, it answers (under
+    the user's policy's `[operator] confirm`)."""
+    from stringsh.dialects.operator.serve import answer_request
+    from stringsh.dispatcher import Dispatcher
+
+    bare = Dispatcher(ws)
+    try:
+        assert bare.execute(WRITE).text == (
+            "re: OPERATOR_CMD\nERROR(COMMAND_UNSUPPORTED): OPERATOR_CMD blocks are not answered here.\n"
+            "`stringsh operator` answers OPERATOR_CMD blocks; this loop runs String Commands only.")
+    finally:
+        bare.close()
+    assert files(ws) == {}
+    allow_changes()
+    served = Dispatcher(ws, blocks=answer_request)
+    try:
+        assert served.execute(WRITE).text == "re: OPERATOR_CMD\n" + result("w1", True, "Wrote file").rstrip("\n")
+    finally:
+        served.close()
+    assert files(ws) == {"notes.md": b"one\ntwo\n"}

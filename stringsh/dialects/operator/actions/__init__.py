@@ -13,7 +13,7 @@ from stringsh.errors import StringError
 from stringsh.protocol.operator_model import ACTIONS, Command, Confirmer, Result
 
 if TYPE_CHECKING:
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 __all__ = ["run_action"]
 
@@ -22,7 +22,7 @@ Writer = Callable[["Workspace", Command, Confirmer, str], Result]
 
 
 def _spec(workspace: Workspace, command: Command, topic: str) -> Result:
-    from stringsh.dialects.operator.spec import interface_spec
+    from stringsh.protocol.operator_spec import interface_spec
 
     return Result(command.id, True, "Interface spec", interface_spec())
 
@@ -54,11 +54,7 @@ PERMISSIONS: dict[str, tuple[str, ...]] = {
 
 
 def _permitted(workspace: Workspace, action: str) -> None:
-    from stringsh.workspace.ops.guard import require
-
-    flags = workspace.policy.permissions._asdict()
-    for name in PERMISSIONS[action]:
-        require(workspace.policy, flags[name], name, mutating=True)
+    workspace.permit(*PERMISSIONS[action], mutating=True)
 
 
 def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, topic: str,

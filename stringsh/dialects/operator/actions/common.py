@@ -10,7 +10,7 @@ from stringsh.protocol.operator_model import Command, Confirmer, ConfirmRequest,
 
 if TYPE_CHECKING:
     from stringsh.errors import StringError
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 #: Width line numbers are padded to in readSlice and search payloads (upstream's `padStart(6)`).
 NUMBER_WIDTH = 6
@@ -60,8 +60,8 @@ def _lines(text: str) -> list[str]:
 def unified(workspace: Workspace, old: str, new: str, old_name: str, new_name: str) -> str:
     """A unified diff of two texts (line endings left out: the engine keeps the file's own), for the confirmer;
     its lines masked as workspace/textdiff.py shows them (a person sees it, and so may an agent's log)."""
-    from stringsh.workspace.textdiff import shown_pair
-    from stringsh.workspace.textdiff import unified as diff_lines
+    from stringsh.workspace import shown_pair
+    from stringsh.workspace import unified_diff as diff_lines
 
     a, b = shown_pair(old.replace("\r\n", "\n"), new.replace("\r\n", "\n"), workspace.redactor, _lines)
     return "\n".join(diff_lines(a, b, fromfile=old_name, tofile=new_name, lineterm=""))

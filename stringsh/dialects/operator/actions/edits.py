@@ -13,16 +13,21 @@ from typing import TYPE_CHECKING, Any
 
 from stringsh.dialects.operator.actions.common import Refused, ask, invalid, ok, unified
 from stringsh.errors import StringError
-from stringsh.workspace import NO_GUARD, WholeFile
-from stringsh.workspace.guards import changed_since
-from stringsh.workspace.ops import replace as exact
-from stringsh.workspace.ops.lines import splice_lines
-from stringsh.workspace.textio import line_spans, splice
+from stringsh.workspace import (
+    NO_GUARD,
+    ReplaceRefused,
+    WholeFile,
+    changed_since,
+    exact_replace,
+    find_all,
+    line_spans,
+    splice,
+    splice_lines,
+)
 
 if TYPE_CHECKING:
     from stringsh.protocol.operator_model import Command, Confirmer, Result
-    from stringsh.workspace.engine import Workspace
-    from stringsh.workspace.ops.read import TextFile
+    from stringsh.workspace import TextFile, Workspace
 
 #: Each op's fields: required (name, type) and optional ones; any other field is refused.
 FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -96,7 +101,7 @@ def _check(index: int, edit: Any) -> None:
 def _nth(text: str, anchor: str, occurrence: int) -> tuple[int, int] | None:
     """The `occurrence`-th non-overlapping match of `anchor` (the engine's matching: any line ending)."""
     taken: list[tuple[int, int]] = []
-    for start, end in exact.find_all(text, anchor):
+    for start, end in find_all(text, anchor):
         if not taken or start >= taken[-1][1]:
             taken.append((start, end))
     return taken[occurrence - 1] if len(taken) >= occurrence else None
@@ -106,7 +111,7 @@ def _insert(text: str, edit: dict[str, Any]) -> str:
     op, anchor, occurrence = edit["op"], edit["anchor"], edit.get("occurrence", 1)
     found = _nth(text, anchor, occurrence)
     if found is None:
-        count = len(exact.find_all(text, anchor))
+        count = len(find_all(text, anchor))
         raise EditFailed("anchor not found" if not count else f"anchor occurs {count} times, not {occurrence}")
     insert, pos = edit["text"], found[0] if op == "insertBefore" else found[1]
     if op == "insertAfter" and "\n" not in anchor and text[pos:pos + 1] in ("\n", "\r", "") \
@@ -118,8 +123,8 @@ def _insert(text: str, edit: dict[str, Any]) -> str:
 def _replace(text: str, edit: dict[str, Any]) -> str:
     op = edit["op"]
     try:
-        return exact.replace(text, edit["find"], edit["text"], "one" if op == "replaceFirst" else "all").text
-    except exact.Refused as exc:
+        return exact_replace(text, edit["find"], edit["text"], "one" if op == "replaceFirst" else "all").text
+    except ReplaceRefused as exc:
         found = len(exc.matches)
         if exc.kind == "not_found":
             raise EditFailed("find not found") from None

@@ -11,11 +11,11 @@ import re
 from typing import TYPE_CHECKING
 
 from stringsh.dialects.operator.actions.common import Refused, invalid, numbered, ok
-from stringsh.workspace.textio import as_lf, split_lines
+from stringsh.workspace import as_lf, split_lines
 
 if TYPE_CHECKING:
     from stringsh.protocol.operator_model import Command, Result
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 #: fs.read's own cap (upstream HEAD's MAX_READ_BYTES): past it the agent is sent to fs.readSlice.
 MAX_READ_BYTES = 200_000
@@ -28,7 +28,7 @@ WHOLE = re.compile(r"[0-9]{1,9}")
 def shown_lines(workspace: Workspace, text: str) -> list[str]:
     """The file's lines as they may be shown and searched: masked as a whole (a key block's body too, which a
     line alone does not show to be a secret), so a secret is never found by its own text, as /grep's."""
-    from stringsh.workspace.redact import masked_lines
+    from stringsh.workspace import masked_lines
 
     return masked_lines(workspace.redactor, text, split_lines(text), split_lines)
 

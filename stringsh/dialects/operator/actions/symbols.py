@@ -12,8 +12,7 @@ from stringsh.errors import StringError
 if TYPE_CHECKING:
     from stringsh.protocol.operator_model import Command, Confirmer, Result
     from stringsh.render.code.index import SymbolIndex
-    from stringsh.workspace.engine import Workspace
-    from stringsh.workspace.ops.read import TextFile
+    from stringsh.workspace import TextFile, Workspace
 
 POSITIONS = {"replace": None, "before": "--before", "after": "--after"}
 
@@ -62,7 +61,7 @@ def _source(workspace: Workspace, command: Command, topic: str) -> tuple[TextFil
 def fs_read_symbol(workspace: Workspace, command: Command, topic: str) -> Result:
     """One definition, numbered with the file's line numbers, secrets masked."""
     from stringsh.render.code.views import resolve_symbol
-    from stringsh.workspace.textio import split_lines
+    from stringsh.workspace import split_lines
 
     file, index, name = _source(workspace, command, topic)
     symbol = resolve_symbol(index, file.rel, name)

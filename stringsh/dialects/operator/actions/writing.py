@@ -9,12 +9,11 @@ from typing import TYPE_CHECKING
 
 from stringsh.dialects.operator.actions.common import Refused, ask, error_summary, invalid, ok, unified
 from stringsh.errors import NOT_FOUND_HINT, StringError
-from stringsh.workspace import BodyRefused, WholeFile
-from stringsh.workspace.textio import count_lines
+from stringsh.workspace import BodyRefused, WholeFile, count_lines
 
 if TYPE_CHECKING:
     from stringsh.protocol.operator_model import Command, Confirmer, Result
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 
 def current_text(workspace: Workspace, path: str, legacy: bool | str = False) -> tuple[str | None, str | None]:
@@ -73,9 +72,7 @@ def fs_patch(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
     """A strict unified diff of `path` alone (workspace/unified.py parses it, the engine's exact hunk applier
     applies it): a diff of another file or of several is refused. Bare hunks are taken as upstream takes them.
     Unlike upstream (which joins the result with `\\n`), the file's CRLF and BOM are kept."""
-    from stringsh.workspace.hunks import apply_hunks
-    from stringsh.workspace.models import ChangeSet
-    from stringsh.workspace.unified import parse_diff
+    from stringsh.workspace import ChangeSet, apply_hunks, parse_diff
 
     if "patch_b64" not in command.payloads:
         raise invalid("ERR_MISSING_PATCH_B64", "patch_b64 is required.")
