@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.journal import ChangeRow, Journal
     from stringsh.workspace.keep import Depth
     from stringsh.workspace.models import ChangeSet, ChangeSetId, RevertOutcome, SkippedChange, WriteOutcome
-    from stringsh.workspace.ops.copy import CopyOutcome
+    from stringsh.workspace.ops.copy import CopyOutcome, FolderCopyOutcome
     from stringsh.workspace.ops.delete import DeleteOutcome
     from stringsh.workspace.ops.glob import GlobResult
     from stringsh.workspace.ops.grep import GrepResult
@@ -405,6 +405,15 @@ class Workspace:
         from stringsh.workspace.ops.copy import CopyRequest, copy_file
 
         return copy_file(self, CopyRequest(source, dest, overwrite, create_parents, topic))
+
+    def copy_folder(self, source: str, dest: str, *, create_parents: bool = False, topic: str = "main",
+                    plan: bool = False) -> FolderCopyOutcome:
+        """Copy a folder (its files with their modes and times, its folders, empty ones too) to a path that does
+        not exist yet, as one change set /undo removes whole; needs the `write` permission. A secret, a protected
+        path or a link inside refuses the whole copy (ops/copy.py). `plan`: check and list, write nothing."""
+        from stringsh.workspace.ops.copy import FolderCopyRequest, copy_folder
+
+        return copy_folder(self, FolderCopyRequest(source, dest, create_parents, topic, plan))
 
     def delete(self, path: str, *, recursive: bool = False, ignore_missing: bool = False, force: bool = False,
                topic: str = "main") -> DeleteOutcome:

@@ -88,6 +88,7 @@ CASES: list[tuple[str, str, Call]] = [
     ("mkdir.mkdir", "mkdir", lambda w: mkdir.mkdir(w, mkdir.MkdirRequest("new"))),
     ("move.move", "move", lambda w: move.move(w, move.MoveRequest("a.txt", "moved.txt"))),
     ("copy.copy_file", "write", lambda w: copy.copy_file(w, copy.CopyRequest("a.txt", "copied.txt"))),
+    ("copy.copy_folder", "write", lambda w: copy.copy_folder(w, copy.FolderCopyRequest("d", "copied"))),
     ("delete.delete", "delete", lambda w: delete.delete(w, delete.DeleteRequest("a.txt"))),
     ("shell.run_once", "shell", lambda w: shell.run_once(w, shell.ShellRequest("touch ran", "main"))),
     ("shell.run_in_topic_shell", "shell",
@@ -101,7 +102,8 @@ READ_ONLY: list[tuple[str, str]] = [
     ("write.write_text", "write"), ("write.append_text", "write"), ("lines.edit_lines", "write"),
     ("apply.apply", "write"), ("replace.replace_in_file", "write"),
     ("revert.revert", "revert"), ("revert.undo", "revert"), ("revert.skip", "revert"),
-    ("mkdir.mkdir", "mkdir"), ("move.move", "move"), ("copy.copy_file", "write"), ("delete.delete", "delete"),
+    ("mkdir.mkdir", "mkdir"), ("move.move", "move"), ("copy.copy_file", "write"), ("copy.copy_folder", "write"),
+    ("delete.delete", "delete"),
 ]
 
 
