@@ -142,4 +142,4 @@ def test_folder_copy_is_one_engine_change_and_undo_removes_it(ws: Path) -> None:
     assert got[3] == ("re: /undo\nUndo: deleted out/src/a.md (was newly created); deleted out/src/sub/b.md (was newly "
                       "created); removed folder out/src/sub; removed folder out/src; removed folder out")
     assert files(ws) == before and not (ws / "out").exists()
-    assert done.returncode == 0
+    assert done.returncode == 1  # a request was refused
