@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.ops.glob import GlobResult
     from stringsh.workspace.ops.grep import GrepResult
     from stringsh.workspace.ops.lines import LineEditOutcome
-    from stringsh.workspace.ops.listdir import DirEntry
+    from stringsh.workspace.ops.listdir import DirEntry, FolderTree
     from stringsh.workspace.ops.mkdir import MkdirOutcome
     from stringsh.workspace.ops.move import MoveOutcome
     from stringsh.workspace.ops.read import TextFile
@@ -272,6 +272,14 @@ class Workspace:
         from stringsh.workspace.ops.listdir import ListRequest, list_dir
 
         return list_dir(self, ListRequest(path, topic))
+
+    def list_tree(self, path: str = ".", *, max_depth: int | None = None, skip: Callable[[str], bool] | None = None,
+                  limit: int | None = None, topic: str | None = None) -> FolderTree:
+        """`list_dir` of the folder and of each folder below it, depth first, never through a link; `skip` leaves
+        out entries by their path relative to `path`; past `limit` entries it stops (`over_limit`)."""
+        from stringsh.workspace.ops.listdir import TreeRequest, list_tree
+
+        return list_tree(self, TreeRequest(path, max_depth, skip, limit, topic))
 
     def glob(self, pattern: str, path: str = ".", *, topic: str | None = None,
              max_results: int | None = None, stats: bool = False, engine: str = "auto") -> GlobResult:

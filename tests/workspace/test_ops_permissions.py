@@ -58,6 +58,7 @@ A_TO_X = Patch("a.txt", (Hunk(1, 1, 1, 1, "-a\n+x"),))
 CASES: list[tuple[str, str, Call]] = [
     ("stat.stat_path", "stat", lambda w: stat.stat_path(w, stat.StatRequest("a.txt"))),
     ("listdir.list_dir", "list_dir", lambda w: listdir.list_dir(w, listdir.ListRequest("."))),
+    ("listdir.list_tree", "list_dir", lambda w: listdir.list_tree(w, listdir.TreeRequest("."))),
     ("glob.glob_paths", "glob", lambda w: glob.glob_paths(w, glob.GlobRequest("*.txt"))),
     ("grep.grep", "grep", lambda w: grep.grep(w, grep.GrepRequest("a"))),
     ("read.read_bytes", "read", lambda w: read.read_bytes(w, read.ReadRequest("a.txt"))),

@@ -2,7 +2,7 @@
 
     stat      stat          metadata of one path
     read      read_bytes, read_text, fingerprint
-    listdir   list_dir      direct children of a folder
+    listdir   list_dir      direct children of a folder; list_tree the same, folder by folder, never through a link
     write     write_text, append_text, encode_for
     lines     edit          replace a range of lines in place (splice_lines: the one line-range editor)
     replace   replace       exact old -> new text in place (the one exact-replace editor)
