@@ -101,11 +101,7 @@ def _diff(ws: Workspace, topic: str, args: list[str]) -> Result:
     hidden = f"({_plural(result.hidden, 'secret file')} left out)" if result.hidden else None
     if not result.files:
         return Result(f"No {kind.lower()} changes" + (f" {hidden}" if hidden else ""))
-    text = ws.redact_lines(clean_text(result.text.rstrip("\n")))
-    cap = int(ws.policy.shell.output_cap)
-    if len(text.encode("utf-8")) > cap:
-        cut = text.encode("utf-8")[:cap].decode("utf-8", "ignore").rsplit("\n", 1)[0]
-        text = f"{cut}\n[diff cut at {cap} bytes; /git diff{' --staged' if staged else ''} PATH shows one file]"
+    text = ws.redact_lines(clean_text(result.text.rstrip("\n")))  # over the output cap the engine cut it
     if hidden:
         text += f"\n{hidden}"
     return Result(f"{kind} changes: {_plural(len(result.files), 'file')}", text)

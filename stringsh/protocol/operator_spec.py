@@ -134,7 +134,7 @@ Summary: Deleted""",
 Requires: path_to (destination path, not an existing folder)
 Optional: overwrite: true (replace an existing destination file; default false)
 Requires confirmation
-Behavior: copies from path to path_to (missing parent folders are made); a directory is copied to a new path with all its files (not its empty subfolders; links inside are refused)
+Behavior: copies from path to path_to (missing parent folders are made); a directory is copied to a new path with all its files and folders (a link or a secret inside refuses the copy)
 Summary: Copied""",
     "fs.move": """Requires: path (file, link or folder)
 Requires: path_to (destination path, not an existing folder)

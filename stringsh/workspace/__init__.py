@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         ChangeSet,
         ChangeSetId,
         FileChange,
+        LinkInFolder,
         RevertedFile,
         RevertOutcome,
         SkippedChange,
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.ops.grep import GrepLine
     from stringsh.workspace.ops.inplace import Rewritten
     from stringsh.workspace.ops.lines import splice_lines
-    from stringsh.workspace.ops.listdir import DirEntry
+    from stringsh.workspace.ops.listdir import DirEntry, FolderTree, TreeEntry
     from stringsh.workspace.ops.partedit import Located, PartEditRequest
     from stringsh.workspace.ops.read import TextFile
     from stringsh.workspace.ops.replace import Mode as ReplaceMode
@@ -95,6 +96,9 @@ if TYPE_CHECKING:
 
 #: Each public name and the module it loads from (`module:attr` when the public name differs).
 _WHERE = {
+    "LinkInFolder": "models",
+    "TreeEntry": "ops.listdir",
+    "FolderTree": "ops.listdir",
     "block_changed": "guards",
     "block_gone": "guards",
     "changed_since": "guards",
@@ -212,9 +216,11 @@ __all__ = [
     "FileChange",
     "FileInfo",
     "FileRow",
+    "FolderTree",
     "GrepLine",
     "Guard",
     "Hunk",
+    "LinkInFolder",
     "Located",
     "MissingBlob",
     "PairRefused",
@@ -240,6 +246,7 @@ __all__ = [
     "TextFile",
     "TextWindow",
     "Traversal",
+    "TreeEntry",
     "TreeOp",
     "WholeFile",
     "WindowRequest",

@@ -29,13 +29,13 @@ if TYPE_CHECKING:
     from stringsh.workspace.journal import ChangeRow, Journal
     from stringsh.workspace.keep import Depth
     from stringsh.workspace.models import ChangeSet, ChangeSetId, RevertOutcome, SkippedChange, WriteOutcome
-    from stringsh.workspace.ops.copy import CopyOutcome
+    from stringsh.workspace.ops.copy import CopyOutcome, FolderCopyOutcome
     from stringsh.workspace.ops.delete import DeleteOutcome
     from stringsh.workspace.ops.glob import GlobResult
     from stringsh.workspace.ops.grep import GrepResult
     from stringsh.workspace.ops.inplace import Rewritten
     from stringsh.workspace.ops.lines import LineEditOutcome
-    from stringsh.workspace.ops.listdir import DirEntry
+    from stringsh.workspace.ops.listdir import DirEntry, FolderTree
     from stringsh.workspace.ops.mkdir import MkdirOutcome
     from stringsh.workspace.ops.move import MoveOutcome
     from stringsh.workspace.ops.partedit import PartEditRequest
@@ -285,6 +285,14 @@ class Workspace:
 
         return list_dir(self, ListRequest(path, topic))
 
+    def list_tree(self, path: str = ".", *, max_depth: int | None = None, skip: Callable[[str], bool] | None = None,
+                  limit: int | None = None, topic: str | None = None) -> FolderTree:
+        """`list_dir` of the folder and of each folder below it, depth first, never through a link; `skip` leaves
+        out entries by their path relative to `path`; past `limit` entries it stops (`over_limit`)."""
+        from stringsh.workspace.ops.listdir import TreeRequest, list_tree
+
+        return list_tree(self, TreeRequest(path, max_depth, skip, limit, topic))
+
     def glob(self, pattern: str, path: str = ".", *, topic: str | None = None,
              max_results: int | None = None, stats: bool = False, engine: str = "auto") -> GlobResult:
         """Files below `path` whose path matches `pattern` (root-relative, `**`), newest first; never secrets,
@@ -463,6 +471,15 @@ class Workspace:
         from stringsh.workspace.ops.copy import CopyRequest, copy_file
 
         return copy_file(self, CopyRequest(source, dest, overwrite, create_parents, topic))
+
+    def copy_folder(self, source: str, dest: str, *, create_parents: bool = False, topic: str = "main",
+                    plan: bool = False) -> FolderCopyOutcome:
+        """Copy a folder (its files with their modes and times, its folders, empty ones too) to a path that does
+        not exist yet, as one change set /undo removes whole; needs the `write` permission. A secret, a protected
+        path or a link inside refuses the whole copy (ops/copy.py). `plan`: check and list, write nothing."""
+        from stringsh.workspace.ops.copy import FolderCopyRequest, copy_folder
+
+        return copy_folder(self, FolderCopyRequest(source, dest, create_parents, topic, plan))
 
     def delete(self, path: str, *, recursive: bool = False, ignore_missing: bool = False, force: bool = False,
                topic: str = "main") -> DeleteOutcome:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from stringsh.errors import StringError
 from stringsh.workspace.patches import PATCH_ACTIONS, Hunk, Patch, check_patches
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ __all__ = [
     "ChangeSetId",
     "FileChange",
     "Hunk",
+    "LinkInFolder",
     "Patch",
     "RevertOutcome",
     "RevertedFile",
@@ -120,3 +122,14 @@ class ChangeSet:
     def delete(self, path: str, *, expected_prev_sha256: str | None = None) -> ChangeSet:
         self.files.append(FileChange(path, None, expected_prev_sha256))
         return self
+
+
+class LinkInFolder(StringError):
+    """A folder copy refused because the folder holds a symbolic link (a copy of a relative link may lead
+    elsewhere, and a copy never follows one); `folder` and `path` let each dialect word its own refusal."""
+
+    def __init__(self, folder: str, path: str) -> None:
+        super().__init__("INVALID_TARGET", f"{folder} holds {path}, a symlink; only folders of plain files and "
+                         "folders are copied", "Nothing was changed; copy the files around the link one by one.")
+        self.folder = folder
+        self.path = path

@@ -393,3 +393,29 @@ def test_repository_bytes_cannot_drive_the_terminal(repo: Path, dispatcher: Disp
     assert reply(dispatcher, "/git diff").endswith("\n-cleared?\n+again")
     assert reply(dispatcher, '/git commit -m "#12 keeps its hash" a.txt').startswith("Committed ")
     assert git(repo, "log", "-1", "--format=%s") == "#12 keeps its hash\n"
+
+
+def test_a_diff_over_the_output_cap_is_cut_as_the_shell_cuts(repo: Path) -> None:
+    """git runs through the engine's one process runner: a diff longer than the shell's output cap keeps its head
+    and tail around the shell's note, and the whole diff is in the spool file the note names."""
+    import os
+    import re
+
+    config = Path(os.environ["STRINGSH_CONFIG_DIR"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "policy.toml").write_text("[shell]\noutput_cap = 2000\n")
+    (repo / "a.txt").write_text("".join(f"line {n}\n" for n in range(1, 3001)))
+    whole = git(repo, "diff")
+    done = run_stringsh(["-c", "/git diff"], cwd=repo)
+    out = done.stdout.decode()
+    shape = r"re: /git diff\nUnstaged changes: 1 file\n---\n(.*)\n(\[\.\.\. .*\.\.\.\])\n(.*)\n"
+    head, note, tail = re.fullmatch(shape, out, re.S).groups()  # type: ignore[union-attr]
+    assert whole.startswith(head + "\n") and whole.endswith(tail + "\n")
+    assert head.startswith("diff --git a/a.txt b/a.txt\n") and tail.endswith("+line 3000")
+    total = len(whole.encode())
+    cut = total - len(head) - 1 - len(tail) - 1
+    spooled = re.fullmatch(rf"\[\.\.\. {cut} bytes, \d+ lines cut; whole output \({total} bytes, "
+                           rf"{whole.count(chr(10))} lines\) in (\S+) \.\.\.\]", note)
+    assert spooled is not None, note
+    assert Path(spooled.group(1)).read_text() == whole
+    assert done.returncode == 0

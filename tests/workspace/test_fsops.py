@@ -161,6 +161,64 @@ def test_copy_contract(tree: Path, engine: Workspace) -> None:
     assert (tree / "copy.sh").stat().st_mode & 0o777 == 0o751
 
 
+
+def test_copy_folder_one_change_set_exact_copy_undo_removes_it(tree: Path, engine: Workspace) -> None:
+    os.unlink(tree / "d" / "e" / "rel")
+    os.unlink(tree / "d" / "out")
+    before = tree_hash(tree)
+    planned = engine.copy_folder("d", "z/copy", create_parents=True, plan=True)
+    assert planned == ("d", "z/copy", ("z/copy/a.txt", "z/copy/e/blob.bin", "z/copy/e/run.sh"), 1052, None)
+    assert tree_hash(tree) == before and engine.history() == []
+    outcome = engine.copy_folder("d", "z/copy", create_parents=True)
+    assert outcome == planned._replace(change_id=1)
+    after = tree_hash(tree)
+    assert {k[len("z/copy/"):]: v for k, v in after.items() if k.startswith("z/copy/")} == {
+        k[len("d/"):]: v for k, v in before.items() if k.startswith("d/")}  # bytes, modes, the empty folder
+    assert (tree / "z" / "copy" / "e" / "run.sh").stat().st_mtime_ns == (tree / "d" / "e" / "run.sh").stat().st_mtime_ns
+    assert len(engine.history()) == 1
+    engine.undo("main")
+    assert tree_hash(tree) == before
+
+
+def test_copy_folder_refusals_change_nothing(tree: Path, engine: Workspace) -> None:
+    before = tree_hash(tree)
+    error = refused(lambda: engine.copy_folder("d", "z"), "INVALID_TARGET")  # a link inside: never copied
+    assert (error.message, error.hint) == ("d holds d/e/rel, a symlink; only folders of plain files and folders are "
+                                           "copied", "Nothing was changed; copy the files around the link one by one.")
+    os.unlink(tree / "d" / "e" / "rel")
+    os.unlink(tree / "d" / "out")
+    before = tree_hash(tree)
+    refused(lambda: engine.copy_folder("top.md", "z"), "INVALID_TARGET")
+    refused(lambda: engine.copy_folder("nope", "z"), "NOT_FOUND")
+    refused(lambda: engine.copy_folder("d", "z/q"), "NOT_FOUND")  # no parents without create_parents
+    refused(lambda: engine.copy_folder("d", "d/e/again"), "INVALID_TARGET")
+    error = refused(lambda: engine.copy_folder("d/e", "d"), "INVALID_TARGET")  # into d: d/e itself
+    assert error.message == "Source and destination are the same: d/e"
+    error = refused(lambda: engine.copy_folder("d", "top.md"), "CONFLICT")
+    assert error.message == "Destination exists: top.md; a folder is copied to a new path only"
+    refused(lambda: engine.copy_folder("d", ".git/hooks", create_parents=True), "NOT_PERMITTED")
+    refused(lambda: engine.copy_folder("d", ".stringsh/x", create_parents=True), "NOT_PERMITTED")
+    refused(lambda: engine.copy_folder("d", "../escaped"), "INVALID_PATH")
+    (tree / "d" / "e" / ".env").write_text("TOKEN=1\n")
+    refused(lambda: engine.copy_folder("d", "z"), "SECRET_DENIED")
+    os.unlink(tree / "d" / "e" / ".env")
+    assert tree_hash(tree) == before and engine.history() == []
+
+
+def test_copy_folder_over_the_file_budget_is_refused_before_reading(tree: Path) -> None:
+    from stringsh.workspace.policy import Policy
+
+    policy = Policy.default(tree)
+    engine = Workspace(tree, policy._replace(changes=policy.changes._replace(max_files=2)))
+    try:
+        os.unlink(tree / "d" / "e" / "rel")
+        os.unlink(tree / "d" / "out")
+        error = refused(lambda: engine.copy_folder("d", "z"), "BUDGET_EXCEEDED")
+        assert error.message == "d holds 3 files; a change may touch at most 2."
+        assert not (tree / "z").exists()
+    finally:
+        engine.close()
+
 # -- attacks (docs/hazards.md) ----------------------------------------------------------------------------------
 
 

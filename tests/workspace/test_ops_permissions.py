@@ -64,6 +64,7 @@ A_PART = partedit.PartEditRequest(
 CASES: list[tuple[str, str, Call]] = [
     ("stat.stat_path", "stat", lambda w: stat.stat_path(w, stat.StatRequest("a.txt"))),
     ("listdir.list_dir", "list_dir", lambda w: listdir.list_dir(w, listdir.ListRequest("."))),
+    ("listdir.list_tree", "list_dir", lambda w: listdir.list_tree(w, listdir.TreeRequest("."))),
     ("glob.glob_paths", "glob", lambda w: glob.glob_paths(w, glob.GlobRequest("*.txt"))),
     ("grep.grep", "grep", lambda w: grep.grep(w, grep.GrepRequest("a"))),
     ("read.read_bytes", "read", lambda w: read.read_bytes(w, read.ReadRequest("a.txt"))),
@@ -96,6 +97,7 @@ CASES: list[tuple[str, str, Call]] = [
     ("mkdir.mkdir", "mkdir", lambda w: mkdir.mkdir(w, mkdir.MkdirRequest("new"))),
     ("move.move", "move", lambda w: move.move(w, move.MoveRequest("a.txt", "moved.txt"))),
     ("copy.copy_file", "write", lambda w: copy.copy_file(w, copy.CopyRequest("a.txt", "copied.txt"))),
+    ("copy.copy_folder", "write", lambda w: copy.copy_folder(w, copy.FolderCopyRequest("d", "copied"))),
     ("delete.delete", "delete", lambda w: delete.delete(w, delete.DeleteRequest("a.txt"))),
     ("shell.run_once", "shell", lambda w: shell.run_once(w, shell.ShellRequest("touch ran", "main"))),
     ("shell.run_in_topic_shell", "shell",
@@ -110,7 +112,8 @@ READ_ONLY: list[tuple[str, str]] = [
     ("partedit.edit_part", "write"),
     ("apply.apply", "write"), ("replace.replace_in_file", "write"),
     ("revert.revert", "revert"), ("revert.undo", "revert"), ("revert.skip", "revert"),
-    ("mkdir.mkdir", "mkdir"), ("move.move", "move"), ("copy.copy_file", "write"), ("delete.delete", "delete"),
+    ("mkdir.mkdir", "mkdir"), ("move.move", "move"), ("copy.copy_file", "write"), ("copy.copy_folder", "write"),
+    ("delete.delete", "delete"),
 ]
 
 

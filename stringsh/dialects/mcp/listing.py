@@ -1,6 +1,7 @@
-"""Folder listings in the reference server's shapes: names, sizes with totals, a JSON tree (bounded by `maxDepth`,
-never through a symlink), file info and the allowed folders; every look-up through the engine (secrets and engine
-state left out). Free of the SDK (the stdio front answers some of these before it is loaded, shortcut.py)."""
+"""Folder listings in the reference server's shapes: names, sizes with totals, a JSON tree (the engine's list_tree:
+bounded by `maxDepth`, never through a symlink), file info and the allowed folders; every look-up through the engine
+(secrets and engine state left out). Free of the SDK (the stdio front answers some of these before it is loaded,
+shortcut.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from stringsh.errors import StringError
 
 if TYPE_CHECKING:
     from stringsh.dialects.mcp.calls import Call
+    from stringsh.workspace import TreeEntry
 
 #: A tree stops growing past this many entries (the reference has no bound and overflows clients).
 TREE_LIMIT = 20000
@@ -75,32 +77,19 @@ def list_sized(call: Call, path: str, sort_by: str) -> str:
 
 
 def tree(call: Call, path: str, excludes: list[str], max_depth: int | None) -> list[dict[str, Any]]:
-    checked = call.path(path)
-    count = 0
+    """The engine's folder tree (Workspace.list_tree) in the reference server's JSON shape."""
+    found = call.ws.list_tree(call.path(path), max_depth=max_depth, limit=TREE_LIMIT,
+                              skip=(lambda rel: excluded(rel, excludes)) if excludes else None)
+    if found.over_limit:
+        raise StringError("TOO_LARGE", f"More than {TREE_LIMIT} entries below {path}",
+                          "Give maxDepth or excludePatterns, or list a smaller folder.")
+    return [_node(entry) for entry in found.entries]
 
-    def walk(folder: str, rel: str, depth: int) -> list[dict[str, Any]]:
-        nonlocal count
-        out: list[dict[str, Any]] = []
-        for entry in call.ws.list_dir(folder):
-            inner = _child(rel, entry.name)
-            if excluded(inner, excludes):
-                continue
-            count += 1
-            if count > TREE_LIMIT:
-                raise StringError("TOO_LARGE", f"More than {TREE_LIMIT} entries below {path}",
-                                  "Give maxDepth or excludePatterns, or list a smaller folder.")
-            child = _child(folder, entry.name)
-            if not entry.is_dir:
-                out.append({"name": entry.name, "type": "file"})
-                continue
-            node: dict[str, Any] = {"name": entry.name, "type": "directory", "children": []}
-            info = call.ws.stat(child, follow=False)
-            if (max_depth is None or depth < max_depth) and info is not None and info.kind == "dir":
-                node["children"] = walk(child, inner, depth + 1)
-            out.append(node)
-        return out
 
-    return walk(checked, "", 1)
+def _node(entry: TreeEntry) -> dict[str, Any]:
+    if not entry.is_dir:
+        return {"name": entry.name, "type": "file"}
+    return {"name": entry.name, "type": "directory", "children": [_node(child) for child in entry.children]}
 
 
 def _time(ns: int | None) -> str:

@@ -141,7 +141,7 @@ def diff(ws: Workspace, *, staged: bool = False, path: str | None = None, topic:
         if not files:
             return GitDiff("", [], len(changed))
         pathspec = files if len(files) < len(changed) else rels
-        done = checked(runner.run([*base, "--", *pathspec]), "diff")
+        done = checked(runner.run([*base, "--", *pathspec], shown=True), "diff")
         return GitDiff(done.text, files, len(changed) - len(files))
 
 

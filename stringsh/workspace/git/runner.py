@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import stat
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -31,6 +30,10 @@ if TYPE_CHECKING:
 
 #: Longest git error text kept for a reply.
 MAX_ERROR = 4000
+#: Most output of a git command whose output is parsed (status, names, log, config) rather than shown.
+MAX_PARSED = 64 << 20
+#: Seconds between SIGTERM and SIGKILL to a timed-out git's process group (the shell's default).
+KILL_GRACE = 5.0
 
 
 class GitOutput(NamedTuple):
@@ -118,10 +121,12 @@ class GitRunner:
         done = self._spawn(argv, self.env())
         return [ConfigEntry("global", e.key, e.value) for e in parse_config(done.stdout)] if done.status == 0 else []
 
-    def run(self, args: Sequence[str], *, push: bool = False, stdin: bytes | None = None) -> GitOutput:
+    def run(self, args: Sequence[str], *, push: bool = False, stdin: bytes | None = None,
+            shown: bool = False) -> GitOutput:
         """`git <args>` with the overrides; inside the policy's sandbox unless pushing (which needs the network) or
         the repository lives outside the workspace root (another root's, or one the user allowed: the sandbox
-        shows git only the workspace; hooks and configured programs stay off by the overrides either way)."""
+        shows git only the workspace; hooks and configured programs stay off by the overrides either way).
+        `shown`: the output is text for a reader (a diff), cut to the shell's output cap as the shell cuts it."""
         sandboxed = not push and self.ws.shell_sandboxed() and self._repository_inside()
         argv = [self.git, "--no-pager", *args]
         env = self.env(push=push, global_config=not sandboxed)
@@ -129,27 +134,44 @@ class GitRunner:
         env.update(config_env([*overrides(self.config), *(push_helpers(self._stringsh_config()) if push else [])]))
         if sandboxed:
             argv = self.ws.shell_provider().wrap(argv, self.root)
-        return self._spawn(argv, env, stdin)
+        return self._spawn(argv, env, stdin, shown)
 
     def _repository_inside(self) -> bool:
         root = self.root.resolve()
         return all(folder.resolve().is_relative_to(root) for folder in (self.layout.git_dir, self.layout.common_dir))
 
-    def _spawn(self, argv: Sequence[str], env: Mapping[str, str], stdin: bytes | None = None) -> GitOutput:
-        try:
-            proc = subprocess.Popen(argv, cwd=self.root, env=dict(env), start_new_session=True,
-                                    stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        except OSError as exc:
-            raise StringError("INTERNAL_ERROR", f"git could not be started: {exc}") from None
-        try:
-            out, err = proc.communicate(stdin, timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
+    def _spawn(self, argv: Sequence[str], env: Mapping[str, str], stdin: bytes | None = None,
+               shown: bool = False) -> GitOutput:
+        """One git process through the engine's one runner (shell/runner.py: its own session, SIGTERM to the group
+        at the deadline, SIGKILL after the grace). Text for a reader is cut to the shell's output cap, head and
+        tail kept around the shell's note (the whole of it in a spool file); output a caller parses is never
+        cut: past MAX_PARSED bytes the command is refused instead."""
+        from stringsh.workspace.paths import spool_folder
+        from stringsh.workspace.shell.capture import OutputCapture
+        from stringsh.workspace.shell.runner import ProcessCall, Stream, Tail, execute
+
+        call = ProcessCall(tuple(argv), self.root, env, self.timeout, KILL_GRACE, stdin)
+        err = Tail(MAX_ERROR * 4)
+        cap = int(self.ws.policy.shell.output_cap)
+        out = Stream(cap if shown else max(MAX_PARSED, cap))
+        capture = OutputCapture(cap, spool_folder(self.root)) if shown else None
+
+        def sink(chunk: bytes) -> None:
+            out.add(chunk)
+            if capture is not None:
+                capture.write(chunk)
+
+        ended = execute(call, sink, err.add)
+        if ended.timed_out:
             raise StringError("TIMEOUT", f"git ran past the time limit ({self.timeout:g} s) and was stopped.",
-                              "The policy's [shell] timeout sets the limit.") from None
-        return GitOutput(proc.returncode, out, err.decode("utf-8", "replace")[-MAX_ERROR:])
+                              "The policy's [shell] timeout sets the limit.")
+        stdout = bytes(out.data)
+        if out.truncated and capture is not None:
+            stdout = capture.text().encode("utf-8")  # head, the shell's note, tail
+        elif out.truncated:
+            raise StringError("TOO_LARGE", f"git printed more than {out.cap} bytes; nothing was read from it.",
+                              "Narrow it to a path, or run it in the shell (!git …).")
+        return GitOutput(ended.returncode, stdout, bytes(err.data).decode("utf-8", "replace")[-MAX_ERROR:])
 
 
 #: GIT_CONFIG_COUNT (2.31): without it the overrides would be silently ignored.

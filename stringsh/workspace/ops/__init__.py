@@ -2,7 +2,7 @@
 
     stat      stat          metadata of one path
     read      read_bytes, read_text, fingerprint
-    listdir   list_dir      direct children of a folder
+    listdir   list_dir      direct children of a folder; list_tree the same, folder by folder, never through a link
     write     write_text, append_text, encode_for
     lines     edit          replace a range of lines in place (splice_lines: the one line-range editor)
     replace   replace       exact old -> new text in place (the one exact-replace editor)
@@ -10,7 +10,7 @@
     revert    revert, undo  put back what a change set replaced
     mkdir     mkdir         a folder (and its parents), journalled as folders made
     move      move          a file, symlink or folder: files deleted and written, folders and links made and removed
-    copy      copy_file     one regular file to a new path
+    copy      copy_file     one regular file to a new path; copy_folder a folder, whole, to a new path
     delete    delete        a file, a symlink (unlinked, not followed) or a folder (recursive), all kept for undo
     shell     topic shells and one-shot `bash -c`, audited
     guard     the policy checks every operation makes first

@@ -1,4 +1,5 @@
-"""The one stateless `bash -c` runner: every caller (`/exec`, CLI actions, the JSON tools' `bash`) starts bash here.
+"""The one process runner: every stateless `bash -c` (`/exec`, CLI actions, the JSON tools' `bash`) and every other
+program the engine runs by argument list (git, `ProcessCall`) starts here.
 
 One place owns the hard parts: the command gets its own session, so at the deadline SIGTERM reaches its whole
 process group and SIGKILL follows `kill_grace` seconds later; once bash has returned, what it left in the pipes is
@@ -62,6 +63,38 @@ class BashCall:
         return self.wrap(inner) if self.wrap is not None else inner
 
 
+    @property
+    def name(self) -> str:
+        return "bash"
+
+    def check(self) -> None:
+        check_command(self.command)
+
+
+@dataclass(frozen=True)
+class ProcessCall:
+    """One program by argument list, no shell (git): the same session, deadline, group kill and drain as bash."""
+
+    args: tuple[str, ...]
+    cwd: Path
+    env: Mapping[str, str]
+    timeout: float
+    kill_grace: float = 5.0
+    stdin: bytes | None = None
+    settle: float | None = None
+
+    def argv(self) -> list[str]:
+        return list(self.args)
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.args[0])
+
+    def check(self) -> None:
+        for arg in self.args:
+            check_command(arg)
+
+
 @dataclass
 class Ended:
     """How a run ended: the raw return code (negative: killed by that signal), whether the deadline stopped it,
@@ -96,10 +129,24 @@ class Stream:
         return self.total > self.cap
 
 
-def execute(call: BashCall, out: Sink, err: Sink | None = None) -> Ended:
+@dataclass
+class Tail:
+    """A sink that keeps the last `cap` bytes of one stream (an error message ends with its reason)."""
+
+    cap: int
+    data: bytearray = field(default_factory=bytearray)
+
+    def add(self, chunk: bytes) -> None:
+        self.data += chunk
+        if len(self.data) > self.cap:
+            del self.data[: len(self.data) - self.cap]
+
+
+def execute(call: BashCall | ProcessCall, out: Sink, err: Sink | None = None) -> Ended:
     """Run `call`; stdout goes to `out`, stderr to `err` or, without one, merged into `out` (one pipe, so the
-    order the command wrote in is kept)."""
-    check_command(call.command)
+    order the command wrote in is kept). Each sink bounds what it keeps (Stream, Tail, shell/capture.py's
+    OutputCapture): the runner holds no output itself."""
+    call.check()
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -112,7 +159,7 @@ def execute(call: BashCall, out: Sink, err: Sink | None = None) -> Ended:
             start_new_session=True,
         )
     except OSError as exc:
-        raise StringError("INTERNAL_ERROR", f"bash could not be started: {exc}") from None
+        raise StringError("INTERNAL_ERROR", f"{call.name} could not be started: {exc}") from None
     if call.stdin is not None:
         threading.Thread(target=_feed, args=(proc, call.stdin), name="stringsh-bash-stdin", daemon=True).start()
     pipes = [proc.stdout, proc.stderr] if err is not None else [proc.stdout]
@@ -133,7 +180,7 @@ def execute(call: BashCall, out: Sink, err: Sink | None = None) -> Ended:
     return Ended(proc.returncode, timed_out, round((time.monotonic() - started) * 1000))
 
 
-def _pump(proc: subprocess.Popen[bytes], sinks: dict[int, Sink], exited: int | None, call: BashCall,
+def _pump(proc: subprocess.Popen[bytes], sinks: dict[int, Sink], exited: int | None, call: BashCall | ProcessCall,
           deadline: float) -> bool:
     """Read the pipes into their sinks until bash has returned and they are drained; True when the deadline
     passed (SIGTERM to the group then, SIGKILL `kill_grace` seconds later, then bash itself)."""

@@ -202,6 +202,39 @@ def test_directory_tree_excludes_depth_and_secrets(client: Client, root: Path) -
     assert [(n["name"], n["children"]) for n in shallow] == [("node_modules", []), ("src", [])]
 
 
+def test_directory_tree_links_secrets_engine_files_and_depth(client: Client, root: Path) -> None:
+    """The engine's list_tree gives the tree directory_tree always gave: links listed, never entered (a link to a
+    folder inside the root is a directory without children, any other a file), secrets and stringsh's temp files
+    left out, `.gitignore`d files kept (a listing, not a search)."""
+    import os
+
+    base = root / "t2"
+    for rel in ("a/b/c/deep.txt", "a/one.md", "a/.env.local", "keys/.env", "ignored.log", ".gitignore"):
+        (base / rel).parent.mkdir(parents=True, exist_ok=True)
+        (base / rel).write_text("*.log\n" if rel == ".gitignore" else "x\n")
+    (base / ".~stringsh-tmp").write_text("x\n")
+    os.symlink("a", base / "to-folder")
+    os.symlink("a/one.md", base / "to-file")
+    os.symlink("/", base / "outside")
+    tree = json.loads(client.text("directory_tree", {"path": "t2", "excludePatterns": []}))
+    a = {"name": "a", "type": "directory", "children": [
+        {"name": "b", "type": "directory", "children": [
+            {"name": "c", "type": "directory", "children": [{"name": "deep.txt", "type": "file"}]}]},
+        {"name": "one.md", "type": "file"}]}
+    assert tree == [{"name": ".gitignore", "type": "file"}, a, {"name": "ignored.log", "type": "file"},
+                    {"name": "keys", "type": "directory", "children": []}, {"name": "outside", "type": "file"},
+                    {"name": "to-file", "type": "file"}, {"name": "to-folder", "type": "directory", "children": []}]
+    two = json.loads(client.text("directory_tree", {"path": str(base / "a"), "maxDepth": 2, "excludePatterns": []}))
+    assert two == [{"name": "b", "type": "directory", "children": [{"name": "c", "type": "directory",
+                                                                    "children": []}]},
+                   {"name": "one.md", "type": "file"}]
+    excluded = json.loads(client.text("directory_tree", {"path": "t2/a", "excludePatterns": ["b/c", "*.md"]}))
+    assert excluded == [{"name": "b", "type": "directory", "children": []}]
+    assert client.error("directory_tree", {"path": "t2/keys/.env", "excludePatterns": []}).startswith(
+        "ERROR(SECRET_DENIED): ")
+    assert client.error("directory_tree", {"path": "t2/a/one.md", "excludePatterns": []}) == (
+        "ERROR(INVALID_TARGET): Not a directory\nt2/a/one.md is a file; use /open t2/a/one.md")
+
 def test_move_file(client: Client, root: Path) -> None:
     (root / "mv").mkdir()
     (root / "mv" / "a.txt").write_text("a\n")

@@ -133,13 +133,13 @@ def test_move_refusals(workspace: Workspace, ws: Path) -> None:
 
 def test_copy_folder_one_change_set_modes_kept_undo_removes(workspace: Workspace, ws: Path) -> None:
     os.chmod(ws / "dir" / "x.txt", 0o750)
-    (ws / "dir" / ".env").write_text("T=1\n")
+    (ws / "dir" / "none").mkdir()
     asked = Recorder()
     assert run(workspace, "fs.copy", asked, path="dir", path_to="out/copy") == Result("c1", True, "Copied")
     assert (ws / "out" / "copy" / "x.txt").read_text() == "x\n"
     assert (ws / "out" / "copy" / "sub" / "y.txt").read_text() == "y\n"
+    assert (ws / "out" / "copy" / "none").is_dir()  # the engine's copy: empty folders too, as cp -r
     assert os.stat(ws / "out" / "copy" / "x.txt").st_mode & 0o777 == 0o750
-    assert not (ws / "out" / "copy" / ".env").exists()  # a secret is never read, so never copied
     assert asked.requests == [ConfirmRequest("fs.copy", "dir", "copy folder dir to out/copy (2 files)",
                                              "new file: out/copy/sub/y.txt\nnew file: out/copy/x.txt")]
     assert len(workspace.history()) == 1
@@ -151,13 +151,23 @@ def test_copy_folder_refusals(workspace: Workspace, ws: Path) -> None:
     (ws / "dir2").mkdir()
     os.symlink("../a.txt", ws / "dir2" / "ln")
     (ws / "file").write_text("f\n")
+    (ws / "dir3").mkdir()
+    (ws / "dir3" / ".env").write_text("T=1\n")
     before = snapshot(ws)
     assert run(workspace, "fs.copy", path="dir2", path_to="d3") == Result(
         "c1", False, "INVALID_TARGET: dir2 holds dir2/ln, a symlink; fs.copy copies folders of plain files and "
         "folders only")
     assert run(workspace, "fs.copy", path="dir", path_to="file", overwrite="true") == Result(
         "c1", False, "CONFLICT: Destination exists: file; a folder is copied to a new path only")
+    # a secret inside refuses the whole copy, as a copy of the secret itself does (it was left out before)
+    assert run(workspace, "fs.copy", path="dir3", path_to="d4") == Result(
+        "c1", False, "SECRET_DENIED: Access to a secret file is denied: dir3/.env")
+    assert run(workspace, "fs.copy", path="dir", path_to="dir/sub/again") == Result(
+        "c1", False, "INVALID_TARGET: Cannot copy a folder into itself: dir → dir/sub/again")
+    assert run(workspace, "fs.copy", path="dir", path_to=".git/hooks") == Result(
+        "c1", False, "NOT_PERMITTED: .git/hooks is protected: it can run code later")
     assert snapshot(ws) == before and workspace.history() == []
+    assert not (ws / "d3").exists() and not (ws / "d4").exists()
 
 
 def test_copy_empty_folder(workspace: Workspace, ws: Path) -> None:

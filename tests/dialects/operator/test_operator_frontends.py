@@ -144,3 +144,26 @@ def test_a_dispatcher_without_the_dialect_refuses_a_block_and_writes_nothing(ws:
     finally:
         served.close()
     assert files(ws) == {"notes.md": b"one\ntwo\n"}
+
+
+def test_folder_copy_is_one_engine_change_and_undo_removes_it(ws: Path) -> None:
+    allow_changes()
+    (ws / "src" / "sub").mkdir(parents=True)
+    (ws / "src" / "a.md").write_text("a\n")
+    (ws / "src" / "sub" / "b.md").write_text("b\n")
+    (ws / "held").mkdir()
+    (ws / "held" / ".env").write_text("TOKEN=1\n")
+    before = files(ws)
+    copy = block("version: 1", "id: c1", "action: fs.copy", "path: src", "path_to: out/src")
+    secret = block("version: 1", "id: c2", "action: fs.copy", "path: held", "path_to: out/held")
+    done = run([], ws, copy + secret + "/changes\n/undo\n")
+    got = replies(done.stdout.decode())
+    assert got[0] == "re: OPERATOR_CMD\n" + result("c1", True, "Copied").rstrip("\n")
+    assert got[1] == "re: OPERATOR_CMD\n" + result(
+        "c2", False, "SECRET_DENIED: Access to a secret file is denied: held/.env").rstrip("\n")
+    assert got[2].endswith("main  fs.copy src out/src  out/ made, out/src/ made, out/src/sub/ made, "
+                           "out/src/a.md +1 -0, out/src/sub/b.md +1 -0")
+    assert got[3] == ("re: /undo\nUndo: deleted out/src/a.md (was newly created); deleted out/src/sub/b.md (was newly "
+                      "created); removed folder out/src/sub; removed folder out/src; removed folder out")
+    assert files(ws) == before and not (ws / "out").exists()
+    assert done.returncode == 1  # a request was refused

@@ -10,7 +10,7 @@ from stringsh.dialects.operator.actions.writing import current_text
 
 if TYPE_CHECKING:
     from stringsh.protocol.operator_model import Command, Confirmer, Result
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import Workspace
 
 #: Files named in the confirmation of a folder's delete; the rest are counted.
 LISTED = 200
@@ -82,55 +82,30 @@ def _target(workspace: Workspace, command: Command) -> tuple[str, str, bool]:
     return src_rel, dest_rel, overwrite
 
 
-def _folder_files(workspace: Workspace, rel: str) -> list[tuple[str, int]]:
-    """(path, mode) of every file below the folder; a link or special file in it is refused (a copy never
-    follows a link out of its folder, and never makes one that leads elsewhere). Secrets are not listed, so
-    never copied."""
-    files: list[tuple[str, int]] = []
-    stack = [rel]
-    while stack:
-        folder = stack.pop()
-        for entry in workspace.list_dir(folder):
-            path = f"{folder}/{entry.name}"
-            info = workspace.stat(path, follow=False)
-            if info is None:
-                continue
-            if info.kind == "dir":
-                stack.append(path)
-            elif info.kind == "file":
-                files.append((path, info.mode))
-            else:
-                raise Refused(f"INVALID_TARGET: {rel} holds {path}, a {info.kind}; fs.copy copies folders of plain "
-                              "files and folders only")
-    return sorted(files)
-
-
 def _copy_folder(workspace: Workspace, command: Command, confirm: Confirmer, topic: str, src: str,
                  dest: str) -> Result:
-    """Every file of the folder in one change set (one /undo); empty subfolders are not made, an empty folder
-    is made as one."""
-    from stringsh.workspace.models import ChangeSet, FileChange
+    """The engine's folder copy: planned (and so checked) first for the confirmation, then made as one change
+    set (one /undo)."""
+    from stringsh.workspace import LinkInFolder
 
-    if workspace.stat(dest, follow=False) is not None:
-        raise Refused(f"CONFLICT: Destination exists: {dest}; a folder is copied to a new path only")
-    files = _folder_files(workspace, src)
-    mapped = [(dest + path[len(src):], path, mode) for path, mode in files]
-    listing = "\n".join(f"new file: {target}" for target, _, _ in mapped[:LISTED])
-    more = f"\n... and {len(mapped) - LISTED} more" if len(mapped) > LISTED else ""
-    ask(workspace, confirm, command, src, f"copy folder {src} to {dest} ({len(mapped)} files)",
-        (listing + more) if mapped else f"new folder: {dest}")
-    if not mapped:
-        workspace.mkdir(dest, create_parents=True, topic=topic)
-        return ok(command, "Copied")
-    changes = ChangeSet([FileChange(target, workspace.read_bytes(path), "", mode) for target, path, mode in mapped])
-    workspace.apply(changes, topic=topic)
+    try:
+        planned = workspace.copy_folder(src, dest, create_parents=True, topic=topic, plan=True)
+        files = planned.files
+        listing = "\n".join(f"new file: {target}" for target in files[:LISTED])
+        more = f"\n... and {len(files) - LISTED} more" if len(files) > LISTED else ""
+        ask(workspace, confirm, command, src, f"copy folder {src} to {dest} ({len(files)} files)",
+            (listing + more) if files else f"new folder: {dest}")
+        workspace.copy_folder(src, dest, create_parents=True, topic=topic)
+    except LinkInFolder as exc:
+        raise Refused(f"INVALID_TARGET: {exc.folder} holds {exc.path}, a symlink; fs.copy copies folders of plain "
+                      "files and folders only") from exc
     return ok(command, "Copied")
 
 
 def fs_copy(workspace: Workspace, command: Command, confirm: Confirmer, topic: str) -> Result:
-    """A file (the engine's copy: bytes and mode), or a folder of files to a new path (one change set: its
-    files, modes kept; secrets are never copied; a link inside is refused). An existing destination file is
-    replaced only with `overwrite: true` (upstream replaces silently)."""
+    """A file (the engine's copy: bytes and mode), or a folder to a new path (the engine's folder copy: one change
+    set, modes kept; a secret or a link inside refuses it). An existing destination file is replaced only with
+    `overwrite: true` (upstream replaces silently)."""
     src, dest, overwrite = _target(workspace, command)
     source = workspace.stat(src, follow=False)
     if source is not None and source.kind == "dir":
