@@ -11,22 +11,20 @@ The reply is the bash format `exit: N | cwd: /abs` + output, with code `EXIT_N` 
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stringsh.actions.shellscan import Slot, problem, scan
 from stringsh.errors import StringError
-from stringsh.workspace.shell.clean import clean_text
-from stringsh.workspace.shell.runner import BashCall, execute
+from stringsh.workspace import clean_text
+
+if TYPE_CHECKING:
+    from stringsh.workspace import ActionRun
 
 SAFE = re.compile(r"[A-Za-z0-9_\-./=@:+,]+")  # fullmatch: `$` would let a final newline through
-#: `$0` of an action's bash, which its own error messages start with (`bash: line 1: …`), as `!cmd`'s do.
-ARGV0 = "bash"
-#: Seconds between SIGTERM and SIGKILL to a timed-out action's process group.
-KILL_GRACE = 5.0
 #: How a reference to parameter N is written in each quoting context.
 REFERENCE = {"unquoted": '"${%d}"', "double": "${%d}", "single": "'\"${%d}\"'", "ansi": "'\"${%d}\"$'"}
 
@@ -137,42 +135,17 @@ def clean_output(data: bytes, cap: int) -> str:
     return text.rstrip()
 
 
-def run_bash(
-    command: str,
-    cwd: Path,
-    env: Mapping[str, str] | None = None,
-    *,
-    timeout: float = 120.0,
-    cap: int = 50 * 1024,
-    wrap: Callable[[list[str]], list[str]] | None = None,
-    separate: bool = False,
-    args: list[str] | None = None,
-) -> CliRun:
-    """One `bash -c` (the shared runner), stdout and stderr merged, stdin empty; on timeout the group is killed.
-
-    `args` are the script's positional parameters (`$1`, …: the action's values), after `-c SCRIPT` and `$0`.
-    `wrap` rewrites the command line (the policy's sandbox); the command then starts with a `cd` to `cwd`.
-    `separate` keeps the two streams apart (a response template reads each); `output` is then stdout, stderr.
-    """
-    full_env = {**os.environ, "TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "GIT_EDITOR": ":", **(env or {})}
-    if wrap is not None:
-        command = f"cd {shell_quote(str(cwd))} && {command}"
-    outer = wrap
-    values = list(args or [])
-
-    def with_args(argv: list[str]) -> list[str]:
-        """The runner's argv ends with `-c SCRIPT`: `$0` and the values follow it, before any sandbox wraps it."""
-        argv = [*argv, ARGV0, *values]
-        return outer(argv) if outer is not None else argv
-
-    call = BashCall(command, cwd, full_env, timeout, KILL_GRACE, wrap=with_args, bash="bash")
-    chunks: list[list[bytes]] = [[], []] if separate else [[]]
-    ended = execute(call, chunks[0].append, chunks[1].append if separate else None)
-    texts = [clean_output(b"".join(got), cap) for got in chunks]
+def cli_run(raw: ActionRun, cwd: Path, *, separate: bool = False, cap: int = 50 * 1024) -> CliRun:
+    """The reply's view of an engine run (`Workspace.run_action`): each stream cleaned of terminal controls and cut
+    to `cap` characters, the sandbox's notes after the output, a timeout said."""
+    chunks = [raw.out, raw.err] if separate else [raw.out]
+    texts = [clean_output(got, cap) for got in chunks]
     output = "\n".join(text for text in texts if text)
-    if ended.timed_out:
-        output = f"{output}\n[timed out after {timeout:g}s; process group killed]".lstrip("\n")
-    run = CliRun(ended.status, str(cwd), output, ended.timed_out)
+    if raw.timed_out:
+        output = f"{output}\n[timed out after {raw.timeout:g}s; process group killed]".lstrip("\n")
+    if raw.notes:
+        output = "\n".join([output, *raw.notes]) if output else "\n".join(raw.notes)
+    run = CliRun(raw.status, str(cwd), output, raw.timed_out)
     if separate:
         run.stdout, run.stderr = texts
     return run

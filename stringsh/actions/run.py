@@ -11,11 +11,11 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from stringsh.actions.body import fill_body
-from stringsh.actions.cli import CliRun, Command, build_command, refusal_error, run_bash
+from stringsh.actions.cli import CliRun, Command, build_command, cli_run, refusal_error
 from stringsh.actions.envstore import mask_values
 from stringsh.actions.envvars import REFERENCE, EnvResolver, unresolved_error, unresolved_names
 from stringsh.actions.flags import bind, missing_required, parse_flags
@@ -24,6 +24,9 @@ from stringsh.actions.http import FetchedResponse, HttpClients, HttpLimits, fetc
 from stringsh.actions.model import Action
 from stringsh.actions.template import MISSING, HttpResponse, ShortcutValue, run_template
 from stringsh.errors import StringError
+
+if TYPE_CHECKING:
+    from stringsh.workspace import ActionRequest, ActionRun
 
 
 @dataclass
@@ -39,18 +42,12 @@ class ActionHost:
     http_limits: HttpLimits = field(default_factory=HttpLimits)
     #: The dispatcher's HTTP clients (kept connections); None: one client per request.
     http_clients: HttpClients | None = None
-    cli_timeout: float = 120.0
-    #: The policy's shell sandbox as a command-line rewrite, None to run bash directly.
-    cli_wrap: Callable[[list[str]], list[str]] | None = None
-    #: Raises (NOT_PERMITTED) when the policy does not let CLI actions run: called before each one runs.
-    cli_permit: Callable[[], object] = lambda: None
-    #: Called just before a CLI action runs in the sandbox; what it returns is called after the run and says (one
-    #: note line each) which protected paths the command created and the sandbox removed.
-    cli_watch: Callable[[], Callable[[], list[str]]] | None = None
-    #: The audit record of one CLI run or HTTP request (the engine's `audited` context), given the summary to keep
-    #: (`act.<id>: <command line>` with secret values masked, or `act.<id>: <METHOD> <scheme://host>`); a CLI run
-    #: sets its note's `outcome` to the exit code, a refused or failed one records its error code; by default
-    #: nothing is recorded.
+    #: The engine's run of a CLI action (`Workspace.run_action`: permission, sandbox, watch, audit, the one process
+    #: runner); without a workspace, a CLI action does not run.
+    cli_run: Callable[[ActionRequest], ActionRun] = lambda _request: _no_workspace()
+    #: The audit record of one HTTP request (the engine's `audited` context), given the summary to keep
+    #: (`act.<id>: <METHOD> <scheme://host>`); a refused or failed one records its error code; by default nothing is
+    #: recorded. A CLI run is recorded by `cli_run`.
     audited: Callable[[str], AbstractContextManager[Any]] = lambda _: nullcontext(SimpleNamespace(outcome=None))
     #: The topic's value shortcuts, which `{@name} = …` template lines register.
     value_shortcuts: MutableMapping[str, ShortcutValue] = field(default_factory=dict)
@@ -117,11 +114,7 @@ def run_action(action: Action, flag_text: str, host: ActionHost) -> Outcome:
 
 def _run_cli(action: Action, payload: dict[str, str], inputs: dict[str, str], host: ActionHost) -> Outcome:
     command = build_command(action.uri, payload, host.variables, action.id)
-    # refused, failed or run: every CLI action leaves an audit line, with its command line (secret values masked)
-    with host.audited(_masked(host, f"act.{action.id}: {command.shown}")) as note:
-        host.cli_permit()
-        run = _run_bash(action, command, host)
-        note.outcome = None if run.exit == 0 else f"EXIT_{run.exit}"
+    run = _run_bash(action, command, host)
     if action.response is not None and run.exit == 0:
         text = _template(host, action.response, cli_response(run), inputs)
         return Outcome("template", text or "(no output)")
@@ -130,21 +123,24 @@ def _run_cli(action: Action, payload: dict[str, str], inputs: dict[str, str], ho
 
 
 def _run_bash(action: Action, command: Command, host: ActionHost) -> CliRun:
-    """The action's command line under bash (in the sandbox when the host wraps it), watched for protected paths."""
+    """The action's command line, run by the engine; refused, failed or run, it leaves an audit line with its
+    command line (secret values masked)."""
+    from stringsh.workspace import ActionRequest
+
     env = dict(host.exported)
     for match in REFERENCE.finditer(action.uri):
         value = host.env.lookup(match.group(1))
         if value is not None and match.group(1) not in host.env.extra:
             env[match.group(1)] = value
             host.env.used.append(value)
-    check = host.cli_watch() if host.cli_watch is not None else None
     separate = action.response is not None  # a template reads stdout and stderr apart
-    run = run_bash(command.script, host.cwd, env, timeout=host.cli_timeout, wrap=host.cli_wrap, separate=separate,
-                   args=command.args)
-    notes = check() if check is not None else []
-    if notes:
-        run.output = "\n".join([run.output, *notes]) if run.output else "\n".join(notes)
-    return run
+    summary = _masked(host, f"act.{action.id}: {command.shown}")
+    raw = host.cli_run(ActionRequest(command.script, command.args, host.cwd, env, summary, separate=separate))
+    return cli_run(raw, host.cwd, separate=separate)
+
+
+def _no_workspace() -> ActionRun:
+    raise StringError("NOT_PERMITTED", "CLI actions run only in a workspace", "Open the page from a workspace.")
 
 
 def cli_response(run: CliRun) -> HttpResponse:

@@ -6,8 +6,6 @@
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -123,7 +121,6 @@ def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
     def write_file(path: str, data: bytes) -> None:
         write_output(documents, path, data)
 
-    shell = workspace.policy.shell
     limits = http_limits(session.variables)
     return ActionHost(
         variables=session.variables,
@@ -135,53 +132,12 @@ def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
         read_bytes=read_bytes,
         write_file=write_file,
         exported=session.exported_variables(),
-        cli_timeout=float(shell.timeout),
         http_limits=limits,
         http_clients=documents.state.http_clients,
-        cli_wrap=sandbox_wrap(workspace),
-        cli_watch=sandbox_watch(workspace),
+        cli_run=lambda request: workspace.run_action(request._replace(paths=(view.path,), topic=topic)),
         audited=lambda summary: workspace.audited("action", [view.path], topic=topic, command=summary),
-        cli_permit=workspace.shell_settings,  # a CLI action is a shell command: `[permissions] shell` governs it
         base_url=view.path if view.remote else None,
     )
-
-
-def sandbox_wrap(workspace: Workspace) -> Callable[[list[str]], list[str]] | None:
-    """The policy's shell sandbox for CLI actions: the engine's own provider (its writable roots, its bubblewrap
-    probe), so an action is confined exactly as `!cmd` is; asked for and missing is an error, never a fallback.
-    Unsandboxed, the command line is checked as `!cmd`'s is (a command naming a secret path is SECRET_DENIED)."""
-    if not workspace.shell_sandboxed():
-        return _admitted(workspace)
-    provider = workspace.shell_provider()
-    root = workspace.root
-    return lambda argv: provider.wrap(argv, root)
-
-
-def _admitted(workspace: Workspace) -> Callable[[list[str]], list[str]]:
-    def check(argv: list[str]) -> list[str]:
-        # `bash -c SCRIPT ARGV0 VALUE…`: the values are the script's `$1`…, so a value naming a secret path is as
-        # much the command's as a word of the script
-        at = argv.index("-c")
-        script, values = argv[at + 1], argv[at + 3 :]
-        workspace.admit_shell(" ".join([script, *map(shlex.quote, values)]))
-        return argv
-
-    return check
-
-
-def sandbox_watch(workspace: Workspace) -> Callable[[], Callable[[], list[str]]] | None:
-    """In the sandbox, a CLI action is watched like `!cmd`: protected paths it creates (a hook after `git init`)
-    are removed after it runs, with a note."""
-    if not workspace.shell_sandboxed():
-        return None
-    provider = workspace.shell_provider()
-    root = workspace.root
-
-    def start() -> Callable[[], list[str]]:
-        watch = provider.watch(root)
-        return watch.check if watch is not None else list
-
-    return start
 
 
 def open_response(documents: DocumentService, outcome: Outcome) -> Result:

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         SkippedChange,
         WriteOutcome,
     )
+    from stringsh.workspace.ops.actionrun import ActionRequest, ActionRun
     from stringsh.workspace.ops.grep import GrepLine
     from stringsh.workspace.ops.inplace import Rewritten
     from stringsh.workspace.ops.lines import splice_lines
@@ -96,6 +97,8 @@ if TYPE_CHECKING:
 
 #: Each public name and the module it loads from (`module:attr` when the public name differs).
 _WHERE = {
+    "ActionRequest": "ops.actionrun",
+    "ActionRun": "ops.actionrun",
     "LinkInFolder": "models",
     "TreeEntry": "ops.listdir",
     "FolderTree": "ops.listdir",
@@ -206,6 +209,8 @@ __all__ = [
     "LISTENER",
     "NO_GUARD",
     "SHOWN_LINES",
+    "ActionRequest",
+    "ActionRun",
     "AuditCheck",
     "BodyRefused",
     "ChangeRow",

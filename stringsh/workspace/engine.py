@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.journal import ChangeRow, Journal
     from stringsh.workspace.keep import Depth
     from stringsh.workspace.models import ChangeSet, ChangeSetId, RevertOutcome, SkippedChange, WriteOutcome
+    from stringsh.workspace.ops.actionrun import ActionRequest, ActionRun
     from stringsh.workspace.ops.copy import CopyOutcome, FolderCopyOutcome
     from stringsh.workspace.ops.delete import DeleteOutcome
     from stringsh.workspace.ops.glob import GlobResult
@@ -523,6 +524,13 @@ class Workspace:
     def shell_sandboxed(self) -> bool:
         """Whether shell commands run in bubblewrap: by default where it runs, unless the user turned it off."""
         return self.sandbox_settings().sandbox != "none"
+
+    def run_action(self, request: ActionRequest) -> ActionRun:
+        """A page action's command line, run under the policy (permission, sandbox or admission, the watch for
+        protected paths, the audit record, the one process runner): ops/actionrun.py."""
+        from stringsh.workspace.ops.actionrun import run_action
+
+        return run_action(self, request)
 
     def admit_shell(self, command: str) -> None:
         """SECRET_DENIED when the shell is not sandboxed and `command` names a secret path (best effort); the

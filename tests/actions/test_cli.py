@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stringsh.actions.cli import build_command, run_bash, shell_quote
+from stringsh.actions.cli import build_command, shell_quote
 from stringsh.errors import StringError
+from tests.actions.running import run_bash
 
 HOSTILE = [
     "; rm -rf victim",
@@ -89,38 +90,28 @@ def test_output_cap_keeps_head_and_tail(tmp_path: Path) -> None:
     assert "characters cut" in run.output
 
 
-def test_wrapped_command_still_runs_in_its_folder(tmp_path: Path) -> None:
+def test_the_command_runs_in_its_folder_with_its_values_after_dollar_zero(tmp_path: Path) -> None:
     folder = tmp_path / "my dir"
     folder.mkdir()
-    seen: list[list[str]] = []
-
-    def wrap(argv: list[str]) -> list[str]:
-        seen.append(argv)
-        return ["env", "SANDBOXED=yes", *argv]
-
-    run = run_bash("echo $SANDBOXED; pwd", tmp_path, wrap=wrap)
-    assert run.output == f"yes\n{tmp_path}"
-    run = run_bash("pwd", folder, wrap=wrap)
-    assert run.output == str(folder) and seen[-1][-3:] == ["-c", f"cd '{folder}' && pwd", "bash"]
-    run = run_bash('printf "[%s]" "$@"', folder, wrap=wrap, args=["a b", "$(id)"])  # values follow `$0`
-    assert run.output == "[a b][$(id)]"
-    assert seen[-1][-5:] == ["-c", f"cd '{folder}' && printf \"[%s]\" \"$@\"", "bash", "a b", "$(id)"]
+    assert run_bash("pwd", folder, root=tmp_path).output == str(folder)
+    run = run_bash('printf "[%s]" "$0" "$@"', folder, root=tmp_path, args=["a b", "$(id)"])
+    assert run.output == "[bash][a b][$(id)]"
 
 
-def test_a_safe_word_with_a_final_newline_is_quoted() -> None:
+def test_a_safe_word_with_a_final_newline_is_quoted(tmp_path: Path) -> None:
     """`^…$` matched `0\n` (Python's `$` allows a final newline), which split the command in two."""
     command = build_command("printf '%s' {v} | od -An -tx1", {"v": "0\n"}, {})
     assert command.shown == "printf '%s' '0\n' | od -An -tx1"
-    run = run_bash(command.script, Path("/"), args=command.args)
+    run = run_bash(command.script, tmp_path, args=command.args)
     assert (run.exit, run.output.split()) == (0, ["30", "0a"])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40))
-def test_any_value_reaches_the_program_unchanged(value: str) -> None:
+def test_any_value_reaches_the_program_unchanged(tmp_path: Path, value: str) -> None:
     """Whatever a caller passes, bash hands the program exactly that string (NUL cannot be in argv)."""
     command = build_command("printf '%s' {v} | od -An -tx1", {"v": value}, {})
-    run = run_bash(command.script, Path("/"), env={"LC_ALL": "C.UTF-8"}, args=command.args)
+    run = run_bash(command.script, tmp_path, env={"LC_ALL": "C.UTF-8"}, args=command.args)
     assert run.exit == 0
     assert run.output.split() == value.encode("utf-8").hex(" ").split()
 

@@ -11,11 +11,14 @@ from stringsh.actions.envvars import EnvResolver
 from stringsh.actions.fences import parse_actions
 from stringsh.actions.run import ActionHost, run_action
 from stringsh.errors import StringError
+from stringsh.workspace import Workspace
 
 
 def host(tmp_path: Path, variables: dict[str, str] | None = None) -> ActionHost:
+    workspace = Workspace(tmp_path)  # CLI actions run through the engine; the process's end closes it
     return ActionHost(
-        variables={} if variables is None else variables, env=EnvResolver(EnvStore(tmp_path)), cwd=tmp_path
+        variables={} if variables is None else variables, env=EnvResolver(EnvStore(tmp_path)), cwd=tmp_path,
+        cli_run=workspace.run_action,
     )
 
 

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stringsh.actions.cli import build_command, run_bash
+from stringsh.actions.cli import build_command
+from tests.actions.running import run_bash
 
 #: (context, template, expected file content for a value `v`). Each writes to `out`.
 CONTEXTS = [
