@@ -35,10 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchenv import isolate_user_state
 
 from stringsh.dispatcher import Dispatcher
+from stringsh.documents.symbolsearch import Absent, Remembered
 from stringsh.render.cache import IndexCache
 from stringsh.render.code.cache import SymbolCache
 from stringsh.render.code.index import build_symbols
-from stringsh.render.code.search import Absent, Remembered
 from stringsh.render.index import build_index
 from stringsh.workspace import Workspace
 
@@ -160,7 +160,7 @@ def search_rows(base: Path, rounds: int, files: int) -> list[tuple[str, float, f
     dispatcher = Dispatcher(root)
 
     def cold() -> None:
-        import stringsh.render.code.search as search
+        import stringsh.documents.symbolsearch as search
 
         search.REMEMBERED = Remembered()  # nothing indexed yet, as in a new process
         search.ABSENT = Absent()

@@ -1,5 +1,5 @@
 """/symbols QUERY [path…] [--refs] [--max N]: definitions in source files by name, or (--refs) the identifiers
-spelled so; the walk, limits and masking are /grep's (render/code/search.py)."""
+spelled so; the walk, limits and masking are /grep's (documents/symbolsearch.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.commands.searchreply import folder, limit_note, number, parse_options, plural, summary
 from stringsh.documents.listing import in_open_folder
+from stringsh.documents.symbolsearch import SearchResult, search
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result
-from stringsh.render.code.search import SearchResult, search
 from stringsh.render.code.views import span
 
 USAGE = "Usage: /symbols QUERY [path…] [--refs] [--max N]"

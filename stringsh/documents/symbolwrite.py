@@ -1,6 +1,6 @@
 """Writing a symbol of a source file: `/edit path#Symbol` + body (and `/replace path#Symbol`, which delegates to
 it) replaces the definition's bytes; `--before`/`--after` set a new definition beside it. The checks are
-render/code/splice.py's; the write is one journaled change held, like a block edit (blockwrite.py), against the
+symbolsplice.py's; the write is one journaled change held, like a block edit (blockwrite.py), against the
 symbol's text as this topic read it (partguard.py), not the whole file's hash: edits of other symbols or lines
 of the file meanwhile never refuse it, and `/undo` puts back only this symbol's bytes."""
 
@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 from stringsh.documents import blockedit, partguard
 from stringsh.documents.blockwrite import edited_reply
 from stringsh.documents.diffreply import with_diff
+from stringsh.documents.symboledit import AFTER, BEFORE, SymbolEdit, plan_edit, shown_lines, source, write_symbol
 from stringsh.errors import StringError
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render.code.cache import symbol_cache
 from stringsh.render.code.views import resolve_symbol
-from stringsh.render.code.write import AFTER, BEFORE, SymbolEdit, plan_edit, shown_lines, source, write_symbol
 from stringsh.render.document import Document
 
 if TYPE_CHECKING:

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.ops.replace import Refused as ReplaceRefused
     from stringsh.workspace.ops.replace import replace as exact_replace
     from stringsh.workspace.ops.revert import pruned_error
+    from stringsh.workspace.ops.searchwalk import Identity, SearchedPath, SearchFile, SearchWalk
     from stringsh.workspace.ops.shell import ShellRequest
     from stringsh.workspace.ops.stat import FileInfo
     from stringsh.workspace.ops.streams import StreamsRequest
@@ -189,6 +190,10 @@ _WHERE = {
     "TextFile": "ops.read",
     "TextWindow": "ops.window",
     "Traversal": "ops.walk",
+    "Identity": "ops.searchwalk",
+    "SearchedPath": "ops.searchwalk",
+    "SearchFile": "ops.searchwalk",
+    "SearchWalk": "ops.searchwalk",
     "TreeOp": "journal",
     "trust_digest": "trust:digest",
     "trust_record": "trust:record",
@@ -225,6 +230,7 @@ __all__ = [
     "GrepLine",
     "Guard",
     "Hunk",
+    "Identity",
     "LinkInFolder",
     "Located",
     "MissingBlob",
@@ -241,6 +247,9 @@ __all__ = [
     "RevertOutcome",
     "RevertedFile",
     "Rewritten",
+    "SearchFile",
+    "SearchWalk",
+    "SearchedPath",
     "ShellRequest",
     "ShellResult",
     "ShellSession",

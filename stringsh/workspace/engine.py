@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.ops.read import TextFile
     from stringsh.workspace.ops.replace import Mode as ReplaceMode
     from stringsh.workspace.ops.replace import ReplaceOutcome
+    from stringsh.workspace.ops.searchwalk import SearchWalk
     from stringsh.workspace.ops.shell import ShellRequest, ShellSlot
     from stringsh.workspace.ops.stat import FileInfo
     from stringsh.workspace.ops.streams import StreamsRequest
@@ -310,6 +311,15 @@ class Workspace:
 
         return grep(self, GrepRequest(query, path, regex, glob, ignore_case, context, max_results, topic, engine,
                                       stats))
+
+    def search_walk(self, paths: Sequence[str], *, command: str, topic: str | None = None) -> SearchWalk:
+        """The files under `paths` for a search done above the engine (`/symbols`), as a context manager: the grep
+        permission checked now, one audit record (op `grep`, the paths, `command`) around the `with`, the confined
+        no-follow walk of `glob` and `grep` (`files(path)`), each file read within the read limit, hard links
+        refused unless allowed (`SearchFile.read`), and the traversal counts (`traversal()`): ops/searchwalk.py."""
+        from stringsh.workspace.ops.searchwalk import SearchWalk
+
+        return SearchWalk(self, paths, command, topic)
 
     def read_bytes(self, path: str, *, topic: str | None = None) -> bytes:
         from stringsh.workspace.ops.read import ReadRequest, read_bytes

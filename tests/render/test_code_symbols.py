@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from stringsh.documents.symbolsplice import checked_replace
 from stringsh.render.code.cache import SymbolCache
 from stringsh.render.code.index import SymbolIndex, build_symbols
 from stringsh.render.code.languages import RULES, language_of
-from stringsh.render.code.splice import checked_replace
 from stringsh.render.code.views import span
 
 SAMPLES = {

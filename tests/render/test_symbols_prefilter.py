@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import stringsh.render.code.search as search
+import stringsh.documents.symbolsearch as search
 from stringsh.workspace import Workspace
 
 QUERIES = [("parse", False), ("Parser.parse", False), ("P*", False), ("parse", True), ("zzz", False),

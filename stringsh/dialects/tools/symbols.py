@@ -1,6 +1,6 @@
 """`symbols`, `read_symbol` and `edit_symbol`: a source file's definitions (render/code/) as JSON tools, on the
 same engine operations as `/symbols`, `/open path#Symbol` and `/edit path#Symbol` (documents/symbolwrite.py
-and render/code/write.py plan and write every dialect's symbol edit), so the refusals, masking and journal are
+and documents/symboledit.py plan and write every dialect's symbol edit), so the refusals, masking and journal are
 theirs."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def symbol_summary(args: dict[str, Any]) -> tuple[list[str], str | None]:
 
 
 def symbols(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
-    from stringsh.render.code.search import search
+    from stringsh.documents.symbolsearch import search
 
     refs = bool(args.get("refs", False))
     found = search(ws, args["query"], [engine_path(args.get("path", "."), "path")], refs=refs,
@@ -79,9 +79,9 @@ def read_symbol(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, An
 
 
 def edit_symbol(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
+    from stringsh.documents.symboledit import AFTER, BEFORE, SymbolEdit, plan_edit, source, write_symbol
     from stringsh.render.code.cache import symbol_cache
     from stringsh.render.code.views import resolve_symbol
-    from stringsh.render.code.write import AFTER, BEFORE, SymbolEdit, plan_edit, source, write_symbol
 
     text_file, index = _source(ws, args["file_path"], topic)
     position = args.get("position", "replace")

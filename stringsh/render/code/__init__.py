@@ -1,5 +1,7 @@
 """Source files as documents: a block index of their symbols (tree-sitter), so `path#Symbol` names a definition.
 
 `languages.py` says which files are code and what counts as a symbol in each language, `index.py` builds and
-resolves the index, `cache.py` keeps it in the signed index cache by content, `splice.py` computes symbol edits.
+resolves the index, `cache.py` keeps it in the signed index cache by content, `views.py` shows an outline and a
+symbol. Render describes and never writes: symbol search and symbol edits are in documents/ (`symbolsearch.py`,
+`symboledit.py`, `symbolsplice.py`).
 """

@@ -1,6 +1,6 @@
 """fs.symbols, fs.readSymbol and fs.editSymbol: a source file's definitions (render/code/) as OPERATOR_CMD actions,
-on the engine operations `/symbols`, `/open path#Symbol` and `/edit path#Symbol` use (render/code/search.py and
-write.py), so the walk, masking, refusals and journal are theirs."""
+on the engine operations `/symbols`, `/open path#Symbol` and `/edit path#Symbol` use (documents/symbolsearch.py and
+symboledit.py), so the walk, masking, refusals and journal are theirs."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _flag(command: Command, name: str) -> bool:
 
 def fs_symbols(workspace: Workspace, command: Command, topic: str) -> Result:
     """Definitions matching `query` under `path` (a folder or file), or with `refs: true` identifiers spelled so."""
-    from stringsh.render.code.search import search
+    from stringsh.documents.symbolsearch import search
 
     query = (command.fields.get("query") or command.fields.get("q") or "").strip()
     if not query:
@@ -74,9 +74,9 @@ def fs_read_symbol(workspace: Workspace, command: Command, topic: str) -> Result
 def fs_edit_symbol(workspace: Workspace, command: Command, confirm: Confirmer, topic: str) -> Result:
     """Replace a definition by `body_b64`, or (`position: before|after`) add one beside it; confirmed with the
     diff, one journaled write."""
+    from stringsh.documents.symboledit import SymbolEdit, plan_edit, source, write_symbol
     from stringsh.render.code.cache import symbol_cache
     from stringsh.render.code.views import resolve_symbol
-    from stringsh.render.code.write import SymbolEdit, plan_edit, source, write_symbol
 
     if "body_b64" not in command.payloads:
         raise invalid("ERR_MISSING_BODY_B64", "body_b64 is required.")

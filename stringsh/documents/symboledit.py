@@ -1,5 +1,4 @@
-"""Every dialect's symbol edit, below the documents layer so OPERATOR_CMD reaches it too (until that dialect moves
-up a layer): the checked new text (the symbol resolved, then render/code/splice.py's parse checks) and the
+"""Every dialect's symbol edit: the checked new text (the symbol resolved, then symbolsplice.py's parse checks) and the
 engine's part edit (`Workspace.edit_part`) held against the symbol's own text, not the whole file's hash: under
 the workspace lock the symbol is found again by its id in the file as it is, the body is checked there (a mask
 written back over a secret, an empty body unforced) and the edit applies whatever changed elsewhere in the file
@@ -10,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from stringsh.render.code.splice import Spliced, checked_insert, checked_replace
+from stringsh.documents.symbolsplice import Spliced, checked_insert, checked_replace
 from stringsh.render.code.views import resolve_symbol
 from stringsh.workspace import Located, PartEditRequest, PartText, refuse_empty, split_lines
 
@@ -27,7 +26,7 @@ AFTER = "--after"
 def plan_edit(workspace: Workspace, path: str, text: str, index: SymbolIndex, block_id: str, body: str,
               force: bool, where: str | None) -> Spliced:
     """The checked new text of a symbol edit (every dialect's): the symbol resolved, then the parse checks of
-    render/code/splice.py. The engine's refusal of an empty body comes first (the parse checks would word it
+    symbolsplice.py. The engine's refusal of an empty body comes first (the parse checks would word it
     otherwise); a mask written back over a secret is the engine's to refuse, under the lock (workspace/guards.py)."""
     symbol = resolve_symbol(index, path, block_id)
     label = f"{path}#{block_id}"

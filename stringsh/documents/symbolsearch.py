@@ -1,11 +1,12 @@
 """`/symbols`: definitions and identifier occurrences across the workspace, on the engine's confined walk.
 
-The walk is /grep's (workspace/ops/walk.py): the same confinement, secrets, `.stringsh/` and `.git/` skipped,
-`.gitignore`, walk limits and read limit, under the grep permission. A file is parsed only when its bytes hold the
-name asked for; an index is remembered by the file's identity and stat (and by content in the symbol cache), so a
-second search reads and parses only what changed. When many files are not known yet (a first search), the engine's
-own grep (`Workspace.grep`, ripgrep when installed) names the files that hold the name, under the same walk and
-limits, and only those are read; the files it passes over are remembered, per name, as not holding it.
+The walk is /grep's, asked of the engine (`Workspace.search_walk`): the same confinement, secrets, `.stringsh/` and
+`.git/` skipped, `.gitignore`, walk limits and read limit, under the grep permission, one audit record. A file is
+parsed only when its bytes hold the name asked for; an index is remembered by the file's identity and stat (and by
+content in the symbol cache), so a second search reads and parses only what changed. When many files are not known
+yet (a first search), the engine's own grep (`Workspace.grep`, ripgrep when installed) names the files that hold
+the name, under the same walk and limits, and only those are read; the files it passes over are remembered, per
+name, as not holding it.
 
 Names are matched as they are shown, secrets masked: a function named after a token is `***REDACTED***` to every
 query (a glob, a part of a qualified id, `--refs`' exact name, the ranking), so a masked name is never found, or
@@ -15,7 +16,6 @@ ranked, a character at a time; the mask itself can be searched for (such a query
 from __future__ import annotations
 
 import fnmatch
-import os
 import re
 import threading
 from collections import OrderedDict
@@ -26,13 +26,11 @@ from typing import TYPE_CHECKING
 from stringsh.errors import StringError
 from stringsh.render.code.index import SymbolIndex, build_symbols
 from stringsh.render.code.languages import grammar, language_of
-from stringsh.workspace.ops.guard import require
-from stringsh.workspace.ops.walk import Found, Traversal, WalkStats, open_found, start_at, walk
-from stringsh.workspace.textio import decode
+from stringsh.workspace import decode
 
 if TYPE_CHECKING:
     from stringsh.render.code.index import Symbol
-    from stringsh.workspace.engine import Workspace
+    from stringsh.workspace import SearchFile, Traversal, Workspace
 
 #: Files remembered by stat between searches (each entry is one file's symbol rows).
 REMEMBERED_FILES = 200_000
@@ -173,7 +171,8 @@ def matcher(query: str) -> Callable[[str, str], bool]:
 def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, limit: int | None = None,
            topic: str | None = None) -> SearchResult:
     """Definitions matching `query` (or, with `refs`, identifiers named exactly `query`) under `paths`."""
-    require(ws.policy, ws.policy.permissions.grep, "grep")
+    op = "symbols --refs" if refs else "symbols"
+    walking = ws.search_walk(paths, command=f"{op} {query}", topic=topic)  # NOT_PERMITTED before a bad query
     if not query:
         raise StringError("INVALID_PAYLOAD", "/symbols needs a name or pattern", "Example: /symbols parse src")
     most = ws.policy.limits.max_results if limit is None else max(1, min(limit, ws.policy.limits.max_results))
@@ -181,18 +180,16 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
     needle = needle_of(query, lambda text: shown.meets_mask(text, ignore_case=True))
     wanted = None if refs else matcher(query)
     result = SearchResult(paths[0] if len(paths) == 1 else ".")
-    stats = WalkStats()
-    op = "symbols --refs" if refs else "symbols"
     masking = hash((shown.sources, shown.replacement))
-    with ws.audited("grep", paths, topic=topic, command=f"{op} {query}"):
+    with walking:
         seen: set[str] = set()  # a file two of the paths reach is searched once
         several = len(paths) > 1
         for path in paths:
-            start = start_at(ws, path)
+            searched = walking.files(path)
             if len(paths) == 1:
-                result.path, result.one_file = start.rel, start.file is not None
+                result.path, result.one_file = searched.rel, searched.one_file
             prefilter = Prefilter(ws, needle, path, topic)
-            for found in walk(ws, start, stats):
+            for found in searched:
                 if language_of(found.rel) is None or (several and found.rel in seen):
                     continue
                 if several:
@@ -200,7 +197,7 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
                 key = _key(found, masking)
                 if prefilter.skips(found.rel, key):
                     continue
-                loaded = _load(ws, found, key, needle, stats)
+                loaded = _load(ws, found, key, needle)
                 if loaded is None:
                     continue
                 text, index = loaded
@@ -215,7 +212,7 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
                     result.files += 1
                 if len(result.hits) + len(result.refs) >= most:
                     result.truncated = True
-                    stats.limit_reason = "results"
+                    walking.stop("results")
                     break
             if result.truncated:
                 break
@@ -224,7 +221,7 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
                                                query_folded))  # stable: path order within
         del result.hits[most:]
         del result.refs[most:]
-        result.traversal = stats.snapshot()
+        result.traversal = walking.traversal()
     return result
 
 
@@ -238,8 +235,7 @@ def _rank(name: str, qualified: str, query: str, folded: str) -> int:
     return 2 if qualified.lower().endswith("." + folded) else 3
 
 
-def _load(ws: Workspace, found: Found, key: Key | None, needle: bytes | None,
-          stats: WalkStats) -> tuple[str, SymbolIndex] | None:
+def _load(ws: Workspace, found: SearchFile, key: Key | None, needle: bytes | None) -> tuple[str, SymbolIndex] | None:
     """The file's text and symbol index, None when its words as shown cannot hold the name (or it cannot be read as
     text); what is learnt is kept by the file's stat for the next search. Only a file masking may change is decoded
     before its words are known: a name must not be found (nor the file counted as indexed) by a secret's text."""
@@ -250,7 +246,7 @@ def _load(ws: Workspace, found: Found, key: Key | None, needle: bytes | None,
             return None
         if text is not None and index is not None:
             return text, index
-    raw = _read(ws, found, stats)
+    raw = found.read()
     if raw is None:
         return None
     text: str | None = None
@@ -279,31 +275,9 @@ def _load(ws: Workspace, found: Found, key: Key | None, needle: bytes | None,
     return text, index
 
 
-def _key(found: Found, masking: int) -> Key | None:
-    st = found.st
-    return (found.rel, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, masking) if st is not None else None
-
-
-def _read(ws: Workspace, found: Found, stats: WalkStats) -> bytes | None:
-    """The file's bytes within the read limit (not a hard link unless the policy allows them), None otherwise."""
-    limit = ws.policy.limits.max_read_bytes
-    opened = open_found(found)
-    if opened is None:
-        stats.skipped_io_errors += 1
-        return None
-    fd, st = opened
-    try:
-        if st.st_size > limit or (st.st_nlink > 1 and not ws.policy.secrets.allow_hardlinks):
-            return None
-        raw = os.read(fd, st.st_size + 1)
-        while len(raw) <= limit and (more := os.read(fd, 1 << 20)):  # a file that grew since the stat
-            raw += more
-    except OSError:
-        stats.skipped_io_errors += 1
-        return None
-    finally:
-        os.close(fd)
-    return raw if len(raw) <= limit else None
+def _key(found: SearchFile, masking: int) -> Key | None:
+    key = found.key
+    return (found.rel, *key, masking) if key is not None else None
 
 
 def _refs(ws: Workspace, rel: str, text: str, language: str, name: str, result: SearchResult, most: int) -> None:
