@@ -1,4 +1,4 @@
-"""The guard matrix (issue 35), generated: every write-capable tool of every dialect, enumerated from the dialect's
+"""The guard matrix, generated: every write-capable tool of every dialect, enumerated from the dialect's
 own table (the command table, the JSON tools registry, MCP's tool list and its readOnlyHint, OPERATOR_CMD's
 ACTIONS and their `mutates`), run through the real program against each guard the engine holds, and answered
 with the same code in every dialect while not one byte of the tree changes.

@@ -73,6 +73,7 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.workspace.ops.listdir",
         "stringsh.workspace.oserrors",
         "stringsh.workspace.paths",
+        "stringsh.workspace.guards",  # the engine's write methods default to its NO_GUARD (NamedTuples only)
         "stringsh.workspace.policy",
         "stringsh.workspace.redact",  # every reply is masked (a pattern compiles only for a reply that needs it)
         "stringsh.workspace.secrets",

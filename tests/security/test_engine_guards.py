@@ -1,4 +1,4 @@
-"""The engine's guards hold in every dialect (issue 35): a read shows a secret masked, and writing that text back
+"""The engine's guards hold in every dialect: a read shows a secret masked, and writing that text back
 through any dialect's whole-file write (`/write`, JSON tools `write`, MCP `write_file`, OPERATOR_CMD `fs.write`)
 is refused inside the engine with the same INVALID_PAYLOAD, the token left on disk; and a state folder inside the
 workspace (STRINGSH_STATE_DIR=$WS/.state) is refused to every change, like `.stringsh/` and `.git/`, so
