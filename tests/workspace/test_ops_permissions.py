@@ -20,6 +20,7 @@ from stringsh.workspace import PartText, Workspace
 from stringsh.workspace import ops as ops_package
 from stringsh.workspace.models import FileChange, Hunk, Patch
 from stringsh.workspace.ops import (
+    actionrun,
     apply,
     copy,
     delete,
@@ -104,6 +105,8 @@ CASES: list[tuple[str, str, Call]] = [
      lambda w: shell.run_in_topic_shell(w, shell.ShellRequest("touch ran", "main"), Slot())),
     ("streams.exec_streams", "shell",
      lambda w: streams.exec_streams(w, streams.StreamsRequest("touch ran", "main"))),
+    ("actionrun.run_action", "shell",
+     lambda w: actionrun.run_action(w, actionrun.ActionRequest("touch ran", (), w.root, {}, "act.t: touch ran"))),
 ]
 
 #: Ops that change files, and the permission a read_only root refuses them by.
