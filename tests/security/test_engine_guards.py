@@ -103,3 +103,19 @@ def test_a_state_folder_inside_the_workspace_is_refused_to_every_change(ws: Path
         assert path in after and (path.name.startswith("audit") or after[path] == data), path
     verify = run_stringsh(["audit", "verify"], cwd=ws, env=env)
     assert verify.returncode == 0 and b"BROKEN" not in verify.stdout, verify.stdout.decode()
+
+
+def test_a_change_set_of_whole_files_refuses_the_mask_over_a_secret(ws: Path, conf: Path) -> None:
+    """The library's change sets (and a page action's `to:` file, which writes through them) hold the same check."""
+    from stringsh.errors import StringError
+    from stringsh.workspace import ChangeSet, FileChange, Workspace
+
+    workspace = Workspace(ws)
+    try:
+        with pytest.raises(StringError) as caught:
+            workspace.apply(ChangeSet([FileChange("other.txt", b"fine\n"), FileChange("conf.py", MASKED.encode())]))
+        assert (caught.value.code, caught.value.message, caught.value.hint) == ("INVALID_PAYLOAD", REFUSAL, HINT)
+        workspace.apply(ChangeSet([FileChange("conf.py", SECRET + b"x = 1\n")]))  # the real text is written
+    finally:
+        workspace.close()
+    assert conf.read_bytes() == SECRET + b"x = 1\n" and not (ws / "other.txt").exists()

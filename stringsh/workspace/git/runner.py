@@ -161,7 +161,11 @@ class GitRunner:
             if capture is not None:
                 capture.write(chunk)
 
-        ended = execute(call, sink, err.add)
+        try:
+            ended = execute(call, sink, err.add)
+        finally:
+            if capture is not None:
+                capture.close()  # the spool file, whatever happens next (text() reads what was kept)
         if ended.timed_out:
             raise StringError("TIMEOUT", f"git ran past the time limit ({self.timeout:g} s) and was stopped.",
                               "The policy's [shell] timeout sets the limit.")

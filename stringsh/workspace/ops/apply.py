@@ -13,7 +13,7 @@ from stringsh.errors import ALLOW_LIST_HINT, POLICY_FILE_HINT, StringError
 from stringsh.workspace import changes
 from stringsh.workspace import tree as treeops
 from stringsh.workspace.globs import GlobSet
-from stringsh.workspace.guards import refuse_mask_in_hunks
+from stringsh.workspace.guards import refuse_mask_in_hunks, refuse_mask_writeback
 from stringsh.workspace.hunks import materialise
 from stringsh.workspace.journalfile import JournalUnavailable, rolled_back
 from stringsh.workspace.models import ChangeSetId, FileChange
@@ -74,8 +74,32 @@ def apply(ws: Workspace, request: ApplyRequest) -> ChangeSetId:
         for change in made:
             if change.data is not None:
                 check_size(ws.policy, change.path, change.data)
+        for f in files:  # a whole file's new bytes never put a mask where the file, as it is now, holds a secret
+            if f.data is not None:
+                _refuse_mask_over(ws, f.path, f.data)
         note.change = apply_locked(ws, files + made, request.topic, "apply", None, loc=loc)
         return ChangeSetId(note.change)
+
+
+def _refuse_mask_over(ws: Workspace, path: str, data: bytes) -> None:
+    """`refuse_mask_writeback` for a whole-file change: decoded only when the new bytes may hold the mask."""
+    mask = ws.policy.secrets.replacement
+    if not mask or (mask.encode() not in data and not data.startswith((b"\xff\xfe", b"\xfe\xff"))):
+        return
+    from stringsh.workspace.textio import decode_or_legacy
+
+    res = ws.confiner.resolve(path)
+    try:
+        old, _mode = changes.current_bytes(res)
+    finally:
+        res.close()
+    if old is None:
+        return
+    try:
+        current, new = decode_or_legacy(old, res.rel)[0], decode_or_legacy(data, res.rel)[0]
+    except StringError:  # not text: no mask can stand for a secret in it
+        return
+    refuse_mask_writeback(ws, res.rel, current, new)
 
 
 def count_loc(data: bytes | None) -> int:
