@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from stringsh.actions.cli import build_command, shell_quote
 from stringsh.errors import StringError
 from tests.actions.running import run_bash
+from tests.conftest import sandbox_note
 
 HOSTILE = [
     "; rm -rf victim",
@@ -111,7 +112,11 @@ def test_a_safe_word_with_a_final_newline_is_quoted(tmp_path: Path) -> None:
 def test_any_value_reaches_the_program_unchanged(tmp_path: Path, value: str) -> None:
     """Whatever a caller passes, bash hands the program exactly that string (NUL cannot be in argv)."""
     command = build_command("printf '%s' {v} | od -An -tx1", {"v": value}, {})
-    run = run_bash(command.script, tmp_path, env={"LC_ALL": "C.UTF-8"}, args=command.args)
+    try:
+        run = run_bash(command.script, tmp_path, env={"LC_ALL": "C.UTF-8"}, args=command.args)
+    except StringError as refused:  # unsandboxed (no bwrap here), a value naming a secret path is refused
+        assert sandbox_note() and refused.code == "SECRET_DENIED", refused.text
+        return
     assert run.exit == 0
     assert run.output.split() == value.encode("utf-8").hex(" ").split()
 

@@ -12,7 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stringsh.actions.cli import build_command
+from stringsh.errors import StringError
 from tests.actions.running import run_bash
+from tests.conftest import sandbox_note
 
 #: (context, template, expected file content for a value `v`). Each writes to `out`.
 CONTEXTS = [
@@ -66,7 +68,14 @@ def test_the_program_gets_exactly_the_value(places: tuple[Path, Path], context: 
     out.unlink(missing_ok=True)
     command = build_command(template, {"v": value}, {})
     assert "CANARY" not in command.script and str(canary) not in command.script  # the value is never script text
-    run = run_bash(command.script, ws, env={"LC_ALL": "C.UTF-8"}, args=command.args)
+    try:
+        run = run_bash(command.script, ws, env={"LC_ALL": "C.UTF-8"}, args=command.args)
+    except StringError as refused:
+        # where the shell is not sandboxed (no bwrap here), a value naming a secret path (`.ENV`) is refused before
+        # anything runs, as `!cmd` naming it would be
+        assert sandbox_note() and refused.code == "SECRET_DENIED", (context, refused.text)
+        assert not out.exists() and not canary.exists()
+        return
     assert run.exit == 0, (context, run.output)
     assert out.read_bytes() == expected(value).encode("utf-8"), context
     assert not canary.exists()
