@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -147,6 +149,14 @@ def dispatcher(ws: Path):
     d = Dispatcher(ws)
     yield d
     d.close()
+
+
+def spool_named(notice: str) -> Path:
+    """The spool file a cut-output notice names (`… in '/a b/.stringsh/spool/x.txt' ...]`, quoted as a shell word
+    when its path needs quoting)."""
+    match = re.search(r" in ('[^']*'|\S+) \.\.\.\]", notice)
+    assert match is not None, notice
+    return Path(shlex.split(match.group(1))[0])
 
 
 def run_stringsh(args: list[str], cwd: Path, stdin: bytes | str = b"", timeout: float = 60, env: dict | None = None):

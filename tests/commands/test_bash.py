@@ -10,6 +10,7 @@ import pytest
 from stringsh.userdirs import user_policy_file
 from stringsh.workspace.shell.procs import session_members
 from stringsh.workspace.state import AUDIT_FILE, state_folder
+from tests.conftest import spool_named
 
 RESTARTED = "[shell restarted: previous session ended (exit 3); cwd and exports reset]"
 
@@ -147,7 +148,7 @@ def test_output_cap_from_policy(ws: Path, dispatcher) -> None:  # type: ignore[n
     assert lines[:5] == ["re: !seq 1 10000", f"exit: 0 | cwd: {ws}", "---", "1", "2"]
     assert lines[-1] == "10000"
     notice = next(line for line in lines if line.startswith("[... "))
-    assert f" in {ws / '.stringsh' / 'spool'}/bash-" in notice
+    assert spool_named(notice).parent == ws / ".stringsh" / "spool"
     assert "whole output (48894 bytes, 10000 lines)" in notice
 
 

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from stringsh.protocol.response import cut_header
-from tests.conftest import run_script
+from tests.conftest import run_script, spool_named
 
 LIMITS = "[limits]\nmax_read_bytes = 1000\nmax_write_bytes = 100\n"  # a workspace policy may narrow the limits
 WINDOW = "past the read limit, so it is shown in windows"
@@ -18,9 +18,9 @@ def test_the_spool_a_shell_reply_names_opens_at_the_line_asked(ws: Path) -> None
     (ws / "stringsh.toml").write_text("[limits]\nmax_read_bytes = 100000\n")
     size = sum(len(f"{n}\n") for n in range(1, 60001))
     out = run_script(ws, "!seq 1 60000\n")  # past the read limit
-    spool = re.search(rf"whole output \({size} bytes, 60000 lines\) in (\S+) \.\.\.\]", out)
+    spool = re.search(rf"whole output \({size} bytes, 60000 lines\) in ('[^']*'|\S+) \.\.\.\]", out)
     assert spool, out[-400:]
-    rel = Path(spool.group(1)).relative_to(ws).as_posix()
+    rel = spool_named(spool.group(0)).relative_to(ws).as_posix()
     out = run_script(ws, f"/open {spool.group(1)} --from 2000 --to 2002\n/open {rel} --from 59999\n")
     assert out == (
         f"re: {cut_header(f'/open {spool.group(1)} --from 2000 --to 2002')}\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from shlex import quote
 
 import pytest
 
@@ -80,7 +81,8 @@ def test_a_read_only_root_refuses_every_change(roots: Path) -> None:
     script = (
         "/open docs:guide.md\n/edit docs:guide.md#guide <<X\n# Guide\n\nchanged\nX\n"
         "/edit docs:guide.md <<X\nall new\nX\n/append docs:guide.md more\n/write --force docs:guide.md gone\n"
-        "/write docs:new.txt x\n/write docs:sub/deeper/new.txt x\n" + f"/write {roots}/docs/abs.txt x\n/undo\n"
+        "/write docs:new.txt x\n/write docs:sub/deeper/new.txt x\n"
+        f"/write {quote(f'{roots}/docs/abs.txt')} x\n/undo\n"
     )
     assert run(roots, script) == (
         "re: /open docs:guide.md\nOpened docs:guide.md\n---\n# Guide\n\ntext\n"
@@ -90,7 +92,7 @@ def test_a_read_only_root_refuses_every_change(roots: Path) -> None:
         + "re: /write --force docs:guide.md gone\n" + refused.format("docs:guide.md")
         + "re: /write docs:new.txt x\n" + refused.format("docs:new.txt")
         + "re: /write docs:sub/deeper/new.txt x\n" + refused.format("docs:sub/deeper/new.txt")
-        + echoed(f"/write {roots}/docs/abs.txt x") + "\n" + refused.format(f"{roots}/docs/abs.txt")
+        + echoed(f"/write {quote(f'{roots}/docs/abs.txt')} x") + "\n" + refused.format(f"{roots}/docs/abs.txt")
         + "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n/changes lists the changes there are.\n"
     )
     assert tree(roots / "docs") == before
@@ -107,7 +109,7 @@ def test_roots_do_not_leak_into_each_other(roots: Path) -> None:
     script = (
         "/open docs:../ws/a.md\n/open docs:sub/../../ws/a.md\n/write scratch:../docs/evil.md x\n"
         "/open scratch:rel.md\n/write --force scratch:abs.md x\n/open docslink/guide.md\n/ls scratch:prefix\n"
-        f"/ls {roots}/docs2\n/open docs:.env\n/ls -a docs:\n/open docs:/etc/passwd\n"
+        f"/ls {quote(f'{roots}/docs2')}\n/open docs:.env\n/ls -a docs:\n/open docs:/etc/passwd\n"
     )
     leaves = "ERROR(INVALID_PATH): Path leaves root scratch through a symlink: {}\n" \
         "Symlinks are followed only while they point inside root scratch.\n"
@@ -123,7 +125,7 @@ def test_roots_do_not_leak_into_each_other(roots: Path) -> None:
         + "re: /open docslink/guide.md\nERROR(INVALID_PATH): Path leaves the workspace through a symlink: "
         "docslink/guide.md\nSymlinks are followed only while they point inside the workspace.\n"
         "re: /ls scratch:prefix\n" + leaves.format("scratch:prefix")
-        + re_line(f"/ls {roots}/docs2", None)
+        + re_line(f"/ls {quote(f'{roots}/docs2')}", None)
         + f"\nERROR(FILE_NOT_ALLOWED): Path is outside the workspace: {roots}/docs2\n"
         f"Only paths under {roots}/ws can be used, or under another root (/info lists them).\n"
         "re: /open docs:.env\nERROR(SECRET_DENIED): Access to a secret file is denied: docs:.env\n"
@@ -207,9 +209,10 @@ def test_the_sandbox_binds_read_only_roots_read_only(roots: Path) -> None:
     policy = (roots / "p.toml").read_text() + "[shell]\nsandbox = true\n"
     (roots / "sandboxed.toml").write_text(policy)
     docs = roots / "docs"
+    guide, scratch = quote(f"{docs}/guide.md"), quote(f"{roots}/scratch/s.txt")
     script = (
-        f"!cat {docs}/guide.md; echo x >> {docs}/guide.md || echo refused; cat {docs}/.env || echo masked\n"
-        f"!echo new > {roots}/scratch/s.txt && cat {roots}/scratch/s.txt\n"
+        f"!cat {guide}; echo x >> {guide} || echo refused; cat {quote(f'{docs}/.env')} || echo masked\n"
+        f"!echo new > {scratch} && cat {scratch}\n"
     )
     out = run(roots, script, "sandboxed.toml")
     assert "# Guide\n\ntext\n" in out and "refused\n" in out and "masked\n" in out and "SECRET" not in out

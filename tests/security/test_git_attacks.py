@@ -8,6 +8,7 @@ commands the plain way and sees the marker appear, so the planted programs are r
 from __future__ import annotations
 
 import os
+import shlex
 import stat
 from pathlib import Path
 
@@ -39,19 +40,20 @@ def plant(repo: Path) -> Path:
     git(repo, "add", "tools")
     git(repo, "commit", "-q", "-m", "tools")
     (repo / ".gitattributes").write_text("*.txt filter=evil diff=evil merge=evil\n*.md filter=inc\n*.dat filter=a=b\n")
-    (repo / "included.cfg").write_text(f"[filter \"inc\"]\n\tclean = {evil}\n\tsmudge = {evil}\n")
+    run = shlex.quote(str(evil))  # the values git runs through `sh -c`, quoted for a path with spaces
+    (repo / "included.cfg").write_text(f"[filter \"inc\"]\n\tclean = {run}\n\tsmudge = {run}\n")
     for key, value in {
-        "core.fsmonitor": str(evil), "core.pager": str(evil), "core.editor": str(evil),
-        "core.sshCommand": str(evil), "core.askPass": str(evil), "core.alternateRefsCommand": str(evil),
-        "diff.external": str(evil), "diff.evil.textconv": str(evil), "diff.evil.command": str(evil),
-        "filter.evil.clean": str(evil), "filter.evil.smudge": str(evil), "filter.evil.required": "true",
-        "filter.a=b.clean": str(evil),  # `-c filter.a=b.clean=` would split at the first `=` and miss it
-        "merge.evil.driver": str(evil), "credential.helper": f"!{evil}", "gpg.program": str(evil),
-        "commit.gpgSign": "true", "log.showSignature": "true", "pager.log": str(evil), "pager.status": "true",
+        "core.fsmonitor": run, "core.pager": run, "core.editor": run,
+        "core.sshCommand": run, "core.askPass": str(evil), "core.alternateRefsCommand": run,
+        "diff.external": run, "diff.evil.textconv": run, "diff.evil.command": run,
+        "filter.evil.clean": run, "filter.evil.smudge": run, "filter.evil.required": "true",
+        "filter.a=b.clean": run,  # `-c filter.a=b.clean=` would split at the first `=` and miss it
+        "merge.evil.driver": run, "credential.helper": f"!{run}", "gpg.program": str(evil),
+        "commit.gpgSign": "true", "log.showSignature": "true", "pager.log": run, "pager.status": "true",
         "include.path": str(repo / "included.cfg"), "status.showUntrackedFiles": "all",
     }.items():
         git(repo, "config", key, value)
-    git(repo, "config", "--add", "core.pager", str(evil))
+    git(repo, "config", "--add", "core.pager", run)
     for hook in HOOKS:
         path = repo / ".git" / "hooks" / hook
         path.write_text(EVIL.replace("../MARKER", "../../MARKER"))
@@ -155,7 +157,7 @@ def test_paths_are_confined(evil_repo: Path, tmp_path: Path, dispatcher: Dispatc
     assert reply(dispatcher, "/git diff ../outside.txt") == (
         "ERROR(INVALID_PATH): Path escapes the workspace root: ../outside.txt\nUse a path inside the workspace."
     )
-    assert reply(dispatcher, f"/git commit -m x {tmp_path / 'outside.txt'}").startswith(
+    assert reply(dispatcher, f"/git commit -m x {shlex.quote(str(tmp_path / 'outside.txt'))}").startswith(
         f"ERROR(FILE_NOT_ALLOWED): Path is outside the workspace: {tmp_path / 'outside.txt'}\n"
     )
     assert reply(dispatcher, "/git commit -m x link.txt").startswith("ERROR(INVALID_PATH): ")

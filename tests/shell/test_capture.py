@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from stringsh.workspace.shell.capture import OutputCapture, prune_spool
@@ -32,7 +33,7 @@ def test_over_the_cap_keeps_head_and_tail(tmp_path: Path) -> None:
     cut_bytes = len(full) - len(kept) - 1
     assert notice == (
         f"[... {cut_bytes} bytes, {cut_lines} lines cut; "
-        f"whole output ({len(full)} bytes, 1000 lines) in {capture.spool_path} ...]"
+        f"whole output ({len(full)} bytes, 1000 lines) in {shlex.quote(str(capture.spool_path))} ...]"
     )
     assert len(kept.encode()) <= 200
 
@@ -84,4 +85,4 @@ def test_spool_file_stops_at_its_limit(tmp_path: Path) -> None:
     text = capture.text()
     assert capture.spool_path is not None
     assert capture.spool_path.read_bytes() == (b"y" * 99 + b"\n") * 5
-    assert f"whole output (1000 bytes, 10 lines) first 500 bytes in {capture.spool_path} ...]" in text
+    assert f"whole output (1000 bytes, 10 lines) first 500 bytes in {shlex.quote(str(capture.spool_path))} ...]" in text

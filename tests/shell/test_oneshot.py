@@ -8,6 +8,7 @@ import pytest
 
 from stringsh.errors import StringError
 from stringsh.workspace.shell import ShellSettings, run_once
+from tests.conftest import spool_named
 
 
 def test_status_output_and_cwd(ws: Path, settings: ShellSettings) -> None:
@@ -64,7 +65,7 @@ def test_cap_and_spool(ws: Path, settings: ShellSettings) -> None:
     assert lines[0] == "1"
     assert lines[-1] == "100000"
     notice = next(line for line in lines if line.startswith("[... "))
-    spool = Path(notice.rsplit(" in ", 1)[1].removesuffix(" ...]"))
+    spool = spool_named(notice)
     assert spool.read_text() == "".join(f"{i}\n" for i in range(1, 100001))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.server
+import shlex
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,7 +52,7 @@ def test_workspace_is_writable(jail: ShellSession, ws: Path) -> None:
 @pytest.mark.needs("bwrap")
 def test_cannot_write_outside_the_workspace(jail: ShellSession, ws: Path) -> None:
     outside = ws.parent / "outside.txt"  # under /tmp: the sandbox's /tmp is private, so it never reaches the host
-    assert jail.run(f"touch {outside}").exit_code == 0
+    assert jail.run(f"touch {shlex.quote(str(outside))}").exit_code == 0
     assert not outside.exists()
     result = jail.run("touch /etc/stringsh-probe; echo $?; touch ~/stringsh-probe; echo $?; touch /var/tmp/probe")
     assert result.exit_code == 1
@@ -135,7 +136,7 @@ def test_writable_folders_follow_the_policy_roots(ws: Path, tmp_path: Path) -> N
     settings = ShellSettings(sandbox="bubblewrap", writable=(str(other),))
     shell = ShellSession(ws, settings)
     try:
-        refused = shell.run(f"touch here.txt; touch {other}/there.txt; ls {other}")
+        refused = shell.run(f"touch here.txt; touch {shlex.quote(f'{other}/there.txt')}; ls {shlex.quote(str(other))}")
         assert refused.output == "touch: cannot touch 'here.txt': Read-only file system\nthere.txt"
         assert refused.cwd == str(ws)
     finally:
@@ -147,7 +148,7 @@ def test_writable_folders_follow_the_policy_roots(ws: Path, tmp_path: Path) -> N
 @pytest.mark.needs("bwrap")
 def test_exec_is_sandboxed_too(ws: Path, web: int) -> None:
     outside = ws.parent / "exec-outside.txt"
-    command = f"touch {outside} /etc/probe; echo > /dev/tcp/127.0.0.1/{web}; touch inside.txt"
+    command = f"touch {shlex.quote(str(outside))} /etc/probe; echo > /dev/tcp/127.0.0.1/{web}; touch inside.txt"
     result = run_once(command, ws, SANDBOXED)
     assert result.exit_code == 0
     assert "touch: cannot touch '/etc/probe': Read-only file system" in result.output

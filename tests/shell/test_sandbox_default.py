@@ -6,6 +6,7 @@ Unsandboxed (turned off, or no bwrap), a command naming a secret path is SECRET_
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 from pathlib import Path
 
@@ -118,7 +119,8 @@ def test_the_user_policy_turns_it_off_and_it_is_announced(secret_ws: Path, tmp_p
     user_policy("[shell]\nsandbox = false\n")
     why = f"[shell] sandbox = false in {user_policy_file()}"
     proc = run_stringsh(["run", "--keep-going", "-"], secret_ws,
-                        f"!cat .env\n/exec base64 ./.env\n!wc -c < .env\n!cat a.txt\n!touch {tmp_path}/made\n")
+                        "!cat .env\n/exec base64 ./.env\n!wc -c < .env\n!cat a.txt\n"
+                        f"!touch {shlex.quote(f'{tmp_path}/made')}\n")
     assert proc.stderr.decode().splitlines()[0] == (
         f"stringsh: policy: defaults + {user_policy_file()}; shell not sandboxed ({why}): {BEST_EFFORT}")
     assert proc.stdout.decode() == "\n".join([
@@ -127,7 +129,7 @@ def test_the_user_policy_turns_it_off_and_it_is_announced(secret_ws: Path, tmp_p
         denied("!wc -c < .env", ".env", why),
         f"re: !cat a.txt\nexit: 0 | cwd: {secret_ws}\n---\nplain",
         # the echo of a long command is cut at 80 characters; the touch really has the user's rights
-        re_line(f"!touch {tmp_path}/made", None) + f"\nexit: 0 | cwd: {secret_ws}\n---\n(no output)",
+        re_line(f"!touch {shlex.quote(f'{tmp_path}/made')}", None) + f"\nexit: 0 | cwd: {secret_ws}\n---\n(no output)",
         "",
     ])
     assert (tmp_path / "made").exists()
@@ -214,7 +216,7 @@ def test_the_shells_folder_counts(ws: Path) -> None:
         deny_globs=("private/**",))).matcher()
     assert named_secret("cat notes.txt", matcher, ws, ws / "private") == "notes.txt"
     assert named_secret("cat notes.txt", matcher, ws, ws) is None
-    assert named_secret(f"cat {ws}/private/notes.txt", matcher, ws) == f"{ws}/private/notes.txt"
+    assert named_secret(f"cat {shlex.quote(f'{ws}/private/notes.txt')}", matcher, ws) == f"{ws}/private/notes.txt"
 
 
 def test_unsandboxed_an_action_value_naming_a_secret_path_is_refused(secret_ws: Path) -> None:

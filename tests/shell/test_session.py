@@ -12,6 +12,7 @@ import pytest
 
 from stringsh.workspace.shell import ShellSession, ShellSettings
 from stringsh.workspace.shell.procs import session_members
+from tests.conftest import spool_named
 
 RESTARTED = "[shell restarted: previous session ended (exit {}); cwd and exports reset]"
 ENDED = "[shell ended (exit {}); the next command starts a new one]"
@@ -240,7 +241,7 @@ def test_hundred_megabytes_stay_bounded(shell: ShellSession, ws: Path) -> None:
     lines = result.output.splitlines()
     assert lines[-1] == "tail-end"
     notice = next(line for line in lines if line.startswith("[... "))
-    spool = Path(notice.rsplit(" in ", 1)[1].removesuffix(" ...]"))
+    spool = spool_named(notice)
     assert spool.parent == ws / ".stringsh" / "spool"
     assert spool.stat().st_size == 100_000_000 + 1 + len("tail-end\n")
     assert "whole output (100000010 bytes, 5882354 lines)" in notice

@@ -4,6 +4,7 @@ policy denies, and cannot change what governs it."""
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -220,7 +221,8 @@ def test_policy_outside_the_workspace_is_not_writable(ws: Path, tmp_path: Path) 
         text = (f'{SANDBOX}[[roots]]\nid = "main"\npath = "{ws}"\nmode = "read_write"\n'
                 f'[[roots]]\nid = "other"\npath = "{other}"\nmode = "read_write"\n')
         policy.write_text(text)
-        attack = f"!touch {other}/ok; printf '[shell]\\nsandbox = false\\n' > {policy}; echo tried"
+        attack = (f"!touch {shlex.quote(f'{other}/ok')}; printf '[shell]\\nsandbox = false\\n' "
+                  f"> {shlex.quote(str(policy))}; echo tried")
         out = run_stringsh(["--policy", str(policy), "-c", attack], ws).stdout.decode()
         if policy.parent == other:
             assert f"{policy}: Read-only file system" in out

@@ -90,8 +90,9 @@ def test_commands_refuse(world: Path, attack: Attack, command: str) -> None:
 def test_refusal_texts_are_exact(world: Path) -> None:
     dispatcher = Dispatcher(world)
     outside = world.parent / "proj2" / "x"
-    assert dispatcher.execute(f"/write {outside}\nx\n").text == (
-        re_line(f"/write {outside}", None) + f"\nERROR(FILE_NOT_ALLOWED): Path is outside the workspace: {outside}\n"
+    asked = f"/write {shlex.quote(str(outside))}"
+    assert dispatcher.execute(f"{asked}\nx\n").text == (
+        re_line(asked, None) + f"\nERROR(FILE_NOT_ALLOWED): Path is outside the workspace: {outside}\n"
         f"Only paths under {world} can be used."
     )
     assert dispatcher.execute("/append a/../../x\ny\n").text == (

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import threading
 from pathlib import Path
 
@@ -106,7 +107,7 @@ def test_root_given_through_a_symlink_accepts_both_spellings(tmp_path: Path) -> 
     assert caught.value.code == "FILE_NOT_ALLOWED"
     workspace.close()
     dispatcher = Dispatcher(tmp_path / "proj")
-    reply = dispatcher.execute(f"/write {real}/c.txt\nc\n")
+    reply = dispatcher.execute(f"/write {shlex.quote(f'{real}/c.txt')}\nc\n")
     assert reply.text.split("\n", 1)[1] == "Created: c.txt (2 bytes, 1 line)"
     dispatcher.close()
 

@@ -9,6 +9,7 @@ import errno
 import fcntl
 import json
 import os
+import shlex
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -124,7 +125,7 @@ def test_a_full_state_folder_starts_read_only_and_the_next_change_after_freeing_
             ws.append_text("a.md", "one\n")
         fill(state)
         script = ("/ls\n/open a.md\n/grep one\n/help errors\n/append a.md <<EOF\ntwo\nEOF\n"
-                  f"!rm {state / 'filler'}\n/append a.md <<EOF\ntwo\nEOF\n/undo\n")
+                  f"!rm {shlex.quote(str(state / 'filler'))}\n/append a.md <<EOF\ntwo\nEOF\n/undo\n")
         (tmp_path / "script.txt").write_text(script)
         done = run_stringsh(["--no-sandbox", "run", "--keep-going", str(tmp_path / "script.txt")], cwd=root)
         out, err = done.stdout.decode(), done.stderr.decode()

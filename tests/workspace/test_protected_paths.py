@@ -4,6 +4,7 @@ by the engine for every front end and every writer; reading them stays allowed."
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -72,7 +73,7 @@ def test_git_hooks_and_config_not_writable_through_stringsh(repo: Path, sandbox:
 )
 def test_every_writer_and_spelling_refused(repo: Path, dispatcher: Dispatcher, command: str,
                                                      shown: str) -> None:
-    command = command.replace("WS", str(repo))
+    command = command.replace("WS/.git/config", shlex.quote(f"{repo}/.git/config"))
     shown = shown.replace("WS", str(repo))
     reply = dispatcher.execute(command).text.split("\n", 1)[1]  # past the (shortened) echo of a long command
     assert reply == refused(command, shown).split("\n", 1)[1]

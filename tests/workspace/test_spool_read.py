@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 import pytest
@@ -73,7 +74,7 @@ def test_a_spool_symlink_to_other_state_is_refused(ws: Path, spooled: Path) -> N
 
 
 def test_open_a_spool_file_named_by_a_reply(ws: Path, spooled: Path, dispatcher) -> None:
-    absolute = dispatcher.execute(f"/open {ws.resolve()}/.stringsh/spool/{NAME}")
+    absolute = dispatcher.execute(f"/open {shlex.quote(f'{ws.resolve()}/.stringsh/spool/{NAME}')}")
     assert absolute.text.split("\n", 1)[1] == f"Opened .stringsh/spool/{NAME}\n---\nline 1\nline 2"
     assert dispatcher.execute(f"/open .stringsh/spool/{NAME}").ok
     assert dispatcher.execute("/ls .stringsh/spool").code == "NOT_PERMITTED"

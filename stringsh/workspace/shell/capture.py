@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shlex
 import stat
 import time
 from collections import deque
@@ -120,9 +121,9 @@ class OutputCapture:
         if self.spool_error is not None:
             kept = f"not kept: {self.spool_error}"
         elif self.spooled < self.total_bytes:
-            kept = f"first {self.spooled} bytes in {self.spool_path}"
+            kept = f"first {self.spooled} bytes in {shlex.quote(str(self.spool_path))}"
         else:
-            kept = f"in {self.spool_path}"
+            kept = f"in {shlex.quote(str(self.spool_path))}"
         notice = (
             f"[... {cut_bytes} bytes, {cut_lines} lines cut; "
             f"whole output ({self.total_bytes} bytes, {self.total_lines} lines) {kept} ...]"

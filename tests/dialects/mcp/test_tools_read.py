@@ -4,6 +4,7 @@ something else (quotes, `{name}`, a leading `-`, a line break, ` <<EOF`) reachin
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -102,7 +103,7 @@ def test_paths_out_of_the_workspace_are_refused(client: Client, root: Path) -> N
     outside.write_text("secret outside\n")
     (root / "escape.txt").symlink_to(outside)
     assert client.error("open", {"target": str(outside)}) == (
-        f"re: /open -- {outside}\nERROR(FILE_NOT_ALLOWED): Path is outside the workspace: {outside}\n"
+        f"re: /open -- {shlex.quote(str(outside))}\nERROR(FILE_NOT_ALLOWED): Path is outside the workspace: {outside}\n"
         f"Only paths under {root} can be used.")
     assert client.error("open", {"target": "../outside.txt"}) == (
         "re: /open -- ../outside.txt\nERROR(INVALID_PATH): Path escapes the workspace root: ../outside.txt\n"
