@@ -15,6 +15,10 @@ from typing import NoReturn
 import pytest
 
 from stringsh.dispatcher import Dispatcher
+from tests.toolwatch.sitecustomize import record, watch
+
+#: Where the first CI pass records which test files looked for a tool (tests/toolwatch); unset elsewhere.
+TOOL_LOG = os.environ.get("STRINGSH_TOOL_LOG")
 
 STRINGSH = [sys.executable, "-m", "stringsh"]
 
@@ -52,10 +56,15 @@ def sandbox_note() -> str:
 
 def on_this_machine(line: str) -> str:
     """`line`, a start-up line under the default sandbox setting, as this machine prints it."""
+    record()  # cached below: the lookup itself is charged to the first test only
     return line + sandbox_note()
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if TOOL_LOG:  # every Python child (xdist's workers, `python -m stringsh`) records its lookups too
+        watch()
+        here = str(Path(__file__).parent / "toolwatch")
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))
     config.addinivalue_line(
         "markers",
         "needs(tool): runs a tool (bwrap, git, rg, node, npm, strace, tmpfs: a size-limited mount); skipped "
@@ -91,7 +100,11 @@ def can_mount_tmpfs() -> bool:
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """A newcomer's run skips what needs a missing tool; where CI=true (.ci/run installs them) it fails loudly."""
-    for tool in needed_tools(item):
+    tools = needed_tools(item)
+    if tools and TOOL_LOG:
+        with open(TOOL_LOG, "a", encoding="utf-8") as out:
+            out.write(item.nodeid.split("::", 1)[0] + "\n")
+    for tool in tools:
         if (can_mount_tmpfs() if tool == "tmpfs" else shutil.which(tool)):
             continue
         if os.environ.get("CI") == "true":
@@ -102,6 +115,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 def unavailable(reason: str) -> NoReturn:
     """Skip a test this machine cannot run (a file system without sparse files, a tracer ptrace refuses), except
     where CI=true: there every test must run, so it fails with the same reason."""
+    record()
     if os.environ.get("CI") == "true":
         pytest.fail(f"{reason} (CI=true requires this test)", pytrace=False)
     pytest.skip(reason)
@@ -121,6 +135,15 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(
             f"stringsh: {sum(_skipped.values())} tests skipped, tools not installed: {parts}; with CI=true they fail"
         )
+
+
+@pytest.fixture(autouse=True)
+def looked_up_afresh() -> None:
+    """While recording tool lookups, the rg lookup cached per process is made again for each test."""
+    if TOOL_LOG:
+        from stringsh.workspace.ops.rgsearch import find_rg
+
+        find_rg.cache_clear()
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,7 @@ fall back to Python. `pip install 'stringsh[search]'` (the `ripgrep` package) or
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -37,15 +38,10 @@ PARALLEL = 2
 FLAGS = ("--no-config", "--files-with-matches", "--null", "--text", "--crlf", "--no-ignore", "--hidden",
          "--no-messages", "--color", "never")
 
-_found: list[str | None] = []
-
-
+@functools.cache
 def find_rg() -> str | None:
     """The `rg` next to this interpreter (the `ripgrep` package's), else on PATH; looked up once."""
-    if not _found:
-        beside = Path(sys.executable).parent / "rg"
-        _found.append(str(beside) if os.access(beside, os.X_OK) else shutil.which("rg"))
-    return _found[0]
+    return shutil.which("rg", path=str(Path(sys.executable).parent)) or shutil.which("rg")
 
 
 class RgPool:

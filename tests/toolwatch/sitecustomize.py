@@ -1,0 +1,44 @@
+"""Records which test files looked for a tool the bare machine lacks (`.ci/bare` runs only those files again).
+
+`tests/conftest.py` installs `watch()` in the pytest process when STRINGSH_TOOL_LOG names a file, and puts this
+folder on PYTHONPATH so every Python child the tests start (`python -m stringsh …`) imports it as `sitecustomize`
+and records too. A lookup is charged to the test pytest is running, which children learn from the
+PYTEST_CURRENT_TEST variable they inherit; the log holds one test file per line.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+#: The programs `.ci/bare` hides from PATH.
+WATCHED = frozenset({"bwrap", "rg", "git", "node", "nodejs", "npm", "npx", "strace"})
+
+
+def record(log: str | None = None) -> None:
+    """Charge the running test's file with a tool lookup."""
+    log = log or os.environ.get("STRINGSH_TOOL_LOG")
+    current = os.environ.get("PYTEST_CURRENT_TEST")
+    if not log or not current:
+        return
+    with open(log, "a", encoding="utf-8") as out:  # one short append per line: whole lines under O_APPEND
+        out.write(current.split("::", 1)[0] + "\n")
+
+
+def watch() -> None:
+    """Wrap `shutil.which` (every tool lookup of stringsh and the tests goes through it) to record watched names."""
+    if getattr(shutil.which, "watched", False):
+        return
+    looked_up = shutil.which
+
+    def which(cmd, mode=os.F_OK | os.X_OK, path=None):  # type: ignore[no-untyped-def]
+        if os.path.basename(os.fsdecode(cmd)) in WATCHED:
+            record()
+        return looked_up(cmd, mode, path)
+
+    which.watched = True  # type: ignore[attr-defined]
+    shutil.which = which
+
+
+if os.environ.get("STRINGSH_TOOL_LOG"):
+    watch()
