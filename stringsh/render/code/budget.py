@@ -62,6 +62,8 @@ class Budget:
         query cursor pays for a flat run of error tokens (thousands of `[`) with the square of their number."""
         from tree_sitter import QueryCursor
 
+        if self._spent():
+            return None
         found: list[Node] = []
         stack = [root]
         while stack:

@@ -1,0 +1,126 @@
+"""Symbol indexing is linear in the file's size on hostile input (issue 36, finding 6), proved by counting the work
+budget.WORK records (characters of qualified names built, bytes the look-backs read, nodes walked, queries run),
+never by the clock; and the notes that say what was cut: nesting past MAX_NESTING, qualified names past their
+budget, a parse past its time budget (the file is text, without symbols)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from stringsh.render.code import budget
+from stringsh.render.code.index import SymbolIndex, build_symbols
+from tests.commands.documents import body
+from tests.conftest import run_stringsh
+
+
+def work(kind: str, build: Callable[[], object]) -> int:
+    """How much of `kind` one call adds to budget.WORK."""
+    before = budget.WORK[kind]
+    build()
+    return budget.WORK[kind] - before
+
+
+def nested(n: int) -> str:
+    return "class A{m(){" * n + "}}" * n + "\n"
+
+
+def test_nested_classes_cost_linear_work_and_stop_at_the_nesting_limit() -> None:
+    small = work("qualified", lambda: build_symbols(nested(2_000), "javascript"))
+    large = work("qualified", lambda: build_symbols(nested(4_000), "javascript"))
+    assert 0 < small and large <= 2.2 * small
+    index = build_symbols(nested(2_000), "javascript")
+    assert len(index.rows) == budget.MAX_NESTING
+    assert max(row[0] for row in index.rows) == ".".join(["A", "m"] * 32)  # 64 parts at most
+    assert index.error_note == ("[nesting] Definitions nested more than 64 deep are not indexed (the first at line "
+                                "1); their lines are in the symbol that holds them.")
+
+
+def test_nesting_at_the_limit_is_indexed_whole_without_a_note() -> None:
+    index = build_symbols(nested(32), "javascript")  # 32 classes and 32 methods: 64 definitions, none past 64 deep
+    assert len(index.rows) == 64 and index.error_note == ""
+
+
+def test_a_long_class_name_over_many_methods_stops_at_the_qualified_budget() -> None:
+    name = "C" * 100_000
+    text = f"class {name} {{\n" + "".join(f"  m{i}() {{}}\n" for i in range(20)) + "}\n"
+    index = build_symbols(text, "javascript")
+    limit = budget.qualified_budget(len(text.encode()))
+    assert sum(len(row[0]) for row in index.rows) <= limit
+    assert len(index.rows) == limit // (len(name) + 4)  # the class and the methods that fit
+    line = len(index.rows) + 1
+    assert index.error_note == (f"[nesting] The qualified names pass 4 characters per byte of the file at line {line}; "
+                                "the symbols from there on are not indexed.")
+
+
+def test_one_line_of_minified_definitions_scans_linear_bytes() -> None:
+    def minified(n: int) -> str:
+        return "function f(){return 1};" * n
+
+    small = work("scanned", lambda: build_symbols(minified(5_000), "javascript"))
+    large = work("scanned", lambda: build_symbols(minified(10_000), "javascript"))
+    assert 0 < small and large <= 2.2 * small
+    assert len(build_symbols(minified(3), "javascript").rows) == 3
+
+
+def test_definitions_after_a_long_line_look_back_once_per_line() -> None:
+    def after_blanks(n: int) -> str:  # a line of blanks above n definitions: each asks whether it has text
+        return "x" + " " * 100_000 + "\n" + "function f(){return 1};" * n + "\n"
+
+    small = work("scanned", lambda: build_symbols(after_blanks(2_000), "javascript"))
+    large = work("scanned", lambda: build_symbols(after_blanks(4_000), "javascript"))
+    assert large - small <= 2.2 * 2_000 * 64  # the blank line is read once, not once per definition
+
+
+def test_nested_brackets_walk_linear_nodes_with_a_syntax_note() -> None:
+    def brackets(n: int) -> str:
+        return "x = " + "[" * n + "\n"
+
+    small = work("walked", lambda: build_symbols(brackets(20_000), "python"))
+    large = work("walked", lambda: build_symbols(brackets(40_000), "python"))
+    assert 0 < small and large <= 2.2 * small
+    assert build_symbols(brackets(20_000), "python").error_note == (
+        "[syntax] The python parser found an error at line 1, column 1; symbols near it may be missing.")
+
+
+def test_a_syntax_error_elsewhere_still_finds_every_definition() -> None:
+    text = "def a():\n    pass\n\nclass B:\n    def c(self):\n        x = [[[\n\ndef d():\n    pass\n"
+    index = build_symbols(text, "python")
+    assert [row[0] for row in index.rows][:3] == ["a", "B", "B.c"]
+    assert index.errors
+
+
+def test_a_parse_past_its_budget_is_text_without_symbols(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(budget, "PARSE_SECONDS", 0.0)
+    parses = budget.WORK["parses"]
+    index = build_symbols("def f():\n    return 1\n" * 2_000, "python")
+    assert budget.WORK["parses"] == parses + 1
+    assert index.unparsed and index.rows == [] and index.line_count == 4_000
+    assert index.error_note == ("[syntax] The python parser did not finish within 0 seconds; the file is shown as "
+                                "text, without symbols.")
+    again = SymbolIndex.from_tuple(index.to_tuple())  # the signed cache keeps the verdict (no second parse)
+    assert again.unparsed and again.error_note == index.error_note
+
+
+def test_open_shows_a_parse_past_its_budget_as_text_with_the_note(monkeypatch: pytest.MonkeyPatch, ws: Path,
+                                                                 dispatcher) -> None:
+    monkeypatch.setattr(budget, "PARSE_SECONDS", 0.0)
+    (ws / "slow.py").write_text("def f():\n    return 1\n")
+    assert body(dispatcher.execute("/open slow.py").text) == (
+        "Opened slow.py\n---\ndef f():\n    return 1\n\n"
+        "[syntax] The python parser did not finish within 0 seconds; the file is shown as text, without symbols.")
+    assert body(dispatcher.execute("/open slow.py#f").text).startswith("ERROR(BLOCK_NOT_FOUND): ")
+
+
+def test_the_real_program_opens_deep_nesting_with_the_note(ws: Path) -> None:
+    (ws / "nest.js").write_text(nested(3_000))
+    reply = run_stringsh(["-c", "/open nest.js"], cwd=ws)
+    out = reply.stdout.decode()
+    assert reply.returncode == 0, reply.stderr.decode()
+    assert "\nSymbols (64), open one with /open nest.js#<id>:\n  #A " in out
+    assert out.endswith(
+        "  … and 4 more: /symbols * nest.js\n"
+        "[nesting] Definitions nested more than 64 deep are not indexed (the first at line 1); their lines are in the "
+        "symbol that holds them.\n")
