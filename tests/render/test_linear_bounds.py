@@ -30,7 +30,7 @@ def nested(n: int) -> str:
 def test_nested_classes_cost_linear_work_and_stop_at_the_nesting_limit() -> None:
     small = work("qualified", lambda: build_symbols(nested(2_000), "javascript"))
     large = work("qualified", lambda: build_symbols(nested(4_000), "javascript"))
-    assert 0 < small and large <= 2.2 * small
+    assert small > 0 and large <= 2.2 * small
     index = build_symbols(nested(2_000), "javascript")
     assert len(index.rows) == budget.MAX_NESTING
     assert max(row[0] for row in index.rows) == ".".join(["A", "m"] * 32)  # 64 parts at most
@@ -61,7 +61,7 @@ def test_one_line_of_minified_definitions_scans_linear_bytes() -> None:
 
     small = work("scanned", lambda: build_symbols(minified(5_000), "javascript"))
     large = work("scanned", lambda: build_symbols(minified(10_000), "javascript"))
-    assert 0 < small and large <= 2.2 * small
+    assert small > 0 and large <= 2.2 * small
     assert len(build_symbols(minified(3), "javascript").rows) == 3
 
 
@@ -80,7 +80,7 @@ def test_nested_brackets_walk_linear_nodes_with_a_syntax_note() -> None:
 
     small = work("walked", lambda: build_symbols(brackets(20_000), "python"))
     large = work("walked", lambda: build_symbols(brackets(40_000), "python"))
-    assert 0 < small and large <= 2.2 * small
+    assert small > 0 and large <= 2.2 * small
     assert build_symbols(brackets(20_000), "python").error_note == (
         "[syntax] The python parser found an error at line 1, column 1; symbols near it may be missing.")
 

@@ -2,10 +2,11 @@
 
 A parse and the walk finding its definitions share a time budget (`PARSE_SECONDS`, checked from the parser's
 progress callback, which stops the C code within a few tokens, and every few thousand nodes of the walk); a file
-past it opens as text with a `[syntax]` note and no symbols. Definitions nested more than `MAX_NESTING` deep are not indexed (a qualified name has at most that many
-parts), and the qualified names of one file may hold at most `QUALIFIED_PER_BYTE` characters per byte of it (plus
-`QUALIFIED_FLOOR`): a thousand methods of a class whose name is a megabyte long would otherwise make a gigabyte of
-names. `WORK` counts what indexing looked at, so tests prove linear growth by counting, never by the clock.
+past it opens as text with a `[syntax]` note and no symbols. Definitions nested more than `MAX_NESTING` deep are
+not indexed (a qualified name has at most that many parts), and the qualified names of one file may hold at most
+`QUALIFIED_PER_BYTE` characters per byte of it (plus `QUALIFIED_FLOOR`): a thousand methods of a class whose name
+is a megabyte long would otherwise make a gigabyte of names. `WORK` counts what indexing looked at, so tests prove
+linear growth by counting, never by the clock.
 """
 
 from __future__ import annotations
