@@ -94,6 +94,7 @@ def test_a_syntax_error_elsewhere_still_finds_every_definition() -> None:
 
 def test_a_parse_past_its_budget_is_text_without_symbols(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(budget, "PARSE_SECONDS", 0.0)
+    monkeypatch.setattr(budget, "PARSE_SECONDS_PER_MIB", 0.0)
     parses = budget.WORK["parses"]
     index = build_symbols("def f():\n    return 1\n" * 2_000, "python")
     assert budget.WORK["parses"] == parses + 1
@@ -107,6 +108,7 @@ def test_a_parse_past_its_budget_is_text_without_symbols(monkeypatch: pytest.Mon
 def test_open_shows_a_parse_past_its_budget_as_text_with_the_note(monkeypatch: pytest.MonkeyPatch, ws: Path,
                                                                  dispatcher) -> None:
     monkeypatch.setattr(budget, "PARSE_SECONDS", 0.0)
+    monkeypatch.setattr(budget, "PARSE_SECONDS_PER_MIB", 0.0)
     (ws / "slow.py").write_text("def f():\n    return 1\n")
     assert body(dispatcher.execute("/open slow.py").text) == (
         "Opened slow.py\n---\ndef f():\n    return 1\n\n"
@@ -124,3 +126,21 @@ def test_the_real_program_opens_deep_nesting_with_the_note(ws: Path) -> None:
         "  … and 4 more: /symbols * nest.js\n"
         "[nesting] Definitions nested more than 64 deep are not indexed (the first at line 1); their lines are in the "
         "symbol that holds them.\n")
+
+
+def test_a_parse_past_its_budget_is_remembered_in_memory_only(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from stringsh.render.code.cache import SymbolCache
+
+    text = "def f():\n    return 1\n" * 20_000  # past the size the cache keeps on disk
+    seconds, per_mib = budget.PARSE_SECONDS, budget.PARSE_SECONDS_PER_MIB
+    monkeypatch.setattr(budget, "PARSE_SECONDS", 0.0)
+    monkeypatch.setattr(budget, "PARSE_SECONDS_PER_MIB", 0.0)
+    cache = SymbolCache(tmp_path / "cache", key=lambda: b"k" * 32)
+    assert cache.symbols(text, "python").unparsed
+    assert not list((tmp_path / "cache").glob("*.sym"))  # a busy moment does not outlive the process
+    parses = budget.WORK["parses"]
+    assert cache.symbols(text, "python").unparsed and budget.WORK["parses"] == parses  # nor is it paid twice
+    monkeypatch.setattr(budget, "PARSE_SECONDS", seconds)
+    monkeypatch.setattr(budget, "PARSE_SECONDS_PER_MIB", per_mib)
+    fresh = SymbolCache(tmp_path / "cache", key=lambda: b"k" * 32).symbols(text, "python")
+    assert not fresh.unparsed and len(fresh.rows) == 20_000 and list((tmp_path / "cache").glob("*.sym"))

@@ -1,11 +1,11 @@
 """Bounds on indexing one source file, so a small hostile file costs no more than a large ordinary one.
 
-A parse and the walk finding its definitions share a time budget (`PARSE_SECONDS`, checked from the parser's
-progress callback, which stops the C code within a few tokens, and every few thousand nodes of the walk); a file
-past it opens as text with a `[syntax]` note and no symbols. Definitions nested more than `MAX_NESTING` deep are
-not indexed (a qualified name has at most that many parts), and the qualified names of one file may hold at most
-`QUALIFIED_PER_BYTE` characters per byte of it (plus `QUALIFIED_FLOOR`): a thousand methods of a class whose name
-is a megabyte long would otherwise make a gigabyte of names. `WORK` counts what indexing looked at, so tests prove
+A parse and the walk finding its definitions share a time budget (`PARSE_SECONDS` and more per MiB, checked from the
+parser's progress callback, which stops the C code within a few tokens, and every few thousand nodes of the walk); a
+file past it opens as text with a `[syntax]` note and no symbols. Definitions nested more than `MAX_NESTING` deep
+are not indexed (a qualified name has at most that many parts), and the qualified names of one file may hold at most
+`QUALIFIED_PER_BYTE` characters per byte of it (plus `QUALIFIED_FLOOR`): a thousand methods of a class whose name is
+a megabyte long would otherwise make a gigabyte of names. `WORK` counts what indexing looked at, so tests prove
 linear growth by counting, never by the clock.
 """
 
@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Query, Tree
 
-#: Seconds one file's parse and definition query may take together (an ordinary 5 MB file takes about one).
+#: Seconds one file's parse and definition walk may take together, plus PARSE_SECONDS_PER_MIB for each MiB of it
+#: (an ordinary 2 MiB JavaScript file parses in about one second, three on a busy machine).
 PARSE_SECONDS = 5.0
+PARSE_SECONDS_PER_MIB = 2.0
 #: Definitions nested deeper than this are not indexed; their lines stay inside the symbol that holds them.
 MAX_NESTING = 64
 #: Characters of qualified names one index may hold per byte of its file, and at least.
@@ -37,8 +39,8 @@ WORK: Counter[str] = Counter()
 class Budget:
     """One file's time budget: `parse` and `definitions` return None once it is spent (`exceeded` says so)."""
 
-    def __init__(self, seconds: float | None = None) -> None:
-        self.seconds = PARSE_SECONDS if seconds is None else seconds
+    def __init__(self, size: int) -> None:
+        self.seconds = PARSE_SECONDS + PARSE_SECONDS_PER_MIB * size / (1 << 20)
         self.deadline = time.monotonic() + self.seconds
         self.exceeded = False
 

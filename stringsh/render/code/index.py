@@ -136,11 +136,11 @@ def build_symbols(text: str, language: str, data: bytes | None = None) -> Symbol
     loaded = grammar(language)
     data = encode_source(text) if data is None else data
     lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
-    budget = Budget()
+    budget = Budget(len(data))
     tree = budget.parse(loaded.parser(), data)
     nodes = budget.definitions(loaded.defs, loaded.kinds, tree.root_node) if tree is not None else None
     if tree is None or nodes is None:
-        note = (f"[syntax] The {language} parser did not finish within {budget.seconds:g} seconds; the file is shown "
+        note = (f"[syntax] The {language} parser did not finish within {budget.seconds:.0f} seconds; the file is shown "
                 "as text, without symbols.")
         return SymbolIndex(language, lines, notes=[note], unparsed=True).derive()
     rows, notes = _rows(loaded, nodes, data)
