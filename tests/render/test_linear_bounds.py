@@ -144,3 +144,17 @@ def test_a_parse_past_its_budget_is_remembered_in_memory_only(monkeypatch: pytes
     monkeypatch.setattr(budget, "PARSE_SECONDS_PER_MIB", per_mib)
     fresh = SymbolCache(tmp_path / "cache", key=lambda: b"k" * 32).symbols(text, "python")
     assert not fresh.unparsed and len(fresh.rows) == 20_000 and list((tmp_path / "cache").glob("*.sym"))
+
+
+def test_refs_in_nested_brackets_walk_linear_nodes(ws: Path, dispatcher) -> None:
+    def refs(n: int) -> tuple[str, int]:
+        (ws / f"b{n}.py").write_text("x = " + "[" * n + "\n")
+        before = budget.WORK["walked"]
+        text = body(dispatcher.execute(f"/symbols --refs x b{n}.py").text)
+        return text, budget.WORK["walked"] - before
+
+    text, small = refs(20_000)
+    assert text.startswith('References to "x" in b20000.py: 1 occurrence in 1 file\n---\nb20000.py:1:1: x = [[[')
+    assert text.endswith("\n1 occurrence in 1 file; 1 source file indexed; scanned 1 file (1 entry)")
+    _, large = refs(40_000)
+    assert small > 0 and large <= 2.2 * small

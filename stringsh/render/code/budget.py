@@ -37,7 +37,7 @@ WORK: Counter[str] = Counter()
 
 
 class Budget:
-    """One file's time budget: `parse` and `definitions` return None once it is spent (`exceeded` says so)."""
+    """One file's time budget: `parse` and `captures` return None once it is spent (`exceeded` says so)."""
 
     def __init__(self, size: int) -> None:
         self.seconds = PARSE_SECONDS + PARSE_SECONDS_PER_MIB * size / (1 << 20)
@@ -59,10 +59,11 @@ class Budget:
             self.exceeded = True
             return None
 
-    def definitions(self, query: Query, kinds: frozenset[str], root: Node) -> list[Node] | None:
-        """The nodes `query` captures (nodes of the types `kinds`), None when the budget ran out first. The query
-        runs in C on each part of the tree without errors; error nodes are walked here, a child at a time: a
-        query cursor pays for a flat run of error tokens (thousands of `[`) with the square of their number."""
+    def captures(self, query: Query, kinds: frozenset[str], root: Node, capture: str = "def") -> list[Node] | None:
+        """The nodes `query` captures as `capture` (nodes of the types `kinds`: the definitions, or the identifiers
+        for `/symbols --refs`), None when the budget ran out first. The query runs in C on each part of the tree
+        without errors; error nodes are walked here, a child at a time: a query cursor pays for a flat run of error
+        tokens (thousands of `[`) with the square of their number."""
         from tree_sitter import QueryCursor
 
         if self._spent():
@@ -73,7 +74,7 @@ class Budget:
             node = stack.pop()
             if not node.has_error:
                 WORK["queries"] += 1
-                found += QueryCursor(query).captures(node).get("def", [])
+                found += QueryCursor(query).captures(node).get(capture, [])
                 continue
             if node.is_named and node.type in kinds:
                 found.append(node)

@@ -138,7 +138,7 @@ def build_symbols(text: str, language: str, data: bytes | None = None) -> Symbol
     lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
     budget = Budget(len(data))
     tree = budget.parse(loaded.parser(), data)
-    nodes = budget.definitions(loaded.defs, loaded.kinds, tree.root_node) if tree is not None else None
+    nodes = budget.captures(loaded.defs, loaded.kinds, tree.root_node) if tree is not None else None
     if tree is None or nodes is None:
         note = (f"[syntax] The {language} parser did not finish within {budget.seconds:.0f} seconds; the file is shown "
                 "as text, without symbols.")
