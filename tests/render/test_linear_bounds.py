@@ -65,6 +65,24 @@ def test_one_line_of_minified_definitions_scans_linear_bytes() -> None:
     assert len(build_symbols(minified(3), "javascript").rows) == 3
 
 
+def test_parents_and_siblings_of_many_definitions_on_one_node_cost_linear_work() -> None:
+    """tree-sitter's own `parent` and sibling calls count children from the root: asked of each of n children of
+    one node they cost n²; the family walk lists them once."""
+    def minified(n: int) -> str:
+        return "function f(){return 1};" * n
+
+    def declarators(n: int) -> str:
+        return "const " + ",".join(f"a{i}=()=>1" for i in range(n)) + ";\n"
+
+    for make in (minified, declarators):
+        small = work("family", lambda make=make: build_symbols(make(5_000), "javascript"))
+        large = work("family", lambda make=make: build_symbols(make(10_000), "javascript"))
+        assert small > 0 and large <= 2.2 * small, make
+    index = build_symbols("const a = () => 1, b = function () {};\nexport const c = () => 2;\n", "javascript")
+    assert [(row[0], row[3], row[5], row[6]) for row in index.rows] == [("a", 0, 6, 17), ("b", 0, 19, 38),
+                                                                        ("c", 1, 39, 64)]
+
+
 def test_definitions_after_a_long_line_look_back_once_per_line() -> None:
     def after_blanks(n: int) -> str:  # a line of blanks above n definitions: each asks whether it has text
         return "x" + " " * 100_000 + "\n" + "function f(){return 1};" * n + "\n"

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from stringsh.render.blockids import number_slugs
 from stringsh.render.code.budget import MAX_NESTING, QUALIFIED_PER_BYTE, WORK, Budget, qualified_budget
+from stringsh.render.code.family import Family
 from stringsh.render.code.languages import Grammar, Rule, grammar
 
 if TYPE_CHECKING:
@@ -143,7 +144,7 @@ def build_symbols(text: str, language: str, data: bytes | None = None) -> Symbol
         note = (f"[syntax] The {language} parser did not finish within {budget.seconds:.0f} seconds; the file is shown "
                 "as text, without symbols.")
         return SymbolIndex(language, lines, notes=[note], unparsed=True).derive()
-    rows, notes = _rows(loaded, nodes, data)
+    rows, notes = _rows(loaded, nodes, data, Family(tree.root_node, nodes))
     return SymbolIndex(language, lines, rows, syntax_errors(tree.root_node), notes).derive()
 
 
@@ -165,7 +166,7 @@ def syntax_errors(root: Node, limit: int = 20) -> list[tuple[int, int]]:
 Row = tuple[str, str, str, int, int, int, int, int]
 
 
-def _rows(loaded: Grammar, nodes: list[Node], data: bytes) -> tuple[list[Row], list[str]]:
+def _rows(loaded: Grammar, nodes: list[Node], data: bytes, family: Family) -> tuple[list[Row], list[str]]:
     """The definitions' rows in source order, and the notes saying what was left out: each qualified name is its
     parent's plus one part (never rebuilt from the root), at most MAX_NESTING parts and within the file's
     qualified budget, so the rows grow with the file, not with the square of its nesting."""
@@ -187,7 +188,7 @@ def _rows(loaded: Grammar, nodes: list[Node], data: bytes) -> tuple[list[Row], l
             if qualifier:
                 stack.append((node.end_byte, _join(stack, qualifier), "impl"))
             continue
-        named = _name(rule, node, data)
+        named = _name(rule, node, data, family)
         if named is None:
             continue
         name, qualifier = named
@@ -198,7 +199,7 @@ def _rows(loaded: Grammar, nodes: list[Node], data: bytes) -> tuple[list[Row], l
             notes.append(f"[nesting] The qualified names pass {QUALIFIED_PER_BYTE} characters per byte of the file at "
                          f"line {node.start_point.row + 1}; the symbols from there on are not indexed.")
             break
-        first, last = _extent(rule, node, data, lines)
+        first, last = _extent(rule, node, data, lines, family)
         end_row = last.end_point.row + (1 if last.end_point.column > 0 else 0)
         rows.append((qualified, name, kind, first.start_point.row, max(end_row, first.start_point.row + 1),
                      first.start_byte, last.end_byte, len(stack)))
@@ -237,7 +238,7 @@ def _qualifier_name(node: Node, data: bytes) -> str:
     return _text(node.child_by_field_name("type"), data).split("<", 1)[0].strip()
 
 
-def _name(rule: Rule, node: Node, data: bytes) -> tuple[str, str] | None:
+def _name(rule: Rule, node: Node, data: bytes, family: Family) -> tuple[str, str] | None:
     """(name, qualifier written in the definition: `P` of C++'s `void P::g()`, a Go receiver's type) or None for
     a node that defines nothing nameable (an anonymous struct, `const x = 1`)."""
     kind = node.type
@@ -248,8 +249,9 @@ def _name(rule: Rule, node: Node, data: bytes) -> tuple[str, str] | None:
     if kind == "function_definition" and rule.name in ("c", "cpp"):
         return _declarator_name(node, data)
     target = node.child_by_field_name("name")
-    if target is None and node.parent is not None and node.parent.type == "type_definition":
-        target = node.parent.child_by_field_name("declarator")  # `typedef struct { … } name;`
+    parent = family.parent(node) if target is None else None
+    if parent is not None and parent.type == "type_definition":
+        target = parent.child_by_field_name("declarator")  # `typedef struct { … } name;`
     if target is None:
         return None
     name = _text(target, data).replace("::", ".")
@@ -281,7 +283,7 @@ def _descendants(node: Node) -> list[Node]:
     return out
 
 
-def _extent(rule: Rule, node: Node, data: bytes, lines: _Lines) -> tuple[Node, Node]:
+def _extent(rule: Rule, node: Node, data: bytes, lines: _Lines, family: Family) -> tuple[Node, Node]:
     """(first, last) nodes of a definition: its wrappers (decorators, `export`, a one-definition `const`, a
     `template<…>`, a `typedef` or declaration of the struct it defines) and the comments and attributes right
     above it; a `;` right after it ends it."""
@@ -290,19 +292,19 @@ def _extent(rule: Rule, node: Node, data: bytes, lines: _Lines) -> tuple[Node, N
     # A wrapper starts before the definition: on its line (`export `, `const f =`) or above it (decorators,
     # `template<…>`); only a C declaration may start where its struct does. Parents cost more than this test.
     if above or rule.name in ("c", "cpp") or lines.before(node):
-        parent = node.parent
-        while parent is not None and parent.type in rule.wrappers and _sole_definition(parent, outer):
-            outer, parent = parent, parent.parent
+        parent = family.parent(node)
+        while parent is not None and parent.type in rule.wrappers and _sole_definition(parent, outer, family):
+            outer, parent = parent, family.parent(parent)
         if outer is not node:
             above = lines.above(outer)
     first = outer
-    sibling = first.prev_named_sibling if above else None
+    sibling = family.prev_sibling(first, named=True) if above else None
     while sibling is not None and sibling.type in rule.leading and _right_above(sibling, first):
-        before = sibling.prev_sibling
+        before = family.prev_sibling(sibling)
         if before is not None and before.end_point.row == sibling.start_point.row and before.type not in rule.leading:
             break  # a comment after code on its line belongs to that code
-        first, sibling = sibling, sibling.prev_named_sibling
-    after = outer.next_sibling if data[outer.end_byte : outer.end_byte + 1] == b";" else None
+        first, sibling = sibling, family.prev_sibling(sibling, named=True)
+    after = family.next_sibling(outer) if data[outer.end_byte : outer.end_byte + 1] == b";" else None
     if after is not None and after.type == ";" and after.start_point.row == outer.end_point.row:
         return first, after  # `struct s { … };`, an interface's `area(): number;`: the `;` ends the definition
     return first, outer
@@ -350,11 +352,10 @@ class _Lines:
         return found
 
 
-def _sole_definition(parent: Node, child: Node) -> bool:
+def _sole_definition(parent: Node, child: Node, family: Family) -> bool:
     """Whether `parent` wraps only this definition (a `const a = () => 1, b = 2` is not one definition)."""
     if parent.type in ("lexical_declaration", "variable_declaration", "declaration", "type_declaration"):
-        named = [n for n in parent.named_children if n.type not in ("comment",)]
-        return len([n for n in named if n.type in ("variable_declarator", "type_spec", "init_declarator")]) <= 1 and (
+        return family.declarators(parent) <= 1 and (
             parent.type != "declaration" or child.type in ("struct_specifier", "union_specifier", "enum_specifier")
         )
     return True
