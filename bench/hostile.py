@@ -3,8 +3,9 @@ three sizes, with time and peak memory beside a reference of the same size measu
 
 Cases (the hostile input, then its reference):
 - `/open` and `/symbols m` of nested JavaScript classes `class A{m(){` x N (closed) against a JavaScript file of
-  as many bytes of ordinary functions;
+  as many bytes of ordinary functions (named `m0`, `m1`, …, so the search parses it too);
 - `/open` of one minified line `function f(){return 1};` x n against the same functions one a line;
+- `/open` of one `const a0=()=>1,a1=()=>1,…` of n arrow functions against n `const` lines;
 - `/open` of a Python file of nested `[` against a Python file of as many bytes of ordinary lines;
 - a Codex patch whose chunk almost matches at every line of the file (n `x` lines, a chunk of n/10 `x` lines then a
   line the file holds only at its top) against a patch of as many lines that matches at the file's end.
@@ -13,7 +14,7 @@ timed); its peak memory is the process's maximum RSS (`os.wait4`), start-up incl
 ratios that stay flat while the size doubles: before the bounds, the nested case grew with the square of N (30 s and
 788 MB at N = 8,000) and the others likewise.
 
-    python bench/hostile.py [--scale 1.0]
+    python bench/hostile.py [--scale 1.0] [--only TEXT]
 
 `--scale` multiplies every size (0.25 for a quick look on a busy machine).
 """
@@ -73,7 +74,7 @@ def same_size(line: str, size: int) -> str:
 def cases(scale: float) -> list[tuple[str, list[int], object]]:
     def nested(n: int) -> tuple[str, str, str, str]:
         text = "class A{m(){" * n + "}}" * n + "\n"
-        return "f.js", text, same_size("function g{i}() {{ return {i}; }}\n", len(text)), "/open f.js"
+        return "f.js", text, same_size("function m{i}() {{ return {i}; }}\n", len(text)), "/open f.js"
 
     def nested_search(n: int) -> tuple[str, str, str, str]:
         name, text, reference, _ = nested(n)
@@ -81,6 +82,10 @@ def cases(scale: float) -> list[tuple[str, list[int], object]]:
 
     def minified(n: int) -> tuple[str, str, str, str]:
         return "f.js", "function f(){return 1};" * n + "\n", "function f(){return 1};\n" * n, "/open f.js"
+
+    def declarators(n: int) -> tuple[str, str, str, str]:
+        text = "const " + ",".join(f"a{i}=()=>1" for i in range(n)) + ";\n"
+        return "f.js", text, "".join(f"const a{i}=()=>1;\n" for i in range(n)), "/open f.js"
 
     def brackets(n: int) -> tuple[str, str, str, str]:
         text = "x = " + "[" * n + "\n"
@@ -100,6 +105,7 @@ def cases(scale: float) -> list[tuple[str, list[int], object]]:
         ("nested classes: /open", sizes(2_000, 4_000, 8_000), nested),
         ("nested classes: /symbols m", sizes(2_000, 4_000, 8_000), nested_search),
         ("minified line: /open", sizes(25_000, 50_000, 100_000), minified),
+        ("one const, n arrows: /open", sizes(25_000, 50_000, 100_000), declarators),
         ("nested [ (Python): /open", sizes(500_000, 1_000_000, 2_000_000), brackets),
         ("Codex patch search", sizes(50_000, 100_000, 200_000), codex),
     ]
@@ -108,11 +114,14 @@ def cases(scale: float) -> list[tuple[str, list[int], object]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--only", default="", help="run the cases whose title holds this text")
     args = parser.parse_args()
     isolate_user_state()
     print(f"{'case':<28} {'size':>9} {'bytes':>9} {'time':>8} {'ref':>8} {'x ref':>6} {'peak':>7} {'ref':>7} "
           f"{'x ref':>6}")
     for title, sizes, make in cases(args.scale):
+        if args.only not in title:
+            continue
         for size in sizes:
             with tempfile.TemporaryDirectory(prefix="stringsh-bench-hostile-") as folder:
                 root = Path(folder) / "ws"
