@@ -3,7 +3,8 @@
 tree-sitter answers `node.parent`, `prev_named_sibling` and `next_sibling` by descending from the root and counting
 children along the way, so asking them of each of 300,000 definitions on one minified line (all children of one
 node) costs the square of their number. One cursor walk instead visits only the nodes that hold a definition's start
-and their siblings, remembers each visited node's parent, and lists a parent's children once.
+and their siblings (up to the last definition), remembers the parents of those that hold one, and lists a parent's
+children once when a definition asks for its siblings.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ class Family:
     """Parents and siblings of the nodes on the way from `root` to each of `nodes` (their siblings included)."""
 
     def __init__(self, root: Node, nodes: list[Node]) -> None:
-        self._parents: dict[int, Node] = {}
+        self._parents: dict[int, Node] = {}  # the nodes holding a definition's start, and listed children
         self._children: dict[int, tuple[list[Node], dict[int, int]]] = {}
         self._declarators: dict[int, int] = {}
         starts = sorted({node.start_byte for node in nodes})
+        if not starts:
+            return
         cursor = root.walk()
         stack = [root]
         more = cursor.goto_first_child()
@@ -32,11 +35,14 @@ class Family:
             node = cursor.node
             assert node is not None
             WORK["family"] += 1
-            self._parents[node.id] = stack[-1]
+            if node.start_byte > starts[-1]:
+                break  # every node after it starts later still
             at = bisect_left(starts, node.start_byte)
-            if at < len(starts) and starts[at] < node.end_byte and cursor.goto_first_child():
-                stack.append(node)  # it holds a definition's start: go down
-                continue
+            if at < len(starts) and starts[at] < node.end_byte:
+                self._parents[node.id] = stack[-1]
+                if cursor.goto_first_child():
+                    stack.append(node)  # it holds a definition's start: go down
+                    continue
             while not cursor.goto_next_sibling():
                 if len(stack) == 1 or not cursor.goto_parent():
                     more = False
@@ -55,6 +61,8 @@ class Family:
             children = parent.children
             WORK["family"] += len(children)
             known = self._children[parent.id] = (children, {child.id: i for i, child in enumerate(children)})
+            for child in children:
+                self._parents.setdefault(child.id, parent)
         children, index = known
         return (children, index[node.id]) if node.id in index else None
 
