@@ -1,4 +1,4 @@
-"""Benchmark: small hostile files cost what ordinary files of their size cost (issue 36, finding 6), each case at
+"""Benchmark: small hostile files cost what ordinary files of their size cost, each case at
 three sizes, with time and peak memory beside a reference of the same size measured in the same run.
 
 Cases (the hostile input, then its reference):

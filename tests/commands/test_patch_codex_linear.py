@@ -1,4 +1,4 @@
-"""Codex patch search is linear in the file's and the chunk's lines (issue 36, finding 6): each file's lines are
+"""Codex patch search is linear in the file's and the chunk's lines: each file's lines are
 numbered once and a chunk is found by one pass from the cursor, so a 60 KB chunk against a 200,000-line file costs
 the sum of their sizes, not the product. Proved by counting the lines looked at (codexpatch.WORK), never by the
 clock; in-process, on real files."""

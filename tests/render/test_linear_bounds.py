@@ -1,4 +1,4 @@
-"""Symbol indexing is linear in the file's size on hostile input (issue 36, finding 6), proved by counting the work
+"""Symbol indexing is linear in the file's size on hostile input, proved by counting the work
 budget.WORK records (characters of qualified names built, bytes the look-backs read, nodes walked, queries run),
 never by the clock; and the notes that say what was cut: nesting past MAX_NESTING, qualified names past their
 budget, a parse past its time budget (the file is text, without symbols)."""
