@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
+from stringsh.render.code.budget import Budget
 from stringsh.render.code.index import SymbolIndex, build_symbols
 from stringsh.render.code.languages import grammar, language_of
 from stringsh.workspace import decode
@@ -282,17 +283,19 @@ def _key(found: SearchFile, masking: int) -> Key | None:
 
 def _refs(ws: Workspace, rel: str, text: str, language: str, name: str, result: SearchResult, most: int) -> None:
     """Identifiers spelled `name` as shown (syntactic: every identifier node with that text, definitions included;
-    an identifier masking changes is its mask, never its own text)."""
-    from tree_sitter import QueryCursor
-
+    an identifier masking changes is its mask, never its own text). Within the parse's time budget (a file past it
+    has no identifiers, as it has no symbols)."""
     shown = ws.redactor
     if shown(name) != name:
         return  # a name that is itself a secret: no identifier is shown so
     loaded = grammar(language)
     data = text.encode("utf-8", "surrogatepass")
-    tree = loaded.parser().parse(data)
+    budget = Budget(len(data))
+    tree = budget.parse(loaded.parser(), data)
+    nodes = budget.captures(loaded.identifiers, loaded.rule.identifiers, tree.root_node, "id") if tree else None
+    if nodes is None:
+        return
     wanted = name.encode("utf-8", "surrogatepass")
-    nodes = QueryCursor(loaded.identifiers).captures(tree.root_node).get("id", [])
     if shown.meets_mask(name):  # the mask's own text: each identifier compared as it is shown
         rows = sorted({(n.start_point.row, n.start_point.column) for n in nodes
                        if shown(data[n.start_byte : n.end_byte].decode("utf-8", "surrogatepass")) == name})

@@ -11,6 +11,7 @@ matches nothing writes nothing, and one undo takes back every file.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -131,34 +132,77 @@ def parse_codex(text: str) -> list[FileOp]:
     return ops
 
 
-def _find(old: list[str], want: list[str], start: int, at_end: bool) -> int:
-    """The first index >= start where `want` stands in `old` (at the end only, with `at_end`); -1 for none."""
-    if at_end:
-        index = len(old) - len(want)
-        return index if index >= start and old[index:] == want else -1
-    for index in range(start, len(old) - len(want) + 1):
-        if old[index : index + len(want)] == want:
-            return index
-    return -1
+#: Work done locating chunks: "compared" counts lines looked at (tests prove the search linear by counting).
+WORK: Counter[str] = Counter()
+
+
+class _Lines:
+    """A file's lines as small numbers (equal lines, equal numbers), so a chunk is found by one pass over the file
+    from the cursor (Knuth-Morris-Pratt over the numbers), never by comparing slices at every offset: a 60 KB chunk
+    against 200,000 lines costs the sum of their lengths, not the product."""
+
+    def __init__(self, old: list[str]) -> None:
+        self.numbers: dict[str, int] = {}
+        self.seq = [self.numbers.setdefault(line, len(self.numbers)) for line in old]
+
+    def find(self, want: list[str], start: int, at_end: bool) -> int:
+        """The first index >= start where `want` stands (at the end only, with `at_end`); -1 for none."""
+        seq = self.seq
+        pattern = [self.numbers.get(line, -1) for line in want]
+        WORK["compared"] += len(pattern)
+        if at_end:
+            index = len(seq) - len(pattern)
+            return index if index >= start and seq[index:] == pattern else -1
+        if -1 in pattern:
+            return -1  # a line the file does not hold
+        if not pattern:
+            return start if start <= len(seq) else -1
+        fallback = _failure(pattern)
+        matched = 0
+        for index in range(start, len(seq)):
+            number = seq[index]
+            while matched and pattern[matched] != number:
+                matched = fallback[matched - 1]
+            if pattern[matched] == number:
+                matched += 1
+                if matched == len(pattern):
+                    WORK["compared"] += index + 1 - start
+                    return index + 1 - matched
+        WORK["compared"] += max(0, len(seq) - start)
+        return -1
+
+
+def _failure(pattern: list[int]) -> list[int]:
+    """KMP's table: for each prefix, the length of its longest proper prefix that is also its suffix."""
+    table = [0] * len(pattern)
+    length = 0
+    for index in range(1, len(pattern)):
+        while length and pattern[index] != pattern[length]:
+            length = table[length - 1]
+        if pattern[index] == pattern[length]:
+            length += 1
+        table[index] = length
+    return table
 
 
 def _hunks(text: str, op: FileOp, rel: str) -> list[Hunk]:
     """Each chunk located in `text` as an exact unified hunk (PATCH_FAILED for one that matches nowhere)."""
     spans = line_spans(text)
     old = [text[begin:end] for begin, end, _ in spans]
+    lines = _Lines(old)
     unterminated = bool(spans) and spans[-1][1] == spans[-1][2]
     hunks: list[Hunk] = []
     cursor = 0
     for number, chunk in enumerate(op.chunks, 1):
         if chunk.anchor:
-            found = _find(old, [chunk.anchor], cursor, False)
+            found = lines.find([chunk.anchor], cursor, False)
             if found < 0:
                 raise PatchFailed(rel, f"Chunk {number} of {rel}: its line '@@ {chunk.anchor[:80]}' is not in the "
                                   "file after the chunk before it.", 1, 0)
             cursor = found + 1
         want = [text for kind, text in chunk.lines if kind != "+"]
         if want:
-            at = _find(old, want, cursor, chunk.at_end)
+            at = lines.find(want, cursor, chunk.at_end)
             if at < 0:
                 where = "at the end of the file" if chunk.at_end else "in the file after the chunk before it"
                 raise PatchFailed(rel, f"Chunk {number} of {rel}: its {len(want)} context and removed lines are not "

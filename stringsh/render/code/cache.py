@@ -31,7 +31,8 @@ class SymbolCache(IndexCache):
         found = self.lookup(key)
         if not isinstance(found, SymbolIndex):
             found = build_symbols(text, language, data)
-            self.put(key, found, len(text))  # type: ignore[arg-type]
+            # a parse past its time budget is remembered in memory only: a busy moment does not outlive the process
+            self.put(key, found, 0 if found.unparsed else len(text))  # type: ignore[arg-type]
         return found
 
 

@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from stringsh.render.blockids import number_slugs
+from stringsh.render.code.budget import MAX_NESTING, QUALIFIED_PER_BYTE, WORK, Budget, qualified_budget
+from stringsh.render.code.family import Family
 from stringsh.render.code.languages import Grammar, Rule, grammar
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-SYMBOL_VERSION = 2  # bumped whenever the rules find different symbols: old disk entries are not reused
+SYMBOL_VERSION = 3  # bumped whenever the rules find different symbols: old disk entries are not reused
 #: A function-like value makes `const f = () => …` a definition in JavaScript and TypeScript.
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 
@@ -47,6 +49,10 @@ class SymbolIndex:
     #: (qualified, name, kind, start, end, start_byte, end_byte, depth)
     rows: list[tuple[str, str, str, int, int, int, int, int]] = field(default_factory=list)
     errors: list[tuple[int, int]] = field(default_factory=list)
+    #: lines saying what was not indexed (`[nesting] …`, `[syntax] … did not finish …`)
+    notes: list[str] = field(default_factory=list)
+    #: the parse ran out of its time budget: the file is text without symbols
+    unparsed: bool = False
     # -- derived --
     ids: list[str] = field(default_factory=list)
     names: dict[str, list[int]] = field(default_factory=dict)
@@ -99,24 +105,26 @@ class SymbolIndex:
 
     @property
     def error_note(self) -> str:
-        """One line saying the parse found errors (symbols near them may be missing), or ""."""
-        if not self.errors:
-            return ""
-        line, column = self.errors[0]
-        more = f" and {len(self.errors) - 1} more" if len(self.errors) > 1 else ""
-        return (f"[syntax] The {self.language} parser found an error at line {line}, column {column}{more}; "
-                "symbols near it may be missing.")
+        """The lines saying the parse found errors (symbols near them may be missing) or what was not indexed, or
+        ""."""
+        lines = []
+        if self.errors:
+            line, column = self.errors[0]
+            more = f" and {len(self.errors) - 1} more" if len(self.errors) > 1 else ""
+            lines.append(f"[syntax] The {self.language} parser found an error at line {line}, column {column}{more}; "
+                         "symbols near it may be missing.")
+        return "\n".join([*lines, *self.notes])
 
     def to_tuple(self) -> tuple[Any, ...]:
-        return (SYMBOL_VERSION, self.language, self.line_count, self.rows, self.errors)
+        return (SYMBOL_VERSION, self.language, self.line_count, self.rows, self.errors, self.notes, self.unparsed)
 
     @classmethod
     def from_tuple(cls, data: tuple[Any, ...]) -> SymbolIndex:
-        if not data or data[0] != SYMBOL_VERSION or len(data) != 5:
+        if not data or data[0] != SYMBOL_VERSION or len(data) != 7:
             raise ValueError("symbol index version mismatch")
         rows = [tuple(row) for row in data[3]]
         errors = [tuple(error) for error in data[4]]
-        return cls(data[1], data[2], rows, errors).derive()  # type: ignore[arg-type]
+        return cls(data[1], data[2], rows, errors, list(data[5]), bool(data[6])).derive()  # type: ignore[arg-type]
 
 
 def encode_source(text: str) -> bytes:
@@ -124,14 +132,20 @@ def encode_source(text: str) -> bytes:
 
 
 def build_symbols(text: str, language: str, data: bytes | None = None) -> SymbolIndex:
-    """Parse a source text and index its definitions."""
+    """Parse a source text and index its definitions, within the bounds of budget.py: a file whose parse runs out
+    of time is indexed as text without symbols, with a note saying so."""
     loaded = grammar(language)
     data = encode_source(text) if data is None else data
-    tree = loaded.parser().parse(data)
-    root = tree.root_node
-    rows = _rows(loaded, root, data)
     lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
-    return SymbolIndex(language, lines, rows, syntax_errors(root)).derive()
+    budget = Budget(len(data))
+    tree = budget.parse(loaded.parser(), data)
+    nodes = budget.captures(loaded.defs, loaded.kinds, tree.root_node) if tree is not None else None
+    if tree is None or nodes is None:
+        note = (f"[syntax] The {language} parser did not finish within {budget.seconds:.0f} seconds; the file is shown "
+                "as text, without symbols.")
+        return SymbolIndex(language, lines, notes=[note], unparsed=True).derive()
+    rows, notes = _rows(loaded, nodes, data, Family(tree.root_node, nodes))
+    return SymbolIndex(language, lines, rows, syntax_errors(tree.root_node), notes).derive()
 
 
 def syntax_errors(root: Node, limit: int = 20) -> list[tuple[int, int]]:
@@ -149,39 +163,58 @@ def syntax_errors(root: Node, limit: int = 20) -> list[tuple[int, int]]:
     return sorted(found)
 
 
-def _rows(loaded: Grammar, root: Node, data: bytes) -> list[tuple[str, str, str, int, int, int, int, int]]:
-    from tree_sitter import QueryCursor
+Row = tuple[str, str, str, int, int, int, int, int]
 
+
+def _rows(loaded: Grammar, nodes: list[Node], data: bytes, family: Family) -> tuple[list[Row], list[str]]:
+    """The definitions' rows in source order, and the notes saying what was left out: each qualified name is its
+    parent's plus one part (never rebuilt from the root), at most MAX_NESTING parts and within the file's
+    qualified budget, so the rows grow with the file, not with the square of its nesting."""
     rule = loaded.rule
-    nodes = QueryCursor(loaded.defs).captures(root).get("def", [])
     nodes.sort(key=lambda node: (node.start_byte, -node.end_byte))
-    rows: list[tuple[str, str, str, int, int, int, int, int]] = []
+    rows: list[Row] = []
     stack: list[tuple[int, str, str]] = []  # (end byte, qualified name, kind) of the enclosing definitions
+    lines = _Lines(data)
+    budget, used = qualified_budget(len(data)), 0
+    deep, notes = 0, []
     for node in nodes:
         while stack and stack[-1][0] <= node.start_byte:
             stack.pop()
+        if len(stack) >= MAX_NESTING:
+            deep = deep or node.start_point.row + 1
+            continue
         if node.type in rule.qualifiers:
             qualifier = _qualifier_name(node, data)
             if qualifier:
                 stack.append((node.end_byte, _join(stack, qualifier), "impl"))
             continue
-        named = _name(rule, node, data)
+        named = _name(rule, node, data, family)
         if named is None:
             continue
         name, qualifier = named
         kind = _kind(rule, node, stack)
         qualified = _join(stack, f"{qualifier}.{name}" if qualifier else name)
-        first, last = _extent(rule, node, data)
+        used += len(qualified)
+        if used > budget:
+            notes.append(f"[nesting] The qualified names pass {QUALIFIED_PER_BYTE} characters per byte of the file at "
+                         f"line {node.start_point.row + 1}; the symbols from there on are not indexed.")
+            break
+        first, last = _extent(rule, node, data, lines, family)
         end_row = last.end_point.row + (1 if last.end_point.column > 0 else 0)
         rows.append((qualified, name, kind, first.start_point.row, max(end_row, first.start_point.row + 1),
                      first.start_byte, last.end_byte, len(stack)))
         stack.append((node.end_byte, qualified, kind))
+    if deep:
+        notes.insert(0, f"[nesting] Definitions nested more than {MAX_NESTING} deep are not indexed (the first at "
+                        f"line {deep}); their lines are in the symbol that holds them.")
     rows.sort(key=lambda row: (row[5], -row[6]))
-    return rows
+    return rows, notes
 
 
 def _join(stack: list[tuple[int, str, str]], name: str) -> str:
-    return f"{stack[-1][1]}.{name}" if stack else name
+    joined = f"{stack[-1][1]}.{name}" if stack else name
+    WORK["qualified"] += len(joined)
+    return joined
 
 
 def _text(node: Node | None, data: bytes) -> str:
@@ -205,7 +238,7 @@ def _qualifier_name(node: Node, data: bytes) -> str:
     return _text(node.child_by_field_name("type"), data).split("<", 1)[0].strip()
 
 
-def _name(rule: Rule, node: Node, data: bytes) -> tuple[str, str] | None:
+def _name(rule: Rule, node: Node, data: bytes, family: Family) -> tuple[str, str] | None:
     """(name, qualifier written in the definition: `P` of C++'s `void P::g()`, a Go receiver's type) or None for
     a node that defines nothing nameable (an anonymous struct, `const x = 1`)."""
     kind = node.type
@@ -216,8 +249,9 @@ def _name(rule: Rule, node: Node, data: bytes) -> tuple[str, str] | None:
     if kind == "function_definition" and rule.name in ("c", "cpp"):
         return _declarator_name(node, data)
     target = node.child_by_field_name("name")
-    if target is None and node.parent is not None and node.parent.type == "type_definition":
-        target = node.parent.child_by_field_name("declarator")  # `typedef struct { … } name;`
+    parent = family.parent(node) if target is None else None
+    if parent is not None and parent.type == "type_definition":
+        target = parent.child_by_field_name("declarator")  # `typedef struct { … } name;`
     if target is None:
         return None
     name = _text(target, data).replace("::", ".")
@@ -249,52 +283,79 @@ def _descendants(node: Node) -> list[Node]:
     return out
 
 
-def _extent(rule: Rule, node: Node, data: bytes) -> tuple[Node, Node]:
+def _extent(rule: Rule, node: Node, data: bytes, lines: _Lines, family: Family) -> tuple[Node, Node]:
     """(first, last) nodes of a definition: its wrappers (decorators, `export`, a one-definition `const`, a
     `template<…>`, a `typedef` or declaration of the struct it defines) and the comments and attributes right
     above it; a `;` right after it ends it."""
     outer = node
-    above = _text_above(data, node.start_byte)
+    above = lines.above(node)
     # A wrapper starts before the definition: on its line (`export `, `const f =`) or above it (decorators,
     # `template<…>`); only a C declaration may start where its struct does. Parents cost more than this test.
-    if above or rule.name in ("c", "cpp") or _text_before(data, node.start_byte):
-        parent = node.parent
-        while parent is not None and parent.type in rule.wrappers and _sole_definition(parent, outer):
-            outer, parent = parent, parent.parent
+    if above or rule.name in ("c", "cpp") or lines.before(node):
+        parent = family.parent(node)
+        while parent is not None and parent.type in rule.wrappers and _sole_definition(parent, outer, family):
+            outer, parent = parent, family.parent(parent)
         if outer is not node:
-            above = _text_above(data, outer.start_byte)
+            above = lines.above(outer)
     first = outer
-    sibling = first.prev_named_sibling if above else None
+    sibling = family.prev_sibling(first, named=True) if above else None
     while sibling is not None and sibling.type in rule.leading and _right_above(sibling, first):
-        before = sibling.prev_sibling
+        before = family.prev_sibling(sibling)
         if before is not None and before.end_point.row == sibling.start_point.row and before.type not in rule.leading:
             break  # a comment after code on its line belongs to that code
-        first, sibling = sibling, sibling.prev_named_sibling
-    after = outer.next_sibling if data[outer.end_byte : outer.end_byte + 1] == b";" else None
+        first, sibling = sibling, family.prev_sibling(sibling, named=True)
+    after = family.next_sibling(outer) if data[outer.end_byte : outer.end_byte + 1] == b";" else None
     if after is not None and after.type == ";" and after.start_point.row == outer.end_point.row:
         return first, after  # `struct s { … };`, an interface's `area(): number;`: the `;` ends the definition
     return first, outer
 
 
-def _text_before(data: bytes, start: int) -> bool:
-    """Whether `start`'s line has text before it."""
-    return bool(data[data.rfind(b"\n", 0, start) + 1 : start].strip())
+class _Lines:
+    """Whether a definition's line has text before it, and whether the line above has text, looking back over
+    blanks only (from the tree's byte column: no scan to the line start) and once per line for the line above: a
+    minified line of a hundred thousand definitions costs each of them a few bytes."""
 
+    _STEP = 64
 
-def _text_above(data: bytes, start: int) -> bool:
-    """Whether the line above `start`'s line has text (only then can a comment or attribute lead the
-    definition: most definitions follow a blank line, and looking at siblings costs more than this)."""
-    line_start = data.rfind(b"\n", 0, start) + 1
-    if line_start == 0:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.known: dict[int, bool] = {}  # line start -> whether the line above it has text
+
+    def _text_back(self, end: int, stop: int) -> bool:
+        """Whether the last line of data[stop:end] has text, read backwards a step at a time."""
+        while end > stop:
+            low = max(stop, end - self._STEP)
+            chunk = self.data[low:end]
+            WORK["scanned"] += end - low
+            newline = chunk.rfind(b"\n")
+            if chunk[newline + 1 :].strip():
+                return True
+            if newline >= 0:
+                return False
+            end = low
         return False
-    return bool(data[data.rfind(b"\n", 0, line_start - 1) + 1 : line_start].strip())
+
+    def before(self, node: Node) -> bool:
+        """Whether `node`'s line has text before it."""
+        start = node.start_byte
+        return self._text_back(start, start - node.start_point.column)
+
+    def above(self, node: Node) -> bool:
+        """Whether the line above `node`'s line has text (only then can a comment or attribute lead the
+        definition: most definitions follow a blank line, and looking at siblings costs more than this)."""
+        line_start = node.start_byte - node.start_point.column
+        if line_start == 0:
+            return False
+        found = self.known.get(line_start)
+        if found is None:
+            found = self.known[line_start] = self._text_back(line_start - 1, 0)
+        return found
 
 
-def _sole_definition(parent: Node, child: Node) -> bool:
+def _sole_definition(parent: Node, child: Node, family: Family) -> bool:
     """Whether `parent` wraps only this definition (a `const a = () => 1, b = 2` is not one definition)."""
     if parent.type in ("lexical_declaration", "variable_declaration", "declaration", "type_declaration"):
-        named = [n for n in parent.named_children if n.type not in ("comment",)]
-        return len([n for n in named if n.type in ("variable_declarator", "type_spec", "init_declarator")]) <= 1 and (
+        return family.declarators(parent) <= 1 and (
             parent.type != "declaration" or child.type in ("struct_specifier", "union_specifier", "enum_specifier")
         )
     return True

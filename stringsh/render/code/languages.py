@@ -126,6 +126,11 @@ class Grammar:
     identifiers: Query
     _local: threading.local = field(default_factory=threading.local)
 
+    @property
+    def kinds(self) -> frozenset[str]:
+        """The node types `defs` captures."""
+        return frozenset((*self.rule.defs, *self.rule.qualifiers))
+
     def parser(self) -> Parser:
         parser = getattr(self._local, "parser", None)
         if parser is None:

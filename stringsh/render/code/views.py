@@ -36,7 +36,10 @@ def span(symbol: Symbol) -> str:
 
 
 def outline(index: SymbolIndex, path: str, cap: int = OUTLINE_CAP) -> str:
-    """`Symbols (n): …` then one `#id  kind  Lx-Ly` line per symbol (capped), and the parser's note if any."""
+    """`Symbols (n): …` then one `#id  kind  Lx-Ly` line per symbol (capped), and the parser's notes if any (only
+    the note for a file whose parse ran out of time: it is text, without symbols)."""
+    if index.unparsed:
+        return index.error_note
     symbols = index.symbols
     parts: list[str] = []
     if symbols:
