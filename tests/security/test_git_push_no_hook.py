@@ -91,7 +91,7 @@ def url_for(form: str, path: Path, ws: Path) -> str:
     return rel
 
 
-@settings(max_examples=30, deadline=None,
+@settings(max_examples=20, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(kind=st.sampled_from(KINDS), form=st.sampled_from(FORMS), name=NAMES, inside=st.booleans(),
        store_inside=st.booleans(), bare_suffix=st.booleans())

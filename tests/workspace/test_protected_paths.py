@@ -179,3 +179,28 @@ def test_folder_named_by_a_git_file_is_protected(ws: Path) -> None:
     assert out == refused("/write repo/gd/hooks/pre-commit", "repo/gd/hooks/pre-commit") + "\n"
     run_stringsh(["-c", "/write src/config/app.py\nx = 1\n"], ws)
     assert (ws / "src" / "config" / "app.py").read_text() == "x = 1\n"  # an ordinary `config` folder stays writable
+
+
+@pytest.mark.parametrize("kind", ["symlinked HEAD", "dangling HEAD link", "commondir"])
+def test_git_dirs_git_takes_for_one_are_protected(ws: Path, kind: str) -> None:
+    """git takes a folder whose HEAD is a symlink to refs/… (dangling too) for a repository, and one whose
+    `commondir` names where objects and refs are: the engine refuses their hooks, and the sandbox's sweeper
+    (shell/watch.py, the same rule) finds them."""
+    from stringsh.workspace.shell.watch import GitDir, git_dirs
+
+    subprocess.run(["git", "init", "-q", "--bare", str(ws / "r" / "e::p")], check=True)
+    git_dir = ws / "r" / "e::p"
+    if kind == "commondir":
+        git_dir = ws / "linked"
+        git_dir.mkdir()
+        (git_dir / "HEAD").write_text("ref: refs/heads/x\n")
+        (git_dir / "commondir").write_text("../r/e::p\n")
+    else:
+        (git_dir / "HEAD").unlink()
+        (git_dir / "HEAD").symlink_to("refs/heads/main")
+        if kind == "symlinked HEAD":
+            (git_dir / "refs" / "heads" / "main").write_text("0" * 40 + "\n")
+    rel = git_dir.relative_to(ws).as_posix()
+    out = run_stringsh(["-c", f"/write {rel}/hooks/post-receive\n#!/bin/sh\ntouch x\n"], ws).stdout.decode()
+    assert out == refused(f"/write {rel}/hooks/post-receive", f"{rel}/hooks/post-receive") + "\n"
+    assert GitDir(rel, True) in git_dirs(ws, 10_000)
