@@ -1,4 +1,4 @@
-"""No hook of a pushed-to repository ever runs under `/git push`, whatever way git reaches it (issue 36, finding 0).
+"""No hook of a pushed-to repository ever runs under `/git push`, whatever way git reaches it.
 
 A property test builds repositories the ways git accepts them (bare, a symlinked `HEAD`, a work tree's `.git`, a
 gitdir file, a folder whose `.git` is a gitdir file, a linked git dir whose `commondir` holds the hooks), at names
@@ -6,7 +6,7 @@ with `::` and `:` inside, inside or outside the workspace, and names them by eve
 path (`./x`, relative, absolute, `file://` with escapes, a trailing slash, the `.git` left off). Through the real
 program, `/git push` refuses every target inside the workspace and pushes to the others, and the hooks (which
 append to a canary file outside the workspace) never run; then plain git pushes the same URL and the hooks do
-run, which shows each built repository and URL were real. The finding's own attack runs end to end too: planted
+run, which shows each built repository and URL were real. The reported attack runs end to end too: planted
 from the sandboxed shell, pushed with `/git push`."""
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def test_no_hook_runs_whatever_git_reaches(kind: str, form: str, name: str, insi
 
 
 @pytest.mark.needs("bwrap")
-def test_finding_0_planted_from_the_sandbox(ws: Path, tmp_path: Path) -> None:
+def test_the_attack_planted_from_the_sandbox(ws: Path, tmp_path: Path) -> None:
     """The attack as reported: from the sandboxed shell, `git init`, a remote `r/e::p`, a bare repository there
     whose HEAD is a symlink, a post-receive hook; then `/git push`. The sweeper removes the hook after the command
     (git takes the folder for a repository), and the push is refused (`r/e::p` is a path in the workspace)."""
@@ -142,7 +142,7 @@ def test_finding_0_planted_from_the_sandbox(ws: Path, tmp_path: Path) -> None:
     assert not canary.exists()
 
 
-def test_finding_0_planted_before_the_sandbox_started(ws: Path, tmp_path: Path) -> None:
+def test_the_attack_planted_before_the_sandbox_started(ws: Path, tmp_path: Path) -> None:
     """The same repository made outside any sandbox (the sweeper never saw it): plain git push runs its hook,
     `/git push` refuses it, and pushing to it through a link or a `file://` URL is refused alike."""
     canary = tmp_path / "CANARY"

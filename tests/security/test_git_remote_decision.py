@@ -88,7 +88,7 @@ def plan_refused(url: str) -> bool:
 
 
 @pytest.mark.parametrize(("url", "transport", "path"), [
-    ("r/e::p", "file", "r/e::p"),  # finding 0: `::` after a slash is part of a path
+    ("r/e::p", "file", "r/e::p"),  # `::` after a slash is part of a path
     ("./x:y", "file", "./x:y"),
     ("x@[y]/z:q", "file", "]/z:q"),
     ("a::b", "a", None),

@@ -1,4 +1,4 @@
-"""A forged journal row naming a path outside the roots (issue 36, finding 7): recovery never writes it, and it is
+"""A forged journal row naming a path outside the roots: recovery never writes it, and it is
 reported as tampering by `/changes`, `/changes ID` and `stringsh audit verify`, never shown as a rollback."""
 
 from __future__ import annotations

@@ -210,7 +210,7 @@ def test_git_dirs_git_takes_for_one_are_protected(ws: Path, kind: str) -> None:
                                     "Update File: .git/config", "Delete File: .git/config"])
 def test_a_codex_patch_says_protected_before_it_says_exists(repo: Path, header: str) -> None:
     """`*** Add File: .git/config` of an existing config: the path is protected, which is why nothing can be done
-    there, not that it exists (finding 8 of issue 36)."""
+    there, not that it exists."""
     (repo / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\n")
     patch = f"*** Begin Patch\n*** {header}\n" + ("+x\n" if header.startswith("Add") else "") + "*** End Patch\n"
     if header.startswith("Update"):

@@ -1,4 +1,4 @@
-"""`stringsh mcp --http` bounds what one caller can hold (issue 36, finding 7), against a real loopback server:
+"""`stringsh mcp --http` bounds what one caller can hold, against a real loopback server:
 sessions past `--max-sessions` refused with a coded JSON-RPC error until one ends; a connection that sends half
 its headers, or nothing, closed after `--header-timeout`; an idle keep-alive connection after `--idle-timeout`;
 two `Authorization` headers refused."""
