@@ -103,15 +103,24 @@ def _kind(name: str, fd: int) -> int:
         return 0
 
 
-def git_dir_by_kinds(kind: Callable[[str], int]) -> bool:
-    """git's own test (setup.c `is_git_directory`), leaning wide, from `kind(name)`: the file type of an entry
-    (`stat.S_IFMT` of its lstat, 0 when missing). A `HEAD` that is not a folder (a file, or a symlink, dangling or
-    not: git takes a link to `refs/…`), and `objects` and `refs` of any kind (git only asks for access), or a
-    `commondir` naming the folder that holds them. The sandbox's sweeper (shell/watch.py) uses the same rule."""
+def git_dir_by_kinds(kind: Callable[[str], int], present: Callable[[str], bool]) -> bool:
+    """git's own test (setup.c `is_git_directory`), leaning wide, from `kind(name)`, the file type of an entry
+    (`stat.S_IFMT` of its lstat, 0 when missing), and `present(name)`, whether it exists through links: a `HEAD`
+    that is not a folder (a file, or a symlink, dangling or not: git takes a link to `refs/…`), and `objects` and
+    `refs` present (of any kind: git only asks for access), or a `commondir` naming the folder that holds them. The
+    sandbox's sweeper (shell/watch.py) uses the same rule."""
     head = kind("HEAD")
     if head in (0, stat.S_IFDIR):
         return False
-    return (kind("objects") != 0 and kind("refs") != 0) or kind("commondir") != 0
+    return (present("objects") and present("refs")) or present("commondir")
+
+
+def _present(name: str, fd: int) -> bool:
+    try:
+        os.stat(name, dir_fd=fd)
+    except OSError:
+        return False
+    return True
 
 
 def looks_like_git_dir(parts: list[str], root_fd: int) -> bool:
@@ -120,7 +129,7 @@ def looks_like_git_dir(parts: list[str], root_fd: int) -> bool:
     if fd is None:
         return False
     try:
-        return git_dir_by_kinds(lambda name: _kind(name, fd))
+        return git_dir_by_kinds(lambda name: _kind(name, fd), lambda name: _present(name, fd))
     finally:
         os.close(fd)
 

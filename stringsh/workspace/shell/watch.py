@@ -72,7 +72,10 @@ def looks_like_git_dir(names: set[str], folder: str) -> bool:
         except OSError:
             return 0
 
-    return git_dir_by_kinds(kind)
+    def present(name: str) -> bool:
+        return name in names and os.path.exists(os.path.join(folder, name))
+
+    return git_dir_by_kinds(kind, present)
 
 
 def git_dirs(folder: Path, limit: int) -> list[GitDir]:
