@@ -55,17 +55,29 @@ def run_audit(args: Options) -> int:
         return 2
     folder = audit_folder(policy.root.path)
     if args.audit_command == "verify":
-        return verify(folder)
+        return verify(folder, {root.id for root in policy.roots})
     return tail(folder, args.lines, json_lines=args.json, mask=policy.redactor())
 
 
-def verify(folder: Path) -> int:
-    """The chain, its head, and the anchor the journal keeps outside both (a damaged journal: no anchor)."""
-    from stringsh.workspace import verify_audit_folder
+def verify(folder: Path, root_ids: set[str]) -> int:
+    """The chain, its head, and the anchor the journal keeps outside both (a damaged journal: no anchor); then the
+    journal's rows, none of which may name a path outside the roots (the engine never journals one)."""
+    from stringsh.workspace import journal_stray_rows, verify_audit_folder
 
     check = verify_audit_folder(folder)
     print(report(check, folder))
-    return 0 if check.ok else 1
+    strays = journal_stray_rows(folder, root_ids)
+    if strays:
+        print(tampered(strays))
+    return 0 if check.ok and not strays else 1
+
+
+def tampered(strays: list[tuple[int, str]]) -> str:
+    """The line verify prints for journal rows outside the roots: the first, and how many more."""
+    change, path = strays[0]
+    more = f" (and {len(strays) - 1} more row{'' if len(strays) == 2 else 's'})" if len(strays) > 1 else ""
+    return (f"journal TAMPERED: change {change} names a path outside the roots: {path}{more}; "
+            "recovery never writes it")
 
 
 def report(check: AuditCheck, folder: Path) -> str:

@@ -90,6 +90,11 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--host", metavar="ADDR",
                      help="with --http: listen on this address even if not loopback (a bearer token is required)")
     mcp.add_argument("--log-json", action="store_true", help="with --http: JSON log lines on stderr (docs/mcp.md)")
+    mcp.add_argument("--max-sessions", type=int, metavar="N", help="with --http: open sessions at most (64)")
+    mcp.add_argument("--header-timeout", type=float, metavar="S",
+                     help="with --http: seconds a connection gets to send a request's headers (10)")
+    mcp.add_argument("--idle-timeout", type=float, metavar="S",
+                     help="with --http: seconds an idle keep-alive connection is kept (5)")
     trust = sub.add_parser("trust", parents=[common],
                            help="let the workspace's stringsh.toml widen your policy (until it changes)")
     which = trust.add_mutually_exclusive_group()

@@ -28,3 +28,6 @@ class Options:
         self.http: str | None = None
         self.host: str | None = None
         self.log_json = False
+        self.max_sessions: int | None = None
+        self.header_timeout: float | None = None
+        self.idle_timeout: float | None = None

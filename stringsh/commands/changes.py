@@ -29,8 +29,19 @@ def when(row: ChangeRow) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.time))
 
 
-def status(row: ChangeRow) -> str:
-    """What became of a change set, or what it was: `(reverted by 4)`, `(undoes 2)`, `(reverts 2)`, ... or ""."""
+#: A change set whose journal rows name a path outside the roots: the journal was edited (journalcheck.py).
+TAMPERED = "(TAMPERED: the journal names a path outside the roots; stringsh audit verify reports it)"
+
+
+def root_ids(ws: Workspace) -> set[str]:
+    return {ident for ident, _, _ in ws.confiner.root_list()}
+
+
+def status(row: ChangeRow, tampered: bool = False) -> str:
+    """What became of a change set, or what it was: `(reverted by 4)`, `(undoes 2)`, `(reverts 2)`, ... or "";
+    TAMPERED, never a rollback, when its rows name a path outside the roots."""
+    if tampered:
+        return TAMPERED
     if row.state == "rolled_back":
         return "(rolled back)"
     if row.state != "done":
@@ -71,14 +82,18 @@ def _cut(text: str, width: int) -> str:
 
 
 def listing(ws: Workspace, limit: int) -> Result:
+    from stringsh.workspace import stray_paths
+
     rows = ws.history(limit) if ws.state.has_journal() else []
     if not rows:
         return Result("No changes in the journal yet.")
     depth = ws.journal_depth()
     kept = depth.changes if depth is not None else len(rows)
+    ids = root_ids(ws)
     with ws.state.thread_lock:  # the journal's one connection: threads take turns
         lines = [(str(row.id), when(row), row.topic, _cut(command_of(row), COMMAND_WIDTH),
-                  f"{files_summary(ws, row)} {status(row)}".rstrip()) for row in rows]
+                  f"{files_summary(ws, row)} {status(row, bool(stray_paths(ws.journal, row.id, ids)))}".rstrip())
+                 for row in rows]
     widths = [max(len(line[k]) for line in lines) for k in range(4)]
     body = [f"{i:>{widths[0]}}  {t}  {topic:<{widths[2]}}  {cmd:<{widths[3]}}  {what}"
             for i, t, topic, cmd, what in lines]
@@ -90,7 +105,7 @@ def listing(ws: Workspace, limit: int) -> Result:
 def show(ws: Workspace, change_id: int) -> Result:
     """One change set: a heading line, then its unified diff."""
     from stringsh.documents.changeview import change_text
-    from stringsh.workspace import pruned_error
+    from stringsh.workspace import pruned_error, stray_paths
 
     with ws.state.thread_lock:
         row = ws.journal.get(change_id) if ws.state.has_journal() else None
@@ -98,8 +113,9 @@ def show(ws: Workspace, change_id: int) -> Result:
             if ws.state.has_journal() and ws.journal.ever_made(change_id):
                 raise pruned_error(ws, f"Change {change_id} was pruned from the journal")
             raise StringError("NOT_FOUND", f"No change {change_id} in the journal.", "/changes lists the changes kept.")
-        text = change_text(ws, change_id)
-    tail = status(row)
+        strays = stray_paths(ws.journal, change_id, root_ids(ws))
+        text = [f"{path}: outside the roots, never written" for path in strays] or change_text(ws, change_id)
+    tail = status(row, bool(strays))
     head = f"Change {row.id}, {when(row)}, topic {row.topic}: {command_of(row)}{' ' + tail if tail else ''}"
     return Result(head, "\n".join(text) if text else "(no files)")
 

@@ -13,7 +13,7 @@ from stringsh.lazyexports import lazy_exports
 if TYPE_CHECKING:
     from stringsh.workspace.atomic import open_folders, sha256
     from stringsh.workspace.audit import AuditCheck
-    from stringsh.workspace.auditfolder import audit_folder, audit_tail, verify_audit_folder
+    from stringsh.workspace.auditfolder import audit_folder, audit_tail, journal_stray_rows, verify_audit_folder
     from stringsh.workspace.clients import Client, pick_client
     from stringsh.workspace.codexpatch import is_codex_patch, named_paths, patched_line
     from stringsh.workspace.context import RequestContext
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.guards import shown as shown_text
     from stringsh.workspace.hunks import PatchFailed, apply_hunks
     from stringsh.workspace.journal import ChangeRow, FileRow, MissingBlob, TreeOp
+    from stringsh.workspace.journalcheck import stray_paths
     from stringsh.workspace.keep import human_size, prune_at
     from stringsh.workspace.layers import load_policy, startup_line, workspace_policy_bytes
     from stringsh.workspace.models import (
@@ -132,6 +133,8 @@ _WHERE = {
     "as_lf": "textio",
     "audit_folder": "auditfolder",
     "audit_tail": "auditfolder",
+    "journal_stray_rows": "auditfolder",
+    "stray_paths": "journalcheck",
     "AuditCheck": "audit",
     "BREAK": "textio",
     "BUILTINS": "redact",
@@ -283,6 +286,7 @@ __all__ = [
     "is_ambiguous",
     "is_codex_patch",
     "is_seen_unchanged",
+    "journal_stray_rows",
     "legacy_note",
     "line_opcodes",
     "line_spans",
@@ -308,6 +312,7 @@ __all__ = [
     "splice_lines",
     "split_lines",
     "startup_line",
+    "stray_paths",
     "trust_digest",
     "trust_record",
     "trust_recorded",

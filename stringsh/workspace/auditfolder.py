@@ -3,6 +3,8 @@ verify `Workspace.verify_audit` runs too: the chain, its head and the anchor the
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,8 +22,6 @@ def audit_folder(root: Path) -> Path:
 def verify_audit_folder(folder: Path, journal: Path | None = None) -> AuditCheck:
     """Verify the folder's audit log against the anchor in `journal` (default: the folder's own journal); a
     damaged journal has no anchor to hold the log against."""
-    import sqlite3
-
     from stringsh.workspace.audit import verify_audit
     from stringsh.workspace.journal import read_anchor
 
@@ -30,6 +30,16 @@ def verify_audit_folder(folder: Path, journal: Path | None = None) -> AuditCheck
     except sqlite3.Error:
         anchor = None
     return verify_audit(folder, AUDIT_FILES, anchor)
+
+
+def journal_stray_rows(folder: Path, root_ids: Collection[str]) -> list[tuple[int, str]]:
+    """(change set, path) of the folder's journal rows naming a path outside the roots (journalcheck.py)."""
+    from stringsh.workspace.journalcheck import stray_rows
+
+    try:
+        return stray_rows(folder / JOURNAL_FILE, root_ids)
+    except sqlite3.Error:
+        return []  # a damaged journal: verify already says the anchor is missing
 
 
 def audit_tail(folder: Path, count: int) -> list[str]:

@@ -63,6 +63,13 @@ class FileOp:
     chunks: list[Chunk] = field(default_factory=list)
 
 
+def refuse_unchangeable(ws: Workspace, path: str) -> None:
+    """A path no change may touch (`.git/config`, a hook: protected.py; stringsh's own folders) is refused as such
+    before anything else is said of it, such as that it already exists (the write would refuse it anyway)."""
+    target, _, rest = ws.confiner.route(path)
+    target.check_change(target.own_parts(rest), path)
+
+
 def _bad(message: str, line: int | None = None) -> StringError:
     where = f" (line {line} of the patch)" if line else ""
     return StringError("INVALID_PAYLOAD", f"{message}{where}; nothing was written.", FORMAT_HINT)
@@ -254,6 +261,7 @@ def codex_change_set(ws: Workspace, text: str, topic: str,
             if key in touched:
                 raise _bad(f"The patch changes {key} twice")
             touched.add(key)
+            refuse_unchangeable(ws, path)
         rel = ws.relative(op.path)
         if op.kind == "add":
             if ws.fingerprint(op.path) is not None:

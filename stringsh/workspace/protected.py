@@ -14,8 +14,9 @@ paths is not an edit but code the user runs later, outside any sandbox:
   (the engine already refuses both with their own messages; their other spellings are refused here).
 
 A git dir need not be named `.git`: `git init --bare .bare` and a `.git` file saying `gitdir: ./.bare` make `.bare`
-the repository. So `hooks/**` and the code entries of any folder that looks like a git dir (a `HEAD` file and
-`objects/` and `refs/` folders, git's own test), or that a `.git` file in a folder above it names, are refused
+the repository. So `hooks/**` and the code entries of any folder that looks like a git dir (a `HEAD` file or
+symlink and `objects` and `refs`, or a `commondir`: git's own test, `git_dir_by_kinds`), or that a `.git` file in a
+folder above it names, are refused
 the same way (`check_protected` with the workspace's root descriptor looks at the disk).
 
 Names are compared case-insensitively (`.GIT/HOOKS` is the same folder on macOS and Windows file systems), at
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 
 from stringsh.errors import StringError
 
@@ -101,14 +103,33 @@ def _kind(name: str, fd: int) -> int:
         return 0
 
 
+def git_dir_by_kinds(kind: Callable[[str], int], present: Callable[[str], bool]) -> bool:
+    """git's own test (setup.c `is_git_directory`), leaning wide, from `kind(name)`, the file type of an entry
+    (`stat.S_IFMT` of its lstat, 0 when missing), and `present(name)`, whether it exists through links: a `HEAD`
+    that is not a folder (a file, or a symlink, dangling or not: git takes a link to `refs/…`), and `objects` and
+    `refs` present (of any kind: git only asks for access), or a `commondir` naming the folder that holds them. The
+    sandbox's sweeper (shell/watch.py) uses the same rule."""
+    head = kind("HEAD")
+    if head in (0, stat.S_IFDIR):
+        return False
+    return (present("objects") and present("refs")) or present("commondir")
+
+
+def _present(name: str, fd: int) -> bool:
+    try:
+        os.stat(name, dir_fd=fd)
+    except OSError:
+        return False
+    return True
+
+
 def looks_like_git_dir(parts: list[str], root_fd: int) -> bool:
-    """Git's own test, roughly: a `HEAD` file and `objects/` and `refs/` folders."""
+    """Whether the folder `parts` is a git dir to git (`git_dir_by_kinds`)."""
     fd = _open(parts, root_fd)
     if fd is None:
         return False
     try:
-        return (_kind("HEAD", fd) == stat.S_IFREG and _kind("objects", fd) == stat.S_IFDIR
-                and _kind("refs", fd) == stat.S_IFDIR)
+        return git_dir_by_kinds(lambda name: _kind(name, fd), lambda name: _present(name, fd))
     finally:
         os.close(fd)
 

@@ -127,7 +127,8 @@ def test_hard_link_to_a_secret_is_neither_read_nor_replaced(world: Path) -> None
     forced = dispatcher.execute("/write --force h\nx\n")
     assert forced.text == (
         "re: /write --force h\nERROR(SECRET_DENIED): Refusing a hard-linked file (it may alias a file outside the "
-        "workspace): h\nSet secrets.allow_hardlinks = true in stringsh.toml to allow hard links."
+        "workspace): h\nTo allow hard links, set [secrets] allow_hardlinks = true in your own policy "
+        f"({Path(os.environ['STRINGSH_CONFIG_DIR']) / 'policy.toml'}); the workspace's stringsh.toml cannot widen it."
     )
     with pytest.raises(StringError) as caught:
         workspace.apply(ChangeSet((FileChange("h", None),)))

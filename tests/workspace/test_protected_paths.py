@@ -180,3 +180,64 @@ def test_folder_named_by_a_git_file_is_protected(ws: Path) -> None:
     assert out == refused("/write repo/gd/hooks/pre-commit", "repo/gd/hooks/pre-commit") + "\n"
     run_stringsh(["-c", "/write src/config/app.py\nx = 1\n"], ws)
     assert (ws / "src" / "config" / "app.py").read_text() == "x = 1\n"  # an ordinary `config` folder stays writable
+
+
+@pytest.mark.parametrize("kind", ["symlinked HEAD", "dangling HEAD link", "commondir"])
+def test_git_dirs_git_takes_for_one_are_protected(ws: Path, kind: str) -> None:
+    """git takes a folder whose HEAD is a symlink to refs/… (dangling too) for a repository, and one whose
+    `commondir` names where objects and refs are: the engine refuses their hooks, and the sandbox's sweeper
+    (shell/watch.py, the same rule) finds them."""
+    from stringsh.workspace.shell.watch import GitDir, git_dirs
+
+    subprocess.run(["git", "init", "-q", "--bare", str(ws / "r" / "e::p")], check=True)
+    git_dir = ws / "r" / "e::p"
+    if kind == "commondir":
+        git_dir = ws / "linked"
+        git_dir.mkdir()
+        (git_dir / "HEAD").write_text("ref: refs/heads/x\n")
+        (git_dir / "commondir").write_text("../r/e::p\n")
+    else:
+        (git_dir / "HEAD").unlink()
+        (git_dir / "HEAD").symlink_to("refs/heads/main")
+        if kind == "symlinked HEAD":
+            (git_dir / "refs" / "heads" / "main").write_text("0" * 40 + "\n")
+    rel = git_dir.relative_to(ws).as_posix()
+    out = run_stringsh(["-c", f"/write {rel}/hooks/post-receive\n#!/bin/sh\ntouch x\n"], ws).stdout.decode()
+    assert out == refused(f"/write {rel}/hooks/post-receive", f"{rel}/hooks/post-receive") + "\n"
+    assert GitDir(rel, True) in git_dirs(ws, 10_000)
+
+
+@pytest.mark.parametrize("header", ["Add File: .git/config", "Add File: .git/hooks/pre-commit",
+                                    "Update File: .git/config", "Delete File: .git/config"])
+def test_a_codex_patch_says_protected_before_it_says_exists(repo: Path, header: str) -> None:
+    """`*** Add File: .git/config` of an existing config: the path is protected, which is why nothing can be done
+    there, not that it exists."""
+    (repo / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\n")
+    patch = f"*** Begin Patch\n*** {header}\n" + ("+x\n" if header.startswith("Add") else "") + "*** End Patch\n"
+    if header.startswith("Update"):
+        patch = patch.replace("*** End Patch", "@@\n-[core]\n+[core]\n*** End Patch")
+    path = header.split(": ", 1)[1]
+    out = run_stringsh(["-c", f"/patch\n{patch}"], repo).stdout.decode()
+    assert out == refused("/patch", path) + "\n"
+    (repo / ".git" / "hooks" / "pre-commit").unlink()
+    untouched(repo)
+
+
+def test_the_hard_link_hint_names_a_file_that_can_allow_them(ws: Path) -> None:
+    """An untrusted workspace's stringsh.toml cannot set secrets.allow_hardlinks (layers.py): the hint names the
+    user's own policy; once the workspace is trusted, its stringsh.toml can, and the hint says so."""
+    (ws / "a.txt").write_text("x\n")
+    os.link(ws / "a.txt", ws / "h.txt")
+    own = Path(os.environ["STRINGSH_CONFIG_DIR"]) / "policy.toml"
+    head = ("re: /open h.txt\nERROR(SECRET_DENIED): Refusing a hard-linked file (it may alias a file outside the "
+            "workspace): h.txt\nTo allow hard links, set [secrets] allow_hardlinks = true in ")
+    out = run_stringsh(["-c", "/open h.txt"], ws).stdout.decode()
+    assert out == f"{head}your own policy ({own}); the workspace's stringsh.toml cannot widen it.\n"
+    (ws / "stringsh.toml").write_text("[secrets]\nallow_hardlinks = true\n")
+    assert run_stringsh(["-c", "/open h.txt"], ws).stdout.decode() == out  # ignored: not trusted
+    assert run_stringsh(["trust"], ws).returncode == 0
+    assert run_stringsh(["-c", "/open h.txt"], ws).stdout.decode().startswith("re: /open h.txt\n")
+    (ws / "stringsh.toml").write_text("[secrets]\nallow_hardlinks = false\n")
+    assert run_stringsh(["trust"], ws).returncode == 0
+    assert run_stringsh(["-c", "/open h.txt"], ws).stdout.decode() == (
+        f"{head}the workspace's stringsh.toml or your own policy ({own}).\n")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stringsh import __version__
+from stringsh.dialects.mcp.bounds import Duplicate, authorization, refuse_duplicate
 from stringsh.errors import StringError
 from stringsh.userdirs import config_dir
 
@@ -74,12 +75,15 @@ def load_token(roots: list[Path]) -> tuple[str, Path | None]:
 
 def require_token(app: App, token: str) -> App:
     """The app, answering 401 to any HTTP request without `Authorization: Bearer TOKEN` (compared in constant
-    time); lifespan events pass through."""
+    time), 400 to one with two Authorization headers (bounds.py); lifespan events pass through."""
     expected = f"Bearer {token}".encode()
 
     async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            given = authorization(scope)
+            if isinstance(given, Duplicate):
+                await refuse_duplicate(send)
+                return
             if not hmac.compare_digest(given, expected):
                 body = json.dumps({"error": "ERROR(AUTH_REQUIRED): a bearer token is required",
                                    "hint": TOKEN_HINT}).encode()
@@ -120,6 +124,7 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatche
     import anyio
     import uvicorn
 
+    from stringsh.dialects.mcp import bounds
     from stringsh.dialects.mcp.logjson import JsonLog
     from stringsh.dialects.mcp.running import (
         GRACE,
@@ -137,12 +142,17 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatche
     except StringError as exc:
         print(f"stringsh: ERROR({exc.code}): {exc.text}", file=sys.stderr)
         return 2
+    try:
+        limits = bounds.limits(options)
+    except StringError as exc:
+        print(f"stringsh: ERROR({exc.code}): {exc.text}", file=sys.stderr)
+        return 2
     shown = f"[{address}]" if ":" in address else address
     security = transport_security(address, shown, port)
     from stringsh.dialects.mcp import sessions
 
     app = server.streamable_http_app(transport_security=security, host=address,
-                                     session_idle_timeout=sessions.IDLE_SECONDS)
+                                     session_idle_timeout=sessions.IDLE_SECONDS, max_sessions=limits.sessions)
     token, source = load_token(roots)
     where = f"http://{shown}:{port}/mcp"
     if log is not None:
@@ -161,12 +171,14 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatche
     else:
         print(f"stringsh: mcp serving {where}; token: from {source}", file=sys.stderr, flush=True)
     in_flight = InFlight()
-    guarded = with_health(require_token(in_flight.wrap(app), token), token, session_counter(server),
-                          str(roots[0]) if roots else "")
+    count = session_counter(server)
+    guarded = with_health(require_token(bounds.session_cap(in_flight.wrap(app), count, limits.sessions), token),
+                          token, count, str(roots[0]) if roots else "")
     if log is not None:
         guarded = log.requests(guarded)
     config = uvicorn.Config(guarded, host=address, port=port, log_level="warning", lifespan="on",
                             timeout_graceful_shutdown=int(GRACE + SHELL_STOP + 2),
+                            **bounds.uvicorn_limits(limits.header_seconds, limits.keep_alive_seconds),
                             **({"log_config": None, "access_log": False} if log is not None else {}))
 
     def on_signal(name: str) -> None:

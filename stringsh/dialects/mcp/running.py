@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import uvicorn
 
 from stringsh import __version__
+from stringsh.dialects.mcp.bounds import authorization
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -47,8 +48,8 @@ def with_health(app: App, token: str, sessions: Callable[[], int], workspace: st
         import hmac
 
         answer: dict[str, Any] = {"status": "ok", "sessions": sessions()}
-        given = dict(scope.get("headers") or []).get(b"authorization", b"")
-        if hmac.compare_digest(given, expected):
+        given = authorization(scope)  # two Authorization headers count as none here
+        if isinstance(given, bytes) and hmac.compare_digest(given, expected):
             answer |= {"workspace": workspace, "version": __version__}
         body = json.dumps(answer).encode()
         await send({"type": "http.response.start", "status": 200,

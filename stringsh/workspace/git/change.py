@@ -16,7 +16,7 @@ from stringsh.errors import StringError
 from stringsh.workspace.git.args import check_branch, check_message, check_remote, confine_paths
 from stringsh.workspace.git.hardening import user_credentials
 from stringsh.workspace.git.read import checked
-from stringsh.workspace.git.remote import receive_pack
+from stringsh.workspace.git.remote import plan, transport_refused
 from stringsh.workspace.git.runner import GitOutput, GitRunner, first_line
 from stringsh.workspace.git.where import ProcessView, resolve, within
 from stringsh.workspace.ops.guard import require
@@ -178,12 +178,12 @@ def push(ws: Workspace, remote: str | None = None, branch: str | None = None,
         urls = checked(runner.run(["remote", "get-url", "--push", "--all", target]), "remote").text.split("\n")
         refuse_workspace_includes(runner)
         layout = runner.layout
-        command = receive_pack([url for url in urls if url], root=runner.root, home=runner.env(push=True)["HOME"],
-                               protected=[*runner.roots, layout.git_dir, layout.common_dir])
+        how = plan(target, [url for url in urls if url], vcs=remote_vcs(runner, target), root=runner.root,
+                   home=runner.env(push=True)["HOME"], protected=[*runner.roots, layout.git_dir, layout.common_dir])
         ref = f"refs/heads/{name}"
         # `remote.*.receivepack` is a list whose FIRST value wins: a `-c` cannot override it, the option does
-        done = runner.run(["push", "--porcelain", "--no-verify", "--no-progress", f"--receive-pack={command}",
-                           target, f"{ref}:{ref}"], push=True)
+        done = runner.run(["push", "--porcelain", "--no-verify", "--no-progress", f"--receive-pack={how.receive_pack}",
+                           target, f"{ref}:{ref}"], push=True, protocols=how.protocols)
         row = next((line.split("\t") for line in done.text.splitlines() if f"\t{ref}:" in line), None)
         if done.status != 0:
             raise push_error(done, row, target, name)
@@ -198,6 +198,12 @@ def default_remote(runner: GitRunner, branch: str, remotes: Sequence[str]) -> st
     if "origin" in remotes or len(remotes) != 1:
         return "origin"
     return remotes[0]
+
+
+def remote_vcs(runner: GitRunner, remote: str) -> str | None:
+    """The remote's `vcs` setting (a remote helper git runs whatever the URL), the last one as git reads it."""
+    values = [e.value for e in runner.config if e.key.lower() == f"remote.{remote.lower()}.vcs"]
+    return values[-1] if values else None
 
 
 def refuse_workspace_includes(runner: GitRunner) -> None:
@@ -232,7 +238,6 @@ def push_error(done: GitOutput, row: list[str] | None, remote: str, branch: str)
                            f"Store them in {user_credentials()} (git-credential-store format, mode 0600); "
                            "/help git says how.")
     if "not allowed" in said and "transport" in said:
-        return StringError("NOT_PERMITTED", f"git push to {remote} uses a transport stringsh does not allow.",
-                           "Only file, https and ssh remotes can be pushed to.")
+        return transport_refused(remote)
     return StringError(f"EXIT_{done.status}", f"git push failed: {first_line(done)}",
                        "!git remote -v shows where the remote points.")

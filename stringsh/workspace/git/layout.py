@@ -70,8 +70,18 @@ def read_small(path: Path) -> str | None:
         os.close(fd)
 
 
-def first_line(text: str) -> str:
-    return (text.splitlines() or [""])[0].strip()
+def path_text(text: str) -> str:
+    """The path a one-path file names, read as git reads `commondir` and a `.git` file's line: trailing CR and LF
+    dropped, the rest up to a NUL kept as written (spaces, and newlines inside, are part of the path)."""
+    return text.rstrip("\r\n").split("\0", 1)[0]
+
+
+def gitdir_of(text: str | None) -> str | None:
+    """The folder a gitdir file (`gitdir: PATH`) names, as git's read_gitfile reads it; None when git would not
+    take the file for one."""
+    if text is None or not text.startswith("gitdir: "):
+        return None
+    return path_text(text.removeprefix("gitdir: ")) or None
 
 
 def check_layout(root: Path, checker: Checker) -> Layout:
@@ -79,15 +89,15 @@ def check_layout(root: Path, checker: Checker) -> Layout:
     dot_git = root / ".git"
     git_dir = dot_git
     if stat.S_ISREG(os.lstat(dot_git).st_mode):
-        text = read_small(dot_git) or ""
-        if not text.startswith("gitdir: "):
+        named = gitdir_of(read_small(dot_git))
+        if named is None:
             raise StringError("NOT_PERMITTED", "The workspace's .git file has no gitdir: line.",
                               "Replace it with the repository, or with `gitdir: PATH` naming one.")
-        git_dir = checker.target(".git file (gitdir:)", first_line(text.removeprefix("gitdir: ")), root)
+        git_dir = checker.target(".git file (gitdir:)", named, root)
     common_dir = git_dir
-    common = read_small(git_dir / "commondir")
-    if common is not None and common.strip():
-        common_dir = checker.target("commondir", first_line(common), git_dir)
+    common = path_text(read_small(git_dir / "commondir") or "")
+    if common:
+        common_dir = checker.target("commondir", common, git_dir)
     for folder in dict.fromkeys([git_dir, common_dir]):
         check_links(folder, checker)
     check_alternates(common_dir / "objects", checker, 0)

@@ -122,14 +122,17 @@ class GitRunner:
         return [ConfigEntry("global", e.key, e.value) for e in parse_config(done.stdout)] if done.status == 0 else []
 
     def run(self, args: Sequence[str], *, push: bool = False, stdin: bytes | None = None,
-            shown: bool = False) -> GitOutput:
+            shown: bool = False, protocols: str | None = None) -> GitOutput:
         """`git <args>` with the overrides; inside the policy's sandbox unless pushing (which needs the network) or
         the repository lives outside the workspace root (another root's, or one the user allowed: the sandbox
         shows git only the workspace; hooks and configured programs stay off by the overrides either way).
-        `shown`: the output is text for a reader (a diff), cut to the shell's output cap as the shell cuts it."""
+        `shown`: the output is text for a reader (a diff), cut to the shell's output cap as the shell cuts it.
+        `protocols`: the transports this push may use (remote.plan), narrower than hardening's PUSH_PROTOCOLS."""
         sandboxed = not push and self.ws.shell_sandboxed() and self._repository_inside()
         argv = [self.git, "--no-pager", *args]
         env = self.env(push=push, global_config=not sandboxed)
+        if protocols is not None:
+            env["GIT_ALLOW_PROTOCOL"] = protocols
         env.update({name: value for name, value in identity_env(self.config).items() if name not in env})
         env.update(config_env([*overrides(self.config), *(push_helpers(self._stringsh_config()) if push else [])]))
         if sandboxed:

@@ -7,6 +7,7 @@ import stat
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError, too_large_to_write
+from stringsh.userdirs import user_policy_file
 
 if TYPE_CHECKING:
     from stringsh.workspace.paths import Resolved
@@ -29,8 +30,18 @@ def check_hardlink(policy: Policy, res: Resolved, st: os.stat_result) -> None:
         raise StringError(
             "SECRET_DENIED",
             f"Refusing a hard-linked file (it may alias a file outside the workspace): {res.rel}",
-            "Set secrets.allow_hardlinks = true in stringsh.toml to allow hard links.",
+            hardlink_hint(policy),
         )
+
+
+def hardlink_hint(policy: Policy) -> str:
+    """Where the user can allow hard links: their own policy always; the workspace's stringsh.toml only once they
+    trusted the workspace (an untrusted one's widening settings are ignored: layers.py)."""
+    own = f"your own policy ({user_policy_file()})"
+    if policy.trusted:
+        return f"To allow hard links, set [secrets] allow_hardlinks = true in the workspace's stringsh.toml or {own}."
+    return f"To allow hard links, set [secrets] allow_hardlinks = true in {own}; the workspace's stringsh.toml " \
+           "cannot widen it."
 
 
 def check_size(policy: Policy, path: str, data: bytes) -> None:

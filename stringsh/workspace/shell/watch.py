@@ -32,6 +32,7 @@ from typing import NamedTuple
 
 from stringsh.workspace.atomic import open_folders
 from stringsh.workspace.paths import DIR_FLAGS
+from stringsh.workspace.protected import git_dir_by_kinds
 from stringsh.workspace.shell.result import ShellResult
 
 #: Watched when missing at start; `.git` first, so a `.git` that is not a real folder goes before its contents.
@@ -60,10 +61,21 @@ class GitDir(NamedTuple):
 
 
 def looks_like_git_dir(names: set[str], folder: str) -> bool:
-    """Git's own test, roughly: a `HEAD` file and `objects/` and `refs/` folders."""
-    return ("HEAD" in names and "objects" in names and "refs" in names
-            and os.path.isfile(os.path.join(folder, "HEAD")) and not os.path.islink(os.path.join(folder, "HEAD"))
-            and os.path.isdir(os.path.join(folder, "objects")) and os.path.isdir(os.path.join(folder, "refs")))
+    """Whether git takes `folder` (holding `names`) for a git dir: the engine's rule (protected.git_dir_by_kinds:
+    a symlinked `HEAD` counts, a bare repository is one, a `commondir` stands for `objects` and `refs`)."""
+
+    def kind(name: str) -> int:
+        if name not in names:
+            return 0
+        try:
+            return stat.S_IFMT(os.lstat(os.path.join(folder, name)).st_mode)
+        except OSError:
+            return 0
+
+    def present(name: str) -> bool:
+        return name in names and os.path.exists(os.path.join(folder, name))
+
+    return git_dir_by_kinds(kind, present)
 
 
 def git_dirs(folder: Path, limit: int) -> list[GitDir]:
@@ -78,7 +90,7 @@ def git_dirs(folder: Path, limit: int) -> list[GitDir]:
 RACY_NS = 2_000_000_000
 #: The entries of a git dir that decide whether a folder looks like one: a link among them is followed by that
 #: test, and its target can change without the folder changing, so such a folder is listed every time.
-GIT_DIR_NAMES = frozenset({"HEAD", "objects", "refs"})
+GIT_DIR_NAMES = frozenset({"HEAD", "objects", "refs", "commondir"})
 
 
 class _Listing(NamedTuple):

@@ -98,10 +98,13 @@ def test_symlinks_out_of_the_root_are_refused(client: Client, base: Path, tool: 
     assert (base / "proj" / "sub" / "x").exists()
 
 
-def test_a_hard_link_is_refused(client: Client) -> None:
+def test_a_hard_link_is_refused(client: Client, env: dict[str, str]) -> None:
+    """The hint names the user's own policy: an untrusted workspace's stringsh.toml cannot allow hard links."""
+    own = Path(env["STRINGSH_CONFIG_DIR"]) / "policy.toml"
     assert client.error("read_text_file", {"path": "h"}) == (
         "ERROR(SECRET_DENIED): Refusing a hard-linked file (it may alias a file outside the workspace): h\n"
-        "Set secrets.allow_hardlinks = true in stringsh.toml to allow hard links.")
+        f"To allow hard links, set [secrets] allow_hardlinks = true in your own policy ({own}); the workspace's "
+        "stringsh.toml cannot widen it.")
 
 
 @pytest.mark.parametrize(("tool", "arguments", "shown"), [
