@@ -36,11 +36,6 @@ class Judge:
         self.slots = slots
 
     def run(self) -> None:
-        changing = next((why for command in self.commands if (why := self.changes_state(command))), None)
-        if changing:
-            for slot in self.slots:
-                slot.refuse(changing)
-            return
         pipeline: list[tuple[Command, str | None]] = []
         for command in self.commands:
             pipeline.append((command, self.command(command)))
@@ -48,6 +43,9 @@ class Judge:
                 self.pipeline(pipeline)
                 pipeline = []
         self.pipeline(pipeline)
+        changing = next((why for command in self.commands if (why := self.changes_state(command))), None)
+        for slot in self.slots if changing else ():
+            slot.refuse(changing)  # after each command's own reason: `eval {v}` says eval runs it
 
     # -- one simple command ----------------------------------------------------------------------------------------
 
@@ -113,8 +111,11 @@ class Judge:
 
         while j < len(words):
             word = words[j]
-            if word.slots:
-                self.rest([word], f"is an argument of {base} before the command it runs")
+            if word.slots:  # where the command would be, or an option's or an operand's place
+                self.rest([word], "stands as the command name" if operands == 0 and not (
+                    j > at + 1 and self.takes_arg(words[j - 1], spec)) and not raw(self.template, word).startswith("-")
+                    else
+                    f"is an argument of {base} before the command it runs")
                 refuse(f"follows a value given to {base}, which may change what runs")
                 return None
             if not word.plain:
@@ -166,6 +167,14 @@ class Judge:
                     continue  # judged as an option's argument on the next turn: a value or unknown text refuses
             j += take
         return None
+
+    @staticmethod
+    def takes_arg(word: Word, spec: P.Wrapper) -> bool:
+        """Whether a wrapper's word is an option whose argument is the next word (`-n` of `nice -n 5`)."""
+        text = word.literal
+        if text.startswith("--"):
+            return "=" not in text and text[2:] in spec.long_with_arg
+        return text.startswith("-") and any(letter in spec.with_arg for letter in text[-1:])
 
     def arguments(self, words: list[Word], at: int, base: str) -> None:
         """The program `base` runs with `words[at + 1:]`: refuse the slots among them it would treat as code."""
@@ -227,6 +236,9 @@ class Judge:
                 return
             text = word.literal
             if text in P.GIT_GLOBAL_WITH_ARG:
+                if j + 1 < len(args) and not args[j + 1].plain:
+                    j += 1  # the option's argument is judged as a word of its own: a value or unknown text refuses
+                    continue
                 j += 2
             elif text in P.GIT_GLOBAL_FLAGS or (text.startswith("--") and "=" in text):
                 j += 1
