@@ -58,6 +58,10 @@ VOCABULARY = ["echo", "printf", "'%s'", "true", "bash", "sh", '"bash"', "/bin/sh
               "-o0", "sudo", "-u", "root", "-s", "printf", "-v", "'$1'", "\"$@\"", "'eval \"$1\"'", "$(", ")", "`"]
 
 
+#: Shapes that are bash syntax only at the start of a command: a wrapper before them makes them a program's name.
+SYNTAX = ("coproc ", "[[ ", "for ", "if ", "case ", "(", "{ ", "x()", "((")
+
+
 def fill(shape: str, form: str) -> str:
     return shape.replace("FORM", form)
 
@@ -68,7 +72,7 @@ def refused_shapes() -> st.SearchStrategy[str]:
     shells = st.builds(lambda w1, w2, name, opts, script, form: fill(f"{w1}{w2}{name} {opts} {script}", form),
                        st.sampled_from(WRAPPERS), st.sampled_from(WRAPPERS), st.sampled_from(SHELLS),
                        st.sampled_from(OPTIONS), st.sampled_from(SCRIPTS), st.sampled_from(FORMS))
-    code = st.builds(lambda w, shape, form: fill(w + shape, form) if shape[0].isalpha() else fill(shape, form),
+    code = st.builds(lambda w, shape, form: fill(shape if shape.startswith(SYNTAX) else w + shape, form),
                      st.sampled_from(WRAPPERS[:8]), st.sampled_from(CODE), st.sampled_from(FORMS))
     return st.one_of(assignments, shells, code)
 
