@@ -45,7 +45,10 @@ BUILTINS = frozenset({
     "suspend", "test", "times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait",
 })
 #: Commands that change how bash reads or runs what follows them on the line: a line running one takes no values.
-STATE_CHANGING = frozenset({"alias", "unalias", "shopt", "enable", "hash", "trap", "eval", "source", ".", "shift"})
+STATE_CHANGING = frozenset({"alias", "unalias", "shopt", "enable", "hash", "trap", "eval", "source", ".", "shift",
+                            "getopts"})
+#: Variables whose text bash expands again when it uses them (`PS4` under `set -x`, `BASH_ENV` in a child bash).
+EXPANDED_LATER = frozenset({"PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV"})
 #: `set` options that change nothing about how words are read.
 SET_LETTERS = frozenset("euxvfC")
 SET_NAMES = frozenset({"pipefail", "errexit", "nounset", "xtrace", "verbose", "noglob", "noclobber"})

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from stringsh.actions import shellprograms as P
-from stringsh.actions.shellwords import Command, Slot, Word, read_line
+from stringsh.actions.shellwords import POSITIONAL, Command, Slot, Word, read_line
 
 ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)(\[[^\]]*\])?\+?=")
 #: The rule, for the error's hint and `/act.x --help`.
@@ -275,6 +275,10 @@ class Judge:
 
     def changes_state(self, command: Command) -> str | None:
         """Why a command changes how bash reads or runs the rest of the line (`alias`, `set -k`); None if not."""
+        for word in command.words:
+            assigned = ASSIGNMENT.match(raw(self.template, word))
+            if assigned and assigned.group(1) in P.EXPANDED_LATER:
+                return f"is on a line that sets {assigned.group(1)}, which bash expands again later"
         words = [w for w in command.words if not ASSIGNMENT.match(raw(self.template, w))]
         if not words or not words[0].plain:
             return None
@@ -323,6 +327,10 @@ class Judge:
 def scan(text: str) -> list[Slot]:
     """Every placeholder of a one-line command, in order, with its context and any refusal."""
     commands, slots, trouble = read_line(text)
+    if trouble is POSITIONAL:
+        for slot in slots:
+            slot.refuse(f"is on a line with {trouble.what}")
+        return slots
     if trouble is not None:
         for slot in slots:
             slot.refuse(f"is on a line with {trouble.what}, which this check does not read (values go only into "

@@ -100,6 +100,8 @@ class Reader:
         self.offset = offset  # where `text` starts in the template (backticks are read as their own line)
         self.slots: list[Slot] = []
         self.inside: list[str] = [inside] if inside else []
+        #: Whether the line reads the positional parameters (`$1`, `"$@"`, `${!x}`): they hold the values.
+        self.positional = False
 
     def fail(self, what: str) -> NotUnderstood:
         return NotUnderstood(what, self.offset + self.i)
@@ -327,6 +329,7 @@ class Reader:
             self.i += 2
             self.arithmetic("]", "stands inside $[…], which bash evaluates as arithmetic")
         elif name:
+            self.positional = self.positional or text[at + 1] in "123456789@*"
             self.i = name.end()
         else:
             word.literal += "$"
@@ -339,6 +342,9 @@ class Reader:
         """`${…}` up to its `}`: names, operators and nested expansions; quotes and escapes are not read."""
         text = self.text
         self.inside.append(INSIDE_PARAM)
+        head = text[self.i : self.i + 2]
+        self.positional = self.positional or head[:1] in tuple("123456789@*!") or (
+            head[:1] == "#" and head[1:] in tuple("123456789@*"))
         while self.i < len(text) and text[self.i] != "}":
             match = PLACEHOLDER.match(text, self.i)
             if match:
@@ -400,17 +406,24 @@ class Reader:
         reader = Reader(inner, self.offset + self.i + 1, INSIDE_BACKTICKS)
         reader.read()
         self.slots += reader.slots
+        self.positional = self.positional or reader.positional
         self.i = end + 1
         word.expands = word.expands or not quoted
         word.opaque = True
 
 
+POSITIONAL = NotUnderstood("a reference to the positional parameters ($1, $@, ${!x} …), which hold the values", 0)
+
+
 def read_line(text: str) -> tuple[list[Command], list[Slot], NotUnderstood | None]:
     """The commands and slots of a command line; when a construct is not read, the commands are empty, the slots
-    after it are found as text, and the construct is returned."""
+    after it are found as text, and the construct is returned (`POSITIONAL` for a line that reads the values
+    through `$1`, `"$@"` … rather than its placeholders)."""
     reader = Reader(text)
     try:
         commands = reader.read()
+        if reader.positional:
+            return [], reader.slots, POSITIONAL
     except NotUnderstood as trouble:
         seen = {slot.start for slot in reader.slots}
         after = max((slot.end for slot in reader.slots), default=0)

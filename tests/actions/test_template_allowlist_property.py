@@ -45,7 +45,9 @@ CODE = ["eval FORM", ". FORM", "source FORM", "awk 'BEGIN{system(ARGV[1])}' FORM
         "unset FORM", "export FORM", "watch FORM", "ssh FORM", "printf FORM x", "jq FORM", "git FORM",
         "git -c FORM log", "tar -xf x.tar FORM", "sort FORM", "declare FORM", "alias x=FORM", "shopt -s FORM",
         "x() { echo; }; x FORM", "if true; then echo FORM; fi", "case x in x) echo FORM;; esac", "(echo FORM)",
-        "{ echo FORM; }", "echo FORM <(true)", "coproc echo FORM", "for x in FORM; do :; done"]
+        "{ echo FORM; }", "echo FORM <(true)", "coproc echo FORM", "for x in FORM; do :; done",
+        "sh -c \"$1\"; echo FORM", "x=1; sh -c \"${!x}\"; echo FORM", "bash -c \"$*\" FORM",
+        "PS4='$(eval \"$1\")'; set -x; echo FORM", "getopts a: o -a; sh -c \"$OPTARG\"; echo FORM"]
 SAFE = ["echo FORM", "printf '%s\\n' FORM", "true FORM", "printf '[%s]' FORM 'touch T'", "echo FORM >/dev/null",
         "echo FORM | cat", "echo FORM && true", "false || echo FORM", "command echo FORM", "timeout 5 echo FORM",
         "nice -n 5 printf '%s' FORM", "set -euo pipefail; echo FORM", "printf -- '%s' FORM",
@@ -55,7 +57,8 @@ VOCABULARY = ["echo", "printf", "'%s'", "true", "bash", "sh", '"bash"', "/bin/sh
               "nice", "-n", "command", "exec", "eval", "awk", "sed", "find", ".", "-exec", "';'", "xargs", "flock",
               "LOCK", "python3", "-c", "-e", "-o", "pipefail", "-x", "-v", "--", "'touch T'", "set", "-k", "declare",
               "export", "let", "read", "x=1", "X=", "|", ";", "&&", "||", "time", "nohup", "builtin", "stdbuf",
-              "-o0", "sudo", "-u", "root", "-s", "printf", "-v", "'$1'", "\"$@\"", "'eval \"$1\"'", "$(", ")", "`"]
+              "-o0", "sudo", "-u", "root", "-s", "printf", "-v", "'$1'", "\"$@\"", "'eval \"$1\"'", "$(", ")", "`",
+              "\"$1\"", "${!x}", "x=1"]
 
 
 #: Shapes that are bash syntax only at the start of a command: a wrapper before them makes them a program's name.

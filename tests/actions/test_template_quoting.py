@@ -114,6 +114,16 @@ REFUSED = [
      "is on a line that runs shopt, which changes how bash reads or runs the commands after it"),
     ("source ./env.sh; echo {v}",
      "is on a line that runs source, which changes how bash reads or runs the commands after it"),
+    # a line that reads the values itself, or that bash expands again later
+    ('sh -c "$1"; echo {v}', "is on a line with a reference to the positional parameters ($1, $@, ${!x} …), which "
+     "hold the values"),
+    ("x=1; echo ${!x} {v}", "is on a line with a reference to the positional parameters ($1, $@, ${!x} …), which "
+     "hold the values"),
+    ("echo `printf %s \"$@\"` {v}", "is on a line with a reference to the positional parameters ($1, $@, ${!x} …), "
+     "which hold the values"),
+    ("PS4='$(eval \"$1\")'; set -x; echo {v}", "is on a line that sets PS4, which bash expands again later"),
+    ("getopts a x; echo {v}",
+     "is on a line that runs getopts, which changes how bash reads or runs the commands after it"),
     # what the reader does not read
     ("for i in 1; do echo {v}; done", "is on a line with `for`, which this check does not read (values go only into "
      "simple commands joined by ;, &&, || and |)"),
