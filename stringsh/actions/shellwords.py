@@ -100,7 +100,8 @@ class Reader:
         self.offset = offset  # where `text` starts in the template (backticks are read as their own line)
         self.slots: list[Slot] = []
         self.inside: list[str] = [inside] if inside else []
-        #: Whether the line reads the positional parameters (`$1`, `"$@"`, `${!x}`): they hold the values.
+        #: Whether the line reads the positional parameters (`$1`, `"$@"`, `${!x}`; `$_`, the previous command's last
+        #: argument): they hold the values.
         self.positional = False
 
     def fail(self, what: str) -> NotUnderstood:
@@ -329,7 +330,7 @@ class Reader:
             self.i += 2
             self.arithmetic("]", "stands inside $[…], which bash evaluates as arithmetic")
         elif name:
-            self.positional = self.positional or text[at + 1] in "123456789@*"
+            self.positional = self.positional or text[at + 1] in "123456789@*" or name.group() == "$_"
             self.i = name.end()
         else:
             word.literal += "$"
@@ -344,7 +345,8 @@ class Reader:
         self.inside.append(INSIDE_PARAM)
         head = text[self.i : self.i + 2]
         self.positional = self.positional or head[:1] in tuple("123456789@*!") or (
-            head[:1] == "#" and head[1:] in tuple("123456789@*"))
+            head[:1] == "#" and head[1:] in tuple("123456789@*")) or re.match(r"#?_\W", text[self.i : self.i + 3])
+        self.positional = bool(self.positional)
         while self.i < len(text) and text[self.i] != "}":
             match = PLACEHOLDER.match(text, self.i)
             if match:
@@ -412,7 +414,8 @@ class Reader:
         word.opaque = True
 
 
-POSITIONAL = NotUnderstood("a reference to the positional parameters ($1, $@, ${!x} …), which hold the values", 0)
+POSITIONAL = NotUnderstood("a reference to the positional parameters ($1, $@, ${!x}, $_ …), which hold the values",
+                           0)
 
 
 def read_line(text: str) -> tuple[list[Command], list[Slot], NotUnderstood | None]:

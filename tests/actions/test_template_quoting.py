@@ -115,11 +115,13 @@ REFUSED = [
     ("source ./env.sh; echo {v}",
      "is on a line that runs source, which changes how bash reads or runs the commands after it"),
     # a line that reads the values itself, or that bash expands again later
-    ('sh -c "$1"; echo {v}', "is on a line with a reference to the positional parameters ($1, $@, ${!x} …), which "
+    ('sh -c "$1"; echo {v}', "is on a line with a reference to the positional parameters ($1, $@, ${!x}, $_ …), which "
      "hold the values"),
-    ("x=1; echo ${!x} {v}", "is on a line with a reference to the positional parameters ($1, $@, ${!x} …), which "
+    ("x=1; echo ${!x} {v}", "is on a line with a reference to the positional parameters ($1, $@, ${!x}, $_ …), which "
      "hold the values"),
-    ("echo `printf %s \"$@\"` {v}", "is on a line with a reference to the positional parameters ($1, $@, ${!x} …), "
+    ("echo `printf %s \"$@\"` {v}", "is on a line with a reference to the positional parameters ($1, $@, ${!x}, $_ …), "
+     "which hold the values"),
+    ("echo {v}; sh -c \"$_\"", "is on a line with a reference to the positional parameters ($1, $@, ${!x}, $_ …), "
      "which hold the values"),
     ("PS4='$(eval \"$1\")'; set -x; echo {v}", "is on a line that sets PS4, which bash expands again later"),
     ("getopts a x; echo {v}",
