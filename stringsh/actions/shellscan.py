@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from stringsh.actions import shellprograms as P
-from stringsh.actions.shellwords import POSITIONAL, Command, Slot, Word, read_line
+from stringsh.actions.shellwords import POSITIONAL, RESERVED, Command, Slot, Word, read_line
 
 ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)(\[[^\]]*\])?\+?=")
 #: The rule, for the error's hint and `/act.x --help`.
@@ -85,6 +85,9 @@ class Judge:
                 self.rest(words[at + 1 :], "is an argument of a command whose name is a value")
                 return None
             name = raw(self.template, word)
+            if name in RESERVED:  # `X=1 {`, `>out if`: bash syntax, not a program
+                self.rest(words[at:], f"is on a line with `{name}` where bash reads a command name")
+                return None
             if not word.plain and name != "[":
                 self.rest(words[at + 1 :], f"is an argument of `{name}`, whose name is not written on the page")
                 return f"`{name}`"
