@@ -61,8 +61,9 @@ VOCABULARY = ["echo", "printf", "'%s'", "true", "bash", "sh", '"bash"', "/bin/sh
               "\"$1\"", "${!x}", "x=1"]
 
 
-#: Shapes that are bash syntax only at the start of a command: a wrapper before them makes them a program's name.
-SYNTAX = ("coproc ", "[[ ", "for ", "if ", "case ", "(", "{ ", "x()", "((")
+#: Shapes that are bash syntax or change the shell itself only at the start of a command: a wrapper before them
+#: makes them a program's name (`env getopts` runs a program, which cannot change this shell).
+SYNTAX = ("coproc ", "[[ ", "for ", "if ", "case ", "(", "{ ", "x()", "((", "getopts ")
 
 
 def fill(shape: str, form: str) -> str:
