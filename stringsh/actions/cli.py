@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from stringsh.actions.shellscan import Slot, problem, scan
+from stringsh.actions.shellscan import RULE, Slot, problem, scan
 from stringsh.errors import StringError
 from stringsh.workspace import clean_text
 
@@ -49,12 +49,9 @@ class Command:
 
 
 def refusal_error(action_id: str, problem: str) -> StringError:
-    """The error for a placeholder where a value would be code (`shellscan.problem`): the action never runs."""
-    return StringError(
-        "INVALID_PAYLOAD",
-        f"/act.{action_id}: {problem}; nothing ran.",
-        "Put it where bash reads a value as data: a plain word, \"…\" or '…' (see /help act).",
-    )
+    """The error for a placeholder where the allowlist does not let a value stand (`shellscan.problem`): the action
+    never runs."""
+    return StringError("INVALID_PAYLOAD", f"/act.{action_id}: {problem}; nothing ran.", RULE)
 
 
 def build_command(

@@ -6,6 +6,7 @@ Method, target, headers, body and template are implementation and stay hidden (`
 from __future__ import annotations
 
 from stringsh.actions.model import Action
+from stringsh.actions.shellscan import RULE
 
 
 def render_action(action: Action) -> str:
@@ -20,6 +21,8 @@ def render_action(action: Action) -> str:
     if not action.fields:
         lines.append("   (no flags)")
     lines += [f"   refused: {problem}" for problem in action.problems]
+    if action.problems:
+        lines.append(f"   {RULE}")
     return "\n".join(lines)
 
 

@@ -1,387 +1,351 @@
-"""Where each `{placeholder}` of a CLI action's command line stands, in bash's quoting contexts.
+"""Where a CLI action's `{placeholder}` may stand: an allowlist, checked when the page is read.
 
 A value never becomes part of the command's text: `cli.build_command` passes it as a positional parameter and
-puts a reference (`"${1}"`, `${1}`, `'"${1}"'`) where the placeholder was. Bash never re-reads what a parameter
-expands to as shell syntax, except where it evaluates text: arithmetic (`$((…))`, `((…))`, `$[…]`, `let`, the
-`-eq`/`-v` tests of `[[ … ]]`, array subscripts, integer variables), `${…}` operators, and builtins that take code
-or variable names (`eval`, `trap`, `source`, `read`, `declare`, `printf -v`, …). This scanner finds the quoting
-context of every placeholder and why one cannot stand where it is (`Slot.refusal`); such a template is refused,
-nothing runs. It reads the one-line command as bash does, closely enough that a mistake here can only make a
-reference quoted differently (word splitting), never make a value code: the refusals cover every place where bash
-evaluates expanded text.
+writes a reference (`"${1}"`, `${1}` inside `"…"`, …) where the placeholder was. That keeps it data for bash's own
+parsing, but not for what then reads it: bash evaluates an assignment to `RANDOM` as arithmetic, `bash -c` runs
+its script, `awk` its program. So a placeholder may stand only where the value is one argument of a simple command
+whose name is written on the page and is not on the documented lists of programs that run their arguments as code
+(`shellprograms`); wrappers (`env`, `timeout`, `sudo`, …) are followed to the command they run, and the rule is
+applied there. Everything else is refused with the reason (`Slot.refusal`): the command line is read by
+`shellwords`, and what it does not read takes no values at all.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
-PLACEHOLDER = re.compile(r"\{(\.\.\.args|[A-Za-z_]\w*)(?:\[(\d+)\])?\}")
-ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*(\[[^\]]*\])?\+?=")
-#: Builtins whose arguments bash evaluates as code or reads as variable names (whose subscripts it evaluates).
-EVALUATING = {"eval", "let", "trap", "source", ".", "alias", "enable", "fc", "complete", "compgen", "bind", "read",
-              "mapfile", "readarray", "unset", "getopts", "wait", "hash", "shopt", "set"}
-DECLARING = {"declare", "typeset", "local", "readonly", "export"}
-SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash", "busybox"}
-PREFIXES = {"command", "builtin", "exec"}
-#: First words that end a command without being one (`if cmd`, `! cmd`, `{ cmd; }`).
-RESERVED = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "time", "esac"}
-TEST_EVALUATING = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v", "-R"}
+from stringsh.actions import shellprograms as P
+from stringsh.actions.shellwords import POSITIONAL, RESERVED, Command, Slot, Word, read_line
+
+ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)(\[[^\]]*\])?\+?=")
+#: The rule, for the error's hint and `/act.x --help`.
+RULE = ("A value may only be one argument of a simple command whose name is written on the page and that does not "
+        "run its arguments as code (see /help act).")
 
 
-@dataclass
-class Slot:
-    """One placeholder: its span in the template, its name (`...args` for every flag) and index (`{f[1]}`), its
-    quoting context (`unquoted`, `double`, `single`, `ansi`; `param`/`arith` are always refused) and, when a value
-    may not stand there, the context named for the error (`inside $((…))`)."""
-
-    start: int
-    end: int
-    name: str
-    index: int | None
-    context: str
-    refusal: str | None = None
-
-    @property
-    def text(self) -> str:
-        return "{" + self.name + (f"[{self.index}]" if self.index is not None else "") + "}"
+def raw(template: str, word: Word) -> str:
+    return template[word.start : word.end]
 
 
-@dataclass
-class Frame:
-    """One nesting level: a command level (`top`: the line, `$(…)`, `(…)`, `<(…)`, backticks), a quote, `${…}` or
-    arithmetic. A command level collects the words of its current command and the slots inside each."""
+class Judge:
+    """Sets the refusal of every slot of one command line."""
 
-    kind: str
-    closer: str = ""
-    label: str = ""
-    inside_double: bool = False
-    depth: int = 0
-    slots: list[int] = field(default_factory=list)
-    backslash: bool = False
-    words: list[tuple[int, int]] = field(default_factory=list)
-    word_start: int | None = None
-    cmd_slots: list[tuple[int, int]] = field(default_factory=list)
-    redirects: set[int] = field(default_factory=set)
-    redirect_next: bool = False
+    def __init__(self, template: str, commands: list[Command], slots: list[Slot]) -> None:
+        self.template = template
+        self.commands = commands
+        self.slots = slots
 
-    @property
-    def testing(self) -> bool:
-        return bool(self.words) and self.words[0] == (-1, -1)
+    def run(self) -> None:
+        pipeline: list[tuple[Command, str | None]] = []
+        for command in self.commands:
+            pipeline.append((command, self.command(command)))
+            if not command.pipe:
+                self.pipeline(pipeline)
+                pipeline = []
+        self.pipeline(pipeline)
+        changing = next((why for command in self.commands if (why := self.changes_state(command))), None)
+        for slot in self.slots if changing else ():
+            slot.refuse(changing)  # after each command's own reason: `eval {v}` says eval runs it
 
+    # -- one simple command ----------------------------------------------------------------------------------------
 
-class Scanner:
-    """Reads a command line once, left to right, keeping a stack of frames; `scan()` is the entry point."""
+    def command(self, command: Command) -> str | None:
+        """Judge the slots of one command; return the name of the program it runs (None when it runs none, the
+        name in backticks when it is not written on the page)."""
+        for word in command.redirects:
+            for slot in word.slots:
+                slot.refuse(f"stands in the word of a redirection (`{raw(self.template, word)}`)")
+        words = command.words
+        at = 0
+        while at < len(words) and ASSIGNMENT.match(raw(self.template, words[at])):
+            self.assignment(words[at])
+            at += 1
+        for word in words[at:]:
+            if word.slots and ASSIGNMENT.match(raw(self.template, word)):
+                self.assignment(word)
+        return self.run_from(words, at) if at < len(words) else None
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.slots: list[Slot] = []
-        self.stack: list[Frame] = [Frame("top", label="line")]
-        self.integers: set[str] = set()
+    def assignment(self, word: Word) -> None:
+        match = ASSIGNMENT.match(raw(self.template, word))
+        assert match is not None
+        for slot in word.slots:
+            slot.refuse(f"stands in an assignment to {match.group(1)}{match.group(2) or ''}")
 
-    # -- words and commands of a command level -------------------------------------------------------------------
+    def rest(self, words: list[Word], why: str) -> None:
+        for word in words:
+            for slot in word.slots:
+                slot.refuse(why)
 
-    def start_word(self, frame: Frame, at: int) -> None:
-        if frame.kind == "top" and frame.word_start is None:
-            frame.word_start = at
-
-    def end_word(self, frame: Frame, at: int) -> None:
-        if frame.word_start is None:
-            return
-        span = (frame.word_start, at)
-        frame.word_start = None
-        word = self.text[span[0] : span[1]]
-        if frame.redirect_next:
-            frame.redirects.add(len(frame.words))
-            frame.redirect_next = False
-        if not frame.words and word in RESERVED:
-            return
-        if not frame.words and word == "[[":
-            frame.words.append((-1, -1))  # marks a `[[ … ]]` command: its operators are words
-            return
-        frame.words.append(span)
-
-    def end_command(self, frame: Frame, at: int) -> None:
-        self.end_word(frame, at)
-        if frame.words:
-            self.judge(frame)  # also without slots: `declare -i n` makes a later `n={x}` arithmetic
-        frame.words, frame.cmd_slots, frame.redirects, frame.redirect_next = [], [], set(), False
-
-    def word(self, frame: Frame, index: int) -> str:
-        start, end = frame.words[index] if index < len(frame.words) else (0, 0)
-        return "[[" if (start, end) == (-1, -1) else self.text[start:end]
-
-    def judge(self, frame: Frame) -> None:
-        """Refuse the slots of a finished command whose words bash would evaluate."""
-        words = [self.word(frame, i) for i in range(len(frame.words))]
-        name_at = next(
-            (i for i, w in enumerate(words) if i not in frame.redirects and not ASSIGNMENT.match(w)), len(words)
-        )
-        while name_at < len(words) and (words[name_at] in PREFIXES or (
-            name_at > 0 and words[name_at - 1] in PREFIXES and words[name_at].startswith("-")
-        )):
-            name_at += 1
-        name = words[name_at] if name_at < len(words) else ""
-        options = [w for w in words[name_at + 1 :] if w.startswith(("-", "+"))]
-        if name in DECLARING and any("i" in o for o in options):
-            self.integers.update(w.split("=", 1)[0] for w in words[name_at + 1 :] if not w.startswith(("-", "+")))
-        shell_script: dict[int, str] = {}  # `sh -c SCRIPT`, `sudo bash -ec SCRIPT`: the word a shell runs as code
-        for i, candidate in enumerate(words):
-            if candidate.rsplit("/", 1)[-1] not in SHELLS:
+    def run_from(self, words: list[Word], at: int) -> str | None:
+        """`words[at]` is a command name: follow wrappers to the program that runs, then judge its arguments."""
+        while True:
+            word = words[at]
+            if word.slots:
+                self.rest([word], "stands as the command name")
+                self.rest(words[at + 1 :], "is an argument of a command whose name is a value")
+                return None
+            name = raw(self.template, word)
+            if name in RESERVED:  # `X=1 {`, `>out if`: bash syntax, not a program
+                self.rest(words[at:], f"is on a line with `{name}` where bash reads a command name")
+                return None
+            if not word.plain and name != "[":
+                self.rest(words[at + 1 :], f"is an argument of `{name}`, whose name is not written on the page")
+                return f"`{name}`"
+            base = P.program(word.literal if name != "[" else "[")
+            if base.startswith("-") or not base:
+                self.rest(words[at + 1 :], f"is an argument of `{name}`, which is not a command name")
+                return None
+            if base in P.WRAPPERS:
+                found = self.wrapper(words, at, base)
+                if found is None:
+                    return None
+                at = found
                 continue
-            j, runs_script = i + 1, False
-            while j < len(words) and words[j].startswith("-"):
-                runs_script = runs_script or ("c" in words[j][1:] and not words[j].startswith("--"))
-                j += 1
-            if runs_script:
-                shell_script[j] = candidate.rsplit("/", 1)[-1]
-        for slot_index, at in frame.cmd_slots:
-            slot = self.slots[slot_index]
-            if slot.refusal is not None:
-                continue
-            slot.refusal = self.refusal(words, at, name_at, name, options, shell_script, frame)
+            self.arguments(words, at, base)
+            return base
 
-    def refusal(self, words: list[str], at: int, name_at: int, name: str, options: list[str],
-                shell_script: dict[int, str], frame: Frame) -> str | None:
-        word = words[at] if at < len(words) else ""
-        if at in frame.redirects:
-            return None
-        if at < name_at:  # an assignment, or `command`/`exec` and their options
-            target = ASSIGNMENT.match(word)
-            if target and target.group(1):
-                return "in an array subscript"
-            if target and word.split("=", 1)[0].rstrip("+") in self.integers:
-                return "in the value of an integer variable"
-            return None
-        if at == name_at:
-            return "as the command name"
-        if name == "[[" and TEST_EVALUATING & set(words):
-            return "in an arithmetic or -v test of [[ … ]]"
-        if name in ("test", "[") and {"-v", "-R"} & set(words):
-            return f"in a -v test of {name}"
-        if name in EVALUATING or (name == "printf" and any(o.startswith("-v") for o in options)):
-            return f"in an argument of {name}{' -v' if name == 'printf' else ''}"
-        if name in DECLARING:
-            if options:
-                return f"in an argument of {name} {options[0]}"
-            equals = word.find("=")
-            slot_starts = [self.slots[k] for k, a in frame.cmd_slots if a == at]
-            start = frame.words[at][0]
-            if equals < 0 or any(s.start - start < equals for s in slot_starts):
-                return f"in a variable name of {name}"
-            if ASSIGNMENT.match(word) and word.split("=", 1)[0].rstrip("+") in self.integers:
-                return "in the value of an integer variable"
-        if at in shell_script:
-            return f"as the script of {shell_script[at]} -c"
-        return None
+    def wrapper(self, words: list[Word], at: int, base: str) -> int | None:
+        """The index of the command a wrapper runs; its own words take no value (one there may change what runs)."""
+        spec = P.WRAPPERS[base]
+        j, operands, ended = at + 1, spec.operands, False
 
-    # -- slots ---------------------------------------------------------------------------------------------------
+        def refuse(why: str) -> None:
+            self.rest(words[at + 1 :], why)
 
-    def add_slot(self, match: re.Match[str], context: str, refusal: str | None = None) -> int:
-        name, index = match.group(1), match.group(2)
-        for frame in reversed(self.stack):
-            if refusal is None and frame.kind == "arith":
-                refusal = f"inside {frame.label}"
-            if refusal is None and frame.kind == "param":
-                refusal = "inside ${…}"
-        if refusal is None and name == "...args" and context != "unquoted":
-            refusal = "inside quotes ({...args} is several words)"
-        slot = Slot(match.start(), match.end(), name, int(index) if index is not None else None, context, refusal)
-        self.slots.append(slot)
-        number = len(self.slots) - 1
-        judged = True  # the value's text flows into the words of the commands around it, up to a `(…)`
-        for frame in reversed(self.stack):
-            frame.slots.append(number)
-            if frame.kind == "top" and judged:
-                self.start_word(frame, match.start())
-                frame.cmd_slots.append((number, len(frame.words)))
-                judged = frame.label != "(…)"
-        return match.end()
-
-    def push(self, frame: Frame, at: int, word: bool = True) -> None:
-        """Enter a frame; it is part of the current word unless `word` is False (a `(…)` subshell, a `((…))`)."""
-        top = self.stack[-1]
-        if word:
-            self.start_word(top, at)
-        frame.inside_double = top.kind == "double" or (top.inside_double and top.kind != "top")
-        self.stack.append(frame)
-
-    def pop(self, at: int) -> None:
-        frame = self.stack.pop()
-        if frame.kind == "top":
-            self.end_command(frame, at)
-            if frame.closer == "`" and frame.backslash:
-                for number in frame.slots:
-                    slot = self.slots[number]
-                    slot.refusal = slot.refusal or "inside backticks that hold a backslash (use $(…))"
-
-    # -- the scan ------------------------------------------------------------------------------------------------
-
-    def expansion(self, i: int) -> int | None:
-        """`$((`, `$(`, `${`, `$[`, `$'`, `$"` or a backtick at `i`: push its frame, return where it continues."""
-        text = self.text
-        if text.startswith("$((", i):
-            self.push(Frame("arith", "))", "$((…))"), i)
-            return i + 3
-        if text.startswith("$(", i):
-            self.push(Frame("top", ")", "$(…)"), i)
-            return i + 2
-        if text.startswith("${", i):
-            self.push(Frame("param", "}"), i)
-            return i + 2
-        if text.startswith("$[", i):
-            self.push(Frame("arith", "]", "$[…]"), i)
-            return i + 2
-        if text.startswith("`", i):
-            self.push(Frame("top", "`", "backticks"), i)
-            return i + 1
-        return None
-
-    def escaped(self, i: int, context: str) -> int:
-        """A backslash: the next character is literal; a placeholder right after it is refused."""
-        match = PLACEHOLDER.match(self.text, i + 1)
-        if match:
-            return self.add_slot(match, context, "directly after a backslash")
-        return i + 2
-
-    def step(self, i: int) -> int:
-        text, frame = self.text, self.stack[-1]
-        c = text[i]
-        if frame.kind == "single":
-            if c == "'":
-                self.pop(i)
-                return i + 1
-            match = PLACEHOLDER.match(text, i)
-            return self.add_slot(match, "single") if match else i + 1
-        if c == "\\":
-            frame.backslash = True
-            for outer in self.stack:
-                outer.backslash = outer.backslash or outer.closer == "`"
-            return self.escaped(i, "unquoted" if frame.kind == "top" else frame.kind)
-        if frame.kind == "ansi":
-            if c == "'":
-                self.pop(i)
-                return i + 1
-            match = PLACEHOLDER.match(text, i)
-            return self.add_slot(match, "ansi") if match else i + 1
-        if frame.kind == "double":
-            if c == '"':
-                self.pop(i)
-                return i + 1
-            nxt = self.expansion(i) if c in "$`" else None
-            if nxt is not None:
-                return nxt
-            match = PLACEHOLDER.match(text, i)
-            return self.add_slot(match, "double") if match else i + 1
-        if frame.kind in ("param", "arith"):
-            return self.step_nested(i, frame)
-        return self.step_top(i, frame)
-
-    def step_nested(self, i: int, frame: Frame) -> int:
-        text, c = self.text, self.text[i]
-        if frame.kind == "param" and c == "}" and frame.depth == 0:
-            self.pop(i)
-            return i + 1
-        if frame.kind == "arith" and frame.depth == 0 and text.startswith(frame.closer, i):
-            self.pop(i)
-            return i + len(frame.closer)
-        if c in "$`":
-            nxt = self.expansion(i)
-            if nxt is not None:
-                return nxt
-        match = PLACEHOLDER.match(text, i)
-        if match:
-            return self.add_slot(match, frame.kind)
-        if c == '"':
-            self.push(Frame("double"), i)
-        elif c == "'" and not frame.inside_double:
-            self.push(Frame("single"), i)
-        elif c == ("(" if frame.kind == "arith" else "{"):
-            frame.depth += 1
-        elif c == (")" if frame.kind == "arith" else "}") and frame.depth > 0:
-            frame.depth -= 1
-        return i + 1
-
-    def step_top(self, i: int, frame: Frame) -> int:
-        text, c = self.text, self.text[i]
-        if c == frame.closer and frame.closer == "`":
-            self.pop(i)
-            return i + 1
-        if c == "'":
-            self.push(Frame("single"), i)
-            return i + 1
-        if c == '"':
-            self.push(Frame("double"), i)
-            return i + 1
-        if text.startswith(("$'", '$"'), i):
-            self.push(Frame("ansi" if text[i + 1] == "'" else "double"), i)
-            return i + 2
-        if c in "$`":
-            nxt = self.expansion(i)
-            if nxt is not None:
-                return nxt
-        match = PLACEHOLDER.match(text, i)
-        if match:
-            return self.add_slot(match, "unquoted")
-        if c in " \t":
-            self.end_word(frame, i)
-            return i + 1
-        if frame.testing and c not in ";\n":
-            self.start_word(frame, i)
-            if c == "]" and text.startswith("]]", i):
-                self.end_word(frame, i)
-                frame.words.append((i, i + 2))
-                self.end_command(frame, i + 2)  # `]]` closes it: `&& cmd` may follow
-                return i + 2
-            return i + 1
-        return self.operator(i, frame)
-
-    def operator(self, i: int, frame: Frame) -> int:
-        text, c = self.text, self.text[i]
-        at_word_start = frame.word_start is None
-        if c == ")" and frame.closer == ")":
-            self.pop(i)
-            return i + 1
-        if at_word_start and text.startswith("((", i):
-            self.push(Frame("arith", "))", "((…))"), i, word=False)
-            return i + 2
-        if at_word_start and (c == "(" or text.startswith(("<(", ">("), i)):
-            self.push(Frame("top", ")", "(…)"), i, word=c != "(")  # `<(…)` is an argument, a subshell is not
-            return i + (1 if c == "(" else 2)
-        if c == "#" and at_word_start:
-            return len(text)
-        if c in "<>":
-            word = text[frame.word_start : i] if frame.word_start is not None else ""
-            if word.isdigit():
-                frame.word_start = None
+        while j < len(words):
+            word = words[j]
+            if word.slots:  # where the command would be, or an option's or an operand's place
+                self.rest([word], "stands as the command name" if operands == 0 and not (
+                    j > at + 1 and self.takes_arg(words[j - 1], spec)) and not raw(self.template, word).startswith("-")
+                    else
+                    f"is an argument of {base} before the command it runs")
+                refuse(f"follows a value given to {base}, which may change what runs")
+                return None
+            if not word.plain:
+                refuse(f"is an argument of a command {base} runs, which this check cannot tell: "
+                       f"`{raw(self.template, word)}` is not written on the page")
+                return None
+            text = word.literal
+            take = 1
+            if spec.assignments and "=" in text and not ended:  # env's NAME=VALUE (any word with `=`)
+                pass
+            elif not ended and text == "--":
+                ended = True
+            elif not ended and text.startswith("--"):
+                name, equals, _ = text[2:].partition("=")
+                if name in spec.long_code:
+                    refuse(f"is an argument of {base} --{name}, which runs its argument as a command line")
+                    return None
+                if name in spec.long_with_arg:
+                    take = 1 if equals else 2
+                elif name not in spec.long_flags:
+                    refuse(f"is an argument of {base}, whose option --{name} this check does not know")
+                    return None
+            elif not ended and text.startswith("-") and (len(text) > 1 or base == "env"):
+                if spec.number_flag and text[1:].isdigit():
+                    j += 1
+                    continue
+                for position, letter in enumerate(text[1:] or "i"):
+                    if letter in spec.code:
+                        refuse(f"is an argument of {base} -{letter}, which runs its argument as a command line")
+                        return None
+                    if letter in spec.with_arg:
+                        take = 2 if position == len(text) - 2 else 1
+                        break
+                    if letter not in spec.flags:
+                        refuse(f"is an argument of {base}, whose option -{letter} this check does not know")
+                        return None
+            elif operands:
+                operands -= 1
+            elif text in spec.code_after_operands:
+                refuse(f"is an argument of {base} {text}, which runs its argument as a command line")
+                return None
             else:
-                self.end_word(frame, i)
-            end = i
-            while end < len(text) and text[end] in "<>&|":
-                end += 1
-            frame.redirect_next = True
-            return end
-        if c in ";&|\n()":
-            self.end_command(frame, i)
-            return i + 1
-        self.start_word(frame, i)
-        return i + 1
+                return j
+            if take == 2:
+                if j + 1 >= len(words):
+                    return None
+                if not words[j + 1].plain:
+                    j += 1
+                    continue  # judged as an option's argument on the next turn: a value or unknown text refuses
+            j += take
+        return None
+
+    @staticmethod
+    def takes_arg(word: Word, spec: P.Wrapper) -> bool:
+        """Whether a wrapper's word is an option whose argument is the next word (`-n` of `nice -n 5`)."""
+        text = word.literal
+        if text.startswith("--"):
+            return "=" not in text and text[2:] in spec.long_with_arg
+        return text.startswith("-") and any(letter in spec.with_arg for letter in text[-1:])
+
+    def arguments(self, words: list[Word], at: int, base: str) -> None:
+        """The program `base` runs with `words[at + 1:]`: refuse the slots among them it would treat as code."""
+        args = words[at + 1 :]
+        if not any(word.slots for word in args):
+            return
+        kind = P.kind(base)
+        if kind:
+            self.rest(args, f"is an argument of {base}, {kind}")
+        elif base in P.BUILTINS and base not in P.SAFE_BUILTINS:
+            what = "an operand of" if base in ("test", "[") else "an argument of"
+            self.rest(args, f"is {what} the builtin {base}, which values may not reach (they may reach "
+                            "echo, printf, cd, pwd, type, help, true, false and :)")
+        elif base == "printf":
+            self.printf(args)
+        elif base == "find":
+            self.find(args)
+        elif base == "git":
+            self.git(args)
+        elif base in P.DASHDASH:
+            self.dashdash(args, base, f"{base}'s")
+        for word in args:
+            for slot in word.slots:
+                if slot.name == "...args" and slot.context == "unquoted" and raw(self.template, word) != slot.text:
+                    slot.refuse("stands inside a word ({...args} is several words)")
+                elif slot.name == "...args" and slot.context != "unquoted":
+                    slot.refuse("stands inside quotes ({...args} is several words)")
+
+    def printf(self, args: list[Word]) -> None:
+        """`printf FORMAT ARGS…`: the format must be written on the page (a value there could be `-v`)."""
+        first = 1 if args and args[0].plain and args[0].literal == "--" else 0
+        format_word = args[first] if first < len(args) else None
+        if format_word is None or not format_word.plain or format_word.literal.startswith("-"):
+            why = ("is an argument of printf -v, which assigns to a variable"
+                   if format_word is not None and format_word.plain and format_word.literal.startswith("-v")
+                   else "stands before or in printf's format, where a value could be -v (write the format first)")
+            self.rest(args, why)
+
+    def find(self, args: list[Word]) -> None:
+        if any(word.plain and word.literal in P.FIND_EXEC for word in args):
+            self.rest(args, "is an argument of find with -exec, which runs a command")
+            return
+        free = [word for i, word in enumerate(args) if word.slots and not (
+            i > 0 and args[i - 1].plain and args[i - 1].literal.startswith("-") and len(args[i - 1].literal) > 2)]
+        if len(free) > 1 or any(slot.name == "...args" for word in free for slot in word.slots):
+            self.rest(args, "is one of several values standing alone in find's expression, which together "
+                            "may form -exec")
+
+    def git(self, args: list[Word]) -> None:
+        j = 0
+        while j < len(args):
+            word = args[j]
+            if word.slots:
+                self.rest(args, "stands before git's subcommand, where git reads options that can run commands")
+                return
+            if not word.plain:
+                self.rest(args, f"is an argument of git whose subcommand is not written on the page "
+                                f"(`{raw(self.template, word)}`)")
+                return
+            text = word.literal
+            if text in P.GIT_GLOBAL_WITH_ARG:
+                if j + 1 < len(args) and not args[j + 1].plain:
+                    j += 1  # the option's argument is judged as a word of its own: a value or unknown text refuses
+                    continue
+                j += 2
+            elif text in P.GIT_GLOBAL_FLAGS or (text.startswith("--") and "=" in text):
+                j += 1
+            elif text.startswith("-"):
+                self.rest(args, f"is an argument of git, whose option {text} this check does not know")
+                return
+            else:
+                break
+        if j >= len(args):
+            return
+        sub = args[j].literal
+        if sub in P.GIT_DASHDASH:
+            self.dashdash(args[j + 1 :], f"git {sub}", f"git {sub}'s")
+        elif sub not in P.GIT_SAFE:
+            self.rest(args, f"is an argument of git {sub}, a subcommand values may not reach (an alias or "
+                            "a command like git config or git submodule can run commands)")
+
+    def dashdash(self, args: list[Word], name: str, whose: str) -> None:
+        """Options of `name` can run commands: a value must come after a literal `--`, and what is before it must
+        be written on the page."""
+        for word in args:
+            if word.plain and word.literal == "--":
+                return
+            if word.slots:
+                self.rest(args, f"is an argument of {name} before a literal --, where {whose} options can run "
+                                "commands (write -- before it)")
+                return
+            if not word.plain:
+                self.rest(args, f"is an argument of {name} after `{raw(self.template, word)}`, which is not "
+                                "written on the page")
+                return
+
+    # -- the line ------------------------------------------------------------------------------------------------
+
+    def changes_state(self, command: Command) -> str | None:
+        """Why a command changes how bash reads or runs the rest of the line (`alias`, `set -k`); None if not."""
+        for word in command.words:
+            assigned = ASSIGNMENT.match(raw(self.template, word))
+            if assigned and assigned.group(1) in P.EXPANDED_LATER:
+                return f"is on a line that sets {assigned.group(1)}, which bash expands again later"
+        words = [w for w in command.words if not ASSIGNMENT.match(raw(self.template, w))]
+        if not words or not words[0].plain:
+            return None
+        base = P.program(words[0].literal)
+        while base in ("command", "builtin", "exec") and len(words) > 1 and words[1].plain:
+            words = words[1:]
+            base = P.program(words[0].literal)
+        if base in P.STATE_CHANGING:
+            return f"is on a line that runs {base}, which changes how bash reads or runs the commands after it"
+        if base == "set" and not self.harmless_set(words[1:]):
+            return "is on a line that runs set with options or arguments beyond -e, -u, -x, -v, -f, -C and -o " \
+                   "pipefail…, which change how bash reads the words after it"
+        return None
+
+    def harmless_set(self, args: list[Word]) -> bool:
+        expect_name = False
+        for word in args:
+            if not word.plain:
+                return False
+            text = word.literal
+            if expect_name:
+                if text not in P.SET_NAMES:
+                    return False
+                expect_name = False
+                continue
+            if len(text) < 2 or text[0] not in "-+" or text == "--":
+                return False
+            for letter in text[1:]:
+                if letter == "o":
+                    expect_name = True
+                elif letter not in P.SET_LETTERS:
+                    return False
+        return not expect_name
+
+    def pipeline(self, stages: list[tuple[Command, str | None]]) -> None:
+        """A value piped into a program that may run its input (`echo {v} | sh`) is code there."""
+        for command, base in stages:
+            words = [w.literal for w in command.words if w.plain]
+            if base is not None and (base.startswith("`") or P.runs_input(base, words)):
+                for other, _ in stages:
+                    if other is not command:
+                        self.rest(other.words + other.redirects,
+                                  f"is piped into {base}, which may run what it reads as code")
 
 
 def scan(text: str) -> list[Slot]:
     """Every placeholder of a one-line command, in order, with its context and any refusal."""
-    scanner = Scanner(text)
-    i = 0
-    while i < len(text):
-        i = scanner.step(i)
-    while scanner.stack:
-        scanner.pop(len(text))
-    return scanner.slots
+    commands, slots, trouble = read_line(text)
+    if trouble is POSITIONAL:
+        for slot in slots:
+            slot.refuse(f"is on a line with {trouble.what}")
+        return slots
+    if trouble is not None:
+        for slot in slots:
+            slot.refuse(f"is on a line with {trouble.what}, which this check does not read (values go only into "
+                        "simple commands joined by ;, &&, || and |)")
+        return slots
+    Judge(text, commands, slots).run()
+    return slots
 
 
 def problem(slot: Slot) -> str:
     """What is wrong with a refused slot, for the error and for `/act.x --help`."""
-    return f"{slot.text} stands {slot.refusal}, where bash would treat the value as code"
+    return f"{slot.text} {slot.refusal}"
 
 
 def template_problems(template: str, names: set[str]) -> list[str]:
