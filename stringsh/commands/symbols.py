@@ -9,6 +9,7 @@ from stringsh.commands.searchreply import folder, limit_note, number, parse_opti
 from stringsh.documents.listing import in_open_folder
 from stringsh.documents.symbolsearch import SearchResult, search
 from stringsh.errors import StringError
+from stringsh.hints import command_word
 from stringsh.protocol.response import Result
 from stringsh.render.code.views import span
 
@@ -49,7 +50,7 @@ def definitions_reply(ctx: Context, query: str, where: str, result: SearchResult
     tail = [summary(f"{found}; {plural(result.indexed, 'source file')} indexed", result.traversal)]  # type: ignore[arg-type]
     if result.hits:
         first = result.hits[0]
-        tail.insert(0, f"Open one: /open @s1 (or /open {first.path}#{first.symbol.id})")
+        tail.insert(0, f"Open one: /open @s1 (or /open {command_word(first.path)}#{first.symbol.id})")
     note = limit_note(result.traversal, len(result.hits))  # type: ignore[arg-type]
     if note:
         tail.append(note)

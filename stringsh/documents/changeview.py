@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.hints import command_word
 from stringsh.workspace import MissingBlob, decode, line_opcodes, sha256, shown_pair, split_lines
 from stringsh.workspace import unified_diff as unified
 
@@ -112,7 +113,7 @@ def file_diff(ws: Workspace, row: FileRow, context: int = 3) -> list[str]:
         return [f"{path}: its content before this change is not kept (an append keeps no copy of a file over 1 MiB)"]
     sizes = f"({_size(before.data)} → {_size(after.data)})"
     if any(s.data is not None and len(s.data) > MAX_DIFF_BYTES for s in (before, after)):
-        return [f"{path}: too large to show as a diff {sizes}; /open {path} reads it"]
+        return [f"{path}: too large to show as a diff {sizes}; /open {command_word(path)} reads it"]
     old, new = _text(before.data, path), _text(after.data, path)
     if old is None or new is None:
         return [f"Binary file {path} changed {sizes}"]

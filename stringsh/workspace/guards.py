@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.hints import command_word
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -114,7 +115,7 @@ def block_changed(ws: Workspace, label: str, now: str) -> StringError:
     return StringError(
         "CONFLICT",
         f"Refusing to edit {label}: the block changed since this topic read it; nothing was written.",
-        f"Its text now:\n{shown(ws, now)}\nRedo the edit on this text: /edit {label} with the new body.",
+        f"Its text now:\n{shown(ws, now)}\nRedo the edit on this text: /edit {command_word(label)} with the new body.",
     )
 
 
@@ -124,7 +125,7 @@ def block_gone(label: str, path: str) -> StringError:
         "CONFLICT",
         f"Refusing to edit {label}: the block is no longer in {path} (changed since this topic read it); "
         "nothing was written.",
-        f"Run /open {path} to see its blocks now.",
+        f"Run /open {command_word(path)} to see its blocks now.",
     )
 
 
