@@ -4,9 +4,12 @@ named `r;touch${IFS}PWNED;x.txt` or `$(touch PWNED).txt` is one word when the hi
 
 Shell values are quoted with `shlex.quote`; a value holding a control character (a newline, ESC) is written in
 bash's `$'…'` form instead, with each control as `\\xHH`, so the hint stays one line and bash still reads the
-exact name. String Commands values (read by `protocol/request.split_arguments`, a POSIX shlex split) are quoted only
-when they hold whitespace, a quote or a backslash, so ordinary hints stay as they were; a name holding a control
-character cannot be typed on a request line at all and is shown as `escapes.shown_name` shows it.
+exact name. String Commands values are quoted only when they hold whitespace, a quote or a backslash, so ordinary
+hints stay as they were, and then in double quotes with `\\` and `"` backslashed: the one form both of its parsers
+read alike (the POSIX shlex split of `protocol/request.split_arguments`, and the first word of `/write` and
+`/append`, `documents/writing.py`). A value starting with `-` is written `./-…`, so it is never read as an option;
+a name holding a control character cannot be typed on a request line at all and is shown as `escapes.shown_name`
+shows it.
 """
 
 from __future__ import annotations
@@ -30,14 +33,31 @@ def shell_word(value: str) -> str:
     return "$'" + NAME_CONTROLS.sub(lambda m: hex_escape(m.group(0)), inner) + "'"
 
 
+def not_an_option(path: str) -> str:
+    """A root-relative path that starts with `-` as `./-…`, so no program takes the file for an option."""
+    return f"./{path}" if path.startswith("-") else path
+
+
 def shell_hint(template: str, **values: str) -> str:
-    """`!` and `template` with each `{name}` replaced by its value as one quoted bash word; the template's own
-    text is literal (the program and its options)."""
-    return "!" + template.format_map({name: shell_word(value) for name, value in values.items()})
+    """`!` and `template` with each `{name}` replaced by its value (a root-relative path, or a word such as an
+    encoding name) as one quoted bash word that no program reads as an option; the template's own text is literal
+    (the program and its options)."""
+    return "!" + template.format_map({name: shell_word(not_an_option(value)) for name, value in values.items()})
+
+
+def widening_policy(trusted: bool) -> str:
+    """Where a setting that widens the policy can be set: the user's own policy, or a trusted workspace's file
+    (an untrusted workspace's `stringsh.toml` only narrows, workspace/layers.py, so a hint never sends a user
+    there)."""
+    own = "your own policy (<config>/policy.toml or --policy FILE)"
+    return f"{own} or this trusted workspace's stringsh.toml" if trusted else own
 
 
 def command_word(value: str) -> str:
     """`value` as one word of a String Commands request line (a path in `/open <path>`)."""
     if NAME_CONTROLS.search(value) is not None:
         return shown_name(value)
-    return shlex.quote(value) if STRING_SPECIAL.search(value) else value
+    value = not_an_option(value)
+    if STRING_SPECIAL.search(value) is None:
+        return value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'

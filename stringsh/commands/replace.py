@@ -175,7 +175,7 @@ def replace_block(ctx: Context, target: str, body: str) -> Result:
     path, block, _start = edit_target(documents, [target], "replace")
     view = documents.read_for_edit(path)
     if not block:
-        raise StringError("INVALID_TARGET", f"Usage: /replace {path}#block", USAGE_HINT)
+        raise StringError("INVALID_TARGET", f"Usage: /replace {command_word(path)}#block", USAGE_HINT)
     if view.symbols is not None:
         return edit_symbol(ctx, view, block, body, False)
     if not is_markdown(view.path):

@@ -113,7 +113,7 @@ def refuse_empty(body: str, label: str, force: bool) -> None:
         raise BodyRefused(
             "INVALID_PAYLOAD",
             f"Refusing to empty {label}: the body is empty.",
-            f"To empty it on purpose, send the empty body again with --force: /edit --force {label}. "
+            f"To empty it on purpose, send the empty body again with --force: /edit --force {command_word(label)}. "
             "Nothing was written.",
         )
 

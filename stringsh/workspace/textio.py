@@ -133,7 +133,8 @@ def encode(text: str, encoding: str, bom: bool, rel: str) -> bytes:
     except UnicodeEncodeError as exc:
         raise StringError(
             "ENCODING",
-            f"Text for {rel} has a character {encoding.upper()} cannot hold at index {exc.start}; nothing was written.",
+            f"Text for {shown_name(rel)} has a character {encoding.upper()} cannot hold at index {exc.start}; nothing "
+            "was written.",
             None if encoding not in LEGACY_ENCODINGS else _stays(rel, encoding),
         ) from None
     if bom:

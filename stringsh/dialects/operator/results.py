@@ -26,17 +26,13 @@ def format_result(result: Result, mask: Callable[[str], str] | None = None) -> s
     are made safe for a terminal (`escapes.escape_controls`, docs/security.md): a client prints the decoded details.
     """
     masking = mask or str
-
-    def shown(text: str) -> str:
-        return escape_controls(masking(text))
-
     lines = [RESULT_START]
     if result.id is not None:
         lines.append(f"id: {result.id}")
     lines.append(f"ok: {'true' if result.ok else 'false'}")
-    lines.append(f"summary: {single_line(shown(result.summary))}")
+    lines.append(f"summary: {escape_controls(single_line(masking(result.summary)))}")
     if result.details is not None:
-        details = shown(result.details)
+        details = escape_controls(masking(result.details))
         lines.append("details_b64: " + binascii.b2a_base64(details.encode("utf-8"), newline=False).decode())
     lines.append(RESULT_END)
     return "\n".join(lines) + "\n"
