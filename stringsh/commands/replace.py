@@ -6,6 +6,7 @@ checked in the file as it is under the engine's lock."""
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import TYPE_CHECKING
 
 from stringsh.commands.context import Context
@@ -17,6 +18,7 @@ from stringsh.documents.diffreply import with_diff
 from stringsh.documents.linerange import LineTarget, out_of_bounds, parse_line_target
 from stringsh.documents.symbolwrite import edit_symbol
 from stringsh.errors import StringError
+from stringsh.escapes import escape_controls
 from stringsh.hints import command_word
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render.document import is_markdown
@@ -127,9 +129,13 @@ def region_of(text: str, start: int, end: int) -> str:
 
 
 def not_found(view: DocumentView, old: str, mask: str) -> StringError:
-    hint = (f"The old text holds {mask}: secrets are shown masked and never match the file. Use a line target "
-            f"instead: /replace {command_word(view.path)}:L5 (see /edit {command_word(view.path)})." if mask in old else
-            f"Copy the old text exactly from /edit {command_word(view.path)} (spaces and line breaks count).")
+    path = command_word(view.path)
+    shown = mask if mask in old else next((e for e in re.findall(r"\\x[0-9a-f]{2}", old)
+                                          if escape_controls(chr(int(e[2:], 16))) == e), None)
+    what = "secrets are shown masked" if shown == mask else "control characters are shown escaped"
+    hint = (f"The old text holds {shown}: {what} and never match the file. Use a line target instead: "
+            f"/replace {path}:L5 (see /edit {path})." if shown else
+            f"Copy the old text exactly from /edit {path} (spaces and line breaks count).")
     return StringError("NOT_FOUND", f"Old text not found in {view.path}.", hint)
 
 

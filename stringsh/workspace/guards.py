@@ -83,7 +83,7 @@ def refuse_escape_writeback(label: str, current: str, body: str) -> None:
     copied back from one would write the four characters where the file held the one (docs/security.md)."""
     if "\\x" not in body or not holds_controls(current):
         return
-    for digits in sorted(set(ESCAPED.findall(body))):
+    for digits in dict.fromkeys(ESCAPED.findall(body)):  # the first in the body first
         escape, char = f"\\x{digits}", chr(int(digits, 16))
         if char in current and escape_controls(char) == escape and body.count(escape) > current.count(escape):
             raise BodyRefused(
