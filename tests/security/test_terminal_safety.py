@@ -140,3 +140,15 @@ def test_an_edit_that_writes_an_escape_back_over_its_control_is_refused(hostile:
                         {"id": 2, "tool": "write", "args": {"file_path": "esc.txt", "content": f"{SHOWN_LINE}\n"}})
     assert read["ok"] and (write["code"], write["error"]) == ("INVALID_PAYLOAD", refusal.split("\n")[0][24:])
     assert (hostile / "esc.txt").read_bytes() == RAW
+
+
+# The REPL and --color: rich renders the reply text the formatter made
+
+
+def test_the_rendered_reply_holds_no_control_but_the_renderers_own_colours(hostile: Path) -> None:
+    """`--color` (the REPL's renderer, print_reply) on the real program: once rich's own colour codes (SGR) are
+    taken out, the escaped text is there and no other control is."""
+    done = run_stringsh(["--color", "-c", "/open esc.txt"], hostile)
+    out = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout.decode())
+    assert_safe(out)
+    assert SHOWN_LINE in out
