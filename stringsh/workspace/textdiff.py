@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from stringsh.escapes import shown_name
 from stringsh.workspace.redact import masked_lines
 
 if TYPE_CHECKING:
@@ -166,8 +167,8 @@ def unified(old: Shown, new: Shown, *, fromfile: str = "", tofile: str = "", con
     for group in difflib.SequenceMatcher(None, a, b).get_grouped_opcodes(context):
         if not started:
             started = True
-            yield f"--- {fromfile}{lineterm}"
-            yield f"+++ {tofile}{lineterm}"
+            yield f"--- {shown_name(fromfile)}{lineterm}"  # a name holding a newline stays one line (git's quoting)
+            yield f"+++ {shown_name(tofile)}{lineterm}"
         first, last = group[0], group[-1]
         yield f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@{lineterm}"
         for tag, i1, i2, j1, j2 in group:

@@ -152,3 +152,16 @@ def test_the_rendered_reply_holds_no_control_but_the_renderers_own_colours(hosti
     out = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout.decode())
     assert_safe(out)
     assert SHOWN_LINE in out
+
+
+def test_changes_quote_a_name_holding_a_newline(ws: Path) -> None:
+    """A file the JSON tools wrote under a name holding a newline: `/changes` and `/changes ID` (its diff header,
+    quoted as git quotes it) keep the name on one line."""
+    (written,) = tools(ws, {"id": 1, "tool": "write", "args": {"file_path": NAME, "content": "x\n"}})
+    assert written["ok"], written
+    listed = run_stringsh(["-c", "/changes"], ws, env={"STRINGSH_CLIENT": "tools"}).stdout.decode()
+    shown = run_stringsh(["-c", "/changes 1"], ws, env={"STRINGSH_CLIENT": "tools"}).stdout.decode()
+    for out in (listed, shown):
+        assert_safe(out)
+    assert listed.split("\n")[3].endswith(f"  {SHOWN_NAME} +1 -0")
+    assert shown.split("\n")[3:7] == ["--- /dev/null", '+++ "b/nl\\x0aFORGED:1: hello"', "@@ -0,0 +1 @@", "+x"]
