@@ -46,6 +46,18 @@ def shown_name(name: str) -> str:
     return '"' + NAME_CONTROLS.sub(lambda m: hex_escape(m.group(0)), inner) + '"'
 
 
+#: What `json.dumps(…, ensure_ascii=False)` leaves raw of the controls: DEL and C1 (it escapes C0 itself).
+JSON_RAW = re.compile(r"[\x7f-\x9f]")
+
+
+def json_safe(line: str) -> str:
+    """A JSON text with DEL and the C1 controls written as `\\u00XX`: the same JSON value, nothing raw left for a
+    terminal (a value stays exact, e.g. a file name in the daemon's `path` field, which the client sends back)."""
+    if JSON_RAW.search(line) is None:
+        return line
+    return JSON_RAW.sub(lambda m: f"\\u{ord(m.group(0)):04x}", line)
+
+
 def holds_controls(text: str) -> bool:
     """Whether a reply would show `text` with escapes (it holds a control other than tab, newline or CRLF's CR)."""
     return SHOWN.search(text) is not None

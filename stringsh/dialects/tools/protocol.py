@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from stringsh.errors import StringError
-from stringsh.escapes import escape_controls
+from stringsh.escapes import escape_controls, json_safe
 from stringsh.protocol.jsonfields import unknown_field
 
 #: The longest request line read; the rest of a longer one is skipped and the request refused.
@@ -128,4 +128,4 @@ def masked(value: Any, mask: Callable[[str], str]) -> Any:
 
 def encode_reply(reply: dict[str, Any]) -> bytes:
     """One line of UTF-8 JSON; a lone surrogate (a file name git could not decode) becomes U+FFFD."""
-    return (json.dumps(reply, ensure_ascii=False) + "\n").encode("utf-8", "replace")
+    return (json_safe(json.dumps(reply, ensure_ascii=False)) + "\n").encode("utf-8", "replace")
