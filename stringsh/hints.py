@@ -15,7 +15,6 @@ shows it.
 from __future__ import annotations
 
 import re
-import shlex
 
 from stringsh.escapes import NAME_CONTROLS, hex_escape, shown_name
 
@@ -28,6 +27,8 @@ STRING_SPECIAL = re.compile(r"[\s'\"\\]")
 def shell_word(value: str) -> str:
     """`value` as one bash word: `shlex.quote`, or `$'…'` with `\\xHH` escapes when it holds a control."""
     if NAME_CONTROLS.search(value) is None:
+        import shlex  # a hint's, on first use: `-c /ls` never loads it
+
         return shlex.quote(value)
     inner = value.replace("\\", "\\\\").replace("'", "\\'")
     return "$'" + NAME_CONTROLS.sub(lambda m: hex_escape(m.group(0)), inner) + "'"
