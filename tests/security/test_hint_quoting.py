@@ -1,4 +1,4 @@
-"""Hints are built, not pasted (issue 36, finding 2): each reply that suggests a shell command for a file is
+"""Hints are built, not pasted: each reply that suggests a shell command for a file is
 provoked through the real program on hostile file names, the suggested `!command` is taken from the reply as an
 agent would take it, and run in real bash in the workspace. No name runs code (no file appears but the one the hint
 says it makes) and each command does what its hint says.

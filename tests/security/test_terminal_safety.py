@@ -1,4 +1,4 @@
-"""Terminal safety at the formatter (issue 36, finding 5): file bytes and names cannot drive a terminal or forge a
+"""Terminal safety at the formatter: file bytes and names cannot drive a terminal or forge a
 reply line, in any dialect. A file holds ESC sequences (a screen clear, OSC 52, which writes the clipboard), BEL,
 the C1 code point CSI and DEL; another file's name holds a newline followed by what a `/grep` match line looks like.
 
