@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import re
 
-#: C0 controls except tab and newline (a lone `\r` goes too), DEL, and C1 controls: what a terminal acts on.
-CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
-#: What a reply shows escaped: CONTROLS but a CR that ends a CRLF line, and bytes 0x80-0x9f that were not UTF-8
-#: (kept as surrogates, written out raw as C1 bytes).
+#: What a reply shows escaped: the controls shell output drops (`workspace/shell/clean.CONTROLS`: C0 but tab and
+#: newline, DEL, C1) but a CR that ends a CRLF line, and bytes 0x80-0x9f that were not UTF-8 (kept as surrogates,
+#: written out raw as C1 bytes).
 SHOWN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x9f\udc80-\udc9f]|\r(?!\n)")
 #: What makes a name unsafe on one line: every C0 control (tab and newline too), DEL and C1.
 NAME_CONTROLS = re.compile(r"[\x00-\x1f\x7f\x80-\x9f\udc80-\udc9f]")
