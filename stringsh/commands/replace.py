@@ -129,13 +129,12 @@ def region_of(text: str, start: int, end: int) -> str:
 
 
 def not_found(view: DocumentView, old: str, mask: str) -> StringError:
-    path = command_word(view.path)
     shown = mask if mask in old else next((e for e in re.findall(r"\\x[0-9a-f]{2}", old)
                                           if escape_controls(chr(int(e[2:], 16))) == e), None)
     what = "secrets are shown masked" if shown == mask else "control characters are shown escaped"
     hint = (f"The old text holds {shown}: {what} and never match the file. Use a line target instead: "
-            f"/replace {path}:L5 (see /edit {path})." if shown else
-            f"Copy the old text exactly from /edit {path} (spaces and line breaks count).")
+            f"/replace {command_word(view.path)}:L5 (see /edit {command_word(view.path)})." if shown else
+            f"Copy the old text exactly from /edit {command_word(view.path)} (spaces and line breaks count).")
     return StringError("NOT_FOUND", f"Old text not found in {view.path}.", hint)
 
 
