@@ -5,6 +5,8 @@ Neither protocol nor UI: the engine raises these, the formatter turns them into 
 
 from __future__ import annotations
 
+from stringsh.hints import command_word
+
 #: Every stable code and what it means; `/help errors` is generated from this table.
 ERROR_CODES: dict[str, str] = {
     "NOT_FOUND": "The file, menu, action or record does not exist.",
@@ -74,7 +76,7 @@ def too_large_to_read(rel: str, size: int, limit: int) -> StringError:
     return StringError(
         "TOO_LARGE",
         f"File is larger than the read limit ({size} > {limit} bytes): {rel}",
-        f"Read it in windows: /open {rel} --from N, or !head, !tail or !grep it; the policy's [limits] "
+        f"Read it in windows: /open {command_word(rel)} --from N, or !head, !tail or !grep it; the policy's [limits] "
         "max_read_bytes raises the limit.",
     )
 
@@ -93,7 +95,8 @@ def is_a_folder(path: str, hint: str | None = None) -> StringError:
     """The one refusal for a folder named where a file is needed (read, write, edit, append, delete without -r):
     one code and one wording everywhere; `hint` replaces the default next step where the caller knows a better
     one."""
-    return StringError("INVALID_TARGET", f"Is a directory: {path}", hint if hint is not None else f"Use /ls {path}")
+    return StringError("INVALID_TARGET", f"Is a directory: {path}",
+                       hint if hint is not None else f"Use /ls {command_word(path)}")
 
 
 #: The next step after `File not found` where no closer name is known.

@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from stringsh.actions.web import WebPage
 from stringsh.errors import StringError
+from stringsh.hints import command_word
 from stringsh.render.document import Document
 from stringsh.render.view import DocumentView, ViewLoader
 
@@ -79,7 +80,8 @@ class WebView(RemoteView):
     def reload(self, loader: ViewLoader) -> WebView:
         if self.fetcher is None:
             raise StringError(
-                "INVALID_TARGET", f"{self.path} cannot be fetched again.", f"Open it again: /open {self.path}"
+                "INVALID_TARGET", f"{self.path} cannot be fetched again.",
+                f"Open it again: /open {command_word(self.path)}",
             )
         fresh = WebView.of(self.fetcher(), self.fetcher)
         fresh.block = self.block

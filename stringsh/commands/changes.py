@@ -10,6 +10,7 @@ from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.documents.revertreply import parse_id
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
 from stringsh.protocol.response import Result
 
 if TYPE_CHECKING:
@@ -67,11 +68,11 @@ def files_summary(ws: Workspace, row: ChangeRow) -> str:
     journal = ws.journal
     tree = journal.tree(row.id)
     done = {"make": "made", "remove": "removed"}
-    parts = [f"{op.path}/ {done[op.action]}" if op.kind == "dir" else f"link {op.path} {done[op.action]}"
-             for op in tree if op.action == "make" or op.kind == "link"]
+    parts = [f"{shown_name(op.path)}/ {done[op.action]}" if op.kind == "dir" else
+             f"link {shown_name(op.path)} {done[op.action]}" for op in tree if op.action == "make" or op.kind == "link"]
     rows = journal.files(row.id)
-    parts += [f"{f.path} {counts(ws, f)}" for f in rows[:MAX_FILES]]
-    parts += [f"{op.path}/ removed" for op in tree if op.action == "remove" and op.kind == "dir"]
+    parts += [f"{shown_name(f.path)} {counts(ws, f)}" for f in rows[:MAX_FILES]]
+    parts += [f"{shown_name(op.path)}/ removed" for op in tree if op.action == "remove" and op.kind == "dir"]
     if len(rows) > MAX_FILES:
         parts.append(f"and {len(rows) - MAX_FILES} more files")
     return ", ".join(parts) if parts else "(no files)"

@@ -14,6 +14,7 @@ from stringsh.documents.masking import masked_note
 from stringsh.documents.rangeview import range_view
 from stringsh.documents.symbolwrite import AFTER, BEFORE, edit_symbol
 from stringsh.errors import StringError
+from stringsh.hints import command_word
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render.document import Document, is_markdown
 from stringsh.render.view import DocumentView, budget_from, masked, numbered, resolve_block
@@ -42,7 +43,7 @@ def view_source(ctx: Context, view: DocumentView, block: str | None, start: int)
     content = f"{text}\n\n({len(lines)} lines)"
     if next_index is not None:
         content += (f"\n[cut] Output limit of {budget} lines reached. "
-                    f"Read on: /edit {label} --from {next_index + first}")
+                    f"Read on: /edit {command_word(label)} --from {next_index + first}")
     if shown is not view:
         content += f"\n{masked_note(workspace)}"
     ctx.documents.mark_seen(view)
@@ -101,20 +102,21 @@ def edit(ctx: Context) -> Result:
     if line is not None:
         if ctx.body is not None:
             raise StringError("INVALID_TARGET", f"/edit replaces a whole file or a block, not lines: {line.label}",
-                              f"Replace lines with /replace {line.label} and the same body.")
+                              f"Replace lines with /replace {command_word(line.label)} and the same body.")
         return range_view(ctx, line, line.path, "/edit", start)
     view = ctx.documents.read_for_edit(path)
     if where is not None and (not block or view.symbols is None):
         raise StringError("INVALID_PAYLOAD", f"{where} adds a definition beside a symbol of a source file",
-                          f"Name the symbol: /edit {view.path}#<symbol> {where} (/open {view.path} lists them).")
+                          f"Name the symbol: /edit {command_word(view.path)}#<symbol> {where} "
+                          f"(/open {command_word(view.path)} lists them).")
     if ctx.body is None:
         if where is not None:
             raise StringError("INVALID_PAYLOAD", f"/edit {where} needs a body: the new definition",
-                              f"Send it below the command line: /edit {view.path}#{block} {where}")
+                              f"Send it below the command line: /edit {command_word(view.path)}#{block} {where}")
         return view_source(ctx, view, block, start)
     if final is not None and block:
         raise StringError("INVALID_PAYLOAD", f"{FINAL_NEWLINE} and {NO_FINAL_NEWLINE} are for a whole-file /edit",
-                          f"Send the whole file: /edit {_final_name(final)} {view.path} and the body.")
+                          f"Send the whole file: /edit {_final_name(final)} {command_word(view.path)} and the body.")
     if block and view.symbols is not None:
         return edit_symbol(ctx, view, block, ctx.body, force, where)
     if block:

@@ -11,6 +11,7 @@ from stringsh.commands.registry import handler
 from stringsh.commands.searchreply import folder, limit_note, number, parse_options, plural, summary
 from stringsh.documents.listing import in_open_folder
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
 from stringsh.protocol.response import Result
 
 if TYPE_CHECKING:
@@ -58,6 +59,6 @@ def format_lines(lines: tuple[GrepLine, ...]) -> str:
             out.append("--")
         mark = ":" if line.match else "-"
         cut = f" [cut at {len(line.text.encode('utf-8', 'surrogatepass'))} bytes]" if line.line_truncated else ""
-        out.append(f"{line.path}{mark}{line.line}{mark} {line.text}{cut}")
+        out.append(f"{shown_name(line.path)}{mark}{line.line}{mark} {line.text}{cut}")
         previous = line
     return "\n".join(out)

@@ -13,6 +13,7 @@ from stringsh.documents.listing import format_listing, list_directory
 from stringsh.documents.rangeview import range_view
 from stringsh.documents.window import check_range, open_window, split_to
 from stringsh.errors import StringError, is_a_folder
+from stringsh.hints import command_word
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render.plain import required_env
 from stringsh.render.view import DocumentView, budget_from, masked, render_view, resolve_block
@@ -76,7 +77,7 @@ def open_path(ctx: Context, target: str, block: str | None, start: int, end: int
             raise workspace.not_found(rel, target)
     if info.is_dir:
         if block:
-            raise is_a_folder(target, f"Use /open {target}")
+            raise is_a_folder(target, f"Use /open {command_word(target)}")
         display, entries = list_directory(workspace, rel, topic=ctx.session.topic)
         documents.enter_folder(display)  # the topic's folder now, as String's cwd override
         return format_listing(display, entries)
@@ -175,7 +176,7 @@ def open_(ctx: Context) -> Result:
     if line is not None:
         if end is not None:
             raise StringError("INVALID_PAYLOAD", f"--to does not go with a line range: {target}",
-                              f"Name the last line in the range: /open {line.path}:L{line.start}-L{end}")
+                              f"Name the last line in the range: /open {command_word(line.path)}:L{line.start}-L{end}")
         return range_view(ctx, line, ctx.documents.resolve_path(line.path), "/open", start)
     path, _, block = target.partition("#")
     return open_path(ctx, path, block or None, start, end)

@@ -12,6 +12,7 @@ from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.documents.diffreply import with_diff
 from stringsh.errors import StringError
+from stringsh.hints import command_word
 from stringsh.protocol.response import Result, document_fields
 from stringsh.workspace import ChangeSet, Patch, PatchFailed, is_codex_patch, parse_diff, patched_line
 
@@ -31,8 +32,8 @@ def summary(patch: Patch, rel: str) -> str:
 def reread(rel: str, first: int, last: int) -> str:
     """The /open that shows the lines a failed hunk covers (the whole file when it has none)."""
     if not last:
-        return f"/open {rel}"
-    return f"/open {rel}:L{first}" if first == last else f"/open {rel}:L{first}-L{last}"
+        return f"/open {command_word(rel)}"
+    return f"/open {command_word(rel)}:L{first}" if first == last else f"/open {command_word(rel)}:L{first}-L{last}"
 
 
 @handler("patch")

@@ -6,6 +6,7 @@ checked in the file as it is under the engine's lock."""
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import TYPE_CHECKING
 
 from stringsh.commands.context import Context
@@ -17,6 +18,8 @@ from stringsh.documents.diffreply import with_diff
 from stringsh.documents.linerange import LineTarget, out_of_bounds, parse_line_target
 from stringsh.documents.symbolwrite import edit_symbol
 from stringsh.errors import StringError
+from stringsh.escapes import escape_controls
+from stringsh.hints import command_word
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render.document import is_markdown
 from stringsh.render.view import DocumentView
@@ -74,8 +77,9 @@ def replace_lines(ctx: Context, target: LineTarget, body: str) -> Result:
     spans = line_spans(text)
     label = LineTarget(view.path, target.start, target.end)
     if target.end > len(spans):
-        raise out_of_bounds(label, len(spans), f"Recovery: run /edit {view.path} for current line numbers.")
-    edit_hint = f"/edit {view.path}"
+        raise out_of_bounds(label, len(spans),
+                            f"Recovery: run /edit {command_word(view.path)} for current line numbers.")
+    edit_hint = f"/edit {command_word(view.path)}"
     base_text = partguard.baseline(ctx.session, view.path, view.sha256, text)
     base_lines = split_lines(base_text) if base_text is not None else []
     if base_text is None or target.end > len(base_lines):
@@ -125,9 +129,12 @@ def region_of(text: str, start: int, end: int) -> str:
 
 
 def not_found(view: DocumentView, old: str, mask: str) -> StringError:
-    hint = (f"The old text holds {mask}: secrets are shown masked and never match the file. Use a line target "
-            f"instead: /replace {view.path}:L5 (see /edit {view.path})." if mask in old else
-            f"Copy the old text exactly from /edit {view.path} (spaces and line breaks count).")
+    shown = mask if mask in old else next((e for e in re.findall(r"\\x[0-9a-f]{2}", old)
+                                          if escape_controls(chr(int(e[2:], 16))) == e), None)
+    what = "secrets are shown masked" if shown == mask else "control characters are shown escaped"
+    hint = (f"The old text holds {shown}: {what} and never match the file. Use a line target instead: "
+            f"/replace {command_word(view.path)}:L5 (see /edit {command_word(view.path)})." if shown else
+            f"Copy the old text exactly from /edit {command_word(view.path)} (spaces and line breaks count).")
     return StringError("NOT_FOUND", f"Old text not found in {view.path}.", hint)
 
 
@@ -173,7 +180,7 @@ def replace_block(ctx: Context, target: str, body: str) -> Result:
     path, block, _start = edit_target(documents, [target], "replace")
     view = documents.read_for_edit(path)
     if not block:
-        raise StringError("INVALID_TARGET", f"Usage: /replace {path}#block", USAGE_HINT)
+        raise StringError("INVALID_TARGET", f"Usage: /replace {command_word(path)}#block", USAGE_HINT)
     if view.symbols is not None:
         return edit_symbol(ctx, view, block, body, False)
     if not is_markdown(view.path):
@@ -197,7 +204,7 @@ def replace(ctx: Context) -> Result:
     line = None if "#" in target else parse_line_target(target, lambda p: exists(ctx, p))
     if replace_all and ("#" in target or line is not None):
         raise StringError("INVALID_PAYLOAD", f"--all is for old/new text, not for {target}",
-                          f"Leave --all out: /replace {target}")
+                          f"Leave --all out: /replace {command_word(target)}")
     if "#" in target:
         return replace_block(ctx, target, ctx.body)
     if line is not None:

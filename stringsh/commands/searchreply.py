@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
 
 if TYPE_CHECKING:
     from stringsh.workspace import Traversal
@@ -20,7 +21,7 @@ def plural(count: int, noun: str) -> str:
 
 
 def folder(rel: str) -> str:
-    return "./" if rel in ("", ".") else f"{rel}/"
+    return "./" if rel in ("", ".") else f"{shown_name(rel)}/"
 
 
 def parse_options(args: list[str], name: str, switches: tuple[str, ...], valued: tuple[str, ...]

@@ -9,6 +9,8 @@ from stringsh.commands.searchreply import folder, limit_note, number, parse_opti
 from stringsh.documents.listing import in_open_folder
 from stringsh.documents.symbolsearch import SearchResult, search
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
+from stringsh.hints import command_word
 from stringsh.protocol.response import Result
 from stringsh.render.code.views import span
 
@@ -38,7 +40,7 @@ def definitions_reply(ctx: Context, query: str, where: str, result: SearchResult
     shortcuts = ctx.session.value_shortcuts
     for name in [name for name in shortcuts if name.startswith("s") and name[1:].isdigit()]:
         del shortcuts[name]  # the previous search's
-    rows = [(f"@s{i}" if i <= SHORTCUTS else "", f"{hit.path}:{span(hit.symbol)}", hit.symbol.kind,
+    rows = [(f"@s{i}" if i <= SHORTCUTS else "", f"{shown_name(hit.path)}:{span(hit.symbol)}", hit.symbol.kind,
              f"#{hit.symbol.id}") for i, hit in enumerate(result.hits, 1)]
     for i, hit in enumerate(result.hits[:SHORTCUTS], 1):
         shortcuts[f"s{i}"] = f"{hit.path}#{hit.symbol.id}"
@@ -49,7 +51,7 @@ def definitions_reply(ctx: Context, query: str, where: str, result: SearchResult
     tail = [summary(f"{found}; {plural(result.indexed, 'source file')} indexed", result.traversal)]  # type: ignore[arg-type]
     if result.hits:
         first = result.hits[0]
-        tail.insert(0, f"Open one: /open @s1 (or /open {first.path}#{first.symbol.id})")
+        tail.insert(0, f"Open one: /open @s1 (or /open {command_word(first.path)}#{first.symbol.id})")
     note = limit_note(result.traversal, len(result.hits))  # type: ignore[arg-type]
     if note:
         tail.append(note)
@@ -60,7 +62,7 @@ def refs_reply(query: str, where: str, result: SearchResult) -> Result:
     """`path:line:column: text` per identifier; says it is a syntactic search."""
     found = f"{plural(len(result.refs), 'occurrence')} in {plural(result.files, 'file')}"
     message = f'References to "{query}" in {where}: ' + (found if result.refs else "none found")
-    lines = [f"{ref.path}:{ref.line}:{ref.column}: {ref.text}" for ref in result.refs]
+    lines = [f"{shown_name(ref.path)}:{ref.line}:{ref.column}: {ref.text}" for ref in result.refs]
     tail = [
         f"Syntactic: identifiers spelled {query} in source files (definitions included), not a type-checked "
         "reference search.",

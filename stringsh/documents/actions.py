@@ -17,6 +17,7 @@ from stringsh.actions.model import Action
 from stringsh.actions.schema import render_action
 from stringsh.documents.shortcuts import page_shortcuts, resolve_shortcut, shortcut_ids
 from stringsh.errors import StringError, is_a_folder
+from stringsh.hints import command_word
 from stringsh.protocol.response import Result
 from stringsh.workspace import ChangeSet
 
@@ -101,7 +102,7 @@ def write_output(documents: DocumentService, path: str, data: bytes) -> None:
             "this topic has not read it"
         )
         raise StringError(
-            "CONFLICT", f"refusing to overwrite {rel}: {what} (/open {rel}, then run the action again)"
+            "CONFLICT", f"refusing to overwrite {rel}: {what} (/open {command_word(rel)}, then run the action again)"
         ) from None
     documents.after_write(rel, hashlib.sha256(data).hexdigest())
 
@@ -182,10 +183,12 @@ def invoke(
     except StringError as exc:  # a failed action points at the page's setup document, as String's does
         setup = documents.requirements_file(view)
         if setup:
-            exc.hint = f"{exc.hint}\n\nSetup info: /open {setup}" if exc.hint else f"\nSetup info: /open {setup}"
+            info = f"Setup info: /open {command_word(setup)}"
+            exc.hint = f"{exc.hint}\n\n{info}" if exc.hint else f"\n{info}"
         raise
     if not result.ok and (setup := documents.requirements_file(view)):
-        result = Result(result.message, f"{result.content or ''}\n\nSetup info: /open {setup}", result.ok, result.code)
+        result = Result(result.message, f"{result.content or ''}\n\nSetup info: /open {command_word(setup)}",
+                        result.ok, result.code)
     return result
 
 

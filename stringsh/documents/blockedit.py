@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from stringsh.errors import StringError
+from stringsh.hints import command_word
 from stringsh.render.document import Document
 from stringsh.render.index import Block
 from stringsh.render.scan import scan
@@ -59,7 +60,7 @@ def without_own_heading(doc: Document, block: Block, body: str, label: str) -> s
             label,
             f'the body starts with the heading "{lines[first].strip()}", not this block\'s "{heading[0].strip()}".',
             f"Start the body with {heading[0].strip()} exactly, or leave the heading out (it stays); "
-            f"to rename the heading, edit the whole file (/edit {label.split('#', 1)[0]}).",
+            f"to rename the heading, edit the whole file (/edit {command_word(label.split('#', 1)[0])}).",
         )
     return body
 
@@ -106,7 +107,7 @@ def refuse_view_references(body: str, old_text: str, new_doc: Document, label: s
             label,
             f"the body has link references the file does not define: {shown}. "
             "They are how /open shows links, not the file's text.",
-            f"Copy the text from the numbered source view (/edit {source}), which has the real URLs.",
+            f"Copy the text from the numbered source view (/edit {command_word(source)}), which has the real URLs.",
         )
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
+from stringsh.hints import command_word
 from stringsh.workspace import MissingBlob, decode, line_opcodes, sha256, shown_pair, split_lines
 from stringsh.workspace import unified_diff as unified
 
@@ -104,7 +106,7 @@ def counts(ws: Workspace, row: FileRow) -> str:
 def file_diff(ws: Workspace, row: FileRow, context: int = 3) -> list[str]:
     """The unified diff of one file (`--- a/path`, `+++ b/path`, `@@` hunks), or one line saying why not."""
     before, after = sides(ws, row)
-    path = row.path
+    path = shown_name(row.path)  # a name holding a newline is one line here too
     if not after.known:
         return [f"{path}: its content after this change is no longer known (it changed again since, and no later "
                 "change kept it)"]
@@ -112,12 +114,12 @@ def file_diff(ws: Workspace, row: FileRow, context: int = 3) -> list[str]:
         return [f"{path}: its content before this change is not kept (an append keeps no copy of a file over 1 MiB)"]
     sizes = f"({_size(before.data)} → {_size(after.data)})"
     if any(s.data is not None and len(s.data) > MAX_DIFF_BYTES for s in (before, after)):
-        return [f"{path}: too large to show as a diff {sizes}; /open {path} reads it"]
+        return [f"{path}: too large to show as a diff {sizes}; /open {command_word(row.path)} reads it"]
     old, new = _text(before.data, path), _text(after.data, path)
     if old is None or new is None:
         return [f"Binary file {path} changed {sizes}"]
-    head = ["--- /dev/null" if before.data is None else f"--- a/{path}",
-            "+++ /dev/null" if after.data is None else f"+++ b/{path}"]
+    head = ["--- /dev/null" if before.data is None else f"--- {shown_name('a/' + row.path)}",
+            "+++ /dev/null" if after.data is None else f"+++ {shown_name('b/' + row.path)}"]
     a, b = shown_pair(old, new, ws.redactor, split_lines)
     hunks = list(unified(a, b, context=context, lineterm=""))[2:]  # its header lines dropped: git's are above
     return [*head, *hunks] if hunks else [f"{path}: no line changed (only its bytes or mode)"]
@@ -131,7 +133,8 @@ def change_text(ws: Workspace, change_id: int) -> list[str]:
     """Every file's diff and every folder or link the change made or removed, cut at MAX_DIFF_LINES."""
     out: list[str] = []
     for op in ws.journal.tree(change_id):
-        what = f"link {op.path} → {op.target}" if op.kind == "link" else f"folder {op.path}/"
+        what = f"link {shown_name(op.path)} → {shown_name(str(op.target))}" if op.kind == "link" else \
+            f"folder {shown_name(op.path)}/"
         out.append(f"{what} {'made' if op.action == 'make' else 'removed'}")
     rows = ws.journal.files(change_id)
     for k, row in enumerate(rows):

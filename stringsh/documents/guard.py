@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from stringsh.errors import StringError
+from stringsh.hints import command_word
 from stringsh.workspace import NO_GUARD, Guard, WholeFile
 
 FORCE = "--force"
@@ -43,7 +44,7 @@ class Overwrite:
         except StringError as exc:
             if exc.code != "CONFLICT" or not self.expected:
                 raise  # forced, or a file that appeared meanwhile: the engine's own words
-            hint = f"Run /open {self.label} or /edit {self.label} again, then retry."
+            hint = f"Run /open {command_word(self.label)} or /edit {command_word(self.label)} again, then retry."
             raise StringError(
                 "CONFLICT",
                 f"Refusing to overwrite {self.label}: it changed since this topic read it.",
@@ -68,6 +69,6 @@ def require_seen(
         raise StringError(
             "CONFLICT",
             f"Refusing to overwrite existing file not read in this topic: {label}",
-            f"Run /open {label} or /edit {label} first, then retry. {FORCE_NOTE}",
+            f"Run /open {command_word(label)} or /edit {command_word(label)} first, then retry. {FORCE_NOTE}",
         )
     return Overwrite(label, expected, force_note_on_change)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
 from stringsh.protocol.response import Result
 
 if TYPE_CHECKING:
@@ -31,8 +32,9 @@ def format_listing(rel: str, entries: list[tuple[str, bool]], *, hidden: bool = 
     visible = [(name, is_dir) for name, is_dir in entries if hidden or not name.startswith(".")]
     dirs = sorted((name for name, is_dir in visible if is_dir), key=_sort_key)
     files = sorted((name for name, is_dir in visible if not is_dir), key=_sort_key)
-    lines = [f"  {name}/" for name in dirs] + [f"  {name}" for name in files]
-    display = "./" if rel in ("", ".") else rel if rel.endswith(":") else f"{rel.rstrip('/')}/"  # `docs:` a root
+    lines = [f"  {shown_name(name)}/" for name in dirs] + [f"  {shown_name(name)}" for name in files]
+    shown = shown_name(rel)
+    display = "./" if rel in ("", ".") else shown if rel.endswith(":") else f"{shown.rstrip('/')}/"  # `docs:` a root
     return Result(f"Listing {display}", "\n".join(lines) if lines else "(empty)")
 
 

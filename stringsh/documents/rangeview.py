@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from stringsh.documents.linerange import LineTarget, out_of_bounds
 from stringsh.documents.masking import masked_note
 from stringsh.errors import StringError, is_a_folder
+from stringsh.hints import command_word
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render import plain
 from stringsh.render.view import budget_from, masked, numbered
@@ -46,7 +47,7 @@ def range_view(ctx: Caller, target: LineTarget, rel: str, command: str, start: i
     if info is None:
         raise workspace.not_found(rel, target.path)
     if info.is_dir:
-        raise is_a_folder(target.path, f"Use /open {target.path}")
+        raise is_a_folder(target.path, f"Use /open {command_word(target.path)}")
     target = LineTarget(info.rel, target.start, target.end)
     first = start + 1 if start else target.start
     if not target.start <= first <= target.end:

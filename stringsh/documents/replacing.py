@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.hints import command_word
 from stringsh.workspace import BREAK
 
 #: Matches listed in an ambiguity refusal, and the characters shown on each side (String's `ambiguityPreview`).
@@ -61,6 +62,7 @@ def overlap_refused(path: str, count: int, listed: str) -> StringError:
     return StringError(
         "CONFLICT",
         f"Old text matched {count} times in {path} and the matches overlap; --all cannot replace each of them.",
-        f"Provide a larger unique old text, or replace lines: /replace {path}:L3-L4 (see /edit {path}).\n"
+        f"Provide a larger unique old text, or replace lines: /replace {command_word(path)}:L3-L4 "
+        f"(see /edit {command_word(path)}).\n"
         f"Matches:\n{listed}",
     )

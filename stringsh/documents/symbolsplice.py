@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from stringsh.errors import StringError
+from stringsh.hints import command_word
 from stringsh.render.code.index import Symbol, SymbolIndex, build_symbols, encode_source
 
 
@@ -191,7 +192,8 @@ def _checked_replace(text: str, old: SymbolIndex, symbol: Symbol, body: str, lab
     wanted = f"{symbol.qualified} ({symbol.kind})"
     if found is None:
         raise refuse(label, f"the body does not parse as a definition of {wanted}.",
-                     f"Send the whole definition, as /edit {label} shows it, or write it anyway: {force_hint}.")
+                     f"Send the whole definition, as /edit {command_word(label)} shows it, or write it anyway: "
+                     f"{force_hint}.")
     if (found.qualified, found.kind) != (symbol.qualified, symbol.kind):
         raise refuse(label, f"the body defines {found.qualified} ({found.kind}), not {wanted}.",
                      f"To add a definition use --after or --before; to write it anyway: {force_hint}.")
@@ -199,7 +201,7 @@ def _checked_replace(text: str, old: SymbolIndex, symbol: Symbol, body: str, lab
         rest = new_text.count("\n", 0, _offset(encode_source(new_text), found.end_byte)) + 1
         raise refuse(label, f"the body is more than one definition: {wanted} ends at line {rest}, before the "
                             "body does.",
-                     f"Send one definition; add others with /edit {label} --after. To write it anyway: "
+                     f"Send one definition; add others with /edit {command_word(label)} --after. To write it anyway: "
                      f"{force_hint}.")
     return spliced
 

@@ -8,10 +8,10 @@ document (it cannot be indexed or edited whole); `--from N` and `--to M` choose 
 
 from __future__ import annotations
 
-import shlex
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
+from stringsh.hints import command_word, shell_hint
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render import plain
 from stringsh.render.view import budget_from
@@ -45,7 +45,7 @@ def uncounted(rel: str, line: int, counted: int) -> StringError:
     return StringError(
         "TOO_LARGE",
         f"Line {line} of {rel} is past what a windowed read scans (it stopped after {counted} lines)",
-        f"Read further in the shell: !tail -n +{line} {shlex.quote(rel)} | head",
+        "Read further in the shell: " + shell_hint(f"tail -n +{line} {{rel}} | head", rel=rel),
     )
 
 
@@ -68,7 +68,7 @@ def open_window(ctx: Caller, rel: str, start: int, end: int | None) -> Result:
         if not window.complete:
             raise uncounted(rel, start + 1, window.total_lines)
         raise StringError("INVALID_PAYLOAD", f"{rel} has {total} lines; --from {start + 1} is past the end",
-                          f"Read it from the start: /open {rel}")
+                          f"Read it from the start: /open {command_word(rel)}")
     last = start + len(window.lines)
     if window.complete:
         note = (f"[window] Lines {start + 1}-{last} of {total} ({window.size} bytes: past the read limit, so it is "
@@ -83,7 +83,7 @@ def open_window(ctx: Caller, rel: str, start: int, end: int | None) -> Result:
     if window.nul:
         note += " NUL bytes are shown as \\x00."
     if window.next_line is not None:
-        note += f" Read on: /open {rel} --from {window.next_line + 1}"
+        note += f" Read on: /open {command_word(rel)} --from {window.next_line + 1}"
     content = workspace.redact_lines("\n".join(window.lines))
     return Result(f"Opened {rel}", f"{content}\n\n{note}" if window.lines else note,
                   fields=document_fields(rel))

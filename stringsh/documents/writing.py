@@ -6,6 +6,7 @@ import re
 
 from stringsh.documents.guard import FORCE
 from stringsh.errors import StringError
+from stringsh.hints import command_word
 from stringsh.protocol.request import substitute
 
 #: The first argument of the one-line form, quoted or bare; the rest of the line is the text, kept as typed.
@@ -34,10 +35,9 @@ def split_target(
     if allow_force and body is not None and inline == FORCE:
         force, inline = True, ""
     if allow_force and body is None and (inline == FORCE or inline.startswith(FORCE + " ")):
-        shown = f'"{path}"' if " " in path else path
         # Written as text, the flag would replace the file with "--force …" and still not force it.
         raise StringError("INVALID_PAYLOAD", f"--force must come before the path in /{name}",
-                          f"Put --force before the path: /{name} --force {shown} <text>")
+                          f"Put --force before the path: /{name} --force {command_word(path)} <text>")
     if body is not None:
         if inline:
             raise StringError("INVALID_PAYLOAD", usage, "Give the content either on the line or in the body, not both.")

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from stringsh.escapes import json_safe
+
 ENVELOPE_CLOSE = "</𝒞>"
 #: The line after each reply of the plain loop where nobody sees prompts (pipes, `--no-echo`): the reply is
 #: complete. Its body is escaped as an envelope's, so content cannot end a reply early.
@@ -73,4 +75,4 @@ def json_reply(
     reply.update(shell_fields(content))
     if fields and ok:
         reply.update(fields)
-    return json.dumps(reply, ensure_ascii=False)
+    return json_safe(json.dumps(reply, ensure_ascii=False))

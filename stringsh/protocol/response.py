@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from stringsh.escapes import escape_controls
 from stringsh.protocol.request import reply_header
 
 HEADER_LIMIT = 80
@@ -125,8 +126,15 @@ def format_reply(
     the echoed header, views, shell output, diffs, listings, error messages. It keeps line breaks, so a view's
     line numbers stay the file's, and masking masked text changes nothing (a reply may hold one already masked,
     e.g. a view rendered from the masked document). Message and content are masked apart, so the `---` between
-    them stays."""
-    shown = mask or _unmasked
+    them stays.
+
+    It is also where the reply is made safe for a terminal, after masking: `escapes.escape_controls` shows ESC, BEL,
+    C1, DEL and a bare CR as `\\x1b`-style text (docs/security.md, "Terminal safety"); ordinary text is unchanged."""
+    masking = mask or _unmasked
+
+    def shown(text: str) -> str:
+        return escape_controls(masking(text))
+
     first = re_line(shown(header), request_id)
     if error is not None:
         code, message = error

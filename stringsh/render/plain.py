@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from stringsh.errors import error_reason
+from stringsh.hints import command_word
 from stringsh.render import sfmd
 from stringsh.render.document import Document
 from stringsh.render.index import Block
@@ -310,7 +311,7 @@ def hint_lines(
         hints.append("    Set: " + " ; ".join(f'/set ${name}="..."' for name in missing_env))
         setup = setup or index.requirements
         if setup:
-            hints.append(f"    Setup: /open {setup}")
+            hints.append(f"    Setup: /open {command_word(setup)}")
     return hints
 
 
@@ -398,5 +399,5 @@ def cut_hint(target: str, rendered: Rendered, line_count: int, budget: int) -> s
         return f"[cut] Output limit of {limit} reached at the last source line ({line_count})."
     return (
         f"[cut] Output limit of {limit} reached; the rest starts at source line {n} of {line_count}. "
-        f"Read on: /open {target} --from {n}"
+        f"Read on: /open {command_word(target)} --from {n}"
     )

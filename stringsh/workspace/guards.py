@@ -10,9 +10,12 @@ live here, once: the CONFLICTs of a file or part that changed since it was read 
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.escapes import escape_controls, holds_controls, shown_name
+from stringsh.hints import command_word
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -20,6 +23,8 @@ if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
     from stringsh.workspace.patches import Hunk
 
+#: An escape as replies show a control character (`escapes.hex_escape`).
+ESCAPED = re.compile(r"\\x([0-9a-f]{2})")
 #: Lines of a changed part a CONFLICT shows.
 SHOWN_LINES = 40
 
@@ -58,7 +63,9 @@ class BodyRefused(StringError):
 
 def refuse_mask_writeback(ws: Workspace, label: str, current: str, body: str) -> None:
     """INVALID_PAYLOAD when `body` (replacing `current`) holds more masks than `current` does while `current`
-    holds a secret: the extra masks stand where secrets were shown masked."""
+    holds a secret: the extra masks stand where secrets were shown masked. The same for a control character
+    shown escaped (`refuse_escape_writeback`)."""
+    refuse_escape_writeback(label, current, body)
     mask = ws.policy.secrets.replacement
     if body.count(mask) <= current.count(mask) or not ws.redactor.finds_secret(current):
         return
@@ -70,6 +77,24 @@ def refuse_mask_writeback(ws: Workspace, label: str, current: str, body: str) ->
     )
 
 
+def refuse_escape_writeback(label: str, current: str, body: str) -> None:
+    """INVALID_PAYLOAD when `body` holds more of an escape `\\xHH` than `current` does while `current` holds the
+    control character it stands for: replies show ESC, BEL, C1… as that text (`escapes.escape_controls`), and text
+    copied back from one would write the four characters where the file held the one (docs/security.md)."""
+    if "\\x" not in body or not holds_controls(current):
+        return
+    for digits in dict.fromkeys(ESCAPED.findall(body)):  # the first in the body first
+        escape, char = f"\\x{digits}", chr(int(digits, 16))
+        if char in current and escape_controls(char) == escape and body.count(escape) > current.count(escape):
+            raise BodyRefused(
+                "INVALID_PAYLOAD",
+                f"Refusing to write {shown_name(label)}: the body contains {escape} where the file holds the control "
+                "character a reply shows as that text; nothing was written.",
+                "stringsh shows control characters escaped. Leave those lines out of the edit (replace lines or a "
+                "block around them), or write the bytes in the shell (!printf).",
+            )
+
+
 def refuse_mask_in_hunks(ws: Workspace, label: str, hunks: Iterable[Hunk]) -> None:
     """`refuse_mask_writeback` on each hunk of a patch (unified or Codex): its removed lines, the file's own text,
     against its added ones."""
@@ -77,7 +102,7 @@ def refuse_mask_in_hunks(ws: Workspace, label: str, hunks: Iterable[Hunk]) -> No
     for hunk in hunks:
         lines = hunk.lines.split("\n")
         added = "\n".join(line[1:] for line in lines if line.startswith("+"))
-        if mask in added:
+        if mask in added or "\\x" in added:
             removed = "\n".join(line[1:] for line in lines if line.startswith("-"))
             refuse_mask_writeback(ws, label, removed, added)
 
@@ -88,7 +113,7 @@ def refuse_empty(body: str, label: str, force: bool) -> None:
         raise BodyRefused(
             "INVALID_PAYLOAD",
             f"Refusing to empty {label}: the body is empty.",
-            f"To empty it on purpose, send the empty body again with --force: /edit --force {label}. "
+            f"To empty it on purpose, send the empty body again with --force: /edit --force {command_word(label)}. "
             "Nothing was written.",
         )
 
@@ -114,7 +139,7 @@ def block_changed(ws: Workspace, label: str, now: str) -> StringError:
     return StringError(
         "CONFLICT",
         f"Refusing to edit {label}: the block changed since this topic read it; nothing was written.",
-        f"Its text now:\n{shown(ws, now)}\nRedo the edit on this text: /edit {label} with the new body.",
+        f"Its text now:\n{shown(ws, now)}\nRedo the edit on this text: /edit {command_word(label)} with the new body.",
     )
 
 
@@ -124,7 +149,7 @@ def block_gone(label: str, path: str) -> StringError:
         "CONFLICT",
         f"Refusing to edit {label}: the block is no longer in {path} (changed since this topic read it); "
         "nothing was written.",
-        f"Run /open {path} to see its blocks now.",
+        f"Run /open {command_word(path)} to see its blocks now.",
     )
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from stringsh.errors import NOT_FOUND_HINT, StringError
+from stringsh.hints import command_word
 from stringsh.workspace.context import refused_path
 from stringsh.workspace.oserrors import coded
 from stringsh.workspace.secrets import SecretMatcher
@@ -286,7 +287,7 @@ class Confiner:
         from stringsh.suggest import closest  # a refusal's hint only
 
         match = closest(name, allowed, self.matcher.shown)
-        listing = f"/ls {folder}" if folder else "/ls"
+        listing = f"/ls {command_word(folder)}" if folder else "/ls"
         hint = f"{listing} shows what is there."
         if match is not None:
             hint = f"Did you mean {'/'.join([*names, match, *(tail or [])])}? {hint}"

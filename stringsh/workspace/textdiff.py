@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from stringsh.escapes import shown_name
 from stringsh.workspace.redact import masked_lines
 
 if TYPE_CHECKING:
@@ -156,6 +157,13 @@ def _range(start: int, stop: int) -> str:
     return f"{beginning},{length}"
 
 
+def _label(label: str) -> str:
+    """A header's file name quoted when it holds a control (one line, as git quotes it); a tab after it separates
+    a label (`name\toriginal`) and stays."""
+    name, tab, rest = label.partition("\t")
+    return f"{shown_name(name)}{tab}{rest}"
+
+
 def unified(old: Shown, new: Shown, *, fromfile: str = "", tofile: str = "", context: int = 3,
             lineterm: str = "\n") -> Iterator[str]:
     """difflib.unified_diff's lines (headers, `@@` hunks), the lines compared as they are and written as shown."""
@@ -166,8 +174,8 @@ def unified(old: Shown, new: Shown, *, fromfile: str = "", tofile: str = "", con
     for group in difflib.SequenceMatcher(None, a, b).get_grouped_opcodes(context):
         if not started:
             started = True
-            yield f"--- {fromfile}{lineterm}"
-            yield f"+++ {tofile}{lineterm}"
+            yield f"--- {_label(fromfile)}{lineterm}"
+            yield f"+++ {_label(tofile)}{lineterm}"
         first, last = group[0], group[-1]
         yield f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@{lineterm}"
         for tag, i1, i2, j1, j2 in group:

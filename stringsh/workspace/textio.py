@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
+from stringsh.hints import ICONV, command_word, shell_hint
 
 BREAK = re.compile(r"\r\n|\r|\n")
 BOMS = (
@@ -43,11 +45,12 @@ def legacy_note(rel: str, encoding: str = LEGACY_ENCODING, ambiguous: bool = Fal
         return (f"[read-only] {rel} is not UTF-8, yet parts of it are: shown as {LEGACY_ENCODINGS[encoding]}, one "
                 f"character per byte; edits are refused until its bytes are repaired or converted (!iconv).")
     if encoding == WINDOWS_ENCODING:
-        return (f"[cp1252] {rel} is not UTF-8: shown as Windows-1252 (cp1252), detected from its bytes 0x80-0x9F, one "
-                f"character per byte. Edits keep it cp1252; to make it UTF-8, convert it (!iconv -f CP1252 -t UTF-8 "
-                f"{rel} -o {rel}.utf8).")
-    return (f"[latin-1] {rel} is not UTF-8: shown as Latin-1 (ISO-8859-1), one character per byte. Edits keep it "
-            f"Latin-1; to make it UTF-8, convert it (!iconv -f LATIN1 -t UTF-8 {rel} -o {rel}.utf8).")
+        return (f"[cp1252] {shown_name(rel)} is not UTF-8: shown as Windows-1252 (cp1252), detected from its bytes "
+                f"0x80-0x9F, one character per byte. Edits keep it cp1252; to make it UTF-8, convert it "
+                f"({shell_hint(ICONV, source='CP1252', rel=rel, out=rel + '.utf8')}).")
+    return (f"[latin-1] {shown_name(rel)} is not UTF-8: shown as Latin-1 (ISO-8859-1), one character per byte. Edits "
+            f"keep it Latin-1; to make it UTF-8, convert it "
+            f"({shell_hint(ICONV, source='LATIN1', rel=rel, out=rel + '.utf8')}).")
 
 
 def decode_or_legacy(raw: bytes, rel: str) -> tuple[str, str, bool]:
@@ -92,7 +95,7 @@ def refuse_ambiguous(rel: str) -> StringError:
         "ENCODING",
         f"{rel} is not valid UTF-8, yet parts of it are: its encoding is ambiguous, so it is not edited; nothing "
         "was changed.",
-        f"Read it with /open {rel}; repair its bytes or convert it (!iconv), then edit it.",
+        f"Read it with /open {command_word(rel)}; repair its bytes or convert it (!iconv), then edit it.",
     )
 
 
@@ -130,7 +133,8 @@ def encode(text: str, encoding: str, bom: bool, rel: str) -> bytes:
     except UnicodeEncodeError as exc:
         raise StringError(
             "ENCODING",
-            f"Text for {rel} has a character {encoding.upper()} cannot hold at index {exc.start}; nothing was written.",
+            f"Text for {shown_name(rel)} has a character {encoding.upper()} cannot hold at index {exc.start}; nothing "
+            "was written.",
             None if encoding not in LEGACY_ENCODINGS else _stays(rel, encoding),
         ) from None
     if bom:
@@ -141,8 +145,8 @@ def encode(text: str, encoding: str, bom: bool, rel: str) -> bytes:
 def _stays(rel: str, encoding: str) -> str:
     name = "Latin-1" if encoding == LEGACY_ENCODING else encoding
     source = "LATIN1" if encoding == LEGACY_ENCODING else encoding.upper()
-    return (f"{rel} is {name} and stays {name}: use characters it holds, or convert it first (!iconv -f {source} -t "
-            f"UTF-8 {rel} -o {rel}.utf8).")
+    return (f"{shown_name(rel)} is {name} and stays {name}: use characters it holds, or convert it first "
+            f"({shell_hint(ICONV, source=source, rel=rel, out=rel + '.utf8')}).")
 
 
 def line_breaks(text: str) -> list[str]:

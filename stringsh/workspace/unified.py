@@ -19,6 +19,7 @@ import re
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
+from stringsh.hints import command_word
 from stringsh.workspace.patches import Hunk, Patch
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def _patch(file: PatchedFile) -> Patch:
     path = new if action == "create" else old
     if action == "modify" and old != new:
         raise StringError("INVALID_PAYLOAD", f"The patch renames {old} to {new}; /patch does not rename files.",
-                          f"Rename it with /mv {old} {new} first, then patch {new}.")
+                          f"Rename it with /mv {command_word(old)} {command_word(new)} first, then patch {new}.")
     _check_path(path)
     hunks = [
         Hunk(h.source_start, h.source_length, h.target_start, h.target_length,

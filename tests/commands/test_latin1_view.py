@@ -66,7 +66,7 @@ def test_what_is_not_shown_as_latin1(ws: Path) -> None:
         "re: /open odd16.txt\nERROR(ENCODING): odd16.txt is not valid UTF-16-LE (bytes 62 at offset 4); nothing was "
         "changed.\nstringsh keeps files byte-faithful: it reads UTF-8 (with or without BOM) and UTF-16 with a BOM.\n"
         "re: /open bin.dat\nOpened bin.dat\n---\n[binary file] application/octet-stream, 6 bytes (not shown)\n"
-        "re: /open cut.txt\nOpened cut.txt\n---\nprice: 5\u00e2\u0082\n\n[read-only] cut.txt is not UTF-8, yet parts "
+        "re: /open cut.txt\nOpened cut.txt\n---\nprice: 5\u00e2\\x82\n\n[read-only] cut.txt is not UTF-8, yet parts "
         "of it are: shown as Latin-1 (ISO-8859-1), one character per byte; edits are refused until its bytes are "
         f"repaired or converted (!iconv).\n{ambiguous('/replace cut.txt:L1', 'cut.txt')}"
         f"{ambiguous('/edit --force mixed.txt', 'mixed.txt')}{ambiguous('/patch', 'mixed.txt')}"
@@ -97,7 +97,7 @@ def test_windows_1252_is_detected_shown_and_kept(ws: Path, dispatcher: Dispatche
         "re: /replace w.txt\nERROR(ENCODING): Text for w.txt has a character CP1252 cannot hold at index 20; nothing "
         "was written.\nw.txt is cp1252 and stays cp1252: use characters it holds, or convert it first (!iconv -f "
         "CP1252 -t UTF-8 w.txt -o w.txt.utf8).",
-        f"re: /open odd.txt\nOpened odd.txt\n---\nx\x81y\n\n{note('odd.txt')}",
+        f"re: /open odd.txt\nOpened odd.txt\n---\nx\\x81y\n\n{note('odd.txt')}",  # U+0081, a C1 control: escaped
     ]
     assert (ws / "w.txt").read_bytes() == b"\x93quoted\x94 \x80 6 \x96 fin\r\ncaf\xe9\r\n"
     assert dispatcher.execute("/undo").ok

@@ -127,7 +127,7 @@ def test_a_pruned_change_is_named_as_pruned(ws: Path) -> None:
     (ws / "stringsh.toml").write_text("[journal]\nkeep_changes = 2\n")
     replies = script_replies(ws, "/write a.md 1\n/write b.md 2\n/write c.md 3\n/revert 1\n/changes 1\n")
     hint = ("The journal keeps the newest 2 changes and 128 MiB of previous content ([journal] keep_changes, "
-            "keep_bytes in stringsh.toml); /changes lists the changes kept.")
+            "keep_bytes in your own policy (<config>/policy.toml or --policy FILE)); /changes lists the changes kept.")
     assert replies[3:] == [
         f"re: /revert 1\nERROR(NOT_FOUND): Change 1 was pruned from the journal.\n{hint}",
         f"re: /changes 1\nERROR(NOT_FOUND): Change 1 was pruned from the journal.\n{hint}",

@@ -45,6 +45,8 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.documents.host",
         "stringsh.documents.listing",
         "stringsh.errors",
+        "stringsh.escapes",  # every reply is made safe for a terminal, and a listing's names (`re` only)
+        "stringsh.hints",  # errors and guards build their hints with it (`re` only; shlex on a shell hint's use)
         "stringsh.lazyexports",
         "stringsh.options",
         "stringsh.output",

@@ -83,8 +83,8 @@ def test_undo_past_the_pruned_depth_says_the_changes_were_pruned(ws: Path) -> No
         "re: /undo\nUndo: reverted a.md (1 line)",
         "re: /undo\nERROR(NOT_FOUND): Nothing left to undo: older changes of this topic were pruned from the journal.\n"
         "The journal keeps the newest 3 changes and 128 MiB of previous content ([journal] keep_changes, keep_bytes "
-        "in stringsh.toml); /changes lists the changes kept.",
-    ]
+        "in your own policy (<config>/policy.toml or --policy FILE)); /changes lists the changes kept.",
+    ]  # an untrusted workspace's stringsh.toml can lower them, never raise them: the hint does not send you there
     assert (ws / "a.md").read_text() == "1\n"
     # Another client (another name) never had a change pruned: plain "Nothing to undo."
     other = run_stringsh(["-c", "/undo"], ws, env={"STRINGSH_CLIENT": "another"})

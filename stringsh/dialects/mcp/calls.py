@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from stringsh.dialects.mcp.roots import ClientRoots
 from stringsh.dialects.mcp.sessions import McpClient, Sessions
 from stringsh.errors import StringError
+from stringsh.escapes import escape_controls
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -188,7 +189,7 @@ class Calls:
             except Exception as exc:  # a bug must not end the session or leak a traceback to the client
                 coded = internal_error(exc)
                 text, failed = refusal(coded), coded.code
-            text = self.ws.redact_lines(text)
+            text = escape_controls(self.ws.redact_lines(text))  # as masking.shown, without the SDK's models
             if failed is not None:
                 asked.fail(asked.outcome or failed)
             return text, failed is not None

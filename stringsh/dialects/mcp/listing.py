@@ -11,6 +11,7 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
 
 if TYPE_CHECKING:
     from stringsh.dialects.mcp.calls import Call
@@ -46,7 +47,7 @@ def _child(base: str, name: str) -> str:
 
 def listing(call: Call, path: str) -> str:
     entries = call.ws.list_dir(call.path(path), topic=call.topic)
-    return "\n".join(f"{'[DIR]' if entry.is_dir else '[FILE]'} {entry.name}" for entry in entries)
+    return "\n".join(f"{'[DIR]' if entry.is_dir else '[FILE]'} {shown_name(entry.name)}" for entry in entries)
 
 
 def allowed(call: Call) -> str:
@@ -67,7 +68,8 @@ def list_sized(call: Call, path: str, sort_by: str) -> str:
         rows.append((entry.name, entry.is_dir, info.size if info is not None else 0))
     if sort_by == "size":
         rows.sort(key=lambda row: row[2], reverse=True)
-    lines = [f"{'[DIR]' if is_dir else '[FILE]'} {name.ljust(30)} {'' if is_dir else format_size(size).rjust(10)}"
+    lines = [f"{'[DIR]' if is_dir else '[FILE]'} {shown_name(name).ljust(30)} "
+             f"{'' if is_dir else format_size(size).rjust(10)}"
              for name, is_dir, size in rows]
     files = sum(1 for row in rows if not row[1])
     folders = len(rows) - files

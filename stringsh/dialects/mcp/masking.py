@@ -26,6 +26,7 @@ from mcp_types import (
 )
 
 from stringsh.errors import StringError
+from stringsh.escapes import escape_controls
 
 if TYPE_CHECKING:
     from stringsh.workspace import Workspace
@@ -54,13 +55,19 @@ def _blob_secret(ws: Workspace, encoded: str) -> bool:
     return holds_secret(ws, data)
 
 
+def shown(ws: Workspace, text: str) -> str:
+    """A text block as the client gets it: masked, then made safe for a terminal (`escapes.escape_controls`:
+    ESC, BEL, C1, DEL and a bare CR as `\\x1b`-style text, docs/security.md)."""
+    return escape_controls(ws.redact_lines(text))
+
+
 def masked_result(ws: Workspace, result: CallToolResult) -> CallToolResult:
-    """`result` with every text masked; a refusal (SECRET_DENIED) in place of a media or blob block holding a
-    secret."""
+    """`result` with every text masked (and escaped: `shown`); a refusal (SECRET_DENIED) in place of a media or
+    blob block holding a secret."""
     blocks: list[ContentBlock] = []
     for block in result.content:
         if isinstance(block, TextContent):
-            block = block.model_copy(update={"text": ws.redact_lines(block.text)})
+            block = block.model_copy(update={"text": shown(ws, block.text)})
         elif isinstance(block, ImageContent | AudioContent):
             if _blob_secret(ws, block.data):
                 raise secret_media()
@@ -70,6 +77,6 @@ def masked_result(ws: Workspace, result: CallToolResult) -> CallToolResult:
                 raise secret_media()
             if isinstance(resource, TextResourceContents):
                 block = block.model_copy(update={"resource": resource.model_copy(
-                    update={"text": ws.redact_lines(resource.text)})})
+                    update={"text": shown(ws, resource.text)})})
         blocks.append(block)
     return result.model_copy(update={"content": blocks})

@@ -28,6 +28,7 @@ from stringsh.dialects.mcp.listing import allowed, file_info_text, list_sized, l
 from stringsh.dialects.mcp.reading import read_text
 from stringsh.dialects.mcp.textedit import EditOperation, apply_edits
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -70,9 +71,9 @@ def read_many(call: Call, paths: list[str]) -> str:
     for path in paths:
         try:
             # each file masked on its own: a key block cut off at one file's end must not hide the next file
-            parts.append(f"{path}:\n{call.ws.redact_lines(read_text(call, path, None, None))}\n")
+            parts.append(f"{shown_name(path)}:\n{call.ws.redact_lines(read_text(call, path, None, None))}\n")
         except StringError as exc:  # one failure does not abort the rest, as in the reference server
-            parts.append(f"{path}: ERROR({exc.code}): {exc.message}")
+            parts.append(f"{shown_name(path)}: ERROR({exc.code}): {exc.message}")
     return "\n---\n".join(parts)
 
 
@@ -100,8 +101,8 @@ def search(call: Call, path: str, pattern: str, excludes: list[str]) -> str:
 
     found = call.ws.glob(pattern, call.path(path), topic=call.topic)
     cut = 0 if found.path == "." else len(found.path) + 1
-    paths = sorted(str(call.absolute(match.rel)) for match in found.matches
-                   if not excluded(match.rel[cut:], excludes))
+    paths = [shown_name(shown) for shown in sorted(str(call.absolute(match.rel)) for match in found.matches
+                                                    if not excluded(match.rel[cut:], excludes))]
     hidden = found.total - len(found.matches)
     more = f"\n({hidden} more matches not shown: narrow the pattern)" if found.truncated else ""
     return "\n".join(paths) + more if paths else "No matches found"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import binascii
 from collections.abc import Callable
 
+from stringsh.escapes import escape_controls
 from stringsh.protocol.operator_model import Invalid, Result
 
 RESULT_START = "OPERATOR_RESULT"
@@ -21,15 +22,17 @@ def format_result(result: Result, mask: Callable[[str], str] | None = None) -> s
     """The OPERATOR_RESULT block, ending with a newline: no `id:` line when the block had no id.
 
     `mask` (the workspace's `redact_lines`) is where OPERATOR_CMD output is masked, once, summary and details
-    alike: details leave base64-encoded, so nothing after this point could still mask them."""
-    shown = mask or str
+    alike: details leave base64-encoded, so nothing after this point could still mask them. It is also where they
+    are made safe for a terminal (`escapes.escape_controls`, docs/security.md): a client prints the decoded details.
+    """
+    masking = mask or str
     lines = [RESULT_START]
     if result.id is not None:
         lines.append(f"id: {result.id}")
     lines.append(f"ok: {'true' if result.ok else 'false'}")
-    lines.append(f"summary: {single_line(shown(result.summary))}")
+    lines.append(f"summary: {escape_controls(single_line(masking(result.summary)))}")
     if result.details is not None:
-        details = shown(result.details)
+        details = escape_controls(masking(result.details))
         lines.append("details_b64: " + binascii.b2a_base64(details.encode("utf-8"), newline=False).decode())
     lines.append(RESULT_END)
     return "\n".join(lines) + "\n"

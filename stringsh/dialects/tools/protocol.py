@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.escapes import escape_controls, json_safe
 from stringsh.protocol.jsonfields import unknown_field
 
 #: The longest request line read; the rest of a longer one is skipped and the request refused.
@@ -114,9 +115,10 @@ def error_reply(id_: Any, error: StringError) -> dict[str, Any]:
 
 def masked(value: Any, mask: Callable[[str], str]) -> Any:
     """Every string of a reply (values, not keys) masked: where the JSON tools' output is masked, once, for every
-    tool and every refusal. `mask` keeps line breaks, so a numbered read keeps its numbers."""
+    tool and every refusal. `mask` keeps line breaks, so a numbered read keeps its numbers. Each string is made safe
+    for a terminal here too, after masking (`escapes.escape_controls`, docs/security.md): a client prints them."""
     if isinstance(value, str):
-        return mask(value)
+        return escape_controls(mask(value))
     if isinstance(value, dict):
         return {key: masked(item, mask) for key, item in value.items()}
     if isinstance(value, list):
@@ -126,4 +128,4 @@ def masked(value: Any, mask: Callable[[str], str]) -> Any:
 
 def encode_reply(reply: dict[str, Any]) -> bytes:
     """One line of UTF-8 JSON; a lone surrogate (a file name git could not decode) becomes U+FFFD."""
-    return (json.dumps(reply, ensure_ascii=False) + "\n").encode("utf-8", "replace")
+    return (json_safe(json.dumps(reply, ensure_ascii=False)) + "\n").encode("utf-8", "replace")

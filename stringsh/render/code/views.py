@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
+from stringsh.hints import command_word
 from stringsh.render import blockids, plain
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def outline(index: SymbolIndex, path: str, cap: int = OUTLINE_CAP) -> str:
         shown = symbols[:cap]
         width = max(len(s.id) for s in shown) + 1
         kinds = max(len(s.kind) for s in shown)
-        parts.append(f"Symbols ({len(symbols)}), open one with /open {path}#<id>:")
+        parts.append(f"Symbols ({len(symbols)}), open one with /open {command_word(path)}#<id>:")
         parts += [f"  #{s.id:<{width}} {s.kind:<{kinds}}  {span(s)}" for s in shown]
         if len(symbols) > cap:
             parts.append(f"  … and {len(symbols) - cap} more: /symbols * {path}")

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
+from stringsh.hints import shell_hint
 from stringsh.workspace.git.args import check_branch, check_message, check_remote, confine_paths
 from stringsh.workspace.git.hardening import user_credentials
 from stringsh.workspace.git.read import checked
@@ -120,9 +122,9 @@ def refuse_staged_secrets(ws: Workspace, runner: GitRunner) -> None:
     secrets = [name for name in names.decode("utf-8", "surrogateescape").split("\0")
                if name and ws.confiner.matcher.denied(name)]
     if secrets:
-        raise StringError("SECRET_DENIED", f"A secret file is staged and would be committed: {secrets[0]}",
-                          f"Unstage it (!git restore --staged -- {secrets[0]}), then commit again; nothing was "
-                          "committed.")
+        unstage = shell_hint("git restore --staged -- {name}", name=secrets[0])
+        raise StringError("SECRET_DENIED", f"A secret file is staged and would be committed: {shown_name(secrets[0])}",
+                          f"Unstage it ({unstage}), then commit again; nothing was committed.")
 
 
 def commit_error(done: GitOutput) -> StringError:

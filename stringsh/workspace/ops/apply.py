@@ -84,7 +84,8 @@ def apply(ws: Workspace, request: ApplyRequest) -> ChangeSetId:
 def _refuse_mask_over(ws: Workspace, path: str, data: bytes) -> None:
     """`refuse_mask_writeback` for a whole-file change: decoded only when the new bytes may hold the mask."""
     mask = ws.policy.secrets.replacement
-    if not mask or (mask.encode() not in data and not data.startswith((b"\xff\xfe", b"\xfe\xff"))):
+    masks = bool(mask) and mask.encode() in data
+    if not masks and b"\\x" not in data and not data.startswith((b"\xff\xfe", b"\xfe\xff")):  # \\x: an escape
         return
     from stringsh.workspace.textio import decode_or_legacy
 

@@ -11,6 +11,7 @@ import os
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError, is_a_folder
+from stringsh.hints import command_word
 from stringsh.workspace.journal import TreeOp
 from stringsh.workspace.models import FileChange
 from stringsh.workspace.ops.apply import apply_locked
@@ -51,7 +52,8 @@ def delete(ws: Workspace, request: DeleteRequest) -> DeleteOutcome:
                 raise StringError("INVALID_TARGET", f"Not a file, folder or link: {rel}",
                                   "Nothing was changed; remove it outside stringsh.")
             if kind == "dir" and not request.recursive:
-                raise is_a_folder(rel, f"Nothing was changed; /rm -r {rel} deletes it and everything in it.")
+                raise is_a_folder(rel, f"Nothing was changed; /rm -r {command_word(rel)} deletes it and everything "
+                                  "in it.")
             found = Walk()
             if kind == "dir":
                 found = walk(ws.confiner, spot)
@@ -77,7 +79,7 @@ def delete(ws: Workspace, request: DeleteRequest) -> DeleteOutcome:
 def _beyond_journal(ws: Workspace, rel: str, found: Walk) -> StringError | None:
     """The refusal for a delete the journal could not keep for undo, None when it can."""
     budget, limit = ws.policy.changes.max_files, keep_limit(ws.policy)
-    hint = f"Nothing was changed; /rm -r --force {rel} deletes it without undo."
+    hint = f"Nothing was changed; /rm -r --force {command_word(rel)} deletes it without undo."
     if len(found.files) > budget:
         return StringError("BUDGET_EXCEEDED", f"{rel} holds {len(found.files)} files; the change journal keeps at "
                            f"most {budget} in one change for undo.", hint)

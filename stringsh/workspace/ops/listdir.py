@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.hints import command_word
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.paths import DIR_FLAGS, STATE_DIR, TEMP_PREFIX
 
@@ -85,7 +86,8 @@ def _open(ws: Workspace, path: str) -> tuple[str, int, str, str]:
     """(rel, an open descriptor on the folder, its listing base, the `id:` prefix of its root)."""
     with ws.confiner.resolve(path) as res:
         if res.st is not None and not stat.S_ISDIR(res.st.st_mode):
-            raise StringError("INVALID_TARGET", "Not a directory", f"{res.rel} is a file; use /open {res.rel}")
+            raise StringError("INVALID_TARGET", "Not a directory",
+                              f"{res.rel} is a file; use /open {command_word(res.rel)}")
         fd = os.dup(res.parent_fd) if res.name == "" else os.open(res.name, DIR_FLAGS, dir_fd=res.parent_fd)
         base = "" if res.rel == "." else res.rel if res.rel.endswith(":") else res.rel + "/"
         _, prefix, _ = ws.confiner.route(base or ".")  # `docs:` names another root: match inside it

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.hints import widening_policy
 from stringsh.workspace import changes
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.journal import ChangeRow, FileRow, MissingBlob, TreeOp, inverse_tree
@@ -110,7 +111,8 @@ def pruned_error(ws: Workspace, what: str) -> StringError:
     return StringError(
         "NOT_FOUND", f"{what}.",
         f"The journal keeps the newest {keep.keep_changes} changes and {human_size(keep.keep_bytes)} of previous "
-        "content ([journal] keep_changes, keep_bytes in stringsh.toml); /changes lists the changes kept.",
+        f"content ([journal] keep_changes, keep_bytes in {widening_policy(ws.trusted)}); /changes lists the changes "
+        "kept.",
     )
 
 

@@ -16,6 +16,8 @@ import time
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
+from stringsh.hints import shell_hint
 from stringsh.workspace import atomic
 from stringsh.workspace.ops.guard import check_hardlink, require
 from stringsh.workspace.textio import BINARY_SNIFF
@@ -99,8 +101,9 @@ def _scan(fd: int, rel: str, size: int, request: WindowRequest) -> TextWindow:
         if first:
             first = False
             if chunk.startswith(WIDE_BOMS):
-                raise StringError("TOO_LARGE", f"{rel} is UTF-16 or UTF-32 text larger than the read limit "
-                                  f"({size} bytes)", f"Read it in the shell: !iconv -f UTF-16 -t UTF-8 {rel} | head")
+                shell = shell_hint("iconv -f UTF-16 -t UTF-8 {rel} | head", rel=rel)
+                raise StringError("TOO_LARGE", f"{shown_name(rel)} is UTF-16 or UTF-32 text larger than the read "
+                                  f"limit ({size} bytes)", f"Read it in the shell: {shell}")
             if chunk.startswith(UTF8_BOM):
                 chunk = chunk[len(UTF8_BOM) :]
             if b"\x00" in chunk[:BINARY_SNIFF]:

@@ -11,6 +11,7 @@ import re
 from typing import TYPE_CHECKING
 
 from stringsh.dialects.operator.actions.common import Refused, invalid, numbered, ok
+from stringsh.escapes import shown_name
 from stringsh.workspace import as_lf, split_lines
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ def fs_list(workspace: Workspace, command: Command, topic: str) -> Result:
     """Sorted by name (upstream: readdir order), folders as `[DIR] name`; secrets and engine state are never
     listed (the engine leaves them out). An empty folder has no details line, as upstream's empty payload."""
     entries = workspace.list_dir(command.fields["path"], topic=topic)
-    lines = [f"[DIR] {e.name}" if e.is_dir else e.name for e in entries]
+    lines = [f"[DIR] {shown_name(e.name)}" if e.is_dir else shown_name(e.name) for e in entries]
     return ok(command, f"Listed {len(entries)} entries", "\n".join(lines) or None)
 
 

@@ -1,0 +1,62 @@
+"""Terminal safety: control characters in reply text shown as `\\x1b`-style text, and file names that hold one
+shown quoted, so no file byte or name can drive a terminal or forge a reply line (docs/security.md).
+
+One form everywhere: each control character becomes `\\x` and two lowercase hex digits (`\\x1b` for ESC, `\\x07`
+for BEL, `\\x9b` for the C1 CSI code point, `\\x7f` for DEL), as ripgrep and `cat -v` show what a terminal must not
+interpret. Tab and newline stay (they are text); a CR right before a newline stays (a CRLF file's views keep their
+line ends), a bare CR is escaped (it would return the cursor and let the rest of the line overwrite it). Backslashes
+are not doubled: escaping twice changes nothing, so a reply already escaped, or shell output already cleaned
+(`workspace/shell/clean.py` drops these same characters), passes unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: What a reply shows escaped: the controls shell output drops (`workspace/shell/clean.CONTROLS`: C0 but tab and
+#: newline, DEL, C1) but a CR that ends a CRLF line, and bytes 0x80-0x9f that were not UTF-8 (kept as surrogates,
+#: written out raw as C1 bytes).
+SHOWN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x9f\udc80-\udc9f]|\r(?!\n)")
+#: What makes a name unsafe on one line: every C0 control (tab and newline too), DEL and C1.
+NAME_CONTROLS = re.compile(r"[\x00-\x1f\x7f\x80-\x9f\udc80-\udc9f]")
+
+
+def hex_escape(char: str) -> str:
+    """`\\xHH` for one control character (a surrogate for a raw byte shows that byte)."""
+    code = ord(char)
+    return f"\\x{code - 0xDC00 if code >= 0xDC00 else code:02x}"
+
+
+def escape_controls(text: str) -> str:
+    """`text` with every control a terminal would act on shown as `\\xHH`; ordinary text comes back unchanged
+    (the same object), and so does text already escaped."""
+    if SHOWN.search(text) is None:
+        return text
+    return SHOWN.sub(lambda m: hex_escape(m.group(0)), text)
+
+
+def shown_name(name: str) -> str:
+    """A file name as a reply shows it: unchanged unless it holds a control character (a newline, ESC, a tab…);
+    then in double quotes with each control as `\\xHH` and `\\` and `"` backslashed, as git quotes such paths, so
+    one name is one line whatever it holds."""
+    if NAME_CONTROLS.search(name) is None:
+        return name
+    inner = name.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + NAME_CONTROLS.sub(lambda m: hex_escape(m.group(0)), inner) + '"'
+
+
+#: What `json.dumps(…, ensure_ascii=False)` leaves raw of the controls: DEL and C1 (it escapes C0 itself).
+JSON_RAW = re.compile(r"[\x7f-\x9f]")
+
+
+def json_safe(line: str) -> str:
+    """A JSON text with DEL and the C1 controls written as `\\u00XX`: the same JSON value, nothing raw left for a
+    terminal (a value stays exact, e.g. a file name in the daemon's `path` field, which the client sends back)."""
+    if JSON_RAW.search(line) is None:
+        return line
+    return JSON_RAW.sub(lambda m: f"\\u{ord(m.group(0)):04x}", line)
+
+
+def holds_controls(text: str) -> bool:
+    """Whether a reply would show `text` with escapes (it holds a control other than tab, newline or CRLF's CR)."""
+    return SHOWN.search(text) is not None

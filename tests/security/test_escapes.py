@@ -1,0 +1,66 @@
+"""The one escaping form (stringsh/escapes.py) and the hint quoting (stringsh/hints.py), value by value: what each
+control becomes, what stays (tab, newline, a CRLF's CR, ordinary text as the same object), and that escaping twice
+changes nothing."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+
+import pytest
+
+from stringsh.escapes import escape_controls, shown_name
+from stringsh.hints import command_word, shell_hint, shell_word
+from stringsh.protocol.request import split_arguments
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"),
+    ("\x1b]52;c;UFdORUQ=\x07", "\\x1b]52;c;UFdORUQ=\\x07"),
+    ("csi \x9b2J nel \x85 del \x7f nul \x00", "csi \\x9b2J nel \\x85 del \\x7f nul \\x00"),
+    ("bare\rcr", "bare\\x0dcr"),
+    ("crlf\r\nline\r\n", "crlf\r\nline\r\n"),
+    ("tab\tand\nnewline\n", "tab\tand\nnewline\n"),
+    ("raw byte \udc9b and \udcff", "raw byte \\x9b and \udcff"),  # a C1 byte that was not UTF-8; 0xff is no control
+    ("literal \\x1b text", "literal \\x1b text"),
+])
+def test_escape_controls(text: str, shown: str) -> None:
+    assert escape_controls(text) == shown
+    assert escape_controls(shown) == shown  # twice is once
+
+
+def test_ordinary_text_comes_back_unchanged() -> None:
+    text = "café — “quoted” ✓\n\tindented\n"
+    assert escape_controls(text) is text
+
+
+@pytest.mark.parametrize(("name", "shown"), [
+    ("plain.txt", "plain.txt"),
+    ("two words.txt", "two words.txt"),
+    ("nl\nname.txt", '"nl\\x0aname.txt"'),
+    ('tab\tq"uote\\.txt', '"tab\\x09q\\"uote\\\\.txt"'),
+])
+def test_shown_name(name: str, shown: str) -> None:
+    assert shown_name(name) == shown
+
+
+@pytest.mark.parametrize("name", ["a b", "it's \"q\" \\", "$(touch PWNED)", "nl\nname", "e\x1b]0;t\x07", "-o x"])
+def test_a_shell_word_is_the_name_to_bash(name: str, tmp_path) -> None:
+    word = shell_word(name)
+    assert "\n" not in word and "\x1b" not in word
+    done = subprocess.run(["bash", "-c", f"printf %s {word}"], cwd=tmp_path, capture_output=True, check=True)
+    assert done.stdout.decode() == name
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_shell_hint_quotes_values_and_keeps_options_apart() -> None:
+    assert shell_hint("iconv -f {source} -t UTF-8 {rel}", source="LATIN1", rel="-o x") == \
+        "!iconv -f LATIN1 -t UTF-8 './-o x'"
+    assert shell_word("plain.txt") == shlex.quote("plain.txt") == "plain.txt"
+
+
+@pytest.mark.parametrize("name", ["plain.txt", "a b.txt", "it's \"q\" \\.txt", "$(x).txt", "-x.txt"])
+def test_a_command_word_is_the_name_to_the_request_parser(name: str) -> None:
+    (word,) = split_arguments(command_word(name))
+    assert word == (f"./{name}" if name.startswith("-") else name)
+    assert command_word("notes.md") == "notes.md"  # ordinary hints stay byte for byte
