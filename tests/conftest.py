@@ -37,6 +37,10 @@ BWRAP_IDS = frozenset({"bubblewrap", "sandboxed"})
 BEST_EFFORT = "it runs with your rights; commands naming a secret path are refused (best effort)"
 
 
+#: `/info`'s line for the shell's environment under the default policy (docs/security.md, "The shell's environment").
+SHELL_ENV_INFO = "shell env: core; withheld unless named: *KEY*, *SECRET*, *TOKEN*, *PASSWORD*, *CREDENTIAL*"
+
+
 @functools.cache
 def sandbox_note() -> str:
     """What the start-up line adds on this machine under the default policy: nothing where bubblewrap runs, else why

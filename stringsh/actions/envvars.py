@@ -1,6 +1,9 @@
-"""`$VAR` in action definitions: resolved from per-call context, the env store, then the process environment.
+"""`$VAR` in action definitions: resolved from per-call context, the env store (`/set $VAR`), then the process
+variables the page may use: for a trusted workspace's page what the shell's environment rule passes
+(`Workspace.page_environment`), for any other page none.
 
-Only author text (target, headers, body template, field defaults) is resolved; caller values never are.
+Only author text (target, headers, body template, field defaults) is resolved; caller values never are. A reply
+shows the URL as sent with each `$NAME` written where its value went (run.py), never the value.
 """
 
 from __future__ import annotations
@@ -22,7 +25,10 @@ class EnvResolver:
     store: EnvStore
     scope: str = GLOBAL
     extra: Mapping[str, str] = field(default_factory=dict)
-    use_process_env: bool = True
+    #: The process variables this page may use (none unless the caller says: an untrusted or remote page).
+    environ: Mapping[str, str] = field(default_factory=dict)
+    #: Why a variable of stringsh's environment is not among `environ`: said when one is left unresolved.
+    environ_note: str = ""
     #: Values substituted so far: masked in whatever the action returns.
     used: list[str] = field(default_factory=list)
 
@@ -30,9 +36,7 @@ class EnvResolver:
         if name in self.extra:
             return self.extra[name]
         value = self.store.get(name, self.scope)
-        if value is None and self.use_process_env:
-            value = os.environ.get(name)
-        return value
+        return self.environ.get(name) if value is None else value
 
     def resolve(self, text: str) -> str:
         def replace(match: re.Match[str]) -> str:
@@ -44,6 +48,10 @@ class EnvResolver:
 
         return REFERENCE.sub(replace, text)
 
+    def withheld(self, names: list[str]) -> list[str]:
+        """Those of `names` that stringsh's environment holds but this page may not use."""
+        return [name for name in names if name in os.environ and name not in self.environ]
+
 
 def unresolved_names(*texts: str) -> list[str]:
     names: dict[str, None] = {}
@@ -53,8 +61,10 @@ def unresolved_names(*texts: str) -> list[str]:
     return list(names)
 
 
-def unresolved_error(names: list[str], *, context: str = "", action_id: str | None = None) -> StringError:
-    """INVALID_PAYLOAD naming the unset variables, with the `/set` lines that fix it."""
+def unresolved_error(names: list[str], *, context: str = "", action_id: str | None = None,
+                     withheld: list[str] | None = None, note: str = "") -> StringError:
+    """INVALID_PAYLOAD naming the unset variables, with the `/set` lines that fix it; `withheld` are those
+    stringsh's environment holds but the page may not use, and `note` says why."""
     plural = "s" if len(names) > 1 else ""
     listing = "\n".join(f"  ${name}" for name in names)
     fix = "\n".join(f'  /set ${name} = "..."' for name in names)
@@ -62,4 +72,6 @@ def unresolved_error(names: list[str], *, context: str = "", action_id: str | No
     message = f"Unresolved environment variable{plural}{context}:\n{listing}\n\nSet {them}:\n{fix}"
     if action_id:
         message += f"\nOr pass the field explicitly: /act.{action_id} --<field> <value>"
+    if withheld and note:
+        message += f"\n{', '.join(f'${name}' for name in withheld)}: in stringsh's environment, not used: {note}"
     return StringError("INVALID_PAYLOAD", message)

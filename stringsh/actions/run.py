@@ -104,7 +104,8 @@ def run_action(action: Action, flag_text: str, host: ActionHost) -> Outcome:
             payload[name] = host.env.resolve(payload[name])
     unset = unresolved_names(*(payload[name] for name in defaulted))
     if unset:
-        raise unresolved_error(unset, context=" in field default", action_id=action.id)
+        raise unresolved_error(unset, context=" in field default", action_id=action.id,
+                               withheld=host.env.withheld(unset), note=host.env.environ_note)
     missing_required(action, payload, host.variables)
     inputs = dict(payload)
     if action.is_cli:
@@ -162,10 +163,11 @@ def _run_http(action: Action, payload: dict[str, str], inputs: dict[str, str], h
     body_template = host.env.resolve(action.body) if action.body is not None else None
     unset = unresolved_names(template_uri, *(value for _, value in header_templates), body_template or "")
     if unset:
-        raise unresolved_error(unset)
+        raise unresolved_error(unset, withheld=host.env.withheld(unset), note=host.env.environ_note)
+    named = fill_url(action.uri, dict(payload), host.variables)  # as sent, each `$NAME` where its value went
     url = fill_url(template_uri, payload, host.variables)
     if host.base_url is not None and not urlsplit(url).scheme:
-        url = urljoin(host.base_url, url)
+        url, named = urljoin(host.base_url, url), urljoin(host.base_url, named)
     headers = fill_headers(header_templates, host.variables)
     body = None
     if body_template is not None and action.method in ("POST", "PUT", "PATCH"):
@@ -180,8 +182,8 @@ def _run_http(action: Action, payload: dict[str, str], inputs: dict[str, str], h
                 types=types, clients=host.http_clients,
             )
     except Exception as exc:
-        if isinstance(exc, StringError):
-            exc.message = _masked(host, exc.message)
+        if isinstance(exc, StringError):  # the URL as sent, each `$NAME` named where its value went
+            exc.message = _masked(host, exc.message.replace(url, named))
         raise
     if action.response is not None:
         text = _template(host, action.response, response, inputs)
@@ -194,7 +196,7 @@ def _run_http(action: Action, payload: dict[str, str], inputs: dict[str, str], h
                           clients=host.http_clients)
             return _masked(host, doc_markdown(again))
 
-    shown = _masked(host, url)
+    shown = _masked(host, named)  # `k=$OPENAI_API_KEY`: what left, named, never hidden behind a mask
     return Outcome("doc", f"Opened {shown}", _masked(host, doc_markdown(response)), uri=shown, refetch=refetch)
 
 

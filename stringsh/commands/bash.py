@@ -59,6 +59,7 @@ def info_text(ctx: Context) -> str:
         ("cwd", shell.cwd if shell is not None else str(ctx.dispatcher.root)),
         ("pid", f"{pid} (running)" if pid is not None else "stopped"),
         ("sandbox", settings.sandbox),
+        ("env", ctx.dispatcher.workspace.shell_environment()),
         ("timeout", f"{settings.timeout:g} s"),
         ("vars", ", ".join(f'{{{k}}}="{v}"' for k, v in variables.items()) or "(none)"),
     ]

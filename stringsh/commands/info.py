@@ -51,6 +51,7 @@ def info(ctx: Context) -> Result:
     count = len(session.history)
     lines.append(info_line("history", f"{count} entr{'y' if count == 1 else 'ies'}"))
     lines.append(info_line("vars", variables_summary(session.variables)))
+    lines.append(info_line("shell env", ctx.dispatcher.workspace.shell_environment()))
     lines.extend(journal_lines(ctx.dispatcher.workspace))
     warnings = document_warnings(ctx, view) if view is not None and view.kind == "markdown" else []
     if warnings:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import posixpath
 
 from stringsh.commands.context import Context
@@ -30,11 +29,14 @@ USAGE = (
 
 
 def missing_env(ctx: Context, view: DocumentView) -> list[str]:
-    """Variables named by `requires:` that are neither session variables nor in the environment."""
+    """Variables named by `requires:` that are neither session variables nor among the process variables the page
+    may use (a trusted workspace's: what the shell's environment rule passes; any other page's: none)."""
     if view.kind != "markdown" or view.block:
         return []
     known = ctx.session.variables
-    wanted = [name for name in required_env(view.doc) if not known.get(name) and not os.environ.get(name)]
+    wanted = [name for name in required_env(view.doc) if not known.get(name)]
+    environ = ctx.documents.workspace.page_environment() if wanted and not view.remote else {}
+    wanted = [name for name in wanted if not environ.get(name)]
     if not wanted:
         return []
     from stringsh.actions.envstore import EnvStore, scope_for_topic  # persistent `/set $NAME` values count too

@@ -107,6 +107,21 @@ def write_output(documents: DocumentService, path: str, data: bytes) -> None:
     documents.after_write(rel, hashlib.sha256(data).hexdigest())
 
 
+#: Why a variable of stringsh's environment is not used, when a `$NAME` is left unresolved.
+UNTRUSTED_ENV = "a page of a workspace you have not trusted uses only /set values (or run 'stringsh trust')"
+WITHHELD_ENV = ("the policy's [shell_environment] does not pass it (a name like *KEY*, *SECRET* or *TOKEN* only "
+                "when your own policy's include writes it out)")
+
+
+def page_resolver(workspace: Workspace, view: DocumentView, topic: str) -> EnvResolver:
+    """The `$NAME` values a page's actions may use: `/set` ones, and of stringsh's environment what the shell gets
+    when the workspace is trusted (`Workspace.page_environment`); a page a server returned uses none at all."""
+    if view.remote:
+        return EnvResolver(EnvStore(), scope_for_topic(topic))
+    note = WITHHELD_ENV if workspace.trusted else UNTRUSTED_ENV
+    return EnvResolver(EnvStore(), scope_for_topic(topic), environ=workspace.page_environment(), environ_note=note)
+
+
 def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
     from stringsh.actions.run import ActionHost  # the HTTP and CLI machinery loads when an action runs
 
@@ -125,7 +140,7 @@ def make_host(documents: DocumentService, view: DocumentView) -> ActionHost:
     limits = http_limits(session.variables)
     return ActionHost(
         variables=session.variables,
-        env=EnvResolver(EnvStore(), scope_for_topic(topic)),
+        env=page_resolver(workspace, view, topic),
         cwd=cwd,
         resolve_shortcut=lambda ident: flag_shortcut(documents, ident),
         shortcut_ids=lambda: list(dict.fromkeys([*session.value_shortcuts, *shortcut_ids(documents)])),

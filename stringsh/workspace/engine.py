@@ -535,6 +535,20 @@ class Workspace:
         """Whether shell commands run in bubblewrap: by default where it runs, unless the user turned it off."""
         return self.sandbox_settings().sandbox != "none"
 
+    def shell_environment(self) -> str:
+        """The shell's environment rule in a few words (`core; withheld unless named: *KEY*, …`), for `/info`."""
+        from stringsh.workspace.shell.environment import summary
+
+        return summary(self.policy.environment)
+
+    def page_environment(self) -> dict[str, str]:
+        """The process variables a page of this workspace may name as `$VAR` in its actions: what the shell's
+        environment rule passes (never a secret-looking name the user's policy did not write out) when the user
+        trusted the workspace; none when not, so only `/set` values are used."""
+        from stringsh.workspace.shell.environment import passed
+
+        return passed(self.policy.environment) if self.policy.trusted else {}
+
     def run_action(self, request: ActionRequest) -> ActionRun:
         """A page action's command line, run under the policy (permission, sandbox or admission, the watch for
         protected paths, the audit record, the one process runner): ops/actionrun.py."""

@@ -11,6 +11,7 @@ from pathlib import Path
 from stringsh.errors import StringError
 from stringsh.userdirs import use_state_dir, user_policy_file
 from stringsh.workspace import trust
+from stringsh.workspace.envpolicy import narrow_environment
 from stringsh.workspace.policy import (
     CONFIRM_MODES,
     POLICY_FILE,
@@ -98,8 +99,11 @@ def shown(path: Path) -> str:
 
 
 def startup_line(policy: Policy, shell_note: str | None = None) -> str:
-    """One line for stderr: the layers in force and, for an untrusted workspace, what was ignored; then
+    """One line for stderr: the layers in force and, for an untrusted workspace, what was ignored; then the
+    shell's environment when it is not the default (`shell env: core + MYAPP_*`, shell/environment.py); then
     `shell_note` (why the shell is not sandboxed, shell/sandboxing.py) when there is one."""
+    from stringsh.workspace.shell.environment import DEFAULT, describe
+
     line = "stringsh: policy: " + " + ".join(layer for layer in policy.layers if layer != WORKSPACE)
     if WORKSPACE in policy.layers and policy.trusted:
         line += f" + {WORKSPACE} (trusted)"
@@ -111,6 +115,8 @@ def startup_line(policy: Policy, shell_note: str | None = None) -> str:
             f"; {WORKSPACE} narrows it (untrusted: {count} widening setting{'s' if count > 1 else ''} ignored: "
             f"{', '.join(policy.ignored)}; run 'stringsh trust' to allow them)"
         )
+    if policy.environment != DEFAULT:
+        line += f"; shell env: {describe(policy.environment)}"
     return line if shell_note is None else f"{line}; {shell_note}"
 
 
@@ -139,6 +145,7 @@ def narrowed(base: Policy, wanted: Policy, ignored: list[str]) -> Policy:
                               for n, b, w in zip(JournalKeep._fields, base.journal, wanted.journal, strict=True))),
         operator=Operator(confirm=_confirm(base.operator.confirm, wanted.operator.confirm, ignored)),
         git=_git(base.git, wanted.git, ignored),
+        environment=narrow_environment(base.environment, wanted.environment, ignored),
     )
     if not policy.shell.sandbox or policy.shell.sandbox != wanted.shell.sandbox:
         # off (only the layer below can have turned it off) or an ignored `sandbox = false`: who set it stays

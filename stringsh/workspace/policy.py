@@ -38,6 +38,12 @@ Every table and key is optional:
     sandbox = true                 # default: bubblewrap where it runs (else unsandboxed, said at start-up);
                                    # set true, a missing bwrap is an error; false runs the shell unsandboxed
 
+    [shell_environment]            # what shells get of stringsh's environment (envpolicy.py): a core set
+    inherit = "core"               # (PATH, HOME, LANG, …), "all" or "none"; never a name like *KEY*, *SECRET*,
+    include = ["MYAPP_*"]          # *TOKEN*, *PASSWORD*, *CREDENTIAL* unless written out whole in `include` or
+    exclude = ["AWS_*"]            # `set`; include, exclude and set add to the layer below's; a workspace's own
+    set = { CI = "1" }             # file may only exclude more or inherit less unless trusted
+
     [journal]                      # how much undo history the change journal keeps (keep.py), whichever is less:
     keep_changes = 1000            # the newest change sets (the newest one is always kept)
     keep_bytes = 134217728         # bytes of previous file content (128 MiB); older change sets are pruned, to 90%
@@ -70,6 +76,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.workspace.envpolicy import Environment, parse_environment
 from stringsh.workspace.secrets import (
     DEFAULT_ALLOW_GLOBS,
     DEFAULT_DENY_GLOBS,
@@ -196,6 +203,8 @@ class Policy(NamedTuple):
     sandbox_set_by: str = ""
     #: `[journal] state_dir`: the state folder instead of the user's (userdirs.state_dir); "" keeps that one.
     state_dir: str = ""
+    #: `[shell_environment]`: what the shells get of stringsh's own environment (shell/environment.py).
+    environment: Environment = Environment()
 
     @classmethod
     def default(cls, root: str | Path) -> Policy:
@@ -347,7 +356,8 @@ def parse_policy(text: str, source: Path, workspace_root: Path, base: Policy | N
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _bad(source, f"not valid TOML ({exc})") from None
-    known = {"roots", "permissions", "limits", "secrets", "changes", "shell", "journal", "operator", "git"}
+    known = {"roots", "permissions", "limits", "secrets", "changes", "shell", "journal", "operator", "git",
+             "shell_environment"}
     extra = set(data) - known
     if extra:
         raise _bad(source, f"unknown section {sorted(extra)[0]!r} (known: {', '.join(sorted(known))})")
@@ -384,6 +394,7 @@ def parse_policy(text: str, source: Path, workspace_root: Path, base: Policy | N
         journal=_section(JournalKeep, journal_table, "journal", source, base.journal),
         operator=_section(Operator, data.get("operator", {}), "operator", source, base.operator),
         git=_git(data.get("git", {}), source, base.git),
+        environment=parse_environment(data.get("shell_environment", {}), source, base.environment),
         source=source,
         sandbox_set_by=str(source) if "sandbox" in data.get("shell", {}) else base.sandbox_set_by,
         state_dir=state_dir,

@@ -60,11 +60,15 @@ def test_resolver_order_and_unresolved(tmp_path: Path, monkeypatch: pytest.Monke
     store.set("FROM_STORE", "stored")
     monkeypatch.setenv("FROM_PROCESS", "proc")
     monkeypatch.setenv("FROM_STORE", "process-loses")
-    resolver = EnvResolver(store, extra={"CTX": "ctx"})
+    resolver = EnvResolver(store, extra={"CTX": "ctx"}, environ={"FROM_PROCESS": "passed", "FROM_STORE": "loses"})
     assert resolver.resolve("$CTX $FROM_STORE $FROM_PROCESS $NOT_SET_ANYWHERE_42") == (
-        "ctx stored proc $NOT_SET_ANYWHERE_42"
+        "ctx stored passed $NOT_SET_ANYWHERE_42"
     )
-    assert resolver.used == ["ctx", "stored", "proc"]
+    assert resolver.used == ["ctx", "stored", "passed"]
+    # without the page's own process variables (an untrusted or remote page) stringsh's environment is never read
+    bare = EnvResolver(store)
+    assert bare.resolve("$FROM_PROCESS $FROM_STORE") == "$FROM_PROCESS stored"
+    assert bare.withheld(["FROM_PROCESS", "NOT_SET_ANYWHERE_42"]) == ["FROM_PROCESS"]
     assert unresolved_names("a $NOT_SET_ANYWHERE_42 $lower", "$B") == ["NOT_SET_ANYWHERE_42", "B"]
     err = unresolved_error(["A", "B"])
     assert err.message == (

@@ -10,7 +10,7 @@ import pytest
 from stringsh.userdirs import user_policy_file
 from stringsh.workspace.shell.procs import session_members
 from stringsh.workspace.state import AUDIT_FILE, state_folder
-from tests.conftest import spool_named
+from tests.conftest import SHELL_ENV_INFO, spool_named
 
 RESTARTED = "[shell restarted: previous session ended (exit 3); cwd and exports reset]"
 
@@ -113,7 +113,8 @@ def test_bash_mode_and_meta_commands(shell_ws) -> None:  # type: ignore[no-untyp
     pid = d.session().bash.pid
     assert d.execute("//info").text == (
         f"re: //info\nBash session info\n---\ncwd:      {ws}\npid:      {pid} (running)\n"
-        f"sandbox:  {sandbox}\ntimeout:  20 s\nvars:     (none)"
+        f"sandbox:  {sandbox}\nenv:      {SHELL_ENV_INFO.removeprefix('shell env: ')}\ntimeout:  20 s\n"
+        "vars:     (none)"
     )
     help_reply = d.execute("//help").text
     assert help_reply.startswith("re: //help\nBash Session\n---\nAll input is sent to the shell")

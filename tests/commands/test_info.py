@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tests.conftest import SHELL_ENV_INFO
+
 
 def test_info_with_no_document(ws, dispatcher) -> None:
     assert dispatcher.execute("/info").text == (
@@ -11,13 +13,14 @@ def test_info_with_no_document(ws, dispatcher) -> None:
         "cwd:       ./\n"
         "file:      (none open)\n"
         "history:   0 entries\n"
-        "vars:      (none)"
+        "vars:      (none)\n"
+        f"{SHELL_ENV_INFO}"
     )
 
 
 def test_info_lists_variables(dispatcher) -> None:
     dispatcher.execute('/set {a} = "1"\nb = two')
-    assert dispatcher.execute("/info").text.endswith('\nvars:      {a}="1", {b}="two"')
+    assert dispatcher.execute("/info").text.endswith(f'\nvars:      {{a}}="1", {{b}}="two"\n{SHELL_ENV_INFO}')
 
 
 def test_info_shows_an_app_pages_name_and_version(ws, dispatcher) -> None:
@@ -35,5 +38,6 @@ def test_info_shows_an_app_pages_name_and_version(ws, dispatcher) -> None:
         "title:     Notes\n"
         "blocks:    notes\n"
         "history:   0 entries\n"
-        "vars:      (none)"
+        "vars:      (none)\n"
+        f"{SHELL_ENV_INFO}"
     )

@@ -10,7 +10,7 @@ from shlex import quote
 import pytest
 
 from stringsh.protocol.response import cut_header, re_line
-from tests.conftest import run_stringsh
+from tests.conftest import SHELL_ENV_INFO, run_stringsh
 
 RO_HINT = "A read_only root is never changed; /info lists the roots and their modes."
 
@@ -198,7 +198,7 @@ def test_info_lists_the_roots(roots: Path) -> None:
         f"roots:     main:     read_write  {roots}/ws  (the workspace: paths without a root name)\n"
         f"           docs:     read_only   {roots}/docs\n"
         f"           scratch:  read_write  {roots}/scratch\n"
-        "cwd:       ./\nfile:      (none open)\nhistory:   0 entries\nvars:      (none)\n"
+        f"cwd:       ./\nfile:      (none open)\nhistory:   0 entries\nvars:      (none)\n{SHELL_ENV_INFO}\n"
     )
 
 
@@ -241,7 +241,7 @@ def test_relative_paths_stay_in_the_root_of_the_folder_or_page(roots: Path) -> N
         f"roots:     main:     read_write  {roots}/ws  (the workspace: paths without a root name)\n"
         f"           docs:     read_only   {roots}/docs\n"
         f"           scratch:  read_write  {roots}/scratch\n"
-        "cwd:       docs:\nfile:      (none open)\nhistory:   0 entries\nvars:      (none)\n"
+        f"cwd:       docs:\nfile:      (none open)\nhistory:   0 entries\nvars:      (none)\n{SHELL_ENV_INFO}\n"
         "re: /open docs:links.md\nOpened docs:links.md\n---\n# Links\n\nSee [y](sub/y.txt).\n"
         "re: /open sub/y.txt\nOpened docs:sub/y.txt\n---\ny\n"
         "re: /open docs:../ws/sub/y.txt\nERROR(INVALID_PATH): Path escapes root docs: docs:../ws/sub/y.txt\n"

@@ -65,6 +65,7 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.workspace.context",
         "stringsh.workspace.digest",
         "stringsh.workspace.engine",
+        "stringsh.workspace.envpolicy",  # the policy's [shell_environment] section (a NamedTuple and its parser)
         "stringsh.workspace.identity",
         "stringsh.workspace.journalfile",  # stats for a crash's leftovers; opens the journal only then
         "stringsh.workspace.globs",

@@ -52,7 +52,7 @@ from stringsh.dispatcher import Dispatcher
 from stringsh.render.index import INDEX_VERSION, build_index
 from stringsh.workspace.policy import Permissions
 from stringsh.workspace.state import JOURNAL_FILE
-from tests.conftest import STRINGSH
+from tests.conftest import SHELL_ENV_INFO, STRINGSH
 from tests.workspace.test_planted_state import plant_journal
 
 pytestmark = pytest.mark.needs("git")  # the hostile repository is made by `git init`
@@ -252,12 +252,12 @@ def expected_replies(h: Hostile, one_shot: bool) -> list[str]:
     if one_shot:
         info = (
             f"Session info\n---\ntopic:     main\nroot:      {root}\ncwd:       ./\nfile:      (none open)\n"
-            "history:   0 entries\nvars:      (none)"
+            f"history:   0 entries\nvars:      (none)\n{SHELL_ENV_INFO}"
         )
     else:
         info = (
             f"Session info\n---\ntopic:     main\nroot:      {root}\ncwd:       ./\nfile:      README.md\n"
-            "blocks:    project\nactions:   build(CLI)\nhistory:   0 entries\nvars:      (none)"
+            f"blocks:    project\nactions:   build(CLI)\nhistory:   0 entries\nvars:      (none)\n{SHELL_ENV_INFO}"
         )
     bodies = [
         "Listing ./\n---\n  docs/\n  link-out\n  README.md\n  stringsh.toml",  # .env and id_rsa: secrets

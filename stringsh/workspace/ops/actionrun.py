@@ -10,7 +10,6 @@ shell's kill rule (shell/runner.py). What comes back is the raw run; the caller 
 
 from __future__ import annotations
 
-import os
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -30,9 +29,10 @@ QUIET_ENV = {"TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "GIT_EDITOR": "
 
 
 class ActionRequest(NamedTuple):
-    """`script` runs as `bash -c SCRIPT bash ARG…` in `cwd` (a folder of the workspace), with `env` over the
-    process's own. `summary` is the audit record's command line (values masked by the caller), `paths` the page
-    it came from. `separate` keeps stdout and stderr apart (a response template reads each)."""
+    """`script` runs as `bash -c SCRIPT bash ARG…` in `cwd` (a folder of the workspace), with `env` over what
+    the policy passes of the process's own (shell/environment.py). `summary` is the audit record's command line
+    (values masked by the caller), `paths` the page it came from. `separate` keeps stdout and stderr apart (a
+    response template reads each)."""
 
     script: str
     args: Sequence[str]
@@ -58,6 +58,7 @@ class ActionRun(NamedTuple):
 
 def run_action(ws: Workspace, request: ActionRequest) -> ActionRun:
     """Run the action's command under the policy, recorded in the audit log whether refused, failed or run."""
+    from stringsh.workspace.shell.environment import passed
     from stringsh.workspace.shell.runner import BashCall, execute
 
     with ws.audited("action", list(request.paths), topic=request.topic, command=request.summary) as note:
@@ -76,7 +77,7 @@ def run_action(ws: Workspace, request: ActionRequest) -> ActionRun:
 
         watch = sandbox.watch(root) if sandbox is not None else None
         timeout = float(ws.policy.shell.timeout)
-        env = {**os.environ, **QUIET_ENV, **request.env}
+        env = {**passed(settings.environment), **QUIET_ENV, **request.env}  # the shell's environment rule
         out: list[bytes] = []
         err: list[bytes] = []
         ended = execute(BashCall(command, request.cwd, env, timeout, KILL_GRACE, wrap=wrap, bash="bash"),

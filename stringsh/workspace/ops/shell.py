@@ -100,9 +100,9 @@ def topic_shell(ws: Workspace, slot: ShellSlot) -> ShellSession:
 
     settings = shell_settings(ws)
     current: ShellSession | None = slot.bash
-    confinement = (settings.sandbox, settings.writable, settings.readonly)
+    confinement = (settings.sandbox, settings.writable, settings.readonly, settings.environment)
     if current is not None and (current.settings.sandbox, current.settings.writable,
-                                current.settings.readonly) != confinement:
+                                current.settings.readonly, current.settings.environment) != confinement:
         current.close()
         slot.bash = current = None
     if current is None:

@@ -47,7 +47,7 @@ def run_once(
     capture = OutputCapture(settings.output_cap, spool)
     cleaner = StreamCleaner()
     limit = settings.timeout if timeout is None else timeout
-    call = BashCall(command, base, base_env(variables), limit, settings.kill_grace,
+    call = BashCall(command, base, base_env(variables, settings.environment), limit, settings.kill_grace,
                     wrap=lambda argv: provider.wrap(argv, base), settle=SETTLE,
                     workdir=cwd if cwd is not None and cwd != base else None)  # a sandbox starts in `root`
     ended = execute(call, lambda data: capture.write(cleaner.feed(data)))

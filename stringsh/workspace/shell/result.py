@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from stringsh.workspace.envpolicy import DEFAULT_ENVIRONMENT, Environment
 
 #: Exit status when the shell itself had to be killed to end a timed-out command (as `timeout -s KILL`).
 KILLED_STATUS = 137
@@ -71,8 +72,12 @@ def exportable(variables: Mapping[str, str] | None) -> dict[str, str]:
     }
 
 
-def base_env(variables: Mapping[str, str] | None = None) -> dict[str, str]:
-    return {**os.environ, **exportable(variables), **FIXED_ENV}
+def base_env(variables: Mapping[str, str] | None = None, rule: Environment | None = None) -> dict[str, str]:
+    """A shell's whole environment: what the policy passes of stringsh's own (environment.py; the default rule
+    when None), the session's exported variables, then the fixed settings."""
+    from stringsh.workspace.shell.environment import passed
+
+    return {**passed(rule or DEFAULT_ENVIRONMENT), **exportable(variables), **FIXED_ENV}
 
 
 def status_of(exitstatus: int | None, signalstatus: int | None) -> int:

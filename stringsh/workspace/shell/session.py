@@ -145,7 +145,7 @@ class ShellSession:
                 weakref.finalize(self, self._watch.stop)  # a session dropped unclosed leaves no thread behind
         if self._watch is not None:
             self._watch.stop()  # no thread of ours across the fork
-        env = {k: v for k, v in base_env(self._variables).items() if k not in SHELL_HOOKS}
+        env = {k: v for k, v in base_env(self._variables, self.settings.environment).items() if k not in SHELL_HOOKS}
         try:
             # cwd is set in preexec_fn: ptyprocess lets a failed chdir escape into the forked child's Python
             self._proc = pexpect.spawn(

@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
+from stringsh.workspace.envpolicy import DEFAULT_ENVIRONMENT, Environment
 
 if TYPE_CHECKING:
     from stringsh.workspace.policy import Policy
@@ -30,6 +31,8 @@ class ShellSettings:
     #: Why the shell is not sandboxed (sandboxing.py), None when it is or when the caller chose "none" itself;
     #: an engine shell with a reason refuses commands that name a secret path.
     why_not: str | None = None
+    #: Which of stringsh's environment variables the shell gets (`[shell_environment]`, shell/environment.py).
+    environment: Environment = DEFAULT_ENVIRONMENT
 
     def __post_init__(self) -> None:
         if self.sandbox not in SANDBOXES:
@@ -59,4 +62,5 @@ def settings_from_policy(policy: Policy, probe: BwrapProbe | None = None) -> She
         output_cap=int(shell.output_cap),
         sandbox=choice.sandbox,
         why_not=choice.why_not,
+        environment=policy.environment,
     )

@@ -41,7 +41,7 @@ def run_streams(command: str, root: Path, settings: ShellSettings, provider: Pro
     watch = provider.watch(base)
     out, err = Stream(cap), Stream(cap)
     limit = settings.timeout if timeout is None else timeout
-    call = BashCall(command, base, base_env(variables), limit, settings.kill_grace,
+    call = BashCall(command, base, base_env(variables, settings.environment), limit, settings.kill_grace,
                     wrap=lambda argv: provider.wrap(argv, base),
                     workdir=cwd if cwd is not None and cwd != base else None)  # bwrap starts in `root`
     ended = execute(call, out.add, err.add)
