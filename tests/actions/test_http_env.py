@@ -1,4 +1,4 @@
-"""`$VAR` in HTTP actions (issue 36, finding 4): a page of a workspace the user has not trusted uses only `/set`
+"""`$VAR` in HTTP actions: a page of a workspace the user has not trusted uses only `/set`
 values, never stringsh's environment; a trusted workspace's page uses what the shell's environment rule passes
 (so a secret-looking name only when the user's own policy writes it out); the reply shows the URL as sent with each
 variable named, never a mask. Through the real program against a real loopback server that records what arrived."""

@@ -413,7 +413,7 @@ def test_returned_page_refresh_back_and_blocks(ws: Path, dispatcher, base: str) 
 
 
 def test_secret_in_an_error_url_is_named_never_shown(ws: Path, dispatcher, base: str) -> None:
-    """The URL as sent, with the variable named where its value went (issue 36: what left is never hidden)."""
+    """The URL as sent, with the variable named where its value went (what left is never hidden)."""
     (ws / "k.md").write_text(f"```act.k\nGET {base}/missing?key=$STRINGSH_TEST_TOKEN\n```\n")
     dispatcher.execute("/set $STRINGSH_TEST_TOKEN = hush-hush-42")
     dispatcher.execute("/open k.md")

@@ -1,4 +1,4 @@
-"""The shell's environment by policy (issue 36, finding 3): every shell stringsh starts, through every front end's
+"""The shell's environment by policy: every shell stringsh starts, through every front end's
 shell tool, sandboxed or not, gets a core set of stringsh's environment and never a name like *KEY*, *SECRET*,
 *TOKEN*, *PASSWORD* or *CREDENTIAL* unless the user's own policy writes it out; a workspace's untrusted
 `stringsh.toml` may only narrow. All through the real program, with the secrets set in its real environment."""
