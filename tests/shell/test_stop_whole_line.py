@@ -1,8 +1,9 @@
 """A timeout or Ctrl-C ends the whole command line the agent sent, not one program of it.
 
 Driven through the real program (`stringsh --plain` over pipes and on a pty), locally and under bubblewrap. Each
-test waits past the times at which the rest of the line would have written its files while stringsh (and so the
-topic's shell) still runs, then checks that nothing was written and that the shell kept its cwd and exports.
+test waits, while stringsh (and so the topic's shell) still runs, until no program of the stopped line is left
+below stringsh and the shell has answered a later request, then checks that nothing was written and that the shell
+kept its cwd and exports.
 """
 
 from __future__ import annotations
@@ -15,13 +16,44 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from tests.conftest import descendants
 from tests.shell.piped import PipedPlain, policy_args
 
 #: A program that ends quietly with status 0 on SIGINT or SIGTERM, as pytest does on Ctrl-C: bash goes on
 #: with the rest of the line unless it is told to stop too.
 POLITE = "sh -c 'trap \"exit 0\" INT TERM; sleep 30 & wait'"
-#: Seconds to wait after the reply: past the moment the rest of every line below would have run.
-AFTERWARDS = 4.5
+#: What runs the rest of a line below: the programs it names, and a subshell (bash below bash) holding it.
+LINE_PROGRAMS = frozenset({"sleep", "date", "sh"})
+
+
+def _process(pid: int) -> tuple[str, int, str]:
+    """(name, parent, command line) of a live process, or ("", 0, "") once it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+    except OSError:
+        return "", 0, ""
+    return stat[stat.index("(") + 1 : stat.rindex(")")], int(stat.rsplit(")", 1)[1].split()[1]), cmdline
+
+
+def line_left(pid: int) -> list[str]:
+    """The processes below stringsh (`pid`) that could still run the rest of a stopped line: its programs, or a
+    bash whose parent is a bash. POLITE's `sleep 30`, started in the background (so SIGINT never reaches it),
+    writes nothing and is not counted."""
+    left = []
+    for child in descendants(pid):
+        name, parent, cmdline = _process(child)
+        if (name in LINE_PROGRAMS and cmdline != "sleep 30") or (name == "bash" and _process(parent)[0] == "bash"):
+            left.append(f"{child} {cmdline}")
+    return left
+
+
+def wait_line_ended(pid: int, timeout: float = 30) -> None:
+    """Wait for the positive signal that the stopped line is over: nothing below stringsh could still run it."""
+    deadline = time.monotonic() + timeout
+    while left := line_left(pid):
+        assert time.monotonic() < deadline, f"still running the stopped line: {left}"
+        time.sleep(0.05)
 
 
 def test_timeout_ends_the_whole_line_and_the_shell_keeps_cwd_and_exports(
@@ -38,7 +70,7 @@ def test_timeout_ends_the_whole_line_and_the_shell_keeps_cwd_and_exports(
             "!pwd; echo $KEEP",
         )
         transcript = plain.read_until("\nkept\n</𝒞>\n")
-        time.sleep(AFTERWARDS)
+        wait_line_ended(plain.proc.pid)
         assert sorted(p.name for p in sub.iterdir()) == []
     finally:
         status = plain.close()
@@ -66,7 +98,7 @@ def test_exec_timeout_ends_the_whole_line(ws: Path, tmp_path: Path, sandbox: str
             "!echo next",
         )
         transcript = plain.read_until("\nnext\n</𝒞>\n")
-        time.sleep(AFTERWARDS)
+        wait_line_ended(plain.proc.pid)
         assert sorted(p.name for p in ws.iterdir()) == [".stringsh"]
     finally:
         plain.close()
@@ -93,7 +125,10 @@ def interrupt(child: pexpect.spawn, line: str) -> str:
     """Send `line`, Ctrl-C once its program runs, and return the reply."""
     child.sendline(line)
     child.expect_exact(line)
-    time.sleep(1.0)  # let the shell start the program; an early ^C proves less
+    deadline = time.monotonic() + 30
+    while not any(_process(pid)[0] == "sleep" for pid in descendants(child.pid)):  # the program runs: ^C now
+        assert time.monotonic() < deadline, "the line's program never started"
+        time.sleep(0.05)
     child.sendintr()
     child.expect_exact("› ", timeout=20)
     return child.before.replace("\r\n", "\n")
@@ -119,7 +154,7 @@ def test_ctrl_c_ends_the_whole_line_and_the_shell_keeps_cwd_and_exports(
     child.sendline("!pwd; echo $KEEP")
     child.expect_exact("› ")
     after = child.before.replace("\r\n", "\n")
-    time.sleep(AFTERWARDS)
+    wait_line_ended(child.pid)
     assert sorted(p.name for p in sub.iterdir()) == []
     child.sendeof()
     child.expect(pexpect.EOF)
@@ -137,12 +172,12 @@ def test_a_shell_that_ignores_sigint_is_ended_so_the_line_stops(ws: Path, tmp_pa
             f"re: {header}\nexit: 124 | cwd: {ws.resolve()}\n---\n[shell killed: the command did not stop]\n"
             "[timed out after 1 s; the command was stopped]\n"
         )
-        time.sleep(AFTERWARDS)
-        assert not (ws / "step2.txt").exists()
         assert plain.ask("!echo back") == (
             f"re: !echo back\nexit: 0 | cwd: {ws.resolve()}\n---\n"
             "[shell restarted: previous session ended (exit 137); cwd and exports reset]\nback\n"
         )
+        wait_line_ended(plain.proc.pid)
+        assert not (ws / "step2.txt").exists()
     finally:
         plain.close()
 
@@ -152,7 +187,10 @@ def test_ctrl_c_ends_a_shell_that_ignores_sigint(ws: Path, tmp_path: Path, sandb
     reply = interrupt(child, "!trap '' INT; sleep 3; date > step2.txt")
     ended = "[shell ended (exit 137); the next command starts a new one]"
     assert reply.endswith(f"exit: 137 | cwd: {ws.resolve()}\n---\n{ended}\n")
-    time.sleep(AFTERWARDS)
+    child.sendline("!echo back")  # a shell answering a later request has moved on from the line
+    child.expect_exact("back")
+    child.expect_exact("› ")
+    wait_line_ended(child.pid)
     assert not (ws / "step2.txt").exists()
     child.sendeof()
     child.expect(pexpect.EOF)
