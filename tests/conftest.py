@@ -9,6 +9,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import NoReturn
 
@@ -203,6 +204,42 @@ def script_replies(ws: Path, script: str) -> list[str]:
     """`run_script`'s output cut into replies at each `re:` line."""
     parts = run_script(ws, script).rstrip("\n").split("\nre: ")
     return [parts[0], *("re: " + part for part in parts[1:])]
+
+
+def process_name(pid: int) -> str:
+    """A live process's name (its `comm`), or "" once it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat[stat.index("(") + 1 : stat.rindex(")")]
+
+
+def wait_for_program(pid: int, name: str, timeout: float = 30) -> None:
+    """Wait until a program called `name` runs below `pid`: a request's program has started (so a signal now
+    reaches it, not the read of the request)."""
+    deadline = time.monotonic() + timeout
+    while not any(process_name(child) == name for child in descendants(pid)):
+        assert time.monotonic() < deadline, f"{name} never started below {pid}"
+        time.sleep(0.02)
+
+
+def wait_none_holds(text: str, timeout: float = 30) -> None:
+    """Wait until no process on the machine has `text` in its command line: nothing is left that could still run
+    the command holding it (the positive signal before asserting its effect never came)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        holders = []
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and text.encode() in (entry / "cmdline").read_bytes():
+                    holders.append(entry.name)
+            except OSError:
+                continue
+        if not holders:
+            return
+        assert time.monotonic() < deadline, f"still running {text!r}: {holders}"
+        time.sleep(0.05)
 
 
 def descendants(pid: int) -> set[int]:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 
 import pexpect
 
-from tests.conftest import on_this_machine, run_stringsh
+from tests.conftest import on_this_machine, run_stringsh, wait_for_program
 from tests.frontends.scripts import SCRIPT, check, make_workspace, split_replies
 
 PROMPT = "› "
@@ -139,7 +138,7 @@ def test_ctrl_c_interrupts_a_running_shell_command_and_the_session_goes_on(ws: P
     child.expect_exact(PROMPT)
     child.sendline("!export KEEP=1; sleep 30")
     child.expect_exact("!export KEEP=1; sleep 30")
-    time.sleep(1.0)  # let the shell start the sleep; an early ^C is also fine but proves less
+    wait_for_program(child.pid, "sleep")  # an early ^C is also fine but proves less
     child.sendintr()
     child.expect_exact(PROMPT, timeout=20)
     assert f"exit: 130 | cwd: {ws.resolve()}" in child.before

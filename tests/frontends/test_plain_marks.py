@@ -7,12 +7,11 @@ import os
 import re
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pexpect
 
-from tests.conftest import STRINGSH, run_stringsh
+from tests.conftest import STRINGSH, run_stringsh, wait_for_program, wait_none_holds
 from tests.frontends.test_agent_pty import BANNER, send_all, spawn
 
 END = "</𝒞>"
@@ -97,10 +96,10 @@ def test_an_abandoned_request_gets_an_empty_marked_reply_and_fails(ws: Path) -> 
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(b"/exec sleep 3; date > late.txt\n")
     proc.stdin.flush()
-    time.sleep(1.0)  # the request is running: a SIGINT earlier, while stdin is read, writes nothing at all
+    wait_for_program(proc.pid, "sleep")  # the request runs: a SIGINT earlier, while stdin is read, writes nothing
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(b"/set a = 1\n", timeout=60)
     assert proc.returncode == 1
     assert replies_of(out.decode()) == ["", 're: /set a = 1\n{a} = "1"']
-    time.sleep(3.0)
+    wait_none_holds("date > late.txt")
     assert not (ws / "late.txt").exists()

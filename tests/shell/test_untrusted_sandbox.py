@@ -80,19 +80,26 @@ def test_sandbox_existing_hooks_and_config_are_read_only(ws: Path) -> None:
     assert not (ws / ".git" / "hooks" / "pre-commit").exists()
 
 
+def wait_for_file(path: Path, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.02)
+
+
 def test_sandbox_background_writes_are_caught(ws: Path) -> None:
     """A background job of the persistent shell writes after its command ended: the next command's check and the
     shell's close both catch it."""
     (ws / "stringsh.toml").write_text(SANDBOX)
     d = Dispatcher(ws)
     try:
-        assert d.execute("!git init -q && (sleep 1; printf x > .git/hooks/pre-push) >/dev/null 2>&1 &").ok
-        time.sleep(2)
+        assert d.execute("!git init -q && (sleep 1; printf x > .git/hooks/pre-push; touch wrote) >/dev/null 2>&1 &").ok
+        wait_for_file(ws / "wrote")  # the job has written its hook
         reply = d.execute("!true").text  # the output says the job is done, then the note
         assert reply.endswith("\nnote: removed .git/hooks/pre-push written since the last command: protected path")
         assert not (ws / ".git" / "hooks" / "pre-push").exists()
-        assert d.execute("!(sleep 0.5; printf x > .git/hooks/pre-rebase) >/dev/null 2>&1 &").ok
-        time.sleep(1.5)
+        assert d.execute("!(sleep 0.5; printf x > .git/hooks/pre-rebase; touch wrote2) >/dev/null 2>&1 &").ok
+        wait_for_file(ws / "wrote2")
     finally:
         d.close()
     assert not (ws / ".git" / "hooks" / "pre-rebase").exists()
@@ -391,10 +398,13 @@ def test_background_hook_is_removed_without_another_command(ws: Path) -> None:
     d = Dispatcher(ws)
     try:
         plant = ("!git init -q && (sleep 2; printf '#!/bin/sh\\ntouch x\\n' > .git/hooks/post-commit;"
-                 " chmod +x .git/hooks/post-commit) >/dev/null 2>&1 &")
+                 " chmod +x .git/hooks/post-commit; touch wrote) >/dev/null 2>&1 &")
         assert d.execute(plant).ok
-        time.sleep(3)  # the job writes at 2 s; the watch has had 1 s since
-        assert not hook.exists()
+        wait_for_file(ws / "wrote")  # the job has written its hook; the watch removes it with no command sent
+        deadline = time.monotonic() + 30
+        while hook.exists():
+            assert time.monotonic() < deadline, "the hook was never removed"
+            time.sleep(0.02)
         reply = d.execute("!true").text
         assert reply.endswith("\nnote: removed .git/hooks/post-commit written since the last command: protected path")
     finally:
