@@ -182,6 +182,7 @@ def test_folder_named_by_a_git_file_is_protected(ws: Path) -> None:
     assert (ws / "src" / "config" / "app.py").read_text() == "x = 1\n"  # an ordinary `config` folder stays writable
 
 
+@pytest.mark.needs("git")
 @pytest.mark.parametrize("kind", ["symlinked HEAD", "dangling HEAD link", "commondir"])
 def test_git_dirs_git_takes_for_one_are_protected(ws: Path, kind: str) -> None:
     """git takes a folder whose HEAD is a symlink to refs/… (dangling too) for a repository, and one whose
