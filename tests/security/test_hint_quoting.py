@@ -18,7 +18,7 @@ import pytest
 
 from stringsh.escapes import shown_name
 from stringsh.hints import command_word
-from tests.commands.gitrepo import ENV, git
+from tests.commands.gitrepo import ENV, git, make_repo
 from tests.conftest import script_replies
 from tests.dialects.tools.client import tools
 
@@ -141,12 +141,7 @@ def test_a_name_no_request_can_hold_gets_a_hint_bash_reads(ws: Path, name: str) 
 @pytest.mark.parametrize("name", HOSTILE, ids=range(len(HOSTILE)))
 def test_a_staged_secrets_unstage_hint_unstages_it(ws: Path, name: str) -> None:
     secret = f".env.{name}"  # `.env.*` is a built-in secret
-    git(ws, "init", "-q", "-b", "main")
-    git(ws, "config", "user.name", "Ana")
-    git(ws, "config", "user.email", "ana@example.invalid")
-    (ws / "a.txt").write_text("a\n")
-    git(ws, "add", "a.txt")
-    git(ws, "commit", "-q", "-m", "zero")
+    make_repo(ws)
     (ws / "a.txt").write_text("b\n")
     (ws / secret).write_text("KEY=1\n")
     git(ws, "add", "-f", "--", "a.txt", secret)
