@@ -36,12 +36,15 @@ def undone(path: str) -> str:
     return f"re: /undo\nUndo: deleted {path} (was newly created)\n"
 
 
+#: The real program as a bash function, so `$STRINGSH -c …` holds even where its path has a space.
+PROGRAM = f'run_stringsh() {{ {shlex.quote(sys.executable)} -m stringsh "$@"; }}\n'
+
+
 def agent_shell(tmp_path: Path, ws: Path, script: str) -> str:
     """Run `script` (bash; `STRINGSH` is the real program) as an agent's shell in a terminal session of its own:
     every stringsh it starts shares that session."""
-    program = " ".join(shlex.quote(word) for word in (sys.executable, "-m", "stringsh"))
     path = tmp_path / "agent.sh"
-    path.write_text(f"STRINGSH={shlex.quote(program)}\n{script}")
+    path.write_text(f"{PROGRAM}STRINGSH=run_stringsh\n{script}")
     proc = subprocess.run(["bash", str(path)], cwd=ws, capture_output=True, timeout=120, start_new_session=True,
                           env={**os.environ, "TERM": "dumb"})
     assert b"Traceback" not in proc.stderr, proc.stderr.decode()  # its status is the last command's
@@ -153,12 +156,10 @@ def test_the_terminal_client_is_the_session_leader_with_its_start_time(ws: Path,
 def test_a_session_led_from_outside_the_pid_namespace_is_the_namespace(ws: Path, tmp_path: Path) -> None:
     """A container started without a terminal: `getsid` answers 0 (the leader is not in this pid namespace). The
     `-c` calls of one container still undo each other in order; another container's cannot."""
-    program = " ".join(shlex.quote(word) for word in (sys.executable, "-m", "stringsh"))
-
     def container(script: str) -> str:
         proc = subprocess.run(
             ["bwrap", "--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "bash", "-c",
-             f"S={shlex.quote(program)}\n{script}"],
+             f"{PROGRAM}S=run_stringsh\n{script}"],
             cwd=ws, capture_output=True, timeout=120, env={**os.environ, "TERM": "dumb"})
         assert b"Traceback" not in proc.stderr, proc.stderr.decode()
         return proc.stdout.decode()
