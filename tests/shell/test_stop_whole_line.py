@@ -16,7 +16,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.conftest import descendants
+from tests.conftest import descendants, process_name, wait_for_program
 from tests.shell.piped import PipedPlain, policy_args
 
 #: A program that ends quietly with status 0 on SIGINT or SIGTERM, as pytest does on Ctrl-C: bash goes on
@@ -33,7 +33,7 @@ def _process(pid: int) -> tuple[str, int, str]:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
     except OSError:
         return "", 0, ""
-    return stat[stat.index("(") + 1 : stat.rindex(")")], int(stat.rsplit(")", 1)[1].split()[1]), cmdline
+    return process_name(pid), int(stat.rsplit(")", 1)[1].split()[1]), cmdline
 
 
 def line_left(pid: int) -> list[str]:
@@ -125,10 +125,7 @@ def interrupt(child: pexpect.spawn, line: str) -> str:
     """Send `line`, Ctrl-C once its program runs, and return the reply."""
     child.sendline(line)
     child.expect_exact(line)
-    deadline = time.monotonic() + 30
-    while not any(_process(pid)[0] == "sleep" for pid in descendants(child.pid)):  # the program runs: ^C now
-        assert time.monotonic() < deadline, "the line's program never started"
-        time.sleep(0.05)
+    wait_for_program(child.pid, "sleep")  # the line's program runs: an early ^C proves less
     child.sendintr()
     child.expect_exact("› ", timeout=20)
     return child.before.replace("\r\n", "\n")
