@@ -176,7 +176,7 @@ def remove(confiner: Confiner, op: TreeOp) -> bool:
             return False
         try:
             if op.kind == "link":
-                if not stat.S_ISLNK(spot.st.st_mode) or os.readlink(spot.name, dir_fd=spot.fd) != op.target:
+                if not stat.S_ISLNK(spot.st.st_mode) or read_link(spot.name, spot.fd) != op.target:
                     return False
                 os.unlink(spot.name, dir_fd=spot.fd)
             else:
@@ -232,6 +232,17 @@ def walk(confiner: Confiner, spot: Spot) -> Walk:
     return found
 
 
+def read_link(name: str, dir_fd: int) -> str:
+    """The target of a link the walk saw as one; swapped for a folder or file since (readlink's EINVAL), the tree
+    changed under the request: the race error, which every caller reports as a CONFLICT naming the path."""
+    try:
+        return os.readlink(name, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno != errno.EINVAL:
+            raise
+        raise OSError(errno.ESTALE, "no longer a link", name) from exc
+
+
 def _walk(confiner: Confiner, fd: int, rel: str, found: Walk, depth: int) -> None:
     if depth > MAX_DEPTH:
         raise StringError("INVALID_TARGET", f"Folders nested deeper than {MAX_DEPTH} levels: {rel}")
@@ -241,7 +252,7 @@ def _walk(confiner: Confiner, fd: int, rel: str, found: Walk, depth: int) -> Non
         check(confiner, path.split("/"), path)
         st = os.stat(name, dir_fd=fd, follow_symlinks=False)
         if stat.S_ISLNK(st.st_mode):
-            found.links.append((path, os.readlink(name, dir_fd=fd)))
+            found.links.append((path, read_link(name, fd)))
         elif stat.S_ISREG(st.st_mode):
             found.files.append((path, stat.S_IMODE(st.st_mode), st.st_size))
         elif stat.S_ISDIR(st.st_mode):

@@ -16,7 +16,7 @@ from stringsh.workspace.journal import TreeOp
 from stringsh.workspace.models import FileChange
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import keep_limit, require
-from stringsh.workspace.tree import MISSING_HINT, Walk, locate, walk
+from stringsh.workspace.tree import MISSING_HINT, Walk, locate, read_link, walk
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -58,7 +58,7 @@ def delete(ws: Workspace, request: DeleteRequest) -> DeleteOutcome:
             if kind == "dir":
                 found = walk(ws.confiner, spot)
             elif kind == "symlink":
-                found.links.append((rel, os.readlink(spot.name, dir_fd=spot.fd)))
+                found.links.append((rel, read_link(spot.name, spot.fd)))
             else:
                 found.files.append((rel, 0, spot.st.st_size if spot.st else 0))
         beyond = _beyond_journal(ws, rel, found)

@@ -6,7 +6,6 @@ the files the move takes away, so /undo gives them back too."""
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
@@ -16,7 +15,7 @@ from stringsh.workspace.journal import TreeOp
 from stringsh.workspace.models import FileChange
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import check_size, keep_limit, require
-from stringsh.workspace.tree import MISSING_HINT, Spot, check, locate, walk
+from stringsh.workspace.tree import MISSING_HINT, Spot, check, locate, read_link, walk
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -149,7 +148,7 @@ def _plan(ws: Workspace, source: Spot, dest: Spot, made: tuple[TreeOp, ...]) -> 
 
 
 def _readlink(spot: Spot) -> str:
-    return os.readlink(spot.name, dir_fd=spot.fd)
+    return read_link(spot.name, spot.fd)
 
 
 def _check_amount(ws: Workspace, rel: str, count: int, size: int) -> None:
