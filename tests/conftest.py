@@ -108,7 +108,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     tools = needed_tools(item)
     if tools and TOOL_LOG:
         with open(TOOL_LOG, "a", encoding="utf-8") as out:
-            out.write(item.nodeid.split("::", 1)[0] + "\n")
+            out.write(item.nodeid + "\n")
     for tool in tools:
         if (can_mount_tmpfs() if tool == "tmpfs" else shutil.which(tool)):
             continue

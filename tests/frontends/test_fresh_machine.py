@@ -40,7 +40,7 @@ def child_pytest(tmp_path: Path, ci: str | None) -> subprocess.CompletedProcess[
     if ci is not None:
         env["CI"] = ci
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rfE", "tests/shell/test_sandbox.py"],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0", "-rfE", "tests/shell/test_sandbox.py"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )
 

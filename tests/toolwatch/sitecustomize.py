@@ -1,9 +1,11 @@
-"""Records which test files looked for a tool the bare machine lacks (`.ci/bare` runs only those files again).
+"""Records which tests looked for a tool the bare machine lacks (`.ci/bare` runs only those again).
 
 `tests/conftest.py` installs `watch()` in the pytest process when STRINGSH_TOOL_LOG names a file, and puts this
 folder on PYTHONPATH so every Python child the tests start (`python -m stringsh …`) imports it as `sitecustomize`
 and records too. A lookup is charged to the test pytest is running, which children learn from the
-PYTEST_CURRENT_TEST variable they inherit; the log holds one test file per line.
+PYTEST_CURRENT_TEST variable they inherit. The log holds one pytest argument per line: the test's id for a lookup
+while it runs or tears down, its whole file for a lookup while fixtures are set up (a module's fixture serves
+tests after the one that set it up, and a server it starts keeps the first test's name for every later lookup).
 """
 
 from __future__ import annotations
@@ -15,14 +17,20 @@ import shutil
 WATCHED = frozenset({"bwrap", "rg", "git", "node", "nodejs", "npm", "npx", "strace"})
 
 
+def charged(current: str) -> str:
+    """What a lookup during `current` (PYTEST_CURRENT_TEST: `path::name[id] (phase)`) makes the bare pass run."""
+    test, _, phase = current.rpartition(" (")
+    return test.split("::", 1)[0] if phase == "setup)" else test
+
+
 def record(log: str | None = None) -> None:
-    """Charge the running test's file with a tool lookup."""
+    """Charge the running test with a tool lookup."""
     log = log or os.environ.get("STRINGSH_TOOL_LOG")
     current = os.environ.get("PYTEST_CURRENT_TEST")
     if not log or not current:
         return
     with open(log, "a", encoding="utf-8") as out:  # one short append per line: whole lines under O_APPEND
-        out.write(current.split("::", 1)[0] + "\n")
+        out.write(charged(current) + "\n")
 
 
 def watch() -> None:
