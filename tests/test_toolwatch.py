@@ -21,8 +21,9 @@ def lookups(tmp_path: Path, code: str, phase: str = "call") -> str:
 
 def test_a_childs_tool_lookup_is_charged_to_the_running_test(tmp_path: Path) -> None:
     code = "import shutil; shutil.which('git'); shutil.which('/usr/bin/bwrap'); shutil.which('rg', path='/nowhere')"
-    assert lookups(tmp_path, code) == "tests/x/test_y.py::test_z[a (b)]\n" * 3
-    assert lookups(tmp_path, "import shutil; shutil.which('node')", "teardown") == "tests/x/test_y.py::test_z[a (b)]\n" * 4
+    test = "tests/x/test_y.py::test_z[a (b)]\n"
+    assert lookups(tmp_path, code) == test * 3
+    assert lookups(tmp_path, "import shutil; shutil.which('node')", "teardown") == test * 4
 
 
 def test_a_lookup_while_fixtures_are_set_up_is_charged_to_the_whole_file(tmp_path: Path) -> None:
