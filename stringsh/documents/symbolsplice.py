@@ -212,21 +212,33 @@ def check_syntax(old: SymbolIndex, new: SymbolIndex, first_line: int, label: str
                  f"Fix the body, or write it anyway: {force_hint}.")
 
 
+def _reading(site: _Site, force: bool, attempt: Callable[[bool, bool], Spliced]) -> Spliced:
+    """The edit as the first reading of the body that passes the checks (`attempt(written, forced)`): a
+    definition's own text first, when it may be one, then relative to its first line. `force` skips the checks,
+    not the reading: it writes the first reading that gives one definition parsing no worse, whatever its name (else
+    the first reading, unchecked); unforced, the last reading's refusal stands."""
+    readings = (True, False) if site.written else (False,)
+    for written in readings:
+        try:
+            return attempt(written, False)
+        except StringError:
+            if not force and written == readings[-1]:
+                raise
+    return attempt(readings[0], True)
+
+
 def checked_replace(text: str, old: SymbolIndex, symbol: Symbol, body: str, label: str, force: bool,
                     force_hint: str) -> Spliced:
     """The text with `symbol` replaced by `body`, refused unless the body is one definition of the same name and
     kind there and the file parses no worse (`force` skips both checks)."""
     site = _replace_site(text, symbol, body, old.language)
-    if site.written:  # a definition's own text first, then read as relative
-        try:
-            return _checked_replace(text, old, symbol, site, label, force, force_hint, written=True)
-        except StringError:
-            pass
-    return _checked_replace(text, old, symbol, site, label, force, force_hint, written=False)
+    return _reading(site, force, lambda written, forced: _checked_replace(
+        text, old, symbol, site, label, forced, force_hint, written=written, same=not force))
 
 
 def _checked_replace(text: str, old: SymbolIndex, symbol: Symbol, site: _Site, label: str, force: bool,
-                     force_hint: str, *, written: bool) -> Spliced:
+                     force_hint: str, *, written: bool, same: bool = True) -> Spliced:
+    """The checked replacement; `same`: the definition must have the symbol's name and kind."""
     new_text, start, length = site.splice(written)
     index = build_symbols(new_text, old.language)
     first_line = new_text.count("\n", 0, start)
@@ -243,7 +255,7 @@ def _checked_replace(text: str, old: SymbolIndex, symbol: Symbol, site: _Site, l
         raise refuse(label, f"the body does not parse as a definition of {wanted}.",
                      f"Send the whole definition, as /edit {command_word(label)} shows it, or write it anyway: "
                      f"{force_hint}.")
-    if (found.qualified, found.kind) != (symbol.qualified, symbol.kind):
+    if same and (found.qualified, found.kind) != (symbol.qualified, symbol.kind):
         raise refuse(label, f"the body defines {found.qualified} ({found.kind}), not {wanted}.",
                      f"To add a definition use --after or --before; to write it anyway: {force_hint}.")
     if found.end_byte != end_byte:
@@ -259,12 +271,8 @@ def checked_insert(text: str, old: SymbolIndex, symbol: Symbol, body: str, after
                    force_hint: str) -> Spliced:
     """The text with `body` set as a new definition beside `symbol`, refused unless it parses as one there."""
     site = _insert_site(text, symbol, body, after, old.language)
-    if site.written:  # a definition's own text first, then read as relative
-        try:
-            return _checked_insert(old, symbol, site, label, force, force_hint, written=True)
-        except StringError:
-            pass
-    return _checked_insert(old, symbol, site, label, force, force_hint, written=False)
+    return _reading(site, force, lambda written, forced: _checked_insert(
+        old, symbol, site, label, forced, force_hint, written=written))
 
 
 def _checked_insert(old: SymbolIndex, symbol: Symbol, site: _Site, label: str, force: bool, force_hint: str, *,
