@@ -141,12 +141,6 @@ def _replace_site(text: str, symbol: Symbol, body: str, language: str) -> _Site:
     return _Site(given, indent, text.count("\n", 0, start), place).with_kept(language)
 
 
-def replace_symbol(text: str, symbol: Symbol, body: str, language: str, *,
-                   written: bool = False) -> tuple[str, int, int]:
-    """(new text, character where the new definition starts, its length in characters)."""
-    return _replace_site(text, symbol, body, language).splice(written)
-
-
 def blank_lines(lines: list[str], symbol: Symbol, after: bool, language: str) -> int:
     """The file's convention beside this definition: the blank lines between it and the next (or previous)
     code, else two at the top level of Python and one elsewhere."""
@@ -187,13 +181,6 @@ def _insert_site(text: str, symbol: Symbol, body: str, after: bool, language: st
         return text[:cut] + newline * gap + block + newline + text[cut:], symbol.end + gap, len(lines)
 
     return _Site(body_lines(body), indent, symbol.end + gap if after else symbol.start, place).with_kept(language)
-
-
-def insert_beside(text: str, symbol: Symbol, body: str, after: bool, language: str, *,
-                  written: bool = False) -> tuple[str, int, int]:
-    """(new text, 0-based line the new definition starts on, its line count): the body as a new definition
-    right before or after `symbol`, with its indentation and the file's blank-line convention."""
-    return _insert_site(text, symbol, body, after, language).splice(written)
 
 
 def refuse(label: str, reason: str, hint: str) -> StringError:
