@@ -126,3 +126,8 @@ def test_only_the_rows_asked_are_answered() -> None:
     assert verbatim_rows(text, "python", 5, 9) == frozenset({7, 8})
     assert verbatim_rows(text, "python", 0, 2) == frozenset({1})
     assert verbatim_rows(text, "python", 3, 3) == frozenset()
+
+
+def test_a_typescript_template_literal_type_is_kept() -> None:
+    text = "type Route = `/api/${string}\n/v2`;\nclass A {\n  m(): void {}\n}\n"
+    assert _kept(text, "typescript") == ["/v2`;"]

@@ -26,9 +26,9 @@ INDENTED = frozenset({"python"})
 #: `heredoc_body`, `raw_string_literal`, …).
 _WORDS = ("string", "comment", "heredoc", "regex")
 #: Node types holding such words that are code (the lines between adjacent strings), and literals without them
-#: (Ruby's backticks and `%i[…]`).
+#: (Ruby's backticks and `%i[…]`, TypeScript's template literal types, Java's text blocks in older grammars).
 _CODE = frozenset({"concatenated_string"})
-_LITERALS = frozenset({"subshell", "symbol_array"})
+_LITERALS = frozenset({"subshell", "symbol_array", "template_literal_type", "text_block"})
 
 
 def _literal(kind: str) -> bool:
