@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 from stringsh.render.blockids import number_slugs
 from stringsh.render.code.budget import MAX_NESTING, QUALIFIED_PER_BYTE, WORK, Budget, qualified_budget
 from stringsh.render.code.family import Family
+from stringsh.render.code.idioms import FUNCTION_VALUES as _FUNCTION_VALUES
+from stringsh.render.code.idioms import HOOKS, Idiom
 from stringsh.render.code.languages import Grammar, Rule, grammar
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-SYMBOL_VERSION = 3  # bumped whenever the rules find different symbols: old disk entries are not reused
-#: A function-like value makes `const f = () => …` a definition in JavaScript and TypeScript.
-_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+SYMBOL_VERSION = 4  # bumped whenever the rules find different symbols: old disk entries are not reused
 
 
 @dataclass(frozen=True)
@@ -171,6 +171,7 @@ def _rows(loaded: Grammar, nodes: list[Node], data: bytes, family: Family) -> tu
     parent's plus one part (never rebuilt from the root), at most MAX_NESTING parts and within the file's
     qualified budget, so the rows grow with the file, not with the square of its nesting."""
     rule = loaded.rule
+    hook = HOOKS.get(rule.name)
     nodes.sort(key=lambda node: (node.start_byte, -node.end_byte))
     rows: list[Row] = []
     stack: list[tuple[int, str, str]] = []  # (end byte, qualified name, kind) of the enclosing definitions
@@ -183,17 +184,21 @@ def _rows(loaded: Grammar, nodes: list[Node], data: bytes, family: Family) -> tu
         if len(stack) >= MAX_NESTING:
             deep = deep or node.start_point.row + 1
             continue
-        if node.type in rule.qualifiers:
-            qualifier = _qualifier_name(node, data)
-            if qualifier:
-                stack.append((node.end_byte, _join(stack, qualifier), "impl"))
-            continue
-        named = _name(rule, node, data, family)
-        if named is None:
-            continue
-        name, qualifier = named
-        kind = _kind(rule, node, stack)
-        qualified = _join(stack, f"{qualifier}.{name}" if qualifier else name)
+        idiom = hook(node, data, family) if hook is not None else None
+        if idiom is not None:
+            if not idiom.name:
+                continue
+            if idiom.scope:
+                stack.append((node.end_byte, _join(_holder(stack, idiom), _dotted(idiom)), "impl"))
+                continue
+            name, qualifier = idiom.name, idiom.qualifier
+        else:
+            named = _name(rule, node, data, family)
+            if named is None:
+                continue
+            name, qualifier = named
+        kind = _kind(rule, node, stack, idiom.kind if idiom is not None else "")
+        qualified = _join(_holder(stack, idiom), f"{qualifier}.{name}" if qualifier else name)
         used += len(qualified)
         if used > budget:
             notes.append(f"[nesting] The qualified names pass {QUALIFIED_PER_BYTE} characters per byte of the file at "
@@ -211,6 +216,17 @@ def _rows(loaded: Grammar, nodes: list[Node], data: bytes, family: Family) -> tu
     return rows, notes
 
 
+def _holder(stack: list[tuple[int, str, str]], idiom: Idiom | None) -> list[tuple[int, str, str]]:
+    """What qualifies an idiom: the enclosing definition, or for `this.x = …` in a method the class holding it."""
+    if idiom is not None and idiom.outer and len(stack) > 1 and stack[-1][2] == "method":
+        return stack[:-1]
+    return stack
+
+
+def _dotted(idiom: Idiom) -> str:
+    return f"{idiom.qualifier}.{idiom.name}" if idiom.qualifier else idiom.name
+
+
 def _join(stack: list[tuple[int, str, str]], name: str) -> str:
     joined = f"{stack[-1][1]}.{name}" if stack else name
     WORK["qualified"] += len(joined)
@@ -223,19 +239,14 @@ def _text(node: Node | None, data: bytes) -> str:
     return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
-def _kind(rule: Rule, node: Node, stack: list[tuple[int, str, str]]) -> str:
-    kind = rule.defs[node.type]
+def _kind(rule: Rule, node: Node, stack: list[tuple[int, str, str]], kind: str = "") -> str:
+    kind = kind or rule.defs[node.type]
     if kind == "type" and rule.name == "go":
         shape = node.child_by_field_name("type")
         kind = {"struct_type": "struct", "interface_type": "interface"}.get(shape.type if shape else "", "type")
     if kind == "function" and stack and stack[-1][2] in rule.classes:
         return "method"
     return kind
-
-
-def _qualifier_name(node: Node, data: bytes) -> str:
-    """A Rust `impl Trait for Type` qualifies its functions with `Type` (generics dropped)."""
-    return _text(node.child_by_field_name("type"), data).split("<", 1)[0].strip()
 
 
 def _name(rule: Rule, node: Node, data: bytes, family: Family) -> tuple[str, str] | None:
