@@ -174,7 +174,7 @@ def _rows(loaded: Grammar, nodes: list[Node], data: bytes, family: Family) -> tu
     hook = HOOKS.get(rule.name)
     nodes.sort(key=lambda node: (node.start_byte, -node.end_byte))
     rows: list[Row] = []
-    stack: list[tuple[int, str, str]] = []  # (end byte, qualified name, kind) of the enclosing definitions
+    stack: list[Frame] = []  # the enclosing definitions
     lines = _Lines(data)
     budget, used = qualified_budget(len(data)), 0
     deep, notes = 0, []
@@ -185,30 +185,27 @@ def _rows(loaded: Grammar, nodes: list[Node], data: bytes, family: Family) -> tu
             deep = deep or node.start_point.row + 1
             continue
         idiom = hook(node, data, family) if hook is not None else None
-        if idiom is not None:
-            if not idiom.name:
-                continue
-            if idiom.scope:
-                stack.append((node.end_byte, _join(_holder(stack, idiom), _dotted(idiom)), "impl"))
-                continue
-            name, qualifier = idiom.name, idiom.qualifier
-        else:
-            named = _name(rule, node, data, family)
-            if named is None:
-                continue
-            name, qualifier = named
-        kind = _kind(rule, node, stack, idiom.kind if idiom is not None else "")
-        qualified = _join(_holder(stack, idiom), f"{qualifier}.{name}" if qualifier else name)
+        named = (idiom.name, idiom.qualifier) if idiom is not None else _name(rule, node, data, family)
+        if named is None or not named[0]:
+            continue
+        name, qualifier = named
+        if idiom is not None and idiom.scope:  # named only when a symbol inside needs it (idioms.py)
+            stack.append([node.end_byte, None, "impl", f"{qualifier}.{name}" if qualifier else name])
+            continue
+        holder = _holder(stack, idiom)
+        used += _name_scopes(holder)
+        qualified = _join(holder, f"{qualifier}.{name}" if qualifier else name)
         used += len(qualified)
         if used > budget:
             notes.append(f"[nesting] The qualified names pass {QUALIFIED_PER_BYTE} characters per byte of the file at "
                          f"line {node.start_point.row + 1}; the symbols from there on are not indexed.")
             break
+        kind = _kind(rule, node, stack, idiom.kind if idiom is not None else "")
         first, last = _extent(rule, node, data, lines, family)
         end_row = last.end_point.row + (1 if last.end_point.column > 0 else 0)
         rows.append((qualified, name, kind, first.start_point.row, max(end_row, first.start_point.row + 1),
                      first.start_byte, last.end_byte, len(stack)))
-        stack.append((node.end_byte, qualified, kind))
+        stack.append([node.end_byte, qualified, kind, name])
     if deep:
         notes.insert(0, f"[nesting] Definitions nested more than {MAX_NESTING} deep are not indexed (the first at "
                         f"line {deep}); their lines are in the symbol that holds them.")
@@ -216,18 +213,32 @@ def _rows(loaded: Grammar, nodes: list[Node], data: bytes, family: Family) -> tu
     return rows, notes
 
 
-def _holder(stack: list[tuple[int, str, str]], idiom: Idiom | None) -> list[tuple[int, str, str]]:
+#: An enclosing definition: [end byte, qualified name (None for a scope not named yet), kind, its own part]
+Frame = list[Any]
+
+
+def _name_scopes(stack: list[Frame]) -> int:
+    """Name the scopes at the top of `stack` that are not named yet (a Rust `impl`, `const o = {…}`), each from the
+    one below it, and return the characters built: a data object of a thousand nested keys holding no function costs
+    nothing, and each scope is named once."""
+    start = len(stack)
+    while start and stack[start - 1][1] is None:
+        start -= 1
+    built = 0
+    for i in range(start, len(stack)):
+        stack[i][1] = _join(stack[i - 1 : i], stack[i][3])
+        built += len(stack[i][1])
+    return built
+
+
+def _holder(stack: list[Frame], idiom: Idiom | None) -> list[Frame]:
     """What qualifies an idiom: the enclosing definition, or for `this.x = …` in a method the class holding it."""
     if idiom is not None and idiom.outer and len(stack) > 1 and stack[-1][2] == "method":
         return stack[:-1]
     return stack
 
 
-def _dotted(idiom: Idiom) -> str:
-    return f"{idiom.qualifier}.{idiom.name}" if idiom.qualifier else idiom.name
-
-
-def _join(stack: list[tuple[int, str, str]], name: str) -> str:
+def _join(stack: list[Frame], name: str) -> str:
     joined = f"{stack[-1][1]}.{name}" if stack else name
     WORK["qualified"] += len(joined)
     return joined
@@ -239,7 +250,7 @@ def _text(node: Node | None, data: bytes) -> str:
     return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
-def _kind(rule: Rule, node: Node, stack: list[tuple[int, str, str]], kind: str = "") -> str:
+def _kind(rule: Rule, node: Node, stack: list[Frame], kind: str = "") -> str:
     kind = kind or rule.defs[node.type]
     if kind == "type" and rule.name == "go":
         shape = node.child_by_field_name("type")
