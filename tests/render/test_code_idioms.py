@@ -63,7 +63,8 @@ def source_of(text: str, language: str, block_id: str) -> str:
         ("javascript", "X.prototype.m = function () {};\nX.prototype = { n() {}, o: function () {} };\n",
          ["X.m  method  L1", "X.n  method  L2", "X.o  method  L2"]),
         # `this.x = …` belongs to the class of the constructor, or to the constructor function
-        ("javascript", "class K {\n  constructor() { this.cb = () => 1; }\n}\nfunction F() { this.g = function () {}; }\n",
+        ("javascript",
+         "class K {\n  constructor() { this.cb = () => 1; }\n}\nfunction F() { this.g = function () {}; }\n",
          ["K  class  L1-L3", "K.constructor  method  L2", "K.cb  method  L2", "F  function  L4", "F.g  method  L4"]),
         # an object only a call holds has no name to qualify with: its function-valued keys are not symbols
         ("javascript", "run({ done: function () {} });\nconst cfg = { retries: 3, 'x-y': () => 1, [k]: () => 2 };\n",
@@ -76,13 +77,20 @@ def source_of(text: str, language: str, block_id: str) -> str:
          ["h  function  L2", "A.B  namespace  L4"]),
         ("typescript", "interface P {\n  cb: ((x: number) => void) | null;\n  make: new () => P;\n  n: number;\n}\n",
          ["P  interface  L1-L5", "P.make  method  L3"]),
+        # `as const`, `satisfies` and parentheses do not hide an object's name; a parameter's inline type is no type
+        ("typescript",
+         "export const routes = {\n  home: () => \"/\",\n} as const;\n"
+         "const cfg = ({ build() {}, nested: { go: () => 1 } } satisfies Config);\n"
+         "function f(opts: { onDone: () => void }): void {}\nlet x: { cb: () => void };\n",
+         ["routes.home  method  L2", "cfg.build  method  L4", "cfg.nested.go  method  L4", "f  function  L5"]),
         ("go", "type (\n\tA = int\n\tB = string\n)\n", ["A  type  L2", "B  type  L3"]),
         ("go", "type One = map[string]int\n", ["One  type  L1"]),
         ("rust", "impl<'a> Finder for &'a M { fn find(&self) {} }\nimpl<T> Vec<T> { fn x(&self) {} }\n",
          ["M.find  method  L1", "Vec.x  method  L2"]),
         # a type parameter, a slice or a tuple has no name of its own: the trait's is used
-        ("rust", "impl<T: Display> Show for T { fn show(&self) {} }\nimpl Show for (u8, u8) { fn show(&self) {} }\n"
-                 "impl Show for dyn Any + Send { fn show(&self) {} }\nimpl Show for *const Node { fn show(&self) {} }\n",
+        ("rust",
+         "impl<T: Display> Show for T { fn show(&self) {} }\nimpl Show for (u8, u8) { fn show(&self) {} }\n"
+         "impl Show for dyn Any + Send { fn show(&self) {} }\nimpl Show for *const Node { fn show(&self) {} }\n",
          ["Show.show-0  method  L1", "Show.show-1  method  L2", "Any.show  method  L3", "Node.show  method  L4"]),
         ("rust", "impl fmt::Display for crate::error::Kind { fn fmt(&self) {} }\n", ["Kind.fmt  method  L1"]),
     ],
@@ -92,7 +100,8 @@ def test_idiom_names(language: str, text: str, expected: list[str]) -> None:
 
 
 def test_an_assignment_holds_its_semicolon_and_the_comment_above() -> None:
-    text = "// Starts it.\napp.init = function init() {\n  return 1;\n};\n\nconst api = {\n  // Gets.\n  get() {},\n};\n"
+    text = ("// Starts it.\napp.init = function init() {\n  return 1;\n};\n\n"
+            "const api = {\n  // Gets.\n  get() {},\n};\n")
     assert source_of(text, "javascript", "app.init") == "// Starts it.\napp.init = function init() {\n  return 1;\n};"
     assert source_of(text, "javascript", "api.get") == "// Gets.\n  get() {}"
     declared = "declare function f(x: number): string;\n"
@@ -113,6 +122,9 @@ def work(kind: str, build: Callable[[], object]) -> int:
         ("javascript", lambda n: "x" + ".p" * n + " = function () {};\n"),  # one long member chain
         ("typescript", lambda n: "interface I { f: " + "(" * n + "() => void" + ")" * n + " }\n"),
         ("rust", lambda n: "impl T for " + "&" * n + "M { fn f(&self) {} }\n"),
+        # many properties of an object inside many parentheses: each looks through a few of them only
+        ("typescript", lambda n: "const o = " + "(" * n + "{" + ",".join(f"a{i}: () => 1" for i in range(n)) + "}"
+         + ")" * n + ";\n"),
     ],
 )
 def test_idioms_on_hostile_nesting_cost_linear_work(language: str, make: Callable[[int], str]) -> None:

@@ -21,18 +21,22 @@ if TYPE_CHECKING:
 
     from stringsh.render.code.family import Family
 
-__all__ = ["HOOKS", "Idiom", "NARROW", "FUNCTION_VALUES"]
+__all__ = ["FUNCTION_VALUES", "HOOKS", "NARROW", "Idiom"]
 
 #: A function-like value makes a declarator, an assignment, a property or a class field a definition.
 FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 _SCOPE_VALUES = frozenset({"object"})
 _CLASS_VALUES = frozenset({"class"})
+#: What a value may stand in: `{…} as const`, `{…} satisfies T`, `({…})`, looked through at most _WRAPPED_DEPTH deep
+#: (a constant: every property of the object looks through them again).
+_WRAPPED = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression"})
+_WRAPPED_DEPTH = 3
 
 #: Definitions captured only with these values (field, value types), so the query in C skips `x = 1` and `{a: 1}`.
 NARROW: dict[str, tuple[str, frozenset[str]]] = {
-    "variable_declarator": ("value", FUNCTION_VALUES | _SCOPE_VALUES | _CLASS_VALUES),
-    "assignment_expression": ("right", FUNCTION_VALUES | _SCOPE_VALUES | _CLASS_VALUES),
-    "pair": ("value", FUNCTION_VALUES | _SCOPE_VALUES),
+    "variable_declarator": ("value", FUNCTION_VALUES | _SCOPE_VALUES | _CLASS_VALUES | _WRAPPED),
+    "assignment_expression": ("right", FUNCTION_VALUES | _SCOPE_VALUES | _CLASS_VALUES | _WRAPPED),
+    "pair": ("value", FUNCTION_VALUES | _SCOPE_VALUES | _WRAPPED),
 }
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*\Z")
@@ -108,7 +112,36 @@ def _assigned(parts: list[str], value: Node) -> Idiom:
     return Idiom(name, qualifier, "method" if method else "function", outer=outer)
 
 
+def _unwrapped(node: Node | None) -> Node | None:
+    """The value inside `… as const`, `… satisfies T` and parentheses (a few deep)."""
+    for _ in range(_WRAPPED_DEPTH):
+        if node is None or node.type not in _WRAPPED or not node.named_children:
+            break
+        node = node.named_children[0]
+    return node
+
+
+def _named_object(node: Node, family: Family) -> bool:
+    """Whether the object holding `node` (a property) is named by what holds it: a declarator, an assignment, a
+    property of its own, `export default`."""
+    holder = family.parent(node)
+    for _ in range(_WRAPPED_DEPTH + 1):
+        holder = family.parent(holder) if holder is not None else None
+        if holder is None or holder.type not in _WRAPPED:
+            break
+    return holder is not None and holder.type in _NAMED_OBJECT_HOLDERS
+
+
+def _in_a_named_type(node: Node, family: Family) -> bool:
+    """Whether a TypeScript member belongs to an interface or a `type` (not a parameter's inline type)."""
+    body = family.parent(node)
+    holder = family.parent(body) if body is not None else None
+    return body is not None and (body.type == "interface_body" or (
+        holder is not None and holder.type in ("interface_declaration", "type_alias_declaration")))
+
+
 def _value_kind(value: Node | None) -> str:
+    value = _unwrapped(value)
     if value is None:
         return ""
     if value.type in FUNCTION_VALUES:
@@ -140,6 +173,7 @@ def _javascript(node: Node, data: bytes, family: Family) -> Idiom | None:
         return Idiom(text, scope=True) if value == "scope" else Idiom(text, kind="class" if value == "class" else "")
     if kind == "assignment_expression":
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        right = _unwrapped(right)
         if left is None or right is None or not _value_kind(right):
             return NOTHING
         parts = _member_parts(left, data) if left.type in ("member_expression", "identifier") else None
@@ -147,9 +181,7 @@ def _javascript(node: Node, data: bytes, family: Family) -> Idiom | None:
     if kind == "pair":
         value = _value_kind(node.child_by_field_name("value"))
         name = _property(node.child_by_field_name("key"), data)
-        holder = family.parent(node)
-        holder = family.parent(holder) if holder is not None else None
-        if not value or not name or holder is None or holder.type not in _NAMED_OBJECT_HOLDERS:
+        if not value or not name or not _named_object(node, family):
             return NOTHING
         return Idiom(name, scope=True) if value == "scope" else Idiom(name, kind="method")
     if kind in ("field_definition", "public_field_definition"):
@@ -158,7 +190,8 @@ def _javascript(node: Node, data: bytes, family: Family) -> Idiom | None:
         return Idiom(name, kind="method") if name and function else NOTHING
     if kind == "property_signature":
         name = _property(node.child_by_field_name("name"), data)
-        return Idiom(name, kind="method") if name and _function_typed(node) else NOTHING
+        return Idiom(name, kind="method") if name and _function_typed(node) and _in_a_named_type(node, family) \
+            else NOTHING
     if kind == "module":  # TypeScript's `module A.B {}`; `declare module "name"` names a file, not a symbol
         name = node.child_by_field_name("name")
         if name is None or name.type not in ("identifier", "nested_identifier"):
