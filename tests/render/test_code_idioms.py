@@ -4,6 +4,7 @@ and the naming rules of render/code/idioms.py one case at a time."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from stringsh.render.code import budget
 from stringsh.render.code.index import build_symbols
 from stringsh.render.code.languages import language_of
 from stringsh.render.code.views import span
+from tests.commands.documents import body
 
 CORPUS = Path(__file__).parent / "code_corpus"
 #: This part's folders (other folders of the corpus have their own tests).
@@ -161,3 +163,21 @@ def test_a_data_object_of_nested_keys_costs_no_qualified_names() -> None:
     index = build_symbols(text, "javascript")
     assert index.block_ids() == ["after", "api.get"] and index.error_note == ""
     assert spent == len("after") + len("api") + len("api.get")
+
+
+def test_symbols_and_open_find_a_prototype_method_by_the_name_a_person_types(ws: Path, dispatcher) -> None:
+    shutil.copy(CORPUS / "js" / "emitter.js", ws)
+    assert body(dispatcher.execute("/symbols Emitter.on").text) == (
+        'Symbols "Emitter.on" in ./: 2 definitions in 1 file\n---\n'
+        "@s1 emitter.js:L17-L20  method  #Emitter.on\n@s2 emitter.js:L37-L45  method  #Emitter.once\n\n"
+        "Open one: /open @s1 (or /open emitter.js#Emitter.on)\n"
+        "2 definitions in 1 file; 1 source file indexed; scanned 1 file (1 entry)")
+    assert body(dispatcher.execute("/open emitter.js#Emitter.off").text) == (
+        "Opened emitter.js#Emitter.off\n---\n"
+        "22 | Emitter.prototype.off = function off(name, listener) {\n"
+        "23 |   var list = this._events[name];\n"
+        "24 |   if (!list) return this;\n"
+        "25 |   this._events[name] = list.filter(function (fn) { return fn !== listener; });\n"
+        "26 |   return this;\n"
+        "27 | };\n\n"
+        "(method Emitter.off, lines 22-27 of 56)")
