@@ -1,4 +1,4 @@
-"""Symbols of real idioms (issue 37, finding 4): golden outlines of files written here the way projects write them
+"""Symbols of the idioms projects write: golden outlines of files written here the way projects write them
 (tests/render/code_corpus/<language>/, each beside its `.outline`: `id  kind  Lx-Ly` per symbol, reviewed by hand),
 and the naming rules of render/code/idioms.py one case at a time."""
 
