@@ -17,6 +17,9 @@ from stringsh.render.code.budget import WORK
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+#: What a declaration declares one of: `const a = …, b = …` or a Go `type ( … )` group holds several definitions.
+_DECLARATORS = frozenset({"variable_declarator", "type_spec", "type_alias", "init_declarator"})
+
 
 class Family:
     """Parents and siblings of the nodes on the way from `root` to each of `nodes` (their siblings included)."""
@@ -91,5 +94,5 @@ class Family:
         count = self._declarators.get(parent.id)
         if count is None:
             count = self._declarators[parent.id] = sum(
-                1 for n in parent.named_children if n.type in ("variable_declarator", "type_spec", "init_declarator"))
+                1 for n in parent.named_children if n.type in _DECLARATORS)
         return count

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 from stringsh.render.blockids import number_slugs
 from stringsh.render.code.budget import MAX_NESTING, QUALIFIED_PER_BYTE, WORK, Budget, qualified_budget
 from stringsh.render.code.family import Family
+from stringsh.render.code.idioms import FUNCTION_VALUES as _FUNCTION_VALUES
+from stringsh.render.code.idioms import HOOKS, Idiom
 from stringsh.render.code.languages import Grammar, Rule, grammar
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-SYMBOL_VERSION = 3  # bumped whenever the rules find different symbols: old disk entries are not reused
-#: A function-like value makes `const f = () => …` a definition in JavaScript and TypeScript.
-_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+SYMBOL_VERSION = 4  # bumped whenever the rules find different symbols: old disk entries are not reused
 
 
 @dataclass(frozen=True)
@@ -171,9 +171,10 @@ def _rows(loaded: Grammar, nodes: list[Node], data: bytes, family: Family) -> tu
     parent's plus one part (never rebuilt from the root), at most MAX_NESTING parts and within the file's
     qualified budget, so the rows grow with the file, not with the square of its nesting."""
     rule = loaded.rule
+    hook = HOOKS.get(rule.name)
     nodes.sort(key=lambda node: (node.start_byte, -node.end_byte))
     rows: list[Row] = []
-    stack: list[tuple[int, str, str]] = []  # (end byte, qualified name, kind) of the enclosing definitions
+    stack: list[Frame] = []  # the enclosing definitions
     lines = _Lines(data)
     budget, used = qualified_budget(len(data)), 0
     deep, notes = 0, []
@@ -183,27 +184,28 @@ def _rows(loaded: Grammar, nodes: list[Node], data: bytes, family: Family) -> tu
         if len(stack) >= MAX_NESTING:
             deep = deep or node.start_point.row + 1
             continue
-        if node.type in rule.qualifiers:
-            qualifier = _qualifier_name(node, data)
-            if qualifier:
-                stack.append((node.end_byte, _join(stack, qualifier), "impl"))
-            continue
-        named = _name(rule, node, data, family)
-        if named is None:
+        idiom = hook(node, data, family) if hook is not None else None
+        named = (idiom.name, idiom.qualifier) if idiom is not None else _name(rule, node, data, family)
+        if named is None or not named[0]:
             continue
         name, qualifier = named
-        kind = _kind(rule, node, stack)
-        qualified = _join(stack, f"{qualifier}.{name}" if qualifier else name)
+        if idiom is not None and idiom.scope:  # named only when a symbol inside needs it (idioms.py)
+            stack.append([node.end_byte, None, "impl", f"{qualifier}.{name}" if qualifier else name])
+            continue
+        holder = _holder(stack, idiom)
+        used += _name_scopes(holder)
+        qualified = _join(holder, f"{qualifier}.{name}" if qualifier else name)
         used += len(qualified)
         if used > budget:
             notes.append(f"[nesting] The qualified names pass {QUALIFIED_PER_BYTE} characters per byte of the file at "
                          f"line {node.start_point.row + 1}; the symbols from there on are not indexed.")
             break
+        kind = _kind(rule, node, stack, idiom.kind if idiom is not None else "")
         first, last = _extent(rule, node, data, lines, family)
         end_row = last.end_point.row + (1 if last.end_point.column > 0 else 0)
         rows.append((qualified, name, kind, first.start_point.row, max(end_row, first.start_point.row + 1),
                      first.start_byte, last.end_byte, len(stack)))
-        stack.append((node.end_byte, qualified, kind))
+        stack.append([node.end_byte, qualified, kind, name])
     if deep:
         notes.insert(0, f"[nesting] Definitions nested more than {MAX_NESTING} deep are not indexed (the first at "
                         f"line {deep}); their lines are in the symbol that holds them.")
@@ -211,7 +213,32 @@ def _rows(loaded: Grammar, nodes: list[Node], data: bytes, family: Family) -> tu
     return rows, notes
 
 
-def _join(stack: list[tuple[int, str, str]], name: str) -> str:
+#: An enclosing definition: [end byte, qualified name (None for a scope not named yet), kind, its own part]
+Frame = list[Any]
+
+
+def _name_scopes(stack: list[Frame]) -> int:
+    """Name the scopes at the top of `stack` that are not named yet (a Rust `impl`, `const o = {…}`), each from the
+    one below it, and return the characters built: a data object of a thousand nested keys holding no function costs
+    nothing, and each scope is named once."""
+    start = len(stack)
+    while start and stack[start - 1][1] is None:
+        start -= 1
+    built = 0
+    for i in range(start, len(stack)):
+        stack[i][1] = _join(stack[i - 1 : i], stack[i][3])
+        built += len(stack[i][1])
+    return built
+
+
+def _holder(stack: list[Frame], idiom: Idiom | None) -> list[Frame]:
+    """What qualifies an idiom: the enclosing definition, or for `this.x = …` in a method the class holding it."""
+    if idiom is not None and idiom.outer and len(stack) > 1 and stack[-1][2] == "method":
+        return stack[:-1]
+    return stack
+
+
+def _join(stack: list[Frame], name: str) -> str:
     joined = f"{stack[-1][1]}.{name}" if stack else name
     WORK["qualified"] += len(joined)
     return joined
@@ -223,19 +250,14 @@ def _text(node: Node | None, data: bytes) -> str:
     return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
-def _kind(rule: Rule, node: Node, stack: list[tuple[int, str, str]]) -> str:
-    kind = rule.defs[node.type]
+def _kind(rule: Rule, node: Node, stack: list[Frame], kind: str = "") -> str:
+    kind = kind or rule.defs[node.type]
     if kind == "type" and rule.name == "go":
         shape = node.child_by_field_name("type")
         kind = {"struct_type": "struct", "interface_type": "interface"}.get(shape.type if shape else "", "type")
     if kind == "function" and stack and stack[-1][2] in rule.classes:
         return "method"
     return kind
-
-
-def _qualifier_name(node: Node, data: bytes) -> str:
-    """A Rust `impl Trait for Type` qualifies its functions with `Type` (generics dropped)."""
-    return _text(node.child_by_field_name("type"), data).split("<", 1)[0].strip()
 
 
 def _name(rule: Rule, node: Node, data: bytes, family: Family) -> tuple[str, str] | None:

@@ -13,6 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from stringsh.render.code.idioms import NARROW
 from stringsh.render.code.suffixes import LANGUAGE_BY_SUFFIX, language_of
 
 __all__ = ["RULES", "Rule", "grammar", "language_of"]
@@ -39,6 +40,8 @@ class Rule:
     classes: frozenset[str] = frozenset({"class", "struct", "interface", "trait", "impl", "module", "enum", "record"})
     #: identifier node types, for `/symbols --refs`
     identifiers: frozenset[str] = frozenset({"identifier"})
+    #: node types captured only with a value of these types in this field (idioms.py: `x = 1` is no definition)
+    narrow: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
 
 
 _JS_DEFS = {
@@ -46,7 +49,10 @@ _JS_DEFS = {
     "generator_function_declaration": "function",
     "class_declaration": "class",
     "method_definition": "method",
-    "variable_declarator": "function",  # only with a function or arrow function as its value
+    "variable_declarator": "function",  # only with a function or class as its value (an object qualifies)
+    "assignment_expression": "function",  # `app.init = function(){}`, `X.prototype.m = …` (idioms.py)
+    "pair": "method",  # `{post: function(){}}` in an object a name holds
+    "field_definition": "method",  # a class field holding a function
 }
 _TS_DEFS = {
     **_JS_DEFS,
@@ -58,7 +64,12 @@ _TS_DEFS = {
     "method_signature": "method",
     "abstract_method_signature": "method",
     "internal_module": "namespace",
+    "module": "namespace",  # `module A {}` (not `declare module "name"`)
+    "public_field_definition": "method",  # a class field holding a function or typed as one
+    "property_signature": "method",  # an interface or type member typed as a function
 }
+_JS_WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration", "expression_statement"})
+_TS_WRAPPERS = _JS_WRAPPERS | {"ambient_declaration"}
 _JS_IDS = frozenset({"identifier", "property_identifier", "type_identifier", "shorthand_property_identifier"})
 _C_IDS = frozenset({"identifier", "field_identifier", "type_identifier"})
 
@@ -68,20 +79,15 @@ RULES: dict[str, Rule] = {
         Rule("python", "tree_sitter_python", "language",
              {"function_definition": "function", "class_definition": "class"},
              wrappers=frozenset({"decorated_definition"})),
-        Rule("javascript", "tree_sitter_javascript", "language", _JS_DEFS,
-             wrappers=frozenset({"export_statement", "lexical_declaration", "variable_declaration"}),
-             leading=frozenset({"comment", "decorator"}),
-             identifiers=_JS_IDS),
-        Rule("typescript", "tree_sitter_typescript", "language_typescript", _TS_DEFS,
-             wrappers=frozenset({"export_statement", "lexical_declaration", "variable_declaration"}),
-             leading=frozenset({"comment", "decorator"}),
-             identifiers=_JS_IDS),
-        Rule("tsx", "tree_sitter_typescript", "language_tsx", _TS_DEFS,
-             wrappers=frozenset({"export_statement", "lexical_declaration", "variable_declaration"}),
-             leading=frozenset({"comment", "decorator"}),
-             identifiers=_JS_IDS),
+        Rule("javascript", "tree_sitter_javascript", "language", _JS_DEFS, wrappers=_JS_WRAPPERS,
+             leading=frozenset({"comment", "decorator"}), identifiers=_JS_IDS, narrow=NARROW),
+        Rule("typescript", "tree_sitter_typescript", "language_typescript", _TS_DEFS, wrappers=_TS_WRAPPERS,
+             leading=frozenset({"comment", "decorator"}), identifiers=_JS_IDS, narrow=NARROW),
+        Rule("tsx", "tree_sitter_typescript", "language_tsx", _TS_DEFS, wrappers=_TS_WRAPPERS,
+             leading=frozenset({"comment", "decorator"}), identifiers=_JS_IDS, narrow=NARROW),
         Rule("go", "tree_sitter_go", "language",
-             {"function_declaration": "function", "method_declaration": "method", "type_spec": "type"},
+             {"function_declaration": "function", "method_declaration": "method", "type_spec": "type",
+              "type_alias": "type"},
              wrappers=frozenset({"type_declaration"}),
              identifiers=frozenset({"identifier", "field_identifier", "type_identifier"})),
         Rule("rust", "tree_sitter_rust", "language",
@@ -94,7 +100,8 @@ RULES: dict[str, Rule] = {
         Rule("java", "tree_sitter_java", "language",
              {"class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",
               "record_declaration": "record", "annotation_type_declaration": "annotation",
-              "method_declaration": "method", "constructor_declaration": "constructor"},
+              "method_declaration": "method", "constructor_declaration": "constructor",
+              "compact_constructor_declaration": "constructor"},
              leading=frozenset({"line_comment", "block_comment"}),
              identifiers=frozenset({"identifier", "type_identifier"})),
         Rule("c", "tree_sitter_c", "language",
@@ -153,13 +160,23 @@ def grammar(name: str) -> Grammar:
 
             rule = RULES[name]
             language = Language(getattr(importlib.import_module(rule.module), rule.function)())
-            defs = Query(language, _alternatives(language, [*rule.defs, *rule.qualifiers], "def"))
+            defs = Query(language, _alternatives(language, [*rule.defs, *rule.qualifiers], "def", rule.narrow))
             ids = Query(language, _alternatives(language, sorted(rule.identifiers), "id"))
             found = _GRAMMARS[name] = Grammar(rule, language, defs, ids)
         return found
 
 
-def _alternatives(language: Language, kinds: list[str], capture: str) -> str:
-    """`[(a) (b)] @capture` over the node types this grammar has (a type one grammar version lacks is skipped)."""
-    present = [kind for kind in kinds if language.id_for_node_kind(kind, True)]
-    return "[" + " ".join(f"({kind})" for kind in present) + f"] @{capture}"
+def _alternatives(language: Language, kinds: list[str], capture: str,
+                  narrow: dict[str, tuple[str, frozenset[str]]] | None = None) -> str:
+    """`[(a) (b field: [(c) (d)])] @capture` over the node types this grammar has (a type one grammar version
+    lacks is skipped), a narrowed type only with the values it names."""
+    def present(kinds: list[str] | frozenset[str]) -> list[str]:
+        return sorted(kind for kind in kinds if language.id_for_node_kind(kind, True))
+
+    def pattern(kind: str) -> str:
+        if narrow and kind in narrow:
+            name, values = narrow[kind]
+            return f"({kind} {name}: [" + " ".join(f"({value})" for value in present(values)) + "])"
+        return f"({kind})"
+
+    return "[" + " ".join(pattern(kind) for kind in present(kinds)) + f"] @{capture}"
