@@ -51,7 +51,12 @@ def symbol_name(node: Node, data: bytes, family: Family) -> tuple[str, str] | No
     """(name, qualifier written in the definition, `ns.P` of `void ns::P::g()`), or None for a definition without a
     well-formed name (an anonymous struct or namespace, a macro the parser read as something else)."""
     if node.type == "function_definition":
-        target = _innermost(node.child_by_field_name("declarator"))
+        hidden = _macro_namespace(node)
+        target, function = hidden, True
+        if hidden is None:
+            target, function = _innermost(node.child_by_field_name("declarator"))
+        if not function:
+            return None  # `MACRO name { … }` read as a definition of `name`: no function is declared
     elif node.type in _SPECIFIERS:
         if node.child_by_field_name("body") is None:
             return None  # a mention of a type, not its definition
@@ -67,21 +72,46 @@ def symbol_name(node: Node, data: bytes, family: Family) -> tuple[str, str] | No
     return parts[-1], ".".join(parts[:-1])
 
 
-def _innermost(node: Node | None) -> Node | None:
-    """The name a declarator declares: through pointers, references, parentheses and the function's own."""
+def kind(node: Node, kind: str) -> str:
+    """The kind shown: a namespace opened through a macro (`FMT_BEGIN_NAMESPACE namespace detail {`, which the
+    parser reads as a function named `namespace`) is a namespace."""
+    return "namespace" if node.type == "function_definition" and _macro_namespace(node) is not None else kind
+
+
+def _macro_namespace(node: Node) -> Node | None:
+    """The name of `MACRO namespace name {`: a function definition whose declarator is the word `namespace`
+    followed by the name the parser could not place."""
+    declarator = node.child_by_field_name("declarator")
+    if declarator is None or declarator.type != "identifier" or declarator.text != b"namespace":
+        return None
+    after = declarator.next_named_sibling
+    if after is None or after.type != "ERROR" or after.named_child_count != 1:
+        return None
+    name = after.named_children[0]
+    return name if name.type == "identifier" else None
+
+
+def _innermost(node: Node | None) -> tuple[Node | None, bool]:
+    """The name a declarator declares, through pointers, references, parentheses and the function's own, and
+    whether a function is declared on the way."""
+    function = False
     while node is not None and node.type not in _NAMES:
+        function = function or node.type == "function_declarator"
         inner = node.child_by_field_name("declarator")
         if inner is None:  # a reference declarator holds its declarator without a field name
             inner = next((c for c in node.named_children if c.type in _NAMES or c.type in _DECLARATORS), None)
         node = inner
-    return node
+    last = node
+    while last is not None and last.type == "qualified_identifier":  # `W::operator bool() const { … }`
+        last = last.child_by_field_name("name")
+    return node, function or (last is not None and last.type == "operator_cast")
 
 
 def _typedef_name(typedef: Node) -> Node | None:
     """The name a `typedef` gives its anonymous struct: a plain name first (`A` of `typedef struct {…} *PA, A;`)."""
     declarators = typedef.children_by_field_name("declarator")
     plain = [d for d in declarators if d.type == "type_identifier"]
-    return plain[0] if plain else next((n for n in map(_innermost, declarators) if n is not None), None)
+    return plain[0] if plain else next((n for n, _ in map(_innermost, declarators) if n is not None), None)
 
 
 def _parts(node: Node, data: bytes) -> list[str] | None:

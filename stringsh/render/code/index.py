@@ -228,6 +228,8 @@ def _text(node: Node | None, data: bytes) -> str:
 
 def _kind(rule: Rule, node: Node, stack: list[tuple[int, str, str]]) -> str:
     kind = rule.defs[node.type]
+    if rule.name in cnames.C_FAMILY:
+        kind = cnames.kind(node, kind)
     if kind == "type" and rule.name == "go":
         shape = node.child_by_field_name("type")
         kind = {"struct_type": "struct", "interface_type": "interface"}.get(shape.type if shape else "", "type")
