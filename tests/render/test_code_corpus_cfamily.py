@@ -277,3 +277,19 @@ def test_a_cpp_header_through_symbols_and_open(ws: Path, dispatcher) -> None:
     assert body(dispatcher.execute("/open 'include/w.h#W.operator bool'").text).startswith(
         "Opened include/w.h#W.operator bool\n---\n4 |   operator bool() const { return true; }"
     )
+
+
+def test_friend_template_and_linkage_belong_to_their_definition() -> None:
+    """A symbol's bytes start at its `template <…>`, `friend` or `extern "C"`, so an edit sending the whole
+    definition does not leave a second one behind; a definition inside an `extern "C" { … }` block is its own."""
+    text = ('struct S {\n  friend bool operator==(S a, S b) { return true; }\n'
+            '  template <typename T> friend void swap(T&) {}\n};\n'
+            'extern "C" int cfun(void) { return 0; }\nextern "C" {\nint inblock(void) { return 1; }\n}\n')
+    index = build_symbols(text, "cpp")
+    data = text.encode()
+    assert [(s.id, data[s.start_byte : s.end_byte].decode()) for s in index.symbols[1:]] == [
+        ("S.operator==", "friend bool operator==(S a, S b) { return true; }"),
+        ("S.swap", "template <typename T> friend void swap(T&) {}"),
+        ("cfun", 'extern "C" int cfun(void) { return 0; }'),
+        ("inblock", "int inblock(void) { return 1; }"),
+    ]
