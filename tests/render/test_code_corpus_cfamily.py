@@ -293,3 +293,24 @@ def test_friend_template_and_linkage_belong_to_their_definition() -> None:
         ("cfun", 'extern "C" int cfun(void) { return 0; }'),
         ("inblock", "int inblock(void) { return 1; }"),
     ]
+
+
+MISREAD = {
+    "namespace testing {\nclass GTEST_API_ UnitTestImpl {\n public:\n  explicit UnitTestImpl(UnitTest* parent);\n"
+    "  int count() const { return 0; }\n};\n}  // namespace testing\n": [
+        "testing  namespace  L1-L7", "testing.UnitTestImpl  class  L2-L6", "testing.UnitTestImpl.count  method  L5"],
+    "namespace testing {\nGTEST_API_ std::string JoinAsTuple(const Strings& fields) {\n  return \"\";\n}\n\n"
+    "GTEST_API_ FailureReporterInterface* GetFailureReporter() {\n  return nullptr;\n}\n}  // namespace testing\n": [
+        "testing  namespace  L1-L9", "testing.JoinAsTuple  function  L2-L4",
+        "testing.GetFailureReporter  function  L6-L8"],
+    "FMT_END_NAMESPACE\n\nstruct convertible_to_pointer {\n  operator const int*() const { return nullptr; }\n};\n": [
+        "convertible_to_pointer  struct  L1-L5", "convertible_to_pointer.operator const int*  method  L4"],
+}
+
+
+@pytest.mark.parametrize("text", list(MISREAD))
+def test_definitions_a_macro_hides_keep_their_names(text: str) -> None:
+    """Export and visibility macros the parser cannot expand (`class GTEST_API_ X {`, `GTEST_API_ std::string
+    f()`, a `FMT_END_NAMESPACE` line before a struct): the definition keeps its name and kind, never the macro's
+    or the return type's (`testing.std.string.JoinAsTuple`)."""
+    assert [f"{s.id}  {s.kind}  {span(s)}" for s in build_symbols(text, "cpp").symbols] == MISREAD[text]

@@ -33,9 +33,12 @@ PART = re.compile(
 #: A whole id: parts joined by `.`, numbered `-N` when several definitions share it.
 ID = re.compile(rf"(?:{PART.pattern})(?:\.(?:{PART.pattern}))*(?:-\d+)?")
 
-_SPECIFIERS = frozenset({"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"})
+_SPECIFIER_KINDS = {"struct_specifier": "struct", "union_specifier": "union", "enum_specifier": "enum",
+                    "class_specifier": "class"}
+_SPECIFIERS = frozenset(_SPECIFIER_KINDS)
 _DECLARATORS = frozenset({"pointer_declarator", "reference_declarator", "function_declarator",
-                          "parenthesized_declarator", "attributed_declarator"})
+                          "parenthesized_declarator", "attributed_declarator", "pointer_type_declarator",
+                          "reference_type_declarator"})
 _PLAIN = frozenset({"identifier", "field_identifier", "type_identifier", "namespace_identifier"})
 _NAMES = _PLAIN | {"destructor_name", "operator_name", "operator_cast", "qualified_identifier", "template_function",
                    "template_method", "template_type", "nested_namespace_specifier"}
@@ -51,10 +54,9 @@ def symbol_name(node: Node, data: bytes, family: Family) -> tuple[str, str] | No
     """(name, qualifier written in the definition, `ns.P` of `void ns::P::g()`), or None for a definition without a
     well-formed name (an anonymous struct or namespace, a macro the parser read as something else)."""
     if node.type == "function_definition":
-        hidden = _macro_namespace(node)
-        target, function = hidden, True
-        if hidden is None:
-            target, function = _innermost(node.child_by_field_name("declarator"))
+        misread = _misread(node)
+        target, function = (misread[0], True) if misread is not None else _innermost(
+            node.child_by_field_name("declarator"))
         if not function:
             return None  # `MACRO name { … }` read as a definition of `name`: no function is declared
     elif node.type in _SPECIFIERS:
@@ -73,31 +75,42 @@ def symbol_name(node: Node, data: bytes, family: Family) -> tuple[str, str] | No
 
 
 def kind(node: Node, kind: str) -> str:
-    """The kind shown: a namespace opened through a macro (`FMT_BEGIN_NAMESPACE namespace detail {`, which the
-    parser reads as a function named `namespace`) is a namespace."""
-    return "namespace" if node.type == "function_definition" and _macro_namespace(node) is not None else kind
+    """The kind shown: a definition the parser misread through a macro is what it defines (`_misread`)."""
+    misread = _misread(node) if node.type == "function_definition" else None
+    return misread[1] if misread is not None else kind
 
 
-def _macro_namespace(node: Node) -> Node | None:
-    """The name of `MACRO namespace name {`: a function definition whose declarator is the word `namespace`
-    followed by the name the parser could not place."""
+def _misread(node: Node) -> tuple[Node, str] | None:
+    """(name, kind) of a function definition that is a macro's misreading of something else: `MACRO namespace
+    name {` (a "function" named `namespace`, then the name the parser could not place) is a namespace, `MACRO
+    struct Name {` (the keyword unplaced) the struct `Name`, and `class MACRO Name {` (a bodiless `class MACRO`
+    as the type of a "function" `Name`) the class `Name`."""
     declarator = node.child_by_field_name("declarator")
-    if declarator is None or declarator.type != "identifier" or declarator.text != b"namespace":
+    if declarator is None or declarator.type != "identifier":
         return None
-    after = declarator.next_named_sibling
-    if after is None or after.type != "ERROR" or after.named_child_count != 1:
+    if declarator.text == b"namespace":
+        after = declarator.next_named_sibling
+        if after is None or after.type != "ERROR" or after.named_child_count != 1:
+            return None
+        name = after.named_children[0]
+        return (name, "namespace") if name.type == "identifier" else None
+    before = declarator.prev_named_sibling
+    if before is not None and before.type == "ERROR" and before.named_child_count == 1:
+        keyword = before.named_children[0].text  # `MACRO\nstruct Name {`: the keyword the parser could not place
+        return (declarator, keyword.decode()) if keyword in (b"struct", b"class", b"union") else None
+    shape = node.child_by_field_name("type")
+    if shape is None or shape.type not in _SPECIFIERS or shape.child_by_field_name("body") is not None:
         return None
-    name = after.named_children[0]
-    return name if name.type == "identifier" else None
+    return declarator, _SPECIFIER_KINDS[shape.type]
 
 
 def _innermost(node: Node | None) -> tuple[Node | None, bool]:
     """The name a declarator declares, through pointers, references, parentheses and the function's own, and
     whether a function is declared on the way."""
     function = False
-    while node is not None and node.type not in _NAMES:
+    while node is not None and (node.type not in _NAMES or _made_up(node)):
         function = function or node.type == "function_declarator"
-        inner = node.child_by_field_name("declarator")
+        inner = node.child_by_field_name("name" if node.type == "qualified_identifier" else "declarator")
         if inner is None:  # a reference declarator holds its declarator without a field name
             inner = next((c for c in node.named_children if c.type in _NAMES or c.type in _DECLARATORS), None)
         node = inner
@@ -132,13 +145,36 @@ def _parts(node: Node, data: bytes) -> list[str] | None:
         parts = [_parts(child, data) for child in node.named_children]
         return None if any(p is None for p in parts) else [q for p in parts for q in p]  # type: ignore[union-attr]
     if kind == "qualified_identifier":
-        scope, name = node.child_by_field_name("scope"), node.child_by_field_name("name")
-        own = _parts(name, data) if name is not None else None
-        if own is None:
-            return None
-        outer = _parts(scope, data) if scope is not None else []  # `::f` is the global `f`
-        return None if outer is None else outer + own
+        return _qualified(node, data)
     return None
+
+
+def _qualified(node: Node, data: bytes) -> list[str] | None:
+    """`ns::P::g` as ns, P, g. A `::` the parser made up to recover (`MACRO std::string f()` read as
+    `std::string::f`) is no qualification: what stands before it is the return type, not a scope."""
+    parts: list[str] = []
+    while node.type == "qualified_identifier":
+        scope, name = node.child_by_field_name("scope"), node.child_by_field_name("name")
+        if _made_up(node):
+            parts = []
+        elif scope is not None:  # `::f` is the global `f`
+            outer = _parts(scope, data)
+            if outer is None:
+                return None
+            parts += outer
+        if name is None:
+            return None
+        node = name
+    own = _parts(node, data)
+    return None if own is None else parts + own
+
+
+def _made_up(node: Node) -> bool:
+    """Whether a qualified name's `::` is one the parser made up to recover (it stands for no text)."""
+    if node.type != "qualified_identifier":
+        return False
+    separator = next((child for child in node.children if child.type == "::"), None)
+    return separator is None or separator.is_missing
 
 
 def _parameters(node: Node) -> int:
