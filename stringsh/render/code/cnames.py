@@ -130,11 +130,7 @@ def _typedef_name(typedef: Node) -> Node | None:
 def _parts(node: Node, data: bytes) -> list[str] | None:
     """The parts of a qualified name (`ns::P::g` → ns, P, g; `B<T>::g` → B, g), None for a shape not known here."""
     kind = node.type
-    if kind in _PLAIN:
-        return [_tokens(node, data)]
-    if kind == "destructor_name":
-        return [_tokens(node, data)]
-    if kind == "operator_name":
+    if kind in _PLAIN or kind in ("destructor_name", "operator_name"):
         return [_tokens(node, data)]
     if kind == "operator_cast":
         return [_tokens(node, data, _parameters(node))]
