@@ -314,3 +314,13 @@ def test_definitions_a_macro_hides_keep_their_names(text: str) -> None:
     f()`, a `FMT_END_NAMESPACE` line before a struct): the definition keeps its name and kind, never the macro's
     or the return type's (`testing.std.string.JoinAsTuple`)."""
     assert [f"{s.id}  {s.kind}  {span(s)}" for s in build_symbols(text, "cpp").symbols] == MISREAD[text]
+
+
+@pytest.mark.parametrize("shift", range(-12, 4))
+def test_a_marker_across_the_scan_windows_is_found(shift: int) -> None:
+    """The words are looked for a window of the text at a time: one that starts a window's last bytes counts."""
+    from stringsh.render.code.headers import _WINDOW
+
+    text = "/* C */\n" + " " * (_WINDOW + shift - 8) + "namespace a {\n}\n"
+    assert header_language(text) == "cpp"
+    assert header_language(text.replace("namespace", "int x; //")) == "c"
