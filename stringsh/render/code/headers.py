@@ -25,16 +25,15 @@ _CPP = (
     r"|operator\s*(?:[-+*/%^&|~!=<>,]{1,3}|\(\s*\)|\[\s*\])\s*\("
     r"|\#[ \t]*include[ \t]*<[\w/]+>"
 )
+#: The bytes of text searched for the words at a time.
+_WINDOW = 1 << 15
 #: Each marker holds one of these words: they are found first (`str.find`, in C: a regular expression of
 #: alternatives costs twenty times more per byte), and only they are looked at.
-_WINDOW = 1 << 15
 _HINTS = ("extern", "namespace", "template", "class", "public", "private", "protected", "::", "operator", "include")
 _MARKER = re.compile(_CPP)
 #: How far back from a word its marker may start (the name before `::`, the `#` before `include`), and how much
 #: of its line is read to tell whether it is inside a line comment, a literal or an attribute.
 _BACK = 256
-
-
 #: A conditional directive (the `#` must start its line: checked after, `^` costs a test at every byte).
 _DIRECTIVE = re.compile(r"#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b([^\n]*)")
 
