@@ -268,7 +268,7 @@ def _load(ws: Workspace, found: SearchFile, key: Key | None, needle: bytes | Non
             text = decode(raw, found.rel)[0]
         except StringError:
             return None
-    language = language_of(found.rel)
+    language = language_of(found.rel, text)
     assert language is not None
     index = build_symbols(text, language)
     if key is not None:

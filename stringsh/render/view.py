@@ -173,7 +173,7 @@ def _symbols(rel: str, doc: Document, cache: IndexCache | None) -> SymbolIndex |
     """The symbol index of a source file (cached by content beside the markdown index), None for other files."""
     from stringsh.render.code.suffixes import language_of
 
-    language = language_of(rel)
+    language = language_of(rel, doc.text)
     if language is None:
         return None
     from stringsh.render.code.cache import symbol_cache

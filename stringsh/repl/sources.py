@@ -165,7 +165,7 @@ class Sources:
         from stringsh.render.code.cache import symbol_cache
 
         cache = symbol_cache(self.dispatcher.documents.index_cache)
-        return cache.symbols(text_file.text, language, text_file.sha256)
+        return cache.symbols(text_file.text, language_of(path, text_file.text) or language, text_file.sha256)
 
     def _read_small(self, path: str) -> TextFile | None:
         """The file's text for completion, None when it cannot be read or is too big to index while typing."""

@@ -59,7 +59,7 @@ def _source(ws: Workspace, given: str, topic: str) -> tuple[TextFile, SymbolInde
     from stringsh.render.code.suffixes import language_of
 
     text_file = ws.read_text(engine_path(given), topic=topic)
-    language = language_of(text_file.rel)
+    language = language_of(text_file.rel, text_file.text)
     if language is None:
         raise StringError("BLOCK_NOT_FOUND", f"{given} is not a source file stringsh indexes",
                           "Symbols are found in Python, JavaScript, TypeScript, Go, Rust, Java, C, C++, Ruby and "

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from stringsh.render.blockids import number_slugs
+from stringsh.render.code import cnames
 from stringsh.render.code.budget import MAX_NESTING, QUALIFIED_PER_BYTE, WORK, Budget, qualified_budget
 from stringsh.render.code.family import Family
 from stringsh.render.code.idioms import FUNCTION_VALUES as _FUNCTION_VALUES
@@ -22,7 +23,7 @@ from stringsh.render.code.languages import Grammar, Rule, grammar
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-SYMBOL_VERSION = 4  # bumped whenever the rules find different symbols: old disk entries are not reused
+SYMBOL_VERSION = 5  # bumped whenever the rules find different symbols: old disk entries are not reused
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,8 @@ def build_symbols(text: str, language: str, data: bytes | None = None) -> Symbol
         note = (f"[syntax] The {language} parser did not finish within {budget.seconds:.0f} seconds; the file is shown "
                 "as text, without symbols.")
         return SymbolIndex(language, lines, notes=[note], unparsed=True).derive()
+    if language in cnames.C_FAMILY:
+        nodes = cnames.definitions(nodes)
     rows, notes = _rows(loaded, nodes, data, Family(tree.root_node, nodes))
     return SymbolIndex(language, lines, rows, syntax_errors(tree.root_node), notes).derive()
 
@@ -252,6 +255,8 @@ def _text(node: Node | None, data: bytes) -> str:
 
 def _kind(rule: Rule, node: Node, stack: list[Frame], kind: str = "") -> str:
     kind = kind or rule.defs[node.type]
+    if rule.name in cnames.C_FAMILY:
+        kind = cnames.kind(node, kind)
     if kind == "type" and rule.name == "go":
         shape = node.child_by_field_name("type")
         kind = {"struct_type": "struct", "interface_type": "interface"}.get(shape.type if shape else "", "type")
@@ -263,17 +268,14 @@ def _kind(rule: Rule, node: Node, stack: list[Frame], kind: str = "") -> str:
 def _name(rule: Rule, node: Node, data: bytes, family: Family) -> tuple[str, str] | None:
     """(name, qualifier written in the definition: `P` of C++'s `void P::g()`, a Go receiver's type) or None for
     a node that defines nothing nameable (an anonymous struct, `const x = 1`)."""
+    if rule.name in cnames.C_FAMILY:
+        return cnames.symbol_name(node, data, family)
     kind = node.type
     if kind == "variable_declarator":
         value = node.child_by_field_name("value")
         if value is None or value.type not in _FUNCTION_VALUES:
             return None
-    if kind == "function_definition" and rule.name in ("c", "cpp"):
-        return _declarator_name(node, data)
     target = node.child_by_field_name("name")
-    parent = family.parent(node) if target is None else None
-    if parent is not None and parent.type == "type_definition":
-        target = parent.child_by_field_name("declarator")  # `typedef struct { … } name;`
     if target is None:
         return None
     name = _text(target, data).replace("::", ".")
@@ -281,17 +283,6 @@ def _name(rule: Rule, node: Node, data: bytes, family: Family) -> tuple[str, str
         receiver = node.child_by_field_name("receiver")
         types = [n for n in _descendants(receiver) if n.type == "type_identifier"] if receiver else []
         return name, _text(types[0], data) if types else ""
-    qualifier, _, last = name.rpartition(".")
-    return (last, qualifier) if last else None
-
-
-def _declarator_name(node: Node, data: bytes) -> tuple[str, str] | None:
-    declarator = node.child_by_field_name("declarator")
-    while declarator is not None and declarator.child_by_field_name("declarator") is not None:
-        declarator = declarator.child_by_field_name("declarator")
-    if declarator is None:
-        return None
-    name = _text(declarator, data).replace("::", ".").split("<", 1)[0]
     qualifier, _, last = name.rpartition(".")
     return (last, qualifier) if last else None
 

@@ -34,9 +34,15 @@ LANGUAGE_BY_SUFFIX = {
 }
 
 
-def language_of(path: str) -> str | None:
-    """The language of a path by its suffix (case-insensitive), None for a file that is not code here."""
+def language_of(path: str, text: str | None = None) -> str | None:
+    """The language of a path by its suffix (case-insensitive), None for a file that is not code here. A `.h`
+    is C or C++ by its `text` (headers.py) when it is given, else C: pass the text wherever a file is indexed."""
     dot = path.rfind(".")
     if dot <= path.rfind("/") + 1:  # no suffix, or a dot file such as `.bashrc`
         return None
-    return LANGUAGE_BY_SUFFIX.get(path[dot:].lower())
+    suffix = path[dot:].lower()
+    if suffix == ".h" and text is not None:
+        from stringsh.render.code.headers import header_language
+
+        return header_language(text)
+    return LANGUAGE_BY_SUFFIX.get(suffix)

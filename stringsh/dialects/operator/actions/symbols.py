@@ -52,7 +52,7 @@ def _source(workspace: Workspace, command: Command, topic: str) -> tuple[TextFil
     if not symbol:
         raise invalid("ERR_MISSING_SYMBOL", "missing symbol; use symbol: <id> (fs.symbols lists them).")
     file = workspace.read_text(command.fields["path"], topic=topic)
-    language = language_of(file.rel)
+    language = language_of(file.rel, file.text)
     if language is None:
         raise StringError("BLOCK_NOT_FOUND", f"{file.rel} is not a source file stringsh indexes")
     return file, symbol_cache(None).symbols(file.text, language, file.sha256), symbol
