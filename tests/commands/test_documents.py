@@ -196,14 +196,14 @@ def test_each_dispatcher_stops_its_own_watcher_on_close(ws: Path) -> None:
 
 
 def test_a_stopped_watcher_never_starts_an_observer(tmp_path: Path) -> None:
-    import time
-
-    from stringsh.render import watch as watch_module
+    import threading
 
     (tmp_path / "a.md").write_text("a")
     watcher = Watcher()
     handle = watcher.watch(str(tmp_path / "a.md"))  # setup waits SETUP_DELAY in the background
     watcher.stop()
-    time.sleep(watch_module.SETUP_DELAY * 4)
+    for thread in threading.enumerate():  # the setup has run to its end, whatever it decided
+        if thread.name == "stringsh-watch":
+            thread.join()
     assert watcher._observer is None and not handle.scheduled
     handle.close()
