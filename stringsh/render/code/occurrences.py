@@ -1,0 +1,376 @@
+"""References by scope: every identifier of a source text with the role its syntax gives it and the symbol holding it.
+
+`occurrences(text, language, symbols)` is a pure function of the text: one parse, the identifiers found by a query
+(in C), each classified by walking up its few parents (scoping.py says what each node means in the language):
+
+- `definition`: the name a definition (a symbol) is given;
+- `import`: a name an import statement names or binds (`from m import parse`, `const {parse} = require("m")`);
+- `qualified`: `x.name` where `x` is a module, package, type or namespace path (`json.parse`, `mod::parse`,
+  `pkg.Parse`): a name, not a value, and not bound in the function;
+- `member`: `x.name` reached through a value: `self.`/`this.`/a Go receiver, or any other expression (its type is
+  not known);
+- `parameter` / `local`: a name a function (or lambda, closure, comprehension) binds, at the binding and at each
+  use inside it;
+- `use`: any other identifier (a module-level name, a builtin, a name another module defines).
+
+Nothing is type-checked: `obj.parse` is a member whatever `obj` holds, and a name a star import brings in is a
+`use`. `container` is the id of the innermost symbol holding the occurrence ("" at top level; a definition's is the
+symbol around it, not itself).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from stringsh.render.code.budget import Budget
+from stringsh.render.code.languages import RULES, grammar
+from stringsh.render.code.scoping import SCOPING, SKIP_FIELDS, STOP, Scoping
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+    from tree_sitter import Node, Query
+
+    from stringsh.render.code.index import Symbol
+
+ROLES = ("definition", "local", "parameter", "import", "qualified", "member", "use")
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One identifier. `via`: for `qualified`/`member` the text before the name (`json`, `self`), for `import` the
+    module named (`./util`, `.util`, `example.com/util`). `imported`: for `import`, the name taken from the module
+    ("" for the module itself: `import * as u`, `import pkg.util`). `binds`: this site binds the name (a definition,
+    an import's bound name, an assignment, a parameter). `scope`: for `local`/`parameter`, the start byte of the
+    function that binds it."""
+
+    name: str
+    line: int  # 1-based
+    column: int  # 1-based, in characters
+    role: str
+    container: str
+    via: str = ""
+    imported: str = ""
+    binds: bool = False
+    start_byte: int = 0
+    scope: int = -1
+
+
+_QUERIES: dict[str, Query] = {}
+_LOCK = threading.Lock()
+
+
+def _ids_query(language: str) -> tuple[Query, frozenset[str]]:
+    """A query capturing every identifier type of the language (the refs search's and this module's own)."""
+    kinds = RULES[language].identifiers | SCOPING[language].extra_ids
+    with _LOCK:
+        query = _QUERIES.get(language)
+        if query is None:
+            from tree_sitter import Query
+
+            loaded = grammar(language).language
+            present = sorted(kind for kind in kinds if loaded.id_for_node_kind(kind, True))
+            query = _QUERIES[language] = Query(loaded, "[" + " ".join(f"({k})" for k in present) + "] @id")
+    return query, kinds
+
+
+def occurrences(text: str, language: str, symbols: list[Symbol], names: Collection[str] | None = None,
+                ) -> list[Occurrence]:
+    """Every identifier of `text` (only those spelled as one of `names`, when given), in source order, with its role
+    and container. [] when the parse runs past its time budget (such a file has no symbols either)."""
+    data = text.encode("utf-8", "surrogatepass")
+    loaded = grammar(language)
+    budget = Budget(len(data))
+    tree = budget.parse(loaded.parser(), data)
+    query, kinds = _ids_query(language)
+    nodes = budget.captures(query, kinds, tree.root_node, "id") if tree is not None else None
+    if not nodes:
+        return []
+    wanted = None if names is None else {name.encode("utf-8", "surrogatepass") for name in names}
+    reader = _Reader(language, data, kinds, symbols)
+    seen: set[int] = set()
+    out = []
+    for node in sorted(nodes, key=lambda n: n.start_byte):
+        name = data[node.start_byte : node.end_byte]
+        if node.start_byte in seen or (wanted is not None and name not in wanted):
+            continue
+        seen.add(node.start_byte)
+        out.append(reader.occurrence(node, name.decode("utf-8", "surrogatepass")))
+    return out
+
+
+class _Reader:
+    """Classifies the identifiers of one parse; each function's bindings are worked out once."""
+
+    def __init__(self, language: str, data: bytes, kinds: frozenset[str], symbols: list[Symbol]) -> None:
+        self.language, self.data, self.kinds = language, data, kinds
+        self.rule, self.scoping = RULES[language], SCOPING[language]
+        self.symbols = sorted(symbols, key=lambda s: (s.start_byte, -s.end_byte))
+        self.bound: dict[tuple[int, int], tuple[set[str], set[str], set[int]]] = {}
+        self.line_starts = [0]
+        for i, byte in enumerate(data):
+            if byte == 10:
+                self.line_starts.append(i + 1)
+
+    def text(self, node: Node | None) -> str:
+        return "" if node is None else self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")
+
+    def occurrence(self, node: Node, name: str) -> Occurrence:
+        role, via, imported, binds, scope = self.classify(node, name)
+        start = node.start_byte
+        row = node.start_point.row
+        column = len(self.data[self.line_starts[row] : start].decode("utf-8", "replace")) + 1
+        container = self.container(start, name if role == "definition" else None)
+        return Occurrence(name, row + 1, column, role, container, via, imported, binds, start, scope)
+
+    def container(self, byte: int, defined: str | None) -> str:
+        """The innermost symbol holding `byte`; for a definition's name, the one around the definition."""
+        best = None
+        for symbol in self.symbols:
+            if symbol.start_byte > byte:
+                break
+            if byte < symbol.end_byte and (best is None or symbol.depth >= best.depth):
+                best = symbol
+        if defined is not None and best is not None and best.name == defined:
+            holders = [s for s in self.symbols if s.start_byte <= byte < s.end_byte and s.depth < best.depth]
+            best = max(holders, key=lambda s: s.depth) if holders else None
+        return best.id if best is not None else ""
+
+    # -- the roles ----------------------------------------------------------------------------------------------
+
+    def classify(self, node: Node, name: str) -> tuple[str, str, str, bool, int]:
+        scoping = self.scoping
+        parent = node.parent
+        if parent is not None and parent.type in scoping.access:
+            object_field, name_field = scoping.access[parent.type]
+            if parent.child_by_field_name(name_field) == node:
+                target = parent.child_by_field_name(object_field)
+                if target is not None:
+                    return self.access(parent, target), self.text(target), "", False, -1
+        imported = self.imported(node)
+        if imported is not None:
+            via, taken, binds = imported
+            return "import", via, taken, binds, -1
+        if self.is_definition(node, parent):
+            return "definition", "", "", True, -1
+        bound = self.local(node, name)
+        if bound is not None:
+            return bound
+        return "use", "", "", False, -1
+
+    def access(self, parent: Node, target: Node) -> str:
+        """`qualified` for a path of names no function binds (a module, package, type), else `member`."""
+        scoping = self.scoping
+        if parent.type in scoping.values:
+            return "member"
+        if parent.type in scoping.static:
+            return "qualified"
+        root = target
+        while root.type in scoping.access:
+            inner = root.child_by_field_name(scoping.access[root.type][0])
+            if inner is None:
+                break
+            root = inner
+        spelled = self.text(root)
+        if spelled in scoping.selves or root.type in ("this", "super", "self"):
+            return "member"
+        if root.type not in self.kinds:
+            return "member"  # a call's result, a subscript, a literal: a value
+        bound = self.local(root, spelled)
+        if bound is not None:
+            return "member"  # a local or parameter (a Go receiver among them): a value
+        return "qualified"
+
+    def is_definition(self, node: Node, parent: Node | None) -> bool:
+        """Whether `node` is the name a definition gives (the rule's definition nodes, C's declarators)."""
+        rule = self.rule
+        child = node
+        while parent is not None and parent.type in ("function_declarator", "qualified_identifier", "pointer_declarator",
+                                                     "reference_declarator", "destructor_name", "operator_name"):
+            child, parent = parent, parent.parent
+        if parent is None or parent.type not in rule.defs:
+            if parent is not None and parent.type == "type_definition":  # `typedef struct {…} name;`
+                return parent.child_by_field_name("declarator") == child
+            return False
+        if parent.type == "variable_declarator":
+            value = parent.child_by_field_name("value")
+            if value is None or value.type not in ("arrow_function", "function_expression", "function",
+                                                   "generator_function"):
+                return False
+        if parent.type == "function_definition" and self.language in ("c", "cpp"):
+            return parent.child_by_field_name("declarator") == child
+        return parent.child_by_field_name("name") == child
+
+    def imported(self, node: Node) -> tuple[str, str, bool] | None:
+        """(module, name taken from it, whether this site binds it) for an identifier of an import, else None."""
+        ancestor: Node | None = node
+        for _ in range(6):
+            ancestor = ancestor.parent if ancestor is not None else None
+            if ancestor is None:
+                return None
+            if ancestor.type in self.scoping.imports:
+                return self._import(node, ancestor)
+            if ancestor.type == "variable_declarator" and self.language in ("javascript", "typescript", "tsx"):
+                module = _required(ancestor, self)
+                return None if module is None else _require_site(node, ancestor, module, self)
+        return None
+
+    def _import(self, node: Node, statement: Node) -> tuple[str, str, bool]:
+        parent = node.parent
+        assert parent is not None
+        name = self.text(node)
+        kind = statement.type
+        if kind == "import_from_statement":
+            module = self.text(statement.child_by_field_name("module_name"))
+            inside = parent.parent if parent.type == "dotted_name" else parent
+            if inside is not None and inside.type == "aliased_import":
+                alias = inside.child_by_field_name("alias")
+                return (module, self.text(inside.child_by_field_name("name")), False) if alias != node else (
+                    module, self.text(inside.child_by_field_name("name")), True)
+            in_module = statement.child_by_field_name("module_name")
+            if in_module is not None and in_module.start_byte <= node.start_byte < in_module.end_byte:
+                return module, "", False
+            return module, name, True
+        if kind == "import_statement" and self.language == "python":
+            dotted = parent if parent.type == "dotted_name" else None
+            inside = dotted.parent if dotted is not None else parent
+            if inside is not None and inside.type == "aliased_import":
+                module = self.text(inside.child_by_field_name("name"))
+                return module, "", inside.child_by_field_name("alias") == node
+            module = self.text(dotted) if dotted is not None else name
+            return module, "", dotted is None or dotted.named_children[0] == node
+        if kind == "import_statement":  # JavaScript, TypeScript
+            source = statement.child_by_field_name("source")
+            module = self.text(source)[1:-1] if source is not None else ""
+            if parent.type == "import_specifier":
+                alias = parent.child_by_field_name("alias")
+                taken = self.text(parent.child_by_field_name("name"))
+                return module, taken, alias is None or alias == node
+            if parent.type == "namespace_import":
+                return module, "", True
+            return module, "default", True
+        if kind == "import_spec":  # Go: `u "example.com/util"`
+            path = statement.child_by_field_name("path")
+            return (self.text(path)[1:-1] if path is not None else ""), "", True
+        text = self.text(statement)  # Rust `use a::b::c;`, Java `import a.b.C;`: the last name binds
+        last = parent.type not in ("scoped_identifier", "scoped_type_identifier") or (
+            parent.child_by_field_name("name") == node and parent.parent is not None
+            and parent.parent.type not in ("scoped_identifier", "scoped_type_identifier"))
+        return text, name if last else "", last
+
+    # -- functions' bindings ------------------------------------------------------------------------------------
+
+    def local(self, node: Node, name: str) -> tuple[str, str, str, bool, int] | None:
+        """(`parameter` or `local`, …) when a function around `node` binds `name`, else None."""
+        scope = node.parent
+        scoping = self.scoping
+        while scope is not None:
+            if scope.type in scoping.scopes:
+                params, names, sites = self.bindings(scope)
+                if name in params or name in names:
+                    role = "parameter" if name in params else "local"
+                    return role, "", "", node.start_byte in sites, scope.start_byte
+            scope = scope.parent
+        return None
+
+    def bindings(self, scope: Node) -> tuple[set[str], set[str], set[int]]:
+        """(parameters, other local names, the start bytes of the sites binding them) of one function."""
+        key = (scope.start_byte, scope.end_byte)
+        found = self.bound.get(key)
+        if found is not None:
+            return found
+        scoping = self.scoping
+        params: list[Node] = []
+        holders = self._param_holders(scope)
+        for holder in holders:
+            _pattern(holder, self.kinds, params, scoping)
+        if scope.type in scoping.receivers:
+            pass  # the receiver is among the parameters (`receiver` field)
+        bound: list[Node] = []
+        unbound: set[str] = set()
+        skip = {(h.start_byte, h.end_byte) for h in holders}
+        stack = [child for child in reversed(scope.named_children) if (child.start_byte, child.end_byte) not in skip]
+        while stack:
+            current = stack.pop()
+            if current.type in scoping.scopes:  # a nested function: its own scope; its name binds here
+                named = current.child_by_field_name("name")
+                if named is not None and named.type in self.kinds:
+                    bound.append(named)
+                continue
+            fields = scoping.binders.get(current.type)
+            if fields:
+                for field_name in fields:
+                    for target in current.children_by_field_name(field_name):
+                        _pattern(target, self.kinds, bound, scoping)
+            if current.type in scoping.unbind:
+                unbound |= {self.text(child) for child in current.named_children}
+            stack.extend(reversed(current.named_children))
+        param_names = {self.text(n) for n in params}
+        names = {self.text(n) for n in bound} - unbound - param_names
+        sites = {n.start_byte for n in params} | {n.start_byte for n in bound if self.text(n) not in unbound}
+        found = self.bound[key] = (param_names, names, sites)
+        return found
+
+    def _param_holders(self, scope: Node) -> list[Node]:
+        scoping = self.scoping
+        holders = [child for field_name in scoping.params for child in scope.children_by_field_name(field_name)]
+        if scoping.declarator_params:
+            declarator = scope.child_by_field_name("declarator")
+            while declarator is not None and declarator.type != "function_declarator":
+                declarator = declarator.child_by_field_name("declarator")
+            if declarator is not None:
+                holders += declarator.children_by_field_name("parameters")
+            holders += scope.children_by_field_name("parameters")  # a C++ lambda's declarator: `[](int a)`
+        if self.language == "ruby" or scope.type == "lambda_expression":
+            holders += [c for c in scope.named_children if c.type in ("method_parameters", "block_parameters",
+                                                                        "lambda_parameters", "inferred_parameters")]
+        return holders
+
+
+def _pattern(node: Node, kinds: frozenset[str], out: list[Node], scoping: Scoping) -> None:
+    """The identifiers a pattern binds (`a`, `a, b`, `{a, b: c}`, `[a, *rest]`, `x: int = 1`'s `x`)."""
+    if node.type in kinds:
+        out.append(node)
+        return
+    if node.type in STOP or node.type in scoping.access:
+        return
+    if node.type == "pair_pattern":  # `{key: bound}`
+        value = node.child_by_field_name("value")
+        if value is not None:
+            _pattern(value, kinds, out, scoping)
+        return
+    for i, child in enumerate(node.children):
+        if child.is_named and node.field_name_for_child(i) not in SKIP_FIELDS:
+            _pattern(child, kinds, out, scoping)
+
+
+def _required(declarator: Node, reader: _Reader) -> str | None:
+    """The module of `… = require("m")` (a JavaScript declarator), else None."""
+    value = declarator.child_by_field_name("value")
+    if value is None or value.type != "call_expression":
+        return None
+    function = value.child_by_field_name("function")
+    arguments = value.child_by_field_name("arguments")
+    if function is None or reader.text(function) != "require" or arguments is None:
+        return None
+    first = arguments.named_children[0] if arguments.named_children else None
+    if first is None or first.type != "string":
+        return None
+    return reader.text(first)[1:-1]
+
+
+def _require_site(node: Node, declarator: Node, module: str, reader: _Reader) -> tuple[str, str, bool] | None:
+    """The import role of a name in `const x = require("m")` / `const {a, b: c} = require("m")`; None for a name in
+    the call itself (`require`)."""
+    name = declarator.child_by_field_name("name")
+    if name is None or not (name.start_byte <= node.start_byte < name.end_byte):
+        return None
+    if name == node:
+        return module, "", True
+    parent = node.parent
+    if parent is not None and parent.type == "pair_pattern":
+        key = parent.child_by_field_name("key")
+        return module, reader.text(key), parent.child_by_field_name("value") == node
+    return module, reader.text(node), True
