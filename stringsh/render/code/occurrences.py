@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
     from stringsh.render.code.index import Symbol
 
+#: The C family's declarators a function's name sits in (`*f(…)`, `P::g`).
+_DECLARATORS = frozenset({"function_declarator", "qualified_identifier", "pointer_declarator", "reference_declarator",
+                          "destructor_name", "operator_name"})
 ROLES = ("definition", "local", "parameter", "import", "qualified", "member", "use")
 
 
@@ -44,7 +47,7 @@ class Occurrence:
     module named (`./util`, `.util`, `example.com/util`). `imported`: for `import`, the name taken from the module
     ("" for the module itself: `import * as u`, `import pkg.util`). `binds`: this site binds the name (a definition,
     an import's bound name, an assignment, a parameter). `scope`: for `local`/`parameter`, the start byte of the
-    function that binds it."""
+    function that binds it. `own`: a `member` reached through the method's own object."""
 
     name: str
     line: int  # 1-based
@@ -56,6 +59,7 @@ class Occurrence:
     binds: bool = False
     start_byte: int = 0
     scope: int = -1
+    own: bool = False  # a member reached through the method's own object: `self.`, `this.`, a Go receiver
 
 
 _QUERIES: dict[str, Query] = {}
@@ -119,11 +123,13 @@ class _Reader:
 
     def occurrence(self, node: Node, name: str) -> Occurrence:
         role, via, imported, binds, scope = self.classify(node, name)
+        own = role == "member" and imported == "own"
+        imported = "" if own else imported
         start = node.start_byte
         row = node.start_point.row
         column = len(self.data[self.line_starts[row] : start].decode("utf-8", "replace")) + 1
         container = self.container(start, name if role == "definition" else None)
-        return Occurrence(name, row + 1, column, role, container, via, imported, binds, start, scope)
+        return Occurrence(name, row + 1, column, role, container, via, imported, binds, start, scope, own)
 
     def container(self, byte: int, defined: str | None) -> str:
         """The innermost symbol holding `byte`; for a definition's name, the one around the definition."""
@@ -148,7 +154,8 @@ class _Reader:
             if parent.child_by_field_name(name_field) == node:
                 target = parent.child_by_field_name(object_field)
                 if target is not None:
-                    return self.access(parent, target), self.text(target), "", False, -1
+                    role, own = self.access(parent, target)
+                    return role, self.text(target), "own" if own else "", False, -1
         imported = self.imported(node)
         if imported is not None:
             via, taken, binds = imported
@@ -160,13 +167,12 @@ class _Reader:
             return bound
         return "use", "", "", False, -1
 
-    def access(self, parent: Node, target: Node) -> str:
-        """`qualified` for a path of names no function binds (a module, package, type), else `member`."""
+    def access(self, parent: Node, target: Node) -> tuple[str, bool]:
+        """(`qualified` for a path of names no function binds (a module, package, type), else `member`; whether the
+        member is reached through the method's own object)."""
         scoping = self.scoping
-        if parent.type in scoping.values:
-            return "member"
         if parent.type in scoping.static:
-            return "qualified"
+            return "qualified", False
         root = target
         while root.type in scoping.access:
             inner = root.child_by_field_name(scoping.access[root.type][0])
@@ -175,20 +181,30 @@ class _Reader:
             root = inner
         spelled = self.text(root)
         if spelled in scoping.selves or root.type in ("this", "super", "self"):
-            return "member"
+            return "member", root == target
         if root.type not in self.kinds:
-            return "member"  # a call's result, a subscript, a literal: a value
+            return "member", False  # a call's result, a subscript, a literal: a value
         bound = self.local(root, spelled)
-        if bound is not None:
-            return "member"  # a local or parameter (a Go receiver among them): a value
-        return "qualified"
+        if bound is not None:  # a local or parameter: a value (a Go receiver: the method's own)
+            return "member", root == target and self._receiver(root, bound[4])
+        return ("member" if parent.type in scoping.values else "qualified"), False
+
+    def _receiver(self, node: Node, scope_byte: int) -> bool:
+        """Whether `node` names the receiver of the Go method whose scope starts at `scope_byte`."""
+        scope = node.parent
+        while scope is not None and not (scope.type in self.scoping.receivers and scope.start_byte == scope_byte):
+            scope = scope.parent
+        receiver = scope.child_by_field_name("receiver") if scope is not None else None
+        names: list[Node] = []
+        if receiver is not None:
+            _pattern(receiver, self.kinds, names, self.scoping)
+        return any(self.text(n) == self.text(node) for n in names)
 
     def is_definition(self, node: Node, parent: Node | None) -> bool:
         """Whether `node` is the name a definition gives (the rule's definition nodes, C's declarators)."""
         rule = self.rule
         child = node
-        while parent is not None and parent.type in ("function_declarator", "qualified_identifier", "pointer_declarator",
-                                                     "reference_declarator", "destructor_name", "operator_name"):
+        while parent is not None and parent.type in _DECLARATORS:
             child, parent = parent, parent.parent
         if parent is None or parent.type not in rule.defs:
             if parent is not None and parent.type == "type_definition":  # `typedef struct {…} name;`
