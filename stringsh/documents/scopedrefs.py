@@ -27,13 +27,13 @@ if TYPE_CHECKING:
 SPOT = re.compile(r"^(?P<path>.+):(?P<line>[0-9]+):(?P<column>[0-9]+)$")
 
 
-def load(ws: Workspace, path: str, topic: str | None) -> tuple[Source, str]:
+def load(ws: Workspace, path: str, topic: str | None, *, legacy: bool | str = False) -> tuple[Source, str]:
     """A source file as read now (its text, symbol index) and its sha256; BLOCK_NOT_FOUND for a file stringsh does
-    not index."""
+    not index. `legacy`: as `Workspace.read_text`'s (`"edit"` for a file about to be written)."""
     from stringsh.render.code.cache import symbol_cache
     from stringsh.render.code.suffixes import language_of
 
-    file = ws.read_text(path, topic=topic)
+    file = ws.read_text(path, topic=topic, legacy=legacy)
     language = language_of(file.rel)
     if language is None:
         raise StringError("BLOCK_NOT_FOUND", f"{file.rel} is not a source file stringsh indexes",
