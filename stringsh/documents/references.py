@@ -186,11 +186,11 @@ def _qualified(goal: _Target, source: Source, o: Occurrence, imports: dict[str, 
             return "yes"  # `util.parse` after `from . import util` / `from pkg import util as u`
     if language == "go" and parts[0] not in imports and len(parts) == 1:
         return "yes" if any(names(language, rel, m, goal.rel) and go_package(m) == parts[0]
-                            for m in _go_imports(source)) else "no"
+                            for m in go_imports(source)) else "no"
     return "no"
 
 
-def _go_imports(source: Source) -> list[str]:
+def go_imports(source: Source) -> list[str]:
     """The import paths of a Go file (those without an alias have no identifier to find them by)."""
     from stringsh.render.code.languages import grammar
 

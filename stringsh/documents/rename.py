@@ -78,6 +78,7 @@ def plan_rename(ws: Workspace, target: str, new_name: str, *, topic: str,
     for site in attribution.sites:
         by_file.setdefault(site.rel, []).append(site)
     _check_free(ws, attribution, texts, by_file, new_name, topic)
+    _check_exported(language, source.rel, symbol.name, new_name, by_file)
     plan = RenamePlan(label, symbol.name, new_name, attribution)
     for rel, sites in by_file.items():
         plan.files.append(_file(ws, rel, texts[rel].text, sites, symbol.name, new_name, topic, seen))
@@ -119,6 +120,18 @@ def _check_name(language: str, old: str, new: str, kind: str) -> None:
                           "nothing was written.", f"Try {new[0].upper()}{new[1:]}.")
 
 
+def _check_exported(language: str, rel: str, old: str, new: str, by_file: dict[str, list[Site]]) -> None:
+    """Go: a name used from another package must stay exported (a capital first letter)."""
+    if language != "go" or not old[:1].isupper() or new[:1].isupper():
+        return
+    outside = sorted(other for other in by_file if posixpath.dirname(other) != posixpath.dirname(rel))
+    if outside:
+        verb = "uses" if len(outside) == 1 else "use"
+        raise StringError("INVALID_PAYLOAD", f"{new} would not be exported, and {', '.join(outside[:3])} {verb} "
+                          f"{old} from another package; nothing was written.",
+                          f"Keep a capital first letter: {new[:1].upper()}{new[1:]}")
+
+
 def _ambiguous(ws: Workspace, label: str, attribution: Attribution, texts: dict[str, str]) -> StringError:
     """AMBIGUOUS_REFERENCE listing each site syntax cannot attribute, with why (masked lines)."""
     lines = {rel: text.split("\n") for rel, text in texts.items()}
@@ -132,8 +145,8 @@ def _ambiguous(ws: Workspace, label: str, attribution: Attribution, texts: dict[
         listed.append(f"… and {more} more")
     return StringError(
         "AMBIGUOUS_REFERENCE",
-        f"Refusing to rename {label}: {len(attribution.ambiguous)} site(s) may or may not refer to it, and syntax "
-        "cannot tell; nothing was written.",
+        f"Refusing to rename {label}: {len(attribution.ambiguous)} site{'s' if len(attribution.ambiguous) != 1 else ''}"
+        " may or may not refer to it, and syntax cannot tell; nothing was written.",
         "\n".join([*listed, f"Change those by hand (/edit), then rename; /symbols --refs {command_word(label)} lists "
                             "every site."]),
     )

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from stringsh.documents.modules import candidates as module_files
-from stringsh.documents.modules import submodule
-from stringsh.documents.references import Attribution, Source, attribute
+from stringsh.documents.modules import go_package, submodule
+from stringsh.documents.references import Attribution, Source, attribute, go_imports
 from stringsh.documents.symbolsearch import sources
 from stringsh.errors import StringError
 from stringsh.render.code.occurrences import Occurrence, occurrences
@@ -122,8 +122,10 @@ def _resolve(ws: Workspace, source: Source, found: list[Occurrence], here: Occur
         root = here.via.replace("::", ".").split(".")[0]
         imports = [o for o in occurrences(source.text, source.index.language, source.index.symbols, (root,))
                    if o.role == "import" and o.binds]
-        for bound in imports:
-            module = submodule(bound.via, bound.imported) if bound.imported else bound.via
+        modules = [submodule(o.via, o.imported) if o.imported else o.via for o in imports]
+        if source.index.language == "go" and not imports:  # `money.Format`: an import without an alias
+            modules = [path for path in go_imports(source) if go_package(path) == root]
+        for module in modules:
             followed = _follow(ws, source, module, name, topic)
             if followed:
                 return Jump(name, f"through the import of {module}", followed)
