@@ -17,8 +17,7 @@ from stringsh.hints import command_word
 from stringsh.protocol.response import Result
 from stringsh.render.code.views import span
 
-USAGE = ("Usage: /symbols QUERY [path…] [--refs] [--max N], /symbols --refs path#Symbol [path…], "
-         "/symbols --def path:LINE:COL")
+USAGE = "Usage: /symbols QUERY [path…] [--refs] [--max N]"
 #: Hits that get an `@sN` shortcut (`/open @s1`).
 SHORTCUTS = 20
 

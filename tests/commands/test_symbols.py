@@ -37,15 +37,18 @@ def test_definitions_rank_exact_names_first_and_number_shortcuts(ws: Path, dispa
     )
 
 
-def test_refs_are_syntactic_identifiers_and_say_so(ws: Path, dispatcher) -> None:
+def test_refs_are_identifiers_with_their_role_and_container_and_say_what_syntax_cannot_know(ws: Path,
+                                                                                          dispatcher) -> None:
     make_tree(ws)
     assert body(dispatcher.execute("/symbols --refs parse src").text) == (
         'References to "parse" in src/: 3 occurrences in 2 files\n---\n'
-        "src/app.py:2:9:     def parse(self, text):\n"
-        "src/app.py:7:14:     Parser().parse('a')\n"
-        "src/lib.js:2:17:   return xs.map(parse);\n\n"
-        "Syntactic: identifiers spelled parse in source files (definitions included), not a type-checked reference "
-        "search.\n3 occurrences in 2 files; 2 source files indexed; scanned 3 files (3 entries)"
+        "src/app.py:2:9: definition in #Parser: def parse(self, text):\n"
+        "src/app.py:7:14: member Parser().parse in #main: Parser().parse('a')\n"
+        "src/lib.js:2:17: use in #parseAll: return xs.map(parse);\n\n"
+        "By syntax, not types: roles come from the parse (definitions, imports, parameters and locals by function "
+        "scope, `x.name` access); what a value holds is not known, so `obj.parse` is a member of whatever obj is, and "
+        "names a star import or a re-export brings in are not followed.\n"
+        "3 occurrences in 2 files; 2 source files indexed; scanned 3 files (3 entries)"
     )
 
 

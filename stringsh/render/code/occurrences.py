@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 #: The C family's declarators a function's name sits in (`*f(…)`, `P::g`).
 _DECLARATORS = frozenset({"function_declarator", "qualified_identifier", "pointer_declarator", "reference_declarator",
                           "destructor_name", "operator_name"})
+#: Parents an identifier's scope is looked for in (and `a.b.c…` parts followed): deeper nesting is read as `use`.
+MAX_CLIMB = 256
+#: Bytes of the text before a `.name` kept as `via` (a chain of a million `a.` is not copied per part).
+MAX_VIA = 256
 ROLES = ("definition", "local", "parameter", "import", "qualified", "member", "use")
 
 
@@ -112,11 +116,9 @@ class _Reader:
         self.language, self.data, self.kinds = language, data, kinds
         self.rule, self.scoping = RULES[language], SCOPING[language]
         self.symbols = sorted(symbols, key=lambda s: (s.start_byte, -s.end_byte))
+        self.open: list[Symbol] = []  # the symbols holding the last byte asked, outermost first
+        self.next = 0  # the first symbol not yet opened
         self.bound: dict[tuple[int, int], tuple[set[str], set[str], set[int]]] = {}
-        self.line_starts = [0]
-        for i, byte in enumerate(data):
-            if byte == 10:
-                self.line_starts.append(i + 1)
 
     def text(self, node: Node | None) -> str:
         return "" if node is None else self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")
@@ -126,23 +128,27 @@ class _Reader:
         own = role == "member" and imported == "own"
         imported = "" if own else imported
         start = node.start_byte
-        row = node.start_point.row
-        column = len(self.data[self.line_starts[row] : start].decode("utf-8", "replace")) + 1
+        row, byte_column = node.start_point
+        column = len(self.data[start - byte_column : start].decode("utf-8", "replace")) + 1
         container = self.container(start, name if role == "definition" else None)
         return Occurrence(name, row + 1, column, role, container, via, imported, binds, start, scope, own)
 
     def container(self, byte: int, defined: str | None) -> str:
-        """The innermost symbol holding `byte`; for a definition's name, the one around the definition."""
-        best = None
-        for symbol in self.symbols:
-            if symbol.start_byte > byte:
-                break
-            if byte < symbol.end_byte and (best is None or symbol.depth >= best.depth):
-                best = symbol
-        if defined is not None and best is not None and best.name == defined:
-            holders = [s for s in self.symbols if s.start_byte <= byte < s.end_byte and s.depth < best.depth]
-            best = max(holders, key=lambda s: s.depth) if holders else None
-        return best.id if best is not None else ""
+        """The innermost symbol holding `byte` (bytes asked in increasing order: one sweep over the symbols, with a
+        stack of those open); for a definition's name, the one around the definition."""
+        symbols, stack = self.symbols, self.open
+        while self.next < len(symbols) and symbols[self.next].start_byte <= byte:
+            symbol = symbols[self.next]
+            while stack and stack[-1].end_byte <= symbol.start_byte:
+                stack.pop()
+            stack.append(symbol)
+            self.next += 1
+        while stack and stack[-1].end_byte <= byte:
+            stack.pop()
+        holders = [s for s in stack[-2:] if s.start_byte <= byte < s.end_byte]
+        if defined is not None and holders and holders[-1].name == defined:
+            holders.pop()
+        return holders[-1].id if holders else ""
 
     # -- the roles ----------------------------------------------------------------------------------------------
 
@@ -155,7 +161,8 @@ class _Reader:
                 target = parent.child_by_field_name(object_field)
                 if target is not None:
                     role, own = self.access(parent, target)
-                    return role, self.text(target), "own" if own else "", False, -1
+                    via = self.data[target.start_byte : min(target.end_byte, target.start_byte + MAX_VIA)]
+                    return role, via.decode("utf-8", "replace"), "own" if own else "", False, -1
         imported = self.imported(node)
         if imported is not None:
             via, taken, binds = imported
@@ -174,7 +181,9 @@ class _Reader:
         if parent.type in scoping.static:
             return "qualified", False
         root = target
-        while root.type in scoping.access:
+        for _ in range(MAX_CLIMB):
+            if root.type not in scoping.access:
+                break
             inner = root.child_by_field_name(scoping.access[root.type][0])
             if inner is None:
                 break
@@ -282,7 +291,9 @@ class _Reader:
         """(`parameter` or `local`, …) when a function around `node` binds `name`, else None."""
         scope = node.parent
         scoping = self.scoping
-        while scope is not None:
+        for _ in range(MAX_CLIMB):  # a hostile nesting costs each identifier this much, not its depth
+            if scope is None:
+                break
             if scope.type in scoping.scopes:
                 params, names, sites = self.bindings(scope)
                 if name in params or name in names:

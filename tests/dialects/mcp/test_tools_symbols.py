@@ -52,7 +52,7 @@ def test_the_symbol_tools_run_their_string_commands(client: Client, root: Path) 
         "def main", "def helper():\r\n    return 1\r\n\r\n\r\ndef main").encode()
     assert client.text("find_references", {"name": "parse", "path": "app.py"}).startswith(
         're: /symbols --refs -- parse app.py\nReferences to "parse" in app.py: 1 occurrence in 1 file\n---\n'
-        "app.py:2:9:     def parse(self, text):\n")
+        "app.py:2:9: definition in #Parser: def parse(self, text):\n")
     assert client.text("find_symbol", {"query": "help"}).startswith(
         're: /symbols -- help\nSymbols "help" in ./: 1 definition in 1 file\n---\n@s1 app.py:L6-L7  function  #helper')
 

@@ -21,8 +21,9 @@ def test_symbol_actions_find_read_edit_and_refuse(ws: Path) -> None:
         "# symbols in .\n# query: parse\n# matches: 2\n\napp.py:L2-L3 method #Parser.parse\napp.py:L1-L3 class #Parser")
     assert run(workspace, "fs.symbols", path="app.py", query="text", refs="true") == Result(
         "c1", True, "Found 2 references (syntactic)",
-        "# symbols in app.py\n# query: text\n# matches: 2\n\napp.py:2:21:     def parse(self, text):\n"
-        "app.py:3:16:         return text.split()")
+        "# symbols in app.py\n# query: text\n# matches: 2\n\n"
+        "app.py:2:21: parameter in #Parser.parse: def parse(self, text):\n"
+        "app.py:3:16: parameter in #Parser.parse: return text.split()")
     assert run(workspace, "fs.readSymbol", path="app.py", symbol="Parser.parse") == Result(
         "c1", True, "Read symbol (2-3)",
         "# app.py#Parser.parse\n# method, lines 2-3\n\n     2:     def parse(self, text):\n"

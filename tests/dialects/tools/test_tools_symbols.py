@@ -44,8 +44,10 @@ def test_symbol_tools_find_read_edit_insert_and_refuse(ws: Path) -> None:
         "hint": "To add a definition use --after or --before; to write it anyway: /edit --force app.py#main. "
                 "Nothing was written."}
     assert replies[5] == {"id": 6, "ok": True, "result": {"references": [
-        {"file_path": "app.py", "line_number": 2, "column": 21, "line": "    def parse(self, text):"},
-        {"file_path": "app.py", "line_number": 3, "column": 17, "line": "        return [text]"}]}}
+        {"file_path": "app.py", "line_number": 2, "column": 21, "line": "    def parse(self, text):",
+         "role": "parameter", "container": "Parser.parse"},
+        {"file_path": "app.py", "line_number": 3, "column": 17, "line": "        return [text]",
+         "role": "parameter", "container": "Parser.parse"}]}}
     assert replies[6]["ok"] is False and replies[6]["code"] == "SECRET_DENIED"
     assert (ws / "app.py").read_bytes() == APP.replace("text.split()", "[text]").encode() + (
         b"\r\n\r\ndef extra():\r\n    return 1\r\n")
