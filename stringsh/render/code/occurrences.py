@@ -155,18 +155,21 @@ class _Reader:
     def classify(self, node: Node, name: str) -> tuple[str, str, str, bool, int]:
         scoping = self.scoping
         parent = node.parent
-        if parent is not None and parent.type in scoping.access:
-            object_field, name_field = scoping.access[parent.type]
-            if parent.child_by_field_name(name_field) == node:
-                target = parent.child_by_field_name(object_field)
-                if target is not None:
-                    role, own = self.access(parent, target)
-                    via = self.data[target.start_byte : min(target.end_byte, target.start_byte + MAX_VIA)]
-                    return role, via.decode("utf-8", "replace"), "own" if own else "", False, -1
         imported = self.imported(node)
         if imported is not None:
             via, taken, binds = imported
             return "import", via, taken, binds, -1
+        if parent is not None and parent.type in scoping.access:
+            object_field, name_field = scoping.access[parent.type]
+            target = parent.child_by_field_name(object_field)
+            if parent.child_by_field_name(name_field) == node:
+                if target is None:  # `parse(1)` in Java, Ruby: a method of the object in hand, never a variable
+                    return "use", "", "", False, -1
+                role, own = self.access(parent, target)
+                via = self.data[target.start_byte : min(target.end_byte, target.start_byte + MAX_VIA)]
+                return role, via.decode("utf-8", "replace"), "own" if own else "", False, -1
+            if parent.type in scoping.static and target == node:
+                return "use", "", "", False, -1  # `parse::x`: a module or type path, never a local
         if self.is_definition(node, parent):
             return "definition", "", "", True, -1
         bound = self.local(node, name)
@@ -279,7 +282,8 @@ class _Reader:
         if kind == "import_spec":  # Go: `u "example.com/util"`
             path = statement.child_by_field_name("path")
             return (self.text(path)[1:-1] if path is not None else ""), "", True
-        text = self.text(statement)  # Rust `use a::b::c;`, Java `import a.b.C;`: the last name binds
+        path = statement.child_by_field_name("argument") or (statement.named_children or [statement])[0]
+        text = self.text(path)  # Rust `use a::b::c;`, Java `import a.b.C;`: the last name binds
         last = parent.type not in ("scoped_identifier", "scoped_type_identifier") or (
             parent.child_by_field_name("name") == node and parent.parent is not None
             and parent.parent.type not in ("scoped_identifier", "scoped_type_identifier"))
