@@ -57,10 +57,20 @@ def js_names(importer: str, specifier: str, rel: str) -> bool:
     return rel == path or (suffix in JS_SUFFIXES and (base == path or base == path + "/index"))
 
 
-def go_names(import_path: str, rel: str) -> bool:
-    """Whether a Go import path is the package (folder) holding `rel`."""
+def go_names(import_path: str, rel: str, own: str | None = None) -> bool:
+    """Whether a Go import path is the package (folder) holding `rel`: `own`, its import path as its go.mod says
+    (`go_own_path`), else by the folder's path ending the import path."""
+    if own is not None:
+        return import_path == own
     folder = posixpath.dirname(rel)
     return bool(folder) and (import_path == folder or import_path.endswith("/" + folder))
+
+
+def go_own_path(rel: str, module_folder: str, module: str) -> str:
+    """The import path of the package holding `rel`, in the module `module` whose go.mod is in `module_folder`."""
+    folder = posixpath.dirname(rel)
+    inside = folder[len(module_folder) :].strip("/") if module_folder else folder
+    return f"{module}/{inside}" if inside else module
 
 
 def go_package(import_path: str) -> str:
@@ -68,15 +78,16 @@ def go_package(import_path: str) -> str:
     return import_path.rstrip("/").rsplit("/", 1)[-1]
 
 
-def names(language: str, importer: str, module: str, rel: str) -> bool:
+def names(language: str, importer: str, module: str, rel: str, go_path: str | None = None) -> bool:
     """Whether an import of `module` in `importer` names the file `rel`, by the language's syntax (Rust, Java, C and
-    the rest: by the module's last name being the file's, `util::parse` for `util.rs`)."""
+    the rest: by the module's last name being the file's, `util::parse` for `util.rs`); `go_path`: the Go package's
+    import path, when its go.mod is known."""
     if language == "python":
         return python_names(importer, module, rel)
     if language in ("javascript", "typescript", "tsx"):
         return js_names(importer, module, rel)
     if language == "go":
-        return go_names(module, rel)
+        return go_names(module, rel, go_path)
     parts = [part for part in module.replace("::", ".").replace(";", "").split(".") if part]
     return stem(rel) in parts
 

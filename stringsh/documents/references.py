@@ -72,10 +72,12 @@ class _Target:
     owner: str  # the qualified id of what holds it ("" at top level)
     mode: str  # "top", "member" or "nested"
     defined_in: dict[str, int] = field(default_factory=dict)  # path -> top-level definitions of the name there
+    go_path: str | None = None  # a Go package's import path, as its go.mod says
 
 
-def attribute(target: Source, symbol: Symbol, candidates: list[Source]) -> Attribution:
-    """The sites of `symbol` (defined in `target`) among `candidates` (target itself included or not)."""
+def attribute(target: Source, symbol: Symbol, candidates: list[Source], go_path: str | None = None) -> Attribution:
+    """The sites of `symbol` (defined in `target`) among `candidates` (target itself included or not); `go_path`:
+    the import path of a Go target's package (modules.go_own_path), when its go.mod is known."""
     owner = symbol.qualified.rpartition(".")[0]
     holder = next((s for s in target.index.symbols if s.qualified == owner), None)
     if not owner:
@@ -84,7 +86,7 @@ def attribute(target: Source, symbol: Symbol, candidates: list[Source]) -> Attri
         mode = "member"
     else:
         mode = "nested"
-    goal = _Target(target.rel, symbol, target.index.language, owner, mode)
+    goal = _Target(target.rel, symbol, target.index.language, owner, mode, go_path=go_path)
     files = [target, *(c for c in candidates if c.rel != target.rel)]
     read = {source.rel: (source, occurrences(source.text, source.index.language, source.index.symbols,
                                              (symbol.name,))) for source in files}
@@ -149,7 +151,7 @@ def _judge(goal: _Target, source: Source, o: Occurrence, found: list[Occurrence]
     if goal.mode == "nested":
         return "no"
     if o.role == "import":
-        if goal.mode == "top" and o.imported == symbol.name and names(language, rel, o.via, goal.rel):
+        if goal.mode == "top" and o.imported == symbol.name and names(language, rel, o.via, goal.rel, goal.go_path):
             return "yes"
         return "no"
     if o.role == "qualified":
@@ -169,7 +171,7 @@ def _qualified(goal: _Target, source: Source, o: Occurrence, imports: dict[str, 
         holder = goal.owner.rsplit(".", 1)[-1]
         inside = o.container == goal.owner or o.container.startswith(goal.owner + ".")
         same = parts[-1] == holder or (parts[-1] in ("Self", "self") and inside)
-        imported = any(names(source.index.language, source.rel, module, goal.rel)
+        imported = any(names(source.index.language, source.rel, module, goal.rel, goal.go_path)
                        for module, _taken in imports.get(parts[0], []))
         return "yes" if same and (_same_unit(goal, source.rel) or source.index.language not in MODULAR
                                   or imported) else "no"
@@ -177,15 +179,15 @@ def _qualified(goal: _Target, source: Source, o: Occurrence, imports: dict[str, 
     if language not in MODULAR:
         return "yes" if parts[-1] == posixpath.splitext(posixpath.basename(goal.rel))[0] else "no"
     for module, taken in imports.get(parts[0], []):
-        if taken in ("", "default") and len(parts) == 1 and names(language, rel, module, goal.rel):
+        if taken in ("", "default") and len(parts) == 1 and names(language, rel, module, goal.rel, goal.go_path):
             return "yes"  # `u.parse` after `import pkg.util as u` / `const u = require("./util")`
-        if language == "python" and not taken and names(language, rel, o.via, goal.rel):
+        if language == "python" and not taken and names(language, rel, o.via, goal.rel, goal.go_path):
             return "yes"  # `pkg.util.parse` after `import pkg.util`
         if language == "python" and taken and len(parts) == 1 and names(language, rel, submodule(module, taken),
-                                                                        goal.rel):
+                                                                        goal.rel, goal.go_path):
             return "yes"  # `util.parse` after `from . import util` / `from pkg import util as u`
     if language == "go" and parts[0] not in imports and len(parts) == 1:
-        return "yes" if any(names(language, rel, m, goal.rel) and go_package(m) == parts[0]
+        return "yes" if any(names(language, rel, m, goal.rel, goal.go_path) and go_package(m) == parts[0]
                             for m in go_imports(source)) else "no"
     return "no"
 
@@ -231,7 +233,7 @@ def _use(goal: _Target, source: Source, o: Occurrence, imports: dict[str, list[t
         return "yes" if count <= 1 else f"{symbol.name} is defined {count} times where this use can see it"
     bound = imports.get(symbol.name)
     if bound:
-        return "yes" if any(taken == symbol.name and names(language, rel, module, goal.rel)
+        return "yes" if any(taken == symbol.name and names(language, rel, module, goal.rel, goal.go_path)
                             for module, taken in bound) else "no"
     if goal.defined_in.get(rel):
         return "no"  # the file defines its own

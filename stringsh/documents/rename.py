@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from stringsh.documents.identifiers import is_identifier
 from stringsh.documents.references import Attribution, Site, Source, attribute
-from stringsh.documents.scopedrefs import load, split_target
+from stringsh.documents.scopedrefs import go_path, load, split_target
 from stringsh.documents.symbolsearch import sources
 from stringsh.errors import StringError
 from stringsh.hints import command_word
@@ -70,7 +70,7 @@ def plan_rename(ws: Workspace, target: str, new_name: str, *, topic: str,
     _check_name(language, symbol.name, new_name, symbol.kind)
     found, _traversal = sources(ws, symbol.name, ["."], command=f"rename {target} {new_name}", topic=topic)
     candidates = [Source(rel, text, index) for rel, text, index in found]
-    attribution = attribute(source, symbol, candidates)
+    attribution = attribute(source, symbol, candidates, go_path(ws, source, topic))
     if attribution.ambiguous:
         raise _ambiguous(ws, label, attribution, {c.rel: c.text for c in [source, *candidates]})
     texts = {c.rel: c for c in [*candidates, source]}

@@ -7,12 +7,13 @@ candidates), so the permission, secrets, walk limits and read limit are `/symbol
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from stringsh.documents.modules import candidates as module_files
-from stringsh.documents.modules import go_package, submodule
+from stringsh.documents.modules import go_names, go_own_path, go_package, submodule
 from stringsh.documents.references import Attribution, Source, attribute, go_imports
 from stringsh.documents.symbolsearch import sources
 from stringsh.errors import StringError
@@ -63,7 +64,27 @@ def attributed(ws: Workspace, target: str, paths: list[str], *, command: str,
     found, traversal = sources(ws, symbol.name, paths, command=command, topic=topic)
     candidates = [Source(rel, text, index) for rel, text, index in found]
     texts = {c.rel: c.text for c in candidates} | {source.rel: source.text}
-    return attribute(source, symbol, candidates), traversal, texts
+    return attribute(source, symbol, candidates, go_path(ws, source, topic)), traversal, texts
+
+
+def go_path(ws: Workspace, source: Source, topic: str | None) -> str | None:
+    """A Go file's package import path, from the nearest go.mod above it (its `module` line); None elsewhere."""
+    if source.index.language != "go":
+        return None
+    folder = posixpath.dirname(source.rel)
+    while True:
+        mod = posixpath.join(folder, "go.mod") if folder else "go.mod"
+        try:
+            text = ws.read_text(mod, topic=topic).text if ws.stat(mod, topic=topic) is not None else None
+        except StringError:
+            text = None
+        module = next((line.split()[1] for line in (text or "").splitlines()
+                       if line.startswith("module ") and len(line.split()) > 1), None)
+        if module is not None:
+            return go_own_path(source.rel, folder, module.strip('"'))
+        if not folder:
+            return None
+        folder = posixpath.dirname(folder)
 
 
 @dataclass(frozen=True)
@@ -141,6 +162,9 @@ def _resolve(ws: Workspace, source: Source, found: list[Occurrence], here: Occur
             followed = _follow(ws, source, binding.via, binding.imported or name, topic)
             if followed:
                 return Jump(name, f"imported from {binding.via}", followed)
+    if here.role == "member":
+        return Jump(name, "every method or member of that name in the workspace (the value's type is not known)",
+                    [d for d in _everywhere(ws, name, topic) if "." in d.id])
     return Jump(name, "every definition of the name in the workspace (the syntax names no single one)",
                 _everywhere(ws, name, topic))
 
@@ -168,7 +192,8 @@ def _follow(ws: Workspace, source: Source, module: str, name: str, topic: str | 
     the Go package (folder) it names; [] when the syntax ties it to no file here."""
     language = source.index.language
     if language == "go":
-        return [d for d in _everywhere(ws, name, topic) if _in_package(d.rel, module)]
+        found = [d for d in _everywhere(ws, name, topic) if d.rel.endswith(".go") and d.id == name]
+        return [d for d in found if go_names(module, d.rel, go_path(ws, load(ws, d.rel, topic)[0], topic))]
     for rel in module_files(language, source.rel, module):
         try:
             if ws.stat(rel, topic=topic) is None:
@@ -178,12 +203,6 @@ def _follow(ws: Workspace, source: Source, module: str, name: str, topic: str | 
             continue
         return [_at(other, s) for s in other.index.symbols if s.name == name and s.depth == 0]
     return []
-
-
-def _in_package(rel: str, import_path: str) -> bool:
-    from stringsh.documents.modules import go_names
-
-    return rel.endswith(".go") and go_names(import_path, rel)
 
 
 def _everywhere(ws: Workspace, name: str, topic: str | None) -> list[Definition]:
