@@ -42,6 +42,8 @@ _DECLARATORS = frozenset({"function_declarator", "qualified_identifier", "pointe
 MAX_CLIMB = 256
 #: Bytes of the text before a `.name` kept as `via` (a chain of a million `a.` is not copied per part).
 MAX_VIA = 256
+#: Levels a walk down to an identifier goes (past them, its parents are asked of tree-sitter).
+MAX_DEPTH = 4096
 ROLES = ("definition", "local", "parameter", "import", "qualified", "member", "use")
 
 
@@ -97,7 +99,7 @@ def occurrences(text: str, language: str, symbols: list[Symbol], names: Collecti
     if not nodes:
         return []
     wanted = None if names is None else {name.encode("utf-8", "surrogatepass") for name in names}
-    reader = _Reader(language, data, kinds, symbols)
+    reader = _Reader(language, data, kinds, symbols, tree.root_node)
     seen: set[int] = set()
     out = []
     for node in sorted(nodes, key=lambda n: n.start_byte):
@@ -112,8 +114,11 @@ def occurrences(text: str, language: str, symbols: list[Symbol], names: Collecti
 class _Reader:
     """Classifies the identifiers of one parse; each function's bindings are worked out once."""
 
-    def __init__(self, language: str, data: bytes, kinds: frozenset[str], symbols: list[Symbol]) -> None:
-        self.language, self.data, self.kinds = language, data, kinds
+    def __init__(self, language: str, data: bytes, kinds: frozenset[str], symbols: list[Symbol], root: Node) -> None:
+        self.language, self.data, self.kinds, self.root = language, data, kinds, root
+        #: node id -> parent, for the nodes above every identifier read so far (found by descending from the root:
+        #: tree-sitter's own `parent` walks down from the root at each call)
+        self.parents: dict[int, Node | None] = {root.id: None}
         self.rule, self.scoping = RULES[language], SCOPING[language]
         self.symbols = sorted(symbols, key=lambda s: (s.start_byte, -s.end_byte))
         self.open: list[Symbol] = []  # the symbols holding the last byte asked, outermost first
@@ -123,7 +128,34 @@ class _Reader:
     def text(self, node: Node | None) -> str:
         return "" if node is None else self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")
 
+    def up(self, node: Node) -> Node | None:
+        """`node`'s parent: known once an identifier below it was read, else asked of tree-sitter."""
+        known = self.parents.get(node.id, False)
+        return node.parent if known is False else known
+
+    def descend(self, node: Node) -> None:
+        """Learn the parents of `node` and of every node above it, one cursor walk down from the root."""
+        if node.id in self.parents:
+            return
+        cursor = self.root.walk()
+        above = self.root
+        for _ in range(MAX_DEPTH):
+            if cursor.goto_first_child_for_byte(node.start_byte) is None:
+                break
+            current = cursor.node
+            if current is None:
+                break
+            while current.start_byte > node.start_byte or current.end_byte < node.end_byte:
+                if not cursor.goto_next_sibling() or cursor.node is None or cursor.node.start_byte > node.start_byte:
+                    return  # a zero-width or odd child: `up` asks tree-sitter for these few
+                current = cursor.node
+            self.parents.setdefault(current.id, above)
+            if current == node:
+                return
+            above = current
+
     def occurrence(self, node: Node, name: str) -> Occurrence:
+        self.descend(node)
         role, via, imported, binds, scope = self.classify(node, name)
         own = role == "member" and imported == "own"
         imported = "" if own else imported
@@ -154,7 +186,7 @@ class _Reader:
 
     def classify(self, node: Node, name: str) -> tuple[str, str, str, bool, int]:
         scoping = self.scoping
-        parent = node.parent
+        parent = self.up(node)
         imported = self.imported(node)
         if imported is not None:
             via, taken, binds = imported
@@ -165,7 +197,7 @@ class _Reader:
             if parent.child_by_field_name(name_field) == node:
                 if target is None:  # `parse(1)` in Java, Ruby: a method of the object in hand, never a variable
                     return "use", "", "", False, -1
-                role, own = self.access(parent, target)
+                role, own = self.access(parent, target, node)
                 via = self.data[target.start_byte : min(target.end_byte, target.start_byte + MAX_VIA)]
                 return role, via.decode("utf-8", "replace"), "own" if own else "", False, -1
             if parent.type in scoping.static and target == node:
@@ -177,7 +209,7 @@ class _Reader:
             return bound
         return "use", "", "", False, -1
 
-    def access(self, parent: Node, target: Node) -> tuple[str, bool]:
+    def access(self, parent: Node, target: Node, name_node: Node) -> tuple[str, bool]:
         """(`qualified` for a path of names no function binds (a module, package, type), else `member`; whether the
         member is reached through the method's own object)."""
         scoping = self.scoping
@@ -196,16 +228,16 @@ class _Reader:
             return "member", root == target
         if root.type not in self.kinds:
             return "member", False  # a call's result, a subscript, a literal: a value
-        bound = self.local(root, spelled)
+        bound = self.local(name_node, spelled)  # the scopes around the access are the ones around its name
         if bound is not None:  # a local or parameter: a value (a Go receiver: the method's own)
-            return "member", root == target and self._receiver(root, bound[4])
+            return "member", root == target and self._receiver(name_node, root, bound[4])
         return ("member" if parent.type in scoping.values else "qualified"), False
 
-    def _receiver(self, node: Node, scope_byte: int) -> bool:
-        """Whether `node` names the receiver of the Go method whose scope starts at `scope_byte`."""
-        scope = node.parent
+    def _receiver(self, below: Node, node: Node, scope_byte: int) -> bool:
+        """Whether `node` names the receiver of the Go method (above `below`) whose scope starts at `scope_byte`."""
+        scope = self.up(below)
         while scope is not None and not (scope.type in self.scoping.receivers and scope.start_byte == scope_byte):
-            scope = scope.parent
+            scope = self.up(scope)
         receiver = scope.child_by_field_name("receiver") if scope is not None else None
         names: list[Node] = []
         if receiver is not None:
@@ -217,7 +249,7 @@ class _Reader:
         rule = self.rule
         child = node
         while parent is not None and parent.type in _DECLARATORS:
-            child, parent = parent, parent.parent
+            child, parent = parent, self.up(parent)
         if parent is None or parent.type not in rule.defs:
             if parent is not None and parent.type == "type_definition":  # `typedef struct {…} name;`
                 return parent.child_by_field_name("declarator") == child
@@ -235,7 +267,7 @@ class _Reader:
         """(module, name taken from it, whether this site binds it) for an identifier of an import, else None."""
         ancestor: Node | None = node
         for _ in range(6):
-            ancestor = ancestor.parent if ancestor is not None else None
+            ancestor = self.up(ancestor) if ancestor is not None else None
             if ancestor is None:
                 return None
             if ancestor.type in self.scoping.imports:
@@ -246,13 +278,13 @@ class _Reader:
         return None
 
     def _import(self, node: Node, statement: Node) -> tuple[str, str, bool]:
-        parent = node.parent
+        parent = self.up(node)
         assert parent is not None
         name = self.text(node)
         kind = statement.type
         if kind == "import_from_statement":
             module = self.text(statement.child_by_field_name("module_name"))
-            inside = parent.parent if parent.type == "dotted_name" else parent
+            inside = self.up(parent) if parent.type == "dotted_name" else parent
             if inside is not None and inside.type == "aliased_import":
                 alias = inside.child_by_field_name("alias")
                 return (module, self.text(inside.child_by_field_name("name")), False) if alias != node else (
@@ -263,7 +295,7 @@ class _Reader:
             return module, name, True
         if kind == "import_statement" and self.language == "python":
             dotted = parent if parent.type == "dotted_name" else None
-            inside = dotted.parent if dotted is not None else parent
+            inside = self.up(dotted) if dotted is not None else parent
             if inside is not None and inside.type == "aliased_import":
                 module = self.text(inside.child_by_field_name("name"))
                 return module, "", inside.child_by_field_name("alias") == node
@@ -285,15 +317,15 @@ class _Reader:
         path = statement.child_by_field_name("argument") or (statement.named_children or [statement])[0]
         text = self.text(path)  # Rust `use a::b::c;`, Java `import a.b.C;`: the last name binds
         last = parent.type not in ("scoped_identifier", "scoped_type_identifier") or (
-            parent.child_by_field_name("name") == node and parent.parent is not None
-            and parent.parent.type not in ("scoped_identifier", "scoped_type_identifier"))
+            parent.child_by_field_name("name") == node and (above := self.up(parent)) is not None
+            and above.type not in ("scoped_identifier", "scoped_type_identifier"))
         return text, name if last else "", last
 
     # -- functions' bindings ------------------------------------------------------------------------------------
 
     def local(self, node: Node, name: str) -> tuple[str, str, str, bool, int] | None:
         """(`parameter` or `local`, …) when a function around `node` binds `name`, else None."""
-        scope = node.parent
+        scope = self.up(node)
         scoping = self.scoping
         for _ in range(MAX_CLIMB):  # a hostile nesting costs each identifier this much, not its depth
             if scope is None:
@@ -303,7 +335,7 @@ class _Reader:
                 if name in params or name in names:
                     role = "parameter" if name in params else "local"
                     return role, "", "", node.start_byte in sites, scope.start_byte
-            scope = scope.parent
+            scope = self.up(scope)
         return None
 
     def bindings(self, scope: Node) -> tuple[set[str], set[str], set[int]]:
@@ -400,7 +432,7 @@ def _require_site(node: Node, declarator: Node, module: str, reader: _Reader) ->
         return None
     if name == node:
         return module, "", True
-    parent = node.parent
+    parent = reader.up(node)
     if parent is not None and parent.type == "pair_pattern":
         key = parent.child_by_field_name("key")
         return module, reader.text(key), parent.child_by_field_name("value") == node
