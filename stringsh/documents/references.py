@@ -18,6 +18,7 @@ someone else's and left out. Types are never known.
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -141,7 +142,13 @@ def _judge(goal: _Target, source: Source, o: Occurrence, found: list[Occurrence]
     """"yes" (the definition's), "no" (someone else's) or the reason it cannot be told."""
     symbol, rel, language = goal.symbol, source.rel, source.index.language
     if o.role == "definition":
-        return "yes" if rel == goal.rel and o == _definition_site(goal, found) else "no"
+        if rel == goal.rel and o == _definition_site(goal, found):
+            return "yes"
+        holder = goal.owner.rsplit(".", 1)[-1]
+        if goal.mode == "member" and o.container and o.container != goal.owner and _extends(source, o.container,
+                                                                                            holder):
+            return f"{o.container}.{symbol.name} overrides it ({o.container} names {holder} among its bases)"
+        return "no"
     if o.role in ("local", "parameter"):
         if goal.mode != "nested" or rel != goal.rel:
             return "no"
@@ -245,3 +252,15 @@ def _use(goal: _Target, source: Source, o: Occurrence, imports: dict[str, list[t
     if not elsewhere:
         return "yes"
     return f"{symbol.name} is also defined in {', '.join(elsewhere[:3])}"
+
+
+def _extends(source: Source, class_id: str, base: str) -> bool:
+    """Whether the class `class_id` of the file names `base` on its header line (`class B(A):`, `class B extends A`,
+    `class B : public A`, `class B < A`): syntax's only word on inheritance."""
+    found = next((s for s in source.index.symbols if s.id == class_id and s.kind in CLASS_KINDS), None)
+    if found is None:
+        return False
+    head = source.text.encode("utf-8", "surrogatepass")[found.start_byte : min(found.end_byte, found.start_byte + 4096)]
+    name = re.escape(class_id.rsplit(".", 1)[-1])
+    pattern = rf"\b(?:class|struct|interface|trait|module)\s+{name}\b[^\n{{]*\b{re.escape(base)}\b"
+    return re.search(pattern, head.decode("utf-8", "replace")) is not None

@@ -189,3 +189,21 @@ def test_a_file_changed_since_the_preview_is_a_conflict(ws: Path, dispatcher) ->
         "Would rename shop/pricing.py#total to grand_total: 6 sites in 3 files")  # read again: it goes through
     assert body(dispatcher.execute("/rename shop/pricing.py#total grand_total").text).startswith("Renamed ")
     assert cart.read_text().endswith("EMPTY = Cart()\n")
+
+
+def test_a_method_a_subclass_overrides_is_ambiguous_and_another_class_is_not(ws: Path, dispatcher) -> None:
+    (ws / "steps.py").write_text(
+        "class Base:\n    def run(self):\n        return self.step()\n\n    def step(self):\n        return 1\n\n\n"
+        "class Child(Base):\n    def step(self):\n        return 2\n\n\n"
+        "class Other:\n    def step(self):\n        return 3\n")
+    before = snapshot(ws)
+    assert body(dispatcher.execute("/rename steps.py#Base.step advance").text) == (
+        "ERROR(AMBIGUOUS_REFERENCE): Refusing to rename steps.py#Base.step: 1 site may or may not refer to it, and "
+        "syntax cannot tell; nothing was written.\n"
+        "steps.py:10:9: Child.step overrides it (Child names Base among its bases): def step(self):\n"
+        "Change those by hand (/edit), then rename; /symbols --refs steps.py#Base.step lists every site."
+    )
+    assert snapshot(ws) == before
+    assert body(dispatcher.execute("/rename steps.py#Other.step advance").text).startswith(
+        "Renamed steps.py#Other.step to advance: 1 site in 1 file (steps.py 1)\n")
+    assert (ws / "steps.py").read_text().endswith("class Other:\n    def advance(self):\n        return 3\n")
