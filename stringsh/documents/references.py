@@ -74,6 +74,7 @@ class _Target:
     mode: str  # "top", "member" or "nested"
     defined_in: dict[str, int] = field(default_factory=dict)  # path -> top-level definitions of the name there
     go_path: str | None = None  # a Go package's import path, as its go.mod says
+    site: Occurrence | None = None  # the definition's own name
 
 
 def attribute(target: Source, symbol: Symbol, candidates: list[Source], go_path: str | None = None) -> Attribution:
@@ -91,6 +92,7 @@ def attribute(target: Source, symbol: Symbol, candidates: list[Source], go_path:
     files = [target, *(c for c in candidates if c.rel != target.rel)]
     read = {source.rel: (source, occurrences(source.text, source.index.language, source.index.symbols,
                                              (symbol.name,))) for source in files}
+    goal.site = _definition_site(goal, read[target.rel][1])
     for rel, (_source, found) in read.items():
         count = sum(1 for o in found if o.role == "definition" and o.container == "")
         if count:
@@ -99,16 +101,15 @@ def attribute(target: Source, symbol: Symbol, candidates: list[Source], go_path:
     for rel, (source, found) in read.items():
         imports = _imports(source, found)
         for occurrence in found:
-            verdict = _judge(goal, source, occurrence, found, imports)
+            verdict = _judge(goal, source, occurrence, imports)
             if verdict == "yes":
                 result.sites.append(Site(rel, occurrence))
             elif verdict != "no":
                 result.ambiguous.append(Site(rel, occurrence, verdict))
     result.sites.sort(key=lambda site: (site.rel != target.rel, site.rel, site.occurrence.start_byte))
-    own = _definition_site(goal, read[target.rel][1])
-    if own is not None:  # the definition first
-        result.sites.remove(Site(target.rel, own))
-        result.sites.insert(0, Site(target.rel, own))
+    if goal.site is not None:  # the definition first
+        result.sites.remove(Site(target.rel, goal.site))
+        result.sites.insert(0, Site(target.rel, goal.site))
     return result
 
 
@@ -137,12 +138,11 @@ def _same_unit(goal: _Target, rel: str) -> bool:
     return goal.language == "go" and rel.endswith(".go") and posixpath.dirname(rel) == posixpath.dirname(goal.rel)
 
 
-def _judge(goal: _Target, source: Source, o: Occurrence, found: list[Occurrence],
-           imports: dict[str, list[tuple[str, str]]]) -> str:
+def _judge(goal: _Target, source: Source, o: Occurrence, imports: dict[str, list[tuple[str, str]]]) -> str:
     """"yes" (the definition's), "no" (someone else's) or the reason it cannot be told."""
     symbol, rel, language = goal.symbol, source.rel, source.index.language
     if o.role == "definition":
-        if rel == goal.rel and o == _definition_site(goal, found):
+        if rel == goal.rel and o == goal.site:
             return "yes"
         holder = goal.owner.rsplit(".", 1)[-1]
         if goal.mode == "member" and o.container and o.container != goal.owner and _extends(source, o.container,
