@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from stringsh.render.code.budget import Budget
+from stringsh.render.code.importsites import import_site, require_site, required
 from stringsh.render.code.languages import RULES, grammar
 from stringsh.render.code.scoping import SCOPING, SKIP_FIELDS, STOP, Scoping
 
@@ -271,55 +272,11 @@ class _Reader:
             if ancestor is None:
                 return None
             if ancestor.type in self.scoping.imports:
-                return self._import(node, ancestor)
+                return import_site(self, node, ancestor)
             if ancestor.type == "variable_declarator" and self.language in ("javascript", "typescript", "tsx"):
-                module = _required(ancestor, self)
-                return None if module is None else _require_site(node, ancestor, module, self)
+                module = required(ancestor, self)
+                return None if module is None else require_site(node, ancestor, module, self)
         return None
-
-    def _import(self, node: Node, statement: Node) -> tuple[str, str, bool]:
-        parent = self.up(node)
-        assert parent is not None
-        name = self.text(node)
-        kind = statement.type
-        if kind == "import_from_statement":
-            module = self.text(statement.child_by_field_name("module_name"))
-            inside = self.up(parent) if parent.type == "dotted_name" else parent
-            if inside is not None and inside.type == "aliased_import":
-                alias = inside.child_by_field_name("alias")
-                return (module, self.text(inside.child_by_field_name("name")), False) if alias != node else (
-                    module, self.text(inside.child_by_field_name("name")), True)
-            in_module = statement.child_by_field_name("module_name")
-            if in_module is not None and in_module.start_byte <= node.start_byte < in_module.end_byte:
-                return module, "", False
-            return module, name, True
-        if kind == "import_statement" and self.language == "python":
-            dotted = parent if parent.type == "dotted_name" else None
-            inside = self.up(dotted) if dotted is not None else parent
-            if inside is not None and inside.type == "aliased_import":
-                module = self.text(inside.child_by_field_name("name"))
-                return module, "", inside.child_by_field_name("alias") == node
-            module = self.text(dotted) if dotted is not None else name
-            return module, "", dotted is None or dotted.named_children[0] == node
-        if kind == "import_statement":  # JavaScript, TypeScript
-            source = statement.child_by_field_name("source")
-            module = self.text(source)[1:-1] if source is not None else ""
-            if parent.type == "import_specifier":
-                alias = parent.child_by_field_name("alias")
-                taken = self.text(parent.child_by_field_name("name"))
-                return module, taken, alias is None or alias == node
-            if parent.type == "namespace_import":
-                return module, "", True
-            return module, "default", True
-        if kind == "import_spec":  # Go: `u "example.com/util"`
-            path = statement.child_by_field_name("path")
-            return (self.text(path)[1:-1] if path is not None else ""), "", True
-        path = statement.child_by_field_name("argument") or (statement.named_children or [statement])[0]
-        text = self.text(path)  # Rust `use a::b::c;`, Java `import a.b.C;`: the last name binds
-        last = parent.type not in ("scoped_identifier", "scoped_type_identifier") or (
-            parent.child_by_field_name("name") == node and (above := self.up(parent)) is not None
-            and above.type not in ("scoped_identifier", "scoped_type_identifier"))
-        return text, name if last else "", last
 
     # -- functions' bindings ------------------------------------------------------------------------------------
 
@@ -407,33 +364,3 @@ def _pattern(node: Node, kinds: frozenset[str], out: list[Node], scoping: Scopin
     for i, child in enumerate(node.children):
         if child.is_named and node.field_name_for_child(i) not in SKIP_FIELDS:
             _pattern(child, kinds, out, scoping)
-
-
-def _required(declarator: Node, reader: _Reader) -> str | None:
-    """The module of `… = require("m")` (a JavaScript declarator), else None."""
-    value = declarator.child_by_field_name("value")
-    if value is None or value.type != "call_expression":
-        return None
-    function = value.child_by_field_name("function")
-    arguments = value.child_by_field_name("arguments")
-    if function is None or reader.text(function) != "require" or arguments is None:
-        return None
-    first = arguments.named_children[0] if arguments.named_children else None
-    if first is None or first.type != "string":
-        return None
-    return reader.text(first)[1:-1]
-
-
-def _require_site(node: Node, declarator: Node, module: str, reader: _Reader) -> tuple[str, str, bool] | None:
-    """The import role of a name in `const x = require("m")` / `const {a, b: c} = require("m")`; None for a name in
-    the call itself (`require`)."""
-    name = declarator.child_by_field_name("name")
-    if name is None or not (name.start_byte <= node.start_byte < name.end_byte):
-        return None
-    if name == node:
-        return module, "", True
-    parent = reader.up(node)
-    if parent is not None and parent.type == "pair_pattern":
-        key = parent.child_by_field_name("key")
-        return module, reader.text(key), parent.child_by_field_name("value") == node
-    return module, reader.text(node), True
