@@ -13,6 +13,7 @@ from stringsh.errors import StringError
 from stringsh.escapes import shown_name
 from stringsh.hints import command_word
 from stringsh.protocol.response import Result
+from stringsh.workspace import mark_seen
 
 #: What a rename by syntax leaves alone, said under every reply.
 LEFT_ALONE = "Identifiers only: strings and comments that spell {old} (docs, __all__, getattr) are left as they are."
@@ -33,7 +34,7 @@ def rename(ctx: Context) -> Result:
     left = LEFT_ALONE.format(old=plan.old_name)
     if "--dry-run" in options:
         for planned in plan.files:  # shown to this topic: the rename it then asks for is held against these bytes
-            session.seen[planned.rel] = planned.sha256
+            mark_seen(session.seen, ws, planned.rel, planned.sha256)
         again = f"/rename {command_word(plan.label)} {command_word(new_name)}"
         return Result(f"Would rename {label} to {new_name}: {summary(plan)}; nothing was written",
                       f"{preview(ws, plan)}\n\n{left}\nApply it: {again}")

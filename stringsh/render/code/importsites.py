@@ -30,9 +30,7 @@ def import_site(reader: Reader, node: Node, statement: Node) -> tuple[str, str, 
         module = reader.text(statement.child_by_field_name("module_name"))
         inside = reader.up(parent) if parent.type == "dotted_name" else parent
         if inside is not None and inside.type == "aliased_import":
-            alias = inside.child_by_field_name("alias")
-            return (module, reader.text(inside.child_by_field_name("name")), False) if alias != node else (
-                module, reader.text(inside.child_by_field_name("name")), True)
+            return module, reader.text(inside.child_by_field_name("name")), inside.child_by_field_name("alias") == node
         in_module = statement.child_by_field_name("module_name")
         if in_module is not None and in_module.start_byte <= node.start_byte < in_module.end_byte:
             return module, "", False
