@@ -84,7 +84,7 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
                 flags=("--regex", "-i", "--glob", "-C", "--max", "--stats")),
     CommandSpec("symbols", "symbols", "symbols", syntax="/symbols QUERY [path…] [--refs] [--max N]",
                 summary="Find definitions (or, with --refs, identifiers) in source files by name",
-                section="Navigation", flags=("--refs", "--def", "--max")),
+                section="Navigation", flags=("--refs", "--max")),
     CommandSpec("glob", "glob", "glob", syntax="/glob PATTERN [path] [--stats]",
                 summary="Find files by path pattern (**/*.py), newest first", section="Navigation",
                 flags=("--stats",)),
