@@ -12,6 +12,9 @@ ERROR_CODES: dict[str, str] = {
     "NOT_FOUND": "The file, menu, action or record does not exist.",
     "BLOCK_NOT_FOUND": "No block with that id in the document.",
     "AMBIGUOUS_BLOCK": "Several headings share that id; the reply names each by its distinct id.",
+    "AMBIGUOUS_REFERENCE": "A rename met sites that syntax cannot tie to the definition or away from it; the reply "
+                           "lists them, and nothing was written.",
+    "NAME_TAKEN": "The new name is already defined where a renamed site would see it; nothing was written.",
     "INVALID_TARGET": "The command cannot act on that target (nothing open, not a directory, wrong topic).",
     "INVALID_PATH": "The path is malformed or escapes the workspace root.",
     "INVALID_PAYLOAD": "The request, its arguments or its body are malformed.",

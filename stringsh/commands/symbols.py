@@ -1,11 +1,14 @@
 """/symbols QUERY [path…] [--refs] [--max N]: definitions in source files by name, or (--refs) the identifiers
-spelled so; the walk, limits and masking are /grep's (documents/symbolsearch.py)."""
+spelled so, each with its role by scope and the symbol holding it; `--refs path#Symbol` the references attributable
+to one definition, `--def path:LINE:COL` a use's definitions. The walk, limits and masking are /grep's
+(documents/symbolsearch.py, documents/scopedrefs.py)."""
 
 from __future__ import annotations
 
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.commands.searchreply import folder, limit_note, number, parse_options, plural, summary
+from stringsh.commands.symbolrefs import BY_SYNTAX, ref_line
 from stringsh.documents.listing import in_open_folder
 from stringsh.documents.symbolsearch import SearchResult, search
 from stringsh.errors import StringError
@@ -21,12 +24,23 @@ SHORTCUTS = 20
 
 @handler("symbols")
 def symbols(ctx: Context) -> Result:
-    args, options = parse_options(ctx.args, "symbols", ("--refs",), ("--max",))
+    args, options = parse_options(ctx.args, "symbols", ("--refs", "--def"), ("--max",))
     if not args:
         raise StringError("INVALID_PAYLOAD", USAGE, "Example: /symbols Parser.parse src, or /symbols --refs parse")
     query, targets = args[0], args[1:] or ["."]
     paths = [in_open_folder(ctx, target) for target in targets]
     refs = "--refs" in options
+    if "--def" in options:
+        if refs or len(args) > 1:
+            raise StringError("INVALID_PAYLOAD", "--def takes one position, path:LINE:COL, and no other flag.",
+                              "Example: /symbols --def src/app.py:12:9")
+        from stringsh.commands.symbolrefs import definition_reply
+
+        return definition_reply(ctx, in_open_folder(ctx, query))
+    if refs and "#" in query:
+        from stringsh.commands.symbolrefs import attributed_reply
+
+        return attributed_reply(ctx, in_open_folder(ctx, query), paths)
     result = search(ctx.dispatcher.workspace, query, paths, refs=refs, limit=number(options, "--max", 1, 1_000_000),
                     topic=ctx.session.topic)
     where = result.path if result.one_file else folder(result.path if len(paths) == 1 else ".")
@@ -59,13 +73,12 @@ def definitions_reply(ctx: Context, query: str, where: str, result: SearchResult
 
 
 def refs_reply(query: str, where: str, result: SearchResult) -> Result:
-    """`path:line:column: text` per identifier; says it is a syntactic search."""
+    """`path:line:column: role in #Container: text` per identifier; says what a search by syntax cannot know."""
     found = f"{plural(len(result.refs), 'occurrence')} in {plural(result.files, 'file')}"
     message = f'References to "{query}" in {where}: ' + (found if result.refs else "none found")
-    lines = [f"{shown_name(ref.path)}:{ref.line}:{ref.column}: {ref.text}" for ref in result.refs]
+    lines = [ref_line(ref, query) for ref in result.refs]
     tail = [
-        f"Syntactic: identifiers spelled {query} in source files (definitions included), not a type-checked "
-        "reference search.",
+        BY_SYNTAX.format(name=query),
         summary(f"{found}; {plural(result.indexed, 'source file')} indexed", result.traversal),  # type: ignore[arg-type]
     ]
     note = limit_note(result.traversal, len(result.refs))  # type: ignore[arg-type]

@@ -19,19 +19,19 @@ import fnmatch
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
-from stringsh.render.code.budget import Budget
 from stringsh.render.code.index import SymbolIndex, build_symbols
-from stringsh.render.code.languages import grammar, language_of
+from stringsh.render.code.languages import language_of
+from stringsh.render.code.occurrences import occurrences
 from stringsh.workspace import decode
 
 if TYPE_CHECKING:
     from stringsh.render.code.index import Symbol
-    from stringsh.workspace import SearchFile, Traversal, Workspace
+    from stringsh.workspace import SearchFile, SearchWalk, Traversal, Workspace
 
 #: Files remembered by stat between searches (each entry is one file's symbol rows).
 REMEMBERED_FILES = 200_000
@@ -53,6 +53,9 @@ class Ref:
     line: int  # 1-based
     column: int  # 1-based
     text: str  # the line, masked
+    role: str = "use"  # render/code/occurrences.py ROLES
+    container: str = ""  # the id of the innermost symbol holding it, as shown; "" at top level
+    via: str = ""  # qualified and member access: what is before the name (`json`, `self`), as shown
 
 
 @dataclass
@@ -183,39 +186,19 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
     result = SearchResult(paths[0] if len(paths) == 1 else ".")
     masking = hash((shown.sources, shown.replacement))
     with walking:
-        seen: set[str] = set()  # a file two of the paths reach is searched once
-        several = len(paths) > 1
-        for path in paths:
-            searched = walking.files(path)
-            if len(paths) == 1:
-                result.path, result.one_file = searched.rel, searched.one_file
-            prefilter = Prefilter(ws, needle, path, topic)
-            for found in searched:
-                if language_of(found.rel) is None or (several and found.rel in seen):
-                    continue
-                if several:
-                    seen.add(found.rel)
-                key = _key(found, masking)
-                if prefilter.skips(found.rel, key):
-                    continue
-                loaded = _load(ws, found, key, needle)
-                if loaded is None:
-                    continue
-                text, index = loaded
-                result.indexed += 1
-                before = len(result.refs) + len(result.hits)
-                if refs:
-                    _refs(ws, found.rel, text, index.language, query, result, most)
-                else:
-                    result.hits += [Hit(found.rel, index.symbol(i)) for i, row in enumerate(index.rows)
-                                    if wanted(shown(row[0]), shown(row[1]))]  # type: ignore[misc]
-                if len(result.refs) + len(result.hits) > before:
-                    result.files += 1
-                if len(result.hits) + len(result.refs) >= most:
-                    result.truncated = True
-                    walking.stop("results")
-                    break
-            if result.truncated:
+        for rel, text, index in _sources(ws, walking, paths, needle, masking, topic, result):
+            result.indexed += 1
+            before = len(result.refs) + len(result.hits)
+            if refs:
+                _refs(ws, rel, text, index, query, result, most)
+            else:
+                result.hits += [Hit(rel, index.symbol(i)) for i, row in enumerate(index.rows)
+                                if wanted(shown(row[0]), shown(row[1]))]  # type: ignore[misc]
+            if len(result.refs) + len(result.hits) > before:
+                result.files += 1
+            if len(result.hits) + len(result.refs) >= most:
+                result.truncated = True
+                walking.stop("results")
                 break
         query_folded = query.lower()
         result.hits.sort(key=lambda hit: _rank(shown(hit.symbol.name), shown(hit.symbol.qualified), query,
@@ -224,6 +207,42 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
         del result.refs[most:]
         result.traversal = walking.traversal()
     return result
+
+
+def _sources(ws: Workspace, walking: SearchWalk, paths: list[str], needle: bytes | None, masking: int,
+             topic: str | None, result: SearchResult) -> Iterator[tuple[str, str, SymbolIndex]]:
+    """(path, text, symbol index) of each source file under `paths` whose words may hold `needle`, once each, in
+    walk order; `result` learns what the paths are (one file, or a folder)."""
+    seen: set[str] = set()  # a file two of the paths reach is searched once
+    several = len(paths) > 1
+    for path in paths:
+        searched = walking.files(path)
+        if not several:
+            result.path, result.one_file = searched.rel, searched.one_file
+        prefilter = Prefilter(ws, needle, path, topic)
+        for found in searched:
+            if language_of(found.rel) is None or (several and found.rel in seen):
+                continue
+            if several:
+                seen.add(found.rel)
+            key = _key(found, masking)
+            if prefilter.skips(found.rel, key):
+                continue
+            loaded = _load(ws, found, key, needle)
+            if loaded is not None:
+                yield found.rel, *loaded
+
+
+def sources(ws: Workspace, name: str, paths: list[str], *, command: str,
+            topic: str | None = None) -> tuple[list[tuple[str, str, SymbolIndex]], Traversal]:
+    """Every source file under `paths` that may hold the identifier `name` (its path, text and symbol index), on
+    the same walk, prefilter and memory as `search`: the candidates references.py reads by scope."""
+    walking = ws.search_walk(paths, command=command, topic=topic)
+    masking = hash((ws.redactor.sources, ws.redactor.replacement))
+    needle = needle_of(name, lambda text: ws.redactor.meets_mask(text, ignore_case=True))
+    with walking:
+        found = list(_sources(ws, walking, paths, needle, masking, topic, SearchResult(".")))
+        return found, walking.traversal()
 
 
 def _rank(name: str, qualified: str, query: str, folded: str) -> int:
@@ -281,32 +300,24 @@ def _key(found: SearchFile, masking: int) -> Key | None:
     return (found.rel, *key, masking) if key is not None else None
 
 
-def _refs(ws: Workspace, rel: str, text: str, language: str, name: str, result: SearchResult, most: int) -> None:
-    """Identifiers spelled `name` as shown (syntactic: every identifier node with that text, definitions included;
-    an identifier masking changes is its mask, never its own text). Within the parse's time budget (a file past it
-    has no identifiers, as it has no symbols)."""
+def _refs(ws: Workspace, rel: str, text: str, index: SymbolIndex, name: str, result: SearchResult,
+          most: int) -> None:
+    """Identifiers spelled `name` as shown, each with its role by scope and its containing symbol
+    (render/code/occurrences.py: syntactic, definitions included; an identifier masking changes is its mask, never
+    its own text). Within the parse's time budget (a file past it has no identifiers, as it has no symbols)."""
     shown = ws.redactor
     if shown(name) != name:
         return  # a name that is itself a secret: no identifier is shown so
-    loaded = grammar(language)
-    data = text.encode("utf-8", "surrogatepass")
-    budget = Budget(len(data))
-    tree = budget.parse(loaded.parser(), data)
-    nodes = budget.captures(loaded.identifiers, loaded.rule.identifiers, tree.root_node, "id") if tree else None
-    if nodes is None:
-        return
-    wanted = name.encode("utf-8", "surrogatepass")
     if shown.meets_mask(name):  # the mask's own text: each identifier compared as it is shown
-        rows = sorted({(n.start_point.row, n.start_point.column) for n in nodes
-                       if shown(data[n.start_byte : n.end_byte].decode("utf-8", "surrogatepass")) == name})
+        found = [o for o in occurrences(text, index.language, index.symbols) if shown(o.name) == name]
     else:  # an identifier shown as `name` is spelled so, and masking leaves it alone
-        rows = sorted({(n.start_point.row, n.start_point.column) for n in nodes
-                       if n.end_byte - n.start_byte == len(wanted) and data[n.start_byte : n.end_byte] == wanted})
-    if not rows:
+        found = occurrences(text, index.language, index.symbols, (name,))
+    if not found:
         return
-    lines, raw_lines = text.split("\n"), data.split(b"\n")
-    for row, column in rows:
+    lines = text.split("\n")
+    for occurrence in found:
         if len(result.refs) >= most:
             return
-        line = ws.redact_lines(lines[row].rstrip("\r"))
-        result.refs.append(Ref(rel, row + 1, len(raw_lines[row][:column].decode("utf-8", "replace")) + 1, line))
+        line = ws.redact_lines(lines[occurrence.line - 1].rstrip("\r"))
+        result.refs.append(Ref(rel, occurrence.line, occurrence.column, line, occurrence.role,
+                               shown(occurrence.container), shown(occurrence.via)))

@@ -53,6 +53,7 @@ REQUIRED: dict[str, tuple[tuple[str, ...], str, str]] = {
     "fs.symbols": (("query", "q"), "ERR_MISSING_QUERY", "missing query; use query: <text>."),
     "fs.readSymbol": (("symbol",), "ERR_MISSING_SYMBOL", "missing symbol; use symbol: <id> (fs.symbols lists them)."),
     "fs.editSymbol": (("body_b64",), "ERR_MISSING_BODY_B64", "body_b64 is required."),
+    "fs.renameSymbol": (("new_name",), "ERR_MISSING_NEW_NAME", "new_name is required."),
     "fs.copy": (("path_to",), "ERR_MISSING_PATH_TO", "path_to is required."),
     "fs.move": (("path_to",), "ERR_MISSING_PATH_TO", "path_to is required."),
     "fs.rename": (("path_to",), "ERR_MISSING_PATH_TO", "path_to is required."),

@@ -24,11 +24,11 @@ class ActionShape:
 
 
 #: Every action stringsh implements (the protocol's version 3 plus its newer fs.stat, fs.copy, fs.move and its alias
-#: fs.rename, and stringsh's symbol actions fs.symbols, fs.readSymbol, fs.editSymbol). Keys ending in `_b64` are
-#: base64 UTF-8 payloads: the parser decodes them strictly into `Command.payloads`. The original host's aliases
-#: are accepted (`line`/`from` for `start`, `count`/`len` for `lines`, `q` for `query`); `overwrite` (true|false)
-#: is stringsh's: upstream's copy and move replace a destination silently, here only when asked (the confirmer
-#: shows what is replaced).
+#: fs.rename, and stringsh's symbol actions fs.symbols, fs.readSymbol, fs.editSymbol, fs.renameSymbol). Keys ending
+#: in `_b64` are base64 UTF-8 payloads: the parser decodes them strictly into `Command.payloads`. The original host's
+#: aliases are accepted (`line`/`from` for `start`, `count`/`len` for `lines`, `q` for `query`); `overwrite`
+#: (true|false) is stringsh's: upstream's copy and move replace a destination silently, here only when asked (the
+#: confirmer shows what is replaced).
 ACTIONS: dict[str, ActionShape] = {
     "operator.getInterfaceSpec": ActionShape(needs_path=False),
     "fs.list": ActionShape(needs_path=True),
@@ -43,6 +43,7 @@ ACTIONS: dict[str, ActionShape] = {
     "fs.applyEdits": ActionShape(needs_path=True, keys=frozenset({"edits_b64"}), mutates=True),
     "fs.editSymbol": ActionShape(needs_path=True, keys=frozenset({"symbol", "body_b64", "position", "force"}),
                                  mutates=True),
+    "fs.renameSymbol": ActionShape(needs_path=True, keys=frozenset({"symbol", "new_name", "dry_run"}), mutates=True),
     "fs.delete": ActionShape(needs_path=True, mutates=True),
     "fs.copy": ActionShape(needs_path=True, keys=frozenset({"path_to", "overwrite"}), mutates=True),
     "fs.move": ActionShape(needs_path=True, keys=frozenset({"path_to", "overwrite"}), mutates=True),

@@ -91,9 +91,9 @@ Summary: Search found N matches""",
 Result: details_b64 contains JSON {"path","size","isFile","isDir","mtimeMs"}
 Summary: Stat""",
     "fs.symbols": """Requires: path (folder or file)
-Params: query (required: a name, part of one, or a glob), refs (true: identifiers spelled query, a syntactic search)
+Params: query (required: a name, part of one, or a glob), refs (true: identifiers spelled query, each with its role by scope; or query: <file>#<id> for the references attributable to that definition)
 Aliases: q
-Result: details_b64 contains "# symbols in <path>", "# query: <query>", "# matches: N", a blank line, then "<path>:L<a>-L<b> <kind> #<id>" per definition (with refs: "<path>:<line>:<column>: <text>")
+Result: details_b64 contains "# symbols in <path>", "# query: <query>", "# matches: N", a blank line, then "<path>:L<a>-L<b> <kind> #<id>" per definition (with refs: "<path>:<line>:<column>: <role> in #<container>: <text>", role one of definition, local, parameter, import, qualified, member, use; by syntax, not types)
 Source files: Python, JavaScript, TypeScript, Go, Rust, Java, C, C++, Ruby, Bash
 Summary: Found N symbols (Found N references (syntactic))""",
     "fs.readSymbol": """Requires: path (source file), symbol (an id as fs.symbols lists it, e.g. Parser.parse)
@@ -126,6 +126,12 @@ Payload: body_b64 (base64 UTF-8: the whole new definition)
 Optional: position: replace (default), before or after (add a new definition beside the symbol); force: true
 Behavior: replaces exactly the symbol's bytes (or inserts at its indentation); refused unless the body parses as one definition of the same kind and name and adds no syntax error (force: true overrides); line endings, encoding and every other byte kept
 Summary: Edited symbol (Inserted symbol)""",
+    "fs.renameSymbol": """Requires: path (source file), symbol, new_name
+Requires confirmation
+Optional: dry_run: true (only the diff, nothing written)
+Behavior: renames the definition and every reference syntax attributes to it, across files, as one change set (one /undo); refused with AMBIGUOUS_REFERENCE listing the sites it cannot attribute, NAME_TAKEN when new_name is already defined where a site would see it; strings and comments are left alone
+Result: details_b64 contains the unified diff of every file
+Summary: Renamed symbol (N sites in M files), or Would rename symbol (…)""",
     "fs.delete": """Requires: path
 Requires confirmation
 Behavior: deletes the file, link or folder (with everything in it); /undo brings it back

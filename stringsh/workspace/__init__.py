@@ -91,6 +91,7 @@ if TYPE_CHECKING:
         splice,
         split_lines,
     )
+    from stringsh.workspace.textio import encode as encode_text
     from stringsh.workspace.trust import digest as trust_digest
     from stringsh.workspace.trust import record as trust_record
     from stringsh.workspace.trust import recorded as trust_recorded
@@ -145,6 +146,7 @@ _WHERE = {
     "Client": "clients",
     "count_lines": "textio",
     "decode": "textio",
+    "encode_text": "textio:encode",
     "DirEntry": "ops.listdir",
     "FileChange": "models",
     "FileInfo": "ops.stat",
@@ -280,6 +282,7 @@ __all__ = [
     "clean_text",
     "count_lines",
     "decode",
+    "encode_text",
     "exact_replace",
     "find_all",
     "human_size",

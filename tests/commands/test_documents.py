@@ -15,7 +15,7 @@ from stringsh.errors import StringError
 from stringsh.render.watch import Watcher
 
 #: Modules of `stringsh.commands` that hold no handler and that any command may import.
-NEUTRAL = {"registry", "context", "table", "shellreply", "searchreply", "targets", "fsargs"}
+NEUTRAL = {"registry", "context", "table", "shellreply", "searchreply", "targets", "fsargs", "symbolrefs"}
 #: Imports between command modules still waiting for their own fix: /exec borrows /bash's helpers until the shell is
 #: reached through the engine. Delete the entry with that change; the test says when.
 PENDING: dict[str, list[str]] = {}

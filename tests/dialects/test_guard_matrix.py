@@ -44,19 +44,22 @@ POLICY = ('[operator]\nconfirm = "allow"\n\n[[roots]]\nid = "main"\npath = "."\n
 #: What kind of write each tool makes; the kind decides which guards apply (NOT_APPLICABLE).
 KIND = {
     "string": {"write": "stateful", "edit": "stateful", "replace": "stateful", "patch": "patch",
-               "append": "append", "mv": "tree", "cp": "tree", "rm": "tree", "mkdir": "tree"},
-    "tools": {"write": "stateless", "edit": "stateless", "apply_patch": "stateless", "edit_symbol": "stateless"},
+               "append": "append", "mv": "tree", "cp": "tree", "rm": "tree", "mkdir": "tree", "rename": "rename"},
+    "tools": {"write": "stateless", "edit": "stateless", "apply_patch": "stateless", "edit_symbol": "stateless",
+              "rename": "rename_stateless"},
     "operator": {"fs.write": "stateless", "fs.applyEdits": "stateless", "fs.patch": "stateless",
                  "fs.editSymbol": "stateless", "fs.delete": "tree", "fs.move": "tree", "fs.rename": "tree",
-                 "fs.copy": "tree"},
+                 "fs.copy": "tree", "fs.renameSymbol": "rename_stateless"},
     "mcp": {"write_file": "stateless", "edit_file": "stateless", "edit_block": "stateful", "replace": "stateful",
             "patch": "patch", "apply_patch": "patch", "replace_symbol": "stateful",
-            "insert_symbol": "stateful", "create_directory": "tree", "move_file": "tree"},
+            "insert_symbol": "stateful", "create_directory": "tree", "move_file": "tree", "rename_symbol": "rename"},
 }
 STATELESS = ("each call reads the file and writes it in one request (held from that read to the write under the "
              "engine's lock: PartText, WholeFile or the exact old text it carries); the dialect remembers no "
              "earlier read of its client to hold a part against")
 NO_TEXT = "moves, copies, deletes and makes folders: it writes no text of its own"
+NO_MASK = ("a rename writes only NEW, checked as an identifier of the language (a mask is none), in place of "
+           "identifiers: every other byte, a secret's included, is written back as it is")
 #: (kind, guard) -> why the guard does not apply to that kind of tool.
 NOT_APPLICABLE = {
     ("stateless", "part"): STATELESS,
@@ -68,6 +71,9 @@ NOT_APPLICABLE = {
     ("tree", "mask"): NO_TEXT,
     ("tree", "latin1"): NO_TEXT,
     ("tree", "part"): NO_TEXT + ", and holds no part of one",
+    ("rename", "mask"): NO_MASK,
+    ("rename_stateless", "mask"): NO_MASK,
+    ("rename_stateless", "part"): STATELESS,
 }
 #: Tools that change no file, by dialect (OPERATOR_CMD's and MCP's own tables say so: `mutates`, readOnlyHint).
 READ_ONLY = {
@@ -158,6 +164,11 @@ class Case(NamedTuple):
     touched: str | None  # the file another client changes between the reads and the write
 
 
+def renamed(guard: str) -> str:
+    """The name f is renamed to: in the Latin-1 file, one Latin-1 cannot hold."""
+    return "f\u03a9" if guard == "latin1" else "g"
+
+
 class Texts(NamedTuple):
     """A guard's targets and bodies, shared by every dialect's cases."""
 
@@ -223,6 +234,7 @@ def string_cases(tool: str, t: Texts) -> list[Case]:
                     case(t, "block", f"/replace {t.doc}#intro\n{t.new}\n", t.doc)],
         "patch": [case(t, "unified", f"/patch\n{t.unified()}"), case(t, "codex", f"/patch\n{t.codex()}")],
         "append": [case(t, "append", f"/append {t.notes}\n{t.new}\n")],
+        "rename": [case(t, "rename", f"/rename {t.code}#f {renamed(t.guard)}", t.code)],
     }
     if tool in forms:
         return forms[tool]
@@ -248,6 +260,8 @@ def tools_cases(tool: str, t: Texts) -> list[Case]:
                                                                           "new_body": t.symbol}}),
                         case(t, "insert", {"tool": "edit_symbol", "args": {
                             "file_path": t.code, "symbol": "f", "new_body": t.inserted, "position": "after"}})],
+        "rename": [case(t, "rename", {"tool": "rename", "args": {"file_path": t.code, "symbol": "f",
+                                                                 "new_name": renamed(t.guard)}})],
     }
     return forms.get(tool, [])
 
@@ -267,6 +281,8 @@ def operator_cases(tool: str, t: Texts) -> list[Case]:
                                                    "body_b64: " + b64(t.symbol))),
                           case(t, "insert", action("fs.editSymbol", t.code, "symbol: f", "position: after",
                                                    "body_b64: " + b64(t.inserted)))],
+        "fs.renameSymbol": [case(t, "rename", action("fs.renameSymbol", t.code, "symbol: f",
+                                                     f"new_name: {renamed(t.guard)}"))],
     }
     if tool in forms:
         return forms[tool]
@@ -291,6 +307,8 @@ def mcp_cases(tool: str, t: Texts) -> list[Case]:
                                 t.code)],
         "insert_symbol": [case(t, "insert", ("insert_symbol", {"target": t.code + "#f", "body": t.inserted,
                                                                "position": "after"}), t.code)],
+        "rename_symbol": [case(t, "rename", ("rename_symbol", {"target": t.code + "#f", "newName": renamed(t.guard)}),
+                               t.code)],
     }
     if tool in forms:
         return forms[tool]

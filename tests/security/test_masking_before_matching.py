@@ -37,8 +37,9 @@ def test_a_symbol_named_after_a_token_is_not_found_by_its_letters(planted: Path)
     assert whole == ('re: /symbols ***REDACTED***\nSymbols "***REDACTED***" in ./: none found\n---\n'
                      "0 definitions in 0 files; 0 source files indexed; scanned 4 files (4 entries)")
     assert refs == ('re: /symbols --refs ***REDACTED***\nReferences to "***REDACTED***" in ./: none found\n---\n'
-                    "Syntactic: identifiers spelled ***REDACTED*** in source files (definitions included), not a "
-                    "type-checked reference search.\n"
+                    "By syntax, not types: roles come from the parse (definitions, imports, parameters and locals by "
+                    "function scope, `x.name` access); what a value holds is not known, so `obj.***REDACTED***` is a "
+                    "member of whatever obj is, and names a star import or a re-export brings in are not followed.\n"
                     "0 occurrences in 0 files; 0 source files indexed; scanned 4 files (4 entries)")
 
 
@@ -49,9 +50,11 @@ def test_the_mask_is_searched_as_shown(planted: Path) -> None:
                            "Open one: /open @s1 (or /open mod.py#***REDACTED***)\n"
                            "1 definition in 1 file; 1 source file indexed; scanned 4 files (4 entries)")
     assert refs == ('re: /symbols --refs ***REDACTED***\nReferences to "***REDACTED***" in ./: 2 occurrences in 1 '
-                    "file\n---\nmod.py:1:5: def ***REDACTED***(): pass\nmod.py:5:12:     return ***REDACTED***()\n\n"
-                    "Syntactic: identifiers spelled ***REDACTED*** in source files (definitions included), not a "
-                    "type-checked reference search.\n"
+                    "file\n---\nmod.py:1:5: definition at top level: def ***REDACTED***(): pass\n"
+                    "mod.py:5:12: use in #helper: return ***REDACTED***()\n\n"
+                    "By syntax, not types: roles come from the parse (definitions, imports, parameters and locals by "
+                    "function scope, `x.name` access); what a value holds is not known, so `obj.***REDACTED***` is a "
+                    "member of whatever obj is, and names a star import or a re-export brings in are not followed.\n"
                     "2 occurrences in 1 file; 1 source file indexed; scanned 4 files (4 entries)")
 
 

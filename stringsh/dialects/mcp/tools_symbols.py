@@ -10,6 +10,8 @@ journal and audit records are `/symbols`', `/open`'s and `/edit`'s exactly:
 | `replace_symbol(target, body, force?)` | `/edit [--force] -- path#Symbol` + body |
 | `insert_symbol(target, body, position)` | `/edit --after|--before [--force] -- path#Symbol` + body |
 | `find_references(name, path?, maxResults?)` | `/symbols --refs [--max N] -- NAME [path]` |
+| `find_definition(position)` | `/symbols --def -- path:LINE:COL` |
+| `rename_symbol(target, newName, dryRun?)` | `/rename [--dry-run] -- path#Symbol NEW` |
 """
 
 from __future__ import annotations
@@ -135,16 +137,51 @@ def register(server: MCPServer, calls: Calls) -> None:
         return await execute(ctx, text)
 
     @server.tool(annotations=READ)
-    async def find_references(name: Annotated[str, Field(description="An identifier, spelled exactly")],
+    async def find_references(name: Annotated[str, Field(description="An identifier, spelled exactly; or "
+                                                                     "`path#Symbol` for the references attributable "
+                                                                     "to that definition")],
                               ctx: Context,
                               path: Annotated[str | None, Field(description="A folder or file (default: the "
                                                                             "workspace)")] = None,
                               maxResults: MaxResults = None) -> CallToolResult:
-        """Identifiers spelled `name` in source files (/symbols --refs): `path:line:column: text`. Syntactic (every
-        identifier with that text, definitions included), not a type-checked reference search."""
+        """Identifiers spelled `name` in source files (/symbols --refs): `path:line:column: role in #Container:
+        text`, the role by scope (definition, local, parameter, import, qualified, member, use). By syntax, not
+        types. `path#Symbol`: only the references attributable to that definition, then the ambiguous ones."""
 
         def text(call: Call) -> str:
             args = [flag("--refs")] + ([flag("--max"), ("maxResults", str(maxResults))] if maxResults else [])
-            return search_request(call, args, name, path, "find_references")
+            query = symbol_target(call, name) if "#" in name else name
+            return search_request(call, args, query, path, "find_references")
+
+        return await execute(ctx, text)
+
+    @server.tool(annotations=READ)
+    async def find_definition(position: Annotated[str, Field(description="`path:LINE:COLUMN` of a name, as "
+                                                                         "find_references lists it")],
+                              ctx: Context) -> CallToolResult:
+        """The definitions of the name at a position (/symbols --def): a local binding or parameter first, then the
+        file's own definition, then the import followed to its file, else every definition of the name."""
+
+        def text(call: Call) -> str:
+            path, line, column = [*position.rsplit(":", 2), "", ""][:3]
+            checked = f"{in_roots(call, path)}:{line}:{column}" if line.isdigit() and column.isdigit() else position
+            return build("/symbols", [flag("--def"), flag("--"), ("position", checked)])
+
+        return await execute(ctx, text)
+
+    @server.tool(annotations=CHANGE)
+    async def rename_symbol(target: Target,
+                            newName: Annotated[str, Field(description="The new name (an identifier of the "
+                                                                      "file's language)")],
+                            ctx: Context,
+                            dryRun: Annotated[bool, Field(description="Only show the diff of every file")] = False,
+                            ) -> CallToolResult:
+        """Rename a definition and every reference syntax attributes to it, across files, as one change set
+        (/rename path#Symbol NEW): one undo takes it all back; refused (AMBIGUOUS_REFERENCE) with the sites it
+        cannot attribute listed, NAME_TAKEN when the name is taken where a site would see it."""
+
+        def text(call: Call) -> str:
+            args = [flag("--dry-run")] if dryRun else []
+            return build("/rename", [*args, flag("--"), ("target", symbol_target(call, target)), ("newName", newName)])
 
         return await execute(ctx, text)

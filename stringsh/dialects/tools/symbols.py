@@ -12,6 +12,7 @@ from stringsh.dialects.tools.schema import Field
 from stringsh.errors import StringError
 
 if TYPE_CHECKING:
+    from stringsh.documents.symbolsearch import Ref
     from stringsh.render.code.index import SymbolIndex
     from stringsh.workspace import TextFile, Workspace
 
@@ -21,8 +22,9 @@ READ_FIELDS = (Field("file_path", "string", required=True), Field("symbol", "str
 EDIT_FIELDS = (Field("file_path", "string", required=True), Field("symbol", "string", required=True),
                Field("new_body", "string", required=True),
                Field("position", "string", choices=("replace", "before", "after")), Field("force", "boolean"))
-SYMBOLS_ABOUT = ("definitions whose name matches (or, with refs, identifiers spelled so: syntactic) in source files: "
-                 "path, id, kind, lines")
+SYMBOLS_ABOUT = ("definitions whose name matches (or, with refs, identifiers spelled so, each with its role by scope "
+                 "and containing symbol; refs of `file#id`: the references attributable to that definition) in source "
+                 "files: path, id, kind, lines")
 READ_ABOUT = "one definition of a source file (path and id as symbols lists them), with decorators and comments"
 EDIT_ABOUT = ("replace a definition's bytes, or add one before or after it; refused unless it parses as the same "
               "definition (force overrides)")
@@ -40,18 +42,43 @@ def symbols(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
     from stringsh.documents.symbolsearch import search
 
     refs = bool(args.get("refs", False))
+    if refs and "#" in args["query"]:
+        return _attributed(ws, args, topic)
     found = search(ws, args["query"], [engine_path(args.get("path", "."), "path")], refs=refs,
                    limit=args.get("max_results"), topic=topic)
     result: dict[str, Any]
     if refs:
-        result = {"references": [{"file_path": r.path, "line_number": r.line, "column": r.column, "line": r.text}
-                                 for r in found.refs]}
+        result = {"references": [_reference(r) for r in found.refs]}
     else:
         result = {"symbols": [{"file_path": h.path, "id": h.symbol.id, "name": h.symbol.name, "kind": h.symbol.kind,
                                "start_line": h.symbol.start + 1, "end_line": h.symbol.end} for h in found.hits]}
     if found.truncated:
         result["truncated"] = True
     return result
+
+
+def _reference(ref: Ref) -> dict[str, Any]:
+    """A reference as JSON: where, its role by scope, the symbol holding it and, for `x.name`, the `x`."""
+    found = {"file_path": ref.path, "line_number": ref.line, "column": ref.column, "line": ref.text, "role": ref.role,
+             "container": ref.container}
+    if ref.via:
+        found["via"] = ref.via
+    return found
+
+
+def _attributed(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
+    """refs of `file#id`: the definition's references, and the sites syntax cannot attribute (with why)."""
+    from stringsh.commands.symbolrefs import site_lines, site_ref
+    from stringsh.documents.scopedrefs import attributed
+
+    target = engine_path(args["query"], "query")
+    attribution, _traversal, texts = attributed(ws, target, [engine_path(args.get("path", "."), "path")],
+                                                command=f"symbols --refs {target}", topic=topic)
+    lines = site_lines(attribution, texts)
+    return {"definition": {"file_path": attribution.rel, "id": attribution.symbol.id},
+            "references": [_reference(site_ref(ws, site, lines)) for site in attribution.sites],
+            "ambiguous": [{**_reference(site_ref(ws, site, lines)), "why": site.why}
+                          for site in attribution.ambiguous]}
 
 
 def _source(ws: Workspace, given: str, topic: str) -> tuple[TextFile, SymbolIndex]:

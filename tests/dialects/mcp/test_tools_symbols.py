@@ -52,7 +52,7 @@ def test_the_symbol_tools_run_their_string_commands(client: Client, root: Path) 
         "def main", "def helper():\r\n    return 1\r\n\r\n\r\ndef main").encode()
     assert client.text("find_references", {"name": "parse", "path": "app.py"}).startswith(
         're: /symbols --refs -- parse app.py\nReferences to "parse" in app.py: 1 occurrence in 1 file\n---\n'
-        "app.py:2:9:     def parse(self, text):\n")
+        "app.py:2:9: definition in #Parser: def parse(self, text):\n")
     assert client.text("find_symbol", {"query": "help"}).startswith(
         're: /symbols -- help\nSymbols "help" in ./: 1 definition in 1 file\n---\n@s1 app.py:L6-L7  function  #helper')
 
@@ -71,3 +71,38 @@ def test_refusals_write_nothing(client: Client, root: Path) -> None:
         "re: /open -- app.py#nope\nERROR(BLOCK_NOT_FOUND): Block not found: #nope in app.py\n"
         "Available blocks: Parser, Parser.parse, main")
     assert (root / "app.py").read_bytes() == APP.encode()
+
+
+def test_rename_symbol_and_find_definition_run_rename_and_symbols_def(client: Client, root: Path) -> None:
+    from tests.commands.refs_projects import PYTHON, snapshot, write
+
+    write(root / "proj", PYTHON)
+    before = snapshot(root / "proj")
+    tools = {tool.name: tool for tool in client.portal.call(client.session.list_tools).tools}
+    assert {name: tools[name].annotations.read_only_hint for name in (  # type: ignore[union-attr]
+        "find_definition", "rename_symbol")} == {"find_definition": True, "rename_symbol": False}
+    assert client.text("find_definition", {"position": "proj/shop/cart.py:10:16"}) == (
+        "re: /symbols --def -- proj/shop/cart.py:10:16\nDefinition of \"total\" at proj/shop/cart.py:10:16: 1 "
+        "definition, imported from .pricing\n---\nproj/shop/pricing.py:1:5: function #total\n\n"
+        "Open it: /open proj/shop/pricing.py#total")
+    assert client.text("find_references", {"name": "proj/shop/pricing.py#total"}).startswith(
+        "re: /symbols --refs -- proj/shop/pricing.py#total\nReferences to proj/shop/pricing.py#total in ./: 6 sites in "
+        "3 files\n---\nproj/shop/pricing.py:1:5: definition at top level: def total(items):\n")
+    assert client.text("rename_symbol", {"target": "proj/shop/pricing.py#total", "newName": "grand_total",
+                                         "dryRun": True}).startswith(
+        "re: /rename --dry-run -- proj/shop/pricing.py#total grand_total\nWould rename proj/shop/pricing.py#total to "
+        "grand_total: 6 sites in 3 files (proj/shop/pricing.py 2, proj/cli.py 1, proj/shop/cart.py 3); nothing was "
+        "written\n---\n[proj/shop/pricing.py]\n")
+    assert client.error("rename_symbol", {"target": "proj/shop/pricing.py#total", "newName": "grand total"}) == (
+        "re: /rename -- proj/shop/pricing.py#total 'grand total'\nERROR(INVALID_PAYLOAD): Not a python identifier: "
+        "'grand total'; nothing was written.\n"
+        "Give NEW as a plain name of the language (letters, digits and _, not a keyword).")
+    assert snapshot(root / "proj") == before
+    assert client.text("rename_symbol", {"target": "proj/shop/pricing.py#total", "newName": "grand_total"}) == (
+        "re: /rename -- proj/shop/pricing.py#total grand_total\nRenamed proj/shop/pricing.py#total to grand_total: "
+        "6 sites in 3 files (proj/shop/pricing.py 2, proj/cli.py 1, proj/shop/cart.py 3)\n---\n"
+        "Identifiers only: strings and comments that spell total (docs, __all__, getattr) are left as they are.\n"
+        "Use /undo to take the whole rename back.")
+    assert (root / "proj" / "shop" / "cart.py").read_text().startswith("from .pricing import grand_total\n")
+    assert client.text("undo").startswith("re: /undo\nUndo: reverted proj/shop/pricing.py (6 lines); ")
+    assert snapshot(root / "proj") == before

@@ -21,8 +21,9 @@ def test_symbol_actions_find_read_edit_and_refuse(ws: Path) -> None:
         "# symbols in .\n# query: parse\n# matches: 2\n\napp.py:L2-L3 method #Parser.parse\napp.py:L1-L3 class #Parser")
     assert run(workspace, "fs.symbols", path="app.py", query="text", refs="true") == Result(
         "c1", True, "Found 2 references (syntactic)",
-        "# symbols in app.py\n# query: text\n# matches: 2\n\napp.py:2:21:     def parse(self, text):\n"
-        "app.py:3:16:         return text.split()")
+        "# symbols in app.py\n# query: text\n# matches: 2\n\n"
+        "app.py:2:21: parameter in #Parser.parse: def parse(self, text):\n"
+        "app.py:3:16: parameter in #Parser.parse: return text.split()")
     assert run(workspace, "fs.readSymbol", path="app.py", symbol="Parser.parse") == Result(
         "c1", True, "Read symbol (2-3)",
         "# app.py#Parser.parse\n# method, lines 2-3\n\n     2:     def parse(self, text):\n"
@@ -73,3 +74,53 @@ def test_edit_symbol_is_held_against_the_symbol_not_the_file(ws: Path) -> None:
         False, "CONFLICT: Refusing to edit box.py#Box.b: the block changed since this topic read it; nothing was "
                "written.")
     assert (ws / "box.py").read_text().endswith("    def b(self):\n        return 'theirs'\n")
+
+
+class CartChangedMeanwhile(Recorder):
+    """A confirmer during whose question another client adds a line to shop/cart.py."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self.other = Workspace(root)
+
+    def __call__(self, request: ConfirmRequest) -> str | None:
+        self.other.append_text("shop/cart.py", "EMPTY = Cart()\n", topic="other")
+        return super().__call__(request)
+
+
+def test_rename_symbol_is_confirmed_with_every_files_diff_and_is_one_change(ws: Path) -> None:
+    from tests.commands.refs_projects import PYTHON, write
+
+    write(ws, PYTHON)
+    workspace = Workspace(ws)
+    before = snapshot(ws)
+    preview = run(workspace, "fs.renameSymbol", path="shop/pricing.py", symbol="total", new_name="grand_total",
+                  dry_run="true")
+    assert preview.ok and preview.summary == (
+        "Would rename symbol (6 sites in 3 files (shop/pricing.py 2, cli.py 1, shop/cart.py 3))")
+    assert preview.details.startswith("--- a/shop/pricing.py\n+++ b/shop/pricing.py\n@@ -1,6 +1,6 @@\n"
+                                      "-def total(items):\n+def grand_total(items):\n")
+    assert "+from .pricing import grand_total\n" in preview.details
+    assert snapshot(ws) == before
+    refused = run(workspace, "fs.renameSymbol", path="shop/cart.py", symbol="Cart.total", new_name="amount")
+    assert refused == Result("c1", False, "AMBIGUOUS_REFERENCE: Refusing to rename shop/cart.py#Cart.total: 1 site "
+                                          "may or may not refer to it, and syntax cannot tell; nothing was written.")
+    assert run(workspace, "fs.renameSymbol", Recorder("no"), path="shop/pricing.py", symbol="total",
+               new_name="grand_total").ok is False
+    assert run(workspace, "fs.renameSymbol", path="shop/pricing.py", symbol="total", new_name="1x").summary == (
+        "INVALID_PAYLOAD: Not a python identifier: '1x'; nothing was written.")
+    assert snapshot(ws) == before
+    meanwhile = CartChangedMeanwhile(ws)
+    assert run(workspace, "fs.renameSymbol", meanwhile, path="shop/pricing.py", symbol="total",
+               new_name="grand_total").summary == (
+        "CONFLICT: shop/cart.py changed since it was read; nothing was written.")
+    assert meanwhile.requests[0].summary == "rename shop/pricing.py#total to grand_total"
+    assert snapshot(ws) == {**before, "shop/cart.py": before["shop/cart.py"] + b"EMPTY = Cart()\n"}
+    confirm = Recorder()
+    done = run(workspace, "fs.renameSymbol", confirm, path="shop/pricing.py", symbol="total", new_name="grand_total")
+    assert done.summary == "Renamed symbol (6 sites in 3 files (shop/pricing.py 2, cli.py 1, shop/cart.py 3))"
+    assert ("-    return total(items) * (1 + rate)\n+    return grand_total(items) * (1 + rate)"
+            in confirm.requests[0].diff)
+    assert (ws / "shop" / "cart.py").read_text().startswith("from .pricing import grand_total\n")
+    assert [f.rel for f in workspace.undo("main").files] == ["shop/pricing.py", "cli.py", "shop/cart.py"]
+    assert snapshot(ws) == {**before, "shop/cart.py": before["shop/cart.py"] + b"EMPTY = Cart()\n"}

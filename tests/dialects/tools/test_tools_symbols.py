@@ -44,8 +44,52 @@ def test_symbol_tools_find_read_edit_insert_and_refuse(ws: Path) -> None:
         "hint": "To add a definition use --after or --before; to write it anyway: /edit --force app.py#main. "
                 "Nothing was written."}
     assert replies[5] == {"id": 6, "ok": True, "result": {"references": [
-        {"file_path": "app.py", "line_number": 2, "column": 21, "line": "    def parse(self, text):"},
-        {"file_path": "app.py", "line_number": 3, "column": 17, "line": "        return [text]"}]}}
+        {"file_path": "app.py", "line_number": 2, "column": 21, "line": "    def parse(self, text):",
+         "role": "parameter", "container": "Parser.parse"},
+        {"file_path": "app.py", "line_number": 3, "column": 17, "line": "        return [text]",
+         "role": "parameter", "container": "Parser.parse"}]}}
     assert replies[6]["ok"] is False and replies[6]["code"] == "SECRET_DENIED"
     assert (ws / "app.py").read_bytes() == APP.replace("text.split()", "[text]").encode() + (
         b"\r\n\r\ndef extra():\r\n    return 1\r\n")
+
+
+def test_rename_previews_writes_as_one_change_and_lists_ambiguous_sites(ws: Path) -> None:
+    from tests.commands.refs_projects import PYTHON, snapshot, write
+
+    write(ws, PYTHON)
+    before = snapshot(ws)
+    rename = {"file_path": "shop/pricing.py", "symbol": "total", "new_name": "grand_total"}
+    files = [{"file_path": "shop/pricing.py", "sites": 2}, {"file_path": "cli.py", "sites": 1},
+             {"file_path": "shop/cart.py", "sites": 3}]
+    replies = tools(
+        ws,
+        {"id": 1, "tool": "symbols", "args": {"query": "shop/cart.py#Cart.total", "refs": True}},
+        {"id": 2, "tool": "rename", "args": {**rename, "dry_run": True}},
+        {"id": 3, "tool": "rename", "args": {"file_path": "shop/cart.py", "symbol": "Cart.total", "new_name": "x"}},
+        {"id": 4, "tool": "rename", "args": {**rename, "new_name": "with_tax"}},
+        {"id": 5, "tool": "rename", "args": rename},
+    )
+    assert replies[0] == {"id": 1, "ok": True, "result": {
+        "definition": {"file_path": "shop/cart.py", "id": "Cart.total"},
+        "references": [
+            {"file_path": "shop/cart.py", "line_number": 9, "column": 9, "line": "    def total(self):",
+             "role": "definition", "container": "Cart"},
+            {"file_path": "shop/cart.py", "line_number": 13, "column": 22, "line": "        total = self.total()",
+             "role": "member", "container": "Cart.summary", "via": "self"}],
+        "ambiguous": [
+            {"file_path": "cli.py", "line_number": 10, "column": 60,
+             "line": "    print(json.dumps(shop.pricing.total(cart.items)), cart.total())", "role": "member",
+             "container": "main", "via": "cart", "why": "a member of cart, whose type syntax does not tell"}]}}
+    assert replies[1]["ok"] and replies[1]["result"]["files"] == files and replies[1]["result"]["dry_run"] is True
+    assert replies[1]["result"]["diff"].startswith(
+        "[shop/pricing.py]\n1   - def total(items):\n  1 + def grand_total(items):\n")
+    assert {key: replies[2][key] for key in ("ok", "code")} == {"ok": False, "code": "AMBIGUOUS_REFERENCE"}
+    assert replies[2]["hint"].startswith("cli.py:10:60: a member of cart, whose type syntax does not tell: ")
+    assert {key: replies[3][key] for key in ("ok", "code")} == {"ok": False, "code": "NAME_TAKEN"}
+    assert replies[4] == {"id": 5, "ok": True, "result": {"success": True, "sites": 6, "files": files,
+                                                          "change_id": replies[4]["result"]["change_id"]}}
+    after = snapshot(ws)
+    assert after["shop/cart.py"].startswith(b"from .pricing import grand_total\n")
+    assert after["cli.py"].endswith(b"shop.pricing.grand_total(cart.items)), cart.total())\n")
+    assert tools(ws, {"id": 6, "tool": "undo", "args": {}})[0]["ok"] is True  # one undo takes every file back
+    assert snapshot(ws) == before

@@ -39,7 +39,7 @@ def _writers() -> dict[str, Writer]:
     from stringsh.dialects.operator.actions import edits, symbols, tree, writing
 
     return {"fs.write": writing.fs_write, "fs.patch": writing.fs_patch, "fs.applyEdits": edits.fs_apply_edits,
-            "fs.editSymbol": symbols.fs_edit_symbol,
+            "fs.editSymbol": symbols.fs_edit_symbol, "fs.renameSymbol": symbols.fs_rename_symbol,
             "fs.delete": tree.fs_delete, "fs.copy": tree.fs_copy, "fs.move": tree.fs_move,
             "fs.rename": tree.fs_move}
 
@@ -48,7 +48,7 @@ def _writers() -> dict[str, Writer]:
 #: confirmer is asked, so no one is asked to approve what the policy refuses anyway.
 PERMISSIONS: dict[str, tuple[str, ...]] = {
     "fs.write": ("write",), "fs.patch": ("write", "patch"), "fs.applyEdits": ("write", "edit"),
-    "fs.editSymbol": ("write", "edit"),
+    "fs.editSymbol": ("write", "edit"), "fs.renameSymbol": ("write", "edit"),
     "fs.delete": ("delete",), "fs.copy": ("write",), "fs.move": ("move",), "fs.rename": ("move",),
 }
 

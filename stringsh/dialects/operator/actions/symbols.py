@@ -1,11 +1,13 @@
-"""fs.symbols, fs.readSymbol and fs.editSymbol: a source file's definitions (render/code/) as OPERATOR_CMD actions,
-on the engine operations `/symbols`, `/open path#Symbol` and `/edit path#Symbol` use (documents/symbolsearch.py and
-symboledit.py), so the walk, masking, refusals and journal are theirs."""
+"""fs.symbols, fs.readSymbol, fs.editSymbol and fs.renameSymbol: a source file's definitions (render/code/) as
+OPERATOR_CMD actions, on the engine operations `/symbols`, `/open path#Symbol`, `/edit path#Symbol` and `/rename`
+use (documents/symbolsearch.py, scopedrefs.py, symboledit.py and rename.py), so the walk, masking, refusals and
+journal are theirs."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from stringsh.commands.symbolrefs import ref_line
 from stringsh.dialects.operator.actions.common import ask, invalid, ok, unified
 from stringsh.errors import StringError
 
@@ -32,9 +34,11 @@ def fs_symbols(workspace: Workspace, command: Command, topic: str) -> Result:
     if not query:
         raise invalid("ERR_MISSING_QUERY", "missing query; use query: <text>.")
     refs = _flag(command, "refs")
+    if refs and "#" in query:
+        return _attributed(workspace, command, query, topic)
     found = search(workspace, query, [command.fields["path"]], refs=refs, topic=topic)
     if refs:
-        lines = [f"{r.path}:{r.line}:{r.column}: {r.text}" for r in found.refs]
+        lines = [ref_line(r, query) for r in found.refs]
         summary = f"Found {len(found.refs)} references (syntactic)"
     else:
         lines = [f"{h.path}:L{h.symbol.start + 1}-L{h.symbol.end} {h.symbol.kind} #{h.symbol.id}" for h in found.hits]
@@ -42,6 +46,20 @@ def fs_symbols(workspace: Workspace, command: Command, topic: str) -> Result:
     head = [f"# symbols in {found.path}", f"# query: {query}",
             f"# matches: {len(lines)}{' (truncated)' if found.truncated else ''}", ""]
     return ok(command, summary, "\n".join(head + lines))
+
+
+def _attributed(workspace: Workspace, command: Command, query: str, topic: str) -> Result:
+    """refs of `file#id`: the references attributable to that definition, then the ambiguous ones."""
+    from stringsh.commands.symbolrefs import attributed_lines
+    from stringsh.documents.scopedrefs import attributed
+
+    attribution, _traversal, texts = attributed(workspace, query, [command.fields["path"]],
+                                                command=f"symbols --refs {query}", topic=topic)
+    sites, ambiguous = attributed_lines(workspace, attribution, texts)
+    head = [f"# references to {attribution.rel}#{attribution.symbol.id} in {command.fields['path']}",
+            f"# sites: {len(sites)}", f"# ambiguous: {len(ambiguous)}", ""]
+    body = sites + (["", "# ambiguous (syntax cannot tell):", *ambiguous] if ambiguous else [])
+    return ok(command, f"Found {len(sites)} references ({len(ambiguous)} ambiguous)", "\n".join(head + body))
 
 
 def _source(workspace: Workspace, command: Command, topic: str) -> tuple[TextFile, SymbolIndex, str]:
@@ -92,3 +110,21 @@ def fs_edit_symbol(workspace: Workspace, command: Command, confirm: Confirmer, t
     expected = source(file.text, resolve_symbol(index, file.rel, name))
     write_symbol(workspace, file.rel, (file.sha256, file.text), spliced, expected, edit, symbol_cache(None), topic)
     return ok(command, "Edited symbol" if position == "replace" else "Inserted symbol")
+
+
+def fs_rename_symbol(workspace: Workspace, command: Command, confirm: Confirmer, topic: str) -> Result:
+    """Rename `symbol` of the file at `path` to `new_name` with its references, across files: confirmed with the
+    diff of every file, one change set (`dry_run: true`: the diff only)."""
+    from stringsh.documents.rename import plan_rename, summary, write_rename
+
+    symbol = command.fields.get("symbol", "").strip()
+    if not symbol:
+        raise invalid("ERR_MISSING_SYMBOL", "missing symbol; use symbol: <id> (fs.symbols lists them).")
+    new_name = command.fields["new_name"].strip()
+    plan = plan_rename(workspace, f"{command.fields['path']}#{symbol}", new_name, topic=topic)
+    diff = "\n".join(unified(workspace, f.old, f.new, f"a/{f.rel}", f"b/{f.rel}") for f in plan.files)
+    if _flag(command, "dry_run"):
+        return ok(command, f"Would rename symbol ({summary(plan)})", diff)
+    ask(workspace, confirm, command, plan.attribution.rel, f"rename {plan.label} to {new_name}", diff)
+    write_rename(workspace, plan, topic=topic)
+    return ok(command, f"Renamed symbol ({summary(plan)})", diff)
