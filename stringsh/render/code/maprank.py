@@ -1,0 +1,185 @@
+"""The repository map's ranking and layout (`/map`), pure: definitions ranked by the reference graph, then the best
+of them laid out by file within a token budget.
+
+The graph is Aider's repo map's idea: its nodes are source files, and a file that uses a name (an identifier
+spelled so, tags.py) has an edge to each other file defining that name, weighted by the square root of how often it
+uses it; a name starting with `_` or defined in more than `COMMON_NAME_FILES` files weighs a tenth. PageRank
+(damping `DAMPING`) runs over it, its random jump landing on every file alike, or mostly (`FOCUS_SHARE`) on the
+focus files when some are given; each file's rank then flows along its edges to the definitions they point at, in
+proportion to their weights, and a focus file's rank to its own definitions (shared alike among their names: what
+was asked about comes first). Definitions are ordered by that score, then by their file's rank (so unreferenced ones
+of important files come before others), then by how often their own file uses them, then by path and line.
+
+The layout keeps the longest prefix of that order whose text fits the budget, estimated as `CHARS_PER_TOKEN`
+characters a token (rounded up), grouped by file: files in the order of their best definition, definitions in line
+order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from stringsh.escapes import shown_name
+from stringsh.render.code.tags import Definition, FileTags
+
+DAMPING = 0.85
+#: A name defined in more files than this is too common to say much (`get`, `run`, `__init__`): it weighs a tenth.
+COMMON_NAME_FILES = 5
+#: The share of PageRank's random jump that lands on the focus files when some are given.
+FOCUS_SHARE = 0.9
+#: The documented token estimate: one token per this many characters of the map's text, rounded up.
+CHARS_PER_TOKEN = 4
+_ITERATIONS = 100
+_TOLERANCE = 1e-10
+
+
+def tokens(text: str) -> int:
+    """The token estimate of a text: its characters / CHARS_PER_TOKEN, rounded up (no tokenizer)."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+@dataclass(frozen=True)
+class Ranked:
+    path: str
+    definition: Definition
+    score: float  # the share of PageRank its name's references brought it (0 when nothing uses it)
+    file_rank: float
+    own_uses: int  # how often its own file uses its name
+
+
+def name_weight(name: str, defining_files: int) -> float:
+    weight = 1.0
+    if name.startswith("_"):
+        weight *= 0.1
+    if defining_files > COMMON_NAME_FILES:
+        weight *= 0.1
+    return weight
+
+
+def pagerank(edges: Sequence[dict[int, float]], personal: Sequence[float]) -> list[float]:
+    """PageRank by power iteration: `edges[i]` maps each node i links to to the edge's weight; `personal` (summing
+    to 1) is where a random jump lands, and where a node without edges sends its rank."""
+    count = len(personal)
+    out = [sum(links.values()) for links in edges]
+    rank = list(personal)
+    for _ in range(_ITERATIONS):
+        dangling = DAMPING * sum(rank[i] for i in range(count) if out[i] <= 0)
+        new = [(1 - DAMPING + dangling) * p for p in personal]
+        for i, links in enumerate(edges):
+            if out[i] > 0:
+                share = DAMPING * rank[i] / out[i]
+                for j, weight in links.items():
+                    new[j] += share * weight
+        change = sum(abs(a - b) for a, b in zip(new, rank, strict=True))
+        rank = new
+        if change < _TOLERANCE * max(count, 1):
+            break
+    return rank
+
+
+def rank_definitions(files: Sequence[FileTags], focus: set[str] | None = None) -> list[Ranked]:
+    """Every definition of `files`, best first (see the module's docstring); `focus`: paths the ranking is
+    personalized toward (None, empty or every file: every file alike)."""
+    if focus and all(tags.path in focus for tags in files):
+        focus = None
+    defining: dict[str, list[int]] = defaultdict(list)
+    for i, tags in enumerate(files):
+        for name in dict.fromkeys(d.name for d in tags.definitions):
+            defining[name].append(i)
+    uses: list[dict[tuple[int, str], float]] = []  # per using file: (defining file, name) -> the edge's weight
+    own: dict[tuple[int, str], int] = {}  # (file, name) -> how often the file uses its own definition
+    for i, tags in enumerate(files):
+        found: dict[tuple[int, str], float] = {}
+        for name, count in tags.references.items():
+            definers = defining.get(name, ())
+            weight = name_weight(name, len(definers)) * math.sqrt(count)
+            for j in definers:
+                if i == j:
+                    own[(i, name)] = count
+                else:
+                    found[(j, name)] = weight
+        uses.append(found)
+    edges: list[dict[int, float]] = []
+    for found in uses:
+        links: dict[int, float] = defaultdict(float)
+        for (j, _name), weight in found.items():
+            links[j] += weight
+        edges.append(dict(links))
+    rank = pagerank(edges, personalization(files, focus)) if files else []
+    score: dict[tuple[int, str], float] = defaultdict(float)
+    for i, found in enumerate(uses):
+        total = sum(found.values())
+        for key, weight in found.items():
+            score[key] += rank[i] * weight / total
+    for j, tags in enumerate(files):  # a focus file's definitions count as used by the focus: its rank, shared
+        if focus and tags.path in focus:
+            names = dict.fromkeys(d.name for d in tags.definitions)
+            for name in names:
+                score[(j, name)] += rank[j] / len(names)
+    ranked = [Ranked(tags.path, d, score.get((j, d.name), 0.0), rank[j], own.get((j, d.name), 0))
+              for j, tags in enumerate(files) for d in tags.definitions]
+    ranked.sort(key=lambda r: (-r.score, -r.file_rank, -r.own_uses, r.path, r.definition.line))
+    return ranked
+
+
+def personalization(files: Sequence[FileTags], focus: set[str] | None) -> list[float]:
+    """Where PageRank's random jump lands: FOCUS_SHARE of it on the focus files (alike), the rest on every file
+    alike; every file alike without a focus."""
+    count = len(files)
+    focused = [i for i, tags in enumerate(files) if focus and tags.path in focus]
+    if not focused or not count:
+        return [1 / count] * count if count else []
+    personal = [(1 - FOCUS_SHARE) / count] * count
+    for i in focused:
+        personal[i] += FOCUS_SHARE / len(focused)
+    return personal
+
+
+@dataclass
+class MapView:
+    """The laid-out map: its lines, the definitions shown (rank order), the files they are in, the token estimate."""
+
+    lines: list[str]
+    shown: list[Ranked]
+    files: int
+    tokens: int
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def symbol_line(definition: Definition) -> str:
+    return f"  L{definition.line} #{definition.id}  {definition.signature}".rstrip()
+
+
+def layout(ranked: Sequence[Ranked], budget: int) -> MapView:
+    """The longest prefix of `ranked` whose layout's text is at most `budget` tokens by `tokens`."""
+    limit = budget * CHARS_PER_TOKEN
+    size = -1  # characters of the text so far: each line and a line break between lines
+    paths: set[str] = set()
+    taken: list[Ranked] = []
+    for entry in ranked:
+        more = len(symbol_line(entry.definition)) + 1
+        if entry.path not in paths:
+            more += len(shown_name(entry.path)) + 2  # `path:` and its line break
+        if size + more > limit:
+            break
+        size += more
+        paths.add(entry.path)
+        taken.append(entry)
+    order = list(dict.fromkeys(entry.path for entry in taken))
+    grouped: dict[str, list[Ranked]] = {path: [] for path in order}
+    for entry in taken:
+        grouped[entry.path].append(entry)
+    lines: list[str] = []
+    for path in order:
+        lines.append(f"{shown_name(path)}:")
+        lines += [symbol_line(entry.definition)
+                  for entry in sorted(grouped[path], key=lambda e: (e.definition.line, e.definition.id))]
+    view = MapView(lines, taken, len(order), 0)
+    view.tokens = tokens(view.text)
+    return view
