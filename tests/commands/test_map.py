@@ -86,31 +86,31 @@ def parts(reply: str) -> tuple[str, str, str]:
 def test_the_core_module_ranks_first(ws: Path, dispatcher) -> None:
     make_package(ws)
     assert body(dispatcher.execute("/map").text) == (
-        "Map of ./: 17 symbols from 7 files, ~244 tokens (budget 1024)\n---\n"
+        "Map of ./: 17 symbols from 7 files, ~217 tokens (budget 1024)\n---\n"
         "inventory/store.py:\n"
-        "  L5 #Item  class Item:\n"
-        "  L11 #Store  class Store:\n"
-        "  L14 #Store.__init__  def __init__(self, name: str) -> None:\n"
-        "  L18 #Store.add  def add(self, item: Item) -> None:\n"
-        "  L21 #Store.find  def find(self, sku: str) -> Item | None:\n"
-        "  L25 #open_store  def open_store(name: str) -> Store:\n"
+        "  L5 class Item:\n"
+        "  L11 class Store:\n"
+        "  L14 def __init__(self, name: str) -> None:  #Store.__init__\n"
+        "  L18 def add(self, item: Item) -> None:  #Store.add\n"
+        "  L21 def find(self, sku: str) -> Item | None:  #Store.find\n"
+        "  L25 def open_store(name: str) -> Store:\n"
         "inventory/money.py:\n"
-        "  L1 #Money  class Money:\n"
-        "  L2 #Money.__init__  def __init__(self, cents: int) -> None:\n"
-        "  L5 #Money.__str__  def __str__(self) -> str:\n"
-        "  L9 #round_cents  def round_cents(value: float) -> int:\n"
+        "  L1 class Money:\n"
+        "  L2 def __init__(self, cents: int) -> None:  #Money.__init__\n"
+        "  L5 def __str__(self) -> str:  #Money.__str__\n"
+        "  L9 def round_cents(value: float) -> int:\n"
         "inventory/pricing.py:\n"
-        "  L5 #price_of  def price_of(item: Item, discount: float = 0.0) -> Money:\n"
-        "  L9 #total  def total(items: list[Item]) -> Money:\n"
+        "  L5 def price_of(item: Item, discount: float = 0.0) -> Money:\n"
+        "  L9 def total(items: list[Item]) -> Money:\n"
         "inventory/report.py:\n"
-        "  L5 #line  def line(item: Item) -> str:\n"
-        "  L9 #report  def report(store: Store) -> str:\n"
+        "  L5 def line(item: Item) -> str:\n"
+        "  L9 def report(store: Store) -> str:\n"
         "inventory/util.py:\n"
-        "  L1 #slugify  def slugify(text: str) -> str:\n"
+        "  L1 def slugify(text: str) -> str:\n"
         "inventory/importer.py:\n"
-        "  L7 #load  def load(path: str, name: str) -> Store:\n"
+        "  L7 def load(path: str, name: str) -> Store:\n"
         "inventory/cli.py:\n"
-        "  L8 #main  def main(argv: list[str]) -> int:\n\n"
+        "  L8 def main(argv: list[str]) -> int:\n\n"
         "Open one: /open inventory/store.py#Item\n"
         "17 definitions in 8 source files ranked by their references (syntactic: identifiers by name, no types); "
         "scanned 10 files (12 entries)"
@@ -122,9 +122,10 @@ def test_the_core_module_ranks_first(ws: Path, dispatcher) -> None:
 def test_the_budget_is_met_exactly_by_the_documented_estimate(ws: Path, dispatcher) -> None:
     make_package(ws)
     assert body(dispatcher.execute("/map --budget 64").text) == (
-        "Map of ./: 4 symbols from 2 files, ~44 tokens (budget 64)\n---\n"
-        "inventory/store.py:\n  L5 #Item  class Item:\n  L11 #Store  class Store:\n"
-        "inventory/money.py:\n  L1 #Money  class Money:\n  L9 #round_cents  def round_cents(value: float) -> int:\n\n"
+        "Map of ./: 5 symbols from 3 files, ~56 tokens (budget 64)\n---\n"
+        "inventory/store.py:\n  L5 class Item:\n  L11 class Store:\n"
+        "inventory/money.py:\n  L1 class Money:\n  L9 def round_cents(value: float) -> int:\n"
+        "inventory/pricing.py:\n  L5 def price_of(item: Item, discount: float = 0.0) -> Money:\n\n"
         "Open one: /open inventory/store.py#Item\n"
         "17 definitions in 8 source files ranked by their references (syntactic: identifiers by name, no types); "
         "scanned 10 files (12 entries)"
@@ -146,19 +147,19 @@ def test_the_budget_is_met_exactly_by_the_documented_estimate(ws: Path, dispatch
 def test_focus_paths_change_the_ranking(ws: Path, dispatcher) -> None:
     make_package(ws)
     assert parts(dispatcher.execute("/map inventory/pricing.py --budget 64").text)[:2] == (
-        "Map of ./ (focus: inventory/pricing.py): 4 symbols from 3 files, ~60 tokens (budget 64)",
+        "Map of ./ (focus: inventory/pricing.py): 5 symbols from 3 files, ~62 tokens (budget 64)",
         "inventory/pricing.py:\n"
-        "  L5 #price_of  def price_of(item: Item, discount: float = 0.0) -> Money:\n"
-        "  L9 #total  def total(items: list[Item]) -> Money:\n"
-        "inventory/money.py:\n  L1 #Money  class Money:\n"
-        "inventory/store.py:\n  L5 #Item  class Item:",
+        "  L5 def price_of(item: Item, discount: float = 0.0) -> Money:\n"
+        "  L9 def total(items: list[Item]) -> Money:\n"
+        "inventory/money.py:\n  L1 class Money:\n  L9 def round_cents(value: float) -> int:\n"
+        "inventory/store.py:\n  L5 class Item:",
     )
     # util.py is used once, by the importer: last but one without a focus, first with it
     assert parts(dispatcher.execute("/map inventory/util.py --budget 64").text)[1].startswith(
-        "inventory/util.py:\n  L1 #slugify  def slugify(text: str) -> str:\ninventory/store.py:\n")
+        "inventory/util.py:\n  L1 def slugify(text: str) -> str:\ninventory/store.py:\n")
     # a focus holding every source file is no focus
     everything = parts(dispatcher.execute("/map inventory").text)
-    assert everything[0] == "Map of ./ (focus: inventory): 17 symbols from 7 files, ~244 tokens (budget 1024)"
+    assert everything[0] == "Map of ./ (focus: inventory): 17 symbols from 7 files, ~217 tokens (budget 1024)"
     assert everything[1:] == parts(dispatcher.execute("/map").text)[1:]
 
 
@@ -168,8 +169,8 @@ def test_after_open_folder_the_map_covers_that_folder(ws: Path, dispatcher) -> N
     (ws / "tools" / "lint.py").write_text("def lint():\n    pass\n")
     dispatcher.execute("/open tools")
     assert body(dispatcher.execute("/map").text) == (
-        "Map of tools/: 1 symbol from 1 file, ~10 tokens (budget 1024)\n---\n"
-        "tools/lint.py:\n  L1 #lint  def lint():\n\n"
+        "Map of tools/: 1 symbol from 1 file, ~8 tokens (budget 1024)\n---\n"
+        "tools/lint.py:\n  L1 def lint():\n\n"
         "Open one: /open tools/lint.py#lint\n"
         "1 definition in 1 source file ranked by their references (syntactic: identifiers by name, no types); "
         "scanned 1 file (1 entry)"
@@ -185,11 +186,11 @@ def test_secrets_are_masked_and_ranked_by_the_mask_alone(ws: Path, dispatcher, l
                                              f"{letters}\n\n{letters}()\n")
     reply = body(dispatcher.execute("/map inventory/auth.py --budget 64").text)
     assert reply == (  # the same for both tokens: nothing is ranked or cut by a secret's own letters
-        "Map of ./ (focus: inventory/auth.py): 5 symbols from 3 files, ~58 tokens (budget 64)\n---\n"
-        "inventory/auth.py:\n  L1 #***REDACTED***  def ***REDACTED***():\n"
-        '  L5 #connect  def connect(key="***REDACTED***"):\n'
-        "inventory/store.py:\n  L5 #Item  class Item:\n  L11 #Store  class Store:\n"
-        "inventory/money.py:\n  L1 #Money  class Money:\n\n"
+        "Map of ./ (focus: inventory/auth.py): 6 symbols from 3 files, ~56 tokens (budget 64)\n---\n"
+        "inventory/auth.py:\n  L1 def ***REDACTED***():\n"
+        '  L5 def connect(key="***REDACTED***"):\n'
+        "inventory/store.py:\n  L5 class Item:\n  L11 class Store:\n"
+        "inventory/money.py:\n  L1 class Money:\n  L9 def round_cents(value: float) -> int:\n\n"
         "Open one: /open inventory/auth.py#***REDACTED***\n"
         "19 definitions in 9 source files ranked by their references (syntactic: identifiers by name, no types); "
         "scanned 11 files (13 entries)"

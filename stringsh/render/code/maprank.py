@@ -3,7 +3,8 @@ of them laid out by file within a token budget.
 
 The graph is Aider's repo map's idea: its nodes are source files, and a file that uses a name (an identifier
 spelled so, tags.py) has an edge to each other file defining that name, weighted by the square root of how often it
-uses it; a name starting with `_` or defined in more than `COMMON_NAME_FILES` files weighs a tenth. PageRank
+uses it, shared among the files defining it; a name starting with `_` or defined in more than `COMMON_NAME_FILES`
+files weighs a tenth, and one defined in more than `UNINFORMATIVE_NAME_FILES` makes no edge. PageRank
 (damping `DAMPING`) runs over it, its random jump landing on every file alike, or mostly (`FOCUS_SHARE`) on the
 focus files when some are given; each file's rank then flows along its edges to the definitions they point at, in
 proportion to their weights, and a focus file's rank to its own definitions (shared alike among their names: what
@@ -28,6 +29,9 @@ from stringsh.render.code.tags import Definition, FileTags
 DAMPING = 0.85
 #: A name defined in more files than this is too common to say much (`get`, `run`, `__init__`): it weighs a tenth.
 COMMON_NAME_FILES = 5
+#: A name defined in more files than this (`handle`, `__init__` in a big tree) tells nothing of which is meant: its
+#: uses make no edges (which also keeps the graph's size linear in the tree's).
+UNINFORMATIVE_NAME_FILES = 25
 #: The share of PageRank's random jump that lands on the focus files when some are given.
 FOCUS_SHARE = 0.9
 #: The documented token estimate: one token per this many characters of the map's text, rounded up.
@@ -51,7 +55,11 @@ class Ranked:
 
 
 def name_weight(name: str, defining_files: int) -> float:
-    weight = 1.0
+    """What one use of `name` weighs on the edge to each of the files defining it: shared among them, a tenth for a
+    private name or one defined in more than COMMON_NAME_FILES files, nothing past UNINFORMATIVE_NAME_FILES."""
+    if defining_files > UNINFORMATIVE_NAME_FILES:
+        return 0.0
+    weight = 1.0 / defining_files
     if name.startswith("_"):
         weight *= 0.1
     if defining_files > COMMON_NAME_FILES:
@@ -95,11 +103,11 @@ def rank_definitions(files: Sequence[FileTags], focus: set[str] | None = None) -
         found: dict[tuple[int, str], float] = {}
         for name, count in tags.references.items():
             definers = defining.get(name, ())
-            weight = name_weight(name, len(definers)) * math.sqrt(count)
+            weight = name_weight(name, len(definers)) * math.sqrt(count) if definers else 0.0
             for j in definers:
                 if i == j:
                     own[(i, name)] = count
-                else:
+                elif weight:
                     found[(j, name)] = weight
         uses.append(found)
     edges: list[dict[int, float]] = []
@@ -153,7 +161,10 @@ class MapView:
 
 
 def symbol_line(definition: Definition) -> str:
-    return f"  L{definition.line} #{definition.id}  {definition.signature}".rstrip()
+    """`  L<line> <signature>`, and `  #<id>` after it when the id is not the bare name (`#Parser.parse`, `#f-1`):
+    what `/open path#id` takes."""
+    line = f"  L{definition.line} {definition.signature}".rstrip()
+    return line if definition.id == definition.name else f"{line}  #{definition.id}"
 
 
 def layout(ranked: Sequence[Ranked], budget: int) -> MapView:

@@ -33,18 +33,16 @@ def test_repo_map_runs_map(client: Client, root: Path) -> None:
     tools = {tool.name: tool for tool in client.portal.call(client.session.list_tools).tools}
     assert tools["repo_map"].annotations.read_only_hint is True  # type: ignore[union-attr]
     assert client.text("repo_map") == (
-        "re: /map --\nMap of ./: 5 symbols from 3 files, ~47 tokens (budget 1024)\n---\n"
-        "pkg/core.py:\n  L1 #Engine  class Engine:\n  L2 #Engine.run  def run(self, job):\n"
-        "  L6 #engine  def engine():\n"
-        "pkg/jobs.py:\n  L4 #nightly  def nightly():\npkg/cli.py:\n  L5 #main  def main():\n\n"
+        "re: /map --\nMap of ./: 5 symbols from 3 files, ~38 tokens (budget 1024)\n---\n"
+        "pkg/core.py:\n  L1 class Engine:\n  L2 def run(self, job):  #Engine.run\n  L6 def engine():\n"
+        "pkg/jobs.py:\n  L4 def nightly():\npkg/cli.py:\n  L5 def main():\n\n"
         f"Open one: /open pkg/core.py#Engine\n{TAIL}")
     assert client.text("repo_map", {"paths": ["pkg/jobs.py"], "budget": 64}) == (
         "re: /map --budget 64 -- pkg/jobs.py\n"
-        "Map of ./ (focus: pkg/jobs.py): 5 symbols from 3 files, ~47 tokens (budget 64)\n---\n"
-        "pkg/jobs.py:\n  L4 #nightly  def nightly():\n"
-        "pkg/core.py:\n  L1 #Engine  class Engine:\n  L2 #Engine.run  def run(self, job):\n"
-        "  L6 #engine  def engine():\n"
-        "pkg/cli.py:\n  L5 #main  def main():\n\n"
+        "Map of ./ (focus: pkg/jobs.py): 5 symbols from 3 files, ~38 tokens (budget 64)\n---\n"
+        "pkg/jobs.py:\n  L4 def nightly():\n"
+        "pkg/core.py:\n  L1 class Engine:\n  L2 def run(self, job):  #Engine.run\n  L6 def engine():\n"
+        "pkg/cli.py:\n  L5 def main():\n\n"
         f"Open one: /open pkg/jobs.py#nightly\n{TAIL}")
     assert client.error("repo_map", {"paths": [".env"]}).startswith("re: /map -- .env\nERROR(SECRET_DENIED): ")
     assert client.error("repo_map", {"paths": ["../x"]}).startswith("re: /map -- ../x\nERROR(INVALID_PATH): ")

@@ -16,19 +16,17 @@ def test_fs_map_ranks_focuses_and_refuses(ws: Path) -> None:
     workspace = Workspace(ws)
     assert run(workspace, "fs.map", path=".") == Result(
         "c1", True, "Mapped 5 symbols",
-        "# map of ./\n# symbols: 5 from 3 files, ~47 tokens (budget 1024)\n"
+        "# map of ./\n# symbols: 5 from 3 files, ~38 tokens (budget 1024)\n"
         "# ranked: 5 definitions in 3 source files\n\n"
-        "pkg/core.py:\n  L1 #Engine  class Engine:\n  L2 #Engine.run  def run(self, job):\n"
-        "  L6 #engine  def engine():\n"
-        "pkg/jobs.py:\n  L4 #nightly  def nightly():\npkg/cli.py:\n  L5 #main  def main():")
+        "pkg/core.py:\n  L1 class Engine:\n  L2 def run(self, job):  #Engine.run\n  L6 def engine():\n"
+        "pkg/jobs.py:\n  L4 def nightly():\npkg/cli.py:\n  L5 def main():")
     assert run(workspace, "fs.map", path="pkg/jobs.py", budget="64") == Result(
         "c1", True, "Mapped 5 symbols",
-        "# map of ./ (focus: pkg/jobs.py)\n# symbols: 5 from 3 files, ~47 tokens (budget 64)\n"
+        "# map of ./ (focus: pkg/jobs.py)\n# symbols: 5 from 3 files, ~38 tokens (budget 64)\n"
         "# ranked: 5 definitions in 3 source files\n\n"
-        "pkg/jobs.py:\n  L4 #nightly  def nightly():\n"
-        "pkg/core.py:\n  L1 #Engine  class Engine:\n  L2 #Engine.run  def run(self, job):\n"
-        "  L6 #engine  def engine():\n"
-        "pkg/cli.py:\n  L5 #main  def main():")
+        "pkg/jobs.py:\n  L4 def nightly():\n"
+        "pkg/core.py:\n  L1 class Engine:\n  L2 def run(self, job):  #Engine.run\n  L6 def engine():\n"
+        "pkg/cli.py:\n  L5 def main():")
     for budget in ("12", "lots"):
         assert run(workspace, "fs.map", path=".", budget=budget) == Result(
             "c1", False, "Invalid OPERATOR_CMD (ERR_INVALID_BUDGET): budget must be a whole number from 64 to 1000000.")

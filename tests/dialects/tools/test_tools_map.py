@@ -8,8 +8,8 @@ from pathlib import Path
 from tests.dialects.mapproject import make_project
 from tests.dialects.tools.client import tools
 
-MAP = ("pkg/core.py:\n  L1 #Engine  class Engine:\n  L2 #Engine.run  def run(self, job):\n  L6 #engine  def engine():\n"
-       "pkg/jobs.py:\n  L4 #nightly  def nightly():\npkg/cli.py:\n  L5 #main  def main():")
+MAP = ("pkg/core.py:\n  L1 class Engine:\n  L2 def run(self, job):  #Engine.run\n  L6 def engine():\n"
+       "pkg/jobs.py:\n  L4 def nightly():\npkg/cli.py:\n  L5 def main():")
 
 
 def symbol(path: str, ident: str, kind: str, line: int, signature: str) -> dict[str, object]:
@@ -31,12 +31,12 @@ def test_map_ranks_focuses_and_refuses(ws: Path) -> None:
                     {"id": 4, "tool": "map", "args": {"paths": [".env"]}},
                     {"id": 5, "tool": "map", "args": {"paths": ["../elsewhere"]}})
     assert replies[0] == {"id": 1, "ok": True, "result": {
-        "symbols": [ENGINE, RUN, FACTORY, NIGHTLY, MAIN], "files": 3, "tokens": 47, "budget": 1024, "definitions": 5,
+        "symbols": [ENGINE, RUN, FACTORY, NIGHTLY, MAIN], "files": 3, "tokens": 38, "budget": 1024, "definitions": 5,
         "source_files": 3, "map": MAP}}
     assert replies[1] == {"id": 2, "ok": True, "result": {
-        "symbols": [NIGHTLY, FACTORY, ENGINE, RUN, MAIN], "files": 3, "tokens": 47, "budget": 64, "definitions": 5,
-        "source_files": 3, "map": "pkg/jobs.py:\n  L4 #nightly  def nightly():\n" + MAP.split("pkg/jobs.py:\n")[0]
-        + "pkg/cli.py:\n  L5 #main  def main():"}}
+        "symbols": [NIGHTLY, FACTORY, ENGINE, RUN, MAIN], "files": 3, "tokens": 38, "budget": 64, "definitions": 5,
+        "source_files": 3, "map": "pkg/jobs.py:\n  L4 def nightly():\n" + MAP.split("pkg/jobs.py:\n")[0]
+        + "pkg/cli.py:\n  L5 def main():"}}
     assert replies[2] == {"id": 3, "ok": False, "code": "INVALID_ARGS", "error": "map: 'budget' must be at least 64, "
                                                                                   "not 10."}
     assert replies[3] == {"id": 4, "ok": False, "code": "SECRET_DENIED", "error": "Access to a secret file is "
