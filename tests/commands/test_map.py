@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from stringsh.documents.repomap import repo_map
-from stringsh.render.code.maprank import layout, tokens
+from stringsh.render.code.maprank import layout, rank_definitions, tokens
+from stringsh.render.code.tags import file_tags
 from tests.commands.documents import body
 
 TOKEN = "ghp_" + "Zq8Lr3Vx7Tn2Wm5Kp9Hd4Jf6Bc1Ys0Ga3Ue8"
@@ -222,3 +223,23 @@ def test_a_workspace_without_source_files(ws: Path, dispatcher) -> None:
         "0 definitions in 0 source files ranked by their references (syntactic: identifiers by name, no types); "
         "scanned 1 file (1 entry)"
     )
+
+
+def test_methods_are_reached_by_member_uses_locals_by_none_overloads_once() -> None:
+    """The graph's rules on real parses (render/code/tags.py and maprank.py, pure): a bare `size` (a variable) is
+    no use of the method `Box.size`, a function nested in another is local, a function's overloads are one entry."""
+    lib = ("from typing import overload\n\n\nclass Box:\n    def size(self):\n        return 1\n\n\n"
+           "def helper():\n    def size():\n        return 2\n    return size()\n\n\n"
+           "@overload\ndef parse(x: int) -> int: ...\n@overload\ndef parse(x: str) -> str: ...\n"
+           "def parse(x):\n    return x\n")
+    member = "from lib import Box, parse\n\nparse(Box().size())\n"
+    bare = member + "size = 3\nprint(size, size, size)\n"
+
+    def scores(use: str) -> dict[str, float]:
+        files = [file_tags("lib.py", lib, "python"), file_tags("use.py", use, "python")]
+        return {r.definition.id: r.score for r in rank_definitions(files) if r.path == "lib.py"}
+
+    found = scores(member)
+    assert list(found) == ["Box", "parse-0", "Box.size", "helper.size", "helper"]  # parse-1, parse-2: one entry
+    assert found["Box.size"] > 0 and found["helper.size"] == 0
+    assert scores(bare) == found  # the bare `size`s reach neither the method nor the local function

@@ -4,7 +4,9 @@ of them laid out by file within a token budget.
 The graph is Aider's repo map's idea: its nodes are source files, and a file that uses a name (an identifier
 spelled so, tags.py) has an edge to each other file defining that name, weighted by the square root of how often it
 uses it, shared among the files defining it; a name starting with `_` or defined in more than `COMMON_NAME_FILES`
-files weighs a tenth, and one defined in more than `UNINFORMATIVE_NAME_FILES` makes no edge. PageRank
+files weighs a tenth, and one defined in more than `UNINFORMATIVE_NAME_FILES` makes no edge. A method is reached
+only by uses written as a member (`x.name`, `T::name`), and a definition inside a function by none (it is local);
+a function's overloads (one qualified id) are one entry, its first. PageRank
 (damping `DAMPING`) runs over it, its random jump landing on every file alike, or mostly (`FOCUS_SHARE`) on the
 focus files when some are given; each file's rank then flows along its edges to the definitions they point at, in
 proportion to their weights, and a focus file's rank to its own definitions (shared alike among their names: what
@@ -93,22 +95,28 @@ def rank_definitions(files: Sequence[FileTags], focus: set[str] | None = None) -
     personalized toward (None, empty or every file: every file alike)."""
     if focus and all(tags.path in focus for tags in files):
         focus = None
-    defining: dict[str, list[int]] = defaultdict(list)
+    # name -> (file defining it, whether only as a member there: then only `x.name` uses reach it)
+    defining: dict[str, list[tuple[int, bool]]] = defaultdict(list)
     for i, tags in enumerate(files):
-        for name in dict.fromkeys(d.name for d in tags.definitions):
-            defining[name].append(i)
+        kinds: dict[str, bool] = {}
+        for d in tags.definitions:
+            if d.reach != "local":
+                kinds[d.name] = kinds.get(d.name, True) and d.reach == "member"
+        for name, member in kinds.items():
+            defining[name].append((i, member))
     uses: list[dict[tuple[int, str], float]] = []  # per using file: (defining file, name) -> the edge's weight
     own: dict[tuple[int, str], int] = {}  # (file, name) -> how often the file uses its own definition
     for i, tags in enumerate(files):
         found: dict[tuple[int, str], float] = {}
         for name, count in tags.references.items():
             definers = defining.get(name, ())
-            weight = name_weight(name, len(definers)) * math.sqrt(count) if definers else 0.0
-            for j in definers:
+            weight = name_weight(name, len(definers)) if definers else 0.0
+            for j, member in definers:
+                uses_here = tags.member_references.get(name, 0) if member else count
                 if i == j:
                     own[(i, name)] = count
-                elif weight:
-                    found[(j, name)] = weight
+                elif weight and uses_here:
+                    found[(j, name)] = weight * math.sqrt(uses_here)
         uses.append(found)
     edges: list[dict[int, float]] = []
     for found in uses:
@@ -127,10 +135,17 @@ def rank_definitions(files: Sequence[FileTags], focus: set[str] | None = None) -
             names = dict.fromkeys(d.name for d in tags.definitions)
             for name in names:
                 score[(j, name)] += rank[j] / len(names)
-    ranked = [Ranked(tags.path, d, score.get((j, d.name), 0.0), rank[j], own.get((j, d.name), 0))
-              for j, tags in enumerate(files) for d in tags.definitions]
+    ranked = [Ranked(tags.path, d, score.get((j, d.name), 0.0) if d.reach != "local" else 0.0, rank[j],
+                     own.get((j, d.name), 0))
+              for j, tags in enumerate(files) for d in _distinct(tags.definitions)]
     ranked.sort(key=lambda r: (-r.score, -r.file_rank, -r.own_uses, r.path, r.definition.line))
     return ranked
+
+
+def _distinct(definitions: Sequence[Definition]) -> list[Definition]:
+    """The first of each qualified id (one line for a function's overloads or `#ifdef` variants)."""
+    seen: set[str] = set()
+    return [d for d in definitions if not (d.qualified in seen or seen.add(d.qualified))]  # type: ignore[func-returns-value]
 
 
 def personalization(files: Sequence[FileTags], focus: set[str] | None) -> list[float]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from stringsh.render.code.budget import Budget
 from stringsh.render.code.index import build_symbols, encode_source
@@ -23,30 +23,46 @@ from stringsh.render.code.languages import grammar
 SIGNATURE_CHARS = 100
 
 
+#: Kinds whose definitions inside are local (a nested function): no other file can use them by their name.
+FUNCTIONS = frozenset({"function", "method", "constructor"})
+#: Kinds reached as a member (`obj.name`, `T::name`): only such uses of their name count for them elsewhere.
+MEMBERS = frozenset({"method", "constructor"})
+
+
 @dataclass(frozen=True)
 class Definition:
-    """One definition as the map shows it: id, name and signature as shown (masked), line 1-based."""
+    """One definition as the map shows it: id, qualified id, name and signature as shown (masked), line 1-based;
+    `reach` is "local" inside a function, "member" for a method, else ""."""
 
     id: str
+    qualified: str
     name: str
     kind: str
     line: int
     signature: str
+    reach: str = ""
 
 
 @dataclass(frozen=True)
 class FileTags:
-    """A source file's definitions (source order) and its identifiers' occurrences, by name as shown."""
+    """A source file's definitions (source order) and its identifiers' occurrences by name as shown: all of them,
+    and those written as a member (right after `.`, `->` or `::`)."""
 
     path: str
     definitions: tuple[Definition, ...]
     references: dict[str, int]
+    member_references: dict[str, int] = field(default_factory=dict)
 
 
 def trimmed(line: str) -> str:
     """A signature as shown: the line without its indentation and trailing blanks, at most SIGNATURE_CHARS."""
     line = line.strip()
     return line if len(line) <= SIGNATURE_CHARS else line[: SIGNATURE_CHARS - 1] + "…"
+
+
+def as_member(data: bytes, start: int) -> bool:
+    """Whether the identifier at `start` is written as a member: right after `.`, `->` or `::`."""
+    return data[start - 1 : start] == b"." or data[max(start - 2, 0) : start] in (b"->", b"::")
 
 
 def file_tags(path: str, text: str, language: str, shown: Callable[[str], str] | None = None,
@@ -68,23 +84,45 @@ def file_tags(path: str, text: str, language: str, shown: Callable[[str], str] |
     lines = (shown_text(text) if shown_text is not None else text).split("\n")
     own: set[int] = set()  # start bytes of the identifiers that name a definition
     definitions = []
-    for i, (_qualified, name, kind, start, end, start_byte, end_byte, _depth) in enumerate(index.rows):
-        places = spelled.get(name.encode("utf-8", "surrogatepass"), [])
-        at = bisect.bisect_left(places, (start_byte, -1))
-        row = start
-        if at < len(places) and places[at][0] < end_byte:
-            own.add(places[at][0])
-            row = places[at][1]
+    holding: list[tuple[int, str]] = []  # (end byte, kind) of the definitions around the current one
+    for i, (qualified, name, kind, start, end, start_byte, end_byte, _depth) in enumerate(index.rows):
+        while holding and holding[-1][0] <= start_byte:
+            holding.pop()
+        reach = "local" if holding and holding[-1][1] in FUNCTIONS else "member" if kind in MEMBERS else ""
+        holding.append((end_byte, kind))
+        found = _name_at(spelled.get(name.encode("utf-8", "surrogatepass"), []), start_byte, end_byte, data)
+        if found is not None:
+            own.add(found[0])
+            row = found[1]
         else:  # a name that is no identifier node (`operator<<`): the symbol's first line holding it, else its first
             row = next((r for r in range(start, min(end, len(lines))) if name in lines[r]), start)
         line = lines[row] if row < len(lines) else ""
         ident = index.ids[i]
-        definitions.append(Definition(shown(ident) if shown else ident, shown(name) if shown else name, kind, row + 1,
-                                      trimmed(line)))
+        definitions.append(Definition(*(shown(x) if shown else x for x in (ident, qualified, name)), kind, row + 1,
+                                      trimmed(line), reach))
     counts: Counter[str] = Counter()
+    members: Counter[str] = Counter()
     for spelling, places in spelled.items():
-        uses = sum(1 for start_byte, _ in places if start_byte not in own)
+        uses = [start_byte for start_byte, _ in places if start_byte not in own]
         if uses:
             name = spelling.decode("utf-8", "surrogatepass")
-            counts[shown(name) if shown else name] += uses
-    return FileTags(path, tuple(definitions), dict(counts))
+            name = shown(name) if shown else name
+            counts[name] += len(uses)
+            member = sum(1 for start_byte in uses if as_member(data, start_byte))
+            if member:
+                members[name] += member
+    return FileTags(path, tuple(definitions), dict(counts), dict(members))
+
+
+def _name_at(places: list[tuple[int, int]], start: int, end: int, data: bytes) -> tuple[int, int] | None:
+    """(start byte, row) of the identifier naming a definition spanning bytes [start, end): the first one spelled so
+    that is not written after `.` or `@` (a decorator `@app.route` above `def route`), else the first one."""
+    at = bisect.bisect_left(places, (start, -1))
+    first = None
+    while at < len(places) and places[at][0] < end:
+        byte = places[at][0]
+        if data[byte - 1 : byte] not in (b".", b"@"):
+            return places[at]
+        first = first or places[at]
+        at += 1
+    return first
