@@ -121,7 +121,7 @@ def timings(root: Path, rounds: int) -> None:
     finally:
         dispatcher.close()
     rg = median_ms(lambda: run(["rg", "-w", "-c", name, "."], root), rounds) if shutil.which("rg") else None
-    process = median_ms(lambda: run([sys.executable, "-m", "stringsh", "-c", "/map"], root), rounds)
+    process = median_ms(lambda: run([sys.executable, "-P", "-m", "stringsh", "-c", "/map"], root), rounds)
     print(f"tree: {root} ({len(found.collected.files)} source files, {found.definitions} definitions)")
     rows = [("/map cold, in process", cold), ("/map warm, in process", warm), ("stringsh -c /map", process)]
     if shutil.which("ctags"):

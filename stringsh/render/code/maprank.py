@@ -4,9 +4,12 @@ of them laid out by file within a token budget.
 The graph is Aider's repo map's idea: its nodes are source files, and a file that uses a name (an identifier
 spelled so, tags.py) has an edge to each other file defining that name, weighted by the square root of how often it
 uses it, shared among the files defining it; a name starting with `_` or defined in more than `COMMON_NAME_FILES`
-files weighs a tenth, and one defined in more than `UNINFORMATIVE_NAME_FILES` makes no edge. A method is reached
-only by uses written as a member (`x.name`, `T::name`), and a definition inside a function by none (it is local);
-a function's overloads (one qualified id) are one entry, its first. PageRank
+files weighs a tenth, and one defined in more than `UNINFORMATIVE_NAME_FILES` makes no edge. Which uses count
+(tags.py tells them apart by syntax alone): for a method, calls written as a member (`x.name(`, `T::name(`); for
+another definition, every use, except in a file of a language that imports names (Python, JavaScript, TypeScript,
+Rust) that does not import the name: there only the uses written as a member (`module.name`). A use written as a
+member weighs `QUALIFIED_WEIGHT`: it may as well be another type's member spelled so. A definition inside a function
+has none (it is local). A function's overloads (one qualified id) are one entry, its first. PageRank
 (damping `DAMPING`) runs over it, its random jump landing on every file alike, or mostly (`FOCUS_SHARE`) on the
 focus files when some are given; each file's rank then flows along its edges to the definitions they point at, in
 proportion to their weights, and a focus file's rank to its own definitions (shared alike among their names: what
@@ -34,6 +37,9 @@ COMMON_NAME_FILES = 5
 #: A name defined in more files than this (`handle`, `__init__` in a big tree) tells nothing of which is meant: its
 #: uses make no edges (which also keeps the graph's size linear in the tree's).
 UNINFORMATIVE_NAME_FILES = 25
+#: What a use written as a member (`x.name`) weighs: a method's call, or a top-level definition's `module.name` in a
+#: file that does not import the name (Python, JavaScript, TypeScript, Rust); as likely another type's member.
+QUALIFIED_WEIGHT = 0.1
 #: The share of PageRank's random jump that lands on the focus files when some are given.
 FOCUS_SHARE = 0.9
 #: The documented token estimate: one token per this many characters of the map's text, rounded up.
@@ -111,12 +117,16 @@ def rank_definitions(files: Sequence[FileTags], focus: set[str] | None = None) -
         for name, count in tags.references.items():
             definers = defining.get(name, ())
             weight = name_weight(name, len(definers)) if definers else 0.0
+            if not tags.scoped or name in tags.imported:
+                reached = math.sqrt(count)
+            else:  # only as `x.name`: a module's, maybe, or as likely another type's member spelled so
+                reached = QUALIFIED_WEIGHT * math.sqrt(tags.members.get(name, 0))
             for j, member in definers:
-                uses_here = tags.member_references.get(name, 0) if member else count
+                uses_here = QUALIFIED_WEIGHT * math.sqrt(tags.calls.get(name, 0)) if member else reached
                 if i == j:
                     own[(i, name)] = count
                 elif weight and uses_here:
-                    found[(j, name)] = weight * math.sqrt(uses_here)
+                    found[(j, name)] = weight * uses_here
         uses.append(found)
     edges: list[dict[int, float]] = []
     for found in uses:

@@ -11,13 +11,19 @@ prints nothing by a secret's own characters.
 from __future__ import annotations
 
 import bisect
+import re
+import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from stringsh.render.code.budget import Budget
 from stringsh.render.code.index import build_symbols, encode_source
 from stringsh.render.code.languages import grammar
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Query
 
 #: A signature line longer than this is cut (after masking, so a secret is never cut in half) and ends with `…`.
 SIGNATURE_CHARS = 100
@@ -27,6 +33,10 @@ SIGNATURE_CHARS = 100
 FUNCTIONS = frozenset({"function", "method", "constructor"})
 #: Kinds reached as a member (`obj.name`, `T::name`): only such uses of their name count for them elsewhere.
 MEMBERS = frozenset({"method", "constructor"})
+#: Languages whose files reach another file's top-level name only by importing it (or as `module.name`).
+IMPORTS_NAMES = frozenset({"python", "javascript", "typescript", "tsx", "rust"})
+#: Languages that call a method without parentheses (`obj.run arg`): every member use may be a call.
+CALLS_WITHOUT_PARENTHESES = frozenset({"ruby", "bash"})
 
 
 @dataclass(frozen=True)
@@ -45,13 +55,19 @@ class Definition:
 
 @dataclass(frozen=True)
 class FileTags:
-    """A source file's definitions (source order) and its identifiers' occurrences by name as shown: all of them,
-    and those written as a member (right after `.`, `->` or `::`)."""
+    """A source file's definitions (source order) and its identifiers' occurrences by name as shown: all of them
+    (`references`), those written as a member (`x.name`, `x->name`, `T::name`: `members`) and the member calls among
+    them (`x.name(`, or every member use in a language that calls without parentheses: `calls`). `imported`: the
+    names its imports bring in, and `scoped`: whether a bare name can only come from another file by an import (a
+    language that imports names, and the file has no wildcard import)."""
 
     path: str
     definitions: tuple[Definition, ...]
     references: dict[str, int]
-    member_references: dict[str, int] = field(default_factory=dict)
+    members: dict[str, int] = field(default_factory=dict)
+    calls: dict[str, int] = field(default_factory=dict)
+    imported: frozenset[str] = frozenset()
+    scoped: bool = False
 
 
 def trimmed(line: str) -> str:
@@ -75,10 +91,17 @@ def file_tags(path: str, text: str, language: str, shown: Callable[[str], str] |
     budget = Budget(len(data))
     tree = budget.parse(loaded.parser(), data)
     nodes = budget.captures(loaded.identifiers, loaded.rule.identifiers, tree.root_node, "id") if tree else None
+    imports = _import_ranges(language, budget, tree.root_node) if nodes else []
     # (start byte, row) of each identifier, by its bytes: where each definition's own name is looked for
     spelled: dict[bytes, list[tuple[int, int]]] = {}
+    imported: set[bytes] = set()
     for node in nodes or ():
-        spelled.setdefault(data[node.start_byte : node.end_byte], []).append((node.start_byte, node.start_point.row))
+        start_byte, end_byte = node.start_byte, node.end_byte
+        if imports and _inside(imports, start_byte):
+            if _module_path(data, end_byte):
+                continue
+            imported.add(data[start_byte:end_byte])
+        spelled.setdefault(data[start_byte:end_byte], []).append((start_byte, node.start_point.row))
     for places in spelled.values():
         places.sort()
     lines = (shown_text(text) if shown_text is not None else text).split("\n")
@@ -102,16 +125,29 @@ def file_tags(path: str, text: str, language: str, shown: Callable[[str], str] |
                                       trimmed(line), reach))
     counts: Counter[str] = Counter()
     members: Counter[str] = Counter()
+    calls: Counter[str] = Counter()
+    parenthesized = language not in CALLS_WITHOUT_PARENTHESES
     for spelling, places in spelled.items():
         uses = [start_byte for start_byte, _ in places if start_byte not in own]
-        if uses:
-            name = spelling.decode("utf-8", "surrogatepass")
-            name = shown(name) if shown else name
-            counts[name] += len(uses)
-            member = sum(1 for start_byte in uses if as_member(data, start_byte))
-            if member:
-                members[name] += member
-    return FileTags(path, tuple(definitions), dict(counts), dict(members))
+        if not uses:
+            continue
+        name = _shown(spelling, shown)
+        counts[name] += len(uses)
+        member = [start_byte for start_byte in uses if as_member(data, start_byte)]
+        if member:
+            members[name] += len(member)
+            after = len(spelling)
+            called = sum(1 for b in member if data[b + after : b + after + 1] == b"(") if parenthesized else len(member)
+            if called:
+                calls[name] += called
+    scoped = language in IMPORTS_NAMES and not any(b"*" in data[a:b] for a, b in imports)
+    return FileTags(path, tuple(definitions), dict(counts), dict(members), dict(calls),
+                    frozenset(_shown(name, shown) for name in imported), scoped)
+
+
+def _shown(spelling: bytes, shown: Callable[[str], str] | None) -> str:
+    name = spelling.decode("utf-8", "surrogatepass")
+    return shown(name) if shown else name
 
 
 def _name_at(places: list[tuple[int, int]], start: int, end: int, data: bytes) -> tuple[int, int] | None:
@@ -126,3 +162,44 @@ def _name_at(places: list[tuple[int, int]], start: int, end: int, data: bytes) -
         first = first or places[at]
         at += 1
     return first
+
+
+_IMPORTS: dict[str, tuple[Query, frozenset[str]] | None] = {}
+_IMPORTS_LOCK = threading.Lock()
+#: `from a.b import c`: the module's last part is followed by the keyword.
+_BEFORE_IMPORT = re.compile(rb"[ \t]+import\b")
+
+
+def _import_query(language: str) -> tuple[Query, frozenset[str]] | None:
+    """A query capturing the language's import statements (`import`, `from … import`, `use`, `#include`), with
+    their node types; None for a language without any."""
+    with _IMPORTS_LOCK:
+        if language not in _IMPORTS:
+            from tree_sitter import Query
+
+            lang = grammar(language).language
+            named = [lang.node_kind_for_id(i) for i in range(lang.node_kind_count) if lang.node_kind_is_named(i)]
+            kinds = frozenset(kind for kind in named if kind in ("use_declaration", "preproc_include")
+                              or ("import" in kind and kind.endswith(("_statement", "_declaration"))))
+            query = "[" + " ".join(f"({kind})" for kind in sorted(kinds)) + "] @import"
+            _IMPORTS[language] = (Query(lang, query), kinds) if kinds else None
+        return _IMPORTS[language]
+
+
+def _import_ranges(language: str, budget: Budget, root: Node) -> list[tuple[int, int]]:
+    """The byte ranges of the text's import statements, in order."""
+    found = _import_query(language)
+    nodes = budget.captures(found[0], found[1], root, "import") if found else None
+    return sorted((node.start_byte, node.end_byte) for node in nodes or ())
+
+
+def _inside(ranges: list[tuple[int, int]], start: int) -> bool:
+    at = bisect.bisect_right(ranges, (start, 1 << 62)) - 1
+    return at >= 0 and ranges[at][0] <= start < ranges[at][1]
+
+
+def _module_path(data: bytes, end: int) -> bool:
+    """Whether an identifier of an import ending at `end` is a part of a module's path (`a` and `b` of `from a.b
+    import c`, `use a::b::C`): a module's name, not a use of a definition spelled so."""
+    return (data[end : end + 1] == b"." or data[end : end + 2] == b"::"
+            or _BEFORE_IMPORT.match(data, end) is not None)

@@ -31,7 +31,7 @@ def test_map_ranks_focuses_and_refuses(ws: Path) -> None:
                     {"id": 4, "tool": "map", "args": {"paths": [".env"]}},
                     {"id": 5, "tool": "map", "args": {"paths": ["../elsewhere"]}})
     assert replies[0] == {"id": 1, "ok": True, "result": {
-        "symbols": [ENGINE, RUN, FACTORY, NIGHTLY, MAIN], "files": 3, "tokens": 38, "budget": 1024, "definitions": 5,
+        "symbols": [ENGINE, FACTORY, NIGHTLY, RUN, MAIN], "files": 3, "tokens": 38, "budget": 1024, "definitions": 5,
         "source_files": 3, "map": MAP}}
     assert replies[1] == {"id": 2, "ok": True, "result": {
         "symbols": [NIGHTLY, FACTORY, ENGINE, RUN, MAIN], "files": 3, "tokens": 38, "budget": 64, "definitions": 5,
