@@ -25,6 +25,9 @@ from stringsh.render.code.languages import grammar
 if TYPE_CHECKING:
     from tree_sitter import Node, Query
 
+#: Occurrences of a definition's name looked at for its own (bounded: a hostile file of `x.f` inside `def f` costs
+#: what an ordinary one does).
+NAME_CANDIDATES = 16
 #: A signature line longer than this is cut (after masking, so a secret is never cut in half) and ends with `…`.
 SIGNATURE_CHARS = 100
 
@@ -152,10 +155,12 @@ def _shown(spelling: bytes, shown: Callable[[str], str] | None) -> str:
 
 def _name_at(places: list[tuple[int, int]], start: int, end: int, data: bytes) -> tuple[int, int] | None:
     """(start byte, row) of the identifier naming a definition spanning bytes [start, end): the first one spelled so
-    that is not written after `.` or `@` (a decorator `@app.route` above `def route`), else the first one."""
+    that is not written after `.` or `@` (a decorator `@app.route` above `def route`) among the first
+    NAME_CANDIDATES, else the first one."""
     at = bisect.bisect_left(places, (start, -1))
     first = None
-    while at < len(places) and places[at][0] < end:
+    stop = at + NAME_CANDIDATES
+    while at < min(len(places), stop) and places[at][0] < end:
         byte = places[at][0]
         if data[byte - 1 : byte] not in (b".", b"@"):
             return places[at]
