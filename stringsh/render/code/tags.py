@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -149,8 +150,9 @@ def file_tags(path: str, text: str, language: str, shown: Callable[[str], str] |
 
 
 def _shown(spelling: bytes, shown: Callable[[str], str] | None) -> str:
+    """A name as shown, interned: the same names recur in every file a map keeps."""
     name = spelling.decode("utf-8", "surrogatepass")
-    return shown(name) if shown else name
+    return sys.intern(shown(name) if shown else name)
 
 
 def _name_at(places: list[tuple[int, int]], start: int, end: int, data: bytes) -> tuple[int, int] | None:
