@@ -1,6 +1,7 @@
 """Benchmark: `/map` (the repository map, documents/repomap.py) beside references measured in the same run.
 
 Rows:
+- the memory the remembered tags of every file hold after a map (tracemalloc);
 - `/map` cold (in process, nothing remembered: every source file read and parsed twice, once for its definitions
   and once for its identifiers), warm (the files' tags remembered by stat) and as a new process
   (`stringsh -c /map`), each beside `rg -w NAME` over the same tree (one name, the cheapest whole-tree answer) and
@@ -37,6 +38,7 @@ from benchenv import isolate_user_state
 
 from stringsh.dispatcher import Dispatcher
 from stringsh.documents import repomap
+from stringsh.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -107,6 +109,23 @@ def forget() -> None:
     repomap._REMEMBERED = repomap._Remembered()  # a cold map: nothing remembered in this process
 
 
+def kept_mib(root: Path) -> float:
+    """What a cold map leaves remembered in this process (the files' tags), as tracemalloc counts it."""
+    import tracemalloc
+
+    forget()
+    ws = Workspace(root)
+    try:
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        repomap.collect(ws, ".", [], command="bench")
+        kept = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+    finally:
+        ws.close()
+    return kept / (1 << 20)
+
+
 def run(command: list[str], cwd: Path) -> None:
     subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 
@@ -123,6 +142,7 @@ def timings(root: Path, rounds: int) -> None:
     rg = median_ms(lambda: run(["rg", "-w", "-c", name, "."], root), rounds) if shutil.which("rg") else None
     process = median_ms(lambda: run([sys.executable, "-P", "-m", "stringsh", "-c", "/map"], root), rounds)
     print(f"tree: {root} ({len(found.collected.files)} source files, {found.definitions} definitions)")
+    print(f"  memory the remembered tags hold: {kept_mib(root):.1f} MiB (traced over a cold map)")
     rows = [("/map cold, in process", cold), ("/map warm, in process", warm), ("stringsh -c /map", process)]
     if shutil.which("ctags"):
         with tempfile.TemporaryDirectory() as out:
