@@ -38,6 +38,7 @@ ACTIONS: dict[str, ActionShape] = {
     "fs.stat": ActionShape(needs_path=True),
     "fs.symbols": ActionShape(needs_path=True, keys=frozenset({"query", "q", "refs"})),
     "fs.readSymbol": ActionShape(needs_path=True, keys=frozenset({"symbol"})),
+    "fs.map": ActionShape(needs_path=True, keys=frozenset({"budget"})),  # the repository map; path: its focus
     "fs.write": ActionShape(needs_path=True, keys=frozenset({"content", "content_b64"}), mutates=True),
     "fs.patch": ActionShape(needs_path=True, keys=frozenset({"patch_b64"}), mutates=True),
     "fs.applyEdits": ActionShape(needs_path=True, keys=frozenset({"edits_b64"}), mutates=True),

@@ -99,6 +99,10 @@ Summary: Found N symbols (Found N references (syntactic))""",
     "fs.readSymbol": """Requires: path (source file), symbol (an id as fs.symbols lists it, e.g. Parser.parse)
 Result: details_b64 contains "# <path>#<id>", "# <kind>, lines a-b", a blank line, then the definition (decorators and comments above it included) as in fs.readSlice
 Summary: Read symbol (a-b)""",
+    "fs.map": """Requires: path (the focus: a folder or file whose source files the ranking leans toward; . for none)
+Params: budget (tokens the map may take, 4 characters each: a whole number from 64 to 1000000; default 1024)
+Result: details_b64 contains "# map of ./" (with " (focus: <path>)"), "# symbols: N from M files, ~T tokens (budget B)", "# ranked: D definitions in F source files", a blank line, then per file "<path>:" and "  L<line> <signature>" per definition (with "  #<id>" after it when the id is not the bare name), the most referenced definitions of the workspace (PageRank over the files' uses of names) that fit the budget
+Summary: Mapped N symbols""",
     "fs.write": """Requires: path
 Requires confirmation
 Payload: content_b64 (preferred, base64 UTF-8, multi-line allowed) OR content (single-line only)

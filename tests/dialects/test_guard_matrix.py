@@ -77,9 +77,9 @@ NOT_APPLICABLE = {
 }
 #: Tools that change no file, by dialect (OPERATOR_CMD's and MCP's own tables say so: `mutates`, readOnlyHint).
 READ_ONLY = {
-    "string": {"open", "back", "refresh", "source", "close", "ls", "grep", "symbols", "glob", "stat", "nav",
+    "string": {"open", "back", "refresh", "source", "close", "ls", "grep", "symbols", "map", "glob", "stat", "nav",
                "changes", "verify", "set", "info", "topics", "sessions", "session", "help"},
-    "tools": {"read", "glob", "grep", "symbols", "read_symbol", "changes"},
+    "tools": {"read", "glob", "grep", "symbols", "read_symbol", "map", "changes"},
     "operator": set(),
     "mcp": set(),
 }

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 #: The modules whose `register(server, calls)` adds tools: the reference filesystem server's set first, then
 #: stringsh's own String Commands (registered only when the Dispatcher is given).
-TOOL_MODULES = ("tools_files", "tools_commands", "tools_symbols", "resources")
+TOOL_MODULES = ("tools_files", "tools_commands", "tools_symbols", "tools_map", "resources")
 
 
 def build_server(workspace: Workspace, root_spelling: str | None = None, dispatcher: Dispatcher | None = None,

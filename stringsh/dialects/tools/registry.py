@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from stringsh.dialects.tools import bash, files, git, history, patch, rename, search, symbols
+from stringsh.dialects.tools import bash, files, git, history, patch, rename, repomap, search, symbols
 from stringsh.dialects.tools.schema import Field
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
     Tool("read_symbol", symbols.READ_FIELDS, symbols.read_symbol, symbols.symbol_summary, symbols.READ_ABOUT),
     Tool("edit_symbol", symbols.EDIT_FIELDS, symbols.edit_symbol, symbols.symbol_summary, symbols.EDIT_ABOUT),
     Tool("rename", rename.FIELDS, rename.rename, rename.summary, rename.ABOUT),
+    Tool("map", repomap.FIELDS, repomap.repo_map, repomap.summary, repomap.ABOUT),
     Tool("changes", history.CHANGES_FIELDS, history.changes, history.summary, history.CHANGES_ABOUT),
     Tool("revert", history.REVERT_FIELDS, history.revert, history.summary, history.REVERT_ABOUT),
     Tool("undo", history.UNDO_FIELDS, history.undo, history.summary, history.UNDO_ABOUT),

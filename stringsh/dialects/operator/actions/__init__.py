@@ -28,11 +28,12 @@ def _spec(workspace: Workspace, command: Command, topic: str) -> Result:
 
 
 def _readers() -> dict[str, Reader]:
-    from stringsh.dialects.operator.actions import reading, symbols
+    from stringsh.dialects.operator.actions import reading, repomap, symbols
 
     return {"operator.getInterfaceSpec": _spec, "fs.list": reading.fs_list, "fs.read": reading.fs_read,
             "fs.readSlice": reading.fs_read_slice, "fs.search": reading.fs_search, "fs.stat": reading.fs_stat,
-            "fs.symbols": symbols.fs_symbols, "fs.readSymbol": symbols.fs_read_symbol}
+            "fs.symbols": symbols.fs_symbols, "fs.readSymbol": symbols.fs_read_symbol,
+            "fs.map": repomap.fs_map}
 
 
 def _writers() -> dict[str, Writer]:
