@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from stringsh.documents.symbolsearch import WORDS, remember
-from stringsh.documents.symbolstore import Walked, set_starter, store_for
+from stringsh.documents.symbolstore import Walked, folder_identity, set_starter, store_for
 from stringsh.errors import StringError
 from stringsh.render.code.extract import extract
 from stringsh.render.code.languages import language_of
@@ -45,6 +45,8 @@ class Pass:
     unchanged: int = 0
     dropped: int = 0
     finished: bool = False
+    #: False when the tree changed while it was walked (or nothing was known before it): another pass follows
+    settled: bool = True
 
 
 def words_of(shown: bytes) -> bytes:
@@ -84,9 +86,11 @@ def build(ws: Workspace, store: SymbolStore, stop: threading.Event | None = None
     (`SymbolStore.walked`): searches of the whole workspace then answer from it."""
     done = Pass()
     generation = store.generation
+    before = _folders(ws, store.folder_names)
     known = store.snapshot()
     seen: set[str] = set()
     walked: list[tuple[str, Identity, str, Traversal]] = []
+    ignores: list[str] = []
     clean = True
     batch: list[tuple[str, Identity, str, bytes, bool, Extracted]] = []
     with ws.search_walk(["."], command="symbols --index") as walking:
@@ -94,6 +98,8 @@ def build(ws: Workspace, store: SymbolStore, stop: threading.Event | None = None
             if stop is not None and stop.is_set():
                 store.put(batch)
                 return done
+            if found.rel.rpartition("/")[2] == ".gitignore":
+                ignores.append(found.rel)
             if language_of(found.rel) is None or found.key is None:
                 continue
             seen.add(found.rel)
@@ -123,9 +129,38 @@ def build(ws: Workspace, store: SymbolStore, stop: threading.Event | None = None
         store.drop(gone)
         done.dropped = len(gone)
     done.finished = not limited
-    if done.finished and clean and store.generation == generation:
-        store.walked = Walked(walked, final, generation, store.fingerprint)
+    after = _folders(ws, None, [rel for rel, _, _, _ in walked], ignores)
+    if done.finished and after is not None:
+        store.folder_names = set(after)
+    if done.finished and clean and store.generation == generation and before is not None and before == after:
+        store.walked = Walked(walked, final, generation, store.fingerprint, str(ws.root), after)
+    else:
+        done.settled = False  # the tree moved while it was walked (or this was the first pass): walk again
     return done
+
+
+def _folders(ws: Workspace, last: set[str] | None, files: list[str] | None = None,
+             ignores: list[str] = ()) -> dict[str, tuple[int, ...]] | None:  # type: ignore[assignment]
+    """The identities of the root, the folders holding `files` (else the last pass's) and the `.gitignore` files:
+    taken before a pass and after it, a pass whose tree did not move has the same. None when unknown."""
+    if files is None:
+        if last is None:
+            return None
+        names = last
+    else:
+        names = {"."} | {rel.rpartition("/")[0] or "." for rel in files} | set(ignores)
+        for rel in list(names):
+            while "/" in rel:
+                rel = rel.rpartition("/")[0]
+                names.add(rel)
+    root = str(ws.root)
+    found: dict[str, tuple[int, ...]] = {}
+    for rel in sorted(names):
+        try:
+            found[rel] = folder_identity(os.lstat(os.path.join(root, rel)))
+        except OSError:
+            return None
+    return found
 
 
 class Indexer:
@@ -162,8 +197,10 @@ class Indexer:
             except Exception:  # a refused walk, a closed workspace: searches go on without the index
                 self.last = Pass()
             self.passes += 1
-            if not self.last.finished and not self.stopped.is_set():
-                self.wake.set()  # cut short by the walk's time limit: the next pass goes on from the rows stored
+            if (not self.last.finished or not self.last.settled) and not self.stopped.is_set():
+                # cut short by the walk's time limit (the next pass goes on from the rows stored), or the tree
+                # moved while it was walked
+                self.wake.set()
                 continue
             self.idle.set()
 

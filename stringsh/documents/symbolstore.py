@@ -79,12 +79,38 @@ class Walked:
     """What a finished pass of a running process's indexer saw of the whole workspace: each source file the walk
     offered, in walk order, with how it is held (`stored` in the index, `remembered` in this process's memory:
     masking changes its text, `never`: unreadable as text) and the walk's counts when it was offered; `final`, the
-    counts at the end. Valid while the watcher reports no change since the pass began (`SymbolStore.live`)."""
+    counts at the end; `folders`, the identity (device, inode, mtime_ns) of every folder holding them and of the
+    root, and of each `.gitignore`, as the pass began. Valid while the watcher reports no change since the pass
+    began (`SymbolStore.live`) and every file and folder still has the identity recorded (`unchanged`): a file made,
+    removed or renamed changes its folder's mtime, a file written its own."""
 
     files: list[tuple[str, Identity, str, Traversal]]
     final: Traversal
     generation: int
     fingerprint: str
+    root: str
+    folders: dict[str, tuple[int, ...]]
+
+    def unchanged(self) -> bool:
+        """Whether every file, folder and `.gitignore` still has the identity the pass saw (lstat only: a file in
+        an answer is met again through the engine before it is read)."""
+        root = self.root
+        try:
+            for rel, identity in self.folders.items():
+                if folder_identity(os.lstat(os.path.join(root, rel))) != identity:
+                    return False
+            for rel, key, _, _ in self.files:
+                st = os.lstat(os.path.join(root, rel))
+                if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != key:
+                    return False
+        except OSError:
+            return False
+        return True
+
+
+def folder_identity(st: os.stat_result) -> tuple[int, ...]:
+    """What changes when a folder's entries change (or a file is written): device, inode, size, mtime, ctime."""
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 @dataclass(frozen=True)
@@ -123,6 +149,8 @@ class SymbolStore:
         self.generation = 0
         #: The last finished pass's walk, when a running process keeps the index fresh.
         self.walked: Walked | None = None
+        #: The folders (and `.gitignore` files) the last finished pass found (symbolindexer._folders).
+        self.folder_names: set[str] | None = None
 
     def changed(self) -> None:
         """The watcher saw a change: the last pass's walk no longer stands for the tree."""
@@ -133,14 +161,18 @@ class SymbolStore:
         walked = self.walked
         if walked is None or walked.generation != self.generation or walked.fingerprint != self.fingerprint:
             return None
-        return walked
+        return walked if walked.unchanged() else None
 
     # -- opening ----------------------------------------------------------------------------------------------
 
-    def _connection(self) -> sqlite3.Connection | None:
+    def _connection(self, create: bool) -> sqlite3.Connection | None:
+        """The open connection; None when the index cannot be used now, or does not exist and `create` is False
+        (a search never makes it: only a running process's indexer does)."""
         if self._conn is not None:
             return self._conn
         for attempt in range(2):
+            if not create and not os.path.lexists(self.path):
+                return None
             try:
                 self._conn = self._open()
                 self.broken = None
@@ -198,11 +230,11 @@ class SymbolStore:
                     conn.close()
 
     @contextlib.contextmanager
-    def _using(self) -> Iterator[sqlite3.Connection | None]:
+    def _using(self, create: bool = False) -> Iterator[sqlite3.Connection | None]:
         """The connection under the lock; an SQLite error closes it (and a damaged file is deleted, to be made
-        again on next use) instead of reaching the caller."""
+        again by the next indexer) instead of reaching the caller."""
         with self._lock:
-            conn = self._connection()
+            conn = self._connection(create)
             try:
                 yield conn
             except sqlite3.Error as exc:
@@ -281,7 +313,7 @@ class SymbolStore:
         rows."""
         if not entries:
             return
-        with self._using() as conn:
+        with self._using(create=True) as conn:
             if conn is None:
                 return
             conn.execute("BEGIN IMMEDIATE")
