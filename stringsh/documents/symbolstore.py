@@ -39,13 +39,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from stringsh.render.code.cache import look_elsewhere
 from stringsh.render.code.index import SymbolIndex
 
 if TYPE_CHECKING:
     from stringsh.render.code.extract import Extracted
     from stringsh.workspace import Traversal, Workspace
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: Seconds a statement waits for another process's write before the index is passed over for this request.
 BUSY_SECONDS = 0.25
 #: Symbol indexes kept in memory once loaded (by content hash), the oldest dropped first.
@@ -61,6 +62,7 @@ CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, dev INTEGE
 CREATE TABLE symbols(file INTEGER NOT NULL, ordinal INTEGER NOT NULL, id TEXT NOT NULL, qualified TEXT NOT NULL,
                      name TEXT NOT NULL, kind TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
                      PRIMARY KEY(file, ordinal)) WITHOUT ROWID;
+CREATE INDEX files_sha256 ON files(sha256);
 CREATE INDEX symbols_name ON symbols(name);
 CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE occurrences(name INTEGER NOT NULL, file INTEGER NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,
@@ -302,6 +304,18 @@ class SymbolStore:
             return found
         return None
 
+    def by_content(self, sha256: str, language: str) -> SymbolIndex | None:
+        """The symbol index of a file whose bytes hash to `sha256`, read as `language`, when the index holds one."""
+        with self._using() as conn:
+            if conn is None:
+                return None
+            row = conn.execute("SELECT id, path, dev, ino, size, mtime_ns FROM files WHERE sha256 = ? AND language = ?"
+                               " LIMIT 1", (sha256, language)).fetchone()
+            if row is None:
+                return None
+            return self.index(Stored(row[0], row[2:6], sha256))  # type: ignore[arg-type]
+        return None
+
     def size(self) -> int:
         """Bytes of the index file and its write-ahead log."""
         return sum(os.path.getsize(f"{self.path}{s}") for s in ("", "-wal") if os.path.exists(f"{self.path}{s}"))
@@ -432,6 +446,20 @@ def store_for(ws: Workspace) -> SymbolStore | None:
         if found is None:
             found = _STORES[(str(path), mark)] = SymbolStore(path, str(ws.root), mark)
         return found
+
+
+def by_content(sha256: str, language: str) -> SymbolIndex | None:
+    """An outline a running process's index already holds (render/code/cache.py asks before parsing)."""
+    with _STORES_LOCK:
+        stores = list(_STORES.values())
+    for store in stores:
+        found = store.by_content(sha256, language)
+        if found is not None:
+            return found
+    return None
+
+
+look_elsewhere(by_content)
 
 
 def forget_stores() -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from stringsh.dispatcher import Dispatcher
 from stringsh.documents.symbolindexer import build, start_indexing, stop_indexing
 from stringsh.documents.symbolstore import forget_stores, store_for
+from stringsh.render.code.budget import WORK
 from stringsh.workspace.state import state_folder
 from tests.commands.documents import body
 from tests.commands.test_symbols import make_tree
@@ -86,9 +87,18 @@ def test_replies_are_the_same_with_and_without_the_index(ws: Path) -> None:
 
 def test_occurrences_carry_role_and_containing_symbol(ws: Path) -> None:
     make_tree(ws)
+    expected = Dispatcher(ws)
+    try:
+        outline = expected.execute("/open src/app.py").text
+    finally:
+        expected.close()
+    shutil.rmtree(ws / ".stringsh")  # the outline's signed cache: the next process knows nothing of it
     dispatcher = Dispatcher(ws)
     try:
         build(dispatcher.workspace, store_for(dispatcher.workspace))  # type: ignore[arg-type]
+        parses = WORK["parses"]
+        assert dispatcher.execute("/open src/app.py").text == outline  # the outline the index already holds
+        assert WORK["parses"] == parses
     finally:
         dispatcher.close()
     assert rows(ws, "SELECT name, path, line, col, role, container FROM occurrence_rows WHERE name IN "
