@@ -15,14 +15,11 @@ ranked, a character at a time; the mask itself can be searched for (such a query
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
-import hashlib
 import re
 import threading
-import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -34,9 +31,8 @@ from stringsh.render.code.languages import language_of
 from stringsh.workspace import decode
 
 if TYPE_CHECKING:
-    from stringsh.documents.symbolstore import Identity, Snapshot, Stored, Walked
     from stringsh.render.code.index import Symbol
-    from stringsh.workspace import SearchFile, SearchWalk, Traversal, Workspace
+    from stringsh.workspace import SearchFile, Traversal, Workspace
 
 #: Files remembered by stat between searches (each entry is one file's symbol rows).
 REMEMBERED_FILES = 200_000
@@ -188,9 +184,11 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
     wanted = None if refs else matcher(query)
     result = SearchResult(paths[0] if len(paths) == 1 else ".")
     masking = hash((shown.sources, shown.replacement))
+    from stringsh.documents.symbolindexed import answer_walked, defines_of, from_index, hits_in, stored_refs
+
     kick(ws)
     indexed = store_for(ws) if query else None
-    defines = None if shown.meets_mask(query, ignore_case=True) else _defines(query, needle, refs)
+    defines = None if shown.meets_mask(query, ignore_case=True) else defines_of(query, needle, refs)
     with walking:
         snapshot = indexed.snapshot() if indexed is not None else None
         seen: set[str] = set()  # a file two of the paths reach is searched once
@@ -201,7 +199,7 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
                 result.path, result.one_file = searched.rel, searched.one_file
                 walked = indexed.live() if indexed is not None and searched.rel == "." else None
                 if walked is not None and snapshot is not None:
-                    fast = _answer_walked(ws, walking, walked, snapshot, query, refs, (needle, defines), masking,
+                    fast = answer_walked(ws, walking, walked, snapshot, query, refs, (needle, defines), masking,
                                           most)
                     if fast is not None:
                         fast.path, fast.one_file = result.path, result.one_file
@@ -217,25 +215,25 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
                 stored = snapshot.known(found.rel, found.key) if snapshot is not None else None
                 if prefilter.skips(found.rel, key, stored is not None):
                     continue
-                held = _from_index(snapshot, stored, needle, defines, refs) \
+                held = from_index(snapshot, stored, needle, defines, refs) \
                     if stored is not None and (key is None or REMEMBERED.get(key) is None) else None
                 if held is False:
                     continue  # the file's words do not hold the name
                 text, index = None, held if isinstance(held, SymbolIndex) else None
                 if held is None:
                     stored = None
-                    loaded = _load(ws, found, key, needle)
+                    loaded = _load(ws, found, key, needle, symbols=not refs)
                     if loaded is None:
                         continue
                     text, index = loaded
                 result.indexed += 1
                 before = len(result.refs) + len(result.hits)
                 if refs and stored is not None:
-                    _stored_refs(ws, snapshot, stored, found, query, result, most)  # type: ignore[arg-type]
+                    stored_refs(ws, snapshot, stored, found, query, result, most)  # type: ignore[arg-type]
                 elif refs:
-                    _refs(ws, found.rel, text, index.language, query, result, most)  # type: ignore[arg-type,union-attr]
+                    _refs(ws, found.rel, text, language_of(found.rel), query, result, most)  # type: ignore[arg-type]
                 elif index is not None:
-                    result.hits += _hits(found.rel, index, wanted, shown, stored)  # type: ignore[arg-type]
+                    result.hits += hits_in(found.rel, index, wanted, shown, stored)  # type: ignore[arg-type]
                 if len(result.refs) + len(result.hits) > before:
                     result.files += 1
                 if len(result.hits) + len(result.refs) >= most:
@@ -247,79 +245,6 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
         if result.traversal is None:  # else answered from the indexer's walk, counted as it counted
             result.traversal = walking.traversal()
     return _ranked(result, query, most, shown)  # stable: path order within
-
-
-def _answer_walked(ws: Workspace, walking: SearchWalk, walked: Walked, snapshot: Snapshot, query: str, refs: bool,
-                   needles: tuple[bytes | None, bytes | None], masking: int, most: int) -> SearchResult | None:
-    """A search of the whole workspace answered from the last walk of the indexer of a running process (nothing
-    changed since, the watcher says): the same files in the same order, counted as that walk counted them, each
-    held in the index or this process's memory by the identity the walk saw. Every file in the answer is met again
-    through the engine (`walking.files(rel)`: the confiner's rules, its identity now): one that changed makes this
-    None, and the search walks the tree instead."""
-    started = time.monotonic()
-    shown = ws.redactor
-    wanted = None if refs else matcher(query)
-    needle, defines = needles
-    result = SearchResult(".")
-    stopped = None
-    for rel, key, held, counts in walked.files:
-        if held == "never":
-            continue  # unreadable as text: a search never counts it
-        stored = snapshot.known(rel, key) if held == "stored" else None
-        text, index = None, None
-        if held == "stored":
-            got = _from_index(snapshot, stored, needle, defines, refs) if stored is not None else None
-            if got is False:
-                continue
-            if got is None:
-                return None
-            index = got if isinstance(got, SymbolIndex) else None
-        else:
-            entry = REMEMBERED.get((rel, *key, masking))
-            if entry is None or entry[1] is None or entry[2] is None:
-                return None
-            words, text, index = entry
-            if needle is not None and needle not in words:
-                continue
-        result.indexed += 1
-        before = len(result.refs) + len(result.hits)
-        hits = [] if index is None or refs else _hits(rel, index, wanted, shown, stored)  # type: ignore[arg-type]
-        rows = _ref_rows(ws, snapshot, stored, query) if refs and stored is not None else None
-        if hits or (refs and rows != []):
-            with _again(walking, rel, key) as found:
-                if found is None:
-                    return None
-                if refs and stored is not None:
-                    _stored_refs(ws, snapshot, stored, found, query, result, most)
-                elif refs:
-                    _refs(ws, rel, text, index.language, query, result, most)  # type: ignore[arg-type,union-attr]
-        result.hits += hits
-        if len(result.refs) + len(result.hits) > before:
-            result.files += 1
-        if len(result.hits) + len(result.refs) >= most:
-            result.truncated, stopped = True, counts
-            walking.stop("results")
-            break
-    done = walked.final if stopped is None else stopped._replace(scan_limit_reached=True,
-                                                                  scan_limit_reason="results")
-    result.traversal = done._replace(elapsed_ms=int((time.monotonic() - started) * 1000))
-    return result
-
-
-@contextlib.contextmanager
-def _again(walking: SearchWalk, rel: str, key: Identity) -> Iterator[SearchFile | None]:
-    """The file at `rel` met again through the engine while the block runs (readable there), None when it is
-    refused or is no longer the file the walk saw."""
-    try:
-        files = iter(walking.files(rel))
-    except StringError:
-        yield None
-        return
-    try:
-        found = next(files, None)
-        yield found if found is not None and found.key == key else None
-    finally:
-        files.close()  # type: ignore[attr-defined]
 
 
 def _ranked(result: SearchResult, query: str, most: int, shown: Callable[[str], str]) -> SearchResult:
@@ -340,16 +265,18 @@ def _rank(name: str, qualified: str, query: str, folded: str) -> int:
     return 2 if qualified.lower().endswith("." + folded) else 3
 
 
-def _load(ws: Workspace, found: SearchFile, key: Key | None, needle: bytes | None) -> tuple[str, SymbolIndex] | None:
-    """The file's text and symbol index, None when its words as shown cannot hold the name (or it cannot be read as
-    text); what is learnt is kept by the file's stat for the next search. Only a file masking may change is decoded
-    before its words are known: a name must not be found (nor the file counted as indexed) by a secret's text."""
+def _load(ws: Workspace, found: SearchFile, key: Key | None, needle: bytes | None,
+          symbols: bool = True) -> tuple[str, SymbolIndex | None] | None:
+    """The file's text and symbol index (None without `symbols`: a `--refs` search parses for identifiers only),
+    None when its words as shown cannot hold the name (or it cannot be read as text); what is learnt is kept by the
+    file's stat for the next search. Only a file masking may change is decoded before its words are known: a name
+    must not be found (nor the file counted as indexed) by a secret's text."""
     entry = REMEMBERED.get(key) if key is not None else None
     if entry is not None:
         words, text, index = entry
         if needle is not None and needle not in words:
             return None
-        if text is not None and index is not None:
+        if text is not None and (index is not None or not symbols):
             return text, index
     raw = found.read()
     if raw is None:
@@ -374,7 +301,7 @@ def _load(ws: Workspace, found: SearchFile, key: Key | None, needle: bytes | Non
             return None
     language = language_of(found.rel)
     assert language is not None
-    index = build_symbols(text, language)
+    index = build_symbols(text, language) if symbols else None
     if key is not None:
         REMEMBERED.put(key, (words, text, index))
     return text, index
@@ -385,7 +312,8 @@ def remember(ws: Workspace, found: SearchFile) -> bool:
     all as shown), as a search would: such a file is never stored in the symbol index. False when it cannot be."""
     shown = ws.redactor
     key = _key(found, hash((shown.sources, shown.replacement)))
-    return key is not None and _load(ws, found, key, None) is not None
+    loaded = _load(ws, found, key, None) if key is not None else None
+    return loaded is not None and loaded[1] is not None
 
 
 def _key(found: SearchFile, masking: int) -> Key | None:
@@ -426,67 +354,3 @@ def _add_refs(ws: Workspace, rel: str, text: str, rows: list[tuple[int, int]], r
             return
         line = ws.redact_lines(lines[row].rstrip("\r"))
         result.refs.append(Ref(rel, row + 1, len(raw_lines[row][:column].decode("utf-8", "replace")) + 1, line))
-
-
-def _hits(rel: str, index: SymbolIndex, wanted: Callable[[str, str], bool], shown: Callable[[str], str],
-          stored: Stored | None) -> list[Hit]:
-    """The file's definitions the query matches, as shown (a file the index holds as plain: no byte of it can be
-    masked, so each name is shown as it is)."""
-    if stored is not None and stored.plain:
-        return [Hit(rel, index.symbol(i)) for i, row in enumerate(index.rows) if wanted(row[0], row[1])]
-    return [Hit(rel, index.symbol(i)) for i, row in enumerate(index.rows) if wanted(shown(row[0]), shown(row[1]))]
-
-
-def _ref_rows(ws: Workspace, snapshot: Snapshot, stored: Stored, name: str) -> list[tuple[int, int]] | None:
-    """The index's occurrences of `name` in a file; None when only the file's text can say (a name touching the
-    mask is compared as each identifier is shown)."""
-    if ws.redactor.meets_mask(name):
-        return None
-    return snapshot.occurrences(stored, name)
-
-
-def _defines(query: str, needle: bytes | None, refs: bool) -> bytes | None:
-    """What every qualified name a definitions search matches holds, lowercased (a file whose definitions lack it
-    has no hit; None when that cannot be said): the query itself, or a glob's longest literal run (not through a
-    `[…]` class)."""
-    if refs:
-        return None
-    if any(c in query for c in "*?["):
-        return None if "[" in query else needle
-    return query.lower().encode("utf-8", "surrogatepass")
-
-
-def _from_index(snapshot: Snapshot, stored: Stored, needle: bytes | None, defines: bytes | None,
-                refs: bool) -> SymbolIndex | bool | None:
-    """A file the symbol index holds as the walk met it: False when its words lack the needle (not counted), True
-    when it counts but holds nothing to load (no definition can match; a `--refs` search reads occurrences
-    instead), its symbol index otherwise, None when the index cannot give it (the file is then read as before)."""
-    if needle is not None and needle not in stored.words:
-        return False
-    if refs or (defines is not None and defines not in stored.defined):
-        return True
-    return snapshot.store.index(stored)
-
-
-def _stored_refs(ws: Workspace, snapshot: Snapshot, stored: Stored, found: SearchFile, name: str,
-                 result: SearchResult, most: int) -> None:
-    """`--refs` in a file the index holds: its occurrences from the index, the lines from the file read now (a file
-    whose bytes are no longer the indexed ones is parsed, as without the index)."""
-    if ws.redactor(name) != name:
-        return
-    rows = _ref_rows(ws, snapshot, stored, name)
-    if rows == []:
-        return
-    raw = found.read()
-    if raw is None:
-        return
-    try:
-        text = decode(raw, found.rel)[0]
-    except StringError:
-        return
-    if rows is None or hashlib.sha256(raw).hexdigest() != stored.sha256:
-        language = language_of(found.rel)
-        assert language is not None
-        _refs(ws, found.rel, text, language, name, result, most)
-        return
-    _add_refs(ws, found.rel, text, sorted(rows), result, most)
