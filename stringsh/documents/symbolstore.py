@@ -93,17 +93,20 @@ class Walked:
     root: str
     folders: dict[str, tuple[int, ...]]
 
+    def __post_init__(self) -> None:
+        root = self.root.rstrip("/") + "/"
+        checks = [(root + rel, identity[1], identity[2], identity[3]) for rel, identity in self.folders.items()]
+        checks += [(root + rel, key[1], key[2], key[3]) for rel, key, _, _ in self.files]
+        object.__setattr__(self, "_checks", checks)
+
     def unchanged(self) -> bool:
-        """Whether every file, folder and `.gitignore` still has the identity the pass saw (lstat only: a file in
-        an answer is met again through the engine before it is read)."""
-        root = self.root
+        """Whether every file, folder and `.gitignore` still has the identity the pass saw (inode, size, mtime; by
+        lstat only: a file in an answer is met again through the engine before it is read)."""
+        lstat = os.lstat
         try:
-            for rel, identity in self.folders.items():
-                if folder_identity(os.lstat(os.path.join(root, rel))) != identity:
-                    return False
-            for rel, key, _, _ in self.files:
-                st = os.lstat(os.path.join(root, rel))
-                if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != key:
+            for path, ino, size, mtime in self._checks:  # type: ignore[attr-defined]
+                st = lstat(path)
+                if st.st_mtime_ns != mtime or st.st_ino != ino or st.st_size != size:
                     return False
         except OSError:
             return False
