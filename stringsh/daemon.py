@@ -197,7 +197,7 @@ class Daemon:
         from stringsh.documents.symbolindexer import in_background
 
         serving.settle()
-        in_background()  # the symbol index, from the first /symbols on
+        in_background(self.dispatcher.workspace)  # the symbol index, from the first /symbols on
         self.dispatcher.warm_shells = True  # a topic's shell starts when the topic is made, not with its first command
         self._start(self._follow, requests)
         self.drain()

@@ -268,12 +268,12 @@ def start_indexing(ws: Workspace) -> Indexer | None:
         return found
 
 
-def in_background() -> None:
-    """Called by a running process's front end (the daemon, the MCP servers, the REPL): each workspace's index is
-    built in the background from its first `/symbols`, and kept fresh while the process runs. `STRINGSH_SYMBOL_INDEX=0`
-    turns it off (searches then use what exists)."""
+def in_background(ws: Workspace) -> None:
+    """Called by a running process's front end (the daemon, the MCP servers, the REPL) for the workspace it serves:
+    its index is built in the background from its first `/symbols`, and kept fresh while the process runs.
+    `STRINGSH_SYMBOL_INDEX=0` turns it off (searches then use what exists)."""
     if os.environ.get("STRINGSH_SYMBOL_INDEX", "1") != "0":
-        set_starter(start_indexing)
+        set_starter(start_indexing, frozenset({str(ws.root)}))
 
 
 def stop_indexing() -> None:

@@ -416,20 +416,22 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
-#: Set in a running process (symbolindexer.in_background): starts a workspace's indexer on its first search.
-_starter: Callable[[Workspace], object] | None = None
+#: Set in a running process (symbolindexer.in_background): starts the indexer of a workspace it serves (by real
+#: path) on that workspace's first search.
+_starter: tuple[Callable[[Workspace], object], frozenset[str]] | None = None
 
 
-def set_starter(starter: Callable[[Workspace], object] | None) -> None:
+def set_starter(starter: Callable[[Workspace], object] | None, roots: frozenset[str] = frozenset()) -> None:
     global _starter
-    _starter = starter
+    _starter = (starter, roots) if starter is not None else None
 
 
 def kick(ws: Workspace) -> None:
-    """A search is about to run: in a running process, make sure the workspace's indexer is going."""
-    if _starter is not None:
+    """A search is about to run: in a running process serving this workspace, make sure its indexer is going."""
+    found = _starter
+    if found is not None and str(ws.root) in found[1]:
         with contextlib.suppress(Exception):
-            _starter(ws)
+            found[0](ws)
 
 
 _STORES: dict[tuple[str, str], SymbolStore] = {}

@@ -252,5 +252,5 @@ def run_repl(dispatcher: Dispatcher) -> int:
         logging.basicConfig(filename=debug_log, level=logging.DEBUG)
     from stringsh.documents.symbolindexer import in_background
 
-    in_background()  # the symbol index, from the first /symbols on
+    in_background(dispatcher.workspace)  # the symbol index, from the first /symbols on
     return Repl(dispatcher).run()

@@ -35,7 +35,7 @@ def run(dispatcher: Dispatcher, options: Options) -> int:
     from stringsh.dialects.mcp.calls import make_calls
     from stringsh.documents.symbolindexer import in_background
 
-    in_background()  # the symbol index, from the first symbol search on
+    in_background(dispatcher.workspace)  # the symbol index, from the first symbol search on
 
     workspace = dispatcher.workspace
     # over HTTP each session's topic starts its shell when the session begins; on stdio the one client's first
