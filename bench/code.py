@@ -5,15 +5,19 @@ Rows and goals:
   new process's disk entry) <= 5 ms; the reference beside them is the markdown index of a 10,000-line document
   built and looked up the same way;
 - `/open file#Symbol` <= 1.5x `/open file:Lx-Ly` of the same lines (in-process Dispatcher, alternated);
-- `/symbols NAME` over a generated tree of 50,000 source files: <= 2x `rg -w NAME` cold (nothing indexed), <= 0.5x
-  warm (the files' indexes kept from the cold run); beside them the cold search's prefilter alone (the engine's
-  `Workspace.grep`, which a cold search cannot beat);
+- the outline of a 10,000-line file in a running process, never opened before: <= 50 ms;
+- `/symbols NAME` and `/symbols --refs NAME` over a tree (`--tree DIR` of real repositories, else a generated one of
+  `--files N` source files, 6,000 by default; `--names a,b` the names searched): cold (no index, a new process's
+  first search) <= 2x `rg -w NAME`; warm (the symbol index a running process built in the background, the tree
+  unchanged) <= 1x `rg -w NAME` and <= 100 ms, with its reply checked against the cold one; and a new process with
+  the index file (no goal). The index's build time, size on disk and the building process's RSS growth are
+  printed;
 - the first symbol answer against a language server's: `stringsh -c '/symbols NAME file'` (a whole process) against
   pylsp's `initialize` reply and its first `textDocument/documentSymbol` answer (skipped when pylsp is not
   installed: `pip install python-lsp-server`).
 Each figure is the median of `rounds` runs.
 
-Run: python bench/code.py [rounds] [--files N]
+Run: python bench/code.py [rounds] [--files N | --tree DIR] [--names a,b] [--index-only]
 """
 
 from __future__ import annotations
@@ -35,7 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchenv import isolate_user_state
 
 from stringsh.dispatcher import Dispatcher
+from stringsh.documents.symbolindexer import start_indexing, stop_indexing
 from stringsh.documents.symbolsearch import Absent, Remembered
+from stringsh.documents.symbolstore import forget_stores
 from stringsh.render.cache import IndexCache
 from stringsh.render.code.cache import SymbolCache
 from stringsh.render.code.index import build_symbols
@@ -145,39 +151,129 @@ def build_tree(root: Path, files: int) -> None:
                                                        for n in range(20)))
 
 
-def search_rows(base: Path, rounds: int, files: int) -> list[tuple[str, float, float, str, str]]:
+def rss_mb() -> float:
+    """This process's resident memory now (not its peak), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def fresh_process_state() -> None:
+    """What a new process knows: nothing remembered, no index connection open."""
+    import stringsh.documents.symbolsearch as search
+
+    search.REMEMBERED = Remembered()
+    search.ABSENT = Absent()
+    forget_stores()
+
+
+def search_rows(base: Path, rounds: int, files: int, tree: Path | None,
+                names: list[str]) -> list[tuple[str, float, float, str, str]]:
+    """`/symbols NAME` and `--refs NAME` cold (no index: a new process's first search), against the index of a
+    running process (warm: built in the background, the tree unchanged since), and a new process with the index
+    file (a one-shot `-c`, in-process); each beside `rg -w NAME` on the same tree."""
     rg = shutil.which("rg")
     if rg is None:
         print("skipped /symbols against rg: ripgrep is not installed (pip install ripgrep)")
         return []
-    root = base / "tree"
-    root.mkdir()
-    started = time.perf_counter()
-    build_tree(root, files)
-    print(f"tree: {files} generated source files in {time.perf_counter() - started:.1f} s")
-    command = [rg, "--no-config", "--hidden", "-w", NAME]
-    reference = median_ms(lambda: subprocess.run(command, cwd=root, stdout=subprocess.DEVNULL), rounds)
-    dispatcher = Dispatcher(root)
-
-    def cold() -> None:
-        import stringsh.documents.symbolsearch as search
-
-        search.REMEMBERED = Remembered()  # nothing indexed yet, as in a new process
-        search.ABSENT = Absent()
-        dispatcher.execute(f"/symbols {NAME}")
-
-    took_cold = median_ms(cold, rounds)
-    dispatcher.execute(f"/symbols {NAME}")
-    took_warm = median_ms(lambda: dispatcher.execute(f"/symbols {NAME}"), rounds)
-    workspace = Workspace(root)  # the prefilter alone: what a cold search cannot be faster than
-    took_grep = median_ms(lambda: workspace.grep(NAME, ".", ignore_case=True), rounds)
+    if tree is None:
+        tree = base / "tree"
+        tree.mkdir()
+        started = time.perf_counter()
+        build_tree(tree, files)
+        print(f"tree: {files} generated source files in {time.perf_counter() - started:.1f} s")
+    else:
+        print(f"tree: {tree}")
+    rows: list[tuple[str, float, float, str, str]] = []
+    reference = {name: median_ms(lambda name=name: subprocess.run([rg, "--no-config", "--hidden", "-w", name],
+                                                                   cwd=tree, stdout=subprocess.DEVNULL), rounds)
+                 for name in names}
+    workspace = Workspace(tree)
+    index = workspace.symbol_index_path
     workspace.close()
-    found = dispatcher.execute(f"/symbols {NAME} --max 1000").text.split("\n")[1]
+
+    def cold(command: str) -> float:
+        samples = []
+        for _ in range(max(1, rounds // 2)):
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{index}{suffix}").unlink(missing_ok=True)
+            fresh_process_state()
+            dispatcher = Dispatcher(tree)
+            started = time.perf_counter()
+            dispatcher.execute(command)
+            samples.append((time.perf_counter() - started) * 1000)
+            dispatcher.close()
+        return statistics.median(samples)
+
+    replies: dict[str, str] = {}
+    for name in names:
+        for refs in ("", "--refs "):
+            command = f"/symbols {refs}{name}"
+            took = cold(command)
+            rows.append((f"{command}, cold (no index)", took, reference[name], f"rg -w {name}", "<= 2x"))
+            dispatcher = Dispatcher(tree)
+            replies[command] = dispatcher.execute(command).text
+            dispatcher.close()
+    fresh_process_state()
+    dispatcher = Dispatcher(tree)
+    before = rss_mb()
+    started = time.perf_counter()
+    indexer = start_indexing(dispatcher.workspace)
+    assert indexer is not None
+    while indexer.store.live() is None:
+        indexer.idle.wait(1)
+    built = time.perf_counter() - started
+    grown = rss_mb() - before
+    print(f"index: built in {built:.1f} s over {indexer.passes} passes; {indexer.store.size() / 1e6:.1f} MB on disk "
+          f"({index}); RSS +{grown:.0f} MB in the building process")
+    for name in names:
+        for refs in ("", "--refs "):
+            command = f"/symbols {refs}{name}"
+            took = median_ms(lambda command=command: dispatcher.execute(command), rounds)
+            now = dispatcher.execute(command).text
+            check = "  (the cold reply stopped at the time limit)" if "time limit" in replies[command] else \
+                ("" if now == replies[command] else "  REPLY DIFFERS")
+            rows.append((f"{command}, warm (running process's index)", took, reference[name], f"rg -w {name}",
+                         "<= 1x and <= 100 ms" + check))
+    stop_indexing()
     dispatcher.close()
-    print(f"/symbols {NAME}: {found}")
-    return [(f"/symbols {NAME}, {files} files, cold", took_cold, reference, f"rg -w {NAME}", "<= 2x"),
-            (f"/symbols {NAME}, {files} files, warm", took_warm, reference, f"rg -w {NAME}", "<= 0.5x"),
-            (f"  of which the prefilter, Workspace.grep -i {NAME}", took_grep, reference, f"rg -w {NAME}", "(profile)")]
+    for name in names:
+        for refs in ("", "--refs "):
+            command = f"/symbols {refs}{name}"
+
+            def one_shot(command: str = command) -> None:
+                fresh_process_state()
+                one = Dispatcher(tree)
+                one.execute(command)
+                one.close()
+
+            took = median_ms(one_shot, rounds)
+            rows.append((f"{command}, new process with the index file", took, reference[name], f"rg -w {name}",
+                         "(no goal)"))
+    return rows
+
+
+def daemon_outline_rows(base: Path, rounds: int) -> list[tuple[str, float, float, str, str]]:
+    """`/open big.py` (the outline of a 10,000-line file) in a running process, the file never opened before, beside
+    `/open` of a 10,000-line markdown document in the same process."""
+    root = base / "daemon-outline"
+    root.mkdir()
+    dispatcher = Dispatcher(root)
+    dispatcher.execute("/ls")  # the process is up
+    samples, references = [], []
+    for n in range(rounds):
+        (root / f"big{n}.py").write_text(python_file(10_000).replace("Generated.", f"Generated {n}."))
+        (root / f"doc{n}.md").write_text(markdown_file(10_000).replace("Section 0", f"Section {n}"))
+        started = time.perf_counter()
+        dispatcher.execute(f"/open big{n}.py")
+        samples.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        dispatcher.execute(f"/open doc{n}.md")
+        references.append((time.perf_counter() - started) * 1000)
+    dispatcher.close()
+    return [("/open big.py (10,000-line outline), running process, cold", statistics.median(samples),
+             statistics.median(references), "/open doc.md (10,000 lines)", "<= 50 ms")]
 
 
 def lsp_rows(base: Path, rounds: int) -> list[tuple[str, float, float, str, str]]:
@@ -240,18 +336,27 @@ def first_lsp_answer(pylsp: str, root: Path, path: Path) -> tuple[float, float]:
     return ready, first
 
 
+def option(name: str, default: str | None = None) -> str | None:
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
 def main() -> None:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    valued = {"--files", "--tree", "--names"}
+    args = [a for i, a in enumerate(sys.argv[1:], 1) if not a.startswith("--") and sys.argv[i - 1] not in valued]
     rounds = int(args[0]) if args else 5
-    files = int(sys.argv[sys.argv.index("--files") + 1]) if "--files" in sys.argv else 50_000
+    files = int(option("--files", "6000"))  # type: ignore[arg-type]
+    tree = Path(option("--tree")).resolve() if option("--tree") else None  # type: ignore[arg-type]
+    names = (option("--names") or NAME).split(",")
     isolate_user_state()
     rows: list[tuple[str, float, float, str, str]] = []
     with tempfile.TemporaryDirectory(prefix="stringsh-bench-code-") as folder:
         base = Path(folder)
-        rows += outline_rows(base, rounds)
-        rows += open_rows(base, rounds)
-        rows += lsp_rows(base, rounds)
-        rows += search_rows(base, rounds, files)
+        if "--index-only" not in sys.argv:
+            rows += outline_rows(base, rounds)
+            rows += daemon_outline_rows(base, rounds)
+            rows += open_rows(base, rounds)
+            rows += lsp_rows(base, rounds)
+        rows += search_rows(base, rounds, files, tree, names)
     print(f"median of {rounds} runs")
     print(f"{'what':<62} {'ms':>8} {'reference':<34} {'ref ms':>8} {'ratio':>6}  goal")
     for what, took, ref, name, goal in rows:

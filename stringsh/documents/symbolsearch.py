@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from stringsh.documents.symbolstore import kick, store_for
 from stringsh.errors import StringError
 from stringsh.render.code.index import SymbolIndex, build_symbols
 from stringsh.render.code.languages import language_of
@@ -133,11 +134,12 @@ class Prefilter:
         self.holding: set[str] | None = None
         self.asked = needle is None
 
-    def skips(self, rel: str, key: Key | None) -> bool:
-        """Whether the file surely lacks the name (grep passed over it, now or in an earlier search)."""
+    def skips(self, rel: str, key: Key | None, stored: bool = False) -> bool:
+        """Whether the file surely lacks the name (grep passed over it, now or in an earlier search); a file the
+        symbol index holds as it is (`stored`) is known."""
         if key is not None and key in self.absent:
             return True
-        if key is not None and REMEMBERED.get(key) is not None:
+        if stored or (key is not None and REMEMBERED.get(key) is not None):
             return False
         self.unknown += 1
         if not self.asked and self.unknown >= PREFILTER_AFTER:
@@ -185,27 +187,74 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
     wanted = None if refs else matcher(query)
     result = SearchResult(paths[0] if len(paths) == 1 else ".")
     masking = hash((shown.sources, shown.replacement))
+    from stringsh.documents.symbolindexed import answer_walked, defines_of, from_index, hits_in, stored_refs
+
+    kick(ws)
+    indexed = store_for(ws) if query else None
+    defines = None if shown.meets_mask(query, ignore_case=True) else defines_of(query, needle, refs)
     with walking:
-        for rel, text, index in _sources(ws, walking, paths, needle, masking, topic, result):
-            result.indexed += 1
-            before = len(result.refs) + len(result.hits)
-            if refs:
-                _refs(ws, rel, text, index, query, result, most)
-            else:
-                result.hits += [Hit(rel, index.symbol(i)) for i, row in enumerate(index.rows)
-                                if wanted(shown(row[0]), shown(row[1]))]  # type: ignore[misc]
-            if len(result.refs) + len(result.hits) > before:
-                result.files += 1
-            if len(result.hits) + len(result.refs) >= most:
-                result.truncated = True
-                walking.stop("results")
+        snapshot = indexed.snapshot() if indexed is not None else None
+        seen: set[str] = set()  # a file two of the paths reach is searched once
+        several = len(paths) > 1
+        for path in paths:
+            searched = walking.files(path)
+            if len(paths) == 1:
+                result.path, result.one_file = searched.rel, searched.one_file
+                walked = indexed.live() if indexed is not None and searched.rel == "." else None
+                if walked is not None and snapshot is not None:
+                    fast = answer_walked(ws, walking, walked, snapshot, query, refs, (needle, defines), masking,
+                                          most)
+                    if fast is not None:
+                        fast.path, fast.one_file = result.path, result.one_file
+                        result = fast
+                        break
+            prefilter = Prefilter(ws, needle, path, topic)
+            for found in searched:
+                if language_of(found.rel) is None or (several and found.rel in seen):
+                    continue
+                if several:
+                    seen.add(found.rel)
+                key = _key(found, masking)
+                stored = snapshot.known(found.rel, found.key) if snapshot is not None else None
+                if prefilter.skips(found.rel, key, stored is not None):
+                    continue
+                held = from_index(snapshot, stored, needle, defines, refs) \
+                    if stored is not None and (key is None or REMEMBERED.get(key) is None) else None
+                if held is False:
+                    continue  # the file's words do not hold the name
+                text, index = None, held if isinstance(held, SymbolIndex) else None
+                if held is None:
+                    stored = None
+                    loaded = _load(ws, found, key, needle)
+                    if loaded is None:
+                        continue
+                    text, index = loaded
+                result.indexed += 1
+                before = len(result.refs) + len(result.hits)
+                if refs and stored is not None:
+                    stored_refs(ws, snapshot, stored, found, query, result, most)  # type: ignore[arg-type]
+                elif refs:
+                    _refs(ws, found.rel, text, index, query, result, most)  # type: ignore[arg-type]
+                elif index is not None:
+                    result.hits += hits_in(found.rel, index, wanted, shown, stored)  # type: ignore[arg-type]
+                if len(result.refs) + len(result.hits) > before:
+                    result.files += 1
+                if len(result.hits) + len(result.refs) >= most:
+                    result.truncated = True
+                    walking.stop("results")
+                    break
+            if result.truncated:
                 break
-        query_folded = query.lower()
-        result.hits.sort(key=lambda hit: _rank(shown(hit.symbol.name), shown(hit.symbol.qualified), query,
-                                               query_folded))  # stable: path order within
-        del result.hits[most:]
-        del result.refs[most:]
-        result.traversal = walking.traversal()
+        if result.traversal is None:  # else answered from the indexer's walk, counted as it counted
+            result.traversal = walking.traversal()
+    return _ranked(result, query, most, shown)  # stable: path order within
+
+
+def _ranked(result: SearchResult, query: str, most: int, shown: Callable[[str], str]) -> SearchResult:
+    query_folded = query.lower()
+    result.hits.sort(key=lambda hit: _rank(shown(hit.symbol.name), shown(hit.symbol.qualified), query, query_folded))
+    del result.hits[most:]
+    del result.refs[most:]
     return result
 
 
@@ -255,16 +304,18 @@ def _rank(name: str, qualified: str, query: str, folded: str) -> int:
     return 2 if qualified.lower().endswith("." + folded) else 3
 
 
-def _load(ws: Workspace, found: SearchFile, key: Key | None, needle: bytes | None) -> tuple[str, SymbolIndex] | None:
-    """The file's text and symbol index, None when its words as shown cannot hold the name (or it cannot be read as
-    text); what is learnt is kept by the file's stat for the next search. Only a file masking may change is decoded
-    before its words are known: a name must not be found (nor the file counted as indexed) by a secret's text."""
+def _load(ws: Workspace, found: SearchFile, key: Key | None, needle: bytes | None,
+          symbols: bool = True) -> tuple[str, SymbolIndex | None] | None:
+    """The file's text and symbol index (None without `symbols`: a `--refs` search parses for identifiers only),
+    None when its words as shown cannot hold the name (or it cannot be read as text); what is learnt is kept by the
+    file's stat for the next search. Only a file masking may change is decoded before its words are known: a name
+    must not be found (nor the file counted as indexed) by a secret's text."""
     entry = REMEMBERED.get(key) if key is not None else None
     if entry is not None:
         words, text, index = entry
         if needle is not None and needle not in words:
             return None
-        if text is not None and index is not None:
+        if text is not None and (index is not None or not symbols):
             return text, index
     raw = found.read()
     if raw is None:
@@ -289,10 +340,19 @@ def _load(ws: Workspace, found: SearchFile, key: Key | None, needle: bytes | Non
             return None
     language = language_of(found.rel, text)
     assert language is not None
-    index = build_symbols(text, language)
+    index = build_symbols(text, language) if symbols else None
     if key is not None:
         REMEMBERED.put(key, (words, text, index))
     return text, index
+
+
+def remember(ws: Workspace, found: SearchFile) -> bool:
+    """Keep in this process's memory what a search learns of a file masking changes (its words, text and index,
+    all as shown), as a search would: such a file is never stored in the symbol index. False when it cannot be."""
+    shown = ws.redactor
+    key = _key(found, hash((shown.sources, shown.replacement)))
+    loaded = _load(ws, found, key, None) if key is not None else None
+    return loaded is not None and loaded[1] is not None
 
 
 def _key(found: SearchFile, masking: int) -> Key | None:

@@ -152,6 +152,13 @@ class Workspace:
         return self.state.dir
 
     @property
+    def symbol_index_path(self) -> Path:
+        """Where the workspace's symbol index lives (an SQLite file in its state folder, a cache: deleting it is
+        safe); the folder is made, private, on first use."""
+        self.state.dir  # noqa: B018 (creates the state folder, owner-checked)
+        return self.state.symbol_index_path
+
+    @property
     def journal(self) -> Journal:
         return self.state.journal
 

@@ -12,6 +12,8 @@ state folder, one folder per workspace keyed by the workspace's real path:
         recovery-due                present while a change set may be in flight: a start opens the journal
                                     (journalfile.py); journal.marked: the journal follows that protocol
         lock                        flock between processes
+        symbols.db (+ -wal, -shm)   the symbol index /symbols answers from (a cache: documents/symbolstore.py);
+                                    deleting it is always safe, it is made again
         workspace                   the real path, for a person looking around
         identity                    which tree at that path it belongs to (identity.py): a folder re-created
                                     there gets a fresh state folder, this one renamed `<key>.replaced-<time>`
@@ -64,6 +66,7 @@ WORKSPACES = "workspaces"
 AUDIT_FILE = "audit.log"
 AUDIT_FILES = AuditFiles(AUDIT_FILE, f"{AUDIT_FILE}.1", "audit.head")
 LOCK_FILE = "lock"
+SYMBOL_INDEX_FILE = "symbols.db"
 ROOT_NOTE = "workspace"
 #: The errno values of a state folder that is full, read-only, unwritable or failing: changes wait, reads go on.
 CONDITIONS = FULL | DENIED | {errno.EROFS, errno.EIO}
@@ -120,6 +123,11 @@ class StateFolder:
     @property
     def journal_path(self) -> Path:
         return self.path / JOURNAL_FILE
+
+    @property
+    def symbol_index_path(self) -> Path:
+        """The symbol index's SQLite file (a cache the documents layer keeps); a path only."""
+        return self.path / SYMBOL_INDEX_FILE
 
     @property
     def spool_dir(self) -> Path:

@@ -4,10 +4,20 @@ entries of their own (keyed by content hash and language, so a `.h` read as C an
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 from stringsh.render.cache import IndexCache
 from stringsh.render.code.index import SYMBOL_VERSION, SymbolIndex, build_symbols, encode_source
+
+#: Asked on a miss before parsing (set by the documents layer's persistent symbol index, symbolstore.py):
+#: (sha256 of the bytes, language) → the index a running process's indexer already made of that content, or None.
+_elsewhere: Callable[[str, str], SymbolIndex | None] | None = None
+
+
+def look_elsewhere(lookup: Callable[[str, str], SymbolIndex | None] | None) -> None:
+    global _elsewhere
+    _elsewhere = lookup
 
 
 class SymbolCache(IndexCache):
@@ -29,6 +39,10 @@ class SymbolCache(IndexCache):
             sha256 = hashlib.sha256(data).hexdigest()
         key = f"{sha256}{language}"
         found = self.lookup(key)
+        if not isinstance(found, SymbolIndex) and _elsewhere is not None:
+            found = _elsewhere(sha256, language)
+            if found is not None:
+                self.put(key, found, len(text))
         if not isinstance(found, SymbolIndex):
             found = build_symbols(text, language, data)
             # a parse past its time budget is remembered in memory only: a busy moment does not outlive the process
