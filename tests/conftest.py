@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
@@ -215,31 +216,35 @@ def process_name(pid: int) -> str:
     return stat[stat.index("(") + 1 : stat.rindex(")")]
 
 
-def wait_for_program(pid: int, name: str, timeout: float = 30) -> None:
+def wait_until(condition: Callable[[], object], interval: float = 0.02) -> None:
+    """Poll until `condition()` holds. No deadline of its own, so a busy machine's slowness is never a failure: a
+    wait that never ends is ended by pytest-timeout (pyproject's `timeout`) with every thread's stack."""
+    while not condition():
+        time.sleep(interval)
+
+
+def wait_for_program(pid: int, name: str) -> None:
     """Wait until a program called `name` runs below `pid`: a request's program has started (so a signal now
     reaches it, not the read of the request)."""
-    deadline = time.monotonic() + timeout
-    while not any(process_name(child) == name for child in descendants(pid)):
-        assert time.monotonic() < deadline, f"{name} never started below {pid}"
-        time.sleep(0.02)
+    wait_until(lambda: any(process_name(child) == name for child in descendants(pid)))
 
 
-def wait_none_holds(text: str, timeout: float = 30) -> None:
+def holding(text: str) -> list[str]:
+    """The processes on the machine whose command line holds `text`."""
+    holders = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and text.encode() in (entry / "cmdline").read_bytes():
+                holders.append(entry.name)
+        except OSError:
+            continue
+    return holders
+
+
+def wait_none_holds(text: str) -> None:
     """Wait until no process on the machine has `text` in its command line: nothing is left that could still run
     the command holding it (the positive signal before asserting its effect never came)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        holders = []
-        for entry in Path("/proc").iterdir():
-            try:
-                if entry.name.isdigit() and text.encode() in (entry / "cmdline").read_bytes():
-                    holders.append(entry.name)
-            except OSError:
-                continue
-        if not holders:
-            return
-        assert time.monotonic() < deadline, f"still running {text!r}: {holders}"
-        time.sleep(0.05)
+    wait_until(lambda: not holding(text), 0.05)
 
 
 def descendants(pid: int) -> set[int]:

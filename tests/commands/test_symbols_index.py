@@ -8,8 +8,6 @@ import json
 import shutil
 import sqlite3
 import subprocess
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from stringsh.dispatcher import Dispatcher
@@ -19,7 +17,7 @@ from stringsh.render.code.budget import WORK
 from stringsh.workspace.state import state_folder
 from tests.commands.documents import body
 from tests.commands.test_symbols import make_tree
-from tests.conftest import STRINGSH, run_stringsh
+from tests.conftest import STRINGSH, run_stringsh, wait_until
 
 TOKEN = "AKIA" + "Q7W3E5R7T9Y1U3I5"  # an AWS key id the built-in masking hides
 QUERIES = ("parse", "--refs parse", "P* --max 1", "Parser.*", "--refs Parser", "zzz", "leaky", "--refs leaky")
@@ -39,13 +37,6 @@ def rows(ws: Path, sql: str) -> list[tuple]:
             conn.close()
     except sqlite3.Error:
         return []
-
-
-def wait_until(condition: Callable[[], object], what: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"never happened: {what}"
-        time.sleep(0.05)
 
 
 def make_secret_tree(ws: Path) -> None:
@@ -128,7 +119,7 @@ def test_a_running_daemon_builds_the_index_and_sees_other_processes_changes(ws: 
 
     try:
         assert [ask("/symbols parse"), ask("/symbols --refs parse")] == expected
-        wait_until(lambda: rows(ws, "SELECT count(*) FROM files") == [(2,)], "the daemon stored both files")
+        wait_until(lambda: rows(ws, "SELECT count(*) FROM files") == [(2,)])  # the daemon stored both files
         # another process adds a definition: the next search sees it, whatever the index holds yet
         (ws / "src" / "app.py").write_text((ws / "src" / "app.py").read_text() + "\n\ndef parse_more():\n    pass\n")
         assert ask("/symbols parse_more") == (
@@ -136,11 +127,10 @@ def test_a_running_daemon_builds_the_index_and_sees_other_processes_changes(ws: 
             "Open one: /open @s1 (or /open src/app.py#parse_more)\n"
             "1 definition in 1 file; 1 source file indexed; scanned 5 files (7 entries)")
         wait_until(lambda: rows(ws, "SELECT path FROM symbols JOIN files ON files.id = symbols.file "
-                                    "WHERE name = 'parse_more'") == [("src/app.py",)],
-                   "the watcher had the changed file indexed again")
+                                    "WHERE name = 'parse_more'") == [("src/app.py",)])  # the changed file indexed
         (ws / "src" / "lib.js").unlink()
         assert ask("/symbols parseAll").startswith('Symbols "parseAll" in ./: none found')
-        wait_until(lambda: rows(ws, "SELECT path FROM files") == [("src/app.py",)], "the gone file was dropped")
+        wait_until(lambda: rows(ws, "SELECT path FROM files") == [("src/app.py",)])  # the gone file was dropped
     finally:
         proc.stdin.close()
         assert proc.wait(timeout=60) == 0
@@ -201,7 +191,7 @@ def test_the_indexer_stops_and_a_second_start_is_the_same_one(ws: Path) -> None:
     try:
         first = start_indexing(dispatcher.workspace)
         assert first is not None and start_indexing(dispatcher.workspace) is first
-        wait_until(lambda: first.store.live() is not None, "the first pass finished")
+        wait_until(lambda: first.store.live() is not None)  # the first pass finished
         assert first.passes >= 2 and rows(ws, "SELECT count(*) FROM files") == [(2,)]
     finally:
         stop_indexing()

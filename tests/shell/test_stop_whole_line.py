@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 
 import pexpect
 import pytest
 
-from tests.conftest import descendants, process_name, wait_for_program
+from tests.conftest import descendants, process_name, wait_for_program, wait_until
 from tests.shell.piped import PipedPlain, policy_args
 
 #: A program that ends quietly with status 0 on SIGINT or SIGTERM, as pytest does on Ctrl-C: bash goes on
@@ -48,12 +47,9 @@ def line_left(pid: int) -> list[str]:
     return left
 
 
-def wait_line_ended(pid: int, timeout: float = 30) -> None:
+def wait_line_ended(pid: int) -> None:
     """Wait for the positive signal that the stopped line is over: nothing below stringsh could still run it."""
-    deadline = time.monotonic() + timeout
-    while left := line_left(pid):
-        assert time.monotonic() < deadline, f"still running the stopped line: {left}"
-        time.sleep(0.05)
+    wait_until(lambda: not line_left(pid), 0.05)
 
 
 def test_timeout_ends_the_whole_line_and_the_shell_keeps_cwd_and_exports(

@@ -8,14 +8,13 @@ import shlex
 import shutil
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 
 from stringsh.dispatcher import Dispatcher
 from stringsh.workspace.shell.watch import benign_config
-from tests.conftest import run_stringsh
+from tests.conftest import run_stringsh, wait_until
 
 pytestmark = [pytest.mark.needs("bwrap"), pytest.mark.needs("git")]
 SANDBOX = "[shell]\ntimeout = 20.0\nsandbox = true\n"
@@ -80,11 +79,8 @@ def test_sandbox_existing_hooks_and_config_are_read_only(ws: Path) -> None:
     assert not (ws / ".git" / "hooks" / "pre-commit").exists()
 
 
-def wait_for_file(path: Path, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        assert time.monotonic() < deadline, f"{path} never appeared"
-        time.sleep(0.02)
+def wait_for_file(path: Path) -> None:
+    wait_until(path.exists)
 
 
 def test_sandbox_background_writes_are_caught(ws: Path) -> None:
@@ -401,10 +397,7 @@ def test_background_hook_is_removed_without_another_command(ws: Path) -> None:
                  " chmod +x .git/hooks/post-commit; touch wrote) >/dev/null 2>&1 &")
         assert d.execute(plant).ok
         wait_for_file(ws / "wrote")  # the job has written its hook; the watch removes it with no command sent
-        deadline = time.monotonic() + 30
-        while hook.exists():
-            assert time.monotonic() < deadline, "the hook was never removed"
-            time.sleep(0.02)
+        wait_until(lambda: not hook.exists())  # the watch removes it
         reply = d.execute("!true").text
         assert reply.endswith("\nnote: removed .git/hooks/post-commit written since the last command: protected path")
     finally:
