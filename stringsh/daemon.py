@@ -194,10 +194,10 @@ class Daemon:
     def serve(self, requests: Iterator[StreamItem | Reply | Answered]) -> None:
         """Read and run requests until end of input, then finish what is running."""
         from stringsh import serving
-        from stringsh.documents.symbolindexer import in_background
+        from stringsh.documents.indexwish import in_background
 
         serving.settle()
-        in_background(self.dispatcher.workspace)  # the symbol index, from the first /symbols on
+        in_background(self.dispatcher.workspace.root)  # the symbol index, from the first /symbols on
         self.dispatcher.warm_shells = True  # a topic's shell starts when the topic is made, not with its first command
         self._start(self._follow, requests)
         self.drain()

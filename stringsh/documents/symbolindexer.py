@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from stringsh.documents.symbolsearch import WORDS, remember
-from stringsh.documents.symbolstore import Walked, folder_identity, set_starter, store_for
+from stringsh.documents.symbolstore import Walked, folder_identity, store_for
 from stringsh.errors import StringError
 from stringsh.render.code.extract import extract
 from stringsh.render.code.languages import language_of
@@ -267,14 +267,6 @@ def start_indexing(ws: Workspace) -> Indexer | None:
         if found is None or found.stopped.is_set():
             found = _INDEXERS[str(store.path)] = Indexer(ws, store).start()
         return found
-
-
-def in_background(ws: Workspace) -> None:
-    """Called by a running process's front end (the daemon, the MCP servers, the REPL) for the workspace it serves:
-    its index is built in the background from its first `/symbols`, and kept fresh while the process runs.
-    `STRINGSH_SYMBOL_INDEX=0` turns it off (searches then use what exists)."""
-    if os.environ.get("STRINGSH_SYMBOL_INDEX", "1") != "0":
-        set_starter(start_indexing, frozenset({str(ws.root)}))
 
 
 def stop_indexing() -> None:

@@ -34,11 +34,12 @@ import sqlite3
 import stat
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from stringsh.documents.indexwish import served
 from stringsh.render.code.cache import look_elsewhere
 from stringsh.render.code.index import SYMBOL_VERSION, SymbolIndex
 
@@ -418,22 +419,14 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
-#: Set in a running process (symbolindexer.in_background): starts the indexer of a workspace it serves (by real
-#: path) on that workspace's first search.
-_starter: tuple[Callable[[Workspace], object], frozenset[str]] | None = None
-
-
-def set_starter(starter: Callable[[Workspace], object] | None, roots: frozenset[str] = frozenset()) -> None:
-    global _starter
-    _starter = (starter, roots) if starter is not None else None
-
-
 def kick(ws: Workspace) -> None:
-    """A search is about to run: in a running process serving this workspace, make sure its indexer is going."""
-    found = _starter
-    if found is not None and str(ws.root) in found[1]:
+    """A search is about to run: in a running process serving this workspace (documents/indexwish.py), make sure its
+    indexer is going."""
+    if served(ws.root):
+        from stringsh.documents.symbolindexer import start_indexing
+
         with contextlib.suppress(Exception):
-            found[0](ws)
+            start_indexing(ws)
 
 
 _STORES: dict[tuple[str, str], SymbolStore] = {}

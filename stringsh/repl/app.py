@@ -250,7 +250,7 @@ def run_repl(dispatcher: Dispatcher) -> int:
         import logging
 
         logging.basicConfig(filename=debug_log, level=logging.DEBUG)
-    from stringsh.documents.symbolindexer import in_background
+    from stringsh.documents.indexwish import in_background
 
-    in_background(dispatcher.workspace)  # the symbol index, from the first /symbols on
+    in_background(dispatcher.workspace.root)  # the symbol index, from the first /symbols on
     return Repl(dispatcher).run()

@@ -33,9 +33,9 @@ def run(dispatcher: Dispatcher, options: Options) -> int:
               file=sys.stderr)
         return 2
     from stringsh.dialects.mcp.calls import make_calls
-    from stringsh.documents.symbolindexer import in_background
+    from stringsh.documents.indexwish import in_background
 
-    in_background(dispatcher.workspace)  # the symbol index, from the first symbol search on
+    in_background(dispatcher.workspace.root)  # the symbol index, from the first symbol search on
 
     workspace = dispatcher.workspace
     # over HTTP each session's topic starts its shell when the session begins; on stdio the one client's first
