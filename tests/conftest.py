@@ -17,9 +17,9 @@ from typing import NoReturn
 import pytest
 
 from stringsh.dispatcher import Dispatcher
-from tests.toolwatch.sitecustomize import record, watch
+from tests.toolwatch.sitecustomize import append, record, watch
 
-#: Where the first CI pass records which test files looked for a tool (tests/toolwatch); unset elsewhere.
+#: The folder where the first CI pass records which tests looked for a tool (tests/toolwatch); unset elsewhere.
 TOOL_LOG = os.environ.get("STRINGSH_TOOL_LOG")
 
 STRINGSH = [sys.executable, "-m", "stringsh"]
@@ -107,9 +107,8 @@ def can_mount_tmpfs() -> bool:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """A newcomer's run skips what needs a missing tool; where CI=true (.ci/run installs them) it fails loudly."""
     tools = needed_tools(item)
-    if tools and TOOL_LOG:
-        with open(TOOL_LOG, "a", encoding="utf-8") as out:
-            out.write(item.nodeid + "\n")
+    if tools:
+        append(item.nodeid)
     for tool in tools:
         if (can_mount_tmpfs() if tool == "tmpfs" else shutil.which(tool)):
             continue

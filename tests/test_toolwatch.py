@@ -12,11 +12,12 @@ import tests.toolwatch.sitecustomize as toolwatch
 
 
 def lookups(tmp_path: Path, code: str, phase: str = "call") -> str:
-    log = tmp_path / "tools.log"
+    log = tmp_path / "tools"
+    log.mkdir(exist_ok=True)
     env = {**os.environ, "STRINGSH_TOOL_LOG": str(log), "PYTHONPATH": str(Path(toolwatch.__file__).parent),
            "PYTEST_CURRENT_TEST": f"tests/x/test_y.py::test_z[a (b)] ({phase})"}
     subprocess.run([sys.executable, "-c", code], env=env, check=True)
-    return log.read_text() if log.exists() else ""
+    return "".join(file.read_text() for file in sorted(log.iterdir()))
 
 
 def test_a_childs_tool_lookup_is_charged_to_the_running_test(tmp_path: Path) -> None:

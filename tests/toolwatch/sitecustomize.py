@@ -1,9 +1,10 @@
 """Records which tests looked for a tool the bare machine lacks (`.ci/bare` runs only those again).
 
-`tests/conftest.py` installs `watch()` in the pytest process when STRINGSH_TOOL_LOG names a file, and puts this
+`tests/conftest.py` installs `watch()` in the pytest process when STRINGSH_TOOL_LOG names a folder, and puts this
 folder on PYTHONPATH so every Python child the tests start (`python -m stringsh …`) imports it as `sitecustomize`
 and records too. A lookup is charged to the test pytest is running, which children learn from the
-PYTEST_CURRENT_TEST variable they inherit. The log holds one pytest argument per line: the test's id for a lookup
+PYTEST_CURRENT_TEST variable they inherit. Each process appends to a file of its own in that folder (an append
+shared by many processes can tear on some file systems), one pytest argument per line: the test's id for a lookup
 while it runs or tears down, its whole file for a lookup while fixtures are set up (a module's fixture serves
 tests after the one that set it up, and a server it starts keeps the first test's name for every later lookup).
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 
 #: The programs `.ci/bare` hides from PATH.
 WATCHED = frozenset({"bwrap", "rg", "git", "node", "nodejs", "npm", "npx", "strace"})
@@ -23,14 +25,23 @@ def charged(current: str) -> str:
     return test.split("::", 1)[0] if phase == "setup)" else test
 
 
-def record(log: str | None = None) -> None:
-    """Charge the running test with a tool lookup."""
-    log = log or os.environ.get("STRINGSH_TOOL_LOG")
-    current = os.environ.get("PYTEST_CURRENT_TEST")
-    if not log or not current:
+_writing = threading.Lock()
+
+
+def append(line: str) -> None:
+    """Add `line` to this process's own file in the STRINGSH_TOOL_LOG folder, if there is one."""
+    folder = os.environ.get("STRINGSH_TOOL_LOG")
+    if not folder:
         return
-    with open(log, "a", encoding="utf-8") as out:  # one short append per line: whole lines under O_APPEND
-        out.write(charged(current) + "\n")
+    with _writing, open(os.path.join(folder, f"{os.getpid()}.log"), "a", encoding="utf-8") as out:
+        out.write(line + "\n")
+
+
+def record() -> None:
+    """Charge the running test with a tool lookup."""
+    current = os.environ.get("PYTEST_CURRENT_TEST")
+    if current:
+        append(charged(current))
 
 
 def watch() -> None:
