@@ -15,14 +15,14 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from stringsh.documents import symbolsearch
-from stringsh.documents.symbolsearch import Hit, SearchResult, _refs, matcher
+from stringsh.documents.symbolsearch import Hit, Ref, SearchResult, _refs, matcher
 from stringsh.errors import StringError
 from stringsh.render.code.index import SymbolIndex, build_symbols
 from stringsh.render.code.languages import language_of
 from stringsh.workspace import decode
 
 if TYPE_CHECKING:
-    from stringsh.documents.symbolstore import Identity, Snapshot, Stored, Walked
+    from stringsh.documents.symbolstore import Identity, Row, Snapshot, Stored, Walked
     from stringsh.workspace import SearchFile, SearchWalk, Workspace
 
 
@@ -37,6 +37,7 @@ def answer_walked(ws: Workspace, walking: SearchWalk, walked: Walked, snapshot: 
     shown = ws.redactor
     wanted = None if refs else matcher(query)
     needle, defines = needles
+    masked = refs and shown.meets_mask(query)
     result = SearchResult(".")
     stopped = None
     for rel, key, held, counts in walked.files:
@@ -61,13 +62,13 @@ def answer_walked(ws: Workspace, walking: SearchWalk, walked: Walked, snapshot: 
         result.indexed += 1
         before = len(result.refs) + len(result.hits)
         hits = [] if index is None or refs else hits_in(rel, index, wanted, shown, stored)  # type: ignore[arg-type]
-        rows = _ref_rows(ws, snapshot, stored, query) if refs and stored is not None else None
+        rows = ref_rows(snapshot, stored, query, masked) if refs and stored is not None else None
         if hits or (refs and rows != []):
             with _again(walking, rel, key) as found:
                 if found is None:
                     return None
                 if refs and stored is not None:
-                    stored_refs(ws, snapshot, stored, found, query, result, most)
+                    stored_refs(ws, found, query, rows, stored, snapshot, result, most)
                 elif refs:
                     _refs(ws, rel, text, index, query, result, most)  # type: ignore[arg-type]
         result.hits += hits
@@ -108,12 +109,10 @@ def hits_in(rel: str, index: SymbolIndex, wanted: Callable[[str, str], bool], sh
     return [Hit(rel, index.symbol(i)) for i, row in enumerate(index.rows) if wanted(shown(row[0]), shown(row[1]))]
 
 
-def _ref_rows(ws: Workspace, snapshot: Snapshot, stored: Stored, name: str) -> list[tuple[int, int]] | None:
-    """The index's occurrences of `name` in a file; None when only the file's text can say (a name touching the
-    mask is compared as each identifier is shown)."""
-    if ws.redactor.meets_mask(name):
-        return None
-    return snapshot.occurrences(stored, name)
+def ref_rows(snapshot: Snapshot, stored: Stored, name: str, masked: bool) -> list[Row] | None:
+    """The index's occurrences of `name` in a file; None when only the file's text can say (`masked`: a name
+    touching the mask is compared as each identifier is shown)."""
+    return None if masked else snapshot.occurrences(stored, name)
 
 
 def defines_of(query: str, needle: bytes | None, refs: bool) -> bytes | None:
@@ -139,14 +138,13 @@ def from_index(snapshot: Snapshot, stored: Stored, needle: bytes | None, defines
     return snapshot.store.index(stored)
 
 
-def stored_refs(ws: Workspace, snapshot: Snapshot, stored: Stored, found: SearchFile, name: str,
-                 result: SearchResult, most: int) -> None:
+def stored_refs(ws: Workspace, found: SearchFile, name: str, rows: list[Row] | None, stored: Stored,
+                snapshot: Snapshot, result: SearchResult, most: int) -> None:
     """`--refs` in a file the index holds: a file whose rows hold no occurrence of `name` is passed over unread;
-    another is read now and each occurrence given its role by scope (its symbols from the index while its bytes are
-    the indexed ones, else parsed, as without the index)."""
-    if ws.redactor(name) != name:
-        return
-    if _ref_rows(ws, snapshot, stored, name) == []:
+    another is read now for its lines, each occurrence's role by scope taken from its row while its bytes are the
+    indexed ones (else parsed, as without the index)."""
+    shown = ws.redactor
+    if shown(name) != name or rows == []:
         return
     raw = found.read()
     if raw is None:
@@ -155,7 +153,16 @@ def stored_refs(ws: Workspace, snapshot: Snapshot, stored: Stored, found: Search
         text = decode(raw, found.rel)[0]
     except StringError:
         return
-    index = snapshot.store.index(stored) if hashlib.sha256(raw).hexdigest() == stored.sha256 else None
+    indexed = hashlib.sha256(raw).hexdigest() == stored.sha256
+    if rows is not None and indexed:
+        lines = text.split("\n")
+        for line, column, role, container, via in rows:
+            if len(result.refs) >= most:
+                return
+            result.refs.append(Ref(found.rel, line, column, ws.redact_lines(lines[line - 1].rstrip("\r")), role,
+                                   shown(container), shown(via)))
+        return
+    index = snapshot.store.index(stored) if indexed else None
     if index is None:
         language = language_of(found.rel, text)
         assert language is not None

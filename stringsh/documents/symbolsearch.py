@@ -187,11 +187,12 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
     wanted = None if refs else matcher(query)
     result = SearchResult(paths[0] if len(paths) == 1 else ".")
     masking = hash((shown.sources, shown.replacement))
-    from stringsh.documents.symbolindexed import answer_walked, defines_of, from_index, hits_in, stored_refs
+    from stringsh.documents.symbolindexed import answer_walked, defines_of, from_index, hits_in, ref_rows, stored_refs
 
     kick(ws)
     indexed = store_for(ws) if query else None
     defines = None if shown.meets_mask(query, ignore_case=True) else defines_of(query, needle, refs)
+    masked = refs and shown.meets_mask(query)
     with walking:
         snapshot = indexed.snapshot() if indexed is not None else None
         seen: set[str] = set()  # a file two of the paths reach is searched once
@@ -232,7 +233,8 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
                 result.indexed += 1
                 before = len(result.refs) + len(result.hits)
                 if refs and stored is not None:
-                    stored_refs(ws, snapshot, stored, found, query, result, most)  # type: ignore[arg-type]
+                    rows = ref_rows(snapshot, stored, query, masked)  # type: ignore[arg-type]
+                    stored_refs(ws, found, query, rows, stored, snapshot, result, most)  # type: ignore[arg-type]
                 elif refs:
                     _refs(ws, found.rel, text, index, query, result, most)  # type: ignore[arg-type]
                 elif index is not None:

@@ -14,9 +14,12 @@ sees differ from its row is read and parsed again, as before. Tables (`SCHEMA_VE
                                 no part of its bytes can be masked (its names are shown as they are)
     symbols(file, ordinal, id, qualified, name, kind, start_line, end_line)     0-based lines, end exclusive
     names(id, name)             every identifier's text, once
-    occurrences(name, file, line, col, role, container)     name: names.id; col: bytes; role: `definition` or
-                                `use`; container: the ordinal of the innermost symbol holding it, -1 for none
-    occurrence_rows             a view of occurrences with the name, path and container id as text
+    occurrences(name, file, line, col, role, container, via)
+                                every identifier as `--refs` reports it (render/code/occurrences.py): name:
+                                names.id; line and col 1-based, col in characters; role by scope; container: the
+                                id of the innermost symbol holding it ("" at top level); via: what a qualified or
+                                member access reaches through, or the module an import names
+    occurrence_rows             a view of occurrences with the name and path as text
 
 Only files whose text masking leaves unchanged are stored: a secret's text never reaches the file. The file is a
 cache: one of another version, another workspace or another masking is emptied; one SQLite cannot read is deleted
@@ -47,13 +50,15 @@ if TYPE_CHECKING:
     from stringsh.render.code.extract import Extracted
     from stringsh.workspace import Traversal, Workspace
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: Seconds a statement waits for another process's write before the index is passed over for this request.
 BUSY_SECONDS = 0.25
 #: Symbol indexes kept in memory once loaded (by content hash), the oldest dropped first.
 KEPT_INDEXES = 4096
 #: (device, inode, size, mtime_ns)
 Identity = tuple[int, int, int, int]
+#: One identifier's occurrence: 1-based line and column (characters), role, container id, via.
+Row = tuple[int, int, str, str, str]
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -67,12 +72,10 @@ CREATE INDEX files_sha256 ON files(sha256);
 CREATE INDEX symbols_name ON symbols(name);
 CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE occurrences(name INTEGER NOT NULL, file INTEGER NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,
-                         role TEXT NOT NULL, container INTEGER NOT NULL,
+                         role TEXT NOT NULL, container TEXT NOT NULL, via TEXT NOT NULL,
                          PRIMARY KEY(name, file, line, col)) WITHOUT ROWID;
 CREATE VIEW occurrence_rows AS
-    SELECT names.name AS name, files.path AS path, line, col, role,
-           COALESCE((SELECT id FROM symbols WHERE symbols.file = occurrences.file
-                     AND symbols.ordinal = occurrences.container), '') AS container
+    SELECT names.name AS name, files.path AS path, line, col, role, container, via
     FROM occurrences JOIN names ON names.id = occurrences.name JOIN files ON files.id = occurrences.file;
 """
 
@@ -276,16 +279,16 @@ class SymbolStore:
         """The rows as one search sees them (loaded once per search, not per file)."""
         return Snapshot(self, self.files())
 
-    def occurrences_of(self, name: str) -> dict[int, list[tuple[int, int]]] | None:
-        """file id → (0-based line, byte column) of each identifier spelled `name`, in source order."""
+    def occurrences_of(self, name: str) -> dict[int, list[Row]] | None:
+        """file id → each identifier spelled `name` there (line, column, role, container, via), in source order."""
         with self._using() as conn:
             if conn is None:
                 return None
-            found: dict[int, list[tuple[int, int]]] = {}
-            for file_id, line, col in conn.execute(
-                    "SELECT file, line, col FROM occurrences WHERE name = (SELECT id FROM names WHERE name = ?)",
-                    (name,)):
-                found.setdefault(file_id, []).append((line, col))
+            found: dict[int, list[Row]] = {}
+            for file_id, *row in conn.execute(
+                    "SELECT file, line, col, role, container, via FROM occurrences "
+                    "WHERE name = (SELECT id FROM names WHERE name = ?) ORDER BY file, line, col", (name,)):
+                found.setdefault(file_id, []).append(tuple(row))  # type: ignore[arg-type]
             return found
         return None
 
@@ -350,8 +353,8 @@ class SymbolStore:
                 file_id = cursor.lastrowid
                 conn.executemany("INSERT INTO symbols VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                                  [(file_id, i, index.ids[i], *row[:5]) for i, row in enumerate(index.rows)])
-                conn.executemany("INSERT OR IGNORE INTO occurrences VALUES (?, ?, ?, ?, ?, ?)",
-                                 [(ids[o.name], file_id, o.line, o.column, o.role, o.container)
+                conn.executemany("INSERT OR IGNORE INTO occurrences VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                 [(ids[o.name], file_id, o.line, o.column, o.role, o.container, o.via)
                                   for o in extracted.occurrences])
             conn.execute("COMMIT")
             self._version = -1  # this connection's own writes leave PRAGMA data_version as it was
@@ -398,16 +401,16 @@ class Snapshot:
 
     def __init__(self, store: SymbolStore, files: dict[str, Stored]) -> None:
         self.store, self.files = store, files
-        self._occurrences: dict[str, dict[int, list[tuple[int, int]]] | None] = {}
+        self._occurrences: dict[str, dict[int, list[Row]] | None] = {}
 
     def known(self, rel: str, key: Identity | None) -> Stored | None:
         """The row of a file the walk met, when its identity is the one stored."""
         found = self.files.get(rel) if key is not None else None
         return found if found is not None and found.key == key else None
 
-    def occurrences(self, stored: Stored, name: str) -> list[tuple[int, int]] | None:
-        """(0-based line, byte column) of the identifiers spelled `name` in a file, [] for none; None when the
-        index cannot say."""
+    def occurrences(self, stored: Stored, name: str) -> list[Row] | None:
+        """The identifiers spelled `name` in a file (line, column, role, container, via), [] for none; None when
+        the index cannot say."""
         if name not in self._occurrences:
             self._occurrences[name] = self.store.occurrences_of(name)
         found = self._occurrences[name]

@@ -92,13 +92,14 @@ def test_occurrences_carry_role_and_containing_symbol(ws: Path) -> None:
         assert WORK["parses"] == parses
     finally:
         dispatcher.close()
-    assert rows(ws, "SELECT name, path, line, col, role, container FROM occurrence_rows WHERE name IN "
+    # each row as `--refs` reports it: 1-based line and column (characters), role by scope, container, via
+    assert rows(ws, "SELECT name, path, line, col, role, container, via FROM occurrence_rows WHERE name IN "
                     "('parse', 'Parser') ORDER BY path, line, col") == [
-        ("Parser", "src/app.py", 0, 6, "definition", ""),
-        ("parse", "src/app.py", 1, 8, "definition", "Parser"),
-        ("Parser", "src/app.py", 6, 4, "use", "main"),
-        ("parse", "src/app.py", 6, 13, "use", "main"),
-        ("parse", "src/lib.js", 1, 16, "use", "parseAll"),
+        ("Parser", "src/app.py", 1, 7, "definition", "", ""),
+        ("parse", "src/app.py", 2, 9, "definition", "Parser", ""),
+        ("Parser", "src/app.py", 7, 5, "use", "main", ""),
+        ("parse", "src/app.py", 7, 14, "member", "main", "Parser()"),
+        ("parse", "src/lib.js", 2, 17, "use", "parseAll", ""),
     ]
 
 
