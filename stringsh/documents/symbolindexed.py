@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from stringsh.documents import symbolsearch
-from stringsh.documents.symbolsearch import Hit, Ref, SearchResult, _refs, matcher
+from stringsh.documents.symbolsearch import Hit, Matcher, Ref, SearchResult, _refs
 from stringsh.errors import StringError
 from stringsh.render.code.index import SymbolIndex, build_symbols
 from stringsh.render.code.languages import language_of
@@ -35,7 +35,7 @@ def answer_walked(ws: Workspace, walking: SearchWalk, walked: Walked, snapshot: 
     None, and the search walks the tree instead."""
     started = time.monotonic()
     shown = ws.redactor
-    wanted = None if refs else matcher(query)
+    wanted = None if refs else Matcher(query, shown.meets_mask)
     needle, defines = needles
     masked = refs and shown.meets_mask(query)
     result = SearchResult(".")
@@ -100,12 +100,14 @@ def _again(walking: SearchWalk, rel: str, key: Identity) -> Iterator[SearchFile 
         files.close()  # type: ignore[attr-defined]
 
 
-def hits_in(rel: str, index: SymbolIndex, wanted: Callable[[str, str], bool], shown: Callable[[str], str],
-          stored: Stored | None) -> list[Hit]:
+def hits_in(rel: str, index: SymbolIndex, wanted: Matcher, shown: Callable[[str], str], stored: Stored | None,
+            ) -> list[Hit]:
     """The file's definitions the query matches, as shown (a file the index holds as plain: no byte of it can be
     masked, so each name is shown as it is)."""
-    if stored is not None and stored.plain:
-        return [Hit(rel, index.symbol(i)) for i, row in enumerate(index.rows) if wanted(row[0], row[1])]
+    plain = stored is not None and stored.plain
+    if plain or wanted.raw_first:
+        return [Hit(rel, index.symbol(i)) for i, row in enumerate(index.rows)
+                if wanted(row[0], row[1]) and (plain or wanted(shown(row[0]), shown(row[1])))]
     return [Hit(rel, index.symbol(i)) for i, row in enumerate(index.rows) if wanted(shown(row[0]), shown(row[1]))]
 
 

@@ -164,14 +164,22 @@ def needle_of(query: str, meets_mask: Callable[[str], bool] | None = None) -> by
     return needle
 
 
-def matcher(query: str) -> Callable[[str, str], bool]:
+class Matcher:
     """A test of (qualified id, name): a glob (`*`, `?`, `[`) matches the name or qualified id, case-insensitively;
-    other text is a case-insensitive part of the qualified id."""
-    folded = query.lower()
-    if any(c in query for c in "*?["):
-        return lambda qualified, name: (fnmatch.fnmatchcase(name.lower(), folded)
-                                        or fnmatch.fnmatchcase(qualified.lower(), folded))
-    return lambda qualified, _name: folded in qualified.lower()
+    other text is a case-insensitive part of the qualified id. `raw_first`: a name masking changes can match only if
+    its own text does (a plain query that cannot meet the mask: its match in masked text lies outside every mask),
+    so its own text is tested first and only a match is masked and tested again."""
+
+    def __init__(self, query: str, meets_mask: Callable[..., bool]) -> None:
+        self.folded = query.lower()
+        self.glob = any(c in query for c in "*?[")
+        self.raw_first = not self.glob and not meets_mask(query, ignore_case=True)
+
+    def __call__(self, qualified: str, name: str) -> bool:
+        if self.glob:
+            return fnmatch.fnmatchcase(name.lower(), self.folded) or fnmatch.fnmatchcase(qualified.lower(),
+                                                                                        self.folded)
+        return self.folded in qualified.lower()
 
 
 def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, limit: int | None = None,
@@ -184,7 +192,7 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
     most = ws.policy.limits.max_results if limit is None else max(1, min(limit, ws.policy.limits.max_results))
     shown = ws.redactor
     needle = needle_of(query, lambda text: shown.meets_mask(text, ignore_case=True))
-    wanted = None if refs else matcher(query)
+    wanted = None if refs else Matcher(query, shown.meets_mask)
     result = SearchResult(paths[0] if len(paths) == 1 else ".")
     masking = hash((shown.sources, shown.replacement))
     from stringsh.documents.symbolindexed import answer_walked, defines_of, from_index, hits_in, ref_rows, stored_refs

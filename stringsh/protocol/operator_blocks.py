@@ -51,6 +51,7 @@ REQUIRED: dict[str, tuple[tuple[str, ...], str, str]] = {
     "fs.applyEdits": (("edits_b64",), "ERR_MISSING_EDITS_B64", "edits_b64 is required."),
     "fs.search": (("query", "q"), "ERR_MISSING_QUERY", "missing query; use query: <text>."),
     "fs.symbols": (("query", "q"), "ERR_MISSING_QUERY", "missing query; use query: <text>."),
+    "fs.findDefinition": (("line",), "ERR_MISSING_LINE", "line is required (and column)."),
     "fs.readSymbol": (("symbol",), "ERR_MISSING_SYMBOL", "missing symbol; use symbol: <id> (fs.symbols lists them)."),
     "fs.editSymbol": (("body_b64",), "ERR_MISSING_BODY_B64", "body_b64 is required."),
     "fs.renameSymbol": (("new_name",), "ERR_MISSING_NEW_NAME", "new_name is required."),

@@ -24,11 +24,11 @@ class ActionShape:
 
 
 #: Every action stringsh implements (the protocol's version 3 plus its newer fs.stat, fs.copy, fs.move and its alias
-#: fs.rename, and stringsh's symbol actions fs.symbols, fs.readSymbol, fs.editSymbol, fs.renameSymbol). Keys ending
-#: in `_b64` are base64 UTF-8 payloads: the parser decodes them strictly into `Command.payloads`. The original host's
-#: aliases are accepted (`line`/`from` for `start`, `count`/`len` for `lines`, `q` for `query`); `overwrite`
-#: (true|false) is stringsh's: upstream's copy and move replace a destination silently, here only when asked (the
-#: confirmer shows what is replaced).
+#: fs.rename, and stringsh's symbol actions fs.symbols, fs.findDefinition, fs.readSymbol, fs.editSymbol,
+#: fs.renameSymbol, and fs.map). Keys ending in `_b64` are base64 UTF-8 payloads: the parser decodes them strictly
+#: into `Command.payloads`. The original host's aliases are accepted (`line`/`from` for `start`, `count`/`len` for
+#: `lines`, `q` for `query`); `overwrite` (true|false) is stringsh's: upstream's copy and move replace a destination
+#: silently, here only when asked (the confirmer shows what is replaced).
 ACTIONS: dict[str, ActionShape] = {
     "operator.getInterfaceSpec": ActionShape(needs_path=False),
     "fs.list": ActionShape(needs_path=True),
@@ -38,6 +38,7 @@ ACTIONS: dict[str, ActionShape] = {
     "fs.stat": ActionShape(needs_path=True),
     "fs.symbols": ActionShape(needs_path=True, keys=frozenset({"query", "q", "refs"})),
     "fs.readSymbol": ActionShape(needs_path=True, keys=frozenset({"symbol"})),
+    "fs.findDefinition": ActionShape(needs_path=True, keys=frozenset({"line", "column"})),
     "fs.map": ActionShape(needs_path=True, keys=frozenset({"budget"})),  # the repository map; path: its focus
     "fs.write": ActionShape(needs_path=True, keys=frozenset({"content", "content_b64"}), mutates=True),
     "fs.patch": ActionShape(needs_path=True, keys=frozenset({"patch_b64"}), mutates=True),

@@ -130,6 +130,10 @@ Payload: body_b64 (base64 UTF-8: the whole new definition)
 Optional: position: replace (default), before or after (add a new definition beside the symbol); force: true
 Behavior: replaces exactly the symbol's bytes (or inserts at its indentation); refused unless the body parses as one definition of the same kind and name and adds no syntax error (force: true overrides); line endings, encoding and every other byte kept
 Summary: Edited symbol (Inserted symbol)""",
+    "fs.findDefinition": """Requires: path (source file), line, column (1-based, as fs.symbols with refs: true lists them)
+Behavior: the definitions of the name at that position: a local binding or parameter of the function around it first, then the file's own definition, then the import followed to its file, else every definition of the name in the workspace
+Result: details_b64 lists path:LINE:COLUMN: kind #id of each
+Summary: Found N definitions""",
     "fs.renameSymbol": """Requires: path (source file), symbol, new_name
 Requires confirmation
 Optional: dry_run: true (only the diff, nothing written)

@@ -35,6 +35,8 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
     Tool("grep", search.GREP_FIELDS, search.grep, search.summary, "lines matching a regular expression"),
     Tool("git", git.FIELDS, git.run, git.summary, "status, diff, log, commit, push, checkout"),
     Tool("symbols", symbols.SYMBOLS_FIELDS, symbols.symbols, symbols.summary, symbols.SYMBOLS_ABOUT),
+    Tool("definition", symbols.DEFINITION_FIELDS, symbols.definition, symbols.symbol_summary,
+         symbols.DEFINITION_ABOUT),
     Tool("read_symbol", symbols.READ_FIELDS, symbols.read_symbol, symbols.symbol_summary, symbols.READ_ABOUT),
     Tool("edit_symbol", symbols.EDIT_FIELDS, symbols.edit_symbol, symbols.symbol_summary, symbols.EDIT_ABOUT),
     Tool("rename", rename.FIELDS, rename.rename, rename.summary, rename.ABOUT),

@@ -1,5 +1,6 @@
-"""`symbols`, `read_symbol` and `edit_symbol`: a source file's definitions (render/code/) as JSON tools, on the
-same engine operations as `/symbols`, `/open path#Symbol` and `/edit path#Symbol` (documents/symbolwrite.py
+"""`symbols`, `definition`, `read_symbol` and `edit_symbol`: a source file's definitions (render/code/) as JSON
+tools, on the same engine operations as `/symbols`, `/symbols --def`, `/open path#Symbol` and `/edit path#Symbol`
+(documents/symbolwrite.py
 and documents/symboledit.py plan and write every dialect's symbol edit), so the refusals, masking and journal are
 theirs."""
 
@@ -19,12 +20,17 @@ if TYPE_CHECKING:
 SYMBOLS_FIELDS = (Field("query", "string", required=True), Field("path", "string"), Field("refs", "boolean"),
                   Field("max_results", "integer", minimum=1))
 READ_FIELDS = (Field("file_path", "string", required=True), Field("symbol", "string", required=True))
+DEFINITION_FIELDS = (Field("file_path", "string", required=True), Field("line", "integer", required=True, minimum=1),
+                     Field("column", "integer", required=True, minimum=1))
 EDIT_FIELDS = (Field("file_path", "string", required=True), Field("symbol", "string", required=True),
                Field("new_body", "string", required=True),
                Field("position", "string", choices=("replace", "before", "after")), Field("force", "boolean"))
 SYMBOLS_ABOUT = ("definitions whose name matches (or, with refs, identifiers spelled so, each with its role by scope "
                  "and containing symbol; refs of `file#id`: the references attributable to that definition) in source "
                  "files: path, id, kind, lines")
+DEFINITION_ABOUT = ("the definitions of the name at a line and column (as symbols with refs lists them): a local "
+                    "binding or parameter first, then the file's own definition, then the import followed to its "
+                    "file, else every definition of the name")
 READ_ABOUT = "one definition of a source file (path and id as symbols lists them), with decorators and comments"
 EDIT_ABOUT = ("replace a definition's bytes, or add one before or after it; refused unless it parses as the same "
               "definition (force overrides)")
@@ -55,6 +61,17 @@ def symbols(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
     if found.truncated:
         result["truncated"] = True
     return result
+
+
+def definition(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
+    """`/symbols --def path:LINE:COL` as JSON: the name there, how its definitions were found, and them."""
+    from stringsh.documents.scopedrefs import definitions_at
+
+    jump = definitions_at(ws, f"{engine_path(args['file_path'], 'file_path')}:{args['line']}:{args['column']}",
+                          topic=topic)
+    return {"name": jump.name, "how": jump.how,
+            "definitions": [{"file_path": d.rel, "line_number": d.line, "column": d.column, "kind": d.kind,
+                             "id": d.id} for d in jump.found]}
 
 
 def _reference(ref: Ref) -> dict[str, Any]:

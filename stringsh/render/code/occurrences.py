@@ -120,6 +120,7 @@ class _Reader:
         #: node id -> parent, for the nodes above every identifier read so far (found by descending from the root:
         #: tree-sitter's own `parent` walks down from the root at each call)
         self.parents: dict[int, Node | None] = {root.id: None}
+        self.path: list[Node] = [root]  # the nodes holding the last identifier descended to, the root first
         self.rule, self.scoping = RULES[language], SCOPING[language]
         self.symbols = sorted(symbols, key=lambda s: (s.start_byte, -s.end_byte))
         self.open: list[Symbol] = []  # the symbols holding the last byte asked, outermost first
@@ -135,24 +136,31 @@ class _Reader:
         return node.parent if known is False else known
 
     def descend(self, node: Node) -> None:
-        """Learn the parents of `node` and of every node above it, one cursor walk down from the root."""
+        """Learn the parents of `node` and of every node above it. Identifiers come in source order, so the walk
+        starts from the deepest node on the way to the previous one that also holds this one (`self.path`), not
+        from the root each time."""
         if node.id in self.parents:
             return
-        cursor = self.root.walk()
-        above = self.root
-        for _ in range(MAX_DEPTH):
-            if cursor.goto_first_child_for_byte(node.start_byte) is None:
+        path = self.path
+        start, end = node.start_byte, node.end_byte
+        while len(path) > 1 and (path[-1].start_byte > start or path[-1].end_byte < end):
+            path.pop()
+        above = path[-1]
+        cursor = above.walk()
+        for _ in range(MAX_DEPTH - len(path)):
+            if cursor.goto_first_child_for_byte(start) is None:
                 break
             current = cursor.node
             if current is None:
                 break
-            while current.start_byte > node.start_byte or current.end_byte < node.end_byte:
-                if not cursor.goto_next_sibling() or cursor.node is None or cursor.node.start_byte > node.start_byte:
+            while current.start_byte > start or current.end_byte < end:
+                if not cursor.goto_next_sibling() or cursor.node is None or cursor.node.start_byte > start:
                     return  # a zero-width or odd child: `up` asks tree-sitter for these few
                 current = cursor.node
             self.parents.setdefault(current.id, above)
             if current == node:
                 return
+            path.append(current)
             above = current
 
     def occurrence(self, node: Node, name: str) -> Occurrence:

@@ -124,3 +124,18 @@ def test_rename_symbol_is_confirmed_with_every_files_diff_and_is_one_change(ws: 
     assert (ws / "shop" / "cart.py").read_text().startswith("from .pricing import grand_total\n")
     assert [f.rel for f in workspace.undo("main").files] == ["shop/pricing.py", "cli.py", "shop/cart.py"]
     assert snapshot(ws) == {**before, "shop/cart.py": before["shop/cart.py"] + b"EMPTY = Cart()\n"}
+
+
+def test_find_definition_jumps_from_a_use_like_symbols_def(ws: Path) -> None:
+    from tests.commands.refs_projects import PYTHON, write
+
+    write(ws, PYTHON)
+    workspace = Workspace(ws)
+    assert run(workspace, "fs.findDefinition", path="cli.py", line="10", column="35") == Result(
+        "c1", True, "Found 1 definition",
+        "# definition of total at cli.py:10:35\n# found: through the import of shop.pricing\n# definitions: 1\n\n"
+        "shop/pricing.py:1:5: function #total")
+    assert run(workspace, "fs.findDefinition", path="cli.py", line="99", column="1") == Result(
+        "c1", False, "NOT_FOUND: No identifier at cli.py:99:1")
+    assert run(workspace, "fs.findDefinition", path="cli.py", line="10", column="x") == Result(
+        "c1", False, "Invalid OPERATOR_CMD (ERR_INVALID_POSITION): line and column must be whole numbers from 1.")

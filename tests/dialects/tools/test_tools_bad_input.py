@@ -42,7 +42,7 @@ CASES = [
      refused(5, "Unknown request field: extra", hint='A request has "id", "tool" and "args" only.')),
     ("unknown tool", '{"id": "x", "tool": "rm", "args": {}}',
      refused("x", "Unknown tool: rm", "UNKNOWN_TOOL", "Tools: bash, read, write, edit, apply_patch, glob, grep, "
-             "git, symbols, read_symbol, edit_symbol, rename, map, changes, revert, undo.")),
+             "git, symbols, definition, read_symbol, edit_symbol, rename, map, changes, revert, undo.")),
     ("args array", '{"id": 1, "tool": "write", "args": ["a.txt"]}',
      refused(1, '"args" must be a JSON object, not an array.')),
     ("unknown arg", '{"id": 1, "tool": "write", "args": {"file_path": "n.txt", "content": "x", "mode": 1}}',

@@ -93,3 +93,25 @@ def test_rename_previews_writes_as_one_change_and_lists_ambiguous_sites(ws: Path
     assert after["cli.py"].endswith(b"shop.pricing.grand_total(cart.items)), cart.total())\n")
     assert tools(ws, {"id": 6, "tool": "undo", "args": {}})[0]["ok"] is True  # one undo takes every file back
     assert snapshot(ws) == before
+
+
+def test_definition_jumps_from_a_use_like_symbols_def_and_refuses_a_position_without_a_name(ws: Path) -> None:
+    from tests.commands.refs_projects import PYTHON, write
+
+    write(ws, PYTHON)
+    replies = [steady(r) for r in tools(
+        ws,
+        {"id": 1, "tool": "definition", "args": {"file_path": "cli.py", "line": 10, "column": 35}},
+        {"id": 2, "tool": "definition", "args": {"file_path": "shop/cart.py", "line": 14, "column": 19}},
+        {"id": 3, "tool": "definition", "args": {"file_path": "cli.py", "line": 99, "column": 1}},
+        {"id": 4, "tool": "definition", "args": {"file_path": "cli.py", "line": 0, "column": 1}},
+    )]
+    assert replies[0] == {"id": 1, "ok": True, "result": {
+        "name": "total", "how": "through the import of shop.pricing", "definitions": [
+            {"file_path": "shop/pricing.py", "line_number": 1, "column": 5, "kind": "function", "id": "total"}]}}
+    assert replies[1] == {"id": 2, "ok": True, "result": {
+        "name": "total", "how": "a local binding of #Cart.summary", "definitions": [
+            {"file_path": "shop/cart.py", "line_number": 13, "column": 9, "kind": "local binding", "id": ""}]}}
+    assert replies[2] == {"id": 3, "ok": False, "code": "NOT_FOUND", "error": "No identifier at cli.py:99:1",
+                          "hint": "Give the line and column of a name, as /symbols --refs NAME cli.py lists them."}
+    assert replies[3]["ok"] is False and replies[3]["code"] == "INVALID_ARGS"

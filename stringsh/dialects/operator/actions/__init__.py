@@ -32,7 +32,8 @@ def _readers() -> dict[str, Reader]:
 
     return {"operator.getInterfaceSpec": _spec, "fs.list": reading.fs_list, "fs.read": reading.fs_read,
             "fs.readSlice": reading.fs_read_slice, "fs.search": reading.fs_search, "fs.stat": reading.fs_stat,
-            "fs.symbols": symbols.fs_symbols, "fs.readSymbol": symbols.fs_read_symbol,
+            "fs.symbols": symbols.fs_symbols, "fs.findDefinition": symbols.fs_find_definition,
+            "fs.readSymbol": symbols.fs_read_symbol,
             "fs.map": repomap.fs_map}
 
 

@@ -1,5 +1,6 @@
-"""fs.symbols, fs.readSymbol, fs.editSymbol and fs.renameSymbol: a source file's definitions (render/code/) as
-OPERATOR_CMD actions, on the engine operations `/symbols`, `/open path#Symbol`, `/edit path#Symbol` and `/rename`
+"""fs.symbols, fs.findDefinition, fs.readSymbol, fs.editSymbol and fs.renameSymbol: a source file's definitions
+(render/code/) as OPERATOR_CMD actions, on the engine operations `/symbols`, `/symbols --def`, `/open path#Symbol`,
+`/edit path#Symbol` and `/rename`
 use (documents/symbolsearch.py, scopedrefs.py, symboledit.py and rename.py), so the walk, masking, refusals and
 journal are theirs."""
 
@@ -46,6 +47,22 @@ def fs_symbols(workspace: Workspace, command: Command, topic: str) -> Result:
     head = [f"# symbols in {found.path}", f"# query: {query}",
             f"# matches: {len(lines)}{' (truncated)' if found.truncated else ''}", ""]
     return ok(command, summary, "\n".join(head + lines))
+
+
+def fs_find_definition(workspace: Workspace, command: Command, topic: str) -> Result:
+    """The definitions of the name at `line` and `column` of the file at `path` (1-based, as fs.symbols with
+    `refs: true` lists them)."""
+    from stringsh.documents.scopedrefs import definitions_at
+
+    line, column = (command.fields.get(key, "").strip() for key in ("line", "column"))
+    if not (line.isdigit() and column.isdigit() and int(line) > 0 and int(column) > 0):
+        raise invalid("ERR_INVALID_POSITION", "line and column must be whole numbers from 1.")
+    path = command.fields["path"]
+    jump = definitions_at(workspace, f"{path}:{line}:{column}", topic=topic)
+    rows = [f"{d.rel}:{d.line}:{d.column}: {d.kind}{' #' + d.id if d.id else ''}" for d in jump.found]
+    head = [f"# definition of {jump.name} at {path}:{line}:{column}", f"# found: {jump.how}",
+            f"# definitions: {len(rows)}", ""]
+    return ok(command, f"Found {len(rows)} definition{'' if len(rows) == 1 else 's'}", "\n".join(head + rows))
 
 
 def _attributed(workspace: Workspace, command: Command, query: str, topic: str) -> Result:
