@@ -39,10 +39,16 @@ def child_pytest(tmp_path: Path, ci: str | None) -> subprocess.CompletedProcess[
     env["COLUMNS"] = "300"  # the short summary keeps each reason whole
     if ci is not None:
         env["CI"] = ci
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0", "-rfE", "tests/shell/test_sandbox.py"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    # A child test stuck past 120 s ends the child with its stacks on stderr (pytest-timeout), well before this
+    # test's own 300 s would end the worker and lose them.
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0", "-rfE", "--timeout", "120",
+         "tests/shell/test_sandbox.py"],
+        cwd=ROOT, env=env, capture_output=True, text=True,
     )
+    assert run.returncode in (0, 1), f"the child pytest ended with {run.returncode}:\n{run.stdout[-3000:]}" \
+                                     f"\n{run.stderr[-6000:]}"
+    return run
 
 
 def test_without_bwrap_a_newcomers_run_passes_with_one_notice(tmp_path: Path) -> None:
