@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import Context
     from mcp_types import CallToolResult, ContentBlock
 
+    from stringsh.dialects.mcp.cancelling import Job
     from stringsh.dispatcher import Dispatcher
     from stringsh.workspace import Workspace
 
@@ -155,23 +156,32 @@ class Calls:
                                  client=mine.client) as refused:
                 refused.fail(exc.code)
                 return _masked(self.ws, error_result(exc))
-        import anyio.to_thread
+        from stringsh.dialects.mcp.cancelling import Job, run_job
 
-        return await anyio.to_thread.run_sync(self.answer, mine, agent, allowed, tool, paths, work)
+        job = Job(self.dispatcher, mine.topic)
+        return await run_job(request, tool, job, self.answer, mine, agent, allowed, tool, paths, work, job)
 
     def answer(self, mine: McpClient, agent: str | None, allowed: tuple[Path, ...] | None, tool: str,
-               paths: list[str], work: Callable[[Call], str | CallToolResult | list[ContentBlock]]
-               ) -> CallToolResult:
+               paths: list[str], work: Callable[[Call], str | CallToolResult | list[ContentBlock]],
+               job: Job | None = None) -> CallToolResult:
         """One request of the `mcp` dialect (blocking: a worker thread, or the stdio front's reader for the read
-        tools it answers itself, shortcut.py)."""
+        tools it answers itself, shortcut.py); `job`: how the client's cancel reaches it (cancelling.py)."""
         call = Call(self.ws, allowed, self.aliases, mine.topic)
         command = " ".join([tool, *paths]) if paths else None  # a command tool's own request names it
-        with self.ws.request("mcp", f"mcp.{tool}", topic=mine.topic, command=command, agent=agent,
-                             paths=paths, client=mine.client) as asked:
-            result = _masked(self.ws, _result(work, call))
-            if result.is_error:
-                asked.fail(asked.outcome or error_code(result))
-            return result
+        try:
+            with self.ws.request("mcp", f"mcp.{tool}", topic=mine.topic, command=command, agent=agent,
+                                 paths=paths, client=mine.client) as asked:
+                if job is not None:
+                    job.bind(self.ws, asked)
+                result = _masked(self.ws, _result(job.guarded(work) if job else work, call))
+                if result.is_error:
+                    asked.fail(asked.outcome or error_code(result))
+                if job is not None:
+                    job.settle()
+                return result
+        finally:
+            if job is not None:
+                job.done.set()
 
     def answer_text(self, mine: McpClient, agent: str | None, allowed: tuple[Path, ...] | None, tool: str,
                     paths: list[str], work: Callable[[Call], str]) -> tuple[str, bool]:
