@@ -73,7 +73,8 @@ class Call:
 
     def path(self, path: str) -> str:
         """`path` once it is known to lie in this connection's roots (the engine confines it again), an absolute
-        path under the root's other spelling (`--root` through a symlink) put in the real one."""
+        path under the root's other spelling (`--root` through a symlink) put in the real one; under the client's
+        roots a relative path is relative to the first one (`from_first`)."""
         if not isinstance(path, str) or not path:
             raise StringError("INVALID_PATH", "Empty path", "Name a file or folder inside an allowed directory "
                               "(list_allowed_directories lists them).")
@@ -87,12 +88,27 @@ class Call:
             from stringsh.dialects.mcp.roots import none_allowed
 
             raise none_allowed()
+        given, path = path, self.from_first(path)
         where = self.location(path)
         if not any(where == folder or where.is_relative_to(folder) for folder in self.allowed):
             raise StringError(
-                "FILE_NOT_ALLOWED", f"{path} is outside the client's roots",
+                "FILE_NOT_ALLOWED", f"{given} is outside the client's roots",
                 "Use a path inside one of the client's roots (list_allowed_directories lists them).")
         return path
+
+    def from_first(self, path: str) -> str:
+        """A relative path under the client's roots taken relative to the first one, as the server's instructions
+        say (identity.py): `in.txt` with roots `[file:///ws/sub]` is `sub/in.txt` of workspace `/ws`; an absolute
+        path, or `id:rel` naming another policy root, as it is."""
+        assert self.allowed
+        roots = self.ws.confiner.root_list()
+        if path.startswith("/") or path.partition(":")[0] in {ident for ident, _, _ in roots}:
+            return path
+        target = Path(os.path.normpath(self.allowed[0] / path))
+        main = roots[0][1]
+        if target.is_relative_to(main):  # as the workspace names it, so replies read as before: `sub/in.txt`
+            return "." if target == main else str(target.relative_to(main))
+        return str(target)
 
     def location(self, path: str) -> Path:
         """The real folder location of a confined path: the engine's resolved path of the nearest existing part."""
