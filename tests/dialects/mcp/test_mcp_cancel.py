@@ -80,13 +80,16 @@ def client(request: pytest.FixtureRequest, tmp_path: Path, env: dict[str, str]) 
         yield session
 
 
-def test_a_cancelled_bash_command_is_interrupted_and_frees_the_session(client: Client) -> None:
+@pytest.mark.parametrize(("tool", "argument"), [("bash", "command"), ("string", "request")])
+def test_a_cancelled_shell_command_is_interrupted_and_frees_the_session(client: Client, tool: str, argument: str
+                                                                        ) -> None:
     root: Path = client.root  # type: ignore[attr-defined]
-    call = Progress(client, "bash", {"command": f"{LONG}; touch MARKER"})
+    line = f"{LONG}; touch MARKER"
+    call = Progress(client, tool, {argument: line if tool == "bash" else f"!{line}"})
     call.running()
     progress, total, message = call.seen[0]
     assert (progress, total) == (1.0, None)
-    assert re.fullmatch(r"bash: running for \d+ s", message or ""), message
+    assert re.fullmatch(rf"{tool}: running for \d+ s", message or ""), message
     call.future.cancel()
     assert client.text("bash", {"command": "echo next"}) == f"re: !echo next\nexit: 0 | cwd: {root}\n---\nnext"
     assert not (root / "MARKER").exists()
