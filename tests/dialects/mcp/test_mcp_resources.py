@@ -274,6 +274,16 @@ def test_http_sessions_hear_only_of_their_own_subscriptions(root: Path, env: dic
         assert second.updates.uris == [theirs.as_uri()]
 
 
+def test_a_folder_subscription_over_http(root: Path, env: dict[str, str]) -> None:
+    """The same over streamable HTTP: another process writes inside the folder, the session hears the folder."""
+    folder = root / "http-tree"
+    (folder / "inner").mkdir(parents=True)
+    with http_server(root, env=env) as server, resource_session(root, env, server) as session:
+        session.subscribe_resource(folder.as_uri())
+        subprocess.run(["sh", "-c", "echo x > inner/made.txt"], cwd=folder, check=True, timeout=60)
+        assert session.updates.wait_for(1) == [folder.as_uri()]
+
+
 def test_a_file_is_watched_while_someone_subscribes(tmp_path: Path) -> None:
     """The registry on a real watcher: one watch per file whatever the number of subscribers, released (its
     folder unwatched) when the last one unsubscribes or its connection is dropped."""
