@@ -37,6 +37,9 @@ class WatchHandle:
     on_change: Callable[[], None] | None = None
     #: Set once the background setup is over (scheduled or given up): a caller may wait before relying on events.
     ready: threading.Event = field(default_factory=threading.Event)
+    #: A folder's handle (`Watcher.watch_folder`): set by any change below it, except paths `ignore` says.
+    folder: bool = False
+    ignore: Callable[[str], bool] | None = field(default=None, repr=False, compare=False)
 
     def close(self) -> None:
         if not self.closed:
@@ -54,7 +57,9 @@ class Watcher:
         self._dirs_lock = threading.Lock()
         self._observer: Any = None
         self._dirs: dict[str, tuple[Any, int]] = {}  # folder -> (watch, refcount)
+        self._trees: dict[str, tuple[Any, int]] = {}  # folder watched recursively -> (watch, refcount)
         self._handles: dict[str, list[WatchHandle]] = {}  # file path -> handles
+        self._folders: dict[str, list[WatchHandle]] = {}  # folder path -> handles of everything below it
         self._stopped = False  # set by `stop`: a setup still sleeping must not start a new observer
 
     def watch(self, path: str, on_change: Callable[[], None] | None = None) -> WatchHandle:
@@ -62,6 +67,16 @@ class Watcher:
         handle = WatchHandle(os.path.realpath(path), self, on_change=on_change)
         with self._handles_lock:
             self._handles.setdefault(handle.path, []).append(handle)
+        threading.Thread(target=self._schedule, args=(handle,), name="stringsh-watch", daemon=True).start()
+        return handle
+
+    def watch_folder(self, path: str, on_change: Callable[[], None],
+                     ignore: Callable[[str], bool] | None = None) -> WatchHandle:
+        """Start watching everything below a folder (absolute path; one recursive watch per folder, shared):
+        `on_change` for each change of a file or folder inside it whose path `ignore` does not name."""
+        handle = WatchHandle(os.path.realpath(path), self, on_change=on_change, folder=True, ignore=ignore)
+        with self._handles_lock:
+            self._folders.setdefault(handle.path, []).append(handle)
         threading.Thread(target=self._schedule, args=(handle,), name="stringsh-watch", daemon=True).start()
         return handle
 
@@ -75,19 +90,25 @@ class Watcher:
         # Let the command that opened the file finish its reply first: importing watchdog and starting the observer
         # would otherwise compete with it for the GIL. A change in between is still caught by `is_stale`'s stat.
         time.sleep(SETUP_DELAY)
-        folder = os.path.dirname(handle.path)
+        folder, watches = self._watches(handle)
         with self._dirs_lock:
             if handle.closed or self._stopped:
                 return
             try:
                 observer = self._ensure_observer()
-                watch, count = self._dirs.get(folder, (None, 0))
+                watch, count = watches.get(folder, (None, 0))
                 if watch is None:
-                    watch = observer.schedule(_Handler(self), folder, recursive=False, event_filter=_event_filter())
-                self._dirs[folder] = (watch, count + 1)
+                    watch = observer.schedule(_Handler(self), folder, recursive=handle.folder,
+                                              event_filter=_event_filter(folders=handle.folder))
+                watches[folder] = (watch, count + 1)
                 handle.scheduled = True
             except Exception:
                 return  # no inotify, too many watches, folder gone: the hash comparison still decides staleness
+
+    def _watches(self, handle: WatchHandle) -> tuple[str, dict[str, tuple[Any, int]]]:
+        """The folder a handle's watch is on and the registry counting it: its file's folder, or its own folder
+        watched recursively."""
+        return (handle.path, self._trees) if handle.folder else (os.path.dirname(handle.path), self._dirs)
 
     def _ensure_observer(self) -> Any:
         if self._observer is None:
@@ -100,32 +121,38 @@ class Watcher:
         return self._observer
 
     def release(self, handle: WatchHandle) -> None:
+        registry = self._folders if handle.folder else self._handles
         with self._handles_lock:
-            handles = self._handles.get(handle.path, [])
+            handles = registry.get(handle.path, [])
             if handle in handles:
                 handles.remove(handle)
             if not handles:
-                self._handles.pop(handle.path, None)
-        folder = os.path.dirname(handle.path)
+                registry.pop(handle.path, None)
+        folder, watches = self._watches(handle)
         with self._dirs_lock:
             if not handle.scheduled:
                 return
             handle.scheduled = False
-            watch, count = self._dirs.get(folder, (None, 0))
+            watch, count = watches.get(folder, (None, 0))
             if watch is None:
                 return
             if count <= 1:
-                del self._dirs[folder]
+                del watches[folder]
                 if self._observer is not None:
                     with contextlib.suppress(Exception):
                         self._observer.unschedule(watch)
             else:
-                self._dirs[folder] = (watch, count - 1)
+                watches[folder] = (watch, count - 1)
 
     def notify(self, *paths: str) -> None:
         """Called on watchdog's thread: set the flags of the handles of these paths, taking no other lock."""
         with self._handles_lock:
             hit = [handle for path in paths for handle in self._handles.get(path, ())]
+            for folder, handles in self._folders.items():
+                for handle in handles:
+                    if any(path.startswith(folder + "/") and not (handle.ignore and handle.ignore(path))
+                           for path in paths):
+                        hit.append(handle)
         for handle in hit:
             handle.changed.set()
             if handle.on_change is not None:
@@ -138,8 +165,9 @@ class Watcher:
             self._stopped = True
             observer, self._observer = self._observer, None
             self._dirs.clear()
+            self._trees.clear()
             with self._handles_lock:
-                handles = [h for hs in self._handles.values() for h in hs]
+                handles = [h for hs in [*self._handles.values(), *self._folders.values()] for h in hs]
             for handle in handles:
                 handle.scheduled = False
         if observer is not None:
@@ -147,10 +175,21 @@ class Watcher:
             observer.join(timeout=5)
 
 
-def _event_filter() -> list[type]:
-    from watchdog.events import FileClosedEvent, FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent
+def _event_filter(folders: bool = False) -> list[type]:
+    """File changes; with `folders`, a folder made, removed or moved too (a recursive watch's changes inside)."""
+    from watchdog.events import (
+        DirCreatedEvent,
+        DirDeletedEvent,
+        DirMovedEvent,
+        FileClosedEvent,
+        FileCreatedEvent,
+        FileDeletedEvent,
+        FileModifiedEvent,
+        FileMovedEvent,
+    )
 
-    return [FileModifiedEvent, FileClosedEvent, FileCreatedEvent, FileDeletedEvent, FileMovedEvent]
+    kinds: list[type] = [FileModifiedEvent, FileClosedEvent, FileCreatedEvent, FileDeletedEvent, FileMovedEvent]
+    return [*kinds, DirCreatedEvent, DirDeletedEvent, DirMovedEvent] if folders else kinds
 
 
 class _Handler:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import Context
     from mcp_types import CallToolResult, ContentBlock
 
+    from stringsh.dialects.mcp.cancelling import Job
     from stringsh.dispatcher import Dispatcher
     from stringsh.workspace import Workspace
 
@@ -72,7 +73,8 @@ class Call:
 
     def path(self, path: str) -> str:
         """`path` once it is known to lie in this connection's roots (the engine confines it again), an absolute
-        path under the root's other spelling (`--root` through a symlink) put in the real one."""
+        path under the root's other spelling (`--root` through a symlink) put in the real one; under the client's
+        roots a relative path is relative to the first one (`from_first`)."""
         if not isinstance(path, str) or not path:
             raise StringError("INVALID_PATH", "Empty path", "Name a file or folder inside an allowed directory "
                               "(list_allowed_directories lists them).")
@@ -86,12 +88,27 @@ class Call:
             from stringsh.dialects.mcp.roots import none_allowed
 
             raise none_allowed()
+        given, path = path, self.from_first(path)
         where = self.location(path)
         if not any(where == folder or where.is_relative_to(folder) for folder in self.allowed):
             raise StringError(
-                "FILE_NOT_ALLOWED", f"{path} is outside the client's roots",
+                "FILE_NOT_ALLOWED", f"{given} is outside the client's roots",
                 "Use a path inside one of the client's roots (list_allowed_directories lists them).")
         return path
+
+    def from_first(self, path: str) -> str:
+        """A relative path under the client's roots taken relative to the first one, as the server's instructions
+        say (identity.py): `in.txt` with roots `[file:///ws/sub]` is `sub/in.txt` of workspace `/ws`; an absolute
+        path, or `id:rel` naming another policy root, as it is."""
+        assert self.allowed
+        roots = self.ws.confiner.root_list()
+        if path.startswith("/") or path.partition(":")[0] in {ident for ident, _, _ in roots}:
+            return path
+        target = Path(os.path.normpath(self.allowed[0] / path))
+        main = roots[0][1]
+        if target.is_relative_to(main):  # as the workspace names it, so replies read as before: `sub/in.txt`
+            return "." if target == main else str(target.relative_to(main))
+        return str(target)
 
     def location(self, path: str) -> Path:
         """The real folder location of a confined path: the engine's resolved path of the nearest existing part."""
@@ -155,23 +172,32 @@ class Calls:
                                  client=mine.client) as refused:
                 refused.fail(exc.code)
                 return _masked(self.ws, error_result(exc))
-        import anyio.to_thread
+        from stringsh.dialects.mcp.cancelling import Job, run_job
 
-        return await anyio.to_thread.run_sync(self.answer, mine, agent, allowed, tool, paths, work)
+        job = Job(self.dispatcher, mine.topic)
+        return await run_job(request, tool, job, self.answer, mine, agent, allowed, tool, paths, work, job)
 
     def answer(self, mine: McpClient, agent: str | None, allowed: tuple[Path, ...] | None, tool: str,
-               paths: list[str], work: Callable[[Call], str | CallToolResult | list[ContentBlock]]
-               ) -> CallToolResult:
+               paths: list[str], work: Callable[[Call], str | CallToolResult | list[ContentBlock]],
+               job: Job | None = None) -> CallToolResult:
         """One request of the `mcp` dialect (blocking: a worker thread, or the stdio front's reader for the read
-        tools it answers itself, shortcut.py)."""
+        tools it answers itself, shortcut.py); `job`: how the client's cancel reaches it (cancelling.py)."""
         call = Call(self.ws, allowed, self.aliases, mine.topic)
         command = " ".join([tool, *paths]) if paths else None  # a command tool's own request names it
-        with self.ws.request("mcp", f"mcp.{tool}", topic=mine.topic, command=command, agent=agent,
-                             paths=paths, client=mine.client) as asked:
-            result = _masked(self.ws, _result(work, call))
-            if result.is_error:
-                asked.fail(asked.outcome or error_code(result))
-            return result
+        try:
+            with self.ws.request("mcp", f"mcp.{tool}", topic=mine.topic, command=command, agent=agent,
+                                 paths=paths, client=mine.client) as asked:
+                if job is not None:
+                    job.bind(self.ws, asked)
+                result = _masked(self.ws, _result(job.guarded(work) if job else work, call))
+                if result.is_error:
+                    asked.fail(asked.outcome or error_code(result))
+                if job is not None:
+                    job.settle()
+                return result
+        finally:
+            if job is not None:
+                job.done.set()
 
     def answer_text(self, mine: McpClient, agent: str | None, allowed: tuple[Path, ...] | None, tool: str,
                     paths: list[str], work: Callable[[Call], str]) -> tuple[str, bool]:

@@ -2,7 +2,7 @@
 the very engine calls `read_text_file` makes (confinement, the client's roots, secret refusal, limits, masking,
 one audited request each), a binary file as a blob (refused when its bytes hold a secret, as `read_media_file`),
 and `resources/subscribe`: the client hears `notifications/resources/updated` when the file changes on disk,
-whoever changed it (watching.py).
+whoever changed it, or for a folder's URI, when anything inside it changes (watching.py, foldering.py).
 
 A refusal is a JSON-RPC error (resources have no `isError` result): INVALID_PARAMS with the message
 `ERROR(CODE): message` and its hint line, and `data` naming the URI and the code."""
@@ -83,15 +83,15 @@ def read_resource(call: Call, uri: str) -> list[ContentBlock]:
     return [EmbeddedResource(type="resource", resource=blob)]
 
 
-def subscribable(call: Call, uri: str) -> str:
-    """The real location of the file `uri` names, once the engine allows reading it (not a secret, not its
-    state, inside the roots); NOT_FOUND for a missing file or a folder."""
+def subscribable(call: Call, uri: str) -> tuple[str, bool]:
+    """The real location of the file or folder `uri` names, once the engine allows reading it (not a secret, not
+    its state, inside the roots), and whether it is a folder (its changes inside are reported); NOT_FOUND for a
+    missing one."""
     path = call.path(resource_path(uri))
     info = call.ws.stat(path, topic=call.topic)
-    if info is None or info.is_dir:
-        raise StringError("NOT_FOUND", f"No such file: {path}",
-                          "Subscribe to an existing file (a folder's changes are not reported).")
-    return str(call.location(path))
+    if info is None:
+        raise StringError("NOT_FOUND", f"No such file or folder: {path}", "Subscribe to an existing file or folder.")
+    return str(call.location(path)), info.is_dir
 
 
 def refused(result: CallToolResult, uri: str) -> MCPError:
@@ -169,7 +169,7 @@ def register(server: MCPServer, calls: Calls) -> None:
         listener = subscriber(ctx)
 
         def watch(call: Call) -> str:
-            subscriptions.subscribe(listener, uri, subscribable(call, uri))
+            subscriptions.subscribe(listener, uri, *subscribable(call, uri))
             return "subscribed"
 
         await run(ctx, "subscribe_resource", uri, watch)

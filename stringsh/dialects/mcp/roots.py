@@ -5,7 +5,8 @@ policy root inside a client root allows the policy root; a client root that meet
 logged on stderr). When the client offers roots and none meets the policy, nothing is allowed: every path is
 refused with FILE_NOT_ALLOWED (the client asked to be kept to folders stringsh may not open). A client without
 the roots capability, or with an empty list, gets the policy's roots. `notifications/roots/list_changed` marks the
-list stale; the next call asks the client again. Kept per connection (HTTP sessions each have their own)."""
+list stale; the next call asks the client again. Kept per connection (HTTP sessions each have their own). A
+relative path is relative to the first folder allowed, as the server's instructions say (`Call.from_first`)."""
 
 from __future__ import annotations
 

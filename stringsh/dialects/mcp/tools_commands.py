@@ -42,7 +42,10 @@ ChangeId = Annotated[int, Field(ge=1, description="A change id as `changes` list
 def reply_result(dispatcher: Dispatcher, text: str, topic: str) -> CallToolResult:
     """Run one request in the connection's topic; the reply text as `stringsh -c` prints it, isError when it
     failed."""
-    reply = dispatcher.execute(text, topic)
+    from stringsh.dialects.mcp.cancelling import commands_turn
+
+    with commands_turn():  # a cancel interrupts only this call's own shell command
+        reply = dispatcher.execute(text, topic)
     return CallToolResult(content=[TextContent(type="text", text=reply.text)], is_error=not reply.ok)
 
 

@@ -1,5 +1,6 @@
-"""Resource subscriptions: which client connection listens to which file, on one file watcher for all of them
-(the one open documents use), with one `notifications/resources/updated` per burst of changes.
+"""Resource subscriptions: which client connection listens to which file or folder (anything inside it,
+foldering.py), on one file watcher for all of them (the one open documents use), with one
+`notifications/resources/updated` per burst of changes.
 
 A burst (an editor's write, truncate and rename; a loop of appends) is folded into one notification sent once
 the file has been quiet for `DEBOUNCE` seconds, or `MAX_DELAY` after its first change when it never goes quiet.
@@ -74,9 +75,10 @@ class Subscriptions:
         self._due: dict[str, tuple[float, float]] = {}  # real path -> (first, last) change of its burst
         self._thread: threading.Thread | None = None
 
-    def subscribe(self, subscriber: Subscriber, uri: str, path: str) -> None:
-        """Notify `subscriber` with `uri` whenever the file at `path` (absolute) changes; returns once the watch is
-        in place (or could not be: then nothing is reported, as for any lost event)."""
+    def subscribe(self, subscriber: Subscriber, uri: str, path: str, folder: bool = False) -> None:
+        """Notify `subscriber` with `uri` whenever the file at `path` (absolute) changes, or with `folder`, anything
+        inside that folder (foldering.py); returns once the watch is in place (or could not be: then nothing is
+        reported, as for any lost event)."""
         real = os.path.realpath(path)
         stale: WatchHandle | None = None
         with self._lock:
@@ -85,7 +87,7 @@ class Subscriptions:
                 stale = self._forget(subscriber, uri)
             watched = self._files.get(real)
             if watched is None:
-                watched = _Watched(self._watcher().watch(real, on_change=lambda: self._changed(real)))
+                watched = _Watched(self._watch(real, folder))
                 self._files[real] = watched
             watched.subscribers.setdefault(subscriber, set()).add(uri)
             self._uris.setdefault(subscriber, {})[uri] = real
@@ -96,6 +98,13 @@ class Subscriptions:
         if stale is not None:
             stale.close()
         handle.ready.wait(SETUP_WAIT)
+
+    def _watch(self, real: str, folder: bool) -> WatchHandle:
+        if folder:
+            from stringsh.dialects.mcp.foldering import own_files
+
+            return self._watcher().watch_folder(real, lambda: self._changed(real), ignore=own_files)
+        return self._watcher().watch(real, on_change=lambda: self._changed(real))
 
     def unsubscribe(self, subscriber: Subscriber, uri: str) -> None:
         """Stop notifying `subscriber` about `uri` (nothing happens when it was not subscribed)."""

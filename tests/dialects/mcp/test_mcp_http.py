@@ -56,9 +56,9 @@ def test_client_roots_over_http(server: HttpServer, root: Path) -> None:
     (root / "sub" / "in.txt").write_text("in\n")
     with http_session(server.url, token=server.token, roots=roots_callback([root / "sub"])) as client:
         assert client.text("list_allowed_directories") == f"Allowed directories:\n{(root / 'sub').resolve()}"
-        assert client.text("read_text_file", {"path": "sub/in.txt"}) == "in\n"
-        assert client.error("read_text_file", {"path": "notes.txt"}).startswith(
-            "ERROR(FILE_NOT_ALLOWED): notes.txt is outside the client's roots\n")
+        assert client.text("read_text_file", {"path": "in.txt"}) == "in\n"  # relative to the first root
+        assert client.error("read_text_file", {"path": "../notes.txt"}).startswith(
+            "ERROR(FILE_NOT_ALLOWED): ../notes.txt is outside the client's roots\n")
     with http_session(server.url, token=server.token) as other:  # another session keeps the policy's roots
         assert other.text("read_text_file", {"path": "notes.txt"}) == "hello\n"
 

@@ -176,11 +176,35 @@ def test_secrets_outside_paths_and_other_uris_are_refused(client: ResourceClient
     assert (base / "canary.txt").read_text() == "canary\n"
 
 
-def test_subscribing_to_a_secret_or_a_folder_is_refused(client: ResourceClient, root: Path) -> None:
-    for uri, code in (((root / ".env").as_uri(), "SECRET_DENIED"), ((root / "sub").as_uri(), "NOT_FOUND")):
+def test_subscribing_to_a_secret_or_a_missing_path_is_refused(client: ResourceClient, root: Path) -> None:
+    for uri, text in (((root / ".env").as_uri(), "ERROR(SECRET_DENIED): "),
+                      ((root / "gone").as_uri(), f"ERROR(NOT_FOUND): No such file or folder: {root / 'gone'}\n"
+                                                 "Subscribe to an existing file or folder.")):
         with pytest.raises(MCPError) as caught:
             client.subscribe_resource(uri)
-        assert caught.value.error.message.startswith(f"ERROR({code}): ")
+        assert caught.value.error.message.startswith(text)
+
+
+def test_a_folders_subscriber_hears_of_changes_inside_it(client: ResourceClient, root: Path) -> None:
+    """Another process makes a file two levels down: one update naming the folder. stringsh's own `.stringsh/`
+    inside it and a change beside the folder are not reported (a later change to a subscribed file is the
+    marker: an update about them would have come first)."""
+    folder, marker = root / "tree", root / "tree-marker.md"
+    (folder / "deep").mkdir(parents=True)
+    (folder / ".stringsh").mkdir()
+    marker.write_text("0\n")
+    uri = folder.as_uri()
+    client.subscribe_resource(uri)
+    before = len(client.updates.uris)
+    subprocess.run(["sh", "-c", "echo made > deep/new.txt"], cwd=folder, check=True, timeout=60)
+    assert client.updates.wait_for(before + 1)[before:] == [uri]
+    (folder / ".stringsh" / "spool.txt").write_text("own\n")
+    (root / "beside.md").write_text("beside\n")
+    client.subscribe_resource(marker.as_uri())
+    marker.write_text("1\n")
+    assert client.updates.wait_for(before + 2)[before:] == [uri, marker.as_uri()]
+    client.unsubscribe_resource(uri)
+    client.unsubscribe_resource(marker.as_uri())
 
 
 def test_reads_are_audited_with_the_client_name(client: ResourceClient, root: Path, env: dict[str, str]) -> None:
@@ -250,6 +274,16 @@ def test_http_sessions_hear_only_of_their_own_subscriptions(root: Path, env: dic
         assert second.updates.uris == [theirs.as_uri()]
 
 
+def test_a_folder_subscription_over_http(root: Path, env: dict[str, str]) -> None:
+    """The same over streamable HTTP: another process writes inside the folder, the session hears the folder."""
+    folder = root / "http-tree"
+    (folder / "inner").mkdir(parents=True)
+    with http_server(root, env=env) as server, resource_session(root, env, server) as session:
+        session.subscribe_resource(folder.as_uri())
+        subprocess.run(["sh", "-c", "echo x > inner/made.txt"], cwd=folder, check=True, timeout=60)
+        assert session.updates.wait_for(1) == [folder.as_uri()]
+
+
 def test_a_file_is_watched_while_someone_subscribes(tmp_path: Path) -> None:
     """The registry on a real watcher: one watch per file whatever the number of subscribers, released (its
     folder unwatched) when the last one unsubscribes or its connection is dropped."""
@@ -282,5 +316,9 @@ def test_a_file_is_watched_while_someone_subscribes(tmp_path: Path) -> None:
             assert arrived.wait(WAIT) and got == ["uri:second"]
             subscriptions.drop(second)
             assert subscriptions.watched() == 0 and watcher._dirs == {}
+            subscriptions.subscribe(first, "uri:folder", str(tmp_path), folder=True)  # one recursive watch
+            assert subscriptions.watched() == 1 and list(watcher._trees) == [str(tmp_path.resolve())]
+            subscriptions.drop(first)
+            assert subscriptions.watched() == 0 and watcher._trees == {}
     finally:
         watcher.stop()

@@ -39,10 +39,23 @@ def test_client_roots_narrow_the_policy_and_outside_ones_are_ignored(client: Cli
     ws = layout / "ws"
     assert client.text("list_allowed_directories") == f"Allowed directories:\n{ws / 'a'}"
     assert client.text("read_text_file", {"path": str(ws / "a" / "in_a.txt")}) == "ws/a/in_a.txt\n"
-    assert client.text("read_text_file", {"path": "a/in_a.txt"}) == "ws/a/in_a.txt\n"
-    assert client.error("read_text_file", {"path": "b/in_b.txt"}) == OUTSIDE.format(path="b/in_b.txt")
-    assert client.error("read_text_file", {"path": "top.txt"}) == OUTSIDE.format(path="top.txt")
-    assert client.error("write_file", {"path": "b/new.txt", "content": "x"}) == OUTSIDE.format(path="b/new.txt")
+    # a relative path is relative to the first allowed directory, as the server's instructions say
+    assert "relative to the first one" in (client.session.instructions or "")
+    assert client.text("read_text_file", {"path": "in_a.txt"}) == "ws/a/in_a.txt\n"
+    assert client.text("list_directory", {"path": "."}) == "[FILE] in_a.txt\n[FILE] to_b"
+    assert client.text("search_files", {"path": ".", "pattern": "in_*.txt"}) == str(ws / "a" / "in_a.txt")
+    assert client.text("open", {"target": "in_a.txt"}) == (
+        "re: /open -- a/in_a.txt\nOpened a/in_a.txt\n---\nws/a/in_a.txt")
+    assert client.text("grep", {"pattern": "in_a", "path": "."}) == (
+        're: /grep -- in_a a\nGrep "in_a" in a/: 1 match in 1 file\n---\na/in_a.txt:1: ws/a/in_a.txt\n\n'
+        "1 match in 1 file")
+    assert client.error("read_text_file", {"path": "../b/in_b.txt"}) == OUTSIDE.format(path="../b/in_b.txt")
+    assert client.error("read_text_file", {"path": "../top.txt"}) == OUTSIDE.format(path="../top.txt")
+    assert client.error("write_file", {"path": "../b/new.txt", "content": "x"}) == OUTSIDE.format(
+        path="../b/new.txt")
+    assert client.text("write_file", {"path": "new.txt", "content": "x"}).startswith("Successfully wrote to new.txt")
+    assert (ws / "a" / "new.txt").read_text() == "x"
+    (ws / "a" / "new.txt").unlink()
     assert not (ws / "b" / "new.txt").exists()
     # the client's root outside the workspace widens nothing: the engine refuses it as always
     assert client.error("read_text_file", {"path": str(layout / "outside" / "o.txt")}).startswith(
@@ -50,7 +63,7 @@ def test_client_roots_narrow_the_policy_and_outside_ones_are_ignored(client: Cli
 
 
 def test_a_symlink_inside_a_client_root_does_not_lead_out_of_it(client: Client) -> None:
-    assert client.error("read_text_file", {"path": "a/to_b"}) == OUTSIDE.format(path="a/to_b")
+    assert client.error("read_text_file", {"path": "to_b"}) == OUTSIDE.format(path="to_b")
 
 
 def test_roots_list_changed_is_followed(client: Client, layout: Path, offered: list[Path]) -> None:
@@ -58,8 +71,8 @@ def test_roots_list_changed_is_followed(client: Client, layout: Path, offered: l
     offered[:] = [ws / "b"]
     client.roots_changed()
     assert client.text("list_allowed_directories") == f"Allowed directories:\n{ws / 'b'}"
-    assert client.text("read_text_file", {"path": "b/in_b.txt"}) == "ws/b/in_b.txt\n"
-    assert client.error("read_text_file", {"path": "a/in_a.txt"}) == OUTSIDE.format(path="a/in_a.txt")
+    assert client.text("read_text_file", {"path": "in_b.txt"}) == "ws/b/in_b.txt\n"
+    assert client.error("read_text_file", {"path": "../a/in_a.txt"}) == OUTSIDE.format(path="../a/in_a.txt")
     # a client root that holds the whole workspace allows the policy's root, no more
     offered[:] = [layout]
     client.roots_changed()

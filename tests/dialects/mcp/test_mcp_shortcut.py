@@ -79,8 +79,8 @@ def test_replies_and_audit_records_are_the_sdks(dispatcher: Dispatcher, root: Pa
 def test_a_client_with_roots_is_answered_here_once_the_sdk_asked_for_them(dispatcher: Dispatcher, root: Path) -> None:
     """The roots are the client's to give, through the SDK: until a call through it asked, calls go to it; then
     the front keeps to them as the SDK's tools do."""
-    first = tool(1, "get_file_info", {"path": "info.txt"})
-    lines = [initialize(0, "2025-11-25", roots=True), INITIALIZED, first, tool(2, "list_directory", {"path": "."}),
+    first = tool(1, "get_file_info", {"path": "../info.txt"})  # relative to the first root: outside it
+    lines = [initialize(0, "2025-11-25", roots=True), INITIALIZED, first, tool(2, "list_directory", {"path": ".."}),
              tool(3, "list_directory", {"path": "/"})]
     replies, served = front(dispatcher, lines, 5, settle=3, roots=[root / "sub"])
     answers = {key: line for key, line in by_id(replies).items() if key in (1, 2, 3)}

@@ -101,10 +101,10 @@ def test_narrowed_roots_keep_to_the_path_tools(root: Path, env: dict[str, str]) 
         assert session.error("changes") == refused.format(tool="changes")
         assert session.error("grep", {"pattern": "it"}) == refused.format(tool="grep without a path")
         assert session.error("open", {"target": "@home"}) == refused.format(tool="open @shortcut")
-        assert session.error("open", {"target": "README.md"}) == (
-            "ERROR(FILE_NOT_ALLOWED): README.md is outside the client's roots\n"
+        assert session.error("open", {"target": "../README.md"}) == (
+            "ERROR(FILE_NOT_ALLOWED): ../README.md is outside the client's roots\n"
             "Use a path inside one of the client's roots (list_allowed_directories lists them).")
-        assert session.text("edit_block", {"target": "sub/inner.md#x", "body": "new\n"}) == (
+        assert session.text("edit_block", {"target": "inner.md#x", "body": "new\n"}) == (
             "re: /edit -- sub/inner.md#x\nEdited sub/inner.md#x (5 lines): 1 line replaced by 1 line")
         assert (root / "sub" / "inner.md").read_text() == "# Inner\n\n<!-- #x -->\nnew\n<!-- /x -->\n"
 
