@@ -72,7 +72,7 @@ def test_apply_patch_takes_codex_patches_all_files_or_none(client: Client, root:
     assert (root / "q" / "new.txt").read_bytes() == b"q\n"
     failing = "*** Begin Patch\n*** Add File: r.txt\n+r\n*** Update File: p.txt\n-two\n+3\n*** End Patch\n"
     assert client.error("apply_patch", {"input": failing}) == (
-        "re: /patch\nERROR(PATCH_FAILED): Chunk 1 of p.txt: its 1 context and removed lines are not in the file "
-        "after the chunk before it (first: 'two'). Nothing was written.\n"
+        "re: /patch\nERROR(PATCH_FAILED): Chunk 1 of p.txt: its 1 context and removed lines (first: 'two') are not "
+        "in the file, exactly or with whitespace and Unicode punctuation relaxed. Nothing was written.\n"
         "Re-read those lines and redo the hunk: /open p.txt")
     assert not (root / "r.txt").exists()
