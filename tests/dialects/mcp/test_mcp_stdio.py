@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.dialects.mcp.changeline import changed
 from tests.dialects.mcp.client import Client, stdio_session
 
 REFERENCE_TOOLS = {
@@ -66,7 +67,7 @@ def test_apply_patch_takes_codex_patches_all_files_or_none(client: Client, root:
     """apply_patch: /patch with Codex's format, the reply as -c prints it; a chunk matching nothing writes nothing."""
     (root / "p.txt").write_bytes(b"one\r\ntwo\r\n")
     body = "*** Begin Patch\n*** Update File: p.txt\n@@\n one\n-two\n+2\n*** Add File: q/new.txt\n+q\n*** End Patch\n"
-    assert client.text("apply_patch", {"input": body}) == (
+    assert changed(client.text("apply_patch", {"input": body})) == (
         "re: /patch\nPatched 2 files: p.txt (+1 -1), q/new.txt (created, +1)")
     assert (root / "p.txt").read_bytes() == b"one\r\n2\r\n"
     assert (root / "q" / "new.txt").read_bytes() == b"q\n"
