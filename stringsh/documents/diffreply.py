@@ -36,15 +36,17 @@ def _setting(variables: dict[str, str], name: str, default: int) -> int:
 
 
 def with_diff(ctx: Caller, result: Result, change_id: int | None, *, undo_note: bool = True) -> Result:
-    """`result` unchanged unless `{_diff}` is on; then `message\\n---\\n<diff>` (and `---` + the /undo note)."""
+    """`result` (naming `change_id` as the change it made) unchanged unless `{_diff}` is on; then
+    `message\\n---\\n<diff>` (and `---` + the /undo note)."""
     variables = ctx.session.variables
+    result.change = change_id
     if change_id is None or not diff_on(variables):
         return result
     context = _setting(variables, CONTEXT_VARIABLE, DEFAULT_CONTEXT)
     max_lines = _setting(variables, MAX_LINES_VARIABLE, DEFAULT_MAX_LINES) or DEFAULT_MAX_LINES
     diff = change_diff(ctx.documents.workspace, change_id, context=context, max_lines=max_lines)
     content = f"{diff}\n---\n{UNDO_NOTE}" if undo_note else diff
-    return Result(result.message, content, ok=result.ok, code=result.code, fields=result.fields)
+    return Result(result.message, content, ok=result.ok, code=result.code, fields=result.fields, change=change_id)
 
 
 def change_diff(ws: Workspace, change_id: int, *, context: int = DEFAULT_CONTEXT,

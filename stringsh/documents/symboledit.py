@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from stringsh.documents.symbolsplice import Spliced, checked_insert, checked_replace
 from stringsh.hints import command_word
 from stringsh.render.code.views import resolve_symbol
-from stringsh.workspace import Located, PartEditRequest, PartText, refuse_empty, split_lines
+from stringsh.workspace import Located, PartEditRequest, PartText, refuse_empty, refuse_numbered, split_lines
 
 if TYPE_CHECKING:
     from stringsh.render.code.cache import SymbolCache
@@ -32,6 +32,7 @@ def plan_edit(workspace: Workspace, path: str, text: str, index: SymbolIndex, bl
     symbol = resolve_symbol(index, path, block_id)
     label = f"{path}#{block_id}"
     refuse_empty(body, label, force)
+    refuse_numbered(body, label)  # before the parse checks, whose hint is --force
     force_hint = f"/edit --force {command_word(label)}" + (f" {where}" if where else "")
     if where is None:
         return checked_replace(text, index, symbol, body, label, force, force_hint)

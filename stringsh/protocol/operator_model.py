@@ -90,6 +90,8 @@ class Result:
     ok: bool
     summary: str
     details: str | None = None
+    #: The change set a mutating action made (a `change_id:` line; None: it changed nothing).
+    change_id: int | None = None
 
 
 @dataclass(frozen=True)

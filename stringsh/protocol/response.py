@@ -19,16 +19,18 @@ class Result:
     Plain classes here, not dataclasses: every start-up builds them, and a dataclass costs about a millisecond.
     """
 
-    __slots__ = ("code", "content", "fields", "message", "ok")
+    __slots__ = ("change", "code", "content", "fields", "message", "ok")
 
     def __init__(self, message: str, content: str | None = None, ok: bool = True, code: str | None = None,
-                 fields: dict[str, str] | None = None) -> None:
+                 fields: dict[str, str] | None = None, change: int | None = None) -> None:
         self.message = message
         self.content = content
         self.ok = ok
         self.code = code
         #: What the text says, for clients that should not parse it (`daemon --json`): see `document_fields`.
         self.fields = fields
+        #: The change set the command made (`diffreply.with_diff` sets it), for a dialect whose replies name it.
+        self.change = change
 
     def _fields(self) -> tuple[object, ...]:
         return (self.message, self.content, self.ok, self.code)
@@ -56,7 +58,7 @@ def document_fields(path: str, block: str | None = None) -> dict[str, str]:
 class Reply:
     """A formatted reply as every front end sends it; `fields` as the Result had them."""
 
-    __slots__ = ("code", "fields", "id", "ok", "text", "topic")
+    __slots__ = ("change", "code", "fields", "id", "ok", "text", "topic")
 
     def __init__(
         self,
@@ -66,6 +68,7 @@ class Reply:
         id: str | None,
         topic: str = "main",
         fields: dict[str, str] | None = None,
+        change: int | None = None,
     ) -> None:
         self.text = text
         self.ok = ok
@@ -73,6 +76,8 @@ class Reply:
         self.id = id
         self.topic = topic
         self.fields = fields
+        #: The change set the request made, as its Result had it (None: it changed nothing).
+        self.change = change
 
     def _fields(self) -> tuple[object, ...]:
         return (self.text, self.ok, self.code, self.id, self.topic)
@@ -142,7 +147,7 @@ def format_reply(
     assert result is not None
     text = shown(result.message) if result.content is None else f"{shown(result.message)}\n---\n" \
         f"{shown(result.content)}"
-    return Reply(f"{first}\n{text}", result.ok, result.code, request_id, topic, result.fields)
+    return Reply(f"{first}\n{text}", result.ok, result.code, request_id, topic, result.fields, result.change)
 
 
 def _unmasked(text: str) -> str:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         changed_since,
         lines_changed,
         refuse_empty,
+        refuse_numbered,
     )
     from stringsh.workspace.guards import shown as shown_text
     from stringsh.workspace.hunks import PatchFailed, apply_hunks
@@ -110,6 +111,7 @@ _WHERE = {
     "changed_since": "guards",
     "lines_changed": "guards",
     "refuse_empty": "guards",
+    "refuse_numbered": "guards",
     "SHOWN_LINES": "guards",
     "shown_text": "guards:shown",
     "exact_replace": "ops.replace:replace",
@@ -306,6 +308,7 @@ __all__ = [
     "pruned_error",
     "refuse_ambiguous",
     "refuse_empty",
+    "refuse_numbered",
     "replace_all_pairs",
     "sha256",
     "shell_note",

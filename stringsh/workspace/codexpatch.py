@@ -3,30 +3,34 @@
 GPT-family agents emit it instead of a unified diff: files are named by `*** Add File:`, `*** Delete File:` and
 `*** Update File:` (optionally `*** Move to:`), and an update's chunks carry no line numbers: each is found by its
 context and removed lines, searched from where the chunk before it ended (after its `@@ line` when it names one;
-at the file's end with `*** End of File`). Matching is exact (a line's text without its ending), as /patch's
-unified diffs are; what is written keeps the file's encoding, BOM and line endings (hunks.py applies each chunk,
-located here, as an exact hunk). Every file is worked out first and written in one change set, so a chunk that
-matches nothing writes nothing, and one undo takes back every file.
+at the file's end with `*** End of File`). Lines are matched as Codex matches them (codexmatch.py: exactly,
+then with whitespace and Unicode punctuation relaxed, a relaxed match only where it is the only one); what is
+written keeps the file's encoding, BOM and line endings (hunks.py applies each chunk, located here, as an exact
+hunk holding the file's own context and removed lines). Every file is worked out first and written in one change
+set, so a chunk that matches nothing writes nothing, and one undo takes back every file.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
 from stringsh.workspace.atomic import sha256
+from stringsh.workspace.codexmatch import WORK, Matcher
 from stringsh.workspace.guards import refuse_mask_in_hunks
-from stringsh.workspace.hunks import PatchFailed, StaleFile, apply_hunks
+from stringsh.workspace.hunks import StaleFile, apply_hunks
 from stringsh.workspace.models import ChangeSet, FileChange
 from stringsh.workspace.patches import Hunk
-from stringsh.workspace.textio import decode_for_edit, encode, line_spans
+from stringsh.workspace.textio import decode_for_edit, encode, line_spans, split_lines
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.redact import Redactor
+
+__all__ = ["WORK", "apply_codex", "parse_codex"]
 
 BEGIN, END, EOF = "*** Begin Patch", "*** End Patch", "*** End of File"
 ADD, DELETE, UPDATE, MOVE = "*** Add File: ", "*** Delete File: ", "*** Update File: ", "*** Move to: "
@@ -139,84 +143,46 @@ def parse_codex(text: str) -> list[FileOp]:
     return ops
 
 
-#: Work done locating chunks: "compared" counts lines looked at (tests prove the search linear by counting).
-WORK: Counter[str] = Counter()
-
-
-class _Lines:
-    """A file's lines as small numbers (equal lines, equal numbers), so a chunk is found by one pass over the file
-    from the cursor (Knuth-Morris-Pratt over the numbers), never by comparing slices at every offset: a 60 KB chunk
-    against 200,000 lines costs the sum of their lengths, not the product."""
-
-    def __init__(self, old: list[str]) -> None:
-        self.numbers: dict[str, int] = {}
-        self.seq = [self.numbers.setdefault(line, len(self.numbers)) for line in old]
-
-    def find(self, want: list[str], start: int, at_end: bool) -> int:
-        """The first index >= start where `want` stands (at the end only, with `at_end`); -1 for none."""
-        seq = self.seq
-        pattern = [self.numbers.get(line, -1) for line in want]
-        WORK["compared"] += len(pattern)
-        if at_end:
-            index = len(seq) - len(pattern)
-            return index if index >= start and seq[index:] == pattern else -1
-        if -1 in pattern:
-            return -1  # a line the file does not hold
-        if not pattern:
-            return start if start <= len(seq) else -1
-        fallback = _failure(pattern)
-        matched = 0
-        for index in range(start, len(seq)):
-            number = seq[index]
-            while matched and pattern[matched] != number:
-                matched = fallback[matched - 1]
-            if pattern[matched] == number:
-                matched += 1
-                if matched == len(pattern):
-                    WORK["compared"] += index + 1 - start
-                    return index + 1 - matched
-        WORK["compared"] += max(0, len(seq) - start)
-        return -1
-
-
-def _failure(pattern: list[int]) -> list[int]:
-    """KMP's table: for each prefix, the length of its longest proper prefix that is also its suffix."""
-    table = [0] * len(pattern)
-    length = 0
-    for index in range(1, len(pattern)):
-        while length and pattern[index] != pattern[length]:
-            length = table[length - 1]
-        if pattern[index] == pattern[length]:
-            length += 1
-        table[index] = length
-    return table
-
-
-def _hunks(text: str, op: FileOp, rel: str) -> list[Hunk]:
-    """Each chunk located in `text` as an exact unified hunk (PATCH_FAILED for one that matches nowhere)."""
+def _hunks(text: str, op: FileOp, rel: str, redact: Redactor) -> list[Hunk]:
+    """Each chunk located in `text` (codexmatch.py: exact, then relaxed and unique) as an exact unified hunk whose
+    context and removed lines are the file's own; PATCH_FAILED for one that matches nowhere."""
     spans = line_spans(text)
     old = [text[begin:end] for begin, end, _ in spans]
-    lines = _Lines(old)
+    masked: list[str] = []
+
+    def quote(index: int) -> str:
+        """The file's line as a refusal may show it: masked as the whole file is (redact.masked_lines)."""
+        if not masked:
+            from stringsh.workspace.redact import masked_lines
+
+            masked.extend(masked_lines(redact, text, old, split_lines))
+        return masked[index]
+
+    lines = Matcher(old, rel, quote, redact)
     unterminated = bool(spans) and spans[-1][1] == spans[-1][2]
     hunks: list[Hunk] = []
     cursor = 0
     for number, chunk in enumerate(op.chunks, 1):
+        after = f" after line {cursor} (where chunk {number - 1} ended)" if number > 1 else ""
         if chunk.anchor:
-            found = lines.find([chunk.anchor], cursor, False)
+            what = f"Chunk {number} of {rel}: its line '@@ {redact(chunk.anchor)[:80]}'"
+            found = lines.seek([chunk.anchor], cursor, False, what)
             if found < 0:
-                raise PatchFailed(rel, f"Chunk {number} of {rel}: its line '@@ {chunk.anchor[:80]}' is not in the "
-                                  "file after the chunk before it.", 1, 0)
+                raise lines.refuse(what, [chunk.anchor], cursor, False, after)
             cursor = found + 1
+            after = f" after its @@ line (line {cursor})"
         want = [text for kind, text in chunk.lines if kind != "+"]
         if want:
-            at = lines.find(want, cursor, chunk.at_end)
+            what = (f"Chunk {number} of {rel}: its {len(want)} context and removed lines (first: "
+                    f"{redact(want[0])[:80]!r})")
+            at = lines.seek(want, cursor, chunk.at_end, what)
             if at < 0:
-                where = "at the end of the file" if chunk.at_end else "in the file after the chunk before it"
-                raise PatchFailed(rel, f"Chunk {number} of {rel}: its {len(want)} context and removed lines are not "
-                                  f"{where} (first: {want[0][:80]!r}).", 1, 0)
+                raise lines.refuse(what, want, cursor, chunk.at_end, after)
         else:
             at = cursor if chunk.anchor else len(old)  # a pure addition: after its @@ line, else at the end
-        body = list(chunk.lines)
+        held = iter(old[at:at + len(want)])  # the file's own text of a relaxed match's lines is what stays
+        body = [(kind, line if kind == "+" else next(held)) for kind, line in chunk.lines]
+        want = old[at:at + len(want)]
         if unterminated and at + len(want) == len(old) and (old or body):
             if not want:  # adding after a last line with no line break: that line gets one
                 body.insert(0, (" ", old[-1]))
@@ -284,7 +250,7 @@ def codex_change_set(ws: Workspace, text: str, topic: str,
             changes.append(FileChange(op.path, None, expected))
             summaries.append(f"{rel} (deleted, -{len(line_spans(content))})")
             continue
-        hunks = _hunks(content, op, rel)
+        hunks = _hunks(content, op, rel, ws.redactor)
         refuse_mask_in_hunks(ws, rel, hunks)  # the same body check as a unified diff's (ops/apply.py)
         data = encode(apply_hunks(content, hunks, rel, ws.redactor), encoding, bom, rel)
         added = sum(1 for kind, _ in (c for chunk in op.chunks for c in chunk.lines) if kind == "+")

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 #: An escape as replies show a control character (`escapes.hex_escape`).
 ESCAPED = re.compile(r"\\x([0-9a-f]{2})")
+#: A line as /open, view_symbol and every numbered view print it: `815 | text`, the number right-aligned.
+NUMBERED = re.compile(r" *(\d+) \|(?: |$)")
 #: Lines of a changed part a CONFLICT shows.
 SHOWN_LINES = 40
 
@@ -115,6 +117,28 @@ def refuse_empty(body: str, label: str, force: bool) -> None:
             f"Refusing to empty {label}: the body is empty.",
             f"To empty it on purpose, send the empty body again with --force: /edit --force {command_word(label)}. "
             "Nothing was written.",
+        )
+
+
+def numbered_body(body: str) -> bool:
+    """Whether every non-blank line of `body` starts with a line number as a numbered view prints it, the numbers
+    counting up by one: a view pasted as code, which would write its numbers into the file."""
+    numbers = [NUMBERED.match(line) for line in body.replace("\r\n", "\n").split("\n") if line.strip()]
+    if not numbers or not all(numbers):
+        return False
+    values = [int(match.group(1)) for match in numbers if match]
+    return values == list(range(values[0], values[0] + len(values)))
+
+
+def refuse_numbered(body: str, label: str) -> None:
+    """INVALID_PAYLOAD for a body whose every line carries a numbered view's `N | `, whatever --force says: the
+    numbers are not the file's text, and stripping them would guess at a view that may have been cut."""
+    if numbered_body(body):
+        raise BodyRefused(
+            "INVALID_PAYLOAD",
+            f"Refusing to write {shown_name(label)}: every line of the body starts with a line number ('N | '), as "
+            "numbered views show lines; nothing was written.",
+            "Remove the line numbers (the 'N | ' at the start of each line) and send the code alone.",
         )
 
 

@@ -125,14 +125,15 @@ def test_refusals_write_nothing(dispatcher: Dispatcher, ws: Path) -> None:
                                                                          "folder\nUse /ls folder",
         ("*** Begin Patch", "*** Add File: created.txt", "+hello", "*** Update File: multi.txt", "@@", "-missing",
          "+changed", "*** End Patch"): (
-            "ERROR(PATCH_FAILED): Chunk 1 of multi.txt: its 1 context and removed lines are not in the file after "
-            "the chunk before it (first: 'missing'). Nothing was written.\nRe-read those lines and redo the hunk: "
-            "/open multi.txt"),
+            "ERROR(PATCH_FAILED): Chunk 1 of multi.txt: its 1 context and removed lines (first: 'missing') are not "
+            "in the file, exactly or with whitespace and Unicode punctuation relaxed. Nothing was written.\n"
+            "Re-read those lines and redo the hunk: /open multi.txt"),
         ("*** Begin Patch", "*** Update File: multi.txt", "@@", "-line3", "+x", "@@", "-line1", "+y",
          "*** End Patch"): (
-            "ERROR(PATCH_FAILED): Chunk 2 of multi.txt: its 1 context and removed lines are not in the file after "
-            "the chunk before it (first: 'line1'). Nothing was written.\nRe-read those lines and redo the hunk: "
-            "/open multi.txt"),
+            "ERROR(PATCH_FAILED): Chunk 2 of multi.txt: its 1 context and removed lines (first: 'line1') are not "
+            "in the file after line 3 (where chunk 1 ended), exactly or with whitespace and Unicode punctuation "
+            "relaxed; it stands at line 1, before that (chunks come in the file's order). Nothing was written.\n"
+            "Re-read those lines and redo the hunk: /open multi.txt"),
         ("*** Begin Patch", "*** Add File: folder/foo.txt", "+x", "*** End Patch"): (
             "ERROR(CONFLICT): folder/foo.txt already exists; '*** Add File:' creates a new file. Nothing was "
             "written.\nChange it with '*** Update File: folder/foo.txt', or add another path."),

@@ -27,8 +27,10 @@ def hostile(dispatcher: Dispatcher, ws: Path, n: int, m: int) -> tuple[str, int]
 
 def test_a_chunk_that_almost_matches_everywhere_costs_linear_work(dispatcher: Dispatcher, ws: Path) -> None:
     reply, small = hostile(dispatcher, ws, 20_000, 2_000)
-    assert reply == ("re: /patch\nERROR(PATCH_FAILED): Chunk 1 of big.txt: its 2001 context and removed lines are not "
-                     "in the file after the chunk before it (first: 'x'). Nothing was written.\nRe-read those lines "
+    assert reply == ("re: /patch\nERROR(PATCH_FAILED): Chunk 1 of big.txt: its 2001 context and removed lines (first: "
+                     "'x') are not in the file, exactly or with whitespace and Unicode punctuation relaxed; the "
+                     "nearest is line 2, where its first 2000 of 2001 lines match, then line 2002 reads 'x' where "
+                     "the patch has 'y'. Nothing was written.\nRe-read those lines "
                      "and redo the hunk: /open big.txt")
     _, large = hostile(dispatcher, ws, 40_000, 4_000)
     assert small > 0 and large <= 2.2 * small

@@ -118,7 +118,7 @@ def test_read_shows_lf_and_latin1_everywhere(spaces: dict[str, Dispatcher]) -> N
 
 
 def test_exact_edit_same_bytes_and_journal(spaces: dict[str, Dispatcher]) -> None:
-    for name in FIXTURES:
+    for number, name in enumerate(FIXTURES, 1):
         old = OLD
         string = spaces["string"].execute(f"/replace {name}\n{old}\n---\n{NEW}\n")
         edits = json.dumps({"version": 1, "edits": [{"op": "replaceFirst", "find": old, "text": NEW}]})
@@ -128,7 +128,8 @@ def test_exact_edit_same_bytes_and_journal(spaces: dict[str, Dispatcher]) -> Non
             call, name, [EditOperation(old, NEW)], dry_run=False))
         assert string.text.startswith(f"re: /replace {name}\nReplaced 1 occurrence in {name}"), string.text
         assert op == (True, "Applied edits", None)
-        assert tool == {"id": 1, "ok": True, "result": {"success": True, "lines_changed": 2, "replacements": 1}}
+        assert tool == {"id": 1, "ok": True, "result": {"success": True, "lines_changed": 2, "replacements": 1,
+                                                        "change_id": number}}
         assert mcp_reply.startswith("```diff\n") and mcp_reply.endswith(", undoable."), mcp_reply
     rows = [f"{name} {COUNTED[name]}" for name in FIXTURES]
     for dialect, dispatcher in spaces.items():
@@ -137,12 +138,12 @@ def test_exact_edit_same_bytes_and_journal(spaces: dict[str, Dispatcher]) -> Non
 
 
 def test_write_over_existing_same_bytes_and_journal(spaces: dict[str, Dispatcher]) -> None:
-    for name in FIXTURES:
+    for number, name in enumerate(FIXTURES, 1):
         string = spaces["string"].execute(f"/write --force {name}\n{CONTENT}")
         assert string.ok and string.text.startswith(f"re: /write --force {name}\nWritten: {name}"), string.text
         assert operator(spaces["operator"], "fs.write", path=name, content_b64=CONTENT) == (True, "Wrote file", None)
         assert tools(spaces["tools"], "write", file_path=name, content=CONTENT) == {
-            "id": 1, "ok": True, "result": {"success": True, "file_path": name}}
+            "id": 1, "ok": True, "result": {"success": True, "file_path": name, "change_id": number}}
         assert mcp(spaces["mcp"], lambda call, name=name: write(call, name, CONTENT)).startswith(
             f"Successfully wrote to {name}")
     rows = [journal(spaces["string"])]

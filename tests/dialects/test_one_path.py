@@ -44,9 +44,10 @@ def change_everywhere(tmp_path: Path, operator_block=patch_block) -> dict[str, P
         "re: /replace bom.txt\nReplaced 1 occurrence in bom.txt\n")
     summary = "Patched file" if operator_block is patch_block else "Applied edits"
     assert operator(spaces["operator"], operator_block("win.txt", "w"), operator_block("bom.txt", "b")) == (
-        result("w", True, summary) + result("b", True, summary))
+        result("w", True, summary, change=1) + result("b", True, summary, change=2))
     assert tools(spaces["tools"], edit_request("win.txt", 1), edit_request("bom.txt", 2)) == [
-        {"id": n, "ok": True, "result": {"success": True, "lines_changed": 1, "replacements": 1}} for n in (1, 2)]
+        {"id": n, "ok": True, "result": {"success": True, "lines_changed": 1, "replacements": 1, "change_id": n}}
+        for n in (1, 2)]
     return spaces
 
 
@@ -119,7 +120,7 @@ def test_one_workspace_every_dialect_in_turn(ws: Path) -> None:
     done = run(["--plain"], ws, patch + "/changes\n/undo\n/revert 2\n/changes\n")
     assert done.returncode == 0, done.stderr.decode()
     assert plain_replies(done.stdout.decode()) == [
-        "re: OPERATOR_CMD\n" + result("p", True, "Patched file").rstrip("\n"),
+        "re: OPERATOR_CMD\n" + result("p", True, "Patched file", change=3).rstrip("\n"),
         HEAD.format(n=3) + "3  TIME  main   fs.patch win.txt  win.txt +1 -1\n"
                            "2  TIME  tools  edit bom.txt      bom.txt +1 -1\n"
                            "1  TIME  main   /replace win.txt  win.txt +1 -1",

@@ -24,6 +24,11 @@ class EditOperation(NamedTuple):
     new: str
 
 
+def changed_line(change_id: int) -> str:
+    """The line every MCP edit reply ends with: the change set's id, for revert and changes."""
+    return f"Change {change_id}, undoable."
+
+
 def _check(edits: list[EditOperation]) -> None:
     """The arguments every edit needs, checked before anything is matched."""
     if not edits:
@@ -77,4 +82,4 @@ def apply_edits(call: Call, path: str, edits: list[EditOperation], *, dry_run: b
     while ticks in shown:
         ticks += "`"
     reply = f"{ticks}diff\n{shown}{ticks}\n\n"
-    return reply if change_id is None else f"{reply}Change {change_id}, undoable."
+    return reply if change_id is None else f"{reply}{changed_line(change_id)}"

@@ -20,6 +20,7 @@ from pydantic import Field
 
 from stringsh.dialects.mcp.calls import Call, Calls
 from stringsh.dialects.mcp.requests import Arg, build, flag, shell_request
+from stringsh.dialects.mcp.textedit import changed_line
 from stringsh.errors import StringError
 from stringsh.protocol.request import REQUEST_ID
 
@@ -41,12 +42,13 @@ ChangeId = Annotated[int, Field(ge=1, description="A change id as `changes` list
 
 def reply_result(dispatcher: Dispatcher, text: str, topic: str) -> CallToolResult:
     """Run one request in the connection's topic; the reply text as `stringsh -c` prints it, isError when it
-    failed."""
+    failed, and a last line naming the change set it made, as edit_file's does (`Change 12, undoable.`)."""
     from stringsh.dialects.mcp.cancelling import commands_turn
 
     with commands_turn():  # a cancel interrupts only this call's own shell command
         reply = dispatcher.execute(text, topic)
-    return CallToolResult(content=[TextContent(type="text", text=reply.text)], is_error=not reply.ok)
+    shown = reply.text if reply.change is None else f"{reply.text}\n{changed_line(reply.change)}"
+    return CallToolResult(content=[TextContent(type="text", text=shown)], is_error=not reply.ok)
 
 
 def whole_workspace(call: Call, tool: str) -> None:

@@ -83,8 +83,9 @@ def write(call: Call, path: str, content: str) -> str:
 
 
 def mkdir(call: Call, path: str) -> str:
-    call.ws.mkdir(call.path(path), create_parents=True, ignore_existing=True, topic=call.topic)
-    return f"Successfully created directory {path}"
+    outcome = call.ws.mkdir(call.path(path), create_parents=True, ignore_existing=True, topic=call.topic)
+    change = "" if outcome.change_id is None else f" (change {outcome.change_id}, undoable)"
+    return f"Successfully created directory {path}{change}"
 
 
 def move(call: Call, source: str, destination: str) -> str:
@@ -92,8 +93,8 @@ def move(call: Call, source: str, destination: str) -> str:
     if call.ws.stat(target, follow=False) is not None:
         raise StringError("CONFLICT", f"Destination already exists: {destination}",
                           "Name a destination that does not exist yet (move_file never overwrites).")
-    call.ws.move(call.path(source), target, topic=call.topic)
-    return f"Successfully moved {source} to {destination}"
+    outcome = call.ws.move(call.path(source), target, topic=call.topic)
+    return f"Successfully moved {source} to {destination} (change {outcome.change_id}, undoable)"
 
 
 def search(call: Call, path: str, pattern: str, excludes: list[str]) -> str:

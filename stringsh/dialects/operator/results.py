@@ -31,6 +31,8 @@ def format_result(result: Result, mask: Callable[[str], str] | None = None) -> s
         lines.append(f"id: {result.id}")
     lines.append(f"ok: {'true' if result.ok else 'false'}")
     lines.append(f"summary: {escape_controls(single_line(masking(result.summary)))}")
+    if result.change_id is not None:
+        lines.append(f"change_id: {result.change_id}")
     if result.details is not None:
         details = escape_controls(masking(result.details))
         lines.append("details_b64: " + binascii.b2a_base64(details.encode("utf-8"), newline=False).decode())
@@ -53,7 +55,8 @@ def parse_results(text: str) -> list[Result]:
         elif line == RESULT_END and fields is not None:
             details = fields.get("details_b64")
             results.append(Result(fields.get("id"), fields.get("ok") == "true", fields.get("summary", ""),
-                                  None if details is None else binascii.a2b_base64(details).decode("utf-8")))
+                                  None if details is None else binascii.a2b_base64(details).decode("utf-8"),
+                                  int(fields["change_id"]) if "change_id" in fields else None))
             fields = None
         elif fields is not None:
             key, _, value = line.partition(": ")

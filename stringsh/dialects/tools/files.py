@@ -96,8 +96,8 @@ def write(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
         content.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate (\ud800) in the JSON string
         raise args_error("write: 'content' holds a character UTF-8 cannot encode (a lone surrogate).") from None
-    ws.write_text(path, content, topic=topic)
-    return {"success": True, "file_path": given}
+    outcome = ws.write_text(path, content, topic=topic)
+    return {"success": True, "file_path": given, "change_id": int(outcome.change_id)}
 
 
 def edit(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
@@ -122,4 +122,5 @@ def edit(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
                               "Or set replace_all to true to replace every match.") from None
         raise StringError("MULTIPLE_MATCHES", OVERLAP_TEXT, "Provide more surrounding lines in old_string.") from None
     lines = max(old.count("\n"), new.count("\n")) + 1
-    return {"success": True, "lines_changed": lines * done.count, "replacements": done.count}
+    return {"success": True, "lines_changed": lines * done.count, "replacements": done.count,
+            "change_id": int(done.change_id)}

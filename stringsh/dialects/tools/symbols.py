@@ -133,8 +133,9 @@ def edit_symbol(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, An
     edit = SymbolEdit(args["symbol"], args["new_body"], bool(args.get("force", False)), where)
     spliced = plan_edit(ws, text_file.rel, text_file.text, index, *edit)
     expected = source(text_file.text, resolve_symbol(index, text_file.rel, edit.block_id))
-    spliced = write_symbol(ws, text_file.rel, (text_file.sha256, text_file.text), spliced, expected, edit,
-                           symbol_cache(None), topic).spliced
+    written = write_symbol(ws, text_file.rel, (text_file.sha256, text_file.text), spliced, expected, edit,
+                           symbol_cache(None), topic)
+    spliced = written.spliced
     return {"success": True, "file_path": text_file.rel, "start_line": spliced.line + 1,
             "lines_replaced": spliced.old_count, "lines_written": spliced.new_count,
-            "total_lines": spliced.index.line_count}
+            "total_lines": spliced.index.line_count, "change_id": int(written.change_id)}

@@ -22,6 +22,7 @@ from stringsh.workspace.guards import (
     lines_changed,
     refuse_empty,
     refuse_mask_writeback,
+    refuse_numbered,
 )
 from stringsh.workspace.ops.inplace import Rewritten, rewrite
 
@@ -65,6 +66,7 @@ def edit_part(ws: Workspace, request: PartEditRequest) -> Rewritten:
     """One journalled change of the part; see the module docstring. Needs `write` and `edit`."""
     label, guard = request.label, request.guard
     refuse_empty(request.body, label, request.empty_ok)
+    refuse_numbered(request.body, label)
 
     def change(current: TextFile) -> str:
         part = request.locate(current)

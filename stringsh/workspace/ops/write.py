@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from stringsh.errors import StringError
 from stringsh.workspace import changes
 from stringsh.workspace.atomic import sha256
-from stringsh.workspace.guards import refuse_empty, refuse_mask_writeback
+from stringsh.workspace.guards import refuse_empty, refuse_mask_writeback, refuse_numbered
 from stringsh.workspace.models import FileChange, WriteOutcome
 from stringsh.workspace.ops.appending import append_fast
 from stringsh.workspace.ops.apply import apply_locked
@@ -86,6 +86,7 @@ def write_text(ws: Workspace, request: WriteRequest) -> WriteOutcome:
     path, topic = request.path, request.topic
     if not request.empty_ok:
         refuse_empty(request.text, ws.relative(path), False)
+    refuse_numbered(request.text, ws.relative(path))
     with ws.state.audited("write", [path], topic) as note, ws.locked():
         if not request.create_parents:
             parts = ws.confiner.requested_parts(path)

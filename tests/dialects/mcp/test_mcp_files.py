@@ -171,7 +171,8 @@ def test_write_file_creates_overwrites_keeps_crlf_and_is_undoable(client: Client
 
 
 def test_create_list_and_sizes(client: Client, root: Path) -> None:
-    assert client.text("create_directory", {"path": "d/e/f"}) == "Successfully created directory d/e/f"
+    assert re.fullmatch(r"Successfully created directory d/e/f \(change \d+, undoable\)",
+                        client.text("create_directory", {"path": "d/e/f"}))
     assert client.text("create_directory", {"path": "d/e/f"}) == "Successfully created directory d/e/f"
     (root / "d" / "big.txt").write_bytes(b"x" * 2048)
     (root / "d" / "a.txt").write_bytes(b"xy")
@@ -242,8 +243,9 @@ def test_move_file(client: Client, root: Path) -> None:
     assert client.error("move_file", {"source": "mv/a.txt", "destination": "mv/b.txt"}) == (
         "ERROR(CONFLICT): Destination already exists: mv/b.txt\n"
         "Name a destination that does not exist yet (move_file never overwrites).")
-    assert client.text("move_file", {"source": "mv/a.txt", "destination": str(root / "mv" / "c.txt")}) == (
-        f"Successfully moved mv/a.txt to {root / 'mv' / 'c.txt'}")
+    assert re.fullmatch(re.escape(f"Successfully moved mv/a.txt to {root / 'mv' / 'c.txt'}") + r" \(change \d+, "
+                        r"undoable\)", client.text("move_file", {"source": "mv/a.txt",
+                                                                  "destination": str(root / "mv" / "c.txt")}))
     assert (root / "mv" / "c.txt").read_text() == "a\n" and not (root / "mv" / "a.txt").exists()
     assert client.error("move_file", {"source": "mv/zzz", "destination": "mv/y"}).startswith("ERROR(NOT_FOUND): ")
 

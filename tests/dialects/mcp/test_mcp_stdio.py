@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.dialects.mcp.changeline import changed
 from tests.dialects.mcp.client import Client, stdio_session
 
 REFERENCE_TOOLS = {
@@ -66,13 +67,13 @@ def test_apply_patch_takes_codex_patches_all_files_or_none(client: Client, root:
     """apply_patch: /patch with Codex's format, the reply as -c prints it; a chunk matching nothing writes nothing."""
     (root / "p.txt").write_bytes(b"one\r\ntwo\r\n")
     body = "*** Begin Patch\n*** Update File: p.txt\n@@\n one\n-two\n+2\n*** Add File: q/new.txt\n+q\n*** End Patch\n"
-    assert client.text("apply_patch", {"input": body}) == (
+    assert changed(client.text("apply_patch", {"input": body})) == (
         "re: /patch\nPatched 2 files: p.txt (+1 -1), q/new.txt (created, +1)")
     assert (root / "p.txt").read_bytes() == b"one\r\n2\r\n"
     assert (root / "q" / "new.txt").read_bytes() == b"q\n"
     failing = "*** Begin Patch\n*** Add File: r.txt\n+r\n*** Update File: p.txt\n-two\n+3\n*** End Patch\n"
     assert client.error("apply_patch", {"input": failing}) == (
-        "re: /patch\nERROR(PATCH_FAILED): Chunk 1 of p.txt: its 1 context and removed lines are not in the file "
-        "after the chunk before it (first: 'two'). Nothing was written.\n"
+        "re: /patch\nERROR(PATCH_FAILED): Chunk 1 of p.txt: its 1 context and removed lines (first: 'two') are not "
+        "in the file, exactly or with whitespace and Unicode punctuation relaxed. Nothing was written.\n"
         "Re-read those lines and redo the hunk: /open p.txt")
     assert not (root / "r.txt").exists()

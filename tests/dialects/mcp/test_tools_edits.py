@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.dialects.mcp.changeline import changed
 from tests.dialects.mcp.client import STRINGSH, Client, server_env, stdio_session
 
 DOC = b"# Doc\r\n\r\n<!-- #todo -->\r\n- old\r\n<!-- /todo -->\r\n\r\n## Notes\r\n\r\ncolour colour\r\n"
@@ -37,7 +38,7 @@ def client(root: Path, env: dict[str, str]) -> Iterator[Client]:
 def test_edit_block_keeps_every_byte_outside_the_block(client: Client, root: Path) -> None:
     (root / "doc.md").write_bytes(DOC)
     body = "- new\nEOF\n- after EOF"  # the terminator as a line of the body: another one is chosen
-    assert client.text("edit_block", {"target": "doc.md#todo", "body": body}) == (
+    assert changed(client.text("edit_block", {"target": "doc.md#todo", "body": body})) == (
         "re: /edit -- doc.md#todo\nEdited doc.md#todo (11 lines): 1 line replaced by 3 lines")
     assert (root / "doc.md").read_bytes() == DOC.replace(b"- old\r\n", b"- new\r\nEOF\r\n- after EOF\r\n")
 
@@ -63,11 +64,11 @@ def test_edit_block_refusals_write_nothing(client: Client, root: Path) -> None:
 
 def test_replace_text_all_and_lines(client: Client, root: Path) -> None:
     (root / "doc.md").write_bytes(DOC)
-    assert client.text("replace", {"target": "doc.md", "body": "colour\n---\ncolor\n", "all": True}) == (
+    assert changed(client.text("replace", {"target": "doc.md", "body": "colour\n---\ncolor\n", "all": True})) == (
         "re: /replace --all -- doc.md\nReplaced 2 occurrences in doc.md")
     assert (root / "doc.md").read_bytes() == DOC.replace(b"colour", b"color")
     (root / "lines.txt").write_text("a\nb\nc\n")
-    assert client.text("replace", {"target": "lines.txt:L2", "body": "B1\nB2\n"}) == (
+    assert changed(client.text("replace", {"target": "lines.txt:L2", "body": "B1\nB2\n"})) == (
         "re: /replace -- lines.txt:L2\nReplaced lines.txt:L2")
     assert (root / "lines.txt").read_text() == "a\nB1\nB2\nc\n"
 
@@ -88,7 +89,8 @@ def test_patch_is_multi_file_and_atomic(client: Client, root: Path) -> None:
     (root / "p2.txt").write_text("x\n")
     diff = ("--- a/p1.txt\n+++ b/p1.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"
             "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+EOF\n")
-    assert client.text("patch", {"diff": diff}) == "re: /patch\nPatched 2 files: p1.txt (+1 -1), new.txt (created, +1)"
+    assert changed(client.text("patch", {"diff": diff})) == (
+        "re: /patch\nPatched 2 files: p1.txt (+1 -1), new.txt (created, +1)")
     assert ((root / "p1.txt").read_text(), (root / "new.txt").read_text()) == ("one\nTWO\n", "EOF\n")
     bad = ("--- a/p2.txt\n+++ b/p2.txt\n@@ -1 +1 @@\n-x\n+y\n"
            "--- a/p1.txt\n+++ b/p1.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n")
@@ -106,7 +108,7 @@ def test_changes_lists_a_write_file_change_and_undo_takes_it_back(client: Client
     assert re.fullmatch(r"re: /changes -n 1\nChanges, newest first \(the newest 1 of \d+ kept; /changes ID shows "
                         r"one, /revert ID reverts it\):\n---\n" + ROW + r"write_file w\.txt  w\.txt \+1 -0", listing)
     assert re.search(ROW, listing).group(1) == change.group(1)  # type: ignore[union-attr]
-    assert client.text("undo") == "re: /undo\nUndo: deleted w.txt (was newly created)"
+    assert changed(client.text("undo")) == "re: /undo\nUndo: deleted w.txt (was newly created)"
     assert not (root / "w.txt").exists()
 
 
@@ -117,7 +119,7 @@ def test_changes_shows_one_and_revert_reverts_it(client: Client, root: Path) -> 
     shown = client.text("changes", {"id": int(change)})
     assert re.fullmatch(rf"re: /changes {change}\nChange {change}, \S+ \S+, topic " + TOPIC + r": replace r\.txt\n---\n"
                         r"--- a/r\.txt\n\+\+\+ b/r\.txt\n@@ -1 \+1 @@\n-red\n\+blue", shown)
-    reverted = client.text("revert", {"id": int(change)})
+    reverted = changed(client.text("revert", {"id": int(change)}))
     assert re.fullmatch(rf"re: /revert {change}\nReverted change {change} as change \d+: reverted r\.txt "
                         r"\(1 line\)", reverted)  # the command's own wording
     assert (root / "r.txt").read_text() == "red\n"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.dialects.mcp.changeline import changed
 from tests.dialects.mcp.client import STRINGSH, Client, roots_callback, server_env, stdio_session
 
 README = "# Title\n\n## Setup\n\nrun it\n\n## Usage\n\nuse it\n"
@@ -61,10 +62,10 @@ def test_string_runs_a_command_and_replies_as_stringsh_c_prints_it(client: Clien
 
 
 def test_string_with_a_multi_line_body_edits_one_block(client: Client, root: Path) -> None:
-    reply = client.text("string", {"request": "/edit README.md#usage <<EOF\nuse it well\nand often\nEOF"})
+    reply = changed(client.text("string", {"request": "/edit README.md#usage <<EOF\nuse it well\nand often\nEOF"}))
     assert reply == "re: /edit README.md#usage\nEdited README.md#usage (10 lines): 1 line replaced by 2 lines"
     assert (root / "README.md").read_text() == README.replace("use it\n", "use it well\nand often\n")
-    assert client.text("string", {"request": "/undo"}) == "re: /undo\nUndo: reverted README.md (9 lines)"
+    assert changed(client.text("string", {"request": "/undo"})) == "re: /undo\nUndo: reverted README.md (9 lines)"
     assert (root / "README.md").read_text() == README
 
 
@@ -104,7 +105,7 @@ def test_narrowed_roots_keep_to_the_path_tools(root: Path, env: dict[str, str]) 
         assert session.error("open", {"target": "../README.md"}) == (
             "ERROR(FILE_NOT_ALLOWED): ../README.md is outside the client's roots\n"
             "Use a path inside one of the client's roots (list_allowed_directories lists them).")
-        assert session.text("edit_block", {"target": "inner.md#x", "body": "new\n"}) == (
+        assert changed(session.text("edit_block", {"target": "inner.md#x", "body": "new\n"})) == (
             "re: /edit -- sub/inner.md#x\nEdited sub/inner.md#x (5 lines): 1 line replaced by 1 line")
         assert (root / "sub" / "inner.md").read_text() == "# Inner\n\n<!-- #x -->\nnew\n<!-- /x -->\n"
 

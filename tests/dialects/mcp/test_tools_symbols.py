@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.dialects.mcp.changeline import changed
 from tests.dialects.mcp.client import Client, stdio_session
 
 APP = ("class Parser:\r\n    def parse(self, text):\r\n        return text.split()\r\n\r\n\r\n"
@@ -42,11 +43,11 @@ def test_the_symbol_tools_run_their_string_commands(client: Client, root: Path) 
     assert client.text("view_symbol", {"target": "app.py#Parser.parse"}) == (
         "re: /open -- app.py#Parser.parse\nOpened app.py#Parser.parse\n---\n"
         "2 |     def parse(self, text):\n3 |         return text.split()\n\n(method Parser.parse, lines 2-3 of 7)")
-    assert client.text("replace_symbol", {"target": "app.py#Parser.parse",
-                                          "body": "def parse(self, text):\n    return text.split(',')\n"}) == (
+    assert changed(client.text("replace_symbol", {"target": "app.py#Parser.parse",
+                                                  "body": "def parse(self, text):\n    return text.split(',')\n"})) == (
         "re: /edit -- app.py#Parser.parse\nEdited app.py#Parser.parse (7 lines): 2 lines replaced by 2 lines")
-    assert client.text("insert_symbol", {"target": "app.py#main", "body": "def helper():\n    return 1",
-                                         "position": "before"}) == (
+    assert changed(client.text("insert_symbol", {"target": "app.py#main", "body": "def helper():\n    return 1",
+                                                 "position": "before"})) == (
         "re: /edit --before -- app.py#main\nInserted 2 lines before app.py#main (11 lines), from line 6")
     assert (root / "app.py").read_bytes() == APP.replace("split()", "split(',')").replace(
         "def main", "def helper():\r\n    return 1\r\n\r\n\r\ndef main").encode()
@@ -98,7 +99,8 @@ def test_rename_symbol_and_find_definition_run_rename_and_symbols_def(client: Cl
         "'grand total'; nothing was written.\n"
         "Give NEW as a plain name of the language (letters, digits and _, not a keyword).")
     assert snapshot(root / "proj") == before
-    assert client.text("rename_symbol", {"target": "proj/shop/pricing.py#total", "newName": "grand_total"}) == (
+    assert changed(client.text("rename_symbol", {"target": "proj/shop/pricing.py#total",
+                                                 "newName": "grand_total"})) == (
         "re: /rename -- proj/shop/pricing.py#total grand_total\nRenamed proj/shop/pricing.py#total to grand_total: "
         "6 sites in 3 files (proj/shop/pricing.py 2, proj/cli.py 1, proj/shop/cart.py 3)\n---\n"
         "Identifiers only: strings and comments that spell total (docs, __all__, getattr) are left as they are.\n"

@@ -21,10 +21,11 @@ def block(*lines: str, end: bool = True) -> str:
     return "\n".join(["OPERATOR_CMD", *lines, *(["END_OPERATOR_CMD"] if end else [])]) + "\n"
 
 
-def result(id: str | None, ok: bool, summary: str, details: str | None = None) -> str:
-    """The exact OPERATOR_RESULT text the protocol specifies."""
+def result(id: str | None, ok: bool, summary: str, details: str | None = None, change: int | None = None) -> str:
+    """The exact OPERATOR_RESULT text the protocol specifies (with stringsh's `change_id:` line for a change)."""
     lines = ["OPERATOR_RESULT", *([f"id: {id}"] if id is not None else []), f"ok: {'true' if ok else 'false'}",
-             f"summary: {summary}", *([f"details_b64: {b64(details)}"] if details is not None else []),
+             f"summary: {summary}", *([f"change_id: {change}"] if change is not None else []),
+             *([f"details_b64: {b64(details)}"] if details is not None else []),
              "END_OPERATOR_RESULT"]
     return "\n".join(lines) + "\n"
 

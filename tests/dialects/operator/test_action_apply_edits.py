@@ -41,7 +41,7 @@ def edits(*items: dict[str, Any]) -> str:
 def test_each_op(workspace: Workspace, ws: Path, edit: dict[str, Any], after: str) -> None:
     asked = Recorder()
     assert run(workspace, "fs.applyEdits", asked, path="f.txt", edits_b64=edits(edit)) == Result(
-        "c1", True, "Applied edits")
+        "c1", True, "Applied edits", change_id=1)
     assert (ws / "f.txt").read_text() == after
     assert len(asked.requests) == 1 and asked.requests[0].summary == "apply 1 edit to f.txt"
     assert len(workspace.history()) == 1
@@ -151,7 +151,7 @@ def test_a_file_changed_after_the_read_gets_the_edits_again_under_the_lock(works
         return run_action(workspace, command("fs.applyEdits", path="f.txt", edits_b64=edits(*items)),
                           meddle_with(text), topic="main")
 
-    assert apply(GOOD, text=TEXT + "delta\n") == Result("c1", True, "Applied edits")
+    assert apply(GOOD, text=TEXT + "delta\n") == Result("c1", True, "Applied edits", change_id=1)
     assert (ws / "f.txt").read_text() == "A\nbeta\ngamma\nbeta\ndelta\n"
     assert apply({"op": "replaceFirst", "find": "gamma", "text": "G"}, text="someone else\n") == Result(
         "c1", False, "ApplyEdits failed: Edit 0: find not found")

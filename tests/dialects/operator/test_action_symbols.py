@@ -37,11 +37,11 @@ def test_symbol_actions_find_read_edit_and_refuse(ws: Path) -> None:
     assert snapshot(ws) == before
     confirm = Recorder()
     assert run(workspace, "fs.editSymbol", confirm, path="app.py", symbol="main",
-               body_b64="def main():\n    return 0") == Result("c1", True, "Edited symbol")
+               body_b64="def main():\n    return 0") == Result("c1", True, "Edited symbol", change_id=1)
     assert confirm.requests[0].summary == "replace app.py#main"
     assert "-    pass\n+    return 0" in confirm.requests[0].diff
     assert run(workspace, "fs.editSymbol", path="app.py", symbol="main", position="before",
-               body_b64="def first():\n    return 1") == Result("c1", True, "Inserted symbol")
+               body_b64="def first():\n    return 1") == Result("c1", True, "Inserted symbol", change_id=2)
     assert (ws / "app.py").read_bytes() == APP.replace("def main():\r\n    pass", "def first():\r\n    return 1"
                                                        "\r\n\r\n\r\ndef main():\r\n    return 0").encode()
 
@@ -64,7 +64,8 @@ def test_edit_symbol_is_held_against_the_symbol_not_the_file(ws: Path) -> None:
     workspace = Workspace(ws)
     elsewhere = OtherClientMeanwhile(ws, "return 0\n\n", "return 'other'\n\n")  # method a, while b is edited
     assert run(workspace, "fs.editSymbol", elsewhere, path="box.py", symbol="Box.b",
-               body_b64="    def b(self):\n        return 1") == Result("c1", True, "Edited symbol")
+               body_b64="    def b(self):\n        return 1") == Result("c1", True, "Edited symbol",
+                                                                            change_id=2)
     assert (ws / "box.py").read_text() == (
         "class Box:\n    def a(self):\n        return 'other'\n\n    def b(self):\n        return 1\n")
     same = OtherClientMeanwhile(ws, "return 1", "return 'theirs'")  # method b itself

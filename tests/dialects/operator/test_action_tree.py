@@ -23,7 +23,7 @@ def workspace(ws: Path) -> Workspace:
 
 def test_delete_file_shows_removed_lines_undo_restores(workspace: Workspace, ws: Path) -> None:
     asked = Recorder()
-    assert run(workspace, "fs.delete", asked, path="a.txt") == Result("c1", True, "Deleted")
+    assert run(workspace, "fs.delete", asked, path="a.txt") == Result("c1", True, "Deleted", change_id=1)
     assert not (ws / "a.txt").exists()
     assert asked.requests == [ConfirmRequest("fs.delete", "a.txt", "delete a.txt",
                                              "--- a/a.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-one\n-two")]
@@ -65,7 +65,8 @@ def test_delete_refusals(workspace: Workspace, ws: Path) -> None:
 
 def test_copy_file_parents_made_undo_removes(workspace: Workspace, ws: Path) -> None:
     asked = Recorder()
-    assert run(workspace, "fs.copy", asked, path="a.txt", path_to="new/b.txt") == Result("c1", True, "Copied")
+    assert run(workspace, "fs.copy", asked, path="a.txt", path_to="new/b.txt") == Result("c1", True, "Copied",
+                                                                                               change_id=1)
     assert (ws / "new" / "b.txt").read_text() == "one\ntwo\n"
     assert asked.requests == [ConfirmRequest("fs.copy", "a.txt", "copy a.txt to new/b.txt",
                                              "--- /dev/null\n+++ b/new/b.txt\n@@ -0,0 +1,2 @@\n+one\n+two")]
@@ -100,7 +101,7 @@ def test_copy_refusals(workspace: Workspace, ws: Path) -> None:
 @pytest.mark.parametrize(("action", "summary"), [("fs.move", "Moved"), ("fs.rename", "Renamed")])
 def test_move_file_and_undo(workspace: Workspace, ws: Path, action: str, summary: str) -> None:
     asked = Recorder()
-    assert run(workspace, action, asked, path="a.txt", path_to="n/b.txt") == Result("c1", True, summary)
+    assert run(workspace, action, asked, path="a.txt", path_to="n/b.txt") == Result("c1", True, summary, change_id=1)
     assert not (ws / "a.txt").exists() and (ws / "n" / "b.txt").read_text() == "one\ntwo\n"
     assert asked.requests == [ConfirmRequest(action, "a.txt", "move a.txt to n/b.txt",
                                              "rename from a.txt\nrename to n/b.txt")]
@@ -135,7 +136,8 @@ def test_copy_folder_one_change_set_modes_kept_undo_removes(workspace: Workspace
     os.chmod(ws / "dir" / "x.txt", 0o750)
     (ws / "dir" / "none").mkdir()
     asked = Recorder()
-    assert run(workspace, "fs.copy", asked, path="dir", path_to="out/copy") == Result("c1", True, "Copied")
+    assert run(workspace, "fs.copy", asked, path="dir", path_to="out/copy") == Result("c1", True, "Copied",
+                                                                                              change_id=1)
     assert (ws / "out" / "copy" / "x.txt").read_text() == "x\n"
     assert (ws / "out" / "copy" / "sub" / "y.txt").read_text() == "y\n"
     assert (ws / "out" / "copy" / "none").is_dir()  # the engine's copy: empty folders too, as cp -r
@@ -172,5 +174,5 @@ def test_copy_folder_refusals(workspace: Workspace, ws: Path) -> None:
 
 def test_copy_empty_folder(workspace: Workspace, ws: Path) -> None:
     (ws / "empty").mkdir()
-    assert run(workspace, "fs.copy", path="empty", path_to="e2") == Result("c1", True, "Copied")
+    assert run(workspace, "fs.copy", path="empty", path_to="e2") == Result("c1", True, "Copied", change_id=1)
     assert (ws / "e2").is_dir()

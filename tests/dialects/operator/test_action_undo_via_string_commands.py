@@ -16,7 +16,7 @@ def test_changes_lists_and_undo_takes_back_operator_changes(dispatcher: Dispatch
     workspace = dispatcher.workspace
     assert workspace is not None
     assert run_action(workspace, command("fs.write", path="n.txt", content="hi"), Recorder(), topic="main") == Result(
-        "c1", True, "Wrote file")
+        "c1", True, "Wrote file", change_id=1)
     assert run_action(workspace, command("fs.delete", path="n.txt"), Recorder(), topic="main").ok
     listing = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", "TIME", dispatcher.execute("/changes").text)
     assert listing == (

@@ -21,7 +21,7 @@ def workspace(ws: Path) -> Workspace:
 def test_write_creates_with_parents_asks_first(workspace: Workspace, ws: Path) -> None:
     asked = Recorder()
     assert run(workspace, "fs.write", asked, path="new/deep/n.txt", content_b64="x\ny\n") == Result(
-        "c1", True, "Wrote file")
+        "c1", True, "Wrote file", change_id=1)
     assert (ws / "new" / "deep" / "n.txt").read_bytes() == b"x\ny\n"
     assert asked.requests == [ConfirmRequest("fs.write", "new/deep/n.txt", "create new/deep/n.txt (2 lines)",
                                              "--- /dev/null\n+++ b/new/deep/n.txt\n@@ -0,0 +1,2 @@\n+x\n+y")]
@@ -63,7 +63,8 @@ PATCH = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
 
 def test_patch_applies_one_change_set(workspace: Workspace, ws: Path) -> None:
     asked = Recorder()
-    assert run(workspace, "fs.patch", asked, path="a.txt", patch_b64=PATCH) == Result("c1", True, "Patched file")
+    assert run(workspace, "fs.patch", asked, path="a.txt", patch_b64=PATCH) == Result("c1", True, "Patched file",
+                                                                                              change_id=1)
     assert (ws / "a.txt").read_text() == "one\nTWO\nthree\n"
     assert asked.requests == [ConfirmRequest("fs.patch", "a.txt", "patch a.txt (+1 -1 lines)",
                                              "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three")]

@@ -44,7 +44,7 @@ def test_prompt_asks_and_yes_writes(ws: Path) -> None:
     asked: list[ConfirmRequest] = []
     result = run_action(workspace, WRITE, policy_confirmer(workspace.policy, lambda r: asked.append(r) or True),
                         topic="main")
-    assert result == Result("c1", True, "Wrote file") and (ws / "n.txt").read_text() == "hi"
+    assert result == Result("c1", True, "Wrote file", change_id=1) and (ws / "n.txt").read_text() == "hi"
     assert asked == [ConfirmRequest("fs.write", "n.txt", "create n.txt (1 lines)",
                                     "--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+hi")]
 

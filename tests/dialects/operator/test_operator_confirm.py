@@ -31,7 +31,7 @@ def test_unavailable_without_a_terminal_writes_nothing(ws: Path) -> None:
 def test_allowed_by_the_users_policy(ws: Path) -> None:
     allow_changes()
     out, status = operator(ws, WRITE)
-    assert out == result("w", True, "Wrote file")
+    assert out == result("w", True, "Wrote file", change=1)
     assert status == 0
     assert files(ws) == {"notes/new.md": b"line one\nline two\n"}
 
@@ -78,7 +78,7 @@ def test_declined_on_the_terminal(ws: Path) -> None:
 
 def test_accepted_on_the_terminal(ws: Path) -> None:
     _, out = _on_a_terminal(ws, "y")
-    assert out == result("w", True, "Wrote file")
+    assert out == result("w", True, "Wrote file", change=1)
     assert (ws / "notes" / "new.md").read_bytes() == b"line one\nline two\n"
 
 
@@ -91,7 +91,7 @@ def test_a_100_mb_payload_is_refused_without_decoding_and_the_loop_goes_on(ws: P
     assert out == (result("huge", False, "Invalid OPERATOR_CMD (ERR_PAYLOAD_TOO_LARGE): field=content_b64 is longer "
                                          "than 11184812 characters, the base64 of 8388608 bytes "
                                          "(limits.max_write_bytes).")
-                   + result("after", True, "Wrote file"))
+                   + result("after", True, "Wrote file", change=1))
     assert status == 1
     assert files(ws) == {"after.txt": b"still here"}
 

@@ -24,7 +24,7 @@ def test_plain_loop_answers_a_block_and_undo_takes_it_back(ws: Path) -> None:
     allow_changes()
     done = run([], ws, WRITE + "/changes\n/undo\n/ls\n")
     got = replies(done.stdout.decode())
-    assert got[0] == "re: OPERATOR_CMD\n" + result("w1", True, "Wrote file").rstrip("\n")
+    assert got[0] == "re: OPERATOR_CMD\n" + result("w1", True, "Wrote file", change=1).rstrip("\n")
     assert got[1].startswith("re: /changes\nChanges, newest first")
     assert got[1].endswith("main  fs.write notes.md  notes.md +2 -0")
     assert got[2] == "re: /undo\nUndo: deleted notes.md (was newly created)"
@@ -46,7 +46,7 @@ def test_plain_loop_refusals_write_nothing_and_the_loop_goes_on(ws: Path) -> Non
         "UTF-8.").rstrip("\n")
     # a fence line is not a request: it is answered as String Commands answer any text, the block inside runs
     assert got[1] == "re: ```\nERROR(COMMAND_UNSUPPORTED): Commands must start with /.\nUse /help for details."
-    assert got[2] == "re: OPERATOR_CMD\n" + result("crlf", True, "Wrote file").rstrip("\n")
+    assert got[2] == "re: OPERATOR_CMD\n" + result("crlf", True, "Wrote file", change=1).rstrip("\n")
     assert got[3] == got[1]
     assert got[4] == "re: OPERATOR_CMD\n" + (
         invalid("cut", "ERR_NESTED_BLOCK", "OPERATOR_CMD started before END_OPERATOR_CMD.")
@@ -65,7 +65,7 @@ def test_daemon_framed_answers_in_the_requests_topic(ws: Path) -> None:
     done = run(["daemon"], ws, stdin)
     out = done.stdout.decode()
     # topics run in parallel: the main topic's reply may come between the agent topic's two
-    wrote = "<𝒞=string:agent>\nre: OPERATOR_CMD\n" + result("w1", True, "Wrote file") + MARK + "\n"
+    wrote = "<𝒞=string:agent>\nre: OPERATOR_CMD\n" + result("w1", True, "Wrote file", change=1) + MARK + "\n"
     undone = "<𝒞=string:agent>\nre: /undo\nUndo: deleted notes.md (was newly created)\n" + MARK + "\n"
     assert wrote in out and undone in out and out.index(wrote) < out.index(undone)
     assert files(ws) == {}
@@ -140,7 +140,8 @@ def test_a_dispatcher_without_the_dialect_refuses_a_block_and_writes_nothing(ws:
     allow_changes()
     served = Dispatcher(ws, blocks=answer_request)
     try:
-        assert served.execute(WRITE).text == "re: OPERATOR_CMD\n" + result("w1", True, "Wrote file").rstrip("\n")
+        assert served.execute(WRITE).text == "re: OPERATOR_CMD\n" + result("w1", True, "Wrote file",
+                                                                            change=1).rstrip("\n")
     finally:
         served.close()
     assert files(ws) == {"notes.md": b"one\ntwo\n"}
@@ -158,7 +159,7 @@ def test_folder_copy_is_one_engine_change_and_undo_removes_it(ws: Path) -> None:
     secret = block("version: 1", "id: c2", "action: fs.copy", "path: held", "path_to: out/held")
     done = run([], ws, copy + secret + "/changes\n/undo\n")
     got = replies(done.stdout.decode())
-    assert got[0] == "re: OPERATOR_CMD\n" + result("c1", True, "Copied").rstrip("\n")
+    assert got[0] == "re: OPERATOR_CMD\n" + result("c1", True, "Copied", change=1).rstrip("\n")
     assert got[1] == "re: OPERATOR_CMD\n" + result(
         "c2", False, "SECRET_DENIED: Access to a secret file is denied: held/.env").rstrip("\n")
     assert got[2].endswith("main  fs.copy src out/src  out/ made, out/src/ made, out/src/sub/ made, "

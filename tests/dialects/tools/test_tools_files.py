@@ -89,36 +89,38 @@ def test_provider_abstraction_for_file_operations(ws: Path, provider: str) -> No
 
 def test_write_new_file(ws: Path) -> None:
     assert call(ws, "write", {"file_path": "/workspace/new-file.ts", "content": "export const x = 1;"}) == \
-        ok({"success": True, "file_path": "/workspace/new-file.ts"})
+        ok({"success": True, "file_path": "/workspace/new-file.ts", "change_id": 1})
     assert (ws / "new-file.ts").read_bytes() == b"export const x = 1;"
 
 
 def test_overwrite_existing_file(ws: Path) -> None:
     (ws / "a.ts").write_bytes(b"old\r\nlines\r\nhere\r\n")
-    assert call(ws, "write", {"file_path": "a.ts", "content": "new\n"}) == ok({"success": True, "file_path": "a.ts"})
+    assert call(ws, "write", {"file_path": "a.ts", "content": "new\n"}) == ok({"success": True, "file_path": "a.ts",
+                                                                             "change_id": 1})
     assert (ws / "a.ts").read_bytes() == b"new\r\n"  # the entire content, in the file's own line ending
 
 
 def test_write_over_latin1_keeps_latin1(ws: Path) -> None:
     (ws / "l.txt").write_bytes(b"caf\xe9\n")
     assert call(ws, "write", {"file_path": "l.txt", "content": "th\u00e9\n"}) == \
-        ok({"success": True, "file_path": "l.txt"})
+        ok({"success": True, "file_path": "l.txt", "change_id": 1})
     assert (ws / "l.txt").read_bytes() == b"th\xe9\n"
 
 
 def test_edit_with_crlf_old_string_keeps_crlf(ws: Path) -> None:
     (ws / "crlf.txt").write_bytes(b"line one\r\nline two\r\nline three\r\n")
     args = {"file_path": "crlf.txt", "old_string": "line one\r\nline two", "new_string": "line 1\nline 2"}
-    assert call(ws, "edit", args) == ok({"success": True, "lines_changed": 2, "replacements": 1})
+    assert call(ws, "edit", args) == ok({"success": True, "lines_changed": 2, "replacements": 1, "change_id": 1})
     assert (ws / "crlf.txt").read_bytes() == b"line 1\r\nline 2\r\nline three\r\n"
     args = {"file_path": "crlf.txt", "old_string": "line 2\nline three", "new_string": "two\nthree"}  # as read shows it
-    assert call(ws, "edit", args) == ok({"success": True, "lines_changed": 2, "replacements": 1})
+    assert call(ws, "edit", args) == ok({"success": True, "lines_changed": 2, "replacements": 1, "change_id": 2})
     assert (ws / "crlf.txt").read_bytes() == b"line 1\r\ntwo\r\nthree\r\n"
 
 
 def test_write_with_auto_create_directories(ws: Path) -> None:
     path = "/workspace/src/new/deep/file.ts"
-    assert call(ws, "write", {"file_path": path, "content": "é\n"}) == ok({"success": True, "file_path": path})
+    assert call(ws, "write", {"file_path": path, "content": "é\n"}) == ok({"success": True, "file_path": path,
+                                                                          "change_id": 1})
     assert (ws / "src/new/deep/file.ts").read_bytes() == "é\n".encode()
 
 
@@ -136,7 +138,7 @@ def test_successful_string_replacement(ws: Path) -> None:
     (ws / "server.ts").write_text("const host = 'x'\nconst port = 3000\nlisten(port)\n")
     assert call(ws, "edit", {"file_path": "/workspace/server.ts", "old_string": "const port = 3000",
                              "new_string": "const port = 8080"}) == \
-        ok({"success": True, "lines_changed": 1, "replacements": 1})
+        ok({"success": True, "lines_changed": 1, "replacements": 1, "change_id": 1})
     assert (ws / "server.ts").read_text() == "const host = 'x'\nconst port = 8080\nlisten(port)\n"
 
 
@@ -159,14 +161,15 @@ def test_multiple_matches_for_old_string(ws: Path) -> None:
 def test_replace_all_occurrences(ws: Path) -> None:
     (ws / "a.ts").write_text("foo()\nbar(foo)\nfoo\n")
     assert call(ws, "edit", {"file_path": "a.ts", "old_string": "foo", "new_string": "baz\nqux",
-                             "replace_all": True}) == ok({"success": True, "lines_changed": 6, "replacements": 3})
+                             "replace_all": True}) == ok({"success": True, "lines_changed": 6, "replacements": 3,
+                                                          "change_id": 1})
     assert (ws / "a.ts").read_text() == "baz\nqux()\nbar(baz\nqux)\nbaz\nqux\n"
 
 
 def test_edit_keeps_crlf_and_bom(ws: Path) -> None:
     (ws / "w.txt").write_bytes(b"\xef\xbb\xbfport = 3000\r\nhost = a\r\n")
     assert call(ws, "edit", {"file_path": "w.txt", "old_string": "port = 3000", "new_string": "port = 8080"}) == \
-        ok({"success": True, "lines_changed": 1, "replacements": 1})
+        ok({"success": True, "lines_changed": 1, "replacements": 1, "change_id": 1})
     assert (ws / "w.txt").read_bytes() == b"\xef\xbb\xbfport = 8080\r\nhost = a\r\n"
 
 

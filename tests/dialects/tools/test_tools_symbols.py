@@ -35,9 +35,11 @@ def test_symbol_tools_find_read_edit_insert_and_refuse(ws: Path) -> None:
         "file_path": "app.py", "id": "Parser.parse", "kind": "method", "start_line": 2, "end_line": 3,
         "content": "    def parse(self, text):\n        return text.split()"}}
     assert replies[2] == {"id": 3, "ok": True, "result": {"success": True, "file_path": "app.py", "start_line": 2,
-                                                          "lines_replaced": 2, "lines_written": 2, "total_lines": 7}}
+                                                          "lines_replaced": 2, "lines_written": 2, "total_lines": 7,
+                                                          "change_id": 1}}
     assert replies[3] == {"id": 4, "ok": True, "result": {"success": True, "file_path": "app.py", "start_line": 10,
-                                                          "lines_replaced": 0, "lines_written": 2, "total_lines": 11}}
+                                                          "lines_replaced": 0, "lines_written": 2, "total_lines": 11,
+                                                          "change_id": 2}}
     assert replies[4] == {
         "id": 5, "ok": False, "code": "INVALID_PAYLOAD",
         "error": "Refusing to edit app.py#main: the body defines other (function), not main (function).",

@@ -80,5 +80,6 @@ def ask(workspace: Workspace, confirm: Confirmer, command: Command, path: str, s
         raise Refused(one_line(reason), "NOT_CONFIRMED")
 
 
-def ok(command: Command, summary: str, details: str | None = None) -> Result:
-    return Result(command.id, True, summary, details)
+def ok(command: Command, summary: str, details: str | None = None, change_id: int | None = None) -> Result:
+    """An `ok: true` result; a mutating action names the change set it made (`change_id`)."""
+    return Result(command.id, True, summary, details, None if change_id is None else int(change_id))

@@ -187,5 +187,6 @@ def fs_apply_edits(workspace: Workspace, command: Command, confirm: Confirmer, t
     def stale(rel: str) -> StringError:
         return changed_since(rel, f"Read {rel} again and redo the change.")
 
-    workspace.edit_text(path, again, topic=topic, guard=WholeFile(file.sha256) if ranges else NO_GUARD, stale=stale)
-    return ok(command, "Applied edits")
+    done = workspace.edit_text(path, again, topic=topic, guard=WholeFile(file.sha256) if ranges else NO_GUARD,
+                               stale=stale)
+    return ok(command, "Applied edits", change_id=done.change_id)

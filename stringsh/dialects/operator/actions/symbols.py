@@ -125,8 +125,9 @@ def fs_edit_symbol(workspace: Workspace, command: Command, confirm: Confirmer, t
     ask(workspace, confirm, command, file.rel, f"{what} {file.rel}#{name}",
         lambda: unified(workspace, file.text, spliced.text, f"a/{file.rel}", f"b/{file.rel}"))
     expected = source(file.text, resolve_symbol(index, file.rel, name))
-    write_symbol(workspace, file.rel, (file.sha256, file.text), spliced, expected, edit, symbol_cache(None), topic)
-    return ok(command, "Edited symbol" if position == "replace" else "Inserted symbol")
+    written = write_symbol(workspace, file.rel, (file.sha256, file.text), spliced, expected, edit, symbol_cache(None),
+                           topic)
+    return ok(command, "Edited symbol" if position == "replace" else "Inserted symbol", change_id=written.change_id)
 
 
 def fs_rename_symbol(workspace: Workspace, command: Command, confirm: Confirmer, topic: str) -> Result:
@@ -143,5 +144,5 @@ def fs_rename_symbol(workspace: Workspace, command: Command, confirm: Confirmer,
     if _flag(command, "dry_run"):
         return ok(command, f"Would rename symbol ({summary(plan)})", diff)
     ask(workspace, confirm, command, plan.attribution.rel, f"rename {plan.label} to {new_name}", diff)
-    write_rename(workspace, plan, topic=topic)
-    return ok(command, f"Renamed symbol ({summary(plan)})", diff)
+    change_id = write_rename(workspace, plan, topic=topic)
+    return ok(command, f"Renamed symbol ({summary(plan)})", diff, change_id)

@@ -55,8 +55,8 @@ def fs_delete(workspace: Workspace, command: Command, confirm: Confirmer, topic:
         ask(workspace, confirm, command, rel, f"delete link {rel}", f"deleted: link {rel} -> {info.target or '?'}")
     else:
         ask(workspace, confirm, command, rel, f"delete {rel}", lambda: _removed(workspace, rel))
-    workspace.delete(path, recursive=info.kind == "dir", topic=topic)
-    return ok(command, "Deleted")
+    done = workspace.delete(path, recursive=info.kind == "dir", topic=topic)
+    return ok(command, "Deleted", change_id=done.change_id)
 
 
 def _overwrite(command: Command) -> bool:
@@ -95,11 +95,11 @@ def _copy_folder(workspace: Workspace, command: Command, confirm: Confirmer, top
         more = f"\n... and {len(files) - LISTED} more" if len(files) > LISTED else ""
         ask(workspace, confirm, command, src, f"copy folder {src} to {dest} ({len(files)} files)",
             (listing + more) if files else f"new folder: {dest}")
-        workspace.copy_folder(src, dest, create_parents=True, topic=topic)
+        copied = workspace.copy_folder(src, dest, create_parents=True, topic=topic)
     except LinkInFolder as exc:
         raise Refused(f"INVALID_TARGET: {exc.folder} holds {exc.path}, a symlink; fs.copy copies folders of plain "
                       "files and folders only") from exc
-    return ok(command, "Copied")
+    return ok(command, "Copied", change_id=copied.change_id)
 
 
 def fs_copy(workspace: Workspace, command: Command, confirm: Confirmer, topic: str) -> Result:
@@ -120,8 +120,8 @@ def fs_copy(workspace: Workspace, command: Command, confirm: Confirmer, topic: s
         return unified(workspace, dest_text or "", text, f"a/{dest}" if dest_sha else "/dev/null", f"b/{dest}")
 
     ask(workspace, confirm, command, src, f"copy {src} to {dest}" + (" (replacing it)" if dest_sha else ""), diff)
-    workspace.copy_file(src, dest, overwrite=overwrite, create_parents=True, topic=topic)
-    return ok(command, "Copied")
+    copied = workspace.copy_file(src, dest, overwrite=overwrite, create_parents=True, topic=topic)
+    return ok(command, "Copied", change_id=copied.change_id)
 
 
 def fs_move(workspace: Workspace, command: Command, confirm: Confirmer, topic: str) -> Result:
@@ -131,5 +131,5 @@ def fs_move(workspace: Workspace, command: Command, confirm: Confirmer, topic: s
     if workspace.stat(src, follow=False) is None:
         raise Refused(f"NOT_FOUND: File not found: {src}")
     ask(workspace, confirm, command, src, f"move {src} to {dest}", f"rename from {src}\nrename to {dest}")
-    workspace.move(src, dest, overwrite=overwrite, create_parents=True, topic=topic)
-    return ok(command, "Renamed" if command.action == "fs.rename" else "Moved")
+    moved = workspace.move(src, dest, overwrite=overwrite, create_parents=True, topic=topic)
+    return ok(command, "Renamed" if command.action == "fs.rename" else "Moved", change_id=moved.change_id)

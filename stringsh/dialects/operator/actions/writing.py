@@ -53,8 +53,8 @@ def fs_write(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
     verb = "overwrite" if sha is not None else "create"
     ask(workspace, confirm, command, rel, f"{verb} {rel} ({count_lines(text)} lines)",
         lambda: change_diff(workspace, rel, current_text(workspace, path, legacy=True)[1], text, sha is not None))
-    workspace.write_text(path, text, topic=topic, guard=WholeFile(sha if sha is not None else ""))
-    return ok(command, "Wrote file")
+    written = workspace.write_text(path, text, topic=topic, guard=WholeFile(sha if sha is not None else ""))
+    return ok(command, "Wrote file", change_id=written.change_id)
 
 
 def _single_file_diff(text: str, rel: str) -> str:
@@ -110,9 +110,9 @@ def fs_patch(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
     # the engine's lock in the file as it is then (a change elsewhere in it does not refuse the patch).
     guarded = dataclasses.replace(patch, path=rel, expected_prev_sha256=None if sha is not None else "")
     try:
-        workspace.apply(ChangeSet(patches=[guarded]), topic=topic)
+        change_id = workspace.apply(ChangeSet(patches=[guarded]), topic=topic)
     except StringError as exc:
         if exc.code in ("PATCH_FAILED", "INVALID_PAYLOAD") and not isinstance(exc, BodyRefused):
             raise Refused(error_summary(exc, "Patch failed: "), exc.code) from None
         raise
-    return ok(command, "Patched file")
+    return ok(command, "Patched file", change_id=change_id)
