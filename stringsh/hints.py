@@ -65,8 +65,12 @@ def command_word(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+#: How `not_utf8_hint` starts (a dialect with its own NOT_FOUND text keeps this hint: tools/files.py).
+NOT_UTF8 = "stringsh reaches only names that are UTF-8"
+
+
 def not_utf8_hint(name: str) -> str:
     """What a refusal of a name that is not UTF-8 (or of its escaped form typed back) suggests: the one way to reach
     it, the shell, whose `$'…'` word is the exact bytes."""
-    return (f"stringsh reaches only names that are UTF-8; this one is shown escaped, {shown_name(name)}, and that "
+    return (f"{NOT_UTF8}; this one is shown escaped, {shown_name(name)}, and that "
             f"form cannot be typed back. Rename it in the shell: {shell_hint('mv {old} NEW_NAME', old=name)}")

@@ -68,7 +68,8 @@ def _status(ws: Workspace, topic: str, args: list[str]) -> Result:
     sections = [
         _section("staged", [f"{c.kind}: {shown_name(c.path)}" for c in state.staged]),
         _section("unstaged", [f"{c.kind}: {shown_name(c.path)}" for c in state.unstaged]),
-        _section("untracked", [shown_name(path) for path in state.untracked]),
+        _section("untracked", [f"{shown_name(path[:-1])}/" if path.endswith("/") else shown_name(path)
+                               for path in state.untracked]),  # a folder as /ls shows it: `"d\\xe9r"/`
     ]
     if state.hidden:
         sections.append(f"({_plural(state.hidden, 'secret path')} not shown)")
