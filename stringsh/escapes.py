@@ -7,6 +7,13 @@ interpret. Tab and newline stay (they are text); a CR right before a newline sta
 line ends), a bare CR is escaped (it would return the cursor and let the rest of the line overwrite it). Backslashes
 are not doubled: escaping twice changes nothing, so a reply already escaped, or shell output already cleaned
 (`workspace/shell/clean.py` drops these same characters), passes unchanged.
+
+A file name that is not UTF-8 (its bytes decoded with `surrogateescape`, as Python's `os` functions give it) is
+shown the same way, once, here: quoted, each byte that was not UTF-8 as `\\xHH` (`caf\\xe9.txt` is shown
+`"caf\\xe9.txt"`), as git quotes such a path (git writes the byte in octal, `\\351`; stringsh keeps its one hex
+form). A reply can then always be encoded, in every dialect, and the name is the same text in each of them. The
+form is unambiguous: a name is quoted exactly when it holds a control, a byte that was not UTF-8, or starts with `"`
+(so a shown name starting with `"` is always a quoted one), and inside the quotes `\\` and `"` are backslashed.
 """
 
 from __future__ import annotations
@@ -17,14 +24,25 @@ import re
 #: newline, DEL, C1) but a CR that ends a CRLF line, and bytes 0x80-0x9f that were not UTF-8 (kept as surrogates,
 #: written out raw as C1 bytes).
 SHOWN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x9f\udc80-\udc9f]|\r(?!\n)")
-#: What makes a name unsafe on one line: every C0 control (tab and newline too), DEL and C1.
-NAME_CONTROLS = re.compile(r"[\x00-\x1f\x7f\x80-\x9f\udc80-\udc9f]")
+#: What a name shows escaped: every C0 control (tab and newline too), DEL and C1, which would break its line or
+#: drive a terminal, and every lone surrogate (a byte that was not UTF-8, \udc80-\udcff, or a surrogate a JSON
+#: client sent), which no reply can encode.
+NAME_CONTROLS = re.compile(r"[\x00-\x1f\x7f\x80-\x9f\ud800-\udfff]")
+#: What makes a name shown quoted: one of NAME_CONTROLS, or a `"` first (it would read as a quoted name).
+NAME_QUOTED = re.compile(r'^"|[\x00-\x1f\x7f\x80-\x9f\ud800-\udfff]')
+#: A lone surrogate: what UTF-8 cannot encode (a name's byte that was not UTF-8 is one of \udc80-\udcff).
+SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def hex_escape(char: str) -> str:
-    """`\\xHH` for one control character (a surrogate for a raw byte shows that byte)."""
+    """`\\xHH` for one control character; a surrogate for a byte that was not UTF-8 shows that byte (`\\xe9`),
+    any other lone surrogate its code point (`\\ud800`)."""
     code = ord(char)
-    return f"\\x{code - 0xDC00 if code >= 0xDC00 else code:02x}"
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
+    if 0xD800 <= code <= 0xDFFF:
+        return f"\\u{code:04x}"
+    return f"\\x{code:02x}"
 
 
 def escape_controls(text: str) -> str:
@@ -36,13 +54,21 @@ def escape_controls(text: str) -> str:
 
 
 def shown_name(name: str) -> str:
-    """A file name as a reply shows it: unchanged unless it holds a control character (a newline, ESC, a tab…);
-    then in double quotes with each control as `\\xHH` and `\\` and `"` backslashed, as git quotes such paths, so
-    one name is one line whatever it holds."""
-    if NAME_CONTROLS.search(name) is None:
+    """A file name as a reply shows it: unchanged unless it holds a control character (a newline, ESC, a tab…) or
+    a byte that was not UTF-8, or starts with `"`; then in double quotes with each of those as `\\xHH` and `\\` and
+    `"` backslashed, as git quotes such paths, so one name is one line whatever it holds and every reply can encode
+    it. Every listing, search, tree and message naming a path shows names through this one function."""
+    if NAME_QUOTED.search(name) is None:
         return name
     inner = name.replace("\\", "\\\\").replace('"', '\\"')
     return '"' + NAME_CONTROLS.sub(lambda m: hex_escape(m.group(0)), inner) + '"'
+
+
+def json_name(name: str) -> str:
+    """A file name as a JSON field holds it: the exact name, which the client can send back (a newline or an ESC
+    is a JSON escape), unless it is not UTF-8, which no JSON text can hold; then `shown_name`'s quoted form, the
+    text every other reply shows for it."""
+    return name if SURROGATE.search(name) is None else shown_name(name)
 
 
 #: What `json.dumps(…, ensure_ascii=False)` leaves raw of the controls: DEL and C1 (it escapes C0 itself).

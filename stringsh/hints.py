@@ -9,7 +9,8 @@ hints stay as they were, and then in double quotes with `\\` and `"` backslashed
 read alike (the POSIX shlex split of `protocol/request.split_arguments`, and the first word of `/write` and
 `/append`, `documents/writing.py`). A value starting with `-` is written `./-…`, so it is never read as an option;
 a name holding a control character cannot be typed on a request line at all and is shown as `escapes.shown_name`
-shows it.
+shows it. Neither can a name that is not UTF-8 (the engine reaches only UTF-8 paths): `not_utf8_hint` tells how to
+reach it, in the shell.
 """
 
 from __future__ import annotations
@@ -62,3 +63,14 @@ def command_word(value: str) -> str:
     if STRING_SPECIAL.search(value) is None:
         return value
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+#: How `not_utf8_hint` starts (a dialect with its own NOT_FOUND text keeps this hint: tools/files.py).
+NOT_UTF8 = "stringsh reaches only names that are UTF-8"
+
+
+def not_utf8_hint(name: str) -> str:
+    """What a refusal of a name that is not UTF-8 (or of its escaped form typed back) suggests: the one way to reach
+    it, the shell, whose `$'…'` word is the exact bytes."""
+    return (f"{NOT_UTF8}; this one is shown escaped, {shown_name(name)}, and that "
+            f"form cannot be typed back. Rename it in the shell: {shell_hint('mv {old} NEW_NAME', old=name)}")

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from stringsh.actions.shellscan import RULE, Slot, problem, scan
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
 from stringsh.workspace import clean_text
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ class CliRun:
 
     @property
     def message(self) -> str:
-        return f"exit: {self.exit} | cwd: {self.cwd}"
+        return f"exit: {self.exit} | cwd: {shown_name(self.cwd)}"
 
 
 def clean_output(data: bytes, cap: int) -> str:

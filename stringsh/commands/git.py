@@ -9,6 +9,7 @@ from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.commands.targets import split_dashes
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
 from stringsh.protocol.response import Result
 from stringsh.workspace import Workspace, clean_text
 
@@ -65,9 +66,10 @@ def _status(ws: Workspace, topic: str, args: list[str]) -> Result:
     if state.upstream:
         where += f" ({state.upstream}: ahead {state.ahead}, behind {state.behind})"
     sections = [
-        _section("staged", [f"{c.kind}: {line(c.path)}" for c in state.staged]),
-        _section("unstaged", [f"{c.kind}: {line(c.path)}" for c in state.unstaged]),
-        _section("untracked", [line(path) for path in state.untracked]),
+        _section("staged", [f"{c.kind}: {shown_name(c.path)}" for c in state.staged]),
+        _section("unstaged", [f"{c.kind}: {shown_name(c.path)}" for c in state.unstaged]),
+        _section("untracked", [f"{shown_name(path[:-1])}/" if path.endswith("/") else shown_name(path)
+                               for path in state.untracked]),  # a folder as /ls shows it: `"d\\xe9r"/`
     ]
     if state.hidden:
         sections.append(f"({_plural(state.hidden, 'secret path')} not shown)")

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Protocol
 
 from stringsh.errors import NOT_FOUND_HINT, StringError
-from stringsh.hints import command_word
+from stringsh.escapes import SURROGATE, shown_name
+from stringsh.hints import command_word, not_utf8_hint
 from stringsh.workspace.context import refused_path
 from stringsh.workspace.oserrors import coded
 from stringsh.workspace.secrets import SecretMatcher
@@ -225,7 +226,8 @@ class Confiner:
         try:
             encoded = path.encode("utf-8")
         except UnicodeEncodeError:
-            raise StringError("INVALID_PATH", f"Path is not valid UTF-8: {path!r}") from None
+            raise StringError("INVALID_PATH", f"Path is not valid UTF-8: {shown_name(path)}",
+                              not_utf8_hint(path)) from None
         if len(encoded) > MAX_PATH_BYTES:
             raise StringError("INVALID_PATH", f"Path is longer than {MAX_PATH_BYTES} bytes.")
         raw: list[str]
@@ -286,12 +288,19 @@ class Confiner:
         allowed = [e for e in entries[:MAX_SUGGEST_ENTRIES] if self._may_suggest([*names, e])]
         from stringsh.suggest import closest  # a refusal's hint only
 
+        shown = f"File not found: {shown_name(requested)}"
+        typed_back = next((e for e in allowed if SURROGATE.search(e) and name in (shown_name(e), shown_name(e)[1:-1])),
+                          None)
+        if typed_back is not None:  # the escaped form of a name that is not UTF-8, sent back
+            return StringError("NOT_FOUND", shown, not_utf8_hint("/".join([*names, typed_back])))
         match = closest(name, allowed, self.matcher.shown)
         listing = f"/ls {command_word(folder)}" if folder else "/ls"
         hint = f"{listing} shows what is there."
         if match is not None:
-            hint = f"Did you mean {'/'.join([*names, match, *(tail or [])])}? {hint}"
-        return StringError("NOT_FOUND", f"File not found: {requested}", hint)
+            meant = "/".join([*names, match, *(tail or [])])
+            reach = not_utf8_hint("/".join([*names, match])) if SURROGATE.search(match) else hint
+            hint = f"Did you mean {shown_name(meant)}? {reach}"
+        return StringError("NOT_FOUND", shown, hint)
 
     def _may_suggest(self, parts: list[str]) -> bool:
         try:

@@ -380,9 +380,10 @@ def test_git_errors_are_redacted(repo: Path, dispatcher: Dispatcher) -> None:
 
 
 def test_repository_bytes_cannot_drive_the_terminal(repo: Path, dispatcher: Dispatcher) -> None:
-    """Names and subjects come from the repository: escape sequences are removed, line breaks shown as `\\n`."""
+    """Names and subjects come from the repository: escape sequences are removed from subjects, line breaks shown as
+    `\\n`; a name holding a control is quoted, as every listing shows it (escapes.shown_name)."""
     (repo / "two\nlines.txt").write_text("x\n")
-    assert reply(dispatcher, "/git status").endswith("untracked:\n  two\\nlines.txt")
+    assert reply(dispatcher, "/git status").endswith('untracked:\n  "two\\x0alines.txt"')
     (repo / "a.txt").write_text("\x1b[2Jcleared?\n")
     git(repo, "commit", "-q", "-am", "\x1b]0;owned\x07title\x1b[31m red")
     assert reply(dispatcher, "/git log -n 1") == (

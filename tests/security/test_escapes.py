@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from stringsh.escapes import escape_controls, shown_name
+from stringsh.escapes import escape_controls, json_name, shown_name
 from stringsh.hints import command_word, shell_hint, shell_word
 from stringsh.protocol.request import split_arguments
 
@@ -39,17 +39,33 @@ def test_ordinary_text_comes_back_unchanged() -> None:
     ("two words.txt", "two words.txt"),
     ("nl\nname.txt", '"nl\\x0aname.txt"'),
     ('tab\tq"uote\\.txt', '"tab\\x09q\\"uote\\\\.txt"'),
+    ("caf\udce9.txt", '"caf\\xe9.txt"'),  # a byte that was not UTF-8 (surrogateescape), as git quotes it
+    ("d\udce9r/m\udce9 \\x.py", '"d\\xe9r/m\\xe9 \\\\x.py"'),  # a backslash of its own is doubled
+    ("c1 \udc9b.txt", '"c1 \\x9b.txt"'),
+    ("lone \ud800.txt", '"lone \\ud800.txt"'),  # a surrogate a JSON client sent: its code point
+    ('"quoted".txt', '"\\"quoted\\".txt"'),  # a `"` first would read as a quoted name
+    ('mid"quote.txt', 'mid"quote.txt'),
 ])
 def test_shown_name(name: str, shown: str) -> None:
     assert shown_name(name) == shown
+    shown.encode("utf-8")  # every reply can encode it
+    assert json_name(name) == (shown if any(0xD800 <= ord(char) <= 0xDFFF for char in name) else name)
 
 
-@pytest.mark.parametrize("name", ["a b", "it's \"q\" \\", "$(touch PWNED)", "nl\nname", "e\x1b]0;t\x07", "-o x"])
+def test_a_name_that_is_not_utf8_is_shown_unambiguously() -> None:
+    """Two names shown alike would be one name to the reader: a name spelled like another's escaped form is not."""
+    names = ["caf\udce9.txt", "caf\\xe9.txt", '"caf\\xe9.txt"', "caf\xe9.txt", "caf\udcc3\udca9.txt"]
+    assert len({shown_name(name) for name in names}) == len(names)
+
+
+@pytest.mark.parametrize("name", ["a b", "it's \"q\" \\", "$(touch PWNED)", "nl\nname", "e\x1b]0;t\x07", "-o x",
+                                  "caf\udce9.txt"])
 def test_a_shell_word_is_the_name_to_bash(name: str, tmp_path) -> None:
     word = shell_word(name)
     assert "\n" not in word and "\x1b" not in word
+    word.encode("utf-8")
     done = subprocess.run(["bash", "-c", f"printf %s {word}"], cwd=tmp_path, capture_output=True, check=True)
-    assert done.stdout.decode() == name
+    assert done.stdout.decode("utf-8", "surrogateescape") == name
     assert list(tmp_path.iterdir()) == []
 
 

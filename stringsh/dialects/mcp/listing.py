@@ -11,7 +11,7 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 from stringsh.errors import StringError
-from stringsh.escapes import shown_name
+from stringsh.escapes import SURROGATE, json_name, shown_name
 
 if TYPE_CHECKING:
     from stringsh.dialects.mcp.calls import Call
@@ -64,12 +64,14 @@ def list_sized(call: Call, path: str, sort_by: str) -> str:
     checked = call.path(path)
     rows = []
     for entry in call.ws.list_dir(checked, topic=call.topic):
-        info = None if entry.is_dir else call.ws.stat(_child(checked, entry.name))
+        # a name that is not UTF-8 is listed, but the engine reaches no such path: its size is not known
+        reachable = not entry.is_dir and SURROGATE.search(entry.name) is None
+        info = call.ws.stat(_child(checked, entry.name)) if reachable else None
         rows.append((entry.name, entry.is_dir, info.size if info is not None else 0))
     if sort_by == "size":
         rows.sort(key=lambda row: row[2], reverse=True)
     lines = [f"{'[DIR]' if is_dir else '[FILE]'} {shown_name(name).ljust(30)} "
-             f"{'' if is_dir else format_size(size).rjust(10)}"
+             f"{'' if is_dir else (format_size(size) if SURROGATE.search(name) is None else 'unknown').rjust(10)}"
              for name, is_dir, size in rows]
     files = sum(1 for row in rows if not row[1])
     folders = len(rows) - files
@@ -90,8 +92,8 @@ def tree(call: Call, path: str, excludes: list[str], max_depth: int | None) -> l
 
 def _node(entry: TreeEntry) -> dict[str, Any]:
     if not entry.is_dir:
-        return {"name": entry.name, "type": "file"}
-    return {"name": entry.name, "type": "directory", "children": [_node(child) for child in entry.children]}
+        return {"name": json_name(entry.name), "type": "file"}
+    return {"name": json_name(entry.name), "type": "directory", "children": [_node(child) for child in entry.children]}
 
 
 def _time(ns: int | None) -> str:

@@ -42,6 +42,7 @@ from stringsh.dialects.mcp.calls import Call, Calls
 from stringsh.dialects.mcp.tools_files import read_text
 from stringsh.dialects.mcp.watching import Subscriber, Subscriptions
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -152,8 +153,9 @@ def register(server: MCPServer, calls: Calls) -> None:
             raise MCPError(code=INVALID_PARAMS, message=f"ERROR({exc.code}): {exc.text}") from None
         folders = Call(calls.ws, allowed, calls.aliases).folders()
         return ListResourceTemplatesResult(resource_templates=[
-            ResourceTemplate(uri_template=folder.as_uri().rstrip("/") + "/{+path}", name=folder.name or str(folder),
-                             title=f"Files under {folder}",
+            ResourceTemplate(uri_template=folder.as_uri().rstrip("/") + "/{+path}",
+                             name=shown_name(folder.name or str(folder)),
+                             title=f"Files under {shown_name(str(folder))}",
                              description="A file's text as read_text_file shows it (secrets masked); subscribe "
                                          "to hear when it changes on disk.")
             for folder in folders])

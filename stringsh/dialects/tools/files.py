@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from stringsh.dialects.tools.paths import engine_path
 from stringsh.dialects.tools.schema import Field, args_error
 from stringsh.errors import StringError, is_a_folder
+from stringsh.escapes import shown_name
+from stringsh.hints import NOT_UTF8
 
 if TYPE_CHECKING:
     from stringsh.workspace import FileInfo, Workspace
@@ -48,6 +50,9 @@ def not_found(path: str) -> StringError:
 def _stat(ws: Workspace, path: str, given: str, topic: str) -> FileInfo:
     info = ws.stat(path, topic=topic)
     if info is None:
+        hint = ws.not_found(path, given).hint
+        if hint is not None and hint.startswith(NOT_UTF8):  # the escaped form of a name that is not UTF-8
+            raise StringError("NOT_FOUND", not_found(given).message, hint)
         raise not_found(given)
     return info
 
@@ -60,7 +65,7 @@ def read(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
     info = _stat(ws, path, given, topic)
     offset, limit = args.get("offset", 1), args.get("limit")
     if info.is_dir:
-        names = [f"{e.name}/" if e.is_dir else e.name for e in ws.list_dir(path, topic=topic)]
+        names = [f"{shown_name(e.name)}/" if e.is_dir else shown_name(e.name) for e in ws.list_dir(path, topic=topic)]
         return {"content": "\n".join(_window(names, offset, limit)), "is_dir": True, "total_lines": len(names),
                 "file_size": 0, "is_binary": False}
     try:

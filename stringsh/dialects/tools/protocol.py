@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from stringsh.errors import StringError
-from stringsh.escapes import escape_controls, json_safe
+from stringsh.escapes import escape_controls, json_name, json_safe
 from stringsh.protocol.jsonfields import unknown_field
 
 #: The longest request line read; the rest of a longer one is skipped and the request refused.
@@ -113,16 +113,21 @@ def error_reply(id_: Any, error: StringError) -> dict[str, Any]:
     return reply
 
 
-def masked(value: Any, mask: Callable[[str], str]) -> Any:
+#: The fields whose strings are file names (a list's items too: glob's `matches`, git's `untracked`).
+NAME_FIELDS = frozenset({"file_path", "path", "matches", "untracked"})
+
+
+def masked(value: Any, mask: Callable[[str], str], name: bool = False) -> Any:
     """Every string of a reply (values, not keys) masked: where the JSON tools' output is masked, once, for every
     tool and every refusal. `mask` keeps line breaks, so a numbered read keeps its numbers. Each string is made safe
-    for a terminal here too, after masking (`escapes.escape_controls`, docs/security.md): a client prints them."""
+    for a terminal here too, after masking (`escapes.escape_controls`, docs/security.md): a client prints them.
+    A file name (`name`, a NAME_FIELDS value) that is not UTF-8 is its quoted form (`escapes.json_name`)."""
     if isinstance(value, str):
-        return escape_controls(mask(value))
+        return escape_controls(mask(json_name(value) if name else value))
     if isinstance(value, dict):
-        return {key: masked(item, mask) for key, item in value.items()}
+        return {key: masked(item, mask, key in NAME_FIELDS) for key, item in value.items()}
     if isinstance(value, list):
-        return [masked(item, mask) for item in value]
+        return [masked(item, mask, name) for item in value]
     return value
 
 

@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from stringsh.escapes import shown_name
 from stringsh.workspace.envpolicy import DEFAULT_ENVIRONMENT, Environment
 
 #: Exit status when the shell itself had to be killed to end a timed-out command (as `timeout -s KILL`).
@@ -62,7 +63,7 @@ class ShellResult:
 
     @property
     def message(self) -> str:
-        return f"exit: {self.shown_status} | cwd: {self.cwd}"
+        return f"exit: {self.shown_status} | cwd: {shown_name(self.cwd)}"
 
 
 def exportable(variables: Mapping[str, str] | None) -> dict[str, str]:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from stringsh.commands.symbolrefs import ref_line
 from stringsh.dialects.operator.actions.common import ask, invalid, ok, unified
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
 
 if TYPE_CHECKING:
     from stringsh.protocol.operator_model import Command, Confirmer, Result
@@ -42,7 +43,8 @@ def fs_symbols(workspace: Workspace, command: Command, topic: str) -> Result:
         lines = [ref_line(r, query) for r in found.refs]
         summary = f"Found {len(found.refs)} references (syntactic)"
     else:
-        lines = [f"{h.path}:L{h.symbol.start + 1}-L{h.symbol.end} {h.symbol.kind} #{h.symbol.id}" for h in found.hits]
+        lines = [f"{shown_name(h.path)}:L{h.symbol.start + 1}-L{h.symbol.end} {h.symbol.kind} #{h.symbol.id}"
+                 for h in found.hits]
         summary = f"Found {len(found.hits)} symbols"
     head = [f"# symbols in {found.path}", f"# query: {query}",
             f"# matches: {len(lines)}{' (truncated)' if found.truncated else ''}", ""]
@@ -73,7 +75,7 @@ def _attributed(workspace: Workspace, command: Command, query: str, topic: str) 
     attribution, _traversal, texts = attributed(workspace, query, [command.fields["path"]],
                                                 command=f"symbols --refs {query}", topic=topic)
     sites, ambiguous = attributed_lines(workspace, attribution, texts)
-    head = [f"# references to {attribution.rel}#{attribution.symbol.id} in {command.fields['path']}",
+    head = [f"# references to {shown_name(attribution.rel)}#{attribution.symbol.id} in {command.fields['path']}",
             f"# sites: {len(sites)}", f"# ambiguous: {len(ambiguous)}", ""]
     body = sites + (["", "# ambiguous (syntax cannot tell):", *ambiguous] if ambiguous else [])
     return ok(command, f"Found {len(sites)} references ({len(ambiguous)} ambiguous)", "\n".join(head + body))
