@@ -8,11 +8,13 @@ where `logging/setLevel` is gone, the SDK delivers what each request opted into 
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Final
 
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types import EmptyResult, SetLevelRequestParams, TextContent
 
 if TYPE_CHECKING:
@@ -108,6 +110,8 @@ async def reported(context: Context[Any, Any] | None, tool: str) -> AsyncIterato
 def register(server: MCPServer, calls: Calls) -> None:
     """Serve `logging/setLevel` (which announces the `logging` capability)."""
     del calls
+    # The SDK warns on each message that logging is deprecated from 2026-07-28; stringsh serves it up to 2025-11-25.
+    warnings.filterwarnings("ignore", message="The logging capability is deprecated", category=MCPDeprecationWarning)
     stringsh_log = logging.getLogger("stringsh")
     if _COLLECTOR not in stringsh_log.handlers:
         stringsh_log.addHandler(_COLLECTOR)
