@@ -1,6 +1,6 @@
-"""What `stringsh mcp` announces it serves: log messages (`logging/setLevel`; each refusal and each stringsh
-warning as `notifications/message`), `completion/complete` for the resource templates' paths and `path#id`, and
-no prompts (prompts.py), on the real SDK over the stdio front's wire (wire.py)."""
+"""What `stringsh mcp` announces it serves: tool titles, log messages (`logging/setLevel`; each refusal and
+each stringsh warning as `notifications/message`), `completion/complete` for the resource templates' paths and
+`path#id`, and no prompts (prompts.py), on the real SDK over the stdio front's wire (wire.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from stringsh.dialects.mcp.titles import TITLES
 from stringsh.dispatcher import Dispatcher
 from tests.dialects.mcp.wire import INITIALIZED, front, initialize, sdk_alone, tool
 
@@ -135,3 +136,10 @@ def test_completion_of_anything_else_offers_nothing(dispatcher: Dispatcher, root
     assert completions(dispatcher, {"type": "ref/resource", "uri": "file:///etc/{+path}"}, [""]) == [empty]
     template = {"type": "ref/resource", "uri": root.resolve().as_uri() + "/{+path}"}
     assert completions(dispatcher, template, [""], "other") == [empty]
+
+
+def test_every_tool_has_its_title(dispatcher: Dispatcher) -> None:
+    lines = [initialize(1, "2025-11-25"), INITIALIZED, request(2, "tools/list")]
+    replies = {reply["id"]: reply for reply in messages(sdk_alone(dispatcher, lines, 2))}
+    listed = {tool["name"]: tool.get("title") for tool in replies[2]["result"]["tools"]}  # type: ignore[index]
+    assert listed == TITLES
