@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from stringsh.documents.fileblocks import file_index
 from stringsh.documents.service import DocumentService
 from stringsh.documents.shortcuts import page_menus
 from stringsh.errors import StringError
 from stringsh.nav.menus import menu_targets
-from stringsh.render.document import Document, is_markdown
 
 if TYPE_CHECKING:
     from stringsh.actions.model import Action
@@ -29,12 +29,10 @@ if TYPE_CHECKING:
     from stringsh.render.index import DocIndex
     from stringsh.render.view import DocumentView
     from stringsh.session import Session
-    from stringsh.workspace import TextFile, Workspace
+    from stringsh.workspace import Workspace
 
 #: Cap on what one listing may offer, so a huge folder cannot stall the menu.
 MAX_ENTRIES = 2000
-#: Files bigger than this are not indexed for completion (the user can still type the id).
-MAX_INDEX_CHARS = 2 * 1024 * 1024
 #: Names typed after `/` (the table also holds `!`, which is typed without a slash).
 COMMAND_NAME = re.compile(r"^[a-z][a-z0-9_.-]*$")
 #: How long a listing or file read for completion is reused (a command in between clears it at once).
@@ -148,32 +146,7 @@ class Sources:
         return index
 
     def _read_index(self, path: str) -> DocIndex | SymbolIndex | None:
-        if not is_markdown(path):
-            return self._read_symbols(path)  # a source file's blocks are its symbols; other files have none
-        text_file = self._read_small(path)
-        if text_file is None:
-            return None
-        return Document.parse(text_file.text, text_file.sha256, self.dispatcher.documents.index_cache).index
-
-    def _read_symbols(self, path: str) -> SymbolIndex | None:
-        from stringsh.render.code.suffixes import language_of
-
-        language = language_of(path)
-        text_file = self._read_small(path) if language is not None else None
-        if language is None or text_file is None:
-            return None
-        from stringsh.render.code.cache import symbol_cache
-
-        cache = symbol_cache(self.dispatcher.documents.index_cache)
-        return cache.symbols(text_file.text, language_of(path, text_file.text) or language, text_file.sha256)
-
-    def _read_small(self, path: str) -> TextFile | None:
-        """The file's text for completion, None when it cannot be read or is too big to index while typing."""
-        try:
-            text_file = self.workspace.read_text(path, topic=self.topic)
-        except (StringError, OSError, ValueError):
-            return None
-        return text_file if len(text_file.text) <= MAX_INDEX_CHARS else None
+        return file_index(self.workspace, self.dispatcher.documents, path, self.topic)
 
     def blocks(self, path: str | None) -> list[str]:
         """Block ids of `path`, or of the open document when `path` is None or names the open one."""

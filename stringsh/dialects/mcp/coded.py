@@ -12,6 +12,7 @@ from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
 from stringsh.dialects.mcp.calls import Calls, error_result
+from stringsh.dialects.mcp.logging_capability import reported
 from stringsh.errors import StringError
 
 
@@ -31,6 +32,16 @@ class CodedServer(MCPServer):
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
                         ) -> CallToolResult | InputRequiredResult:
+        """The call's result; its refusal and the warnings logged while serving it also go to the client as log
+        messages (logging_capability.py)."""
+        async with reported(context, name) as answered:
+            result = await self._coded_call(name, arguments, context)
+            if isinstance(result, CallToolResult):
+                answered.append(result)
+        return result
+
+    async def _coded_call(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None
+                          ) -> CallToolResult | InputRequiredResult:
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError as exc:

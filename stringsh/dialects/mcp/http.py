@@ -34,6 +34,14 @@ if TYPE_CHECKING:
 
 TOKEN_FILE = "mcp-token"
 TOKEN_HINT = "Send the token stringsh printed at start (or the one in its config folder): Authorization: Bearer TOKEN"
+#: The `WWW-Authenticate` challenges (RFC 6750): a realm, an error code where a token was sent, and a description
+#: saying where the token comes from, so a client (the MCP Inspector) asks for a token instead of starting OAuth,
+#: which stringsh does not serve.
+_HOW = ("stringsh prints a token at start, or reads mcp-token in its config folder; "
+        "send it as Authorization: Bearer TOKEN (no OAuth)")
+CHALLENGE_MISSING = f'Bearer realm="stringsh", error_description="a bearer token is required: {_HOW}"'.encode()
+CHALLENGE_WRONG = (f'Bearer realm="stringsh", error="invalid_token", '
+                   f'error_description="the bearer token is not the one stringsh serves with: {_HOW}"').encode()
 
 
 def is_loopback(host: str) -> bool:
@@ -87,8 +95,9 @@ def require_token(app: App, token: str) -> App:
             if not hmac.compare_digest(given, expected):
                 body = json.dumps({"error": "ERROR(AUTH_REQUIRED): a bearer token is required",
                                    "hint": TOKEN_HINT}).encode()
+                challenge = CHALLENGE_MISSING if not given else CHALLENGE_WRONG
                 await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer"),
+                            "headers": [(b"content-type", b"application/json"), (b"www-authenticate", challenge),
                                         (b"content-length", str(len(body)).encode())]})
                 await send({"type": "http.response.body", "body": body})
                 return
@@ -150,9 +159,12 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatche
     shown = f"[{address}]" if ":" in address else address
     security = transport_security(address, shown, port)
     from stringsh.dialects.mcp import sessions
+    from stringsh.dialects.mcp.events import RETRY_MS, SessionEvents, per_session
 
     app = server.streamable_http_app(transport_security=security, host=address,
-                                     session_idle_timeout=sessions.IDLE_SECONDS, max_sessions=limits.sessions)
+                                     session_idle_timeout=sessions.IDLE_SECONDS, max_sessions=limits.sessions,
+                                     event_store=SessionEvents(), retry_interval=RETRY_MS)
+    per_session(server.session_manager)
     token, source = load_token(roots)
     where = f"http://{shown}:{port}/mcp"
     if log is not None:

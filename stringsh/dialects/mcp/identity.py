@@ -19,8 +19,9 @@ secret files are refused; every change is journalled and can be undone. A refusa
 (`/help` lists them); `undo` takes back this session's own changes (each connection has its own topic: \
 open document, shell and undo history)."""
 
-#: What the SDK announces for the handlers build_server registers (tools, resources with subscribe, prompts).
-CAPABILITIES: dict[str, Any] = {"prompts": {"listChanged": False},
+#: What the SDK announces for the handlers build_server registers (tools, resources with subscribe, log
+#: messages, completion; no prompts: prompts.py).
+CAPABILITIES: dict[str, Any] = {"completions": {}, "logging": {},
                                 "resources": {"listChanged": False, "subscribe": True},
                                 "tools": {"listChanged": False}}
 

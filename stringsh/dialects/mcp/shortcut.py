@@ -65,6 +65,9 @@ class Shortcut:
     def __init__(self, calls: Calls, initialize: dict[str, Any]) -> None:
         self.calls = calls
         self.agent = client_name(initialize)
+        #: Set once the client sent `logging/setLevel`: the SDK then answers every call, so that a refusal also
+        #: reaches it as a log message (logging_capability.py).
+        self.logging = False
         if "roots" not in initialize["params"]["capabilities"]:  # the SDK's path finds the same: no roots to ask
             calls.sessions.adopt(STDIO, self.agent)
             calls.roots.cache[STDIO] = None
@@ -81,7 +84,7 @@ class Shortcut:
 
     def answer(self, line: bytes) -> bytes | None:
         """The reply line to `line`, or None to leave it to the SDK."""
-        if b'"tools/call"' not in line:
+        if b'"tools/call"' not in line or self.logging:
             return None
         try:
             message = json.loads(line)
@@ -117,3 +120,5 @@ class Shortcut:
             return
         if isinstance(message, dict) and message.get("method") == ROOTS_CHANGED:
             self.calls.roots.forget(STDIO)
+        if isinstance(message, dict) and message.get("method") == "logging/setLevel":
+            self.logging = True

@@ -66,13 +66,22 @@ def test_client_roots_over_http(server: HttpServer, root: Path) -> None:
 def test_a_request_without_the_token_is_refused(server: HttpServer) -> None:
     answer = httpx.post(server.url, json=INIT, headers=ACCEPT, timeout=10)
     assert answer.status_code == 401
-    assert answer.headers["www-authenticate"] == "Bearer"
-    assert answer.json()["error"] == "ERROR(AUTH_REQUIRED): a bearer token is required"
+    assert answer.headers["www-authenticate"] == (
+        'Bearer realm="stringsh", error_description="a bearer token is required: stringsh prints a token at start, '
+        'or reads mcp-token in its config folder; send it as Authorization: Bearer TOKEN (no OAuth)"')
+    assert answer.json() == {"error": "ERROR(AUTH_REQUIRED): a bearer token is required",
+                             "hint": "Send the token stringsh printed at start (or the one in its config folder): "
+                                     "Authorization: Bearer TOKEN"}
 
 
 def test_a_wrong_token_is_refused(server: HttpServer) -> None:
     headers = {**ACCEPT, "Authorization": "Bearer " + "x" * 43}
-    assert httpx.post(server.url, json=INIT, headers=headers, timeout=10).status_code == 401
+    answer = httpx.post(server.url, json=INIT, headers=headers, timeout=10)
+    assert answer.status_code == 401
+    assert answer.headers["www-authenticate"] == (
+        'Bearer realm="stringsh", error="invalid_token", error_description="the bearer token is not the one '
+        'stringsh serves with: stringsh prints a token at start, or reads mcp-token in its config folder; send it '
+        'as Authorization: Bearer TOKEN (no OAuth)"')
     headers["Authorization"] = f"bearer {server.token}x"
     assert httpx.post(server.url, json=INIT, headers=headers, timeout=10).status_code == 401
 
