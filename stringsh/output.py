@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from typing import BinaryIO
 
-
 #: A surrogate that is no byte kept by `surrogateescape` (those are U+DC80-U+DCFF): UTF-8 has no bytes for it.
 UNENCODABLE = r"[\ud800-\udc7f\udd00-\udfff]"
 

@@ -100,7 +100,7 @@ async def wire_streams(lines: AsyncIterator[str], out: Any, pending: Pending) ->
             async for line in lines:
                 try:
                     message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                except Exception as exc:  # noqa: BLE001 - any refusal of the SDK's model is the client's error
+                except Exception as exc:
                     await refused(line, str(exc).splitlines()[-1].strip())
                     continue
                 await read_writer.send(SessionMessage(message))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any, NamedTuple
 
-from stringsh.protocol.jsonbounds import TooDeep, dumps, lone_surrogate, loads
+from stringsh.protocol.jsonbounds import TooDeep, dumps, loads, lone_surrogate
 
 log = logging.getLogger("stringsh.mcp")
 
