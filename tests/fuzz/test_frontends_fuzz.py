@@ -139,12 +139,12 @@ def test_framed_daemon(tmp_path_factory: Any, lines: list[bytes]) -> None:
 
 
 def json_requests(lines: list[bytes]) -> list[Any]:
-    """What each line is as JSON (None where it is not), decoded as leniently as Python would."""
+    """What each line is as JSON (None where it is not: bytes that are not UTF-8 are no JSON text)."""
     out = []
     for line in lines:
         try:
-            out.append(json.loads(line.decode("utf-8", "surrogatepass")))
-        except (ValueError, RecursionError):
+            out.append(json.loads(line.decode("utf-8")))
+        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
             out.append(None)
     return out
 
