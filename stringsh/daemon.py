@@ -283,8 +283,7 @@ def run_daemon(dispatcher: Dispatcher, *, json_mode: bool = False) -> int:
 
 def json_request(line: bytes) -> JsonItem | Answered:
     """One `daemon --json` line: the request to run, or the reply refusing it (naming its id when it can)."""
-    from json import loads as json_loads  # JSON mode only
-
+    from stringsh.protocol.jsonbounds import loads as json_loads  # JSON mode only
     from stringsh.protocol.jsonfields import quoted, unknown_field
 
     json_id: JsonId = None

@@ -5,6 +5,21 @@ from __future__ import annotations
 import threading
 from typing import BinaryIO
 
+#: A surrogate that is no byte kept by `surrogateescape` (those are U+DC80-U+DCFF): UTF-8 has no bytes for it.
+UNENCODABLE = r"[\ud800-\udc7f\udd00-\udfff]"
+
+
+def encode_text(text: str) -> bytes:
+    """A reply's bytes, whatever it holds: a byte that was not UTF-8 (kept as a surrogate) is written back as that
+    byte, any other lone surrogate (from a JSON escape, `\\ud800`) as the text `\\ud800`; never an error."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        import re
+
+        shown = re.sub(UNENCODABLE, lambda m: f"\\u{ord(m.group(0)):04x}", text)
+        return shown.encode("utf-8", "surrogateescape")
+
 
 class ReplyWriter:
     """`wrap_help`: help replies wrapped to the terminal's width (`-c`, `run`, the plain loop for people)."""
@@ -19,7 +34,7 @@ class ReplyWriter:
             from stringsh.render.helpwrap import is_help_reply, wrap_help  # help replies only: -c /ls stays light
 
             text = wrap_help(text) if is_help_reply(text) else text
-        data = (text + "\n").encode("utf-8", "surrogateescape")
+        data = encode_text(text + "\n")
         with self._lock:
             try:
                 self._stream.write(data)

@@ -69,10 +69,10 @@ def json_reply(
 ) -> str:
     """One JSON line; shell replies also carry `exit` and `cwd` (see `shell_fields`), a successful reply the
     `fields` its command gave (`path` and `block` of a document: `response.document_fields`)."""
-    import json  # `daemon --json` only
+    from stringsh.protocol.jsonbounds import dumps  # `daemon --json` only
 
     reply: dict[str, object] = {"id": request_id, "ok": ok, "code": code, "topic": topic, "content": content}
     reply.update(shell_fields(content))
     if fields and ok:
         reply.update(fields)
-    return json_safe(json.dumps(reply, ensure_ascii=False))
+    return json_safe(dumps(reply))  # an id, topic or text holding a lone surrogate is written as its JSON escape

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from stringsh.dialects.mcp.calls import Calls, error_result
 from stringsh.dialects.mcp.logging_capability import reported
 from stringsh.errors import StringError
+from stringsh.protocol.jsonbounds import SURROGATE
 
 
 def _field_errors(exc: ValidationError) -> str:
@@ -43,7 +44,7 @@ class CodedServer(MCPServer):
     async def _coded_call(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None
                           ) -> CallToolResult | InputRequiredResult:
         try:
-            return await super().call_tool(name, arguments, context)
+            return encodable(await super().call_tool(name, arguments, context))
         except UnexpectedToolError as exc:
             return error_result(StringError("INTERNAL_ERROR", f"{name} failed inside stringsh",
                                             f"The session goes on ({type(exc.__cause__).__name__})."))
@@ -56,3 +57,20 @@ class CodedServer(MCPServer):
                                                 "Give the arguments the tool's input schema asks for (tools/list)."))
             return error_result(StringError("INVALID_PAYLOAD", f"{name}: {str(exc)[:300]}",
                                             "Give the arguments the tool's input schema asks for (tools/list)."))
+
+
+def shown_surrogate(char: str) -> str:
+    """A lone surrogate as text: a byte that was not UTF-8 (kept by `surrogateescape`) as `\\xe9`, as rg and git show
+    one, any other as `\\ud800`."""
+    code = ord(char)
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def encodable(result: CallToolResult | InputRequiredResult) -> CallToolResult | InputRequiredResult:
+    """The result with every lone surrogate in its text shown escaped: the SDK's serializer cannot write one and
+    would end the call without a reply (over HTTP) or the process (on stdio). Text that holds none is untouched."""
+    for item in getattr(result, "content", None) or ():
+        text = getattr(item, "text", None)
+        if isinstance(text, str) and SURROGATE.search(text):
+            item.text = SURROGATE.sub(lambda m: shown_surrogate(m.group(0)), text)
+    return result

@@ -32,6 +32,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 from stringsh.dialects.mcp.identity import HANDSHAKE_VERSIONS, initialize_reply
 from stringsh.dialects.mcp.roots import STDIO
+from stringsh.dialects.mcp.stdio_wire import Pending
+from stringsh.dialects.mcp.wirecheck import check
 
 log = logging.getLogger("stringsh.mcp")
 
@@ -116,6 +118,8 @@ class Wire:
         self.out = out
         self.answered = answered
         self.lock = threading.Lock()
+        #: The requests passed to the SDK and not answered yet: the wire's end reaches the SDK once none are left.
+        self.pending = Pending()
 
     async def write(self, text: str) -> None:
         import anyio.to_thread
@@ -167,18 +171,27 @@ class Front:
         try:
             for line in wire_in:
                 handshake = not self.started or line.lstrip().startswith(INITIALIZED)
-                try:
-                    taken = self.take(line)
-                except Exception:  # a bug here must not end the session: the SDK answers the line instead
-                    log.exception("stringsh mcp: the stdio front failed on a line")
-                    taken = False
-                if not taken:
-                    self.inbox.put(line.decode("utf-8", "replace"))
+                checked = check(line)  # what the SDK would drop unanswered is refused here, as JSON-RPC says
+                if checked.reply is not None:
+                    self.out.send(checked.reply)
+                elif not checked.drop:
+                    self.forward(line, checked)
                 if not handshake:
                     self.wanted.set()
         finally:
             self.inbox.put(None)
             self.wanted.set()
+
+    def forward(self, line: bytes, checked: Any) -> None:
+        """A well-formed line: answered here, or queued for the SDK, which then owes its request a reply."""
+        try:
+            taken = self.take(line)
+        except Exception:  # a bug here must not end the session: the SDK answers the line instead
+            log.exception("stringsh mcp: the stdio front failed on a line")
+            taken = False
+        if not taken:
+            self.out.pending.expect(checked)
+            self.inbox.put(line.decode("utf-8", "replace"))
 
     def take(self, line: bytes) -> bool:
         """Whether `line` was answered here (else it goes to the SDK)."""
@@ -224,6 +237,7 @@ class Front:
             line = self.inbox.get_nowait() if not self.inbox.empty() else await anyio.to_thread.run_sync(
                 self.inbox.get)
             if line is None:
+                await self.out.pending.settled()  # every request read is answered before the SDK sees the end
                 return
             yield line
 
@@ -258,23 +272,13 @@ def serve(calls: Calls, build: Callable[[], MCPServer]) -> int:
         restore()
 
 
-async def run_sdk(server: MCPServer, lines: AsyncIterator[str], out: Any) -> None:
-    """The SDK's server on the wire: what MCPServer.run_stdio_async runs, on these streams."""
-    from mcp.server.stdio import stdio_server
+async def run_sdk(server: MCPServer, lines: AsyncIterator[str], out: Wire) -> None:
+    """The SDK's server on the wire: what MCPServer.run_stdio_async runs, on stdio_wire's streams."""
+    from stringsh.dialects.mcp.stdio_wire import wire_streams
 
     lowlevel = server._lowlevel_server
-    async with stdio_server(Lines(lines), out) as (read_stream, write_stream):
+    async with wire_streams(lines, out, out.pending) as (read_stream, write_stream):
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
-
-
-class Lines:
-    """An async iterable as the SDK's stdio transport iterates its stdin."""
-
-    def __init__(self, source: AsyncIterator[str]) -> None:
-        self.source = source
-
-    def __aiter__(self) -> AsyncIterator[str]:
-        return self.source
 
 
 async def run_lines(server: MCPServer, lines: list[str], expected: int) -> list[bytes]:

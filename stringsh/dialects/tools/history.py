@@ -42,6 +42,7 @@ def changes(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
     from stringsh.documents.changeview import counts
 
     if "id" in args:
+        _change_id(args["id"])
         if "limit" in args:
             raise args_error("changes takes 'id' (one change set) or 'limit' (the listing), not both.")
         shown = show(ws, args["id"])  # its refusals (NOT_FOUND, pruned) and its diff, as /changes ID
@@ -67,8 +68,16 @@ def _outcome(outcome: RevertOutcome) -> dict[str, Any]:
             "summary": "; ".join(outcome_parts(outcome))}
 
 
+def _change_id(value: int) -> int:
+    """The id as `/changes ID` and `/revert ID` take it: one too large for the journal is `Not a change id`, as
+    there, not an overflow."""
+    from stringsh.documents.revertreply import parse_id
+
+    return parse_id(str(value))
+
+
 def revert(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
-    return _outcome(ws.revert(args["id"], topic=topic, undoable=True))
+    return _outcome(ws.revert(_change_id(args["id"]), topic=topic, undoable=True))
 
 
 def undo(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:

@@ -7,13 +7,13 @@ Request `{"id", "tool", "args"}`; reply `{"id", "ok": true, "result"}` or `{"id"
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.escapes import escape_controls, json_name, json_safe
+from stringsh.protocol.jsonbounds import TooDeep, dumps, loads
 from stringsh.protocol.jsonfields import unknown_field
 
 #: The longest request line read; the rest of a longer one is skipped and the request refused.
@@ -60,7 +60,9 @@ def parse_request(line: bytes) -> Request:
     except UnicodeDecodeError:
         raise BadRequest(None, invalid("The request is not valid UTF-8.")) from None
     try:
-        value = json.loads(text, parse_constant=_no_constants)
+        value = loads(text, parse_constant=_no_constants)
+    except TooDeep as exc:
+        raise BadRequest(None, invalid(f"The request is {exc}; nothing was done.")) from None
     except ValueError as exc:
         raise BadRequest(None, invalid(f"The request is not valid JSON: {exc}")) from None
     if not isinstance(value, dict):
@@ -132,5 +134,6 @@ def masked(value: Any, mask: Callable[[str], str], name: bool = False) -> Any:
 
 
 def encode_reply(reply: dict[str, Any]) -> bytes:
-    """One line of UTF-8 JSON; a lone surrogate (a file name git could not decode) becomes U+FFFD."""
-    return (json_safe(json.dumps(reply, ensure_ascii=False)) + "\n").encode("utf-8", "replace")
+    """One line of UTF-8 JSON; a lone surrogate (an id sent as `"\\ud800"`) is written as its JSON escape, so the
+    reply keeps the value exactly and still encodes."""
+    return (json_safe(dumps(reply)) + "\n").encode("utf-8")

@@ -48,7 +48,13 @@ def root(tmp_path: Path) -> Path:
     return folder
 
 
-def test_malformed_json_rpc_on_stdio_is_dropped_and_the_server_goes_on(root: Path, env: dict[str, str]) -> None:
+def invalid(ident: object, message: str, code: int = -32600) -> dict[str, object]:
+    return {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": f"{message}; nothing was done"}}
+
+
+def test_malformed_json_rpc_on_stdio_is_refused_and_the_server_goes_on(root: Path, env: dict[str, str]) -> None:
+    """Each line that is no message the server can take gets JSON-RPC's own error (id null when it had no usable
+    one), never silence: a client waiting for its id would wait forever (issue 38)."""
     process = spawn(root, env)
     assert process.stdin is not None and process.stderr is not None
     lines = [json.dumps(INIT), json.dumps(INITIALIZED), "this is not json", '{"jsonrpc":"2.0","id":2}',
@@ -58,12 +64,22 @@ def test_malformed_json_rpc_on_stdio_is_dropped_and_the_server_goes_on(root: Pat
     process.stdin.write("\n".join(lines) + "\n")
     process.stdin.flush()
     # replies to different requests come in any order (JSON-RPC): the read is answered while the SDK loads
-    got = {reply["id"]: reply for reply in replies(process, 3)}
-    assert set(got) == {1, 4, 5}
-    assert got[4] == {"jsonrpc": "2.0", "id": 4, "error": {"code": -32601, "message": "Method not found",
-                                                           "data": "no/such"}}
-    assert got[5] == {"jsonrpc": "2.0", "id": 5, "result": {"content": [{"type": "text", "text": "keep\n"}],
-                                                            "isError": False}}
+    got = replies(process, 8)
+    refused = [reply for reply in got if reply["id"] in (None, 2, 3)]
+    assert refused == [
+        invalid(None, "Parse error: Expecting value: line 1 column 1 (char 0)", -32700),
+        invalid(2, 'Invalid Request: a request has a "method"'),
+        invalid(3, 'Invalid Request: "params" must be an object'),
+        invalid(None, "Invalid Request: a message is one JSON object"),
+        invalid(None, "Parse error: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+                -32700),
+    ]
+    answered = {reply["id"]: reply for reply in got if reply["id"] not in (None, 2, 3)}
+    assert set(answered) == {1, 4, 5}
+    assert answered[4] == {"jsonrpc": "2.0", "id": 4, "error": {"code": -32601, "message": "Method not found",
+                                                                "data": "no/such"}}
+    assert answered[5] == {"jsonrpc": "2.0", "id": 5, "result": {"content": [{"type": "text", "text": "keep\n"}],
+                                                                 "isError": False}}
     process.stdin.close()
     assert process.wait(timeout=30) == 0
     assert "Traceback" not in process.stderr.read()
