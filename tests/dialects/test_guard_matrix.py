@@ -79,7 +79,7 @@ NOT_APPLICABLE = {
 READ_ONLY = {
     "string": {"open", "back", "refresh", "source", "close", "ls", "grep", "symbols", "map", "glob", "stat", "nav",
                "changes", "verify", "set", "info", "topics", "sessions", "session", "help"},
-    "tools": {"read", "glob", "grep", "symbols", "read_symbol", "map", "changes"},
+    "tools": {"read", "glob", "grep", "symbols", "definition", "read_symbol", "map", "changes"},
     "operator": set(),
     "mcp": set(),
 }

@@ -1,4 +1,4 @@
-"""Every request read before stdin closes is answered before the process exits, in every dialect (issue 38: an MCP
+"""Every request read before stdin closes is answered before the process exits, in every dialect (before, an MCP
 call answered in the audit log got `Connection closed` when the client closed stdin a second later). Each front
 end gets its requests, the last a shell command still running when stdin closes (it sleeps first), and stdin is
 closed at once: every reply comes, the slow one's output included."""

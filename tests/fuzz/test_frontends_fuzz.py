@@ -1,5 +1,5 @@
 """Every front end's real reader, in a real `python -m stringsh` process, fed a batch of fuzzed lines and its stdin
-closed at once (issue 38): no crash, no traceback, no INTERNAL_ERROR, exactly one reply per request read, and every
+closed at once: no crash, no traceback, no INTERNAL_ERROR, exactly one reply per request read, and every
 file that exists was written by a request that was answered ok (a refused request changes no file).
 
 How many replies each batch must get is what the reader makes of the bytes: String Commands lines are cut into

@@ -1,4 +1,4 @@
-"""The pieces every reader and writer of issue 38 relies on, over many more inputs than a process per example
+"""The pieces every front end's reader and writer relies on, over many more inputs than a process per example
 allows: writing a reply never fails whatever its text, a JSON reply keeps its value, and the MCP line check
 decides every line without raising, its refusal one JSON-RPC error object."""
 

@@ -2,8 +2,8 @@
 does not make.
 
 - Every request read is answered before the process exits: the SDK ends its loop, and cancels whatever is still
-  running, as soon as stdin closes, so a client that closes stdin right after its last call lost the reply
-  (issue 38). Here stdin's end reaches the SDK only once every request passed to it has had its reply written
+  running, as soon as stdin closes, so a client that closes stdin right after its last call lost the reply.
+  Here stdin's end reaches the SDK only once every request passed to it has had its reply written
   (`Pending`); a cancelled request (`notifications/cancelled`) is not waited for.
 - Writing a reply never fails: a value UTF-8 cannot encode (a lone surrogate, from a name that is not UTF-8 or an
   id sent as `"\\ud800"`) makes pydantic's serializer raise, which would end the process; such a message is written

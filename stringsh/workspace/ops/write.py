@@ -86,8 +86,8 @@ def write_text(ws: Workspace, request: WriteRequest) -> WriteOutcome:
     path, topic = request.path, request.topic
     if not request.empty_ok:
         refuse_empty(request.text, ws.relative(path), False)
-    refuse_numbered(request.text, ws.relative(path))
     with ws.state.audited("write", [path], topic) as note, ws.locked():
+        refuse_numbered(request.text, ws.relative(path))  # audited: a refusal is a record too
         if not request.create_parents:
             parts = ws.confiner.requested_parts(path)
             if len(parts) > 1 and stat_path(ws, StatRequest("/".join(parts[:-1]))) is None:

@@ -54,7 +54,7 @@ def invalid(ident: object, message: str, code: int = -32600) -> dict[str, object
 
 def test_malformed_json_rpc_on_stdio_is_refused_and_the_server_goes_on(root: Path, env: dict[str, str]) -> None:
     """Each line that is no message the server can take gets JSON-RPC's own error (id null when it had no usable
-    one), never silence: a client waiting for its id would wait forever (issue 38)."""
+    one), never silence: a client waiting for its id would wait forever."""
     process = spawn(root, env)
     assert process.stdin is not None and process.stderr is not None
     lines = [json.dumps(INIT), json.dumps(INITIALIZED), "this is not json", '{"jsonrpc":"2.0","id":2}',

@@ -1,4 +1,4 @@
-"""The failures issue 38's fuzzing found, each reproduced in a real process and answered exactly, the next request
+"""The failures fuzzing the front ends found, each reproduced in a real process and answered exactly, the next request
 served after it."""
 
 from __future__ import annotations
