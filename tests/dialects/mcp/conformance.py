@@ -13,14 +13,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import threading
 from pathlib import Path
 
-from tests.dialects.mcp.reference_server import USER_CACHE, InstallError
+from tests.dialects.mcp.reference_server import USER_CACHE, InstallError, npm_install
 
 SUITE = "@modelcontextprotocol/conformance"
 SUITE_VERSION = "0.1.16"
@@ -40,32 +39,10 @@ def node_binary(folder: Path) -> Path:
 
 
 def install(cache: Path = USER_CACHE) -> Path:
-    """The folder holding the suite and Node 22; npm runs only the first time (into a staging folder renamed into
-    place, so two runs at once never see half an install)."""
-    final = cache / f"conformance-{SUITE_VERSION}-node-{NODE_VERSION}"
-    if suite_entry(final).is_file() and node_binary(final).is_file():
-        return final
-    npm = shutil.which("npm")
-    if npm is None:
-        raise InstallError("npm is not installed (apt-get install -y nodejs npm)")
-    cache.mkdir(parents=True, exist_ok=True)
-    staging = cache / f".conformance-{SUITE_VERSION}.{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
-    argv = [npm, "install", "--prefix", str(staging), "--no-audit", "--no-fund", "--loglevel=error",
-            f"{SUITE}@{SUITE_VERSION}", f"{NODE}@{NODE_VERSION}"]
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=900, check=False)
-        if proc.returncode != 0 or not suite_entry(staging).is_file() or not node_binary(staging).is_file():
-            raise InstallError(f"`{' '.join(argv[1:])}` failed ({proc.returncode}): {proc.stderr.strip()[-800:]}")
-        try:
-            staging.rename(final)
-        except OSError:  # another run installed it first
-            if not suite_entry(final).is_file():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return final
+    """The folder holding the suite and Node 22 (npm runs only the first time)."""
+    return npm_install(cache, f"conformance-{SUITE_VERSION}-node-{NODE_VERSION}",
+                       [f"{SUITE}@{SUITE_VERSION}", f"{NODE}@{NODE_VERSION}"],
+                       lambda folder: suite_entry(folder).is_file() and node_binary(folder).is_file(), timeout=900)
 
 
 class TokenProxy:

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 #: The version the side-by-side test asserts against: its edits write LF and keep a BOM (see the test).
@@ -29,32 +30,38 @@ def entry_point(folder: Path) -> Path:
 
 
 def install(cache: Path = USER_CACHE) -> Path:
-    """The installed server's `dist/index.js`; npm runs only the first time (into a temporary folder renamed into
-    place, so two test runs at once never see half an install)."""
-    final = cache / f"server-filesystem-{VERSION}"
-    if entry_point(final).is_file():
-        return entry_point(final)
+    """The installed server's `dist/index.js` (npm runs only the first time)."""
+    installed = npm_install(cache, f"server-filesystem-{VERSION}", [f"{PACKAGE}@{VERSION}"],
+                            lambda folder: entry_point(folder).is_file(), timeout=600)
+    return entry_point(installed)
+
+
+def npm_install(cache: Path, name: str, packages: list[str], ready: Callable[[Path], bool], timeout: int) -> Path:
+    """`cache/name`, holding `packages` from the npm registry once `ready` says so: npm runs only the first time,
+    into a staging folder renamed into place, so two runs at once never see half an install."""
+    final = cache / name
+    if ready(final):
+        return final
     npm = shutil.which("npm")
     if npm is None:
         raise InstallError("npm is not installed (apt-get install -y nodejs npm)")
     cache.mkdir(parents=True, exist_ok=True)
-    staging = cache / f".server-filesystem-{VERSION}.{os.getpid()}"
+    staging = cache / f".{name}.{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
-    argv = [npm, "install", "--prefix", str(staging), "--no-audit", "--no-fund", "--loglevel=error",
-            f"{PACKAGE}@{VERSION}"]
+    argv = [npm, "install", "--prefix", str(staging), "--no-audit", "--no-fund", "--loglevel=error", *packages]
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
-        if proc.returncode != 0 or not entry_point(staging).is_file():
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+        if proc.returncode != 0 or not ready(staging):
             raise InstallError(f"`{' '.join(argv[1:])}` failed ({proc.returncode}): {proc.stderr.strip()[-800:]}")
         try:
             staging.rename(final)
         except OSError:  # another run installed it first
-            if not entry_point(final).is_file():
+            if not ready(final):
                 raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return entry_point(final)
+    return final
 
 
 def reference_command(index_js: Path, root: Path) -> tuple[str, list[str]]:
