@@ -6,7 +6,7 @@ journal and audit records are `/symbols`', `/open`'s and `/edit`'s exactly:
 |---|---|
 | `symbols_overview(path)` | `/symbols * path` |
 | `find_symbol(query, path?, maxResults?)` | `/symbols [--max N] -- QUERY [path]` |
-| `view_symbol(target, fromLine?, toLine?)` | `/open [--from N] [--to M] -- path#Symbol` |
+| `view_symbol(target, fromLine?, toLine?, plain?)` | `/open [--from N] [--to M] -- path#Symbol` (or plain) |
 | `replace_symbol(target, body, force?)` | `/edit [--force] -- path#Symbol` + body |
 | `insert_symbol(target, body, position)` | `/edit --after|--before [--force] -- path#Symbol` + body |
 | `find_references(name, path?, maxResults?)` | `/symbols --refs [--max N] -- NAME [path]` |
@@ -45,6 +45,20 @@ def symbol_target(call: Call, target: str) -> str:
         raise StringError("INVALID_TARGET", f"Not a path#Symbol: {target[:200]}",
                           "Name the file and the symbol: src/app.py#Parser.parse (symbols_overview lists them).")
     return in_roots(call, target)
+
+
+def plain_body(call: Call, target: str) -> str:
+    """A definition's lines alone and whole (documents/symbolbody.py), read through the engine as the client."""
+    from stringsh.documents.symbolbody import symbol_body
+
+    symbol_target(call, target)
+    path, _, symbol_id = target.partition("#")
+    return symbol_body(call.ws, call.path(path), path, symbol_id, call.topic).text
+
+
+def _refuse_window() -> str:
+    raise StringError("INVALID_PAYLOAD", "plain gives the whole definition: fromLine and toLine do not go with it",
+                      "Drop fromLine and toLine, or plain.")
 
 
 def search_request(call: Call, args: list[Arg], query: str, path: str | None, tool: str) -> str:
@@ -89,9 +103,16 @@ def register(server: MCPServer, calls: Calls) -> None:
     async def view_symbol(target: Target, ctx: Context,
                           fromLine: Annotated[int | None, Field(ge=1, description="First file line to show")] = None,
                           toLine: Annotated[int | None, Field(ge=1, description="Last file line to show")] = None,
+                          plain: Annotated[bool, Field(description="The definition's lines alone, whole: no line "
+                                                                   "numbers, no cut (the body replace_symbol takes "
+                                                                   "back)")] = False,
                           ) -> CallToolResult:
         """One definition with its decorators and leading comments, numbered with the file's line numbers
-        (/open path#Symbol)."""
+        (/open path#Symbol); with `plain`, its lines alone and whole, as replace_symbol takes them."""
+        if plain:
+            if fromLine is not None or toLine is not None:
+                return await calls.run(ctx, lambda call: _refuse_window())
+            return await calls.run(ctx, lambda call: plain_body(call, target))
 
         def text(call: Call) -> str:
             args: list[Arg] = [flag("--from"), ("fromLine", str(fromLine))] if fromLine is not None else []
@@ -103,7 +124,8 @@ def register(server: MCPServer, calls: Calls) -> None:
     @server.tool(annotations=REWRITE)
     async def replace_symbol(target: Target,
                              body: Annotated[str, Field(description="The whole new definition (decorators and "
-                                                                    "comments included), as view_symbol shows it")],
+                                                                    "comments included), as view_symbol with "
+                                                                    "plain gives it: no line numbers")],
                              ctx: Context,
                              force: Annotated[bool, Field(description="Write even a body that is not the same "
                                                                       "definition or breaks the parse")] = False,

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from stringsh.dialects.tools.paths import engine_path
 from stringsh.dialects.tools.schema import Field
-from stringsh.errors import StringError
 
 if TYPE_CHECKING:
     from stringsh.documents.symbolsearch import Ref
@@ -99,27 +98,18 @@ def _attributed(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, An
 
 
 def _source(ws: Workspace, given: str, topic: str) -> tuple[TextFile, SymbolIndex]:
-    from stringsh.render.code.cache import symbol_cache
-    from stringsh.render.code.suffixes import language_of
+    from stringsh.documents.symbolbody import symbol_source
 
-    text_file = ws.read_text(engine_path(given), topic=topic)
-    language = language_of(text_file.rel, text_file.text)
-    if language is None:
-        raise StringError("BLOCK_NOT_FOUND", f"{given} is not a source file stringsh indexes",
-                          "Symbols are found in Python, JavaScript, TypeScript, Go, Rust, Java, C, C++, Ruby and "
-                          "Bash files (/help symbols).")
-    return text_file, symbol_cache(None).symbols(text_file.text, language, text_file.sha256)
+    return symbol_source(ws, engine_path(given), given, topic)
 
 
 def read_symbol(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
-    from stringsh.render.code.views import resolve_symbol
-    from stringsh.workspace import split_lines
+    from stringsh.documents.symbolbody import symbol_body
 
-    text_file, index = _source(ws, args["file_path"], topic)
-    symbol = resolve_symbol(index, text_file.rel, args["symbol"])
-    lines = split_lines(ws.redact_lines(text_file.text))[symbol.start : symbol.end]
-    return {"file_path": text_file.rel, "id": symbol.id, "kind": symbol.kind, "start_line": symbol.start + 1,
-            "end_line": symbol.end, "content": "\n".join(lines)}
+    body = symbol_body(ws, engine_path(args["file_path"]), args["file_path"], args["symbol"], topic)
+    symbol = body.symbol
+    return {"file_path": body.rel, "id": symbol.id, "kind": symbol.kind, "start_line": symbol.start + 1,
+            "end_line": symbol.end, "content": body.text}
 
 
 def edit_symbol(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:

@@ -58,6 +58,24 @@ def test_the_symbol_tools_run_their_string_commands(client: Client, root: Path) 
         're: /symbols -- help\nSymbols "help" in ./: 1 definition in 1 file\n---\n@s1 app.py:L6-L7  function  #helper')
 
 
+def test_view_symbol_plain_gives_the_whole_body_replace_symbol_takes_back(client: Client, root: Path) -> None:
+    long = "def long():\n" + "".join(f"    x{i} = {i}\n" for i in range(900)) + "    return x0\n"
+    (root / "big.py").write_text("import os\n\n\n" + long + "\n\nKEY = 'AKIA" + "Q7W3E5R7T9Y1U3I5'\n")
+    plain = client.text("view_symbol", {"target": "big.py#long", "plain": True})
+    assert plain == long.rstrip("\n")  # every line, no numbers, no cut (a numbered view stops at its limit)
+    assert "[cut]" in client.text("view_symbol", {"target": "big.py#long"})
+    assert changed(client.text("replace_symbol", {"target": "big.py#long", "body": plain.replace("x0", "x1")})) == (
+        "re: /edit -- big.py#long\nEdited big.py#long (908 lines): 902 lines replaced by 902 lines")
+    assert client.error("view_symbol", {"target": "big.py#long", "plain": True, "fromLine": 5}) == (
+        "ERROR(INVALID_PAYLOAD): plain gives the whole definition: fromLine and toLine do not go with it\n"
+        "Drop fromLine and toLine, or plain.")
+    assert client.error("view_symbol", {"target": "big.py#nope", "plain": True}).startswith(
+        "ERROR(BLOCK_NOT_FOUND): Block not found: #nope in big.py\n")
+    assert client.error("view_symbol", {"target": "big.py", "plain": True}) == (
+        "ERROR(INVALID_TARGET): Not a path#Symbol: big.py\n"
+        "Name the file and the symbol: src/app.py#Parser.parse (symbols_overview lists them).")
+
+
 def test_refusals_write_nothing(client: Client, root: Path) -> None:
     (root / "app.py").write_bytes(APP.encode())
     assert client.text("view_symbol", {"target": "app.py#main"}).startswith("re: /open -- app.py#main\nOpened")
