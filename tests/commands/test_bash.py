@@ -11,6 +11,7 @@ from stringsh.userdirs import user_policy_file
 from stringsh.workspace.shell.procs import session_members
 from stringsh.workspace.state import AUDIT_FILE, state_folder
 from tests.conftest import SHELL_ENV_INFO, spool_named
+from tests.shell.sandboxnotes import READ_ONLY_NOTE
 
 RESTARTED = "[shell restarted: previous session ended (exit 3); cwd and exports reset]"
 
@@ -158,7 +159,7 @@ def test_sandbox_from_policy_confines(ws: Path, dispatcher) -> None:  # type: ig
     (ws / "stringsh.toml").write_text("[shell]\nsandbox = true\n")
     reply = dispatcher.execute("!touch /etc/stringsh-probe")
     assert reply.code == "EXIT_1"
-    assert reply.text.endswith("touch: cannot touch '/etc/stringsh-probe': Read-only file system")
+    assert reply.text.endswith(f"touch: cannot touch '/etc/stringsh-probe': Read-only file system\n{READ_ONLY_NOTE}")
 
 
 @pytest.mark.needs("bwrap")
@@ -166,7 +167,8 @@ def test_read_only_root_is_read_only_in_the_sandbox(ws: Path, dispatcher) -> Non
     (ws / "stringsh.toml").write_text('[[roots]]\npath = "."\nmode = "read_only"\n\n[shell]\nsandbox = true\n')
     reply = dispatcher.execute("!touch new.txt")
     assert reply.text == (
-        f"re: !touch new.txt\nexit: 1 | cwd: {ws}\n---\ntouch: cannot touch 'new.txt': Read-only file system"
+        f"re: !touch new.txt\nexit: 1 | cwd: {ws}\n---\ntouch: cannot touch 'new.txt': Read-only file system\n"
+        f"{READ_ONLY_NOTE}"
     )
     assert not (ws / "new.txt").exists()
 

@@ -12,6 +12,7 @@ import pytest
 
 from stringsh.errors import StringError
 from stringsh.workspace.shell import ShellSession, ShellSettings, make_provider, run_once
+from tests.shell.sandboxnotes import READ_ONLY_NOTE
 
 SANDBOXED = ShellSettings(sandbox="bubblewrap", timeout=20.0, kill_grace=0.3)
 LOCAL = ShellSettings(sandbox="none", timeout=20.0, kill_grace=0.3)
@@ -137,7 +138,7 @@ def test_writable_folders_follow_the_policy_roots(ws: Path, tmp_path: Path) -> N
     shell = ShellSession(ws, settings)
     try:
         refused = shell.run(f"touch here.txt; touch {shlex.quote(f'{other}/there.txt')}; ls {shlex.quote(str(other))}")
-        assert refused.output == "touch: cannot touch 'here.txt': Read-only file system\nthere.txt"
+        assert refused.output == f"touch: cannot touch 'here.txt': Read-only file system\nthere.txt\n{READ_ONLY_NOTE}"
         assert refused.cwd == str(ws)
     finally:
         shell.close()

@@ -15,6 +15,7 @@ import pytest
 from stringsh.dispatcher import Dispatcher
 from stringsh.workspace.shell.watch import benign_config
 from tests.conftest import run_stringsh, wait_until
+from tests.shell.sandboxnotes import READ_ONLY_NOTE
 
 pytestmark = [pytest.mark.needs("bwrap"), pytest.mark.needs("git")]
 SANDBOX = "[shell]\ntimeout = 20.0\nsandbox = true\n"
@@ -293,7 +294,7 @@ def test_user_state_folder_hidden_from_the_sandbox(ws: Path, monkeypatch: pytest
         assert SECRET not in out
         assert out.split("\n---\n", 1)[1] == (  # an empty folder: nothing to read, nothing listed, read-only
             f"cat: {state}/other-workspace/journal.db: No such file or directory\n"
-            f"touch: cannot touch '{state}/x': Read-only file system\nend\n"
+            f"touch: cannot touch '{state}/x': Read-only file system\nend\n{READ_ONLY_NOTE}\n"
         )
         assert not (state / "x").exists()
     finally:

@@ -28,6 +28,7 @@ from stringsh.errors import StringError
 from stringsh.workspace.paths import spool_folder
 from stringsh.workspace.shell.capture import OutputCapture
 from stringsh.workspace.shell.clean import StreamCleaner
+from stringsh.workspace.shell.hidden import sandbox_note
 from stringsh.workspace.shell.live import LineStream
 from stringsh.workspace.shell.procs import kill_session
 from stringsh.workspace.shell.providers import Provider, ensure_state_dir, make_provider
@@ -210,6 +211,10 @@ class ShellSession:
             ended, note = BROKEN_NOTES[self._health]
             self._restart(note)
             result.output = f"{result.output}\n{ended}" if result.output else ended
+        if self.provider.name == "bubblewrap":
+            hidden = sandbox_note(result.output, [Path(self.root), *map(Path, self.settings.writable or ()),
+                                                  *map(Path, self.settings.readonly)])
+            removed += [hidden] if hidden else []
         return add_notes(result, removed)
 
     def _attempt(self, command: str, wanted: dict[str, str], limit: float) -> tuple[ShellResult, list[str]]:

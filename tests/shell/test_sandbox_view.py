@@ -1,0 +1,71 @@
+"""What a sandboxed command sees outside the workspace, and the note a reply ends with when a command failed on
+it: the shell's own /tmp (a folder of the real /tmp is not there unless the user's policy adds it as a read-only
+root) and a read-only system (stringsh/workspace/shell/hidden.py; docs/security.md)."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from stringsh.workspace.shell import ShellSession, ShellSettings, make_provider
+from tests.shell.sandboxnotes import READ_ONLY_NOTE, tmp_note
+
+SANDBOXED = ShellSettings(sandbox="bubblewrap", timeout=20.0, kill_grace=0.3)
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A folder in the real /tmp, outside the workspace, holding one file."""
+    folder = Path(tempfile.mkdtemp(dir="/tmp", prefix="stringsh-venv-"))
+    (folder / "marker").write_text("hello\n")
+    yield folder
+    shutil.rmtree(folder)
+
+
+@pytest.mark.needs("bwrap")
+def test_a_folder_of_the_real_tmp_is_not_there_and_the_reply_says_why(ws: Path, outside: Path) -> None:
+    shell = ShellSession(ws, SANDBOXED)
+    try:
+        marker = f"{outside}/marker"
+        result = shell.run(f"cat {shlex.quote(marker)}")
+        assert result.output == f"cat: {marker}: No such file or directory\n{tmp_note(marker)}"
+        missing = shell.run("cat nope.txt; cat " + shlex.quote(f"{ws}/nope.txt"))  # the workspace's own: no note
+        assert missing.output == f"cat: nope.txt: No such file or directory\ncat: {ws}/nope.txt: No such file or " \
+                                 "directory"
+        written = shell.run("touch /etc/stringsh-probe; echo end")
+        assert written.output == f"touch: cannot touch '/etc/stringsh-probe': Read-only file system\nend\n" \
+                                 f"{READ_ONLY_NOTE}"
+    finally:
+        shell.close()
+
+
+@pytest.mark.needs("bwrap")
+def test_a_read_only_root_of_the_policy_is_seen_and_not_written(ws: Path, outside: Path) -> None:
+    settings = ShellSettings(sandbox="bubblewrap", timeout=20.0, kill_grace=0.3, readonly=(str(outside),))
+    shell = ShellSession(ws, settings, provider=make_provider("bubblewrap", readonly=settings.readonly))
+    try:
+        result = shell.run(f"cat {shlex.quote(str(outside / 'marker'))}; touch {shlex.quote(str(outside / 'x'))}")
+        assert result.output == f"hello\ntouch: cannot touch '{outside}/x': Read-only file system\n{READ_ONLY_NOTE}"
+        assert not (outside / "x").exists()
+    finally:
+        shell.close()
+
+
+@pytest.mark.parametrize(("output", "roots", "expected"), [
+    ("cat: /tmp/v/m: No such file or directory", ["/work"], tmp_note("/tmp/v/m")),
+    ("ls: cannot access '/tmp/ws/x': No such file or directory", ["/tmp/ws"], None),
+    ("cat: /tmp/ws: No such file or directory", ["/tmp/ws"], None),
+    ("cat: /var/x: No such file or directory", ["/work"], None),
+    ("cat: /var/tmp/x: No such file or directory", ["/work"], None),
+    ("touch: cannot touch 'a': Read-only file system", ["/work"], READ_ONLY_NOTE),
+    ("all fine", ["/work"], None),
+])
+def test_the_note_names_only_what_the_sandbox_hid(output: str, roots: list[str], expected: str | None) -> None:
+    from stringsh.workspace.shell.hidden import sandbox_note
+
+    assert sandbox_note(output, [Path(root) for root in roots]) == expected
