@@ -35,8 +35,8 @@ def test_a_folder_of_the_real_tmp_is_not_there_and_the_reply_says_why(ws: Path, 
         result = shell.run(f"cat {shlex.quote(marker)}")
         assert result.output == f"cat: {marker}: No such file or directory\n{tmp_note(marker)}"
         missing = shell.run("cat nope.txt; cat " + shlex.quote(f"{ws}/nope.txt"))  # the workspace's own: no note
-        assert missing.output == f"cat: nope.txt: No such file or directory\ncat: {ws}/nope.txt: No such file or " \
-                                 "directory"
+        lines = missing.output.splitlines()  # cat quotes a path holding a space: the lines are its own
+        assert len(lines) == 2 and all(line.endswith(": No such file or directory") for line in lines)
         written = shell.run("touch /etc/stringsh-probe; echo end")
         assert written.output == f"touch: cannot touch '/etc/stringsh-probe': Read-only file system\nend\n" \
                                  f"{READ_ONLY_NOTE}"
@@ -62,6 +62,9 @@ def test_a_read_only_root_of_the_policy_is_seen_and_not_written(ws: Path, outsid
     ("cat: /tmp/ws: No such file or directory", ["/tmp/ws"], None),
     ("cat: /var/x: No such file or directory", ["/work"], None),
     ("cat: /var/tmp/x: No such file or directory", ["/work"], None),
+    ("cat: /tmp/tmp dir/ws/x: No such file or directory", ["/tmp/tmp dir/ws"], None),
+    ("cat: /tmp/tmp dir/v/m: No such file or directory", ["/tmp/tmp dir/ws"], tmp_note("/tmp/tmp dir/v/m")),
+    ("/tmp/a: stat: /tmp/b: No such file or directory", ["/work"], tmp_note("/tmp/a: stat: /tmp/b")),
     ("touch: cannot touch 'a': Read-only file system", ["/work"], READ_ONLY_NOTE),
     ("all fine", ["/work"], None),
 ])
