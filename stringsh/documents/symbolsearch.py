@@ -203,8 +203,7 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
     masked = refs and shown.meets_mask(query)
     with walking:
         snapshot = indexed.snapshot() if indexed is not None else None
-        seen: set[str] = set()  # a file two of the paths reach is searched once
-        several = len(paths) > 1
+        seen = _seen(paths)
         for path in paths:
             searched = walking.files(path)
             if len(paths) == 1:
@@ -219,10 +218,8 @@ def search(ws: Workspace, query: str, paths: list[str], *, refs: bool = False, l
                         break
             prefilter = Prefilter(ws, needle, path, topic)
             for found in searched:
-                if language_of(found.rel) is None or (several and found.rel in seen):
+                if not _new_source(found.rel, seen):
                     continue
-                if several:
-                    seen.add(found.rel)
                 key = _key(found, masking)
                 stored = snapshot.known(found.rel, found.key) if snapshot is not None else None
                 if prefilter.skips(found.rel, key, stored is not None):
@@ -268,22 +265,33 @@ def _ranked(result: SearchResult, query: str, most: int, shown: Callable[[str], 
     return result
 
 
+def _seen(paths: list[str]) -> set[str] | None:
+    """The files met so far, when several paths may reach one file twice (it is searched once); None for one."""
+    return set() if len(paths) > 1 else None
+
+
+def _new_source(rel: str, seen: set[str] | None) -> bool:
+    """Whether `rel` is a source file not met yet under another of the paths (and now met)."""
+    if language_of(rel) is None or (seen is not None and rel in seen):
+        return False
+    if seen is not None:
+        seen.add(rel)
+    return True
+
+
 def _sources(ws: Workspace, walking: SearchWalk, paths: list[str], needle: bytes | None, masking: int,
              topic: str | None, result: SearchResult) -> Iterator[tuple[str, str, SymbolIndex]]:
     """(path, text, symbol index) of each source file under `paths` whose words may hold `needle`, once each, in
     walk order; `result` learns what the paths are (one file, or a folder)."""
-    seen: set[str] = set()  # a file two of the paths reach is searched once
-    several = len(paths) > 1
+    seen = _seen(paths)
     for path in paths:
         searched = walking.files(path)
-        if not several:
+        if seen is None:
             result.path, result.one_file = searched.rel, searched.one_file
         prefilter = Prefilter(ws, needle, path, topic)
         for found in searched:
-            if language_of(found.rel) is None or (several and found.rel in seen):
+            if not _new_source(found.rel, seen):
                 continue
-            if several:
-                seen.add(found.rel)
             key = _key(found, masking)
             if prefilter.skips(found.rel, key):
                 continue
