@@ -37,7 +37,7 @@ ACTIONS: dict[str, ActionShape] = {
     "fs.search": ActionShape(needs_path=True, keys=frozenset({"query", "q"})),
     "fs.stat": ActionShape(needs_path=True),
     "fs.symbols": ActionShape(needs_path=True, keys=frozenset({"query", "q", "refs"})),
-    "fs.readSymbol": ActionShape(needs_path=True, keys=frozenset({"symbol"})),
+    "fs.readSymbol": ActionShape(needs_path=True, keys=frozenset({"symbol", "plain"})),
     "fs.findDefinition": ActionShape(needs_path=True, keys=frozenset({"line", "column"})),
     "fs.map": ActionShape(needs_path=True, keys=frozenset({"budget"})),  # the repository map; path: its focus
     "fs.write": ActionShape(needs_path=True, keys=frozenset({"content", "content_b64"}), mutates=True),

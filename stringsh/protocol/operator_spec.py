@@ -97,7 +97,8 @@ Result: details_b64 contains "# symbols in <path>", "# query: <query>", "# match
 Source files: Python, JavaScript, TypeScript, Go, Rust, Java, C, C++, Ruby, Bash
 Summary: Found N symbols (Found N references (syntactic))""",
     "fs.readSymbol": """Requires: path (source file), symbol (an id as fs.symbols lists it, e.g. Parser.parse)
-Result: details_b64 contains "# <path>#<id>", "# <kind>, lines a-b", a blank line, then the definition (decorators and comments above it included) as in fs.readSlice
+Optional: plain: true (the definition's lines alone, unnumbered: the body fs.editSymbol takes back)
+Result: details_b64 contains "# <path>#<id>", "# <kind>, lines a-b", a blank line, then the definition (decorators and comments above it included) as in fs.readSlice, or its plain lines
 Summary: Read symbol (a-b)""",
     "fs.map": """Requires: path (the focus: a folder or file whose source files the ranking leans toward; . for none)
 Params: budget (tokens the map may take, 4 characters each: a whole number from 64 to 1000000; default 1024)

@@ -140,3 +140,13 @@ def test_find_definition_jumps_from_a_use_like_symbols_def(ws: Path) -> None:
         "c1", False, "NOT_FOUND: No identifier at cli.py:99:1")
     assert run(workspace, "fs.findDefinition", path="cli.py", line="10", column="x") == Result(
         "c1", False, "Invalid OPERATOR_CMD (ERR_INVALID_POSITION): line and column must be whole numbers from 1.")
+
+
+def test_read_symbol_plain_gives_the_lines_edit_symbol_takes_back(ws: Path) -> None:
+    (ws / "app.py").write_bytes(APP.encode())
+    workspace = Workspace(ws)
+    assert run(workspace, "fs.readSymbol", path="app.py", symbol="Parser.parse", plain="true") == Result(
+        "c1", True, "Read symbol (2-3)",
+        "# app.py#Parser.parse\n# method, lines 2-3\n\n    def parse(self, text):\n        return text.split()")
+    assert run(workspace, "fs.readSymbol", path="app.py", symbol="Parser.parse", plain="yes") == Result(
+        "c1", False, "Invalid OPERATOR_CMD (ERR_INVALID_FLAG): plain must be true or false.")

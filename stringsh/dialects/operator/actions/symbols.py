@@ -96,15 +96,19 @@ def _source(workspace: Workspace, command: Command, topic: str) -> tuple[TextFil
 
 
 def fs_read_symbol(workspace: Workspace, command: Command, topic: str) -> Result:
-    """One definition, numbered with the file's line numbers, secrets masked."""
-    from stringsh.render.code.views import resolve_symbol
-    from stringsh.workspace import split_lines
+    """One definition, numbered with the file's line numbers, secrets masked; `plain: true`, its lines alone (the
+    body fs.editSymbol takes back)."""
+    from stringsh.documents.symbolbody import symbol_body
 
-    file, index, name = _source(workspace, command, topic)
-    symbol = resolve_symbol(index, file.rel, name)
-    lines = split_lines(workspace.redact_lines(file.text))[symbol.start : symbol.end]
-    out = [f"# {file.rel}#{symbol.id}", f"# {symbol.kind}, lines {symbol.start + 1}-{symbol.end}", ""]
-    out += [f"{number:>6}: {line}" for number, line in enumerate(lines, symbol.start + 1)]
+    plain = _flag(command, "plain")
+    name = command.fields.get("symbol", "").strip()
+    if not name:
+        raise invalid("ERR_MISSING_SYMBOL", "missing symbol; use symbol: <id> (fs.symbols lists them).")
+    body = symbol_body(workspace, command.fields["path"], command.fields["path"], name, topic)
+    symbol = body.symbol
+    out = [f"# {body.rel}#{symbol.id}", f"# {symbol.kind}, lines {symbol.start + 1}-{symbol.end}", ""]
+    lines = body.text.split("\n")
+    out += lines if plain else [f"{number:>6}: {line}" for number, line in enumerate(lines, symbol.start + 1)]
     return ok(command, f"Read symbol ({symbol.start + 1}-{symbol.end})", "\n".join(out))
 
 
