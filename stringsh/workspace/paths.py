@@ -359,6 +359,11 @@ class Confiner:
             res.close()
             raise
 
+    def _root_again(self) -> int:
+        """The root opened anew, not `os.dup`: a duplicate shares the directory's read offset, so two threads
+        listing the root at once (scandir) would each see part of it, or nothing."""
+        return os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=self.root_fd)
+
     def walk(self, path: str, *, create: bool = False, reading: bool = False) -> Resolved:
         """Walk `path` from this root. `create` allows a missing leaf and missing parent folders (every write,
         append, delete and undo resolves so) and refuses paths that run code later (protected.py), requested or
@@ -369,9 +374,9 @@ class Confiner:
             self.check_change(parts, path)
         requested = "/".join(parts) or "."
         if not parts:
-            return Resolved(os.dup(self.root_fd), "", ".", ".", os.fstat(self.root_fd))
+            return Resolved(self._root_again(), "", ".", ".", os.fstat(self.root_fd))
         queue: deque[str] = deque(parts)
-        fds = [os.dup(self.root_fd)]
+        fds = [self._root_again()]
         names: list[str] = []
         hops = 0
         try:
