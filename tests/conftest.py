@@ -10,9 +10,9 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
 
@@ -115,6 +115,30 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         if os.environ.get("CI") == "true":
             pytest.fail(f"{tool} is not installed and CI=true requires this test: {TOOLS[tool]}", pytrace=False)
         pytest.skip(f"{tool} {NOT_INSTALLED} ({TOOLS[tool]} to run this test)")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Generator[None, Any, None]:
+    """A failure whose text holds a lone surrogate (the fuzz tests make such values) cannot travel from a
+    pytest-xdist worker, which then dies and hides the failure: such a report is sent as escaped text instead."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.longrepr is not None and not _encodes(str(report.longrepr)):
+        report.longrepr = _escaped(str(report.longrepr))
+    report.sections = [(title, content if _encodes(content) else _escaped(content))
+                       for title, content in report.sections]
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _escaped(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def unavailable(reason: str) -> NoReturn:

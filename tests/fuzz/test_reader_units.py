@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from stringsh.dialects.mcp.wirecheck import check
@@ -31,9 +31,22 @@ def test_a_reply_text_always_encodes(text: str) -> None:
 
 @MANY
 @given(JSON_VALUES)
+@example(["\ud800\udc00", "\udc80", {"\udbff": "\udfff"}])
 def test_a_json_reply_keeps_its_value_and_encodes(value: object) -> None:
     text = dumps(value)
-    assert json.loads(text.encode("utf-8")) == value
+    assert json.loads(text.encode("utf-8")) == paired(value)
+
+
+def paired(value: object) -> object:
+    """The value JSON can carry: a high surrogate then a low one is, in JSON's escapes, one character (a pair),
+    so two such lone surrogates side by side come back joined; every other code point comes back as it went."""
+    if isinstance(value, str):
+        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    if isinstance(value, list):
+        return [paired(item) for item in value]
+    if isinstance(value, dict):
+        return {paired(key): paired(item) for key, item in value.items()}
+    return value
 
 
 @MANY
