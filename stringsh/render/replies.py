@@ -15,7 +15,7 @@ from rich.text import Text
 from stringsh.render.document import is_markdown
 from stringsh.render.helpview import help_renderable, is_help
 from stringsh.render.index import build_index
-from stringsh.render.people import LINK_THEME, chunks, people_links
+from stringsh.render.people import LINK_THEME, Links, chunks, people_links
 from stringsh.render.replyparts import BASH_MESSAGE, document_target, split_reply
 from stringsh.workspace import clean_text as clean
 
@@ -120,8 +120,9 @@ def drop_heading_ids(text: str) -> str:
     return "\n".join(lines)
 
 
-def render_document(target: str, content: str) -> RenderableType:
-    """Markdown documents through rich's Markdown (size-capped); other text verbatim."""
+def render_document(target: str, content: str, links: Links | None = None) -> RenderableType:
+    """Markdown documents through rich's Markdown (size-capped), `links` where its links lead; other text
+    verbatim."""
     if not is_markdown(target):
         return render_listing(content) if looks_like_listing(content) else Text(content)
     if len(content) > MARKDOWN_LIMIT:
@@ -131,9 +132,10 @@ def render_document(target: str, content: str) -> RenderableType:
     parts: list[RenderableType] = [Text(line, style=STYLES["note"]) for line in hints]
     if hints:
         parts.append(Text(""))
-    from rich.markdown import Markdown  # pulls in pygments: load it on the first document, not at start-up
+    from stringsh.render.peoplemarkdown import PeopleMarkdown  # pygments: on the first document, not at start-up
 
-    parts.extend(Markdown(piece, hyperlinks=False) for piece in chunks(people_links(drop_heading_ids(body))))
+    pieces = chunks(people_links(drop_heading_ids(body), links))
+    parts.extend(PeopleMarkdown(piece, hyperlinks=False) for piece in pieces)
     return Group(*parts)
 
 
@@ -145,8 +147,8 @@ def render_bash(match: re.Match[str], content: str) -> list[RenderableType]:
     return [status, Rule(style=STYLES["rule"]), body]
 
 
-def reply_renderables(text: str) -> list[RenderableType]:
-    """Everything to print for one reply, in order."""
+def reply_renderables(text: str, links: Links | None = None) -> list[RenderableType]:
+    """Everything to print for one reply, in order; `links` as `render_document` takes them."""
     parsed = split_reply(clean(text))
     parts: list[RenderableType] = [Text(parsed.re_line, style=STYLES["re"])]
     if parsed.error:
@@ -163,7 +165,7 @@ def reply_renderables(text: str) -> list[RenderableType]:
     if parsed.message.startswith("Listing "):
         parts.append(render_listing(parsed.content))
     elif target is not None:
-        parts.append(render_document(target, parsed.content))
+        parts.append(render_document(target, parsed.content, links))
     elif parsed.message.startswith("[editing:"):
         parts.append(render_numbered(parsed.content))
     elif is_help(parsed.message):
@@ -173,10 +175,11 @@ def reply_renderables(text: str) -> list[RenderableType]:
     return parts
 
 
-def print_reply(console: Console, text: str) -> None:
+def print_reply(console: Console, text: str, links: Links | None = None) -> None:
+    """Print one reply for people; `links` lets a document's links show where they lead."""
     from rich.theme import Theme
 
     with console.use_theme(Theme(LINK_THEME)):
-        for part in reply_renderables(text):
+        for part in reply_renderables(text, links):
             console.print(part)
         console.print()

@@ -173,9 +173,10 @@ class Repl:
         from stringsh.render.replies import print_reply
         from stringsh.repl.pager import print_paged
 
+        links = self.sources.links()
         try:
             if not print_paged(self.console, reply.text, print_reply):  # long help goes through a pager
-                print_reply(self.console, reply.text)
+                print_reply(self.console, reply.text, links)
         except KeyboardInterrupt:
             self.console.print("\n^C (rest of the reply not shown)", style="dim")
         return True

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING
 
 from stringsh.documents.fileblocks import file_index
 from stringsh.documents.service import DocumentService
-from stringsh.documents.shortcuts import page_menus
+from stringsh.documents.shortcuts import page_menus, page_shortcuts
 from stringsh.errors import StringError
 from stringsh.nav.menus import menu_targets
+from stringsh.render.people import Links
 
 if TYPE_CHECKING:
     from stringsh.actions.model import Action
@@ -175,6 +176,14 @@ class Sources:
         for name, label in found:
             unique.setdefault(name, label)  # the first table that has an id wins, as in `/open`
         return list(unique.items())
+
+    def links(self) -> Links | None:
+        """Where the open document's links lead, for people's rendering: its shortcuts, as `/open @id` resolves
+        them, and its reference definitions."""
+        view = self.view()
+        if view is None or view.kind != "markdown":
+            return None
+        return Links({**view.auto_shortcuts, **page_shortcuts(view)}, view.index.references)
 
     def menu_entries(self, view: DocumentView) -> dict[str, str]:
         """`menu.id` -> target of the page's menus, their files read through the engine (cached like listings)."""

@@ -1,5 +1,5 @@
 """Replies rendered for people in the REPL (a real pty read through pyte). Help is markdown with
-columns that wrap inside their cell; links show their label as a link and the shortcut discreetly; a change
+columns that wrap inside their cell; links show their label as a link and where they lead discreetly; a change
 stringsh itself makes refreshes the open view instead of marking it stale. The plain wire is unchanged."""
 
 from __future__ import annotations
@@ -54,15 +54,15 @@ def test_help_is_markdown_with_columns_that_wrap_inside_their_cell(term: Termina
     assert follow[:description].strip() == "" and follow[description:].startswith(("a menu", "or a menu", "its"))
 
 
-def test_links_show_the_label_and_the_shortcut_discreetly(term: Terminal) -> None:
+def test_links_show_their_label_and_where_they_lead(term: Terminal) -> None:
     term.send("/open notes.md" + ENTER)
     screen = term.wait_for("Opened notes.md")
     screen = term.wait_for("for details.")
-    assert "See #892 (@link-1) for details." in screen
-    assert "][@" not in screen
+    assert "See #892 (https://github.com/org/repo/issues/892) for details." in screen
+    assert "@link" not in screen and "][@" not in screen
     row = next(y for y, line in enumerate(screen.splitlines()) if line.startswith("See #892"))
     assert term.screen.buffer[row][4].underscore  # the label reads as a link
-    assert not term.screen.buffer[row][10].underscore  # the shortcut does not
+    assert not term.screen.buffer[row][10].underscore  # its target does not
 
 
 def test_a_change_stringsh_makes_refreshes_the_open_view(term: Terminal, ws: Path) -> None:
