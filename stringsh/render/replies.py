@@ -13,7 +13,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from stringsh.render.document import is_markdown
-from stringsh.render.helpview import help_renderable, is_help
+from stringsh.render.helpview import help_renderable, is_help, without_title
 from stringsh.render.index import build_index
 from stringsh.render.people import LINK_THEME, Links, chunks, people_links
 from stringsh.render.replyparts import BASH_MESSAGE, document_target, split_reply
@@ -169,7 +169,7 @@ def reply_renderables(text: str, links: Links | None = None) -> list[RenderableT
     elif parsed.message.startswith("[editing:"):
         parts.append(render_numbered(parsed.content))
     elif is_help(parsed.message):
-        parts.append(help_renderable(people_links(parsed.content)))
+        parts.append(help_renderable(people_links(without_title(parsed.content, parsed.message))))
     else:
         parts.append(render_text(parsed.content))
     return parts
