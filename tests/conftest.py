@@ -43,6 +43,22 @@ BEST_EFFORT = "it runs with your rights; commands naming a secret path are refus
 SHELL_ENV_INFO = "shell env: core; withheld unless named: *KEY*, *SECRET*, *TOKEN*, *PASSWORD*, *CREDENTIAL*"
 
 
+#: `/info`'s sandbox line where the shell runs in bubblewrap.
+SANDBOX_INFO = "bubblewrap: the workspace writable, the rest of the system read-only or hidden"
+
+
+def info_setup(ws: Path, policy: str = "defaults", sandbox: str | None = None) -> str:
+    """`/info`'s policy, sandbox and state lines for the workspace at `ws`: `sandbox` as given, else this machine's
+    default (bubblewrap, or why not); the state folder under this run's STRINGSH_STATE_DIR."""
+    from stringsh.workspace import shown_path
+    from stringsh.workspace.statefolder import state_folder
+
+    note = sandbox_note()
+    if sandbox is None:
+        sandbox = SANDBOX_INFO if not note else f"off ({note.split('(', 1)[1].split('):', 1)[0]})"
+    return f"policy:    {policy}\nsandbox:   {sandbox}\nstate:     {shown_path(state_folder(ws))}/"
+
+
 @functools.cache
 def sandbox_note() -> str:
     """What the start-up line adds on this machine under the default policy: nothing where bubblewrap runs, else why

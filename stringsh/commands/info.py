@@ -52,12 +52,25 @@ def info(ctx: Context) -> Result:
     lines.append(info_line("history", f"{count} entr{'y' if count == 1 else 'ies'}"))
     lines.append(info_line("vars", variables_summary(session.variables)))
     lines.append(info_line("shell env", ctx.dispatcher.workspace.shell_environment()))
+    lines.extend(setup_lines(ctx.dispatcher.workspace))
     lines.extend(journal_lines(ctx.dispatcher.workspace))
     warnings = document_warnings(ctx, view) if view is not None and view.kind == "markdown" else []
     if warnings:
         lines.append("Warnings:")
         lines.extend(f"  {warning}" for warning in warnings)
     return Result("Session info", "\n".join(lines))  # a title or value that is a key is masked with the reply
+
+
+def setup_lines(workspace: Workspace) -> list[str]:
+    """What a person asks when something is refused or vanishes: which policy layers are in force, whether the
+    shell is sandboxed (and why not), and where this workspace's state lives (docs/configuration.md)."""
+    from stringsh.workspace import policy_summary, shown_path
+
+    settings = workspace.sandbox_settings()
+    sandbox = ("bubblewrap: the workspace writable, the rest of the system read-only or hidden"
+               if settings.sandbox != "none" else f"off ({settings.why_not})")
+    return [info_line("policy", policy_summary(workspace.policy)), info_line("sandbox", sandbox),
+            info_line("state", shown_path(workspace.state_dir) + "/")]
 
 
 def journal_lines(workspace: Workspace) -> list[str]:

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.journal import ChangeRow, FileRow, MissingBlob, TreeOp
     from stringsh.workspace.journalcheck import stray_paths
     from stringsh.workspace.keep import human_size, prune_at
-    from stringsh.workspace.layers import load_policy, startup_line, workspace_policy_bytes
+    from stringsh.workspace.layers import load_policy, policy_summary, shown_path, startup_line, workspace_policy_bytes
     from stringsh.workspace.models import (
         ChangeSet,
         ChangeSetId,
@@ -190,6 +190,8 @@ _WHERE = {
     "shown_pair": "textdiff",
     "SkippedChange": "models",
     "split_lines": "textio",
+    "policy_summary": "layers",
+    "shown_path": "layers",
     "startup_line": "layers",
     "Stream": "shell.streams",
     "StreamsRequest": "ops.streams",
@@ -304,6 +306,7 @@ __all__ = [
     "parse_diff",
     "patched_line",
     "pick_client",
+    "policy_summary",
     "prune_at",
     "pruned_error",
     "refuse_ambiguous",
@@ -313,6 +316,7 @@ __all__ = [
     "sha256",
     "shell_note",
     "shown_pair",
+    "shown_path",
     "shown_text",
     "splice",
     "splice_lines",

@@ -63,7 +63,7 @@ def layered_policy(root: Path, policy_file: Path | None) -> Policy:
     user = user_policy_file()
     if os.path.lexists(user):
         policy = parse_policy(read_policy_file(user), user, root, policy)
-        layers.append(shown(user))
+        layers.append(shown_path(user))
         files.append(user.resolve())
     ws_file = root / POLICY_FILE
     ws_text = None
@@ -78,7 +78,7 @@ def layered_policy(root: Path, policy_file: Path | None) -> Policy:
     ignored: list[str] = []
     if policy_file is not None:
         policy = parse_policy(read_policy_file(Path(policy_file)), Path(policy_file), root, policy)
-        layers.append(f"--policy {shown(Path(policy_file))}")
+        layers.append(f"--policy {shown_path(Path(policy_file))}")
         files.append(Path(policy_file).resolve())
     elif ws_text is not None:
         candidate = parse_policy(ws_text, ws_file, root, policy)
@@ -91,11 +91,26 @@ def layered_policy(root: Path, policy_file: Path | None) -> Policy:
     return policy._replace(trusted=trusted, files=tuple(files), layers=tuple(layers), ignored=tuple(ignored))
 
 
-def shown(path: Path) -> str:
+def shown_path(path: Path) -> str:
     """A path as the user would type it: `~/...` under the home folder."""
     home = os.path.expanduser("~")
     text = str(path)
     return "~" + text[len(home):] if home not in ("", "/") and text.startswith(home + "/") else text
+
+
+def policy_summary(policy: Policy) -> str:
+    """The layers in force, in a line `/info` shows: `defaults + ~/.config/stringsh/policy.toml; workspace
+    stringsh.toml narrows it (untrusted: 1 widening setting ignored: permissions.shell)`."""
+    line = " + ".join(layer for layer in policy.layers if layer != WORKSPACE)
+    if WORKSPACE not in policy.layers:
+        return line
+    if policy.trusted:
+        return f"{line} + {WORKSPACE} (trusted)"
+    if not policy.ignored:
+        return f"{line}; {WORKSPACE} narrows it (untrusted)"
+    count = len(policy.ignored)
+    return (f"{line}; {WORKSPACE} narrows it (untrusted: {count} widening setting{'s' if count > 1 else ''} "
+            f"ignored: {', '.join(policy.ignored)}; run 'stringsh trust' to allow them)")
 
 
 def startup_line(policy: Policy, shell_note: str | None = None) -> str:
@@ -104,17 +119,7 @@ def startup_line(policy: Policy, shell_note: str | None = None) -> str:
     `shell_note` (why the shell is not sandboxed, shell/sandboxing.py) when there is one."""
     from stringsh.workspace.shell.environment import DEFAULT, describe
 
-    line = "stringsh: policy: " + " + ".join(layer for layer in policy.layers if layer != WORKSPACE)
-    if WORKSPACE in policy.layers and policy.trusted:
-        line += f" + {WORKSPACE} (trusted)"
-    elif WORKSPACE in policy.layers and not policy.ignored:
-        line += f"; {WORKSPACE} narrows it (untrusted)"
-    elif WORKSPACE in policy.layers:
-        count = len(policy.ignored)
-        line += (
-            f"; {WORKSPACE} narrows it (untrusted: {count} widening setting{'s' if count > 1 else ''} ignored: "
-            f"{', '.join(policy.ignored)}; run 'stringsh trust' to allow them)"
-        )
+    line = "stringsh: policy: " + policy_summary(policy)
     if policy.environment != DEFAULT:
         line += f"; shell env: {describe(policy.environment)}"
     return line if shell_note is None else f"{line}; {shell_note}"

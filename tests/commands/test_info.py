@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tests.conftest import SHELL_ENV_INFO
+from stringsh.dispatcher import Dispatcher
+from tests.conftest import SHELL_ENV_INFO, info_setup
 
 
 def test_info_with_no_document(ws, dispatcher) -> None:
@@ -14,13 +15,14 @@ def test_info_with_no_document(ws, dispatcher) -> None:
         "file:      (none open)\n"
         "history:   0 entries\n"
         "vars:      (none)\n"
-        f"{SHELL_ENV_INFO}"
+        f"{SHELL_ENV_INFO}\n{info_setup(ws)}"
     )
 
 
-def test_info_lists_variables(dispatcher) -> None:
+def test_info_lists_variables(ws, dispatcher) -> None:
     dispatcher.execute('/set {a} = "1"\nb = two')
-    assert dispatcher.execute("/info").text.endswith(f'\nvars:      {{a}}="1", {{b}}="two"\n{SHELL_ENV_INFO}')
+    assert dispatcher.execute("/info").text.endswith(
+        f'\nvars:      {{a}}="1", {{b}}="two"\n{SHELL_ENV_INFO}\n{info_setup(ws)}')
 
 
 def test_info_shows_an_app_pages_name_and_version(ws, dispatcher) -> None:
@@ -39,5 +41,14 @@ def test_info_shows_an_app_pages_name_and_version(ws, dispatcher) -> None:
         "blocks:    notes\n"
         "history:   0 entries\n"
         "vars:      (none)\n"
-        f"{SHELL_ENV_INFO}"
+        f"{SHELL_ENV_INFO}\n{info_setup(ws)}"
     )
+
+
+def test_info_says_when_the_shell_is_not_sandboxed_and_why(ws) -> None:
+    dispatcher = Dispatcher(ws, no_sandbox=True)
+    try:
+        text = dispatcher.execute("/info").text
+    finally:
+        dispatcher.close()
+    assert text.endswith(f"{SHELL_ENV_INFO}\n{info_setup(ws, sandbox='off (--no-sandbox)')}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import SHELL_ENV_INFO, run_script
+from tests.conftest import SHELL_ENV_INFO, info_setup, run_script
 
 PAGE = """# Shortcuts Test
 
@@ -52,7 +52,7 @@ def test_info_warns_of_a_shortcut_whose_target_is_missing(ws: Path) -> None:
         "blocks:    shortcuts-test\n"
         "shortcuts: @gone, @api, @notes\n"
         "history:   0 entries\n"
-        f"vars:      (none)\n{SHELL_ENV_INFO}\n"
+        f"vars:      (none)\n{SHELL_ENV_INFO}\n{info_setup(ws)}\n"
         "Warnings:\n"
         "  line 4: shortcut @gone → missing.md: target not found"
     )
@@ -74,7 +74,7 @@ def test_open_folder_makes_it_the_topics_folder(ws: Path) -> None:
     assert out[0] == "re: /open ./sub/\nListing sub/\n---\n  hello.md"
     assert out[1] == (
         f"re: /info\nSession info\n---\ntopic:     main\nroot:      {ws}\ncwd:       ./sub/\n"
-        f"file:      (none open)\nhistory:   0 entries\nvars:      (none)\n{SHELL_ENV_INFO}"
+        f"file:      (none open)\nhistory:   0 entries\nvars:      (none)\n{SHELL_ENV_INFO}\n{info_setup(ws)}"
     )
     assert out[2] == "re: /ls .\nListing sub/\n---\n  hello.md"
     assert out[3] == "re: /open ./hello.md\nOpened sub/hello.md\n---\n# Hello\nWorld"
@@ -82,7 +82,7 @@ def test_open_folder_makes_it_the_topics_folder(ws: Path) -> None:
     assert out[5] == "re: /open root.md\nOpened root.md\n---\n# Root"  # not beside hello.md: from the root
     assert out[7].rstrip("\n") == (
         f"re: /info\nSession info\n---\ntopic:     main\nroot:      {ws}\ncwd:       ./\n"
-        f"file:      (none open)\nhistory:   0 entries\nvars:      (none)\n{SHELL_ENV_INFO}"
+        f"file:      (none open)\nhistory:   0 entries\nvars:      (none)\n{SHELL_ENV_INFO}\n{info_setup(ws)}"
     )
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from tests.actions.loopback import serve
 from tests.commands.documents import body, trust_workspace
-from tests.conftest import SHELL_ENV_INFO, run_stringsh
+from tests.conftest import SHELL_ENV_INFO, info_setup, run_stringsh
 
 MASK = "***REDACTED***"
 TOKEN = "ghp_" + "Q7" * 18
@@ -198,5 +198,6 @@ def test_info_and_the_variable_listing_mask_secrets(ws: Path, dispatcher) -> Non
     info = dispatcher.execute("/info").text
     listing = dispatcher.execute("/set").text
     assert TOKEN not in info
-    assert f"\ntitle:     t {MASK}\n" in info and info.endswith(f'\nvars:      {{tok}}="{MASK}"\n{SHELL_ENV_INFO}')
+    assert f"\ntitle:     t {MASK}\n" in info
+    assert info.endswith(f'\nvars:      {{tok}}="{MASK}"\n{SHELL_ENV_INFO}\n{info_setup(ws)}')
     assert listing == f're: /set\nVariables\n---\n{{tok}} = "{MASK}"'

@@ -10,7 +10,7 @@ from shlex import quote
 import pytest
 
 from stringsh.protocol.response import cut_header, re_line
-from tests.conftest import SHELL_ENV_INFO, run_stringsh
+from tests.conftest import SHELL_ENV_INFO, info_setup, run_stringsh
 
 RO_HINT = "A read_only root is never changed; /info lists the roots and their modes."
 
@@ -34,6 +34,13 @@ def roots(tmp_path: Path) -> Path:
         f'[[roots]]\nid = "scratch"\npath = "{tmp_path / "scratch"}"\n'
     )
     return tmp_path
+
+
+def policy_layers(base: Path, policy: str = "p.toml") -> str:
+    """What `/info` names as the policy `run` applies."""
+    from stringsh.workspace import shown_path
+
+    return f"defaults + --policy {shown_path(base / policy)}"
 
 
 def run(base: Path, script: str, policy: str = "p.toml") -> str:
@@ -199,6 +206,7 @@ def test_info_lists_the_roots(roots: Path) -> None:
         f"           docs:     read_only   {roots}/docs\n"
         f"           scratch:  read_write  {roots}/scratch\n"
         f"cwd:       ./\nfile:      (none open)\nhistory:   0 entries\nvars:      (none)\n{SHELL_ENV_INFO}\n"
+        f"{info_setup(roots / 'ws', policy=policy_layers(roots))}\n"
     )
 
 
@@ -242,6 +250,7 @@ def test_relative_paths_stay_in_the_root_of_the_folder_or_page(roots: Path) -> N
         f"           docs:     read_only   {roots}/docs\n"
         f"           scratch:  read_write  {roots}/scratch\n"
         f"cwd:       docs:\nfile:      (none open)\nhistory:   0 entries\nvars:      (none)\n{SHELL_ENV_INFO}\n"
+        f"{info_setup(roots / 'ws', policy=policy_layers(roots))}\n"
         "re: /open docs:links.md\nOpened docs:links.md\n---\n# Links\n\nSee [y](sub/y.txt).\n"
         "re: /open sub/y.txt\nOpened docs:sub/y.txt\n---\ny\n"
         "re: /open docs:../ws/sub/y.txt\nERROR(INVALID_PATH): Path escapes root docs: docs:../ws/sub/y.txt\n"

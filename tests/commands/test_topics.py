@@ -6,7 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from tests.conftest import SHELL_ENV_INFO, STRINGSH, run_stringsh
+from tests.conftest import SHELL_ENV_INFO, STRINGSH, info_setup, run_stringsh
 
 
 class JsonDaemon:
@@ -86,7 +86,7 @@ def test_session_close_ends_a_topic_or_starts_this_one_afresh(ws: Path, dispatch
     assert listing.endswith("\n\n  main                 tab     current: a.md\n\n1 topic open.")
     assert dispatcher.execute("/session close").text == "re: /session close\nSession closed: main"
     assert dispatcher.execute("/info").text.endswith(
-        f"file:      (none open)\nhistory:   0 entries\nvars:      (none)\n{SHELL_ENV_INFO}")
+        f"file:      (none open)\nhistory:   0 entries\nvars:      (none)\n{SHELL_ENV_INFO}\n{info_setup(ws)}")
     assert dispatcher.execute("/session close nope").text == (
         "re: /session close nope\nERROR(NOT_FOUND): No such topic: nope\n/topics lists this client's topics."
     )

@@ -50,9 +50,10 @@ import pytest
 
 from stringsh.dispatcher import Dispatcher
 from stringsh.render.index import INDEX_VERSION, build_index
+from stringsh.workspace import load_policy, policy_summary
 from stringsh.workspace.policy import Permissions
 from stringsh.workspace.state import JOURNAL_FILE
-from tests.conftest import SHELL_ENV_INFO, STRINGSH
+from tests.conftest import SANDBOX_INFO, SHELL_ENV_INFO, STRINGSH, info_setup
 from tests.workspace.test_planted_state import plant_journal
 
 pytestmark = pytest.mark.needs("git")  # the hostile repository is made by `git init`
@@ -249,15 +250,18 @@ def expected_replies(h: Hostile, one_shot: bool) -> list[str]:
         cat_env = f"ERROR(SECRET_DENIED): The command names a secret file: .env\n{NOT_SANDBOXED}"
         cat_key = f"ERROR(SECRET_DENIED): The command names a secret file: id_rsa\n{NOT_SANDBOXED}"
         cat_canary = f"exit: 0 | cwd: {root}\n---\n{CANARY.decode().rstrip()}"
+    setup = info_setup(root, policy=policy_summary(load_policy(root)), sandbox=SANDBOX_INFO if h.sandboxed else
+                       f"off ([shell] sandbox = false in {USER_POLICY_SHOWN})")
     if one_shot:
         info = (
             f"Session info\n---\ntopic:     main\nroot:      {root}\ncwd:       ./\nfile:      (none open)\n"
-            f"history:   0 entries\nvars:      (none)\n{SHELL_ENV_INFO}"
+            f"history:   0 entries\nvars:      (none)\n{SHELL_ENV_INFO}\n{setup}"
         )
     else:
         info = (
             f"Session info\n---\ntopic:     main\nroot:      {root}\ncwd:       ./\nfile:      README.md\n"
-            f"blocks:    project\nactions:   build(CLI)\nhistory:   0 entries\nvars:      (none)\n{SHELL_ENV_INFO}"
+            f"blocks:    project\nactions:   build(CLI)\nhistory:   0 entries\nvars:      (none)\n{SHELL_ENV_INFO}\n"
+            f"{setup}"
         )
     bodies = [
         "Listing ./\n---\n  docs/\n  link-out\n  README.md\n  stringsh.toml",  # .env and id_rsa: secrets

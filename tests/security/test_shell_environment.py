@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import STRINGSH, on_this_machine, run_stringsh
+from tests.conftest import STRINGSH, info_setup, on_this_machine, run_stringsh
 
 #: What the issue's attack found in the environment, plus one of each other secret-looking kind and one plain name.
 SECRETS = {
@@ -176,7 +176,10 @@ def test_an_untrusted_workspace_can_only_narrow_and_the_start_up_line_says_what_
         "allow them); shell env: core - LANG") + "\n"
     info = run_stringsh(["-c", "/info"], ws, env=CHILD_ENV).stdout.decode()
     assert info.endswith(
-        "\nshell env: core - LANG; withheld unless named: *KEY*, *SECRET*, *TOKEN*, *PASSWORD*, *CREDENTIAL*\n")
+        "\nshell env: core - LANG; withheld unless named: *KEY*, *SECRET*, *TOKEN*, *PASSWORD*, *CREDENTIAL*\n"
+        + info_setup(ws, policy="defaults; workspace stringsh.toml narrows it (untrusted: 3 widening settings ignored: "
+                     "shell_environment.inherit, shell_environment.include, shell_environment.set; run 'stringsh "
+                     "trust' to allow them)") + "\n")
 
 
 def test_a_trusted_workspace_is_the_users_own(ws: Path) -> None:

@@ -18,7 +18,7 @@ from stringsh.workspace.engine import Workspace
 from stringsh.workspace.models import ChangeSet
 from stringsh.workspace.policy import JournalKeep, Policy, parse_policy
 from stringsh.workspace.state import JOURNAL_FILE, state_folder
-from tests.conftest import SHELL_ENV_INFO, run_stringsh, script_replies
+from tests.conftest import SHELL_ENV_INFO, info_setup, run_stringsh, script_replies
 
 
 def keeping(root: Path, changes: int = 1000, size: int = 128 * 1024 * 1024) -> Workspace:
@@ -101,7 +101,7 @@ def test_info_shows_the_journal_depth(ws: Path) -> None:
     run_stringsh(["run", "-"], ws, stdin="/write --force a.md one\n/write --force a.md two\n")
     out = run_stringsh(["-c", "/info"], ws).stdout.decode()
     assert out.endswith(
-        f"vars:      (none)\n{SHELL_ENV_INFO}\n"
+        f"vars:      (none)\n{SHELL_ENV_INFO}\n{info_setup(ws)}\n"
         "journal:   2 changes kept (oldest 1, newest 2), 15 bytes of previous content; keeps the newest 1000 "
         "changes (pruned at 1100) and at most 128 MiB\n"
     )

@@ -40,12 +40,12 @@ class SandboxChoice(NamedTuple):
 
 def choose_sandbox(policy: Policy, probe: BwrapProbe | None = None) -> SandboxChoice:
     """The sandbox the shell runs in under `policy`: bubblewrap when asked for, or by default where it works."""
-    from stringsh.workspace.layers import NO_SANDBOX, shown
+    from stringsh.workspace.layers import NO_SANDBOX, shown_path
     from stringsh.workspace.shell.providers import BwrapProbe
 
     if not policy.shell.sandbox:
         by = policy.sandbox_set_by
-        return SandboxChoice("none", by if by == NO_SANDBOX else f"[shell] sandbox = false in {shown(Path(by))}")
+        return SandboxChoice("none", by if by == NO_SANDBOX else f"[shell] sandbox = false in {shown_path(Path(by))}")
     if policy.sandbox_set_by:
         return SandboxChoice("bubblewrap")  # asked for by name: a missing bwrap is an error, never a fallback
     path = shutil.which("bwrap")
