@@ -21,7 +21,8 @@ from stringsh.render.view import DocumentView, budget_from, masked, numbered, re
 
 
 def view_source(ctx: Context, view: DocumentView, block: str | None, start: int) -> Result:
-    """`[editing: path[#block]]` + numbered source + `(N lines)`; numbers start at 1 inside a block.
+    """`[editing: path[#block]]` + numbered source + `(N lines)`, numbered as the file's lines (a markdown block
+    as a symbol, and as `/replace path:L5-L10` counts them; `--from N` is a line of the file too).
 
     Secrets are masked line for line (the numbers stay the file's), and a `[masked]` line says so."""
     workspace = ctx.documents.workspace
@@ -32,7 +33,11 @@ def view_source(ctx: Context, view: DocumentView, block: str | None, start: int)
         lines, first = shown.doc.source_lines(found.start, found.end), found.start + 1
         start = max(start - found.start, 0) if start else 0
     elif block:
-        lines = shown.doc.block_source(resolve_block(shown, block)).split("\n")
+        found = resolve_block(shown, block)
+        lines = shown.doc.block_source(found).split("\n")
+        whole = shown.doc.source_lines(found.start, found.end)
+        first = found.start + 1 + next((i for i, line in enumerate(whole) if line.strip()), 0)  # past blank lines
+        start = max(start - first + 1, 0) if start else 0
     else:
         lines = shown.doc.source_lines(0, len(shown.doc.lines))
         if lines and lines[-1] == "" and shown.doc.text.endswith("\n"):

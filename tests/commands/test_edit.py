@@ -14,12 +14,17 @@ def test_view_whole_file_numbered(ws: Path, dispatcher) -> None:
     assert text.endswith("\n10 | line 10\n\n(10 lines)")
 
 
-def test_view_block_numbers_from_one(ws: Path, dispatcher) -> None:
+def test_view_block_numbers_its_lines_as_the_files(ws: Path, dispatcher) -> None:
     make_notes(ws)
+    n = (ws / "README.md").read_text().split("\n").index("## Setup") + 1
     assert dispatcher.execute("/edit README.md#setup").text == (
         "re: /edit README.md#setup\n[editing: README.md#setup]\n---\n"
-        "1 | ## Setup\n2 | \n3 | Install the tools, then run `make`.\n\n(3 lines)"
+        f"{n} | ## Setup\n{n + 1} | \n{n + 2} | Install the tools, then run `make`.\n\n(3 lines)"
     )
+    assert dispatcher.execute(f"/edit README.md#setup --from {n + 2}").text == (
+        "re: /edit README.md#setup --from 12\n[editing: README.md#setup]\n---\n"
+        f"{n + 2} | Install the tools, then run `make`.\n\n(3 lines)"
+    ).replace("--from 12", f"--from {n + 2}")
     assert body(dispatcher.execute("/edit README.md#nope").text) == (
         "ERROR(BLOCK_NOT_FOUND): Block not found: #nope in README.md\nAvailable blocks: notes, setup, usage, tip"
     )

@@ -72,7 +72,7 @@ def test_source_edit_view_and_verify_mask_secrets(ws: Path, dispatcher, secret_p
     )
     block = dispatcher.execute("/edit deploy.md#key").text
     assert_clean(block)
-    assert f"3 | {MASK}\n4 | {MASK}\n5 | {MASK}" in block
+    assert f"\n7 | {MASK}\n8 | {MASK}\n9 | {MASK}\n" in block  # the file's line numbers, as its whole view
     verified = dispatcher.execute("/verify deploy.md#key").text
     assert_clean(verified)
     assert verified.startswith("re: /verify deploy.md#key\nVerified deploy.md#key (5 lines, ")
