@@ -94,9 +94,11 @@ class Stream:
 class Streams:
     """The open streams of one server, and whether it is stopping (a stream opened then ends at once)."""
 
-    def __init__(self) -> None:
+    def __init__(self, subscriptions: Subscriptions) -> None:
         self.open: set[Stream] = set()
         self.stopping = False
+        #: What the streams watch (shared with resources/subscribe): how many files it watches, for the checks.
+        self.subscriptions = subscriptions
 
     def end(self) -> None:
         """On the event loop: end every stream gracefully, and any opened from now on."""
@@ -121,7 +123,7 @@ def end_streams(server: MCPServer, from_thread: bool = False) -> None:
 
 def serve(server: MCPServer, subscriptions: Subscriptions, run: Run) -> None:
     """Serve `subscriptions/listen` in place of the SDK's handler, on the subscriptions resources.py keeps."""
-    streams = Streams()
+    streams = Streams(subscriptions)
     setattr(server, STREAMS, streams)
     shared: SubscriptionBus = server._subscriptions  # the SDK's bus (`ctx.notify_*`): its events reach every stream
 
