@@ -119,14 +119,16 @@ def test_a_listened_file_hears_of_a_write_by_another_client(client: Modern, root
 
 
 def test_a_listened_folder_hears_of_changes_inside_it(client: Modern, root: Path) -> None:
-    folder = root / "src"
-    uri = folder.as_uri()
-    with client.listen(resource_subscriptions=[uri]) as subscription:
-        assert client.text("bash", {"command": "mkdir -p src/deep && echo x > src/deep/made.txt"}).startswith(
-            "re: !mkdir")
-        assert client.next_event(subscription) == ResourceUpdated(uri)
-        (folder / "deep" / "made.txt").unlink()  # another process
-        assert client.next_event(subscription) == ResourceUpdated(uri)
+    """The shell's write deep inside one folder, another process's removal inside a second: each folder's URI."""
+    src, notes = root / "src", root / "notes"
+    (src / "deep").mkdir(exist_ok=True)
+    notes.mkdir(exist_ok=True)
+    (notes / "old.md").write_text("old\n")
+    with client.listen(resource_subscriptions=[src.as_uri(), notes.as_uri()]) as subscription:
+        assert client.text("bash", {"command": "echo x > src/deep/made.txt"}).startswith("re: !echo x")
+        assert client.next_event(subscription) == ResourceUpdated(src.as_uri())
+        (notes / "old.md").unlink()  # this test process
+        assert client.next_event(subscription) == ResourceUpdated(notes.as_uri())
 
 
 def test_each_stream_hears_what_it_listens_to(client: Modern, root: Path) -> None:
