@@ -1,4 +1,6 @@
-"""A tool call the client cancels (`notifications/cancelled`) ends its work, as Ctrl-C ends a command.
+"""A tool call the client cancels ends its work, as Ctrl-C ends a command: `notifications/cancelled` naming it, or,
+on the 2026-07-28 protocol's HTTP, the client closing the request's response stream (the SDK then cancels the
+handler; the same when the client's session ends while the call runs).
 
 The SDK stops waiting for the handler and never answers a cancelled request; the work runs on a worker thread, so
 stopping it is ours to do (`Job`):
@@ -105,7 +107,9 @@ class Job:
         return checked
 
     def cancel(self) -> None:
-        """The client cancelled: no new work starts, and the topic's running shell command gets Ctrl-C."""
+        """The client cancelled: no new work starts, and the topic's running shell command gets Ctrl-C. Once."""
+        if self.stop.is_set():
+            return
         self.stop.set()
         if not self.done.is_set():
             threading.Thread(target=self._interrupt, name="stringsh-mcp-cancel", daemon=True).start()
@@ -157,28 +161,35 @@ def commands_turn() -> Iterator[None]:
 
 async def run_job(request: Any, tool: str, job: Job, answer: Callable[..., T], *args: Any) -> T:
     """`answer(*args)` on a worker thread, with progress sent meanwhile when the client asked for it
-    (progress.py); a cancel from the client (`notifications/cancelled`) reaches `job` at once, and the handler
-    then waits only for the interrupted work to be over (the SDK then drops its reply)."""
+    (progress.py). The client's cancel reaches `job` at once, whichever way it comes: `notifications/cancelled`
+    (the SDK sets the request's `cancel_requested` as it cancels the handler) or the handler's own cancellation
+    (the client closed the request's stream on 2026-07-28 HTTP, or its session ended). The thread's work always
+    runs to its end (a shielded wait), so the handler then waits only for the interrupted work to be over; the SDK
+    drops its reply."""
     import anyio
     import anyio.to_thread
 
     from stringsh.dialects.mcp.progress import progress_token, report
 
     asked_to_stop = getattr(getattr(request.session, "_request_outbound", None), "cancel_requested", None)
-    watching = anyio.CancelScope(shield=True)  # the SDK cancels the handler's scope as it sets the event
+    answered = False
 
     async def watch() -> None:
-        with watching:
-            await asked_to_stop.wait()
-            job.cancel()
+        try:
+            if asked_to_stop is not None:
+                await asked_to_stop.wait()
+            else:
+                await anyio.sleep_forever()
+        finally:  # the client's cancel, or the handler cancelled: unless the call was answered, stop its work
+            if not answered:
+                job.cancel()
 
     async with anyio.create_task_group() as group:
-        if asked_to_stop is not None:
-            group.start_soon(watch)
+        group.start_soon(watch)
         if progress_token(request) is not None:
             group.start_soon(report, request, tool)
         try:
             return await anyio.to_thread.run_sync(answer, *args)  # the thread's work always ends (shielded)
         finally:
-            watching.cancel()
+            answered = True
             group.cancel_scope.cancel()

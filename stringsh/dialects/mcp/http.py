@@ -194,6 +194,9 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatche
                             **({"log_config": None, "access_log": False} if log is not None else {}))
 
     def on_signal(name: str) -> None:
+        from stringsh.dialects.mcp.listening import end_streams
+
+        end_streams(server, from_thread=True)  # a listen stream is a POST that would hold the stop to the end
         if log is not None:
             log.event("shutdown", signal=name, sessions=session_counter(server)(), grace_s=GRACE)
         else:

@@ -188,3 +188,6 @@ def register(server: MCPServer, calls: Calls) -> None:
     lowlevel.add_request_handler("resources/read", ReadResourceRequestParams, read)
     lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, subscribe)
     lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, unsubscribe)
+    from stringsh.dialects.mcp.listening import serve
+
+    serve(server, subscriptions, run)  # subscriptions/listen (2026-07-28), on the same watches

@@ -166,6 +166,9 @@ class Front:
         #: Set when the SDK's import may start: a line past the handshake came, or the wire closed.
         self.wanted = threading.Event()
         self.started = False
+        #: Called on the event loop when the wire closed, before the last replies are awaited: ends the
+        #: never-ending requests (`subscriptions/listen` streams, listening.py) with their results.
+        self.ending: Callable[[], None] | None = None
 
     def read(self, wire_in: Iterable[bytes]) -> None:
         try:
@@ -237,6 +240,8 @@ class Front:
             line = self.inbox.get_nowait() if not self.inbox.empty() else await anyio.to_thread.run_sync(
                 self.inbox.get)
             if line is None:
+                if self.ending is not None:
+                    self.ending()
                 await self.out.pending.settled()  # every request read is answered before the SDK sees the end
                 return
             yield line
@@ -258,6 +263,9 @@ def serve(calls: Calls, build: Callable[[], MCPServer]) -> int:
             import anyio
 
             server = build()
+            from stringsh.dialects.mcp.listening import end_streams
+
+            front.ending = lambda: end_streams(server)
         except ImportError as exc:
             print(f"stringsh: the MCP server needs the mcp extra ({exc.name} is missing): pip install "
                   "'stringsh[mcp]'", file=sys.stderr)
