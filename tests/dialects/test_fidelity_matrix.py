@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from stringsh.dialects.mcp.calls import Call
+from stringsh.dialects.mcp.shaped import Shaped, text_of
 from stringsh.dialects.mcp.textedit import EditOperation, apply_edits
 from stringsh.dialects.mcp.tools_files import read_text, write
 from stringsh.dialects.operator.actions import run_action
@@ -94,12 +95,12 @@ def tools(dispatcher: Dispatcher, tool: str, **args: object) -> dict[str, object
     return answer(dispatcher.workspace, json.dumps({"id": 1, "tool": tool, "args": args}).encode())
 
 
-def mcp(dispatcher: Dispatcher, work: Callable[[Call], str]) -> str:
+def mcp(dispatcher: Dispatcher, work: Callable[[Call], str | Shaped]) -> str:
     """An MCP tool's text, or `ERROR(CODE)` for a refusal (the shape Calls.run gives it)."""
     from stringsh.errors import StringError
 
     try:
-        return work(Call(dispatcher.workspace, None, {}))
+        return text_of(work(Call(dispatcher.workspace, None, {})))
     except StringError as exc:
         return f"ERROR({exc.code})"
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from stringsh.dialects.mcp.roots import ClientRoots
 from stringsh.dialects.mcp.sessions import McpClient, Sessions
+from stringsh.dialects.mcp.shaped import Shaped, structured, text_of
 from stringsh.errors import StringError
 from stringsh.escapes import escape_controls
 
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
     from stringsh.dialects.mcp.cancelling import Job
     from stringsh.dispatcher import Dispatcher
     from stringsh.workspace import Workspace
+
+#: What a tool's engine work gives: text, text with structure (shaped.py), a whole result, or content blocks.
+Work = Callable[["Call"], "str | Shaped | CallToolResult | list[ContentBlock]"]
 
 #: The topic of a call made outside any connection (tests of a tool's work); a connection has its own (sessions.py).
 TOPIC = "mcp"
@@ -155,8 +159,7 @@ class Calls:
         #: Other spellings of the workspace root (the `--root` given, through a symlink) -> its real path.
         self.aliases = aliases or {}
 
-    async def run(self, ctx: Context[Any, Any], work: Callable[[Call], str | CallToolResult | list[ContentBlock]]
-                  ) -> CallToolResult:
+    async def run(self, ctx: Context[Any, Any], work: Work) -> CallToolResult:
         """Run `work` on a worker thread as one request of the `mcp` dialect (the connection's client and topic,
         under its roots);
         coded errors become tool errors, and the result is masked inside the request, once for every tool
@@ -178,8 +181,7 @@ class Calls:
         return await run_job(request, tool, job, self.answer, mine, agent, allowed, tool, paths, work, job)
 
     def answer(self, mine: McpClient, agent: str | None, allowed: tuple[Path, ...] | None, tool: str,
-               paths: list[str], work: Callable[[Call], str | CallToolResult | list[ContentBlock]],
-               job: Job | None = None) -> CallToolResult:
+               paths: list[str], work: Work, job: Job | None = None) -> CallToolResult:
         """One request of the `mcp` dialect (blocking: a worker thread, or the stdio front's reader for the read
         tools it answers itself, shortcut.py); `job`: how the client's cancel reaches it (cancelling.py)."""
         call = Call(self.ws, allowed, self.aliases, mine.topic)
@@ -189,7 +191,10 @@ class Calls:
                                  paths=paths, client=mine.client) as asked:
                 if job is not None:
                     job.bind(self.ws, asked)
-                result = _masked(self.ws, _result(job.guarded(work) if job else work, call))
+                result, shaped = _result(job.guarded(work) if job else work, call)
+                result = _masked(self.ws, result)
+                if shaped is not None and not result.is_error:  # a success carries its structured content
+                    result.structured_content = structured(self.ws, shaped, result.content[0].text)
                 if result.is_error:
                     asked.fail(asked.outcome or error_code(result))
                 if job is not None:
@@ -200,25 +205,28 @@ class Calls:
                 job.done.set()
 
     def answer_text(self, mine: McpClient, agent: str | None, allowed: tuple[Path, ...] | None, tool: str,
-                    paths: list[str], work: Callable[[Call], str]) -> tuple[str, bool]:
+                    paths: list[str], work: Callable[[Call], str | Shaped]
+                    ) -> tuple[str, bool, dict[str, Any] | None]:
         """`answer` for a tool whose work gives text, without the SDK's models (the stdio front answers such tools
-        before the SDK is loaded, shortcut.py): the same request, masking and audit outcome; the text and whether
-        it is an error."""
+        before the SDK is loaded, shortcut.py): the same request, masking and audit outcome; the text, whether
+        it is an error, and a success's structured content."""
         call = Call(self.ws, allowed, self.aliases, mine.topic)
         command = " ".join([tool, *paths]) if paths else None
         with self.ws.request("mcp", f"mcp.{tool}", topic=mine.topic, command=command, agent=agent, paths=paths,
                              client=mine.client) as asked:
+            outcome: str | Shaped
             try:
-                text, failed = work(call), None
+                outcome, failed = work(call), None
             except StringError as exc:
-                text, failed = refusal(exc), exc.code
+                outcome, failed = refusal(exc), exc.code
             except Exception as exc:  # a bug must not end the session or leak a traceback to the client
                 coded = internal_error(exc)
-                text, failed = refusal(coded), coded.code
-            text = escape_controls(self.ws.redact_lines(text))  # as masking.shown, without the SDK's models
+                outcome, failed = refusal(coded), coded.code
+            text = escape_controls(self.ws.redact_lines(text_of(outcome)))  # as masking.shown, without the SDK
             if failed is not None:
                 asked.fail(asked.outcome or failed)
-            return text, failed is not None
+            data = structured(self.ws, outcome, text) if isinstance(outcome, Shaped) else None
+            return text, failed is not None, data
 
     def settled(self, key: str) -> tuple[McpClient, tuple[Path, ...] | None] | None:
         """The connection's client and roots once a call through the SDK has made the one and asked the other;
@@ -259,20 +267,23 @@ def error_code(result: CallToolResult) -> str:
     return match.group(1) if match else "ERROR"
 
 
-def _result(work: Callable[[Call], str | CallToolResult | list[ContentBlock]], call: Call) -> CallToolResult:
+def _result(work: Work, call: Call) -> tuple[CallToolResult, Shaped | None]:
+    """The work's result, and its Shaped outcome when it has structure (shown once the text is masked)."""
     try:
         result = work(call)
     except StringError as exc:
-        return error_result(exc)
+        return error_result(exc), None
     except Exception as exc:  # a bug must not end the session or leak a traceback to the client
-        return error_result(internal_error(exc))
+        return error_result(internal_error(exc)), None
+    if isinstance(result, Shaped):
+        return text_result(result.text), result
     if isinstance(result, str):
-        return text_result(result)
+        return text_result(result), None
     if isinstance(result, list):
         from mcp_types import CallToolResult
 
-        return CallToolResult(content=result)
-    return result
+        return CallToolResult(content=result), None
+    return result, None
 
 
 #: The arguments of the tools that name files or targets, recorded with the call (never contents).

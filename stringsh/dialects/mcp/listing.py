@@ -1,15 +1,17 @@
 """Folder listings in the reference server's shapes: names, sizes with totals, a JSON tree (the engine's list_tree:
-bounded by `maxDepth`, never through a symlink), file info and the allowed folders; every look-up through the engine
-(secrets and engine state left out). Free of the SDK (the stdio front answers some of these before it is loaded,
-shortcut.py)."""
+bounded by `maxDepth`, never through a symlink), file info and the allowed folders, each with its structured content
+(shaped.py); every look-up through the engine (secrets and engine state left out). Free of the SDK (the stdio
+front answers some of these before it is loaded, shortcut.py)."""
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
+from stringsh.dialects.mcp.shaped import Shaped
 from stringsh.errors import StringError
 from stringsh.escapes import SURROGATE, json_name, shown_name
 
@@ -45,22 +47,29 @@ def _child(base: str, name: str) -> str:
     return name if base in ("", ".") else f"{base.rstrip('/')}/{name}"
 
 
-def listing(call: Call, path: str) -> str:
+def _kind(is_dir: bool) -> str:
+    return "directory" if is_dir else "file"
+
+
+def listing(call: Call, path: str) -> Shaped:
     entries = call.ws.list_dir(call.path(path), topic=call.topic)
-    return "\n".join(f"{'[DIR]' if entry.is_dir else '[FILE]'} {shown_name(entry.name)}" for entry in entries)
+    text = "\n".join(f"{'[DIR]' if entry.is_dir else '[FILE]'} {shown_name(entry.name)}" for entry in entries)
+    return Shaped(text, {"entries": [{"name": json_name(entry.name), "type": _kind(entry.is_dir)}
+                                     for entry in entries]})
 
 
-def allowed(call: Call) -> str:
+def allowed(call: Call) -> Shaped:
     """`list_allowed_directories`: the connection's folders."""
     from stringsh.dialects.mcp.roots import none_allowed
 
     folders = call.folders()
     if not folders:
         raise none_allowed()
-    return "Allowed directories:\n" + "\n".join(str(folder) for folder in folders)
+    return Shaped("Allowed directories:\n" + "\n".join(str(folder) for folder in folders),
+                  {"directories": [json_name(str(folder)) for folder in folders]})
 
 
-def list_sized(call: Call, path: str, sort_by: str) -> str:
+def list_sized(call: Call, path: str, sort_by: str) -> Shaped:
     checked = call.path(path)
     rows = []
     for entry in call.ws.list_dir(checked, topic=call.topic):
@@ -75,9 +84,18 @@ def list_sized(call: Call, path: str, sort_by: str) -> str:
              for name, is_dir, size in rows]
     files = sum(1 for row in rows if not row[1])
     folders = len(rows) - files
-    lines += ["", f"Total: {files} files, {folders} directories",
-              f"Combined size: {format_size(sum(row[2] for row in rows))}"]
-    return "\n".join(lines)
+    combined = sum(row[2] for row in rows)
+    lines += ["", f"Total: {files} files, {folders} directories", f"Combined size: {format_size(combined)}"]
+    entries = [{"name": json_name(name), "type": _kind(is_dir),
+                "size": None if is_dir or SURROGATE.search(name) else size} for name, is_dir, size in rows]
+    return Shaped("\n".join(lines), {"entries": entries, "totalFiles": files, "totalDirectories": folders,
+                                     "combinedSize": combined})
+
+
+def shaped_tree(call: Call, path: str, excludes: list[str], max_depth: int | None) -> Shaped:
+    """`directory_tree`: the JSON text (2-space indent, as the reference's) and the same tree as structure."""
+    nodes = tree(call, path, excludes, max_depth)
+    return Shaped(json.dumps(nodes, indent=2), {"tree": nodes})
 
 
 def tree(call: Call, path: str, excludes: list[str], max_depth: int | None) -> list[dict[str, Any]]:
@@ -102,7 +120,7 @@ def _time(ns: int | None) -> str:
     return datetime.fromtimestamp(ns / 1e9, tz=UTC).isoformat()
 
 
-def file_info_text(call: Call, path: str) -> str:
+def file_info_text(call: Call, path: str) -> Shaped:
     info = call.ws.stat(call.path(path), topic=call.topic)
     if info is None:
         raise StringError("NOT_FOUND", f"No such file or folder: {path}",
@@ -116,4 +134,7 @@ def file_info_text(call: Call, path: str) -> str:
         "isFile": str(info.kind == "file").lower(),
         "permissions": oct(info.mode & 0o777)[2:],
     }
-    return "\n".join(f"{key}: {value}" for key, value in fields.items())
+    text = "\n".join(f"{key}: {value}" for key, value in fields.items())
+    times = {key: None if fields[key] == "unknown" else fields[key] for key in ("created", "modified", "accessed")}
+    return Shaped(text, {"size": info.size, **times, "isDirectory": info.is_dir, "isFile": info.kind == "file",
+                         "permissions": fields["permissions"]})

@@ -22,6 +22,7 @@ from stringsh.dialects.mcp.calls import tool_call
 from stringsh.dialects.mcp.listing import allowed, file_info_text, listing
 from stringsh.dialects.mcp.reading import read_text
 from stringsh.dialects.mcp.roots import ROOTS_CHANGED, STDIO
+from stringsh.dialects.mcp.shaped import Shaped
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,7 +34,7 @@ def _count(value: object) -> bool:
     return value is None or (type(value) is int and value >= 0)
 
 
-def work_for(name: object, arguments: dict[str, Any]) -> Callable[[Call], str] | None:
+def work_for(name: object, arguments: dict[str, Any]) -> Callable[[Call], str | Shaped] | None:
     """The engine work of a call to one of these tools with arguments the SDK would pass unchanged."""
     if name == "list_allowed_directories":
         return allowed if not arguments else None
@@ -49,7 +50,7 @@ def work_for(name: object, arguments: dict[str, Any]) -> Callable[[Call], str] |
     if name == "read_text_file" and arguments.keys() <= {"path", "head", "tail"}:
         head, tail = arguments.get("head"), arguments.get("tail")
         if _count(head) and _count(tail):
-            return lambda call: read_text(call, path, head, tail)
+            return lambda call: Shaped(read_text(call, path, head, tail))
     return None
 
 
@@ -103,9 +104,11 @@ class Shortcut:
             return None
         mine, allowed = settled
         tool, paths = tool_call(params)
-        text, failed = self.calls.answer_text(mine, self.agent, allowed, tool, paths, work)
-        reply = {"jsonrpc": "2.0", "id": request_id,
-                 "result": {"content": [{"text": text, "type": "text"}], "isError": failed}}
+        text, failed, data = self.calls.answer_text(mine, self.agent, allowed, tool, paths, work)
+        result: dict[str, Any] = {"content": [{"text": text, "type": "text"}], "isError": failed}
+        if data is not None:  # a success's structured content (shaped.py), after `isError` as the SDK writes it
+            result["structuredContent"] = data
+        reply = {"jsonrpc": "2.0", "id": request_id, "result": result}
         try:  # as the SDK's serializer writes it (non-ASCII as UTF-8, control characters escaped)
             return json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         except UnicodeEncodeError:  # a lone surrogate (a file name that is not UTF-8): the SDK's to say

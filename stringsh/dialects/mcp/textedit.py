@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from stringsh.dialects.mcp.shaped import Shaped
 from stringsh.errors import StringError
 from stringsh.workspace import PairRefused, replace_all_pairs, shown_pair, unified_diff
 
@@ -63,7 +64,7 @@ def _diff(path: str, before: str, after: str, redactor: Redactor | None) -> str:
     return f"Index: {path}\n{'=' * 67}\n{body}"
 
 
-def apply_edits(call: Call, path: str, edits: list[EditOperation], *, dry_run: bool) -> str:
+def apply_edits(call: Call, path: str, edits: list[EditOperation], *, dry_run: bool) -> Shaped:
     _check(edits)
     checked = call.path(path)
     pairs = tuple((edit.old, edit.new) for edit in edits)
@@ -82,4 +83,5 @@ def apply_edits(call: Call, path: str, edits: list[EditOperation], *, dry_run: b
     while ticks in shown:
         ticks += "`"
     reply = f"{ticks}diff\n{shown}{ticks}\n\n"
-    return reply if change_id is None else f"{reply}{changed_line(change_id)}"
+    text = reply if change_id is None else f"{reply}{changed_line(change_id)}"
+    return Shaped(text, {"path": path, "diff": shown, "dryRun": dry_run, "changeId": change_id})

@@ -12,22 +12,27 @@ tools can be kept inside the roots."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
+from stringsh.dialects.mcp import replyshapes
 from stringsh.dialects.mcp.calls import Call, Calls
+from stringsh.dialects.mcp.outputs import BashOutput, ChangesOutput, GrepOutput, OpenOutput, ReplyOutput
 from stringsh.dialects.mcp.requests import Arg, build, flag, shell_request
+from stringsh.dialects.mcp.shaped import Parse, Shaped
 from stringsh.dialects.mcp.textedit import changed_line
 from stringsh.errors import StringError
+from stringsh.escapes import json_name
 from stringsh.protocol.request import REQUEST_ID
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
     from stringsh.dispatcher import Dispatcher
+    from stringsh.protocol.response import Reply
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 #: `/open` also fetches web pages (`https://…`).
@@ -40,15 +45,44 @@ ANYTHING = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempote
 ChangeId = Annotated[int, Field(ge=1, description="A change id as `changes` lists it")]
 
 
-def reply_result(dispatcher: Dispatcher, text: str, topic: str) -> CallToolResult:
+#: A command tool's structure: fields from the reply itself and a reading of its shown text (shaped.py).
+Shape = Callable[["Reply"], "tuple[dict[str, Any], Parse | None]"]
+
+
+def text_only(reply: Reply) -> tuple[dict[str, Any], Parse | None]:
+    return {}, None
+
+
+def changed(reply: Reply) -> tuple[dict[str, Any], Parse | None]:
+    """The change set the request made (None: none), the id `changes` and `revert` take."""
+    return {"changeId": reply.change}, None
+
+
+def opened(reply: Reply) -> tuple[dict[str, Any], Parse | None]:
+    """The document shown: its path and block as the reply's fields name them."""
+    fields = reply.fields or {}
+    path, block = fields.get("path"), fields.get("block")
+    return {"path": None if path is None else json_name(path), "block": block}, None
+
+
+def parsed(parse: Parse) -> Shape:
+    """Structure read back from the reply's text as the client gets it (replyshapes.py)."""
+    return lambda reply: ({}, parse)
+
+
+def reply_result(dispatcher: Dispatcher, text: str, topic: str, shape: Shape = text_only) -> Shaped | CallToolResult:
     """Run one request in the connection's topic; the reply text as `stringsh -c` prints it, isError when it
-    failed, and a last line naming the change set it made, as edit_file's does (`Change 12, undoable.`)."""
+    failed, and a last line naming the change set it made, as edit_file's does (`Change 12, undoable.`); a
+    success with its structure (`shape`)."""
     from stringsh.dialects.mcp.cancelling import commands_turn
 
     with commands_turn():  # a cancel interrupts only this call's own shell command
         reply = dispatcher.execute(text, topic)
     shown = reply.text if reply.change is None else f"{reply.text}\n{changed_line(reply.change)}"
-    return CallToolResult(content=[TextContent(type="text", text=shown)], is_error=not reply.ok)
+    if not reply.ok:
+        return CallToolResult(content=[TextContent(type="text", text=shown)], is_error=True)
+    fields, parse = shape(reply)
+    return Shaped(shown, fields, parse)
 
 
 def whole_workspace(call: Call, tool: str) -> None:
@@ -89,13 +123,15 @@ def register(server: MCPServer, calls: Calls) -> None:
     if dispatcher is None:
         return
 
-    async def execute(ctx: Context, make: Callable[[Call], str], tool: str | None = None) -> CallToolResult:
-        """`tool`: the name of a tool that reaches the whole workspace (refused under narrowed roots)."""
+    async def execute(ctx: Context, make: Callable[[Call], str], tool: str | None = None,
+                      shape: Shape = changed) -> CallToolResult:
+        """`tool`: the name of a tool that reaches the whole workspace (refused under narrowed roots); `shape`:
+        the structure of its reply (outputs.py)."""
 
-        def work(call: Call) -> CallToolResult:
+        def work(call: Call) -> Shaped | CallToolResult:
             if tool is not None:
                 whole_workspace(call, tool)
-            return reply_result(dispatcher, make(call), call.topic)
+            return reply_result(dispatcher, make(call), call.topic, shape)
 
         return await calls.run(ctx, work)
 
@@ -103,7 +139,7 @@ def register(server: MCPServer, calls: Calls) -> None:
     async def string(request: Annotated[str, Field(description="A String Command request: a header line and an "
                                                                "optional body, e.g. `/open README.md#setup` or "
                                                                "`/edit a.md#x <<EOF` … `EOF`")],
-                     ctx: Context) -> CallToolResult:
+                     ctx: Context) -> ReplyOutput:
         """Run any String Command (`/help` lists them) in this session's own topic; returns the reply text exactly as
         `stringsh -c` prints it (`re: …` line first), isError for an `ERROR(CODE)` reply."""
         return await execute(ctx, lambda call: no_bash_mode(request), "string")
@@ -119,7 +155,7 @@ def register(server: MCPServer, calls: Calls) -> None:
                                                                  "with a `/`) matches, e.g. `*.py`")] = None,
                    context: Annotated[int, Field(ge=0, le=50, description="Lines of context around each match")] = 0,
                    maxResults: Annotated[int | None, Field(ge=1, description="Stop after N matching lines")] = None,
-                   ) -> CallToolResult:
+                   ) -> GrepOutput:
         """Search file contents (/grep): `path:line: text` grouped by file, then a count; secrets never searched."""
 
         def text(call: Call) -> str:
@@ -133,7 +169,7 @@ def register(server: MCPServer, calls: Calls) -> None:
                 whole_workspace(call, "grep without a path")
             return build("/grep", [*args, flag("--"), ("pattern", pattern), *where])
 
-        return await execute(ctx, text)
+        return await execute(ctx, text, shape=parsed(replyshapes.grep_lines))
 
     @server.tool(name="open", annotations=READ_WEB)
     async def open_(target: Annotated[str, Field(description="`path`, `path#block`, `path:L5-L9`, a folder, "
@@ -141,7 +177,7 @@ def register(server: MCPServer, calls: Calls) -> None:
                     ctx: Context,
                     fromLine: Annotated[int | None, Field(ge=1, description="First source line to show")] = None,
                     toLine: Annotated[int | None, Field(ge=1, description="Last source line to show")] = None,
-                   ) -> CallToolResult:
+                   ) -> OpenOutput:
         """Show a document as an agent should read it, or one `#block` of it (/open); `from`/`to` page a long one."""
 
         def text(call: Call) -> str:
@@ -149,12 +185,12 @@ def register(server: MCPServer, calls: Calls) -> None:
             args += [flag("--to"), ("toLine", str(toLine))] if toLine is not None else []
             return build("/open", [*args, flag("--"), ("target", in_roots(call, target))])
 
-        return await execute(ctx, text)
+        return await execute(ctx, text, shape=opened)
 
     @server.tool(annotations=REWRITE)
     async def edit_block(target: Annotated[str, Field(description="`path#block`: a marker block or a heading's id")],
                          body: Annotated[str, Field(description="The block's new content")],
-                         ctx: Context) -> CallToolResult:
+                         ctx: Context) -> ReplyOutput:
         """Replace one block's content (/edit path#block with a body); every byte outside the block is kept
         (encoding, BOM, line endings). Undoable."""
 
@@ -174,7 +210,7 @@ def register(server: MCPServer, calls: Calls) -> None:
                                                              "For lines or a block: the new lines")],
                       ctx: Context,
                       all: Annotated[bool, Field(description="Replace every match of the old text")] = False,
-                      ) -> CallToolResult:
+                      ) -> ReplyOutput:
         """String's /replace: exact old text (once, or `all`), a range of lines, or a block; line endings,
         encoding and every other byte kept. Undoable."""
 
@@ -187,7 +223,7 @@ def register(server: MCPServer, calls: Calls) -> None:
     @server.tool(annotations=CHANGE)
     async def patch(diff: Annotated[str, Field(description="A unified diff (`git diff`, `diff -u`) of one or more "
                                                            "files, paths relative to the workspace root")],
-                    ctx: Context) -> CallToolResult:
+                    ctx: Context) -> ReplyOutput:
         """Apply a multi-file unified diff, all or nothing (/patch): strict, no fuzz; one change set, undoable."""
         return await execute(ctx, lambda call: build("/patch", [], diff), "patch")
 
@@ -195,7 +231,7 @@ def register(server: MCPServer, calls: Calls) -> None:
     async def apply_patch(input: Annotated[str, Field(description="A patch in Codex's apply_patch format: "
                                                                   "'*** Begin Patch' … '*** End Patch', paths "
                                                                   "relative to the workspace root")],
-                          ctx: Context) -> CallToolResult:
+                          ctx: Context) -> ReplyOutput:
         """Apply a patch in Codex's apply_patch format (`*** Update File:`, `@@` chunks …), all or nothing (/patch):
         exact lines, one change set, undoable."""
         return await execute(ctx, lambda call: build("/patch", [], input), "apply_patch")
@@ -204,7 +240,7 @@ def register(server: MCPServer, calls: Calls) -> None:
     async def changes(ctx: Context,
                       id: Annotated[int | None, Field(ge=1, description="Show this change set as a diff")] = None,
                       n: Annotated[int | None, Field(ge=1, le=1000, description="How many to list (20)")] = None,
-                      ) -> CallToolResult:
+                      ) -> ChangesOutput:
         """The change journal, newest first, whoever made the changes (/changes); `id` shows one as a diff."""
 
         def text(call: Call) -> str:
@@ -215,24 +251,24 @@ def register(server: MCPServer, calls: Calls) -> None:
                 return build("/changes", [("id", str(id))])
             return build("/changes", [flag("-n"), ("n", str(n))] if n is not None else [])
 
-        return await execute(ctx, text, "changes")
+        return await execute(ctx, text, "changes", parsed(replyshapes.changes))
 
     @server.tool(annotations=REWRITE)
-    async def revert(id: ChangeId, ctx: Context) -> CallToolResult:
+    async def revert(id: ChangeId, ctx: Context) -> ReplyOutput:
         """Revert one change set by id, whoever made it (/revert); the revert is itself undoable."""
         return await execute(ctx, lambda call: build("/revert", [("id", str(id))]), "revert")
 
     @server.tool(annotations=CHANGE)
     async def undo(ctx: Context,
                    skip: Annotated[bool, Field(description="Pass over a change that cannot be undone (CONFLICT)")]
-                   = False) -> CallToolResult:
+                   = False) -> ReplyOutput:
         """Undo this session's last change (/undo in its topic; each call goes one further back): its own changes
         only, never another session's, client's or a person's."""
         return await execute(ctx, lambda call: build("/undo", [flag("--skip")] if skip else []), "undo")
 
     @server.tool(annotations=ANYTHING)
     async def bash(command: Annotated[str, Field(description="A bash command line or script")],
-                   ctx: Context) -> CallToolResult:
+                   ctx: Context) -> BashOutput:
         """Run a command in this session's persistent bash (`!cmd`): cwd and exports persist between calls, the
         sandbox policy applies, output is redacted. Reply: `exit: N | cwd: /abs`, `---`, the output; a non-zero
         exit is isError (String's EXIT_N) with the same text."""
@@ -242,4 +278,4 @@ def register(server: MCPServer, calls: Calls) -> None:
                 raise StringError("INVALID_PAYLOAD", "command: empty", "Give the command to run.")
             return shell_request(command)
 
-        return await execute(ctx, text, "bash")
+        return await execute(ctx, text, "bash", parsed(replyshapes.shell))

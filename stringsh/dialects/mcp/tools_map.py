@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from mcp.server.mcpserver import Context
-from mcp_types import CallToolResult
 from pydantic import Field
 
+from stringsh.dialects.mcp.outputs import TextOutput
 from stringsh.dialects.mcp.requests import Arg, build, flag
 from stringsh.dialects.mcp.tools_commands import READ, in_roots, reply_result, whole_workspace
 
@@ -41,7 +41,7 @@ def register(server: MCPServer, calls: Calls) -> None:
                        budget: Annotated[int | None, Field(ge=64, le=1_000_000, description="Tokens the map may "
                                                                                            "take (4 characters "
                                                                                            "each; default 1024)")]
-                       = None) -> CallToolResult:
+                       = None) -> TextOutput:
         """The repository map (/map): the most referenced definitions, ranked by the reference graph (PageRank),
         each `L<line> #<id>  <signature>` under its file, within a token budget; paths focus the ranking."""
         return await calls.run(ctx, lambda call: reply_result(dispatcher, map_request(call, paths, budget),

@@ -22,9 +22,30 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
+from stringsh.dialects.mcp import replyshapes
+from stringsh.dialects.mcp.outputs import (
+    DefinitionOutput,
+    OpenOutput,
+    ReferencesOutput,
+    ReplyOutput,
+    SymbolsOutput,
+)
 from stringsh.dialects.mcp.requests import Arg, build, flag
-from stringsh.dialects.mcp.tools_commands import CHANGE, READ, REWRITE, in_roots, reply_result, whole_workspace
+from stringsh.dialects.mcp.shaped import Shaped
+from stringsh.dialects.mcp.tools_commands import (
+    CHANGE,
+    READ,
+    REWRITE,
+    Shape,
+    changed,
+    in_roots,
+    opened,
+    parsed,
+    reply_result,
+    whole_workspace,
+)
 from stringsh.errors import StringError
+from stringsh.escapes import json_name
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -47,13 +68,14 @@ def symbol_target(call: Call, target: str) -> str:
     return in_roots(call, target)
 
 
-def plain_body(call: Call, target: str) -> str:
+def plain_body(call: Call, target: str) -> Shaped:
     """A definition's lines alone and whole (documents/symbolbody.py), read through the engine as the client."""
     from stringsh.documents.symbolbody import symbol_body
 
     symbol_target(call, target)
     path, _, symbol_id = target.partition("#")
-    return symbol_body(call.ws, call.path(path), path, symbol_id, call.topic).text
+    return Shaped(symbol_body(call.ws, call.path(path), path, symbol_id, call.topic).text,
+                  {"path": json_name(call.ws.relative(call.path(path))), "block": symbol_id})
 
 
 def _refuse_window() -> str:
@@ -74,22 +96,23 @@ def register(server: MCPServer, calls: Calls) -> None:
     if dispatcher is None:
         return
 
-    async def execute(ctx: Context, make: Callable[[Call], str]) -> CallToolResult:
-        return await calls.run(ctx, lambda call: reply_result(dispatcher, make(call), call.topic))
+    async def execute(ctx: Context, make: Callable[[Call], str], shape: Shape = changed) -> CallToolResult:
+        return await calls.run(ctx, lambda call: reply_result(dispatcher, make(call), call.topic, shape))
 
     @server.tool(annotations=READ)
     async def symbols_overview(path: Annotated[str, Field(description="A source file (or a folder)")],
-                               ctx: Context) -> CallToolResult:
+                               ctx: Context) -> SymbolsOutput:
         """Every definition of a source file (/symbols * path): `path:Lstart-Lend  kind  #id` per symbol, with
         qualified ids (`#Parser.parse`) that view_symbol, replace_symbol and insert_symbol take."""
-        return await execute(ctx, lambda call: search_request(call, [], "*", path, "symbols_overview"))
+        return await execute(ctx, lambda call: search_request(call, [], "*", path, "symbols_overview"),
+                             parsed(replyshapes.symbols))
 
     @server.tool(annotations=READ)
     async def find_symbol(query: Annotated[str, Field(description="A name, part of one, or a glob (`handle*`)")],
                           ctx: Context,
                           path: Annotated[str | None, Field(description="A folder or file (default: the "
                                                                         "workspace)")] = None,
-                          maxResults: MaxResults = None) -> CallToolResult:
+                          maxResults: MaxResults = None) -> SymbolsOutput:
         """Definitions whose name or qualified id matches (/symbols), exact names first; secrets and ignored files
         never read."""
 
@@ -97,7 +120,7 @@ def register(server: MCPServer, calls: Calls) -> None:
             args = [flag("--max"), ("maxResults", str(maxResults))] if maxResults is not None else []
             return search_request(call, args, query, path, "find_symbol")
 
-        return await execute(ctx, text)
+        return await execute(ctx, text, parsed(replyshapes.symbols))
 
     @server.tool(annotations=READ)
     async def view_symbol(target: Target, ctx: Context,
@@ -106,7 +129,7 @@ def register(server: MCPServer, calls: Calls) -> None:
                           plain: Annotated[bool, Field(description="The definition's lines alone, whole: no line "
                                                                    "numbers, no cut (the body replace_symbol takes "
                                                                    "back)")] = False,
-                          ) -> CallToolResult:
+                          ) -> OpenOutput:
         """One definition with its decorators and leading comments, numbered with the file's line numbers
         (/open path#Symbol); with `plain`, its lines alone and whole, as replace_symbol takes them."""
         if plain:
@@ -119,7 +142,7 @@ def register(server: MCPServer, calls: Calls) -> None:
             args += [flag("--to"), ("toLine", str(toLine))] if toLine is not None else []
             return build("/open", [*args, flag("--"), ("target", symbol_target(call, target))])
 
-        return await execute(ctx, text)
+        return await execute(ctx, text, opened)
 
     @server.tool(annotations=REWRITE)
     async def replace_symbol(target: Target,
@@ -129,7 +152,7 @@ def register(server: MCPServer, calls: Calls) -> None:
                              ctx: Context,
                              force: Annotated[bool, Field(description="Write even a body that is not the same "
                                                                       "definition or breaks the parse")] = False,
-                             ) -> CallToolResult:
+                             ) -> ReplyOutput:
         """Replace exactly one definition's bytes (/edit path#Symbol): the file's indentation, line endings and
         encoding kept; refused unless the body is the same kind and name and parses. Undoable."""
 
@@ -148,7 +171,7 @@ def register(server: MCPServer, calls: Calls) -> None:
                             = "after",
                             force: Annotated[bool, Field(description="Write even a body that breaks the parse")]
                             = False,
-                            ) -> CallToolResult:
+                            ) -> ReplyOutput:
         """Add a new definition right after (or before) a symbol (/edit path#Symbol --after), at its indentation
         with the file's blank lines between definitions. Undoable."""
 
@@ -165,7 +188,7 @@ def register(server: MCPServer, calls: Calls) -> None:
                               ctx: Context,
                               path: Annotated[str | None, Field(description="A folder or file (default: the "
                                                                             "workspace)")] = None,
-                              maxResults: MaxResults = None) -> CallToolResult:
+                              maxResults: MaxResults = None) -> ReferencesOutput:
         """Identifiers spelled `name` in source files (/symbols --refs): `path:line:column: role in #Container:
         text`, the role by scope (definition, local, parameter, import, qualified, member, use). By syntax, not
         types. `path#Symbol`: only the references attributable to that definition, then the ambiguous ones."""
@@ -175,12 +198,12 @@ def register(server: MCPServer, calls: Calls) -> None:
             query = symbol_target(call, name) if "#" in name else name
             return search_request(call, args, query, path, "find_references")
 
-        return await execute(ctx, text)
+        return await execute(ctx, text, parsed(replyshapes.references))
 
     @server.tool(annotations=READ)
     async def find_definition(position: Annotated[str, Field(description="`path:LINE:COLUMN` of a name, as "
                                                                          "find_references lists it")],
-                              ctx: Context) -> CallToolResult:
+                              ctx: Context) -> DefinitionOutput:
         """The definitions of the name at a position (/symbols --def): a local binding or parameter first, then the
         file's own definition, then the import followed to its file, else every definition of the name."""
 
@@ -189,7 +212,7 @@ def register(server: MCPServer, calls: Calls) -> None:
             checked = f"{in_roots(call, path)}:{line}:{column}" if line.isdigit() and column.isdigit() else position
             return build("/symbols", [flag("--def"), flag("--"), ("position", checked)])
 
-        return await execute(ctx, text)
+        return await execute(ctx, text, parsed(replyshapes.definitions))
 
     @server.tool(annotations=CHANGE)
     async def rename_symbol(target: Target,
@@ -197,7 +220,7 @@ def register(server: MCPServer, calls: Calls) -> None:
                                                                       "file's language)")],
                             ctx: Context,
                             dryRun: Annotated[bool, Field(description="Only show the diff of every file")] = False,
-                            ) -> CallToolResult:
+                            ) -> ReplyOutput:
         """Rename a definition and every reference syntax attributes to it, across files, as one change set
         (/rename path#Symbol NEW): one undo takes it all back; refused (AMBIGUOUS_REFERENCE) with the sites it
         cannot attribute listed, NAME_TAKEN when the name is taken where a site would see it."""

@@ -79,7 +79,8 @@ def test_malformed_json_rpc_on_stdio_is_refused_and_the_server_goes_on(root: Pat
     assert answered[4] == {"jsonrpc": "2.0", "id": 4, "error": {"code": -32601, "message": "Method not found",
                                                                 "data": "no/such"}}
     assert answered[5] == {"jsonrpc": "2.0", "id": 5, "result": {"content": [{"type": "text", "text": "keep\n"}],
-                                                                 "isError": False}}
+                                                                 "isError": False,
+                                                                 "structuredContent": {"content": "keep\n"}}}
     process.stdin.close()
     assert process.wait(timeout=30) == 0
     assert "Traceback" not in process.stderr.read()

@@ -1,0 +1,65 @@
+"""A tool result with structure: its text (the text block, byte for byte as before) and the `structuredContent` that
+goes with it, validated by the tool's `outputSchema` (outputs.py). Free of the SDK: the stdio front's early
+answers (shortcut.py) carry the same structured content as the SDK's.
+
+Every structured result holds `content`, the text block's text exactly, as the reference filesystem server's do
+(a client that reads only `structuredContent` still gets the whole reply), plus the tool's own fields. Those come
+from the engine's values (`fields`: names as JSON fields hold them, `escapes.json_name`) or from the text as the
+client gets it (`parse`: grep hits, symbols, a shell's exit status). Either way they are shown as the text is:
+masked (the engine's values one by one, the parsed ones through the masked text they come from), controls escaped,
+and a lone surrogate written as `\\xHH` or `\\uXXXX`, so no field holds what the text would not show."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from stringsh.escapes import SURROGATE, escape_controls, hex_escape
+
+if TYPE_CHECKING:
+    from stringsh.workspace import Workspace
+
+#: Fields parsed from the text as shown (masked and escaped already).
+Parse = Callable[[str], Mapping[str, Any]]
+
+
+class Shaped:
+    """`text`: the reply text; `fields`: structured fields from the engine's values (masked when shown);
+    `parse`: structured fields read back from the shown text."""
+
+    __slots__ = ("fields", "parse", "text")
+
+    def __init__(self, text: str, fields: Mapping[str, Any] | None = None, parse: Parse | None = None) -> None:
+        self.text = text
+        self.fields = fields or {}
+        self.parse = parse
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def text_of(outcome: str | Shaped) -> str:
+    return outcome.text if isinstance(outcome, Shaped) else outcome
+
+
+def encodable_text(text: str) -> str:
+    """`text` with each lone surrogate shown as `\\xe9` (a byte that was not UTF-8) or `\\ud800`, as the SDK's
+    results are written (coded.encodable)."""
+    return SURROGATE.sub(lambda m: hex_escape(m.group(0)), text) if SURROGATE.search(text) else text
+
+
+def _leaves(value: Any, show: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return show(value)
+    if isinstance(value, Mapping):
+        return {key: _leaves(item, show) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_leaves(item, show) for item in value]
+    return value
+
+
+def structured(ws: Workspace, outcome: Shaped, shown_text: str) -> dict[str, Any]:
+    """The structured content of `outcome` whose text the client gets as `shown_text` (masked and escaped)."""
+    fields = _leaves(outcome.fields, lambda text: escape_controls(ws.redact_lines(text)))
+    parsed = outcome.parse(shown_text) if outcome.parse is not None else {}
+    return _leaves({"content": shown_text, **fields, **parsed}, encodable_text)
