@@ -10,9 +10,12 @@ relative path is relative to the first folder allowed, as the server's instructi
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
+import threading
 import warnings
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
@@ -56,13 +59,34 @@ def intersect(offered: list[Path], policy: list[Path]) -> tuple[Path, ...]:
     return tuple(allowed)
 
 
+#: How a sessionless HTTP request's key starts (an `Mcp-Session-Id` is visible ASCII: it never starts so).
+SESSIONLESS = " request "
+_KEYS: weakref.WeakKeyDictionary[object, str] = weakref.WeakKeyDictionary()
+_KEYS_LOCK = threading.Lock()
+_NUMBERS = itertools.count(1)
+
+
 def connection_key(ctx: ServerRequestContext[Any, Any]) -> str:
-    """Which client connection a message came on: the HTTP session id, or the one stdio peer."""
+    """Which client connection a message came on: the HTTP session id, or the one stdio peer. A request of the
+    newest protocol's HTTP (2026-07-28) has no session: it is a connection of its own, keyed by its session object,
+    so two calls in flight together, or a call beside an open `subscriptions/listen` stream, never share a client."""
     request = ctx.request
     if request is None:
         return STDIO
     headers = getattr(request, "headers", None)  # the transport's (starlette) request: headers when HTTP
-    return str(headers.get("mcp-session-id", "")) if headers is not None else STDIO
+    if headers is None:
+        return STDIO
+    session = headers.get("mcp-session-id", "")
+    return str(session) if session else _request_key(ctx.session)
+
+
+def _request_key(session: object) -> str:
+    """A key no other request ever had (an object's `id` is reused once it is gone)."""
+    with _KEYS_LOCK:
+        key = _KEYS.get(session)
+        if key is None:
+            key = _KEYS[session] = f"{SESSIONLESS}{next(_NUMBERS)}"
+    return key
 
 
 class ClientRoots:
