@@ -210,7 +210,8 @@ def open_plain(ctx: Context, target: str | None, start: int, end: int | None) ->
         held = value_href(ctx, name)
         if not held:
             raise StringError("INVALID_TARGET", f"--plain follows a value shortcut (/symbols numbers its hits @s1…), "
-                              f"not a page's: @{name}", f"Open it first (/open {target}), then /open --plain.")
+                              f"not a page's: @{name}",
+                              f"Open it first (/open {command_word(target)}), then /open --plain.")
         target = held if not fragment else f"{held.partition('#')[0]}#{fragment}"
     if target is not None and not target.startswith("#"):
         if is_web(target):

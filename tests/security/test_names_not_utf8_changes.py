@@ -21,8 +21,10 @@ from tests.dialects.mcp.client import stdio_session
 from tests.dialects.operator.actions_support import Recorder, run
 from tests.dialects.tools.client import steady, tools
 
-#: The bytes names of the tree: name → file bytes, or None for a folder, or a link's target as ("link", target).
-TREE: dict[bytes, bytes | None | tuple[str, bytes]] = {
+#: What a name holds: a file's bytes, None for a folder, or ("link", target) for a link.
+Entry = bytes | tuple[str, bytes] | None
+#: The bytes names of the tree.
+TREE: dict[bytes, Entry] = {
     b"box": None, b"box/in\xe9ner": None, b"box/caf\xe9.txt": b"hi\n", b"box/in\xe9ner/x.txt": b"x\n",
     b"box/fine.txt": b"fine\n", b"box/l\xe9nk": ("link", b"caf\xe9.txt")}
 
@@ -40,9 +42,9 @@ def make(root: Path) -> None:
                 f.write(what)
 
 
-def tree(root: Path) -> dict[bytes, bytes | None | tuple[str, bytes]]:
+def tree(root: Path) -> dict[bytes, Entry]:
     """What is on disk under root (engine state left out), as TREE spells it."""
-    found: dict[bytes, bytes | None | tuple[str, bytes]] = {}
+    found: dict[bytes, Entry] = {}
     base = os.fsencode(root)
     for folder, dirs, files in os.walk(base):
         rel = folder[len(base) + 1:]
@@ -63,7 +65,7 @@ def tree(root: Path) -> dict[bytes, bytes | None | tuple[str, bytes]]:
     return found
 
 
-def moved(to: bytes) -> dict[bytes, bytes | None | tuple[str, bytes]]:
+def moved(to: bytes) -> dict[bytes, Entry]:
     return {to + name[3:]: what for name, what in TREE.items()}
 
 
