@@ -9,6 +9,7 @@ from stringsh.commands.registry import handler
 from stringsh.commands.targets import split_from
 from stringsh.documents.linerange import parse_line_target
 from stringsh.documents.listing import format_listing, list_directory
+from stringsh.documents.plainview import plain_view, refuse_web, refuse_window
 from stringsh.documents.rangeview import range_view
 from stringsh.documents.window import check_range, open_window, split_to
 from stringsh.errors import StringError, is_a_folder
@@ -160,8 +161,11 @@ def open_web(ctx: Context, url: str, block: str | None, start: int, end: int | N
 @handler("open")
 def open_(ctx: Context) -> Result:
     args, end = split_to(ctx.args)
+    args, plain = split_plain(args)
     target, start = split_from(args, "open")
     check_range(start, end)
+    if plain:
+        return open_plain(ctx, target, start, end)
     if target is None:
         view = ctx.documents.current(USAGE, None)
         if view.remote:  # a page an HTTP action returned: fetched again, not read from a file
@@ -182,6 +186,45 @@ def open_(ctx: Context) -> Result:
         return range_view(ctx, line, ctx.documents.resolve_path(line.path), "/open", start)
     path, _, block = target.partition("#")
     return open_path(ctx, path, block or None, start, end)
+
+
+def split_plain(args: list[str]) -> tuple[list[str], bool]:
+    """(the other words, whether `--plain` was given); words after `--` are never flags."""
+    head = args[: args.index("--")] if "--" in args else args
+    if "--plain" not in head:
+        return args, False
+    rest = list(args)
+    del rest[head.index("--plain")]
+    return rest, True
+
+
+def open_plain(ctx: Context, target: str | None, start: int, end: int | None) -> Result:
+    """`/open … --plain` (documents/plainview.py): the target's exact text; a window, a folder or a web page
+    refused with the way to read it."""
+    current = ctx.documents.current(USAGE, None) if target is None or target.startswith("#") else None
+    if current is not None and current.remote:
+        raise refuse_web(current.path)
+    path, block = (current.path, target[1:] if target else current.block) if current is not None else (None, None)
+    if target is not None and target.startswith("@"):
+        name, _, fragment = target[1:].partition("#")
+        held = value_href(ctx, name)
+        if not held:
+            raise StringError("INVALID_TARGET", f"--plain follows a value shortcut (/symbols numbers its hits @s1…), "
+                              f"not a page's: @{name}",
+                              f"Open it first (/open {command_word(target)}), then /open --plain.")
+        target = held if not fragment else f"{held.partition('#')[0]}#{fragment}"
+    if target is not None and not target.startswith("#"):
+        if is_web(target):
+            raise refuse_web(target)
+        path, _, named = target.partition("#")
+        block = named or None
+    line = None if block or target is None or "#" in target else parse_line_target(target, lambda p: exists(ctx, p))
+    if start or end is not None:  # the lines asked for, named as a range
+        raise refuse_window(path, start, end) if line is None else \
+            refuse_window(line.path, start or line.start - 1, end or line.end)
+    if line is not None:
+        return plain_view(ctx, line.path, None, line)
+    return plain_view(ctx, path or "", block or None)
 
 
 def exists(ctx: Context, target: str) -> bool:

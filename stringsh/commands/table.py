@@ -66,8 +66,9 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
     # Navigation
     CommandSpec(
         "open", "open", "open_",
-        syntax="/open [path[#block] | #block | @shortcut] [--from N] [--to M]",
-        summary="Show a document, one of its blocks, or a folder", section="Navigation", flags=("--from", "--to"),
+        syntax="/open [path[#block] | #block | @shortcut] [--from N] [--to M] [--plain]",
+        summary="Show a document, one of its blocks, or a folder", section="Navigation",
+        flags=("--from", "--to", "--plain"),
     ),
     CommandSpec("back", "open", "back", syntax="/back", summary="Go back to the previous document",
                 section="Navigation"),

@@ -9,6 +9,7 @@ from stringsh.documents import partguard
 from stringsh.documents.diffreply import with_diff
 from stringsh.documents.revertreply import outcome_parts
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
 from stringsh.protocol.response import Result
 from stringsh.suggest import did_you_mean, with_suggestion
 from stringsh.workspace import FileRow, MissingBlob, SkippedChange, decode, mark_seen
@@ -17,7 +18,8 @@ USAGE = "Usage: /undo [--skip]"
 
 
 def describe_skip(skipped: SkippedChange) -> str:
-    paths = ", ".join(skipped.paths[:3]) + (f" and {len(skipped.paths) - 3} more" if len(skipped.paths) > 3 else "")
+    paths = ", ".join(shown_name(path) for path in skipped.paths[:3]) + (
+        f" and {len(skipped.paths) - 3} more" if len(skipped.paths) > 3 else "")
     after = ("the next /undo takes back change " f"{skipped.next_id}." if skipped.next_id is not None
              else "nothing older is left to undo.")
     return f"Undo: skipped change {skipped.change_id} ({paths}), left as it is; {after}"

@@ -5,26 +5,29 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
 
 if TYPE_CHECKING:
     from stringsh.workspace import RevertedFile, RevertOutcome, TreeOp
 
 
 def describe(file: RevertedFile, outcome: RevertOutcome) -> str:
+    rel = shown_name(file.rel)  # a name that is not UTF-8 (an undo of a folder's /rm -r) shown as every reply does
     if file.action == "deleted":
-        text = f"deleted {file.rel} (was newly created)"
+        text = f"deleted {rel} (was newly created)"
     elif file.action == "already_gone":
-        text = f"{file.rel} is already gone (change {outcome.reverted_id} created it), nothing written"
+        text = f"{rel} is already gone (change {outcome.reverted_id} created it), nothing written"
     elif file.action == "already":
-        text = (f"{file.rel} already holds its content from before change {outcome.reverted_id} "
+        text = (f"{rel} already holds its content from before change {outcome.reverted_id} "
                 f"({file.lines} lines), nothing written")
     elif file.action == "reverted_part":
-        text = (f"reverted {file.rel} ({file.lines} lines): only the lines change {outcome.reverted_id} wrote, "
+        text = (f"reverted {rel} ({file.lines} lines): only the lines change {outcome.reverted_id} wrote, "
                 "later changes elsewhere in it kept")
     else:
-        text = f"{file.action} {file.rel} ({file.lines} {'line' if file.lines == 1 else 'lines'})"
+        text = f"{file.action} {rel} ({file.lines} {'line' if file.lines == 1 else 'lines'})"
     if file.folders:
-        text += f", removed its new empty folder{'s' if len(file.folders) > 1 else ''} {', '.join(file.folders)}"
+        folders = ", ".join(shown_name(folder) for folder in file.folders)
+        text += f", removed its new empty folder{'s' if len(file.folders) > 1 else ''} {folders}"
     return text
 
 
@@ -34,9 +37,11 @@ MAX_PARTS = 20
 
 def describe_tree(op: TreeOp) -> str:
     """A folder or symlink the undo put back or removed (a /mkdir, /mv or /rm undone)."""
+    path = shown_name(op.path)
     if op.kind == "link":
-        return f"put back link {op.path} → {op.target}" if op.action == "make" else f"removed link {op.path}"
-    return f"put back folder {op.path}" if op.action == "make" else f"removed folder {op.path}"
+        target = shown_name(op.target or "")
+        return f"put back link {path} → {target}" if op.action == "make" else f"removed link {path}"
+    return f"put back folder {path}" if op.action == "make" else f"removed folder {path}"
 
 
 def outcome_parts(outcome: RevertOutcome) -> list[str]:

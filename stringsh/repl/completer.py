@@ -12,6 +12,8 @@ from collections.abc import Iterable, Iterator
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from stringsh.escapes import NAME_CONTROLS, shown_name
+from stringsh.hints import shell_word
 from stringsh.protocol.request import REQUEST_ID
 from stringsh.repl.sources import Sources
 
@@ -112,7 +114,7 @@ class StringCompleter(Completer):
         if "{" in word and "}" not in word[word.rindex("{") :]:
             yield from self.variable_names(word[word.rindex("{") :])
         elif not word.startswith(("-", "$", "~")):
-            yield from self.paths(word, base=self.sources.shell_folder())
+            yield from self.paths(word, base=self.sources.shell_folder(), shell=True)
 
     def _argument(self, name: str, stripped: str, word: str) -> Iterator[Completion]:
         brace = word.rfind("{")
@@ -193,8 +195,9 @@ class StringCompleter(Completer):
                 return any(key in arguments for key in PATH_WORDS)
         return False
 
-    def paths(self, word: str, base: str | None = "") -> Iterator[Completion]:
-        """Entries of the folder the word names; `base` is the folder it is relative to (None: unknown)."""
+    def paths(self, word: str, base: str | None = "", *, shell: bool = False) -> Iterator[Completion]:
+        """Entries of the folder the word names; `base` is the folder it is relative to (None: unknown); `shell`:
+        the word is a bash word, not a String Commands path."""
         if base is None:
             return
         quote = word[0] if word[:1] in ("'", '"') else ""
@@ -222,7 +225,9 @@ class StringCompleter(Completer):
         for name, is_dir in hits:
             shown = name + ("/" if is_dir else "")
             full = base + shown
-            if quote or any(c.isspace() or c in "'\"\\" for c in full):
+            if NAME_CONTROLS.search(full) is not None:
+                yield _odd_name(full, shown_name(name) + ("/" if is_dir else ""), word, shell=shell)
+            elif quote or any(c.isspace() or c in "'\"\\" for c in full):
                 # a folder keeps its quote open so the next Tab continues inside it
                 text = shlex.quote(full) if not is_dir else "'" + full.replace("'", "'\\''")
                 yield Completion(text, -len(word), display=shown)
@@ -257,6 +262,13 @@ class StringCompleter(Completer):
             if name.startswith(typed):
                 shown = value if len(value) <= 30 else value[:29] + "…"
                 yield Completion("{" + name + "}", -len(word), display_meta=shown.replace("\n", "⏎"))
+
+
+def _odd_name(full: str, display: str, word: str, *, shell: bool) -> Completion:
+    """A name holding a control or a byte that was not UTF-8, shown escaped as every reply shows it: in a bash
+    word its exact bytes as bash's `$'…'` form; on a String Commands line its escaped form, which the engine
+    refuses with a hint saying how to reach it (it reaches only UTF-8 names that can be typed)."""
+    return Completion(shell_word(full) if shell else shown_name(full), -len(word), display=display)
 
 
 def _matching(word: str, candidates: Iterable[tuple[str, str]], replaced: str) -> Iterator[Completion]:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from stringsh.errors import NOT_FOUND_HINT, PERMISSION_HINT, StringError, is_a_folder, too_large_to_read
+from stringsh.escapes import shown_name
 from stringsh.workspace.paths import DIR_FLAGS, TEMP_PREFIX
 
 if TYPE_CHECKING:
@@ -57,23 +58,23 @@ def open_regular(dir_fd: int, name: str, rel: str) -> tuple[int, os.stat_result]
     try:
         fd = os.open(name, READ_FLAGS, dir_fd=dir_fd)
     except FileNotFoundError:
-        raise StringError("NOT_FOUND", f"File not found: {rel}", NOT_FOUND_HINT) from None
+        raise StringError("NOT_FOUND", f"File not found: {shown_name(rel)}", NOT_FOUND_HINT) from None
     except OSError as exc:
         if exc.errno == 40:  # ELOOP: the leaf became a symlink after it was checked
-            raise StringError("INVALID_PATH", f"Path changed to a symlink while in use: {rel}") from None
+            raise StringError("INVALID_PATH", f"Path changed to a symlink while in use: {shown_name(rel)}") from None
         if isinstance(exc, IsADirectoryError):
             raise is_a_folder(rel) from None
         if exc.errno in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):  # a socket or a device without a driver
-            raise StringError("INVALID_TARGET", f"Not a regular file: {rel}") from None
+            raise StringError("INVALID_TARGET", f"Not a regular file: {shown_name(rel)}") from None
         if isinstance(exc, PermissionError):
-            raise StringError("NOT_PERMITTED", f"Permission denied: {rel}", PERMISSION_HINT) from None
+            raise StringError("NOT_PERMITTED", f"Permission denied: {shown_name(rel)}", PERMISSION_HINT) from None
         raise
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
             raise is_a_folder(rel)
         if not stat.S_ISREG(st.st_mode):
-            raise StringError("INVALID_TARGET", f"Not a regular file: {rel}")
+            raise StringError("INVALID_TARGET", f"Not a regular file: {shown_name(rel)}")
     except BaseException:
         os.close(fd)
         raise

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from stringsh.errors import NOT_FOUND_HINT, StringError, is_a_folder
+from stringsh.escapes import shown_name
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.journal import FileRow, Journal, MissingBlob, inverse_tree
@@ -87,11 +88,11 @@ def plan(confiner: Confiner, idx: int, path: str, data: bytes | None, expected: 
             what = "was created" if expected == "" else ("was deleted" if prev is None else "changed")
             raise StringError(
                 "CONFLICT",
-                f"{res.rel} {what} since it was read; nothing was written.",
-                f"Read {res.rel} again and redo the change.",
+                f"{shown_name(res.rel)} {what} since it was read; nothing was written.",
+                f"Read {shown_name(res.rel)} again and redo the change.",
             )
         if data is None and prev is None:
-            raise StringError("NOT_FOUND", f"File not found: {res.rel}", NOT_FOUND_HINT)
+            raise StringError("NOT_FOUND", f"File not found: {shown_name(res.rel)}", NOT_FOUND_HINT)
         return p
     except BaseException:
         res.close()
@@ -111,7 +112,8 @@ def _make_parents(p: Plan) -> None:
             new = os.open(name, DIR_FLAGS, dir_fd=fd)
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                raise StringError("INVALID_PATH", f"A folder on the way to {p.res.rel} is not a folder.") from None
+                raise StringError("INVALID_PATH",
+                                  f"A folder on the way to {shown_name(p.res.rel)} is not a folder.") from None
             raise
         os.close(fd)
         fd = new
@@ -260,8 +262,9 @@ def _recover_files(journal: Journal, confiner: Confiner, cs: int, pool: atomic.F
                 except MissingBlob:
                     raise StringError(
                         "INTERNAL_ERROR",
-                        f"Cannot roll back interrupted change {cs}: the journal lost the previous bytes of {row.path}.",
-                        f"Check {row.path} by hand, then move the change journal aside: {journal.path}",
+                        f"Cannot roll back interrupted change {cs}: the journal lost the previous bytes of "
+                        f"{shown_name(row.path)}.",
+                        f"Check {shown_name(row.path)} by hand, then move the change journal aside: {journal.path}",
                     ) from None
                 _put(res.parent_fd, res.name, atomic.temp_name(cs, row.idx), prev, row.prev_mode, row.prev_times)
         for row, res, _ in located:

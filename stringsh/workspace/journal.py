@@ -172,6 +172,24 @@ class TreeOp:
         return replace(self, action="remove" if self.action == "make" else "make")
 
 
+def stored(name: str | None) -> str | bytes | None:
+    """A path (or a link's target, or folders joined by newlines) as a row holds it: text, or, when it holds a byte
+    that was not UTF-8 (a name the engine found, `paths.found_names`), its exact bytes as a BLOB, since SQLite's
+    text must be UTF-8 (`loaded` reads either back)."""
+    if name is None or name.isascii():
+        return name
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape")
+    return name
+
+
+def loaded(value: str | bytes | None) -> str | None:
+    """A path as `stored` wrote it, the name `os` would give for it."""
+    return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value
+
+
 def inverse_tree(ops: tuple[TreeOp, ...]) -> tuple[TreeOp, ...]:
     """What undoes `ops`, in execution order: makes outermost first, then removes innermost first."""
     return tuple(op.inverse() for op in reversed(ops))
@@ -288,10 +306,11 @@ class Journal:
             db.execute("INSERT INTO owners(cs, client) VALUES (?,?)", (cs, self.client))
             db.executemany(
                 "INSERT INTO files VALUES (?,?,?,?,?,?,?)",
-                [(cs, r.idx, r.path, r.prev_sha, r.new_sha, r.prev_mode, r.new_mode) for r in rows],
+                [(cs, r.idx, stored(r.path), r.prev_sha, r.new_sha, r.prev_mode, r.new_mode) for r in rows],
             )
             db.executemany(
-                "INSERT INTO new_dirs VALUES (?,?,?)", [(cs, r.idx, "\n".join(r.new_dirs)) for r in rows if r.new_dirs]
+                "INSERT INTO new_dirs VALUES (?,?,?)",
+                [(cs, r.idx, stored("\n".join(r.new_dirs))) for r in rows if r.new_dirs],
             )
             if command:
                 db.execute("INSERT INTO commands VALUES (?,?)", (cs, command))
@@ -305,8 +324,7 @@ class Journal:
                 db.execute("UPDATE meta SET value = value + ? WHERE key = 'blob_bytes'", (added,))
             db.executemany("INSERT INTO appends VALUES (?,?,?)",
                            [(cs, r.idx, r.prev_size) for r in rows if r.prev_size is not None])
-            db.executemany("INSERT INTO tree_ops VALUES (?,?,?,?,?,?,?)",
-                           [(cs, k, op.path, op.kind, op.action, op.mode, op.target) for k, op in enumerate(tree)])
+            _insert_tree(db, cs, tree)
             db.executemany("INSERT INTO prev_times VALUES (?,?,?,?)",
                            [(cs, r.idx, *r.prev_times) for r in rows if r.prev_times is not None])
             self._anchor(db, cs)
@@ -321,7 +339,7 @@ class Journal:
     def set_new_dirs(self, cs: int, idx: int, dirs: tuple[str, ...]) -> None:
         """Correct the folders a change created (one planned as new already existed when it was made)."""
         if dirs:
-            self.db.execute("INSERT OR REPLACE INTO new_dirs VALUES (?,?,?)", (cs, idx, "\n".join(dirs)))
+            self.db.execute("INSERT OR REPLACE INTO new_dirs VALUES (?,?,?)", (cs, idx, stored("\n".join(dirs))))
         else:
             self.db.execute("DELETE FROM new_dirs WHERE cs=? AND idx=?", (cs, idx))
 
@@ -329,14 +347,14 @@ class Journal:
         rows = self.db.execute(
             "SELECT path, kind, action, mode, target FROM tree_ops WHERE cs=? ORDER BY seq", (cs,)
         ).fetchall()
-        return tuple(TreeOp(*row) for row in rows)
+        return tuple(TreeOp(loaded(path), kind, action, mode, loaded(target))  # type: ignore[arg-type]
+                     for path, kind, action, mode, target in rows)
 
     def set_tree(self, cs: int, tree: tuple[TreeOp, ...]) -> None:
         """Correct the folders and links a change made or removed (one was there already, or stayed)."""
         with self._write() as db:
             db.execute("DELETE FROM tree_ops WHERE cs=?", (cs,))
-            db.executemany("INSERT INTO tree_ops VALUES (?,?,?,?,?,?,?)",
-                           [(cs, k, op.path, op.kind, op.action, op.mode, op.target) for k, op in enumerate(tree)])
+            _insert_tree(db, cs, tree)
 
     def settle(self, topic: str, frontend: str, cs: int, *, kind: str = "revert", command: str = "") -> int:
         """Record that change `cs` is undone without writing anything (its files already hold their previous
@@ -418,8 +436,9 @@ class Journal:
             "LEFT JOIN prev_times t ON t.cs = f.cs AND t.idx = f.idx WHERE f.cs=? ORDER BY f.idx",
             (cs,),
         ).fetchall()
-        return [FileRow(*row[:6], tuple(row[6].split("\n")) if row[6] else (), row[7],
-                        None if row[8] is None else (row[8], row[9])) for row in rows]
+        return [FileRow(row[0], loaded(row[1]), *row[2:6],  # type: ignore[arg-type]
+                        tuple(loaded(row[6]).split("\n")) if row[6] else (),  # type: ignore[union-attr]
+                        row[7], None if row[8] is None else (row[8], row[9])) for row in rows]
 
     def blob(self, sha: str) -> bytes:
         """Previous bytes by hash; a coded error when the journal lost them (callers say which file and change).
@@ -478,7 +497,7 @@ class Journal:
         row = self.db.execute(
             f"{CHANGE_COLUMNS} WHERE c.id > ? AND c.state='done' AND c.reverted_by IS NULL AND c.id IN "
             "(SELECT cs FROM files WHERE path=? UNION SELECT cs FROM tree_ops WHERE path=?) ORDER BY c.id DESC LIMIT 1",
-            (after, path, path),
+            (after, stored(path), stored(path)),
         ).fetchone()
         return ChangeRow(*row) if row else None
 
@@ -519,6 +538,12 @@ def read_anchor(path: Path) -> Anchor | None:
         db.close()
     changes = int(seq[0]) if seq else 0
     return Anchor(changes, *row) if row else Anchor(changes)
+
+
+def _insert_tree(db: sqlite3.Connection, cs: int, tree: tuple[TreeOp, ...]) -> None:
+    db.executemany("INSERT INTO tree_ops VALUES (?,?,?,?,?,?,?)",
+                   [(cs, k, stored(op.path), op.kind, op.action, op.mode, stored(op.target))
+                    for k, op in enumerate(tree)])
 
 
 def _mark_reverted(db: sqlite3.Connection, cs: int, reverts: int) -> None:

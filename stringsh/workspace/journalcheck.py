@@ -44,10 +44,12 @@ def stray_rows(journal_file: Path, root_ids: Collection[str]) -> list[tuple[int,
         return []
     if not stat.S_ISREG(st.st_mode):
         return []
+    from stringsh.workspace.journal import loaded  # a name that is not UTF-8 is held as its bytes
+
     db = sqlite3.connect(f"{journal_file.as_uri()}?mode=ro", uri=True, timeout=30)
     try:
         names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        rows = [(int(cs), str(path)) for table in ("files", "tree_ops") if table in names
+        rows = [(int(cs), str(loaded(path))) for table in ("files", "tree_ops") if table in names
                 for cs, path in db.execute(f"SELECT cs, path FROM {table} ORDER BY cs")]
     finally:
         db.close()

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
 from stringsh.workspace.patches import PATCH_ACTIONS, Hunk, Patch, check_patches
 
 if TYPE_CHECKING:
@@ -129,7 +130,8 @@ class LinkInFolder(StringError):
     elsewhere, and a copy never follows one); `folder` and `path` let each dialect word its own refusal."""
 
     def __init__(self, folder: str, path: str) -> None:
-        super().__init__("INVALID_TARGET", f"{folder} holds {path}, a symlink; only folders of plain files and "
-                         "folders are copied", "Nothing was changed; copy the files around the link one by one.")
+        super().__init__("INVALID_TARGET", f"{shown_name(folder)} holds {shown_name(path)}, a symlink; only "
+                         "folders of plain files and folders are copied",
+                         "Nothing was changed; copy the files around the link one by one.")
         self.folder = folder
         self.path = path

@@ -13,6 +13,9 @@ import os
 import re
 import stat
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Protocol
 
@@ -33,6 +36,36 @@ MAX_SUGGEST_ENTRIES = 5000  # a folder's first names a "did you mean" compares; 
 MAX_PATH_BYTES = 4096
 MAX_NAME_BYTES = 255
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+#: A byte that was not UTF-8, as `os` gives a name holding one (surrogateescape): the only surrogates a name has.
+NAME_BYTE = re.compile(r"[\udc80-\udcff]")
+#: Set while the engine acts on names it found itself (`found_names`).
+_FOUND: ContextVar[bool] = ContextVar("found_names", default=False)
+
+
+@contextmanager
+def found_names(*typed: str) -> Iterator[None]:
+    """While the engine acts on names it found itself, a folder's walk or its journal's rows (a /rm -r, /mv or /cp
+    of a folder and its undo), a name that is not UTF-8 is reached as the bytes it is. The paths the request named
+    (`typed`) are still refused when they are not UTF-8, as `own_parts` refuses them: no reply shows such a name in
+    a form that can be typed back, so one sent raw (a JSON `\\udce9`) is a client's mistake, not a name."""
+    for path in typed:
+        if isinstance(path, str) and SURROGATE.search(path):
+            raise not_utf8(path)
+    token = _FOUND.set(True)
+    try:
+        yield
+    finally:
+        _FOUND.reset(token)
+
+
+def not_utf8(path: str) -> StringError:
+    """The refusal of a path a request names that is not UTF-8."""
+    return StringError("INVALID_PATH", f"Path is not valid UTF-8: {shown_name(path)}", not_utf8_hint(path))
+
+
+def is_found_name(path: str) -> bool:
+    """Whether `path` holds only surrogates a name's bytes give, and is being reached as a found name."""
+    return _FOUND.get() and SURROGATE.search(NAME_BYTE.sub("", path)) is None
 
 
 class Resolved:
@@ -79,13 +112,14 @@ def is_spool_file(parts: list[str]) -> bool:
 
 
 def _escape(path: str) -> StringError:
-    return StringError("INVALID_PATH", f"Path escapes the workspace root: {path}", "Use a path inside the workspace.")
+    return StringError("INVALID_PATH", f"Path escapes the workspace root: {shown_name(path)}",
+                       "Use a path inside the workspace.")
 
 
 def _via_symlink(path: str) -> StringError:
     return StringError(
         "INVALID_PATH",
-        f"Path leaves the workspace through a symlink: {path}",
+        f"Path leaves the workspace through a symlink: {shown_name(path)}",
         "Symlinks are followed only while they point inside the workspace.",
     )
 
@@ -94,7 +128,8 @@ def _refuse_folder_syntax(path: str) -> None:
     """A file to create or change is not named like a folder (`notes/`): that would make a file `notes`."""
     if path.endswith(("/", "/.")):
         raise StringError(
-            "INVALID_PATH", f"Not a file name (it ends with /): {path}", "Give the file's name after the folder."
+            "INVALID_PATH", f"Not a file name (it ends with /): {shown_name(path)}",
+            "Give the file's name after the folder."
         )
 
 
@@ -191,9 +226,9 @@ class Confiner:
                     self._kept_parts.append((inside, what))
         for inside, what in self._kept_parts:
             if parts[: len(inside)] == inside:
-                raise StringError("NOT_PERMITTED", f"{shown} is in stringsh's {what} and cannot be changed through "
-                                  "stringsh", "stringsh keeps its journal and audit log there; /changes, /undo and "
-                                  "`stringsh audit` reach them. Use a path outside it.")
+                raise StringError("NOT_PERMITTED", f"{shown_name(shown)} is in stringsh's {what} and cannot be "
+                                  "changed through stringsh", "stringsh keeps its journal and audit log there; "
+                                  "/changes, /undo and `stringsh audit` reach them. Use a path outside it.")
 
     def close(self) -> None:
         if self.roots is not None:
@@ -226,8 +261,9 @@ class Confiner:
         try:
             encoded = path.encode("utf-8")
         except UnicodeEncodeError:
-            raise StringError("INVALID_PATH", f"Path is not valid UTF-8: {shown_name(path)}",
-                              not_utf8_hint(path)) from None
+            if not is_found_name(path):
+                raise not_utf8(path) from None
+            encoded = path.encode("utf-8", "surrogateescape")
         if len(encoded) > MAX_PATH_BYTES:
             raise StringError("INVALID_PATH", f"Path is longer than {MAX_PATH_BYTES} bytes.")
         raw: list[str]
@@ -236,7 +272,7 @@ class Confiner:
             if stripped is None:
                 raise StringError(
                     "FILE_NOT_ALLOWED",
-                    f"Path is outside the workspace: {path}",
+                    f"Path is outside the workspace: {shown_name(path)}",
                     f"Only paths under {self.given} can be used"
                     + (", or under another root (/info lists them)." if self.roots is not None else "."),
                 )
@@ -252,7 +288,7 @@ class Confiner:
                     raise _escape(path)
                 parts.pop()
                 continue
-            if len(part.encode("utf-8")) > MAX_NAME_BYTES:
+            if len(part.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
                 raise StringError("INVALID_PATH", f"A path component is longer than {MAX_NAME_BYTES} bytes.")
             parts.append(part)
         return parts
@@ -263,15 +299,17 @@ class Confiner:
         `reading` lets a read reach a shell spool file (`.stringsh/spool/<name>`), which replies name for reading on.
         """
         if parts and parts[0] == STATE_DIR and not (reading and is_spool_file(parts)):
-            raise StringError("NOT_PERMITTED", f"{STATE_DIR}/ is stringsh's own state and cannot be used: {shown}",
+            raise StringError("NOT_PERMITTED",
+                              f"{STATE_DIR}/ is stringsh's own state and cannot be used: {shown_name(shown)}",
                               "Use a path outside it; /changes and /undo reach what stringsh keeps there.")
         if parts and parts[-1].startswith(TEMP_PREFIX):
-            raise StringError("NOT_PERMITTED", f"Names starting with {TEMP_PREFIX} are stringsh's temp files: {shown}",
+            raise StringError("NOT_PERMITTED",
+                              f"Names starting with {TEMP_PREFIX} are stringsh's temp files: {shown_name(shown)}",
                               "Choose another name.")
         if parts and self.matcher.denied("/".join(parts)):
             raise StringError(
                 "SECRET_DENIED",
-                f"Access to a secret file is denied: {shown}",
+                f"Access to a secret file is denied: {shown_name(shown)}",
                 "The policy's secret deny list covers this path.",
             )
 
@@ -400,7 +438,7 @@ class Confiner:
                 if st is not None and stat.S_ISLNK(st.st_mode):
                     hops += 1
                     if hops > MAX_HOPS:
-                        raise StringError("INVALID_PATH", f"Too many levels of symlinks: {path}")
+                        raise StringError("INVALID_PATH", f"Too many levels of symlinks: {shown_name(path)}")
                     target = os.readlink(name, dir_fd=fds[-1])
                     if target.startswith("/"):
                         inside = self._strip_root(Path(target).parts)
@@ -444,7 +482,7 @@ class Confiner:
                     if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT):
                         hops += 1  # swapped between lstat and open: look again, bounded by the hop limit
                         if hops > MAX_HOPS:
-                            raise StringError("INVALID_PATH", f"Path keeps changing: {path}") from None
+                            raise StringError("INVALID_PATH", f"Path keeps changing: {shown_name(path)}") from None
                         queue.appendleft(name)
                         continue
                     raise

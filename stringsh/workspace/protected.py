@@ -31,6 +31,7 @@ import stat
 from collections.abc import Callable
 
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
 
 GIT_DIR = ".git"
 #: Entries right under a `.git` folder that decide what git runs.
@@ -56,7 +57,7 @@ def protected(parts: list[str]) -> bool:
 
 
 def refuse(shown: str) -> StringError:
-    return StringError("NOT_PERMITTED", f"{shown} is protected: it can run code later", HINT)
+    return StringError("NOT_PERMITTED", f"{shown_name(shown)} is protected: it can run code later", HINT)
 
 
 def check_protected(parts: list[str], shown: str, root_fd: int | None = None) -> None:

@@ -10,6 +10,7 @@ import stat
 from typing import TYPE_CHECKING
 
 from stringsh.errors import NOT_FOUND_HINT, PERMISSION_HINT, StringError
+from stringsh.escapes import shown_name
 
 if TYPE_CHECKING:
     from stringsh.workspace.journal import FileRow, Journal
@@ -56,16 +57,16 @@ def open_appendable(res: Resolved) -> int:
     try:
         fd = os.open(res.name, FLAGS, dir_fd=res.parent_fd)
     except FileNotFoundError:
-        raise StringError("NOT_FOUND", f"File not found: {res.rel}", NOT_FOUND_HINT) from None
+        raise StringError("NOT_FOUND", f"File not found: {shown_name(res.rel)}", NOT_FOUND_HINT) from None
     except OSError as exc:
         if isinstance(exc, PermissionError):
-            raise StringError("NOT_PERMITTED", f"Permission denied: {res.rel}", PERMISSION_HINT) from None
-        raise StringError("INVALID_TARGET", f"Not a regular file: {res.rel}") from None
+            raise StringError("NOT_PERMITTED", f"Permission denied: {shown_name(res.rel)}", PERMISSION_HINT) from None
+        raise StringError("INVALID_TARGET", f"Not a regular file: {shown_name(res.rel)}") from None
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode) or (res.st is not None and (st.st_ino, st.st_dev) != (res.st.st_ino,
                                                                                           res.st.st_dev)):
         os.close(fd)
-        raise StringError("INVALID_TARGET", f"Not a regular file: {res.rel}")
+        raise StringError("INVALID_TARGET", f"Not a regular file: {shown_name(res.rel)}")
     return fd
 
 

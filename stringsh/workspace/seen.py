@@ -9,11 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from stringsh.escapes import SURROGATE
+
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
 
 
 def _key(workspace: Workspace, path: str) -> str | None:
+    if SURROGATE.search(path):  # a name that is not UTF-8 (an undo put it back): no request can name it to write
+        return None
     info = workspace.stat(path)
     return None if info is None else info.rel
 

@@ -95,12 +95,14 @@ class StateLock(StateFolder):
             try:
                 if self._depth == 1:
                     from stringsh.workspace import changes
+                    from stringsh.workspace.paths import found_names
 
                     self._wrote = False
                     pending = self.journal.pending()
                     self._unsettled = self._unsettled or bool(pending)
-                    for cs in pending:
-                        changes.recover(self.journal, self.confiner, cs, self.fsync_pool)
+                    with found_names():  # the journal's own rows: a name that is not UTF-8 is put back too
+                        for cs in pending:
+                            changes.recover(self.journal, self.confiner, cs, self.fsync_pool)
                 yield
                 if self._depth == 1 and self._wrote:
                     self.read_only = None  # a change set was written: whatever stopped changes has cleared

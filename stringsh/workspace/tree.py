@@ -14,6 +14,7 @@ import stat
 from dataclasses import dataclass, field
 
 from stringsh.errors import NOT_FOUND_HINT, StringError
+from stringsh.escapes import shown_name
 from stringsh.workspace.journal import TreeOp
 from stringsh.workspace.paths import DIR_FLAGS, Confiner
 
@@ -81,12 +82,13 @@ def _refuse_other_roots(confiner: Confiner, path: str, rel: str) -> None:
         if mode != "read_write" and named == ident + ":" and confiner.real in folder.parents:
             from stringsh.workspace.roots import READ_ONLY_HINT
 
-            raise StringError("NOT_PERMITTED", f"Root {ident} is read_only: {path} cannot be changed.", READ_ONLY_HINT)
+            raise StringError("NOT_PERMITTED", f"Root {ident} is read_only: {shown_name(path)} cannot be changed.",
+                              READ_ONLY_HINT)
     if named or any(f == where or where in f.parents or f in where.parents for f in nested):
         raise StringError(
             "INVALID_TARGET",
-            f"Refusing {path}: /mkdir, /mv, /cp and /rm work inside the workspace root only, and this path names "
-            "or holds another root.",
+            f"Refusing {shown_name(path)}: /mkdir, /mv, /cp and /rm work inside the workspace root only, and this "
+            "path names or holds another root.",
             "Nothing was changed; /write, /edit and /undo work in every root (/info lists them).",
         )
 
@@ -143,12 +145,13 @@ def make(confiner: Confiner, op: TreeOp) -> bool:
     """Make the folder or link; False when the folder was there already (it is not ours to remove later)."""
     with locate(confiner, op.path) as spot:
         if spot.rel != op.path or spot.missing:
-            raise StringError("CONFLICT", f"The folder holding {op.path} moved or is gone; nothing was changed.")
+            raise StringError("CONFLICT",
+                              f"The folder holding {shown_name(op.path)} moved or is gone; nothing was changed.")
         if spot.st is not None:
             if op.kind == "dir" and stat.S_ISDIR(spot.st.st_mode):
                 return False
-            raise StringError("CONFLICT", f"{op.path} exists already; nothing was changed.",
-                              f"Move or delete {op.path} first.")
+            raise StringError("CONFLICT", f"{shown_name(op.path)} exists already; nothing was changed.",
+                              f"Move or delete {shown_name(op.path)} first.")
         if op.kind == "link":
             os.symlink(op.target or "", spot.name, dir_fd=spot.fd)
         else:
@@ -245,7 +248,7 @@ def read_link(name: str, dir_fd: int) -> str:
 
 def _walk(confiner: Confiner, fd: int, rel: str, found: Walk, depth: int) -> None:
     if depth > MAX_DEPTH:
-        raise StringError("INVALID_TARGET", f"Folders nested deeper than {MAX_DEPTH} levels: {rel}")
+        raise StringError("INVALID_TARGET", f"Folders nested deeper than {MAX_DEPTH} levels: {shown_name(rel)}")
     found.dirs.append((rel, stat.S_IMODE(os.fstat(fd).st_mode)))
     for name in sorted(os.listdir(fd)):
         path = f"{rel}/{name}"
@@ -262,5 +265,5 @@ def _walk(confiner: Confiner, fd: int, rel: str, found: Walk, depth: int) -> Non
             finally:
                 os.close(sub)
         else:
-            raise StringError("INVALID_TARGET", f"Not a file, folder or link: {path}",
+            raise StringError("INVALID_TARGET", f"Not a file, folder or link: {shown_name(path)}",
                               "Remove it outside stringsh; nothing was changed.")

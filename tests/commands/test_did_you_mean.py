@@ -36,7 +36,7 @@ def reply(dispatcher, command: str) -> str:  # type: ignore[no-untyped-def]
     ("/open .evn", "ERROR(NOT_FOUND): File not found: .evn\n/ls shows what is there."),  # never a secret's name
     ("/open zzz", "ERROR(NOT_FOUND): File not found: zzz\n/ls shows what is there."),
     ("/open README.md --form 2", "ERROR(INVALID_PAYLOAD): Unknown flag for /open: --form\nDid you mean --from? "
-                                 "Flags of /open: --from, --to. "
+                                 "Flags of /open: --from, --to, --plain. "
                                  "A path that starts with - goes after --: /open -- --form"),
     ("/open README.md#setpu", "ERROR(BLOCK_NOT_FOUND): Block not found: #setpu in README.md\n"
                               "Did you mean #setup? Available blocks: readme, setup, usage"),

@@ -11,7 +11,7 @@ def test_unknown_flag_is_named_with_the_command_flags(ws: Path, dispatcher) -> N
     make_notes(ws)
     assert dispatcher.execute("/open README.md --bogus").text == (
         "re: /open README.md --bogus\nERROR(INVALID_PAYLOAD): Unknown flag for /open: --bogus\n"
-        "Flags of /open: --from, --to. A path that starts with - goes after --: /open -- --bogus"
+        "Flags of /open: --from, --to, --plain. A path that starts with - goes after --: /open -- --bogus"
     )
     reply = dispatcher.execute("/source README.md --to 30").text
     assert "ERROR(INVALID_PAYLOAD): Unknown flag for /source: --to\nFlags of /source: --from." in reply

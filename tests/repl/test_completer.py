@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -270,3 +271,26 @@ def test_last_word_respects_quotes() -> None:
 def test_blocks_complete_after_a_quoted_path(tree: Path, dispatcher: Dispatcher) -> None:
     assert results(dispatcher, "/open 'my folder/a b.md'#") == ["/open 'my folder/a b.md'#a-b"]
     assert results(dispatcher, '/open "my folder/a b.md#') == ['/open "my folder/a b.md#a-b']
+
+
+def test_a_name_that_is_not_utf8_is_offered_escaped_beside_the_others(ws: Path, dispatcher: Dispatcher) -> None:
+    """A folder holding `caf\\xe9.txt` (a byte that is not UTF-8) and a folder `d\\xe9r`: the other names complete
+    as before; those two are shown as every reply shows them, and inserted as a word that reaches them: bash's
+    `$'…'` (the exact bytes) in a shell command, the escaped form on a String Commands line (whose refusal says how
+    to reach the file). No raw surrogate is ever displayed or inserted."""
+    root = os.fsencode(ws)
+    os.mkdir(root + b"/d\xe9r")
+    (ws / "cafe.txt").write_text("plain\n")
+    with open(root + b"/caf\xe9.txt", "wb") as f:
+        f.write(b"latin\n")
+    assert complete(dispatcher, "/open ") == [
+        ('/open "d\\xe9r/"', '"d\\xe9r"/', ""), ("/open cafe.txt", "cafe.txt", ""),
+        ('/open "caf\\xe9.txt"', '"caf\\xe9.txt"', "")]
+    assert complete(dispatcher, "!cat caf") == [("!cat cafe.txt", "cafe.txt", ""),
+                                                ("!cat $'caf\\xe9.txt'", '"caf\\xe9.txt"', "")]
+    assert results(dispatcher, "!ls d") == ["!ls $'d\\xe9r/'"]
+    assert dispatcher.execute("!cat $'caf\\xe9.txt'").text.endswith("---\nlatin")  # the inserted word is the file
+    assert dispatcher.execute('/open "caf\\xe9.txt"').text == (
+        're: /open "caf\\xe9.txt"\nERROR(NOT_FOUND): File not found: caf\\xe9.txt\nstringsh reaches only names that '
+        'are UTF-8; this one is shown escaped, "caf\\xe9.txt", and that form cannot be typed back. Rename it in the '
+        "shell: !mv $'caf\\xe9.txt' NEW_NAME")

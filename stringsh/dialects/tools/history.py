@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from stringsh.dialects.tools.schema import Field, args_error
+from stringsh.escapes import json_name
 
 if TYPE_CHECKING:
     from stringsh.workspace import ChangeRow, RevertOutcome, Workspace
@@ -53,8 +54,9 @@ def changes(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
     listed = []
     with ws.state.thread_lock:  # the journal's one connection: threads take turns
         for row in rows:
-            files = [{"file_path": f.path, "lines": counts(ws, f)} for f in ws.journal.files(row.id)]
-            tree = [{"path": op.path, "kind": op.kind, "action": op.action} for op in ws.journal.tree(row.id)]
+            files = [{"file_path": json_name(f.path), "lines": counts(ws, f)} for f in ws.journal.files(row.id)]
+            tree = [{"path": json_name(op.path), "kind": op.kind, "action": op.action}
+                    for op in ws.journal.tree(row.id)]
             listed.append({**_row(ws, row), "files": files, "tree": tree})
     depth = ws.journal_depth()
     return {"changes": listed, "kept": depth.changes if depth is not None else 0}
@@ -64,7 +66,7 @@ def _outcome(outcome: RevertOutcome) -> dict[str, Any]:
     from stringsh.documents.revertreply import outcome_parts
 
     return {"change_id": outcome.change_id, "reverted": outcome.reverted_id,
-            "files": [{"file_path": f.rel, "action": f.action, "lines": f.lines} for f in outcome.files],
+            "files": [{"file_path": json_name(f.rel), "action": f.action, "lines": f.lines} for f in outcome.files],
             "summary": "; ".join(outcome_parts(outcome))}
 
 

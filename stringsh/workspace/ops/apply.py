@@ -10,6 +10,7 @@ import functools
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import ALLOW_LIST_HINT, POLICY_FILE_HINT, StringError
+from stringsh.escapes import shown_name
 from stringsh.workspace import changes
 from stringsh.workspace import tree as treeops
 from stringsh.workspace.globs import GlobSet
@@ -137,15 +138,17 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
                 check_hardlink(ws.policy, p.res, p.res.st)
             if p.res.rel in ws.policy_files:
                 raise StringError(
-                    "NOT_PERMITTED", f"{p.res.rel} is the workspace's policy and cannot be changed through stringsh",
+                    "NOT_PERMITTED",
+                    f"{shown_name(p.res.rel)} is the workspace's policy and cannot be changed through stringsh",
                     POLICY_FILE_HINT,
                 )
             if exact and p.res.rel != f.path:
-                raise StringError("CONFLICT", f"{f.path} changed into a symbolic link meanwhile; nothing was changed.")
+                raise StringError("CONFLICT",
+                                  f"{shown_name(f.path)} changed into a symbolic link meanwhile; nothing was changed.")
             if reverts is not None and p.res.rel != f.path:  # a revert names the path it wrote; a link now
-                raise StringError("CONFLICT", f"{f.path} is now a symbolic link; nothing was written.")
+                raise StringError("CONFLICT", f"{shown_name(f.path)} is now a symbolic link; nothing was written.")
             if p.res.rel in seen:
-                raise StringError("INVALID_PAYLOAD", f"The change set names {p.res.rel} twice.")
+                raise StringError("INVALID_PAYLOAD", f"The change set names {shown_name(p.res.rel)} twice.")
             seen.add(p.res.rel)
         if kind == "apply":
             _check_budget(ws, plans, tree, loc)
@@ -232,9 +235,10 @@ def _check_paths(ws: Workspace, rels: list[str]) -> None:
     denied = _globs(tuple(budget.deny_globs)) if budget.deny_globs else None
     for rel in rels:
         if not allowed.covers(rel):
-            raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {rel}", ALLOW_LIST_HINT)
+            raise StringError("NOT_PERMITTED", f"Path is not on the policy's change allow-list: {shown_name(rel)}",
+                              ALLOW_LIST_HINT)
         if denied is not None and denied.covers(rel):
-            raise StringError("NOT_PERMITTED", f"Path is on the policy's change deny list: {rel}",
+            raise StringError("NOT_PERMITTED", f"Path is on the policy's change deny list: {shown_name(rel)}",
                               "The policy's [changes] deny_globs keep changes away from it; nothing was written.")
 
 

@@ -7,11 +7,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
 from stringsh.workspace.journal import TreeOp
 from stringsh.workspace.models import FileChange, LinkInFolder
 from stringsh.workspace.ops.apply import BUDGET_HINT, apply_locked
 from stringsh.workspace.ops.guard import check_size, require
 from stringsh.workspace.ops.move import destination, parents, read_file, refuse_existing
+from stringsh.workspace.paths import found_names
 from stringsh.workspace.tree import MISSING_HINT, check, locate, walk
 
 if TYPE_CHECKING:
@@ -86,8 +88,10 @@ def copy_folder(ws: Workspace, request: FolderCopyRequest) -> FolderCopyOutcome:
     does); the destination must not exist yet."""
     require(ws.policy, ws.policy.permissions.write, "write", mutating=True)
     if request.plan:
-        return _copy_folder(ws, request)
-    with ws.state.audited("copy", [request.source, request.dest], request.topic) as note, ws.locked():
+        with found_names(request.source, request.dest):
+            return _copy_folder(ws, request)
+    with ws.state.audited("copy", [request.source, request.dest], request.topic) as note, ws.locked(), \
+            found_names(request.source, request.dest):
         outcome = _copy_folder(ws, request)
         note.change = outcome.change_id
         return outcome
@@ -139,5 +143,6 @@ def _check_count(ws: Workspace, rel: str, count: int) -> None:
     """More files than one change may touch: refused before any is read."""
     budget = ws.policy.changes.max_files
     if count > budget:
-        raise StringError("BUDGET_EXCEEDED", f"{rel} holds {count} files; a change may touch at most {budget}.",
+        raise StringError("BUDGET_EXCEEDED",
+                          f"{shown_name(rel)} holds {count} files; a change may touch at most {budget}.",
                           f"Nothing was changed; copy smaller folders one at a time. {BUDGET_HINT}")

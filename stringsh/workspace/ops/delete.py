@@ -11,11 +11,13 @@ import os
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError, is_a_folder
+from stringsh.escapes import shown_name
 from stringsh.hints import command_word
 from stringsh.workspace.journal import TreeOp
 from stringsh.workspace.models import FileChange
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import keep_limit, require
+from stringsh.workspace.paths import found_names
 from stringsh.workspace.tree import MISSING_HINT, Walk, locate, read_link, walk
 
 if TYPE_CHECKING:
@@ -41,15 +43,15 @@ class DeleteOutcome(NamedTuple):
 
 def delete(ws: Workspace, request: DeleteRequest) -> DeleteOutcome:
     require(ws.policy, ws.policy.permissions.delete, "delete", mutating=True)
-    with ws.state.audited("delete", [request.path], request.topic) as note, ws.locked():
+    with ws.state.audited("delete", [request.path], request.topic) as note, ws.locked(), found_names(request.path):
         with locate(ws.confiner, request.path) as spot:
             rel, kind = spot.rel, spot.kind
             if kind == "missing":
                 if request.ignore_missing:
                     return DeleteOutcome(rel, False, "missing", 0, 0, None)
-                raise StringError("NOT_FOUND", f"File not found: {rel}", MISSING_HINT)
+                raise StringError("NOT_FOUND", f"File not found: {shown_name(rel)}", MISSING_HINT)
             if kind == "other":
-                raise StringError("INVALID_TARGET", f"Not a file, folder or link: {rel}",
+                raise StringError("INVALID_TARGET", f"Not a file, folder or link: {shown_name(rel)}",
                                   "Nothing was changed; remove it outside stringsh.")
             if kind == "dir" and not request.recursive:
                 raise is_a_folder(rel, f"Nothing was changed; /rm -r {command_word(rel)} deletes it and everything "
@@ -81,11 +83,11 @@ def _beyond_journal(ws: Workspace, rel: str, found: Walk) -> StringError | None:
     budget, limit = ws.policy.changes.max_files, keep_limit(ws.policy)
     hint = f"Nothing was changed; /rm -r --force {command_word(rel)} deletes it without undo."
     if len(found.files) > budget:
-        return StringError("BUDGET_EXCEEDED", f"{rel} holds {len(found.files)} files; the change journal keeps at "
-                           f"most {budget} in one change for undo.", hint)
+        return StringError("BUDGET_EXCEEDED", f"{shown_name(rel)} holds {len(found.files)} files; the change "
+                           f"journal keeps at most {budget} in one change for undo.", hint)
     if found.size > limit:
-        return StringError("TOO_LARGE", f"{rel} holds {found.size} bytes; the change journal keeps at most {limit} "
-                           "for undo.", hint)
+        return StringError("TOO_LARGE", f"{shown_name(rel)} holds {found.size} bytes; the change journal keeps at "
+                           f"most {limit} for undo.", hint)
     return None
 
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.journal import TreeOp
 from stringsh.workspace.models import FileChange
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import check_size, keep_limit, require
+from stringsh.workspace.paths import found_names
 from stringsh.workspace.tree import MISSING_HINT, Spot, check, locate, read_link, walk
 
 if TYPE_CHECKING:
@@ -92,14 +94,16 @@ def read_file(ws: Workspace, spot: Spot, rel: str) -> tuple[bytes, int, tuple[in
     else:
         with ws.confiner.resolve(rel, create=True) as res:
             if res.rel != rel:
-                raise StringError("CONFLICT", f"{rel} changed while it was being moved; nothing was changed.")
+                raise StringError("CONFLICT",
+                                  f"{shown_name(rel)} changed while it was being moved; nothing was changed.")
             data, st = atomic.read_at(res.parent_fd, res.name, rel, keep_limit(ws.policy))
     return data, st.st_mode & 0o7777, (st.st_atime_ns, st.st_mtime_ns)
 
 
 def move(ws: Workspace, request: MoveRequest) -> MoveOutcome:
     require(ws.policy, ws.policy.permissions.move, "move", mutating=True)
-    with ws.state.audited("move", [request.source, request.dest], request.topic) as note, ws.locked():
+    with ws.state.audited("move", [request.source, request.dest], request.topic) as note, ws.locked(), \
+            found_names(request.source, request.dest):
         with locate(ws.confiner, request.source) as source:
             if source.kind == "missing":
                 raise StringError("NOT_FOUND", f"File not found: {source.rel}", MISSING_HINT)
@@ -155,8 +159,10 @@ def _check_amount(ws: Workspace, rel: str, count: int, size: int) -> None:
     """A folder the journal cannot keep whole is refused rather than moved (or deleted) beyond undo."""
     budget, limit = ws.policy.changes.max_files, keep_limit(ws.policy)
     if count * 2 > budget:
-        raise StringError("BUDGET_EXCEEDED", f"{rel} holds {count} files; a change may touch at most {budget}.",
+        raise StringError("BUDGET_EXCEEDED",
+                          f"{shown_name(rel)} holds {count} files; a change may touch at most {budget}.",
                           "Nothing was changed; move smaller folders one at a time.")
     if size > limit:
-        raise StringError("TOO_LARGE", f"{rel} holds {size} bytes; the change journal keeps at most {limit} for undo.",
+        raise StringError("TOO_LARGE",
+                          f"{shown_name(rel)} holds {size} bytes; the change journal keeps at most {limit} for undo.",
                           "Nothing was changed; move smaller folders one at a time.")

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.escapes import shown_name
 from stringsh.hints import widening_policy
 from stringsh.workspace import changes
 from stringsh.workspace.atomic import sha256
@@ -21,7 +22,7 @@ from stringsh.workspace.ops.appending import revert_append
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.ops.undopart import take_back
-from stringsh.workspace.paths import DIR_FLAGS
+from stringsh.workspace.paths import DIR_FLAGS, found_names
 from stringsh.workspace.textio import count_lines, decode
 
 if TYPE_CHECKING:
@@ -118,6 +119,13 @@ def pruned_error(ws: Workspace, what: str) -> StringError:
 
 def revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: bool = False,
                   kind: str = "revert") -> RevertOutcome:
+    """`_revert_locked` on the journal's own names: a file or folder whose name is not UTF-8 is put back too."""
+    with found_names():
+        return _revert_locked(ws, change_id, topic, undo=undo, kind=kind)
+
+
+def _revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: bool = False,
+                   kind: str = "revert") -> RevertOutcome:
     """Put back what `change_id` replaced. A file that already holds its previous bytes is left alone (when all
     do, the change is recorded as undone with nothing written); one that holds anything else is a CONFLICT.
     `undo`: the hints name `/undo --skip`, the way past a change that cannot be undone. `kind="apply"`: a
@@ -154,9 +162,10 @@ def revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: boo
         except MissingBlob:
             raise StringError(
                 "NOT_FOUND",
-                f"Cannot undo change {change_id}: the journal no longer holds the previous bytes of {f.path}.",
-                f"Nothing was changed; restore {f.path} by hand (from version control) if you need its old content"
-                f"{skip_hint}.",
+                f"Cannot undo change {change_id}: the journal no longer holds the previous bytes of "
+                f"{shown_name(f.path)}.",
+                f"Nothing was changed; restore {shown_name(f.path)} by hand (from version control) if you need its "
+                f"old content{skip_hint}.",
             ) from None
         now = _sha_of(ws, f.path)
         if now != (f.new_sha or "") and now == (f.prev_sha or "") and _same_path(ws, f.path):
@@ -215,7 +224,7 @@ def check_tree(ws: Workspace, tree: tuple[TreeOp, ...], deleting: set[str], chan
         with spot:
             if op.action == "make":
                 if spot.st is not None and not (op.kind == "dir" and spot.kind == "dir"):
-                    raise StringError("CONFLICT", f"Refusing to undo: {op.path} exists again since change "
+                    raise StringError("CONFLICT", f"Refusing to undo: {shown_name(op.path)} exists again since change "
                                       f"{change_id} removed it.", hint)
             elif op.kind == "dir" and spot.kind == "dir":
                 fd = os.open(spot.name, DIR_FLAGS, dir_fd=spot.fd)
@@ -224,8 +233,9 @@ def check_tree(ws: Workspace, tree: tuple[TreeOp, ...], deleting: set[str], chan
                 finally:
                     os.close(fd)
                 if extra:
-                    raise StringError("CONFLICT", f"Refusing to undo: {op.path}/{extra[0]} was added since "
-                                      f"change {change_id}, and the folder {op.path} would have to go.", hint)
+                    folder = shown_name(op.path)
+                    raise StringError("CONFLICT", f"Refusing to undo: {shown_name(f'{op.path}/{extra[0]}')} was added "
+                                      f"since change {change_id}, and the folder {folder} would have to go.", hint)
 
 
 def refuse_unrevertable(ws: Workspace, row: ChangeRow) -> None:
@@ -252,20 +262,21 @@ def _conflict(ws: Workspace, path: str, wrote: bool, change_id: int, undo: bool,
     """The refusal when `path` holds neither what the change wrote nor what it replaced."""
     deleted = wrote and _sha_of(ws, path) == ""
     what = "was deleted" if deleted else "changed"
+    shown = shown_name(path)
     if kind == "apply":  # /revert ID: name the later change that touched the file, to be reverted first
         later = ws.journal.later_change(path, change_id)
         if later is not None and later.kind == "apply":
-            return StringError("CONFLICT", f"Refusing to revert change {change_id}: change {later.id} changed {path} "
+            return StringError("CONFLICT", f"Refusing to revert change {change_id}: change {later.id} changed {shown} "
                                "after it.", f"Nothing was changed; revert the later one first: /revert {later.id}")
-        return StringError("CONFLICT", f"Refusing to revert change {change_id}: {path} {what} since (not by a change "
-                           "in the journal).", f"Nothing was changed; open {path} to see its current content.")
+        return StringError("CONFLICT", f"Refusing to revert change {change_id}: {shown} {what} since (not by a change "
+                           "in the journal).", f"Nothing was changed; open {shown} to see its current content.")
     if not undo:
-        hint = f"Open {path} to see its current content; nothing was changed."
+        hint = f"Open {shown} to see its current content; nothing was changed."
     elif deleted:
         hint = "Nothing was changed; /undo --skip leaves it deleted and goes on to older changes."
     else:
-        hint = f"Nothing was changed; open {path} to see it, or /undo --skip to leave it and go on to older changes."
-    return StringError("CONFLICT", f"Refusing to undo: {path} {what} since change {change_id} wrote it.", hint)
+        hint = f"Nothing was changed; open {shown} to see it, or /undo --skip to leave it and go on to older changes."
+    return StringError("CONFLICT", f"Refusing to undo: {shown} {what} since change {change_id} wrote it.", hint)
 
 
 def _same_path(ws: Workspace, path: str) -> bool:
@@ -287,8 +298,9 @@ def _require_same_path(ws: Workspace, path: str, change_id: int, undo: bool = Fa
     if now != path:
         raise StringError(
             "CONFLICT",
-            f"Refusing to undo: {path} is now a symbolic link (to {now}), not the file change {change_id} wrote.",
-            f"Nothing was changed; remove the link or restore {path} by hand, then undo again"
+            f"Refusing to undo: {shown_name(path)} is now a symbolic link (to {shown_name(now)}), not the file "
+            f"change {change_id} wrote.",
+            f"Nothing was changed; remove the link or restore {shown_name(path)} by hand, then undo again"
             f"{SKIP_HINT if undo else ''}.",
         )
 

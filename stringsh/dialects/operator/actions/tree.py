@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from stringsh.dialects.operator.actions.common import Refused, ask, invalid, ok, unified
 from stringsh.dialects.operator.actions.writing import current_text
+from stringsh.escapes import shown_name
 
 if TYPE_CHECKING:
     from stringsh.protocol.operator_model import Command, Confirmer, Result
@@ -25,16 +26,18 @@ def _removed(workspace: Workspace, rel: str) -> str:
 
 
 def _tree(workspace: Workspace, rel: str) -> list[str]:
-    """The folder's entries, folder by folder (folders with a trailing `/`), at most LISTED + 1."""
+    """The folder's entries as shown, folder by folder (folders with a trailing `/`), at most LISTED + 1: from the
+    engine's one walk of the tree, which reaches a folder whose name is not UTF-8 too (a path naming it would not)."""
+    listed = workspace.list_tree(rel, limit=LISTED + 1)
     out: list[str] = []
-    stack = [rel]
+    stack = [(rel, listed.entries)]
     while stack and len(out) <= LISTED:
-        folder = stack.pop()
-        for entry in workspace.list_dir(folder):
+        folder, entries = stack.pop()
+        for entry in entries:
             path = f"{folder}/{entry.name}" if folder != "." else entry.name
-            out.append(path + ("/" if entry.is_dir else ""))
+            out.append(shown_name(path) + ("/" if entry.is_dir else ""))  # as every listing shows a name
             if entry.is_dir:
-                stack.append(path)
+                stack.append((path, entry.children))
     return out
 
 
@@ -91,14 +94,14 @@ def _copy_folder(workspace: Workspace, command: Command, confirm: Confirmer, top
     try:
         planned = workspace.copy_folder(src, dest, create_parents=True, topic=topic, plan=True)
         files = planned.files
-        listing = "\n".join(f"new file: {target}" for target in files[:LISTED])
+        listing = "\n".join(f"new file: {shown_name(target)}" for target in files[:LISTED])
         more = f"\n... and {len(files) - LISTED} more" if len(files) > LISTED else ""
         ask(workspace, confirm, command, src, f"copy folder {src} to {dest} ({len(files)} files)",
             (listing + more) if files else f"new folder: {dest}")
         copied = workspace.copy_folder(src, dest, create_parents=True, topic=topic)
     except LinkInFolder as exc:
-        raise Refused(f"INVALID_TARGET: {exc.folder} holds {exc.path}, a symlink; fs.copy copies folders of plain "
-                      "files and folders only") from exc
+        raise Refused(f"INVALID_TARGET: {shown_name(exc.folder)} holds {shown_name(exc.path)}, a symlink; fs.copy "
+                      "copies folders of plain files and folders only") from exc
     return ok(command, "Copied", change_id=copied.change_id)
 
 
