@@ -16,9 +16,9 @@ from collections import deque
 from pathlib import Path
 from typing import Protocol
 
-from stringsh.errors import NOT_FOUND_HINT, StringError
+from stringsh.errors import NOT_FOUND_HINT, Hint, Step, StringError, hint
 from stringsh.escapes import SURROGATE, shown_name
-from stringsh.hints import command_word, not_utf8_hint
+from stringsh.hints import not_utf8_hint
 from stringsh.workspace.context import refused_path
 from stringsh.workspace.oserrors import coded
 from stringsh.workspace.secrets import SecretMatcher
@@ -124,8 +124,8 @@ def reworded(exc: StringError, prefix: str, rest: str, path: str) -> StringError
         message = message[: len(message) - len(rest)] + path
     root = f"root {prefix[:-1]}"
     message = message.replace("the workspace root", root).replace("the workspace", root)
-    hint = None if exc.hint is None else exc.hint.replace("the workspace", root)
-    return StringError(exc.code, message, hint)
+    advice = exc.advice
+    return StringError(exc.code, message, None if advice is None else advice.replace("the workspace", root))
 
 
 class Confiner:
@@ -294,13 +294,12 @@ class Confiner:
         if typed_back is not None:  # the escaped form of a name that is not UTF-8, sent back
             return StringError("NOT_FOUND", shown, not_utf8_hint("/".join([*names, typed_back])))
         match = closest(name, allowed, self.matcher.shown)
-        listing = f"/ls {command_word(folder)}" if folder else "/ls"
-        hint = f"{listing} shows what is there."
+        advice: str | Hint = hint(Step("list", path=folder), " shows what is there.")
         if match is not None:
             meant = "/".join([*names, match, *(tail or [])])
-            reach = not_utf8_hint("/".join([*names, match])) if SURROGATE.search(match) else hint
-            hint = f"Did you mean {shown_name(meant)}? {reach}"
-        return StringError("NOT_FOUND", shown, hint)
+            reach = not_utf8_hint("/".join([*names, match])) if SURROGATE.search(match) else advice
+            advice = f"Did you mean {shown_name(meant)}? " + reach
+        return StringError("NOT_FOUND", shown, advice)
 
     def _may_suggest(self, parts: list[str]) -> bool:
         try:
