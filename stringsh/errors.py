@@ -53,7 +53,8 @@ VERBS = frozenset({
     "list",         # a folder (`path`; "" for the workspace)
     "stat",         # a file's metadata (`path`, may be "")
     "view",         # a file's or part's current numbered text (`target`: path, path#id or path:Ln-Lm)
-    "edit",         # the part's edit redone on its text now (`target`)
+    "edit",         # the part's edit redone on its text now (`target`; `where`: "--after" adds beside it)
+    "beside",       # a new definition added after or before the one named (`target`)
     "force",        # the same write again, its checks overridden (`target`, `where`: "--after X" or "")
     "undo",         # this session's last change taken back (`skip`: pass over it instead)
     "changes",      # the change journal
@@ -128,6 +129,8 @@ def string_step(step: Step) -> str:
     if verb in ("view", "edit", "force"):
         words = ["/edit", *(["--force"] if verb == "force" else []), command_word(step.target)]
         return " ".join([*words, *([step.where] if step.where else [])])
+    if verb == "beside":
+        return "--after or --before"
     if verb == "undo":
         return "/undo --skip" if step.skip else "/undo"
     if verb == "changes":

@@ -243,7 +243,8 @@ def _checked_replace(text: str, old: SymbolIndex, symbol: Symbol, site: _Site, l
                      force_hint, ".")
     if same and (found.qualified, found.kind) != (symbol.qualified, symbol.kind):
         raise refuse(label, f"the body defines {found.qualified} ({found.kind}), not {wanted}.",
-                     "To add a definition use --after or --before; to write it anyway: ", force_hint, ".")
+                     "To add a definition use ", Step("beside", target=label), "; to write it anyway: ", force_hint,
+                     ".")
     if found.end_byte != end_byte:
         rest = new_text.count("\n", 0, _offset(encode_source(new_text), found.end_byte)) + 1
         raise refuse(label, f"the body is more than one definition: {wanted} ends at line {rest}, before the "

@@ -40,13 +40,17 @@ ANYTHING = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempote
 ChangeId = Annotated[int, Field(ge=1, description="A change id as `changes` lists it")]
 
 
-def reply_result(dispatcher: Dispatcher, text: str, topic: str) -> CallToolResult:
+def reply_result(dispatcher: Dispatcher, text: str, topic: str, tool: str | None = None) -> CallToolResult:
     """Run one request in the connection's topic; the reply text as `stringsh -c` prints it, isError when it
-    failed, and a last line naming the change set it made, as edit_file's does (`Change 12, undoable.`)."""
+    failed, and a last line naming the change set it made, as edit_file's does (`Change 12, undoable.`). A
+    refusal's hint names MCP tools (hinting.py), the tool `tool`'s own first; the `string` tool's stays String
+    Commands' (its caller speaks them)."""
     from stringsh.dialects.mcp.cancelling import commands_turn
+    from stringsh.dialects.mcp.hinting import mcp_hint
 
+    hints = None if tool in (None, "string") else lambda exc: mcp_hint(exc, tool)
     with commands_turn():  # a cancel interrupts only this call's own shell command
-        reply = dispatcher.execute(text, topic)
+        reply = dispatcher.execute(text, topic, hints)
     shown = reply.text if reply.change is None else f"{reply.text}\n{changed_line(reply.change)}"
     return CallToolResult(content=[TextContent(type="text", text=shown)], is_error=not reply.ok)
 
@@ -95,7 +99,7 @@ def register(server: MCPServer, calls: Calls) -> None:
         def work(call: Call) -> CallToolResult:
             if tool is not None:
                 whole_workspace(call, tool)
-            return reply_result(dispatcher, make(call), call.topic)
+            return reply_result(dispatcher, make(call), call.topic, call.tool)
 
         return await calls.run(ctx, work)
 

@@ -75,7 +75,7 @@ def register(server: MCPServer, calls: Calls) -> None:
         return
 
     async def execute(ctx: Context, make: Callable[[Call], str]) -> CallToolResult:
-        return await calls.run(ctx, lambda call: reply_result(dispatcher, make(call), call.topic))
+        return await calls.run(ctx, lambda call: reply_result(dispatcher, make(call), call.topic, call.tool))
 
     @server.tool(annotations=READ)
     async def symbols_overview(path: Annotated[str, Field(description="A source file (or a folder)")],
