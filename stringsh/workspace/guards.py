@@ -137,7 +137,7 @@ def refuse_numbered(body: str, label: str) -> None:
             "INVALID_PAYLOAD",
             f"Refusing to write {shown_name(label)}: every line of the body starts with a line number ('N | '), as "
             "numbered views show lines; nothing was written.",
-            "Remove the line numbers (the 'N | ' at the start of each line) and send the code alone.",
+            hint("Remove the line numbers (the 'N | ' at the start of each line) and send the code alone."),
         )
 
 
