@@ -69,7 +69,7 @@ REFUSALS: dict[str, dict[str, Any]] = {
     "too large to write": {"string": f"/write new.txt <<EOF\n{BIG}\nEOF",
                            "mcp": ("write_file", {"path": "new.txt", "content": BIG}),
                            "tools": {"tool": "write", "args": {"file_path": "new.txt", "content": BIG}}},
-    "ambiguous encoding": {"string": "/replace mixed.txt <<EOF\ncaf\nEOF\n",
+    "ambiguous encoding": {"string": "/replace mixed.txt <<EOF\ncaf\n---\ncafe\nEOF",
                            "mcp": ("edit_file", {"path": "mixed.txt", "edits": [{"oldText": "caf",
                                                                                   "newText": "cafe"}]}),
                            "tools": {"tool": "edit", "args": {"file_path": "mixed.txt", "old_string": "caf",
@@ -203,6 +203,67 @@ def test_no_hint_outside_string_commands_names_a_string_command(dialect: str, wo
     finally:
         server.close()
     assert tried and wrong == [], "\n".join(wrong)
+
+
+LIMITS = "the policy's [limits] max_read_bytes raises the limit."
+FORCE_MAIN = {"mcp": 'replace_symbol {"target": "app.py#main", "force": true}',
+              "tools": 'edit_symbol {"file_path": "app.py", "symbol": "main", "force": true}',
+              "operator": 'fs.editSymbol {"path": "app.py", "symbol": "main", "force": true}'}
+#: dialect -> refusal -> its hint, exactly.
+EXACT: dict[str, dict[str, str]] = {
+    "string": {
+        "is a folder": "Use /ls src",
+        "too large to read": f"Read it in windows: /open big.txt --from N, or !head, !tail or !grep it; {LIMITS}",
+        "ambiguous encoding": "Read it with /open mixed.txt; repair its bytes or convert it (!iconv), then edit it.",
+        "empty body": "To empty it on purpose, send the empty body again with --force: /edit --force app.py#main. "
+                      "Nothing was written.",
+        "patch failed": "Re-read those lines and redo the hunk: /open t.txt:L1-L2",
+        "nothing to undo": "/changes lists the changes there are.",
+    },
+    "mcp": {
+        "not found, a close name": 'Did you mean t.txt? list_directory {"path": "."} shows what is there.',
+        "is a folder": 'Use list_directory {"path": "src"}',
+        "too large to read": 'Read it in windows: open {"target": "big.txt", "fromLine": 1}, or bash\'s head, tail '
+                             f"or grep it; {LIMITS}",
+        "ambiguous encoding": 'Read it with read_text_file {"path": "mixed.txt"}; repair its bytes or convert it '
+                              "(bash's iconv), then edit it.",
+        "one definition, insert after": 'Send one definition; add others with insert_symbol {"target": '
+                                        '"app.py#main", "position": "after"}. To write it anyway: '
+                                        f"{FORCE_MAIN['mcp']}. Nothing was written.",
+        "lines past the end": 'Recovery: run read_text_file {"path": "t.txt"} for current line numbers.',
+        "patch failed": 'Re-read those lines and redo the hunk: open {"target": "t.txt", "fromLine": 1, "toLine": 2}',
+        "nothing to undo": "changes {} lists the changes there are.",
+    },
+    "tools": {
+        "too large to read": 'Read it in windows: bash {"command": "sed -n 1,400p big.txt"}, or bash\'s head, tail '
+                             f"or grep it; {LIMITS}",
+        "too large to write": "Write it in parts: write with the first part, then edit to add the rest after its last "
+                              "line; the policy's [limits] max_write_bytes raises the limit.",
+        "empty body": f"To empty it on purpose, send the empty body again with --force: {FORCE_MAIN['tools']}. "
+                      "Nothing was written.",
+        "no such change": "changes {} lists the changes kept.",
+    },
+    "operator": {
+        "not found": 'fs.list {"path": "."} shows what is there.',
+        "too large to read": 'Read it in windows: fs.readSlice {"path": "big.txt", "start": 1, "lines": 400}, or a '
+                             f"shell's head, tail or grep it; {LIMITS}",
+        "symbol body, force": 'To add a definition use fs.editSymbol {"path": "app.py", "symbol": "main", '
+                              f'"position": "after"}} (or before); to write it anyway: {FORCE_MAIN["operator"]}. '
+                              "Nothing was written.",
+        "numbered body": "Remove the line numbers (the 'N | ' at the start of each line) and send the code alone.",
+        "patch failed": "Read t.txt lines 1-2 again and redo the hunk.",
+    },
+}
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_hints_read_exactly(dialect: str, workspace: Path) -> None:
+    server = Server(dialect, workspace)
+    try:
+        got = {refusal: server.hint(REFUSALS[refusal][dialect])[1] for refusal in EXACT[dialect]}
+    finally:
+        server.close()
+    assert got == EXACT[dialect]
 
 
 WORDERS: dict[str, Callable[[Step], str]] = {"tools": tools_step, "operator": operator_step}
