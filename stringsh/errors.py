@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from stringsh.hints import command_word
+from stringsh.hints import command_word, not_utf8_words
 
 #: Every stable code and what it means; `/help errors` is generated from this table.
 ERROR_CODES: dict[str, str] = {
@@ -237,3 +237,9 @@ POLICY_FILE_HINT = "A session never changes its own policy; edit the policy file
 def recovery(rel: str) -> Hint:
     """The next step after a line range that is past a file's end: the file's current line numbers."""
     return hint("Recovery: run ", Step("view", target=rel), " for current line numbers.")
+
+
+def not_utf8(name: str) -> Hint:
+    """The hint of a refused name that is not UTF-8: rename it in the shell (hints.not_utf8_words)."""
+    text, command = not_utf8_words(name)
+    return hint(text, Step("shell", command=command))

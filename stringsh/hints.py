@@ -74,11 +74,18 @@ def command_word(value: str) -> str:
 NOT_UTF8 = "stringsh reaches only names that are UTF-8"
 
 
-def not_utf8_hint(name: str) -> str:
+def not_utf8_words(name: str) -> tuple[str, str]:
     """What a refusal of a name that is not UTF-8 (or of its escaped form typed back) suggests: the one way to reach
-    it, the shell, whose `$'…'` word is the exact bytes."""
-    return (f"{NOT_UTF8}; this one is shown escaped, {shown_name(name)}, and that "
-            f"form cannot be typed back. Rename it in the shell: {shell_hint('mv {old} NEW_NAME', old=name)}")
+    it, the shell, whose `$'…'` word is the exact bytes. The text before the shell command, and the command
+    (`errors.not_utf8` makes the hint of them)."""
+    return (f"{NOT_UTF8}; this one is shown escaped, {shown_name(name)}, and that form cannot be typed back. Rename "
+            "it in the shell: ", shell_command("mv {old} NEW_NAME", old=name))
+
+
+def not_utf8_hint(name: str) -> str:
+    """`not_utf8_words` as String Commands show it: the command as `!mv …`."""
+    text, command = not_utf8_words(name)
+    return f"{text}!{command}"
 
 
 def tool_call(name: str, args: dict[str, object]) -> str:

@@ -16,9 +16,8 @@ from collections import deque
 from pathlib import Path
 from typing import Protocol
 
-from stringsh.errors import NOT_FOUND_HINT, Hint, Step, StringError, hint
+from stringsh.errors import NOT_FOUND_HINT, Hint, Step, StringError, hint, not_utf8
 from stringsh.escapes import SURROGATE, shown_name
-from stringsh.hints import not_utf8_hint
 from stringsh.workspace.context import refused_path
 from stringsh.workspace.oserrors import coded
 from stringsh.workspace.secrets import SecretMatcher
@@ -227,7 +226,7 @@ class Confiner:
             encoded = path.encode("utf-8")
         except UnicodeEncodeError:
             raise StringError("INVALID_PATH", f"Path is not valid UTF-8: {shown_name(path)}",
-                              not_utf8_hint(path)) from None
+                              not_utf8(path)) from None
         if len(encoded) > MAX_PATH_BYTES:
             raise StringError("INVALID_PATH", f"Path is longer than {MAX_PATH_BYTES} bytes.")
         raw: list[str]
@@ -292,12 +291,12 @@ class Confiner:
         typed_back = next((e for e in allowed if SURROGATE.search(e) and name in (shown_name(e), shown_name(e)[1:-1])),
                           None)
         if typed_back is not None:  # the escaped form of a name that is not UTF-8, sent back
-            return StringError("NOT_FOUND", shown, not_utf8_hint("/".join([*names, typed_back])))
+            return StringError("NOT_FOUND", shown, not_utf8("/".join([*names, typed_back])))
         match = closest(name, allowed, self.matcher.shown)
         advice: str | Hint = hint(Step("list", path=folder), " shows what is there.")
         if match is not None:
             meant = "/".join([*names, match, *(tail or [])])
-            reach = not_utf8_hint("/".join([*names, match])) if SURROGATE.search(match) else advice
+            reach = not_utf8("/".join([*names, match])) if SURROGATE.search(match) else advice
             advice = f"Did you mean {shown_name(meant)}? " + reach
         return StringError("NOT_FOUND", shown, advice)
 

@@ -67,5 +67,5 @@ def operator_step(step: Step) -> str:
     if verb == "shell":
         import json  # a hint's, on first use
 
-        return f"the shell command {json.dumps(step.command, ensure_ascii=False)} {ELSEWHERE}"
+        return f"{json.dumps(step.command, ensure_ascii=False)} (not an OPERATOR_CMD action: a shell's)"
     raise ValueError(f"unknown hint verb {verb!r}")
