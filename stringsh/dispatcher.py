@@ -30,6 +30,20 @@ if TYPE_CHECKING:
     from stringsh.workspace import Client
 
 
+#: How a front end words a refusal's hint (a dialect's own terms, `errors.StringError.worded`); None: String
+#: Commands' own text.
+HintWords = Callable[[StringError], "str | None"]
+
+
+def error_text(exc: StringError, hints: HintWords | None = None) -> str:
+    """The refusal's message and hint as its reply shows them: the hint worded by `hints` when a front end gives
+    its own wording (MCP's command tools), else String Commands'."""
+    if hints is None:
+        return exc.text
+    advice = hints(exc)
+    return f"{exc.message}\n{advice}" if advice else exc.message
+
+
 def internal_error_text(exc: BaseException) -> str:
     reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return f"{type(exc).__name__}: {reason}" if reason else type(exc).__name__
@@ -133,16 +147,17 @@ class Dispatcher:
             session.ended = True  # a shell still warming up is closed by close_shell, or never starts
             session.close_shell()
 
-    def execute(self, text: str, topic: str | None = None) -> Reply:
-        """Run one request (header plus optional body) in a topic and format its reply."""
+    def execute(self, text: str, topic: str | None = None, hints: HintWords | None = None) -> Reply:
+        """Run one request (header plus optional body) in a topic and format its reply; `hints` words its
+        refusal's hint (a front end speaking another dialect, HintWords)."""
         try:
             request = parse_request(text)
         except StringError as exc:
             header, request_id = reply_header(text)
             self._refused(header, topic or "main", exc.code)
-            return format_reply(header, request_id, error=(exc.code, exc.text), topic=topic or "main",
+            return format_reply(header, request_id, error=(exc.code, error_text(exc, hints)), topic=topic or "main",
                                 mask=self._mask())
-        return self.execute_request(request, topic)
+        return self.execute_request(request, topic, hints)
 
     def answer(self, item: StreamItem) -> Reply:
         """Reply to one item of a line stream: run it, or report why it could not be read."""
@@ -153,18 +168,18 @@ class Dispatcher:
             return self.execute_request(item.request, item.topic)
         return self.execute(item.text, item.topic)
 
-    def execute_request(self, request: Request, topic: str | None = None) -> Reply:
+    def execute_request(self, request: Request, topic: str | None = None, hints: HintWords | None = None) -> Reply:
         """Run a parsed request, one at a time per topic, whichever thread calls."""
         try:
             session = self.session(topic)
         except StringError as exc:
             self._refused(request.header, topic or "main", exc.code)
-            return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=topic or "main",
-                                mask=self._mask())
+            return format_reply(request.header, request.id, error=(exc.code, error_text(exc, hints)),
+                                topic=topic or "main", mask=self._mask())
         with self._topic_locks[session.topic]:
-            return self.run_serialised(request, session)
+            return self.run_serialised(request, session, hints)
 
-    def run_serialised(self, request: Request, session: Session) -> Reply:
+    def run_serialised(self, request: Request, session: Session, hints: HintWords | None = None) -> Reply:
         """Run a parsed request in a session without taking its topic's lock: for a caller that already runs
         one request at a time per topic. Every request is one request of the engine (workspace/context.py),
         recorded once in the audit log, refused or not."""
@@ -172,12 +187,12 @@ class Dispatcher:
             invocation = self._invocation(request, session)
         except StringError as exc:
             self._refused(request.header, session.topic, exc.code)
-            return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic,
-                                mask=self._mask())
+            return format_reply(request.header, request.id, error=(exc.code, error_text(exc, hints)),
+                                topic=session.topic, mask=self._mask())
         if invocation.name == "operator-block":  # each block is a request of the operator dialect (its own record)
-            return self._reply(request, session, invocation, None)
+            return self._reply(request, session, invocation, None, hints)
         with self._request(_op_name(invocation), session.topic, request.header) as ctx:
-            return self._reply(request, session, invocation, ctx)
+            return self._reply(request, session, invocation, ctx, hints)
 
     def _request(self, op: str, topic: str, command: str | None) -> AbstractContextManager[RequestContext]:
         """The engine's request for one String Command; nothing to record to when the workspace cannot load (the
@@ -198,15 +213,15 @@ class Dispatcher:
             ctx.fail(code)
 
     def _reply(self, request: Request, session: Session, invocation: Invocation,
-               ctx: RequestContext | None) -> Reply:
+               ctx: RequestContext | None, hints: HintWords | None = None) -> Reply:
         """Run the command and format its reply; `ctx` (the request) learns how it failed."""
         try:
             result = self._run(invocation, session, request)
         except StringError as exc:
             if ctx is not None:
                 ctx.fail(exc.code)
-            return format_reply(request.header, request.id, error=(exc.code, exc.text), topic=session.topic,
-                                mask=self._mask())
+            return format_reply(request.header, request.id, error=(exc.code, error_text(exc, hints)),
+                                topic=session.topic, mask=self._mask())
         except Exception as exc:
             if ctx is not None:
                 ctx.fail(f"INTERNAL_ERROR:{type(exc).__name__}")  # the type only: its text may quote a file

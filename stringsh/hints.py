@@ -40,11 +40,16 @@ def not_an_option(path: str) -> str:
     return f"./{path}" if path.startswith("-") else path
 
 
+def shell_command(template: str, **values: str) -> str:
+    """`template` with each `{name}` replaced by its value (a root-relative path, or a word such as an encoding
+    name) as one quoted bash word that no program reads as an option; the template's own text is literal (the
+    program and its options). The command line of a shell step (`errors.Step("shell", command=…)`)."""
+    return template.format_map({name: shell_word(not_an_option(value)) for name, value in values.items()})
+
+
 def shell_hint(template: str, **values: str) -> str:
-    """`!` and `template` with each `{name}` replaced by its value (a root-relative path, or a word such as an
-    encoding name) as one quoted bash word that no program reads as an option; the template's own text is literal
-    (the program and its options)."""
-    return "!" + template.format_map({name: shell_word(not_an_option(value)) for name, value in values.items()})
+    """`shell_command` as String Commands run it: `!` first."""
+    return "!" + shell_command(template, **values)
 
 
 def widening_policy(trusted: bool) -> str:
@@ -69,8 +74,31 @@ def command_word(value: str) -> str:
 NOT_UTF8 = "stringsh reaches only names that are UTF-8"
 
 
-def not_utf8_hint(name: str) -> str:
+def not_utf8_words(name: str) -> tuple[str, str]:
     """What a refusal of a name that is not UTF-8 (or of its escaped form typed back) suggests: the one way to reach
-    it, the shell, whose `$'…'` word is the exact bytes."""
-    return (f"{NOT_UTF8}; this one is shown escaped, {shown_name(name)}, and that "
-            f"form cannot be typed back. Rename it in the shell: {shell_hint('mv {old} NEW_NAME', old=name)}")
+    it, the shell, whose `$'…'` word is the exact bytes. The text before the shell command, and the command
+    (`errors.not_utf8` makes the hint of them)."""
+    return (f"{NOT_UTF8}; this one is shown escaped, {shown_name(name)}, and that form cannot be typed back. Rename "
+            "it in the shell: ", shell_command("mv {old} NEW_NAME", old=name))
+
+
+def not_utf8_hint(name: str) -> str:
+    """`not_utf8_words` as String Commands show it: the command as `!mv …`."""
+    text, command = not_utf8_words(name)
+    return f"{text}!{command}"
+
+
+def tool_call(name: str, args: dict[str, object]) -> str:
+    """A tool call as a JSON-speaking dialect's hint shows it: the tool's name and its arguments as one JSON object,
+    every value JSON-encoded (a name holding a quote or a newline stays one value, exactly)."""
+    import json  # a hint's, on first use
+
+    return f"{name} {json.dumps(args, ensure_ascii=False)}"
+
+
+def program_names(names: str, where: str) -> str:
+    """Shell programs named in words for a dialect that reaches the shell through a tool, or not at all:
+    `bash's head, tail or grep`."""
+    words = names.split()
+    listed = words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+    return f"{where} {listed}"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.documents.revertreply import parse_id
-from stringsh.errors import StringError
+from stringsh.errors import Step, StringError, hint
 from stringsh.escapes import shown_name
 from stringsh.protocol.response import Result
 
@@ -113,7 +113,8 @@ def show(ws: Workspace, change_id: int) -> Result:
         if row is None:
             if ws.state.has_journal() and ws.journal.ever_made(change_id):
                 raise pruned_error(ws, f"Change {change_id} was pruned from the journal")
-            raise StringError("NOT_FOUND", f"No change {change_id} in the journal.", "/changes lists the changes kept.")
+            raise StringError("NOT_FOUND", f"No change {change_id} in the journal.",
+                              hint(Step("changes"), " lists the changes kept."))
         strays = stray_paths(ws.journal, change_id, root_ids(ws))
         text = [f"{path}: outside the roots, never written" for path in strays] or change_text(ws, change_id)
     tail = status(row, bool(strays))

@@ -11,8 +11,7 @@ from __future__ import annotations
 from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.documents.diffreply import with_diff
-from stringsh.errors import StringError
-from stringsh.hints import command_word
+from stringsh.errors import Step, StringError, hint
 from stringsh.protocol.response import Result, document_fields
 from stringsh.workspace import ChangeSet, Patch, PatchFailed, is_codex_patch, parse_diff, patched_line
 
@@ -29,11 +28,9 @@ def summary(patch: Patch, rel: str) -> str:
     return f"{rel} (+{patch.added} -{patch.removed})"
 
 
-def reread(rel: str, first: int, last: int) -> str:
-    """The /open that shows the lines a failed hunk covers (the whole file when it has none)."""
-    if not last:
-        return f"/open {command_word(rel)}"
-    return f"/open {command_word(rel)}:L{first}" if first == last else f"/open {command_word(rel)}:L{first}-L{last}"
+def reread(rel: str, first: int, last: int) -> Step:
+    """The read that shows the lines a failed hunk covers (the whole file when it has none)."""
+    return Step("read", path=rel) if not last else Step("read", path=rel, start=first, end=last)
 
 
 @handler("patch")
@@ -81,7 +78,7 @@ def patch(ctx: Context) -> Result:
 def _worded(exc: PatchFailed) -> StringError:
     """The engine's refusal with the String Command that re-reads the lines it names."""
     return StringError(exc.code, exc.message,
-                       f"Re-read those lines and redo the hunk: {reread(exc.rel, exc.first, exc.last)}")
+                       hint("Re-read those lines and redo the hunk: ", reread(exc.rel, exc.first, exc.last)))
 
 
 def _codex(ctx: Context, body: str) -> Result:

@@ -17,7 +17,7 @@ from stringsh.documents.blockwrite import edit_block
 from stringsh.documents.diffreply import with_diff
 from stringsh.documents.linerange import LineTarget, out_of_bounds, parse_line_target
 from stringsh.documents.symbolwrite import edit_symbol
-from stringsh.errors import StringError
+from stringsh.errors import Step, StringError, hint, recovery
 from stringsh.escapes import escape_controls
 from stringsh.hints import command_word
 from stringsh.protocol.response import Result, document_fields
@@ -77,9 +77,8 @@ def replace_lines(ctx: Context, target: LineTarget, body: str) -> Result:
     spans = line_spans(text)
     label = LineTarget(view.path, target.start, target.end)
     if target.end > len(spans):
-        raise out_of_bounds(label, len(spans),
-                            f"Recovery: run /edit {command_word(view.path)} for current line numbers.")
-    edit_hint = f"/edit {command_word(view.path)}"
+        raise out_of_bounds(label, len(spans), recovery(view.path))
+    edit_hint = Step("view", target=view.path)
     base_text = partguard.baseline(ctx.session, view.path, view.sha256, text)
     base_lines = split_lines(base_text) if base_text is not None else []
     if base_text is None or target.end > len(base_lines):
@@ -132,10 +131,11 @@ def not_found(view: DocumentView, old: str, mask: str) -> StringError:
     shown = mask if mask in old else next((e for e in re.findall(r"\\x[0-9a-f]{2}", old)
                                           if escape_controls(chr(int(e[2:], 16))) == e), None)
     what = "secrets are shown masked" if shown == mask else "control characters are shown escaped"
-    hint = (f"The old text holds {shown}: {what} and never match the file. Use a line target instead: "
-            f"/replace {command_word(view.path)}:L5 (see /edit {command_word(view.path)})." if shown else
-            f"Copy the old text exactly from /edit {command_word(view.path)} (spaces and line breaks count).")
-    return StringError("NOT_FOUND", f"Old text not found in {view.path}.", hint)
+    advice = (f"The old text holds {shown}: {what} and never match the file. Use a line target instead: "
+              f"/replace {command_word(view.path)}:L5 (see /edit {command_word(view.path)})." if shown else
+              hint("Copy the old text exactly from ", Step("view", target=view.path),
+                   " (spaces and line breaks count)."))
+    return StringError("NOT_FOUND", f"Old text not found in {view.path}.", advice)
 
 
 def replace_text(ctx: Context, path: str, body: str, replace_all: bool) -> Result:

@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from stringsh.errors import StringError
-from stringsh.hints import command_word
+from stringsh.errors import Step, StringError, hint
 from stringsh.workspace import NO_GUARD, Guard, WholeFile
 
 FORCE = "--force"
@@ -44,11 +43,12 @@ class Overwrite:
         except StringError as exc:
             if exc.code != "CONFLICT" or not self.expected:
                 raise  # forced, or a file that appeared meanwhile: the engine's own words
-            hint = f"Run /open {command_word(self.label)} or /edit {command_word(self.label)} again, then retry."
+            advice = hint("Run ", Step("read", path=self.label), " or ", Step("view", target=self.label),
+                          " again, then retry.")
             raise StringError(
                 "CONFLICT",
                 f"Refusing to overwrite {self.label}: it changed since this topic read it.",
-                f"{hint} {FORCE_NOTE}" if self.force_note_on_change else hint,
+                advice + f" {FORCE_NOTE}" if self.force_note_on_change else advice,
             ) from None
 
 
@@ -69,6 +69,7 @@ def require_seen(
         raise StringError(
             "CONFLICT",
             f"Refusing to overwrite existing file not read in this topic: {label}",
-            f"Run /open {command_word(label)} or /edit {command_word(label)} first, then retry. {FORCE_NOTE}",
+            hint("Run ", Step("read", path=label), " or ", Step("view", target=label),
+                 f" first, then retry. {FORCE_NOTE}"),
         )
     return Overwrite(label, expected, force_note_on_change)

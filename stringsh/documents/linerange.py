@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from stringsh.errors import StringError
+from stringsh.errors import Hint, StringError
 
 STRICT = re.compile(r"^(.+):L(\d+)(?:-L?(\d+))?$")
 #: What an attempt at a line target looks like (a file name such as `notes:Lunch.txt` has a dot, so it does not).
@@ -53,6 +53,6 @@ def parse_line_target(target: str, exists: Callable[[str], bool]) -> LineTarget 
     return None
 
 
-def out_of_bounds(target: LineTarget, total: int, hint: str) -> StringError:
+def out_of_bounds(target: LineTarget, total: int, hint: str | Hint) -> StringError:
     """String's wording for a range past the file's last line."""
     return StringError("INVALID_TARGET", f"Line range out of bounds: {target.label} (file has {total} lines)", hint)

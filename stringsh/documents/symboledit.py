@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.documents.symbolsplice import Spliced, checked_insert, checked_replace
-from stringsh.hints import command_word
+from stringsh.errors import Step
 from stringsh.render.code.views import resolve_symbol
 from stringsh.workspace import Located, PartEditRequest, PartText, refuse_empty, refuse_numbered, split_lines
 
@@ -33,7 +33,7 @@ def plan_edit(workspace: Workspace, path: str, text: str, index: SymbolIndex, bl
     label = f"{path}#{block_id}"
     refuse_empty(body, label, force)
     refuse_numbered(body, label)  # before the parse checks, whose hint is --force
-    force_hint = f"/edit --force {command_word(label)}" + (f" {where}" if where else "")
+    force_hint = Step("force", target=label, where=where or "")
     if where is None:
         return checked_replace(text, index, symbol, body, label, force, force_hint)
     return checked_insert(text, index, symbol, body, where == AFTER, label, force, force_hint)

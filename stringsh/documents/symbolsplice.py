@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from stringsh.errors import StringError
-from stringsh.hints import command_word
+from stringsh.errors import Step, StringError, hint
 from stringsh.render.code.index import Symbol, SymbolIndex, build_symbols, encode_source
 from stringsh.render.code.literals import INDENTED, verbatim_rows
 
@@ -183,11 +182,11 @@ def _insert_site(text: str, symbol: Symbol, body: str, after: bool, language: st
     return _Site(body_lines(body), indent, symbol.end + gap if after else symbol.start, place).with_kept(language)
 
 
-def refuse(label: str, reason: str, hint: str) -> StringError:
-    return StringError("INVALID_PAYLOAD", f"Refusing to edit {label}: {reason}", f"{hint} Nothing was written.")
+def refuse(label: str, reason: str, *advice: str | Step) -> StringError:
+    return StringError("INVALID_PAYLOAD", f"Refusing to edit {label}: {reason}", hint(*advice, " Nothing was written."))
 
 
-def check_syntax(old: SymbolIndex, new: SymbolIndex, first_line: int, label: str, force_hint: str) -> None:
+def check_syntax(old: SymbolIndex, new: SymbolIndex, first_line: int, label: str, force_hint: Step) -> None:
     """A file that parsed cleanly must still parse cleanly: else the parser's first error, as a file line and a
     body line."""
     if old.errors or not new.errors:
@@ -196,7 +195,7 @@ def check_syntax(old: SymbolIndex, new: SymbolIndex, first_line: int, label: str
     inside = f" (body line {line - first_line})" if line > first_line else ""
     raise refuse(label, f"with this body the {new.language} parser finds an error at line {line}, "
                         f"column {column}{inside}, and the file had none.",
-                 f"Fix the body, or write it anyway: {force_hint}.")
+                 "Fix the body, or write it anyway: ", force_hint, ".")
 
 
 def _reading(site: _Site, force: bool, attempt: Callable[[bool, bool], Spliced]) -> Spliced:
@@ -215,7 +214,7 @@ def _reading(site: _Site, force: bool, attempt: Callable[[bool, bool], Spliced])
 
 
 def checked_replace(text: str, old: SymbolIndex, symbol: Symbol, body: str, label: str, force: bool,
-                    force_hint: str) -> Spliced:
+                    force_hint: Step) -> Spliced:
     """The text with `symbol` replaced by `body`, refused unless the body is one definition of the same name and
     kind there and the file parses no worse (`force` skips both checks)."""
     site = _replace_site(text, symbol, body, old.language)
@@ -224,7 +223,7 @@ def checked_replace(text: str, old: SymbolIndex, symbol: Symbol, body: str, labe
 
 
 def _checked_replace(text: str, old: SymbolIndex, symbol: Symbol, site: _Site, label: str, force: bool,
-                     force_hint: str, *, written: bool, same: bool = True) -> Spliced:
+                     force_hint: Step, *, written: bool, same: bool = True) -> Spliced:
     """The checked replacement; `same`: the definition must have the symbol's name and kind."""
     new_text, start, length = site.splice(written)
     index = build_symbols(new_text, old.language)
@@ -240,29 +239,30 @@ def _checked_replace(text: str, old: SymbolIndex, symbol: Symbol, site: _Site, l
     wanted = f"{symbol.qualified} ({symbol.kind})"
     if found is None:
         raise refuse(label, f"the body does not parse as a definition of {wanted}.",
-                     f"Send the whole definition, as /edit {command_word(label)} shows it, or write it anyway: "
-                     f"{force_hint}.")
+                     "Send the whole definition, as ", Step("view", target=label), " shows it, or write it anyway: ",
+                     force_hint, ".")
     if same and (found.qualified, found.kind) != (symbol.qualified, symbol.kind):
         raise refuse(label, f"the body defines {found.qualified} ({found.kind}), not {wanted}.",
-                     f"To add a definition use --after or --before; to write it anyway: {force_hint}.")
+                     "To add a definition use ", Step("beside", target=label), "; to write it anyway: ", force_hint,
+                     ".")
     if found.end_byte != end_byte:
         rest = new_text.count("\n", 0, _offset(encode_source(new_text), found.end_byte)) + 1
         raise refuse(label, f"the body is more than one definition: {wanted} ends at line {rest}, before the "
                             "body does.",
-                     f"Send one definition; add others with /edit {command_word(label)} --after. To write it anyway: "
-                     f"{force_hint}.")
+                     "Send one definition; add others with ", Step("edit", target=label, where="--after"),
+                     ". To write it anyway: ", force_hint, ".")
     return spliced
 
 
 def checked_insert(text: str, old: SymbolIndex, symbol: Symbol, body: str, after: bool, label: str, force: bool,
-                   force_hint: str) -> Spliced:
+                   force_hint: Step) -> Spliced:
     """The text with `body` set as a new definition beside `symbol`, refused unless it parses as one there."""
     site = _insert_site(text, symbol, body, after, old.language)
     return _reading(site, force, lambda written, forced: _checked_insert(
         old, symbol, site, label, forced, force_hint, written=written))
 
 
-def _checked_insert(old: SymbolIndex, symbol: Symbol, site: _Site, label: str, force: bool, force_hint: str, *,
+def _checked_insert(old: SymbolIndex, symbol: Symbol, site: _Site, label: str, force: bool, force_hint: Step, *,
                     written: bool) -> Spliced:
     new_text, line, count = site.splice(written)
     index = build_symbols(new_text, old.language)
@@ -273,5 +273,5 @@ def _checked_insert(old: SymbolIndex, symbol: Symbol, site: _Site, label: str, f
     here = [s for s in index.symbols if s.start == line and s.depth == symbol.depth]
     if not here or here[0].end != line + count:
         raise refuse(label, f"the body does not parse as one {old.language} definition beside {symbol.qualified}.",
-                     f"Send one whole definition (a function, class, …), or write it anyway: {force_hint}.")
+                     "Send one whole definition (a function, class, …), or write it anyway: ", force_hint, ".")
     return spliced

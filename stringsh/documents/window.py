@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from stringsh.errors import StringError
-from stringsh.hints import command_word, shell_hint
+from stringsh.errors import Step, StringError, hint
+from stringsh.hints import command_word, shell_command
 from stringsh.protocol.response import Result, document_fields
 from stringsh.render import plain
 from stringsh.render.view import budget_from
@@ -45,7 +45,8 @@ def uncounted(rel: str, line: int, counted: int) -> StringError:
     return StringError(
         "TOO_LARGE",
         f"Line {line} of {rel} is past what a windowed read scans (it stopped after {counted} lines)",
-        "Read further in the shell: " + shell_hint(f"tail -n +{line} {{rel}} | head", rel=rel),
+        hint("Read further in the shell: ", Step("shell", command=shell_command(f"tail -n +{line} {{rel}} | head",
+                                                                                 rel=rel))),
     )
 
 

@@ -285,7 +285,7 @@ class Workspace:
             self.confiner.resolve(path, reading=True).close()
         except StringError as exc:
             if exc.code == "NOT_FOUND" and exc.message.startswith("File not found"):
-                return StringError("NOT_FOUND", f"File not found: {shown}", exc.hint)
+                return StringError("NOT_FOUND", f"File not found: {shown}", exc.advice)
         return StringError("NOT_FOUND", f"File not found: {shown}", NOT_FOUND_HINT)
 
     def list_dir(self, path: str = ".", *, topic: str | None = None) -> list[DirEntry]:

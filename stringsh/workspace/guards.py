@@ -13,9 +13,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from stringsh.errors import StringError
+from stringsh.errors import Step, StringError, hint
 from stringsh.escapes import escape_controls, holds_controls, shown_name
-from stringsh.hints import command_word
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -92,8 +91,8 @@ def refuse_escape_writeback(label: str, current: str, body: str) -> None:
                 "INVALID_PAYLOAD",
                 f"Refusing to write {shown_name(label)}: the body contains {escape} where the file holds the control "
                 "character a reply shows as that text; nothing was written.",
-                "stringsh shows control characters escaped. Leave those lines out of the edit (replace lines or a "
-                "block around them), or write the bytes in the shell (!printf).",
+                hint("stringsh shows control characters escaped. Leave those lines out of the edit (replace lines or a "
+                     "block around them), or write the bytes in the shell (", Step("programs", command="printf"), ")."),
             )
 
 
@@ -115,8 +114,8 @@ def refuse_empty(body: str, label: str, force: bool) -> None:
         raise BodyRefused(
             "INVALID_PAYLOAD",
             f"Refusing to empty {label}: the body is empty.",
-            f"To empty it on purpose, send the empty body again with --force: /edit --force {command_word(label)}. "
-            "Nothing was written.",
+            hint("To empty it on purpose, send the empty body again with --force: ", Step("force", target=label),
+                 ". Nothing was written."),
         )
 
 
@@ -138,7 +137,7 @@ def refuse_numbered(body: str, label: str) -> None:
             "INVALID_PAYLOAD",
             f"Refusing to write {shown_name(label)}: every line of the body starts with a line number ('N | '), as "
             "numbered views show lines; nothing was written.",
-            "Remove the line numbers (the 'N | ' at the start of each line) and send the code alone.",
+            hint("Remove the line numbers (the 'N | ' at the start of each line) and send the code alone."),
         )
 
 
@@ -163,7 +162,8 @@ def block_changed(ws: Workspace, label: str, now: str) -> StringError:
     return StringError(
         "CONFLICT",
         f"Refusing to edit {label}: the block changed since this topic read it; nothing was written.",
-        f"Its text now:\n{shown(ws, now)}\nRedo the edit on this text: /edit {command_word(label)} with the new body.",
+        hint(f"Its text now:\n{shown(ws, now)}\nRedo the edit on this text: ", Step("edit", target=label),
+             " with the new body."),
     )
 
 
@@ -173,14 +173,14 @@ def block_gone(label: str, path: str) -> StringError:
         "CONFLICT",
         f"Refusing to edit {label}: the block is no longer in {path} (changed since this topic read it); "
         "nothing was written.",
-        f"Run /open {command_word(path)} to see its blocks now.",
+        hint("Run ", Step("read", path=path), " to see its blocks now."),
     )
 
 
-def lines_changed(ws: Workspace, label: str, now: str, edit: str) -> StringError:
-    """CONFLICT for a line range whose lines no longer hold the text read."""
+def lines_changed(ws: Workspace, label: str, now: str, edit: Step) -> StringError:
+    """CONFLICT for a line range whose lines no longer hold the text read; `edit` shows the current numbers."""
     return StringError(
         "CONFLICT",
         f"Refusing to replace {label}: those lines changed since this topic read them; nothing was written.",
-        f"They hold now:\n{shown(ws, now)}\nRun {edit} for current line numbers, then retry.",
+        hint(f"They hold now:\n{shown(ws, now)}\nRun ", edit, " for current line numbers, then retry."),
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from stringsh.errors import StringError
+from stringsh.errors import StringError, hint
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.models import FileChange
 from stringsh.workspace.patches import Hunk, Patch, hunk_start, label, parse_lines
@@ -33,8 +33,8 @@ class PatchFailed(StringError):
 
     def __init__(self, rel: str, message: str, first: int, last: int) -> None:
         span = f"line {first}" if first == last else f"lines {first}-{last}"
-        hint = f"Read {rel} {span} again and redo the hunk." if last else f"Read {rel} again and redo the patch."
-        super().__init__("PATCH_FAILED", f"{message} Nothing was written.", hint)
+        advice = f"Read {rel} {span} again and redo the hunk." if last else f"Read {rel} again and redo the patch."
+        super().__init__("PATCH_FAILED", f"{message} Nothing was written.", hint(advice))
         self.rel = rel
         self.first = first
         self.last = last

@@ -19,9 +19,8 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Protocol
 
-from stringsh.errors import NOT_FOUND_HINT, StringError
+from stringsh.errors import NOT_FOUND_HINT, Hint, Step, StringError, hint, not_utf8
 from stringsh.escapes import SURROGATE, shown_name
-from stringsh.hints import command_word, not_utf8_hint
 from stringsh.workspace.context import refused_path
 from stringsh.workspace.oserrors import coded
 from stringsh.workspace.secrets import SecretMatcher
@@ -50,7 +49,7 @@ def found_names(*typed: str) -> Iterator[None]:
     a form that can be typed back, so one sent raw (a JSON `\\udce9`) is a client's mistake, not a name."""
     for path in typed:
         if isinstance(path, str) and SURROGATE.search(path):
-            raise not_utf8(path)
+            raise not_utf8_path(path)
     token = _FOUND.set(True)
     try:
         yield
@@ -58,9 +57,9 @@ def found_names(*typed: str) -> Iterator[None]:
         _FOUND.reset(token)
 
 
-def not_utf8(path: str) -> StringError:
-    """The refusal of a path a request names that is not UTF-8."""
-    return StringError("INVALID_PATH", f"Path is not valid UTF-8: {shown_name(path)}", not_utf8_hint(path))
+def not_utf8_path(path: str) -> StringError:
+    """The refusal of a path a request names that is not UTF-8 (its hint: rename it in the shell)."""
+    return StringError("INVALID_PATH", f"Path is not valid UTF-8: {shown_name(path)}", not_utf8(path))
 
 
 def is_found_name(path: str) -> bool:
@@ -159,8 +158,8 @@ def reworded(exc: StringError, prefix: str, rest: str, path: str) -> StringError
         message = message[: len(message) - len(rest)] + path
     root = f"root {prefix[:-1]}"
     message = message.replace("the workspace root", root).replace("the workspace", root)
-    hint = None if exc.hint is None else exc.hint.replace("the workspace", root)
-    return StringError(exc.code, message, hint)
+    advice = exc.advice
+    return StringError(exc.code, message, None if advice is None else advice.replace("the workspace", root))
 
 
 class Confiner:
@@ -262,7 +261,7 @@ class Confiner:
             encoded = path.encode("utf-8")
         except UnicodeEncodeError:
             if not is_found_name(path):
-                raise not_utf8(path) from None
+                raise not_utf8_path(path) from None
             encoded = path.encode("utf-8", "surrogateescape")
         if len(encoded) > MAX_PATH_BYTES:
             raise StringError("INVALID_PATH", f"Path is longer than {MAX_PATH_BYTES} bytes.")
@@ -330,15 +329,14 @@ class Confiner:
         typed_back = next((e for e in allowed if SURROGATE.search(e) and name in (shown_name(e), shown_name(e)[1:-1])),
                           None)
         if typed_back is not None:  # the escaped form of a name that is not UTF-8, sent back
-            return StringError("NOT_FOUND", shown, not_utf8_hint("/".join([*names, typed_back])))
+            return StringError("NOT_FOUND", shown, not_utf8("/".join([*names, typed_back])))
         match = closest(name, allowed, self.matcher.shown)
-        listing = f"/ls {command_word(folder)}" if folder else "/ls"
-        hint = f"{listing} shows what is there."
+        advice: str | Hint = hint(Step("list", path=folder), " shows what is there.")
         if match is not None:
             meant = "/".join([*names, match, *(tail or [])])
-            reach = not_utf8_hint("/".join([*names, match])) if SURROGATE.search(match) else hint
-            hint = f"Did you mean {shown_name(meant)}? {reach}"
-        return StringError("NOT_FOUND", shown, hint)
+            reach = not_utf8("/".join([*names, match])) if SURROGATE.search(match) else advice
+            advice = f"Did you mean {shown_name(meant)}? " + reach
+        return StringError("NOT_FOUND", shown, advice)
 
     def _may_suggest(self, parts: list[str]) -> bool:
         try:

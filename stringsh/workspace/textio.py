@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
-from stringsh.errors import StringError
+from stringsh.errors import Step, StringError, hint
 from stringsh.escapes import shown_name
-from stringsh.hints import ICONV, command_word, shell_hint
+from stringsh.hints import ICONV, shell_hint
 
 BREAK = re.compile(r"\r\n|\r|\n")
 BOMS = (
@@ -95,7 +95,8 @@ def refuse_ambiguous(rel: str) -> StringError:
         "ENCODING",
         f"{rel} is not valid UTF-8, yet parts of it are: its encoding is ambiguous, so it is not edited; nothing "
         "was changed.",
-        f"Read it with /open {command_word(rel)}; repair its bytes or convert it (!iconv), then edit it.",
+        hint("Read it with ", Step("read", path=rel), "; repair its bytes or convert it (",
+             Step("programs", command="iconv"), "), then edit it."),
     )
 
 

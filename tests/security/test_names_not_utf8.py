@@ -29,6 +29,9 @@ SHOWN_CAF, SHOWN_FOLDER, SHOWN_MODULE = '"caf\\xe9.txt"', '"d\\xe9r"', '"d\\xe9r
 TYPED_BACK = ("ERROR(NOT_FOUND): File not found: caf\\xe9.txt\nstringsh reaches only names that are UTF-8; this one "
               "is shown escaped, \"caf\\xe9.txt\", and that form cannot be typed back. Rename it in the shell: "
               "!mv $'caf\\xe9.txt' NEW_NAME")
+#: The same in MCP's and the JSON tools' terms: the shell command as the bash tool's JSON argument.
+TYPED_BACK_TOOL = TYPED_BACK.replace("!mv $'caf\\xe9.txt' NEW_NAME",
+                                    'bash {"command": "mv $\'caf\\\\xe9.txt\' NEW_NAME"}')
 
 #: The String Commands requests (`stringsh run`, `daemon --json`) and the lines of their replies naming the files.
 STRING = {
@@ -165,7 +168,7 @@ CASES: list[tuple[str, str, Any]] = [
     ("mcp", "find_symbol", STRING["/symbols hello"]),
     ("mcp", "symbols_overview", [f"@s1 {SHOWN_MODULE}:L1-L2  function  #hello"]),
     ("mcp", "repo_map", STRING["/map"]),
-    ("mcp", "read_text_file (typed back)", TYPED_BACK.split("\n")),
+    ("mcp", "read_text_file (typed back)", TYPED_BACK_TOOL.split("\n")),
     ("tools", "glob", lambda reply, _ws: reply["result"]["matches"] == [SHOWN_MODULE, SHOWN_CAF]),
     ("tools", "grep", lambda reply, _ws: [m["file_path"] for m in reply["result"]["matches"]]
      == [SHOWN_CAF, SHOWN_MODULE]),
@@ -174,13 +177,14 @@ CASES: list[tuple[str, str, Any]] = [
      and reply["result"]["map"] == f"{SHOWN_MODULE}:\n  L1 def hello():"),
     ("tools", "git status", lambda reply, _ws: reply["result"]["untracked"] == [SHOWN_CAF, '"d\\xe9r/"']),
     ("tools", "read (typed back)", lambda reply, _ws: [reply["code"], reply["error"], reply["hint"]]
-     == ["NOT_FOUND", "file not found: caf\\xe9.txt", TYPED_BACK.split("\n")[1]]),
+     == ["NOT_FOUND", "file not found: caf\\xe9.txt", TYPED_BACK_TOOL.split("\n")[1]]),
     ("tools", "read of a folder", lambda reply, _ws: reply["result"]["content"]
      == f".git/\n{SHOWN_CAF}\n{SHOWN_FOLDER}/"),
     ("operator", "fs.list", ["Listed 3 entries", "[DIR] .git", SHOWN_CAF, f"[DIR] {SHOWN_FOLDER}"]),
     ("operator", "fs.symbols", ["", f"{SHOWN_MODULE}:L1-L2 function #hello"]),
     ("operator", "fs.map", ["", f"{SHOWN_MODULE}:", "  L1 def hello():"]),
-    ("operator", "fs.read (typed back)", ["NOT_FOUND: File not found: caf\\xe9.txt", ""]),
+    ("operator", "fs.read (typed back)", ["NOT_FOUND: File not found: caf\\xe9.txt", TYPED_BACK.split("\n")[1].replace(
+        "!mv $'caf\\xe9.txt' NEW_NAME", '"mv $\'caf\\\\xe9.txt\' NEW_NAME" (not an OPERATOR_CMD action: a shell\'s)')]),
 ]
 
 

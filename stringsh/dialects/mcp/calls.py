@@ -39,16 +39,20 @@ log = logging.getLogger("stringsh.mcp")
 ERROR_CODE = re.compile(r"^(?:re: [^\n]*\n)?ERROR\(([A-Z0-9_]+)\)")
 
 
-def refusal(exc: StringError) -> str:
-    """A refusal as the client reads it: the coded message then the hint (what to do next)."""
-    return f"ERROR({exc.code}): {exc.text}"
+def refusal(exc: StringError, tool: str | None = None) -> str:
+    """A refusal as the client reads it: the coded message then the hint (what to do next), in MCP's terms
+    (hinting.py; `tool`: the tool refused)."""
+    from stringsh.dialects.mcp.hinting import mcp_hint
+
+    advice = mcp_hint(exc, tool)
+    return f"ERROR({exc.code}): {exc.message}" + (f"\n{advice}" if advice else "")
 
 
-def error_result(exc: StringError) -> CallToolResult:
-    """A refusal as the client sees it: one text block, `refusal(exc)`."""
+def error_result(exc: StringError, tool: str | None = None) -> CallToolResult:
+    """A refusal as the client sees it: one text block, `refusal(exc, tool)`."""
     from mcp_types import CallToolResult, TextContent
 
-    return CallToolResult(content=[TextContent(type="text", text=refusal(exc))], is_error=True)
+    return CallToolResult(content=[TextContent(type="text", text=refusal(exc, tool))], is_error=True)
 
 
 def text_result(text: str) -> CallToolResult:
@@ -68,9 +72,11 @@ class Call:
     """What a tool's engine work sees: the workspace, the connection's topic, and the path check of its roots."""
 
     def __init__(self, workspace: Workspace, allowed: tuple[Path, ...] | None, aliases: dict[str, str],
-                 topic: str = TOPIC) -> None:
+                 topic: str = TOPIC, tool: str | None = None) -> None:
         self.ws = workspace
         self.topic = topic
+        #: The tool called, whose refusals' hints name the tools to call next (hinting.py).
+        self.tool = tool
         #: None: every policy root; else the client's roots as intersected with the policy's (maybe none).
         self.allowed = allowed
         self.aliases = aliases
@@ -174,7 +180,7 @@ class Calls:
             with self.ws.request("mcp", f"mcp.{tool}", topic=mine.topic, agent=agent, paths=paths,
                                  client=mine.client) as refused:
                 refused.fail(exc.code)
-                return _masked(self.ws, error_result(exc))
+                return _masked(self.ws, error_result(exc, tool))
         from stringsh.dialects.mcp.cancelling import Job, run_job
 
         job = Job(self.dispatcher, mine.topic)
@@ -184,7 +190,7 @@ class Calls:
                paths: list[str], work: Work, job: Job | None = None) -> CallToolResult:
         """One request of the `mcp` dialect (blocking: a worker thread, or the stdio front's reader for the read
         tools it answers itself, shortcut.py); `job`: how the client's cancel reaches it (cancelling.py)."""
-        call = Call(self.ws, allowed, self.aliases, mine.topic)
+        call = Call(self.ws, allowed, self.aliases, mine.topic, tool)
         command = " ".join([tool, *paths]) if paths else None  # a command tool's own request names it
         try:
             with self.ws.request("mcp", f"mcp.{tool}", topic=mine.topic, command=command, agent=agent,
@@ -210,7 +216,7 @@ class Calls:
         """`answer` for a tool whose work gives text, without the SDK's models (the stdio front answers such tools
         before the SDK is loaded, shortcut.py): the same request, masking and audit outcome; the text, whether
         it is an error, and a success's structured content."""
-        call = Call(self.ws, allowed, self.aliases, mine.topic)
+        call = Call(self.ws, allowed, self.aliases, mine.topic, tool)
         command = " ".join([tool, *paths]) if paths else None
         with self.ws.request("mcp", f"mcp.{tool}", topic=mine.topic, command=command, agent=agent, paths=paths,
                              client=mine.client) as asked:
@@ -218,7 +224,7 @@ class Calls:
             try:
                 outcome, failed = work(call), None
             except StringError as exc:
-                outcome, failed = refusal(exc), exc.code
+                outcome, failed = refusal(exc, tool), exc.code
             except Exception as exc:  # a bug must not end the session or leak a traceback to the client
                 coded = internal_error(exc)
                 outcome, failed = refusal(coded), coded.code
@@ -272,7 +278,7 @@ def _result(work: Work, call: Call) -> tuple[CallToolResult, Shaped | None]:
     try:
         result = work(call)
     except StringError as exc:
-        return error_result(exc), None
+        return error_result(exc, call.tool), None
     except Exception as exc:  # a bug must not end the session or leak a traceback to the client
         return error_result(internal_error(exc)), None
     if isinstance(result, Shaped):

@@ -70,14 +70,18 @@ def parsed(parse: Parse) -> Shape:
     return lambda reply: ({}, parse)
 
 
-def reply_result(dispatcher: Dispatcher, text: str, topic: str, shape: Shape = text_only) -> Shaped | CallToolResult:
+def reply_result(dispatcher: Dispatcher, text: str, topic: str, shape: Shape = text_only, tool: str | None = None
+                 ) -> Shaped | CallToolResult:
     """Run one request in the connection's topic; the reply text as `stringsh -c` prints it, isError when it
     failed, and a last line naming the change set it made, as edit_file's does (`Change 12, undoable.`); a
-    success with its structure (`shape`)."""
+    success with its structure (`shape`). A refusal's hint names MCP tools (hinting.py), the tool `tool`'s own
+    first; the `string` tool's stays String Commands' (its caller speaks them)."""
     from stringsh.dialects.mcp.cancelling import commands_turn
+    from stringsh.dialects.mcp.hinting import mcp_hint
 
+    hints = None if tool in (None, "string") else lambda exc: mcp_hint(exc, tool)
     with commands_turn():  # a cancel interrupts only this call's own shell command
-        reply = dispatcher.execute(text, topic)
+        reply = dispatcher.execute(text, topic, hints)
     shown = reply.text if reply.change is None else f"{reply.text}\n{changed_line(reply.change)}"
     if not reply.ok:
         return CallToolResult(content=[TextContent(type="text", text=shown)], is_error=True)
@@ -131,7 +135,7 @@ def register(server: MCPServer, calls: Calls) -> None:
         def work(call: Call) -> Shaped | CallToolResult:
             if tool is not None:
                 whole_workspace(call, tool)
-            return reply_result(dispatcher, make(call), call.topic, shape)
+            return reply_result(dispatcher, make(call), call.topic, shape, call.tool)
 
         return await calls.run(ctx, work)
 

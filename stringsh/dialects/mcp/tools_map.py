@@ -45,4 +45,4 @@ def register(server: MCPServer, calls: Calls) -> None:
         """The repository map (/map): the most referenced definitions, ranked by the reference graph (PageRank),
         each `L<line> #<id>  <signature>` under its file, within a token budget; paths focus the ranking."""
         return await calls.run(ctx, lambda call: reply_result(dispatcher, map_request(call, paths, budget),
-                                                              call.topic))
+                                                              call.topic, tool=call.tool))

@@ -97,7 +97,7 @@ def register(server: MCPServer, calls: Calls) -> None:
         return
 
     async def execute(ctx: Context, make: Callable[[Call], str], shape: Shape = changed) -> CallToolResult:
-        return await calls.run(ctx, lambda call: reply_result(dispatcher, make(call), call.topic, shape))
+        return await calls.run(ctx, lambda call: reply_result(dispatcher, make(call), call.topic, shape, call.tool))
 
     @server.tool(annotations=READ)
     async def symbols_overview(path: Annotated[str, Field(description="A source file (or a folder)")],

@@ -50,9 +50,9 @@ def not_found(path: str) -> StringError:
 def _stat(ws: Workspace, path: str, given: str, topic: str) -> FileInfo:
     info = ws.stat(path, topic=topic)
     if info is None:
-        hint = ws.not_found(path, given).hint
-        if hint is not None and hint.startswith(NOT_UTF8):  # the escaped form of a name that is not UTF-8
-            raise StringError("NOT_FOUND", not_found(given).message, hint)
+        refused = ws.not_found(path, given)
+        if refused.hint is not None and refused.hint.startswith(NOT_UTF8):  # a name not UTF-8, typed back escaped
+            raise StringError("NOT_FOUND", not_found(given).message, refused.advice)
         raise not_found(given)
     return info
 

@@ -107,9 +107,13 @@ def ok_reply(id_: Any, result: dict[str, Any]) -> dict[str, Any]:
 
 
 def error_reply(id_: Any, error: StringError) -> dict[str, Any]:
+    """A refusal's reply, its hint naming the JSON tools to call next (hinting.py), never a String Command."""
+    from stringsh.dialects.tools.hinting import tools_hint
+
     reply: dict[str, Any] = {"id": id_, "ok": False, "code": error.code, "error": error.message}
-    if error.hint:
-        reply["hint"] = error.hint
+    advice = tools_hint(error)
+    if advice:
+        reply["hint"] = advice
     if isinstance(error, ToolError) and error.result is not None:
         reply["result"] = error.result
     return reply

@@ -18,8 +18,8 @@ import re
 import stat
 from typing import TYPE_CHECKING, NamedTuple
 
-from stringsh.errors import ALLOW_LIST_HINT, NOT_FOUND_HINT, POLICY_FILE_HINT, StringError, is_a_folder
-from stringsh.hints import ICONV, command_word, shell_hint
+from stringsh.errors import ALLOW_LIST_HINT, NOT_FOUND_HINT, POLICY_FILE_HINT, Step, StringError, hint, is_a_folder
+from stringsh.hints import ICONV, shell_command
 from stringsh.workspace.globs import GlobSet
 from stringsh.workspace.journal import FileRow
 from stringsh.workspace.journalfile import JournalUnavailable, rolled_back
@@ -260,5 +260,7 @@ def _search(pattern: re.Pattern[bytes], buf: bytes) -> int:
 def _bad_utf8(fd: int, rel: str, offset: int) -> StringError:
     bad = os.pread(fd, 4, offset).hex(" ")
     return StringError("ENCODING", f"{rel} is not valid UTF-8 (bytes {bad} at offset {offset}); nothing was changed.",
-                       f"{ENCODING_HINT} /open {command_word(rel)} shows it as Latin-1; to append, convert it to "
-                       f"UTF-8 first ({shell_hint(ICONV, source='LATIN1', rel=rel, out=rel + '.utf8')}).")
+                       hint(f"{ENCODING_HINT} ", Step("read", path=rel),
+                            " shows it as Latin-1; to append, convert it to UTF-8 first (",
+                            Step("shell", command=shell_command(ICONV, source="LATIN1", rel=rel, out=rel + ".utf8")),
+                            ")."))

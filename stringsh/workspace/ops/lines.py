@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from stringsh.errors import StringError
-from stringsh.hints import command_word
+from stringsh.errors import Step, StringError, hint, recovery
 from stringsh.workspace.guards import NO_GUARD, Guard
 from stringsh.workspace.ops.inplace import rewrite
 from stringsh.workspace.ops.read import TextFile
@@ -50,7 +49,7 @@ def check_range(rel: str, start: int, end: int, total: int) -> None:
     if end > total:
         shown = f"L{start}" if end == start else f"L{start}-L{end}"
         raise StringError("INVALID_TARGET", f"Line range out of bounds: {rel}:{shown} (file has {total} lines)",
-                          f"Recovery: run /edit {command_word(rel)} for current line numbers.")
+                          recovery(rel))
 
 
 def splice_lines(text: str, start: int, end: int, replacement: str) -> str:
@@ -87,7 +86,7 @@ def edit_lines(ws: Workspace, request: LineEditRequest) -> LineEditOutcome:
 
     def stale(rel: str) -> StringError:
         return StringError("CONFLICT", f"Refusing to edit {rel}: it changed since this topic read it.",
-                           f"Run /edit {command_word(rel)} again for current line numbers, then retry.")
+                           hint("Run ", Step("view", target=rel), " again for current line numbers, then retry."))
 
     done = rewrite(ws, request.path, request.topic, "edit", request.guard, change, stale)
     return LineEditOutcome(done.current.rel, done.change_id, done.sha256, done.text, len(line_spans(done.text)))

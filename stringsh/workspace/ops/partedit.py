@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
+from stringsh.errors import Step
 from stringsh.workspace.guards import (
     NO_GUARD,
     PartText,
@@ -58,8 +59,12 @@ class PartEditRequest(NamedTuple):
     kind: Kind = "block"
     #: Whether an empty body may empty the part (`--force`; a line range may always be removed).
     empty_ok: bool = False
-    #: For a line range's CONFLICT: the command that shows current line numbers.
-    edit: str = ""
+    #: For a line range's CONFLICT: the step that shows current line numbers (default: the file's numbered view).
+    edit: Step | None = None
+
+
+def _numbers(request: PartEditRequest) -> Step:
+    return request.edit or Step("view", target=request.path)
 
 
 def edit_part(ws: Workspace, request: PartEditRequest) -> Rewritten:
@@ -85,12 +90,12 @@ def edit_part(ws: Workspace, request: PartEditRequest) -> Rewritten:
 def _gone(ws: Workspace, request: PartEditRequest, rel: str) -> StringError:
     """The part is not in the file any more (a line range past its end shows nothing)."""
     if request.kind == "lines":
-        return lines_changed(ws, request.label, "", request.edit)
+        return lines_changed(ws, request.label, "", _numbers(request))
     return block_gone(request.label, rel)
 
 
 def _changed(ws: Workspace, request: PartEditRequest, shown: str) -> StringError:
     if request.kind == "lines":
-        return lines_changed(ws, request.label, shown, request.edit)
+        return lines_changed(ws, request.label, shown, _numbers(request))
     return block_changed(ws, request.label, shown)
 

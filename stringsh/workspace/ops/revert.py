@@ -11,7 +11,7 @@ import os
 from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
-from stringsh.errors import StringError
+from stringsh.errors import Hint, Step, StringError, hint
 from stringsh.escapes import shown_name
 from stringsh.hints import widening_policy
 from stringsh.workspace import changes
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 
 #: How `/undo` gets past a change it cannot take back (appended to the hints of undo's refusals).
-SKIP_HINT = ", or /undo --skip to go on to older changes"
+SKIP_HINT = hint(", or ", Step("undo", skip=True), " to go on to older changes")
 
 
 class RevertRequest(NamedTuple):
@@ -71,7 +71,7 @@ def undo(ws: Workspace, request: UndoRequest) -> RevertOutcome:
         if change_id is None:
             if any(ws.journal.pruned_undo(topic) is not None for topic in topics):
                 raise pruned_error(ws, "Nothing left to undo: older changes of this topic were pruned from the journal")
-            raise StringError("NOT_FOUND", "Nothing to undo.", "/changes lists the changes there are.")
+            raise StringError("NOT_FOUND", "Nothing to undo.", hint(Step("changes"), " lists the changes there are."))
         outcome = revert_locked(ws, change_id, request.topic, undo=True)
         note.change = outcome.change_id
         return outcome
@@ -111,9 +111,9 @@ def pruned_error(ws: Workspace, what: str) -> StringError:
     keep = ws.policy.journal
     return StringError(
         "NOT_FOUND", f"{what}.",
-        f"The journal keeps the newest {keep.keep_changes} changes and {human_size(keep.keep_bytes)} of previous "
-        f"content ([journal] keep_changes, keep_bytes in {widening_policy(ws.trusted)}); /changes lists the changes "
-        "kept.",
+        hint(f"The journal keeps the newest {keep.keep_changes} changes and {human_size(keep.keep_bytes)} of previous "
+             f"content ([journal] keep_changes, keep_bytes in {widening_policy(ws.trusted)}); ", Step("changes"),
+             " lists the changes kept."),
     )
 
 
@@ -135,9 +135,10 @@ def _revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: bo
     if row is None:
         if journal.ever_made(change_id):
             raise pruned_error(ws, f"Change {change_id} was pruned from the journal")
-        raise StringError("NOT_FOUND", f"No change {change_id} in the journal.", "/changes lists the changes kept.")
+        raise StringError("NOT_FOUND", f"No change {change_id} in the journal.",
+                          hint(Step("changes"), " lists the changes kept."))
     refuse_unrevertable(ws, row)
-    skip_hint = SKIP_HINT if undo else ""
+    skip_hint: str | Hint = SKIP_HINT if undo else ""
     rows = journal.files(change_id)
     if rows and rows[0].prev_size is not None:  # an append: cut back to the old length (ops/appending.py)
         if row.reverts is not None:  # a /revert that cut appended text off: the journal never kept that text
@@ -145,7 +146,7 @@ def _revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: bo
                 "INVALID_TARGET",
                 f"Change {change_id} cut the lines appended by change {row.reverts} off {rows[0].path}, and the "
                 "journal keeps no copy of appended text: it cannot be put back.",
-                f"Nothing was changed; append the text again by hand if you need it{skip_hint}.",
+                "Nothing was changed; append the text again by hand if you need it" + skip_hint + ".",
             )
         try:
             return revert_append(ws, change_id, rows[0], topic or row.topic, kind)
@@ -165,7 +166,7 @@ def _revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: bo
                 f"Cannot undo change {change_id}: the journal no longer holds the previous bytes of "
                 f"{shown_name(f.path)}.",
                 f"Nothing was changed; restore {shown_name(f.path)} by hand (from version control) if you need its "
-                f"old content{skip_hint}.",
+                "old content" + skip_hint + ".",
             ) from None
         now = _sha_of(ws, f.path)
         if now != (f.new_sha or "") and now == (f.prev_sha or "") and _same_path(ws, f.path):
@@ -215,7 +216,7 @@ def check_tree(ws: Workspace, tree: tuple[TreeOp, ...], deleting: set[str], chan
     from stringsh.workspace import tree as treeops
 
     removing = deleting | {op.path for op in tree if op.action == "remove"}
-    hint = f"Nothing was changed; move it aside, then undo again{SKIP_HINT if undo else ''}."
+    advice = "Nothing was changed; move it aside, then undo again" + (SKIP_HINT if undo else "") + "."
     for op in tree:
         try:
             spot = treeops.locate(ws.confiner, op.path)
@@ -225,7 +226,7 @@ def check_tree(ws: Workspace, tree: tuple[TreeOp, ...], deleting: set[str], chan
             if op.action == "make":
                 if spot.st is not None and not (op.kind == "dir" and spot.kind == "dir"):
                     raise StringError("CONFLICT", f"Refusing to undo: {shown_name(op.path)} exists again since change "
-                                      f"{change_id} removed it.", hint)
+                                      f"{change_id} removed it.", advice)
             elif op.kind == "dir" and spot.kind == "dir":
                 fd = os.open(spot.name, DIR_FLAGS, dir_fd=spot.fd)
                 try:
@@ -235,7 +236,7 @@ def check_tree(ws: Workspace, tree: tuple[TreeOp, ...], deleting: set[str], chan
                 if extra:
                     folder = shown_name(op.path)
                     raise StringError("CONFLICT", f"Refusing to undo: {shown_name(f'{op.path}/{extra[0]}')} was added "
-                                      f"since change {change_id}, and the folder {folder} would have to go.", hint)
+                                      f"since change {change_id}, and the folder {folder} would have to go.", advice)
 
 
 def refuse_unrevertable(ws: Workspace, row: ChangeRow) -> None:
@@ -243,17 +244,19 @@ def refuse_unrevertable(ws: Workspace, row: ChangeRow) -> None:
     change_id = row.id
     if row.state == "rolled_back":
         raise StringError("INVALID_TARGET", f"Change {change_id} was rolled back: it never took effect.",
-                          "Nothing was changed; /changes lists the changes that did.")
+                          hint("Nothing was changed; ", Step("changes"), " lists the changes that did."))
     if row.kind != "apply" or row.state != "done":
         raise StringError("INVALID_TARGET", f"Change {change_id} cannot be reverted ({row.kind}, {row.state}).",
-                          f"It is /undo's step back from change {row.reverts}; /revert {row.reverts} is not "
-                          "needed, the files already hold their earlier content." if row.kind == "revert" else
+                          hint("It is /undo's step back from change ", str(row.reverts), "; ",
+                               Step("revert", change=row.reverts), " is not needed, the files already hold their "
+                               "earlier content.") if row.kind == "revert" else
                           "Nothing was changed.")
     if row.reverted_by is not None:
         by = ws.journal.get(row.reverted_by)
         redo = by is not None and by.kind == "apply"  # a /revert: reverting it puts this change back
         raise StringError("INVALID_TARGET", f"Change {change_id} was already reverted by change {row.reverted_by}.",
-                          f"Nothing was changed; /revert {row.reverted_by} puts it back." if redo else
+                          hint("Nothing was changed; ", Step("revert", change=row.reverted_by), " puts it back.")
+                          if redo else
                           "Nothing was changed.")
 
 
@@ -267,16 +270,19 @@ def _conflict(ws: Workspace, path: str, wrote: bool, change_id: int, undo: bool,
         later = ws.journal.later_change(path, change_id)
         if later is not None and later.kind == "apply":
             return StringError("CONFLICT", f"Refusing to revert change {change_id}: change {later.id} changed {shown} "
-                               "after it.", f"Nothing was changed; revert the later one first: /revert {later.id}")
+                               "after it.", hint("Nothing was changed; revert the later one first: ",
+                                                 Step("revert", change=later.id)))
         return StringError("CONFLICT", f"Refusing to revert change {change_id}: {shown} {what} since (not by a change "
                            "in the journal).", f"Nothing was changed; open {shown} to see its current content.")
     if not undo:
-        hint = f"Open {shown} to see its current content; nothing was changed."
+        advice: str | Hint = f"Open {shown} to see its current content; nothing was changed."
     elif deleted:
-        hint = "Nothing was changed; /undo --skip leaves it deleted and goes on to older changes."
+        advice = Hint(("Nothing was changed; ", Step("undo", skip=True),
+                     " leaves it deleted and goes on to older changes."))
     else:
-        hint = f"Nothing was changed; open {shown} to see it, or /undo --skip to leave it and go on to older changes."
-    return StringError("CONFLICT", f"Refusing to undo: {shown} {what} since change {change_id} wrote it.", hint)
+        advice = Hint((f"Nothing was changed; open {shown} to see it, or ", Step("undo", skip=True),
+                     " to leave it and go on to older changes."))
+    return StringError("CONFLICT", f"Refusing to undo: {shown} {what} since change {change_id} wrote it.", advice)
 
 
 def _same_path(ws: Workspace, path: str) -> bool:
@@ -301,7 +307,7 @@ def _require_same_path(ws: Workspace, path: str, change_id: int, undo: bool = Fa
             f"Refusing to undo: {shown_name(path)} is now a symbolic link (to {shown_name(now)}), not the file "
             f"change {change_id} wrote.",
             f"Nothing was changed; remove the link or restore {shown_name(path)} by hand, then undo again"
-            f"{SKIP_HINT if undo else ''}.",
+            + (SKIP_HINT if undo else "") + ".",
         )
 
 

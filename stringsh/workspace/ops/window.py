@@ -15,9 +15,9 @@ import re
 import time
 from typing import TYPE_CHECKING, NamedTuple
 
-from stringsh.errors import StringError
+from stringsh.errors import Step, StringError, hint
 from stringsh.escapes import shown_name
-from stringsh.hints import shell_hint
+from stringsh.hints import shell_command
 from stringsh.workspace import atomic
 from stringsh.workspace.ops.guard import check_hardlink, require
 from stringsh.workspace.textio import BINARY_SNIFF
@@ -101,9 +101,9 @@ def _scan(fd: int, rel: str, size: int, request: WindowRequest) -> TextWindow:
         if first:
             first = False
             if chunk.startswith(WIDE_BOMS):
-                shell = shell_hint("iconv -f UTF-16 -t UTF-8 {rel} | head", rel=rel)
+                shell = shell_command("iconv -f UTF-16 -t UTF-8 {rel} | head", rel=rel)
                 raise StringError("TOO_LARGE", f"{shown_name(rel)} is UTF-16 or UTF-32 text larger than the read "
-                                  f"limit ({size} bytes)", f"Read it in the shell: {shell}")
+                                  f"limit ({size} bytes)", hint("Read it in the shell: ", Step("shell", command=shell)))
             if chunk.startswith(UTF8_BOM):
                 chunk = chunk[len(UTF8_BOM) :]
             if b"\x00" in chunk[:BINARY_SNIFF]:

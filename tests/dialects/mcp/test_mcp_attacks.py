@@ -74,7 +74,8 @@ def test_traversal_is_refused(client: Client, base: Path, path: str) -> None:
 def test_odd_but_harmless_paths(client: Client) -> None:
     assert client.text("read_text_file", {"path": "sub/x/."}) == "ok\n"
     assert client.error("read_text_file", {"path": "%2e%2e/outside/secret.txt"}) == (
-        "ERROR(NOT_FOUND): File not found: %2e%2e/outside/secret.txt\n/ls shows what is there.")  # a literal name
+        "ERROR(NOT_FOUND): File not found: %2e%2e/outside/secret.txt\n"
+        'list_directory {"path": "."} shows what is there.')  # a literal name
     assert client.error("read_text_file", {"path": "sub/x\x00.txt"}) == (
         "ERROR(INVALID_PATH): Path contains a NUL byte.\nRemove the NUL byte from the path.")
     assert client.error("read_text_file", {"path": "a" * 5000}) == (

@@ -14,7 +14,7 @@ from stringsh.dialects.mcp.titles import TITLES
 from stringsh.dispatcher import Dispatcher
 from tests.dialects.mcp.wire import INITIALIZED, front, initialize, sdk_alone, tool
 
-REFUSAL = "ERROR(NOT_FOUND): File not found: missing.txt\n/ls shows what is there."
+REFUSAL = 'ERROR(NOT_FOUND): File not found: missing.txt\nlist_directory {"path": "."} shows what is there.'
 REFUSED_REPLY = {"content": [{"text": REFUSAL, "type": "text"}], "isError": True}
 
 

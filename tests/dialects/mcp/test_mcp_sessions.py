@@ -69,7 +69,7 @@ def test_one_sessions_undo_never_takes_back_anothers_change(server: HttpServer, 
             "Successfully wrote to alice.txt (change ")
         assert bob.error("undo") == (
             "re: /undo\nERROR(NOT_FOUND): Nothing to undo.\n"
-            "/changes lists the changes there are."
+            "changes {} lists the changes there are."
         )
         assert (root / "alice.txt").read_text() == "mine\n"
         assert changed(alice.text("undo")) == "re: /undo\nUndo: deleted alice.txt (was newly created)"

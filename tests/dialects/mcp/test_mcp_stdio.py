@@ -75,5 +75,5 @@ def test_apply_patch_takes_codex_patches_all_files_or_none(client: Client, root:
     assert client.error("apply_patch", {"input": failing}) == (
         "re: /patch\nERROR(PATCH_FAILED): Chunk 1 of p.txt: its 1 context and removed lines (first: 'two') are not "
         "in the file, exactly or with whitespace and Unicode punctuation relaxed. Nothing was written.\n"
-        "Re-read those lines and redo the hunk: /open p.txt")
+        'Re-read those lines and redo the hunk: read_text_file {"path": "p.txt"}')
     assert not (root / "r.txt").exists()

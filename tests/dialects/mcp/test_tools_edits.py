@@ -77,7 +77,7 @@ def test_replace_refusals(client: Client, root: Path) -> None:
     (root / "lines.txt").write_text("a\nb\nc\n")
     assert client.error("replace", {"target": "lines.txt", "body": "zzz\n---\nyyy\n"}) == (
         "re: /replace -- lines.txt\nERROR(NOT_FOUND): Old text not found in lines.txt.\n"
-        "Copy the old text exactly from /edit lines.txt (spaces and line breaks count).")
+        'Copy the old text exactly from read_text_file {"path": "lines.txt"} (spaces and line breaks count).')
     assert client.error("replace", {"target": "lines.txt", "body": "a\n"}) == (
         "re: /replace -- lines.txt\nERROR(INVALID_PAYLOAD): Substring replace body must contain a separator line:\n"
         "/replace <path>\nold text\n---\nnew text")
@@ -96,7 +96,8 @@ def test_patch_is_multi_file_and_atomic(client: Client, root: Path) -> None:
            "--- a/p1.txt\n+++ b/p1.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n")
     assert client.error("patch", {"diff": bad}) == (
         "re: /patch\nERROR(PATCH_FAILED): Hunk 1 of p1.txt (@@ -1,2 +1,2 @@) does not match line 2: expected 'two', "
-        "the file holds 'TWO'. Nothing was written.\nRe-read those lines and redo the hunk: /open p1.txt:L1-L2")
+        "the file holds 'TWO'. Nothing was written.\nRe-read those lines and redo the hunk: "
+        'open {"target": "p1.txt", "fromLine": 1, "toLine": 2}')
     assert ((root / "p1.txt").read_text(), (root / "p2.txt").read_text()) == ("one\nTWO\n", "x\n")
 
 
@@ -125,9 +126,9 @@ def test_changes_shows_one_and_revert_reverts_it(client: Client, root: Path) -> 
     assert (root / "r.txt").read_text() == "red\n"
     assert client.error("revert", {"id": int(change)}).startswith(f"re: /revert {change}\nERROR(INVALID_TARGET): ")
     assert client.error("revert", {"id": 99999}) == (
-        "re: /revert 99999\nERROR(NOT_FOUND): No change 99999 in the journal.\n/changes lists the changes kept.")
+        "re: /revert 99999\nERROR(NOT_FOUND): No change 99999 in the journal.\nchanges {} lists the changes kept.")
     assert client.error("changes", {"id": 99999}) == (
-        "re: /changes 99999\nERROR(NOT_FOUND): No change 99999 in the journal.\n/changes lists the changes kept.")
+        "re: /changes 99999\nERROR(NOT_FOUND): No change 99999 in the journal.\nchanges {} lists the changes kept.")
     assert client.error("changes", {"id": 1, "n": 1}) == (
         "ERROR(INVALID_PAYLOAD): Give id or n, not both\nid shows one change set; n lists that many.")
 

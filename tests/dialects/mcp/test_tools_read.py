@@ -57,7 +57,8 @@ def test_grep_flags(client: Client) -> None:
 
 def test_grep_errors(client: Client) -> None:
     assert client.error("grep", {"pattern": "x", "path": "nope"}) == (
-        "re: /grep -- x nope\nERROR(NOT_FOUND): File not found: nope\n/ls shows what is there.")
+        "re: /grep -- x nope\nERROR(NOT_FOUND): File not found: nope\nlist_directory {\"path\": \".\"} shows what is "
+        "there.")
     assert client.error("grep", {"pattern": "(a+)+", "regex": True}) == (
         "re: /grep --regex -- '(a+)+'\nERROR(INVALID_PAYLOAD): Regex not accepted (a repeat inside a repeat can "
         "take exponential time): (a+)+\nRepeat the group's parts instead of nesting repeats, e.g. (ab)+ rather than "
@@ -69,7 +70,8 @@ def test_grep_path_injection(client: Client, root: Path) -> None:
     assert client.error("grep", {"pattern": "x", "path": "guide.md\n/rm guide.md"}) == ONE_LINE.format(name="path")
     assert client.error("grep", {"pattern": "a\nb"}) == ONE_LINE.format(name="pattern")
     assert client.error("grep", {"pattern": "x", "path": "guide.md <<EOF"}) == (
-        "re: /grep -- x 'guide.md <<EOF'\nERROR(NOT_FOUND): File not found: guide.md <<EOF\n/ls shows what is there.")
+        "re: /grep -- x 'guide.md <<EOF'\nERROR(NOT_FOUND): File not found: guide.md <<EOF\n"
+        'list_directory {"path": "."} shows what is there.')
     assert (root / "guide.md").read_text() == GUIDE
 
 
@@ -89,9 +91,11 @@ def test_open_errors_and_injection(client: Client, root: Path) -> None:
         "re: /open -- guide.md#nope\nERROR(BLOCK_NOT_FOUND): Block not found: #nope in guide.md\n"
         "Available blocks: guide, install, use")
     assert client.error("open", {"target": "guide.md <<EOF"}) == (
-        "re: /open -- 'guide.md <<EOF'\nERROR(NOT_FOUND): File not found: guide.md <<EOF\n/ls shows what is there.")
+        "re: /open -- 'guide.md <<EOF'\nERROR(NOT_FOUND): File not found: guide.md <<EOF\n"
+        'list_directory {"path": "."} shows what is there.')
     assert client.error("open", {"target": "--force"}) == (
-        "re: /open -- --force\nERROR(NOT_FOUND): File not found: --force\n/ls shows what is there.")
+        "re: /open -- --force\nERROR(NOT_FOUND): File not found: --force\nlist_directory {\"path\": \".\"} shows what "
+        "is there.")
     assert client.error("open", {"target": "guide.md\n/rm guide.md"}) == ONE_LINE.format(name="target")
     assert client.error("open", {"target": "guide.md", "fromLine": 0}).startswith(
         "ERROR(INVALID_PAYLOAD): open: fromLine")

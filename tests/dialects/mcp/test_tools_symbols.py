@@ -85,7 +85,8 @@ def test_refusals_write_nothing(client: Client, root: Path) -> None:
     assert client.error("replace_symbol", {"target": "app.py#main", "body": "def main(:\n    pass"}) == (
         "re: /edit -- app.py#main\nERROR(INVALID_PAYLOAD): Refusing to edit app.py#main: with this body the python "
         "parser finds an error at line 6, column 10 (body line 1), and the file had none.\n"
-        "Fix the body, or write it anyway: /edit --force app.py#main. Nothing was written.")
+        'Fix the body, or write it anyway: replace_symbol {"target": "app.py#main", "force": true}. Nothing was '
+        "written.")
     assert client.error("view_symbol", {"target": "app.py#nope"}) == (
         "re: /open -- app.py#nope\nERROR(BLOCK_NOT_FOUND): Block not found: #nope in app.py\n"
         "Available blocks: Parser, Parser.parse, main")

@@ -133,7 +133,8 @@ def test_missing_payload_and_file(workspace: Workspace) -> None:
     assert run(workspace, "fs.applyEdits", path="f.txt") == Result(
         "c1", False, "Invalid OPERATOR_CMD (ERR_MISSING_EDITS_B64): edits_b64 is required.")
     assert run(workspace, "fs.applyEdits", path="no.txt", edits_b64=edits(GOOD)) == Result(
-        "c1", False, "NOT_FOUND: File not found: no.txt")
+        "c1", False, "NOT_FOUND: File not found: no.txt",
+        'Did you mean f.txt? fs.list {"path": "."} shows what is there.')
 
 
 def test_a_file_changed_after_the_read_gets_the_edits_again_under_the_lock(workspace: Workspace, ws: Path) -> None:

@@ -61,8 +61,10 @@ def test_read_whole_text_line_endings_as_lf(workspace: Workspace, ws: Path) -> N
 def test_read_refusals(workspace: Workspace, ws: Path) -> None:
     assert run(workspace, "fs.read", path=".env") == Result(
         "c1", False, "SECRET_DENIED: Access to a secret file is denied: .env")
-    assert run(workspace, "fs.read", path="nope.txt") == Result("c1", False, "NOT_FOUND: File not found: nope.txt")
-    assert run(workspace, "fs.read", path="src") == Result("c1", False, "INVALID_TARGET: Is a directory: src")
+    assert run(workspace, "fs.read", path="nope.txt") == Result("c1", False, "NOT_FOUND: File not found: nope.txt",
+                                                                'fs.list {"path": "."} shows what is there.')
+    assert run(workspace, "fs.read", path="src") == Result("c1", False, "INVALID_TARGET: Is a directory: src",
+                                                           'Use fs.list {"path": "src"}')
     (ws / "big.txt").write_text("x" * 200_001)
     assert run(workspace, "fs.read", path="big.txt") == Result(
         "c1", False, "File too large for fs.read (200001 bytes). Use fs.readSlice.")

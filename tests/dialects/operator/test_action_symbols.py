@@ -31,7 +31,10 @@ def test_symbol_actions_find_read_edit_and_refuse(ws: Path) -> None:
     before = snapshot(ws)
     refused = run(workspace, "fs.editSymbol", path="app.py", symbol="main", body_b64="def other():\n    pass")
     assert refused == Result("c1", False, "INVALID_PAYLOAD: Refusing to edit app.py#main: the body defines other "
-                                          "(function), not main (function).")
+                                          "(function), not main (function).",
+                             'To add a definition use fs.editSymbol {"path": "app.py", "symbol": "main", "position": '
+                             '"after"} (or before); to write it anyway: fs.editSymbol {"path": "app.py", "symbol": '
+                             '"main", "force": true}. Nothing was written.')
     assert run(workspace, "fs.editSymbol", Recorder("no"), path="app.py", symbol="main",
                body_b64="def main():\n    return 0").ok is False
     assert snapshot(ws) == before

@@ -45,7 +45,7 @@ def test_changes_revert_and_undo(ws: Path) -> None:
                           "files": [{"file_path": "f.txt", "action": "deleted", "lines": 0}]}
     assert results[6] == {"skipped": 4, "paths": ["f.txt"], "next": None}
     assert replies[7] == {"id": 8, "ok": False, "code": "NOT_FOUND", "error": "No change 99 in the journal.",
-                          "hint": "/changes lists the changes kept."}
+                          "hint": "changes {} lists the changes kept."}
     assert replies[8] == {"id": 9, "ok": False, "code": "INVALID_ARGS",
                           "error": "revert: 'id' must be an integer, not a string."}
     assert results[9] == {"kept": 4, "changes": [

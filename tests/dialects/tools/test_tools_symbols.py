@@ -43,8 +43,9 @@ def test_symbol_tools_find_read_edit_insert_and_refuse(ws: Path) -> None:
     assert replies[4] == {
         "id": 5, "ok": False, "code": "INVALID_PAYLOAD",
         "error": "Refusing to edit app.py#main: the body defines other (function), not main (function).",
-        "hint": "To add a definition use --after or --before; to write it anyway: /edit --force app.py#main. "
-                "Nothing was written."}
+        "hint": 'To add a definition use edit_symbol {"file_path": "app.py", "symbol": "main", "position": "after"} '
+                '(or before); to write it anyway: edit_symbol {"file_path": "app.py", "symbol": "main", "force": '
+                'true}. Nothing was written.'}
     assert replies[5] == {"id": 6, "ok": True, "result": {"references": [
         {"file_path": "app.py", "line_number": 2, "column": 21, "line": "    def parse(self, text):",
          "role": "parameter", "container": "Parser.parse"},

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from stringsh.dialects.operator.actions.common import Refused, error_summary, invalid, one_line
+from stringsh.dialects.operator.actions.hinting import operator_hint
 from stringsh.errors import StringError
 from stringsh.protocol.operator_model import ACTIONS, Command, Confirmer, Result
 
@@ -71,10 +72,10 @@ def run_action(workspace: Workspace, command: Command, confirm: Confirmer, *, to
             return _run(workspace, command, confirm, topic)
         except Refused as exc:
             ctx.fail(exc.outcome)
-            return Result(command.id, False, one_line(exc.summary))
+            return Result(command.id, False, one_line(exc.summary), exc.details)
         except StringError as exc:
             ctx.fail(exc.code)
-            return Result(command.id, False, error_summary(exc))
+            return Result(command.id, False, error_summary(exc), operator_hint(exc))
         except Exception as exc:
             ctx.fail(f"INTERNAL_ERROR:{type(exc).__name__}")
             return Result(command.id, False, one_line(f"INTERNAL_ERROR: {type(exc).__name__}: {exc}"))

@@ -22,11 +22,13 @@ LEADING_CODE = re.compile(r"([A-Z][A-Z_]*[A-Z]): ")
 
 class Refused(Exception):
     """An action's own refusal: its text is the whole `ok: false` summary; `outcome` is the code the audit log
-    records for it (the summary's leading engine code when it has one)."""
+    records for it (the summary's leading engine code when it has one); `details`: the next step, when there is
+    one (hinting.py)."""
 
-    def __init__(self, summary: str, outcome: str | None = None) -> None:
+    def __init__(self, summary: str, outcome: str | None = None, details: str | None = None) -> None:
         super().__init__(summary)
         self.summary = summary
+        self.details = details
         leading = LEADING_CODE.match(summary)
         self.outcome = outcome or (leading.group(1) if leading else "REFUSED")
 

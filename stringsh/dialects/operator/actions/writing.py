@@ -8,6 +8,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from stringsh.dialects.operator.actions.common import Refused, ask, error_summary, invalid, ok, unified
+from stringsh.dialects.operator.actions.hinting import operator_hint
 from stringsh.errors import NOT_FOUND_HINT, StringError
 from stringsh.workspace import BodyRefused, WholeFile, count_lines
 
@@ -81,7 +82,7 @@ def fs_patch(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
     try:
         patches = parse_diff(_single_file_diff(command.payloads["patch_b64"], rel))
     except StringError as exc:
-        raise Refused(error_summary(exc, "Patch failed: "), exc.code) from None
+        raise Refused(error_summary(exc, "Patch failed: "), exc.code, operator_hint(exc)) from None
     if len(patches) != 1:
         names = ", ".join(p.path for p in patches)
         raise Refused(f"Patch failed: the diff changes {len(patches)} files ({names}); fs.patch takes a diff of "
@@ -101,7 +102,7 @@ def fs_patch(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
         if patch.action != "create":
             new = apply_hunks(old or "", patch.hunks, rel, workspace.redactor)
     except StringError as exc:
-        raise Refused(error_summary(exc, "Patch failed: "), exc.code) from None
+        raise Refused(error_summary(exc, "Patch failed: "), exc.code, operator_hint(exc)) from None
     removed = patch.action == "delete"
     ask(workspace, confirm, command, rel, f"patch {rel} (+{patch.added} -{patch.removed} lines)",
         lambda: unified(workspace, old or "", new, f"a/{rel}" if sha is not None else "/dev/null",
@@ -113,6 +114,6 @@ def fs_patch(workspace: Workspace, command: Command, confirm: Confirmer, topic: 
         change_id = workspace.apply(ChangeSet(patches=[guarded]), topic=topic)
     except StringError as exc:
         if exc.code in ("PATCH_FAILED", "INVALID_PAYLOAD") and not isinstance(exc, BodyRefused):
-            raise Refused(error_summary(exc, "Patch failed: "), exc.code) from None
+            raise Refused(error_summary(exc, "Patch failed: "), exc.code, operator_hint(exc)) from None
         raise
     return ok(command, "Patched file", change_id=change_id)
