@@ -28,7 +28,7 @@ STRINGSH = [sys.executable, "-m", "stringsh"]
 TOOLS = {"bwrap": "apt-get install -y bubblewrap", "git": "apt-get install -y git",
          "rg": "pip install --only-binary=ripgrep 'stringsh[search]'",
          "node": "apt-get install -y nodejs npm", "npm": "apt-get install -y nodejs npm",
-         "strace": "apt-get install -y strace",
+         "strace": "apt-get install -y strace", "less": "apt-get install -y less",
          "tmpfs": "run the tests as root, as CI does, where `mount -t tmpfs` works"}
 #: Parameter ids that mean "this case runs under bubblewrap" (shell providers, policy variants).
 NOT_INSTALLED = "is not installed"

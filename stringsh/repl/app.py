@@ -174,7 +174,7 @@ class Repl:
         from stringsh.repl.pager import print_paged
 
         try:
-            if not print_paged(self.console, reply.text, print_reply):  # long help goes through a pager
+            if not print_paged(self.console, reply.text, print_reply):  # a reply taller than the screen is paged
                 print_reply(self.console, reply.text)
         except KeyboardInterrupt:
             self.console.print("\n^C (rest of the reply not shown)", style="dim")
