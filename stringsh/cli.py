@@ -247,26 +247,36 @@ def fail(exc: StringError) -> NoReturn:
 
 
 def announce_policy(dispatcher: Dispatcher, args: Options) -> None:
-    """The one start-up line saying which policy is in force and why, and when the shell is not sandboxed; `-c`
-    stays quiet unless it ignored something (agents read its stdout, but a setting they asked for and did not get
-    must be said)."""
+    """The one start-up line, on stderr, by the same rule for every front end: nothing when the built-in defaults
+    are all there is and the shell is sandboxed; else which policy files are in force and where they came from,
+    what an untrusted workspace's file had ignored, and why the shell is not sandboxed. `-c` asks about the sandbox
+    only for a `!` request, the one that starts the shell (its start stays light: no probe for `-c /ls`). Under
+    `--log-json` the line is the log's first event, always (a log says what it started with)."""
     from stringsh.workspace import startup_line
 
     workspace = dispatcher.workspace
     policy = workspace.policy
-    if args.command is None or policy.ignored:
-        note = None
-        if policy.permissions.shell:
-            from stringsh.workspace import shell_note
+    note = None
+    if policy.permissions.shell and (args.command is None or is_shell_line(args.command)):
+        from stringsh.workspace import shell_note
 
-            settings = workspace.sandbox_settings()
-            note = shell_note(settings.sandbox, settings.why_not)
-        if args.log_json:  # every stderr line a JSON object: the line becomes the log's first event
-            from stringsh.dialects.mcp.logjson import JsonLog
+        settings = workspace.sandbox_settings()
+        note = shell_note(settings.sandbox, settings.why_not)
+    line = startup_line(policy, note)
+    if args.log_json:  # every stderr line a JSON object: the line becomes the log's first event
+        from stringsh.dialects.mcp.logjson import JsonLog
 
-            JsonLog().event("policy", message=startup_line(policy, note).removeprefix("stringsh: "))
-            return
-        print(startup_line(policy, note), file=sys.stderr)
+        JsonLog().event("policy", message=line.removeprefix("stringsh: ") if line else "built-in defaults")
+        return
+    if line is not None:
+        print(line, file=sys.stderr)
+
+
+def is_shell_line(text: str) -> bool:
+    """Whether a `-c` request runs in the shell: `!cmd`, after a request id if it has one."""
+    from stringsh.protocol.request import REQUEST_ID
+
+    return REQUEST_ID.sub("", text.lstrip(), count=1).startswith("!")
 
 
 def run_trust(args: Options) -> int:

@@ -66,6 +66,14 @@ def on_this_machine(line: str) -> str:
     return line + sandbox_note()
 
 
+def default_start() -> str:
+    """What a start under the built-in defaults writes on stderr on this machine (a front end that starts the
+    shell): nothing where bubblewrap runs, else the one line saying why the shell is not sandboxed."""
+    record()
+    note = sandbox_note()
+    return f"stringsh: {note.removeprefix('; ')}\n" if note else ""
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if TOOL_LOG:  # every Python child (xdist's workers, `python -m stringsh`) records its lookups too
         watch()
