@@ -31,18 +31,20 @@ DIALECTS = ("operator", "tools", "mcp")
 SUBCOMMANDS = ("run", "daemon", "repl", "operator", "tools")
 #: The one-shot front ends: without a client name they share their terminal session's undo history.
 SESSION_MODES = ("run", "operator", "tools")
-#: The global options, accepted before or after any subcommand: (flag, takes a value, help). argparse and the quick
-#: reader both read this table, so a new global option is one line here (and its default in `Options`); its
-#: `Options` attribute is the flag's name without dashes, `-` as `_`.
-GLOBAL_OPTIONS: tuple[tuple[str, bool, str], ...] = (
-    ("--root", True, "workspace folder (default: the current folder)"),
-    ("--policy", True, "policy file (default: stringsh.toml in the workspace root)"),
-    ("--client", True, "whose undo history this run's changes join (also STRINGSH_CLIENT; default: -c, run, "
-                       "operator and tools share their terminal session's, others their own)"),
-    ("--no-sandbox", False, "run the shell without the bubblewrap sandbox (it is on by default where bwrap runs)"),
-    ("--plain", False, "plain line mode: fixed prompt, no colour or escapes"),
-    ("--no-echo", False, "agent mode of the plain loop: no prompts, no echo of input (also STRINGSH_NO_ECHO=1)"),
-    ("--color", False, "with -c and run: render replies for people (rich)"),
+#: The global options, accepted before or after any subcommand: (flag, its value's name or None for a switch, help).
+#: argparse and the quick reader both read this table, so a new global option is one line here (and its default in
+#: `Options`, and in clihelp.OWN_GLOBALS the subcommands it acts on); its `Options` attribute is the flag's name
+#: without dashes, `-` as `_`.
+GLOBAL_OPTIONS: tuple[tuple[str, str | None, str], ...] = (
+    ("--root", "DIR", "workspace folder (default: the current folder)"),
+    ("--policy", "FILE", "a policy file of your own: trusted, it takes the place of the workspace's stringsh.toml "
+                         "(which may only narrow your policy until you trust it)"),
+    ("--client", "NAME", "whose undo history this run's changes join (also STRINGSH_CLIENT; default: -c, run, "
+                         "operator and tools share their terminal session's, others their own)"),
+    ("--no-sandbox", None, "run the shell without the bubblewrap sandbox (it is on by default where bwrap runs)"),
+    ("--plain", None, "plain line mode: fixed prompt, no colour or escapes"),
+    ("--no-echo", None, "agent mode of the plain loop: no prompts, no echo of input (also STRINGSH_NO_ECHO=1)"),
+    ("--color", None, "with -c and run: render replies for people (rich)"),
 )
 
 
@@ -51,41 +53,51 @@ def option_name(flag: str) -> str:
     return flag.lstrip("-").replace("-", "_")
 
 
-def global_parser() -> argparse.ArgumentParser:
-    """The global options as an argparse parent, given to the top parser and to every subcommand's.
+def global_parser(shown: tuple[str, ...] | None = None) -> argparse.ArgumentParser:
+    """The global options as an argparse parent, given to the top parser and to every subcommand's; a subcommand's
+    page lists only the ones in `shown` (those that act on it), the others still accepted there.
 
     Nothing has a default here (`Options` holds them), so a subcommand's parser never overwrites a value given
     before the subcommand; given in both places, the later one wins."""
     import argparse
 
     parent = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
-    for flag, takes_value, text in GLOBAL_OPTIONS:
-        if takes_value:
-            parent.add_argument(flag, dest=option_name(flag), metavar=option_name(flag).upper(), help=text)
+    for flag, value, text in GLOBAL_OPTIONS:
+        shown_text = text if shown is None or flag in shown else argparse.SUPPRESS
+        if value:
+            parent.add_argument(flag, dest=option_name(flag), metavar=value, help=shown_text)
         else:
-            parent.add_argument(flag, dest=option_name(flag), action="store_true", help=text)
+            parent.add_argument(flag, dest=option_name(flag), action="store_true", help=shown_text)
     return parent
 
 
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
-    common = global_parser()
-    parser = argparse.ArgumentParser(prog="stringsh", description="A chat-style command shell over a workspace folder.",
-                                     parents=[common], argument_default=argparse.SUPPRESS)
-    parser.add_argument("--version", action="version", version=f"stringsh {__version__}")
-    parser.add_argument("-c", dest="command", help="run one request and exit")
-    sub = parser.add_subparsers(dest="mode")
-    run = sub.add_parser("run", parents=[common], help="run script files of requests ('-' reads stdin)")
-    run.add_argument("files", nargs="+")
+    from stringsh import clihelp
+
+    def subcommand(name: str) -> argparse.ArgumentParser:
+        """A subcommand's parser: its one line, only its own options on its page."""
+        return sub.add_parser(name, parents=[global_parser(clihelp.OWN_GLOBALS[name])], prog=f"stringsh {name}",
+                              help=clihelp.SUMMARIES[name], description=clihelp.SUMMARIES[name],
+                              epilog=clihelp.SUBCOMMAND_EPILOG, formatter_class=clihelp.formatter())
+
+    parser = argparse.ArgumentParser(prog="stringsh", description=clihelp.DESCRIPTION, epilog=clihelp.EPILOG,
+                                     usage="stringsh [OPTIONS] [-c REQUEST | COMMAND ...]",
+                                     formatter_class=clihelp.formatter(),
+                                     parents=[global_parser()], argument_default=argparse.SUPPRESS)
+    parser.add_argument("-V", "--version", action="version", version=f"stringsh {__version__}")
+    parser.add_argument("-c", dest="command", metavar="REQUEST", help="run one request, print its reply and exit")
+    sub = parser.add_subparsers(dest="mode", title="commands", metavar="COMMAND")
+    run = subcommand("run")
+    run.add_argument("files", nargs="+", metavar="FILE", help="a script of requests; '-' reads stdin")
     run.add_argument("--keep-going", action="store_true", help="run every request even after a failure")
-    daemon = sub.add_parser("daemon", parents=[common], help="serve requests on stdin, framed replies on stdout")
+    daemon = subcommand("daemon")
     daemon.add_argument("--json", action="store_true", help="JSON lines in and out")
-    sub.add_parser("repl", parents=[common], help="the interactive shell (default on a terminal)")
-    sub.add_parser("operator", parents=[common],
-                   help="OPERATOR_CMD blocks on stdin, OPERATOR_RESULT blocks on stdout")
-    sub.add_parser("tools", parents=[common], help="JSON workspace tools, one JSON object a line both ways")
-    mcp = sub.add_parser("mcp", parents=[common], help="a Model Context Protocol server on stdio, or --http HOST:PORT")
+    subcommand("repl")
+    subcommand("operator")
+    subcommand("tools")
+    mcp = subcommand("mcp")
     mcp.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP instead of stdio")
     mcp.add_argument("--host", metavar="ADDR",
                      help="with --http: listen on this address even if not loopback (a bearer token is required)")
@@ -95,29 +107,33 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --http: seconds a connection gets to send a request's headers (10)")
     mcp.add_argument("--idle-timeout", type=float, metavar="S",
                      help="with --http: seconds an idle keep-alive connection is kept (5)")
-    trust = sub.add_parser("trust", parents=[common],
-                           help="let the workspace's stringsh.toml widen your policy (until it changes)")
+    trust = subcommand("trust")
     which = trust.add_mutually_exclusive_group()
     which.add_argument("--revoke", action="store_true", help="stop trusting the workspace")
     which.add_argument("--status", action="store_true", help="say whether the workspace is trusted")
-    add_audit_parser(sub, common)
+    add_audit_parser(subcommand("audit"))
     return parser
 
 
-def add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
+def add_audit_parser(audit: argparse.ArgumentParser) -> None:
     """`stringsh audit verify|tail`: the global options go before `audit`, after it, or after `verify`/`tail`."""
-    audit = sub.add_parser("audit", parents=[common], help="verify or show the workspace's audit log")
-    what = audit.add_subparsers(dest="audit_command", metavar="{verify,tail}", required=True)
-    what.add_parser("verify", parents=[common],
-                    help="check the hash chain and its end; exit 1 naming the first bad line")
-    tail = what.add_parser("tail", parents=[common], help="show the newest records")
-    tail.add_argument("-n", dest="lines", type=int, default=10, help="how many records (default 10)")
+    from stringsh.clihelp import OWN_GLOBALS, SUBCOMMAND_EPILOG
+
+    common = global_parser(OWN_GLOBALS["audit"])
+    what = audit.add_subparsers(dest="audit_command", title="commands", metavar="{verify,tail}", required=True)
+    verify = "check the hash chain and its end; exit 1 naming the first bad line"
+    what.add_parser("verify", parents=[common], prog="stringsh audit verify", help=verify, description=verify,
+                    epilog=SUBCOMMAND_EPILOG)
+    tail = what.add_parser("tail", parents=[common], prog="stringsh audit tail", help="show the newest records",
+                           description="show the newest records: local time, topic, operation, outcome, "
+                           "milliseconds and summary", epilog=SUBCOMMAND_EPILOG)
+    tail.add_argument("-n", dest="lines", type=int, default=10, metavar="N", help="how many records (default 10)")
     tail.add_argument("--json", action="store_true", help="the records as stored, one JSON object a line")
 
 
 #: The quick reader's options: the global ones, and `-c` before the subcommand.
-QUICK_VALUES = {flag: option_name(flag) for flag, takes_value, _ in GLOBAL_OPTIONS if takes_value}
-QUICK_FLAGS = {flag: option_name(flag) for flag, takes_value, _ in GLOBAL_OPTIONS if not takes_value}
+QUICK_VALUES = {flag: option_name(flag) for flag, value, _ in GLOBAL_OPTIONS if value}
+QUICK_FLAGS = {flag: option_name(flag) for flag, value, _ in GLOBAL_OPTIONS if not value}
 
 
 def quick_parse(argv: list[str]) -> Options | None:
@@ -231,26 +247,36 @@ def fail(exc: StringError) -> NoReturn:
 
 
 def announce_policy(dispatcher: Dispatcher, args: Options) -> None:
-    """The one start-up line saying which policy is in force and why, and when the shell is not sandboxed; `-c`
-    stays quiet unless it ignored something (agents read its stdout, but a setting they asked for and did not get
-    must be said)."""
+    """The one start-up line, on stderr, by the same rule for every front end: nothing when the built-in defaults
+    are all there is and the shell is sandboxed; else which policy files are in force and where they came from,
+    what an untrusted workspace's file had ignored, and why the shell is not sandboxed. `-c` asks about the sandbox
+    only for a `!` request, the one that starts the shell (its start stays light: no probe for `-c /ls`). Under
+    `--log-json` the line is the log's first event, always (a log says what it started with)."""
     from stringsh.workspace import startup_line
 
     workspace = dispatcher.workspace
     policy = workspace.policy
-    if args.command is None or policy.ignored:
-        note = None
-        if policy.permissions.shell:
-            from stringsh.workspace import shell_note
+    note = None
+    if policy.permissions.shell and (args.command is None or is_shell_line(args.command)):
+        from stringsh.workspace import shell_note
 
-            settings = workspace.sandbox_settings()
-            note = shell_note(settings.sandbox, settings.why_not)
-        if args.log_json:  # every stderr line a JSON object: the line becomes the log's first event
-            from stringsh.dialects.mcp.logjson import JsonLog
+        settings = workspace.sandbox_settings()
+        note = shell_note(settings.sandbox, settings.why_not)
+    line = startup_line(policy, note)
+    if args.log_json:  # every stderr line a JSON object: the line becomes the log's first event
+        from stringsh.dialects.mcp.logjson import JsonLog
 
-            JsonLog().event("policy", message=startup_line(policy, note).removeprefix("stringsh: "))
-            return
-        print(startup_line(policy, note), file=sys.stderr)
+        JsonLog().event("policy", message=line.removeprefix("stringsh: ") if line else "built-in defaults")
+        return
+    if line is not None:
+        print(line, file=sys.stderr)
+
+
+def is_shell_line(text: str) -> bool:
+    """Whether a `-c` request runs in the shell: `!cmd`, after a request id if it has one."""
+    from stringsh.protocol.request import REQUEST_ID
+
+    return REQUEST_ID.sub("", text.lstrip(), count=1).startswith("!")
 
 
 def run_trust(args: Options) -> int:

@@ -15,7 +15,15 @@ from stringsh.output import reply_writer
 def run_one(dispatcher: Dispatcher, text: str, topic: str | None = None, *, color: bool = False) -> int:
     reply = dispatcher.execute(text, topic)
     reply_writer(sys.stdout.buffer, color=color).write(reply.text)
-    return 0 if reply.ok else 1
+    return exit_status(reply.ok, reply.code)
+
+
+def exit_status(ok: bool, code: str | None) -> int:
+    """`-c`'s status, as `sh -c` gives it: 0, a command's own (`EXIT_3` is 3: `!cmd`, a CLI action, git), else 1."""
+    if ok:
+        return 0
+    status = code.removeprefix("EXIT_") if code is not None and code.startswith("EXIT_") else ""
+    return int(status) if status.isdigit() and 0 < int(status) < 256 else 1
 
 
 def _where(path: str, line: int, reply_text: str, code: str | None) -> str:

@@ -28,7 +28,7 @@ STRINGSH = [sys.executable, "-m", "stringsh"]
 TOOLS = {"bwrap": "apt-get install -y bubblewrap", "git": "apt-get install -y git",
          "rg": "pip install --only-binary=ripgrep 'stringsh[search]'",
          "node": "apt-get install -y nodejs npm", "npm": "apt-get install -y nodejs npm",
-         "strace": "apt-get install -y strace",
+         "strace": "apt-get install -y strace", "less": "apt-get install -y less",
          "tmpfs": "run the tests as root, as CI does, where `mount -t tmpfs` works"}
 #: Parameter ids that mean "this case runs under bubblewrap" (shell providers, policy variants).
 NOT_INSTALLED = "is not installed"
@@ -80,6 +80,14 @@ def on_this_machine(line: str) -> str:
     """`line`, a start-up line under the default sandbox setting, as this machine prints it."""
     record()  # cached below: the lookup itself is charged to the first test only
     return line + sandbox_note()
+
+
+def default_start() -> str:
+    """What a start under the built-in defaults writes on stderr on this machine (a front end that starts the
+    shell): nothing where bubblewrap runs, else the one line saying why the shell is not sandboxed."""
+    record()
+    note = sandbox_note()
+    return f"stringsh: {note.removeprefix('; ')}\n" if note else ""
 
 
 def pytest_configure(config: pytest.Config) -> None:

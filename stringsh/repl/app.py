@@ -175,8 +175,11 @@ class Repl:
 
         links = self.sources.links()
         try:
-            if not print_paged(self.console, reply.text, print_reply):  # long help goes through a pager
-                print_reply(self.console, reply.text, links)
+            def render(console: Console, text: str) -> None:
+                print_reply(console, text, links)
+
+            if not print_paged(self.console, reply.text, render):  # a reply taller than the screen is paged
+                render(self.console, reply.text)
         except KeyboardInterrupt:
             self.console.print("\n^C (rest of the reply not shown)", style="dim")
         return True

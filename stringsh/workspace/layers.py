@@ -11,7 +11,7 @@ from pathlib import Path
 from stringsh.errors import StringError
 from stringsh.userdirs import use_state_dir, user_policy_file
 from stringsh.workspace import trust
-from stringsh.workspace.envpolicy import narrow_environment
+from stringsh.workspace.envpolicy import DEFAULT_ENVIRONMENT, narrow_environment
 from stringsh.workspace.policy import (
     CONFIRM_MODES,
     POLICY_FILE,
@@ -30,6 +30,8 @@ from stringsh.workspace.policy import (
 )
 
 WORKSPACE = "workspace stringsh.toml"
+#: How the start-up line names that layer to a person.
+SHOWN_WORKSPACE = "this workspace's stringsh.toml"
 
 
 #: How the start-up line and replies name the command-line switch that turns the shell sandbox off.
@@ -113,16 +115,31 @@ def policy_summary(policy: Policy) -> str:
             f"ignored: {', '.join(policy.ignored)}; run 'stringsh trust' to allow them)")
 
 
-def startup_line(policy: Policy, shell_note: str | None = None) -> str:
-    """One line for stderr: the layers in force and, for an untrusted workspace, what was ignored; then the
-    shell's environment when it is not the default (`shell env: core + MYAPP_*`, shell/environment.py); then
-    `shell_note` (why the shell is not sandboxed, shell/sandboxing.py) when there is one."""
-    from stringsh.workspace.shell.environment import DEFAULT, describe
+def startup_line(policy: Policy, shell_note: str | None = None) -> str | None:
+    """The one start-up line for stderr, or None when there is nothing to say (the built-in defaults alone, the
+    shell sandboxed): the policy files in force and where each came from; for an untrusted workspace file, that it
+    narrows the policy and what of it was ignored; the shell's environment when it is not the default
+    (`shell env: core + MYAPP_*`, shell/environment.py); then `shell_note` (why the shell is not sandboxed,
+    shell/sandboxing.py) when there is one."""
+    sources = [layer for layer in policy.layers if layer not in ("defaults", WORKSPACE)]
+    workspace = WORKSPACE in policy.layers
+    if workspace and policy.trusted:
+        sources.append(f"{SHOWN_WORKSPACE} (trusted)")
+    parts = [f"policy from {' and '.join(sources)}"] if sources else []
+    if workspace and not policy.trusted:
+        narrows = f"{SHOWN_WORKSPACE} narrows {'it' if sources else 'the policy'} (untrusted"
+        if policy.ignored:
+            count = len(policy.ignored)
+            narrows += (f": {count} widening setting{'s' if count > 1 else ''} ignored: {', '.join(policy.ignored)}; "
+                        f"run 'stringsh trust' to allow {'them' if count > 1 else 'it'}")
+        parts.append(narrows + ")")
+    if policy.environment != DEFAULT_ENVIRONMENT:  # the shell's module loads only then: `-c /ls` stays light
+        from stringsh.workspace.shell.environment import describe
 
-    line = "stringsh: policy: " + policy_summary(policy)
-    if policy.environment != DEFAULT:
-        line += f"; shell env: {describe(policy.environment)}"
-    return line if shell_note is None else f"{line}; {shell_note}"
+        parts.append(f"shell env: {describe(policy.environment)}")
+    if shell_note is not None:
+        parts.append(shell_note)
+    return f"stringsh: {'; '.join(parts)}" if parts else None
 
 
 # -- narrowing ----------------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pexpect
 
-from tests.conftest import on_this_machine, run_stringsh, wait_for_program
+from tests.conftest import default_start, run_stringsh, wait_for_program
 from tests.frontends.scripts import SCRIPT, check, make_workspace, split_replies
 
 PROMPT = "› "
@@ -55,9 +55,9 @@ def test_plain_loop_in_a_pty_gives_the_same_replies_as_run_and_no_escapes(ws: Pa
     child.close()
     assert child.exitstatus == 0
     assert "\x1b" not in transcript
-    assert transcript.startswith(  # the policy line (stderr, cli.announce_policy), then the banner
-        on_this_machine("stringsh: policy: defaults")
-        + "\r\nstringsh — /help lists commands, !cmd runs a shell command, Ctrl-D leaves"
+    assert transcript.startswith(  # the start-up line (stderr, cli.announce_policy) if any, then the banner
+        default_start().replace("\n", "\r\n")
+        + "stringsh — /help lists commands, !cmd runs a shell command, Ctrl-D leaves"
     )
     # The pty echoes what was typed; the replies are what follows each echoed request line.
     replies = []

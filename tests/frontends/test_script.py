@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import on_this_machine, run_stringsh
+from tests.conftest import default_start, run_stringsh
 from tests.frontends.scripts import SCRIPT, check, make_workspace, split_replies
 
 
@@ -41,7 +41,7 @@ def test_run_missing_file(ws: Path) -> None:
     proc = run_stringsh(["run", "nope.str"], ws)
     assert proc.returncode == 2
     assert proc.stderr.decode() == (
-        on_this_machine("stringsh: policy: defaults") + "\nstringsh: cannot read nope.str: No such file or directory\n"
+        default_start() + "stringsh: cannot read nope.str: No such file or directory\n"
     )
 
 
@@ -113,4 +113,4 @@ def test_ctrl_c_stops_a_script_cleanly(ws: Path) -> None:
     proc.wait(timeout=60)  # stdin still open: only the interrupt can end the script
     _out, err = proc.communicate()
     assert proc.returncode == 130
-    assert err.decode() == on_this_machine("stringsh: policy: defaults") + "\nstringsh: interrupted\n"
+    assert err.decode() == default_start() + "stringsh: interrupted\n"

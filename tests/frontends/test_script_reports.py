@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import on_this_machine, run_stringsh
+from tests.conftest import default_start, run_stringsh
 from tests.frontends.scripts import split_replies
 
-POLICY = on_this_machine("stringsh: policy: defaults") + "\n"
+POLICY = default_start()
 ECHO_PAGE = "# T\n\n```act.echo\nCLI printf '%s|' {c}\n  c, -c: string (required)\n```\n"
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import on_this_machine, run_stringsh
+from tests.conftest import default_start, run_stringsh
 from tests.frontends.scripts import split_replies
 from tests.repl.harness import COLUMNS, WAIT, Terminal
 
@@ -123,7 +123,7 @@ def test_plain_mode_in_a_pty_matches_run_and_has_no_escapes(
     transcript = bytes(term.transcript)
     assert b"\x1b" not in transcript
     assert transcript.startswith(
-        (on_this_machine("stringsh: policy: defaults") + "\r\nstringsh — /help lists commands").encode())
+        (default_start().replace("\n", "\r\n") + "stringsh — /help lists commands").encode())
     assert same_state(replies) == same_state(expected)
     assert not (tmp_path / "h").exists()  # plain mode keeps no history file
 

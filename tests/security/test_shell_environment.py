@@ -171,7 +171,7 @@ def test_an_untrusted_workspace_can_only_narrow_and_the_start_up_line_says_what_
                         env=CHILD_ENV)
     assert proc.stdout.decode().split("---\n", 1)[1] == "1\n"  # none of them, LANG excluded: narrowing is kept
     assert proc.stderr.decode() == on_this_machine(
-        "stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted: 3 widening settings ignored: "
+        "stringsh: this workspace's stringsh.toml narrows the policy (untrusted: 3 widening settings ignored: "
         "shell_environment.inherit, shell_environment.include, shell_environment.set; run 'stringsh trust' to "
         "allow them); shell env: core - LANG") + "\n"
     info = run_stringsh(["-c", "/info"], ws, env=CHILD_ENV).stdout.decode()
@@ -189,7 +189,7 @@ def test_a_trusted_workspace_is_the_users_own(ws: Path) -> None:
         "github-canary-93bd\nplanted\nplain-canary-4242\n-\n-\n")
     proc = run_stringsh(["--plain", "--no-echo"], ws, env=CHILD_ENV)
     assert proc.stderr.decode() == on_this_machine(
-        "stringsh: policy: defaults + workspace stringsh.toml (trusted); shell env: all + GITHUB_TOKEN - LANG "
+        "stringsh: policy from this workspace's stringsh.toml (trusted); shell env: all + GITHUB_TOKEN - LANG "
         "(set: OPENAI_API_KEY)") + "\n"
 
 

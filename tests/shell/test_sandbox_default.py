@@ -93,9 +93,11 @@ def test_mcp_bash_is_sandboxed_by_default(secret_ws: Path, tmp_path: Path) -> No
 
 
 @pytest.mark.needs("bwrap")
-def test_the_start_up_line_says_nothing_more_when_sandboxed(secret_ws: Path) -> None:
+def test_no_start_up_line_under_the_defaults_when_sandboxed(secret_ws: Path) -> None:
     proc = run_stringsh(["run", "-"], secret_ws, "!cat .env\n")
-    assert proc.stderr.decode().splitlines()[0] == "stringsh: policy: defaults"
+    assert proc.stderr.decode() == (  # no start-up line: only the run's own report
+        "stringsh: stopped at <stdin>:1: !cat .env (EXIT_1); the requests after it were not run (--keep-going runs "
+        "them all)\n")
     assert SECRET.encode() not in proc.stdout + proc.stderr
 
 
@@ -104,8 +106,8 @@ def test_a_workspace_stringsh_toml_cannot_turn_it_off(secret_ws: Path, tmp_path:
     (secret_ws / "stringsh.toml").write_text("[shell]\nsandbox = false\n")
     proc = run_stringsh(["run", "--keep-going", "-"], secret_ws, "!cat .env\n!cat a.txt\n")
     assert proc.stderr.decode().splitlines()[0] == (
-        "stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted: 1 widening setting ignored: "
-        "shell.sandbox; run 'stringsh trust' to allow them)")
+        "stringsh: this workspace's stringsh.toml narrows the policy (untrusted: 1 widening setting ignored: "
+        "shell.sandbox; run 'stringsh trust' to allow it)")
     assert proc.stdout.decode() == (
         f"re: !cat .env\nexit: 1 | cwd: {secret_ws}\n---\n{MASKED}\n"
         f"re: !cat a.txt\nexit: 0 | cwd: {secret_ws}\n---\nplain\n")
@@ -122,7 +124,7 @@ def test_the_user_policy_turns_it_off_and_it_is_announced(secret_ws: Path, tmp_p
                         "!cat .env\n/exec base64 ./.env\n!wc -c < .env\n!cat a.txt\n"
                         f"!touch {shlex.quote(f'{tmp_path}/made')}\n")
     assert proc.stderr.decode().splitlines()[0] == (
-        f"stringsh: policy: defaults + {user_policy_file()}; shell not sandboxed ({why}): {BEST_EFFORT}")
+        f"stringsh: policy from {user_policy_file()}; shell not sandboxed ({why}): {BEST_EFFORT}")
     assert proc.stdout.decode() == "\n".join([
         denied("!cat .env", ".env", why),
         denied("/exec base64 ./.env", "./.env", why),
@@ -139,7 +141,7 @@ def test_the_user_policy_turns_it_off_and_it_is_announced(secret_ws: Path, tmp_p
 def test_no_sandbox_flag_turns_it_off_for_every_dialect(secret_ws: Path) -> None:
     proc = run_stringsh(["--no-sandbox", "run", "-"], secret_ws, "!cat .env\n")
     assert proc.stderr.decode().splitlines()[0] == (
-        f"stringsh: policy: defaults; shell not sandboxed (--no-sandbox): {BEST_EFFORT}")
+        f"stringsh: shell not sandboxed (--no-sandbox): {BEST_EFFORT}")
     assert proc.stdout.decode() == denied("!cat .env", ".env", "--no-sandbox") + "\n"
     tools = run_stringsh(["--no-sandbox", "tools"], secret_ws,
                          '{"id": 1, "tool": "bash", "args": {"command": "cp .env x"}}\n')
@@ -169,7 +171,7 @@ def test_without_bwrap_the_shell_is_unsandboxed_and_says_so(secret_ws: Path, no_
     proc = run_stringsh(["run", "--keep-going", "-"], secret_ws, "!cat .env\n/exec cp .env y\n!cat a.txt\n",
                         env=no_bwrap)
     assert proc.stderr.decode().splitlines()[0] == (
-        f"stringsh: policy: defaults; shell not sandboxed ({why}): {BEST_EFFORT}")
+        f"stringsh: shell not sandboxed ({why}): {BEST_EFFORT}")
     assert proc.stdout.decode() == "\n".join([
         denied("!cat .env", ".env", why),
         denied("/exec cp .env y", ".env", why),

@@ -32,8 +32,8 @@ def roots_toml(*roots: str) -> str:
 
 MAIN = 'id = "main"\npath = "."'
 WIDENING = on_this_machine(
-    "stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted: 1 widening setting ignored: roots;"
-    " run 'stringsh trust' to allow them)"
+    "stringsh: this workspace's stringsh.toml narrows the policy (untrusted: 1 widening setting ignored: roots;"
+    " run 'stringsh trust' to allow it)"
 ) + "\n"
 
 
@@ -62,7 +62,7 @@ def test_an_untrusted_workspace_may_name_a_read_only_root_inside_it(cloned: Path
         '[[roots]]\nid = "main"\npath = "."\n[[roots]]\nid = "docs"\npath = "sub"\nmode = "read_only"\n'
     )
     proc = run_stringsh(["run", "--keep-going", "-"], cloned, "/open docs:s.md\n/write sub/n.md x\n/write a.md a\n")
-    narrows = on_this_machine("stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted)") + "\n"
+    narrows = on_this_machine("stringsh: this workspace's stringsh.toml narrows the policy (untrusted)") + "\n"
     assert proc.stderr.decode().startswith(narrows)
     hint = "A read_only root is never changed; /info lists the roots and their modes."
     assert proc.stdout.decode() == (

@@ -13,13 +13,14 @@ from stringsh.errors import StringError
 from stringsh.userdirs import config_dir, user_policy_file
 from stringsh.workspace import Workspace, load_policy, trust
 from stringsh.workspace.layers import startup_line
-from tests.conftest import on_this_machine, run_stringsh
+from tests.conftest import default_start, on_this_machine, run_stringsh
 
 ATTACK = '[[roots]]\npath = ".."\n[secrets]\nallow_globs = ["*"]\n'
-IGNORED = on_this_machine(
-    "stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted: 2 widening settings ignored: "
-    "roots, secrets.allow_globs; run 'stringsh trust' to allow them)"
-) + "\n"
+#: What `-c` says of the ATTACK file on stderr (no `!` request: nothing about the sandbox).
+IGNORED = (
+    "stringsh: this workspace's stringsh.toml narrows the policy (untrusted: 2 widening settings ignored: "
+    "roots, secrets.allow_globs; run 'stringsh trust' to allow them)\n"
+)
 
 
 @pytest.fixture
@@ -79,9 +80,10 @@ def test_trust_round_trip(cloned: Path) -> None:
     assert f"{digest}\t{cloned}\n" in record.read_text()
     # trusted: the widening applies (the root is now the parent folder, .env is allowed)
     opened = run_stringsh(["-c", "/open repo/.env"], cloned)
-    assert opened.stderr == b"" and b"TOKEN=hunter2" in opened.stdout
+    assert b"TOKEN=hunter2" in opened.stdout  # `-c` names the policy's files too; the sandbox only for `!cmd`
+    assert opened.stderr.decode() == "stringsh: policy from this workspace's stringsh.toml (trusted)\n"
     assert run_stringsh(["run", "-"], cloned, "/set\n").stderr.decode() == (
-        on_this_machine("stringsh: policy: defaults + workspace stringsh.toml (trusted)") + "\n"
+        on_this_machine("stringsh: policy from this workspace's stringsh.toml (trusted)") + "\n"
     )
     # an edit lapses trust: the widening is ignored again, and asked for again
     with (cloned / "stringsh.toml").open("a") as f:
@@ -148,7 +150,7 @@ def test_narrowing_applies_without_trust(tmp_path: Path) -> None:
     assert policy.matcher().denied("x.bak")
     assert policy.changes == policy.changes._replace(allow_globs=("docs/*.md",), max_files=3)
     assert policy.shell.sandbox and policy.shell.timeout == 5.0
-    assert startup_line(policy) == "stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted)"
+    assert startup_line(policy) == "stringsh: this workspace's stringsh.toml narrows the policy (untrusted)"
 
 
 def test_every_widening_setting_is_named(tmp_path: Path) -> None:
@@ -171,7 +173,7 @@ def test_every_widening_setting_is_named(tmp_path: Path) -> None:
     assert policy.changes.allow_globs == ("src/**",) and policy.changes.max_loc == 10
     assert policy.files == (user.resolve(), (tmp_path / "stringsh.toml").resolve())
     assert startup_line(policy).startswith(
-        f"stringsh: policy: defaults + {user}; workspace stringsh.toml narrows it (untrusted: 8 widening settings"
+        f"stringsh: policy from {user}; this workspace's stringsh.toml narrows it (untrusted: 8 widening settings"
     )
 
 
@@ -183,16 +185,22 @@ def test_the_user_policy_and_policy_option_are_trusted(tmp_path: Path) -> None:
     policy = load_policy(tmp_path / "ws", given)
     assert len(policy.roots) == 2 and not policy.matcher().denied(".env") and policy.ignored == ()
     assert policy.files == (given.resolve(),)
-    assert startup_line(policy) == f"stringsh: policy: defaults + --policy {given}"
+    assert startup_line(policy) == f"stringsh: policy from --policy {given}"
     assert config_dir() == Path(os.environ["STRINGSH_CONFIG_DIR"])
 
 
-def test_dash_c_is_quiet_unless_something_was_ignored(ws: Path) -> None:
-    (ws / "stringsh.toml").write_text("[permissions]\ndelete = false\n")
-    line = on_this_machine("stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted)") + "\n"
+def test_every_front_end_says_the_same_and_nothing_under_the_defaults(ws: Path) -> None:
+    """One rule for every front end, `-c` included; `-c` names the sandbox only for a `!` request (the one that
+    starts the shell), so `-c /ls` never probes it."""
     assert run_stringsh(["-c", "/ls"], ws).stderr == b""
-    daemon = run_stringsh(["daemon"], ws, "/ls\n")
-    assert daemon.stderr.decode() == line
+    assert run_stringsh(["-c", "!true"], ws).stderr.decode() == default_start()
+    assert run_stringsh(["daemon"], ws, "/ls\n").stderr.decode() == default_start()
+    (ws / "stringsh.toml").write_text("[permissions]\ndelete = false\n")
+    line = "stringsh: this workspace's stringsh.toml narrows the policy (untrusted)"
+    assert run_stringsh(["-c", "/ls"], ws).stderr.decode() == line + "\n"
+    assert run_stringsh(["-c", "[a1] !true"], ws).stderr.decode() == on_this_machine(line) + "\n"
+    for front_end in (["daemon"], ["run", "-"], ["--no-echo"]):
+        assert run_stringsh(front_end, ws, "/ls\n").stderr.decode() == on_this_machine(line) + "\n", front_end
 
 
 def test_a_workspace_holding_the_config_folder_cannot_trust_itself(tmp_path: Path) -> None:

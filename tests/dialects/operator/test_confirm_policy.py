@@ -107,8 +107,8 @@ def test_untrusted_workspace_cannot_widen_to_allow(ws: Path) -> None:
     policy = load_policy(ws)
     assert policy.operator.confirm == "prompt" and policy.ignored == ("operator.confirm",)
     assert startup_line(policy) == (
-        "stringsh: policy: defaults; workspace stringsh.toml narrows it (untrusted: 1 widening setting ignored: "
-        "operator.confirm; run 'stringsh trust' to allow them)")
+        "stringsh: this workspace's stringsh.toml narrows the policy (untrusted: 1 widening setting ignored: "
+        "operator.confirm; run 'stringsh trust' to allow it)")
     workspace = Workspace.load(ws)
     assert run_action(workspace, WRITE, policy_confirmer(workspace.policy, None), topic="main").summary == NO_TERMINAL
 
