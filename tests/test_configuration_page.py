@@ -60,17 +60,20 @@ def test_every_policy_key_is_on_the_page_with_its_default(section: str) -> None:
 
 def variables_read() -> set[str]:
     """Every environment variable stringsh's code reads: `os.environ.get("X")`, `os.environ["X"]`, `getenv("X")`,
-    `"X" in os.environ`, and every `STRINGSH_*` name it spells."""
+    `"X" in os.environ`, the names of a `…_VARIABLES = (…)` tuple, and every `STRINGSH_*` name it spells."""
     names: set[str] = set()
     reads = [re.compile(pattern) for pattern in (
         r"""environ(?:\.get\(|\[)\s*["']([A-Z][A-Z0-9_]*)["']""", r"""getenv\(\s*["']([A-Z][A-Z0-9_]*)["']""",
         r"""["']([A-Z][A-Z0-9_]*)["']\s+in\s+os\.environ""", r"""["'](STRINGSH_[A-Z0-9_]+)["']""",
         r"""_user_dir\(\s*["'][A-Z_]+["'],\s*["']([A-Z_]+)["']""",  # userdirs: the XDG variable beside the override
     )]
+    tuples = re.compile(r"""_VARIABLES\s*=\s*\(([^)]*)\)""")  # a set of variables read in turn (repl/pager.py)
     for path in (REPO / "stringsh").rglob("*.py"):
         text = path.read_text()
         for pattern in reads:
             names.update(pattern.findall(text))
+        for group in tuples.findall(text):
+            names.update(re.findall(r"""["']([A-Z][A-Z0-9_]*)["']""", group))
     return names
 
 
