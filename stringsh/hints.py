@@ -96,6 +96,22 @@ def tool_call(name: str, args: dict[str, object]) -> str:
     return f"{name} {json.dumps(args, ensure_ascii=False)}"
 
 
+def shared_tool_step(verb: str, skip: bool, change: int | None, command: str) -> str | None:
+    """The steps MCP and the JSON tools word alike (their undo, changes, revert and bash tools share names and
+    arguments), or None for the others."""
+    if verb == "undo":
+        return tool_call("undo", {"skip": True} if skip else {})
+    if verb == "changes":
+        return tool_call("changes", {})
+    if verb == "revert":
+        return tool_call("revert", {"id": change})
+    if verb == "programs":
+        return program_names(command, "bash's")
+    if verb == "shell":
+        return tool_call("bash", {"command": command})
+    return None
+
+
 def program_names(names: str, where: str) -> str:
     """Shell programs named in words for a dialect that reaches the shell through a tool, or not at all:
     `bash's head, tail or grep`."""

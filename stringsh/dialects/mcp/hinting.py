@@ -6,7 +6,7 @@ shown as it is. `tool` is the tool that was refused: a step redoing its edit nam
 from __future__ import annotations
 
 from stringsh.errors import Step, StringError
-from stringsh.hints import program_names, tool_call
+from stringsh.hints import shared_tool_step, tool_call
 
 #: The tools whose edits a `force` step can redo with `"force": true`.
 FORCING = ("replace_symbol", "insert_symbol")
@@ -38,19 +38,12 @@ def mcp_step(step: Step, tool: str | None = None) -> str:
         return _edit(step, tool)
     if verb == "beside":
         return tool_call("insert_symbol", {"target": step.target, "position": "after"}) + " (or before)"
-    if verb == "undo":
-        return tool_call("undo", {"skip": True} if step.skip else {})
-    if verb == "changes":
-        return tool_call("changes", {})
-    if verb == "revert":
-        return tool_call("revert", {"id": step.change})
     if verb == "write_parts":
         return "write_file with the first part, then edit_file to add the rest after its last line"
-    if verb == "programs":
-        return program_names(step.command, "bash's")
-    if verb == "shell":
-        return tool_call("bash", {"command": step.command})
-    raise ValueError(f"unknown hint verb {verb!r}")
+    shared = shared_tool_step(verb, step.skip, step.change, step.command)
+    if shared is None:
+        raise ValueError(f"unknown hint verb {verb!r}")
+    return shared
 
 
 def _read(step: Step) -> str:

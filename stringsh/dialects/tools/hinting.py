@@ -6,7 +6,7 @@ text only is shown as it is."""
 from __future__ import annotations
 
 from stringsh.errors import Step, StringError
-from stringsh.hints import program_names, shell_command, tool_call
+from stringsh.hints import shared_tool_step, shell_command, tool_call
 
 #: The lines a window of a file too large for `read` shows through `bash` (as many as /open shows at once).
 WINDOW = 400
@@ -47,19 +47,12 @@ def tools_step(step: Step) -> str:
         return tool_call("edit_symbol", args)
     if verb == "beside":
         return tool_call("edit_symbol", {**_symbol(step.target), "position": "after"}) + " (or before)"
-    if verb == "undo":
-        return tool_call("undo", {"skip": True} if step.skip else {})
-    if verb == "changes":
-        return tool_call("changes", {})
-    if verb == "revert":
-        return tool_call("revert", {"id": step.change})
     if verb == "write_parts":
         return "write with the first part, then edit to add the rest after its last line"
-    if verb == "programs":
-        return program_names(step.command, "bash's")
-    if verb == "shell":
-        return tool_call("bash", {"command": step.command})
-    raise ValueError(f"unknown hint verb {verb!r}")
+    shared = shared_tool_step(verb, step.skip, step.change, step.command)
+    if shared is None:
+        raise ValueError(f"unknown hint verb {verb!r}")
+    return shared
 
 
 def _read(step: Step) -> str:
