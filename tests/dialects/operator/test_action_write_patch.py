@@ -88,7 +88,8 @@ def test_patch_mismatch_refused_before_asking(workspace: Workspace, ws: Path) ->
     asked = Recorder()
     result = run(workspace, "fs.patch", asked, path="a.txt", patch_b64="@@ -2 +2 @@\n-TWO\n+2\n")
     assert result == Result("c1", False, "Patch failed: PATCH_FAILED: Hunk 1 of a.txt (@@ -2,1 +2,1 @@) does not "
-                            "match line 2: expected 'TWO', the file holds 'two'. Nothing was written.")
+                            "match line 2: expected 'TWO', the file holds 'two'. Nothing was written.",
+                            "Read a.txt line 2 again and redo the hunk.")  # the hint, in OPERATOR_CMD's words
     assert asked.requests == [] and (ws / "a.txt").read_text() == "one\ntwo\nthree\n"
 
 
