@@ -137,7 +137,7 @@ def test_piped_stdin_is_plain_and_matches_run(ws: Path, tmp_path: Path) -> None:
         input=script.encode(),
         capture_output=True,
         timeout=60,
-        env={"PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "STRINGSH_HISTORY": str(tmp_path / "h"),
+        env={"PATH": os.environ["PATH"], "TERM": "xterm-256color", "STRINGSH_HISTORY": str(tmp_path / "h"),
              "PYTHONPATH": str(Path(__file__).resolve().parents[2])},  # this checkout, wherever it is installed
     )
     assert result.returncode == 1  # a request failed, as with run --keep-going; every request was served
