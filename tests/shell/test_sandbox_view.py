@@ -56,19 +56,34 @@ def test_a_read_only_root_of_the_policy_is_seen_and_not_written(ws: Path, outsid
         shell.close()
 
 
-@pytest.mark.parametrize(("output", "roots", "expected"), [
-    ("cat: /tmp/v/m: No such file or directory", ["/work"], tmp_note("/tmp/v/m")),
-    ("ls: cannot access '/tmp/ws/x': No such file or directory", ["/tmp/ws"], None),
-    ("cat: /tmp/ws: No such file or directory", ["/tmp/ws"], None),
-    ("cat: /var/x: No such file or directory", ["/work"], None),
-    ("cat: /var/tmp/x: No such file or directory", ["/work"], None),
-    ("cat: /tmp/tmp dir/ws/x: No such file or directory", ["/tmp/tmp dir/ws"], None),
-    ("cat: /tmp/tmp dir/v/m: No such file or directory", ["/tmp/tmp dir/ws"], tmp_note("/tmp/tmp dir/v/m")),
-    ("/tmp/a: stat: /tmp/b: No such file or directory", ["/work"], tmp_note("/tmp/a: stat: /tmp/b")),
-    ("touch: cannot touch 'a': Read-only file system", ["/work"], READ_ONLY_NOTE),
-    ("all fine", ["/work"], None),
-])
-def test_the_note_names_only_what_the_sandbox_hid(output: str, roots: list[str], expected: str | None) -> None:
+@pytest.fixture
+def spaced() -> Iterator[Path]:
+    """A folder of the real /tmp whose name holds spaces, holding `m`."""
+    folder = Path(tempfile.mkdtemp(dir="/tmp", prefix="stringsh view "))
+    (folder / "m").write_text("")
+    yield folder
+    shutil.rmtree(folder)
+
+
+def test_the_note_names_only_what_the_sandbox_hid(outside: Path, spaced: Path) -> None:
+    """A path of the real /tmp is named when it is there and the sandbox does not show it: the path itself, or the
+    nearest folder above it that is there; not when it is missing here too, nor a root, inside one or holding one."""
     from stringsh.workspace.shell.hidden import sandbox_note
 
-    assert sandbox_note(output, [Path(root) for root in roots]) == expected
+    marker, missing = f"{outside}/marker", f"{outside}-gone/m"
+    cases = [
+        (f"cat: {marker}: No such file or directory", ["/work"], tmp_note(marker)),
+        (f"touch: cannot touch '{outside}/new/x': No such file or directory", ["/work"], tmp_note(str(outside))),
+        (f"cat: {missing}: No such file or directory", ["/work"], None),
+        (f"ls: cannot access '{marker}': No such file or directory", [str(outside)], None),
+        (f"cat: {outside}/new: No such file or directory", [f"{outside}/ws"], None),
+        (f"cat: {marker}: No such file or directory", [f"{outside}/ws"], tmp_note(marker)),
+        (f"cat: {spaced}/m: No such file or directory", ["/work"], tmp_note(f"{spaced}/m")),
+        (f"cat: {spaced}/m: No such file or directory", [str(spaced)], None),
+        (f"/tmp/a: stat: {marker}: No such file or directory", ["/work"], tmp_note(marker)),
+        (f"cat: /var{marker}: No such file or directory", ["/work"], None),
+        ("touch: cannot touch 'a': Read-only file system", ["/work"], READ_ONLY_NOTE),
+        ("all fine", ["/work"], None),
+    ]
+    for output, roots, expected in cases:
+        assert sandbox_note(output, [Path(root) for root in roots]) == expected, output

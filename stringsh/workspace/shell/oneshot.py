@@ -13,7 +13,8 @@ from pathlib import Path
 from stringsh.workspace.paths import spool_folder
 from stringsh.workspace.shell.capture import OutputCapture
 from stringsh.workspace.shell.clean import StreamCleaner
-from stringsh.workspace.shell.providers import Provider, ensure_state_dir, make_provider
+from stringsh.workspace.shell.privatetmp import UNTIL_COMMAND
+from stringsh.workspace.shell.providers import Provider, ensure_state_dir, make_provider, one_shot_tmp
 from stringsh.workspace.shell.result import ShellResult, base_env
 from stringsh.workspace.shell.runner import BashCall, check_command, execute, workspace_base
 from stringsh.workspace.shell.settings import ShellSettings
@@ -47,10 +48,12 @@ def run_once(
     capture = OutputCapture(settings.output_cap, spool)
     cleaner = StreamCleaner()
     limit = settings.timeout if timeout is None else timeout
-    call = BashCall(command, base, base_env(variables, settings.environment), limit, settings.kill_grace,
-                    wrap=lambda argv: provider.wrap(argv, base), settle=SETTLE,
-                    workdir=cwd if cwd is not None and cwd != base else None)  # a sandbox starts in `root`
-    ended = execute(call, lambda data: capture.write(cleaner.feed(data)))
-    capture.write(cleaner.finish())
-    result = ShellResult(ended.status, str(cwd or base), capture.text(), ended.timed_out, limit)
-    return result if watch is None else add_notes(result, watch.check())
+    with one_shot_tmp(provider, base) as tmp:
+        call = BashCall(command, base, base_env(variables, settings.environment), limit, settings.kill_grace,
+                        wrap=lambda argv: provider.wrap(argv, base, tmp=tmp), settle=SETTLE,
+                        workdir=cwd if cwd is not None and cwd != base else None)  # a sandbox starts in `root`
+        ended = execute(call, lambda data: capture.write(cleaner.feed(data)))
+        capture.write(cleaner.finish())
+        result = ShellResult(ended.status, str(cwd or base), capture.text(), ended.timed_out, limit)
+        notes = provider.notes(base, result.output, tmp, UNTIL_COMMAND)
+    return add_notes(result, [*(watch.check() if watch is not None else []), *notes])

@@ -5,10 +5,11 @@ A provider only rewrites the command line, so the session logic, output handling
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from stringsh.errors import StringError
@@ -24,6 +25,8 @@ from stringsh.workspace.shell.binds import (
     protect_args,
     readonly_args,
 )
+from stringsh.workspace.shell.hidden import sandbox_note
+from stringsh.workspace.shell.privatetmp import PrivateTmp
 from stringsh.workspace.shell.watch import ProtectedWatch
 
 __all__ = ["BubblewrapProvider", "BwrapProbe", "LocalProvider", "Provider", "ensure_state_dir", "make_provider",
@@ -35,10 +38,24 @@ class Provider:
 
     name = "local"
 
-    def wrap(self, argv: Sequence[str], root: Path, private: Sequence[Path] = ()) -> list[str]:
-        """The command line that runs `argv` with `root` as the workspace; `private` dirs are read-only inputs."""
-        del root, private
+    def wrap(self, argv: Sequence[str], root: Path, private: Sequence[Path] = (), tmp: PrivateTmp | None = None
+             ) -> list[str]:
+        """The command line that runs `argv` with `root` as the workspace; `private` dirs are read-only inputs,
+        `tmp` the folder a sandbox shows as its /tmp (`private_tmp`)."""
+        del root, private, tmp
         return list(argv)
+
+    def private_tmp(self, root: Path) -> PrivateTmp | None:
+        """A fresh host folder for the sandbox's /tmp, whose writes a reply can name (privatetmp.py); None: the
+        local shell writes the real /tmp."""
+        del root
+        return None
+
+    def notes(self, root: Path, output: str, tmp: PrivateTmp | None, until: str) -> list[str]:
+        """What a sandboxed command's reply ends with: what it wrote to the sandbox's /tmp (gone `until`), then
+        what it failed on that the sandbox hides or keeps read-only (hidden.py); nothing for the local shell."""
+        del root, output, tmp, until
+        return []
 
     def watch(self, root: Path) -> ProtectedWatch | None:
         """The end-of-command check of protected paths (watch.py); None: the local shell is fully trusted."""
@@ -77,9 +94,12 @@ class BubblewrapProvider(Provider):
         self.walk_limit = max(walk_limit, Limits().max_walk_entries)  # a workspace may lower limits, not this one
         self.readonly = [Path(p) for p in readonly]
 
-    def wrap(self, argv: Sequence[str], root: Path, private: Sequence[Path] = ()) -> list[str]:
-        """`root` is the cwd; it and the other writable folders are bound read-write, all else stays read-only."""
-        args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    def wrap(self, argv: Sequence[str], root: Path, private: Sequence[Path] = (), tmp: PrivateTmp | None = None
+             ) -> list[str]:
+        """`root` is the cwd; it and the other writable folders are bound read-write, all else stays read-only.
+        /tmp is `tmp`'s folder when given (it learns the mount points made in it), else an in-memory tmpfs."""
+        args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                *(tmp.bind_args() if tmp is not None else ["--tmpfs", "/tmp"])]
         writable = [Path(root)] if self.writable is None else self.writable
         for folder in writable:
             args += ["--bind", str(folder), str(folder)]
@@ -98,10 +118,25 @@ class BubblewrapProvider(Provider):
         for path in private:
             args += ["--ro-bind", str(path), str(path)]
         args += [*ISOLATION, "--chdir", str(root), "--", *argv]
+        if tmp is not None:
+            tmp.mounted(args)
         return args
 
     def watch(self, root: Path) -> ProtectedWatch:
         return ProtectedWatch([Path(root)] if self.writable is None else self.writable, Path(root), self.walk_limit)
+
+    def private_tmp(self, root: Path) -> PrivateTmp | None:
+        return PrivateTmp.make(self.roots(root))
+
+    def notes(self, root: Path, output: str, tmp: PrivateTmp | None, until: str) -> list[str]:
+        written = tmp.note(until) if tmp is not None else None
+        hidden = sandbox_note(output, self.roots(root))
+        return [note for note in (written, hidden) if note]
+
+    def roots(self, root: Path) -> list[Path]:
+        """Every folder bound into the sandbox at its own path: the workspace, the writable and read-only roots."""
+        writable = [Path(root)] if self.writable is None else self.writable
+        return [Path(root), *writable, *self.readonly]
 
 
 #: Own user (no capabilities, no nested user namespaces: run as root, bwrap would otherwise keep every
@@ -132,6 +167,17 @@ def _probe(path: str) -> str | None:
     except (OSError, subprocess.TimeoutExpired) as exc:
         return str(exc)
     return None if done.returncode == 0 else done.stderr.decode("utf-8", "replace").strip()
+
+
+@contextlib.contextmanager
+def one_shot_tmp(provider: Provider, root: Path) -> Iterator[PrivateTmp | None]:
+    """The private /tmp of one sandboxed `bash -c`, removed when it ends, however it ends."""
+    tmp = provider.private_tmp(root)
+    try:
+        yield tmp
+    finally:
+        if tmp is not None:
+            tmp.remove()
 
 
 def require_bwrap(probe: BwrapProbe | None = None) -> str:

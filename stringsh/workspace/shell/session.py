@@ -28,8 +28,8 @@ from stringsh.errors import StringError
 from stringsh.workspace.paths import spool_folder
 from stringsh.workspace.shell.capture import OutputCapture
 from stringsh.workspace.shell.clean import StreamCleaner
-from stringsh.workspace.shell.hidden import sandbox_note
 from stringsh.workspace.shell.live import LineStream
+from stringsh.workspace.shell.privatetmp import UNTIL_SHELL, PrivateTmp
 from stringsh.workspace.shell.procs import kill_session
 from stringsh.workspace.shell.providers import Provider, ensure_state_dir, make_provider
 from stringsh.workspace.shell.ptyreader import PtyReader
@@ -98,6 +98,7 @@ class ShellSession:
         self._variables = exportable(variables)
         self._proc: pexpect.spawn | None = None
         self._private: Path | None = None
+        self._tmp: PrivateTmp | None = None
         self._secret = ""
         self._count = 0
         self._idle_pgrp = 0
@@ -134,11 +135,18 @@ class ShellSession:
         self._private = Path(tempfile.mkdtemp(prefix="stringsh-shell-"))
         # removed by close(), or when the session is dropped or Python exits without closing it
         weakref.finalize(self, shutil.rmtree, self._private, ignore_errors=True)
+        self._tmp = self.provider.private_tmp(self.root)  # the sandbox's /tmp: what is written there is named
+        if self._tmp is not None:
+            weakref.finalize(self, self._tmp.remove)
         self._secret = secrets.token_hex(8)
         self._count = 0
         self._leftover = b""
         self.cwd = str(self.root)
-        argv = self.provider.wrap(BASH, self.root, [self._private])
+        try:
+            argv = self.provider.wrap(BASH, self.root, [self._private], self._tmp)
+        except BaseException:
+            self._cleanup()  # a sandbox that cannot start (a walk cut short) leaves no folder behind
+            raise
         if self._watch is None:  # one per session: a restarted shell still owes what the first one wrote
             watch = self.provider.watch(self.root)  # after wrap: it makes `.git/hooks` in an existing `.git`
             self._watch = None if watch is None else Poller(watch)
@@ -179,6 +187,9 @@ class ShellSession:
         if self._private is not None:
             shutil.rmtree(self._private, ignore_errors=True)
             self._private = None
+        if self._tmp is not None:
+            self._tmp.remove()
+            self._tmp = None
 
     def _ended(self, proc: pexpect.spawn, *, killed: bool = False) -> int:
         """Reap a shell that went away (or kill it) and remember to say so in the next reply."""
@@ -211,10 +222,7 @@ class ShellSession:
             ended, note = BROKEN_NOTES[self._health]
             self._restart(note)
             result.output = f"{result.output}\n{ended}" if result.output else ended
-        if self.provider.name == "bubblewrap":
-            hidden = sandbox_note(result.output, [Path(self.root), *map(Path, self.settings.writable or ()),
-                                                  *map(Path, self.settings.readonly)])
-            removed += [hidden] if hidden else []
+        removed += self.provider.notes(self.root, result.output, self._tmp, UNTIL_SHELL)
         return add_notes(result, removed)
 
     def _attempt(self, command: str, wanted: dict[str, str], limit: float) -> tuple[ShellResult, list[str]]:

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from stringsh.workspace.shell.providers import Provider, ensure_state_dir
+from stringsh.workspace.shell.privatetmp import UNTIL_COMMAND
+from stringsh.workspace.shell.providers import Provider, ensure_state_dir, one_shot_tmp
 from stringsh.workspace.shell.result import TIMEOUT_STATUS, base_env
 from stringsh.workspace.shell.runner import BashCall, Stream, check_command, execute, workspace_base
 from stringsh.workspace.shell.settings import ShellSettings
@@ -41,10 +42,12 @@ def run_streams(command: str, root: Path, settings: ShellSettings, provider: Pro
     watch = provider.watch(base)
     out, err = Stream(cap), Stream(cap)
     limit = settings.timeout if timeout is None else timeout
-    call = BashCall(command, base, base_env(variables, settings.environment), limit, settings.kill_grace,
-                    wrap=lambda argv: provider.wrap(argv, base),
-                    workdir=cwd if cwd is not None and cwd != base else None)  # bwrap starts in `root`
-    ended = execute(call, out.add, err.add)
-    notes = watch.check() if watch is not None else []
+    with one_shot_tmp(provider, base) as tmp:
+        call = BashCall(command, base, base_env(variables, settings.environment), limit, settings.kill_grace,
+                        wrap=lambda argv: provider.wrap(argv, base, tmp=tmp),
+                        workdir=cwd if cwd is not None and cwd != base else None)  # bwrap starts in `root`
+        ended = execute(call, out.add, err.add)
+        said = bytes(err.data).decode("utf-8", "replace")  # where a failure names what the sandbox hides
+        notes = [*(watch.check() if watch is not None else []), *provider.notes(base, said, tmp, UNTIL_COMMAND)]
     status = TIMEOUT_STATUS if ended.timed_out else ended.status
     return StreamsResult(out, err, status, ended.timed_out, ended.duration_ms, notes)
