@@ -45,6 +45,27 @@ def test_a_folder_of_the_real_tmp_is_not_there_and_the_reply_says_why(ws: Path, 
 
 
 @pytest.mark.needs("bwrap")
+def test_a_home_in_the_real_tmp_is_named_when_a_command_fails_on_it(ws: Path, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The issue's `!ls $HOME` with HOME under /tmp: the failure stays the command's, the note says why."""
+    home = tmp_path / "home"
+    (home / "sub").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    shell = ShellSession(ws, SANDBOXED)
+    try:
+        listed = shell.run("ls $HOME")
+        assert (listed.exit_code, listed.output) == (
+            2, f"ls: cannot access '{home}': No such file or directory\n{tmp_note(str(home))}")
+        made = shell.run("touch ~/sub/new")  # the nearest folder there on this machine is named
+        assert made.output == f"touch: cannot touch '{home}/sub/new': No such file or directory\n" \
+                              f"{tmp_note(str(home / 'sub'))}"
+        assert shell.run("ls ~/missing").output == f"ls: cannot access '{home}/missing': No such file or directory" \
+                                                    f"\n{tmp_note(str(home))}"
+    finally:
+        shell.close()
+
+
+@pytest.mark.needs("bwrap")
 def test_a_read_only_root_of_the_policy_is_seen_and_not_written(ws: Path, outside: Path) -> None:
     settings = ShellSettings(sandbox="bubblewrap", timeout=20.0, kill_grace=0.3, readonly=(str(outside),))
     shell = ShellSession(ws, settings, provider=make_provider("bubblewrap", readonly=settings.readonly))
