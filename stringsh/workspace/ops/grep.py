@@ -6,8 +6,8 @@ within the read limit (larger files are skipped and counted), left undecoded whe
 required literal (patterns.py; in Latin-1 and cp1252 bytes too, legacytext.py), decoded as `/open` shows it
 (textio.decode_or_legacy: UTF-8, UTF-16 with a BOM, else Latin-1 or cp1252; binary files, and files a BOM calls
 what they are not, are skipped and counted), and, when the query occurs in it, redacted as a whole with line
-breaks kept: a secret is masked in every line shown and can never
-be found by its own text. Whether a file matches is decided on that masked text, as shown, never on the raw text:
+breaks kept: a secret is masked in every line shown and can never be found by its own text. Whether a file
+matches is decided on that masked text, as shown, never on the raw text:
 bytes tests and rg's file list only rule files out, and only files masking cannot change or (for a literal that
 cannot overlap the mask) files without the literal; rg also names every file holding a secret's literal
 (`secret_patterns`). So no query finds a file, a line or a count through a secret's own characters. The redacted
