@@ -114,6 +114,53 @@ def test_long_lines_are_cut_and_marked(ws: Path, dispatcher) -> None:
     )
 
 
+def encoded_tree(ws: Path) -> str:
+    """A file in each encoding /open reads, and a binary one; the token a Latin-1 line holds."""
+    token = "ghp_" + "a" * 36
+    (ws / "latin1.txt").write_bytes(b"un caf\xe9 cr\xe8me\ncaf\xe9 " + token.encode() + b"\n")
+    (ws / "cp1252.txt").write_bytes(b"\x93Caf\xe9\x94 costs \x805\n")  # curly quotes and the euro sign
+    (ws / "bom.txt").write_bytes("\ufeffcafé with a BOM\n".encode())
+    (ws / "utf16.txt").write_bytes("café in UTF-16\n".encode("utf-16"))
+    (ws / "blob.bin").write_bytes("\x00café binary\n".encode())
+    return token
+
+
+ALL_FOUND = ("bom.txt:1: café with a BOM\n\ncp1252.txt:1: “Café” costs €5\n\nlatin1.txt:1: un café crème\n"
+             "latin1.txt:2: café ***REDACTED***\n\nutf16.txt:1: café in UTF-16\n\n5 matches in 4 files")
+
+
+@pytest.mark.parametrize(("command", "reply"), [
+    ("/grep CAFÉ -i", 'Grep "CAFÉ" in ./: 5 matches in 4 files\n---\n' + ALL_FOUND
+     + "; skipped 1 binary or not UTF-8"),
+    ("/grep CAFÉ -i --stats", 'Grep "CAFÉ" in ./: 5 matches in 4 files\n---\n' + ALL_FOUND
+     + "; scanned 5 files (5 entries); skipped 1 binary or not UTF-8"),
+    ("/grep Café", 'Grep "Café" in ./: 1 match in 1 file\n---\ncp1252.txt:1: “Café” costs €5\n\n1 match in 1 file'),
+    ("/grep Café --stats", 'Grep "Café" in ./: 1 match in 1 file\n---\ncp1252.txt:1: “Café” costs €5\n\n'
+     "1 match in 1 file; scanned 5 files (5 entries)"),
+])
+def test_latin1_and_cp1252_files_are_searched_as_open_shows_them(ws: Path, dispatcher, command: str,
+                                                                reply: str) -> None:
+    """Each rg path (its walk; with -i its prefilter of the counted walk) and the Python engine (the counted walk
+    of a case-sensitive literal) give the reply: lines decoded as /open decodes them, masked, and only the binary
+    file skipped."""
+    token = encoded_tree(ws)
+    assert dispatcher.execute("/open latin1.txt").text.startswith(
+        "re: /open latin1.txt\nOpened latin1.txt\n---\nun café crème\ncafé ***REDACTED***\n\n[latin-1] ")
+    text = dispatcher.execute(command).text
+    assert token not in text
+    assert text == f"re: {command}\n{reply}"
+
+
+def test_a_utf8_query_finds_its_latin1_and_cp1252_bytes(ws: Path, dispatcher) -> None:
+    encoded_tree(ws)
+    assert dispatcher.execute("/grep '“Café” costs €'").text == (
+        "re: /grep '“Café” costs €'\nGrep \"“Café” costs €\" in ./: 1 match in 1 file\n---\n"
+        "cp1252.txt:1: “Café” costs €5\n\n1 match in 1 file")
+    assert dispatcher.execute("/grep --regex 'caf. cr\\w+'").text == (
+        "re: /grep --regex 'caf. cr\\w+'\nGrep \"caf. cr\\w+\" in ./: 1 match in 1 file\n---\n"
+        "latin1.txt:1: un café crème\n\n1 match in 1 file")
+
+
 @pytest.mark.parametrize(("request_text", "error"), [
     ("/grep", "ERROR(INVALID_PAYLOAD): Usage: /grep PATTERN [path] [--regex] [-i] [--glob G] [-C N] [--max N] "
               "[--stats]\nQuote a pattern that contains spaces: /grep 'two words' src"),

@@ -1,7 +1,8 @@
 """grep gives identical results with ripgrep walking (or, with --stats, as prefilter of the counted walk) and with
-the pure-Python engine, on a corpus with binary, non-UTF-8, oversized, CRLF, lone-CR, BOM and oddly named files,
-symlinks and ignored paths. The contract: every field of the result is the same, the traversal counters included
-(without --stats they are not counted by either engine: zero, with `counted` False); only `elapsed_ms` differs."""
+the pure-Python engine, on a corpus with binary, Latin-1, cp1252, damaged UTF-8, oversized, CRLF, lone-CR, BOM and
+oddly named files, symlinks and ignored paths. The contract: every field of the result is the same, the traversal
+counters included (without --stats they are not counted by either engine: zero, with `counted` False); only
+`elapsed_ms` differs."""
 
 from __future__ import annotations
 
@@ -26,6 +27,11 @@ def corpus(root: Path, outside: Path) -> None:
     (root / "binary-nomatch.bin").write_bytes(b"\x00\x01\x02")
     (root / "latin1.txt").write_bytes(b"caf\xe9 needle\n")
     (root / "latin1-nomatch.txt").write_bytes(b"caf\xe9\n")
+    (root / "cp1252.txt").write_bytes(b"\x93Caf\xe9\x94 \x80 5 needle\n")  # smart quotes and euro: cp1252
+    (root / "latin1-c1.txt").write_bytes(b"x\x85y \x8acaf\xe9 needle\x81\n")  # 0x81: not cp1252, so C1 controls
+    (root / "damaged.txt").write_bytes("café needle ".encode() + b"\xff\n")  # parts UTF-8: shown as Latin-1
+    (root / "binary-latin1.bin").write_bytes(b"\x00caf\xe9 needle\n")
+    (root / "folds.txt").write_bytes(b"\xb5\xe9 \xff \xe9needle\n")  # micro sign, é, ÿ: Latin-1
     (root / "huge.txt").write_bytes(b"needle\n" * 40_000)  # 280,000 bytes: over the limit below
     (root / "long-line.js").write_text("var a='" + "x" * 9000 + "needle';\n")
     (root / "-dash name.txt").write_text("needle dash\n")
@@ -42,6 +48,8 @@ def corpus(root: Path, outside: Path) -> None:
     os.symlink("missing.txt", root / "dangling.txt")
 
 
+ENCODED = ("cp1252.txt", "damaged.txt", "latin1-c1.txt", "latin1.txt")
+
 QUERIES = [
     dict(query="needle"),
     dict(query="NEEDLE", ignore_case=True),
@@ -55,6 +63,19 @@ QUERIES = [
     dict(query=r"^needle", regex=True),  # anchors: Python's line model in both
     dict(query="TODO"),
     dict(query="caf"),
+    dict(query="café"),
+    dict(query="CAFÉ", ignore_case=True),
+    dict(query="“Café”"),
+    dict(query="€ 5"),
+    dict(query="x\x85y"),
+    dict(query="cafÃ©"),  # the damaged file's UTF-8 read as Latin-1, as /open shows it
+    dict(query=r"caf\w\b", regex=True),
+    dict(query=r"\w+é", regex=True),
+    dict(query=r"x\sy", regex=True),
+    dict(query=r"[\W\d]caf", regex=True, ignore_case=True),
+    dict(query="ΜÉ", ignore_case=True),  # Greek capital mu: its case folding holds the micro sign
+    dict(query="Ÿ", ignore_case=True),  # cp1252's 0x9F, whose lower case is Latin-1's 0xFF
+    dict(query=r"\Bneedle", regex=True),
     dict(query="x" * 20),
     dict(query="absent"),
 ]
@@ -107,13 +128,46 @@ def test_the_corpus_is_what_the_comparison_claims(tmp_path: Path) -> None:
     finally:
         ws.close()
     paths = sorted({line.path for line in result.lines})
-    assert paths == ["-dash name.txt", "bom8.txt", "crlf.txt", "lone-cr.txt", "long-line.js",
-                     "new\nline.txt", "secret.txt", "src/app.py", "src/deep/lib.py", "utf16.txt"]  # no symlink
+    assert paths == ["-dash name.txt", "bom8.txt", "cp1252.txt", "crlf.txt", "damaged.txt", "folds.txt",
+                     "latin1-c1.txt", "latin1.txt", "lone-cr.txt", "long-line.js", "new\nline.txt", "secret.txt",
+                     "src/app.py", "src/deep/lib.py", "utf16.txt"]  # no symlink
     assert [(line.line, line.text) for line in result.lines if line.path == "lone-cr.txt"] == [(2, "needle after cr")]
     assert [line.text for line in result.lines if line.path == "secret.txt"] == ["token ***REDACTED*** needle"]
-    assert (result.skipped_too_large_files, result.skipped_non_utf8_files) == (0, 2)  # binary and latin1
+    assert [(line.path, line.text) for line in result.lines if line.path in ENCODED] == [
+        ("cp1252.txt", "“Café” € 5 needle"), ("damaged.txt", "cafÃ© needle ÿ"),
+        ("latin1-c1.txt", "x\x85y \x8acafé needle\x81"), ("latin1.txt", "café needle")]  # as /open shows them
+    assert (result.skipped_too_large_files, result.skipped_non_utf8_files) == (0, 2)  # the two binary files
     assert tuple(result.traversal)[:5] == (0, 0, 0, 0, 0) and not result.traversal.counted
     assert counted.lines == result.lines
-    assert (counted.skipped_too_large_files, counted.skipped_non_utf8_files) == (1, 2)  # huge; binary and latin1
+    assert (counted.skipped_too_large_files, counted.skipped_non_utf8_files) == (1, 2)  # huge; the binary files
     assert counted.traversal.skipped_symlinks == 4  # leak.txt, outdir, alias.py, dangling.txt: none followed
     assert counted.traversal.skipped_walk_errors == 0
+
+
+@pytest.mark.needs("rg")
+@pytest.mark.parametrize("engine", ["rg", "python"])
+@pytest.mark.parametrize("stats", [False, True])
+def test_each_engine_reads_every_encoding_as_open_does(tmp_path: Path, engine: str, stats: bool) -> None:
+    """Latin-1, cp1252 (curly quotes, euro), UTF-8 with a BOM and UTF-16: searched and shown as /open decodes them
+    (textio.decode_or_legacy), by a UTF-8 query and a regex; only the binary file is skipped and counted."""
+    (tmp_path / "latin1.txt").write_bytes(b"un caf\xe9 cr\xe8me\n")
+    (tmp_path / "cp1252.txt").write_bytes(b"\x93Caf\xe9\x94 costs \x805\n")
+    (tmp_path / "bom.txt").write_bytes("\ufeffcafé with a BOM\n".encode())
+    (tmp_path / "utf16.txt").write_bytes("café in UTF-16\n".encode("utf-16"))
+    (tmp_path / "blob.bin").write_bytes("\x00café binary\n".encode())
+    ws = Workspace(tmp_path, Policy.default(tmp_path))
+    try:
+        for query, regex, expected in [
+            ("café", False, [("bom.txt", "café with a BOM"), ("latin1.txt", "un café crème"),
+                             ("utf16.txt", "café in UTF-16")]),
+            ("“Café” costs €", False, [("cp1252.txt", "“Café” costs €5")]),
+            (r"[Cc]af\w\W", True, [("bom.txt", "café with a BOM"), ("cp1252.txt", "“Café” costs €5"),
+                                   ("latin1.txt", "un café crème"), ("utf16.txt", "café in UTF-16")]),
+        ]:
+            result = ws.grep(query, regex=regex, engine=engine, stats=stats)
+            assert result.engine == engine
+            assert [(line.path, line.line, line.text) for line in result.lines] == [
+                (path, 1, text) for path, text in expected]
+            assert result.skipped_non_utf8_files == (0 if query.startswith("“") else 1)  # blob.bin holds café
+    finally:
+        ws.close()

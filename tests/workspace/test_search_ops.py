@@ -136,9 +136,12 @@ def test_secrets_and_engine_state_are_never_listed_or_searched(tmp_path: Path) -
         assert caught.value.code == "NOT_PERMITTED"
 
 
-def test_grep_skips_and_counts_binary_non_utf8_and_oversized_files(tmp_path: Path) -> None:
+def test_grep_skips_and_counts_binary_mislabelled_and_oversized_files(tmp_path: Path) -> None:
+    """Binary files, and files that are not what their BOM says, are skipped (and counted when they hold the query);
+    a Latin-1 file is searched as /open shows it."""
     (tmp_path / "bin.dat").write_bytes(b"needle\x00\x01\x02")
     (tmp_path / "latin1.txt").write_bytes(b"needle caf\xe9\n")
+    (tmp_path / "bad-bom.txt").write_bytes(b"\xef\xbb\xbfneedle caf\xe9\n")  # a UTF-8 BOM, then Latin-1
     (tmp_path / "big.txt").write_bytes(b"needle\n" + b"x" * 200)
     (tmp_path / "crlf.txt").write_bytes(b"one\r\nneedle\r\nthree\rneedle again\r\n")
     (tmp_path / "utf16.txt").write_bytes("needle\n".encode("utf-16"))
@@ -146,12 +149,13 @@ def test_grep_skips_and_counts_binary_non_utf8_and_oversized_files(tmp_path: Pat
         result = ws.grep("needle")
         counted = ws.grep("needle", stats=True)
     assert [(g.path, g.line, g.text) for g in result.lines] == [
-        ("crlf.txt", 2, "needle"), ("crlf.txt", 4, "needle again"), ("utf16.txt", 1, "needle"),
+        ("crlf.txt", 2, "needle"), ("crlf.txt", 4, "needle again"), ("latin1.txt", 1, "needle café"),
+        ("utf16.txt", 1, "needle"),
     ]
     assert counted.lines == result.lines
-    assert (result.skipped_too_large_files, result.skipped_non_utf8_files) == (0, 2)  # the files holding "needle"
+    assert (result.skipped_too_large_files, result.skipped_non_utf8_files) == (0, 2)  # bin.dat and bad-bom.txt
     assert (counted.skipped_too_large_files, counted.skipped_non_utf8_files) == (1, 2)
-    assert counters(counted.traversal) == traversal(files=5, entries=5)
+    assert counters(counted.traversal) == traversal(files=6, entries=6)
 
 
 def test_grep_clips_lines_on_a_utf8_boundary_after_redaction(tmp_path: Path) -> None:

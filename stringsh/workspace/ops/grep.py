@@ -3,9 +3,11 @@ rg's walk held to the same rules (rgwalk.py; the reply is the same, and only `--
 
 Each file is read through the walk's descriptors (never by path, so a file swapped for a symlink is not followed),
 within the read limit (larger files are skipped and counted), left undecoded when its bytes lack the query's
-required literal (patterns.py), strictly decoded (binary and non-UTF-8 files are skipped and counted), and, when the
-query occurs in it, redacted as a whole with line breaks kept: a secret is masked in every line shown and can never
-be found by its own text. Whether a file matches is decided on that masked text, as shown, never on the raw text:
+required literal (patterns.py; in Latin-1 and cp1252 bytes too, legacytext.py), decoded as `/open` shows it
+(textio.decode_or_legacy: UTF-8, UTF-16 with a BOM, else Latin-1 or cp1252; binary files, and files a BOM calls
+what they are not, are skipped and counted), and, when the query occurs in it, redacted as a whole with line
+breaks kept: a secret is masked in every line shown and can never be found by its own text. Whether a file
+matches is decided on that masked text, as shown, never on the raw text:
 bytes tests and rg's file list only rule files out, and only files masking cannot change or (for a literal that
 cannot overlap the mask) files without the literal; rg also names every file holding a secret's literal
 (`secret_patterns`). So no query finds a file, a line or a count through a secret's own characters. The redacted
@@ -24,10 +26,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.ops.guard import require
+from stringsh.workspace.ops.legacytext import lacks, needles, rg_search
 from stringsh.workspace.ops.patterns import Budget, Query, RegexTimeout, compile_query, timeout_error
 from stringsh.workspace.ops.rgwalk import usable
 from stringsh.workspace.ops.walk import FILE_FLAGS, Found, Start, Traversal, WalkStats, start_at, walk
-from stringsh.workspace.textio import BREAK, decode
+from stringsh.workspace.textio import BREAK, decode_or_legacy
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -115,33 +118,36 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
     # rg sees raw bytes: its list of files stands for the masked text's only when the query cannot meet a mask, or
     # when rg also names every file that may hold a secret (`secret_patterns`)
     meets_mask = request.regex or ws.redactor.meets_mask(request.query, ignore_case=request.ignore_case)
-    also: tuple[str, ...] = ()
-    if meets_mask and rg is not None:
-        also = secret_patterns(ws, regex=request.regex) or ()
-        if not also:
-            rg = None
+    search = None
+    if rg is not None:  # the query, and what Latin-1 and cp1252 files need (legacytext.py)
+        search = rg_search(request.query, regex=request.regex, ignore_case=request.ignore_case)
+        also = secret_patterns(ws, regex=search.regex) if meets_mask else ()
+        search = None if also is None else search._replace(patterns=(*search.patterns, *also))
     with ws.audited("grep", [request.path], topic=request.topic, command=f"grep {request.query}"):
         run = Run(ws, query, request.context, limit, WalkStats(counted=request.stats), meets_mask)
         start = start_at(ws, request.path)
         cut = 0 if start.rel == "." or start.file is not None else len(start.rel) + 1
         engine = "python"
-        if rg is not None and not request.stats and start.file is None and usable(ws, start.rel):
-            engine = _rg_walks(ws, run, rg, request, start, only, cut, also)
-        elif rg is not None and (request.engine == "rg" or query.needle is None or query.timed):
+        if search is not None and not request.stats and start.file is None and usable(ws, start.rel):
+            from stringsh.workspace.ops.rgwalk import walked_search
+
+            engine = walked_search(ws, run, rg, request, start, only, cut, search)
+        elif search is not None and (request.engine == "rg" or query.needle is None or query.timed):
             # the counted walk reads every file anyway: rg as its prefilter pays off for a regex or -i, while a
             # case-sensitive literal is found as fast by a bytes test per file
             from stringsh.workspace.ops.rgsearch import counted_search
 
-            engine = counted_search(ws, run, rg, request, start, only, cut, also)
+            engine = counted_search(ws, run, rg, request, start, only, cut, search)
         else:
-            _python(ws, run, start, only, cut)
+            python_search(ws, run, start, only, cut)
         counts = run.counts
         too_large = counts.too_large if request.stats else 0
         return GrepResult(request.query, start.rel, tuple(run.lines), counts.matches, counts.files, run.truncated,
                           too_large, counts.non_utf8, run.stats.snapshot(), engine, start.file is not None)
 
 
-def _python(ws: Workspace, run: Run, start: Start, only: re.Pattern[str] | NamePattern | None, cut: int) -> None:
+def python_search(ws: Workspace, run: Run, start: Start, only: re.Pattern[str] | NamePattern | None,
+                  cut: int) -> None:
     """The Python engine: the confined walk, each file read once (Run._read)."""
     shown = ws.redactor
     for found in walk(ws, start, run.stats, stat_files=False):  # _read checks each opened file
@@ -159,49 +165,6 @@ def secret_patterns(ws: Workspace, *, regex: bool) -> tuple[str, ...] | None:
         return None
     # `-` as a one-character class: an escaped `\-` is not accepted by every regex syntax
     return tuple(literal.replace("-", "[-]") for literal in LITERALS) if regex else LITERALS
-
-
-def _rg_walks(ws: Workspace, run: Run, rg: str, request: GrepRequest, start: Start,
-              only: re.Pattern[str] | NamePattern | None, cut: int, also: tuple[str, ...] = ()) -> str:
-    """rg walks and names the files holding a match (rgwalk.py), and with `also` (secret_patterns) every file that
-    may hold a secret too; each one the walk would yield is searched here in walk order, as the Python engine
-    searches it. The Python engine answers when rg refuses the pattern."""
-    from stringsh.workspace.ops.rgwalk import Folders, IgnoreCheck, Listing, Visible, command, walk_order
-
-    # no --crlf (it slows rg's regex): a query with anchors never reaches rg, and without them rg's lines (cut at
-    # \n only) hold Python's (cut at \r too), so rg names every file Python would find a match in
-    flags = ("--files-with-matches", "--text", *(() if request.regex else ("--fixed-strings",)),
-             *(("--ignore-case",) if request.ignore_case else ()), "--regexp", request.query,
-             *(flag for pattern in also for flag in ("--regexp", pattern)))
-    listing = Listing(command(rg, start.rel, *flags), ws, run.stats.deadline)
-    check = IgnoreCheck(ws, start, listing)
-    visible = Visible(ws)
-    try:
-        shown = ws.redactor
-        hits = [rel for batch in listing.batches() for rel in batch
-                if (only is None or only.fullmatch(shown(rel[cut:])) is not None) and visible(rel)]
-    except BaseException:
-        os.close(start.fd)
-        raise
-    if listing.failed or not check.passed():
-        _python(ws, run, start, only, cut)
-        return "python"
-    os.close(start.fd)  # rg walked by name; every file shown is opened again from the root (Folders)
-    folders = Folders(ws)
-    try:
-        for rel in sorted(hits, key=walk_order):
-            parent, _, name = rel.rpartition("/")
-            try:
-                fd = folders.open(parent)
-            except OSError:
-                continue  # changed since rg walked it
-            if run.search(Found(rel, fd, name, None)):
-                break
-    finally:
-        folders.close()
-    if listing.late and run.stats.limit_reason is None:
-        run.stats.limit_reason = "time"
-    return "rg"
 
 
 class Run:
@@ -223,6 +186,8 @@ class Run:
         # looked up once: read for every file
         self.max_bytes = ws.policy.limits.max_read_bytes
         self.hardlinks = ws.policy.secrets.allow_hardlinks
+        #: The required literals with their Latin-1 and cp1252 bytes; None when all are ASCII (the common case)
+        self.legacy = None if query.needle is None else needles((query.needle, *query.others))
 
     def admit(self, st: os.stat_result) -> bool:
         """Whether a walked file is searched at all: within the read limit and not hard-linked (both counted)."""
@@ -245,12 +210,13 @@ class Run:
         # the raw text rules a file out only where the masked text cannot match without it (`meets_mask`)
         masked_only = self.meets_mask and self.ws.redactor.may_mask(raw)
         if not masked_only and needle is not None and not raw.startswith(UTF16_BOMS) and (
-                needle not in raw or (query.others and any(other not in raw for other in query.others))):
+                (needle not in raw or (query.others and any(other not in raw for other in query.others)))
+                if self.legacy is None else lacks(raw, self.legacy)):
             return False  # no match in any encoding but UTF-16's: not worth decoding (most files stop here)
         budget = Budget(query)
         try:
             try:
-                text = decode(raw, found.rel)[0]
+                text = decode_or_legacy(raw, found.rel)[0]  # as /open shows it: Latin-1 and cp1252 too
             except StringError:
                 if _raw_hit(self.ws, raw, query, budget):
                     self.counts.non_utf8 += 1  # as rg would find it, in the text as it would be shown
@@ -313,8 +279,8 @@ class Run:
 
 
 def _raw_hit(ws: Workspace, raw: bytes, query: Query, budget: Budget) -> bool:
-    """Whether an undecodable file holds a match, in its text masked as any text is (a count must not tell of a
-    match inside a secret either)."""
+    """Whether a file that is not text (binary, or not what its BOM says) holds a match, in its text masked as any
+    text is (a count must not tell of a match inside a secret either)."""
     text = ws.redact_lines(raw.decode("utf-8", "surrogateescape"))
     if query.text is not None:
         return budget.search(query.text, text) is not None

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
     from stringsh.workspace.ops.glob import NamePattern
     from stringsh.workspace.ops.grep import GrepRequest, Run
+    from stringsh.workspace.ops.legacytext import RgSearch
     from stringsh.workspace.ops.rgwalk import Folders
 
 #: Bytes of path arguments per rg run (well under Linux's 2 MiB ARG_MAX, environment included).
@@ -48,11 +49,10 @@ class RgPool:
     """rg runs over the walk's files, started batch by batch while the walk goes on (so rg and the walk overlap);
     `finish` says which files matched, or None when rg refused the pattern or failed."""
 
-    def __init__(self, rg: str, root: Path, query: str, *, regex: bool, ignore_case: bool,
-                 also: tuple[str, ...] = ()) -> None:
-        self.command = [rg, *FLAGS, *(() if regex else ("--fixed-strings",)),
-                        *(("--ignore-case",) if ignore_case else ()), "--regexp", query,
-                        *(flag for pattern in also for flag in ("--regexp", pattern)), "--"]
+    def __init__(self, rg: str, root: Path, patterns: tuple[str, ...], *, regex: bool, ignore_case: bool) -> None:
+        from stringsh.workspace.ops.legacytext import flags
+
+        self.command = [rg, *FLAGS, *flags(patterns, regex=regex, ignore_case=ignore_case), "--"]
         self.root = root
         self.batch: list[str] = []
         self.size = 0
@@ -98,17 +98,17 @@ class RgPool:
 
 
 def counted_search(ws: Workspace, run: Run, rg: str, request: GrepRequest, start: Start,
-             only: re.Pattern[str] | NamePattern | None, cut: int, also: tuple[str, ...] = ()) -> str:
-    """With --stats: the counted walk first, rg then says which of its files match (or, with `also`, may hold a
-    secret: grep.secret_patterns), and they are shown as the Python engine would (see rgsearch.py); when the
-    results run out at a file, the counters are those the walk had reached at that file."""
+             only: re.Pattern[str] | NamePattern | None, cut: int, search: RgSearch) -> str:
+    """With --stats: the counted walk first, rg then says which of its files may match `search`
+    (legacytext.rg_search; with grep.secret_patterns, which may hold a secret too), and they are shown as the Python
+    engine would (see rgsearch.py); when the results run out at a file, the counters are those the walk had reached
+    at that file."""
     from stringsh.workspace.ops.rgwalk import Folders
     from stringsh.workspace.ops.walk import walk
 
     stats = run.stats
     candidates: list[tuple[str, os.stat_result, tuple[int, ...]]] = []
-    pool = RgPool(rg, ws.confiner.real, request.query, regex=request.regex, ignore_case=request.ignore_case,
-                  also=also)
+    pool = RgPool(rg, ws.confiner.real, search.patterns, regex=search.regex, ignore_case=request.ignore_case)
     shown = ws.redactor
     try:
         for found in walk(ws, start, stats):

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.ops.glob import NamePattern
+    from stringsh.workspace.ops.grep import GrepRequest, Run
+    from stringsh.workspace.ops.legacytext import RgSearch
     from stringsh.workspace.ops.walk import Start
 
 #: The walk's rules as rg flags (see the module docstring); `--null` separates the paths rg prints.
@@ -203,3 +206,48 @@ class Folders:
         for fd in self.open_fds.values():
             os.close(fd)
         self.open_fds.clear()
+
+
+def walked_search(ws: Workspace, run: Run, rg: str, request: GrepRequest, start: Start,
+                  only: re.Pattern[str] | NamePattern | None, cut: int, search: RgSearch) -> str:
+    """grep's rg engine: rg walks and names the files holding a match of `search` (legacytext.rg_search, with
+    grep.secret_patterns: every file that may hold a secret too); each one the walk would yield is searched in walk
+    order, as the Python engine searches it (grep.Run). The Python engine answers when rg refuses the pattern."""
+    from stringsh.workspace.ops.grep import python_search
+    from stringsh.workspace.ops.legacytext import flags
+    from stringsh.workspace.ops.walk import Found
+
+    # no --crlf (it slows rg's regex): a query with anchors never reaches rg, and without them rg's lines (cut at
+    # \n only) hold Python's (cut at \r too), so rg names every file Python would find a match in
+    listing = Listing(command(rg, start.rel, "--files-with-matches", "--text",
+                              *flags(search.patterns, regex=search.regex, ignore_case=request.ignore_case)),
+                      ws, run.stats.deadline)
+    check = IgnoreCheck(ws, start, listing)
+    visible = Visible(ws)
+    shown = ws.redactor
+    try:
+        shown = ws.redactor
+        hits = [rel for batch in listing.batches() for rel in batch
+                if (only is None or only.fullmatch(shown(rel[cut:])) is not None) and visible(rel)]
+    except BaseException:
+        os.close(start.fd)
+        raise
+    if listing.failed or not check.passed():
+        python_search(ws, run, start, only, cut)
+        return "python"
+    os.close(start.fd)  # rg walked by name; every file shown is opened again from the root (Folders)
+    folders = Folders(ws)
+    try:
+        for rel in sorted(hits, key=walk_order):
+            parent, _, name = rel.rpartition("/")
+            try:
+                fd = folders.open(parent)
+            except OSError:
+                continue  # changed since rg walked it
+            if run.search(Found(rel, fd, name, None)):
+                break
+    finally:
+        folders.close()
+    if listing.late and run.stats.limit_reason is None:
+        run.stats.limit_reason = "time"
+    return "rg"

@@ -71,3 +71,13 @@ def test_grep_bad_regex_is_refused(ws: Path) -> None:
     reply = call(ws, "grep", {"pattern": "("})
     assert (reply["ok"], reply["code"]) == (False, "INVALID_PAYLOAD")
     assert reply["error"].startswith("Not a valid regex")
+
+
+def test_grep_reads_latin1_and_cp1252_files_as_read_shows_them(ws: Path) -> None:
+    """The tools' grep is the engine's: a UTF-8 pattern finds the é of a Latin-1 or cp1252 file, shown decoded."""
+    (ws / "latin1.txt").write_bytes(b"un caf\xe9 cr\xe8me\n")
+    (ws / "cp1252.txt").write_bytes(b"\x93Caf\xe9\x94 costs \x805\n")
+    (ws / "blob.bin").write_bytes("\x00café binary\n".encode())
+    assert call(ws, "grep", {"pattern": "[Cc]afé"}) == {"id": 1, "ok": True, "result": {"matches": [
+        {"file_path": "cp1252.txt", "line_number": 1, "line": "“Café” costs €5"},
+        {"file_path": "latin1.txt", "line_number": 1, "line": "un café crème"}]}}
