@@ -176,7 +176,7 @@ class Repl:
         links = self.sources.links()
         try:
             def render(console: Console, text: str) -> None:
-                print_reply(console, text, links)
+                print_reply(console, text, links, echo=False)  # the request is on screen already
 
             if not print_paged(self.console, reply.text, render):  # a reply taller than the screen is paged
                 render(self.console, reply.text)
