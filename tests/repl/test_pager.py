@@ -60,7 +60,7 @@ def test_a_tall_open_is_paged_q_returns_to_an_empty_prompt_and_the_next_command_
     term.send("/open big.txt" + ENTER)
     screen = term.wait_for(in_pager)
     assert screen.splitlines() == [
-        "Opened big.txt", RULE, *(f"line {n:03d}" for n in range(1, 22)), ":"]  # no `re:` line: the request is on screen
+        "Opened big.txt", RULE, *(f"line {n:03d}" for n in range(1, 22)), ":"]  # no `re:` line: the request is above
     term.send("q")
     screen = term.wait_for(at_prompt)
     assert "line 021" in screen and "line 022" not in screen  # the page stays on screen (-X), nothing more

@@ -17,6 +17,7 @@ import shutil
 import signal
 import tempfile
 import termios
+import threading
 import time
 import weakref
 from collections.abc import Mapping
@@ -45,6 +46,7 @@ from stringsh.workspace.shell.runline import (
     run_line,
     sentinel_pattern,
     stale_pattern,
+    started_mark,
 )
 from stringsh.workspace.shell.settings import ShellSettings
 from stringsh.workspace.shell.watch import Poller, add_notes
@@ -60,6 +62,8 @@ BASH = ("/bin/bash", "--norc", "--noprofile", "--noediting", "-i")
 START_TIMEOUT = 15.0
 #: After SIGKILL to the command's group, how long to wait for the prompt before killing the shell itself.
 AFTER_KILL = 2.0
+#: The status of a command a Ctrl-C stopped before bash read its line (128 + SIGINT, as bash reports it).
+INTERRUPTED_STATUS = 128 + signal.SIGINT
 #: First line of the reply whose command a broken shell could not start (runline.NOT_RUN), run in a new shell.
 NOT_RUN_NOTE = (
     "[shell restarted: previous session could not run commands (a builtin disabled with enable -n, a descriptor"
@@ -108,8 +112,14 @@ class ShellSession:
         self._health = HEALTHY
         self._interrupted = False
         self.cwd = str(self.root)
-        #: True while a user command runs; only then may `interrupt` signal the terminal's foreground group.
+        #: True while a user command runs (from before its shell starts); `interrupt` holds a Ctrl-C until bash
+        #: runs the command's line (`_started`, runline.started_mark), then signals the terminal's foreground group.
         self.running = False
+        self._started = False
+        self._held = False
+        #: Foreground groups signalled for this command; a set only while a Ctrl-C may have met bash starting one.
+        self._late: set[int] | None = None
+        self._interrupt_lock = threading.RLock()  # the plain loop calls `interrupt` from a signal handler
 
     # -- life cycle ------------------------------------------------------------------------------------
 
@@ -219,29 +229,33 @@ class ShellSession:
 
     def _attempt(self, command: str, wanted: dict[str, str], limit: float) -> tuple[ShellResult, list[str]]:
         """One run of `command` (starting the shell if needed); the protected-path notes come apart."""
-        if self._proc is not None and not self._proc.isalive():
-            self._ended(self._proc)
-        notes: list[str] = []
-        if self._proc is None:
-            self._variables = wanted
-            self._start()
-            if self._pending_note:
-                notes.append(self._pending_note)
-                self._pending_note = None
-        prefix = self._export_lines(wanted)
-        self._variables = wanted
-        deadline = time.monotonic() + limit
-        removed = [] if self._watch is None else self._watch.before("since the last command")
-        self.running = True
-        self._interrupted = False
+        with self._interrupt_lock:  # a Ctrl-C from here on is this command's, even while its shell starts
+            self.running, self._started, self._held, self._interrupted, self._late = True, False, False, False, None
         try:
-            result = self._send(command, deadline, self.settings.output_cap, escalate=True, prelude=prefix, live=True)
-        except BaseException:
-            if self._watch is not None:
-                self._watch.resume()
-            raise
+            if self._proc is not None and not self._proc.isalive():
+                self._ended(self._proc)
+            notes: list[str] = []
+            if self._proc is None:
+                self._variables = wanted
+                self._start()
+                if self._pending_note:
+                    notes.append(self._pending_note)
+                    self._pending_note = None
+            prefix = self._export_lines(wanted)
+            self._variables = wanted
+            deadline = time.monotonic() + limit
+            removed = [] if self._watch is None else self._watch.before("since the last command")
+            try:
+                result = self._send(command, deadline, self.settings.output_cap, escalate=True, prelude=prefix,
+                                    live=True)
+            except BaseException:
+                if self._watch is not None:
+                    self._watch.resume()
+                raise
         finally:
-            self.running = False
+            with self._interrupt_lock:
+                self.running = self._started = self._held = False
+                self._late = None
         result.notes[:0] = notes
         result.timeout = limit
         if self._watch is not None:
@@ -261,22 +275,70 @@ class ShellSession:
 
         Bash gets SIGINT too, so the whole command line ends even when the program exits quietly on Ctrl-C
         (`!pytest; git commit -am wip` must not commit). Called from another thread or a signal handler; False
-        when no command is running (an idle shell would print its prompt again; `_send` drops such a line).
+        when no command is running. A Ctrl-C that comes before bash runs the command's line (the shell still
+        starting, the line not read yet) is held and sent as soon as it does (`_command_started`): sent earlier it
+        would reach a bash reading its input, which drops the line or runs it anyway, and the Ctrl-C is lost; one
+        that comes before the line is even written stops the command before it runs, as a terminal's Ctrl-C
+        discards a line its shell has not read.
         """
+        with self._interrupt_lock:
+            if not self.running:
+                return False
+            self._interrupted = True
+            if not self._started:
+                self._held = True
+                return True
+        return self._signal()
+
+    def _command_started(self) -> None:
+        """Bash printed the command line's start mark: a Ctrl-C held until now is sent."""
+        with self._interrupt_lock:
+            self._started = True
+            held, self._held = self._held, False
+        if held:
+            self._signal()
+
+    def _cancelled_before_start(self) -> bool:
+        """Whether a held Ctrl-C stops the command before its line is written (it is then never run)."""
+        with self._interrupt_lock:
+            held, self._held = self._held, False
+            return held
+
+    def _signal(self) -> bool:
+        """SIGINT to bash and the terminal's foreground group (or SIGKILL to a bash that ignores SIGINT). With bash
+        itself in the foreground it may be starting a program this very moment (forked, not yet in its own group):
+        bash then waits for that program and lets it run, so the program gets the Ctrl-C too (`_catch_late`)."""
         proc = self._proc
-        if proc is None or not self.running:
+        if proc is None:
             return False
         try:
             group = os.tcgetpgrp(proc.child_fd)
         except OSError:
             return False
+        with self._interrupt_lock:
+            if group == self._idle_pgrp and self._late is None:
+                self._late = {group}
         if _ignores_sigint(self._idle_pgrp):  # `trap '' INT`: only ending the shell ends the line
             _killpg(self._idle_pgrp, signal.SIGKILL)
         elif group != self._idle_pgrp:
             _killpg(self._idle_pgrp, signal.SIGINT)  # bash first: the rest of the line is dropped (see _escalate)
         _killpg(group, signal.SIGINT)
-        self._interrupted = True
         return True
+
+    def _catch_late(self, fd: int) -> None:
+        """SIGINT to a program that came to the foreground after a Ctrl-C reached bash (see `_signal`); once each."""
+        with self._interrupt_lock:
+            late = self._late
+            if late is None:
+                return
+            try:
+                group = os.tcgetpgrp(fd)
+            except OSError:
+                return
+            if group in late:
+                return
+            late.add(group)
+        _killpg(group, signal.SIGINT)
 
     def _export_lines(self, wanted: dict[str, str]) -> str:
         """Statements (one line, so error line numbers stay the command's own) that sync exported variables."""
@@ -291,6 +353,9 @@ class ShellSession:
     ) -> ShellResult:
         """Type the run line for `command` and read to its sentinel, stopping the command at the deadline."""
         assert self._proc is not None and self._private is not None
+        if live and self._cancelled_before_start():
+            self._health = HEALTHY
+            return ShellResult(INTERRUPTED_STATUS, self.cwd, "")
         proc = self._proc
         self._count += 1
         script = self._private / "cmd"
@@ -303,6 +368,7 @@ class ShellSession:
         tail = sentinel_pattern(sentinel)
         stale = stale_pattern(self._secret)
         marker = f"__SSH_{self._secret}_".encode()
+        go = started_mark(self._secret, self._count) if live else None  # a user command: Ctrl-C waits for it
         self._health = HEALTHY
         capture = OutputCapture(cap, self.spool_dir)
         cleaner = StreamCleaner()
@@ -314,6 +380,8 @@ class ShellSession:
         timed_out = False
         stage = 0
         while True:
+            if live:
+                self._catch_late(proc.child_fd)
             now = time.monotonic()
             if now >= deadline:
                 timed_out = True
@@ -338,6 +406,9 @@ class ShellSession:
                 ended = f"[shell ended (exit {status}); the next command starts a new one]"
                 return self._result(status, capture, timed_out, [ended])
             buf += chunk
+            if go is not None and go in buf:
+                go = None
+                self._command_started()
             if stream is not None:
                 stream.feed(chunk)
             if script_prefix in buf:
