@@ -139,10 +139,11 @@ class Repl:
     def continuation(self, width: int, line_number: int, wrap_count: int) -> FormattedText:
         return FormattedText([("class:continuation", "…".rjust(width - 1) + " ")])
 
-    def toolbar(self) -> list[tuple[str, str]]:
+    def toolbar(self, used: int = 0) -> list[tuple[str, str]]:
+        """The bottom toolbar, laid out for the columns left after `used` (the live view's running mark)."""
         from prompt_toolkit.application import get_app
 
-        width = get_app().output.get_size().columns
+        width = get_app().output.get_size().columns - used
         return toolbar_fragments(self.state, self.session, self.dispatcher.root, self.dispatcher.workspace, width)
 
     def run(self) -> int:
