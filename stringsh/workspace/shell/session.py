@@ -17,7 +17,6 @@ import shutil
 import signal
 import tempfile
 import termios
-import threading
 import time
 import weakref
 from collections.abc import Mapping
@@ -30,6 +29,7 @@ from stringsh.workspace.paths import spool_folder
 from stringsh.workspace.shell.capture import OutputCapture
 from stringsh.workspace.shell.clean import StreamCleaner
 from stringsh.workspace.shell.hidden import sandbox_note
+from stringsh.workspace.shell.interrupts import Interrupts
 from stringsh.workspace.shell.live import LineStream
 from stringsh.workspace.shell.procs import kill_session
 from stringsh.workspace.shell.providers import Provider, ensure_state_dir, make_provider
@@ -108,18 +108,11 @@ class ShellSession:
         self._pending_note: str | None = None
         self._watch: Poller | None = None
         self._leftover = b""
-        #: The health word of the last sentinel (runline.py), and whether `interrupt` signalled the command.
+        #: The health word of the last sentinel (runline.py).
         self._health = HEALTHY
-        self._interrupted = False
         self.cwd = str(self.root)
-        #: True while a user command runs (from before its shell starts); `interrupt` holds a Ctrl-C until bash
-        #: runs the command's line (`_started`, runline.started_mark), then signals the terminal's foreground group.
-        self.running = False
-        self._started = False
-        self._held = False
-        #: Foreground groups signalled for this command; a set only while a Ctrl-C may have met bash starting one.
-        self._late: set[int] | None = None
-        self._interrupt_lock = threading.RLock()  # the plain loop calls `interrupt` from a signal handler
+        #: When a Ctrl-C for the current command may be sent (interrupts.py).
+        self._interrupts = Interrupts()
 
     # -- life cycle ------------------------------------------------------------------------------------
 
@@ -212,7 +205,8 @@ class ShellSession:
         wanted = exportable(variables) if variables is not None else self._variables
         limit = self.settings.timeout if timeout is None else timeout
         result, removed = self._attempt(command, wanted, limit)
-        if self._health == NOT_RUN and not result.timed_out and not self._interrupted and self._proc is not None:
+        interrupted = self._interrupts.interrupted
+        if self._health == NOT_RUN and not result.timed_out and not interrupted and self._proc is not None:
             # the command file never started, so nothing of the command ran: a new shell runs it
             self._restart(NOT_RUN_NOTE)
             result, more = self._attempt(command, wanted, limit)
@@ -229,8 +223,7 @@ class ShellSession:
 
     def _attempt(self, command: str, wanted: dict[str, str], limit: float) -> tuple[ShellResult, list[str]]:
         """One run of `command` (starting the shell if needed); the protected-path notes come apart."""
-        with self._interrupt_lock:  # a Ctrl-C from here on is this command's, even while its shell starts
-            self.running, self._started, self._held, self._interrupted, self._late = True, False, False, False, None
+        self._interrupts.begin()  # a Ctrl-C from here on is this command's, even while its shell starts
         try:
             if self._proc is not None and not self._proc.isalive():
                 self._ended(self._proc)
@@ -253,9 +246,7 @@ class ShellSession:
                     self._watch.resume()
                 raise
         finally:
-            with self._interrupt_lock:
-                self.running = self._started = self._held = False
-                self._late = None
+            self._interrupts.end()
         result.notes[:0] = notes
         result.timeout = limit
         if self._watch is not None:
@@ -275,39 +266,16 @@ class ShellSession:
 
         Bash gets SIGINT too, so the whole command line ends even when the program exits quietly on Ctrl-C
         (`!pytest; git commit -am wip` must not commit). Called from another thread or a signal handler; False
-        when no command is running. A Ctrl-C that comes before bash runs the command's line (the shell still
-        starting, the line not read yet) is held and sent as soon as it does (`_command_started`): sent earlier it
-        would reach a bash reading its input, which drops the line or runs it anyway, and the Ctrl-C is lost; one
-        that comes before the line is even written stops the command before it runs, as a terminal's Ctrl-C
-        discards a line its shell has not read.
+        when no command is running. One that comes before bash runs the command's line is held until it does, or
+        stops the command before it runs (interrupts.py).
         """
-        with self._interrupt_lock:
-            if not self.running:
-                return False
-            self._interrupted = True
-            if not self._started:
-                self._held = True
-                return True
-        return self._signal()
-
-    def _command_started(self) -> None:
-        """Bash printed the command line's start mark: a Ctrl-C held until now is sent."""
-        with self._interrupt_lock:
-            self._started = True
-            held, self._held = self._held, False
-        if held:
-            self._signal()
-
-    def _cancelled_before_start(self) -> bool:
-        """Whether a held Ctrl-C stops the command before its line is written (it is then never run)."""
-        with self._interrupt_lock:
-            held, self._held = self._held, False
-            return held
+        held = self._interrupts.ask()
+        if held is None:
+            return False
+        return held or self._signal()
 
     def _signal(self) -> bool:
-        """SIGINT to bash and the terminal's foreground group (or SIGKILL to a bash that ignores SIGINT). With bash
-        itself in the foreground it may be starting a program this very moment (forked, not yet in its own group):
-        bash then waits for that program and lets it run, so the program gets the Ctrl-C too (`_catch_late`)."""
+        """SIGINT to bash and the terminal's foreground group (or SIGKILL to a bash that ignores SIGINT)."""
         proc = self._proc
         if proc is None:
             return False
@@ -315,9 +283,7 @@ class ShellSession:
             group = os.tcgetpgrp(proc.child_fd)
         except OSError:
             return False
-        with self._interrupt_lock:
-            if group == self._idle_pgrp and self._late is None:
-                self._late = {group}
+        self._interrupts.sent(group, _program(group))
         if _ignores_sigint(self._idle_pgrp):  # `trap '' INT`: only ending the shell ends the line
             _killpg(self._idle_pgrp, signal.SIGKILL)
         elif group != self._idle_pgrp:
@@ -326,19 +292,13 @@ class ShellSession:
         return True
 
     def _catch_late(self, fd: int) -> None:
-        """SIGINT to a program that came to the foreground after a Ctrl-C reached bash (see `_signal`); once each."""
-        with self._interrupt_lock:
-            late = self._late
-            if late is None:
-                return
-            try:
-                group = os.tcgetpgrp(fd)
-            except OSError:
-                return
-            if group in late:
-                return
-            late.add(group)
-        _killpg(group, signal.SIGINT)
+        """SIGINT to a program that came to the foreground after a Ctrl-C reached bash (interrupts.py)."""
+        if not self._interrupts.watching():
+            return
+        with contextlib.suppress(OSError):
+            group = os.tcgetpgrp(fd)
+            if self._interrupts.late(group, _program(group)):
+                _killpg(group, signal.SIGINT)
 
     def _export_lines(self, wanted: dict[str, str]) -> str:
         """Statements (one line, so error line numbers stay the command's own) that sync exported variables."""
@@ -353,7 +313,7 @@ class ShellSession:
     ) -> ShellResult:
         """Type the run line for `command` and read to its sentinel, stopping the command at the deadline."""
         assert self._proc is not None and self._private is not None
-        if live and self._cancelled_before_start():
+        if live and self._interrupts.cancels_line():
             self._health = HEALTHY
             return ShellResult(INTERRUPTED_STATUS, self.cwd, "")
         proc = self._proc
@@ -408,7 +368,8 @@ class ShellSession:
             buf += chunk
             if go is not None and go in buf:
                 go = None
-                self._command_started()
+                if self._interrupts.line_runs():  # a Ctrl-C held until bash runs the line
+                    self._signal()
             if stream is not None:
                 stream.feed(chunk)
             if script_prefix in buf:
@@ -497,6 +458,15 @@ def _stop(proc: pexpect.spawn) -> None:
     with contextlib.suppress(OSError, pexpect.ExceptionPexpect):
         proc.close(force=True)
     kill_session(session)
+
+
+def _program(pid: int) -> str:
+    """The program a process runs (`/proc/<pid>/comm`; `bash` for a fork of the shell not yet started), or ""."""
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as handle:
+            return handle.read().rstrip("\n")
+    except OSError:
+        return ""
 
 
 def _ignores_sigint(pid: int) -> bool:
