@@ -147,10 +147,11 @@ def render_bash(match: re.Match[str], content: str) -> list[RenderableType]:
     return [status, Rule(style=STYLES["rule"]), body]
 
 
-def reply_renderables(text: str, links: Links | None = None) -> list[RenderableType]:
-    """Everything to print for one reply, in order; `links` as `render_document` takes them."""
+def reply_renderables(text: str, links: Links | None = None, *, echo: bool = True) -> list[RenderableType]:
+    """Everything to print for one reply, in order; `links` as `render_document` takes them. `echo=False` leaves
+    out the `re:` line: in the REPL the request stays on screen after its prompt, so a person reads it once."""
     parsed = split_reply(clean(text))
-    parts: list[RenderableType] = [Text(parsed.re_line, style=STYLES["re"])]
+    parts: list[RenderableType] = [Text(parsed.re_line, style=STYLES["re"])] if echo else []
     if parsed.error:
         parts.append(render_error(parsed.message))
         return parts
@@ -175,11 +176,12 @@ def reply_renderables(text: str, links: Links | None = None) -> list[RenderableT
     return parts
 
 
-def print_reply(console: Console, text: str, links: Links | None = None) -> None:
-    """Print one reply for people; `links` lets a document's links show where they lead."""
+def print_reply(console: Console, text: str, links: Links | None = None, *, echo: bool = True) -> None:
+    """Print one reply for people; `links` lets a document's links show where they lead; `echo` as
+    `reply_renderables` takes it (`--color` output keeps the `re:` line, the REPL does not)."""
     from rich.theme import Theme
 
     with console.use_theme(Theme(LINK_THEME)):
-        for part in reply_renderables(text, links):
+        for part in reply_renderables(text, links, echo=echo):
             console.print(part)
         console.print()

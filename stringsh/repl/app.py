@@ -44,6 +44,8 @@ BASH_PROMPT = "bash› "
 BANNER = "stringsh — /help lists commands, !cmd runs bash, Tab completes, Ctrl-D leaves"
 #: How often the toolbar redraws by itself, so a document changed on disk shows as stale while idle.
 REFRESH_SECONDS = 2.0
+#: Seconds between tries to pass on a Ctrl-C that came before the request reached its shell (as MCP's cancel).
+RETRY = 0.05
 
 STYLE = Style.from_dict(
     {
@@ -137,10 +139,11 @@ class Repl:
     def continuation(self, width: int, line_number: int, wrap_count: int) -> FormattedText:
         return FormattedText([("class:continuation", "…".rjust(width - 1) + " ")])
 
-    def toolbar(self) -> list[tuple[str, str]]:
+    def toolbar(self, used: int = 0) -> list[tuple[str, str]]:
+        """The bottom toolbar, laid out for the columns left after `used` (the live view's running mark)."""
         from prompt_toolkit.application import get_app
 
-        width = get_app().output.get_size().columns
+        width = get_app().output.get_size().columns - used
         return toolbar_fragments(self.state, self.session, self.dispatcher.root, self.dispatcher.workspace, width)
 
     def run(self) -> int:
@@ -159,24 +162,28 @@ class Repl:
 
     def turn(self) -> bool:
         """One request and its reply; False when the user leaves."""
-        try:
-            text = self.prompt.prompt(self.message, default=self.typeahead)
-        except KeyboardInterrupt:
-            return True  # Ctrl-C at the prompt cancels the input
-        except EOFError:
-            return False
-        finally:
-            self.typeahead = ""
-        if not text.strip():
-            return True
-        reply = self.execute(text)
+        # raw from the prompt until the request is done: prompt_toolkit puts the terminal back as it found it when
+        # Enter ends the prompt, so a Ctrl-C typed right after Enter stays a key for the request (never a SIGINT
+        # in the moment before the request is under way, which would drop the turn and leave its command running)
+        with self.prompt.input.raw_mode():
+            try:
+                text = self.prompt.prompt(self.message, default=self.typeahead)
+            except KeyboardInterrupt:
+                return True  # Ctrl-C at the prompt cancels the input
+            except EOFError:
+                return False
+            finally:
+                self.typeahead = ""
+            if not text.strip():
+                return True
+            reply = self.execute(text)
         from stringsh.render.replies import print_reply
         from stringsh.repl.pager import print_paged
 
         links = self.sources.links()
         try:
             def render(console: Console, text: str) -> None:
-                print_reply(console, text, links)
+                print_reply(console, text, links, echo=False)  # the request is on screen already
 
             if not print_paged(self.console, reply.text, render):  # a reply taller than the screen is paged
                 render(self.console, reply.text)
@@ -204,17 +211,17 @@ class Repl:
     def execute(self, text: str) -> Reply:
         """Run one request on the worker while the live view shows its output; Ctrl-C interrupts a shell command."""
         shell_line = self.goes_to_shell(text)
+        done = threading.Event()
         live = Running(
-            self.toolbar, lambda: self.interrupt_note(shell_line), style=STYLE,
+            self.toolbar, lambda: self.interrupt_note(shell_line, done), style=STYLE,
             color_depth=ColorDepth.DEPTH_1_BIT if no_color() else None,
         )
         wake = self.confirmations.wake  # set when the request is done or asks the person to confirm a change
         wake.clear()
         future: Future[Reply] = self.worker.submit(self._run, text, live, shell_line)
-        done = threading.Event()
         future.add_done_callback(lambda _f: (done.set(), wake.set()))
-        # raw from the prompt on: a Ctrl-C typed before the live view starts waits for it as a key, and the
-        # terminal never echoes its own `^C` next to our note
+        # raw (as from the prompt on, `turn`): a Ctrl-C typed before the live view starts waits for it as a key, and
+        # the terminal never echoes its own `^C` next to our note
         with self.prompt.input.raw_mode():
             while True:
                 try:
@@ -226,7 +233,7 @@ class Repl:
                     if done.is_set():
                         break
                 except KeyboardInterrupt:  # a SIGINT sent some other way (kill -INT)
-                    live.notes.append(self.interrupt_note(shell_line))
+                    live.notes.append(self.interrupt_note(shell_line, done))
         self.typeahead = live.typeahead
         for style, note in live.notes:
             print_formatted_text(FormattedText([(style, note)]), style=STYLE)
@@ -237,14 +244,26 @@ class Repl:
         header = REQUEST_ID.sub("", text.lstrip(), count=1)
         return header.startswith("!") or (self.bash_mode() and not header.startswith("//"))
 
-    def interrupt_note(self, shell_line: bool) -> tuple[str, str]:
-        """Pass Ctrl-C to a running shell command; the note saying what happened (one per Ctrl-C)."""
+    def interrupt_note(self, shell_line: bool, done: threading.Event) -> tuple[str, str]:
+        """Pass Ctrl-C to the request's shell command; the note saying so (one per Ctrl-C). The toolbar says
+        `running` from Enter on, so a Ctrl-C is never refused while the request is under way: the shell command
+        gets it whenever it starts (the shell holds one that comes before bash runs the line)."""
         if not shell_line:
             return ("class:note.warn", "^C: only shell commands can be interrupted; this one keeps running")
+        if not self._interrupt_shell():
+            threading.Thread(target=self._interrupt_until, args=(done,), name="stringsh-interrupt", daemon=True).start()
+        return ("class:note", "^C interrupting…")
+
+    def _interrupt_shell(self) -> bool:
         shell = self.session.bash
-        if shell is not None and shell.interrupt():
-            return ("class:note", "^C interrupting…")
-        return ("class:note.warn", "^C: nothing to interrupt; the command keeps running")
+        return shell is not None and shell.interrupt()
+
+    def _interrupt_until(self, done: threading.Event) -> None:
+        """Tried until the shell takes it or the request is over: before its command runs, the request may still
+        be making the topic's shell or checking the command (the shell then says it has no command yet)."""
+        while not done.wait(RETRY):
+            if self._interrupt_shell():
+                return
 
 
 def run_repl(dispatcher: Dispatcher) -> int:

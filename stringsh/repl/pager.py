@@ -40,8 +40,9 @@ def pager_command() -> list[str] | None:
 
 
 def is_tall(shown: str, rows: int) -> bool:
-    """More lines than the terminal has rows: printed, its top would scroll away."""
-    return shown.count("\n") + (not shown.endswith("\n")) > rows
+    """More lines than the terminal has rows under the request's prompt line (the reply has no `re:` line of its
+    own: the request stays on screen above it): printed, its top would scroll away."""
+    return shown.count("\n") + (not shown.endswith("\n")) > rows - 1
 
 
 def print_paged(console: Console, text: str, render: Callable[[Console, str], None]) -> bool:

@@ -29,6 +29,8 @@ KEEP_LINES = 500
 TICK = 0.25
 #: A request done sooner than this never shows the live view (no flicker for /ls).
 QUIET = 0.05
+#: Narrower than this, the running mark is the spinner and the time alone.
+NARROW = 60
 
 Fragments = list[tuple[str, str]]
 
@@ -38,7 +40,7 @@ class Running:
 
     def __init__(
         self,
-        toolbar: Callable[[], Fragments],
+        toolbar: Callable[[int], Fragments],
         interrupt: Callable[[], tuple[str, str]],
         *,
         style: BaseStyle,
@@ -88,7 +90,10 @@ class Running:
         elapsed = int(time.monotonic() - self.started)
         frame = SPINNER[int((time.monotonic() - self.started) / TICK) % len(SPINNER)]
         clock = f"{elapsed // 60}:{elapsed % 60:02d}" if elapsed >= 60 else f"{elapsed}s"
-        return [("class:toolbar.running", f" {frame} running {clock} "), ("class:toolbar.sep", " "), *self.toolbar()]
+        columns = self._app.output.get_size().columns if self._app is not None else NARROW
+        word = "running " if columns >= NARROW else ""  # a narrow bar keeps its room for the undo depth
+        mark = [("class:toolbar.running", f" {frame} {word}{clock} "), ("class:toolbar.sep", " ")]
+        return [*mark, *self.toolbar(sum(len(text) for _style, text in mark))]  # the bar fits what is left
 
     def _bindings(self) -> KeyBindings:
         bindings = KeyBindings()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -114,21 +114,60 @@ def short_path(path: str, root: Path) -> str:
         return "~" + path[len(home) :] if path.startswith(home + os.sep) else path
 
 
-#: The key hints at the toolbar's end, longest first: the first that fits is shown (none when none fits).
+#: The key hints at the toolbar's end, longest first.
 KEY_HINTS = ("Alt-Enter newline · Ctrl-D quit", "Alt-Enter newline", "")
+
+
+@dataclass(frozen=True)
+class Form:
+    """How much the bar shows of each field; `STEPS` takes it down a step at a time until the bar fits."""
+
+    hints: str = KEY_HINTS[0]
+    sep: str = "  │  "
+    stale: str = " (stale: /refresh)"
+    shorten: bool = False
+    bash_label: bool = True
+    read_only_why: bool = True
+    cwd: bool = True
+    no_document: bool = True
+    bash: bool = True
+
+
+#: How the bar makes room, the least important first (each step keeps the ones before it): the key hints shorten,
+#: then go; the separators narrow; the stale mark shortens; long paths keep their ends (`…/deep/name.md`); the
+#: `bash` label goes, then `no document`, the shell's folder (its exit status stays), why the workspace is
+#: read-only, and last the shell's field. The topic, the open document (its end), the stale mark, `read-only` and
+#: the undo depth stay.
+STEPS: tuple[dict[str, object], ...] = (
+    {},
+    {"hints": KEY_HINTS[1]},
+    {"hints": KEY_HINTS[2]},
+    {"sep": " │ "},
+    {"stale": " (stale)"},
+    {"shorten": True},
+    {"bash_label": False},
+    {"no_document": False},
+    {"cwd": False},
+    {"read_only_why": False},
+    {"bash": False},
+)
 
 
 def toolbar_fragments(
     state: ToolbarState, session: Session, root: Path, workspace: Workspace, width: int = 80
 ) -> list[tuple[str, str]]:
-    """Style-tagged text for prompt_toolkit's bottom toolbar, fitted to `width` columns: the key hints shorten,
-    then go; the separators narrow; a long document or folder keeps its end (`…/deep/name.md`)."""
-    for hints in KEY_HINTS:
-        for sep in ("  │  ", " │ "):
-            parts = _fragments(state, session, root, workspace, sep, hints)
-            if _length(parts) <= width:
-                return parts
-    return _shorten(parts, width)
+    """Style-tagged text for prompt_toolkit's bottom toolbar, laid out for `width` columns (`STEPS`). Fields are
+    joined by separators, so a field that goes takes its separator with it: never a dangling `│`. Narrower than
+    the topic and the undo depth, the bar is cut at its end with `…`."""
+    form = Form()
+    for step in STEPS:
+        form = replace(form, **step)  # type: ignore[arg-type]
+        parts = _fragments(state, session, root, workspace, form)
+        if form.shorten:
+            parts = _shorten(parts, width)
+        if _length(parts) <= width:
+            return parts
+    return _cut(parts, width)
 
 
 def _length(parts: list[tuple[str, str]]) -> int:
@@ -149,34 +188,62 @@ def _shorten(parts: list[tuple[str, str]], width: int) -> list[tuple[str, str]]:
     return parts
 
 
+def _cut(parts: list[tuple[str, str]], width: int) -> list[tuple[str, str]]:
+    """The whole fields that fit in `width` columns (a terminal narrower than any layout): the bar ends with a
+    field, never a separator or part of a field."""
+    kept: list[tuple[str, str]] = []
+    field: list[tuple[str, str]] = []
+    room = width
+    for style, text in [*parts, ("class:toolbar.sep", "")]:
+        if style == "class:toolbar.sep" or not kept:  # a field ends here (the topic is the first)
+            used = _length(field)
+            if used > room:
+                break
+            kept.extend(field)
+            room -= used
+            field = []
+        field.append((style, text))
+    return kept or [(style, text[:width]) for style, text in parts[:1]]
+
+
+def _spaced(parts: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The parts with a space between each two (its own fragment, so a path keeps its style and its length)."""
+    spaced = parts[:1]
+    for part in parts[1:]:
+        spaced.extend([("class:toolbar.dim", " "), part])
+    return spaced
+
+
 def _fragments(
-    state: ToolbarState, session: Session, root: Path, workspace: Workspace, sep_text: str, hints: str
+    state: ToolbarState, session: Session, root: Path, workspace: Workspace, form: Form
 ) -> list[tuple[str, str]]:
-    parts: list[tuple[str, str]] = [("class:toolbar.topic", f" {state.topic} ")]
-    sep = ("class:toolbar.sep", sep_text)
-    parts.append(sep)
+    """The bar in `form`: its fields, each a list of fragments, joined by separators."""
+    fields: list[list[tuple[str, str]]] = []
     if state.document:
-        doc = state.document + (f"#{state.block}" if state.block else "")
-        parts.append(("class:toolbar.doc", doc))
+        doc = [("class:toolbar.doc", state.document + (f"#{state.block}" if state.block else ""))]
         if state.stale(session, workspace):
-            parts.append(("class:toolbar.stale", " (stale: /refresh)"))
-    else:
-        parts.append(("class:toolbar.dim", "no document"))
-    if state.bash_cwd or state.bash_exit is not None:
-        parts.append(sep)
-        parts.append(("class:toolbar.dim", "bash "))
-        parts.append(("class:toolbar.doc", short_path(state.bash_cwd, root) if state.bash_cwd else "?"))
+            doc.append(("class:toolbar.stale", form.stale))
+        fields.append(doc)
+    elif form.no_document:
+        fields.append([("class:toolbar.dim", "no document")])
+    if form.bash and (state.bash_cwd or state.bash_exit is not None):
+        bash: list[tuple[str, str]] = [("class:toolbar.dim", "bash")] if form.bash_label else []
+        if form.cwd:
+            bash.append(("class:toolbar.doc", short_path(state.bash_cwd, root) if state.bash_cwd else "?"))
         if state.bash_exit is not None:
             style = "class:toolbar.ok" if state.bash_exit == 0 else "class:toolbar.fail"
-            parts.append((style, f" exit {state.bash_exit}"))
+            bash.append((style, f"exit {state.bash_exit}"))
+        if bash and bash[-1][0] != "class:toolbar.dim":  # the label alone says nothing
+            fields.append(_spaced(bash))
     if state.undo_depth is not None:
-        parts.append(sep)
-        parts.append(("class:toolbar.dim", f"undo {state.undo_depth}"))
+        fields.append([("class:toolbar.dim", f"undo {state.undo_depth}")])
     read_only = workspace.state.read_only  # degraded mode (state.py): changes are refused until it clears
     if read_only is not None:
-        parts.append(sep)
-        parts.append(("class:toolbar.fail", f"read-only: {read_only}"))
-    if hints:
-        parts.append(sep)
-        parts.append(("class:toolbar.dim", hints))
+        fields.append([("class:toolbar.fail", f"read-only: {read_only}" if form.read_only_why else "read-only")])
+    if form.hints:
+        fields.append([("class:toolbar.dim", form.hints)])
+    parts: list[tuple[str, str]] = [("class:toolbar.topic", f" {state.topic} ")]
+    for field_parts in fields:
+        parts.append(("class:toolbar.sep", form.sep))
+        parts.extend(field_parts)
     return parts

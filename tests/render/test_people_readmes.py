@@ -42,7 +42,7 @@ def people_screen(ws: Path, name: str, width: int = WIDTH) -> str:
     try:
         reply = dispatcher.execute(f"/open {name}")
         buffer = io.StringIO()
-        print_reply(console(buffer, width), reply.text, Sources(dispatcher, "main").links())
+        print_reply(console(buffer, width), reply.text, Sources(dispatcher, "main").links(), echo=False)
     finally:
         dispatcher.close()
     return trimmed(buffer.getvalue())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from stringsh.workspace.state import state_key
 from tests.repl.harness import Terminal
-from tests.repl.test_pty_repl import ALT_ENTER, CTRL_D, ENTER, UP, prompt_line, ready, recall
+from tests.repl.test_pty_repl import ALT_ENTER, CTRL_D, ENTER, UP, answered, prompt_line, ready, recall
 
 
 def start(workspace: Path, home: Path) -> Terminal:
@@ -26,10 +26,10 @@ def history_file(workspace: Path, home: Path) -> Path:
 def session(workspace: Path, home: Path, requests: list[str]) -> None:
     terminal = start(workspace, home)
     try:
-        for count, request in enumerate(requests, 1):
+        for request in requests:
             ready(terminal)
             terminal.send(request + ENTER)
-            terminal.wait_for_transcript_count(b"re: /", count)
+            answered(terminal, request.replace(ALT_ENTER, "\n").replace(ENTER, "\n"))
         ready(terminal)
         terminal.send(CTRL_D)
         assert terminal.wait_exit() == 0

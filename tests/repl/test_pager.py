@@ -60,10 +60,10 @@ def test_a_tall_open_is_paged_q_returns_to_an_empty_prompt_and_the_next_command_
     term.send("/open big.txt" + ENTER)
     screen = term.wait_for(in_pager)
     assert screen.splitlines() == [
-        "re: /open big.txt", "Opened big.txt", RULE, *(f"line {n:03d}" for n in range(1, 21)), ":"]
+        "Opened big.txt", RULE, *(f"line {n:03d}" for n in range(1, 22)), ":"]  # no `re:` line: the request is above
     term.send("q")
     screen = term.wait_for(at_prompt)
-    assert "line 020" in screen and "line 021" not in screen  # the page stays on screen (-X), nothing more
+    assert "line 021" in screen and "line 022" not in screen  # the page stays on screen (-X), nothing more
     term.send("/open short.txt" + ENTER)  # short: printed, no pager
     screen = term.wait_for(lambda s: "Opened short.txt" in s and at_prompt(s))
     lines = screen.splitlines()
@@ -92,7 +92,7 @@ def test_a_tall_changes_listing_is_paged(workspace: Path, tmp_path: Path) -> Non
     try:
         term.send("/changes" + ENTER)
         screen = term.wait_for(in_pager)
-        assert screen.splitlines()[0] == "re: /changes"
+        assert screen.splitlines()[0].startswith("Changes")
         term.send("q")
         term.wait_for(at_prompt)
     finally:

@@ -30,6 +30,19 @@ def test_split_reply_categories() -> None:
     assert empty.content == ""
 
 
+def test_the_repl_leaves_out_the_echo_and_color_output_keeps_it() -> None:
+    """In the REPL the request stays on screen after its prompt, so its reply starts with the message; `--color`
+    output (no prompt to keep the request) starts with the `re:` line as plain output does."""
+    text = "re: /ls\nListing ./\n---\n  docs/"
+    repl = io.StringIO()
+    print_reply(Console(file=repl, width=40, color_system=None), text, echo=False)
+    assert repl.getvalue() == "Listing ./\n" + "─" * 40 + "\n  docs/\n\n"
+    assert rendered(text, width=40) == "re: /ls\n" + repl.getvalue()
+    error = "re: /x\nERROR(NOT_FOUND): Not found\nNo such folder: x"
+    assert [part.plain for part in reply_renderables(error, echo=False)] == [  # type: ignore[union-attr]
+        "ERROR(NOT_FOUND): Not found\nNo such folder: x"]
+
+
 def test_markdown_documents_render_as_markdown() -> None:
     out = rendered("re: /open g.md\nOpened g.md\n---\n# Guide\n\nSome **bold** text.\n\n- one\n- two")
     assert "re: /open g.md" in out and "Opened g.md" in out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -70,10 +71,10 @@ def test_shell_folder_and_last_status(ws: Path, dispatcher: Dispatcher) -> None:
     run(dispatcher, state, "!cd docs")
     assert state.bash_cwd == str(ws.resolve() / "docs") and state.bash_exit == 0
     fragments = toolbar_fragments(state, dispatcher.session("main"), dispatcher.root, dispatcher.workspace)
-    assert ("class:toolbar.doc", "./docs") in fragments and ("class:toolbar.ok", " exit 0") in fragments
+    assert ("class:toolbar.doc", "./docs") in fragments and ("class:toolbar.ok", "exit 0") in fragments
     run(dispatcher, state, "!false")
     fragments = toolbar_fragments(state, dispatcher.session("main"), dispatcher.root, dispatcher.workspace)
-    assert ("class:toolbar.fail", " exit 1") in fragments
+    assert ("class:toolbar.fail", "exit 1") in fragments
     (ws / "g.md").write_text("# G\n")
     run(dispatcher, state, "/open g.md")
     run(dispatcher, state, "/close")  # closes the shell too
@@ -133,3 +134,30 @@ def test_the_bar_fits_80_columns_in_every_state(ws: Path, dispatcher: Dispatcher
         text = "".join(t for _s, t in toolbar_fragments(state, session, dispatcher.root, dispatcher.workspace, width))
         assert len(text) <= width, text
         assert "heading" in text and "another-one" in text and " exit 1" in text and "undo 1" in text  # the ends
+
+
+def test_narrow_bars_keep_the_undo_depth_and_end_with_a_field(ws: Path, dispatcher: Dispatcher) -> None:
+    (ws / "docs").mkdir()
+    (ws / "docs" / "guide.md").write_text("# Guide\n\n## Install\n\nx\n")
+    state = ToolbarState()
+    run(dispatcher, state, "/write notes.md\nhello")
+    run(dispatcher, state, "/open docs/guide.md#install")
+    run(dispatcher, state, "!cd docs && false")
+    session = dispatcher.session("main")
+
+    def bar(width: int) -> str:
+        return "".join(t for _s, t in toolbar_fragments(state, session, dispatcher.root, dispatcher.workspace, width))
+
+    assert [bar(width) for width in (50, 45, 40, 35, 30, 20, 4)] == [
+        " main  │ …md#install │ bash ./docs exit 1 │ undo 1",  # the paths keep their ends
+        " main  │ …md#install │ ./docs exit 1 │ undo 1",  # then the `bash` label goes
+        " main  │ …e.md#install │ exit 1 │ undo 1",  # then the shell's folder; its status stays
+        " main  │ …install │ exit 1 │ undo 1",
+        " main  │ ….md#install │ undo 1",  # then the shell's field
+        " main  │ …install",  # narrower than any layout: whole fields only
+        " mai",
+    ]
+    for width in range(4, 130):
+        text = bar(width)
+        assert len(text) <= width and not text.rstrip().endswith("│"), (width, text)  # no dangling separator
+        assert width < 30 or re.search(r"│ +undo 1", text), (width, text)

@@ -66,6 +66,12 @@ def find_sentinel(buf: bytes, sentinel: bytes, tail: re.Pattern[bytes]) -> re.Ma
     return None
 
 
+def started_mark(secret: str, count: int) -> bytes:
+    """What the typed line prints once bash runs it, before the command file: an OSC sequence (output cleaning
+    drops it) saying that a SIGINT now ends the command and still gets the sentinel (see `run_line`)."""
+    return f"\x1b]stringsh-go;{secret}_{count}\x07".encode()
+
+
 def run_line(script: Path, secret: str, count: int) -> str:
     """The typed line: clear PS1, source the command with stdin /dev/null, then print the sentinel prompt.
 
@@ -73,7 +79,9 @@ def run_line(script: Path, secret: str, count: int) -> str:
     and puts stdout and stderr back on the terminal if a command moved them (the prompt is written to stderr).
     The sentinel-setting tail runs twice over: inline after the command, and as PROMPT_COMMAND for when bash
     drops the rest of the line (an interrupted builtin, SIGINT). Its text splits the marker (`__SS''H_`) so
-    that printing PROMPT_COMMAND cannot show it; only bash's prompt expansion does.
+    that printing PROMPT_COMMAND cannot show it; only bash's prompt expansion does. Once PROMPT_COMMAND is set the
+    line prints `started_mark`: a Ctrl-C before it could reach a bash still reading the line (dropped, or lost);
+    after it, bash is running the line and the tail prints the sentinel however the command ends.
     """
     ps1 = f"'\\n__SS''H_{secret}_{count}__ ${{__ss_r}} ${{__ss_h}} ${{__ss_d}}\\n'"
     quiet = "{ __ss_r=$? __ss_f=$-; \\builtin set +xv; } 2>/dev/null"
@@ -88,4 +96,6 @@ def run_line(script: Path, secret: str, count: int) -> str:
     )
     tail = f"{quiet}; {tty}; {cwd}; {health}; PS1={ps1}; {reset}"
     source = shlex.quote(str(script))
-    return f"PS1=; PROMPT_COMMAND={shlex.quote(tail)}; __ss_go=; {{ \\builtin source {source}; }} </dev/null; {tail}\n"
+    go = f"\\builtin printf '\\033]stringsh-go;{secret}_{count}\\007'"
+    return (f"PS1=; PROMPT_COMMAND={shlex.quote(tail)}; __ss_go=; {go}; {{ \\builtin source {source}; }} </dev/null;"
+            f" {tail}\n")

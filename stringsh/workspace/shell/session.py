@@ -28,6 +28,7 @@ from stringsh.errors import StringError
 from stringsh.workspace.paths import spool_folder
 from stringsh.workspace.shell.capture import OutputCapture
 from stringsh.workspace.shell.clean import StreamCleaner
+from stringsh.workspace.shell.interrupts import Interrupts
 from stringsh.workspace.shell.live import LineStream
 from stringsh.workspace.shell.privatetmp import UNTIL_SHELL, PrivateTmp
 from stringsh.workspace.shell.procs import kill_session
@@ -45,6 +46,7 @@ from stringsh.workspace.shell.runline import (
     run_line,
     sentinel_pattern,
     stale_pattern,
+    started_mark,
 )
 from stringsh.workspace.shell.settings import ShellSettings
 from stringsh.workspace.shell.watch import Poller, add_notes
@@ -60,6 +62,8 @@ BASH = ("/bin/bash", "--norc", "--noprofile", "--noediting", "-i")
 START_TIMEOUT = 15.0
 #: After SIGKILL to the command's group, how long to wait for the prompt before killing the shell itself.
 AFTER_KILL = 2.0
+#: The status of a command a Ctrl-C stopped before bash read its line (128 + SIGINT, as bash reports it).
+INTERRUPTED_STATUS = 128 + signal.SIGINT
 #: First line of the reply whose command a broken shell could not start (runline.NOT_RUN), run in a new shell.
 NOT_RUN_NOTE = (
     "[shell restarted: previous session could not run commands (a builtin disabled with enable -n, a descriptor"
@@ -105,12 +109,11 @@ class ShellSession:
         self._pending_note: str | None = None
         self._watch: Poller | None = None
         self._leftover = b""
-        #: The health word of the last sentinel (runline.py), and whether `interrupt` signalled the command.
+        #: The health word of the last sentinel (runline.py).
         self._health = HEALTHY
-        self._interrupted = False
         self.cwd = str(self.root)
-        #: True while a user command runs; only then may `interrupt` signal the terminal's foreground group.
-        self.running = False
+        #: When a Ctrl-C for the current command may be sent (interrupts.py).
+        self._interrupts = Interrupts()
 
     # -- life cycle ------------------------------------------------------------------------------------
 
@@ -213,7 +216,8 @@ class ShellSession:
         wanted = exportable(variables) if variables is not None else self._variables
         limit = self.settings.timeout if timeout is None else timeout
         result, removed = self._attempt(command, wanted, limit)
-        if self._health == NOT_RUN and not result.timed_out and not self._interrupted and self._proc is not None:
+        interrupted = self._interrupts.interrupted
+        if self._health == NOT_RUN and not result.timed_out and not interrupted and self._proc is not None:
             # the command file never started, so nothing of the command ran: a new shell runs it
             self._restart(NOT_RUN_NOTE)
             result, more = self._attempt(command, wanted, limit)
@@ -227,29 +231,30 @@ class ShellSession:
 
     def _attempt(self, command: str, wanted: dict[str, str], limit: float) -> tuple[ShellResult, list[str]]:
         """One run of `command` (starting the shell if needed); the protected-path notes come apart."""
-        if self._proc is not None and not self._proc.isalive():
-            self._ended(self._proc)
-        notes: list[str] = []
-        if self._proc is None:
-            self._variables = wanted
-            self._start()
-            if self._pending_note:
-                notes.append(self._pending_note)
-                self._pending_note = None
-        prefix = self._export_lines(wanted)
-        self._variables = wanted
-        deadline = time.monotonic() + limit
-        removed = [] if self._watch is None else self._watch.before("since the last command")
-        self.running = True
-        self._interrupted = False
+        self._interrupts.begin()  # a Ctrl-C from here on is this command's, even while its shell starts
         try:
-            result = self._send(command, deadline, self.settings.output_cap, escalate=True, prelude=prefix, live=True)
-        except BaseException:
-            if self._watch is not None:
-                self._watch.resume()
-            raise
+            if self._proc is not None and not self._proc.isalive():
+                self._ended(self._proc)
+            notes: list[str] = []
+            if self._proc is None:
+                self._variables = wanted
+                self._start()
+                if self._pending_note:
+                    notes.append(self._pending_note)
+                    self._pending_note = None
+            prefix = self._export_lines(wanted)
+            self._variables = wanted
+            deadline = time.monotonic() + limit
+            removed = [] if self._watch is None else self._watch.before("since the last command")
+            try:
+                result = self._send(command, deadline, self.settings.output_cap, escalate=True, prelude=prefix,
+                                    live=True)
+            except BaseException:
+                if self._watch is not None:
+                    self._watch.resume()
+                raise
         finally:
-            self.running = False
+            self._interrupts.end()
         result.notes[:0] = notes
         result.timeout = limit
         if self._watch is not None:
@@ -269,22 +274,39 @@ class ShellSession:
 
         Bash gets SIGINT too, so the whole command line ends even when the program exits quietly on Ctrl-C
         (`!pytest; git commit -am wip` must not commit). Called from another thread or a signal handler; False
-        when no command is running (an idle shell would print its prompt again; `_send` drops such a line).
+        when no command is running. One that comes before bash runs the command's line is held until it does, or
+        stops the command before it runs (interrupts.py).
         """
+        held = self._interrupts.ask()
+        if held is None:
+            return False
+        return held or self._signal()
+
+    def _signal(self) -> bool:
+        """SIGINT to bash and the terminal's foreground group (or SIGKILL to a bash that ignores SIGINT)."""
         proc = self._proc
-        if proc is None or not self.running:
+        if proc is None:
             return False
         try:
             group = os.tcgetpgrp(proc.child_fd)
         except OSError:
             return False
+        self._interrupts.sent(group, _program(group))
         if _ignores_sigint(self._idle_pgrp):  # `trap '' INT`: only ending the shell ends the line
             _killpg(self._idle_pgrp, signal.SIGKILL)
         elif group != self._idle_pgrp:
             _killpg(self._idle_pgrp, signal.SIGINT)  # bash first: the rest of the line is dropped (see _escalate)
         _killpg(group, signal.SIGINT)
-        self._interrupted = True
         return True
+
+    def _catch_late(self, fd: int) -> None:
+        """SIGINT to a program that came to the foreground after a Ctrl-C reached bash (interrupts.py)."""
+        if not self._interrupts.watching():
+            return
+        with contextlib.suppress(OSError):
+            group = os.tcgetpgrp(fd)
+            if self._interrupts.late(group, _program(group)):
+                _killpg(group, signal.SIGINT)
 
     def _export_lines(self, wanted: dict[str, str]) -> str:
         """Statements (one line, so error line numbers stay the command's own) that sync exported variables."""
@@ -299,6 +321,9 @@ class ShellSession:
     ) -> ShellResult:
         """Type the run line for `command` and read to its sentinel, stopping the command at the deadline."""
         assert self._proc is not None and self._private is not None
+        if live and self._interrupts.cancels_line():
+            self._health = HEALTHY
+            return ShellResult(INTERRUPTED_STATUS, self.cwd, "")
         proc = self._proc
         self._count += 1
         script = self._private / "cmd"
@@ -311,6 +336,7 @@ class ShellSession:
         tail = sentinel_pattern(sentinel)
         stale = stale_pattern(self._secret)
         marker = f"__SSH_{self._secret}_".encode()
+        go = started_mark(self._secret, self._count) if live else None  # a user command: Ctrl-C waits for it
         self._health = HEALTHY
         capture = OutputCapture(cap, self.spool_dir)
         cleaner = StreamCleaner()
@@ -322,6 +348,8 @@ class ShellSession:
         timed_out = False
         stage = 0
         while True:
+            if live:
+                self._catch_late(proc.child_fd)
             now = time.monotonic()
             if now >= deadline:
                 timed_out = True
@@ -346,6 +374,10 @@ class ShellSession:
                 ended = f"[shell ended (exit {status}); the next command starts a new one]"
                 return self._result(status, capture, timed_out, [ended])
             buf += chunk
+            if go is not None and go in buf:
+                go = None
+                if self._interrupts.line_runs():  # a Ctrl-C held until bash runs the line
+                    self._signal()
             if stream is not None:
                 stream.feed(chunk)
             if script_prefix in buf:
@@ -434,6 +466,15 @@ def _stop(proc: pexpect.spawn) -> None:
     with contextlib.suppress(OSError, pexpect.ExceptionPexpect):
         proc.close(force=True)
     kill_session(session)
+
+
+def _program(pid: int) -> str:
+    """The program a process runs (`/proc/<pid>/comm`; `bash` for a fork of the shell not yet started), or ""."""
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as handle:
+            return handle.read().rstrip("\n")
+    except OSError:
+        return ""
 
 
 def _ignores_sigint(pid: int) -> bool:
