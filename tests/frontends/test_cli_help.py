@@ -44,6 +44,8 @@ commands:
     tools        JSON workspace tools, one JSON object a line both ways
     mcp          a Model Context Protocol server on stdio, or on HTTP with
                  --http
+    web          a local web page to watch every client's changes live and
+                 take one back
     trust        let the workspace's stringsh.toml widen your policy (until it
                  changes)
     audit        verify or show the workspace's audit log
@@ -69,7 +71,7 @@ files:
                          your policy, trusted, under every workspace's
   ~/.config/stringsh/    also trusted-workspaces (stringsh trust), cache.key,
                          env.json ($NAME values), gitconfig, git-credentials
-                         (/git) and mcp-token (mcp --http)
+                         (/git) and mcp-token (mcp --http, web)
   ~/.local/state/stringsh/workspaces/<key>/
                          each workspace's journal (undo), audit log, REPL
                          history and symbol index
@@ -132,6 +134,7 @@ PAGES = {
     ("tools",): SHELL_OPTIONS,
     ("mcp",): [*SHELL_OPTIONS, "--http", "--host", "--log-json", "--max-sessions", "--header-timeout",
                "--idle-timeout"],
+    ("web",): ["-h", "--root", "--policy", "--port"],
     ("trust",): ["-h", "--root", "--revoke", "--status"],
     ("audit",): ["-h", "--root", "--policy"],
     ("audit", "verify"): ["-h", "--root", "--policy"],
@@ -182,7 +185,7 @@ def test_version(tmp_path: Path, flag: str) -> None:
 
 @pytest.mark.parametrize(("argv", "error"), [
     (["frob"], "argument COMMAND: invalid choice: 'frob' (choose from 'run', 'daemon', 'repl', 'operator', "
-               "'tools', 'mcp', 'trust', 'audit')"),
+               "'tools', 'mcp', 'web', 'trust', 'audit')"),
     (["--frob"], "unrecognized arguments: --frob"),
     (["-x"], "unrecognized arguments: -x"),
     (["--root"], "argument --root: expected one argument"),
