@@ -73,6 +73,7 @@ async function verify() {
   chain.className = "badge";
   try {
     const result = await api("/verify");
+    chain.title = `checked at ${new Date().toLocaleTimeString()}`;
     chain.textContent = result.ok ? `audit log ok: ${result.records} records` :
       `audit log BROKEN: ${result.file} line ${result.bad_line}: ${result.reason}`;
     chain.className = `badge ${result.ok ? "ok" : "bad"}`;
@@ -172,8 +173,14 @@ function renderSplit(box, lines) {
     }
     dels = []; adds = [];
   };
-  for (const line of lines) {
+  for (let k = 0; k < lines.length; k++) {
+    const line = lines[k];
     const kind = lineKind(line);
+    if (line.startsWith("--- ") && (lines[k + 1] || "").startsWith("+++ ")) {
+      flush();
+      rows.push([line, "meta", lines[++k], "meta"]);
+      continue;
+    }
     if (kind === "del") { dels.push(line.slice(1)); continue; }
     if (kind === "add") { adds.push(line.slice(1)); continue; }
     flush();
