@@ -48,7 +48,8 @@ def test_a_record_being_appended_waits_for_its_newline(tmp_path: Path) -> None:
     with open(tmp_path / "audit.log", "ab") as handle:
         handle.write(b'}\n{"n": 2}\n')
     entries, after = since(tmp_path, AUDIT_FILES, spot)
-    assert (numbers([entry.line for entry in entries]), after.offset) == ([1, 2], len(b'{"n": 0}\n{"n": 1}\n{"n": 2}\n'))
+    whole = len(b'{"n": 0}\n{"n": 1}\n{"n": 2}\n')
+    assert (numbers([entry.line for entry in entries]), after.offset) == ([1, 2], whole)
     assert [entry.spot.offset for entry in entries] == [9, 18]
 
 
