@@ -45,6 +45,8 @@ STATIC = {"app.js": "text/javascript", "app.css": "text/css", "icon.svg": "image
 MAX_BODY = 4096
 #: Change sets and audit records in one page at most.
 MAX_PAGE = 500
+#: Seconds an event stream waits for news before it looks whether the server is stopping.
+STOP_LOOK = 0.5
 #: HTTP status of each refusal's code.
 STATUS = {"CONFLICT": 409, "NOT_FOUND": 404, "NOT_PERMITTED": 403, "READ_ONLY": 503, "INVALID_PAYLOAD": 400}
 
@@ -215,13 +217,20 @@ def build(ws: Workspace, token: str, hosts: set[str], feed: Feed) -> App:
     async def events(_: Request) -> Response:
         from sse_starlette.sse import EventSourceResponse
 
+        stopping = anyio.Event()  # set when the server stops: the stream then ends as a whole response
+
         async def stream() -> AsyncIterator[dict[str, str]]:
             async with feed.listening() as queue:
                 yield {"event": "hello", "data": json.dumps({"type": "hello"})}
-                while True:
-                    yield {"event": "batch", "data": await queue.get()}
+                while not stopping.is_set():
+                    data = None
+                    with anyio.move_on_after(STOP_LOOK):
+                        data = await queue.get()
+                    if data is not None:
+                        yield {"event": "batch", "data": data}
 
-        return EventSourceResponse(stream(), ping=15, headers={"cache-control": "no-store"})
+        return EventSourceResponse(stream(), ping=15, headers={"cache-control": "no-store"}, shutdown_event=stopping,
+                                   shutdown_grace_period=2 * STOP_LOOK)
 
     api = Starlette(routes=[
         Route("/overview", overview), Route("/verify", verify), Route("/changes", changes),

@@ -28,6 +28,7 @@ class WebServer:
         self.lines: list[str] = []
         self.url = ""
         self.token = ""
+        self.reader: threading.Thread | None = None
 
     @property
     def origin(self) -> str:
@@ -61,7 +62,7 @@ def web_server(root: Path, env: dict[str, str], *extra: str) -> Iterator[WebServ
                 server.url, server.token = match.groups()
                 found.set()
 
-    reader = threading.Thread(target=drain, daemon=True)
+    reader = server.reader = threading.Thread(target=drain, daemon=True)
     reader.start()
     try:
         wait_until(found.is_set, f"stringsh web never printed its address: {server.lines}", process)

@@ -273,3 +273,50 @@ def test_a_bad_port_is_refused(tmp_path: Path, port: str, error: str) -> None:
     done = subprocess.run([*STRINGSH, "--root", str(tmp_path), "web", "--port", port], env=server_env(),
                           capture_output=True, text=True, timeout=60, check=False)
     assert (done.returncode, done.stderr) == (2, error)
+
+
+def test_a_daemon_and_an_mcp_client_show_as_clients_of_their_own(
+        fresh: tuple[WebServer, Path, dict[str, str]]) -> None:
+    import subprocess
+
+    from tests.dialects.mcp.client import stdio_session
+
+    server, root, env = fresh
+    with stdio_session(root, name="claude-code", env=env) as mcp:
+        assert "Successfully wrote" in mcp.text("write_file", {"path": str(root / "m.txt"), "content": "m\n"})
+    request = json.dumps({"id": 1, "cmd": "/write d.txt <<EOF\nd\nEOF", "topic": "t1"})
+    done = subprocess.run([*STRINGSH, "--root", str(root), "daemon", "--json"], input=request + "\n",
+                          env=server_env(env), cwd=str(root), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    daemon, session = server.get("api/overview").json()["clients"]  # the most recently active first
+    assert [(row["dialect"], row["agent"], row["last_op"], row["changes"], row["undo_depth"], row["next_undo"])
+            for row in (daemon, session)] == [("string", None, "/write", 1, 1, 2),
+                                               ("mcp", "claude-code", "mcp.write_file", 1, 1, 1)]
+    assert daemon["topic"] == "t1" and session["topic"].startswith("mcp-claude-code-")
+    assert session["client"] != daemon["client"]
+    undone = server.post("api/undo", {"client": session["client"], "topic": session["topic"], "change": 1})
+    assert (undone.status_code, undone.json()["message"]) == (200, "Undo: deleted m.txt (was newly created)")
+    assert not (root / "m.txt").exists() and (root / "d.txt").read_text() == "d\n"
+
+
+def test_sigterm_ends_the_open_streams_and_exits_0(fresh: tuple[WebServer, Path, dict[str, str]]) -> None:
+    import signal
+
+    server, _, _ = fresh
+    hello, ended = threading.Event(), threading.Event()
+
+    def listen() -> None:
+        with httpx.stream("GET", server.url + "api/events", headers=server.auth(), timeout=60) as stream:
+            for line in stream.iter_lines():
+                if line.startswith("data: ") and json.loads(line[6:])["type"] == "hello":
+                    hello.set()
+        ended.set()
+
+    threading.Thread(target=listen, daemon=True).start()
+    assert hello.wait(60)
+    server.process.send_signal(signal.SIGTERM)
+    assert server.process.wait(timeout=60) == 0
+    assert ended.wait(60)
+    assert server.reader is not None
+    server.reader.join(timeout=60)
+    assert server.lines[2:] == ["stringsh: SIGTERM: finishing the requests under way, then closing"]
