@@ -81,7 +81,9 @@ class Feed:
 
     def clients(self) -> list[dict[str, Any]]:
         with self.lock:
-            seen = {key: dict(value) for key, value in self.seen.items()}
+            seen = {key: value | {"minutes": {minute: list(counts) for minute, counts in
+                                              value.get("minutes", {}).items()}}
+                    for key, value in self.seen.items()}
         return views.clients(self.ws, seen)
 
     def rows(self, ids: set[int]) -> list[dict[str, Any]]:

@@ -164,6 +164,15 @@ def build(ws: Workspace, token: str, hosts: set[str], feed: Feed) -> App:
             detail["row"] = views.change_row(row, await run(ws.change_paths, change_id))
         return JSONResponse(detail)
 
+    async def history(request: Request) -> JSONResponse:
+        path = request.query_params.get("path", "")
+
+        def read() -> dict[str, Any]:
+            return {"path": path, "rows": [views.change_row(row, ws.change_paths(row.id))
+                                           for row in ws.path_history(path, MAX_PAGE)]}
+
+        return JSONResponse(await run(read))
+
     async def audit(request: Request) -> JSONResponse:
         query = request.query_params
         wanted = views.Filter(query.get("client", ""), query.get("path", ""), query.get("outcome", ""))
@@ -234,7 +243,8 @@ def build(ws: Workspace, token: str, hosts: set[str], feed: Feed) -> App:
 
     api = Starlette(routes=[
         Route("/overview", overview), Route("/verify", verify), Route("/changes", changes),
-        Route("/changes/{change}", change), Route("/audit", audit), Route("/undo-preview", undo_preview),
+        Route("/changes/{change}", change), Route("/audit", audit), Route("/history", history),
+        Route("/undo-preview", undo_preview),
         Route("/revert", revert, methods=["POST"]), Route("/undo", undo, methods=["POST"]),
         Route("/events", events),
     ])

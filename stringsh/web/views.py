@@ -119,7 +119,7 @@ def clients(ws: Workspace, seen: dict[tuple[str, str], dict[str, Any]]) -> list[
                               "dialect": last["dialect"], "changed": None})
         rows[key] |= {"dialect": last["dialect"], "agent": last["agent"], "last_op": last["op"],
                       "last_time": last["time"], "last_outcome": last["outcome"], "requests": last["requests"],
-                      "refusals": last["refusals"]}
+                      "refusals": last["refusals"], "activity": activity(last.get("minutes", {}))}
     now = time.time()
     listed = sorted(rows.values(), key=lambda row: max(row.get("last_time") or 0, row.get("changed") or 0),
                     reverse=True)
@@ -130,6 +130,22 @@ def clients(ws: Workspace, seen: dict[tuple[str, str], dict[str, Any]]) -> list[
 
 #: A client whose last request or change is this recent is shown as working now.
 ACTIVE_SECONDS = 60.0
+#: The clients' chart: the last hour, in bars of five minutes.
+CHART_MINUTES = 60
+CHART_BAR = 5
+
+
+def activity(minutes: dict[int, list[int]], now: float | None = None) -> list[list[int]]:
+    """Requests and refusals per bar of `CHART_BAR` minutes over the last `CHART_MINUTES`, oldest first."""
+    current = int((time.time() if now is None else now) // 60)
+    bars = [[0, 0] for _ in range(CHART_MINUTES // CHART_BAR)]
+    for minute, (requests, refusals) in minutes.items():
+        age = current - minute
+        if 0 <= age < CHART_MINUTES:
+            bar = bars[len(bars) - 1 - age // CHART_BAR]
+            bar[0] += requests
+            bar[1] += refusals
+    return bars
 
 
 def journal_part(each: ClientChanges) -> dict[str, Any]:
@@ -145,6 +161,14 @@ def note_request(seen: dict[tuple[str, str], dict[str, Any]], shown: dict[str, A
         last = seen[key] = {"requests": 0, "refusals": 0, "time": 0.0}
     last["requests"] += 1
     last["refusals"] += shown["kind"] != "ok"
+    minutes: dict[int, list[int]] = last.setdefault("minutes", {})
+    counts = minutes.setdefault(int(shown["time"] // 60), [0, 0])
+    counts[0] += 1
+    counts[1] += shown["kind"] != "ok"
+    if len(minutes) > 2 * CHART_MINUTES:  # only the last hour is drawn
+        newest = max(minutes)
+        for minute in [minute for minute in minutes if minute <= newest - CHART_MINUTES]:
+            del minutes[minute]
     if shown["time"] >= last["time"]:
         last |= {"time": shown["time"], "op": shown["op"], "dialect": shown["dialect"], "agent": shown["agent"],
                  "outcome": shown["outcome"]}

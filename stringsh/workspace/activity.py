@@ -43,6 +43,17 @@ def client_changes(db: sqlite3.Connection) -> list[ClientChanges]:
                           float(row[6]), str(row[7])) for row in db.execute(_QUERY)]
 
 
+def path_history(db: sqlite3.Connection, path: str, limit: int) -> list[int]:
+    """The change sets that wrote `path` (a file, a folder or a link), newest first: a file's timeline."""
+    from stringsh.workspace.journal import stored
+
+    name = stored(path)
+    rows = db.execute("SELECT id FROM changesets WHERE state != 'rolled_back' AND id IN (SELECT cs FROM files "
+                      "WHERE path=? UNION SELECT cs FROM tree_ops WHERE path=?) ORDER BY id DESC LIMIT ?",
+                      (name, name, limit))
+    return [row[0] for row in rows]
+
+
 class Health(NamedTuple):
     """`read_only`: why changes are refused now (degraded mode), None when they are not; the bytes free and in all
     on the state folder's file system (its nearest existing folder's)."""

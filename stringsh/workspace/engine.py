@@ -263,6 +263,16 @@ class Workspace:
             named = [f.path for f in self.journal.files(change_id)] + [op.path for op in self.journal.tree(change_id)]
         return list(dict.fromkeys(named))
 
+    def path_history(self, path: str, limit: int = 100) -> list[ChangeRow]:
+        """The change sets that wrote `path` (root-relative, as the journal names it), newest first."""
+        from stringsh.workspace.activity import path_history
+
+        with self.state.thread_lock:
+            if not self.state.has_journal():
+                return []
+            rows = (self.journal.get(change) for change in path_history(self.journal.db, path, limit))
+            return [row for row in rows if row is not None]
+
     def change_clients(self) -> list[ClientChanges]:
         """Each client's change sets per topic: counts, undo depth and the change `/undo` would take next, the most
         recently active first (activity.py)."""

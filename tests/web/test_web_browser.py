@@ -109,6 +109,19 @@ def test_a_change_appears_live_with_its_masked_diff_and_the_page_stays_clean(
     expect(page.locator("#diff table.split tr")).to_have_count(4, timeout=WAIT_MS)
     expect(page.locator("#diff td.add").first).to_have_text("user = ann")
     page.screenshot(path=str(screens / "side-by-side.png"), full_page=True)
+    assert agent(root, env, "/write --force keys.txt\nuser = bob\n", "--client", "agent-b").returncode == 0
+    expect(page.locator('#changes li[data-id="2"]')).to_be_visible(timeout=WAIT_MS)
+    page.get_by_role("button", name="Who changed keys.txt").click()
+    entries = page.locator("#timeline li")
+    expect(entries).to_have_count(2, timeout=WAIT_MS)
+    expect(page.locator("#timeline-head")).to_have_text("keys.txt: 2 change sets")
+    expect(entries.nth(0)).to_contain_text("#2 agent-b (string) /write --force keys.txt")
+    expect(entries.nth(1)).to_contain_text("#1 agent-a (string) /write keys.txt")
+    entries.nth(0).click()
+    expect(page.locator("#detail-head")).to_contain_text("Change 2,", timeout=WAIT_MS)
+    chart = page.locator('#clients tbody tr[data-client="agent-a"] svg.chart')
+    expect(chart).to_have_attribute("aria-label", "1 request, 0 refused, in the last hour")
+    page.screenshot(path=str(screens / "timeline.png"), full_page=True)
     watched.clean()
 
 

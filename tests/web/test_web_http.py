@@ -67,7 +67,7 @@ def test_the_page_and_its_files_come_from_the_package_with_a_strict_policy(serve
     for name, kind in (("app.js", "text/javascript"), ("app.css", "text/css"), ("icon.svg", "image/svg+xml")):
         answer = httpx.get(f"{server.url}static/{name}", timeout=60)
         assert (answer.status_code, answer.headers["content-type"].split(";")[0]) == (200, kind)
-        text = answer.text.replace('xmlns="http://www.w3.org/2000/svg"', "")  # a name, never fetched
+        text = answer.text.replace("http://www.w3.org/2000/svg", "")  # SVG's namespace: a name, never fetched
         assert "http://" not in text and "https://" not in text
     for name in ("index.html", "..%2Fserver.py", "nope.js"):
         assert httpx.get(f"{server.url}static/{name}", timeout=60).status_code == 404
@@ -176,6 +176,23 @@ def test_the_request_feed_pages_and_filters(fresh: tuple[WebServer, Path, dict[s
     clients = {(row["client"], row["topic"]): row for row in server.get("api/overview").json()["clients"]}
     assert {key: (row["changes"], row["undo_depth"], row["requests"], row["refusals"])
             for key, row in clients.items()} == {("alpha", "main"): (1, 1, 1, 0), ("beta", "main"): (1, 1, 2, 1)}
+    chart = clients[("beta", "main")]["activity"]  # the last hour in twelve bars, the newest last
+    assert len(chart) == 12 and [sum(bar[0] for bar in chart), sum(bar[1] for bar in chart)] == [2, 1]
+    assert chart[-1][0] + chart[-2][0] == 2  # made just now (the newest bar, or the one before if a bar began since)
+
+
+def test_a_files_timeline_names_every_change_that_wrote_it(fresh: tuple[WebServer, Path, dict[str, str]]) -> None:
+    server, root, env = fresh
+    assert agent(root, env, "/write t.txt\none\n", "--client", "alpha").returncode == 0
+    assert agent(root, env, "/write other.txt\nx\n", "--client", "alpha").returncode == 0
+    assert agent(root, env, "/write --force t.txt\ntwo\n", "--client", "beta").returncode == 0
+    assert server.post("api/revert", {"change": 3}).status_code == 200
+    shown = server.get("api/history", path="t.txt").json()
+    assert [(row["id"], row["dialect"], row["command"], row["status"]) for row in shown["rows"]] == [
+        (4, "web", "/revert 3", "(reverts 3)"), (3, "string", "/write --force t.txt", "(reverted by 4)"),
+        (1, "string", "/write t.txt", "")]
+    assert [row["client"] for row in shown["rows"][1:]] == ["beta", "alpha"]
+    assert server.get("api/history", path="none.txt").json() == {"path": "none.txt", "rows": []}
 
 
 def test_a_new_record_is_streamed_live(fresh: tuple[WebServer, Path, dict[str, str]]) -> None:

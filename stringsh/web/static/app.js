@@ -95,9 +95,43 @@ function showClients(rows) {
     return el("tr", { class: row.active ? "active" : "", "data-client": row.client, "data-topic": row.topic },
       el("td", { text: who }), el("td", { text: row.dialect || "" }), el("td", { text: row.topic }),
       el("td", { text: last }), el("td", { class: "num", text: String(row.requests || 0) }),
-      el("td", { class: "num", text: String(row.refusals || 0) }), el("td", { class: "num", text: String(row.changes) }),
+      el("td", { class: "num", text: String(row.refusals || 0) }), el("td", {}, chart(row.activity || [])),
+      el("td", { class: "num", text: String(row.changes) }),
       el("td", { class: "num", text: String(row.undo_depth) }), el("td", {}, undo));
   }));
+}
+
+// A client's last hour: a bar per five minutes, its requests in grey and the refused ones in red on top.
+function chart(bars) {
+  const svg = "http://www.w3.org/2000/svg";
+  const width = 6, height = 18;
+  const most = Math.max(1, ...bars.map(([requests]) => requests));
+  const picture = document.createElementNS(svg, "svg");
+  picture.setAttribute("class", "chart");
+  picture.setAttribute("width", String(bars.length * width));
+  picture.setAttribute("height", String(height));
+  picture.setAttribute("role", "img");
+  const total = bars.reduce((sum, [requests]) => sum + requests, 0);
+  const refused = bars.reduce((sum, [, refusals]) => sum + refusals, 0);
+  picture.setAttribute("aria-label", `${total} request${total === 1 ? "" : "s"}, ${refused} refused, in the last hour`);
+  bars.forEach(([requests, refusals], k) => {
+    for (const [count, below, kind] of [[requests - refusals, 0, "ok"], [refusals, requests - refusals, "refused"]]) {
+      if (!count) continue;
+      const bar = document.createElementNS(svg, "rect");
+      const tall = Math.max(1, Math.round((count / most) * height));
+      const base = Math.round((below / most) * height);
+      bar.setAttribute("x", String(k * width));
+      bar.setAttribute("y", String(height - base - tall));
+      bar.setAttribute("width", String(width - 1));
+      bar.setAttribute("height", String(tall));
+      bar.setAttribute("class", kind);
+      picture.append(bar);
+    }
+  });
+  const title = document.createElementNS(svg, "title");
+  title.textContent = picture.getAttribute("aria-label");
+  picture.append(title);
+  return picture;
 }
 
 // -- change sets -----------------------------------------------------------------------------------------------------
@@ -146,6 +180,33 @@ async function select(id) {
   const row = state.detail.row;
   $("revert").disabled = !row || row.state !== "done" || row.reverted_by !== null;
   renderDiff($("diff"), state.detail.diff);
+  $("files").replaceChildren(...(row ? row.paths : []).map((path) => {
+    const button = el("button", { type: "button", class: "file", text: `Who changed ${path}` });
+    button.addEventListener("click", () => timeline(path));
+    return button;
+  }));
+}
+
+// A file's timeline: every change set the journal keeps that wrote it, newest first, and who made it.
+async function timeline(path) {
+  let answer;
+  try {
+    answer = await api(`/history?path=${encodeURIComponent(path)}`);
+  } catch (error) {
+    notice(`${error.message}\n${error.hint}`, "error");
+    return;
+  }
+  $("timeline-head").textContent = `${path}: ${answer.rows.length} change set${answer.rows.length === 1 ? "" : "s"}`;
+  $("timeline").replaceChildren(...answer.rows.map((row) => {
+    const item = el("li", { "data-id": String(row.id), tabIndex: 0 },
+      el("span", { class: "when", text: day(row.time) }), " ",
+      el("span", { class: "id", text: `#${row.id}` }), " ", el("span", { text: `${row.client} (${row.dialect})` }), " ",
+      el("span", { class: "muted", text: row.command }), " ", el("span", { class: "status", text: row.status }));
+    item.addEventListener("click", () => select(row.id));
+    item.addEventListener("keydown", (event) => { if (event.key === "Enter") select(row.id); });
+    return item;
+  }));
+  $("timeline-panel").hidden = false;
 }
 
 // -- diffs: unified, or side by side, from the same masked unified text ------------------------------------------
