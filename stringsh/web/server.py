@@ -128,7 +128,7 @@ def build(ws: Workspace, token: str, hosts: set[str], feed: Feed) -> App:
     async def overview(_: Request) -> JSONResponse:
         def read() -> dict[str, Any]:
             return {"workspace": str(ws.root), "version": __version__, "health": views.health(ws.health()),
-                    "clients": feed.clients(), "read_only": ws.health().read_only}
+                    "clients": feed.clients()}
 
         return JSONResponse(await run(read))
 

@@ -124,6 +124,22 @@ options:
 The options that go before a subcommand may also follow it: 'stringsh --help'.
 """
 
+WEB = """\
+usage: stringsh web [-h] [--root DIR] [--policy FILE] [--port N]
+
+a local web page to watch every client's changes live and take one back
+
+options:
+  -h, --help     show this help message and exit
+  --root DIR     workspace folder (default: the current folder)
+  --policy FILE  a policy file of your own: trusted, it takes the place of the
+                 workspace's stringsh.toml (which may only narrow your policy
+                 until you trust it)
+  --port N       the loopback port to serve (default 8766; 0: any free one)
+
+The options that go before a subcommand may also follow it: 'stringsh --help'.
+"""
+
 SHELL_OPTIONS = ["-h", "--root", "--policy", "--client", "--no-sandbox"]
 #: The options each page lists: its own, and the global ones that act on it.
 PAGES = {
@@ -149,7 +165,8 @@ def listed_options(page: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("argv", "expected"), [(["--help"], TOP), (["-h"], TOP), (["trust", "--help"], TRUST),
-                                                (["daemon", "-h"], DAEMON), (["--root", "x", "daemon", "-h"], DAEMON)])
+                                                (["daemon", "-h"], DAEMON), (["--root", "x", "daemon", "-h"], DAEMON),
+                                                (["web", "--help"], WEB)])
 def test_help_pages(tmp_path: Path, argv: list[str], expected: str) -> None:
     done = run_stringsh(argv, cwd=tmp_path, env=COLUMNS)
     assert (done.returncode, done.stdout.decode(), done.stderr) == (0, expected, b"")

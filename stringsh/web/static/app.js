@@ -380,11 +380,13 @@ function applyBatch(batch) {
 
 async function follow() {
   const live = $("live");
+  let dropped = false;
   for (let wait = 500; ; wait = Math.min(wait * 2, 10000)) {
     try {
       const response = await fetch("/api/events", { headers: { Authorization: `Bearer ${state.token}` },
         cache: "no-store" });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      if (dropped) await load();  // what was written while the stream was down
       live.textContent = "live";
       live.className = "badge ok";
       wait = 500;
@@ -406,6 +408,7 @@ async function follow() {
     } catch (error) {
       live.title = error.message;
     }
+    dropped = true;
     live.textContent = "reconnecting";
     live.className = "badge warn";
     await new Promise((resolve) => setTimeout(resolve, wait));
