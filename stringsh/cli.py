@@ -1,7 +1,8 @@
-"""Entry point: `stringsh [options] [run|daemon|repl|operator|tools|mcp|trust|audit]`. Picks a front end; every one
+"""Entry point: `stringsh [options] [run|daemon|repl|operator|tools|mcp|web|trust|audit]`. Picks a front end; every one
 goes through the Dispatcher (the dialects `operator`, `tools` and `mcp` through its workspace, in stringsh/dialects/).
 `stringsh trust` records (or revokes, or shows) the user's trust in a workspace (workspace/trust.py);
-`stringsh audit verify|tail` checks or shows its audit log (auditcli.py).
+`stringsh audit verify|tail` checks or shows its audit log (auditcli.py); `stringsh web` serves the supervisor's
+page (stringsh/web/).
 
 Imports stay light here: prompt_toolkit and rich load only in the REPL, and argparse (with the shutil, gettext and
 locale it pulls in) only for a command line the quick reader below does not fully understand.
@@ -107,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --http: seconds a connection gets to send a request's headers (10)")
     mcp.add_argument("--idle-timeout", type=float, metavar="S",
                      help="with --http: seconds an idle keep-alive connection is kept (5)")
+    web = subcommand("web")
+    web.add_argument("--port", type=int, metavar="N",
+                     help="the loopback port to serve (default 8766; 0: any free one)")
     trust = subcommand("trust")
     which = trust.add_mutually_exclusive_group()
     which.add_argument("--revoke", action="store_true", help="stop trusting the workspace")
@@ -358,6 +362,10 @@ def main(argv: list[str] | None = None) -> int:
             from importlib import import_module
 
             return int(import_module(f"stringsh.dialects.{args.mode}.cli").run(dispatcher, args))
+        if args.mode == "web":
+            from stringsh.web.cli import run_web
+
+            return run_web(dispatcher, args)
         if args.mode == "daemon":
             from stringsh.daemon import run_daemon
 

@@ -18,6 +18,7 @@ SUMMARIES = {
     "operator": "OPERATOR_CMD blocks on stdin, OPERATOR_RESULT blocks on stdout",
     "tools": "JSON workspace tools, one JSON object a line both ways",
     "mcp": "a Model Context Protocol server on stdio, or on HTTP with --http",
+    "web": "a local web page to watch every client's changes live and take one back",
     "trust": "let the workspace's stringsh.toml widen your policy (until it changes)",
     "audit": "verify or show the workspace's audit log",
 }
@@ -32,6 +33,7 @@ OWN_GLOBALS = {
     "operator": SHELL_OPTIONS,
     "tools": SHELL_OPTIONS,
     "mcp": SHELL_OPTIONS,
+    "web": ("--root", "--policy"),
     "trust": ("--root",),
     "audit": ("--root", "--policy"),
 }
@@ -60,7 +62,7 @@ files:
                          your policy, trusted, under every workspace's
   ~/.config/stringsh/    also trusted-workspaces (stringsh trust), cache.key,
                          env.json ($NAME values), gitconfig, git-credentials
-                         (/git) and mcp-token (mcp --http)
+                         (/git) and mcp-token (mcp --http, web)
   ~/.local/state/stringsh/workspaces/<key>/
                          each workspace's journal (undo), audit log, REPL
                          history and symbol index

@@ -31,3 +31,5 @@ class Options:
         self.max_sessions: int | None = None
         self.header_timeout: float | None = None
         self.idle_timeout: float | None = None
+        #: `stringsh web --port N` (stringsh/web/).
+        self.port: int | None = None

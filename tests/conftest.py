@@ -29,6 +29,7 @@ TOOLS = {"bwrap": "apt-get install -y bubblewrap", "git": "apt-get install -y gi
          "rg": "pip install --only-binary=ripgrep 'stringsh[search]'",
          "node": "apt-get install -y nodejs npm", "npm": "apt-get install -y nodejs npm",
          "strace": "apt-get install -y strace", "less": "apt-get install -y less",
+         "chromium": "apt-get install -y chromium",
          "tmpfs": "run the tests as root, as CI does, where `mount -t tmpfs` works"}
 #: Parameter ids that mean "this case runs under bubblewrap" (shell providers, policy variants).
 NOT_INSTALLED = "is not installed"
@@ -97,7 +98,8 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))
     config.addinivalue_line(
         "markers",
-        "needs(tool): runs a tool (bwrap, git, rg, node, npm, strace, tmpfs: a size-limited mount); skipped "
+        "needs(tool): runs a tool (bwrap, git, rg, node, npm, strace, chromium, tmpfs: a size-limited mount); "
+        "skipped "
         "without it, "
         "unless CI=true, where it must run",
     )

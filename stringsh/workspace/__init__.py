@@ -11,9 +11,12 @@ from typing import TYPE_CHECKING
 from stringsh.lazyexports import lazy_exports
 
 if TYPE_CHECKING:
+    from stringsh.workspace.activity import ClientChanges, Health
     from stringsh.workspace.atomic import open_folders, sha256
     from stringsh.workspace.audit import AuditCheck
     from stringsh.workspace.auditfolder import audit_folder, audit_tail, journal_stray_rows, verify_audit_folder
+    from stringsh.workspace.auditread import Entry as AuditEntry
+    from stringsh.workspace.auditread import Spot as AuditSpot
     from stringsh.workspace.clients import Client, pick_client
     from stringsh.workspace.codexpatch import is_codex_patch, named_paths, patched_line
     from stringsh.workspace.context import RequestContext
@@ -101,6 +104,10 @@ if TYPE_CHECKING:
 
 #: Each public name and the module it loads from (`module:attr` when the public name differs).
 _WHERE = {
+    "ClientChanges": "activity",
+    "Health": "activity",
+    "AuditEntry": "auditread:Entry",
+    "AuditSpot": "auditread:Spot",
     "ActionRequest": "ops.actionrun",
     "ActionRun": "ops.actionrun",
     "LinkInFolder": "models",
@@ -226,11 +233,14 @@ __all__ = [
     "ActionRequest",
     "ActionRun",
     "AuditCheck",
+    "AuditEntry",
+    "AuditSpot",
     "BodyRefused",
     "ChangeRow",
     "ChangeSet",
     "ChangeSetId",
     "Client",
+    "ClientChanges",
     "DirEntry",
     "FileChange",
     "FileInfo",
@@ -238,6 +248,7 @@ __all__ = [
     "FolderTree",
     "GrepLine",
     "Guard",
+    "Health",
     "Hunk",
     "Identity",
     "LinkInFolder",

@@ -24,7 +24,10 @@ from stringsh.workspace.trust import trust_file
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from stringsh.workspace.activity import ClientChanges, Health
     from stringsh.workspace.audit import AuditCheck
+    from stringsh.workspace.auditread import Entry as AuditEntry
+    from stringsh.workspace.auditread import Spot as AuditSpot
     from stringsh.workspace.git.facade import Git
     from stringsh.workspace.journal import ChangeRow, Journal
     from stringsh.workspace.keep import Depth
@@ -241,10 +244,71 @@ class Workspace:
             return (topic, *LASTING_UNDO_TOPICS)
         return (topic,)
 
-    def history(self, limit: int = 50) -> list[ChangeRow]:
-        """Newest change sets first (one journal connection is shared, so threads take turns)."""
+    def history(self, limit: int = 50, before: int | None = None) -> list[ChangeRow]:
+        """Newest change sets first, below `before` when given (one journal connection is shared, so threads take
+        turns); none, and no journal made, where there is none yet."""
         with self.state.thread_lock:
-            return self.journal.history(limit)
+            return self.journal.history(limit, before) if self.state.has_journal() else []
+
+    def change(self, change_id: int) -> ChangeRow | None:
+        """One change set's row; None when the journal does not hold it (or there is no journal)."""
+        with self.state.thread_lock:
+            return self.journal.get(change_id) if self.state.has_journal() else None
+
+    def change_paths(self, change_id: int) -> list[str]:
+        """The paths one change set wrote: its files', then its folders' and links'."""
+        with self.state.thread_lock:
+            if not self.state.has_journal():
+                return []
+            named = [f.path for f in self.journal.files(change_id)] + [op.path for op in self.journal.tree(change_id)]
+        return list(dict.fromkeys(named))
+
+    def path_history(self, path: str, limit: int = 100) -> list[ChangeRow]:
+        """The change sets that wrote `path` (root-relative, as the journal names it), newest first."""
+        from stringsh.workspace.activity import path_history
+
+        with self.state.thread_lock:
+            if not self.state.has_journal():
+                return []
+            rows = (self.journal.get(change) for change in path_history(self.journal.db, path, limit))
+            return [row for row in rows if row is not None]
+
+    def change_clients(self) -> list[ClientChanges]:
+        """Each client's change sets per topic: counts, undo depth and the change `/undo` would take next, the most
+        recently active first (activity.py)."""
+        from stringsh.workspace.activity import client_changes
+
+        with self.state.thread_lock:
+            return client_changes(self.journal.db) if self.state.has_journal() else []
+
+    def audit_end(self) -> AuditSpot:
+        """Where the audit log ends now: `audit_since` from here returns the records written after this call."""
+        from stringsh.workspace.auditread import end
+        from stringsh.workspace.statefolder import AUDIT_FILES
+
+        return end(self.state.path, AUDIT_FILES)
+
+    def audit_since(self, spot: AuditSpot) -> tuple[list[AuditEntry], AuditSpot]:
+        """The audit records (as stored) written after `spot`, and where the next call goes on (auditread.py)."""
+        from stringsh.workspace.auditread import since
+        from stringsh.workspace.statefolder import AUDIT_FILES
+
+        return since(self.state.path, AUDIT_FILES, spot)
+
+    def audit_before(self, spot: AuditSpot | None, count: int,
+                     keep: Callable[[str], bool] = bool) -> tuple[list[AuditEntry], AuditSpot | None]:
+        """A page of older audit records, newest first, those `keep` accepts, and where the next page starts."""
+        from stringsh.workspace.auditread import before
+        from stringsh.workspace.statefolder import AUDIT_FILES
+
+        self.state.flush_records()
+        return before(self.state.path, AUDIT_FILES, spot, count, keep)
+
+    def health(self) -> Health:
+        """Degraded (read-only) mode and why, and the space left where the state folder lives."""
+        from stringsh.workspace.activity import health
+
+        return health(self.state.path, self.state.read_only)
 
     # -- reads ------------------------------------------------------------------------------------------------
 

@@ -505,8 +505,10 @@ class Journal:
         row = self.db.execute(f"SELECT COUNT(*) {UNDOABLE}", (topic, self.client)).fetchone()
         return int(row[0])
 
-    def history(self, limit: int = 50) -> list[ChangeRow]:
-        rows = self.db.execute(f"{CHANGE_COLUMNS} ORDER BY c.id DESC LIMIT ?", (limit,)).fetchall()
+    def history(self, limit: int = 50, before: int | None = None) -> list[ChangeRow]:
+        """Newest first; only ids below `before` when given (a page of an older part of the journal)."""
+        rows = self.db.execute(f"{CHANGE_COLUMNS} WHERE c.id < ? ORDER BY c.id DESC LIMIT ?",
+                               (before if before is not None else 2**62, limit)).fetchall()
         return [ChangeRow(*row) for row in rows]
 
 

@@ -44,6 +44,8 @@ commands:
     tools        JSON workspace tools, one JSON object a line both ways
     mcp          a Model Context Protocol server on stdio, or on HTTP with
                  --http
+    web          a local web page to watch every client's changes live and
+                 take one back
     trust        let the workspace's stringsh.toml widen your policy (until it
                  changes)
     audit        verify or show the workspace's audit log
@@ -69,7 +71,7 @@ files:
                          your policy, trusted, under every workspace's
   ~/.config/stringsh/    also trusted-workspaces (stringsh trust), cache.key,
                          env.json ($NAME values), gitconfig, git-credentials
-                         (/git) and mcp-token (mcp --http)
+                         (/git) and mcp-token (mcp --http, web)
   ~/.local/state/stringsh/workspaces/<key>/
                          each workspace's journal (undo), audit log, REPL
                          history and symbol index
@@ -122,6 +124,22 @@ options:
 The options that go before a subcommand may also follow it: 'stringsh --help'.
 """
 
+WEB = """\
+usage: stringsh web [-h] [--root DIR] [--policy FILE] [--port N]
+
+a local web page to watch every client's changes live and take one back
+
+options:
+  -h, --help     show this help message and exit
+  --root DIR     workspace folder (default: the current folder)
+  --policy FILE  a policy file of your own: trusted, it takes the place of the
+                 workspace's stringsh.toml (which may only narrow your policy
+                 until you trust it)
+  --port N       the loopback port to serve (default 8766; 0: any free one)
+
+The options that go before a subcommand may also follow it: 'stringsh --help'.
+"""
+
 SHELL_OPTIONS = ["-h", "--root", "--policy", "--client", "--no-sandbox"]
 #: The options each page lists: its own, and the global ones that act on it.
 PAGES = {
@@ -132,6 +150,7 @@ PAGES = {
     ("tools",): SHELL_OPTIONS,
     ("mcp",): [*SHELL_OPTIONS, "--http", "--host", "--log-json", "--max-sessions", "--header-timeout",
                "--idle-timeout"],
+    ("web",): ["-h", "--root", "--policy", "--port"],
     ("trust",): ["-h", "--root", "--revoke", "--status"],
     ("audit",): ["-h", "--root", "--policy"],
     ("audit", "verify"): ["-h", "--root", "--policy"],
@@ -146,7 +165,8 @@ def listed_options(page: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("argv", "expected"), [(["--help"], TOP), (["-h"], TOP), (["trust", "--help"], TRUST),
-                                                (["daemon", "-h"], DAEMON), (["--root", "x", "daemon", "-h"], DAEMON)])
+                                                (["daemon", "-h"], DAEMON), (["--root", "x", "daemon", "-h"], DAEMON),
+                                                (["web", "--help"], WEB)])
 def test_help_pages(tmp_path: Path, argv: list[str], expected: str) -> None:
     done = run_stringsh(argv, cwd=tmp_path, env=COLUMNS)
     assert (done.returncode, done.stdout.decode(), done.stderr) == (0, expected, b"")
@@ -182,7 +202,7 @@ def test_version(tmp_path: Path, flag: str) -> None:
 
 @pytest.mark.parametrize(("argv", "error"), [
     (["frob"], "argument COMMAND: invalid choice: 'frob' (choose from 'run', 'daemon', 'repl', 'operator', "
-               "'tools', 'mcp', 'trust', 'audit')"),
+               "'tools', 'mcp', 'web', 'trust', 'audit')"),
     (["--frob"], "unrecognized arguments: --frob"),
     (["-x"], "unrecognized arguments: -x"),
     (["--root"], "argument --root: expected one argument"),

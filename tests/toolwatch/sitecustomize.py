@@ -16,7 +16,7 @@ import shutil
 import threading
 
 #: The programs `.ci/bare` hides from PATH.
-WATCHED = frozenset({"bwrap", "rg", "git", "node", "nodejs", "npm", "npx", "strace"})
+WATCHED = frozenset({"bwrap", "rg", "git", "node", "nodejs", "npm", "npx", "strace", "chromium"})
 
 
 def charged(current: str) -> str:

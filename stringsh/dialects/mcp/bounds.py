@@ -11,33 +11,27 @@
   opens connections and sends half a head (or nothing) holds each for seconds, not forever.
 - `Authorization`: exactly one header. Two are refused with 400 (a proxy that adds one and a client that sends
   another would otherwise decide by order which token counts).
+
+The connection bounds and the `Authorization` rule are stringsh/httpguard.py's, shared with `stringsh web`.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.httpguard import HEADER_SECONDS, KEEP_ALIVE_SECONDS
 
 if TYPE_CHECKING:
-    import asyncio
     from collections.abc import Callable
-
-    from uvicorn.protocols.http.h11_impl import H11Protocol
 
     from stringsh.dialects.mcp.asgi import App, Receive, Scope, Send
     from stringsh.options import Options
 
 #: Open HTTP sessions at most, by default: each may hold a shell (a bash process, sandboxed: a few MB each).
 MAX_SESSIONS = 64
-#: Seconds a connection gets to send a whole request head.
-HEADER_SECONDS = 10.0
-#: Seconds an idle keep-alive connection is kept between requests (uvicorn's own default).
-KEEP_ALIVE_SECONDS = 5.0
-#: Bytes of one request head at most (h11's own default).
-MAX_HEAD = 16 * 1024
 SESSION_HEADER = b"mcp-session-id"
 #: The JSON-RPC code of a server-side refusal (the implementation-defined range).
 SERVER_BUSY = -32000
@@ -62,29 +56,6 @@ def limits(options: Options) -> Limits:
     return Limits(int(sessions), float(header), float(keep_alive))
 
 
-class Duplicate:
-    """More than one `Authorization` header."""
-
-
-DUPLICATE = Duplicate()
-
-
-def authorization(scope: Scope) -> bytes | Duplicate:
-    """The request's one `Authorization` value (b"" when none), or DUPLICATE."""
-    values = [value for name, value in scope.get("headers") or [] if name == b"authorization"]
-    if len(values) > 1:
-        return DUPLICATE
-    return values[0] if values else b""
-
-
-async def refuse_duplicate(send: Send) -> None:
-    body = json.dumps({"error": "ERROR(INVALID_PAYLOAD): more than one Authorization header",
-                       "hint": "Send the token once: Authorization: Bearer TOKEN"}).encode()
-    await send({"type": "http.response.start", "status": 400,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})
-
-
 def session_cap(app: App, count: Callable[[], int], limit: int) -> App:
     """The app, refusing a request that would open a session (a POST without `Mcp-Session-Id`) while `limit`
     sessions are open."""
@@ -106,55 +77,3 @@ def session_cap(app: App, count: Callable[[], int], limit: int) -> App:
         await app(scope, receive, send)
 
     return capped
-
-
-def bounded_h11(header_seconds: float) -> type[H11Protocol]:
-    """uvicorn's h11 protocol with a deadline on each request head: uvicorn times out only an idle keep-alive
-    connection, never one that connected and sent nothing, or half a head."""
-    import h11
-    from uvicorn.protocols.http.h11_impl import H11Protocol as Base
-
-    class BoundedH11(Base):
-        _head_timer: asyncio.TimerHandle | None = None
-
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            self._arm()
-
-        def data_received(self, data: bytes) -> None:
-            super().data_received(data)
-            if self.conn.their_state is h11.IDLE:  # still waiting for a whole head
-                if self._head_timer is None:
-                    self._arm()
-            else:
-                self._disarm()
-
-        def on_response_complete(self) -> None:
-            self._disarm()  # the keep-alive timeout now covers the wait for the next request's first byte
-            super().on_response_complete()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
-            super().connection_lost(exc)
-
-        def _arm(self) -> None:
-            self._disarm()
-            self._head_timer = self.loop.call_later(header_seconds, self._head_overdue)
-
-        def _disarm(self) -> None:
-            if self._head_timer is not None:
-                self._head_timer.cancel()
-                self._head_timer = None
-
-        def _head_overdue(self) -> None:
-            self._head_timer = None
-            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-                self.transport.close()
-
-    return BoundedH11
-
-
-def uvicorn_limits(header_seconds: float, keep_alive_seconds: float) -> dict[str, Any]:
-    """The uvicorn.Config arguments that bound a connection."""
-    return {"http": bounded_h11(header_seconds), "timeout_keep_alive": keep_alive_seconds,
-            "h11_max_incomplete_event_size": MAX_HEAD}

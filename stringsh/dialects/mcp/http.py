@@ -5,22 +5,19 @@
   to every local process and user, and a browser page can reach it through DNS rebinding; the SDK's transport
   security (Host and Origin checked against the address served) stops the second, the token the first. The
   token is read from the user's config folder (`mcp-token` there, never from the workspace), or made fresh at
-  start and printed on stderr. A request without it is refused with 401 before the SDK sees it.
+  start and printed on stderr. A request without it is refused with 401 before the SDK sees it. The token, the
+  Host and Origin rule and the connection bounds are shared with `stringsh web` (stringsh/httpguard.py).
 """
 
 from __future__ import annotations
 
-import hmac
-import ipaddress
-import json
-import secrets
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stringsh import __version__
-from stringsh.dialects.mcp.bounds import Duplicate, authorization, refuse_duplicate
 from stringsh.errors import StringError
+from stringsh.httpguard import TOKEN_FILE, allowed_hosts, is_loopback, is_wildcard, load_token, require_token
 from stringsh.userdirs import config_dir
 
 if TYPE_CHECKING:
@@ -28,29 +25,8 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from stringsh.dialects.mcp.asgi import App, Receive, Scope, Send
     from stringsh.dispatcher import Dispatcher
     from stringsh.options import Options
-
-TOKEN_FILE = "mcp-token"
-TOKEN_HINT = "Send the token stringsh printed at start (or the one in its config folder): Authorization: Bearer TOKEN"
-#: The `WWW-Authenticate` challenges (RFC 6750): a realm, an error code where a token was sent, and a description
-#: saying where the token comes from, so a client (the MCP Inspector) asks for a token instead of starting OAuth,
-#: which stringsh does not serve.
-_HOW = ("stringsh prints a token at start, or reads mcp-token in its config folder; "
-        "send it as Authorization: Bearer TOKEN (no OAuth)")
-CHALLENGE_MISSING = f'Bearer realm="stringsh", error_description="a bearer token is required: {_HOW}"'.encode()
-CHALLENGE_WRONG = (f'Bearer realm="stringsh", error="invalid_token", '
-                   f'error_description="the bearer token is not the one stringsh serves with: {_HOW}"').encode()
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def parse_address(http: str, host: str | None) -> tuple[str, int]:
@@ -66,65 +42,16 @@ def parse_address(http: str, host: str | None) -> tuple[str, int]:
     return address, int(port_text)
 
 
-def load_token(roots: list[Path]) -> tuple[str, Path | None]:
-    """The config folder's token, else a fresh one (None: printed, not stored). A token file inside a workspace
-    root is ignored: the workspace must never choose who may call."""
-    path = config_dir() / TOKEN_FILE
-    try:
-        real = path.resolve()
-        inside = any(real.is_relative_to(root) for root in roots)
-        token = "" if inside else path.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        token = ""
-    if len(token) >= 16:
-        return token, path
-    return secrets.token_urlsafe(32), None
-
-
-def require_token(app: App, token: str) -> App:
-    """The app, answering 401 to any HTTP request without `Authorization: Bearer TOKEN` (compared in constant
-    time), 400 to one with two Authorization headers (bounds.py); lifespan events pass through."""
-    expected = f"Bearer {token}".encode()
-
-    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            given = authorization(scope)
-            if isinstance(given, Duplicate):
-                await refuse_duplicate(send)
-                return
-            if not hmac.compare_digest(given, expected):
-                body = json.dumps({"error": "ERROR(AUTH_REQUIRED): a bearer token is required",
-                                   "hint": TOKEN_HINT}).encode()
-                challenge = CHALLENGE_MISSING if not given else CHALLENGE_WRONG
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"application/json"), (b"www-authenticate", challenge),
-                                        (b"content-length", str(len(body)).encode())]})
-                await send({"type": "http.response.body", "body": body})
-                return
-        await app(scope, receive, send)
-
-    return guarded
-
-
-def transport_security(address: str, shown: str, port: int) -> TransportSecuritySettings:
+def transport_security(address: str, port: int) -> TransportSecuritySettings:
     """Host and Origin must name the address served (DNS rebinding); a wildcard address (`--host 0.0.0.0`) is
     reached under names stringsh cannot know, so there the bearer token alone guards it."""
     from mcp.server.transport_security import TransportSecuritySettings
 
-    if ipaddress.ip_address("0.0.0.0") == _ip(address) or ipaddress.ip_address("::") == _ip(address):
+    if is_wildcard(address):
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    hosts = {f"{shown}:{port}"}
-    if is_loopback(address):
-        hosts |= {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"}
+    hosts = allowed_hosts(address, port)
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=sorted(hosts),
                                      allowed_origins=sorted(f"http://{host}" for host in hosts))
-
-
-def _ip(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    try:
-        return ipaddress.ip_address(address)
-    except ValueError:
-        return None
 
 
 def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatcher: Dispatcher | None = None) -> int:
@@ -144,6 +71,7 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatche
         session_counter,
         with_health,
     )
+    from stringsh.httpguard import uvicorn_limits
 
     log = JsonLog() if options.log_json else None
     try:
@@ -157,7 +85,7 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatche
         print(f"stringsh: ERROR({exc.code}): {exc.text}", file=sys.stderr)
         return 2
     shown = f"[{address}]" if ":" in address else address
-    security = transport_security(address, shown, port)
+    security = transport_security(address, port)
     from stringsh.dialects.mcp import sessions
     from stringsh.dialects.mcp.events import RETRY_MS, SessionEvents, per_session
 
@@ -190,7 +118,7 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatche
         guarded = log.requests(guarded)
     config = uvicorn.Config(guarded, host=address, port=port, log_level="warning", lifespan="on",
                             timeout_graceful_shutdown=int(GRACE + SHELL_STOP + 2),
-                            **bounds.uvicorn_limits(limits.header_seconds, limits.keep_alive_seconds),
+                            **uvicorn_limits(limits.header_seconds, limits.keep_alive_seconds),
                             **({"log_config": None, "access_log": False} if log is not None else {}))
 
     def on_signal(name: str) -> None:
@@ -210,7 +138,8 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatche
     from stringsh import serving
 
     serving.settle()
-    anyio.run(GracefulServer(config, grace=GRACE, busy=in_flight, on_signal=on_signal, on_overdue=on_overdue).serve)
+    anyio.run(GracefulServer(config, grace=GRACE, busy=in_flight, on_signal=on_signal, on_overdue=on_overdue,
+                             after_overdue=SHELL_STOP).serve)
     if log is not None:
         log.event("stop", status=0)
     return 0

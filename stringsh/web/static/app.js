@@ -1,0 +1,458 @@
+// stringsh web: the supervisor's page. Plain DOM, no library; every text from the server is set as text, never as
+// markup. The token arrives in the address's fragment (never sent to a server), is kept in this tab's session
+// storage, and goes with every API call as `Authorization: Bearer TOKEN`.
+"use strict";
+
+const state = { token: "", changes: new Map(), nextChanges: null, nextFeed: null, selected: null, view: "unified",
+  detail: null, pending: null };
+const $ = (id) => document.getElementById(id);
+
+function takeToken() {
+  const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+  if (match) {
+    sessionStorage.setItem("stringsh-token", decodeURIComponent(match[1]));
+    history.replaceState(null, "", location.pathname);
+  }
+  return sessionStorage.getItem("stringsh-token") || "";
+}
+
+async function api(path, options = {}) {
+  const headers = { Authorization: `Bearer ${state.token}` };
+  if (options.body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(`/api${path}`, { method: options.method || "GET", headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body), cache: "no-store" });
+  const answer = await response.json();
+  if (!response.ok) {
+    const error = new Error(answer.error || `HTTP ${response.status}`);
+    error.hint = answer.hint || "";
+    error.code = answer.code || "";
+    throw error;
+  }
+  return answer;
+}
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("data-")) node.setAttribute(key, value);
+    else node[key] = value;
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+const clock = (seconds) => seconds ? new Date(seconds * 1000).toLocaleTimeString() : "";
+const day = (seconds) => new Date(seconds * 1000).toLocaleString();
+
+function notice(text, kind = "") {
+  const box = $("notice");
+  box.textContent = text;
+  box.className = kind;
+  box.hidden = !text;
+}
+
+// -- header: health and the audit chain ----------------------------------------------------------------------------
+
+function showHealth(health) {
+  const mode = $("mode");
+  mode.textContent = health.read_only ? `read-only: ${health.read_only}` : "writable";
+  mode.className = `badge ${health.read_only ? "bad" : "ok"}`;
+  const disk = $("disk");
+  if (health.total_bytes) {
+    const free = health.free_bytes / health.total_bytes;
+    disk.textContent = `disk: ${(health.free_bytes / 2 ** 30).toFixed(1)} GiB free`;
+    disk.className = `badge ${free < 0.05 ? "bad" : free < 0.15 ? "warn" : ""}`;
+  }
+}
+
+async function verify() {
+  const chain = $("chain");
+  chain.textContent = "audit log: checking";
+  chain.className = "badge";
+  try {
+    const result = await api("/verify");
+    chain.title = `checked at ${new Date().toLocaleTimeString()}`;
+    chain.textContent = result.ok ? `audit log ok: ${result.records} records` :
+      `audit log BROKEN: ${result.file} line ${result.bad_line}: ${result.reason}`;
+    chain.className = `badge ${result.ok ? "ok" : "bad"}`;
+  } catch (error) {
+    chain.textContent = `audit log: ${error.message}`;
+    chain.className = "badge bad";
+  }
+}
+
+// -- clients ---------------------------------------------------------------------------------------------------------
+
+function showClients(rows) {
+  const body = $("clients").tBodies[0];
+  body.replaceChildren(...rows.map((row) => {
+    const undo = el("button", { type: "button", text: "Undo latest…", disabled: !row.undo_depth });
+    undo.addEventListener("click", () => askUndo(row));
+    const who = row.agent ? `${row.client} (${row.agent})` : row.client;
+    const last = row.last_op ? `${clock(row.last_time)} ${row.last_op} → ${row.last_outcome}` : "";
+    return el("tr", { class: row.active ? "active" : "", "data-client": row.client, "data-topic": row.topic },
+      el("td", { text: who }), el("td", { text: row.dialect || "" }), el("td", { text: row.topic }),
+      el("td", { text: last }), el("td", { class: "num", text: String(row.requests || 0) }),
+      el("td", { class: "num", text: String(row.refusals || 0) }), el("td", {}, chart(row.activity || [])),
+      el("td", { class: "num", text: String(row.changes) }),
+      el("td", { class: "num", text: String(row.undo_depth) }), el("td", {}, undo));
+  }));
+}
+
+// A client's last hour: a bar per five minutes, its requests in grey and the refused ones in red on top.
+function chart(bars) {
+  const svg = "http://www.w3.org/2000/svg";
+  const width = 6, height = 18;
+  const most = Math.max(1, ...bars.map(([requests]) => requests));
+  const picture = document.createElementNS(svg, "svg");
+  picture.setAttribute("class", "chart");
+  picture.setAttribute("width", String(bars.length * width));
+  picture.setAttribute("height", String(height));
+  picture.setAttribute("role", "img");
+  const total = bars.reduce((sum, [requests]) => sum + requests, 0);
+  const refused = bars.reduce((sum, [, refusals]) => sum + refusals, 0);
+  picture.setAttribute("aria-label", `${total} request${total === 1 ? "" : "s"}, ${refused} refused, in the last hour`);
+  bars.forEach(([requests, refusals], k) => {
+    for (const [count, below, kind] of [[requests - refusals, 0, "ok"], [refusals, requests - refusals, "refused"]]) {
+      if (!count) continue;
+      const bar = document.createElementNS(svg, "rect");
+      const tall = Math.max(1, Math.round((count / most) * height));
+      const base = Math.round((below / most) * height);
+      bar.setAttribute("x", String(k * width));
+      bar.setAttribute("y", String(height - base - tall));
+      bar.setAttribute("width", String(width - 1));
+      bar.setAttribute("height", String(tall));
+      bar.setAttribute("class", kind);
+      picture.append(bar);
+    }
+  });
+  const title = document.createElementNS(svg, "title");
+  title.textContent = picture.getAttribute("aria-label");
+  picture.append(title);
+  return picture;
+}
+
+// -- change sets -----------------------------------------------------------------------------------------------------
+
+function changeItem(row) {
+  const files = row.paths.slice(0, 3).join(", ") + (row.paths.length > 3 ? ` and ${row.paths.length - 3} more` : "");
+  const item = el("li", { "data-id": String(row.id), tabIndex: 0 },
+    el("span", { class: "id", text: `#${row.id}` }), el("span", { text: row.command }), el("br"),
+    el("span", { class: "meta", text: `${clock(row.time)} · ${row.client} · ${row.dialect} · ${row.topic} · ${files}` }),
+    " ", el("span", { class: "status", text: row.status }));
+  item.setAttribute("aria-selected", String(state.selected === row.id));
+  item.addEventListener("click", () => select(row.id));
+  item.addEventListener("keydown", (event) => { if (event.key === "Enter") select(row.id); });
+  return item;
+}
+
+function putChange(row) {
+  state.changes.set(row.id, row);
+  const list = $("changes");
+  const fresh = changeItem(row);
+  const old = list.querySelector(`li[data-id="${row.id}"]`);
+  if (old) { old.replaceWith(fresh); return; }
+  const later = [...list.children].find((item) => Number(item.dataset.id) < row.id);
+  list.insertBefore(fresh, later || null);
+  if (state.selected === row.id) select(row.id);
+}
+
+async function moreChanges(first = false) {
+  const query = first || state.nextChanges === null ? "" : `&before=${state.nextChanges}`;
+  const page = await api(`/changes?limit=50${query}`);
+  page.rows.forEach(putChange);
+  state.nextChanges = page.next;
+  $("more-changes").hidden = page.next === null;
+}
+
+async function select(id) {
+  state.selected = id;
+  for (const item of $("changes").children) item.setAttribute("aria-selected", String(Number(item.dataset.id) === id));
+  try {
+    state.detail = await api(`/changes/${id}`);
+  } catch (error) {
+    notice(`${error.message}\n${error.hint}`, "error");
+    return;
+  }
+  $("detail-head").textContent = state.detail.head;
+  const row = state.detail.row;
+  $("revert").disabled = !row || row.state !== "done" || row.reverted_by !== null;
+  renderDiff($("diff"), state.detail.diff);
+  $("files").replaceChildren(...(row ? row.paths : []).map((path) => {
+    const button = el("button", { type: "button", class: "file", text: `Who changed ${path}` });
+    button.addEventListener("click", () => timeline(path));
+    return button;
+  }));
+}
+
+// A file's timeline: every change set the journal keeps that wrote it, newest first, and who made it.
+async function timeline(path) {
+  let answer;
+  try {
+    answer = await api(`/history?path=${encodeURIComponent(path)}`);
+  } catch (error) {
+    notice(`${error.message}\n${error.hint}`, "error");
+    return;
+  }
+  $("timeline-head").textContent = `${path}: ${answer.rows.length} change set${answer.rows.length === 1 ? "" : "s"}`;
+  $("timeline").replaceChildren(...answer.rows.map((row) => {
+    const item = el("li", { "data-id": String(row.id), tabIndex: 0 },
+      el("span", { class: "when", text: day(row.time) }), " ",
+      el("span", { class: "id", text: `#${row.id}` }), " ", el("span", { text: `${row.client} (${row.dialect})` }), " ",
+      el("span", { class: "muted", text: row.command }), " ", el("span", { class: "status", text: row.status }));
+    item.addEventListener("click", () => select(row.id));
+    item.addEventListener("keydown", (event) => { if (event.key === "Enter") select(row.id); });
+    return item;
+  }));
+  $("timeline-panel").hidden = false;
+}
+
+// -- diffs: unified, or side by side, from the same masked unified text ------------------------------------------
+
+function lineKind(line) {
+  if (line.startsWith("--- ") || line.startsWith("+++ ")) return "meta";
+  if (line.startsWith("@@")) return "hunk";
+  if (line.startsWith("+")) return "add";
+  if (line.startsWith("-")) return "del";
+  if (line.startsWith(" ")) return "ctx";
+  return "note";
+}
+
+function renderDiff(box, lines) {
+  if (state.view === "split") return renderSplit(box, lines);
+  box.replaceChildren(...lines.map((line) => el("div", { class: `line ${lineKind(line)}`, text: line || " " })));
+}
+
+function renderSplit(box, lines) {
+  const rows = [];
+  let dels = [], adds = [];
+  const flush = () => {
+    for (let k = 0; k < Math.max(dels.length, adds.length); k++) {
+      rows.push([dels[k], "del", adds[k], "add"]);
+    }
+    dels = []; adds = [];
+  };
+  for (let k = 0; k < lines.length; k++) {
+    const line = lines[k];
+    const kind = lineKind(line);
+    if (line.startsWith("--- ") && (lines[k + 1] || "").startsWith("+++ ")) {
+      flush();
+      rows.push([line, "meta", lines[++k], "meta"]);
+      continue;
+    }
+    if (kind === "del") { dels.push(line.slice(1)); continue; }
+    if (kind === "add") { adds.push(line.slice(1)); continue; }
+    flush();
+    if (kind === "ctx") rows.push([line.slice(1), "", line.slice(1), ""]);
+    else rows.push([line, kind, "", kind]);
+  }
+  flush();
+  const table = el("table", { class: "split" }, ...rows.map(([left, leftKind, right, rightKind]) => el("tr", {},
+    el("td", { class: left === undefined ? "" : leftKind, text: left === undefined ? "" : left }),
+    el("td", { class: right === undefined ? "" : rightKind, text: right === undefined ? "" : right }))));
+  box.replaceChildren(table);
+}
+
+// The diff a revert or an undo writes: the change's own, the other way round.
+function reversed(lines) {
+  const out = [];
+  for (let k = 0; k < lines.length; k++) {
+    const line = lines[k];
+    if (line.startsWith("--- ") && (lines[k + 1] || "").startsWith("+++ ")) {
+      out.push(`--- ${lines[k + 1].slice(4)}`, `+++ ${line.slice(4)}`);
+      k++;
+    } else if (line.startsWith("@@")) out.push(line.replace(/^@@ -(\S+) \+(\S+) @@/, "@@ -$2 +$1 @@"));
+    else if (line.startsWith("+")) out.push(`-${line.slice(1)}`);
+    else if (line.startsWith("-")) out.push(`+${line.slice(1)}`);
+    else out.push(line);
+  }
+  return out;
+}
+
+function setView(view) {
+  state.view = view;
+  $("view-unified").setAttribute("aria-pressed", String(view === "unified"));
+  $("view-split").setAttribute("aria-pressed", String(view === "split"));
+  if (state.detail) renderDiff($("diff"), state.detail.diff);
+}
+
+// -- writes: confirmed, each showing the diff it applies ---------------------------------------------------------
+
+function confirmWith(head, text, diff, action) {
+  $("confirm-head").textContent = head;
+  $("confirm-text").textContent = text;
+  renderDiff($("confirm-diff"), reversed(diff));
+  state.pending = action;
+  $("confirm").showModal();
+}
+
+function askRevert() {
+  const detail = state.detail;
+  if (!detail) return;
+  confirmWith(`Revert change ${detail.id}?`, `${detail.head}\nThis writes the diff below (the change, taken back). ` +
+    "If a file changed since, the revert is refused with a conflict, never forced.", detail.diff,
+  () => api("/revert", { method: "POST", body: { change: detail.id } }));
+}
+
+async function askUndo(row) {
+  let preview;
+  try {
+    preview = await api(`/undo-preview?client=${encodeURIComponent(row.client)}&topic=${encodeURIComponent(row.topic)}`);
+  } catch (error) {
+    notice(`${error.message}\n${error.hint}`, "error");
+    return;
+  }
+  confirmWith(`Undo ${row.client}'s latest change (${preview.id})?`, `${preview.head}\nThis writes the diff below, ` +
+    `as /undo would for ${row.client} in topic ${row.topic}.`, preview.diff,
+  () => api("/undo", { method: "POST", body: { client: row.client, topic: row.topic, change: preview.id } }));
+}
+
+async function confirmed() {
+  const action = state.pending;
+  state.pending = null;
+  $("confirm").close();
+  if (!action) return;
+  try {
+    const answer = await action();
+    notice(answer.message);
+  } catch (error) {
+    notice(`${error.message}\n${error.hint}`, error.code === "CONFLICT" ? "conflict" : "error");
+  }
+  if (state.selected !== null) select(state.selected);
+}
+
+// -- the request feed ----------------------------------------------------------------------------------------------
+
+function filter() {
+  return { client: $("filter-client").value.trim(), path: $("filter-path").value.trim(),
+    outcome: $("filter-outcome").value };
+}
+
+function accepts(record, wanted) {
+  if (wanted.client && !record.client.includes(wanted.client) && !(record.agent || "").includes(wanted.client)) {
+    return false;
+  }
+  if (wanted.path && !record.paths.some((path) => path.includes(wanted.path))) return false;
+  if (!wanted.outcome) return true;
+  if (wanted.outcome === "refused") return record.kind !== "ok";
+  return record.kind === wanted.outcome;
+}
+
+function feedRow(record) {
+  const request = record.command ? `${record.op} · ${record.command}` : record.op;
+  const who = record.agent ? `${record.client} (${record.agent})` : record.client;
+  return el("tr", { class: record.kind === "ok" ? "" : record.kind, "data-id": record.id, title: day(record.time) },
+    el("td", { text: clock(record.time) }), el("td", { text: who }), el("td", { text: record.dialect }),
+    el("td", { text: request }), el("td", { class: "paths", text: record.paths.join(", ") }),
+    el("td", { text: record.outcome + (record.changes.length ? ` (change ${record.changes.join(", ")})` : "") }),
+    el("td", { class: "num", text: record.ms.toFixed(1) }));
+}
+
+async function moreFeed(first = false) {
+  const wanted = filter();
+  const query = new URLSearchParams({ limit: "100", ...wanted });
+  if (!first && state.nextFeed) query.set("before", state.nextFeed);
+  const page = await api(`/audit?${query}`);
+  const body = $("feed").tBodies[0];
+  if (first) body.replaceChildren();
+  body.append(...page.records.map(feedRow));
+  state.nextFeed = page.next;
+  $("more-feed").hidden = !page.next;
+}
+
+// -- live: the event stream, read with fetch so the token goes in a header ------------------------------------------
+
+function applyBatch(batch) {
+  if (batch.type === "resync") { load(); return; }
+  if (batch.type === "problem") { notice(batch.text, "error"); return; }
+  if (batch.type !== "batch") return;
+  const wanted = filter();
+  const body = $("feed").tBodies[0];
+  for (const record of batch.records) {
+    if (accepts(record, wanted) && !body.querySelector(`tr[data-id="${record.id}"]`)) body.prepend(feedRow(record));
+  }
+  batch.changes.forEach(putChange);
+  showClients(batch.clients);
+  showHealth(batch.health);
+}
+
+async function follow() {
+  const live = $("live");
+  let dropped = false;
+  for (let wait = 500; ; wait = Math.min(wait * 2, 10000)) {
+    try {
+      const response = await fetch("/api/events", { headers: { Authorization: `Bearer ${state.token}` },
+        cache: "no-store" });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      if (dropped) await load();  // what was written while the stream was down
+      live.textContent = "live";
+      live.className = "badge ok";
+      wait = 500;
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let cut;
+        while ((cut = buffer.search(/\r?\n\r?\n/)) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
+          const data = block.split(/\r?\n/).filter((line) => line.startsWith("data:"))
+            .map((line) => line.slice(5).replace(/^ /, "")).join("\n");
+          if (data) applyBatch(JSON.parse(data));
+        }
+      }
+    } catch (error) {
+      live.title = error.message;
+    }
+    dropped = true;
+    live.textContent = "reconnecting";
+    live.className = "badge warn";
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+// -- start -----------------------------------------------------------------------------------------------------------
+
+async function load() {
+  const overview = await api("/overview");
+  $("workspace").textContent = overview.workspace;
+  document.title = `stringsh web · ${overview.workspace}`;
+  showHealth(overview.health);
+  showClients(overview.clients);
+  $("changes").replaceChildren();
+  state.changes.clear();
+  await moreChanges(true);
+  await moreFeed(true);
+}
+
+async function start() {
+  state.token = takeToken();
+  $("view-unified").addEventListener("click", () => setView("unified"));
+  $("view-split").addEventListener("click", () => setView("split"));
+  $("revert").addEventListener("click", askRevert);
+  $("confirm-ok").addEventListener("click", confirmed);
+  $("confirm-cancel").addEventListener("click", () => { state.pending = null; $("confirm").close(); });
+  $("reverify").addEventListener("click", verify);
+  $("more-changes").addEventListener("click", () => moreChanges());
+  $("more-feed").addEventListener("click", () => moreFeed());
+  $("filter").addEventListener("input", () => moreFeed(true));
+  $("filter").addEventListener("submit", (event) => event.preventDefault());
+  if (!state.token) {
+    notice("Open the address stringsh web printed: it carries the token this page needs.", "error");
+    return;
+  }
+  try {
+    await load();
+  } catch (error) {
+    notice(`${error.message}\n${error.hint || ""}`, "error");
+    return;
+  }
+  verify();
+  follow();
+}
+
+document.addEventListener("DOMContentLoaded", start);

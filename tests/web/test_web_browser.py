@@ -1,0 +1,232 @@
+"""The `stringsh web` page in a real browser: Playwright driving the system's Chromium (never a browser Playwright
+downloads), against a real `stringsh web` and real agents (`python -m stringsh -c`). From the page: a change appears
+live with its diff, a secret in the diff is masked, the side-by-side view, a revert and a client's undo (each
+confirmed, each refused on conflict), a forged request from another site refused; the page loads with no console
+error and fetches nothing from another host. Screenshots of the main states are kept as artefacts: under
+`$STRINGSH_TEST_ARTEFACTS/web/<test>/` when that is set, else in the test's tmp folder (`screens/`)."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import re
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.dialects.mcp.client import user_env
+from tests.web.running import WebServer, agent, web_server
+
+pytestmark = pytest.mark.needs("chromium")
+
+SECRET = "AKIAIOSFODNN7EXAMPLE"
+#: How long a condition on the page may take before the test fails: a liveness bound, not a speed check.
+WAIT_MS = 30_000
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    executable = shutil.which("chromium")
+    assert executable is not None
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, headless=True)
+        yield launched
+        launched.close()
+
+
+class Watched:
+    """A page, with what it logged as errors and every address it asked for."""
+
+    def __init__(self, page: object, server: WebServer) -> None:
+        self.page = page
+        self.server = server
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("request", lambda request: self.requests.append(request.url))
+
+    def clean(self, *expected: str) -> None:
+        """No console error (but `expected`: Chromium logs each refusal the page was answered with as one), and
+        nothing asked of any host but the server's."""
+        assert self.errors == list(expected)
+        assert [url for url in self.requests if not url.startswith(self.server.url)] == []
+
+
+@pytest.fixture
+def screens(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    kept = os.environ.get("STRINGSH_TEST_ARTEFACTS")
+    folder = Path(kept) / "web" / request.node.name if kept else tmp_path / "screens"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def site(tmp_path: Path, browser: object, screens: Path) -> Iterator[tuple[Watched, Path, dict[str, str], Path]]:
+    """A fresh workspace, its `stringsh web`, and a browser page open on it (live); and where screenshots go."""
+    from playwright.sync_api import expect
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    env = user_env(tmp_path / "user")
+    with web_server(root, env) as server:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+        page = context.new_page()
+        watched = Watched(page, server)
+        page.goto(f"{server.url}#token={server.token}")
+        expect(page.locator("#live")).to_have_text("live", timeout=WAIT_MS)
+        yield watched, root, env, screens
+        context.close()
+
+
+def test_a_change_appears_live_with_its_masked_diff_and_the_page_stays_clean(
+        site: tuple[Watched, Path, dict[str, str], Path]) -> None:
+    from playwright.sync_api import expect
+
+    watched, root, env, screens = site
+    page = watched.page
+    assert page.url == watched.server.url  # the token left the address bar
+    expect(page.locator("#chain")).to_have_text("audit log ok: 0 records", timeout=WAIT_MS)
+    assert agent(root, env, f"/write keys.txt\nuser = ann\nkey = {SECRET}\n", "--client", "agent-a").returncode == 0
+    item = page.locator('#changes li[data-id="1"]')
+    expect(item).to_contain_text("/write keys.txt", timeout=WAIT_MS)
+    expect(page.locator("#feed tbody tr").first).to_contain_text("keys.txt", timeout=WAIT_MS)
+    expect(page.locator('#clients tbody tr[data-client="agent-a"]')).to_contain_text("string", timeout=WAIT_MS)
+    item.click()
+    diff = page.locator("#diff .line")
+    expect(diff).to_have_count(5, timeout=WAIT_MS)
+    shown = agent(root, env, "/changes 1").stdout.split("\n---\n", 1)[1].rstrip("\n").split("\n")
+    assert diff.all_inner_texts() == shown
+    assert SECRET not in page.content()
+    assert any("REDACTED" in line for line in shown)
+    page.screenshot(path=str(screens / "change.png"), full_page=True)
+    page.locator("#view-split").click()
+    expect(page.locator("#diff table.split tr")).to_have_count(4, timeout=WAIT_MS)
+    expect(page.locator("#diff td.add").first).to_have_text("user = ann")
+    page.screenshot(path=str(screens / "side-by-side.png"), full_page=True)
+    assert agent(root, env, "/write --force keys.txt\nuser = bob\n", "--client", "agent-b").returncode == 0
+    expect(page.locator('#changes li[data-id="2"]')).to_be_visible(timeout=WAIT_MS)
+    page.get_by_role("button", name="Who changed keys.txt").click()
+    entries = page.locator("#timeline li")
+    expect(entries).to_have_count(2, timeout=WAIT_MS)
+    expect(page.locator("#timeline-head")).to_have_text("keys.txt: 2 change sets")
+    expect(entries.nth(0)).to_contain_text("#2 agent-b (string) /write --force keys.txt")
+    expect(entries.nth(1)).to_contain_text("#1 agent-a (string) /write keys.txt")
+    entries.nth(0).click()
+    expect(page.locator("#detail-head")).to_contain_text("Change 2,", timeout=WAIT_MS)
+    chart = page.locator('#clients tbody tr[data-client="agent-a"] svg.chart')
+    expect(chart).to_have_attribute("aria-label", "1 request, 0 refused, in the last hour")
+    page.screenshot(path=str(screens / "timeline.png"), full_page=True)
+    watched.clean()
+
+
+def test_revert_from_the_page_is_confirmed_and_refused_on_conflict(
+        site: tuple[Watched, Path, dict[str, str], Path]) -> None:
+    from playwright.sync_api import expect
+
+    watched, root, env, screens = site
+    page = watched.page
+    assert agent(root, env, "/write a.txt\nfirst\n").returncode == 0
+    assert agent(root, env, "/write b.txt\nsecond\n").returncode == 0
+    page.locator('#changes li[data-id="1"]').click()
+    expect(page.locator("#revert")).to_be_enabled(timeout=WAIT_MS)
+    page.locator("#revert").click()
+    dialog = page.locator("#confirm")
+    expect(dialog).to_be_visible()
+    expect(page.locator("#confirm-head")).to_have_text("Revert change 1?")
+    assert page.locator("#confirm-diff .line").all_inner_texts() == ["--- b/a.txt", "+++ /dev/null",
+                                                                      "@@ -1 +0,0 @@", "-first"]
+    page.screenshot(path=str(screens / "confirm-revert.png"))
+    assert (root / "a.txt").exists()  # nothing before the confirmation
+    page.locator("#confirm-ok").click()
+    expect(page.locator("#notice")).to_have_text("Reverted change 1 as change 3: deleted a.txt (was newly created)",
+                                                 timeout=WAIT_MS)
+    assert not (root / "a.txt").exists()
+    expect(page.locator('#changes li[data-id="3"]')).to_contain_text("/revert 1", timeout=WAIT_MS)
+    expect(page.locator('#changes li[data-id="1"]')).to_contain_text("(reverted by 3)", timeout=WAIT_MS)
+    (root / "b.txt").write_text("edited by hand\n")
+    page.locator('#changes li[data-id="2"]').click()
+    expect(page.locator("#detail-head")).to_contain_text("Change 2,", timeout=WAIT_MS)
+    page.locator("#revert").click()
+    page.locator("#confirm-ok").click()
+    notice = page.locator("#notice")
+    expect(notice).to_have_class("conflict", timeout=WAIT_MS)
+    expect(notice).to_contain_text("ERROR(CONFLICT)")
+    assert (root / "b.txt").read_text() == "edited by hand\n"
+    page.screenshot(path=str(screens / "conflict.png"), full_page=True)
+    watched.clean("Failed to load resource: the server responded with a status of 409 (Conflict)")
+
+
+def test_undo_of_one_client_from_its_row(site: tuple[Watched, Path, dict[str, str], Path]) -> None:
+    from playwright.sync_api import expect
+
+    watched, root, env, screens = site
+    page = watched.page
+    assert agent(root, env, "/write n.txt\none\n", "--client", "agent-a").returncode == 0
+    assert agent(root, env, "/write --force n.txt\ntwo\n", "--client", "agent-a").returncode == 0
+    assert agent(root, env, "/write m.txt\nm\n", "--client", "agent-b").returncode == 0
+    row = page.locator('#clients tbody tr[data-client="agent-a"]')
+    expect(row).to_contain_text("2", timeout=WAIT_MS)
+    expect(page.locator('#changes li[data-id="3"]')).to_be_visible(timeout=WAIT_MS)
+    row.get_by_role("button", name="Undo latest…").click()
+    expect(page.locator("#confirm-head")).to_have_text("Undo agent-a's latest change (2)?", timeout=WAIT_MS)
+    assert page.locator("#confirm-diff .line").all_inner_texts()[-2:] == ["+one", "-two"]
+    page.locator("#confirm-ok").click()
+    expect(page.locator("#notice")).to_have_text("Undo: reverted n.txt (1 line)", timeout=WAIT_MS)
+    assert ((root / "n.txt").read_text(), (root / "m.txt").read_text()) == ("one\n", "m\n")
+    expect(page.locator("#feed tbody tr").first).to_contain_text("web.undo", timeout=WAIT_MS)
+    page.screenshot(path=str(screens / "undo.png"), full_page=True)
+    watched.clean()
+
+
+class Elsewhere(http.server.BaseHTTPRequestHandler):
+    """A page of another site (another port: another origin), which the attacker controls."""
+
+    def do_GET(self) -> None:
+        body = b"<!doctype html><title>elsewhere</title>"
+        self.send_response(200)
+        self.send_header("content-type", "text/html")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+def test_a_page_of_another_site_cannot_revert(site: tuple[Watched, Path, dict[str, str], Path],
+                                              browser: object) -> None:
+    watched, root, env, _ = site
+    assert agent(root, env, "/write a.txt\nkeep me\n").returncode == 0
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Elsewhere)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        page = browser.new_page()  # type: ignore[attr-defined]
+        page.goto(f"http://127.0.0.1:{other.server_address[1]}/")
+        target = watched.server.url
+        # the attacker may even know the token: the Origin still gives the page away
+        statuses = page.evaluate("""async ([target, token]) => {
+            const tries = [
+              fetch(target + "api/revert", {method: "POST", mode: "no-cors", body: '{"change": 1}',
+                                            headers: {"Content-Type": "text/plain"}}),
+              fetch(target + "api/revert", {method: "POST", body: '{"change": 1}',
+                  headers: {"Content-Type": "application/json", "Authorization": "Bearer " + token}})
+                .then(r => r.status, e => "blocked: " + e.name),
+            ];
+            const [opaque, cors] = await Promise.all(tries);
+            return [opaque.type, cors];
+        }""", [target, watched.server.token])
+        page.close()
+    finally:
+        other.shutdown()
+    assert statuses[0] == "opaque"
+    assert re.fullmatch(r"blocked: TypeError", statuses[1])  # no CORS: the browser never shows the page a reply
+    assert (root / "a.txt").read_text() == "keep me\n"
+    assert [row["id"] for row in watched.server.get("api/changes").json()["rows"]] == [1]
+    refused = [r for r in watched.server.get("api/audit").json()["records"] if r["dialect"] == "web"]
+    assert refused == []  # refused before any request reached the engine
