@@ -18,13 +18,18 @@ from tests.shell.sandboxnotes import READ_ONLY_NOTE, tmp_note
 SANDBOXED = ShellSettings(sandbox="bubblewrap", timeout=20.0, kill_grace=0.3)
 
 
+def real_tmp_folder(prefix: str, name: str, text: str) -> Iterator[Path]:
+    """A folder of the real /tmp (outside the workspace, hidden by the sandbox) holding the file `name`."""
+    folder = Path(tempfile.mkdtemp(dir="/tmp", prefix=prefix))
+    (folder / name).write_text(text)
+    yield folder
+    shutil.rmtree(folder)
+
+
 @pytest.fixture
 def outside() -> Iterator[Path]:
     """A folder in the real /tmp, outside the workspace, holding one file."""
-    folder = Path(tempfile.mkdtemp(dir="/tmp", prefix="stringsh-venv-"))
-    (folder / "marker").write_text("hello\n")
-    yield folder
-    shutil.rmtree(folder)
+    yield from real_tmp_folder("stringsh-venv-", "marker", "hello\n")
 
 
 @pytest.mark.needs("bwrap")
@@ -80,10 +85,7 @@ def test_a_read_only_root_of_the_policy_is_seen_and_not_written(ws: Path, outsid
 @pytest.fixture
 def spaced() -> Iterator[Path]:
     """A folder of the real /tmp whose name holds spaces, holding `m`."""
-    folder = Path(tempfile.mkdtemp(dir="/tmp", prefix="stringsh view "))
-    (folder / "m").write_text("")
-    yield folder
-    shutil.rmtree(folder)
+    yield from real_tmp_folder("stringsh view ", "m", "")
 
 
 def test_the_note_names_only_what_the_sandbox_hid(outside: Path, spaced: Path) -> None:
