@@ -41,7 +41,8 @@ def test_a_write_beside_the_workspace_is_named_and_never_reaches_the_disk(ws: Pa
         result = shell.run(f"touch {shlex.quote(str(probe))}")
         assert (result.exit_code, result.output) == (0, written_note(str(probe)))
         assert not probe.exists()
-        again = shell.run(f"ls {shlex.quote(str(probe))}")  # still there for the shell's next commands
+        again = shell.run(f"ls -N {shlex.quote(str(probe))}")  # still there for the shell's next commands (-N: a
+        # name holding a space, as under a TMPDIR that does, is listed as it is)
         assert (again.exit_code, again.output) == (0, str(probe))
     finally:
         shell.close()
@@ -116,7 +117,7 @@ def test_every_front_end_names_the_write_alike(ws: Path) -> None:
     tools' `bash` adds the one-shot's note to stderr, where its notes go."""
     root = ws.resolve()
     probe = f"{root.parent}/outside_probe"
-    line = f"touch {probe}"
+    line = f"touch {shlex.quote(probe)}"
     shown = f"exit: 0 | cwd: {root}\n---\n{written_note(probe)}"
     done = run_stringsh(["-c", f"!{line}"], cwd=ws).stdout.decode()
     assert done.partition("\n")[2] == f"{shown}\n"  # after the `re:` line, which is cut at its width

@@ -58,14 +58,14 @@ def test_a_home_in_the_real_tmp_is_named_when_a_command_fails_on_it(ws: Path, tm
     monkeypatch.setenv("HOME", str(home))
     shell = ShellSession(ws, SANDBOXED)
     try:
-        listed = shell.run("ls $HOME")
+        listed = shell.run('ls "$HOME"')  # quoted: a TMPDIR may hold a space
         assert (listed.exit_code, listed.output) == (
             2, f"ls: cannot access '{home}': No such file or directory\n{tmp_note(str(home))}")
-        made = shell.run("touch ~/sub/new")  # the nearest folder there on this machine is named
+        made = shell.run('touch "$HOME/sub/new"')  # the nearest folder there on this machine is named
         assert made.output == f"touch: cannot touch '{home}/sub/new': No such file or directory\n" \
                               f"{tmp_note(str(home / 'sub'))}"
-        assert shell.run("ls ~/missing").output == f"ls: cannot access '{home}/missing': No such file or directory" \
-                                                    f"\n{tmp_note(str(home))}"
+        assert shell.run('ls "$HOME/missing"').output == \
+            f"ls: cannot access '{home}/missing': No such file or directory\n{tmp_note(str(home))}"
     finally:
         shell.close()
 
