@@ -17,8 +17,9 @@ reference measured in the same run.
    `--keep DIR` builds it once and reuses it (each run adds its latency writes to it). Then a fresh `stringsh web`
    on it, and the page's first calls, each timed cold (the first after start) and warm (median of `--rounds`):
    overview (clients, health), the first page of change sets, the first page of the feed, the audit chain's
-   check, an older page of each, and a feed filter that matches little. Reference: the same calls on a small
-   workspace (100 change sets, 1,000 records) served the same way in the same run. Goal: each <= 1 s.
+   check, an older page of each, and the feed filtered (one record in 30 matching, and none: the filter then
+   reads back its 8 MiB budget and answers an empty page with a place to go on from). Reference: the same calls
+   on a small workspace (100 change sets, 1,000 records) served the same way in the same run. Goal: each <= 1 s.
 3. Cost to agents: bench/load.py's agents (`--agents` daemon topics on its 5,000-file tree, its mix of reads,
    edits, writes, greps, shell calls and undos, `--think` ms between calls) in alternating phases: no page open,
    and `stringsh web` serving `--tabs` pages (each opened as the page opens, then following the event stream, in a
@@ -271,7 +272,8 @@ def first_calls(url: str, headers: dict[str, str], rounds: int) -> list[tuple[st
             spot = get(f"/audit?limit=100&before={spot}")["next"]
         if spot:
             calls.append(("feed, the 31st page of 100", f"/audit?limit=100&before={spot}"))
-        calls.append(("feed filtered, client agent-07 refused", "/audit?limit=100&client=agent-07&outcome=refused"))
+        calls.append(("feed filtered, agent-11 refused (1 in 30)", "/audit?limit=100&client=agent-11&outcome=refused"))
+        calls.append(("feed filtered, matching none (8 MiB read)", "/audit?limit=100&client=agent-07&outcome=refused"))
         out = []
         for what, where in calls:
             cold = 0.0
@@ -322,10 +324,11 @@ sys.stdin.read()
 def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, list[float]]]:
     """bench/load.py's agents as daemon topics, in phases without and with `--tabs` pages open."""
     import anyio
-    from load import Agent, Daemon, DaemonDriver, build_tree, run_agents
+    from load import Agent, Daemon, DaemonDriver, build_tree, cpu_seconds, run_agents
 
     names = [f"d{index:02d}" for index in range(args.agents)]
     times: dict[str, dict[str, list[float]]] = {"no page": {}, f"{args.tabs} pages": {}}
+    cpu: dict[str, list[float]] = {}  # cores each process kept busy in each phase
     with tempfile.TemporaryDirectory(prefix="stringsh-bench-web-load-") as work:
         root = Path(work) / "ws"
         root.mkdir()
@@ -347,12 +350,16 @@ def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, l
                     opened_tabs = phase % 2 == 1
                     label = f"{args.tabs} pages" if opened_tabs else "no page"
                     with contextlib.ExitStack() as stack:
+                        pids = {"daemon": process.pid}
                         if opened_tabs:
-                            url, headers, _ = stack.enter_context(web(root, env))
-                            stack.enter_context(tabs(url, headers, args.tabs, env))
+                            url, headers, pids["web"] = stack.enter_context(web(root, env))
+                            pids["pages"] = stack.enter_context(tabs(url, headers, args.tabs, env))
                         for agent in agents:
                             agent.times = {op: [] for op in agent.times}
-                        await run_agents(agents, args.ops, args.think / 1000)
+                        before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+                        wall = await run_agents(agents, args.ops, args.think / 1000)
+                        for name, pid in pids.items():
+                            cpu.setdefault(f"{name} ({label})", []).append((cpu_seconds(pid) - before[name]) / wall)
                     for agent in agents:
                         for op, spent in agent.times.items():
                             times[label].setdefault(op, []).extend(spent)
@@ -362,11 +369,13 @@ def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, l
                 readers.cancel_scope.cancel()
 
         anyio.run(phases)
+    print("\ncores busy during the phases: " + ", ".join(f"{name} {statistics.fmean(values):.2f}"
+                                                        for name, values in cpu.items()))
     return times
 
 
 @contextlib.contextmanager
-def tabs(url: str, headers: dict[str, str], count: int, env: dict[str, str]) -> Iterator[None]:
+def tabs(url: str, headers: dict[str, str], count: int, env: dict[str, str]) -> Iterator[int]:
     """`count` pages open (each one's first calls, then its event stream), in a process of their own."""
     token = headers["Authorization"].split()[1]
     child = subprocess.Popen([sys.executable, "-c", TABS_CHILD, url, token, str(count)], env=env,
@@ -375,7 +384,7 @@ def tabs(url: str, headers: dict[str, str], count: int, env: dict[str, str]) -> 
     if child.stdout.readline().strip() != "open":
         raise SystemExit("the pages did not open")
     try:
-        yield
+        yield child.pid
     finally:
         child.stdin.close()
         child.wait(timeout=30)
