@@ -112,6 +112,10 @@ def build(ws: Workspace, token: str, hosts: set[str], feed: Feed) -> App:
     """The whole app: the page and its files open, the API behind the token, everything behind `guarded`."""
     import anyio
 
+    from stringsh.workspace import AuditEntry, AuditSpot
+
+    nowhere = AuditSpot(0, 0)  # where a line the feed's filter looks at sits does not matter to the filter
+
     def run(function: Callable[..., Any], *args: Any) -> Any:
         return anyio.to_thread.run_sync(lambda: function(*args))
 
@@ -179,8 +183,7 @@ def build(ws: Workspace, token: str, hosts: set[str], feed: Feed) -> App:
         limit = min(_number(query.get("limit")) or 100, MAX_PAGE)
 
         def keep(line: str) -> bool:
-            shown = views.record(_entry(line), ws.redact)
-            return shown is not None and wanted.accepts(shown)
+            return views.wanted_record(AuditEntry(nowhere, line), ws.redact, wanted) is not None
 
         def read() -> dict[str, Any]:
             entries, more = ws.audit_before(views.parse_spot(query.get("before")), limit, keep)
@@ -269,12 +272,6 @@ def _lifespan(starting: Callable[[], AsyncIterator[None]]) -> Any:
 
 def _number(text: str | None) -> int | None:
     return int(text) if text is not None and text.isdigit() and len(text) < 19 else None
-
-
-def _entry(line: str) -> Any:
-    from stringsh.workspace import AuditEntry, AuditSpot
-
-    return AuditEntry(AuditSpot(0, 0), line)
 
 
 async def _body(request: Request) -> object:

@@ -41,12 +41,35 @@ def parse_spot(text: str | None) -> AuditSpot | None:
 
 def record(entry: AuditEntry, mask: Callable[[str], str]) -> dict[str, Any] | None:
     """One audit record for the page; None for a line that is not a record."""
+    fields = _fields(entry.line)
+    return None if fields is None else _shown(entry, fields, mask)
+
+
+def wanted_record(entry: AuditEntry, mask: Callable[[str], str], wanted: Filter) -> dict[str, Any] | None:
+    """The record for the page when `wanted` accepts it, else None. Its outcome (never masked) is looked at before
+    anything is masked: a filter that matches little costs a parse per record read back, not a masking."""
+    fields = _fields(entry.line)
+    if fields is None or not wanted.accepts_outcome(_outcome(fields)):
+        return None
+    shown = _shown(entry, fields, mask)
+    return shown if shown is not None and wanted.accepts(shown) else None
+
+
+def _fields(line: str) -> dict[str, Any] | None:
     try:
-        fields = json.loads(entry.line)
+        fields = json.loads(line)
     except ValueError:
         return None
-    if not isinstance(fields, dict):
-        return None
+    return fields if isinstance(fields, dict) else None
+
+
+def _outcome(fields: dict[str, Any]) -> tuple[str, str]:
+    """A record's outcome and its kind (`ok`, `conflict`, `refused`)."""
+    outcome = str(fields.get("outcome", "ok"))
+    return outcome, "ok" if outcome == "ok" else ("conflict" if outcome == CONFLICT else "refused")
+
+
+def _shown(entry: AuditEntry, fields: dict[str, Any], mask: Callable[[str], str]) -> dict[str, Any] | None:
     try:
         return _shaped(entry, fields, mask)
     except (TypeError, ValueError, AttributeError):  # a line edited by hand: `audit verify` names it
@@ -55,7 +78,7 @@ def record(entry: AuditEntry, mask: Callable[[str], str]) -> dict[str, Any] | No
 
 def _shaped(entry: AuditEntry, fields: dict[str, Any], mask: Callable[[str], str]) -> dict[str, Any]:
     changes = fields.get("changes") or ([fields["change"]] if fields.get("change") is not None else [])
-    outcome = str(fields.get("outcome", "ok"))
+    outcome, kind = _outcome(fields)
     command = fields.get("command")
     agent = fields.get("agent")
     return {
@@ -68,7 +91,7 @@ def _shaped(entry: AuditEntry, fields: dict[str, Any], mask: Callable[[str], str
         "op": mask(str(fields.get("op", "-"))),
         "paths": [mask(shown_name(str(path))) for path in fields.get("paths") or []],
         "outcome": outcome,
-        "kind": "ok" if outcome == "ok" else ("conflict" if outcome == CONFLICT else "refused"),
+        "kind": kind,
         "ms": float(fields.get("ms", 0) or 0),
         "changes": [int(change) for change in changes if isinstance(change, int)],
         "command": None if command is None else mask(str(command)),
@@ -89,13 +112,18 @@ class Filter:
             return False
         if self.path and not any(self.path in path for path in shown["paths"]):
             return False
+        return self.accepts_outcome((shown["outcome"], shown["kind"]))
+
+    def accepts_outcome(self, outcome: tuple[str, str]) -> bool:
+        """Whether the outcome filter accepts a record of this (outcome, kind)."""
+        code, kind = outcome
         if self.outcome in ("", "all"):
             return True
         if self.outcome == "refused":
-            return shown["kind"] != "ok"
+            return kind != "ok"
         if self.outcome in ("ok", "conflict"):
-            return shown["kind"] == self.outcome
-        return shown["outcome"] == self.outcome
+            return kind == self.outcome
+        return code == self.outcome
 
 
 def change_row(row: ChangeRow, paths: list[str]) -> dict[str, Any]:
