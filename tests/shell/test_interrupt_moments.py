@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import random
 import threading
-import time
 from pathlib import Path
 
 from stringsh.workspace.shell import ShellSession
@@ -52,9 +51,8 @@ def test_a_ctrl_c_at_random_moments_always_stops_the_command(shell: ShellSession
         command = sleep if round_ % 2 == 0 else "while :; do :; done"
         delay = rng.uniform(0, 0.3)
         worker, results = start(shell, command)
-        pressed_at = time.monotonic() + delay
         worker.join(delay)  # the delay is the input (the command runs 30 s or for ever)
-        assert time.monotonic() >= pressed_at - 0.001 and worker.is_alive()
+        assert worker.is_alive()  # still running when Ctrl-C comes
         press(shell, worker)
         worker.join(WAIT)
         context = f"seed {seed} (STRINGSH_TEST_SEED), round {round_}, {command!r}, Ctrl-C after {delay:.3f} s"
