@@ -16,7 +16,6 @@ import secrets
 import shutil
 import signal
 import tempfile
-import termios
 import time
 import weakref
 from collections.abc import Mapping
@@ -31,7 +30,14 @@ from stringsh.workspace.shell.clean import StreamCleaner
 from stringsh.workspace.shell.interrupts import Interrupts
 from stringsh.workspace.shell.live import LineStream
 from stringsh.workspace.shell.privatetmp import UNTIL_SHELL, PrivateTmp
-from stringsh.workspace.shell.procs import kill_session
+from stringsh.workspace.shell.procs import (
+    child_setup,
+    ignores_sigint,
+    program_of,
+    quiet_terminal,
+    signal_group,
+    stop_shell,
+)
 from stringsh.workspace.shell.providers import Provider, ensure_state_dir, make_provider
 from stringsh.workspace.shell.ptyreader import PtyReader
 from stringsh.workspace.shell.result import KILLED_STATUS, ShellResult, base_env, exportable, status_of
@@ -162,7 +168,7 @@ class ShellSession:
             # cwd is set in preexec_fn: ptyprocess lets a failed chdir escape into the forked child's Python
             self._proc = pexpect.spawn(
                 argv[0], argv[1:], env=env, echo=False, dimensions=(50, 200),
-                preexec_fn=functools.partial(_child_setup, str(self.root)),
+                preexec_fn=functools.partial(child_setup, str(self.root)),
             )
         except (OSError, pexpect.ExceptionPexpect) as exc:
             self._cleanup()
@@ -180,7 +186,7 @@ class ShellSession:
         """End the shell and its jobs (SIGHUP through the pty, then SIGKILL) and remove the private files."""
         proc, self._proc = self._proc, None
         if proc is not None:
-            _stop(proc)
+            stop_shell(proc)
         self._cleanup()
         if self._watch is not None:
             self._watch.stop()
@@ -197,7 +203,7 @@ class ShellSession:
     def _ended(self, proc: pexpect.spawn, *, killed: bool = False) -> int:
         """Reap a shell that went away (or kill it) and remember to say so in the next reply."""
         status = KILLED_STATUS if killed else None
-        _stop(proc)
+        stop_shell(proc)
         if status is None:
             status = status_of(proc.exitstatus, proc.signalstatus)
         self._proc = None
@@ -265,7 +271,7 @@ class ShellSession:
         """End a shell whose protocol is broken; the next command starts a new one, its reply opening with `note`."""
         proc, self._proc = self._proc, None
         if proc is not None:
-            _stop(proc)
+            stop_shell(proc)
         self._cleanup()
         self._pending_note = note
 
@@ -291,12 +297,12 @@ class ShellSession:
             group = os.tcgetpgrp(proc.child_fd)
         except OSError:
             return False
-        self._interrupts.sent(group, _program(group))
-        if _ignores_sigint(self._idle_pgrp):  # `trap '' INT`: only ending the shell ends the line
-            _killpg(self._idle_pgrp, signal.SIGKILL)
+        self._interrupts.sent(group, program_of(group))
+        if ignores_sigint(self._idle_pgrp):  # `trap '' INT`: only ending the shell ends the line
+            signal_group(self._idle_pgrp, signal.SIGKILL)
         elif group != self._idle_pgrp:
-            _killpg(self._idle_pgrp, signal.SIGINT)  # bash first: the rest of the line is dropped (see _escalate)
-        _killpg(group, signal.SIGINT)
+            signal_group(self._idle_pgrp, signal.SIGINT)  # bash first: the rest of the line is dropped (see _escalate)
+        signal_group(group, signal.SIGINT)
         return True
 
     def _catch_late(self, fd: int) -> None:
@@ -305,8 +311,8 @@ class ShellSession:
             return
         with contextlib.suppress(OSError):
             group = os.tcgetpgrp(fd)
-            if self._interrupts.late(group, _program(group)):
-                _killpg(group, signal.SIGINT)
+            if self._interrupts.late(group, program_of(group)):
+                signal_group(group, signal.SIGINT)
 
     def _export_lines(self, wanted: dict[str, str]) -> str:
         """Statements (one line, so error line numbers stay the command's own) that sync exported variables."""
@@ -330,7 +336,7 @@ class ShellSession:
         text = prelude + file_prelude(self._count) + command + "\n"
         script.write_text(text, encoding="utf-8", errors="surrogateescape")
         sentinel = f"__SSH_{self._secret}_{self._count}__".encode()
-        _quiet_terminal(proc.child_fd)
+        quiet_terminal(proc.child_fd)
         os.write(proc.child_fd, run_line(script, self._secret, self._count).encode())
         script_prefix = str(script).encode() + b": "
         tail = sentinel_pattern(sentinel)
@@ -359,7 +365,7 @@ class ShellSession:
                 if stage > 2:
                     capture.write(cleaner.feed(buf) + cleaner.finish())
                     # bash before the hang-up: a program the hang-up ends first must not let it run on
-                    _killpg(self._idle_pgrp, signal.SIGKILL)
+                    signal_group(self._idle_pgrp, signal.SIGKILL)
                     self._ended(proc, killed=True)
                     return self._result(KILLED_STATUS, capture, True, ["[shell killed: the command did not stop]"])
                 continue
@@ -419,74 +425,13 @@ class ShellSession:
             group = self._idle_pgrp
         now = time.monotonic()
         if stage == 0:
-            if _ignores_sigint(self._idle_pgrp):  # `trap '' INT`: only ending the shell ends the line
+            if ignores_sigint(self._idle_pgrp):  # `trap '' INT`: only ending the shell ends the line
                 return 3, now
-            _killpg(self._idle_pgrp, signal.SIGINT)  # bash first: it drops the rest of the line, not only a program
+            signal_group(self._idle_pgrp, signal.SIGINT)  # bash first: it drops the rest of the line too
             if group != self._idle_pgrp:
-                _killpg(group, signal.SIGTERM)
+                signal_group(group, signal.SIGTERM)
             return 1, now + self.settings.kill_grace
         if stage == 1 and group != self._idle_pgrp:
-            _killpg(group, signal.SIGKILL)
+            signal_group(group, signal.SIGKILL)
             return 2, now + AFTER_KILL
         return 3, now
-
-
-def _child_setup(cwd: str) -> None:
-    """In the child, before bash starts: the workspace as cwd; default SIGPIPE/SIGXFSZ (Python ignores them,
-    and `yes | head` would complain); no output post-processing (a newline stays a newline), which also makes
-    the pty pass bulk output five times faster."""
-    os.chdir(cwd)
-    for name in ("SIGPIPE", "SIGXFZ", "SIGXFSZ"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), signal.SIG_DFL)
-    attrs = termios.tcgetattr(0)
-    attrs[1] &= ~termios.OPOST
-    termios.tcsetattr(0, termios.TCSANOW, attrs)
-
-
-def _quiet_terminal(fd: int) -> None:
-    """Undo a program's `stty -F /dev/tty echo opost` (the master's termios calls act on the shell's side)."""
-    with contextlib.suppress(termios.error, OSError):
-        attrs = termios.tcgetattr(fd)
-        if attrs[3] & termios.ECHO or attrs[1] & termios.OPOST:
-            attrs[3] &= ~termios.ECHO
-            attrs[1] &= ~termios.OPOST
-            termios.tcsetattr(fd, termios.TCSANOW, attrs)
-
-
-def _stop(proc: pexpect.spawn) -> None:
-    """Close the pty (SIGHUP to the shell, which passes it to its jobs), kill the shell, then sweep its session.
-
-    The sweep catches jobs that outlive a shell that exited on its own (`sleep 60 &` then `exit`): they are
-    in the shell's session, which pexpect made with setsid; under bubblewrap the pid namespace also ends.
-    """
-    session = proc.pid
-    proc.ptyproc.delayafterclose = 0.02
-    proc.ptyproc.delayafterterminate = 0.05
-    with contextlib.suppress(OSError, pexpect.ExceptionPexpect):
-        proc.close(force=True)
-    kill_session(session)
-
-
-def _program(pid: int) -> str:
-    """The program a process runs (`/proc/<pid>/comm`; `bash` for a fork of the shell not yet started), or ""."""
-    try:
-        with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as handle:
-            return handle.read().rstrip("\n")
-    except OSError:
-        return ""
-
-
-def _ignores_sigint(pid: int) -> bool:
-    """Whether the process ignores SIGINT (`trap '' INT` in the shell), from /proc; False when unknown."""
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as handle:
-            ignored = next((line.split()[1] for line in handle if line.startswith("SigIgn:")), "0")
-    except (OSError, IndexError, UnicodeDecodeError):
-        return False
-    return bool(int(ignored, 16) >> (signal.SIGINT - 1) & 1)
-
-
-def _killpg(group: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(group, sig)
