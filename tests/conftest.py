@@ -15,9 +15,15 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from stringsh.dispatcher import Dispatcher
 from tests.toolwatch.sitecustomize import append, record, watch
+
+# Property tests run with both cores busy (CI, other test files): how long Hypothesis takes to draw or run an example
+# says nothing about stringsh, so neither its deadline nor its "too slow" health check may fail a test.
+settings.register_profile("busy-machine", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("busy-machine")
 
 #: The folder where the first CI pass records which tests looked for a tool (tests/toolwatch); unset elsewhere.
 TOOL_LOG = os.environ.get("STRINGSH_TOOL_LOG")
