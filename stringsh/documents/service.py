@@ -7,7 +7,6 @@ so the rules live once: a view read is a file seen (the stale-write guard), a vi
 
 from __future__ import annotations
 
-import dataclasses
 import posixpath
 from typing import TYPE_CHECKING
 
@@ -254,7 +253,7 @@ class DocumentService:
             return
         info = workspace.stat(rel) if written is not None else None
         if written is not None and info is not None:
-            fresh = dataclasses.replace(current, doc=written, size=info.size, mtime_ns=info.mtime_ns, auto_shortcuts={})
+            fresh = current.replace(doc=written, size=info.size, mtime_ns=info.mtime_ns, auto_shortcuts={})
         else:
             fresh = self.load(rel, watch=current.watcher is None)
         fresh.watcher = fresh.watcher or current.watcher
