@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from stringsh.errors import error_reason
 from stringsh.hints import command_word
+from stringsh.lazyexports import lazy_pattern
 from stringsh.render import sfmd
 from stringsh.render.document import Document
 from stringsh.render.index import Block
@@ -22,12 +23,12 @@ DEFAULT_BUDGET = 400
 #: With a line budget, output also stops at this many characters (a minified file is one huge line).
 MAX_CHARS = 100_000
 # Link patterns stop at the next bracket or parenthesis (linear time on hostile input, see sfmd.SHORTCUT).
-REF_LINK = re.compile(r"\[([^\[\]]++)\]\[([^\[\]@][^\[\]]*+)\]")
-SHORTCUT_LINK = re.compile(r"\[(@[A-Za-z0-9._-]+)\s++([^\[\]]++)\]\([^()]++\)")
-PLAIN_LINK = re.compile(r"\[([^\[\]]*+)\]\((?!@)([^()]++)\)")
-INLINE_CODE = re.compile(r"`[^`\n]+`")
-SLUGGABLE_LABEL = re.compile(r"^[A-Za-z0-9\s-]+$")
-INCLUDE_TRIMMED = re.compile(r"^\[!include:([A-Za-z0-9_-]+)\]\(([^)]*)\)$")
+REF_LINK = lazy_pattern(r"\[([^\[\]]++)\]\[([^\[\]@][^\[\]]*+)\]")
+SHORTCUT_LINK = lazy_pattern(r"\[(@[A-Za-z0-9._-]+)\s++([^\[\]]++)\]\([^()]++\)")
+PLAIN_LINK = lazy_pattern(r"\[([^\[\]]*+)\]\((?!@)([^()]++)\)")
+INLINE_CODE = lazy_pattern(r"`[^`\n]+`")
+SLUGGABLE_LABEL = lazy_pattern(r"^[A-Za-z0-9\s-]+$")
+INCLUDE_TRIMMED = lazy_pattern(r"^\[!include:([A-Za-z0-9_-]+)\]\(([^)]*)\)$")
 
 #: Loads an include target (the path as written, the identity of the including document, "" for the one rendered)
 #: relative to the including document: returns (identity for cycle checks and nested includes, Document).

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
+from stringsh.lazyexports import lazy_pattern
+
 # String's `\w` is JavaScript's: ASCII letters, digits and underscore only; its `\s` is Unicode whitespace.
-_NOT_SLUG = re.compile(r"[^A-Za-z0-9_\s-]")
-_SPACES = re.compile(r"\s+")
-_BRACE_ID = re.compile(r"\{#([A-Za-z0-9_-]+)\}")
-_ATX_LINE = re.compile(r"^(#{1,6})\s+(.+)$")
+_NOT_SLUG = lazy_pattern(r"[^A-Za-z0-9_\s-]")
+_SPACES = lazy_pattern(r"\s+")
+_BRACE_ID = lazy_pattern(r"\{#([A-Za-z0-9_-]+)\}")
+_ATX_LINE = lazy_pattern(r"^(#{1,6})\s+(.+)$")
 
 
 def string_slug(text: str) -> str:
