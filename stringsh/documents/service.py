@@ -60,7 +60,8 @@ class DocumentService:
     @property
     def loader(self) -> ViewLoader:
         state = self.state
-        return ViewLoader(self.workspace, self.root, state.index_cache, state.watcher, self.topic)
+        return ViewLoader(self.workspace, self.root, state.index_cache, state.watcher if state.watching else None,
+                          self.topic)
 
     # the open view -----------------------------------------------------------------------------------------------
 
