@@ -81,6 +81,9 @@ class Dispatcher:
         #: Start each new topic's shell in the background when the topic is made (the daemon, MCP: agents'
         #: topics, whose first command would otherwise wait for the sandbox to start).
         self.warm_shells = False
+        #: Watch open documents for changes made outside (off for `-c`, which ends before one could matter:
+        #: importing watchdog and starting its observer cost more than the request; staleness is a stat and a hash).
+        self.watch_files = True
 
     def check(self) -> None:
         """Fail at start-up, not on the first request, when the workspace or its policy is unusable."""
@@ -106,7 +109,7 @@ class Dispatcher:
             if self._documents is None:
                 from stringsh.documents.state import DocumentState
 
-                self._documents = DocumentState(workspace)
+                self._documents = DocumentState(workspace, watching=self.watch_files)
             return self._documents
 
     def session(self, topic: str | None = None) -> Session:

@@ -13,6 +13,7 @@ from stringsh.output import reply_writer
 
 
 def run_one(dispatcher: Dispatcher, text: str, topic: str | None = None, *, color: bool = False) -> int:
+    dispatcher.watch_files = False  # one request: nothing to watch for
     reply = dispatcher.execute(text, topic)
     reply_writer(sys.stdout.buffer, color=color).write(reply.text)
     return exit_status(reply.ok, reply.code)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from stringsh.actions.web import WebPage
 from stringsh.errors import StringError
@@ -13,7 +12,6 @@ from stringsh.render.document import Document
 from stringsh.render.view import DocumentView, ViewLoader
 
 
-@dataclass
 class RemoteView(DocumentView):
     """A document an HTTP action returned: shown and navigable, but not a workspace file.
 
@@ -21,8 +19,11 @@ class RemoteView(DocumentView):
     """
 
     remote: ClassVar[bool] = True
+    _fields = (*DocumentView._fields, "refetch")
 
-    refetch: Callable[[], str] | None = None
+    def __init__(self, *args: Any, refetch: Callable[[], str] | None = None, **fields: Any) -> None:
+        super().__init__(*args, **fields)
+        self.refetch = refetch
 
     @property
     def folder(self) -> str:
@@ -48,13 +49,17 @@ class RemoteView(DocumentView):
         return fresh
 
 
-@dataclass
 class WebView(RemoteView):
     """A web page `/open https://…` fetched: its markdown (or text) shown, the server's text kept for `/source`;
     `/refresh` and `/back` fetch it again."""
 
-    original: str = ""
-    fetcher: Callable[[], WebPage] | None = None
+    _fields = (*RemoteView._fields, "original", "fetcher")
+
+    def __init__(self, *args: Any, original: str = "", fetcher: Callable[[], WebPage] | None = None,
+                 **fields: Any) -> None:
+        super().__init__(*args, **fields)
+        self.original = original
+        self.fetcher = fetcher
 
     @classmethod
     def of(cls, page: WebPage, fetcher: Callable[[], WebPage] | None) -> WebView:

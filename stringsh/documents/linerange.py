@@ -7,15 +7,15 @@ of that whole name exists.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import NamedTuple
 
 from stringsh.errors import Hint, StringError
+from stringsh.lazyexports import lazy_pattern
 
-STRICT = re.compile(r"^(.+):L(\d+)(?:-L?(\d+))?$")
+STRICT = lazy_pattern(r"^(.+):L(\d+)(?:-L?(\d+))?$")
 #: What an attempt at a line target looks like (a file name such as `notes:Lunch.txt` has a dot, so it does not).
-LOOSE = re.compile(r"^(.+):L([\w+-]*)$")
+LOOSE = lazy_pattern(r"^(.+):L([\w+-]*)$")
 
 
 class LineTarget(NamedTuple):

@@ -7,7 +7,6 @@ so the rules live once: a view read is a file seen (the stale-write guard), a vi
 
 from __future__ import annotations
 
-import dataclasses
 import posixpath
 from typing import TYPE_CHECKING
 
@@ -61,7 +60,8 @@ class DocumentService:
     @property
     def loader(self) -> ViewLoader:
         state = self.state
-        return ViewLoader(self.workspace, self.root, state.index_cache, state.watcher, self.topic)
+        return ViewLoader(self.workspace, self.root, state.index_cache, state.watcher if state.watching else None,
+                          self.topic)
 
     # the open view -----------------------------------------------------------------------------------------------
 
@@ -254,7 +254,7 @@ class DocumentService:
             return
         info = workspace.stat(rel) if written is not None else None
         if written is not None and info is not None:
-            fresh = dataclasses.replace(current, doc=written, size=info.size, mtime_ns=info.mtime_ns, auto_shortcuts={})
+            fresh = current.replace(doc=written, size=info.size, mtime_ns=info.mtime_ns, auto_shortcuts={})
         else:
             fresh = self.load(rel, watch=current.watcher is None)
         fresh.watcher = fresh.watcher or current.watcher

@@ -25,8 +25,9 @@ class DocumentState:
     """Shared by every topic of one dispatcher: the index cache, the file watcher and the HTTP clients of its
     actions, each made on first use; close stops the watcher and the clients."""
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, *, watching: bool = True) -> None:
         self.workspace = workspace
+        self.watching = watching  # whether views opened are watched (the loader's watcher)
         self._lock = threading.Lock()
         self._cache: IndexCache | None = None
         self._watcher: Watcher | None = None

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from stringsh.lazyexports import lazy_pattern
+
 # CommonMark's HTML block tag names (start condition 6) and open/close tag syntax (condition 7), written out here
 # rather than imported from markdown-it so that scripted start-up does not load the markdown parser.
 BLOCK_TAG_NAMES = frozenset(
@@ -78,18 +80,18 @@ BLOCK_TAG_NAMES = frozenset(
 _ATTRIBUTE = r"""(?:\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\s*=\s*(?:[^"'=<>`\x00-\x20]+|'[^']*'|"[^"]*"))?)"""
 _OPEN_TAG = r"<[A-Za-z][A-Za-z0-9\-]*" + _ATTRIBUTE + r"*\s*\/?>"
 _CLOSE_TAG = r"<\/[A-Za-z][A-Za-z0-9\-]*\s*>"
-HR = re.compile(r"^([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-FENCE = re.compile(r"^(`{3,}|~{3,})(.*)$")
-BULLET = re.compile(r"^([-+*])(?:([ \t]+)(.*)|$)")
-ORDERED = re.compile(r"^(\d{1,9})([.)])(?:([ \t]+)(.*)|$)")
-SETEXT = re.compile(r"^(=+|-+)[ \t]*$")
-TABLE_DELIMITER = re.compile(r"^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
-REFERENCE = re.compile(r"""^ {0,3}\[[^\]]+\]:[ \t]*\S+(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^)]*\)))?[ \t]*$""")
-HTML_SEVEN = re.compile("^(?:" + _OPEN_TAG + "|" + _CLOSE_TAG + r")\s*$")
+HR = lazy_pattern(r"^([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+FENCE = lazy_pattern(r"^(`{3,}|~{3,})(.*)$")
+BULLET = lazy_pattern(r"^([-+*])(?:([ \t]+)(.*)|$)")
+ORDERED = lazy_pattern(r"^(\d{1,9})([.)])(?:([ \t]+)(.*)|$)")
+SETEXT = lazy_pattern(r"^(=+|-+)[ \t]*$")
+TABLE_DELIMITER = lazy_pattern(r"^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+REFERENCE = lazy_pattern(r"""^ {0,3}\[[^\]]+\]:[ \t]*\S+(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^)]*\)))?[ \t]*$""")
+HTML_SEVEN = lazy_pattern("^(?:" + _OPEN_TAG + "|" + _CLOSE_TAG + r")\s*$")
 HTML_BLOCK_NAMES = BLOCK_TAG_NAMES
-HTML_TAG_NAME = re.compile(r"^</?([A-Za-z][A-Za-z0-9-]*)(?=[\s/>]|$)")
-HTML_ONE = re.compile(r"^<(script|pre|style|textarea)(?=[\s>]|$)", re.IGNORECASE)
-HTML_ONE_END = re.compile(r"</(script|pre|style|textarea)>", re.IGNORECASE)
+HTML_TAG_NAME = lazy_pattern(r"^</?([A-Za-z][A-Za-z0-9-]*)(?=[\s/>]|$)")
+HTML_ONE = lazy_pattern(r"^<(script|pre|style|textarea)(?=[\s>]|$)", re.IGNORECASE)
+HTML_ONE_END = lazy_pattern(r"</(script|pre|style|textarea)>", re.IGNORECASE)
 HTML_ENDS = {2: "-->", 3: "?>", 4: ">", 5: "]]>"}
 #: First characters after indentation that may start something other than paragraph text (`|` and `:` may start
 #: a table's delimiter row).

@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from functools import cached_property
 
 from stringsh.render.cache import IndexCache
 from stringsh.render.index import Block, DocIndex, build_index, update_index
 from stringsh.render.kinds import MARKDOWN_SUFFIXES, is_markdown
+from stringsh.render.record import Record
 
 __all__ = ["MARKDOWN_SUFFIXES", "Document", "is_markdown"]
 
 
-@dataclass
-class Document:
+class Document(Record):
     """Source text plus its index. `lines` are split on `\\n` only and keep any `\\r`."""
 
-    text: str
-    sha256: str = ""
-    index: DocIndex = field(default_factory=DocIndex)
+    _fields = ("text", "sha256", "index")
+
+    def __init__(self, text: str, sha256: str = "", index: DocIndex | None = None) -> None:
+        self.text = text
+        self.sha256 = sha256
+        self.index = index if index is not None else DocIndex()
 
     @classmethod
     def parse(cls, text: str, sha256: str = "", cache: IndexCache | None = None) -> Document:

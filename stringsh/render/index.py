@@ -7,12 +7,12 @@ index serialises to a cheap `marshal` blob. Lines are 0-based and ends exclusive
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from stringsh.render import sfmd
 from stringsh.render.blockids import number_slugs
+from stringsh.render.record import Record
 from stringsh.render.scan import front_matter_end, scan, scan_from
 from stringsh.render.slug import explicit_heading_id, heading_slug_text, normal_id, string_slug, unicode_slug
 
@@ -20,8 +20,7 @@ INDEX_VERSION = 7  # bumped whenever the index finds different blocks or actions
 # entries are not reused
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     """A resolved block. `start`/`end` bound what is shown and replaced; `head` lines stay on a block edit."""
 
     id: str
@@ -32,46 +31,54 @@ class Block:
     level: int = 0
 
 
-@dataclass
-class DocIndex:
+class DocIndex(Record):
     """Everything the commands need to know about a markdown document without re-reading it.
 
     The first group of fields is what a scan finds, each entry carrying its line; the second is derived from it
     (`derive`), so a block edit can re-scan a few lines and shift the rest (`update_index`).
     """
 
-    line_count: int = 0
-    front_matter_end: int = 0
-    front_matter: dict[str, Any] = field(default_factory=dict)
+    line_count: int
+    front_matter_end: int
+    front_matter: dict[str, Any]
     #: (line, end, level, text, explicit id or "", slug)
-    headings: list[tuple[int, int, int, str, str, str]] = field(default_factory=list)
+    headings: list[tuple[int, int, int, str, str, str]]
     #: (start, end, info, indent) of fenced code blocks
-    fences: list[tuple[int, int, str, int]] = field(default_factory=list)
+    fences: list[tuple[int, int, str, int]]
     #: (start, end) of every code range (fences, indented code, front matter): SFMD syntax there is an example
-    code: list[tuple[int, int]] = field(default_factory=list)
+    code: list[tuple[int, int]]
     #: (kind "#" or "/", id, line) of every block marker line outside code
-    marker_lines: list[tuple[str, str, int]] = field(default_factory=list)
+    marker_lines: list[tuple[str, str, int]]
     #: (name, url, line) of reference definitions
-    reference_lines: list[tuple[str, str, int]] = field(default_factory=list)
-    menus: list[tuple[str, str, int]] = field(default_factory=list)
-    includes: list[tuple[str, str, int]] = field(default_factory=list)
+    reference_lines: list[tuple[str, str, int]]
+    menus: list[tuple[str, str, int]]
+    includes: list[tuple[str, str, int]]
     #: (id as written, label, href, line) of `[@id Label](href)` links
-    shortcut_lines: list[tuple[str, str, str, int]] = field(default_factory=list)
+    shortcut_lines: list[tuple[str, str, str, int]]
     #: (id, METHOD, target, start, end)
-    actions: list[tuple[str, str, str, int, int]] = field(default_factory=list)
+    actions: list[tuple[str, str, str, int, int]]
     #: (path, line) of `[!requirements](path)` lines
-    requirement_lines: list[tuple[str, int]] = field(default_factory=list)
+    requirement_lines: list[tuple[str, int]]
     # -- derived --
     #: (id, open line, close line) of explicit `<!-- #id -->` blocks, by open line
-    markers: list[tuple[str, int, int]] = field(default_factory=list)
-    references: dict[str, str] = field(default_factory=dict)
+    markers: list[tuple[str, int, int]]
+    references: dict[str, str]
     #: (id, label, href, line) with repeated ids numbered
-    shortcuts: list[tuple[str, str, str, int]] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    shortcuts: list[tuple[str, str, str, int]]
+    warnings: list[str]
     #: one per heading: its explicit id, else its distinct slug id (`changes-1`), else "" (see blockids.py)
-    heading_ids: list[str] = field(default_factory=list)
+    heading_ids: list[str]
     #: every name a heading answers to by slug (bare, numbered, Unicode spelling) → those headings, in order
-    heading_names: dict[str, list[int]] = field(default_factory=dict)
+    heading_names: dict[str, list[int]]
+
+    def __init__(self, line_count: int = 0, front_matter_end: int = 0, **fields: Any) -> None:
+        """Every other field by keyword, each an empty list or dict when not given."""
+        self.line_count = line_count
+        self.front_matter_end = front_matter_end
+        for name in self._fields[2:]:
+            setattr(self, name, fields.pop(name) if name in fields else {} if name in self._DICTS else [])
+        if fields:
+            raise TypeError(f"DocIndex has no field {sorted(fields)[0]!r}")
 
     def derive(self) -> DocIndex:
         self.markers, self.warnings = sfmd.pair_markers(self.marker_lines)
@@ -171,6 +178,8 @@ class DocIndex:
 
     #: Stored too, so a disk entry loads without `derive` (numbering 6,000 heading slugs costs more than the load).
     _DERIVED = ("markers", "references", "shortcuts", "warnings", "heading_ids", "heading_names")
+    __slots__ = _fields = _RAW + _DERIVED
+    _DICTS = frozenset({"front_matter", "references", "heading_names"})
 
     def to_tuple(self) -> tuple[Any, ...]:
         return (INDEX_VERSION, *(getattr(self, name) for name in self._RAW + self._DERIVED))

@@ -12,7 +12,6 @@ unmask a secret.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -31,12 +30,14 @@ def redactor_key(redactor: Redactor) -> str:
     return hashlib.sha256(spec.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-@dataclass(frozen=True)
 class MaskMemo:
     """Masks texts of one workspace through its index cache; used only with that workspace's own `redact_lines`."""
 
-    workspace: Workspace
-    cache: IndexCache
+    __slots__ = ("cache", "workspace")
+
+    def __init__(self, workspace: Workspace, cache: IndexCache) -> None:
+        self.workspace = workspace
+        self.cache = cache
 
     def serves(self, redact: Callable[[str], str]) -> bool:
         return redact == self.workspace.redact_lines

@@ -9,40 +9,44 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 
 from stringsh.errors import error_reason
 from stringsh.hints import command_word
+from stringsh.lazyexports import lazy_pattern
 from stringsh.render import sfmd
 from stringsh.render.document import Document
 from stringsh.render.index import Block
+from stringsh.render.record import Record
 from stringsh.render.slug import string_slug
 
 DEFAULT_BUDGET = 400
 #: With a line budget, output also stops at this many characters (a minified file is one huge line).
 MAX_CHARS = 100_000
 # Link patterns stop at the next bracket or parenthesis (linear time on hostile input, see sfmd.SHORTCUT).
-REF_LINK = re.compile(r"\[([^\[\]]++)\]\[([^\[\]@][^\[\]]*+)\]")
-SHORTCUT_LINK = re.compile(r"\[(@[A-Za-z0-9._-]+)\s++([^\[\]]++)\]\([^()]++\)")
-PLAIN_LINK = re.compile(r"\[([^\[\]]*+)\]\((?!@)([^()]++)\)")
-INLINE_CODE = re.compile(r"`[^`\n]+`")
-SLUGGABLE_LABEL = re.compile(r"^[A-Za-z0-9\s-]+$")
-INCLUDE_TRIMMED = re.compile(r"^\[!include:([A-Za-z0-9_-]+)\]\(([^)]*)\)$")
+REF_LINK = lazy_pattern(r"\[([^\[\]]++)\]\[([^\[\]@][^\[\]]*+)\]")
+SHORTCUT_LINK = lazy_pattern(r"\[(@[A-Za-z0-9._-]+)\s++([^\[\]]++)\]\([^()]++\)")
+PLAIN_LINK = lazy_pattern(r"\[([^\[\]]*+)\]\((?!@)([^()]++)\)")
+INLINE_CODE = lazy_pattern(r"`[^`\n]+`")
+SLUGGABLE_LABEL = lazy_pattern(r"^[A-Za-z0-9\s-]+$")
+INCLUDE_TRIMMED = lazy_pattern(r"^\[!include:([A-Za-z0-9_-]+)\]\(([^)]*)\)$")
 
 #: Loads an include target (the path as written, the identity of the including document, "" for the one rendered)
 #: relative to the including document: returns (identity for cycle checks and nested includes, Document).
 IncludeLoader = Callable[[str, str], tuple[str, Document]]
 
 
-@dataclass
-class Rendered:
+class Rendered(Record):
     """A rendered window. `next_line` is the 0-based source line to read on from, None when nothing was cut."""
 
-    text: str
-    shortcuts: dict[str, str] = field(default_factory=dict)
-    next_line: int | None = None
-    first_line: int = 0
-    cut_by: str = "lines"
+    __slots__ = _fields = ("text", "shortcuts", "next_line", "first_line", "cut_by")
+
+    def __init__(self, text: str, shortcuts: dict[str, str] | None = None, next_line: int | None = None,
+                 first_line: int = 0, cut_by: str = "lines") -> None:
+        self.text = text
+        self.shortcuts = {} if shortcuts is None else shortcuts
+        self.next_line = next_line
+        self.first_line = first_line
+        self.cut_by = cut_by
 
 
 def is_auto_shortcut_href(href: str) -> bool:
@@ -53,22 +57,26 @@ def is_auto_shortcut_href(href: str) -> bool:
     return href.startswith(("http://", "https://")) or len(href) > 40
 
 
-@dataclass
 class _Links:
     """Auto-shortcut state of one rendering. Ids are the document's, not the window's: before its first id a window
     (a page from `--from N`, a block) counts the links above it (`catch_up`), so `@link-3` names the same link in
     every view of a document; links an include brings in are numbered after all of the document's own."""
 
-    references: dict[str, str]
-    shortcuts: dict[str, str] = field(default_factory=dict)
-    seen: set[str] = field(default_factory=set)
-    counts: dict[str, int] = field(default_factory=dict)
-    link_number: int = 1
-    #: Counts the document's links before the window (once, on the first id), then is cleared.
-    catch_up: Callable[[_Links], None] | None = None
-    #: Counts every link of the document: where included links start (once, on the first include).
-    whole: Callable[[_Links], None] | None = None
-    included: _Links | None = None
+    __slots__ = ("catch_up", "counts", "included", "link_number", "references", "seen", "shortcuts", "whole")
+
+    def __init__(self, references: dict[str, str], shortcuts: dict[str, str] | None = None, *,
+                 catch_up: Callable[[_Links], None] | None = None,
+                 whole: Callable[[_Links], None] | None = None) -> None:
+        self.references = references
+        self.shortcuts: dict[str, str] = {} if shortcuts is None else shortcuts
+        self.seen: set[str] = set()
+        self.counts: dict[str, int] = {}
+        self.link_number = 1
+        #: Counts the document's links before the window (once, on the first id), then is cleared.
+        self.catch_up = catch_up
+        #: Counts every link of the document: where included links start (once, on the first include).
+        self.whole = whole
+        self.included: _Links | None = None
 
     def auto_id(self, label: str, href: str) -> str | None:
         if not is_auto_shortcut_href(href):

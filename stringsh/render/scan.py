@@ -9,7 +9,6 @@ real documents (tests/render/test_scan.py checks that); lines are 0-based, ends 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from stringsh.render.blocks import (
     FENCE,
@@ -29,20 +28,22 @@ from stringsh.render.blocks import (
 )
 
 
-@dataclass
 class Structure:
     """Block structure of a document: what the index needs from a parse."""
 
-    #: (line, end, level, text): `line` is the first line, `end` the line after it (setext headings span lines).
-    headings: list[tuple[int, int, int, str]] = field(default_factory=list)
-    #: (start, end, info, indent) of every fenced code block, at any depth; `end` includes the closing fence.
-    fences: list[tuple[int, int, str, int]] = field(default_factory=list)
-    #: (start, end) of indented code blocks.
-    code: list[tuple[int, int]] = field(default_factory=list)
-    #: End line of the YAML front matter (0 when there is none).
-    front_matter_end: int = 0
-    #: For a partial scan: the line of the heading it stopped at, -1 when it ran to the end.
-    stopped_at: int = -1
+    __slots__ = ("code", "fences", "front_matter_end", "headings", "stopped_at")
+
+    def __init__(self) -> None:
+        #: (line, end, level, text): `line` is the first line, `end` the line after it (setext headings span lines).
+        self.headings: list[tuple[int, int, int, str]] = []
+        #: (start, end, info, indent) of every fenced code block, at any depth; `end` includes the closing fence.
+        self.fences: list[tuple[int, int, str, int]] = []
+        #: (start, end) of indented code blocks.
+        self.code: list[tuple[int, int]] = []
+        #: End line of the YAML front matter (0 when there is none).
+        self.front_matter_end = 0
+        #: For a partial scan: the line of the heading it stopped at, -1 when it ran to the end.
+        self.stopped_at = -1
 
 
 #: First characters of a line that `run` hands to `line` (indentation, or anything that may start a block).

@@ -10,24 +10,25 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 
+from stringsh.lazyexports import lazy_pattern
 from stringsh.render.blocks import closes_fence
 
-MARKER_LINE = re.compile(r"^[ \t]*<!-- ([#/])([A-Za-z0-9_-]+) -->[ \t]*\r?$", re.MULTILINE)
-MARKER_TRIMMED = re.compile(r"^<!-- [#/][A-Za-z0-9_-]+ -->$")
-DIRECTIVE_LINE = re.compile(r"^\[!(menu|nav|include):[A-Za-z0-9_-]+[^\]]*\]\(.*\)$|^\[!requirements\]\(.*\)$")
+MARKER_LINE = lazy_pattern(r"^[ \t]*<!-- ([#/])([A-Za-z0-9_-]+) -->[ \t]*\r?$", re.MULTILINE)
+MARKER_TRIMMED = lazy_pattern(r"^<!-- [#/][A-Za-z0-9_-]+ -->$")
+DIRECTIVE_LINE = lazy_pattern(r"^\[!(menu|nav|include):[A-Za-z0-9_-]+[^\]]*\]\(.*\)$|^\[!requirements\]\(.*\)$")
 # Line patterns never match past the end of their line (a run over line ends made them quadratic and wrong).
-MENU_LINE = re.compile(r"^[ \t]*\[!(?:nav|menu):([A-Za-z0-9_-]+)\]\(([^)\n]+)\)[ \t]*\r?$", re.MULTILINE)
-INCLUDE_LINE = re.compile(r"^[ \t]*\[!include:([A-Za-z0-9_-]+)\]\(([^)\n]*)\)[ \t]*\r?$", re.MULTILINE)
-REQUIREMENTS_LINE = re.compile(r"^[ \t]*\[!requirements\]\(([^)\n]+)\)[ \t]*\r?$", re.MULTILINE)
+MENU_LINE = lazy_pattern(r"^[ \t]*\[!(?:nav|menu):([A-Za-z0-9_-]+)\]\(([^)\n]+)\)[ \t]*\r?$", re.MULTILINE)
+INCLUDE_LINE = lazy_pattern(r"^[ \t]*\[!include:([A-Za-z0-9_-]+)\]\(([^)\n]*)\)[ \t]*\r?$", re.MULTILINE)
+REQUIREMENTS_LINE = lazy_pattern(r"^[ \t]*\[!requirements\]\(([^)\n]+)\)[ \t]*\r?$", re.MULTILINE)
 #: Possessive runs that stop at the next bracket or parenthesis: a match attempt never rescans the rest of the text
 #: (hostile input like `[@a` + 200 KB of spaces, or `[@a b](` repeated, made the greedy form quadratic).
-SHORTCUT = re.compile(r"\[(@[A-Za-z0-9_-]+)\s++([^\[\]]++)\]\(([^()]++)\)")
-REFERENCE_DEF = re.compile(r"^[ \t]*\[([^\]\n]+)\]:\s+<?([^\s>]+)>?", re.MULTILINE)
-REFERENCE_DEF_TRIMMED = re.compile(r"^\[[^\]]+\]:\s+\S")
+SHORTCUT = lazy_pattern(r"\[(@[A-Za-z0-9_-]+)\s++([^\[\]]++)\]\(([^()]++)\)")
+REFERENCE_DEF = lazy_pattern(r"^[ \t]*\[([^\]\n]+)\]:\s+<?([^\s>]+)>?", re.MULTILINE)
+REFERENCE_DEF_TRIMMED = lazy_pattern(r"^\[[^\]]+\]:\s+\S")
 #: An inline code span as the renderer finds it (`stringsh.render.plain.INLINE_CODE`): links inside are examples.
-INLINE_CODE = re.compile(r"`[^`\n]+`")
-ACTION_INFO = re.compile(r"^act\.([A-Za-z0-9_-]+)(\.response)?$")
-ACTION_HEAD = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|CLI)\s+(.+)$", re.IGNORECASE)
+INLINE_CODE = lazy_pattern(r"`[^`\n]+`")
+ACTION_INFO = lazy_pattern(r"^act\.([A-Za-z0-9_-]+)(\.response)?$")
+ACTION_HEAD = lazy_pattern(r"^(GET|POST|PUT|PATCH|DELETE|CLI)\s+(.+)$", re.IGNORECASE)
 
 
 class LineMap:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
-import unicodedata
+from stringsh.lazyexports import lazy_pattern
 
 # String's `\w` is JavaScript's: ASCII letters, digits and underscore only; its `\s` is Unicode whitespace.
-_NOT_SLUG = re.compile(r"[^A-Za-z0-9_\s-]")
-_SPACES = re.compile(r"\s+")
-_BRACE_ID = re.compile(r"\{#([A-Za-z0-9_-]+)\}")
-_ATX_LINE = re.compile(r"^(#{1,6})\s+(.+)$")
+_NOT_SLUG = lazy_pattern(r"[^A-Za-z0-9_\s-]")
+_SPACES = lazy_pattern(r"\s+")
+_BRACE_ID = lazy_pattern(r"\{#([A-Za-z0-9_-]+)\}")
+_ATX_LINE = lazy_pattern(r"^(#{1,6})\s+(.+)$")
 
 
 def string_slug(text: str) -> str:
@@ -35,6 +34,8 @@ def heading_slug_text(line: str, parsed_text: str) -> str:
 def unicode_slug(text: str) -> str:
     """The slug with letters of every script kept (`Säction` → `säction`), as GitHub spells anchors; String drops
     them (`sction`), so both spellings are accepted. Whitespace is treated as String does (trimmed, runs → `-`)."""
+    import unicodedata  # only for a heading that is not ASCII
+
     kept = "".join(
         ch for ch in unicodedata.normalize("NFC", text.lower())
         if ch.isalnum() or ch in "_-" or ch.isspace() or unicodedata.category(ch).startswith("M")
@@ -49,4 +50,8 @@ def normal_id(block_id: str) -> str:
         from urllib.parse import unquote  # only for an id copied from a URL
 
         block_id = unquote(block_id)
-    return block_id if block_id.isascii() else unicodedata.normalize("NFC", block_id)
+    if block_id.isascii():
+        return block_id
+    import unicodedata  # only for an id that is not ASCII
+
+    return unicodedata.normalize("NFC", block_id)

@@ -6,16 +6,15 @@ module only needs its `stat`/`read_text` methods, so it imports nothing from the
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import posixpath
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from stringsh.errors import StringError
 from stringsh.render import blockids, plain
 from stringsh.render.document import Document, LazyDocument, is_markdown
 from stringsh.render.index import Block, DocIndex
+from stringsh.render.record import Record
 from stringsh.workspace import LEGACY_ENCODINGS, is_ambiguous, legacy_note
 
 if TYPE_CHECKING:
@@ -30,30 +29,36 @@ if TYPE_CHECKING:
 BUDGET_VARIABLE = "_max_lines"
 
 
-@dataclass
-class DocumentView:
+class DocumentView(Record):
     """An open document in a topic: the text as read, its index, the block shown and the stale flag."""
 
     #: False for a workspace file; True for a page a server returned (stringsh.actions.remote), which has no
     #: local file, never runs CLI actions or sends `$NAME` values, and reloads by fetching again.
     remote: ClassVar[bool] = False
 
-    path: str  # root-relative
-    kind: str  # "markdown", "text" or "binary"
-    doc: Document
-    size: int = 0
-    mtime_ns: int = 0
-    block: str | None = None
-    mime: str = ""
-    auto_shortcuts: dict[str, str] = field(default_factory=dict)
-    watcher: WatchHandle | None = None
-    #: How the file's bytes decode ("utf-8", "utf-16-le", …) and whether they start with a BOM.
-    encoding: str = "utf-8"
-    bom: bool = False
-    #: A source file's symbols (render/code/): its blocks are its definitions. None for other files.
-    symbols: SymbolIndex | None = None
-    #: Remembers what masking changes in this text (a view read through the index cache; see maskmemo.py).
-    masks: MaskMemo | None = None
+    _fields = ("path", "kind", "doc", "size", "mtime_ns", "block", "mime", "auto_shortcuts", "watcher", "encoding",
+               "bom", "symbols", "masks")
+
+    def __init__(self, path: str, kind: str, doc: Document, size: int = 0, mtime_ns: int = 0,
+                 block: str | None = None, mime: str = "", auto_shortcuts: dict[str, str] | None = None,
+                 watcher: WatchHandle | None = None, encoding: str = "utf-8", bom: bool = False,
+                 symbols: SymbolIndex | None = None, masks: MaskMemo | None = None) -> None:
+        self.path = path  # root-relative
+        self.kind = kind  # "markdown", "text" or "binary"
+        self.doc = doc
+        self.size = size
+        self.mtime_ns = mtime_ns
+        self.block = block
+        self.mime = mime
+        self.auto_shortcuts: dict[str, str] = {} if auto_shortcuts is None else auto_shortcuts
+        self.watcher = watcher
+        #: How the file's bytes decode ("utf-8", "utf-16-le", …) and whether they start with a BOM.
+        self.encoding = encoding
+        self.bom = bom
+        #: A source file's symbols (render/code/): its blocks are its definitions. None for other files.
+        self.symbols = symbols
+        #: Remembers what masking changes in this text (a view read through the index cache; see maskmemo.py).
+        self.masks = masks
 
     @property
     def index(self) -> DocIndex:
@@ -76,7 +81,7 @@ class DocumentView:
 
     def with_block(self, block: str | None) -> DocumentView:
         """The same document showing another block (shares text, index and watch)."""
-        return dataclasses.replace(self, block=block, auto_shortcuts=dict(self.auto_shortcuts))
+        return self.replace(block=block, auto_shortcuts=dict(self.auto_shortcuts))
 
     def is_stale(self, workspace: Workspace) -> bool:
         """True when the file no longer has the bytes this view was built from (watch flag or stat, then hash)."""
@@ -109,16 +114,19 @@ class DocumentView:
             self.watcher = None
 
 
-@dataclass(frozen=True)
 class ViewLoader:
     """What loading a view needs: the engine, the workspace's index cache and its watcher (None: no watching)."""
 
-    workspace: Workspace
-    root: str | os.PathLike[str]
-    cache: IndexCache | None = None
-    watcher: Watcher | None = None
-    #: The topic reading, for the audit record of the read.
-    topic: str | None = None
+    __slots__ = ("cache", "root", "topic", "watcher", "workspace")
+
+    def __init__(self, workspace: Workspace, root: str | os.PathLike[str], cache: IndexCache | None = None,
+                 watcher: Watcher | None = None, topic: str | None = None) -> None:
+        self.workspace = workspace
+        self.root = root
+        self.cache = cache
+        self.watcher = watcher
+        #: The topic reading, for the audit record of the read.
+        self.topic = topic
 
     def load(self, rel: str, *, watch: bool = True) -> DocumentView:
         return load_view(self.workspace, rel, cache=self.cache, watcher=self.watcher if watch else None,
@@ -210,7 +218,7 @@ def masked(view: DocumentView, redact: Callable[[str], str]) -> DocumentView:
         return view
     cache = memo.cache if memo is not None else None
     doc = Document.parse(text, cache=cache) if view.kind == "markdown" else Document(text)
-    return dataclasses.replace(view, doc=doc, auto_shortcuts={}, masks=None)
+    return view.replace(doc=doc, auto_shortcuts={}, masks=None)
 
 
 def budget_from(variables: dict[str, str]) -> int:

@@ -14,7 +14,6 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -23,23 +22,27 @@ if TYPE_CHECKING:
 SETUP_DELAY = 0.05
 
 
-@dataclass
 class WatchHandle:
     """The stale flag of one open document; `changed` is set from the observer thread."""
 
-    path: str
-    owner: Watcher = field(repr=False, compare=False)
-    changed: threading.Event = field(default_factory=threading.Event)
-    closed: bool = False
-    scheduled: bool = False  # counted in its folder's watch
-    #: Called on the observer thread after `changed` is set; it must be quick and take no lock held around an
-    #: observer call (an MCP subscription queues its notification).
-    on_change: Callable[[], None] | None = None
-    #: Set once the background setup is over (scheduled or given up): a caller may wait before relying on events.
-    ready: threading.Event = field(default_factory=threading.Event)
-    #: A folder's handle (`Watcher.watch_folder`): set by any change below it, except paths `ignore` says.
-    folder: bool = False
-    ignore: Callable[[str], bool] | None = field(default=None, repr=False, compare=False)
+    def __init__(self, path: str, owner: Watcher, *, on_change: Callable[[], None] | None = None,
+                 folder: bool = False, ignore: Callable[[str], bool] | None = None) -> None:
+        self.path = path
+        self.owner = owner
+        self.changed = threading.Event()
+        self.closed = False
+        self.scheduled = False  # counted in its folder's watch
+        #: Called on the observer thread after `changed` is set; it must be quick and take no lock held around an
+        #: observer call (an MCP subscription queues its notification).
+        self.on_change = on_change
+        #: Set once the background setup is over (scheduled or given up): a caller may wait before relying on events.
+        self.ready = threading.Event()
+        #: A folder's handle (`Watcher.watch_folder`): set by any change below it, except paths `ignore` says.
+        self.folder = folder
+        self.ignore = ignore
+
+    def __repr__(self) -> str:
+        return f"WatchHandle(path={self.path!r}, closed={self.closed!r}, folder={self.folder!r})"
 
     def close(self) -> None:
         if not self.closed:

@@ -138,3 +138,24 @@ def test_dash_c_ls_loads_exactly_the_named_modules(ws: Path, kind: str, interpre
     ours = {name for name in modules if name == "stringsh" or name.startswith("stringsh.")}
     assert sorted(ours - DASH_C_LS_MODULES) == [], "new on the -c /ls path"
     assert sorted(DASH_C_LS_MODULES - ours) == [], "no longer on the -c /ls path: drop from the list"
+
+
+OPEN_PROBE = """
+import json, sys
+from stringsh.cli import main
+status = main(["-c", "/open notes.md"])
+print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
+"""
+
+
+def test_dash_c_open_loads_no_dataclasses_and_watches_nothing(ws: Path, interpreter_start_modules: set[str]) -> None:
+    """A repeat `/open` in a new process: its value classes are hand-written (render/record.py), so neither
+    dataclasses nor inspect loads, and a one-shot `-c` starts no file watch (watchdog and its observer thread)."""
+    (ws / "notes.md").write_text("# Notes\n\nSee [the guide](https://example.com/a/rather/long/link/to/the/guide).\n")
+    proc = subprocess.run([sys.executable, "-c", OPEN_PROBE], cwd=ws, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout.splitlines()[-1])
+    assert report["status"] == 0
+    loaded = set(report["modules"]) - interpreter_start_modules
+    assert "stringsh.render.plain" in loaded  # the document was rendered
+    assert sorted(n for n in ("dataclasses", "inspect", "watchdog", "stringsh.render.watch") if n in loaded) == []
