@@ -1,0 +1,57 @@
+"""A screen over a whole listing of paths at once (glob's rg engine, 50k paths a run): the few strings one of which a
+path must hold for any check of the walk's to hide or change it, searched for once in the listing's text, so only
+the paths holding one are checked one by one (rgwalk.Visible and the masking, exactly as before) and the rest pass
+as they are.
+
+Those strings: each literal run of the secret deny globs (globs.GlobSet.literals; a denied folder's name or path
+holds one too), each built-in literal masking looks for (redact.Redactor.path_literals), `.git`, `.stringsh` and
+the temp-file prefix. All are looked for in the lowered text (the deny globs ignore case; a literal masking looks
+for as is is also there lowered), so a path holding none of them is neither denied, nor below a denied, `.git`,
+`.stringsh` or temp folder, nor a temp file, nor changed by masking. When that cannot be said (a deny glob without
+a literal run, a policy pattern of its own for masking, a name whose lowering changes its length) every path is a
+suspect: the screen only ever saves work.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from stringsh.workspace.paths import STATE_DIR, TEMP_PREFIX
+
+if TYPE_CHECKING:
+    from stringsh.workspace.engine import Workspace
+
+
+class PathScreen:
+    """`suspects(text)`: the paths of a NUL-separated listing that need the one-by-one checks."""
+
+    __slots__ = ("literals",)
+
+    def __init__(self, ws: Workspace) -> None:
+        denied = ws.confiner.matcher.deny.literals()
+        masked = ws.redactor.path_literals()
+        if denied is None or masked is None:
+            self.literals: tuple[str, ...] | None = None
+            return
+        found = {*denied, *(literal.lower() for literal in masked), TEMP_PREFIX.lower(), ".git", STATE_DIR.lower()}
+        # a path holding `.env.local` holds `.env`: the longer one need not be looked for
+        self.literals = tuple(sorted(text for text in found if not any(o != text and o in text for o in found)))
+
+    def suspects(self, text: str) -> set[str] | None:
+        """The paths of `text` (NUL between them) holding one of the strings; None when every path is one."""
+        if self.literals is None:
+            return None
+        low = text.lower()
+        if len(low) != len(text):
+            return None  # a character lowered to several: positions in `low` are not those in `text`
+        found: set[str] = set()
+        for literal in self.literals:
+            at = low.find(literal)
+            while at >= 0:
+                start = text.rfind("\0", 0, at) + 1
+                end = text.find("\0", at)
+                if end < 0:
+                    end = len(text)
+                found.add(text[start:end])
+                at = low.find(literal, end)
+        return found
