@@ -25,33 +25,46 @@ if TYPE_CHECKING:
 class PathScreen:
     """`suspects(text)`: the paths of a NUL-separated listing that need the one-by-one checks."""
 
-    __slots__ = ("literals",)
+    __slots__ = ("lowered", "raw")
 
     def __init__(self, ws: Workspace) -> None:
         denied = ws.confiner.matcher.deny.literals()
         masked = ws.redactor.path_literals()
-        if denied is None or masked is None:
-            self.literals: tuple[str, ...] | None = None
-            return
-        found = {*denied, *(literal.lower() for literal in masked), TEMP_PREFIX.lower(), ".git", STATE_DIR.lower()}
-        # a path holding `.env.local` holds `.env`: the longer one need not be looked for
-        self.literals = tuple(sorted(text for text in found if not any(o != text and o in text for o in found)))
+        #: Looked for as they are (masking's literals: case counts, and an upper-case one is soon passed over)
+        self.raw: tuple[str, ...] | None = None if masked is None else _fewest(masked)
+        #: Looked for in the lowered text (the deny globs ignore case)
+        self.lowered: tuple[str, ...] | None = None
+        if denied is not None:
+            self.lowered = _fewest((*denied, TEMP_PREFIX.lower(), ".git", STATE_DIR.lower()))
 
     def suspects(self, text: str) -> set[str] | None:
         """The paths of `text` (NUL between them) holding one of the strings; None when every path is one."""
-        if self.literals is None:
+        if self.raw is None or self.lowered is None:
             return None
         low = text.lower()
         if len(low) != len(text):
             return None  # a character lowered to several: positions in `low` are not those in `text`
         found: set[str] = set()
-        for literal in self.literals:
-            at = low.find(literal)
-            while at >= 0:
-                start = text.rfind("\0", 0, at) + 1
-                end = text.find("\0", at)
-                if end < 0:
-                    end = len(text)
-                found.add(text[start:end])
-                at = low.find(literal, end)
+        for literal in self.raw:
+            _paths_holding(text, text, literal, found)
+        for literal in self.lowered:
+            _paths_holding(text, low, literal, found)
         return found
+
+
+def _fewest(literals: tuple[str, ...]) -> tuple[str, ...]:
+    """The literals but those holding another: a path holding `.env.local` holds `.env`."""
+    unique = set(literals)
+    return tuple(sorted(text for text in unique if not any(other != text and other in text for other in unique)))
+
+
+def _paths_holding(text: str, searched: str, literal: str, found: set[str]) -> None:
+    """Add to `found` each path of `text` in which `searched` (the text, or its lowered form) holds `literal`."""
+    at = searched.find(literal)
+    while at >= 0:
+        start = text.rfind("\0", 0, at) + 1
+        end = text.find("\0", at)
+        if end < 0:
+            end = len(text)
+        found.add(text[start:end])
+        at = searched.find(literal, end)
