@@ -245,6 +245,8 @@ def by_path(rels: list[str]) -> Iterator[str]:
     """`rels` in PATH_KEY's order. The keys are made in a few C calls over all of them when no name holds a \\x01
     (then `/` made \\x01 sorts as `/` made NUL would), and made back into paths a few at a time, as they are
     asked for: a key made for each path costs several times more, and only the first are wanted."""
+    if not rels:
+        return
     joined = "\0".join(rels)
     if "\1" in joined:
         yield from sorted(rels, key=PATH_KEY)
@@ -260,7 +262,7 @@ def _first_listed(rels: list[str], limit: int, statted: Callable[[str], Item | N
     many it found not to be (a file changed since rg named it: the next in order takes its place)."""
     shown: list[Item] = []
     refused = 0
-    for rel in by_path(rels) if rels and limit else ():
+    for rel in by_path(rels) if limit else ():
         item = statted(rel)
         if item is None:
             refused += 1
