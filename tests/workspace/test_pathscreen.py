@@ -33,6 +33,8 @@ def test_every_path_a_check_would_hide_or_mask_is_a_suspect(tmp_path: Path) -> N
         screen = PathScreen(ws)
         assert screen.suspects("\0".join(PLAIN + HIDDEN_OR_MASKED)) == set(HIDDEN_OR_MASKED)
         assert screen.suspects("\0".join(PLAIN)) == set()
+        # a literal held at a name's start (`.env`) is looked for there alone: first, after a NUL or a `/`
+        assert screen.suspects(".env\0x.envy/a.txt\0b/.Env/c\0.stringsh") == {".env", "b/.Env/c", ".stringsh"}
         assert screen.suspects("x/\u0130.txt\0src/main.py") is None  # İ lowers to two characters
     finally:
         ws.close()

@@ -25,17 +25,21 @@ if TYPE_CHECKING:
 class PathScreen:
     """`suspects(text)`: the paths of a NUL-separated listing that need the one-by-one checks."""
 
-    __slots__ = ("lowered", "raw")
+    __slots__ = ("dotted", "lowered", "raw")
 
     def __init__(self, ws: Workspace) -> None:
         denied = ws.confiner.matcher.deny.literals()
         masked = ws.redactor.path_literals()
         #: Looked for as they are (masking's literals: case counts, and an upper-case one is soon passed over)
-        self.raw: tuple[str, ...] | None = None if masked is None else _fewest(masked)
-        #: Looked for in the lowered text (the deny globs ignore case)
+        self.raw: tuple[str, ...] | None = None if masked is None else _fewest((), masked)[1]
+        #: Looked for in the lowered text (the deny globs ignore case): `dotted`, those held at the start of a name
+        #: and starting with a dot, at each `/.` and NUL-dot alone (one search for all of them); `lowered` anywhere
+        self.dotted: tuple[str, ...] = ()
         self.lowered: tuple[str, ...] | None = None
         if denied is not None:
-            self.lowered = _fewest((*denied, TEMP_PREFIX.lower(), ".git", STATE_DIR.lower()))
+            starts, anywhere = _fewest((*denied[0], TEMP_PREFIX.lower(), ".git", STATE_DIR.lower()), denied[1])
+            self.dotted = tuple(text for text in starts if text.startswith("."))
+            self.lowered = (*(text for text in starts if not text.startswith(".")), *anywhere)
 
     def suspects(self, text: str) -> set[str] | None:
         """The paths of `text` (NUL between them) holding one of the strings; None when every path is one."""
@@ -49,22 +53,39 @@ class PathScreen:
             _paths_holding(text, text, literal, found)
         for literal in self.lowered:
             _paths_holding(text, low, literal, found)
+        if self.dotted:
+            if low.startswith(self.dotted):
+                found.add(text[:_end(text, 0)])
+            for gate in ("/.", "\0."):
+                at = low.find(gate)
+                while at >= 0:
+                    if low.startswith(self.dotted, at + 1):  # `at` is the `/` or NUL before the name
+                        found.add(text[text.rfind("\0", 0, at + 1) + 1:_end(text, at + 1)])
+                    at = low.find(gate, at + 1)
         return found
 
 
-def _fewest(literals: tuple[str, ...]) -> tuple[str, ...]:
-    """The literals but those holding another: a path holding `.env.local` holds `.env`."""
-    unique = set(literals)
-    return tuple(sorted(text for text in unique if not any(other != text and other in text for other in unique)))
+def _fewest(starts: tuple[str, ...], anywhere: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The literals but those a path cannot hold without holding another: `.env.local` anywhere holds `.env`; at a
+    name's start only a literal found anywhere, or one it starts with, found at a name's start, stands for it."""
+    everywhere = set(anywhere)
+    kept_anywhere = {text for text in everywhere if not any(o != text and o in text for o in everywhere)}
+    at_start = set(starts) - everywhere
+    kept_starts = {text for text in at_start if not any(o in text for o in kept_anywhere)
+                   and not any(o != text and text.startswith(o) for o in at_start)}
+    return tuple(sorted(kept_starts)), tuple(sorted(kept_anywhere))
+
+
+def _end(text: str, at: int) -> int:
+    """Where the path holding position `at` ends."""
+    end = text.find("\0", at)
+    return len(text) if end < 0 else end
 
 
 def _paths_holding(text: str, searched: str, literal: str, found: set[str]) -> None:
     """Add to `found` each path of `text` in which `searched` (the text, or its lowered form) holds `literal`."""
     at = searched.find(literal)
     while at >= 0:
-        start = text.rfind("\0", 0, at) + 1
-        end = text.find("\0", at)
-        if end < 0:
-            end = len(text)
-        found.add(text[start:end])
+        end = _end(text, at)
+        found.add(text[text.rfind("\0", 0, at) + 1:end])
         at = searched.find(literal, end)
