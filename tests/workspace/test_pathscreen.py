@@ -86,3 +86,27 @@ def test_the_path_masker_masks_as_the_redactor_does(tmp_path: Path) -> None:
             assert masker(f"{TOKEN}.txt") == f"{secrets.replacement}.txt"
         finally:
             ws.close()
+
+
+def test_a_listed_file_changed_since_rg_named_it_is_refused_and_the_next_in_order_shown(tmp_path: Path) -> None:
+    from stringsh.workspace.ops.glob import _first_listed
+    from stringsh.workspace.ops.rgwalk import Folders
+
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "b").mkdir(parents=True)
+    (outside / "d").mkdir(parents=True)
+    (outside / "d" / "x.txt").write_text("secret\n")
+    for rel in ("a.txt", "b/c.txt", "e.txt"):
+        (root / rel).write_text("x\n")
+    os.symlink(outside / "d", root / "d")  # a folder swapped for a link since rg named d/x.txt
+    os.symlink(outside / "d" / "x.txt", root / "c.txt")  # a file swapped for a link
+    ws = Workspace(root, Policy.default(root))
+    folders = Folders(ws)
+    try:
+        listed = ["e.txt", "d/x.txt", "gone.txt", "c.txt", "b/c.txt", "a.txt"]
+        shown, refused = _first_listed(listed, 3, folders)
+        assert ([rel for _, rel, _ in shown], refused) == (["a.txt", "b/c.txt", "e.txt"], 2)  # gone.txt: not reached
+        assert [rel for _, rel, _ in _first_listed(listed, 1, folders)[0]] == ["a.txt"]
+    finally:
+        folders.close()
+        ws.close()

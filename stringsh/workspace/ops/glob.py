@@ -26,9 +26,10 @@ from stringsh.workspace.ops.rgwalk import usable
 from stringsh.workspace.ops.walk import Found, Start, Traversal, WalkStats, start_at, walk
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Iterator
 
     from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.ops.rgwalk import Folders
 
 MAX_PATTERN_BYTES = 1024
 BY_TIME, BY_PATH = itemgetter(0), itemgetter(1)
@@ -257,19 +258,35 @@ def by_path(rels: list[str]) -> Iterator[str]:
         yield from "\0".join(keys[at:at + 1024]).replace("\1", "/").split("\0")
 
 
-def _first_listed(rels: list[str], limit: int, statted: Callable[[str], Item | None]) -> tuple[list[Item], int]:
-    """The first `limit` of the paths rg listed, in path order, that `statted` finds still regular files, and how
-    many it found not to be (a file changed since rg named it: the next in order takes its place)."""
+def _first_listed(rels: list[str], limit: int, folders: Folders) -> tuple[list[Item], int]:
+    """The first `limit` of the paths rg listed, in path order, still regular files in their folder opened from the
+    root without following a link (`folders`), and how many were found not to be (a file changed since rg named
+    it: the next in order takes its place). In path order a folder's files come together: it is opened once."""
     shown: list[Item] = []
     refused = 0
+    last, fd, stat = None, -1, os.stat
     for rel in by_path(rels) if limit else ():
-        item = statted(rel)
-        if item is None:
+        parent, _, leaf = rel.rpartition("/")
+        if parent != last:
+            last = parent
+            try:
+                fd = folders.open(parent)  # the newest folder open: kept open until another is opened
+            except OSError:
+                fd = -1  # no longer a folder reached without a link: each of its files is refused
+        if fd < 0:
             refused += 1
-        else:
-            shown.append(item)
-            if len(shown) >= limit:
-                break
+            continue
+        try:
+            st = stat(leaf, dir_fd=fd, follow_symlinks=False)
+        except OSError:
+            refused += 1
+            continue
+        if not S_ISREG(st.st_mode):
+            refused += 1
+            continue
+        shown.append((st.st_mtime_ns, rel, st.st_size))
+        if len(shown) >= limit:
+            break
     return shown, refused
 
 
@@ -334,7 +351,7 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
         if by_time:
             listed = newest.result()
         else:
-            shown_items, refused = _first_listed(matched, limit, statted)
+            shown_items, refused = _first_listed(matched, limit, folders)
             listed = shown_items, len(matched) - refused
     finally:
         folders.close()
