@@ -7,9 +7,12 @@ both alike; each figure is the median of `--rounds` warm runs. The references, a
 `rg --no-config --hidden --no-ignore [-F] PATTERN` (every file, as stringsh's walk searches them; the trees have no
 ignore files), `rg --no-config --hidden --no-ignore --files -g '*.py'`, and for the daemon `rg -n -F PATTERN`.
 
-    python bench/search.py [--rounds 7] [--files 51534] [--daemon-files 5000] [--keep DIR]
+    python bench/search.py [--rounds 7] [--files 51534] [--daemon-files 5000] [--keep DIR] [--tree DIR]
+                           [--only grep,glob,daemon]
 
-`--keep DIR` builds the trees in DIR once and reuses them on the next run (building 51k files takes a while).
+`--keep DIR` builds the trees in DIR once and reuses them on the next run (building 51k files takes a while);
+`--tree DIR` takes DIR as the big tree, built before by `--keep` (only read). `--only` runs only those rows (glob:
+the `/glob` rows, in name order and `--sort mtime`).
 Goals: grep rg engine <= 1.3x rg; Python engine <= 3x; glob <= 1.5x; daemon grep <= 1.3x `rg -n`.
 """
 
@@ -94,6 +97,47 @@ def searched(dispatcher: Dispatcher, command: str) -> Callable[[], object]:
     return run
 
 
+EVERYTHING = ("--no-config", "--hidden", "--no-ignore")
+Row = tuple[str, float, float, float, float]
+
+
+def grep_rows(dispatcher: Dispatcher, rg: str, big: Path, rounds: int) -> list[Row]:
+    """/grep literal and regex, each with the rg engine and the Python engine, and the counted walk."""
+    ws = dispatcher.workspace
+    rows: list[Row] = []
+    for label, query, regex in (("literal", LITERAL, False), ("regex", REGEX, True)):
+        reference = rg_run(rg, big, *EVERYTHING, *(() if regex else ("-F",)), "--regexp", query)
+        flag = " --regex" if regex else ""
+        command = f"/grep '{query}'{flag} --max {MAX}"
+        result = ws.grep(query, regex=regex, max_results=MAX)
+        assert result.engine == "rg", result.engine
+        took, ref, cpu = paired(searched(dispatcher, command), reference, rounds)
+        rows.append((f"/grep {label}, rg engine ({result.matches} lines in {result.files} files)", took, ref,
+                     cpu, 1.3))
+        took, ref, cpu = paired(lambda q=query, r=regex: ws.grep(q, regex=r, engine="python", max_results=MAX),
+                                reference, rounds)
+        rows.append((f"/grep {label}, Python engine", took, ref, cpu, 3.0))
+    took, ref, cpu = paired(searched(dispatcher, f"/grep '{LITERAL}' --max {MAX} --stats"),
+                            rg_run(rg, big, *EVERYTHING, "-F", "--regexp", LITERAL), rounds)
+    rows.append(("/grep literal --stats (the counted walk; no goal)", took, ref, cpu, 0.0))
+    return rows
+
+
+def glob_rows(dispatcher: Dispatcher, rg: str, big: Path, rounds: int) -> list[Row]:
+    """/glob '**/*.py' (name order, rg's walk; the goal's row), then newest first (`--sort mtime`) and the Python
+    walk, each against `rg --files -g '*.py'`."""
+    ws = dispatcher.workspace
+    found = ws.glob("**/*.py", max_results=MAX)
+    reference = rg_run(rg, big, *EVERYTHING, "--files", "-g", "*.py")
+    took, ref, cpu = paired(searched(dispatcher, "/glob '**/*.py'"), reference, rounds)
+    rows: list[Row] = [(f"/glob '**/*.py' ({found.total} files, {found.engine} walk)", took, ref, cpu, 1.5)]
+    took, ref, cpu = paired(searched(dispatcher, "/glob '**/*.py' --sort mtime"), reference, rounds)
+    rows.append(("/glob '**/*.py' --sort mtime (a stat per match; no goal)", took, ref, cpu, 0.0))
+    took, ref, cpu = paired(lambda: ws.glob("**/*.py", engine="python"), reference, rounds)
+    rows.append(("/glob '**/*.py', Python walk (no goal)", took, ref, cpu, 0.0))
+    return rows
+
+
 def daemon_row(root: Path, rg: str, rounds: int) -> tuple[str, float, float, float, float]:
     """/grep sent to a running `stringsh daemon` (its round trip) against `rg -n` started for each search."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
@@ -130,7 +174,12 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=51_534)
     parser.add_argument("--daemon-files", type=int, default=5_000)
     parser.add_argument("--keep", type=Path, help="build the trees here once and reuse them")
+    parser.add_argument("--tree", type=Path, help="the big tree, built before (only read)")
+    parser.add_argument("--only", default="grep,glob,daemon", help="the rows to run: grep, glob, daemon")
     args = parser.parse_args()
+    only = set(args.only.split(","))
+    if not only or only - {"grep", "glob", "daemon"}:
+        parser.error("--only takes grep, glob and daemon, separated by commas")
     rg = find_rg()
     if rg is None:
         sys.exit("bench/search.py compares against ripgrep: pip install --only-binary=ripgrep 'stringsh[search]'")
@@ -138,8 +187,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="stringsh-bench-search-") as scratch:
         base = args.keep.resolve() if args.keep else Path(scratch)
         big, small = base / f"tree{args.files}", base / f"tree{args.daemon_files}"
+        if args.tree:
+            big = args.tree.resolve()
+            if not (big / ".built").is_file():
+                sys.exit(f"--tree {big}: no tree built there (build one with --keep)")
         started = time.perf_counter()
         for root, want in ((big, args.files), (small, args.daemon_files)):
+            if (root == big and args.tree) or (root == small and "daemon" not in only):
+                continue
             root.mkdir(parents=True, exist_ok=True)
             build_tree(root, want)
         version = subprocess.run([rg, "--version"], capture_output=True, text=True, check=True).stdout.split()[1]
@@ -147,32 +202,16 @@ def main() -> None:
               f"{time.perf_counter() - started:.1f} s; median of {args.rounds} paired runs (daemon: "
               f"{args.rounds * 3}); rg {version}, {os.cpu_count()} cores")
         dispatcher = Dispatcher(big)
-        ws = dispatcher.workspace
         rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        rows: list[tuple[str, float, float, float, float]] = []
-        everything = ("--no-config", "--hidden", "--no-ignore")
-        for label, query, regex in (("literal", LITERAL, False), ("regex", REGEX, True)):
-            reference = rg_run(rg, big, *everything, *(() if regex else ("-F",)), "--regexp", query)
-            flag = " --regex" if regex else ""
-            command = f"/grep '{query}'{flag} --max {MAX}"
-            result = ws.grep(query, regex=regex, max_results=MAX)
-            assert result.engine == "rg", result.engine
-            took, ref, cpu = paired(searched(dispatcher, command), reference, args.rounds)
-            rows.append((f"/grep {label}, rg engine ({result.matches} lines in {result.files} files)", took, ref,
-                         cpu, 1.3))
-            took, ref, cpu = paired(lambda q=query, r=regex: ws.grep(q, regex=r, engine="python", max_results=MAX),
-                                    reference, args.rounds)
-            rows.append((f"/grep {label}, Python engine", took, ref, cpu, 3.0))
-        found = ws.glob("**/*.py", max_results=MAX)
-        took, ref, cpu = paired(searched(dispatcher, "/glob '**/*.py'"),
-                                rg_run(rg, big, *everything, "--files", "-g", "*.py"), args.rounds)
-        rows.append((f"/glob '**/*.py' ({found.total} files, {found.engine} walk)", took, ref, cpu, 1.5))
-        took, ref, cpu = paired(searched(dispatcher, f"/grep '{LITERAL}' --max {MAX} --stats"),
-                                rg_run(rg, big, *everything, "-F", "--regexp", LITERAL), args.rounds)
-        rows.append(("/grep literal --stats (the counted walk; no goal)", took, ref, cpu, 0.0))
+        rows: list[Row] = []
+        if "grep" in only:
+            rows += grep_rows(dispatcher, rg, big, args.rounds)
+        if "glob" in only:
+            rows += glob_rows(dispatcher, rg, big, args.rounds)
         rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         dispatcher.close()
-        rows.append(daemon_row(small, rg, args.rounds))
+        if "daemon" in only:
+            rows.append(daemon_row(small, rg, args.rounds))
     print(f"{'what':<62} {'stringsh ms':>11} {'rg ms':>8} {'ratio':>6} {'goal':>6} {'cpu ratio':>9}")
     for what, took, ref, cpu, goal in rows:
         aim = f"{goal:>5}x" if goal else f"{'-':>6}"

@@ -89,9 +89,9 @@ COMMANDS: Mapping[str, CommandSpec] = _table(
     CommandSpec("map", "map", "map_command", syntax="/map [path…] [--budget TOKENS]",
                 summary="Show the most referenced definitions, ranked by the reference graph, within a token budget",
                 section="Navigation", flags=("--budget",)),
-    CommandSpec("glob", "glob", "glob", syntax="/glob PATTERN [path] [--stats]",
-                summary="Find files by path pattern (**/*.py), newest first", section="Navigation",
-                flags=("--stats",)),
+    CommandSpec("glob", "glob", "glob", syntax="/glob PATTERN [path] [--stats] [--sort path|mtime]",
+                summary="Find files by path pattern (**/*.py), by path or newest first", section="Navigation",
+                flags=("--stats", "--sort")),
     CommandSpec("stat", "stat", "stat_command", syntax="/stat path",
                 summary="Show a path's type, size, mode and time", section="Navigation"),
     CommandSpec(

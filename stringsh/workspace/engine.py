@@ -367,12 +367,14 @@ class Workspace:
         return list_tree(self, TreeRequest(path, max_depth, skip, limit, topic))
 
     def glob(self, pattern: str, path: str = ".", *, topic: str | None = None,
-             max_results: int | None = None, stats: bool = False, engine: str = "auto") -> GlobResult:
-        """Files below `path` whose path matches `pattern` (root-relative, `**`), newest first; never secrets,
-        `.stringsh/`, `.git/`, ignored files or anything through a folder symlink (ops/glob.py)."""
+             max_results: int | None = None, stats: bool = False, engine: str = "auto",
+             sort: str = "path") -> GlobResult:
+        """Files below `path` whose path matches `pattern` (root-relative, `**`), in path order, or newest first with
+        `sort="mtime"`; never secrets, `.stringsh/`, `.git/`, ignored files or anything through a folder symlink
+        (ops/glob.py)."""
         from stringsh.workspace.ops.glob import GlobRequest, glob_paths
 
-        return glob_paths(self, GlobRequest(pattern, path, topic, max_results, stats, engine))
+        return glob_paths(self, GlobRequest(pattern, path, topic, max_results, stats, engine, sort))
 
     def grep(self, query: str, path: str = ".", *, regex: bool = False, glob: str | None = None,
              ignore_case: bool = False, context: int = 0, max_results: int | None = None,

@@ -179,6 +179,17 @@ class GlobSet:
         run = rel.lower() if self.ignore_case else rel  # depends on the folders too: checked every time
         return self._path_filter.could(run) and self._paths is not None and self._paths.match(run) is not None
 
+    def literals(self) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """Strings one of which every path this set matches holds (lower case when the set ignores case: to be looked
+        for in the lowered path): (those it holds at the start of one of its names, those it holds anywhere); None
+        when a pattern has no literal run. A listing of many paths is screened with them at once
+        (ops/pathscreen.py)."""
+        filters = (self._name_filter, self._path_filter)
+        if any(f.always for f in filters):
+            return None
+        return (tuple(text for f in filters for text in f.prefixes),
+                tuple(text for f in filters for text in (*f.suffixes, *f.infixes)))
+
     def covering(self, rel: str) -> list[str]:
         """The path and each of its parent folders that a pattern matches, shortest first."""
         if not self._globs["name"] and not self._globs["path"]:

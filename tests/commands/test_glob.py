@@ -1,4 +1,5 @@
-"""/glob: files matching a pattern below a folder, newest first, then a summary line."""
+"""/glob: files matching a pattern below a folder, by path (or newest first with --sort mtime), then a summary
+line."""
 
 from __future__ import annotations
 
@@ -7,29 +8,63 @@ from pathlib import Path
 
 import pytest
 
+from stringsh.dispatcher import Dispatcher
+
 
 def make_tree(ws: Path) -> None:
     (ws / "src" / "pkg").mkdir(parents=True)
-    for index, rel in enumerate(["src/old.py", "src/pkg/mid.py", "src/new.py", "notes.md"]):
+    for index, rel in enumerate(["src/old.py", "src/pkg/mid.py", "src/pkg-b.py", "src/new.py", "notes.md"]):
         (ws / rel).write_text("x\n")
         os.utime(ws / rel, ns=(10**18, 10**18 + index * 10**9))
 
 
-def test_newest_first_with_summary(ws: Path, dispatcher) -> None:
+def test_by_path_with_summary(ws: Path, dispatcher) -> None:
+    """Folder by folder, as `rg --sort path`: src/pkg/ before src/pkg-b.py (a `/` sorts before any character)."""
     make_tree(ws)
     assert dispatcher.execute("/glob '**/*.py'").text == (
-        "re: /glob '**/*.py'\nGlob **/*.py in ./: 3 files, newest first\n---\n"
-        "src/new.py\nsrc/pkg/mid.py\nsrc/old.py\n\n"
-        "3 files"
+        "re: /glob '**/*.py'\nGlob **/*.py in ./: 4 files, by path\n---\n"
+        "src/new.py\nsrc/old.py\nsrc/pkg/mid.py\nsrc/pkg-b.py\n\n"
+        "4 files"
+    )
+    default = dispatcher.execute("/glob '**/*.py'").text
+    named = dispatcher.execute("/glob '**/*.py' --sort path").text
+    assert named == default.replace("'**/*.py'", "'**/*.py' --sort path", 1)
+
+
+def test_newest_first_with_sort_mtime(ws: Path, dispatcher) -> None:
+    make_tree(ws)
+    assert dispatcher.execute("/glob '**/*.py' --sort mtime").text == (
+        "re: /glob '**/*.py' --sort mtime\nGlob **/*.py in ./: 4 files, newest first\n---\n"
+        "src/new.py\nsrc/pkg-b.py\nsrc/pkg/mid.py\nsrc/old.py\n\n"
+        "4 files"
+    )
+
+
+def test_past_max_results_the_first_by_path_or_the_newest(ws: Path) -> None:
+    make_tree(ws)
+    (ws / "policy.toml").write_text("[limits]\nmax_results = 2\n")
+    served = Dispatcher(ws, policy_file=ws / "policy.toml")
+    try:
+        by_path, newest = (served.execute(f"/glob '**/*.py'{order}").text for order in ("", " --sort mtime"))
+    finally:
+        served.close()
+    assert by_path == (
+        "re: /glob '**/*.py'\nGlob **/*.py in ./: 4 files, by path\n---\nsrc/new.py\nsrc/old.py\n\n4 files\n"
+        "Showing the first 2 of 4 (the policy's max_results): narrow the pattern or the folder."
+    )
+    assert newest == (
+        "re: /glob '**/*.py' --sort mtime\nGlob **/*.py in ./: 4 files, newest first\n---\nsrc/new.py\n"
+        "src/pkg-b.py\n\n4 files\nShowing the newest 2 of 4 (the policy's max_results): narrow the pattern or the "
+        "folder."
     )
 
 
 def test_in_a_folder_and_no_match(ws: Path, dispatcher) -> None:
     make_tree(ws)
     assert dispatcher.execute("/glob *.py src").text == (
-        "re: /glob *.py src\nGlob *.py in src/: 2 files, newest first\n---\n"
-        "src/new.py\nsrc/old.py\n\n"
-        "2 files"
+        "re: /glob *.py src\nGlob *.py in src/: 3 files, by path\n---\n"
+        "src/new.py\nsrc/old.py\nsrc/pkg-b.py\n\n"
+        "3 files"
     )
     assert dispatcher.execute("/glob *.rs").text == (
         "re: /glob *.rs\nGlob *.rs in ./: no files\n---\n0 files"
@@ -49,10 +84,10 @@ def test_secrets_state_and_links_out_are_never_listed(ws: Path, dispatcher, tmp_
     os.symlink("nothing", ws / "dangling.txt")
     dispatcher.execute("!echo hi")  # the shell may create .stringsh/
     assert dispatcher.execute("/glob '**'").text == (
-        "re: /glob '**'\nGlob ** in ./: 1 file, newest first\n---\n.env.example\n\n1 file"
+        "re: /glob '**'\nGlob ** in ./: 1 file, by path\n---\n.env.example\n\n1 file"
     )
     assert dispatcher.execute("/glob '**' --stats").text == (
-        "re: /glob '**' --stats\nGlob ** in ./: 1 file, newest first\n---\n.env.example\n\n"
+        "re: /glob '**' --stats\nGlob ** in ./: 1 file, by path\n---\n.env.example\n\n"
         "1 file; scanned 1 file (4 entries); skipped 3 symlinks"
     )
     assert dispatcher.execute("/glob '{.env,.env.local,zzz.ts}'").text == (
@@ -61,7 +96,7 @@ def test_secrets_state_and_links_out_are_never_listed(ws: Path, dispatcher, tmp_
 
 
 @pytest.mark.parametrize(("request_text", "error"), [
-    ("/glob", "ERROR(INVALID_PAYLOAD): Usage: /glob PATTERN [path] [--stats]\n"
+    ("/glob", "ERROR(INVALID_PAYLOAD): Usage: /glob PATTERN [path] [--stats] [--sort path|mtime]\n"
               "Quote a pattern or path that contains spaces: /glob '**/*.py' src"),
     ("/glob ''", "ERROR(INVALID_PAYLOAD): Glob pattern is empty.\nGive a pattern such as **/*.py."),
     ("/glob ../*", "ERROR(INVALID_PATH): Glob pattern must not climb out with '..': ../*\n"
@@ -79,8 +114,11 @@ def test_secrets_state_and_links_out_are_never_listed(ws: Path, dispatcher, tmp_
     ("/glob '*' .stringsh", "ERROR(NOT_PERMITTED): .stringsh/ is stringsh's own state and cannot be used: "
                             ".stringsh\nUse a path outside it; /changes and /undo reach what stringsh keeps there."),
     ("/glob '*' a.txt", "ERROR(INVALID_TARGET): Not a directory\na.txt is a file; give its folder."),
-    ("/glob '*' -x", "ERROR(INVALID_PAYLOAD): Unknown flag for /glob: -x\nFlags of /glob: --stats. A path that "
-                     "starts with - goes after --: /glob -- -x"),
+    ("/glob '*' -x", "ERROR(INVALID_PAYLOAD): Unknown flag for /glob: -x\nFlags of /glob: --stats, --sort. A path "
+                     "that starts with - goes after --: /glob -- -x"),
+    ("/glob '*' --sort size", "ERROR(INVALID_PAYLOAD): --sort takes path or mtime, got: size\n"
+                              "For example --sort mtime (newest first); by path is the default."),
+    ("/glob '*' --sort", "ERROR(INVALID_PAYLOAD): --sort needs a value.\nUsage: see /help glob."),
 ])
 def test_bad_input_is_a_coded_error(ws: Path, dispatcher, request_text: str, error: str) -> None:
     (ws / "a.txt").write_text("x\n")

@@ -271,7 +271,7 @@ def test_search_in_another_root_keeps_that_roots_secrets_and_state_out(roots: Pa
     assert run(roots, "/grep needle docs:\n/glob ** docs:\n") == (
         "re: /grep needle docs:\nGrep \"needle\" in docs:/: 1 match in 1 file\n---\n"
         "docs:/guide.md:1: needle guide\n\n1 match in 1 file\n"
-        "re: /glob ** docs:\nGlob ** in docs:/: 2 files, newest first\n---\n"
+        "re: /glob ** docs:\nGlob ** in docs:/: 2 files, by path\n---\n"
         "docs:/guide.md\ndocs:/sub/y.txt\n\n2 files\n"
     )
 

@@ -92,10 +92,10 @@ def test_glob_and_grep_glob_match_a_token_named_file_as_shown(planted: Path) -> 
         "/grep token --glob 'ghp_a*'\n/grep token --glob 'ghp_b*'\n"))
     assert a == "re: /glob ghp_a*\nGlob ghp_a* in ./: no files\n---\n0 files"
     assert b == a.replace("ghp_a", "ghp_b")
-    assert either_a == ("re: /glob '{ghp_a*,*REDACTED*}'\nGlob {ghp_a*,*REDACTED*} in ./: 1 file, newest first\n---\n"
+    assert either_a == ("re: /glob '{ghp_a*,*REDACTED*}'\nGlob {ghp_a*,*REDACTED*} in ./: 1 file, by path\n---\n"
                         "***REDACTED***.txt\n\n1 file")
     assert either_b == either_a.replace("ghp_a", "ghp_b")
-    assert mask == ("re: /glob '*REDACTED*'\nGlob *REDACTED* in ./: 1 file, newest first\n---\n"
+    assert mask == ("re: /glob '*REDACTED*'\nGlob *REDACTED* in ./: 1 file, by path\n---\n"
                     "***REDACTED***.txt\n\n1 file")
     assert grep_a == "re: /grep token --glob 'ghp_a*'\nGrep \"token\" in ./: no matches\n---\n0 matches in 0 files"
     assert grep_b == grep_a.replace("ghp_a", "ghp_b")

@@ -37,7 +37,7 @@ TYPED_BACK_TOOL = TYPED_BACK.replace("!mv $'caf\\xe9.txt' NEW_NAME",
 STRING = {
     "/ls": ["Listing ./", "---", f"  {SHOWN_FOLDER}/", f"  {SHOWN_CAF}"],
     "/open .": ["Listing ./", "---", f"  {SHOWN_FOLDER}/", f"  {SHOWN_CAF}"],
-    "/glob **/*": ["---", SHOWN_MODULE, SHOWN_CAF, "", "2 files"],
+    "/glob **/*": ["---", SHOWN_CAF, SHOWN_MODULE, "", "2 files"],
     "/grep hello": ["---", f"{SHOWN_CAF}:1: hello there", "", f"{SHOWN_MODULE}:1: def hello():"],
     "/symbols hello": ["---", f"@s1 {SHOWN_MODULE}:L1-L2  function  #hello", ""],
     "/map": ["---", f"{SHOWN_MODULE}:", "  L1 def hello():"],
@@ -52,7 +52,8 @@ def named(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / FOLDER).mkdir(parents=True)
     (root / CAF).write_text("hello there\n")
     (root / MODULE).write_text("def hello():\n    return 1\n")
-    os.utime(root / CAF, (1_700_000_000, 1_700_000_000))  # /glob lists newest first: the module, then caf
+    # /glob lists by path (caf, then the module); the JSON tools' glob newest first (the module, then caf)
+    os.utime(root / CAF, (1_700_000_000, 1_700_000_000))
     os.utime(root / MODULE, (1_700_000_100, 1_700_000_100))
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     return root

@@ -67,7 +67,7 @@ def test_string_commands_escape_bytes_and_quote_names(hostile: Path, front: str)
     assert replies[1] == f"/ls\nListing ./\n---\n  esc.txt\n  {SHOWN_NAME}"
     assert replies[2] == (f'/grep hello\nGrep "hello" in ./: 2 matches in 2 files\n---\nesc.txt:2: hello second\n\n'
                           f"{SHOWN_NAME}:1: hello\n\n2 matches in 2 files")
-    assert sorted(replies[3].split("\n")[3:5]) == [SHOWN_NAME, "esc.txt"]  # newest first: either order
+    assert replies[3].split("\n")[3:5] == ["esc.txt", SHOWN_NAME]  # by path
 
 
 # JSON tools, MCP, OPERATOR_CMD

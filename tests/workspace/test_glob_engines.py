@@ -43,11 +43,13 @@ def test_rg_files_and_the_python_walk_list_the_same(tmp_path: Path, path: str) -
     ws = workspace(tmp_path)
     try:
         for pattern in PATTERNS:
-            with_rg, python = (ws.glob(pattern, path, engine=engine) for engine in ("rg", "python"))
-            assert (with_rg.engine, python.engine) == ("rg", "python")
-            assert comparable(with_rg) == comparable(python), pattern
-        few = [ws.glob("**", path, engine=engine, max_results=2) for engine in ("rg", "python")]
-        assert comparable(few[0]) == comparable(few[1])
+            for order in ("path", "mtime"):
+                with_rg, python = (ws.glob(pattern, path, engine=engine, sort=order) for engine in ("rg", "python"))
+                assert (with_rg.engine, python.engine) == ("rg", "python")
+                assert comparable(with_rg) == comparable(python), (pattern, order)
+        for order in ("path", "mtime"):
+            few = [ws.glob("**", path, engine=engine, max_results=2, sort=order) for engine in ("rg", "python")]
+            assert comparable(few[0]) == comparable(few[1])
         counted = ws.glob("**", path, engine="rg", stats=True)  # --stats is the counted walk, whatever the engine
         assert counted.engine == "python" and counted.traversal.counted
         assert counted.matches == ws.glob("**", path, engine="rg").matches

@@ -81,15 +81,39 @@ def test_grep_searches_the_same_walk_and_never_leaves_the_root(tree: Path) -> No
     assert counters(counted.traversal) == traversal(files=3, entries=10, symlinks=5)
 
 
-def test_glob_is_newest_first_then_by_path_and_truncates_at_max_results(tmp_path: Path) -> None:
+def test_glob_with_sort_mtime_is_newest_first_then_by_path_and_truncates_at_max_results(tmp_path: Path) -> None:
     for index, name in enumerate(["b.md", "a.md", "c.md", "d.md"]):
         (tmp_path / name).write_text("x")
         os.utime(tmp_path / name, ns=(10**18, 10**18 + (index // 2) * 10**9))  # b,a older; c,d newer
     with opened(tmp_path, max_results=3) as ws:
-        result = ws.glob("*.md")
-        assert [m.rel for m in result.matches] == ["c.md", "d.md", "a.md"]
-        assert (result.truncated, result.total) == (True, 4)
-        assert [m.rel for m in ws.glob("*.md", max_results=1).matches] == ["c.md"]
+        for engine in ("auto", "python"):
+            result = ws.glob("*.md", sort="mtime", engine=engine)
+            assert [m.rel for m in result.matches] == ["c.md", "d.md", "a.md"]
+            assert (result.truncated, result.total) == (True, 4)
+            assert [m.rel for m in ws.glob("*.md", max_results=1, sort="mtime", engine=engine).matches] == ["c.md"]
+
+
+def test_glob_is_by_path_folder_by_folder_and_truncates_at_max_results(tmp_path: Path) -> None:
+    """By path, as `rg --sort path`: a folder's paths right after its name (`a/` before `a-b/` and `a.txt`, where a
+    plain string order puts `-` and `.` before `/`); the newest is not first; past max_results the first by path."""
+    names = ["a.txt", "a-b/x.txt", "a/z.txt", "a/b/y.txt", "B.txt", "é.txt", "a/b.txt"]
+    for index, rel in enumerate(names):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+        os.utime(tmp_path / rel, ns=(10**18, 10**18 + index * 10**9))
+    by_path = ["B.txt", "a/b/y.txt", "a/b.txt", "a/z.txt", "a-b/x.txt", "a.txt", "é.txt"]
+    with opened(tmp_path) as ws:
+        for engine in ("auto", "python"):
+            assert [m.rel for m in ws.glob("**", engine=engine).matches] == by_path
+            result = ws.glob("**", engine=engine, max_results=3)
+            assert [m.rel for m in result.matches] == by_path[:3]
+            assert (result.truncated, result.total) == (True, 7)
+            assert [(m.mtime_ns, m.size) for m in result.matches] == [(10**18 + 4 * 10**9, 1), (10**18 + 3 * 10**9, 1),
+                                                                      (10**18 + 6 * 10**9, 1)]
+            assert ws.glob("**", engine=engine, max_results=0)[2:5] == ((), True, 7)
+        with pytest.raises(StringError) as caught:
+            ws.glob("**", sort="size")
+        assert (caught.value.code, caught.value.message) == ("INVALID_PAYLOAD", "Unknown glob order: size")
 
 
 def test_patterns_are_relative_to_the_folder(tree: Path) -> None:

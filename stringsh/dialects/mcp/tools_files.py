@@ -191,7 +191,8 @@ def register(server: MCPServer, calls: Calls) -> None:
 
     @server.tool(annotations=READ)
     async def search_files(path: Path_, pattern: str, ctx: Context, excludePatterns: Excludes) -> SearchOutput:
-        """Files below `path` whose path relative to it matches the glob `pattern` (`**/*.py`, `*.md`)."""
+        """Files below `path` whose path relative to it matches the glob `pattern` (`**/*.py`, `*.md`), sorted;
+        past the result limit, the first by path."""
         return await calls.run(ctx, lambda call: search(call, path, pattern, excludePatterns))
 
     @server.tool(annotations=READ)

@@ -1,7 +1,8 @@
 """`glob` and `grep`: the engine's confined walk (no secrets, no `.git/`, no `.stringsh/`, ignored files left out).
 
-`glob` lists matches newest first (by modification time, as the interface asks), `grep` matches a Python regular
-expression line by line (the interface's `grep -E`; `include` filters file names like `--include`)."""
+`glob` lists matches newest first (by modification time, as the interface asks: the engine's `sort="mtime"`), `grep`
+matches a Python regular expression line by line (the interface's `grep -E`; `include` filters file names like
+`--include`)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def summary(args: dict[str, Any]) -> tuple[list[str], str | None]:
 
 
 def glob(ws: Workspace, args: dict[str, Any], topic: str) -> dict[str, Any]:
-    found = ws.glob(args["pattern"], engine_path(args.get("path", "."), "path"), topic=topic)
+    found = ws.glob(args["pattern"], engine_path(args.get("path", "."), "path"), topic=topic, sort="mtime")
     matches = [match.rel for match in found.matches]
     result: dict[str, Any] = {"matches": matches, "count": len(matches)}
     if found.truncated:

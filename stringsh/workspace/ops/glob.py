@@ -1,4 +1,5 @@
-"""glob: files whose path below the search folder matches a root-relative pattern, newest first (the JSON tools').
+"""glob: files whose path below the search folder matches a root-relative pattern, in path order (as `rg --files
+--sort path` lists them: folder by folder, names by code point) or newest first (`sort="mtime"`: the JSON tools').
 
 Patterns use wcmatch's glob rules (GLOBSTAR | DOTGLOB | BRACE): `*`, `?` and `[...]` stay inside one name, `**`
 spans folders, `{a,b}` lists alternatives. A pattern is matched against the path relative to the search folder,
@@ -6,29 +7,37 @@ so `*.py` means the folder's own files and `**/*.py` every one below it. `/`-roo
 a pattern names paths inside the workspace, never a way out of it. A pattern is matched against the path as it is
 shown, secrets masked (a file named after a token is `***REDACTED***.txt` to every pattern): a name masked in the
 reply can never be matched, and so never told, a character at a time. Secret files are never walked at all.
+
+In path order only the files shown are statted (each one checked still a regular file where the walk met it): the
+others are counted as the walk, or rg, named them. Newest first needs the time of every match, a stat each.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from operator import itemgetter
+from operator import itemgetter, methodcaller
 from stat import S_ISREG
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.ops.rgwalk import usable
-from stringsh.workspace.ops.walk import Start, Traversal, WalkStats, start_at, walk
-from stringsh.workspace.paths import TEMP_PREFIX
+from stringsh.workspace.ops.walk import Found, Start, Traversal, WalkStats, start_at, walk
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from stringsh.workspace.engine import Workspace
+    from stringsh.workspace.ops.rgwalk import Folders
 
 MAX_PATTERN_BYTES = 1024
 BY_TIME, BY_PATH = itemgetter(0), itemgetter(1)
+#: Path order, folder by folder: with `/` made the lowest character a path sorts right after the folder it is in
+#: (`a/x` before `a-b/x` and `a.txt`), as `rg --sort path` lists them.
+PATH_KEY = methodcaller("replace", "/", "\0")
+#: The orders a glob lists in: by path (the default), or newest first (by modification time, then by path).
+SORTS = ("path", "mtime")
 #: Matches gathered past `max_results` before the oldest are dropped (_Newest).
 PRUNE_AT = 8192
 
@@ -42,6 +51,8 @@ class GlobRequest(NamedTuple):
     stats: bool = False
     #: "auto": `rg --files` walks when rg is installed (ops/rgwalk.py); "rg" or "python" to choose (tests, bench).
     engine: str = "auto"
+    #: One of SORTS: "path" (only the files shown are statted) or "mtime" (newest first: a stat per match).
+    sort: str = "path"
 
 
 class GlobMatch(NamedTuple):
@@ -51,7 +62,8 @@ class GlobMatch(NamedTuple):
 
 
 class GlobResult(NamedTuple):
-    """Matches newest first (ties by path); `truncated` when more matched than `max_results` allowed."""
+    """Matches in the request's order (by path, or newest first with ties by path); `truncated` when more matched
+    than `max_results` allowed."""
 
     pattern: str
     path: str
@@ -111,6 +123,9 @@ class NamePattern:
 def glob_paths(ws: Workspace, request: GlobRequest) -> GlobResult:
     require(ws.policy, ws.policy.permissions.glob, "glob")
     check_pattern(request.pattern)
+    if request.sort not in SORTS:
+        raise StringError("INVALID_PAYLOAD", f"Unknown glob order: {request.sort}",
+                          "Sort by path (the default) or by mtime (newest first).")
     pattern = request.pattern
     while pattern.startswith("./"):
         pattern = pattern[2:]
@@ -118,6 +133,7 @@ def glob_paths(ws: Workspace, request: GlobRequest) -> GlobResult:
     limit = ws.policy.limits.max_results
     if request.max_results is not None:
         limit = max(0, min(limit, request.max_results))
+    by_time = request.sort == "mtime"
     with ws.audited("glob", [request.path], topic=request.topic, command=f"glob {request.pattern}"):
         start = start_at(ws, request.path)
         if start.file is not None:
@@ -135,16 +151,18 @@ def glob_paths(ws: Workspace, request: GlobRequest) -> GlobResult:
                 raise StringError("NOT_FOUND", "ripgrep (rg) is not installed.", "Glob with the Python engine.")
         if request.stats or not usable(ws, start.rel):
             rg = None  # the counted walk is Python's; so is another root's
-        newest = _Newest(limit)
-        engine = "rg" if rg is not None and _rg_files(ws, rg, start, pattern, matcher, cut, stats, newest) else ""
-        if not engine:
-            engine, newest = "python", _Newest(limit)
-            for item in _walked(ws, start if rg is None else start_at(ws, request.path), matcher, cut, stats):
-                newest.add(item)
-        ordered = _newest(newest.items, limit)
-        matches = tuple(GlobMatch(rel, mtime, size) for mtime, rel, size in ordered)
-        return GlobResult(request.pattern, start.rel, matches, newest.total > len(matches), newest.total,
-                          stats.snapshot(), engine)
+        listed = None if rg is None else _rg_files(ws, rg, start, pattern, matcher, cut, stats, limit, by_time)
+        engine = "rg" if listed is not None else "python"
+        if listed is None:
+            walked = _walked(ws, start if rg is None else start_at(ws, request.path), matcher, cut, stats)
+            listed = _newest_walked(walked, stats, limit) if by_time else _first_walked(walked, stats, limit)
+        items, total = listed
+        matches = tuple(GlobMatch(rel, mtime, size) for mtime, rel, size in items)
+        return GlobResult(request.pattern, start.rel, matches, total > len(matches), total, stats.snapshot(),
+                          engine)
+
+
+Item = tuple[int, str, int]  # (mtime in ns, root-relative path, size) of a match
 
 
 class _Newest:
@@ -153,40 +171,133 @@ class _Newest:
     __slots__ = ("items", "limit", "total")
 
     def __init__(self, limit: int) -> None:
-        self.items: list[tuple[int, str, int]] = []
+        self.items: list[Item] = []
         self.limit = limit
         self.total = 0
 
-    def add(self, item: tuple[int, str, int]) -> None:
+    def add(self, item: Item) -> None:
         self.total += 1
         self.items.append(item)
         if len(self.items) >= self.limit + PRUNE_AT:
             self.items = _newest(self.items, self.limit)
 
+    def result(self) -> tuple[list[Item], int]:
+        return _newest(self.items, self.limit), self.total
+
 
 def _walked(ws: Workspace, start: Start, matcher: re.Pattern[str] | NamePattern, cut: int, stats: WalkStats
-            ) -> Iterator[tuple[int, str, int]]:
-    """(mtime, path, size) of each match of the confined walk; only a match is statted."""
-    shown = ws.redactor
+            ) -> Iterator[Found]:
+    """The matches of the confined walk, not statted: each path meets the pattern as it is shown, masked."""
+    shown, full = ws.redactor.path_masker(), matcher.fullmatch
     for found in walk(ws, start, stats, stat_files=False):
-        if matcher.fullmatch(shown(found.rel[cut:])) is None:
+        if full(shown(found.rel[cut:])) is not None:
+            yield found
+
+
+def _statted(found: Found, stats: WalkStats) -> Item | None:
+    """The match's time and size, None when it is no longer a regular file in the folder the walk holds."""
+    try:
+        st = os.stat(found.name, dir_fd=found.dir_fd, follow_symlinks=False)
+    except OSError:
+        stats.skipped_io_errors += 1
+        return None
+    if not S_ISREG(st.st_mode):
+        stats.skipped_walk_errors += 1  # swapped for a link or a folder since the listing
+        return None
+    return st.st_mtime_ns, found.rel, st.st_size
+
+
+def _newest_walked(walked: Iterator[Found], stats: WalkStats, limit: int) -> tuple[list[Item], int]:
+    """The newest `limit` matches of the walk (each one statted) and how many there were."""
+    newest = _Newest(limit)
+    for found in walked:
+        item = _statted(found, stats)
+        if item is not None:
+            newest.add(item)
+    return newest.result()
+
+
+def _first_walked(walked: Iterator[Found], stats: WalkStats, limit: int) -> tuple[list[Item], int]:
+    """The first `limit` matches of the walk in path order and how many there were. A match is statted only while
+    it may still be among them: past `limit` of them, one sorting after the last kept is counted, never statted (the
+    walk's order is nearly path order, so that is nearly every one)."""
+    kept: list[tuple[str, Item]] = []
+    bound: str | None = "" if limit == 0 else None  # the key of the last kept once `limit` are kept
+    total = 0
+    for found in walked:
+        total += 1
+        key = PATH_KEY(found.rel)
+        if bound is not None and key >= bound:
+            continue
+        item = _statted(found, stats)
+        if item is None:
+            total -= 1
+            continue
+        kept.append((key, item))
+        if len(kept) >= 2 * limit + 64:
+            kept.sort()  # by key: paths differ, so items are never compared
+            del kept[limit:]
+            bound = kept[-1][0]
+    kept.sort()
+    return [item for _, item in kept[:limit]], total
+
+
+def by_path(rels: list[str]) -> Iterator[str]:
+    """`rels` in PATH_KEY's order. The keys are made in a few C calls over all of them when no name holds a \\x01
+    (then `/` made \\x01 sorts as `/` made NUL would), and made back into paths a few at a time, as they are
+    asked for: a key made for each path costs several times more, and only the first are wanted."""
+    if not rels:
+        return
+    joined = "\0".join(rels)
+    if "\1" in joined:
+        yield from sorted(rels, key=PATH_KEY)
+        return
+    keys = joined.replace("/", "\1").split("\0")
+    keys.sort()
+    for at in range(0, len(keys), 1024):
+        yield from "\0".join(keys[at:at + 1024]).replace("\1", "/").split("\0")
+
+
+def _first_listed(rels: list[str], limit: int, folders: Folders) -> tuple[list[Item], int]:
+    """The first `limit` of the paths rg listed, in path order, still regular files in their folder opened from the
+    root without following a link (`folders`), and how many were found not to be (a file changed since rg named
+    it: the next in order takes its place). In path order a folder's files come together: it is opened once."""
+    shown: list[Item] = []
+    refused = 0
+    last, fd, stat = None, -1, os.stat
+    for rel in by_path(rels) if limit else ():
+        parent, _, leaf = rel.rpartition("/")
+        if parent != last:
+            last = parent
+            try:
+                fd = folders.open(parent)  # the newest folder open: kept open until another is opened
+            except OSError:
+                fd = -1  # no longer a folder reached without a link: each of its files is refused
+        if fd < 0:
+            refused += 1
             continue
         try:
-            st = os.stat(found.name, dir_fd=found.dir_fd, follow_symlinks=False)
+            st = stat(leaf, dir_fd=fd, follow_symlinks=False)
         except OSError:
-            stats.skipped_io_errors += 1
+            refused += 1
             continue
         if not S_ISREG(st.st_mode):
-            stats.skipped_walk_errors += 1  # swapped for a link or a folder since the listing
+            refused += 1
             continue
-        yield st.st_mtime_ns, found.rel, st.st_size
+        shown.append((st.st_mtime_ns, rel, st.st_size))
+        if len(shown) >= limit:
+            break
+    return shown, refused
 
 
 def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pattern[str] | NamePattern, cut: int,
-              stats: WalkStats, newest: _Newest) -> bool:
-    """(mtime, path, size) of each match among the files `rg --files` walks (rgwalk.py) into `newest`, taken while
-    rg walks on: each one the walk would yield is statted in its folder, opened from the root without following a
-    symlink, and left out when it is no longer a regular file reached so. False when rg's answer is not taken."""
+              stats: WalkStats, limit: int, by_time: bool) -> tuple[list[Item], int] | None:
+    """The matches among the files `rg --files` walks (rgwalk.py), as glob_paths wants them, or None when rg's answer
+    is not taken. Each path is held to the walk's rules; a batch of paths rg printed is screened whole first
+    (ops/pathscreen.py), so only the few that may be hidden or masked are checked one by one. Each file shown is
+    statted in its folder, opened from the root without following a symlink, and left out when it is no longer a
+    regular file reached so: newest first, every match, while rg walks on; in path order, the files shown alone."""
+    from stringsh.workspace.ops.pathscreen import PathScreen
     from stringsh.workspace.ops.rgwalk import SIMPLE_NAME, Folders, IgnoreCheck, Listing, Visible, command
 
     name = pattern[3:]
@@ -196,50 +307,63 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
     listing = Listing(command(rg, start.rel, "--files", *(("--glob", name) if exact else ())),
                       ws, stats.deadline)
     check = IgnoreCheck(ws, start, listing)
-    visible = Visible(ws)
-    entered, denied_leaf, folders = visible.folders, visible.denied_leaf, Folders(ws)
-    opened, stat = folders.open_fds, os.stat
-    items, cap, total = newest.items, newest.limit + PRUNE_AT, 0
+    visible, screen, folders, full = Visible(ws), PathScreen(ws), Folders(ws), matcher.fullmatch
+
+    def shown(rel: str) -> bool:
+        """The walk's rules and the pattern, one path at a time: what the screen leaves to check."""
+        if not visible(rel):
+            return False
+        masked = masked_as(rel[cut:])
+        if exact:  # rg's --glob NAME matched what the NamePattern would on a path masking leaves alone
+            return masked == rel[cut:] or full(masked) is not None
+        return full(masked) is not None
+
+    def statted(rel: str) -> Item | None:
+        parent, _, leaf = rel.rpartition("/")
+        try:
+            st = os.stat(leaf, dir_fd=folders.open(parent), follow_symlinks=False)
+        except OSError:
+            return None
+        return (st.st_mtime_ns, rel, st.st_size) if S_ISREG(st.st_mode) else None
+
+    matched: list[str] = []
+    newest = _Newest(limit)
     try:
-        for batch in listing.batches():
-            for rel in batch:  # the walk's rules, inline: this loop runs for every file of the tree
-                parent, _, name = rel.rpartition("/")
-                shown = entered.get(parent)
-                if not (shown or (shown is None and visible.folder(parent))) or name.startswith(TEMP_PREFIX):
-                    continue
-                # rg's --glob NAME matched what the NamePattern would on a path masking leaves alone: only the walk's
-                # own rules are left
-                if denied_leaf(rel):
-                    continue
-                if exact:
-                    masked = masked_as(rel[cut:])
-                    if masked != rel[cut:] and matcher.fullmatch(masked) is None:
-                        continue
-                elif matcher.fullmatch(masked_as(rel[cut:])) is None:
-                    continue
-                try:
-                    fd = opened.get(parent)
-                    st = stat(name, dir_fd=folders.open(parent) if fd is None else fd, follow_symlinks=False)
-                except OSError:
-                    continue
-                if S_ISREG(st.st_mode):  # _Newest.add, inline
-                    total += 1
-                    items.append((st.st_mtime_ns, rel, st.st_size))
-                    if len(items) >= cap:
-                        items = _newest(items, newest.limit)
+        for text in listing.texts():
+            suspects = screen.suspects(text)
+            rels = text.split("\0")
+            if suspects is None:
+                batch = [rel for rel in rels if shown(rel)]
+            elif suspects:
+                batch = [rel for rel in rels if (shown(rel) if rel in suspects else exact or full(rel[cut:]))]
+            elif exact:
+                batch = rels
+            elif cut:
+                batch = [rel for rel in rels if full(rel[cut:]) is not None]
+            else:
+                batch = [rel for rel in rels if full(rel) is not None]
+            if by_time:
+                for item in map(statted, batch):
+                    if item is not None:
+                        newest.add(item)
+            else:
+                matched += batch
+        if by_time:
+            listed = newest.result()
+        else:
+            shown_items, refused = _first_listed(matched, limit, folders)
+            listed = shown_items, len(matched) - refused
     finally:
-        newest.items = items
-        newest.total += total
         folders.close()
         os.close(start.fd)
     if not check.passed() or listing.failed:
-        return False
+        return None
     if listing.late:
         stats.limit_reason = "time"
-    return True
+    return listed
 
 
-def _newest(items: list[tuple[int, str, int]], limit: int) -> list[tuple[int, str, int]]:
+def _newest(items: list[Item], limit: int) -> list[Item]:
     """The `limit` newest, newest first, ties by path: two stable sorts on C-made keys (by path, then by time
     reversed, which keeps equal times in path order) beat one on a key made in Python for every item."""
     ordered = sorted(items, key=BY_PATH)

@@ -81,6 +81,11 @@ class Listing:
             process.kill()
 
     def batches(self) -> Iterator[list[str]]:
+        for text in self.texts():
+            yield text.split("\0")
+
+    def texts(self) -> Iterator[str]:
+        """`batches`, each as one text, NUL between its paths (ops/pathscreen.py looks at a batch whole)."""
         process = subprocess.Popen(self.argv, cwd=self.cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.DEVNULL)
         assert process.stdout is not None
@@ -109,7 +114,7 @@ class Listing:
                     rest = rest[cut:]
                     if text.startswith("./"):  # rg names the root's files `./name`: one cut for the batch
                         text = text[2:].replace("\0./", "\0")
-                    yield text.split("\0")
+                    yield text
         finally:
             if process.poll() is None:
                 process.kill()

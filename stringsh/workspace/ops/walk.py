@@ -13,7 +13,7 @@ import re
 import stat
 import time
 from collections.abc import Iterator
-from operator import attrgetter
+from operator import attrgetter, methodcaller
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
@@ -32,6 +32,7 @@ MAX_GITIGNORE_BYTES = 1 << 20
 MAX_SPECS = 512
 _SPECS: dict[tuple[int, ...], Ignore] = {}
 BY_NAME = attrgetter("name")
+IS_FOLDER = methodcaller("is_dir", follow_symlinks=False)
 FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
@@ -321,16 +322,41 @@ def open_found(found: Found) -> tuple[int, os.stat_result] | None:
     return fd, st
 
 
+class Leaves:
+    """Folders known to hold no folder without reading their listing (as find and fts know them): where a folder's
+    link count is two plus its subfolders, one with two has none. Trusted only on the file system of the first
+    folder listed, and only once every folder listed there had that count (checked on each; one that had not turns
+    it off for good): a file system that does not keep the count (btrfs and overlayfs say 1) is always listed."""
+
+    __slots__ = ("device", "trusted")
+
+    def __init__(self) -> None:
+        self.device: int | None = None
+        self.trusted: bool | None = None
+
+    def known(self, st: os.stat_result) -> bool:
+        """Whether the folder with this stat surely holds no folder."""
+        return self.trusted is True and st.st_dev == self.device and st.st_nlink == 2
+
+    def learn(self, st: os.stat_result, folders: int) -> None:
+        """A folder listed, with this stat and that many folders in it."""
+        if self.device is None:
+            self.device = st.st_dev
+        if st.st_dev == self.device and self.trusted is not False:
+            self.trusted = st.st_nlink == 2 + folders
+
+
 def plain_ignore_files(ws: Workspace, fd: int, rel: str, deadline: float) -> bool:
     """Whether every folder ripgrep enters below `fd` (the folder `rel`; closed here) has no `.gitignore` or a
     regular one. rg opens a folder's `.gitignore` by name, so one that is a symlink would have it read a file
     outside the workspace as rules (and a FIFO would hang it), where this walk reads only regular files: rg's
     answer is then not taken (rgwalk.py). The folders are those the walk enters (folder links, `.git/`, temp and
     engine folders, secrets and ignored folders left out: rg enters none of those that could change what is
-    shown); only folder entries are looked at beyond the names, so it costs the listings rg reads anyway. False
-    as well past the deadline."""
+    shown); a folder's `.gitignore` is one lstat, and its listing is read only for its folders (picked out in C),
+    not at all where the link count says it has none (`Leaves`). False as well past the deadline."""
     root_prefix = ws.confiner.route(rel)[1] if ":" in rel else ""
     denied_leaf = ws.confiner.matcher.denied_leaf
+    leaves = Leaves()
     stack: list[tuple[int, str, list[tuple[int, Ignore]]]] = [(fd, "" if rel == "." else rel + "/", [])]
     try:
         while stack:
@@ -339,19 +365,27 @@ def plain_ignore_files(ws: Workspace, fd: int, rel: str, deadline: float) -> boo
                 if time.monotonic() > deadline:
                     return False
                 try:
-                    with os.scandir(fd) as listing:
-                        folders = []
-                        for entry in listing:
-                            if entry.name == GITIGNORE:
-                                if not entry.is_file(follow_symlinks=False):
-                                    return False
-                                spec = _gitignore(fd)
-                                if spec is not None:
-                                    chain = [*chain, (len(prefix), spec)]
-                            elif entry.is_dir(follow_symlinks=False):
-                                folders.append(entry.name)
+                    here = os.fstat(fd)
+                    if leaves.known(here):
+                        folders = []  # no folder in it: its listing need not be read
+                    else:
+                        with os.scandir(fd) as listing:  # the folders, picked in C: most entries are files
+                            folders = [entry.name for entry in filter(IS_FOLDER, listing)]
+                        leaves.learn(here, len(folders))
                 except OSError:
                     continue  # unreadable: rg cannot read it either
+                try:  # one lstat, not a look at every name
+                    ignore = os.stat(GITIGNORE, dir_fd=fd, follow_symlinks=False)
+                except (FileNotFoundError, NotADirectoryError):
+                    ignore = None
+                except OSError:
+                    return False
+                if ignore is not None:
+                    if not stat.S_ISREG(ignore.st_mode):
+                        return False
+                    spec = _gitignore(fd)
+                    if spec is not None:
+                        chain = [*chain, (len(prefix), spec)]
                 for name in folders:
                     sub = prefix + name
                     inner = sub[len(root_prefix):].lstrip("/") if root_prefix else sub

@@ -1,0 +1,112 @@
+"""The screen of a whole listing (ops/pathscreen.py) lets through unchecked only paths every one-by-one check would
+pass unchanged; path order (glob.by_path) is `rg --sort path`'s whatever the names hold; and a folder the link count
+says holds no folder is not listed by rg's `.gitignore` check (walk.Leaves)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from stringsh.workspace import Policy, Workspace
+from stringsh.workspace.ops.glob import PATH_KEY, by_path
+from stringsh.workspace.ops.pathscreen import PathScreen
+from stringsh.workspace.ops.rgwalk import Visible
+from stringsh.workspace.ops.walk import Leaves
+from stringsh.workspace.policy import Secrets
+
+TOKEN = "ghp_" + "a" * 36
+#: Each path a one-by-one check hides or masks (a secret, a folder of one, `.git/`, engine state, a temp file, a
+#: name masking changes), in some case or other: every one is a suspect.
+HIDDEN_OR_MASKED = [".env", "a/.ENV", "A/.Env.Local/x.txt", "KEYS/X.PEM", "x/.git/config", ".stringsh/j",
+                    "a/.~stringsh-tmp", f"{TOKEN}.txt", f"d/{TOKEN}/x", "AKIAIOSFODNN7EXAMPLE.md", "id_RSA",
+                    "deep/.aws/credentials", "k/KubeConfig.yaml", ".ssh/config", "t/prod.TFVARS"]
+#: Paths every check passes as they are, and that hold none of the screen's strings.
+PLAIN = ["src/main.py", "docs/readme.md", "pkg000/mod1/m12.py", "a b/c-d.txt", "caf\udce9.txt"]
+
+
+def test_every_path_a_check_would_hide_or_mask_is_a_suspect(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path, Policy.default(tmp_path))
+    try:
+        visible, masked = Visible(ws), ws.redactor
+        assert [rel for rel in HIDDEN_OR_MASKED if visible(rel) and masked(rel) == rel] == []
+        assert [rel for rel in PLAIN if not visible(rel) or masked(rel) != rel] == []
+        screen = PathScreen(ws)
+        assert screen.suspects("\0".join(PLAIN + HIDDEN_OR_MASKED)) == set(HIDDEN_OR_MASKED)
+        assert screen.suspects("\0".join(PLAIN)) == set()
+        # a literal held at a name's start (`.env`) is looked for there alone: first, after a NUL or a `/`
+        assert screen.suspects(".env\0x.envy/a.txt\0b/.Env/c\0.stringsh") == {".env", "b/.Env/c", ".stringsh"}
+        assert screen.suspects("x/\u0130.txt\0src/main.py") is None  # İ lowers to two characters
+    finally:
+        ws.close()
+
+
+def test_a_policy_the_screen_cannot_read_makes_every_path_a_suspect(tmp_path: Path) -> None:
+    policy = Policy.default(tmp_path)
+    for secrets in (Secrets(redact_regexes=("internal-[0-9]{6}",)), Secrets(deny_globs=("*",))):
+        ws = Workspace(tmp_path, policy._replace(secrets=secrets))
+        try:
+            assert PathScreen(ws).suspects("\0".join(PLAIN)) is None
+        finally:
+            ws.close()
+
+
+def test_path_order_is_folder_by_folder_whatever_the_names_hold() -> None:
+    names = ["a.txt", "a-b/x", "a/z", "a/b/y", "B", "\u00e9", "a/b.txt", "a b", "a\1b", "a/\1", "caf\udce9", "a/b/"]
+    expected = sorted(names, key=PATH_KEY)
+    assert expected[:5] == ["B", "a/\1", "a/b/", "a/b/y", "a/b.txt"]
+    assert list(by_path(names)) == expected
+    plain = [name for name in names if "\1" not in name]
+    assert list(by_path(plain)) == sorted(plain, key=PATH_KEY)
+    assert list(by_path([])) == []
+
+
+def test_a_folder_whose_link_count_says_it_holds_none_is_known_once_the_count_is_trusted(tmp_path: Path) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "c").mkdir()
+    leaves = Leaves()
+    leaf, root = os.stat(tmp_path / "c"), os.stat(tmp_path)
+    assert not leaves.known(leaf)  # nothing listed yet: the count is not trusted
+    if root.st_nlink == 4:  # this file system keeps the count (two and its two folders)
+        leaves.learn(root, 2)
+        assert leaves.known(leaf) and not leaves.known(os.stat(tmp_path / "a"))
+    leaves.learn(os.stat(tmp_path / "a"), 0)  # a count that does not add up turns it off for good
+    assert not leaves.known(leaf)
+    leaves.learn(root, 2)
+    assert not leaves.known(leaf)
+
+
+def test_the_path_masker_masks_as_the_redactor_does(tmp_path: Path) -> None:
+    policy = Policy.default(tmp_path)
+    for secrets in (Secrets(), Secrets(redact_regexes=("internal-[0-9]{6}",), replacement="<s>")):
+        ws = Workspace(tmp_path, policy._replace(secrets=secrets))
+        try:
+            masker = ws.redactor.path_masker()
+            for path in [*PLAIN, *HIDDEN_OR_MASKED, "internal-123456.txt", "gh", "sk-1"]:
+                assert masker(path) == ws.redactor(path), path
+            assert masker(f"{TOKEN}.txt") == f"{secrets.replacement}.txt"
+        finally:
+            ws.close()
+
+
+def test_a_listed_file_changed_since_rg_named_it_is_refused_and_the_next_in_order_shown(tmp_path: Path) -> None:
+    from stringsh.workspace.ops.glob import _first_listed
+    from stringsh.workspace.ops.rgwalk import Folders
+
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "b").mkdir(parents=True)
+    (outside / "d").mkdir(parents=True)
+    (outside / "d" / "x.txt").write_text("secret\n")
+    for rel in ("a.txt", "b/c.txt", "e.txt"):
+        (root / rel).write_text("x\n")
+    os.symlink(outside / "d", root / "d")  # a folder swapped for a link since rg named d/x.txt
+    os.symlink(outside / "d" / "x.txt", root / "c.txt")  # a file swapped for a link
+    ws = Workspace(root, Policy.default(root))
+    folders = Folders(ws)
+    try:
+        listed = ["e.txt", "d/x.txt", "gone.txt", "c.txt", "b/c.txt", "a.txt"]
+        shown, refused = _first_listed(listed, 3, folders)
+        assert ([rel for _, rel, _ in shown], refused) == (["a.txt", "b/c.txt", "e.txt"], 2)  # gone.txt: not reached
+        assert [rel for _, rel, _ in _first_listed(listed, 1, folders)[0]] == ["a.txt"]
+    finally:
+        folders.close()
+        ws.close()
