@@ -156,11 +156,6 @@ def run_patch(count: int, rounds: int, base: Path) -> dict[str, list[float]] | N
     return samples
 
 
-#: the issue's goals at p50 (issue 41); the other rows are context
-GOALS = {"apply 1 x 4 KiB, p50": 2.0, "apply 10 x 4 KiB, p50": 1.2, "apply 100 x 4 KiB, p50": 1.2,
-         "apply 1 x 1024 KiB, p50": 2.0, "/patch 10 files, p50": 1.5}
-
-
 def report(label: str, samples: dict[str, list[float]]) -> None:
     raw50, raw95 = statistics.median(samples["raw"]), percentile(samples["raw"], 95)
     for op in ("apply", "revert"):
@@ -169,7 +164,7 @@ def report(label: str, samples: dict[str, list[float]]) -> None:
               f"{p50 / raw50:6.2f} {p95 / raw95:6.2f} {LIMITS[op]:6.0f}")
         name = f"{op} {label}, p50" if not label.startswith("/patch") else (
             "/patch 10 files, p50" if op == "apply" else "/undo of /patch 10 files, p50")
-        record.record("writes", name, p50 / 1000, "temp+fsync+rename", raw50 / 1000, GOALS.get(name))
+        record.record("writes", name, p50 / 1000, "temp+fsync+rename", raw50 / 1000, record.goal_of("writes", name))
 
 
 def main() -> None:

@@ -48,6 +48,13 @@ def commit() -> str | None:
     return done.stdout.strip() or None
 
 
+def goal_of(area: str, name: str) -> float | None:
+    """The row's goal as docs/benchmarks.md states it (bench/catalogue.py), for benches that print none."""
+    from catalogue import AREAS
+
+    return next((row.goal for each in AREAS if each.key == area for row in each.rows if row.name == name), None)
+
+
 def record(area: str, name: str, measured_s: float, reference_name: str, reference_s: float,
            goal_ratio: float | None, *, ratio: float | None = None,
            target: str | None = None) -> dict[str, object] | None:
