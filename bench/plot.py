@@ -118,7 +118,7 @@ def goal_text(row: Row) -> str:
 def table(area: Area, entries: list[dict]) -> str:
     lines = ["| row | what is measured | reference | goal | latest | reproduce |", "|---|---|---|---|---|---|"]
     for row, name in area_rows(area, entries):
-        command = area.commands.get(row.bench, "—").split("   #")[0]
+        command = area.commands.get(row.bench, "—")
         latest = latest_text(newest(entries, area.key, name)) if row.recorded else "printed, not recorded"
         cells = [f"`{name}`", row.measured, row.reference, goal_text(row), latest, f"`{command}`" if row.bench else "—"]
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
