@@ -149,6 +149,8 @@ AREAS: tuple[Area, ...] = (
                  "≤ 1× and ≤ 100 ms"),
              Row("/symbols NAME, new process with the index file", "code.py", "a new process with the index file",
                  "`rg -w NAME`", None, "no goal"),
+             Row("/symbols --refs NAME, new process with the index file", "code.py", "the same with `--refs`",
+                 "`rg -w NAME`", None, "no goal"),
              Row("/map cold, in process", "repomap.py", "`/map`, nothing remembered", "`rg -w NAME`", None,
                  "no goal"),
              Row("/map warm, in process", "repomap.py", "`/map`, the files' tags remembered", "`rg -w NAME`", None,
