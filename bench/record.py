@@ -11,6 +11,7 @@ committed history.
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import os
 import subprocess
@@ -39,6 +40,7 @@ if _argument:
     os.environ[ENVIRONMENT] = str(Path(_argument).resolve())  # child processes and later rows see it too
 
 
+@functools.cache
 def commit() -> str | None:
     """The commit of the tree the bench runs from (None outside a git checkout)."""
     try:
@@ -69,7 +71,7 @@ def record(area: str, name: str, measured_s: float, reference_name: str, referen
         "measured_ms": round(measured_s * 1000, 4), "reference": reference_name,
         "reference_ms": round(reference_s * 1000, 4), "goal": goal_ratio, "commit": commit(),
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "loadavg": " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else None,
+        "loadavg": " ".join(f"{load:.2f}" for load in os.getloadavg()),
         "cores": os.cpu_count(), "source": f"bench/{Path(sys.argv[0]).name} run",
     }
     with open(target, "a", encoding="utf-8") as history:
@@ -78,13 +80,12 @@ def record(area: str, name: str, measured_s: float, reference_name: str, referen
 
 
 def row(area: str, name: str, measured_s: float, reference_name: str, reference_s: float,
-        goal_ratio: float | None, *, show: bool = True) -> float:
-    """Print the standard line of one figure (unless the bench prints its own: `show=False`), record it, and return
-    the ratio."""
+        goal_ratio: float | None) -> float:
+    """Print the standard line of one figure, the reference's time beside the ratio, record it, and return the
+    ratio (a bench that prints its own line calls `record` alone)."""
     ratio = measured_s / reference_s
-    if show:
-        goal = f"goal <= {goal_ratio:g}x" if goal_ratio else "no goal"
-        print(f"{name}: {measured_s * 1000:.2f} ms against {reference_name} {reference_s * 1000:.2f} ms, "
-              f"ratio {ratio:.2f}x ({goal})")
+    goal = f"goal <= {goal_ratio:g}x" if goal_ratio else "no goal"
+    print(f"{name}: {measured_s * 1000:.2f} ms against {reference_name} {reference_s * 1000:.2f} ms, "
+          f"ratio {ratio:.2f}x ({goal})")
     record(area, name, measured_s, reference_name, reference_s, goal_ratio)
     return ratio

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 PAGE = ROOT / "docs" / "benchmarks.md"
@@ -54,7 +56,8 @@ def test_the_tables_are_the_historys_and_every_recorded_row_is_described() -> No
         assert entry["ratio"] > 0 and (entry["cores"] or entry["source"].startswith("closing note")), entry
 
 
-def test_a_recorded_run_is_plotted_and_tabled(tmp_path: Path) -> None:
+def test_a_recorded_run_is_plotted_and_tabled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
     record = bench_module("record")
     argv = ["bench/x.py", "7", "--record", str(tmp_path / "h.jsonl"), "--rounds", "2"]
     assert record.take_record_argument(argv) == str(tmp_path / "h.jsonl")
@@ -63,9 +66,13 @@ def test_a_recorded_run_is_plotted_and_tabled(tmp_path: Path) -> None:
     history.write_text(json.dumps({"area": "web", "row": "agents' write p50, pages open", "ratio": 2.1,
                                    "reference": "no page open", "reference_ms": 96, "goal": 1.1, "stop": 45,
                                    "source": "closing note of stop 45", "cores": 2}) + "\n")
-    entry = record.record("web", "agents' write p50, pages open", 0.12, "no page open", 0.1, 1.1, target=str(history))
-    assert entry is not None and entry["ratio"] == 1.2 and entry["measured_ms"] == 120.0
-    assert entry["commit"] and len(str(entry["commit"])) == 40 and entry["cores"]
+    monkeypatch.setenv(record.ENVIRONMENT, str(history))
+    assert record.row("web", "agents' write p50, pages open", 0.12, "no page open", 0.1, 1.1) == 1.2
+    assert capsys.readouterr().out == ("agents' write p50, pages open: 120.00 ms against no page open 100.00 ms, "
+                                       "ratio 1.20x (goal <= 1.1x)\n")
+    entry = json.loads(history.read_text().splitlines()[-1])
+    assert (entry["ratio"], entry["measured_ms"], entry["reference_ms"], entry["goal"]) == (1.2, 120.0, 100.0, 1.1)
+    assert len(entry["commit"]) == 40 and entry["cores"] and len(entry["loadavg"].split()) == 3
     page = tmp_path / "page.md"
     page.write_text("# B\n\n<!-- bench:web -->\nold\n<!-- /bench -->\n<!-- bench:nothing -->\nkept\n<!-- /bench -->\n")
     plot = bench_module("plot")
