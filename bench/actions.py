@@ -26,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import httpx
+import record
 from benchenv import isolate_user_state
 
 from stringsh.actions.flags import parse_flags
@@ -85,6 +86,8 @@ def main() -> None:
         f"/act.echo  (CLI)           {act_cli * 1e3:8.2f} ms  bash -c   {bare_cli * 1e3:8.2f} ms  "
         f"ratio {act_cli / bare_cli:5.2f}"
     )
+    record.record("front ends", "action: HTTP with a template", act_http, "httpx.Client GET", bare_http, 2)
+    record.record("front ends", "action: CLI", act_cli, "bash -c", bare_cli, 2)
     print(
         f"flag parse                 {flags * 1e6:8.2f} us  shlex     {split * 1e6:8.2f} us  ratio {flags / split:5.2f}"
     )

@@ -19,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import record
 from benchenv import isolate_user_state
 
 from stringsh.workspace import Workspace
@@ -92,6 +93,10 @@ def main() -> None:
                       f"p95 {percentile(ratios, 95):5.2f}x  (raw p50 {statistics.median(raw):.2f} ms, "
                       f"p95 {percentile(raw, 95):.2f} ms)")
             ratios = [c / n for c, n in zip(samples["copy"], samples["no copy"], strict=True)]
+            record.record("writes", f"append {size // KIB} KiB, copy / no copy, p50",
+                          statistics.median(samples["copy"]) / 1000, "the append without the copy",
+                          statistics.median(samples["no copy"]) / 1000, 1.5 if size // KIB == 1000 else None,
+                          ratio=statistics.median(ratios))
             print(f"{size // KIB:>5} KiB copy / no copy, p50 {statistics.median(ratios):.2f}x "
                   f"p95 {percentile(ratios, 95):.2f}x (reference: no copy p50 "
                   f"{statistics.median(samples['no copy']):.2f} ms)")

@@ -25,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import record
 from benchenv import isolate_user_state
 
 from stringsh.workspace import ChangeSet, Workspace
@@ -161,6 +162,9 @@ def report(label: str, samples: dict[str, list[float]]) -> None:
         p50, p95 = statistics.median(samples[op]), percentile(samples[op], 95)
         print(f"{label:>12} {op:>7} {p50:8.2f} {p95:8.2f} {raw50:8.2f} {raw95:8.2f} "
               f"{p50 / raw50:6.2f} {p95 / raw95:6.2f} {LIMITS[op]:6.0f}")
+        name = f"{op} {label}, p50" if not label.startswith("/patch") else (
+            "/patch 10 files, p50" if op == "apply" else "/undo of /patch 10 files, p50")
+        record.record("writes", name, p50 / 1000, "temp+fsync+rename", raw50 / 1000, record.goal_of("writes", name))
 
 
 def main() -> None:

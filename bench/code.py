@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -38,6 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import record
 from benchenv import isolate_user_state
 
 from stringsh.dispatcher import Dispatcher
@@ -364,6 +366,9 @@ def main() -> None:
     print(f"{'what':<62} {'ms':>8} {'reference':<34} {'ref ms':>8} {'ratio':>6}  goal")
     for what, took, ref, name, goal in rows:
         print(f"{what:<62} {took:>8.1f} {name:<34} {ref:>8.1f} {took / ref:>5.2f}x  {goal}")
+        ratio_goal = re.match(r"<= ([\d.]+)x", goal)
+        record.record("code", re.sub(r" \((lines|no index|running process)[^)]*\)", "", what), took / 1000, name,
+                      ref / 1000, float(ratio_goal.group(1)) if ratio_goal else None)
 
 
 if __name__ == "__main__":

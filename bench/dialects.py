@@ -40,6 +40,7 @@ from typing import IO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import record
 from benchenv import isolate_user_state
 
 import stringsh
@@ -48,6 +49,7 @@ END = "</𝒞>"
 GOAL = 1.2
 #: (call, dialect) rows with the issue's goal; the others are context.
 GOAL_ROWS = {("write 100 KB", "operator"), ("read 100 KB", "tools")}
+DIALECT_NAMES = {"string": "String Commands", "operator": "OPERATOR_CMD", "tools": "JSON tools"}
 DIALECTS = ("string", "operator", "tools")
 CALLS = ("write 100 KB", "read 100 KB")
 
@@ -173,6 +175,9 @@ def report(servers: list[Server], rounds: int, front: str) -> None:
             goal = f"{GOAL}x" if (what, server.name) in GOAL_ROWS else ""
             print(f"{what:<14} {server.name:<9} {o50:>8.2f} {o95:>8.2f} {o50 / r50:>5.2f}x {o95 / r95:>5.2f}x "
                   f"{goal:>5}")
+            if server is not servers[0]:
+                record.record("front ends", f"{DIALECT_NAMES[server.name]} {what}, p50", o50 / 1000,
+                              "String Commands", r50 / 1000, GOAL if goal else None)
 
 
 def main() -> None:

@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import record  # noqa: E402
 from benchenv import isolate_user_state  # noqa: E402
 from markdown_it import MarkdownIt  # noqa: E402
 from mdit_py_plugins.front_matter import front_matter_plugin  # noqa: E402
@@ -186,6 +187,9 @@ def run(size_mb: int, repeat: int) -> None:
     ]
     for name, seconds, ratio in rows:
         print(f"        {name:<44} {seconds * ms:9.1f} ms  {ratio}")
+    for name, seconds, goal in (("first /open", first, 0.15), ("/open #block", block_open, 0.05),
+                                ("/edit #block", block_edit, 0.05)):
+        record.record("documents", f"{name}, {size_mb} MB", seconds, "markdown-it-py parse", reference, goal)
 
 
 def main() -> None:

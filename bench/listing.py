@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import record
 from benchenv import isolate_user_state
 
 from stringsh.workspace import Workspace
@@ -66,6 +67,7 @@ def measure(label: str, ws: Workspace, rel: str, folder: Path, rounds: int, *, c
     p50, p95 = statistics.median(ours), percentile(ours, 95)
     b50, b95 = statistics.median(bare), percentile(bare, 95)
     print(f"{label:<34} {p50:8.2f} {p95:8.2f} {b50:8.2f} {b95:8.2f} {p50 / b50:6.2f} {p95 / b95:6.2f}")
+    record.record("front ends", f"list_dir 1,000 files, {label}, p50", p50 / 1000, "os.scandir + sort", b50 / 1000, 3)
 
 
 def main() -> None:

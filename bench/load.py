@@ -59,6 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.append(str(Path(__file__).resolve().parent))
 
 import anyio
+import record
 from benchenv import isolate_user_state
 
 OPS = ("read", "edit", "write", "grep", "bash", "undo")
@@ -520,6 +521,8 @@ def main() -> int:
             p50 = statistics.median(loaded)
             print(f"{front + ' ' + op:<16}{b2b * 1e3:>8.1f}ms{base * 1e3:>8.1f}ms{p50 * 1e3:>8.1f}ms"
                   f"{p99 * 1e3:>8.1f}ms{p99 / base:>9.1f}x{p99 / b2b:>8.1f}x")
+            if args.think > 0:  # the goal's load; saturation runs are not comparable
+                record.record("load", f"{front} {op} p99 under load", p99, "one client alone, p50", base, 5)
         refusals: dict[str, int] = {}
         for agent in agents:
             for code, count in agent.refusals.items():

@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.append(str(Path(__file__).resolve().parent))
 
 import anyio
+import record
 from benchenv import isolate_user_state
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -253,6 +254,8 @@ def report(servers: list[Server]) -> None:
             goal = GOALS[what]
             row += (f" {o50:>9.1f} {o95:>9.1f} {statistics.median(ratios):>5.2f}x {spread:>12} {o95 / r95:>5.2f}x "
                     + (f"{goal:>4}x" if goal else "    -"))
+            record.record("mcp", what, o50 / 1000, "reference server", r50 / 1000, goal,
+                          ratio=statistics.median(ratios))
         print(row)
     row = f"{'peak RSS MB':<15} {ref.peak_kb / 1024:>8.1f} {'':>8}"
     if ours:

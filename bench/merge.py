@@ -34,6 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.append(str(Path(__file__).resolve().parent))
 
+import record
 from benchenv import isolate_user_state
 
 HERE = Path(__file__).resolve().parents[1]
@@ -161,6 +162,9 @@ def main() -> int:
             print(f"{'':9s} throughput {middle.edits / middle.seconds:.0f} requests/s, "
                   f"{accepted / middle.seconds:.0f} accepted edits/s; time per edit per client "
                   f"{pace * 1000:.1f} ms = {pace / solo:.2f}x one client alone ({solo * 1000:.1f} ms)")
+            if tree == HERE:
+                record.record("writes", f"{args.clients} clients, {kind}: time per edit", pace, "one client alone",
+                              solo, args.clients / 2.5)  # the goal: the clients together >= 2.5x one's edits/s
     return 0
 
 

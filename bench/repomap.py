@@ -34,6 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import record
 from benchenv import isolate_user_state
 
 from stringsh.dispatcher import Dispatcher
@@ -156,6 +157,8 @@ def timings(root: Path, rounds: int) -> None:
     for label, ms in rows:
         ratios = [f"{ms / ref:6.1f}x {what}" for what, ref in (("rg", rg), ("ctags", ctags)) if ref]
         print(f"  {label:<40} {ms:9.1f} ms   " + "   ".join(ratios))
+        if rg:
+            record.record("code", label, ms / 1000, "rg -w NAME", rg / 1000, None)
 
 
 def included_by_map(text: str) -> set[tuple[str, str]]:

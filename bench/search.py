@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -31,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import record
 from benchenv import isolate_user_state
 
 from stringsh.dispatcher import Dispatcher
@@ -216,6 +218,8 @@ def main() -> None:
     for what, took, ref, cpu, goal in rows:
         aim = f"{goal:>5}x" if goal else f"{'-':>6}"
         print(f"{what:<62} {took:>11.1f} {ref:>8.1f} {took / ref:>5.2f}x {aim} {cpu:>8.2f}x")
+        record.record("search", re.sub(r" \(.*|, \d+ lines.*", "", what), took / 1000,
+                      "rg -n" if "daemon" in what else "rg", ref / 1000, goal or None)
     print("ratio: of the median wall-clock times (the goal's measure); cpu ratio: of the CPU time of all runs")
     print(f"peak RSS: {rss_after / 1024:.0f} MB (was {rss_before / 1024:.0f} MB before the searches)")
 

@@ -24,6 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import record
 from benchenv import isolate_user_state
 
 import stringsh
@@ -153,6 +154,7 @@ def main() -> int:
             print(f"start-up, {name}: python -c pass {bare[0] * 1000:.1f} ms, stringsh -c '/ls' "
                   f"{took[0] * 1000:.1f} ms, ratio {took[0] / bare[0]:.2f}x (goal <= 3x); CPU time "
                   f"{bare[1] * 1000:.1f} vs {took[1] * 1000:.1f} ms, {took[1] / bare[1]:.2f}x")
+            record.record("start-up", f"-c /ls, {name.split(' (')[0]}", took[0], "python -c pass", bare[0], 3)
         print(f"  of which the standard library it imports: {stdlib_time[0] * 1000:.1f} ms alone "
               f"({stdlib_time[0] / bare[0]:.2f}x pass; CPU {stdlib_time[1] / bare[1]:.2f}x): {' '.join(stdlib)}")
         print(f"modules after -c '/ls': {total} in all, {added} beyond a bare interpreter's, {ours} of stringsh "
@@ -164,6 +166,7 @@ def main() -> int:
             e, d = percentile(echo, q), percentile(daemon, q)
             print(f"daemon round-trip {name}: echo loop {e * 1e6:.0f} us, stringsh daemon {d * 1e6:.0f} us, "
                   f"ratio {d / e:.2f}x (goal <= 3x)")
+            record.record("daemon", f"round trip {name}", d, "echo loop", e, 3)
     return 0
 
 

@@ -51,6 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.append(str(Path(__file__).resolve().parent))
 
 import httpx
+import record
 from benchenv import isolate_user_state
 
 STRINGSH = [sys.executable, "-m", "stringsh"]
@@ -478,6 +479,10 @@ def main() -> int:
                       f"{b99 * 1e3:>9.1f}ms{b99 / a99:>6.2f}x")
             ratio = max(statistics.median(with_pages["write"]) / statistics.median(without["write"]),
                         pct(with_pages["write"], 0.99) / pct(without["write"], 0.99))
+            record.record("web", "agents' write p50, pages open", statistics.median(with_pages["write"]),
+                          "no page open", statistics.median(without["write"]), 1.1)
+            record.record("web", "agents' write p99, pages open", pct(with_pages["write"], 0.99),
+                          "no page open", pct(without["write"], 0.99), 1.1)
             print(f"goal: write p50 and p99 with the pages open <= 1.1x without: worst {ratio:.2f}x, "
                   f"{'met' if ratio <= 1.1 else 'NOT MET'}")
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
