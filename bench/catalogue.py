@@ -43,16 +43,24 @@ AREAS: tuple[Area, ...] = (
              Row("/grep regex, Python engine", "search.py", "the regex without rg", "the same `rg` run", 3.0),
              Row("/glob '**/*.py'", "search.py", "`/glob '**/*.py'` over the 51,534 files",
                  "`rg --files -g '*.py'`", 1.5),
+             Row("/glob '**/*.py' --sort mtime", "search.py", "the same, newest first (a stat per match)",
+                 "`rg --files -g '*.py'`", None, "no goal"),
+             Row("/glob '**/*.py', Python walk", "search.py", "the same by path without rg (the Python walk)",
+                 "`rg --files -g '*.py'`", None, "no goal"),
              Row("/grep literal --stats", "search.py", "the literal with `--stats` (the counted walk)", "`rg -F`",
                  None, "no goal"),
              Row("/grep in a running daemon", "search.py", "`/grep` sent to a running `stringsh daemon`, 5,000 "
                  "files", "`rg -n -F`", 1.3),
          )),
     Area("start-up", "Start-up", "A whole process, bytecode compiled first as an install does.",
-         {"startup.py": "python bench/startup.py --runs 40", "repl.py": "python bench/repl.py --runs 10"}, (
+         {"startup.py": "python bench/startup.py --runs 40", "repl.py": "python bench/repl.py --runs 10",
+          "handoff.py": "python bench/handoff.py --runs 20"}, (
              Row("-c /ls, fresh workspace", "startup.py", "`stringsh -c /ls` in a fresh workspace",
                  "`python -c pass`", 3.0),
              Row("-c /ls, used workspace", "startup.py", "the same where the journal holds a finished change set",
+                 "`python -c pass`", 3.0),
+             Row("-c /ls handed to a running server (prototype)", "handoff.py", "a client of `_socket` alone "
+                 "handing `/ls` to a server already running in the workspace; a measurement, not a feature",
                  "`python -c pass`", 3.0),
              Row("REPL prompt drawn", "repl.py", "`stringsh` in a pty until its toolbar is drawn",
                  "`stringsh -c /ls`", 3.0),
