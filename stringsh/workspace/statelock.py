@@ -1,7 +1,7 @@
 """The workspace lock, crash recovery and degraded mode: `EngineState`'s part that decides when a change may go.
 
 The lock is an flock in the state folder, re-entrant within a thread and exclusive across threads and processes;
-taking it first finishes or undoes the change sets a crash left pending (changes.recover), and letting it go drops
+taking it first finishes or undoes the change sets a crash left pending (changes.recover_all), and letting it go drops
 the `recovery-due` marker once nothing is pending (journalfile.py). A change that cannot get the lock within
 `lock_wait` seconds is refused BUSY. A state folder that is full, read-only, unwritable or locked too long is a
 condition, not damage (journalfile.fault): `read_only` then says why, reads go on, and every change is refused with
@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -44,6 +45,7 @@ class StateLock(StateFolder):
     fsync_pool: FsyncPool
     lock_wait: float
     _depth: int
+    _owner: int
     _lock_fd: int
     _lock_waiter: FlockWait | None
     _journal: Journal | None
@@ -91,6 +93,7 @@ class StateLock(StateFolder):
                 if self._lock_fd < 0:
                     self._lock_fd = self._open_file(LOCK_FILE, os.O_RDWR | os.O_CREAT)
                 self._take_lock()
+                self._owner = threading.get_ident()
             self._depth += 1
             try:
                 if self._depth == 1:
@@ -101,8 +104,7 @@ class StateLock(StateFolder):
                     pending = self.journal.pending()
                     self._unsettled = self._unsettled or bool(pending)
                     with found_names():  # the journal's own rows: a name that is not UTF-8 is put back too
-                        for cs in pending:
-                            changes.recover(self.journal, self.confiner, cs, self.fsync_pool)
+                        changes.recover_all(self.journal, self.confiner, pending, self.fsync_pool)
                 yield
                 if self._depth == 1 and self._wrote:
                     self.read_only = None  # a change set was written: whatever stopped changes has cleared
@@ -111,10 +113,15 @@ class StateLock(StateFolder):
             finally:
                 self._depth -= 1
                 if self._depth == 0:
+                    self._owner = 0
                     try:
                         self._settle()
                     finally:
                         fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    def holds_lock(self) -> bool:
+        """Whether this thread holds the workspace lock now (it must not queue for it behind itself)."""
+        return self._depth > 0 and self._owner == threading.get_ident()
 
     def _take_lock(self) -> None:
         """flock the workspace lock, waiting at most `lock_wait` seconds for another process to let it go (woken
