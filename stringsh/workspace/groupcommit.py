@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from contextvars import Context, copy_context
 from typing import Generic, TypeVar
 
@@ -39,14 +40,23 @@ class Waiting(Generic[T]):
 
 
 class GroupCommit(Generic[T]):
-    """The queue of one workspace's writers in this process; `commit` commits a batch, setting each one's `result`
-    or `error` (an exception it raises is every unfinished one's error)."""
+    """The queue of one workspace's writers in this process. The leader takes `hold` (the workspace lock) and then
+    the batch, so every writer that queued while it waited for the lock is in it; `commit` commits the batch,
+    setting each one's `result` or `error` (an exception it raises is every unfinished one's error)."""
 
-    def __init__(self, commit: Callable[[list[Waiting[T]]], None]) -> None:
+    def __init__(self, commit: Callable[[list[Waiting[T]]], None],
+                 hold: Callable[[], AbstractContextManager[object]]) -> None:
         self._commit = commit
+        self._hold = hold
         self._cond = threading.Condition()
         self._queue: list[Waiting[T]] = []
         self._leading = False
+
+    @property
+    def queued(self) -> int:
+        """Writers queued and not yet taken into a batch."""
+        with self._cond:
+            return len(self._queue)
 
     def run(self, work: T) -> object:
         """Queue `work`, wait until a batch holding it is committed (leading that batch when its turn comes), and
@@ -67,11 +77,16 @@ class GroupCommit(Generic[T]):
 
     def _lead(self) -> None:
         """Commit everything queued now (this thread's own change first), then hand the lead to the next writer."""
-        with self._cond:
-            batch, self._queue = self._queue, []
+        batch: list[Waiting[T]] = []
         try:
-            self._commit(batch)
+            with self._hold():
+                with self._cond:
+                    batch, self._queue = self._queue, []
+                self._commit(batch)
         except BaseException as exc:
+            if not batch:  # the lock was refused (BUSY, a journal that cannot be used): this batch's writers
+                with self._cond:
+                    batch, self._queue = self._queue, []
             for waiting in batch:
                 if waiting.result is None and waiting.error is None:
                     waiting.error = exc

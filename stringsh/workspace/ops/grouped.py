@@ -68,29 +68,29 @@ def commit_edit(ws: Workspace, edit: Edit) -> Rewritten:
     that holds the workspace lock already (a change made inside another operation) writes at once."""
     if ws.state.holds_lock():
         batch: list[Waiting[Edit]] = [Waiting(edit)]
-        _commit(ws, batch)
+        with ws.locked():
+            _commit(ws, batch)
         if batch[0].error is not None:
             raise batch[0].error
         return batch[0].result  # type: ignore[return-value]
     with _MADE:
         group = ws.state.edit_group
         if group is None:
-            group = ws.state.edit_group = GroupCommit(lambda batch: _commit(ws, batch))
+            group = ws.state.edit_group = GroupCommit(lambda batch: _commit(ws, batch), ws.locked)
     return group.run(edit)  # type: ignore[return-value]
 
 
 def _commit(ws: Workspace, batch: list[Waiting[Edit]]) -> None:
     """Under the lock: the batch's edits file by file (in the order they queued), each file's as one chain."""
-    with ws.locked():
-        files: dict[str, list[Waiting[Edit]]] = {}
-        for waiting in batch:
-            try:
-                key = waiting.context.run(ws.relative, waiting.work.path)
-            except StringError:
-                key = f"\0{id(waiting)}"  # its own edit then says why (reading it fails the same way)
-            files.setdefault(key, []).append(waiting)
-        for edits in files.values():
-            _commit_file(ws, edits)
+    files: dict[str, list[Waiting[Edit]]] = {}
+    for waiting in batch:
+        try:
+            key = waiting.context.run(ws.relative, waiting.work.path)
+        except StringError:
+            key = f"\0{id(waiting)}"  # its own edit then says why (reading it fails the same way)
+        files.setdefault(key, []).append(waiting)
+    for edits in files.values():
+        _commit_file(ws, edits)
 
 
 def _commit_file(ws: Workspace, edits: list[Waiting[Edit]]) -> None:
