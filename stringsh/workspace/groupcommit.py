@@ -42,9 +42,10 @@ class Waiting(Generic[T]):
 class GroupCommit(Generic[T]):
     """The queue of one workspace's writers in this process. The leader takes `hold` (the workspace lock) and then
     the batch, so every writer that queued while it waited for the lock is in it; `commit` commits the batch,
-    setting each one's `result` or `error` (an exception it raises is every unfinished one's error)."""
+    setting each one's `result` or `error` (an exception it raises is every unfinished one's error), and may return
+    a step to finish with once the lock is let go."""
 
-    def __init__(self, commit: Callable[[list[Waiting[T]]], None],
+    def __init__(self, commit: Callable[[list[Waiting[T]]], Callable[[], None] | None],
                  hold: Callable[[], AbstractContextManager[object]]) -> None:
         self._commit = commit
         self._hold = hold
@@ -82,7 +83,9 @@ class GroupCommit(Generic[T]):
             with self._hold():
                 with self._cond:
                     batch, self._queue = self._queue, []
-                self._commit(batch)
+                after = self._commit(batch)
+            if after is not None:  # the rest of the batch's commit, with the lock let go
+                after()
         except BaseException as exc:
             if not batch:  # the lock was refused (BUSY, a journal that cannot be used): this batch's writers
                 with self._cond:

@@ -226,15 +226,17 @@ class Journal:
             self.blob_files.drop()  # the rows naming them were rolled back
             raise
 
-    def begin_chain(self, links: list[Link]) -> list[int]:
-        """Record several pending change sets in one transaction (group commit, groupcommit.py), each with its own
-        attribution and previous bytes, in order: one seal makes them all durable. Their ids, in the same order."""
+    def begin_chain(self, links: list[Link], state: str = "pending") -> list[int]:
+        """Record several change sets in one transaction (group commit, groupcommit.py), each with its own
+        attribution and previous bytes, in order: one seal makes them all durable. Their ids, in the same order.
+        `state`: "queued" for change sets left for the next lock holder to make durable and put in place
+        (queued.py)."""
         if self.before_pending is not None:
             self.before_pending()
         try:
             with self._write() as db:
                 return [self._insert(db, link.topic, link.frontend, "apply", None, link.rows, link.blobs, (),
-                                     link.command, link.client) for link in links]
+                                     link.command, link.client, state) for link in links]
         except BaseException:
             self.blob_files.drop()
             raise
@@ -246,11 +248,11 @@ class Journal:
 
     def _insert(self, db: sqlite3.Connection, topic: str, frontend: str, kind: str, reverts: int | None,
                 rows: list[FileRow], blobs: dict[str, bytes], tree: tuple[TreeOp, ...], command: str,
-                client: str) -> int:
+                client: str, state: str = "pending") -> int:
         """Inside a write transaction: one pending change set's rows, its previous bytes and the audit anchor."""
         cur = db.execute(
-            "INSERT INTO changesets(time, topic, frontend, kind, reverts, state) VALUES (?,?,?,?,?,'pending')",
-            (time.time(), topic, frontend, kind, reverts),
+            "INSERT INTO changesets(time, topic, frontend, kind, reverts, state) VALUES (?,?,?,?,?,?)",
+            (time.time(), topic, frontend, kind, reverts, state),
         )
         cs = int(cur.lastrowid or 0)
         db.execute("INSERT INTO owners(cs, client) VALUES (?,?)", (cs, client))
@@ -405,6 +407,19 @@ class Journal:
     def pending(self) -> list[int]:
         rows = self.db.execute("SELECT id FROM changesets WHERE state IN ('staged', 'pending') ORDER BY id")
         return [r[0] for r in rows]
+
+    def queued(self) -> list[int]:
+        """Change sets recorded and staged by a writer that left them for the next lock holder (queued.py)."""
+        return [r[0] for r in self.db.execute("SELECT id FROM changesets WHERE state='queued' ORDER BY id")]
+
+    def unfinished(self) -> tuple[list[int], list[int]]:
+        """(pending, queued) in one query: what a lock holder recovers, and what it puts in place."""
+        pending: list[int] = []
+        queued: list[int] = []
+        for cs, state in self.db.execute(
+                "SELECT id, state FROM changesets WHERE state IN ('staged', 'pending', 'queued') ORDER BY id"):
+            (queued if state == "queued" else pending).append(cs)
+        return pending, queued
 
     def last_undoable(self, topic: str, before: int | None = None) -> int | None:
         """This client's newest change in `topic` that `/undo` has not taken back or skipped (older than

@@ -78,6 +78,7 @@ class EngineState(StateLock, StateRecords):
         #: This process's writers queued for the lock (groupcommit.GroupCommit, made by ops/grouped.py on first use).
         self.edit_group: GroupCommit[Any] | None = None
         self._lock_fd = -1
+        self._wants_fd = -1
         self._lock_waiter: FlockWait | None = None
         self._journal: Journal | None = None
         #: Whether the `recovery-due` marker may need removing at the end of the lock: a process's first lock
@@ -105,10 +106,10 @@ class EngineState(StateLock, StateRecords):
             if self._audit is not None:
                 self._audit.close()
                 self._audit = None
-            for fd in (self._lock_fd, self._dir_fd):
+            for fd in (self._lock_fd, self._wants_fd, self._dir_fd):
                 if fd >= 0:
                     os.close(fd)
-            self._lock_fd = self._dir_fd = -1
+            self._lock_fd = self._wants_fd = self._dir_fd = -1
             self.fsync_pool.close()
 
     def cache_key(self) -> bytes | None:

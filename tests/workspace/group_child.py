@@ -6,16 +6,25 @@ queued behind the workspace lock this child holds until all four wait, so one le
 POINT: where the chain's commit dies (os._exit, no clean-up, like SIGKILL): `seal` (the four change sets recorded
 pending, nothing durable yet), `rename` (sealed, the newest bytes not yet renamed into place), `dir_fsyncs` (renamed,
 the folder not yet fsynced), `finish` (durable, none marked done), `second_finish` (the oldest marked done only);
-`never`: prints the four change ids and exits."""
+`never`: prints the four change ids and exits.
+
+`queued-POINT`: the same with another process seen waiting for the lock (this child holds `lock.wants` shared, as a
+waiting process does), so the chain is queued (workspace/queued.py) and put in place when the lock is taken to
+settle it: `queued-queued` dies right after queueing (recorded, its temp file written, nothing synced or renamed),
+`queued-rename` at the rename of the flush, `queued-second_finish` with the oldest marked done only."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import sys
 import threading
+from pathlib import Path
 
 from stringsh.workspace import Workspace, atomic
 from stringsh.workspace.journal import Journal
+from stringsh.workspace.state import state_folder
+from stringsh.workspace.statelock import WANTS_FILE, StateLock
 
 WRITERS = 4
 FILE = "lines.txt"
@@ -34,7 +43,9 @@ def die(*_: object, **__: object) -> None:
 
 
 def arm(point: str) -> None:
-    if point == "seal":
+    if point == "queued":
+        StateLock.await_release = die  # type: ignore[method-assign]
+    elif point == "seal":
         Journal.seal = die  # type: ignore[method-assign]
     elif point == "rename":
         atomic.commit = die  # type: ignore[assignment]
@@ -86,6 +97,10 @@ def main() -> None:
     root, point = sys.argv[1], sys.argv[2]
     workspace = Workspace(root)
     workspace.write_text("warm.txt", "warm\n")  # the journal exists before the batch
+    if point.startswith("queued-"):
+        point = point.removeprefix("queued-")
+        waiter = os.open(state_folder(Path(root)) / WANTS_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(waiter, fcntl.LOCK_SH)  # as a process waiting for the lock holds it
     ids = run_batch(workspace, lambda: arm(point))
     print(" ".join(map(str, ids)), flush=True)
     workspace.close()

@@ -59,7 +59,8 @@ def test_threads_editing_at_once_share_one_seal_and_each_keep_their_own_change_a
 
 
 @pytest.mark.parametrize(("point", "after"), [("seal", False), ("rename", False), ("dir_fsyncs", True),
-                                              ("finish", True), ("second_finish", True)])
+                                              ("finish", True), ("second_finish", True), ("queued-queued", True),
+                                              ("queued-rename", True), ("queued-second_finish", True)])
 def test_a_batch_killed_at_any_point_is_recovered_all_before_or_all_after(tmp_path: Path, point: str,
                                                                          after: bool) -> None:
     (tmp_path / FILE).write_text(start_text())
@@ -79,5 +80,26 @@ def test_a_batch_killed_at_any_point_is_recovered_all_before_or_all_after(tmp_pa
             for row in batch:  # newest first
                 workspace.revert(row.id)
             assert (tmp_path / FILE).read_text() == start_text()
+    finally:
+        workspace.close()
+
+
+def test_a_queued_chain_whose_temp_file_was_torn_is_rolled_back_and_nothing_is_overwritten(tmp_path: Path) -> None:
+    """A power loss can leave a queued change's temp file short: its bytes no longer hash to its row, so the chain
+    is rolled back (its writers were never answered) and the file keeps what it held."""
+    (tmp_path / FILE).write_text(start_text())
+    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    crashed = subprocess.run([sys.executable, str(CHILD), str(tmp_path), "queued-queued"], capture_output=True,
+                             text=True, env=env, timeout=120)
+    assert crashed.returncode == 137, crashed.stderr
+    (temp,) = [p for p in tmp_path.iterdir() if p.name.startswith(".~stringsh-")]
+    temp.write_bytes(temp.read_bytes()[:10])
+    workspace = Workspace.load(tmp_path)
+    try:
+        assert workspace.journal.pending() == [] and workspace.journal.queued() == []
+        assert (tmp_path / FILE).read_text() == start_text()
+        assert not temp.exists()
+        batch = [row for row in workspace.history(10) if row.topic.startswith("writer-")]
+        assert [row.state for row in batch] == ["rolled_back"] * WRITERS
     finally:
         workspace.close()

@@ -12,20 +12,22 @@ next one is computed on the text before it. A batch of one edit is written exact
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
-from stringsh.workspace import changes
+from stringsh.escapes import shown_name
 from stringsh.workspace.atomic import sha256
+from stringsh.workspace.blobfiles import FILE_BLOB
 from stringsh.workspace.groupcommit import GroupCommit, Waiting
 from stringsh.workspace.guards import Guard, WholeFile, changed_since, refuse_mask_writeback
-from stringsh.workspace.journal import FileRow, Link
-from stringsh.workspace.journalfile import JournalUnavailable, rolled_back
-from stringsh.workspace.ops.apply import apply_locked, check_whole_file, refuse_policy_file
-from stringsh.workspace.ops.guard import check_hardlink, check_size, keep_limit
+from stringsh.workspace.journal import Link
+from stringsh.workspace.models import FileChange
+from stringsh.workspace.ops.apply import apply_locked, check_whole_file
+from stringsh.workspace.ops.chain import apply_chain, queue_chain
+from stringsh.workspace.ops.guard import check_size
 from stringsh.workspace.ops.read import ReadRequest, TextFile, edit_text_file, read_text
+from stringsh.workspace.queued import intact, queued_bytes
 from stringsh.workspace.textio import encode
 
 if TYPE_CHECKING:
@@ -51,7 +53,8 @@ class Computed(NamedTuple):
     current: TextFile  # the text the edit was computed on
     text: str
     data: bytes
-    link: Link  # its change set's attribution (its rows and previous bytes filled in by `apply_chain`)
+    link: Link  # its change set's attribution (its rows and previous bytes filled in by ops/chain.py)
+    base: bytes | None = None  # the queued bytes it was computed on (workspace/queued.py); None: the file's
 
 
 class Rewritten(NamedTuple):
@@ -69,19 +72,25 @@ def commit_edit(ws: Workspace, edit: Edit) -> Rewritten:
     if ws.state.holds_lock():
         batch: list[Waiting[Edit]] = [Waiting(edit)]
         with ws.locked():
-            _commit(ws, batch)
+            _commit(ws, batch, may_queue=False)
         if batch[0].error is not None:
             raise batch[0].error
         return batch[0].result  # type: ignore[return-value]
     with _MADE:
         group = ws.state.edit_group
         if group is None:
-            group = ws.state.edit_group = GroupCommit(lambda batch: _commit(ws, batch), ws.locked)
+            group = ws.state.edit_group = GroupCommit(lambda batch: _commit(ws, batch),
+                                                      lambda: ws.state.locked(chain=True))
     return group.run(edit)  # type: ignore[return-value]
 
 
-def _commit(ws: Workspace, batch: list[Waiting[Edit]]) -> None:
-    """Under the lock: the batch's edits file by file (in the order they queued), each file's as one chain."""
+def _commit(ws: Workspace, batch: list[Waiting[Edit]], *, may_queue: bool = True) -> Callable[[], None] | None:
+    """Under the lock: the batch's edits file by file (in the order they queued), each file's as one chain, written
+    now, or queued when other processes wait for the lock (workspace/queued.py; then the returned step, run once
+    the lock is let go, waits for them to be put in place)."""
+    queue = may_queue and ws.state.others_waiting() and ws.state.has_journal() and intact(ws.journal, ws.confiner)
+    if not queue:
+        ws.state.flush_queued()  # what taking the lock does for any other writer
     files: dict[str, list[Waiting[Edit]]] = {}
     for waiting in batch:
         try:
@@ -89,49 +98,89 @@ def _commit(ws: Workspace, batch: list[Waiting[Edit]]) -> None:
         except StringError:
             key = f"\0{id(waiting)}"  # its own edit then says why (reading it fails the same way)
         files.setdefault(key, []).append(waiting)
+    queued: list[tuple[Waiting[Edit], Computed, int]] = []
     for edits in files.values():
-        _commit_file(ws, edits)
+        queued += _commit_file(ws, edits, queue)
+    return (lambda: _settle(ws, queued)) if queued else None
 
 
-def _commit_file(ws: Workspace, edits: list[Waiting[Edit]]) -> None:
+def _commit_file(ws: Workspace, edits: list[Waiting[Edit]],
+                 queue: bool) -> list[tuple[Waiting[Edit], Computed, int]]:
+    """One file's edits as a chain; returns those queued (with their change ids)."""
     computed: list[tuple[Waiting[Edit], Computed]] = []
     current: TextFile | None = None
     for waiting in edits:
         try:
-            made = waiting.context.run(_compute, ws, waiting.work, current)
+            made = waiting.context.run(_compute, ws, waiting.work, current, queue)
         except BaseException as exc:  # this edit alone fails; the next is computed on the text before it
             waiting.error = exc
             continue
         computed.append((waiting, made))
         current = edit_text_file(made.current.rel, made.data, made.current.mtime_ns)
     if not computed:
-        return
+        return []
+    first = computed[0][1]
+    steps = [(made.data, made.link) for _, made in computed]
     try:
+        if queue and max(first.current.size, *(len(data) for data, _ in steps)) < FILE_BLOB:
+            ids = queue_chain(ws, computed[0][0].work.path, first.current.sha256, first.base, steps)
+            return [(waiting, made, cs) for (waiting, made), cs in zip(computed, ids, strict=True)]
+        if first.base is not None:  # computed on queued bytes: put them in place first (blob files are not queued)
+            ws.state.flush_queued()
         if len(computed) == 1:
             waiting, made = computed[0]
-            ids = [waiting.context.run(apply_locked, ws, [_file_change(waiting.work.path, made)],
-                                       waiting.work.topic, "apply", None)]
+            change = FileChange(waiting.work.path, made.data, first.current.sha256)
+            ids = [waiting.context.run(apply_locked, ws, [change], waiting.work.topic, "apply", None)]
         else:
-            ids = apply_chain(ws, computed[0][0].work.path, computed[0][1].current.sha256,
-                              [(made.data, made.link) for _, made in computed])
+            ids = apply_chain(ws, computed[0][0].work.path, first.current.sha256, steps)
     except BaseException as exc:
         for waiting, _ in computed:
             waiting.error = exc
-        return
+        return []
     for (waiting, made), cs in zip(computed, ids, strict=True):
         waiting.result = Rewritten(made.current, made.text, cs, sha256(made.data))
+    return []
 
 
-def _file_change(path: str, made: Computed) -> object:
-    from stringsh.workspace.models import FileChange
+def _settle(ws: Workspace, queued: list[tuple[Waiting[Edit], Computed, int]]) -> None:
+    """Lock let go: wait until the queued change sets are put in place (taking the lock does it, unless another
+    holder did first); each is done, or rolled back when its chain could not be (a CONFLICT, nothing written)."""
+    def states() -> dict[int, str | None]:
+        return {cs: (row.state if (row := ws.journal.get(cs)) else None) for _, _, cs in queued}
 
-    return FileChange(path, made.data, made.current.sha256)
+    try:
+        with ws.state.thread_lock:  # another process may have put them in place already: then no second lock
+            now = states()
+        if "queued" in now.values():  # wait for the holder now to let go (it puts them in place unless it queued)
+            ws.state.await_release()
+            with ws.state.thread_lock:
+                now = states()
+        if "queued" in now.values():
+            with ws.state.locked(settle=True):
+                now = states()
+    except BaseException as exc:
+        for waiting, _, _ in queued:
+            waiting.error = exc
+        return
+    for waiting, made, cs in queued:
+        if now[cs] == "done":
+            waiting.result = Rewritten(made.current, made.text, cs, sha256(made.data))
+        else:
+            shown = shown_name(made.current.rel)
+            waiting.error = StringError("CONFLICT", f"{shown} changed since it was read; nothing was written.",
+                                        f"Read {shown} again and redo the change.")
 
 
-def _compute(ws: Workspace, edit: Edit, current: TextFile | None) -> Computed:
-    """In the writer's own request context: the edit on `current` (None: the file as it is), checked and encoded."""
+def _compute(ws: Workspace, edit: Edit, current: TextFile | None, queue: bool) -> Computed:
+    """In the writer's own request context: the edit on `current` (None: the file as it is, or as the newest queued
+    change leaves it when `queue`), checked and encoded."""
+    base = None
     if current is None:
         current = read_text(ws, ReadRequest(edit.path, edit.topic, legacy="edit"))  # Latin-1 kept
+        if queue:
+            _, base = queued_bytes(ws.journal, ws.confiner, current.rel)
+            if base is not None:
+                current = edit_text_file(current.rel, base, current.mtime_ns)
     if isinstance(edit.guard, WholeFile) and current.sha256 != edit.guard.sha256:
         raise (edit.stale or changed_since)(current.rel)
     text = edit.change(current)
@@ -141,38 +190,4 @@ def _compute(ws: Workspace, edit: Edit, current: TextFile | None) -> Computed:
     check_size(ws.policy, edit.path, data)
     check_whole_file(ws, current.rel, data)
     link = Link(edit.topic, ws.frontend, ws.journal.client, ws.command_line(), [], {})
-    return Computed(current, text, data, link)
-
-
-def apply_chain(ws: Workspace, path: str, expected: str, steps: list[tuple[bytes, Link]]) -> list[int]:
-    """Write successive new contents of one file as a chain of change sets (see the module docstring); the caller
-    holds the lock and has checked each content. `expected`: the hash of the bytes the first was computed on."""
-    ws.state.workspace_folder()
-    plan = changes.plan(ws.confiner, 0, path, steps[-1][0], expected, None, keep_limit(ws.policy))
-    try:
-        if plan.res.st is not None:
-            check_hardlink(ws.policy, plan.res, plan.res.st)
-        refuse_policy_file(ws, plan.res.rel)
-        links: list[Link] = []
-        prev, prev_sha = plan.prev, plan.prev_sha
-        for data, link in steps:
-            sha = sha256(data)
-            row = FileRow(0, plan.res.rel, prev_sha, sha, plan.prev_mode, plan.new_mode)
-            blobs = {prev_sha: prev} if prev is not None and prev_sha else {}
-            links.append(link._replace(rows=[row], blobs=blobs))
-            prev, prev_sha = data, sha
-        journal = ws.journal
-        ids = journal.begin_chain(links)
-        last = ids[-1]
-        try:
-            changes.execute(last, [plan], ws.state.fsync_pool, lambda: journal.seal(last, ws.state.fsync_pool))
-        except BaseException:
-            for cs in reversed(ids):
-                rolled_back(journal, cs)
-            raise
-        for cs in ids:  # pending with the newest bytes in place until marked: recovery rolls the rest forward
-            with contextlib.suppress(JournalUnavailable):
-                journal.finish(cs, "done", None, ws.policy.journal if cs == last else None)
-        return ids
-    finally:
-        changes.close_plans([plan])
+    return Computed(current, text, data, link, base)
