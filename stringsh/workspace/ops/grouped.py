@@ -8,6 +8,9 @@ folder fsynced once, then each marked done. A crash before the rename leaves the
 set of the chain pending: recovery rolls them all back; after it, the newest bytes are in place and recovery rolls
 the chain forward, newest first (changes.recover_all). An edit that fails (a conflict, a refusal) fails alone: the
 next one is computed on the text before it. A batch of one edit is written exactly as it always was (apply_locked).
+
+When another process waits for the lock, the chain is queued instead (workspace/queued.py): recorded and staged,
+not synced, and put in place by the next lock holder; the batch's writers are answered once it is (`_settle`).
 """
 
 from __future__ import annotations
