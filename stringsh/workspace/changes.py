@@ -202,8 +202,19 @@ def close_plans(plans: list[Plan]) -> None:
         p.synced.clear()
 
 
-def recover(journal: Journal, confiner: Confiner, cs: int, pool: atomic.FsyncPool) -> str:
-    """Bring a crashed change set to its before or after state; returns the state recorded."""
+def recover_all(journal: Journal, confiner: Confiner, pending: list[int], pool: atomic.FsyncPool) -> None:
+    """Bring every crashed change set to its before or after state, newest first. A chain of change sets on one
+    file written by one group commit (groupcommit.py) renamed only the newest one's bytes into place: when that one
+    is rolled forward, each older one in the chain is judged by the bytes the newer one started from (`later`)."""
+    later: dict[str, str | None] = {}
+    for cs in reversed(pending):
+        recover(journal, confiner, cs, pool, later)
+
+
+def recover(journal: Journal, confiner: Confiner, cs: int, pool: atomic.FsyncPool,
+            later: dict[str, str | None] | None = None) -> str:
+    """Bring a crashed change set to its before or after state; returns the state recorded. `later`: per path, the
+    bytes (hash) a newer crashed change set rolled forward started from (recover_all), updated here."""
     rows = journal.files(cs)
     if rows and rows[0].prev_size is not None:  # an append or its undo (ops/appending.py): bytes past an offset
         from stringsh.workspace.recovery import recover_append
@@ -216,7 +227,7 @@ def recover(journal: Journal, confiner: Confiner, cs: int, pool: atomic.FsyncPoo
         for op in inverse_tree(tuple(op for op in tree if op.action == "remove")):
             with contextlib.suppress(StringError, OSError):
                 treeops.make(confiner, op)
-    state = _recover_files(journal, confiner, cs, pool, rows)
+    state = _recover_files(journal, confiner, cs, pool, rows, {} if later is None else later)
     if tree:
         if state == "done":  # forward: the folders and links the change made, and the removals, once more
             for op in tree:
@@ -232,8 +243,9 @@ def recover(journal: Journal, confiner: Confiner, cs: int, pool: atomic.FsyncPoo
 
 
 def _recover_files(journal: Journal, confiner: Confiner, cs: int, pool: atomic.FsyncPool,
-                   rows: list[FileRow]) -> str:
-    """The files of a crashed change set: forward when every one holds its new bytes, else back."""
+                   rows: list[FileRow], later: dict[str, str | None]) -> str:
+    """The files of a crashed change set: forward when every one holds its new bytes (or the bytes a newer change
+    set rolled forward started from, `later`), else back."""
     located: list[tuple[FileRow, Resolved | None, str | None]] = []
     try:
         for row in rows:
@@ -251,7 +263,12 @@ def _recover_files(journal: Journal, confiner: Confiner, cs: int, pool: atomic.F
                 located.append((row, res, None if data is None else sha256(data)))
             except (StringError, OSError):
                 located.append((row, res, "?"))
-        forward = all(res is not None and cur == row.new_sha for row, res, cur in located)
+        forward = all(res is not None and later.get(row.path, cur) == row.new_sha for row, res, cur in located)
+        for row, _, _ in located:
+            if forward:
+                later[row.path] = row.prev_sha
+            else:
+                later.pop(row.path, None)
         if not forward:
             for row, res, cur in located:
                 # Only bytes this change set wrote are taken back; anything else is someone's later edit.

@@ -15,12 +15,13 @@ import threading
 
 
 class FlockWait:
-    """One blocking `flock(LOCK_EX)` on `fd` in a thread, claimable by one caller at a time."""
+    """One blocking `flock(LOCK_EX)` (or `operation`) on `fd` in a thread, claimable by one caller at a time."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, operation: int = fcntl.LOCK_EX) -> None:
         # its own descriptor of the same open file: the lock is the file's, and a caller that closes `fd`
         # meanwhile never leaves this thread unlocking whatever file reuses the number
         self.fd = os.dup(fd)
+        self._operation = operation  # LOCK_EX; LOCK_SH to wait for an exclusive holder to let go (statelock.py)
         self._mutex = threading.Lock()
         self._taken = threading.Event()
         self._wanted = True
@@ -36,7 +37,7 @@ class FlockWait:
 
     def _take(self) -> None:
         try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX)
+            fcntl.flock(self.fd, self._operation)
         except OSError as exc:
             with self._mutex:
                 self.error, self._over = exc, True

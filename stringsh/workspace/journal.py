@@ -45,92 +45,12 @@ from stringsh.workspace.blobfiles import BLOB_DIR, FILE_BLOB, BlobFiles
 from stringsh.workspace.checkpoint import LIMIT as CHECKPOINT_LIMIT
 from stringsh.workspace.checkpoint import Checkpointer
 from stringsh.workspace.context import current
+from stringsh.workspace.journalschema import SCHEMA
 
 if TYPE_CHECKING:
     from stringsh.workspace.keep import Depth
     from stringsh.workspace.policy import JournalKeep
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS changesets(
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    time REAL NOT NULL,
-    topic TEXT NOT NULL,
-    frontend TEXT NOT NULL,
-    kind TEXT NOT NULL,            -- apply | revert
-    reverts INTEGER,               -- for kind=revert: the change set undone
-    state TEXT NOT NULL,           -- pending | done | rolled_back
-    reverted_by INTEGER            -- set on an applied change set once a revert of it is done
-);
-CREATE INDEX IF NOT EXISTS changesets_state ON changesets(state);
-CREATE INDEX IF NOT EXISTS changesets_topic ON changesets(topic, kind, state);
-CREATE TABLE IF NOT EXISTS files(
-    cs INTEGER NOT NULL,
-    idx INTEGER NOT NULL,
-    path TEXT NOT NULL,            -- resolved root-relative path
-    prev_sha TEXT,                 -- NULL: the file did not exist
-    new_sha TEXT,                  -- NULL: the change deletes it
-    prev_mode INTEGER,
-    new_mode INTEGER,
-    PRIMARY KEY(cs, idx)
-);
-CREATE TABLE IF NOT EXISTS blobs(sha TEXT PRIMARY KEY, data BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS blob_files(  -- previous bytes of FILE_BLOB or more: the file blobs/<sha> (blobfiles.py)
-    sha TEXT PRIMARY KEY,
-    size INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS owners(
-    cs INTEGER PRIMARY KEY,        -- a change set
-    client TEXT NOT NULL,          -- the process (or daemon) that made it: "<pid>-<random>"
-    skipped REAL                   -- when `/undo --skip` passed over it (the files were left as they were)
-);
-CREATE INDEX IF NOT EXISTS owners_client ON owners(client);
-CREATE TABLE IF NOT EXISTS new_dirs(
-    cs INTEGER NOT NULL,
-    idx INTEGER NOT NULL,
-    dirs TEXT NOT NULL,            -- folders created for the file, outermost first, one per line
-    PRIMARY KEY(cs, idx)
-);
-CREATE TABLE IF NOT EXISTS appends(   -- an append (ops/appending.py) keeps the first prev_size bytes: no blob
-    cs INTEGER NOT NULL,
-    idx INTEGER NOT NULL,
-    prev_size INTEGER NOT NULL,
-    PRIMARY KEY(cs, idx)
-);
-CREATE TABLE IF NOT EXISTS tree_ops(  -- folders and symlinks a change made or removed (workspace/tree.py)
-    cs INTEGER NOT NULL,
-    seq INTEGER NOT NULL,          -- execution order: every `make` (outermost first), then every `remove`
-    path TEXT NOT NULL,            -- resolved root-relative path
-    kind TEXT NOT NULL,            -- dir | link
-    action TEXT NOT NULL,          -- make | remove
-    mode INTEGER,                  -- a folder's permission bits (NULL: the default)
-    target TEXT,                   -- a symlink's target, kept as written
-    PRIMARY KEY(cs, seq)
-);
-CREATE TABLE IF NOT EXISTS prev_times(  -- a file a move, copy or delete took away: its times, for undo
-    cs INTEGER NOT NULL,
-    idx INTEGER NOT NULL,
-    atime_ns INTEGER NOT NULL,
-    mtime_ns INTEGER NOT NULL,
-    PRIMARY KEY(cs, idx)
-);
-CREATE TABLE IF NOT EXISTS commands(  -- the command line that made a change set (redacted, cut short): /changes
-    cs INTEGER PRIMARY KEY,
-    line TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);  -- blob_bytes: kept bytes
-CREATE TABLE IF NOT EXISTS audit_anchor(  -- the audit head when the newest change set was written (one row)
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    cs INTEGER NOT NULL,
-    records INTEGER NOT NULL,      -- records in the current audit log then
-    hash TEXT NOT NULL             -- its newest record's hash then
-);
-CREATE TABLE IF NOT EXISTS pruned_undo(  -- per client and topic: the newest undoable change set a prune forgot
-    client TEXT NOT NULL,
-    topic TEXT NOT NULL,
-    cs INTEGER NOT NULL,
-    PRIMARY KEY(client, topic)
-);
-"""
 
 #: The undoable change sets of one client's topic, newest first (`?` topic, `?` client).
 UNDOABLE = (
@@ -208,6 +128,17 @@ class ChangeRow:
     client: str | None = None  # None: written by a version that did not record clients
     skipped: float | None = None
     command: str | None = None  # the command line that made it; None: a library call or an older version
+
+
+class Link(NamedTuple):
+    """One change set of a chain written in one transaction (`Journal.begin_chain`), attributed to its own request."""
+
+    topic: str
+    frontend: str
+    client: str
+    command: str
+    rows: list[FileRow]
+    blobs: dict[str, bytes]
 
 
 class MissingBlob(StringError):
@@ -295,39 +226,60 @@ class Journal:
             self.blob_files.drop()  # the rows naming them were rolled back
             raise
 
+    def begin_chain(self, links: list[Link], state: str = "pending") -> list[int]:
+        """Record several change sets in one transaction (group commit, groupcommit.py), each with its own
+        attribution and previous bytes, in order: one seal makes them all durable. Their ids, in the same order.
+        `state`: "queued" for change sets left for the next lock holder to make durable and put in place
+        (queued.py)."""
+        if self.before_pending is not None:
+            self.before_pending()
+        try:
+            with self._write() as db:
+                return [self._insert(db, link.topic, link.frontend, "apply", None, link.rows, link.blobs, (),
+                                     link.command, link.client, state) for link in links]
+        except BaseException:
+            self.blob_files.drop()
+            raise
+
     def _begin(self, topic: str, frontend: str, kind: str, reverts: int | None, rows: list[FileRow],
                blobs: dict[str, bytes], tree: tuple[TreeOp, ...], command: str) -> int:
         with self._write() as db:
-            cur = db.execute(
-                "INSERT INTO changesets(time, topic, frontend, kind, reverts, state) VALUES (?,?,?,?,?,'pending')",
-                (time.time(), topic, frontend, kind, reverts),
-            )
-            cs = int(cur.lastrowid or 0)
-            db.execute("INSERT INTO owners(cs, client) VALUES (?,?)", (cs, self.client))
-            db.executemany(
-                "INSERT INTO files VALUES (?,?,?,?,?,?,?)",
-                [(cs, r.idx, stored(r.path), r.prev_sha, r.new_sha, r.prev_mode, r.new_mode) for r in rows],
-            )
-            db.executemany(
-                "INSERT INTO new_dirs VALUES (?,?,?)",
-                [(cs, r.idx, stored("\n".join(r.new_dirs))) for r in rows if r.new_dirs],
-            )
-            if command:
-                db.execute("INSERT INTO commands VALUES (?,?)", (cs, command))
-            added = 0
-            for sha, data in blobs.items():  # one by one: only bytes not kept yet add to the running total
-                if len(data) >= FILE_BLOB:
-                    added += self.blob_files.keep(db, sha, data)
-                elif db.execute("INSERT OR IGNORE INTO blobs VALUES (?,?)", (sha, data)).rowcount:
-                    added += len(data)
-            if added:
-                db.execute("UPDATE meta SET value = value + ? WHERE key = 'blob_bytes'", (added,))
-            db.executemany("INSERT INTO appends VALUES (?,?,?)",
-                           [(cs, r.idx, r.prev_size) for r in rows if r.prev_size is not None])
-            _insert_tree(db, cs, tree)
-            db.executemany("INSERT INTO prev_times VALUES (?,?,?,?)",
-                           [(cs, r.idx, *r.prev_times) for r in rows if r.prev_times is not None])
-            self._anchor(db, cs)
+            return self._insert(db, topic, frontend, kind, reverts, rows, blobs, tree, command, self.client)
+
+    def _insert(self, db: sqlite3.Connection, topic: str, frontend: str, kind: str, reverts: int | None,
+                rows: list[FileRow], blobs: dict[str, bytes], tree: tuple[TreeOp, ...], command: str,
+                client: str, state: str = "pending") -> int:
+        """Inside a write transaction: one pending change set's rows, its previous bytes and the audit anchor."""
+        cur = db.execute(
+            "INSERT INTO changesets(time, topic, frontend, kind, reverts, state) VALUES (?,?,?,?,?,?)",
+            (time.time(), topic, frontend, kind, reverts, state),
+        )
+        cs = int(cur.lastrowid or 0)
+        db.execute("INSERT INTO owners(cs, client) VALUES (?,?)", (cs, client))
+        db.executemany(
+            "INSERT INTO files VALUES (?,?,?,?,?,?,?)",
+            [(cs, r.idx, stored(r.path), r.prev_sha, r.new_sha, r.prev_mode, r.new_mode) for r in rows],
+        )
+        db.executemany(
+            "INSERT INTO new_dirs VALUES (?,?,?)",
+            [(cs, r.idx, stored("\n".join(r.new_dirs))) for r in rows if r.new_dirs],
+        )
+        if command:
+            db.execute("INSERT INTO commands VALUES (?,?)", (cs, command))
+        added = 0
+        for sha, data in blobs.items():  # one by one: only bytes not kept yet add to the running total
+            if len(data) >= FILE_BLOB:
+                added += self.blob_files.keep(db, sha, data)
+            elif db.execute("INSERT OR IGNORE INTO blobs VALUES (?,?)", (sha, data)).rowcount:
+                added += len(data)
+        if added:
+            db.execute("UPDATE meta SET value = value + ? WHERE key = 'blob_bytes'", (added,))
+        db.executemany("INSERT INTO appends VALUES (?,?,?)",
+                       [(cs, r.idx, r.prev_size) for r in rows if r.prev_size is not None])
+        _insert_tree(db, cs, tree)
+        db.executemany("INSERT INTO prev_times VALUES (?,?,?,?)",
+                       [(cs, r.idx, *r.prev_times) for r in rows if r.prev_times is not None])
+        self._anchor(db, cs)
         return cs
 
     def _anchor(self, db: sqlite3.Connection, cs: int) -> None:
@@ -455,6 +407,19 @@ class Journal:
     def pending(self) -> list[int]:
         rows = self.db.execute("SELECT id FROM changesets WHERE state IN ('staged', 'pending') ORDER BY id")
         return [r[0] for r in rows]
+
+    def queued(self) -> list[int]:
+        """Change sets recorded and staged by a writer that left them for the next lock holder (queued.py)."""
+        return [r[0] for r in self.db.execute("SELECT id FROM changesets WHERE state='queued' ORDER BY id")]
+
+    def unfinished(self) -> tuple[list[int], list[int]]:
+        """(pending, queued) in one query: what a lock holder recovers, and what it puts in place."""
+        pending: list[int] = []
+        queued: list[int] = []
+        for cs, state in self.db.execute(
+                "SELECT id, state FROM changesets WHERE state IN ('staged', 'pending', 'queued') ORDER BY id"):
+            (queued if state == "queued" else pending).append(cs)
+        return pending, queued
 
     def last_undoable(self, topic: str, before: int | None = None) -> int | None:
         """This client's newest change in `topic` that `/undo` has not taken back or skipped (older than

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from stringsh.workspace.policy import JournalKeep
 
-FINISHED = "state NOT IN ('pending', 'staged')"
+FINISHED = "state NOT IN ('pending', 'staged', 'queued')"
 #: A prune for bytes goes down to this percentage of `keep_bytes`, so pruning (tens of milliseconds with thousands
 #: of kept files) happens once per tenth of the bound's growth rather than after every change past it; a prune for
 #: the count starts this much past `keep_changes` (at 110%; below 10 change sets, at once) and goes down to it.

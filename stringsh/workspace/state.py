@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from stringsh.workspace.atomic import FsyncPool
 from stringsh.workspace.auditwriter import AuditWriter, audit_failed, loggable
@@ -31,6 +31,7 @@ from stringsh.workspace.staterecords import AuditNote, StateRecords
 if TYPE_CHECKING:
     from stringsh.workspace.audit import AuditLog
     from stringsh.workspace.flockwait import FlockWait
+    from stringsh.workspace.groupcommit import GroupCommit
     from stringsh.workspace.journal import Journal
     from stringsh.workspace.paths import Confiner
     from stringsh.workspace.shell.providers import BwrapProbe
@@ -73,7 +74,11 @@ class EngineState(StateLock, StateRecords):
         self._dir_fd = -1
         self._local_ready = False
         self._depth = 0
+        self._owner = 0  # the thread holding the workspace lock (groupcommit.py asks: a holder never queues)
+        #: This process's writers queued for the lock (groupcommit.GroupCommit, made by ops/grouped.py on first use).
+        self.edit_group: GroupCommit[Any] | None = None
         self._lock_fd = -1
+        self._wants_fd = -1
         self._lock_waiter: FlockWait | None = None
         self._journal: Journal | None = None
         #: Whether the `recovery-due` marker may need removing at the end of the lock: a process's first lock
@@ -101,10 +106,10 @@ class EngineState(StateLock, StateRecords):
             if self._audit is not None:
                 self._audit.close()
                 self._audit = None
-            for fd in (self._lock_fd, self._dir_fd):
+            for fd in (self._lock_fd, self._wants_fd, self._dir_fd):
                 if fd >= 0:
                     os.close(fd)
-            self._lock_fd = self._dir_fd = -1
+            self._lock_fd = self._wants_fd = self._dir_fd = -1
             self.fsync_pool.close()
 
     def cache_key(self) -> bytes | None:

@@ -1,7 +1,7 @@
 """The workspace lock, crash recovery and degraded mode: `EngineState`'s part that decides when a change may go.
 
 The lock is an flock in the state folder, re-entrant within a thread and exclusive across threads and processes;
-taking it first finishes or undoes the change sets a crash left pending (changes.recover), and letting it go drops
+taking it first finishes or undoes the change sets a crash left pending (changes.recover_all), and letting it go drops
 the `recovery-due` marker once nothing is pending (journalfile.py). A change that cannot get the lock within
 `lock_wait` seconds is refused BUSY. A state folder that is full, read-only, unwritable or locked too long is a
 condition, not damage (journalfile.fault): `read_only` then says why, reads go on, and every change is refused with
@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 #: The codes of a condition that can clear without a restart (degraded mode: see `read_only`).
 DEGRADED = frozenset({"NO_SPACE", "READ_ONLY", "IO_ERROR", "BUSY"})
 LOCK_WAIT = 30.0
+#: Held shared by every process waiting for the workspace lock (others_waiting).
+WANTS_FILE = "lock.wants"
 
 
 class StateLock(StateFolder):
@@ -44,7 +47,9 @@ class StateLock(StateFolder):
     fsync_pool: FsyncPool
     lock_wait: float
     _depth: int
+    _owner: int
     _lock_fd: int
+    _wants_fd: int
     _lock_waiter: FlockWait | None
     _journal: Journal | None
     _unsettled: bool
@@ -84,13 +89,17 @@ class StateLock(StateFolder):
         return recovery_due(self.path)
 
     @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
-        """Exclusive across threads and processes; re-entrant within a thread. Recovers crashed change sets."""
+    def locked(self, *, chain: bool = False, settle: bool = False) -> Iterator[None]:
+        """Exclusive across threads and processes; re-entrant within a thread. Recovers crashed change sets and puts
+        queued ones in place (queued.py), unless `chain`: a group commit's writer that may queue onto them.
+        `settle`: taken only to put queued changes in place, so its wait does not count as another writer's
+        (`others_waiting`)."""
         with self.thread_lock:
             if self._depth == 0:
                 if self._lock_fd < 0:
                     self._lock_fd = self._open_file(LOCK_FILE, os.O_RDWR | os.O_CREAT)
-                self._take_lock()
+                self._take_lock(wants=not settle)
+                self._owner = threading.get_ident()
             self._depth += 1
             try:
                 if self._depth == 1:
@@ -98,11 +107,12 @@ class StateLock(StateFolder):
                     from stringsh.workspace.paths import found_names
 
                     self._wrote = False
-                    pending = self.journal.pending()
-                    self._unsettled = self._unsettled or bool(pending)
+                    pending, queued = self.journal.unfinished()
+                    self._unsettled = self._unsettled or bool(pending) or bool(queued)
                     with found_names():  # the journal's own rows: a name that is not UTF-8 is put back too
-                        for cs in pending:
-                            changes.recover(self.journal, self.confiner, cs, self.fsync_pool)
+                        changes.recover_all(self.journal, self.confiner, pending, self.fsync_pool)
+                        if queued and not chain:
+                            self.flush_queued(queued)
                 yield
                 if self._depth == 1 and self._wrote:
                     self.read_only = None  # a change set was written: whatever stopped changes has cleared
@@ -111,12 +121,53 @@ class StateLock(StateFolder):
             finally:
                 self._depth -= 1
                 if self._depth == 0:
+                    self._owner = 0
                     try:
                         self._settle()
                     finally:
                         fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
 
-    def _take_lock(self) -> None:
+    def flush_queued(self, queued: list[int] | None = None) -> None:
+        """With the lock held: put the change sets other writers queued in place (queued.py)."""
+        from stringsh.workspace.queued import flush
+
+        queued = self.journal.queued() if queued is None else queued
+        if queued:
+            flush(self.journal, self.confiner, queued, self.fsync_pool)
+
+    def await_release(self) -> None:
+        """Without the lock: wait until no process holds it (a shared flock on a descriptor of its own, taken and let
+        go at once; at most `lock_wait` seconds). Writers whose changes are queued (queued.py) wait so together for
+        whoever puts them in place, rather than each taking the lock in turn."""
+        from stringsh.workspace.flockwait import FlockWait
+
+        fd = self._open_file(LOCK_FILE, os.O_RDWR | os.O_CREAT)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                FlockWait(fd, fcntl.LOCK_SH).claim(self.lock_wait)
+        finally:
+            os.close(fd)  # lets go of the shared lock (the waiting thread lets go of its own when it gets it late)
+
+    def others_waiting(self) -> bool:
+        """With the lock held: whether another process waits for it now (it holds `lock.wants` shared meanwhile)."""
+        if self._wants_fd < 0:
+            self._wants_fd = self._open_file(WANTS_FILE, os.O_RDWR | os.O_CREAT)
+        try:
+            fcntl.flock(self._wants_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        fcntl.flock(self._wants_fd, fcntl.LOCK_UN)
+        return False
+
+    def holds_lock(self) -> bool:
+        """Whether this thread holds the workspace lock now (it must not queue for it behind itself)."""
+        return self._depth > 0 and self._owner == threading.get_ident()
+
+    def _take_lock(self, *, wants: bool = True) -> None:
         """flock the workspace lock, waiting at most `lock_wait` seconds for another process to let it go (woken
         the moment it does: flockwait.py); then BUSY (and degraded until a change gets through), never a wait
         without end. The caller holds `thread_lock`: one wait per process at a time."""
@@ -127,11 +178,21 @@ class StateLock(StateFolder):
             pass
         from stringsh.workspace.flockwait import FlockWait  # only when another process holds the lock
 
-        wait = self._lock_waiter
-        taken = wait.claim(self.lock_wait) if wait is not None and wait.reusable else None
-        if taken is None:
-            self._lock_waiter = wait = FlockWait(self._lock_fd)
-            taken = wait.claim(self.lock_wait)
+        if wants and self._wants_fd < 0:
+            self._wants_fd = self._open_file(WANTS_FILE, os.O_RDWR | os.O_CREAT)
+        try:  # the holder sees someone waiting (others_waiting): its in-place edits may queue for us (queued.py)
+            if wants:
+                with contextlib.suppress(OSError):
+                    fcntl.flock(self._wants_fd, fcntl.LOCK_SH)
+            wait = self._lock_waiter
+            taken = wait.claim(self.lock_wait) if wait is not None and wait.reusable else None
+            if taken is None:
+                self._lock_waiter = wait = FlockWait(self._lock_fd)
+                taken = wait.claim(self.lock_wait)
+        finally:
+            if wants:
+                with contextlib.suppress(OSError):
+                    fcntl.flock(self._wants_fd, fcntl.LOCK_UN)
         if taken:
             return
         raise self._degrade(JournalUnavailable(
@@ -182,7 +243,7 @@ class StateLock(StateFolder):
         if journal is None or not self._unsettled:
             return
         try:
-            if journal.pending():
+            if any(journal.unfinished()):
                 return
         except Exception:  # a journal that cannot say keeps the marker: recovery stays due
             return

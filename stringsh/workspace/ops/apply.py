@@ -136,12 +136,7 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
                 p.__dict__["new_sha"] = ahead[idx].result()  # Plan.new_sha is a cached property
             if p.res.st is not None:  # its previous bytes would be journalled, and /undo would restore them
                 check_hardlink(ws.policy, p.res, p.res.st)
-            if p.res.rel in ws.policy_files:
-                raise StringError(
-                    "NOT_PERMITTED",
-                    f"{shown_name(p.res.rel)} is the workspace's policy and cannot be changed through stringsh",
-                    POLICY_FILE_HINT,
-                )
+            refuse_policy_file(ws, p.res.rel)
             if exact and p.res.rel != f.path:
                 raise StringError("CONFLICT",
                                   f"{shown_name(f.path)} changed into a symbolic link meanwhile; nothing was changed.")
@@ -174,6 +169,21 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
         return cs
     finally:
         changes.close_plans(plans)
+
+
+def refuse_policy_file(ws: Workspace, rel: str) -> None:
+    """The workspace's own policy file is never changed through stringsh."""
+    if rel in ws.policy_files:
+        raise StringError("NOT_PERMITTED",
+                          f"{shown_name(rel)} is the workspace's policy and cannot be changed through stringsh",
+                          POLICY_FILE_HINT)
+
+
+def check_whole_file(ws: Workspace, rel: str, data: bytes) -> None:
+    """One file's new content against the change allow- and deny lists and the line budget, as `apply_locked` holds
+    an apply (a change of a group commit's chain is held to it alone: ops/grouped.py)."""
+    _check_paths(ws, [rel])
+    _check_loc(ws, 1, count_loc(data))
 
 
 def _execute_tree(ws: Workspace, cs: int, plans: list[changes.Plan], tree: tuple[TreeOp, ...]) -> None:

@@ -2,31 +2,22 @@
 partedit.py, the exact-replace editor of replace.py, OPERATOR_CMD's edit lists). The file is read under the
 workspace lock, held against the caller's guard (guards.py), changed by the editor's function, checked (a body
 never writes a shown mask back over a secret), encoded back through textio (encoding, BOM, line endings and final
-newline kept; a character the encoding cannot hold is ENCODING) and applied guarded by the bytes read."""
+newline kept; a character the encoding cannot hold is ENCODING) and applied guarded by the bytes read. Threads of
+one process editing at once share the lock's hold and its fsyncs (group commit: ops/grouped.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
-from stringsh.workspace.atomic import sha256
-from stringsh.workspace.guards import NO_GUARD, Guard, WholeFile, changed_since, refuse_mask_writeback
-from stringsh.workspace.models import FileChange
-from stringsh.workspace.ops.apply import apply_locked
-from stringsh.workspace.ops.guard import check_size, require
-from stringsh.workspace.ops.read import ReadRequest, TextFile, read_text
-from stringsh.workspace.textio import encode
+from stringsh.workspace.guards import NO_GUARD, Guard
+from stringsh.workspace.ops.grouped import Edit, Rewritten, commit_edit
+from stringsh.workspace.ops.guard import require
+from stringsh.workspace.ops.read import TextFile
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
-
-
-class Rewritten(NamedTuple):
-    current: TextFile  # the file as read
-    text: str  # its new text
-    change_id: int
-    sha256: str  # of the bytes written
 
 
 def rewrite(ws: Workspace, path: str, topic: str, op: str, guard: Guard, change: Callable[[TextFile], str],
@@ -38,17 +29,10 @@ def rewrite(ws: Workspace, path: str, topic: str, op: str, guard: Guard, change:
     file holds a secret is INVALID_PAYLOAD). `op` names the operation in the audit record."""
     require(ws.policy, ws.policy.permissions.write, "write", mutating=True)
     require(ws.policy, ws.policy.permissions.edit, "edit")
-    with ws.state.audited(op, [path], topic) as note, ws.locked():
-        current = read_text(ws, ReadRequest(path, topic, legacy="edit"))  # Latin-1 kept
-        if isinstance(guard, WholeFile) and current.sha256 != guard.sha256:
-            raise (stale or changed_since)(current.rel)
-        text = change(current)
-        if not body_checked:
-            refuse_mask_writeback(ws, current.rel, current.text, text)
-        data = encode(text, current.encoding, current.bom, current.rel)
-        check_size(ws.policy, path, data)
-        note.change = apply_locked(ws, [FileChange(path, data, current.sha256)], topic, "apply", None)
-        return Rewritten(current, text, note.change, sha256(data))
+    with ws.state.audited(op, [path], topic) as note:
+        done = commit_edit(ws, Edit(path, topic, guard, change, stale, body_checked))  # group commit: ops/grouped.py
+        note.change = done.change_id
+        return done
 
 
 __all__ = ["NO_GUARD", "Rewritten", "rewrite"]

@@ -68,11 +68,18 @@ def read_text(ws: Workspace, request: ReadRequest) -> TextFile:
         if request.known_utf8 is not None and request.known_utf8(digest):
             return TextFile(res.rel, "", "utf-8", False, "", False, digest, len(data), st.st_mtime_ns, data)
         if request.legacy == "edit":
-            text, encoding, bom = decode_for_edit(data, res.rel)
-        else:
-            text, encoding, bom = decode_or_legacy(data, res.rel) if request.legacy else decode(data, res.rel)
+            return edit_text_file(res.rel, data, st.st_mtime_ns, digest)
+        text, encoding, bom = decode_or_legacy(data, res.rel) if request.legacy else decode(data, res.rel)
         style, final = newline_style(text)
         return TextFile(res.rel, text, encoding, bom, style, final, digest, len(data), st.st_mtime_ns)
+
+
+def edit_text_file(rel: str, data: bytes, mtime_ns: int, digest: str | None = None) -> TextFile:
+    """Bytes as an edit reads them (`read_text`, `legacy="edit"`): also the text a change written in the same group
+    commit left for the next one (groupcommit.py), which never went through the file."""
+    text, encoding, bom = decode_for_edit(data, rel)
+    style, final = newline_style(text)
+    return TextFile(rel, text, encoding, bom, style, final, digest or sha256(data), len(data), mtime_ns)
 
 
 def fingerprint(ws: Workspace, request: ReadRequest) -> str | None:
