@@ -363,6 +363,11 @@ def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, l
                     for agent in agents:
                         for op, spent in agent.times.items():
                             times[label].setdefault(op, []).extend(spent)
+                    writes = [t for agent in agents for t in agent.times.get("write", [])]
+                    every = [t for agent in agents for spent in agent.times.values() for t in spent]
+                    print(f"  phase {phase + 1} ({label}): write p50 {statistics.median(writes) * 1e3:.1f} ms, "
+                          f"every operation p50 {statistics.median(every) * 1e3:.1f} ms, load average "
+                          f"{os.getloadavg()[0]:.1f}", flush=True)
                 assert process.stdin is not None
                 await process.stdin.aclose()
                 await process.wait()

@@ -86,8 +86,11 @@ class Feed:
             return False  # nothing is kept: the read goes on to its byte budget and says where it stopped
 
         spot = self.older
-        while spot is not None:
-            _, spot = self.ws.audit_before(spot, OLDER_PAGE, count)
+        try:
+            while spot is not None:
+                _, spot = self.ws.audit_before(spot, OLDER_PAGE, count)
+        except Exception:  # the log unreadable (the server stopping, a file gone): the counts stay the recent ones
+            return
         with self.lock:
             views.merge_counts(self.seen, older, self.ws.redact)
             self.older = None
