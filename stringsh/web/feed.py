@@ -6,14 +6,15 @@ change sets they name (and those they reverted: their state changed), the client
 shows a record a poll after it is written. A page that falls too far behind is told to load afresh (`resync`).
 
 What is slower to read is read at most once per `SLOW` seconds: the clients' change counts and undo depths (one
-query over every change set, 15-25 ms on 10,000 of them: read on every batch it was the server's largest cost while
-agents work) when records came since, and the health (degraded mode, the lock's holder, the disk). When records
+query over every change set: read on every batch, up to ten times a second, it was the server's largest cost
+while agents work) when records came since, and the health (degraded mode, the lock's holder, the disk). When records
 come after a quiet second the counts are read at once, so a lone change shows with its count in the same batch;
 under a steady stream they lag its records by a second at most, and a batch follows when they or the health change.
 
 The clients' request counts cover the whole kept log: the newest `RECENT` records are counted before serving, the
-older ones on a thread of their own once serving (28,429 records, a full log: about half a second of one core), so
-the first page is never kept waiting for them; the clients' rows are sent again when they are in.
+older ones on a thread of their own once serving (a full log's 28,000: 1.2 s on the 2-core development machine at a
+load average of 11), so the first page is never kept waiting for them; the clients' rows are sent again when they
+are in.
 """
 
 from __future__ import annotations
