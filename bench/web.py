@@ -21,8 +21,9 @@ reference measured in the same run.
    reads back its 8 MiB budget and answers an empty page with a place to go on from). Reference: the same calls
    on a small workspace (100 change sets, 1,000 records) served the same way in the same run. Goal: each <= 1 s.
 3. Cost to agents: bench/load.py's agents (`--agents` daemon topics on its 5,000-file tree, its mix of reads,
-   edits, writes, greps, shell calls and undos, `--think` ms between calls) in alternating phases: no page open,
-   and `stringsh web` serving `--tabs` pages (each opened as the page opens, then following the event stream, in a
+   edits, writes, greps, shell calls and undos, `--think` ms between calls) in phases without and with pages, in
+   the order without, with, with, without (and again for each further `--phases` pair): no page open, and `stringsh
+   web` serving `--tabs` pages (each opened as the page opens, then following the event stream, in a
    process of their own). Reported: each operation's p50/p99 in both, and their ratio.
    Goal: nothing measurable: write p50 and p99 with the pages open <= 1.1x without.
 """
@@ -348,7 +349,9 @@ def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, l
                         connecting.start_soon(DaemonDriver(daemon, f"load-{agent.name}").send, "bash",
                                               {"command": "true"})
                 for phase in range(2 * args.phases):
-                    opened_tabs = phase % 2 == 1
+                    # without, with, with, without, ... (ABBA): a load that rises or falls through the run weighs
+                    # on both alike, where alternating (ABAB) gives the later phase of each pair more of it
+                    opened_tabs = (phase % 2 == 1) != (phase // 2 % 2 == 1)
                     label = f"{args.tabs} pages" if opened_tabs else "no page"
                     with contextlib.ExitStack() as stack:
                         pids = {"daemon": process.pid}
@@ -364,6 +367,11 @@ def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, l
                     for agent in agents:
                         for op, spent in agent.times.items():
                             times[label].setdefault(op, []).extend(spent)
+                    writes = [t for agent in agents for t in agent.times.get("write", [])]
+                    every = [t for agent in agents for spent in agent.times.values() for t in spent]
+                    print(f"  phase {phase + 1} ({label}): write p50 {statistics.median(writes) * 1e3:.1f} ms, "
+                          f"every operation p50 {statistics.median(every) * 1e3:.1f} ms, load average "
+                          f"{os.getloadavg()[0]:.1f}", flush=True)
                 assert process.stdin is not None
                 await process.stdin.aclose()
                 await process.wait()
@@ -467,7 +475,7 @@ def main() -> int:
             without, with_pages = times["no page"], times[f"{args.tabs} pages"]
             print(f"\n3. cost to agents: {args.agents} bench/load.py agents (daemon topics), {args.ops} operations "
                   f"each per phase, think {args.think:g} ms; {args.phases} phases without and {args.phases} with "
-                  f"{args.tabs} pages open, alternating")
+                  f"{args.tabs} pages open, in the order ABBA")
             print(f"{'operation':<10}{'p50 none':>10}{'p50 pages':>11}{'ratio':>7}{'p99 none':>10}{'p99 pages':>11}"
                   f"{'ratio':>7}")
             for op in without:

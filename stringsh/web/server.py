@@ -47,6 +47,10 @@ MAX_BODY = 4096
 MAX_PAGE = 500
 #: Seconds an event stream waits for news before it looks whether the server is stopping.
 STOP_LOOK = 0.5
+#: The feed's answer to a page of older records whose place was rotated out of the log since the page loaded: the
+#: page holds every record from there to now, and the log keeps nothing older.
+ROTATED_OUT = ("The records older than these were rotated out of the audit log since this page loaded them (the log "
+               "keeps its newest 16 MiB or so): nothing older is kept.")
 #: HTTP status of each refusal's code.
 STATUS = {"CONFLICT": 409, "NOT_FOUND": 404, "NOT_PERMITTED": 403, "READ_ONLY": 503, "INVALID_PAYLOAD": 400}
 
@@ -131,7 +135,7 @@ def build(ws: Workspace, token: str, hosts: set[str], feed: Feed) -> App:
 
     async def overview(_: Request) -> JSONResponse:
         def read() -> dict[str, Any]:
-            return {"workspace": str(ws.root), "version": __version__, "health": views.health(ws.health()),
+            return {"workspace": str(ws.root), "version": __version__, "health": feed.health(),
                     "clients": feed.clients()}
 
         return JSONResponse(await run(read))
@@ -186,7 +190,10 @@ def build(ws: Workspace, token: str, hosts: set[str], feed: Feed) -> App:
             return views.wanted_record(AuditEntry(nowhere, line), ws.redact, wanted) is not None
 
         def read() -> dict[str, Any]:
-            entries, more = ws.audit_before(views.parse_spot(query.get("before")), limit, keep)
+            spot = views.parse_spot(query.get("before"))
+            if spot is not None and not ws.audit_kept(spot):
+                return {"records": [], "next": None, "note": ROTATED_OUT}
+            entries, more = ws.audit_before(spot, limit, keep)
             records = [shown for shown in (views.record(entry, ws.redact) for entry in entries) if shown]
             return {"records": records, "next": views.spot_text(more)}
 

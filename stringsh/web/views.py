@@ -143,11 +143,12 @@ def change_detail(ws: Workspace, change_id: int) -> dict[str, Any]:
     return {"id": change_id, "head": shown.message, "diff": (shown.content or "").split("\n")}
 
 
-def clients(ws: Workspace, seen: dict[tuple[str, str], dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every client and topic: what the journal says of its changes (count, undo depth, the change `/undo` would
-    take next) beside what the audit log says of its requests (`seen`: the last one, counts)."""
+def clients(journal: list[ClientChanges], seen: dict[tuple[str, str], dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every client and topic: what the journal says of its changes (`journal`, Workspace.change_clients: count,
+    undo depth, the change `/undo` would take next) beside what the audit log says of its requests (`seen`: the
+    last one, counts)."""
     rows: dict[tuple[str, str], dict[str, Any]] = {}
-    for each in ws.change_clients():
+    for each in journal:
         rows[(each.client, each.topic)] = journal_part(each)
     for key, last in seen.items():
         rows.setdefault(key, {"client": key[0], "topic": key[1], "changes": 0, "undo_depth": 0, "next_undo": None,
@@ -209,5 +210,49 @@ def note_request(seen: dict[tuple[str, str], dict[str, Any]], shown: dict[str, A
                  "outcome": shown["outcome"]}
 
 
-def health(state: Health) -> dict[str, Any]:
-    return {"read_only": state.read_only, "free_bytes": state.free_bytes, "total_bytes": state.total_bytes}
+def counted(line: str) -> dict[str, Any] | None:
+    """What counting a record towards its client needs (note_request), unmasked: the older records are many, and
+    their clients few, so each client's name is masked once (merge_counts), not once per record."""
+    fields = _fields(line)
+    if fields is None:
+        return None
+    outcome, kind = _outcome(fields)
+    try:
+        return {"client": str(fields.get("client") or "-"), "topic": str(fields.get("topic", "-")),
+                "time": float(fields.get("time", 0) or 0), "op": str(fields.get("op", "-")),
+                "dialect": str(fields.get("frontend", "-")), "agent": fields.get("agent"), "outcome": outcome,
+                "kind": kind}
+    except (TypeError, ValueError):  # a line edited by hand: `audit verify` names it
+        return None
+
+
+def merge_counts(seen: dict[tuple[str, str], dict[str, Any]], older: dict[tuple[str, str], dict[str, Any]],
+                 mask: Callable[[str], str]) -> None:
+    """Add the counts of older records (`older`, by unmasked client and topic) to `seen` (by masked ones)."""
+    for (client, topic), counts in older.items():
+        key = (mask(client), mask(topic))
+        last = seen.get(key)
+        if last is None:
+            last = seen[key] = {"requests": 0, "refusals": 0, "time": 0.0}
+        last["requests"] += counts["requests"]
+        last["refusals"] += counts["refusals"]
+        minutes: dict[int, list[int]] = last.setdefault("minutes", {})
+        for minute, (requests, refusals) in counts.get("minutes", {}).items():
+            both = minutes.setdefault(minute, [0, 0])
+            both[0] += requests
+            both[1] += refusals
+        if counts["time"] > last["time"] or "op" not in last:  # no request lately: its last one is an older one
+            agent = counts["agent"]
+            last |= {"time": counts["time"], "op": mask(counts["op"]), "dialect": counts["dialect"],
+                     "agent": None if agent is None else mask(str(agent)), "outcome": counts["outcome"]}
+
+
+def health(state: Health, mask: Callable[[str], str], lock_since: float | None = None) -> dict[str, Any]:
+    """The health for the page; `lock_since`: since when every look saw the lock's holder hold it."""
+    lock = state.lock
+    degraded = state.degraded
+    return {"read_only": state.read_only, "free_bytes": state.free_bytes, "total_bytes": state.total_bytes,
+            "lock": {"held": lock.held, "pid": lock.pid, "program": mask(lock.program) if lock.program else None,
+                     "since": lock_since if lock.held else None},
+            "degraded": None if degraded is None else {"code": degraded.code, "why": mask(degraded.why),
+                                                       "pid": degraded.pid, "time": degraded.time}}

@@ -9,6 +9,8 @@ import sqlite3
 from pathlib import Path
 from typing import NamedTuple
 
+from stringsh.workspace.healthstate import Degraded, LockHolder
+
 
 class ClientChanges(NamedTuple):
     """One client's change sets in one topic: how many, how many `/undo` could still take back (and the one it
@@ -56,19 +58,36 @@ def path_history(db: sqlite3.Connection, path: str, limit: int) -> list[int]:
 
 class Health(NamedTuple):
     """`read_only`: why changes are refused now (degraded mode), None when they are not; the bytes free and in all
-    on the state folder's file system (its nearest existing folder's)."""
+    on the state folder's file system (its nearest existing folder's); who holds the workspace lock; the degraded
+    mode another process ran into (its note, healthstate.py), when no change set was written since."""
 
     read_only: str | None
     free_bytes: int
     total_bytes: int
+    lock: LockHolder = LockHolder(False)
+    degraded: Degraded | None = None
 
 
-def health(folder: Path, read_only: str | None) -> Health:
+def health(folder: Path, read_only: str | None, newest_change: float | None = None) -> Health:
+    """`newest_change`: when the journal's newest change set was written (a note older than it is over)."""
+    from stringsh.workspace.healthstate import lock_holder, read_degraded
+    from stringsh.workspace.statefolder import LOCK_FILE
+
+    lock = lock_holder(folder / LOCK_FILE)
+    degraded = read_degraded(folder)
+    if degraded is not None and newest_change is not None and newest_change > degraded.time:
+        degraded = None
     where = folder
     while not os.path.isdir(where) and where != where.parent:
         where = where.parent
     try:
         usage = shutil.disk_usage(where)
     except OSError:
-        return Health(read_only, 0, 0)
-    return Health(read_only, usage.free, usage.total)
+        return Health(read_only, 0, 0, lock, degraded)
+    return Health(read_only, usage.free, usage.total, lock, degraded)
+
+
+def newest_change_time(db: sqlite3.Connection) -> float | None:
+    """When the newest change set the journal keeps was made (by id: one row read)."""
+    row = db.execute("SELECT time FROM changesets ORDER BY id DESC LIMIT 1").fetchone()
+    return None if row is None else float(row[0])

@@ -119,6 +119,34 @@ def since(folder: Path, files: AuditFiles, spot: Spot) -> tuple[list[Entry], Spo
         os.close(folder_fd)
 
 
+def kept(folder: Path, files: AuditFiles, spot: Spot) -> bool:
+    """Whether `spot` (a place `before` handed out) is still in the log: the file it was in is kept (under either
+    name) and a record starts there. False once that file was rotated out (the log keeps two files), even when
+    its inode number was given to a newer file since."""
+    folder_fd = _folder(folder)
+    if folder_fd is None:
+        return False
+    try:
+        chain = [fd for fd in (_open(folder_fd, files.log), _open(folder_fd, files.old)) if fd is not None]
+        try:
+            return _holds(chain, [os.fstat(fd).st_ino for fd in chain], spot)
+        finally:
+            for fd in chain:
+                os.close(fd)
+    finally:
+        os.close(folder_fd)
+
+
+def _holds(chain: list[int], inodes: list[int], spot: Spot) -> bool:
+    """The file of `spot`'s inode has a line starting at its offset (a reused inode number rarely does)."""
+    if spot.ino not in inodes:
+        return False
+    fd = chain[inodes.index(spot.ino)]
+    if not 0 <= spot.offset <= os.fstat(fd).st_size:
+        return False
+    return spot.offset == 0 or os.pread(fd, 1, spot.offset - 1) == b"\n"
+
+
 def before(folder: Path, files: AuditFiles, spot: Spot | None, count: int, keep: Callable[[str], bool],
            budget: int = 8 * 1024 * 1024) -> tuple[list[Entry], Spot | None]:
     """Up to `count` records older than `spot` (None: the newest), newest first, those `keep` accepts; and where the
@@ -134,10 +162,10 @@ def before(folder: Path, files: AuditFiles, spot: Spot | None, count: int, keep:
             inodes = [os.fstat(fd).st_ino for fd in chain]
             if spot is None:
                 k, offset = 0, _line_end(chain[0], os.fstat(chain[0]).st_size) if chain else 0
-            elif spot.ino in inodes:
+            elif _holds(chain, inodes, spot):
                 k, offset = inodes.index(spot.ino), spot.offset
             else:
-                return [], None  # the log it was in is gone (rotated out twice)
+                return [], None  # the log it was in is gone (rotated out twice): nothing older is kept
             read = 0
             while k < len(chain):
                 fd, ino = chain[k], inodes[k]

@@ -304,11 +304,21 @@ class Workspace:
         self.state.flush_records()
         return before(self.state.path, AUDIT_FILES, spot, count, keep)
 
-    def health(self) -> Health:
-        """Degraded (read-only) mode and why, and the space left where the state folder lives."""
-        from stringsh.workspace.activity import health
+    def audit_kept(self, spot: AuditSpot) -> bool:
+        """Whether `audit_before` can still page back from `spot`: False once its file was rotated out."""
+        from stringsh.workspace.auditread import kept
+        from stringsh.workspace.statefolder import AUDIT_FILES
 
-        return health(self.state.path, self.state.read_only)
+        return kept(self.state.path, AUDIT_FILES, spot)
+
+    def health(self) -> Health:
+        """Degraded (read-only) mode and why (this process's, and another's note), the workspace lock's holder, and
+        the space left where the state folder lives."""
+        from stringsh.workspace.activity import health, newest_change_time
+
+        with self.state.thread_lock:
+            newest = newest_change_time(self.journal.db) if self.state.has_journal() else None
+        return health(self.state.path, self.state.read_only, newest)
 
     # -- reads ------------------------------------------------------------------------------------------------
 

@@ -207,6 +207,10 @@ class StateLock(StateFolder):
         """Remember why changes are refused (the toolbar shows it) when it is a condition that can clear."""
         if exc.code in DEGRADED:
             self.read_only = exc.why
+            from stringsh.workspace.healthstate import note_degraded
+
+            with contextlib.suppress(Exception):  # a folder that cannot be opened keeps no note: the error says it
+                note_degraded(self._folder_fd(), exc.code, exc.why)  # for a page watching from another process
         return exc
 
     def probe(self) -> str | None:

@@ -14,6 +14,7 @@ import pytest
 from stringsh.errors import StringError
 from stringsh.workspace import Workspace
 from stringsh.workspace.audit import SUMMARY_MAX, AuditLog, summarize_command, verify_audit
+from stringsh.workspace.digest import sha256
 from stringsh.workspace.redact import Redactor
 from stringsh.workspace.state import AUDIT_FILES, state_folder
 
@@ -103,6 +104,45 @@ def test_damage_in_the_older_file_or_at_the_seam_is_found(tmp_path: Path) -> Non
     log.write_text("")  # a crash right after rotating: the next record chains to the older file
     (folder / AUDIT_FILES.head).write_text("")
     fill(folder, 1, 2000)
+    assert verify_audit(folder, AUDIT_FILES).ok
+
+
+ODD = {"op": "write", "paths": ["é/日本.md", "tab\there", "q\"uote\\"], "outcome": "ok", "ms": 0.1 + 0.2,
+       "big": 10**20, "neg": -1.5e-07, "none": None, "yes": True, "nested": {"b": [1, {"z": "\u0001"}], "a": "\u2028"}}
+
+
+def test_verify_holds_every_record_to_its_canonical_text(tmp_path: Path) -> None:
+    """verify's fast walk (one encoder, the scanner called straight) checks what json.dumps/json.loads checked: a
+    record's hash over its canonical text, so a line rewritten in another form (spaces, escapes) with a hash over
+    its own bytes is refused, and a line that is not UTF-8 is not a record."""
+    from stringsh.workspace.audit import _canonical, _parsed
+
+    assert _canonical(ODD) == json.dumps(ODD, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert _parsed(b' {"a": 1} ') == {"a": 1}  # what json.loads accepts, as it accepts it
+    folder = tmp_path / "state"
+    fd, log = open_log(folder, 1 << 20)
+    try:
+        for _ in range(3):
+            log.append(dict(ODD))
+    finally:
+        log.close()
+        os.close(fd)
+    assert verify_audit(folder, AUDIT_FILES).ok
+    path = folder / AUDIT_FILES.log
+    good = path.read_bytes().split(b"\n")
+    record = json.loads(good[1])
+    stored = record.pop("hash")
+    for body in (json.dumps(record, sort_keys=True, ensure_ascii=False),  # spaces after the separators
+                 json.dumps(record, sort_keys=True, separators=(",", ":"))):  # \u escapes for the non-ASCII
+        own = sha256((record["prev"] + body).encode()).hexdigest()  # a hash over the line's own text
+        assert own != stored
+        path.write_bytes(b"\n".join([good[0], (body[:-1] + f',"hash":"{own}"}}').encode(), *good[2:]]))
+        check = verify_audit(folder, AUDIT_FILES)
+        assert (check.ok, check.bad_line, check.reason) == (False, 2, "hash mismatch")
+    path.write_bytes(b"\n".join([good[0], good[1].replace("é".encode(), b"\xe9"), *good[2:]]))
+    check = verify_audit(folder, AUDIT_FILES)
+    assert (check.ok, check.bad_line, check.reason) == (False, 2, "not a record")
+    path.write_bytes(b"\n".join(good))
     assert verify_audit(folder, AUDIT_FILES).ok
 
 

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from stringsh.workspace.audit import AuditLog
-from stringsh.workspace.auditread import before, end, since
+from stringsh.workspace.auditread import before, end, kept, since
 from stringsh.workspace.statefolder import AUDIT_FILES
 
 
@@ -83,3 +83,25 @@ def test_a_filter_that_matches_little_ends_the_page_at_its_budget(tmp_path: Path
         entries, spot = before(tmp_path, AUDIT_FILES, spot, 10, lambda line: '"n":0,' in line, budget=64 * 1024)
         found = numbers([entry.line for entry in entries])
     assert found == [0]
+
+
+def test_a_place_is_kept_until_its_file_is_rotated_out(tmp_path: Path) -> None:
+    log = opened(tmp_path, max_bytes=1000)
+    for n in range(5):
+        log.append({"n": n})
+    entries, _ = before(tmp_path, AUDIT_FILES, None, 2, bool)
+    place = entries[-1].spot
+    assert kept(tmp_path, AUDIT_FILES, place)
+    assert not kept(tmp_path, AUDIT_FILES, place._replace(offset=place.offset + 1))  # no record starts there
+    assert before(tmp_path, AUDIT_FILES, place._replace(offset=place.offset + 1), 2, bool) == ([], None)
+    n = 5
+    while not (tmp_path / "audit.log.1").exists():  # one rotation: the place is in the older file now
+        log.append({"n": n})
+        n += 1
+    assert kept(tmp_path, AUDIT_FILES, place)
+    assert numbers([entry.line for entry in before(tmp_path, AUDIT_FILES, place, 9, bool)[0]]) == [2, 1, 0]
+    rotated = (tmp_path / "audit.log").stat().st_ino
+    while (tmp_path / "audit.log.1").stat().st_ino != rotated:  # a second: the file it was in is gone
+        log.append({"n": n})
+        n += 1
+    assert not kept(tmp_path, AUDIT_FILES, place)

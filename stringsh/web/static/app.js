@@ -57,8 +57,17 @@ function notice(text, kind = "") {
 
 function showHealth(health) {
   const mode = $("mode");
-  mode.textContent = health.read_only ? `read-only: ${health.read_only}` : "writable";
-  mode.className = `badge ${health.read_only ? "bad" : "ok"}`;
+  const other = health.degraded;  // another process's degraded mode, while no change got through since
+  mode.textContent = health.read_only ? `read-only: ${health.read_only}` :
+    other ? `degraded: ${other.why} (${other.code}, process ${other.pid}, ${clock(other.time)})` : "writable";
+  mode.className = `badge ${health.read_only || other ? "bad" : "ok"}`;
+  const lock = $("lock");
+  const held = health.lock && health.lock.held;
+  const seen = held && health.lock.since ? Math.round(Date.now() / 1000 - health.lock.since) : 0;
+  lock.textContent = !held ? "lock: free" : `lock: held by ${health.lock.pid ? `process ${health.lock.pid}` :
+    "another process"}${seen >= 2 ? ` for ${seen} s` : ""}`;
+  lock.title = held && health.lock.program ? health.lock.program : "";
+  lock.className = `badge ${seen >= 5 ? "warn" : ""}`;
   const disk = $("disk");
   if (health.total_bytes) {
     const free = health.free_bytes / health.total_bytes;
@@ -360,6 +369,7 @@ async function moreFeed(first = false) {
   body.append(...page.records.map(feedRow));
   state.nextFeed = page.next;
   $("more-feed").hidden = !page.next;
+  if (page.note) notice(page.note);
 }
 
 // -- live: the event stream, read with fetch so the token goes in a header ------------------------------------------
