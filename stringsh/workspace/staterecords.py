@@ -14,6 +14,7 @@ import functools
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 
 from stringsh.errors import StringError
 from stringsh.workspace.audit import GENESIS, AuditLog
@@ -49,34 +50,15 @@ class StateRecords(StateFolder):
         ctx = current()
         return ctx.dialect if ctx is not None else self.default_frontend
 
-    @contextlib.contextmanager
     def request(self, dialect: str, op: str | None, topic: str, command: str | None = None,
                 agent: str | None = None, paths: tuple[str, ...] = (),
-                client: str | None = None) -> Iterator[RequestContext]:
+                client: str | None = None) -> AbstractContextManager[RequestContext]:
         """One request: its context is current inside the block, and its one audit record is written when the
         block ends (outcome: the error code it raised, else what the front end or an operation set, else `ok`).
         Inside another request it adds nothing of its own: the outer request is what the user asked for, and
-        gets the command and agent it lacks."""
-        outer = current()
-        if outer is not None:
-            outer.command = outer.command if outer.command is not None else command
-            outer.agent = outer.agent if outer.agent is not None else agent
-            yield outer
-            return
-        ctx = RequestContext(dialect=dialect, op=op, topic=topic, client=client or self.client, command=command,
-                             agent=agent, asked=paths)
-        token = CURRENT.set(ctx)
-        try:
-            yield ctx
-        except StringError as exc:
-            ctx.outcome = exc.code
-            raise
-        except BaseException as exc:
-            ctx.outcome = f"INTERNAL_ERROR:{type(exc).__name__}"
-            raise
-        finally:
-            CURRENT.reset(token)
-            self._record_request(ctx)
+        gets the command and agent it lacks. (A class, not a generator: every request of every front end opens
+        one, and a generator's context manager costs twice as much.)"""
+        return _Request(self, dialect, op, topic, command, agent, paths, client)
 
     def _record_request(self, ctx: RequestContext) -> None:
         record: dict[str, object] = {
@@ -99,22 +81,11 @@ class StateRecords(StateFolder):
         else:
             self._append(record)
 
-    @contextlib.contextmanager
-    def records_after_reply(self) -> Iterator[None]:
+    def records_after_reply(self) -> AbstractContextManager[None]:
         """Requests that end inside the block have their audit records written when it ends: a front end sends
         the reply inside it, so a client's round trip does not wait for the log (its append costs more than the
         rest of a small request on an idle machine). Nothing is lost: the block ends right after the send."""
-        if DEFERRED.get() is not None:
-            yield
-            return
-        pending: list[dict[str, object]] = []
-        token = DEFERRED.set(pending)
-        try:
-            yield
-        finally:
-            DEFERRED.reset(token)
-            if pending:
-                self._hand_over(pending)
+        return _AfterReply(self)
 
     def _hand_over(self, records: list[dict[str, object]]) -> None:
         """Append `records` on the audit writer, one thread that appends in the order it is handed records: the
@@ -225,3 +196,60 @@ class StateRecords(StateFolder):
             audit_failed(exc)
         else:
             audit_failed(None)
+
+
+class _Request:
+    """`StateRecords.request`'s block."""
+
+    __slots__ = ("agent", "client", "command", "ctx", "dialect", "op", "paths", "records", "token", "topic")
+
+    def __init__(self, records: StateRecords, dialect: str, op: str | None, topic: str, command: str | None,
+                 agent: str | None, paths: tuple[str, ...], client: str | None) -> None:
+        self.records, self.dialect, self.op, self.topic = records, dialect, op, topic
+        self.command, self.agent, self.paths, self.client = command, agent, paths, client
+        self.ctx: RequestContext | None = None  # None: inside another request, which this block only adds to
+
+    def __enter__(self) -> RequestContext:
+        outer = current()
+        if outer is not None:
+            outer.command = outer.command if outer.command is not None else self.command
+            outer.agent = outer.agent if outer.agent is not None else self.agent
+            return outer
+        ctx = self.ctx = RequestContext(dialect=self.dialect, op=self.op, topic=self.topic,
+                                        client=self.client or self.records.client, command=self.command,
+                                        agent=self.agent, asked=self.paths)
+        self.token = CURRENT.set(ctx)
+        return ctx
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, traceback: object) -> None:
+        ctx = self.ctx
+        if ctx is None:
+            return
+        if isinstance(exc, StringError):
+            ctx.outcome = exc.code
+        elif kind is not None:
+            ctx.outcome = f"INTERNAL_ERROR:{kind.__name__}"
+        CURRENT.reset(self.token)
+        self.records._record_request(ctx)
+
+
+class _AfterReply:
+    """`StateRecords.records_after_reply`'s block."""
+
+    __slots__ = ("pending", "records", "token")
+
+    def __init__(self, records: StateRecords) -> None:
+        self.records = records
+        self.pending: list[dict[str, object]] | None = None  # None: inside another such block, which writes them
+
+    def __enter__(self) -> None:
+        if DEFERRED.get() is None:
+            self.pending = []
+            self.token = DEFERRED.set(self.pending)
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, traceback: object) -> None:
+        if self.pending is None:
+            return
+        DEFERRED.reset(self.token)
+        if self.pending:
+            self.records._hand_over(self.pending)
