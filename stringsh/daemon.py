@@ -3,8 +3,7 @@
 Each topic runs one command at a time and queues the rest (bounded); topics run in parallel. The threads take turns
 as the reader (leader and followers): the thread that reads a request passes reading on to an idle thread, starting
 one when none waits, and then runs the request itself. So a request costs no thread hand-off, and the next one is
-read at once, however long this one takes. Idle threads wait for their turn in the kernel (protocol/fdinput.py): a
-second one wakes only when input arrives while the reader is busy running, so one client's request wakes one thread.
+read at once, however long this one takes.
 
 Each request is parsed and its topic resolved once, on admission; the daemon's per-topic queue is the only
 serialisation (the dispatcher's own topic lock is for front ends that do not queue).
@@ -24,7 +23,6 @@ from typing import BinaryIO
 from stringsh.dispatcher import Dispatcher
 from stringsh.errors import StringError
 from stringsh.output import ReplyWriter
-from stringsh.protocol.fdinput import FdLines, InputTurns
 from stringsh.protocol.framing import envelope, json_reply
 from stringsh.protocol.request import Request, parse_request
 from stringsh.protocol.response import Reply, format_error_item, format_reply
@@ -90,9 +88,8 @@ class Daemon:
         self._threads: list[threading.Thread] = []
         self._read_lock = threading.Lock()  # held by the one thread reading; the idle ones wait for it
         self._eof = False
-        #: Threads waiting for their turn to read: the reader starts another when none does.
+        #: Threads waiting for the read lock: the reader starts another when none does.
         self._idle = 0
-        self._turns: InputTurns | None = None
 
     def send(self, reply: Reply, json_id: JsonId = None) -> None:
         if self.json_mode:
@@ -164,131 +161,80 @@ class Daemon:
             self._threads.append(thread)
         thread.start()
 
-    def _run_topic(self, job: Job | None, then: Callable[[], None] | None = None) -> None:
+    def _run_topic(self, job: Job | None) -> None:
         """Run a job, then whatever queued for its topic meanwhile, in order. The topic's queue is the only
-        serialisation: nothing else runs in this session until the queue is empty. `then` runs after the last
-        reply is sent, before its audit record is handed to the writer (whose thread then runs without this one
-        waiting for it)."""
+        serialisation: nothing else runs in this session until the queue is empty."""
         while job is not None:
-            with self.dispatcher.records_after_reply():
-                self._answer(job)
-                job = self._next_job(job.session.topic)
-                if job is None and then is not None:
-                    then()
-
-    def _answer(self, job: Job) -> None:
-        request = job.request
-        if time.monotonic() - job.queued_at > self.queue_wait:
             topic = job.session.topic
-            self.send(
-                format_reply(
-                    request.header,
-                    request.id,
-                    error=(
-                        "QUEUE_TIMEOUT",
-                        f"Waited more than {self.queue_wait:g} s for topic {topic}; the command was not run.",
+            request = job.request
+            if time.monotonic() - job.queued_at > self.queue_wait:
+                self.send(
+                    format_reply(
+                        request.header,
+                        request.id,
+                        error=(
+                            "QUEUE_TIMEOUT",
+                            f"Waited more than {self.queue_wait:g} s for topic {topic}; the command was not run.",
+                        ),
+                        topic=topic,
                     ),
-                    topic=topic,
-                ),
-                job.json_id,
-            )
-        else:
-            self.send(self.dispatcher.run_serialised(request, job.session), job.json_id)
+                    job.json_id,
+                )
+            else:
+                with self.dispatcher.records_after_reply():
+                    self.send(self.dispatcher.run_serialised(request, job.session), job.json_id)
+            with self._lock:
+                waiting = self._waiting.get(topic)
+                if waiting:
+                    job = waiting.popleft()
+                else:
+                    self._busy.discard(topic)
+                    job = None
 
-    def _next_job(self, topic: str) -> Job | None:
-        """The topic's next queued job, or None when it has none (then the topic is free)."""
-        with self._lock:
-            waiting = self._waiting.get(topic)
-            if waiting:
-                return waiting.popleft()
-            self._busy.discard(topic)
-            return None
-
-    def serve(self, requests: Iterator[StreamItem | Reply | Answered], turns: InputTurns | None = None) -> None:
-        """Read and run requests until end of input, then finish what is running. `turns`: where idle threads wait
-        to read the descriptor `requests` come from (None: they wait for the read lock alone)."""
+    def serve(self, requests: Iterator[StreamItem | Reply | Answered]) -> None:
+        """Read and run requests until end of input, then finish what is running."""
         from stringsh import serving
         from stringsh.documents.indexwish import in_background
 
         serving.settle()
         in_background(self.dispatcher.workspace.root)  # the symbol index, from the first /symbols on
         self.dispatcher.warm_shells = True  # a topic's shell starts when the topic is made, not with its first command
-        self._turns = turns
         self._start(self._follow, requests)
         self.drain()
 
     def _follow(self, requests: Iterator[StreamItem | Reply | Answered], counted: bool = False) -> None:
-        """Wait for the turn to read, read until a request is to run, pass reading on, run it; end when input
-        does, or when enough other threads are idle. `counted`: the starter already counted this thread idle."""
-        turns = self._turns
-        reading = False  # holding the read lock already: this thread took the turn back after its request
+        """Wait for the turn to read, read a request, pass reading on, run it; end when input does, or when enough
+        other threads are idle. `counted`: the starter already counted this thread idle."""
         while True:
-            if not reading:
-                if not counted:
-                    with self._lock:
-                        self._idle += 1
-                counted = False
-                if turns is not None:
-                    turns.wait()
-                self._read_lock.acquire()
+            if not counted:
+                with self._lock:
+                    self._idle += 1
+            counted = False
+            with self._read_lock:
                 with self._lock:
                     self._idle -= 1
-                if turns is not None:
-                    turns.taken()
-            try:
-                item, job = self._read_one(requests)
-                if item is None:
+                if self._eof:
                     return
+                item = next(requests, None)
+                if item is None:
+                    self._eof = True
+                    return
+                # admitted while still the reader, so requests of one topic keep their order
+                job = None
+                if isinstance(item, StreamItem):
+                    json_id = item.json_id if isinstance(item, JsonItem) else None
+                    job = self.admit(item.text, item.topic, item.request, json_id)
                 if job is not None:
                     self._keep_a_reader(requests)
-                if turns is not None:
-                    turns.hand_on()
-            finally:
-                self._read_lock.release()
             if isinstance(item, Reply):
                 self.send(item)
             elif isinstance(item, Answered):
                 self.send(item.reply, item.json_id)
             elif job is not None:
-                taken: list[bool] = []
-                self._run_topic(job, lambda taken=taken: taken.append(self._take_turn_back()))
-                reading = bool(taken and taken[0])
-                if not reading:
-                    with self._lock:
-                        if self._idle >= SPARE_READERS:
-                            return
-                continue
-            reading = self._take_turn_back()
-
-    def _take_turn_back(self) -> bool:
-        """After a request: read on at once when nobody reads, so the next request wakes this thread (whose
-        caches are warm), not a waiting one."""
-        if not self._read_lock.acquire(blocking=False):
-            return False
-        if self._turns is not None:
-            self._turns.taken()
-        return True
-
-    def _read_one(
-        self, requests: Iterator[StreamItem | Reply | Answered]
-    ) -> tuple[StreamItem | Reply | Answered | None, Job | None]:
-        """As the reader: read on until a request is to run or a reply to send (one queued behind its topic needs
-        neither); (None, None) at the end of input, which every waiting thread is then told of."""
-        while not self._eof:
-            item = next(requests, None)
-            if item is None:
-                self._eof = True
-                break
-            if not isinstance(item, StreamItem):
-                return item, None
-            # admitted while still the reader, so requests of one topic keep their order
-            json_id = item.json_id if isinstance(item, JsonItem) else None
-            job = self.admit(item.text, item.topic, item.request, json_id)
-            if job is not None:
-                return item, job
-        if self._turns is not None:
-            self._turns.end()
-        return None, None
+                self._run_topic(job)
+                with self._lock:
+                    if self._idle >= SPARE_READERS:
+                        return
 
     def _keep_a_reader(self, requests: Iterator[StreamItem | Reply | Answered]) -> None:
         """Before running a request: start a thread to read on unless one already waits (or the cap is reached)."""
@@ -304,15 +250,15 @@ class Daemon:
             self._idle += 1  # counted at once, so a second reader before it starts makes no third
             reader.start()
 
-    def line_requests(self, readline: Callable[[int], bytes]) -> Iterator[StreamItem | Reply]:
-        for item in read_requests(readline, envelopes=True):
+    def line_requests(self) -> Iterator[StreamItem | Reply]:
+        for item in read_requests(sys.stdin.buffer.readline, envelopes=True):
             if item.error:
                 yield format_error_item(item.text, item.error, item.topic or "main")
             else:
                 yield item
 
-    def json_requests(self, readline: Callable[[int], bytes]) -> Iterator[StreamItem | Answered]:
-        while raw := readline(-1):
+    def json_requests(self) -> Iterator[StreamItem | Answered]:
+        for raw in sys.stdin.buffer:
             line = raw.strip()
             if line:
                 yield json_request(line)
@@ -331,9 +277,7 @@ class Daemon:
 
 def run_daemon(dispatcher: Dispatcher, *, json_mode: bool = False) -> int:
     daemon = Daemon(dispatcher, json_mode=json_mode)
-    lines = FdLines(sys.stdin.fileno())  # read by us, not through a buffered reader (protocol/fdinput.py)
-    requests = daemon.json_requests(lines.readline) if json_mode else daemon.line_requests(lines.readline)
-    daemon.serve(requests, InputTurns.watch(lines))
+    daemon.serve(daemon.json_requests() if json_mode else daemon.line_requests())
     return 0
 
 
