@@ -4,7 +4,6 @@ hash; and the one wording of a reply."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from stringsh.documents import blockedit, partguard
@@ -96,7 +95,7 @@ def edit_block(ctx: Caller, view: DocumentView, block_id: str, body: str, force:
         doc, now, fresh = view.doc, block, view
         if current.sha256 != view.sha256:
             doc = Document.parse(current.text, current.sha256, documents.state.index_cache)
-            fresh = dataclasses.replace(view, doc=doc, auto_shortcuts={})
+            fresh = view.replace(doc=doc, auto_shortcuts={})
             try:
                 now = resolve_block(fresh, block_id)
             except StringError:

@@ -3,8 +3,10 @@ with heredoc bodies; exact replies and exact bytes)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from stringsh.dispatcher import Dispatcher
 from tests.conftest import run_stringsh
 from tests.frontends.scripts import split_replies
 
@@ -240,3 +242,21 @@ def test_a_stray_end_marker_that_would_re_pair_an_outer_block_is_refused(ws: Pat
         "Check the body for an unclosed ``` fence, a block marker or an HTML block left open. Nothing was written."
     ]
     assert (ws / "m.md").read_bytes() == raw
+
+
+def test_a_block_edit_on_a_file_changed_behind_the_views_back_splices_into_the_file_as_it_is(ws: Path) -> None:
+    """Another program changed another block keeping the file's size and time (as `rsync -t` does), so the view
+    looks current: under the lock the edit finds its block again in the file as it is and keeps that change."""
+    guide(ws)
+    path = ws / "g.md"
+    dispatcher = Dispatcher(ws)
+    try:
+        assert dispatcher.execute("/open g.md").ok
+        before = path.stat()
+        path.write_text(GUIDE.replace("Some example.", "Same example."))
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        mine = dispatcher.execute("/edit g.md#tail\nThe end.\n")
+    finally:
+        dispatcher.close()
+    assert mine.ok, mine.text
+    assert path.read_text() == GUIDE.replace("Some example.", "Same example.").replace("End.\n", "The end.\n")
