@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import queue
 import shutil
 import statistics
 import subprocess
@@ -84,12 +85,57 @@ def client(tree: Path, ws: Path, kind: str, k: int, count: int, out: list[dict[s
         proc.wait(timeout=120)
 
 
+class SharedDaemon:
+    """One daemon whose topics are the clients (`--topics`): the clients' requests interleave on its stdin, and
+    one reader hands each reply to the client whose id it carries."""
+
+    def __init__(self, tree: Path, ws: Path) -> None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = str(tree) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        self.proc = subprocess.Popen([sys.executable, "-m", "stringsh", "daemon", "--json"], cwd=ws, env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     text=True)
+        self.lock = threading.Lock()
+        self.waiting: dict[str, queue.SimpleQueue[dict[str, object]]] = {}
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            reply = json.loads(line)
+            self.waiting.pop(str(reply["id"])).put(reply)
+
+    def ask(self, k: int, n: int, cmd: str) -> dict[str, object]:
+        answer: queue.SimpleQueue[dict[str, object]] = queue.SimpleQueue()
+        self.waiting[f"{k}.{n}"] = answer
+        with self.lock:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(json.dumps({"id": f"{k}.{n}", "topic": f"c{k}", "cmd": cmd}) + "\n")
+            self.proc.stdin.flush()
+        return answer.get()
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=120)
+
+
+def topic_client(daemon: SharedDaemon, kind: str, k: int, count: int, out: list[dict[str, object]]) -> None:
+    """One topic of the shared daemon, each request sent as the reply to the one before comes."""
+    value = 0
+    for n in range(1, count + 1):
+        reply = daemon.ask(k, n, request(kind, k, n, value))
+        value += 1 if reply["ok"] else 0
+        out.append({**reply, "id": n})
+
+
 def warm(tree: Path, ws: Path) -> None:
     """One daemon start before timing (imports cached, the journal made)."""
     client(tree, ws, "", 0, 1, [])
 
 
-def run(tree: Path, kind: str, clients: int, count: int) -> Run:
+def run(tree: Path, kind: str, clients: int, count: int, topics: bool = False) -> Run:
     """`clients` daemons at once on a fresh workspace, each sending `count` requests of `kind`; timed from when all
     have started their first request to the last reply."""
     with tempfile.TemporaryDirectory(prefix="stringsh-merge-") as tmp:
@@ -98,13 +144,22 @@ def run(tree: Path, kind: str, clients: int, count: int) -> Run:
         (ws / "r.txt").write_text(slots_text([0] * clients))
         warm(tree, ws)
         outs: list[list[dict[str, object]]] = [[] for _ in range(clients)]
-        threads = [threading.Thread(target=client, args=(tree, ws, kind, k, count, outs[k])) for k in range(clients)]
+        shared = SharedDaemon(tree, ws) if topics else None
+        if shared is not None:
+            shared.ask(0, 0, "/ls")  # started and answering before the clock starts
+            threads = [threading.Thread(target=topic_client, args=(shared, kind, k, count, outs[k]))
+                       for k in range(clients)]
+        else:
+            threads = [threading.Thread(target=client, args=(tree, ws, kind, k, count, outs[k]))
+                       for k in range(clients)]
         started = time.perf_counter()
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
         seconds = time.perf_counter() - started
+        if shared is not None:
+            shared.close()
         codes: dict[str, int] = {}
         last = []
         for replies in outs:
@@ -128,11 +183,12 @@ def check(ws: Path, kind: str, outs: list[list[dict[str, object]]], last: list[i
     return sum(lines[k] != f"slot{k}={n}" for k, n in enumerate(last))
 
 
-def measure(tree: Path, kind: str, clients: int, count: int, repeat: int) -> tuple[Run, float, float]:
+def measure(tree: Path, kind: str, clients: int, count: int, repeat: int,
+            topics: bool = False) -> tuple[Run, float, float]:
     """The median run of `clients` at once, the median solo seconds per edit and the median loaded seconds per
     edit per client (each client's own pace)."""
-    solo = [run(tree, kind, 1, count) for _ in range(repeat)]
-    loaded = [run(tree, kind, clients, count) for _ in range(repeat)]
+    solo = [run(tree, kind, 1, count, topics) for _ in range(repeat)]
+    loaded = [run(tree, kind, clients, count, topics) for _ in range(repeat)]
     middle = sorted(loaded, key=lambda r: r.seconds)[len(loaded) // 2]
     return (middle, statistics.median(r.seconds / r.edits for r in solo),
             statistics.median(r.seconds / count for r in loaded))
@@ -145,6 +201,8 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure; medians are reported")
     parser.add_argument("--against", type=Path, nargs="*", default=[], help="other checkouts to run the same way")
+    parser.add_argument("--topics", action="store_true",
+                        help="the clients are topics of one daemon (threads of one process), not daemons of their own")
     args = parser.parse_args()
     isolate_user_state()
     if shutil.which("bwrap") is None:
@@ -153,7 +211,7 @@ def main() -> int:
     for tree in trees:
         print(f"== {tree}")
         for kind, count in (("blocks", args.edits), ("replaces", args.replaces)):
-            middle, solo, pace = measure(tree, kind, args.clients, count, args.repeat)
+            middle, solo, pace = measure(tree, kind, args.clients, count, args.repeat, args.topics)
             rate = 100 * middle.refused / middle.edits
             codes = ", ".join(f"{code} {n}" for code, n in sorted(middle.codes.items())) or "none"
             print(f"{kind:9s} {args.clients} clients x {count}: refused {middle.refused}/{middle.edits} "
@@ -163,7 +221,8 @@ def main() -> int:
                   f"{accepted / middle.seconds:.0f} accepted edits/s; time per edit per client "
                   f"{pace * 1000:.1f} ms = {pace / solo:.2f}x one client alone ({solo * 1000:.1f} ms)")
             if tree == HERE:
-                record.record("writes", f"{args.clients} clients, {kind}: time per edit", pace, "one client alone",
+                who = "topics of one daemon" if args.topics else "clients"
+                record.record("writes", f"{args.clients} {who}, {kind}: time per edit", pace, "one client alone",
                               solo, args.clients / 2.5)  # the goal: the clients together >= 2.5x one's edits/s
     return 0
 
