@@ -77,7 +77,7 @@ AREAS: tuple[Area, ...] = (
     Area("writes", "Writes and change sets", "The journal's cost against writing the same bytes the careful way "
          "without one, and clients writing one file at once.",
          {"changes.py": "python bench/changes.py 200", "append.py": "python bench/append.py 30",
-          "merge.py": "python bench/merge.py --repeat 3"}, (
+          "merge.py": "python bench/merge.py --repeat 3 [--topics]"}, (
              *(Row(f"{op} {count} x {size} KiB, p50", "changes.py",
                    f"{op} of a change set of {count} file{'s' if count > 1 else ''} of {size} KiB, p50", RAW,
                    goal)
@@ -96,6 +96,11 @@ AREAS: tuple[Area, ...] = (
                  "≤ 1.6× (4 clients ≥ 2.5× one client's edits/s)"),
              Row("4 clients, replaces: time per edit", "merge.py", "the same with `/replace` of its own line",
                  "one client alone", 1.6, "≤ 1.6× (4 clients ≥ 2.5× one client's edits/s)"),
+             Row("4 topics of one daemon, blocks: time per edit", "merge.py", "with `--topics`: the 4 clients are "
+                 "topics of one daemon (threads of one process, where group commit shares a hold and its syncs)",
+                 "one topic alone", 1.6, "≤ 1.6× (4 topics ≥ 2.5× one topic's edits/s)"),
+             Row("4 topics of one daemon, replaces: time per edit", "merge.py", "the same with `/replace`",
+                 "one topic alone", 1.6, "≤ 1.6× (4 topics ≥ 2.5× one topic's edits/s)"),
          )),
     Area("load", "Many agents", "32 MCP HTTP sessions and 32 daemon topics at once on a 5,000-file tree, each "
          "pausing about 1 s between calls; each operation's p99 against one client alone with the same pauses.",
