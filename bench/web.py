@@ -358,6 +358,7 @@ def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, l
                         if opened_tabs:
                             url, headers, pids["web"] = stack.enter_context(web(root, env))
                             pids["pages"] = stack.enter_context(tabs(url, headers, args.tabs, env))
+                            settled(pids["web"])  # opening pages is a one-time cost: the phase measures them open
                         for agent in agents:
                             agent.times = {op: [] for op in agent.times}
                         before = {name: cpu_seconds(pid) for name, pid in pids.items()}
@@ -381,6 +382,21 @@ def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, l
     print("\ncores busy during the phases: " + ", ".join(f"{name} {statistics.fmean(values):.2f}"
                                                         for name, values in cpu.items()))
     return times
+
+
+def settled(pid: int, busy: float = 0.05, step: float = 0.25, most: float = 30.0) -> None:
+    """Wait until the web server has opened the pages (their first calls, its count of the older records): one
+    `step` in which it kept less than `busy` of a core; at most `most` seconds."""
+    from load import cpu_seconds
+
+    deadline = time.monotonic() + most
+    before = cpu_seconds(pid)
+    while time.monotonic() < deadline:
+        time.sleep(step)
+        now = cpu_seconds(pid)
+        if now - before < busy * step:
+            return
+        before = now
 
 
 @contextlib.contextmanager
