@@ -15,16 +15,14 @@ client's output is checked byte for byte against the real one's first. Nothing h
 from __future__ import annotations
 
 import argparse
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import record
 from benchenv import isolate_user_state
+from startup import time_commands
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,20 +75,6 @@ sys.stdout.buffer.write(data[1:])
 sys.stdout.flush()
 sys.exit(data[0])
 """
-
-
-def time_commands(commands: list[tuple[list[str], Path]], runs: int) -> list[tuple[float, float]]:
-    """Median (wall, CPU) of each command, the commands taking turns (the same noise for all)."""
-    samples: list[list[tuple[float, float]]] = [[] for _ in commands]
-    for _ in range(runs):
-        for (argv, cwd), bucket in zip(commands, samples, strict=True):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            start = time.perf_counter()
-            subprocess.run(argv, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
-            wall = time.perf_counter() - start
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            bucket.append((wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime))
-    return [(statistics.median(w for w, _ in b), statistics.median(c for _, c in b)) for b in samples]
 
 
 def main() -> int:
