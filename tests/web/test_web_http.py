@@ -15,7 +15,7 @@ import pytest
 
 from stringsh.errors import StringError
 from stringsh.web.server import CSP
-from tests.conftest import default_start
+from tests.conftest import default_start, wait_until
 from tests.dialects.mcp.client import STRINGSH, server_env, user_env
 from tests.web.running import WebServer, agent, web_server
 
@@ -182,7 +182,15 @@ def test_the_request_feed_pages_and_filters(fresh: tuple[WebServer, Path, dict[s
     first = server.get("api/audit", limit="2").json()
     second = server.get("api/audit", limit="2", before=first["next"]).json()
     assert [r["id"] for r in first["records"] + second["records"]] == [r["id"] for r in every["records"]]
-    clients = {(row["client"], row["topic"]): row for row in server.get("api/overview").json()["clients"]}
+    rows: list[dict[str, object]] = []
+
+    def both_counted() -> bool:
+        """The follower has read the three records, and the two changes (read at most once a second)."""
+        rows[:] = server.get("api/overview").json()["clients"]
+        return sum(row["requests"] for row in rows) == 3 and sum(row["changes"] for row in rows) == 2
+
+    wait_until(both_counted)
+    clients = {(row["client"], row["topic"]): row for row in rows}
     assert {key: (row["changes"], row["undo_depth"], row["requests"], row["refusals"])
             for key, row in clients.items()} == {("alpha", "main"): (1, 1, 1, 0), ("beta", "main"): (1, 1, 2, 1)}
     chart = clients[("beta", "main")]["activity"]  # the last hour in twelve bars, the newest last
@@ -384,7 +392,15 @@ def test_a_daemon_and_an_mcp_client_show_as_clients_of_their_own(
     done = subprocess.run([*STRINGSH, "--root", str(root), "daemon", "--json"], input=request + "\n",
                           env=server_env(env), cwd=str(root), capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    daemon, session = server.get("api/overview").json()["clients"]  # the most recently active first
+    seen: list[dict[str, object]] = []
+
+    def both_counted() -> bool:
+        """The page's follower has read both clients' records, and their changes (read at most once a second)."""
+        seen[:] = server.get("api/overview").json()["clients"]
+        return len(seen) == 2 and all(row["changes"] == 1 for row in seen)
+
+    wait_until(both_counted)
+    daemon, session = seen  # the most recently active first
     assert [(row["dialect"], row["agent"], row["last_op"], row["changes"], row["undo_depth"], row["next_undo"])
             for row in (daemon, session)] == [("string", None, "/write", 1, 1, 2),
                                                ("mcp", "claude-code", "mcp.write_file", 1, 1, 1)]
