@@ -8,6 +8,8 @@ caller closes the workspace.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import socket
 import sys
 from typing import TYPE_CHECKING
@@ -59,6 +61,7 @@ def serve(dispatcher: Dispatcher, listening: socket.socket) -> int:
     from stringsh.web.feed import Feed
     from stringsh.web.server import build
 
+    stand_back()
     workspace = dispatcher.workspace
     port = listening.getsockname()[1]
     token, _ = load_token([folder for _, folder, _ in workspace.confiner.root_list()])
@@ -80,3 +83,12 @@ def serve(dispatcher: Dispatcher, listening: socket.socket) -> int:
                             after_overdue=0.0)
     anyio.run(lambda: server.serve(sockets=[listening]))
     return 0
+
+
+def stand_back() -> None:
+    """Let the agents' processes go first: SCHED_BATCH (every thread the server starts inherits it) takes the server
+    off wakeup preemption, so its short bursts every poll never cut into an agent's request under way; its share of
+    the CPU is unchanged, so a revert or undo it runs under the workspace lock is never starved. Where the system
+    has no such policy, the server runs as it is."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))

@@ -11,6 +11,12 @@ while agents work) when records came since, and the health (degraded mode, the l
 come after a quiet second the counts are read at once, so a lone change shows with its count in the same batch;
 under a steady stream they lag its records by a second at most, and a batch follows when they or the health change.
 
+A batch carries the clients' rows only when they are due (at most once per `SLOW` seconds under a stream of
+records, at once after a quiet second, and when the counts came in) and the health only when it changed: what a
+page already shows is not sent again ten times a second to every page. Each batch is encoded as one server-sent
+event once, however many pages take it (with ten pages open, encoding and sending the whole client table on every
+batch was most of the server's time, and the server's bursts were what the agents paid for).
+
 The clients' request counts cover the whole kept log: the newest `RECENT` records are counted before serving, the
 older ones on a thread of their own once serving (a full log's 28,000: 1.2 s on the 2-core development machine at a
 load average of 11), so the first page is never kept waiting for them; the clients' rows are sent again when they
@@ -50,7 +56,7 @@ class Feed:
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
-        self.listeners: set[asyncio.Queue[str]] = set()
+        self.listeners: set[asyncio.Queue[bytes]] = set()
         self.seen: dict[tuple[str, str], dict[str, Any]] = {}
         self.spot: AuditSpot | None = None
         self.older: AuditSpot | None = None  # where the records not yet counted end (None: all counted)
@@ -59,8 +65,11 @@ class Feed:
         self.journal_at = -SLOW  # time.monotonic() of the last read of the change counts
         self.journal_due = False  # records came since that read
         self.clients_due = False  # the older records' counts came in since the last batch
-        self.shown_health: dict[str, Any] | None = None  # the health the pages have
+        self.shown_health: dict[str, Any] | None = None  # the health as last read
         self.health_at = -SLOW
+        self.clients_at = -SLOW  # time.monotonic() of the last batch that carried the clients' rows
+        self.health_sent: object = None  # the health (as _steady sees it) the last batch carried
+        self.joined = False  # a page came since the last batch: the next one carries the clients and the health
         self.lock_seen: tuple[int | None, float] | None = None  # the lock's holder, and since when each look saw it
         self._task: asyncio.Task[None] | None = None
 
@@ -107,7 +116,7 @@ class Feed:
             except Exception as exc:  # the log unreadable for a moment (a rotation, a full disk): said, and retried
                 batch = {"type": "problem", "text": f"the audit log could not be read: {exc}"}
             if batch is not None:
-                self.publish(json.dumps(batch))
+                self.publish(event(batch))
             await asyncio.sleep(POLL)
 
     def poll(self) -> dict[str, Any] | None:
@@ -127,15 +136,20 @@ class Feed:
         read = self.journal_due and now - self.journal_at >= SLOW
         if read:
             self.read_journal()
-        changed = False
         if now - self.health_at >= SLOW:
-            shown_before = self.shown_health
             self.health()
-            changed = _steady(self.shown_health) != _steady(shown_before)
-        if not (records or read or changed or counted):
+        joined, self.joined = self.joined, False
+        health = _steady(self.shown_health)
+        changed = joined or health != self.health_sent
+        clients = joined or read or counted or (bool(records) and now - self.clients_at >= SLOW)
+        if not (records or clients or changed):
             return None
-        return {"type": "batch", "records": records, "changes": self.rows(ids), "clients": self.clients(),
-                "health": self.shown_health}
+        batch: dict[str, Any] = {"type": "batch", "records": records, "changes": self.rows(ids)}
+        if clients:
+            batch["clients"], self.clients_at = self.clients(), now
+        if changed:
+            batch["health"], self.health_sent = self.shown_health, health
+        return batch
 
     def read_journal(self) -> None:
         rows = self.ws.change_clients()
@@ -179,18 +193,21 @@ class Feed:
                 todo.append(row.reverts)
         return [found[key] for key in sorted(found, reverse=True)]
 
-    def publish(self, data: str) -> None:
+    def publish(self, data: bytes) -> None:
         for queue in list(self.listeners):
             try:
                 queue.put_nowait(data)
             except asyncio.QueueFull:  # too far behind: what it has waiting is dropped, and it loads afresh
                 while not queue.empty():
                     queue.get_nowait()
-                queue.put_nowait(json.dumps({"type": "resync"}))
+                queue.put_nowait(event({"type": "resync"}))
 
     @contextlib.asynccontextmanager
-    async def listening(self) -> AsyncIterator[asyncio.Queue[str]]:
-        queue: asyncio.Queue[str] = asyncio.Queue(QUEUE)
+    async def listening(self) -> AsyncIterator[asyncio.Queue[bytes]]:
+        """A page's queue of encoded events; its first batch carries the clients' rows and the health whatever the
+        others were last sent."""
+        queue: asyncio.Queue[bytes] = asyncio.Queue(QUEUE)
+        self.joined = True
         self.listeners.add(queue)
         try:
             yield queue
@@ -207,6 +224,13 @@ class Feed:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+
+
+def event(batch: dict[str, Any]) -> bytes:
+    """One server-sent event of `batch`, encoded once for every page."""
+    from sse_starlette.event import ServerSentEvent
+
+    return ServerSentEvent(json.dumps(batch), event="batch").encode()
 
 
 def _steady(health: dict[str, Any] | None) -> object:

@@ -238,7 +238,7 @@ def build(ws: Workspace, token: str, hosts: set[str], feed: Feed) -> App:
 
         stopping = anyio.Event()  # set when the server stops: the stream then ends as a whole response
 
-        async def stream() -> AsyncIterator[dict[str, str]]:
+        async def stream() -> AsyncIterator[dict[str, str] | bytes]:
             async with feed.listening() as queue:
                 yield {"event": "hello", "data": json.dumps({"type": "hello"})}
                 while not stopping.is_set():
@@ -246,7 +246,7 @@ def build(ws: Workspace, token: str, hosts: set[str], feed: Feed) -> App:
                     with anyio.move_on_after(STOP_LOOK):
                         data = await queue.get()
                     if data is not None:
-                        yield {"event": "batch", "data": data}
+                        yield data  # the batch's event, encoded once for every page (feed.event)
 
         return EventSourceResponse(stream(), ping=15, headers={"cache-control": "no-store"}, shutdown_event=stopping,
                                    shutdown_grace_period=2 * STOP_LOOK)

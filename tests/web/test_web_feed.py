@@ -1,9 +1,12 @@
 """The page's feed in this process (stringsh/web/feed.py) on a real workspace and its real audit log: the clients'
 request counts cover the whole kept log (the newest records counted before serving, the older ones after), and a
-new record's batch brings the clients' rows."""
+new record's batch brings the clients' rows when they are due (at most once a second), and the health only when
+it changed."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -36,15 +39,51 @@ def test_the_clients_counts_cover_the_whole_log(ws: Path, monkeypatch: pytest.Mo
         feed.count_older()
         assert counts(feed) == {("alpha", "main"): (6, 4, 1, "/open"), ("beta", "t"): (2, 0, 1, "/open")}
         assert feed.older is None and feed.clients_due
-        first = feed.poll()  # the counts that came in are sent to the pages
-        assert first is not None and first["records"] == []
+        first = feed.poll()  # the counts that came in are sent to the pages, with the health (none sent yet)
+        assert first is not None and first["records"] == [] and first["health"]["lock"]["held"] is False
+        assert [row["requests"] for row in first["clients"]] == [2, 6]  # the latest first: beta opened last
+        assert feed.poll() is None  # nothing new
+
         beta.execute("/write --force b.txt <<EOF\nc\nEOF", topic="t")
-        batch = feed.poll()
+        batch = feed.poll()  # within a second of the last rows: the record and its change, not the rows again
         assert batch is not None and [record["op"] for record in batch["records"]] == ["/write"]
         assert [change["id"] for change in batch["changes"]] == [3]
+        assert "clients" not in batch and "health" not in batch
+
+        feed.clients_at -= feed_module.SLOW  # a second on: the rows are due with the next record
+        feed.journal_at -= feed_module.SLOW
+        beta.execute("/open b.txt", topic="t")
+        batch = feed.poll()
+        assert batch is not None and [record["op"] for record in batch["records"]] == ["/open"]
         rows = {(row["client"], row["topic"]): row for row in batch["clients"]}
-        assert (rows[("beta", "t")]["requests"], rows[("alpha", "main")]["requests"]) == (3, 6)
-        assert batch["health"]["lock"]["held"] is False
+        assert (rows[("beta", "t")]["requests"], rows[("beta", "t")]["changes"]) == (4, 2)
+        assert rows[("alpha", "main")]["requests"] == 6 and "health" not in batch
     finally:
         alpha.close()
         beta.close()
+
+
+def test_a_page_that_joins_gets_the_clients_and_the_health_in_the_next_batch(ws: Path) -> None:
+    alpha = Dispatcher(ws, client=Client("alpha", True))
+
+    async def join(feed: Feed) -> tuple[dict[str, object] | None, bytes]:
+        async with feed.listening() as queue:
+            batch = feed.poll()
+            assert batch is not None
+            feed.publish(feed_module.event(batch))
+            return batch, queue.get_nowait()
+
+    try:
+        alpha.execute("/write a.txt <<EOF\na\nEOF")
+        feed = Feed(alpha.workspace)
+        feed.start_reading()
+        assert feed.poll() is not None and feed.poll() is None  # the first batch; then nothing new
+        batch, sent = asyncio.run(join(feed))
+        assert batch is not None and batch["records"] == [] and batch["changes"] == []
+        assert [(row["client"], row["changes"]) for row in batch["clients"]] == [("alpha", 1)]  # type: ignore
+        assert batch["health"]["lock"]["held"] is False  # type: ignore[index]
+        assert sent.startswith(b"event: batch\r\ndata: {") and sent.endswith(b"}\r\n\r\n")
+        assert json.loads(sent.split(b"data: ", 1)[1]) == batch
+        assert feed.poll() is None
+    finally:
+        alpha.close()

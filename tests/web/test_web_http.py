@@ -5,7 +5,9 @@ refused on conflict and recorded as the web client."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,6 +63,15 @@ def test_it_prints_one_address_with_the_token_in_its_fragment(server: WebServer,
     assert server.lines[:len(first) + 2] == [*first, f"stringsh: web serving {root.resolve()}",
                                              f"  open {server.url}#token={server.token}"]
     assert len(server.token) >= 32
+
+
+def test_every_thread_of_the_server_stands_back_for_the_agents(server: WebServer) -> None:
+    """SCHED_BATCH: no wakeup preemption of an agent's request under way (web/cli.stand_back)."""
+    policies = set()
+    for tid in os.listdir(f"/proc/{server.process.pid}/task"):
+        with contextlib.suppress(ProcessLookupError):  # a worker thread that ended meanwhile
+            policies.add(os.sched_getscheduler(int(tid)))
+    assert policies == {os.SCHED_BATCH}
 
 
 def test_the_page_and_its_files_come_from_the_package_with_a_strict_policy(server: WebServer) -> None:
@@ -229,7 +240,7 @@ def test_a_new_record_is_streamed_live(fresh: tuple[WebServer, Path, dict[str, s
                         got.append(message)
                         # the clients' change counts come with the record, or a second after it at most (feed.SLOW)
                         if any(r["paths"] == ["live.txt"] for batch in got for r in batch["records"]) and [
-                                c["changes"] for c in message["clients"]] == [1]:
+                                c["changes"] for c in message.get("clients", [])] == [1]:
                             done.set()
                             return
 

@@ -384,8 +384,8 @@ function applyBatch(batch) {
     if (accepts(record, wanted) && !body.querySelector(`tr[data-id="${record.id}"]`)) body.prepend(feedRow(record));
   }
   batch.changes.forEach(putChange);
-  showClients(batch.clients);
-  showHealth(batch.health);
+  if (batch.clients) showClients(batch.clients);  // sent at most once a second, and when they change
+  if (batch.health) showHealth(batch.health);  // sent when it changes
 }
 
 async function follow() {
