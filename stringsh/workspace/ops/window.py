@@ -59,7 +59,9 @@ class TextWindow(NamedTuple):
 
 
 def _count(data: bytes) -> int:
-    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+    breaks = data.count(b"\n")
+    returns = data.count(b"\r")  # most text has none: then no third pass
+    return breaks + returns - data.count(b"\r\n") if returns else breaks
 
 
 def read_window(ws: Workspace, request: WindowRequest) -> TextWindow:
@@ -139,14 +141,21 @@ def _scan(fd: int, rel: str, size: int, request: WindowRequest) -> TextWindow:
                     stop = line_no + 1
             line_no += 1
             pos = match.end()
+            if line_no >= stop:
+                break
         rest = data[pos:]
-        if rest and start <= line_no < stop:
-            room = budget - kept
-            current += rest[: max(room, 0)]
-            kept += min(len(rest), max(room, 0))
-            if len(rest) > room:
-                cut = True
-        partial = bool(rest) or (pos == 0 and partial)
+        if line_no >= stop and rest:  # past the window: the rest of the chunk is counted, not split into lines
+            breaks = _count(rest)
+            line_no += breaks
+            partial = not rest.endswith((b"\n", b"\r")) if breaks else True
+        else:
+            if rest and start <= line_no < stop:
+                room = budget - kept
+                current += rest[: max(room, 0)]
+                kept += min(len(rest), max(room, 0))
+                if len(rest) > room:
+                    cut = True
+            partial = bool(rest) or (pos == 0 and partial)
         if not chunk:
             break
     total = line_no + (1 if partial else 0)
