@@ -230,3 +230,33 @@ def test_a_page_of_another_site_cannot_revert(site: tuple[Watched, Path, dict[st
     assert [row["id"] for row in watched.server.get("api/changes").json()["rows"]] == [1]
     refused = [r for r in watched.server.get("api/audit").json()["records"] if r["dialect"] == "web"]
     assert refused == []  # refused before any request reached the engine
+
+
+def test_a_page_left_open_keeps_its_newest_rows_and_older_ones_a_click_away(
+        site: tuple[Watched, Path, dict[str, str], Path]) -> None:
+    from playwright.sync_api import expect
+
+    watched, root, env, _ = site
+    page = watched.page
+    page.evaluate("state.keep = { feed: 3, changes: 2 }")  # the page keeps 500 of each; 3 and 2 show the rule
+    for n in range(1, 5):
+        assert agent(root, env, f"/write f{n}.txt\n{n}\n").returncode == 0
+        expect(page.locator(f'#changes li[data-id="{n}"]')).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator("#changes li")).to_have_count(2)
+    assert page.locator("#changes li").evaluate_all("items => items.map(item => item.dataset.id)") == ["4", "3"]
+    rows = page.locator("#feed tbody tr")
+    expect(rows).to_have_count(3)
+    expect(rows.first).to_contain_text("f4.txt")
+    expect(rows.last).to_contain_text("f2.txt")
+    page.locator("#more-changes").click()  # older than the oldest kept: 2 and 1
+    expect(page.locator("#changes li")).to_have_count(4, timeout=WAIT_MS)
+    page.locator("#more-feed").click()
+    expect(rows).to_have_count(4, timeout=WAIT_MS)
+    expect(rows.last).to_contain_text("f1.txt")
+    assert agent(root, env, "/write f5.txt\n5\n").returncode == 0  # what the person asked for stays
+    expect(page.locator('#changes li[data-id="5"]')).to_be_visible(timeout=WAIT_MS)
+    expect(rows.first).to_contain_text("f5.txt", timeout=WAIT_MS)
+    assert page.locator("#changes li").evaluate_all("items => items.map(item => item.dataset.id)") == [
+        "5", "4", "3", "2"]
+    expect(rows).to_have_count(4)
+    watched.clean()

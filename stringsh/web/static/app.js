@@ -3,8 +3,12 @@
 // storage, and goes with every API call as `Authorization: Bearer TOKEN`.
 "use strict";
 
-const state = { token: "", changes: new Map(), nextChanges: null, nextFeed: null, selected: null, view: "unified",
-  detail: null, pending: null };
+// keep: the most rows the feed and the change list hold (a page asked for more by "Older" holds what it asked for).
+// A tab left open for a day would otherwise hold every record written since, and slow the browser and the machine
+// the agents share; what is dropped is an "Older" click away.
+const state = { token: "", changes: new Map(), changeItems: new Map(), nextChanges: null, nextFeed: null,
+  feedIds: new Set(), selected: null, view: "unified", detail: null, pending: null,
+  keep: { feed: 500, changes: 500 }, wanted: { feed: 0, changes: 0 } };
 const $ = (id) => document.getElementById(id);
 
 function takeToken() {
@@ -161,17 +165,42 @@ function putChange(row) {
   state.changes.set(row.id, row);
   const list = $("changes");
   const fresh = changeItem(row);
-  const old = list.querySelector(`li[data-id="${row.id}"]`);
+  const old = state.changeItems.get(row.id);
+  state.changeItems.set(row.id, fresh);
   if (old) { old.replaceWith(fresh); return; }
-  const later = [...list.children].find((item) => Number(item.dataset.id) < row.id);
-  list.insertBefore(fresh, later || null);
+  // newest first: a live change goes on top, a page of older ones at the end; only a change out of order is looked for
+  const first = list.firstElementChild, last = list.lastElementChild;
+  let later = null;
+  if (first && Number(first.dataset.id) < row.id) later = first;
+  else if (!last || Number(last.dataset.id) > row.id) later = null;
+  else later = [...list.children].find((item) => Number(item.dataset.id) < row.id) || null;
+  list.insertBefore(fresh, later);
   if (state.selected === row.id) select(row.id);
+}
+
+// Drop the oldest change sets past what the page keeps; "Older" reads on from the oldest kept.
+function trimChanges() {
+  const list = $("changes");
+  while (list.children.length > Math.max(state.keep.changes, state.wanted.changes)) {
+    const oldest = list.lastElementChild;
+    const id = Number(oldest.dataset.id);
+    oldest.remove();
+    state.changeItems.delete(id);
+    state.changes.delete(id);
+    state.nextChanges = Number(list.lastElementChild.dataset.id);
+    $("more-changes").hidden = false;
+  }
 }
 
 async function moreChanges(first = false) {
   const query = first || state.nextChanges === null ? "" : `&before=${state.nextChanges}`;
   const page = await api(`/changes?limit=50${query}`);
+  if (first) {
+    state.changeItems.clear();
+    $("changes").replaceChildren();
+  }
   page.rows.forEach(putChange);
+  state.wanted.changes = $("changes").children.length;
   state.nextChanges = page.next;
   $("more-changes").hidden = page.next === null;
 }
@@ -359,14 +388,31 @@ function feedRow(record) {
     el("td", { class: "num", text: record.ms.toFixed(1) }));
 }
 
+// Drop the oldest rows past what the page keeps; "Older" reads on from the oldest kept (a record's id is its place).
+function trimFeed(body) {
+  while (body.rows.length > Math.max(state.keep.feed, state.wanted.feed)) {
+    const oldest = body.rows[body.rows.length - 1];
+    state.feedIds.delete(oldest.dataset.id);
+    oldest.remove();
+    state.nextFeed = body.rows[body.rows.length - 1].dataset.id;
+    $("more-feed").hidden = false;
+  }
+}
+
 async function moreFeed(first = false) {
   const wanted = filter();
   const query = new URLSearchParams({ limit: "100", ...wanted });
   if (!first && state.nextFeed) query.set("before", state.nextFeed);
   const page = await api(`/audit?${query}`);
   const body = $("feed").tBodies[0];
-  if (first) body.replaceChildren();
-  body.append(...page.records.map(feedRow));
+  if (first) {
+    body.replaceChildren();
+    state.feedIds.clear();
+  }
+  const fresh = page.records.filter((record) => !state.feedIds.has(record.id));
+  fresh.forEach((record) => state.feedIds.add(record.id));
+  body.append(...fresh.map(feedRow));
+  state.wanted.feed = body.rows.length;
   state.nextFeed = page.next;
   $("more-feed").hidden = !page.next;
   if (page.note) notice(page.note);
@@ -381,9 +427,14 @@ function applyBatch(batch) {
   const wanted = filter();
   const body = $("feed").tBodies[0];
   for (const record of batch.records) {
-    if (accepts(record, wanted) && !body.querySelector(`tr[data-id="${record.id}"]`)) body.prepend(feedRow(record));
+    if (accepts(record, wanted) && !state.feedIds.has(record.id)) {
+      state.feedIds.add(record.id);
+      body.prepend(feedRow(record));
+    }
   }
+  trimFeed(body);
   batch.changes.forEach(putChange);
+  trimChanges();
   if (batch.clients) showClients(batch.clients);  // sent at most once a second, and when they change
   if (batch.health) showHealth(batch.health);  // sent when it changes
 }
@@ -433,7 +484,6 @@ async function load() {
   document.title = `stringsh web · ${overview.workspace}`;
   showHealth(overview.health);
   showClients(overview.clients);
-  $("changes").replaceChildren();
   state.changes.clear();
   await moreChanges(true);
   await moreFeed(true);
