@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     )
     from stringsh.workspace.guards import shown as shown_text
     from stringsh.workspace.hunks import PatchFailed, apply_hunks
-    from stringsh.workspace.journal import ChangeRow, FileRow, MissingBlob, TreeOp
     from stringsh.workspace.journalcheck import stray_paths
+    from stringsh.workspace.journalrows import ChangeRow, FileRow, MissingBlob, TreeOp
     from stringsh.workspace.keep import human_size, prune_at
     from stringsh.workspace.layers import load_policy, policy_summary, shown_path, startup_line, workspace_policy_bytes
     from stringsh.workspace.models import (
@@ -148,7 +148,7 @@ _WHERE = {
     "AuditCheck": "audit",
     "BREAK": "textio",
     "BUILTINS": "redact",
-    "ChangeRow": "journal",
+    "ChangeRow": "journalrows",
     "ChangeSet": "models",
     "ChangeSetId": "models",
     "clean_text": "shell.clean",
@@ -159,7 +159,7 @@ _WHERE = {
     "DirEntry": "ops.listdir",
     "FileChange": "models",
     "FileInfo": "ops.stat",
-    "FileRow": "journal",
+    "FileRow": "journalrows",
     "GrepLine": "ops.grep",
     "human_size": "keep",
     "Hunk": "patches",
@@ -173,7 +173,7 @@ _WHERE = {
     "load_policy": "layers",
     "mark_seen": "seen",
     "masked_lines": "redact",
-    "MissingBlob": "journal",
+    "MissingBlob": "journalrows",
     "named_paths": "codexpatch",
     "open_folders": "atomic",
     "parse_diff": "unified",
@@ -210,7 +210,7 @@ _WHERE = {
     "SearchedPath": "ops.searchwalk",
     "SearchFile": "ops.searchwalk",
     "SearchWalk": "ops.searchwalk",
-    "TreeOp": "journal",
+    "TreeOp": "journalrows",
     "trust_digest": "trust:digest",
     "trust_record": "trust:record",
     "trust_recorded": "trust:recorded",

@@ -47,7 +47,7 @@ def client_changes(db: sqlite3.Connection) -> list[ClientChanges]:
 
 def path_history(db: sqlite3.Connection, path: str, limit: int) -> list[int]:
     """The change sets that wrote `path` (a file, a folder or a link), newest first: a file's timeline."""
-    from stringsh.workspace.journal import stored
+    from stringsh.workspace.journalrows import stored
 
     name = stored(path)
     rows = db.execute("SELECT id FROM changesets WHERE state != 'rolled_back' AND id IN (SELECT cs FROM files "

@@ -28,7 +28,7 @@ from stringsh.workspace.digest import sha256
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from stringsh.workspace.journal import Anchor
+    from stringsh.workspace.journalcheck import Anchor
     from stringsh.workspace.redact import Redactor
 
 GENESIS = "0" * 64

@@ -23,7 +23,7 @@ def verify_audit_folder(folder: Path, journal: Path | None = None) -> AuditCheck
     """Verify the folder's audit log against the anchor in `journal` (default: the folder's own journal); a
     damaged journal has no anchor to hold the log against."""
     from stringsh.workspace.audit import verify_audit
-    from stringsh.workspace.journal import read_anchor
+    from stringsh.workspace.journalcheck import read_anchor
 
     try:
         anchor = read_anchor(journal if journal is not None else folder / JOURNAL_FILE)

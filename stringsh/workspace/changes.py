@@ -20,7 +20,8 @@ from stringsh.errors import NOT_FOUND_HINT, StringError, is_a_folder
 from stringsh.escapes import shown_name
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import sha256
-from stringsh.workspace.journal import FileRow, Journal, MissingBlob, inverse_tree
+from stringsh.workspace.journal import Journal
+from stringsh.workspace.journalrows import FileRow, MissingBlob, inverse_tree
 from stringsh.workspace.oserrors import FULL
 from stringsh.workspace.paths import DIR_FLAGS, Confiner, Resolved
 

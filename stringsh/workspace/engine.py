@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from stringsh.workspace.auditread import Entry as AuditEntry
     from stringsh.workspace.auditread import Spot as AuditSpot
     from stringsh.workspace.git.facade import Git
-    from stringsh.workspace.journal import ChangeRow, Journal
+    from stringsh.workspace.journal import Journal
+    from stringsh.workspace.journalrows import ChangeRow
     from stringsh.workspace.keep import Depth
     from stringsh.workspace.models import ChangeSet, ChangeSetId, RevertOutcome, SkippedChange, WriteOutcome
     from stringsh.workspace.ops.actionrun import ActionRequest, ActionRun

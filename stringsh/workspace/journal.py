@@ -1,4 +1,5 @@
 """The change journal: SQLite (WAL) in the engine's state folder (state.py), previous bytes kept by content hash.
+The rows it stores and hands back are journalrows.py's.
 
 A change set is first written `pending` with every file's previous bytes (synchronous=NORMAL: the commit
 reaches the WAL file but is not fsynced; bytes of `FILE_BLOB` or more go to a blob file, blobfiles.py), then
@@ -20,8 +21,9 @@ line that made a change set, for /changes), `meta` (the running total of kept by
 
 The audit trail is anchored here: every change set's transaction also records the audit log's head as it stood
 (`audit_anchor`: the change set, the current log's record count, its newest hash), so deleting both the log and
-its head cannot pass `stringsh audit verify` while the journal holds changes (audit.py `check_anchor`). It costs
-nothing per read-only request: only a change set writes it, inside the transaction it opens anyway.
+its head cannot pass `stringsh audit verify` while the journal holds changes (audit.py `check_anchor`, on what
+journalcheck.py `read_anchor` reads). It costs nothing per read-only request: only a change set writes it, inside
+the transaction it opens anyway.
 
 The journal is bounded (keep.py): once a change takes it a tenth past the policy's `[journal]` `keep_changes`, or
 past its `keep_bytes`, the oldest change sets are pruned with the previous bytes only they held.
@@ -31,13 +33,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
 from stringsh.workspace import atomic
@@ -45,6 +45,7 @@ from stringsh.workspace.blobfiles import BLOB_DIR, FILE_BLOB, BlobFiles
 from stringsh.workspace.checkpoint import LIMIT as CHECKPOINT_LIMIT
 from stringsh.workspace.checkpoint import Checkpointer
 from stringsh.workspace.context import current
+from stringsh.workspace.journalrows import ChangeRow, FileRow, Link, MissingBlob, TreeOp, loaded, stored
 from stringsh.workspace.journalschema import SCHEMA
 
 if TYPE_CHECKING:
@@ -61,96 +62,6 @@ CHANGE_COLUMNS = (
     "SELECT c.id, c.time, c.topic, c.frontend, c.kind, c.reverts, c.state, c.reverted_by, o.client, o.skipped, "
     "m.line FROM changesets c LEFT JOIN owners o ON o.cs = c.id LEFT JOIN commands m ON m.cs = c.id"
 )
-
-
-@dataclass(frozen=True)
-class FileRow:
-    idx: int
-    path: str
-    prev_sha: str | None
-    new_sha: str | None
-    prev_mode: int | None
-    new_mode: int | None
-    new_dirs: tuple[str, ...] = ()  # folders the change created for this file, outermost first
-    #: Set for an append and its undo: only bytes past this offset change, so no previous bytes are kept.
-    prev_size: int | None = None
-    #: (atime_ns, mtime_ns) of the file before the change, kept for a move, copy or delete (None: not kept).
-    prev_times: tuple[int, int] | None = None
-
-
-@dataclass(frozen=True)
-class TreeOp:
-    """A folder or symlink a change made or removed; files go in `files` with their bytes."""
-
-    path: str
-    kind: str  # dir | link
-    action: str  # make | remove
-    mode: int | None = None
-    target: str | None = None
-
-    def inverse(self) -> TreeOp:
-        return replace(self, action="remove" if self.action == "make" else "make")
-
-
-def stored(name: str | None) -> str | bytes | None:
-    """A path (or a link's target, or folders joined by newlines) as a row holds it: text, or, when it holds a byte
-    that was not UTF-8 (a name the engine found, `paths.found_names`), its exact bytes as a BLOB, since SQLite's
-    text must be UTF-8 (`loaded` reads either back)."""
-    if name is None or name.isascii():
-        return name
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return name.encode("utf-8", "surrogateescape")
-    return name
-
-
-def loaded(value: str | bytes | None) -> str | None:
-    """A path as `stored` wrote it, the name `os` would give for it."""
-    return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value
-
-
-def inverse_tree(ops: tuple[TreeOp, ...]) -> tuple[TreeOp, ...]:
-    """What undoes `ops`, in execution order: makes outermost first, then removes innermost first."""
-    return tuple(op.inverse() for op in reversed(ops))
-
-
-@dataclass(frozen=True)
-class ChangeRow:
-    id: int
-    time: float
-    topic: str
-    frontend: str
-    kind: str
-    reverts: int | None
-    state: str
-    reverted_by: int | None
-    client: str | None = None  # None: written by a version that did not record clients
-    skipped: float | None = None
-    command: str | None = None  # the command line that made it; None: a library call or an older version
-
-
-class Link(NamedTuple):
-    """One change set of a chain written in one transaction (`Journal.begin_chain`), attributed to its own request."""
-
-    topic: str
-    frontend: str
-    client: str
-    command: str
-    rows: list[FileRow]
-    blobs: dict[str, bytes]
-
-
-class MissingBlob(StringError):
-    """The journal has no previous bytes for a hash its own rows name: it was damaged or edited by hand."""
-
-    def __init__(self, sha: str) -> None:
-        super().__init__(
-            "INTERNAL_ERROR",
-            f"The change journal has lost the previous bytes {sha[:12]}.",
-            "Nothing was changed; restore the file by hand (from version control) if you need its old content.",
-        )
-        self.sha = sha
 
 
 class Journal:
@@ -475,36 +386,6 @@ class Journal:
         rows = self.db.execute(f"{CHANGE_COLUMNS} WHERE c.id < ? ORDER BY c.id DESC LIMIT ?",
                                (before if before is not None else 2**62, limit)).fetchall()
         return [ChangeRow(*row) for row in rows]
-
-
-class Anchor(NamedTuple):
-    """What `audit verify` holds the log against: the newest change id, and the audit head anchored with it."""
-
-    changes: int  # the newest change id ever given out (0: none)
-    cs: int | None = None  # the change set anchored (None: a journal older than anchors)
-    records: int = 0
-    digest: str = ""
-
-
-def read_anchor(path: Path) -> Anchor | None:
-    """The journal's anchor, read-only, never through a link; None when there is no journal (or no regular file)."""
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=30)
-    try:
-        names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        seq = db.execute("SELECT seq FROM sqlite_sequence WHERE name='changesets'").fetchone() \
-            if "sqlite_sequence" in names else None
-        row = db.execute("SELECT cs, records, hash FROM audit_anchor WHERE id=1").fetchone() \
-            if "audit_anchor" in names else None
-    finally:
-        db.close()
-    changes = int(seq[0]) if seq else 0
-    return Anchor(changes, *row) if row else Anchor(changes)
 
 
 def _insert_tree(db: sqlite3.Connection, cs: int, tree: tuple[TreeOp, ...]) -> None:

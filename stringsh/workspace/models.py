@@ -16,7 +16,7 @@ from stringsh.workspace.patches import PATCH_ACTIONS, Hunk, Patch, check_patches
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from stringsh.workspace.journal import TreeOp
+    from stringsh.workspace.journalrows import TreeOp
 
 __all__ = [
     "PATCH_ACTIONS",

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from stringsh.errors import StringError
 from stringsh.workspace import atomic, changes
 from stringsh.workspace.atomic import sha256
-from stringsh.workspace.journal import FileRow, loaded, stored
+from stringsh.workspace.journalrows import FileRow, loaded, stored
 
 if TYPE_CHECKING:
     from stringsh.workspace.journal import Journal

@@ -13,7 +13,8 @@ from stringsh.errors import NOT_FOUND_HINT, PERMISSION_HINT, StringError
 from stringsh.escapes import shown_name
 
 if TYPE_CHECKING:
-    from stringsh.workspace.journal import FileRow, Journal
+    from stringsh.workspace.journal import Journal
+    from stringsh.workspace.journalrows import FileRow
     from stringsh.workspace.paths import Confiner, Resolved
 
 CHUNK = 1 << 20

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from stringsh.errors import NOT_FOUND_HINT, StringError
 from stringsh.escapes import shown_name
-from stringsh.workspace.journal import TreeOp
+from stringsh.workspace.journalrows import TreeOp
 from stringsh.workspace.paths import DIR_FLAGS, Confiner
 
 #: The hint of a missing source (/mv, /cp, /rm).

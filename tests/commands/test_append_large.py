@@ -6,7 +6,7 @@ from pathlib import Path
 
 from stringsh.workspace import Workspace
 from stringsh.workspace.atomic import sha256
-from stringsh.workspace.journal import FileRow
+from stringsh.workspace.journalrows import FileRow
 from tests.conftest import run_script
 
 LIMITS = "[limits]\nmax_read_bytes = 1000\n"  # a workspace policy may narrow the read limit

@@ -22,7 +22,7 @@ from stringsh.dialects.tools.cli import answer
 from stringsh.dispatcher import Dispatcher
 from stringsh.errors import StringError
 from stringsh.workspace import ChangeSet, Workspace, atomic
-from stringsh.workspace.journal import FileRow
+from stringsh.workspace.journalrows import FileRow
 from stringsh.workspace.state import state_folder
 from tests.conftest import run_stringsh
 

@@ -10,7 +10,7 @@ import pytest
 from stringsh.errors import StringError
 from stringsh.workspace import ChangeSet, WholeFile, Workspace, atomic
 from stringsh.workspace.changes import sha256
-from stringsh.workspace.journal import FileRow
+from stringsh.workspace.journalrows import FileRow
 
 
 def crashed(workspace: Workspace, files: dict[str, tuple[bytes | None, bytes | None]], sealed: bool) -> int:

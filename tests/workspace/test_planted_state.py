@@ -298,7 +298,7 @@ def test_recovery_never_writes_through_a_swapped_link(repo: Path) -> None:
 
 
 def journal_row(idx: int, path: str, prev: bytes | None, new: bytes | None):
-    from stringsh.workspace.journal import FileRow
+    from stringsh.workspace.journalrows import FileRow
 
     return FileRow(idx, path, None if prev is None else sha256(prev), None if new is None else sha256(new),
                    None if prev is None else 0o644, None if new is None else 0o644)

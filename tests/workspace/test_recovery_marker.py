@@ -10,8 +10,8 @@ import pytest
 from stringsh.dispatcher import Dispatcher
 from stringsh.workspace import Workspace
 from stringsh.workspace.changes import sha256
-from stringsh.workspace.journal import FileRow
 from stringsh.workspace.journalfile import JOURNAL_FILE, MARKED_STAMP, RECOVERY_MARKER, JournalUnavailable
+from stringsh.workspace.journalrows import FileRow
 from stringsh.workspace.state import state_folder
 
 

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from stringsh.errors import ALLOW_LIST_HINT, NOT_FOUND_HINT, POLICY_FILE_HINT, Step, StringError, hint, is_a_folder
 from stringsh.hints import ICONV, shell_command
 from stringsh.workspace.globs import GlobSet
-from stringsh.workspace.journal import FileRow
 from stringsh.workspace.journalfile import JournalUnavailable, rolled_back
+from stringsh.workspace.journalrows import FileRow
 from stringsh.workspace.models import RevertedFile, RevertOutcome, WriteOutcome
 from stringsh.workspace.ops.guard import check_hardlink, check_size
 from stringsh.workspace.oserrors import FULL

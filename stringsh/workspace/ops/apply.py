@@ -23,7 +23,7 @@ from stringsh.workspace.patches import Patch, check_patches
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
-    from stringsh.workspace.journal import TreeOp
+    from stringsh.workspace.journalrows import TreeOp
 
 #: New contents this long or longer are hashed ahead on a worker thread (~0.6 ms a MiB, overlapping the read of the
 #: bytes they replace); below it a thread hand-off costs more than it saves.

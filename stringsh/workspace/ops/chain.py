@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from stringsh.workspace import atomic, changes
 from stringsh.workspace.atomic import sha256
-from stringsh.workspace.journal import FileRow, Link
 from stringsh.workspace.journalfile import JournalUnavailable, rolled_back
+from stringsh.workspace.journalrows import FileRow, Link
 from stringsh.workspace.ops.apply import refuse_policy_file
 from stringsh.workspace.ops.guard import check_hardlink, keep_limit
 

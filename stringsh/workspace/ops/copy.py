@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.escapes import shown_name
-from stringsh.workspace.journal import TreeOp
+from stringsh.workspace.journalrows import TreeOp
 from stringsh.workspace.models import FileChange, LinkInFolder
 from stringsh.workspace.ops.apply import BUDGET_HINT, apply_locked
 from stringsh.workspace.ops.guard import check_size, require

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from stringsh.errors import StringError, is_a_folder
 from stringsh.escapes import shown_name
 from stringsh.hints import command_word
-from stringsh.workspace.journal import TreeOp
+from stringsh.workspace.journalrows import TreeOp
 from stringsh.workspace.models import FileChange
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import keep_limit, require

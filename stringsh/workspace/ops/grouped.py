@@ -24,7 +24,7 @@ from stringsh.workspace.atomic import sha256
 from stringsh.workspace.blobfiles import FILE_BLOB
 from stringsh.workspace.groupcommit import GroupCommit, Waiting
 from stringsh.workspace.guards import Guard, WholeFile, changed_since, refuse_mask_writeback
-from stringsh.workspace.journal import Link
+from stringsh.workspace.journalrows import Link
 from stringsh.workspace.models import FileChange
 from stringsh.workspace.ops.apply import apply_locked, check_whole_file
 from stringsh.workspace.ops.chain import apply_chain, queue_chain

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
-from stringsh.workspace.journal import TreeOp
+from stringsh.workspace.journalrows import TreeOp
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.tree import locate

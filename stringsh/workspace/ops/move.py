@@ -12,7 +12,7 @@ from stringsh.errors import StringError
 from stringsh.escapes import shown_name
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import sha256
-from stringsh.workspace.journal import TreeOp
+from stringsh.workspace.journalrows import TreeOp
 from stringsh.workspace.models import FileChange
 from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import check_size, keep_limit, require

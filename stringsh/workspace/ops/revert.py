@@ -16,7 +16,7 @@ from stringsh.escapes import shown_name
 from stringsh.hints import widening_policy
 from stringsh.workspace import changes
 from stringsh.workspace.atomic import sha256
-from stringsh.workspace.journal import ChangeRow, FileRow, MissingBlob, TreeOp, inverse_tree
+from stringsh.workspace.journalrows import ChangeRow, FileRow, MissingBlob, TreeOp, inverse_tree
 from stringsh.workspace.models import FileChange, RevertedFile, RevertOutcome, SkippedChange
 from stringsh.workspace.ops.appending import revert_append
 from stringsh.workspace.ops.apply import apply_locked

@@ -1,6 +1,6 @@
 """The confined walk glob and grep share: directory descriptors opened with O_NOFOLLOW, symlinks never followed
 (as ripgrep and `git grep`: a folder link is not entered, a file link not read), secrets, `.stringsh/`, `.git/` and
-`.gitignore`d paths never yielded, every skip counted.
+`.gitignore`d paths never yielded (the rules: ops/gitignore.py), every skip counted.
 
 It is the Python engine's walk, and the counted walk of `--stats`; without `--stats` the rg engine lets ripgrep walk
 (ops/rgwalk.py), with the same rules.
@@ -9,7 +9,6 @@ It is the Python engine's walk, and the counted walk of `--stats`; without `--st
 from __future__ import annotations
 
 import os
-import re
 import stat
 import time
 from collections.abc import Iterator
@@ -17,20 +16,14 @@ from operator import attrgetter, methodcaller
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.workspace.ops.gitignore import GITIGNORE, Ignore, gitignore_at, ignored
 from stringsh.workspace.paths import DIR_FLAGS, STATE_DIR, TEMP_PREFIX
 
 if TYPE_CHECKING:
-    from pathspec import GitIgnoreSpec
-
     from stringsh.workspace.engine import Workspace
 
 #: Never walked: version-control internals (objects, packs, the index) are not workspace text.
 SKIPPED_DIRS = frozenset({".git"})
-GITIGNORE = ".gitignore"
-MAX_GITIGNORE_BYTES = 1 << 20
-#: Compiled `.gitignore` files kept by identity (_gitignore); past this many the memory starts again.
-MAX_SPECS = 512
-_SPECS: dict[tuple[int, ...], Ignore] = {}
 BY_NAME = attrgetter("name")
 IS_FOLDER = methodcaller("is_dir", follow_symlinks=False)
 FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -117,91 +110,6 @@ def start_at(ws: Workspace, path: str) -> Start:
         res.close()
 
 
-class Ignore(NamedTuple):
-    """A compiled `.gitignore`: the spec that decides, and `quick`, one regex matching every path some pattern of it
-    matches (None when it cannot be built): a path it does not match is left alone by the file without asking each
-    pattern in turn (most paths, and most of a walk's time in a tree with a long `.gitignore`)."""
-
-    spec: GitIgnoreSpec
-    quick: re.Pattern[str] | None
-
-
-_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
-
-
-def _quick(spec: GitIgnoreSpec) -> re.Pattern[str] | None:
-    """Every deciding pattern's regex as one alternation (named groups unnamed: they only mark directories)."""
-    regexes = [pattern.regex for pattern in spec.patterns if pattern.include is not None]
-    regexes = [regex for regex in regexes if regex is not None]
-    if not regexes:
-        return re.compile(r"(?!)")
-    flags = {regex.flags for regex in regexes}
-    if len(flags) != 1 or any(not isinstance(regex.pattern, str) or "(?P=" in regex.pattern for regex in regexes):
-        return None
-    try:
-        return re.compile("|".join(f"(?:{_NAMED_GROUP.sub('(?:', regex.pattern)})" for regex in regexes),
-                          flags.pop())
-    except re.error:
-        return None
-
-
-def _gitignore(fd: int) -> Ignore | None:
-    """The folder's own `.gitignore` (a regular file, not a link), compiled; None when it has none. A file met
-    before and unchanged since (same device, inode, size, modification and change time) is not read again: a
-    daemon's searches compile each `.gitignore` once."""
-    try:
-        st = os.stat(GITIGNORE, dir_fd=fd, follow_symlinks=False)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_GITIGNORE_BYTES:
-        return None
-    key = _identity(st)
-    spec = _SPECS.get(key)
-    if spec is not None:
-        return spec
-    try:
-        gfd = os.open(GITIGNORE, FILE_FLAGS, dir_fd=fd)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(gfd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_GITIGNORE_BYTES:
-            return None
-        text = os.read(gfd, MAX_GITIGNORE_BYTES).decode("utf-8", "replace")
-    finally:
-        os.close(gfd)
-    from pathspec import GitIgnoreSpec  # glob and grep only
-
-    spec = Ignore(GitIgnoreSpec.from_lines(text.splitlines()), None)
-    spec = spec._replace(quick=_quick(spec.spec))
-    try:
-        same = _identity(os.stat(GITIGNORE, dir_fd=fd, follow_symlinks=False)) == _identity(st)
-    except OSError:
-        same = False
-    if same:  # the name still leads to the file read: remembered by what it is
-        if len(_SPECS) >= MAX_SPECS:
-            _SPECS.clear()
-        _SPECS[_identity(st)] = spec
-    return spec
-
-
-def _identity(st: os.stat_result) -> tuple[int, ...]:
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
-
-
-def _ignored(chain: list[tuple[int, Ignore]], rel: str, is_dir: bool) -> bool:
-    """Whether the `.gitignore` files of this folder and those above it (below the walk's start) ignore `rel`, as
-    git and ripgrep read them: the deepest file with a rule matching the path decides, so `!keep.log` in a
-    subfolder re-includes what `*.log` above it ignores."""
-    for cut, (spec, quick) in reversed(chain):
-        path = rel[cut:] + ("/" if is_dir else "")
-        if quick is not None and quick.search(path) is None:
-            continue  # no pattern of this file matches the path
-        include = spec.check_file(path).include
-        if include is not None:
-            return include
-    return False
-
 
 def walk(ws: Workspace, start: Start, stats: WalkStats, *, stat_files: bool = True) -> Iterator[Found]:
     """Regular files under `start`, depth first, names sorted; closes `start.fd`. Stops at the policy's
@@ -238,7 +146,7 @@ def walk(ws: Workspace, start: Start, stats: WalkStats, *, stat_files: bool = Tr
                     stats.skipped_io_errors += 1
                     continue
                 if any(entry.name == GITIGNORE for entry in entries):
-                    spec = _gitignore(fd)
+                    spec = gitignore_at(fd)
                     if spec is not None:
                         chain = [*chain, (len(prefix), spec)]
                 folders: list[tuple[str, str]] = []
@@ -266,7 +174,7 @@ def walk(ws: Workspace, start: Start, stats: WalkStats, *, stat_files: bool = Tr
                         continue
                     if is_dir and name in SKIPPED_DIRS:
                         continue
-                    if chain and _ignored(chain, rel, is_dir):
+                    if chain and ignored(chain, rel, is_dir):
                         continue
                     if is_dir:
                         folders.append((name, rel))
@@ -383,14 +291,14 @@ def plain_ignore_files(ws: Workspace, fd: int, rel: str, deadline: float) -> boo
                 if ignore is not None:
                     if not stat.S_ISREG(ignore.st_mode):
                         return False
-                    spec = _gitignore(fd)
+                    spec = gitignore_at(fd)
                     if spec is not None:
                         chain = [*chain, (len(prefix), spec)]
                 for name in folders:
                     sub = prefix + name
                     inner = sub[len(root_prefix):].lstrip("/") if root_prefix else sub
                     if (name in SKIPPED_DIRS or name.startswith(TEMP_PREFIX) or inner == STATE_DIR
-                            or denied_leaf(inner) or (chain and _ignored(chain, sub, True))):
+                            or denied_leaf(inner) or (chain and ignored(chain, sub, True))):
                         continue
                     try:
                         stack.append((os.open(name, DIR_FLAGS, dir_fd=fd), sub + "/", chain))
