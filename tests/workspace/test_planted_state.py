@@ -17,7 +17,7 @@ from stringsh.dispatcher import Dispatcher
 from stringsh.errors import StringError
 from stringsh.workspace import Workspace
 from stringsh.workspace.atomic import sha256
-from stringsh.workspace.journal import SCHEMA
+from stringsh.workspace.journalschema import SCHEMA
 from stringsh.workspace.state import JOURNAL_FILE, state_folder
 from tests.conftest import run_stringsh
 from tests.workspace.conftest import snapshot
