@@ -34,13 +34,15 @@ if TYPE_CHECKING:
     from stringsh.httpguard import App, Receive, Scope, Send
     from stringsh.workspace import Workspace
 
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+CSP = ("default-src 'none'; script-src 'self'; worker-src 'self'; style-src 'self'; img-src 'self'; "
+       "connect-src 'self'; "
        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 SECURITY_HEADERS = ((b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
                     (b"referrer-policy", b"no-referrer"), (b"x-frame-options", b"DENY"),
                     (b"cross-origin-resource-policy", b"same-origin"))
 #: The page's files: the only names `/static/` serves, each with its type.
-STATIC = {"app.js": "text/javascript", "app.css": "text/css", "icon.svg": "image/svg+xml"}
+STATIC = {"app.js": "text/javascript", "stream.js": "text/javascript", "app.css": "text/css",
+          "icon.svg": "image/svg+xml"}
 #: Bytes of a request body at most (a write names a change, a client and a topic).
 MAX_BODY = 4096
 #: Change sets and audit records in one page at most.

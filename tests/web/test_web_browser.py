@@ -260,3 +260,44 @@ def test_a_page_left_open_keeps_its_newest_rows_and_older_ones_a_click_away(
         "5", "4", "3", "2"]
     expect(rows).to_have_count(4)
     watched.clean()
+
+
+def test_eight_tabs_of_the_page_in_one_browser_all_load_and_follow(
+        site: tuple[Watched, Path, dict[str, str], Path]) -> None:
+    """A browser opens six connections to a server at most: a stream per tab would keep the seventh from loading.
+    The tabs share one stream (stream.js, a shared worker)."""
+    from playwright.sync_api import expect
+
+    watched, root, env, _ = site
+    context = watched.page.context
+    tabs = [Watched(context.new_page(), watched.server) for _ in range(7)]
+    for tab in tabs:
+        tab.page.goto(f"{watched.server.url}#token={watched.server.token}")
+    for tab in [watched, *tabs]:
+        expect(tab.page.locator("#live")).to_have_text("live", timeout=WAIT_MS)
+    assert agent(root, env, "/write shared.txt\none\n").returncode == 0
+    for tab in [watched, *tabs]:
+        expect(tab.page.locator('#changes li[data-id="1"]')).to_contain_text("/write shared.txt", timeout=WAIT_MS)
+        expect(tab.page.locator("#feed tbody tr").first).to_contain_text("shared.txt", timeout=WAIT_MS)
+        assert tab.page.locator("#feed tbody tr").count() == 1  # shown once, whether by the read or the stream
+    events = [url for tab in [watched, *tabs] for url in tab.requests if url.endswith("/api/events")]
+    assert events == []  # no tab streams on its own: the shared worker does, for them all
+    for tab in [watched, *tabs]:
+        tab.clean()
+
+
+def test_a_browser_without_shared_workers_follows_in_the_tab(
+        site: tuple[Watched, Path, dict[str, str], Path]) -> None:
+    from playwright.sync_api import expect
+
+    watched, root, env, _ = site
+    page = watched.page.context.new_page()
+    page.add_init_script("delete window.SharedWorker")
+    tab = Watched(page, watched.server)
+    page.goto(f"{watched.server.url}#token={watched.server.token}")
+    expect(page.locator("#live")).to_have_text("live", timeout=WAIT_MS)
+    assert agent(root, env, "/write own.txt\none\n").returncode == 0
+    expect(page.locator('#changes li[data-id="1"]')).to_contain_text("/write own.txt", timeout=WAIT_MS)
+    expect(page.locator("#feed tbody tr")).to_have_count(1, timeout=WAIT_MS)
+    assert [url for url in tab.requests if url.endswith("/api/events")] == [f"{watched.server.url}api/events"]
+    tab.clean()

@@ -83,8 +83,9 @@ def test_the_page_and_its_files_come_from_the_package_with_a_strict_policy(serve
             page.headers["x-frame-options"]) == ("nosniff", "no-referrer", "DENY")
     assert "<script>" not in page.text and " on" not in page.text.replace(" one", "")  # no inline script or handler
     linked = [part.split('"', 1)[0] for part in page.text.split(' src="')[1:] + page.text.split(' href="')[1:]]
-    assert linked == ["/static/app.js", "/static/icon.svg", "/static/app.css"]
-    for name, kind in (("app.js", "text/javascript"), ("app.css", "text/css"), ("icon.svg", "image/svg+xml")):
+    assert linked == ["/static/stream.js", "/static/app.js", "/static/icon.svg", "/static/app.css"]
+    for name, kind in (("app.js", "text/javascript"), ("stream.js", "text/javascript"), ("app.css", "text/css"),
+                       ("icon.svg", "image/svg+xml")):
         answer = httpx.get(f"{server.url}static/{name}", timeout=60)
         assert (answer.status_code, answer.headers["content-type"].split(";")[0]) == (200, kind)
         text = answer.text.replace("http://www.w3.org/2000/svg", "")  # SVG's namespace: a name, never fetched

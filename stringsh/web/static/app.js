@@ -8,7 +8,7 @@
 // the agents share; what is dropped is an "Older" click away.
 const state = { token: "", changes: new Map(), changeItems: new Map(), nextChanges: null, nextFeed: null,
   feedIds: new Set(), selected: null, view: "unified", detail: null, pending: null,
-  keep: { feed: 500, changes: 500 }, wanted: { feed: 0, changes: 0 } };
+  keep: { feed: 500, changes: 500 }, wanted: { feed: 0, changes: 0 }, loading: null, queued: [] };
 const $ = (id) => document.getElementById(id);
 
 function takeToken() {
@@ -421,7 +421,7 @@ async function moreFeed(first = false) {
 // -- live: the event stream, read with fetch so the token goes in a header ------------------------------------------
 
 function applyBatch(batch) {
-  if (batch.type === "resync") { load(); return; }
+  if (batch.type === "resync") { reload(); return; }
   if (batch.type === "problem") { notice(batch.text, "error"); return; }
   if (batch.type !== "batch") return;
   const wanted = filter();
@@ -439,41 +439,50 @@ function applyBatch(batch) {
   if (batch.health) showHealth(batch.health);  // sent when it changes
 }
 
-async function follow() {
+// The live feed: one stream for every tab of the page, held by a shared worker (stream.js), or this tab's own where
+// the browser has none. Each time the stream is (re)opened the tab reads the page afresh, and the batches that come
+// meanwhile wait until it has: a record is never missed, and one in both is shown once.
+function follow() {
+  const tell = (message) => streamed(message);
+  if (typeof SharedWorker === "undefined") {
+    followStream(() => state.token, tell);
+    return;
+  }
+  const worker = new SharedWorker("/static/stream.js", { name: "stringsh-web-stream" });
+  worker.port.onmessage = ({ data }) => tell(data);
+  worker.port.start();
+  worker.port.postMessage({ type: "join", token: state.token });
+  addEventListener("pagehide", () => worker.port.postMessage({ type: "leave" }));
+  addEventListener("pageshow", (event) => {  // back from the browser's page cache: join again, read afresh
+    if (event.persisted) worker.port.postMessage({ type: "join", token: state.token });
+  });
+}
+
+function streamed(message) {
   const live = $("live");
-  let dropped = false;
-  for (let wait = 500; ; wait = Math.min(wait * 2, 10000)) {
-    try {
-      const response = await fetch("/api/events", { headers: { Authorization: `Bearer ${state.token}` },
-        cache: "no-store" });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      if (dropped) await load();  // what was written while the stream was down
-      live.textContent = "live";
-      live.className = "badge ok";
-      wait = 500;
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = "";
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value;
-        let cut;
-        while ((cut = buffer.search(/\r?\n\r?\n/)) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
-          const data = block.split(/\r?\n/).filter((line) => line.startsWith("data:"))
-            .map((line) => line.slice(5).replace(/^ /, "")).join("\n");
-          if (data) applyBatch(JSON.parse(data));
-        }
-      }
-    } catch (error) {
-      live.title = error.message;
-    }
-    dropped = true;
+  if (message.type === "live") {
+    live.textContent = "live";
+    live.className = "badge ok";
+    live.title = "";
+    reload();
+  } else if (message.type === "reconnecting") {
     live.textContent = "reconnecting";
     live.className = "badge warn";
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    live.title = message.title;
+  } else if (message.type === "batch") {
+    if (state.loading) state.queued.push(message.data);
+    else applyBatch(JSON.parse(message.data));
   }
+}
+
+async function reload() {
+  const loading = (state.loading || Promise.resolve()).then(load).catch((error) =>
+    notice(`${error.message}\n${error.hint || ""}`, "error"));
+  state.loading = loading;
+  await loading;
+  if (state.loading !== loading) return;  // a later reload is under way: it applies what waits
+  state.loading = null;
+  for (const data of state.queued.splice(0)) applyBatch(JSON.parse(data));
 }
 
 // -- start -----------------------------------------------------------------------------------------------------------

@@ -1,0 +1,70 @@
+// The page's live feed, read once for every tab of the page.
+//
+// A browser opens at most six connections to one server, and a tab's event stream holds one open for good: with a
+// stream per tab the seventh tab of the page never loads. So this file runs as a shared worker that holds the only
+// stream and hands every message to each tab of the page; where a browser has no shared worker, the page runs
+// followStream itself (app.js).
+"use strict";
+
+// Read /api/events (with fetch: the token goes in a header) until the page goes, reconnecting with a growing wait.
+// tell() gets {type: "live"} once the stream is open (after a drop too: the tabs then read what they missed),
+// {type: "reconnecting", title} when it dropped, and {type: "batch", data} for each event's data, as text.
+async function followStream(token, tell) {
+  for (let wait = 500; ; wait = Math.min(wait * 2, 10000)) {
+    let title = "";
+    try {
+      const response = await fetch("/api/events", { headers: { Authorization: `Bearer ${token()}` },
+        cache: "no-store" });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      tell({ type: "live" });
+      wait = 500;
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let cut;
+        while ((cut = buffer.search(/\r?\n\r?\n/)) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
+          const data = block.split(/\r?\n/).filter((line) => line.startsWith("data:"))
+            .map((line) => line.slice(5).replace(/^ /, "")).join("\n");
+          if (data) tell({ type: "batch", data });
+        }
+      }
+    } catch (error) {
+      title = error.message;
+    }
+    tell({ type: "reconnecting", title });
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+if (typeof SharedWorkerGlobalScope !== "undefined" && self instanceof SharedWorkerGlobalScope) {
+  const tabs = new Set();
+  let token = "";
+  let following = false;
+  let last = null;  // the stream's state as last told ({type: "live"} or "reconnecting"), for a tab that joins
+  const tell = (message) => {
+    if (message.type !== "batch") last = message;
+    for (const tab of tabs) tab.postMessage(message);
+  };
+  self.onconnect = (event) => {
+    const tab = event.ports[0];
+    tab.onmessage = ({ data }) => {
+      if (data.type === "join") {
+        token = data.token;  // the newest tab's: a server started since with another token is followed
+        tabs.add(tab);
+        if (last) tab.postMessage(last);  // live already: the tab reads the page now, and batches from here on
+        if (!following) {
+          following = true;
+          followStream(() => token, tell);
+        }
+      } else if (data.type === "leave") {
+        tabs.delete(tab);
+      }
+    };
+    tab.start();
+  };
+}
