@@ -43,6 +43,9 @@ WALK_FLAGS = ("--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", 
 SIMPLE_NAME = re.compile(r"\*?[A-Za-z0-9_.+-]+")
 #: Bytes read from rg's output at a time.
 CHUNK = 1 << 18
+#: Bytes of rg's output gathered before its paths are handed on as one batch (rg writes 8 KiB at a time, and each
+#: batch costs its screen's and its sort's set-up): at most this much is left to check once rg has ended.
+BATCH = 1 << 16
 #: Folders held open at once (the files of one folder come mostly together, but rg's threads interleave them).
 OPEN_FOLDERS = 64
 
@@ -59,6 +62,15 @@ def command(rg: str, rel: str, *args: str) -> list[str]:
     it); the time limit bounds what a huge file costs rg."""
     state = ("--glob", f"!/{STATE_DIR}/") if rel == "." else ()
     return [rg, *WALK_FLAGS, *state, *args, "--", rel]
+
+
+def listing_threads() -> int:
+    """rg's threads for a walk whose listing is screened and sorted here as it comes (glob): one core fewer than
+    this process may run on (at least one; at most rg's own default, 12), the one left for that work. On two cores
+    that is rg's one-threaded walker, which walks the bench tree in about the time its two threads take, on half
+    the CPU (bench/search.py)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(12, cores - 1))
 
 
 class Listing:
@@ -95,7 +107,7 @@ class Listing:
         pipe = process.stdout.fileno()
         poll = select.poll()
         poll.register(pipe, select.POLLIN)
-        rest = b""
+        rest = bytearray()
         printed = False
         try:
             while True:
@@ -108,19 +120,26 @@ class Listing:
                     break
                 printed = True
                 rest += chunk
-                cut = rest.rfind(b"\0") + 1  # a path cut off mid-name waits for its end
-                if cut:
-                    text = rest[:cut - 1].decode("utf-8", "surrogateescape")
-                    rest = rest[cut:]
-                    if text.startswith("./"):  # rg names the root's files `./name`: one cut for the batch
-                        text = text[2:].replace("\0./", "\0")
-                    yield text
+                if len(rest) >= BATCH:
+                    yield from _whole_paths(rest)
+            yield from _whole_paths(rest)  # the last paths, or those read before the deadline
         finally:
             if process.poll() is None:
                 process.kill()
             process.stdout.close()
             process.wait()
         self.failed = process.returncode not in (0, 1) and not printed and not self.late
+
+
+def _whole_paths(rest: bytearray) -> Iterator[str]:
+    """The paths `rest` holds whole, as one text (taken out of `rest`): a path cut off mid-name waits for its end."""
+    cut = rest.rfind(b"\0") + 1
+    if cut:
+        text = rest[:cut - 1].decode("utf-8", "surrogateescape")
+        del rest[:cut]
+        if text.startswith("./"):  # rg names the root's files `./name`: one cut for the batch
+            text = text[2:].replace("\0./", "\0")
+        yield text
 
 
 class IgnoreCheck:
