@@ -138,7 +138,7 @@ def test_a_listed_file_changed_since_rg_named_it_is_refused_and_the_next_in_orde
             kept.add_text("\0".join(listed[2:]))
             shown, refused = kept.shown(limit, folders)
             assert kept.total == len(listed)
-            return [rel for _, rel, _ in shown], refused
+            return [rel for rel, _, _ in shown], refused
 
         # three kept; c.txt and d/x.txt refused: the next in order are found among all the batches
         assert first(3) == (["a.txt", "b/c.txt", "e.txt"], 2)  # gone.txt: not reached

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
 
 MAX_PATTERN_BYTES = 1024
-BY_TIME, BY_PATH = itemgetter(0), itemgetter(1)
+BY_PATH, BY_TIME = itemgetter(0), itemgetter(1)
 #: The orders a glob lists in: by path (the default), or newest first (by modification time, then by path).
 SORTS = ("path", "mtime")
 #: Matches gathered past `max_results` before the oldest are dropped (_Newest).
@@ -154,7 +154,7 @@ def glob_paths(ws: Workspace, request: GlobRequest) -> GlobResult:
             walked = _walked(ws, start if rg is None else start_at(ws, request.path), matcher, cut, stats)
             listed = _newest_walked(walked, stats, limit) if by_time else _first_walked(walked, stats, limit)
         items, total = listed
-        matches = tuple(GlobMatch(rel, mtime, size) for mtime, rel, size in items)
+        matches = tuple(map(GlobMatch._make, items))
         return GlobResult(request.pattern, start.rel, matches, total > len(matches), total, stats.snapshot(),
                           engine)
 
@@ -198,7 +198,7 @@ def _statted(found: Found, stats: WalkStats) -> Item | None:
     if not S_ISREG(st.st_mode):
         stats.skipped_walk_errors += 1  # swapped for a link or a folder since the listing
         return None
-    return st.st_mtime_ns, found.rel, st.st_size
+    return found.rel, st.st_mtime_ns, st.st_size
 
 
 def _newest_walked(walked: Iterator[Found], stats: WalkStats, limit: int) -> tuple[list[Item], int]:
@@ -272,7 +272,7 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
             st = os.stat(leaf, dir_fd=folders.open(parent), follow_symlinks=False)
         except OSError:
             return None
-        return (st.st_mtime_ns, rel, st.st_size) if S_ISREG(st.st_mode) else None
+        return (rel, st.st_mtime_ns, st.st_size) if S_ISREG(st.st_mode) else None
 
     first = FirstByPath(limit)
     newest = _Newest(limit)

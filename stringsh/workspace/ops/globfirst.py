@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 #: Path order's key of one path: `/` made NUL.
 PATH_KEY = methodcaller("replace", "/", "\0")
 
-Item = tuple[int, str, int]  # (mtime in ns, root-relative path, size) of a match
+Item = tuple[str, int, int]  # (root-relative path, mtime in ns, size) of a match: a GlobMatch's fields
 
 
 def by_path(rels: list[str]) -> Iterator[str]:
@@ -83,11 +83,15 @@ class FirstByPath:
             self.bound = kept[-1]
 
     def ordered(self) -> Iterator[str]:
-        """Every path added, in path order: the kept first, the rest only if asked for."""
-        self.kept.sort()
-        del self.kept[self.keep:]
-        separator = "\0" if self.nul else "\1"
-        yield from (key.replace(separator, "/") for key in self.kept)
+        """Every path added, in path order: the kept first (made back into paths in C calls), the rest only if
+        asked for."""
+        kept = self.kept
+        kept.sort()
+        del kept[self.keep:]
+        if self.nul:
+            yield from map(methodcaller("replace", "\0", "/"), kept)
+        elif kept:
+            yield from "\0".join(kept).replace("\1", "/").split("\0")
         if len(self.kept) < self.total:
             yield from islice(by_path("\0".join(self.texts).split("\0")), len(self.kept), None)
 
@@ -117,7 +121,7 @@ class FirstByPath:
             if not S_ISREG(st.st_mode):
                 refused += 1
                 continue
-            shown.append((st.st_mtime_ns, rel, st.st_size))
+            shown.append((rel, st.st_mtime_ns, st.st_size))
             if len(shown) >= limit:
                 break
         return shown, refused

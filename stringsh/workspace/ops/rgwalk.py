@@ -59,9 +59,12 @@ def command(rg: str, rel: str, *args: str) -> list[str]:
     """rg over the folder `rel` of the root with the walk's rules, then `args` (a search or `--files`). No
     `--max-filesize`: it costs rg a stat of every file (a quarter more CPU), while a file over the read limit that
     rg finds a match in is left out when grep opens it (its size is checked there, as the Python engine checks
-    it); the time limit bounds what a huge file costs rg."""
-    state = ("--glob", f"!/{STATE_DIR}/") if rel == "." else ()
-    return [rg, *WALK_FLAGS, *state, *args, "--", rel]
+    it); the time limit bounds what a huge file costs rg. The root is given as no path at all: rg walks the folder
+    it runs in (stdin is /dev/null, never searched) and names its files without a leading `./`, which need not be
+    cut off in Python. Every pattern is given with a flag (`--regexp`): no argument is taken for a path."""
+    if rel == ".":
+        return [rg, *WALK_FLAGS, "--glob", f"!/{STATE_DIR}/", *args]
+    return [rg, *WALK_FLAGS, *args, "--", rel]
 
 
 def listing_threads() -> int:
@@ -137,8 +140,6 @@ def _whole_paths(rest: bytearray) -> Iterator[str]:
     if cut:
         text = rest[:cut - 1].decode("utf-8", "surrogateescape")
         del rest[:cut]
-        if text.startswith("./"):  # rg names the root's files `./name`: one cut for the batch
-            text = text[2:].replace("\0./", "\0")
         yield text
 
 
