@@ -51,7 +51,7 @@ class FirstByPath:
     def __init__(self, keep: int) -> None:
         self.keep = keep
         self.kept: list[str] = []  # keys; sorted, and at most `keep`, whenever `bound` is set
-        self.bound: str | None = "" if keep == 0 else None  # the last kept key once `keep` are kept
+        self.bound: str | None = None  # the last kept key once `keep` are kept
         self.nul = False  # keys with `/` made NUL (a name holds a \x01), not \x01
         self.texts: list[str] = []
         self.total = 0
@@ -66,14 +66,15 @@ class FirstByPath:
         if not self.nul and "\1" in text:
             self.nul = True  # made before: no name held a \x01, so each \x01 in them stands for a `/`
             self.kept = [key.replace("\1", "\0") for key in self.kept]
-            if self.bound:
+            if self.bound is not None:
                 self.bound = self.bound.replace("\1", "\0")
+        if self.keep == 0:
+            self.total += text.count("\0") + 1
+            return
         keys = [PATH_KEY(rel) for rel in text.split("\0")] if self.nul else text.replace("/", "\1").split("\0")
         self.total += len(keys)
         bound = self.bound
         if bound is not None:
-            if not bound:
-                return
             keys = [key for key in keys if key < bound]
         kept = self.kept
         kept += keys
