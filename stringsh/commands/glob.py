@@ -9,7 +9,7 @@ from stringsh.commands.registry import handler
 from stringsh.commands.searchreply import folder, limit_note, parse_options, plural, summary
 from stringsh.documents.listing import in_open_folder
 from stringsh.errors import StringError
-from stringsh.escapes import shown_name
+from stringsh.escapes import shown_names
 from stringsh.protocol.response import Result
 
 #: --sort's values and how the reply's first line says each.
@@ -30,7 +30,7 @@ def glob(ctx: Context) -> Result:
     workspace = ctx.dispatcher.workspace
     result = workspace.glob(pattern, path, topic=ctx.session.topic, stats="--stats" in options, sort=order)
     where = folder(result.path)
-    lines = [shown_name(match.rel) for match in result.matches]
+    lines = shown_names([match.rel for match in result.matches])
     found = plural(result.total, "file")
     message = f"Glob {pattern} in {where}: " + (f"{found}, {ORDERS[order]}" if result.total else "no files")
     tail = [summary(found, result.traversal)]

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from stringsh.escapes import escape_controls, json_name, shown_name
+from stringsh.escapes import escape_controls, json_name, shown_name, shown_names
 from stringsh.hints import command_word, shell_hint, shell_word
 from stringsh.protocol.request import split_arguments
 
@@ -50,6 +50,17 @@ def test_shown_name(name: str, shown: str) -> None:
     assert shown_name(name) == shown
     shown.encode("utf-8")  # every reply can encode it
     assert json_name(name) == (shown if any(0xD800 <= ord(char) <= 0xDFFF for char in name) else name)
+
+
+def test_shown_names_is_shown_name_of_each() -> None:
+    """The one search over a listing decides as each name's own would, with one name that needs quoting among plain
+    ones (a `"` anywhere, not only first, only sends the listing to the one-by-one form)."""
+    plain = ["plain.txt", "two words.txt", "a/b/c.py"]
+    assert shown_names(plain) is plain
+    assert shown_names([]) == []
+    for odd in ("nl\nname.txt", "caf\udce9.txt", '"quoted".txt', 'mid"quote.txt', "lone \ud800.txt", "c1 \udc9b"):
+        names = [*plain[:2], odd, plain[2]]
+        assert shown_names(names) == [shown_name(name) for name in names], odd
 
 
 def test_a_name_that_is_not_utf8_is_shown_unambiguously() -> None:

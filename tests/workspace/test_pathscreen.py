@@ -1,14 +1,15 @@
 """The screen of a whole listing (ops/pathscreen.py) lets through unchecked only paths every one-by-one check would
-pass unchanged; path order (glob.by_path) is `rg --sort path`'s whatever the names hold; and a folder the link count
-says holds no folder is not listed by rg's `.gitignore` check (walk.Leaves)."""
+pass unchanged; path order (globfirst.by_path, FirstByPath) is `rg --sort path`'s whatever the names hold; and a
+folder the link count says holds no folder is not listed by rg's `.gitignore` check (walk.Leaves)."""
 
 from __future__ import annotations
 
 import os
+import random
 from pathlib import Path
 
 from stringsh.workspace import Policy, Workspace
-from stringsh.workspace.ops.glob import PATH_KEY, by_path
+from stringsh.workspace.ops.globfirst import PATH_KEY, FirstByPath, by_path
 from stringsh.workspace.ops.pathscreen import PathScreen
 from stringsh.workspace.ops.rgwalk import Visible
 from stringsh.workspace.ops.walk import Leaves
@@ -36,6 +37,12 @@ def test_every_path_a_check_would_hide_or_mask_is_a_suspect(tmp_path: Path) -> N
         # a literal held at a name's start (`.env`) is looked for there alone: first, after a NUL or a `/`
         assert screen.suspects(".env\0x.envy/a.txt\0b/.Env/c\0.stringsh") == {".env", "b/.Env/c", ".stringsh"}
         assert screen.suspects("x/\u0130.txt\0src/main.py") is None  # İ lowers to two characters
+        # a string is searched for only where the listing holds each of its characters (upper case too, for the
+        # lowered ones): each path alone among plain ones, ASCII or not, is found by the characters it brings
+        ascii_plain = [rel for rel in PLAIN if rel.isascii()]
+        for rel in HIDDEN_OR_MASKED:
+            for plain in ([], ascii_plain, PLAIN):
+                assert screen.suspects("\0".join([*plain, rel])) == {rel}, (rel, plain)
     finally:
         ws.close()
 
@@ -58,6 +65,26 @@ def test_path_order_is_folder_by_folder_whatever_the_names_hold() -> None:
     plain = [name for name in names if "\1" not in name]
     assert list(by_path(plain)) == sorted(plain, key=PATH_KEY)
     assert list(by_path([])) == []
+
+
+def test_the_first_by_path_of_batches_are_those_of_all_of_them_whatever_the_names_hold() -> None:
+    """FirstByPath keeps, of each batch, only the paths before the last kept so far: what it keeps and lists is the
+    path order of everything added, for any `keep`, whatever order the batches come in, and when a later batch
+    holds a name with a \\x01 (its keys are then made with NUL)."""
+    names = [f"{folder}/{name}" for folder in ("a", "a-b", "a/b", "b", "\u00e9", "a.d") for name in
+             ("x", "y.txt", "x-y", "z")] + ["a.txt", "B", "a b", "caf\udce9"]
+    shuffled = random.Random(7).sample(names, len(names))
+    with_one = [*shuffled[:13], "a/\1", "a\1b", *shuffled[13:]]
+    for listed in (shuffled, with_one):
+        expected = sorted(listed, key=PATH_KEY)
+        for keep in (0, 1, 3, 10, len(listed), len(listed) + 5):
+            for size in (1, 4, 9):
+                first = FirstByPath(keep)
+                for at in range(0, len(listed), size):
+                    first.add(listed[at:at + size])
+                assert first.total == len(listed)
+                assert list(first.ordered()) == expected, (keep, size)
+                assert len(first.kept) == min(keep, len(listed))
 
 
 def test_a_folder_whose_link_count_says_it_holds_none_is_known_once_the_count_is_trusted(tmp_path: Path) -> None:
@@ -89,7 +116,6 @@ def test_the_path_masker_masks_as_the_redactor_does(tmp_path: Path) -> None:
 
 
 def test_a_listed_file_changed_since_rg_named_it_is_refused_and_the_next_in_order_shown(tmp_path: Path) -> None:
-    from stringsh.workspace.ops.glob import _first_listed
     from stringsh.workspace.ops.rgwalk import Folders
 
     root, outside = tmp_path / "root", tmp_path / "outside"
@@ -104,9 +130,20 @@ def test_a_listed_file_changed_since_rg_named_it_is_refused_and_the_next_in_orde
     folders = Folders(ws)
     try:
         listed = ["e.txt", "d/x.txt", "gone.txt", "c.txt", "b/c.txt", "a.txt"]
-        shown, refused = _first_listed(listed, 3, folders)
-        assert ([rel for _, rel, _ in shown], refused) == (["a.txt", "b/c.txt", "e.txt"], 2)  # gone.txt: not reached
-        assert [rel for _, rel, _ in _first_listed(listed, 1, folders)[0]] == ["a.txt"]
+
+        def first(limit: int) -> tuple[list[str], int]:
+            """The first `limit` shown of `listed`, given to FirstByPath in two batches, and the refused."""
+            kept = FirstByPath(limit)
+            kept.add(listed[:2])
+            kept.add_text("\0".join(listed[2:]))
+            shown, refused = kept.shown(limit, folders)
+            assert kept.total == len(listed)
+            return [rel for rel, _, _ in shown], refused
+
+        # three kept; c.txt and d/x.txt refused: the next in order are found among all the batches
+        assert first(3) == (["a.txt", "b/c.txt", "e.txt"], 2)  # gone.txt: not reached
+        assert first(1) == (["a.txt"], 0)
+        assert first(6) == (["a.txt", "b/c.txt", "e.txt"], 3)
     finally:
         folders.close()
         ws.close()

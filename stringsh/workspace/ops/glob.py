@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import os
 import re
-from operator import itemgetter, methodcaller
+from operator import itemgetter
 from stat import S_ISREG
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
+from stringsh.workspace.ops.globfirst import PATH_KEY, Item
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.ops.rgwalk import usable
 from stringsh.workspace.ops.walk import Found, Start, Traversal, WalkStats, start_at, walk
@@ -29,13 +30,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from stringsh.workspace.engine import Workspace
-    from stringsh.workspace.ops.rgwalk import Folders
 
 MAX_PATTERN_BYTES = 1024
-BY_TIME, BY_PATH = itemgetter(0), itemgetter(1)
-#: Path order, folder by folder: with `/` made the lowest character a path sorts right after the folder it is in
-#: (`a/x` before `a-b/x` and `a.txt`), as `rg --sort path` lists them.
-PATH_KEY = methodcaller("replace", "/", "\0")
+BY_PATH, BY_TIME = itemgetter(0), itemgetter(1)
 #: The orders a glob lists in: by path (the default), or newest first (by modification time, then by path).
 SORTS = ("path", "mtime")
 #: Matches gathered past `max_results` before the oldest are dropped (_Newest).
@@ -157,12 +154,9 @@ def glob_paths(ws: Workspace, request: GlobRequest) -> GlobResult:
             walked = _walked(ws, start if rg is None else start_at(ws, request.path), matcher, cut, stats)
             listed = _newest_walked(walked, stats, limit) if by_time else _first_walked(walked, stats, limit)
         items, total = listed
-        matches = tuple(GlobMatch(rel, mtime, size) for mtime, rel, size in items)
+        matches = tuple(map(GlobMatch._make, items))
         return GlobResult(request.pattern, start.rel, matches, total > len(matches), total, stats.snapshot(),
                           engine)
-
-
-Item = tuple[int, str, int]  # (mtime in ns, root-relative path, size) of a match
 
 
 class _Newest:
@@ -204,7 +198,7 @@ def _statted(found: Found, stats: WalkStats) -> Item | None:
     if not S_ISREG(st.st_mode):
         stats.skipped_walk_errors += 1  # swapped for a link or a folder since the listing
         return None
-    return st.st_mtime_ns, found.rel, st.st_size
+    return found.rel, st.st_mtime_ns, st.st_size
 
 
 def _newest_walked(walked: Iterator[Found], stats: WalkStats, limit: int) -> tuple[list[Item], int]:
@@ -242,54 +236,6 @@ def _first_walked(walked: Iterator[Found], stats: WalkStats, limit: int) -> tupl
     return [item for _, item in kept[:limit]], total
 
 
-def by_path(rels: list[str]) -> Iterator[str]:
-    """`rels` in PATH_KEY's order. The keys are made in a few C calls over all of them when no name holds a \\x01
-    (then `/` made \\x01 sorts as `/` made NUL would), and made back into paths a few at a time, as they are
-    asked for: a key made for each path costs several times more, and only the first are wanted."""
-    if not rels:
-        return
-    joined = "\0".join(rels)
-    if "\1" in joined:
-        yield from sorted(rels, key=PATH_KEY)
-        return
-    keys = joined.replace("/", "\1").split("\0")
-    keys.sort()
-    for at in range(0, len(keys), 1024):
-        yield from "\0".join(keys[at:at + 1024]).replace("\1", "/").split("\0")
-
-
-def _first_listed(rels: list[str], limit: int, folders: Folders) -> tuple[list[Item], int]:
-    """The first `limit` of the paths rg listed, in path order, still regular files in their folder opened from the
-    root without following a link (`folders`), and how many were found not to be (a file changed since rg named
-    it: the next in order takes its place). In path order a folder's files come together: it is opened once."""
-    shown: list[Item] = []
-    refused = 0
-    last, fd, stat = None, -1, os.stat
-    for rel in by_path(rels) if limit else ():
-        parent, _, leaf = rel.rpartition("/")
-        if parent != last:
-            last = parent
-            try:
-                fd = folders.open(parent)  # the newest folder open: kept open until another is opened
-            except OSError:
-                fd = -1  # no longer a folder reached without a link: each of its files is refused
-        if fd < 0:
-            refused += 1
-            continue
-        try:
-            st = stat(leaf, dir_fd=fd, follow_symlinks=False)
-        except OSError:
-            refused += 1
-            continue
-        if not S_ISREG(st.st_mode):
-            refused += 1
-            continue
-        shown.append((st.st_mtime_ns, rel, st.st_size))
-        if len(shown) >= limit:
-            break
-    return shown, refused
-
-
 def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pattern[str] | NamePattern, cut: int,
               stats: WalkStats, limit: int, by_time: bool) -> tuple[list[Item], int] | None:
     """The matches among the files `rg --files` walks (rgwalk.py), as glob_paths wants them, or None when rg's answer
@@ -297,15 +243,17 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
     (ops/pathscreen.py), so only the few that may be hidden or masked are checked one by one. Each file shown is
     statted in its folder, opened from the root without following a symlink, and left out when it is no longer a
     regular file reached so: newest first, every match, while rg walks on; in path order, the files shown alone."""
+    from stringsh.workspace.ops.globfirst import FirstByPath
     from stringsh.workspace.ops.pathscreen import PathScreen
     from stringsh.workspace.ops.rgwalk import SIMPLE_NAME, Folders, IgnoreCheck, Listing, Visible, command
+    from stringsh.workspace.ops.rgwalk import listing_threads as threads
 
     name = pattern[3:]
     masked_as = ws.redactor
     # rg's --glob sees raw names: it stands for the pattern only for a name masking leaves alone, on paths it does
     exact = isinstance(matcher, NamePattern) and SIMPLE_NAME.fullmatch(name) is not None and masked_as(name) == name
-    listing = Listing(command(rg, start.rel, "--files", *(("--glob", name) if exact else ())),
-                      ws, stats.deadline)
+    listing = Listing(command(rg, start.rel, "--files", "--threads", str(threads()),
+                              *(("--glob", name) if exact else ())), ws, stats.deadline)
     check = IgnoreCheck(ws, start, listing)
     visible, screen, folders, full = Visible(ws), PathScreen(ws), Folders(ws), matcher.fullmatch
 
@@ -324,13 +272,16 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
             st = os.stat(leaf, dir_fd=folders.open(parent), follow_symlinks=False)
         except OSError:
             return None
-        return (st.st_mtime_ns, rel, st.st_size) if S_ISREG(st.st_mode) else None
+        return (rel, st.st_mtime_ns, st.st_size) if S_ISREG(st.st_mode) else None
 
-    matched: list[str] = []
+    first = FirstByPath(limit)
     newest = _Newest(limit)
     try:
         for text in listing.texts():
             suspects = screen.suspects(text)
+            if suspects is not None and not suspects and exact and not by_time:
+                first.add_text(text)  # every path shown as it is: made into keys whole, never split into paths
+                continue
             rels = text.split("\0")
             if suspects is None:
                 batch = [rel for rel in rels if shown(rel)]
@@ -347,12 +298,12 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
                     if item is not None:
                         newest.add(item)
             else:
-                matched += batch
+                first.add(batch)
         if by_time:
             listed = newest.result()
         else:
-            shown_items, refused = _first_listed(matched, limit, folders)
-            listed = shown_items, len(matched) - refused
+            shown_items, refused = first.shown(limit, folders)
+            listed = shown_items, first.total - refused
     finally:
         folders.close()
         os.close(start.fd)

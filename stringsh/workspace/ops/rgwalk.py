@@ -43,6 +43,9 @@ WALK_FLAGS = ("--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", 
 SIMPLE_NAME = re.compile(r"\*?[A-Za-z0-9_.+-]+")
 #: Bytes read from rg's output at a time.
 CHUNK = 1 << 18
+#: Bytes of rg's output gathered before its paths are handed on as one batch (rg writes 8 KiB at a time, and each
+#: batch costs its screen's and its sort's set-up): at most this much is left to check once rg has ended.
+BATCH = 1 << 16
 #: Folders held open at once (the files of one folder come mostly together, but rg's threads interleave them).
 OPEN_FOLDERS = 64
 
@@ -56,15 +59,29 @@ def command(rg: str, rel: str, *args: str) -> list[str]:
     """rg over the folder `rel` of the root with the walk's rules, then `args` (a search or `--files`). No
     `--max-filesize`: it costs rg a stat of every file (a quarter more CPU), while a file over the read limit that
     rg finds a match in is left out when grep opens it (its size is checked there, as the Python engine checks
-    it); the time limit bounds what a huge file costs rg."""
-    state = ("--glob", f"!/{STATE_DIR}/") if rel == "." else ()
-    return [rg, *WALK_FLAGS, *state, *args, "--", rel]
+    it); the time limit bounds what a huge file costs rg. The root is given as no path at all: rg walks the folder
+    it runs in (stdin is /dev/null, never searched) and names its files without a leading `./`, which need not be
+    cut off in Python. Every pattern is given with a flag (`--regexp`): no argument is taken for a path."""
+    if rel == ".":
+        return [rg, *WALK_FLAGS, "--glob", f"!/{STATE_DIR}/", *args]
+    return [rg, *WALK_FLAGS, *args, "--", rel]
+
+
+def listing_threads() -> int:
+    """rg's threads for a walk whose listing is screened and sorted here as it comes (glob): one core fewer than
+    this process may run on (at least one; at most rg's own default, 12), the one left for that work. On two cores
+    that is rg's one-threaded walker, which lists the bench tree (bench/search.py) on about half the CPU of its two
+    threads, and sooner with stringsh's work beside it (a busy two-core machine: /glob '**/*.py' 1.26x rg with one
+    thread, 1.44x with two, medians of 40 rounds at load 8)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(12, cores - 1))
 
 
 class Listing:
     """One rg run's output, read while rg runs (so the paths are checked as rg walks on): `batches` yields the
-    root-relative paths (undecodable bytes escaped as the walk's names are) as they come; afterwards `late` says
-    the deadline stopped rg, `failed` that rg ended with an error and printed nothing (a regex it does not accept)."""
+    root-relative paths (undecodable bytes escaped as the walk's names are) as they come, BATCH bytes or more at a
+    time; afterwards `late` says the deadline stopped rg, `failed` that rg ended with an error and printed nothing
+    (a regex it does not accept)."""
 
     def __init__(self, argv: list[str], ws: Workspace, deadline: float) -> None:
         self.argv = argv
@@ -95,7 +112,7 @@ class Listing:
         pipe = process.stdout.fileno()
         poll = select.poll()
         poll.register(pipe, select.POLLIN)
-        rest = b""
+        rest = bytearray()
         printed = False
         try:
             while True:
@@ -108,19 +125,24 @@ class Listing:
                     break
                 printed = True
                 rest += chunk
-                cut = rest.rfind(b"\0") + 1  # a path cut off mid-name waits for its end
-                if cut:
-                    text = rest[:cut - 1].decode("utf-8", "surrogateescape")
-                    rest = rest[cut:]
-                    if text.startswith("./"):  # rg names the root's files `./name`: one cut for the batch
-                        text = text[2:].replace("\0./", "\0")
-                    yield text
+                if len(rest) >= BATCH:
+                    yield from _whole_paths(rest)
+            yield from _whole_paths(rest)  # the last paths, or those read before the deadline
         finally:
             if process.poll() is None:
                 process.kill()
             process.stdout.close()
             process.wait()
         self.failed = process.returncode not in (0, 1) and not printed and not self.late
+
+
+def _whole_paths(rest: bytearray) -> Iterator[str]:
+    """The paths `rest` holds whole, as one text (taken out of `rest`): a path cut off mid-name waits for its end."""
+    cut = rest.rfind(b"\0") + 1
+    if cut:
+        text = rest[:cut - 1].decode("utf-8", "surrogateescape")
+        del rest[:cut]
+        yield text
 
 
 class IgnoreCheck:
