@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from stringsh.escapes import escape_controls, json_name, shown_name
+from stringsh.escapes import escape_controls, json_name, names_as_is, shown_name
 from stringsh.hints import command_word, shell_hint, shell_word
 from stringsh.protocol.request import split_arguments
 
@@ -50,6 +50,19 @@ def test_shown_name(name: str, shown: str) -> None:
     assert shown_name(name) == shown
     shown.encode("utf-8")  # every reply can encode it
     assert json_name(name) == (shown if any(0xD800 <= ord(char) <= 0xDFFF for char in name) else name)
+
+
+@pytest.mark.parametrize("odd", ['"quoted', "tab\there", "new\nline", "esc\x1b", "del\x7f", "c1\x85",
+                                 "caf\udce9.txt", "lone\ud800", "\x00"])
+def test_names_as_is_agrees_with_each_name_shown(odd: str) -> None:
+    """A listing shows its names without a look at each one when this one scan says they are shown as they are."""
+    plain = ["a.txt", 'mid"quote', "caf\u00e9 \u65e5\u672c.md", "back\\slash", "-dash", " space ", "x"]
+    assert names_as_is(plain) and all(shown_name(name) == name == json_name(name) for name in plain)
+    assert names_as_is([])
+    for at in range(len(plain) + 1):
+        names = [*plain[:at], odd, *plain[at:]]
+        assert not names_as_is(names)
+        assert shown_name(odd) != odd
 
 
 def test_a_name_that_is_not_utf8_is_shown_unambiguously() -> None:
