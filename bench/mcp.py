@@ -8,8 +8,8 @@ Both servers get the same calls from the official Python SDK's stdio client, eac
 folder, the two taking turns call by call so both see the same machine load:
 - start-up: spawn -> `initialize` result (fresh process each time); "first call": spawn -> `initialize` -> the
   result of a first `list_allowed_directories`; "first SDK call": then a `list_directory_with_sizes` result (on
-  stdio stringsh answers `initialize`, `tools/list` and the read tools while its SDK is imported, the other
-  tools wait for the import: docs/mcp.md; these rows show both);
+  stdio stringsh answers `initialize`, `tools/list`, the read tools and `edit_file` while its SDK is imported, the
+  other tools wait for the import: docs/mcp.md; these rows show both);
 - read_text_file of a 100 KB text file, and its `head` 10 lines; list_directory of a 1,000-entry folder;
   get_file_info of a file; edit_file with one
   {oldText, newText} (alternating back and forth, so every call changes the file); search_files '**/*.py' over a

@@ -43,7 +43,7 @@ def build_server(workspace: Workspace, root_spelling: str | None = None, dispatc
         return await call_next(ctx)
 
     server.middleware.append(watch_roots)
-    server.calls = calls  # the stdio front's shortcut answers read tools on the same calls (shortcut.py)
+    server.calls = calls  # the stdio front's shortcut answers some tools on the same calls (shortcut.py)
     for name in TOOL_MODULES:
         import_module(f"stringsh.dialects.mcp.{name}").register(server, calls)
     return server
