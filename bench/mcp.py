@@ -2,14 +2,14 @@
 the version tests/dialects/mcp/reference_server.py pins, installed from the npm registry into the user's cache on
 first run), as ratios measured in the same run.
 
-    python bench/mcp.py [--runs 3] [--rounds 30] [--startups 15] [--reference-only]
+    python bench/mcp.py [--runs 3] [--rounds 30] [--startups 15] [--reference-only] [--calls edit "list 1,000"]
 
 Both servers get the same calls from the official Python SDK's stdio client, each over its own copy of one fixture
 folder, the two taking turns call by call so both see the same machine load:
 - start-up: spawn -> `initialize` result (fresh process each time); "first call": spawn -> `initialize` -> the
   result of a first `list_allowed_directories`; "first SDK call": then a `list_directory_with_sizes` result (on
-  stdio stringsh answers `initialize`, `tools/list` and the read tools while its SDK is imported, the other
-  tools wait for the import: docs/mcp.md; these rows show both);
+  stdio stringsh answers `initialize`, `tools/list`, the read tools and `edit_file` while its SDK is imported, the
+  other tools wait for the import: docs/mcp.md; these rows show both);
 - read_text_file of a 100 KB text file, and its `head` 10 lines; list_directory of a 1,000-entry folder;
   get_file_info of a file; edit_file with one
   {oldText, newText} (alternating back and forth, so every call changes the file); search_files '**/*.py' over a
@@ -22,7 +22,8 @@ Each row prints the reference's time beside stringsh's and the ratio: the median
 run's p50 (the ratio is the median of the runs' ratios, its range beside it), and the p95 of all runs' samples.
 Goals: every call <= 1.0x the reference at p50, start-up <= 1.5x, peak memory <= 1.0x.
 Needs node and npm (`apt-get install -y nodejs npm`) and the `mcp` extra (`pip install -e '.[mcp]'`).
-`--reference-only` measures the reference alone (no ratios).
+`--reference-only` measures the reference alone (no ratios); `--calls` times only the calls named (with
+`--startups 0`, no start-ups: only those rows are printed and recorded).
 """
 
 from __future__ import annotations
@@ -195,7 +196,7 @@ def floor_commands(package: Path, root: Path) -> dict[str, list[str]]:
 
 
 async def run(servers: list[Server], rounds: int, startups: int, floor: dict[str, list[str]],
-              floor_ms: dict[str, list[float]]) -> None:
+              floor_ms: dict[str, list[float]], calls: tuple[str, ...] = CALLS) -> None:
     env = {**os.environ, **(servers[-1].params.env or {})}
     for turn in range(startups):
         for server in servers[turn % 2 :] + servers[: turn % 2]:
@@ -204,10 +205,10 @@ async def run(servers: list[Server], rounds: int, startups: int, floor: dict[str
             start = time.perf_counter()
             subprocess.run(argv, env=env, check=True)
             floor_ms.setdefault(what, []).append((time.perf_counter() - start) * 1000)
-    await run_calls(servers, rounds)
+    await run_calls(servers, rounds, calls)
 
 
-async def run_calls(servers: list[Server], rounds: int) -> None:
+async def run_calls(servers: list[Server], rounds: int, calls: tuple[str, ...] = CALLS) -> None:
     """Both servers up at once, taking turns call by call; each one's peak memory read before it stops."""
     async with AsyncExitStack() as stack:
         sessions: list[tuple[Server, ClientSession, int]] = []
@@ -219,11 +220,11 @@ async def run_calls(servers: list[Server], rounds: int) -> None:
             await session.initialize()
             (pid,) = children() - before
             sessions.append((server, session, pid))
-        for what in CALLS:  # one untimed warm-up call each: the first call pays for lazy loading, not the call
+        for what in calls:  # one untimed warm-up call each: the first call pays for lazy loading, not the call
             for server, session, _ in sessions:
                 await call(server, session, what)()
         for turn in range(rounds):
-            for what in CALLS:
+            for what in calls:
                 for server, session, _ in sessions[turn % 2 :] + sessions[: turn % 2]:
                     await timed(server, session, what)
         for server, _, pid in sessions:
@@ -243,6 +244,8 @@ def report(servers: list[Server]) -> None:
         head += f" {'ours p50':>9} {'ours p95':>9} {'p50 x':>6} {'runs x':>12} {'p95 x':>6} {'goal':>5}"
     print(head + "   (ms)")
     for what in ("start-up", "first call", "first SDK call", *CALLS):
+        if what not in ref.pooled:  # not measured this time (--calls, --startups 0)
+            continue
         r50 = statistics.median(run[what] for run in ref.run_p50)
         r95 = percentile(ref.pooled[what], 0.95)
         row = f"{what:<15} {r50:>8.1f} {r95:>8.1f}"
@@ -261,7 +264,8 @@ def report(servers: list[Server]) -> None:
     if ours:
         row += f" {ours.peak_kb / 1024:>9.1f} {'':>9} {ours.peak_kb / ref.peak_kb:>5.2f}x {'':>12} {'':>6} {1.0:>4}x"
     print(row)
-    print("search hits: " + ", ".join(f"{server.name} {server.hits}" for server in servers))
+    if "search 10,000" in ref.pooled:
+        print("search hits: " + ", ".join(f"{server.name} {server.hits}" for server in servers))
 
 
 def main() -> None:
@@ -270,6 +274,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=30, help="timed calls of each kind per server")
     parser.add_argument("--startups", type=int, default=15, help="timed start-ups per server")
     parser.add_argument("--reference-only", action="store_true", help="measure the reference server alone")
+    parser.add_argument("--calls", nargs="+", choices=CALLS, default=list(CALLS), metavar="CALL",
+                        help=f"time only these calls (of: {', '.join(CALLS)})")
     options = parser.parse_args()
     isolate_user_state()
     package = Path(stringsh.__file__).parent
@@ -295,7 +301,7 @@ def main() -> None:
         floor_ms: dict[str, list[float]] = {}
         try:
             for _ in range(options.runs):
-                anyio.run(run, servers, options.rounds, options.startups, floor, floor_ms)
+                anyio.run(run, servers, options.rounds, options.startups, floor, floor_ms, tuple(options.calls))
                 for server in servers:
                     server.end_run()
         except Exception:

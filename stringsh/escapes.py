@@ -64,13 +64,17 @@ def shown_name(name: str) -> str:
     return '"' + NAME_CONTROLS.sub(lambda m: hex_escape(m.group(0)), inner) + '"'
 
 
+def names_as_is(names: list[str]) -> bool:
+    """Whether `shown_name` and `json_name` give every one of `names` back as it is, in one scan of them all (a
+    listing of a thousand names is one search, not two thousand). Joined by `/`, so a `"` after one is a name's
+    first character; a path with a `"` after a `/` is only checked one by one (`shown_names`), never missed."""
+    joined = "/" + "/".join(names)
+    return '/"' not in joined and NAME_CONTROLS.search(joined) is None
+
+
 def shown_names(names: list[str]) -> list[str]:
-    """`shown_name` of each name: `names` itself when none holds a control, a lone surrogate or a `"` (one search
-    over them all, where a search for each costs several times more on a listing of thousands)."""
-    joined = "".join(names)
-    if '"' not in joined and NAME_CONTROLS.search(joined) is None:
-        return names
-    return [shown_name(name) for name in names]
+    """`shown_name` of each name (or path): `names` itself when `names_as_is` says so."""
+    return names if names_as_is(names) else [shown_name(name) for name in names]
 
 
 def json_name(name: str) -> str:

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from stringsh.escapes import escape_controls, json_name, shown_name, shown_names
+from stringsh.escapes import escape_controls, json_name, names_as_is, shown_name, shown_names
 from stringsh.hints import command_word, shell_hint, shell_word
 from stringsh.protocol.request import split_arguments
 
@@ -54,13 +54,26 @@ def test_shown_name(name: str, shown: str) -> None:
 
 def test_shown_names_is_shown_name_of_each() -> None:
     """The one search over a listing decides as each name's own would, with one name that needs quoting among plain
-    ones (a `"` anywhere, not only first, only sends the listing to the one-by-one form)."""
+    ones (a `"` first in a name or after a `/` of a path only sends the listing to the one-by-one form)."""
     plain = ["plain.txt", "two words.txt", "a/b/c.py"]
     assert shown_names(plain) is plain
     assert shown_names([]) == []
     for odd in ("nl\nname.txt", "caf\udce9.txt", '"quoted".txt', 'mid"quote.txt', "lone \ud800.txt", "c1 \udc9b"):
         names = [*plain[:2], odd, plain[2]]
         assert shown_names(names) == [shown_name(name) for name in names], odd
+
+
+@pytest.mark.parametrize("odd", ['"quoted', "tab\there", "new\nline", "esc\x1b", "del\x7f", "c1\x85",
+                                 "caf\udce9.txt", "lone\ud800", "\x00"])
+def test_names_as_is_agrees_with_each_name_shown(odd: str) -> None:
+    """A listing shows its names without a look at each one when this one scan says they are shown as they are."""
+    plain = ["a.txt", 'mid"quote', "caf\u00e9 \u65e5\u672c.md", "back\\slash", "-dash", " space ", "x"]
+    assert names_as_is(plain) and all(shown_name(name) == name == json_name(name) for name in plain)
+    assert names_as_is([])
+    for at in range(len(plain) + 1):
+        names = [*plain[:at], odd, *plain[at:]]
+        assert not names_as_is(names)
+        assert shown_name(odd) != odd
 
 
 def test_a_name_that_is_not_utf8_is_shown_unambiguously() -> None:

@@ -1,8 +1,8 @@
 """`stringsh mcp`: the engine behind a Model Context Protocol server (the official `mcp` SDK), stdio or HTTP.
 
 - `cli.py` starts it (`run(dispatcher, options)`); `stdio_front.py` serves stdio, answering `initialize`
-  (`identity.py`), `tools/list` (`toollist.py`, tools.json) and the read tools (`shortcut.py`) while the SDK is
-  imported; `http.py` is the HTTP transport with its token and host checks,
+  (`identity.py`), `tools/list` (`toollist.py`, tools.json) and the read tools and `edit_file` (`shortcut.py`) while
+  the SDK is imported (and after); `http.py` is the HTTP transport with its token and host checks,
   `running.py` its health endpoint and graceful stop, `logjson.py` its `--log-json` lines.
 - `server.py` builds the server: name, version, instructions, and the tool modules in `TOOL_MODULES`, each a
   small module with `register(server, calls)` that adds tools with `@server.tool(annotations=...)`: an async

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from stringsh.dialects.mcp.shaped import Shaped
 from stringsh.errors import StringError
-from stringsh.escapes import SURROGATE, json_name, shown_name
+from stringsh.escapes import SURROGATE, json_name, names_as_is, shown_name
 
 if TYPE_CHECKING:
     from stringsh.dialects.mcp.calls import Call
@@ -53,6 +53,11 @@ def _kind(is_dir: bool) -> str:
 
 def listing(call: Call, path: str) -> Shaped:
     entries = call.ws.list_dir(call.path(path), topic=call.topic)
+    names = [entry.name for entry in entries]
+    if names_as_is(names):  # the common case, without a look at each name
+        return Shaped("\n".join([("[DIR] " if is_dir else "[FILE] ") + name for name, is_dir in entries]),
+                      {"entries": [{"name": name, "type": "directory" if is_dir else "file"}
+                                   for name, is_dir in entries]}, leaves=" ".join(["file directory", *names]))
     text = "\n".join(f"{'[DIR]' if entry.is_dir else '[FILE]'} {shown_name(entry.name)}" for entry in entries)
     return Shaped(text, {"entries": [{"name": json_name(entry.name), "type": _kind(entry.is_dir)}
                                      for entry in entries]})

@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 
 #: The modules whose `register(server, calls)` adds tools: the reference filesystem server's set first, then
 #: stringsh's own String Commands (registered only when the Dispatcher is given); then the other capabilities
-#: (log messages, completion, no prompts) and, once every tool is in, their titles.
+#: (log messages, completion, no prompts) and, once every tool is in, their titles and their schemas inlined.
 TOOL_MODULES = ("tools_files", "tools_commands", "tools_symbols", "tools_map", "resources", "logging_capability",
-                "completion", "prompts", "titles")
+                "completion", "prompts", "titles", "inlining")
 
 
 def build_server(workspace: Workspace, root_spelling: str | None = None, dispatcher: Dispatcher | None = None,
@@ -43,7 +43,7 @@ def build_server(workspace: Workspace, root_spelling: str | None = None, dispatc
         return await call_next(ctx)
 
     server.middleware.append(watch_roots)
-    server.calls = calls  # the stdio front's shortcut answers read tools on the same calls (shortcut.py)
+    server.calls = calls  # the stdio front's shortcut answers some tools on the same calls (shortcut.py)
     for name in TOOL_MODULES:
         import_module(f"stringsh.dialects.mcp.{name}").register(server, calls)
     return server

@@ -25,14 +25,18 @@ Parse = Callable[[str], Mapping[str, Any]]
 
 class Shaped:
     """`text`: the reply text; `fields`: structured fields from the engine's values (masked when shown);
-    `parse`: structured fields read back from the shown text."""
+    `parse`: structured fields read back from the shown text; `leaves`: every string leaf of `fields` joined by
+    spaces, when the maker has them at hand (a listing's names), so that `structured` need not walk a thousand
+    entries to find them."""
 
-    __slots__ = ("fields", "parse", "text")
+    __slots__ = ("fields", "leaves", "parse", "text")
 
-    def __init__(self, text: str, fields: Mapping[str, Any] | None = None, parse: Parse | None = None) -> None:
+    def __init__(self, text: str, fields: Mapping[str, Any] | None = None, parse: Parse | None = None,
+                 leaves: str | None = None) -> None:
         self.text = text
         self.fields = fields or {}
         self.parse = parse
+        self.leaves = leaves
 
     def __str__(self) -> str:
         return self.text
@@ -61,7 +65,8 @@ def _leaves(value: Any, show: Callable[[str], str]) -> Any:
 def structured(ws: Workspace, outcome: Shaped, shown_text: str) -> dict[str, Any]:
     """The structured content of `outcome` whose text the client gets as `shown_text` (masked and escaped)."""
     parsed = outcome.parse(shown_text) if outcome.parse is not None else {}
-    fields_text, all_text = _unchanged_text(outcome.fields), _unchanged_text(parsed)
+    fields_text = outcome.leaves if outcome.leaves is not None else _unchanged_text(outcome.fields)
+    all_text = _unchanged_text(parsed)
     if fields_text is not None and all_text is not None \
             and _shown_as_is(ws, fields_text, f"{shown_text} {fields_text} {all_text}"):
         return {"content": shown_text, **outcome.fields, **parsed}

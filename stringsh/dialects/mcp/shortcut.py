@@ -1,5 +1,5 @@
-"""The read tools the stdio front answers itself: `list_directory`, `get_file_info`, `read_text_file` and
-`list_allowed_directories`.
+"""The tools the stdio front answers itself: the reads `list_directory`, `get_file_info`, `read_text_file` and
+`list_allowed_directories`, and `edit_file`.
 
 Through the SDK a call crosses two thread hops, the request and argument models and the result's per-version
 sieve before the engine is reached; the reference server's whole round trip costs less than that. So on stdio
@@ -10,7 +10,10 @@ and masked secrets included); nothing here needs the SDK, so they are answered w
 Only a call the SDK would take as it is comes this way: a handshake-era protocol, a connection whose client and
 roots are known (a client without the roots capability from the start, else once a call through the SDK asked
 for them), no `_meta`, and arguments of exactly the schema's names and JSON types (anything the SDK would coerce,
-default or refuse goes to the SDK).
+default or refuse goes to the SDK). An edit is done here at most once: its reply is written whatever it holds
+(a reply the SDK's serializer would write differently cannot come of it: arguments with a lone surrogate go to
+the SDK), never handed to the SDK to be done again. It runs to its end as the reader's work, so no cancel can
+reach it (the SDK's path undoes a cancelled edit; here the reply comes first).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from stringsh.dialects.mcp.listing import allowed, file_info_text, listing
 from stringsh.dialects.mcp.reading import read_text
 from stringsh.dialects.mcp.roots import ROOTS_CHANGED, STDIO
 from stringsh.dialects.mcp.shaped import Shaped
+from stringsh.dialects.mcp.textedit import EditOperation, apply_edits
+from stringsh.escapes import SURROGATE
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -34,6 +39,23 @@ def _count(value: object) -> bool:
     return value is None or (type(value) is int and value >= 0)
 
 
+def _edits(arguments: dict[str, Any]) -> list[EditOperation] | None:
+    """`edit_file`'s edits when the SDK would pass them unchanged: exactly `path`, `edits` and maybe `dryRun` (a
+    JSON boolean), each edit exactly {oldText, newText} as strings, no lone surrogate anywhere."""
+    if arguments.keys() not in ({"path", "edits"}, {"path", "edits", "dryRun"}) \
+            or type(arguments.get("dryRun", False)) is not bool or type(arguments["edits"]) is not list:
+        return None
+    edits = []
+    for edit in arguments["edits"]:
+        if type(edit) is not dict or edit.keys() != {"oldText", "newText"}:
+            return None
+        old, new = edit["oldText"], edit["newText"]
+        if type(old) is not str or type(new) is not str or SURROGATE.search(old) or SURROGATE.search(new):
+            return None
+        edits.append(EditOperation(old, new))
+    return edits
+
+
 def work_for(name: object, arguments: dict[str, Any]) -> Callable[[Call], str | Shaped] | None:
     """The engine work of a call to one of these tools with arguments the SDK would pass unchanged."""
     if name == "list_allowed_directories":
@@ -41,6 +63,12 @@ def work_for(name: object, arguments: dict[str, Any]) -> Callable[[Call], str | 
     path = arguments.get("path")
     if type(path) is not str:
         return None
+    if name == "edit_file":
+        edits = None if SURROGATE.search(path) else _edits(arguments)
+        if edits is None:
+            return None
+        dry_run: bool = arguments.get("dryRun", False)
+        return lambda call: apply_edits(call, path, edits, dry_run=dry_run)
     if name in ("list_directory", "get_file_info"):
         if len(arguments) != 1:
             return None
@@ -61,7 +89,7 @@ def client_name(initialize: dict[str, Any]) -> str | None:
 
 
 class Shortcut:
-    """Answers the read tools on the stdio connection once it is settled (`Calls.settled`)."""
+    """Answers these tools on the stdio connection once it is settled (`Calls.settled`)."""
 
     def __init__(self, calls: Calls, initialize: dict[str, Any]) -> None:
         self.calls = calls
@@ -112,6 +140,8 @@ class Shortcut:
         try:  # as the SDK's serializer writes it (non-ASCII as UTF-8, control characters escaped)
             return json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         except UnicodeEncodeError:  # a lone surrogate (a file name that is not UTF-8): the SDK's to say
+            if params["name"] == "edit_file":  # done already: said here, never done twice
+                return json.dumps(reply, separators=(",", ":")).encode() + b"\n"
             return None
 
     def passing(self, line: bytes) -> None:

@@ -5,9 +5,9 @@ client asks need none of it. So a reader thread takes the wire from the start wh
 SDK, and answers itself:
 - `initialize` (the first message, when well formed): its bytes are fixed by identity.py and the version asked;
 - `tools/list` until the SDK serves: the SDK's own result, kept in tools.json (toollist.py);
-- `list_directory`, `get_file_info`, `read_text_file` and `list_allowed_directories`, through the same engine
-  request as the SDK's tool would run (shortcut.py), once the connection's client and roots are known: at once
-  for a client without the roots capability, else after a first call through the SDK asked for them.
+- `list_directory`, `get_file_info`, `read_text_file`, `list_allowed_directories` and `edit_file`, through the
+  same engine request as the SDK's tool would run (shortcut.py), once the connection's client and roots are known:
+  at once for a client without the roots capability, else after a first call through the SDK asked for them.
 The import starts once the handshake is over (a line after `initialize` and `notifications/initialized`, or
 `HANDSHAKE_WAIT` seconds after start), so that it does not hold the interpreter while `initialize` is answered.
 Every other line goes to the SDK in order, once it serves; `initialize` too (its session must see the
@@ -217,7 +217,8 @@ class Front:
         return False
 
     def hello(self, line: bytes) -> None:
-        """Answer a first `initialize`; on a handshake-era protocol the read tools are answered here from now on."""
+        """Answer a first `initialize`; on a handshake-era protocol the shortcut's tools are answered here from now
+        on."""
         answered = early_reply(line)
         if answered is None:
             self.wanted.set()

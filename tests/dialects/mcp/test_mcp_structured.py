@@ -32,6 +32,9 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "notes.txt").write_text("hello world\nbye\n")
     (folder / "sub" / "deep" / "leaf.md").write_text("# Leaf\n\nhello leaf\n")
     (folder / "token.txt").write_text(f"key = {TOKEN}\n")
+    (folder / "tok").mkdir()
+    (folder / "tok" / f"{TOKEN}.md").write_text("named after a token\n")
+    (folder / "tok" / "plain.md").write_text("plain\n")
     (folder / "pic.png").write_bytes(PNG)
     (folder / LATIN).write_bytes(b"hello latin\n")
     for path in folder.rglob("*"):
@@ -176,6 +179,9 @@ def test_secrets_are_masked_in_structured_content_as_in_the_text(client: Client)
     assert TOKEN not in repr(hits) and hits["lines"][0]["text"] == "key = ***REDACTED***"
     ran = structured(client, "bash", {"command": "cat token.txt"})
     assert TOKEN not in repr(ran) and ran["output"] == "key = ***REDACTED***"
+    listed = structured(client, "list_directory", {"path": "tok"})  # names that need no quoting, one masked
+    assert listed == {"content": "[FILE] ***REDACTED***.md\n[FILE] plain.md",
+                      "entries": [{"name": "***REDACTED***.md", "type": "file"}, {"name": "plain.md", "type": "file"}]}
 
 
 #: One call of every tool, in an order that leaves each later call something to work on.
