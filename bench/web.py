@@ -22,7 +22,8 @@ reference measured in the same run.
    on a small workspace (100 change sets, 1,000 records) served the same way in the same run. Goal: each <= 1 s.
 3. Cost to agents: bench/load.py's agents (`--agents` daemon topics on its 5,000-file tree, its mix of reads,
    edits, writes, greps, shell calls and undos, `--think` ms between calls) in phases without and with pages, in
-   the order without, with, with, without (and again for each further `--phases` pair): no page open, and `stringsh
+   the order without, with, with, without (and again for each further `--phases` pair), after `--warmup` phases not
+   counted (the first phase on the fresh tree runs fastest): no page open, and `stringsh
    web` serving `--tabs` pages (each opened as the page opens, then following the event stream, in a
    process of their own; `--browser-tabs`: tabs of the system's Chromium showing the page, the browser's processes
    counted as the pages'). Reported: each operation's p50/p99 in both, and their ratio.
@@ -367,11 +368,12 @@ def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, l
                     for agent in agents:
                         connecting.start_soon(DaemonDriver(daemon, f"load-{agent.name}").send, "bash",
                                               {"command": "true"})
-                for phase in range(2 * args.phases):
+                for phase in range(-args.warmup, 2 * args.phases):
                     # without, with, with, without, ... (ABBA): a load that rises or falls through the run weighs
-                    # on both alike, where alternating (ABAB) gives the later phase of each pair more of it
-                    opened_tabs = (phase % 2 == 1) != (phase // 2 % 2 == 1)
-                    label = f"{args.tabs} pages" if opened_tabs else "no page"
+                    # on both alike, where alternating (ABAB) gives the later phase of each pair more of it; first
+                    # `--warmup` phases without pages, not counted (the first phase on a fresh tree ran fastest)
+                    opened_tabs = phase >= 0 and (phase % 2 == 1) != (phase // 2 % 2 == 1)
+                    label = "warm-up" if phase < 0 else f"{args.tabs} pages" if opened_tabs else "no page"
                     with contextlib.ExitStack() as stack:
                         pids = {"daemon": process.pid}
                         if opened_tabs:
@@ -388,10 +390,11 @@ def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, l
                             cpu.setdefault(f"{name} ({label})", []).append((cpu_seconds(pid) - before[name]) / wall)
                     for agent in agents:
                         for op, spent in agent.times.items():
-                            times[label].setdefault(op, []).extend(spent)
+                            times.setdefault(label, {}).setdefault(op, []).extend(spent)
                     writes = [t for agent in agents for t in agent.times.get("write", [])]
                     every = [t for agent in agents for spent in agent.times.values() for t in spent]
-                    print(f"  phase {phase + 1} ({label}): write p50 {statistics.median(writes) * 1e3:.1f} ms, "
+                    shown = phase + 1 if phase >= 0 else "w"
+                    print(f"  phase {shown} ({label}): write p50 {statistics.median(writes) * 1e3:.1f} ms, "
                           f"every operation p50 {statistics.median(every) * 1e3:.1f} ms, load average "
                           f"{os.getloadavg()[0]:.1f}", flush=True)
                 assert process.stdin is not None
@@ -457,6 +460,7 @@ def main() -> int:
     parser.add_argument("--tabs", type=int, default=10, help="pages open in the loaded phases (10)")
     parser.add_argument("--ops", type=int, default=60, help="operations per agent per phase (60)")
     parser.add_argument("--phases", type=int, default=2, help="pairs of phases without and with pages (2)")
+    parser.add_argument("--warmup", type=int, default=1, help="phases without pages run first, not counted (1)")
     parser.add_argument("--think", type=float, default=300.0, help="agents' mean think time, ms (300)")
     parser.add_argument("--keep", type=Path, help="build the big workspace here once and reuse it")
     parser.add_argument("--browser", action="store_true", help="also time the page in Chromium (Playwright)")

@@ -301,3 +301,23 @@ def test_a_browser_without_shared_workers_follows_in_the_tab(
     expect(page.locator("#feed tbody tr")).to_have_count(1, timeout=WAIT_MS)
     assert [url for url in tab.requests if url.endswith("/api/events")] == [f"{watched.server.url}api/events"]
     tab.clean()
+
+
+def test_a_hidden_tab_builds_nothing_until_it_is_shown(site: tuple[Watched, Path, dict[str, str], Path]) -> None:
+    """A tab in the background keeps its batches and builds them when shown (the page reads `document.hidden` and
+    its `visibilitychange` event; this browser shows every page, so the test stands in for the browser there)."""
+    from playwright.sync_api import expect
+
+    watched, root, env, _ = site
+    page = watched.page
+    page.evaluate("window.hiddenNow = true; "
+                  "Object.defineProperty(document, 'hidden', { configurable: true, get: () => window.hiddenNow })")
+    assert agent(root, env, "/write behind.txt\none\n").returncode == 0
+    page.wait_for_function("state.queued.length > 0", timeout=WAIT_MS)  # the batch came, and waits
+    expect(page.locator("#feed tbody tr")).to_have_count(0)
+    expect(page.locator("#changes li")).to_have_count(0)
+    page.evaluate("window.hiddenNow = false; document.dispatchEvent(new Event('visibilitychange'))")
+    expect(page.locator('#changes li[data-id="1"]')).to_contain_text("/write behind.txt", timeout=WAIT_MS)
+    expect(page.locator("#feed tbody tr")).to_have_count(1, timeout=WAIT_MS)
+    assert page.evaluate("state.queued.length") == 0
+    watched.clean()

@@ -8,7 +8,7 @@
 // the agents share; what is dropped is an "Older" click away.
 const state = { token: "", changes: new Map(), changeItems: new Map(), nextChanges: null, nextFeed: null,
   feedIds: new Set(), selected: null, view: "unified", detail: null, pending: null,
-  keep: { feed: 500, changes: 500 }, wanted: { feed: 0, changes: 0 }, loading: null, queued: [] };
+  keep: { feed: 500, changes: 500 }, wanted: { feed: 0, changes: 0 }, loading: null, queued: [], stale: false };
 const $ = (id) => document.getElementById(id);
 
 function takeToken() {
@@ -444,6 +444,7 @@ function applyBatch(batch) {
 // meanwhile wait until it has: a record is never missed, and one in both is shown once.
 function follow() {
   const tell = (message) => streamed(message);
+  document.addEventListener("visibilitychange", shown);
   if (typeof SharedWorker === "undefined") {
     followStream(() => state.token, tell);
     return;
@@ -470,8 +471,27 @@ function streamed(message) {
     live.className = "badge warn";
     live.title = message.title;
   } else if (message.type === "batch") {
-    if (state.loading) state.queued.push(message.data);
+    // a tab not shown builds nothing: its batches wait (a few hundred at most, then it reads the page afresh when
+    // shown), so ten open tabs cost what the one in front does
+    if (state.loading || document.hidden) state.queued.push(message.data);
     else applyBatch(JSON.parse(message.data));
+    if (state.queued.length > HIDDEN_BATCHES && !state.loading) {
+      state.queued.length = 0;
+      state.stale = true;
+    }
+  }
+}
+
+// Batches a hidden tab keeps for when it is shown; past them it reads the page afresh instead.
+const HIDDEN_BATCHES = 600;
+
+function shown() {
+  if (document.hidden) return;
+  if (state.stale) {
+    state.stale = false;
+    reload();
+  } else if (!state.loading) {
+    for (const data of state.queued.splice(0)) applyBatch(JSON.parse(data));
   }
 }
 
@@ -482,7 +502,7 @@ async function reload() {
   await loading;
   if (state.loading !== loading) return;  // a later reload is under way: it applies what waits
   state.loading = null;
-  for (const data of state.queued.splice(0)) applyBatch(JSON.parse(data));
+  shown();
 }
 
 // -- start -----------------------------------------------------------------------------------------------------------
