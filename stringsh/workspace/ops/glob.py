@@ -246,14 +246,12 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
     from stringsh.workspace.ops.globfirst import FirstByPath
     from stringsh.workspace.ops.pathscreen import PathScreen
     from stringsh.workspace.ops.rgwalk import SIMPLE_NAME, Folders, IgnoreCheck, Listing, Visible, command
-    from stringsh.workspace.ops.rgwalk import listing_threads as threads
 
     name = pattern[3:]
     masked_as = ws.redactor
     # rg's --glob sees raw names: it stands for the pattern only for a name masking leaves alone, on paths it does
     exact = isinstance(matcher, NamePattern) and SIMPLE_NAME.fullmatch(name) is not None and masked_as(name) == name
-    listing = Listing(command(rg, start.rel, "--files", "--threads", str(threads()),
-                              *(("--glob", name) if exact else ())), ws, stats.deadline)
+    listing = Listing(command(rg, start.rel, "--files", *(("--glob", name) if exact else ())), ws, stats.deadline)
     check = IgnoreCheck(ws, start, listing)
     visible, screen, folders, full = Visible(ws), PathScreen(ws), Folders(ws), matcher.fullmatch
 

@@ -67,16 +67,6 @@ def command(rg: str, rel: str, *args: str) -> list[str]:
     return [rg, *WALK_FLAGS, *args, "--", rel]
 
 
-def listing_threads() -> int:
-    """rg's threads for a walk whose listing is screened and sorted here as it comes (glob): one core fewer than
-    this process may run on (at least one; at most rg's own default, 12), the one left for that work. On two cores
-    that is rg's one-threaded walker, which lists the bench tree (bench/search.py) on about half the CPU of its two
-    threads, and sooner with stringsh's work beside it (a busy two-core machine: /glob '**/*.py' 1.26x rg with one
-    thread, 1.44x with two, medians of 40 rounds at load 8)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, min(12, cores - 1))
-
-
 class Listing:
     """One rg run's output, read while rg runs (so the paths are checked as rg walks on): `batches` yields the
     root-relative paths (undecodable bytes escaped as the walk's names are) as they come, BATCH bytes or more at a
