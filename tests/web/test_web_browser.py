@@ -238,7 +238,7 @@ def test_a_page_left_open_keeps_its_newest_rows_and_older_ones_a_click_away(
 
     watched, root, env, _ = site
     page = watched.page
-    page.evaluate("state.keep = { feed: 3, changes: 2 }")  # the page keeps 500 of each; 3 and 2 show the rule
+    page.evaluate("state.keep = { feed: 3, changes: 2 }")  # the page keeps 100 of each; 3 and 2 show the rule
     for n in range(1, 5):
         assert agent(root, env, f"/write f{n}.txt\n{n}\n").returncode == 0
         expect(page.locator(f'#changes li[data-id="{n}"]')).to_be_visible(timeout=WAIT_MS)

@@ -8,7 +8,7 @@
 // the agents share; what is dropped is an "Older" click away.
 const state = { token: "", changes: new Map(), changeItems: new Map(), nextChanges: null, nextFeed: null,
   feedIds: new Set(), selected: null, view: "unified", detail: null, pending: null,
-  keep: { feed: 500, changes: 500 }, wanted: { feed: 0, changes: 0 }, loading: null, queued: [], stale: false };
+  keep: { feed: 100, changes: 100 }, wanted: { feed: 0, changes: 0 }, loading: null, queued: [], stale: false };
 const $ = (id) => document.getElementById(id);
 
 function takeToken() {
