@@ -132,13 +132,13 @@ class Feed:
                 ids.update(shown["changes"])
             self.journal_due = self.journal_due or bool(records)
             counted, self.clients_due = self.clients_due, False
+            joined, self.joined = self.joined, False
         now = time.monotonic()
         read = self.journal_due and now - self.journal_at >= SLOW
         if read:
             self.read_journal()
         if now - self.health_at >= SLOW:
             self.health()
-        joined, self.joined = self.joined, False
         health = _steady(self.shown_health)
         changed = joined or health != self.health_sent
         clients = joined or read or counted or (bool(records) and now - self.clients_at >= SLOW)
@@ -207,8 +207,9 @@ class Feed:
         """A page's queue of encoded events; its first batch carries the clients' rows and the health whatever the
         others were last sent."""
         queue: asyncio.Queue[bytes] = asyncio.Queue(QUEUE)
-        self.joined = True
-        self.listeners.add(queue)
+        self.listeners.add(queue)  # before the flag: the batch that clears it goes to this page too
+        with self.lock:  # taken for a moment: the poll reads and clears it on its thread
+            self.joined = True
         try:
             yield queue
         finally:
