@@ -176,7 +176,8 @@ AREAS: tuple[Area, ...] = (
          )),
     Area("web", "Web page", "The supervisor's page (`stringsh web`) on a workspace of 10,000 change sets and "
          "100,000 audit records.", {"web.py": "python bench/web.py --keep ~/stringsh-webbench   # --browser: "
-                                    "Chromium too; --browser-tabs: the pages are Chromium tabs"}, (
+                                    "Chromium too; --browser-tabs: the pages are Chromium tabs (--window: of one "
+                                    "window, xvfb-run)"}, (
              Row("a new record on screen", "web.py", "an agent's write to its record in the page's event stream",
                  "the agent's own round trip", None, "≤ 300 ms", recorded=False),
              Row("the page's first calls", "web.py", "overview, change sets, feed, older pages, filters, cold and "
@@ -189,6 +190,11 @@ AREAS: tuple[Area, ...] = (
                  "10 tabs of Chromium (`--browser-tabs`)", "the same agents with no page open", 1.1),
              Row("agents' write p99, browser tabs open", "web.py", "their write p99 (`--browser-tabs`)",
                  "the same agents with no page open", 1.1),
+             Row("agents' write p50, browser tabs of one window open", "web.py", "30 load agents' write p50 with the "
+                 "page in 10 tabs of one desktop Chromium window, one in front (`--browser-tabs --window`)",
+                 "the same agents with no page open", 1.1),
+             Row("agents' write p99, browser tabs of one window open", "web.py", "their write p99 (`--browser-tabs "
+                 "--window`)", "the same agents with no page open", 1.1),
          )),
     Area("front ends", "Front ends", "The REPL, the shell session, actions, the agent dialects and folder listing.",
          {"repl.py": "python bench/repl.py --runs 10", "shell.py": "python bench/shell.py --rounds 5",

@@ -343,6 +343,51 @@ with sync_playwright() as playwright:
 """
 
 
+# `--window`: a desktop Chromium on a virtual display, its tabs in one window as a person's are: only the last opened
+# is in front; the browser marks the others hidden, as it does a background tab. (Headless Chromium, and any page
+# Playwright attaches to, counts every tab as shown.) Opened through the browser's DevTools HTTP endpoint, never
+# attached to, and ready when every tab's title is the page's (set once it has read the page).
+BROWSER_WINDOW_CHILD = r"""
+import os, shutil, signal, socket, subprocess, sys, tempfile, time, json, urllib.parse, urllib.request
+url, token, tabs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with socket.socket() as probe:
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+profile = tempfile.mkdtemp(prefix="stringsh-bench-chromium-")
+chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+command = ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", chromium, f"--remote-debugging-port={port}",
+           f"--user-data-dir={profile}", "--no-first-run", "--no-default-browser-check", "--window-size=1280,1000",
+           "--window-position=0,0", "about:blank"] + (["--no-sandbox"] if os.geteuid() == 0 else [])
+browser = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+devtools = f"http://127.0.0.1:{port}/json"
+def pages():
+    return [target for target in json.load(urllib.request.urlopen(f"{devtools}/list"))
+            if target["type"] == "page"]
+try:
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"{devtools}/version")
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise SystemExit("chromium did not start under xvfb-run")
+            time.sleep(0.1)
+    address = urllib.parse.quote(f"{url}/#token={token}", safe="")
+    for _ in range(tabs):
+        urllib.request.urlopen(urllib.request.Request(f"{devtools}/new?{address}", method="PUT"))
+    while sum(target["title"].startswith("stringsh web") for target in pages()) < tabs:
+        if time.monotonic() > deadline:
+            raise SystemExit("the tabs did not load: " + ", ".join(target["title"] for target in pages()))
+        time.sleep(0.2)
+    print("open", flush=True)
+    sys.stdin.read()
+finally:
+    os.killpg(browser.pid, signal.SIGTERM)
+    browser.wait(timeout=30)
+    shutil.rmtree(profile, ignore_errors=True)
+"""
+
 def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, list[float]]]:
     """bench/load.py's agents as daemon topics, in phases without and with `--tabs` pages open."""
     import anyio
@@ -379,7 +424,7 @@ def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, l
                         if opened_tabs:
                             url, headers, pids["web"] = stack.enter_context(web(root, env))
                             pids["pages"] = stack.enter_context(tabs(url, headers, args.tabs, env,
-                                                                     args.browser_tabs))
+                                                                     args.browser_tabs, args.window))
                             settled(pids["web"])  # opening pages is a one-time cost: the phase measures them open
                             settled(pids["pages"])  # (a browser's start takes it seconds of CPU)
                         for agent in agents:
@@ -424,14 +469,18 @@ def settled(pid: int, busy: float = 0.05, step: float = 0.25, most: float = 30.0
 
 
 @contextlib.contextmanager
-def tabs(url: str, headers: dict[str, str], count: int, env: dict[str, str], browser: bool = False) -> Iterator[int]:
+def tabs(url: str, headers: dict[str, str], count: int, env: dict[str, str], browser: bool = False,
+         window: bool = False) -> Iterator[int]:
     """`count` pages open (each one's first calls, then its event stream), in a process of their own; `browser`:
-    the page itself in `count` tabs of the system's Chromium (its processes are the child's descendants)."""
+    the page itself in `count` tabs of the system's Chromium (its processes are the child's descendants); `window`:
+    those tabs in one window of a desktop Chromium, one in front."""
     if browser and not (shutil.which("chromium") or shutil.which("chromium-browser")):
         raise SystemExit("--browser-tabs needs the system's Chromium (apt-get install chromium)")
+    if window and not shutil.which("xvfb-run"):
+        raise SystemExit("--window needs a virtual display (apt-get install xvfb)")
     token = headers["Authorization"].split()[1]
-    child = subprocess.Popen([sys.executable, "-c", BROWSER_TABS_CHILD if browser else TABS_CHILD, url, token,
-                              str(count)], env=env,
+    script = BROWSER_WINDOW_CHILD if window else BROWSER_TABS_CHILD if browser else TABS_CHILD
+    child = subprocess.Popen([sys.executable, "-c", script, url, token, str(count)], env=env,
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert child.stdout is not None and child.stdin is not None
     if child.stdout.readline().strip() != "open":
@@ -466,6 +515,9 @@ def main() -> int:
     parser.add_argument("--browser", action="store_true", help="also time the page in Chromium (Playwright)")
     parser.add_argument("--browser-tabs", action="store_true",
                         help="cost: the pages are tabs of the system's Chromium, not event-stream clients")
+    parser.add_argument("--window", action="store_true",
+                        help="with --browser-tabs: the tabs in one window of a desktop Chromium (xvfb-run), one in "
+                             "front, as a person has them; headless, every tab counts as shown")
     parser.add_argument("--skip", nargs="*", default=[], choices=["latency", "scale", "cost"])
     args = parser.parse_args()
     isolate_user_state()
@@ -534,7 +586,8 @@ def main() -> int:
                       f"{b99 * 1e3:>9.1f}ms{b99 / a99:>6.2f}x")
             ratio = max(statistics.median(with_pages["write"]) / statistics.median(without["write"]),
                         pct(with_pages["write"], 0.99) / pct(without["write"], 0.99))
-            shown_in = "browser tabs open" if args.browser_tabs else "pages open"
+            shown_in = ("browser tabs of one window open" if args.window else "browser tabs open" if args.browser_tabs
+                        else "pages open")
             record.record("web", f"agents' write p50, {shown_in}", statistics.median(with_pages["write"]),
                           "no page open", statistics.median(without["write"]), 1.1)
             record.record("web", f"agents' write p99, {shown_in}", pct(with_pages["write"], 0.99),
