@@ -78,7 +78,27 @@ QUERIES = [
     dict(query=r"\Bneedle", regex=True),
     dict(query="x" * 20),
     dict(query="absent"),
+    dict(query=r"token [*A-Z]+ needle", regex=True),  # matches the masked text only; no literal meets the mask
+    dict(query=r"REDACTED\*+ needle", regex=True),  # the same, through a literal of the mask itself
 ]
+
+
+@pytest.mark.parametrize("query", [r"token [*A-Z]+ needle", r"REDACTED\*+ needle", r"to\w+ [*A-Z]+ needle"])
+def test_a_regex_that_matches_only_the_masked_text_is_found(tmp_path: Path, query: str) -> None:
+    """The Python engine rules a file out by its raw bytes lacking a required literal only where masking cannot
+    give it one: `token ` and ` needle` cannot meet a mask, so a file without them is skipped undecoded, while
+    `REDACTED` is the mask's own text, found only after masking."""
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "secret.txt").write_text("token ghp_" + "a" * 36 + " needle\n")
+    (root / "plain.txt").write_text("token needle\nREDACTED needle\n")
+    ws = Workspace(root)
+    try:
+        result = ws.grep(query, regex=True, engine="python")
+    finally:
+        ws.close()
+    assert [(line.path, line.line, line.text) for line in result.lines] == [
+        ("secret.txt", 1, "token ***REDACTED*** needle")]
 
 
 def comparable(result: GrepResult) -> tuple:

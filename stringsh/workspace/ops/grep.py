@@ -188,6 +188,12 @@ class Run:
         self.hardlinks = ws.policy.secrets.allow_hardlinks
         #: The required literals with their Latin-1 and cp1252 bytes; None when all are ASCII (the common case)
         self.legacy = None if query.needle is None else needles((query.needle, *query.others))
+        #: Whether a file whose raw bytes lack a required literal is ruled out even where masking may change its
+        #: text: no required literal can meet a mask, so the masked text holds one only where the raw text does
+        #: (most regexes; masking's test then runs only on the few files holding them all).
+        self.needles_decide = not meets_mask or (query.needle is not None and not any(
+            ws.redactor.meets_mask(literal.decode("utf-8", "surrogatepass"))
+            for literal in (query.needle, *query.others)))
 
     def admit(self, st: os.stat_result) -> bool:
         """Whether a walked file is searched at all: within the read limit and not hard-linked (both counted)."""
@@ -207,12 +213,16 @@ class Run:
             return False
         query = self.query
         needle = query.needle
-        # the raw text rules a file out only where the masked text cannot match without it (`meets_mask`)
+        lacking = needle is not None and not raw.startswith(UTF16_BOMS) and (
+            (needle not in raw or (query.others and any(other not in raw for other in query.others)))
+            if self.legacy is None else lacks(raw, self.legacy))
+        # no match in any encoding but UTF-16's: not worth decoding (most files stop here), where the masked text
+        # cannot match without it either: no required literal meets a mask, or masking leaves this file alone
+        if lacking and self.needles_decide:
+            return False
         masked_only = self.meets_mask and self.ws.redactor.may_mask(raw)
-        if not masked_only and needle is not None and not raw.startswith(UTF16_BOMS) and (
-                (needle not in raw or (query.others and any(other not in raw for other in query.others)))
-                if self.legacy is None else lacks(raw, self.legacy)):
-            return False  # no match in any encoding but UTF-16's: not worth decoding (most files stop here)
+        if lacking and not masked_only:
+            return False
         budget = Budget(query)
         try:
             try:
