@@ -2,7 +2,7 @@
 reference measured in the same run.
 
     python bench/web.py [--changes 10000] [--records 100000] [--latency 100] [--agents 30] [--tabs 10]
-                        [--ops 60] [--think 300] [--rounds 5] [--keep DIR] [--browser] [--browser-tabs]
+                        [--ops 60] [--think 300] [--rounds 5] [--keep DIR] [--browser] [--browser-tabs [--window]]
 
 1. Latency: a running `stringsh daemon` (an agent) writes `--latency` files one at a time, at random moments; a
    client of the page's event stream (`/api/events`, the token in a header, as the page reads it) notes when the
@@ -26,7 +26,9 @@ reference measured in the same run.
    counted (the first phase on the fresh tree runs fastest): no page open, and `stringsh
    web` serving `--tabs` pages (each opened as the page opens, then following the event stream, in a
    process of their own; `--browser-tabs`: tabs of the system's Chromium showing the page, the browser's processes
-   counted as the pages'). Reported: each operation's p50/p99 in both, and their ratio.
+   counted as the pages'; headless, so every tab counts as shown; `--window`: the tabs in one window of a desktop
+   Chromium on a virtual display (xvfb-run), one in front and the rest behind it, as a person has them). Reported:
+   each operation's p50/p99 in both, and their ratio.
    Goal: nothing measurable: write p50 and p99 with the pages open <= 1.1x without.
 """
 
@@ -387,6 +389,7 @@ finally:
     browser.wait(timeout=30)
     shutil.rmtree(profile, ignore_errors=True)
 """
+
 
 def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, list[float]]]:
     """bench/load.py's agents as daemon topics, in phases without and with `--tabs` pages open."""
