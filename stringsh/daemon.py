@@ -85,6 +85,9 @@ class Daemon:
         self._lock = threading.Lock()  # guards the topic state, the thread list and the reading role below
         self._busy: set[str] = set()
         self._waiting: dict[str, deque[Job]] = {}
+        #: Signalled when a queued request leaves its queue; the thread answering QUEUE_TIMEOUT waits on it.
+        self._dequeued = threading.Condition(self._lock)
+        self._expiring = False
         self._threads: list[threading.Thread] = []
         self._read_lock = threading.Lock()  # held by the one thread reading; the idle ones wait for it
         self._eof = False
@@ -127,16 +130,19 @@ class Daemon:
             return None
         name = session.topic
         job = Job(request, session, time.monotonic(), json_id)
+        full = expirer = False
         with self._lock:
-            if name in self._busy:
-                waiting = self._waiting.setdefault(name, deque())
-                if len(waiting) < self.queue_size:
-                    waiting.append(job)
-                    return None
-                full = True
-            else:
+            queued = name in self._busy
+            if not queued:
                 self._busy.add(name)
-                full = False
+            else:
+                waiting = self._waiting.setdefault(name, deque())
+                full = len(waiting) >= self.queue_size
+                if not full:
+                    waiting.append(job)
+                    expirer, self._expiring = not self._expiring, True
+        if not queued:
+            return job
         if full:
             self.send(
                 format_reply(
@@ -151,8 +157,9 @@ class Daemon:
                 ),
                 json_id,
             )
-            return None
-        return job
+        elif expirer:
+            self._start(self._expire)
+        return None
 
     def _start(self, target: Callable[..., None], *args: object) -> None:
         thread = threading.Thread(target=target, args=args, daemon=True)
@@ -168,18 +175,7 @@ class Daemon:
             topic = job.session.topic
             request = job.request
             if time.monotonic() - job.queued_at > self.queue_wait:
-                self.send(
-                    format_reply(
-                        request.header,
-                        request.id,
-                        error=(
-                            "QUEUE_TIMEOUT",
-                            f"Waited more than {self.queue_wait:g} s for topic {topic}; the command was not run.",
-                        ),
-                        topic=topic,
-                    ),
-                    job.json_id,
-                )
+                self._timed_out(job)
             else:
                 with self.dispatcher.records_after_reply():
                     self.send(self.dispatcher.run_serialised(request, job.session), job.json_id)
@@ -187,9 +183,36 @@ class Daemon:
                 waiting = self._waiting.get(topic)
                 if waiting:
                     job = waiting.popleft()
+                    self._dequeued.notify()
                 else:
                     self._busy.discard(topic)
                     job = None
+
+    def _timed_out(self, job: Job) -> None:
+        request, topic = job.request, job.session.topic
+        error = ("QUEUE_TIMEOUT", f"Waited more than {self.queue_wait:g} s for topic {topic}; the command was not run.")
+        self.send(format_reply(request.header, request.id, error=error, topic=topic), job.json_id)
+
+    def _expire(self) -> None:
+        """Answer QUEUE_TIMEOUT to each request the moment it has waited `queue_wait` in its topic's queue, not when
+        the command ahead of it ends (which may be minutes later); runs while any request waits. Whoever takes a
+        request off its queue answers it: this thread, or the topic's when its turn comes first."""
+        while True:
+            with self._lock:
+                now = time.monotonic()
+                expired = []
+                for queue in self._waiting.values():
+                    while queue and now - queue[0].queued_at > self.queue_wait:
+                        expired.append(queue.popleft())
+                if not expired:
+                    heads = [queue[0].queued_at for queue in self._waiting.values() if queue]
+                    if not heads:
+                        self._expiring = False
+                        return
+                    self._dequeued.wait(min(heads) + self.queue_wait - now + 0.001)
+                    continue
+            for job in expired:
+                self._timed_out(job)
 
     def serve(self, requests: Iterator[StreamItem | Reply | Answered]) -> None:
         """Read and run requests until end of input, then finish what is running."""
