@@ -62,6 +62,20 @@ class Plan:
                        self.new_dirs, prev_times=self.prev_times)
 
 
+#: Bytes whose SHA-256 the caller already has, with it: (bytes, hex digest).
+Digest = tuple[bytes, str]
+
+
+def learn(p: Plan, known: tuple[Digest, ...]) -> None:
+    """Give `p` the digests of its bytes that equal known ones: a comparison is exact and ~20x cheaper than SHA-256
+    (a 1 MiB file: ~0.05 against ~1 ms), so bytes read twice under the lock are hashed once."""
+    for data, sha in known:
+        if p.prev is not None and "prev_sha" not in p.__dict__ and p.prev == data:
+            p.__dict__["prev_sha"] = sha  # Plan.prev_sha and new_sha are cached properties
+        if p.data is not None and "new_sha" not in p.__dict__ and p.data == data:
+            p.__dict__["new_sha"] = sha
+
+
 def current_bytes(res: Resolved, limit: int | None = None) -> tuple[bytes | None, int | None]:
     """The bytes and mode at a resolved location, None when absent; a folder is not a file to change."""
     if res.st is None:
@@ -74,10 +88,12 @@ def current_bytes(res: Resolved, limit: int | None = None) -> tuple[bytes | None
 
 def plan(confiner: Confiner, idx: int, path: str, data: bytes | None, expected: str | None,
          mode: int | None, limit: int | None = None, times: tuple[int, int] | None = None,
-         keep_times: bool = False) -> Plan:
+         keep_times: bool = False, known: tuple[Digest, ...] = ()) -> Plan:
     """Resolve one file and read the bytes it replaces (kept in the journal, so at most `limit` of them).
     `keep_times`: also keep the replaced file's access and modification times (a move, copy or delete, whose
-    undo puts the file back as it was; an edit's undo leaves them new, so make-like tools rebuild)."""
+    undo puts the file back as it was; an edit's undo leaves them new, so make-like tools rebuild).
+    `known`: bytes the caller hashed already (read under the lock, or checked against their hash): the previous
+    or new bytes equal to one of them take its digest instead of being hashed again (`learn`)."""
     res = confiner.resolve(path, create=True)  # a missing file is judged below (CONFLICT or NOT_FOUND)
     try:
         prev, prev_mode = current_bytes(res, limit)
@@ -85,6 +101,7 @@ def plan(confiner: Confiner, idx: int, path: str, data: bytes | None, expected: 
         st = res.st  # the leaf's lstat, taken before reading it touched the access time
         prev_times = (st.st_atime_ns, st.st_mtime_ns) if keep_times and prev is not None and st else None
         p = Plan(idx, res, data, prev, new_mode, prev_mode, None if data is None else times, prev_times)
+        learn(p, known)
         if expected is not None and (p.prev_sha or "") != expected:
             what = "was created" if expected == "" else ("was deleted" if prev is None else "changed")
             raise StringError(

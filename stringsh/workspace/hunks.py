@@ -54,12 +54,20 @@ def _shown(text: str, redact: Callable[[str], str] = str) -> str:
     return repr(shown if len(shown) <= SHOWN else shown[:SHOWN] + "…")
 
 
+def _lines_with_endings(text: str) -> list[tuple[str, str]]:
+    """Each line of `text` and the break that ends it ("" for a last line without one), as `line_spans` cuts them;
+    text without a carriage return is cut by str.split (a regex pass costs ~8x more)."""
+    if "\r" in text:
+        return [(text[start:end], text[end:stop]) for start, end, stop in line_spans(text)]
+    *ended, last = text.split("\n")
+    return [(line, "\n") for line in ended] + ([(last, "")] if last else [])
+
+
 def apply_hunks(text: str, hunks: list[Hunk] | tuple[Hunk, ...], rel: str, redact: Redactor | None = None) -> str:
     """`text` with every hunk applied exactly; PatchFailed at the first line that differs. `redact` masks the
     lines a refusal quotes: the file's as the whole file is masked (a key block's body line is a secret only as
     part of the block), the diff's own line by line."""
-    spans = line_spans(text)
-    old = [(text[start:end], text[end:stop]) for start, end, stop in spans]
+    old = _lines_with_endings(text)
     mask: Callable[[str], str] = redact or str
 
     def file_line(index: int) -> str:
@@ -130,10 +138,11 @@ def apply_hunks(text: str, hunks: list[Hunk] | tuple[Hunk, ...], rel: str, redac
     return "".join(out)
 
 
-def materialise(ws: Workspace, patch: Patch, limit: int) -> FileChange:
+def materialise(ws: Workspace, patch: Patch, limit: int) -> tuple[FileChange, tuple[bytes, str] | None]:
     """The whole-file change a patch makes, from the file's bytes now (the caller holds the workspace lock): the
     journal, undo and crash recovery then treat it like any other write. Its `expected_prev_sha256` is the hash of
-    the bytes the hunks were applied to, so nothing can slip in between."""
+    the bytes the hunks were applied to, so nothing can slip in between. With it, those bytes and their hash (None
+    when there is no file), which the write compares rather than hashes again (changes.learn)."""
     from stringsh.workspace.changes import current_bytes
 
     with ws.confiner.resolve(patch.path, create=True) as res:
@@ -158,5 +167,6 @@ def materialise(ws: Workspace, patch: Patch, limit: int) -> FileChange:
             left = len(line_spans(new))
             raise PatchFailed(rel, f"The patch deletes {rel}, but {left} of its lines are not among the lines it "
                               "removes.", 1, len(line_spans(text)))
-        return FileChange(patch.path, None, actual)
-    return FileChange(patch.path, encode(new, encoding, bom, rel), actual if actual is not None else "")
+        return FileChange(patch.path, None, actual), None if raw is None or actual is None else (raw, actual)
+    read = None if raw is None or actual is None else (raw, actual)
+    return FileChange(patch.path, encode(new, encoding, bom, rel), actual if actual is not None else ""), read

@@ -4,6 +4,7 @@ models.py, so a change set checks its patches without calling up into the code t
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -69,7 +70,19 @@ def label(number: int, rel: str, hunk: Hunk) -> str:
 
 
 def parse_lines(hunk: Hunk, number: int, rel: str) -> list[HunkLine]:
-    """The hunk's body as typed lines; INVALID_PAYLOAD for a line that is none, or counts the header denies."""
+    """The hunk's body as typed lines; INVALID_PAYLOAD for a line that is none, or counts the header denies.
+    Parsed once for the check before the lock (`check_patches`) and the application under it (hunks.py)."""
+    if type(hunk) is Hunk and type(hunk.lines) is str:  # hashable as the API builds it
+        return list(_parsed(hunk, number, rel))
+    return _parse_lines(hunk, number, rel)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(hunk: Hunk, number: int, rel: str) -> tuple[HunkLine, ...]:
+    return tuple(_parse_lines(hunk, number, rel))
+
+
+def _parse_lines(hunk: Hunk, number: int, rel: str) -> list[HunkLine]:
     raw = hunk.lines.split("\n")
     if raw and raw[-1] == "":
         raw.pop()  # the body's own last line break

@@ -22,11 +22,13 @@ from stringsh.workspace.ops.guard import check_hardlink, check_size, keep_limit,
 from stringsh.workspace.patches import Patch, check_patches
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from stringsh.workspace.engine import Workspace
     from stringsh.workspace.journalrows import TreeOp
 
-#: New contents this long or longer are hashed ahead on a worker thread (~0.6 ms a MiB, overlapping the read of the
-#: bytes they replace); below it a thread hand-off costs more than it saves.
+#: New contents this long or longer are hashed ahead on a worker thread (~0.6 ms a MiB, overlapping the checks, the
+#: lock and the read of the bytes they replace); below it a thread hand-off costs more than it saves.
 HASH_AHEAD = 256 * 1024
 
 
@@ -60,6 +62,7 @@ def apply(ws: Workspace, request: ApplyRequest) -> ChangeSetId:
             refuse_mask_in_hunks(ws, ws.relative(patch.path), patch.hunks)
     if any(f.data is None for f in files) or any(p.action == "delete" for p in patches):
         require(ws.policy, permissions.delete, "delete", mutating=True)
+    ahead = hash_ahead(ws, files)  # from here on, beside the line count, the checks and the wait for the lock
     loc = sum(count_loc(f.data) for f in files) + sum(p.added + p.removed for p in patches)
     count = len(files) + len(patches)
     _check_files(ws, count, loc)
@@ -71,14 +74,16 @@ def apply(ws: Workspace, request: ApplyRequest) -> ChangeSetId:
     paths = [f.path for f in files] + [p.path for p in patches]
     with ws.state.audited("apply", paths, request.topic) as note, ws.locked():
         limit = keep_limit(ws.policy)
-        made = [materialise(ws, patch, limit) for patch in patches]
+        materialised = [materialise(ws, patch, limit) for patch in patches]
+        made = [change for change, _ in materialised]
+        known = {len(files) + k: (read,) for k, (_, read) in enumerate(materialised) if read is not None}
         for change in made:
             if change.data is not None:
                 check_size(ws.policy, change.path, change.data)
         for f in files:  # a whole file's new bytes never put a mask where the file, as it is now, holds a secret
             if f.data is not None:
                 _refuse_mask_over(ws, f.path, f.data)
-        note.change = apply_locked(ws, files + made, request.topic, "apply", None, loc=loc)
+        note.change = apply_locked(ws, files + made, request.topic, "apply", None, loc=loc, known=known, ahead=ahead)
         return ChangeSetId(note.change)
 
 
@@ -86,7 +91,9 @@ def _refuse_mask_over(ws: Workspace, path: str, data: bytes) -> None:
     """`refuse_mask_writeback` for a whole-file change: decoded only when the new bytes may hold the mask."""
     mask = ws.policy.secrets.replacement
     masks = bool(mask) and mask.encode() in data
-    if not masks and b"\\x" not in data and not data.startswith((b"\xff\xfe", b"\xfe\xff")):  # \\x: an escape
+    # \\x: an escape; looked for only where a backslash is (one memchr: a two-byte search costs ~1 ms a MiB)
+    escape = b"\\" in data and b"\\x" in data
+    if not masks and not escape and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return
     from stringsh.workspace.textio import decode_or_legacy
 
@@ -111,7 +118,8 @@ def count_loc(data: bytes | None) -> int:
 
 def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, reverts: int | None,
                  tree: tuple[TreeOp, ...] = (), *, exact: bool = False, keep_times: bool = False,
-                 loc: int | None = None) -> int:
+                 loc: int | None = None, known: dict[int, tuple[changes.Digest, ...]] | None = None,
+                 ahead: dict[int, Future[str]] | None = None) -> int:
     """Plan, check, journal and execute; the caller holds the lock and has checked the permission.
 
     `tree`: folders and symlinks made before the files are written and removed after (workspace/tree.py).
@@ -119,20 +127,23 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
     symlink swapped in since is a CONFLICT, never the file at the other end.
     `keep_times`: journal the times of the files replaced or deleted, so their undo gives them back (changes.py).
     `loc`: the lines the change counts against the budget when not every line of its new content (a patch counts
-    the lines it adds and removes)."""
+    the lines it adds and removes).
+    `known`: per file (its index in `files`), bytes whose digests the caller has already (changes.learn): a patch's
+    file as it was read to apply the hunks, a revert's kept bytes, checked against their hash when read back.
+    `ahead`: the new contents' hashes already started (`hash_ahead`); else big ones start here."""
+    known = known or {}
     ws.state.workspace_folder()  # refuses a workspace whose `.stringsh` is a planted link or file
     plans: list[changes.Plan] = []
     limit = keep_limit(ws.policy)
-    # Big new contents are hashed on a worker while this thread reads and hashes the bytes they replace.
-    ahead = {idx: ws.state.fsync_pool.hash_ahead(f.data) for idx, f in enumerate(files)
-             if f.data is not None and len(f.data) >= HASH_AHEAD}
+    if ahead is None:
+        ahead = hash_ahead(ws, files, known)
     try:
         seen: set[str] = set()
         for idx, f in enumerate(files):
             p = changes.plan(ws.confiner, idx, f.path, f.data, f.expected_prev_sha256, f.mode, limit, f.times,
-                             keep_times)
+                             keep_times, known.get(idx, ()))
             plans.append(p)
-            if idx in ahead:
+            if idx in ahead and "new_sha" not in p.__dict__:
                 p.__dict__["new_sha"] = ahead[idx].result()  # Plan.new_sha is a cached property
             if p.res.st is not None:  # its previous bytes would be journalled, and /undo would restore them
                 check_hardlink(ws.policy, p.res, p.res.st)
@@ -169,6 +180,16 @@ def apply_locked(ws: Workspace, files: list[FileChange], topic: str, kind: str, 
         return cs
     finally:
         changes.close_plans(plans)
+
+
+def hash_ahead(ws: Workspace, files: list[FileChange],
+               known: dict[int, tuple[changes.Digest, ...]] | None = None) -> dict[int, Future[str]]:
+    """Big new contents hashed on a worker (hashlib lets go of the GIL) while this thread goes on: the checks, the
+    wait for the lock, the read and hash of the bytes they replace. By index in `files`; none whose digest is known."""
+    known = known or {}
+    return {idx: ws.state.fsync_pool.hash_ahead(f.data) for idx, f in enumerate(files)
+            if f.data is not None and len(f.data) >= HASH_AHEAD
+            and not any(f.data is data for data, _ in known.get(idx, ()))}
 
 
 def refuse_policy_file(ws: Workspace, rel: str) -> None:

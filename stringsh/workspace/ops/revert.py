@@ -16,6 +16,7 @@ from stringsh.escapes import shown_name
 from stringsh.hints import widening_policy
 from stringsh.workspace import changes
 from stringsh.workspace.atomic import sha256
+from stringsh.workspace.blobfiles import FILE_BLOB
 from stringsh.workspace.journalrows import ChangeRow, FileRow, MissingBlob, TreeOp, inverse_tree
 from stringsh.workspace.models import FileChange, RevertedFile, RevertOutcome, SkippedChange
 from stringsh.workspace.ops.appending import revert_append
@@ -23,7 +24,7 @@ from stringsh.workspace.ops.apply import apply_locked
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.ops.undopart import take_back
 from stringsh.workspace.paths import DIR_FLAGS, found_names
-from stringsh.workspace.textio import count_lines, decode
+from stringsh.workspace.textio import BINARY_SNIFF, count_lines, decode
 
 if TYPE_CHECKING:
     from stringsh.workspace.engine import Workspace
@@ -155,6 +156,7 @@ def _revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: bo
                 raise
             raise _conflict(ws, rows[0].path, True, change_id, undo, kind) from None
     todo: list[tuple[FileRow, FileChange]] = []
+    known: dict[int, tuple[changes.Digest, ...]] = {}  # bytes hashed here already: apply_locked hashes them no more
     done: list[RevertedFile] = []
     parts: set[str] = set()  # files changed elsewhere since: only the change's own lines go back (undopart.py)
     for f in rows:
@@ -168,7 +170,7 @@ def _revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: bo
                 f"Nothing was changed; restore {shown_name(f.path)} by hand (from version control) if you need its "
                 "old content" + skip_hint + ".",
             ) from None
-        now = _sha_of(ws, f.path)
+        now, now_bytes = _read_now(ws, f.path)
         if now != (f.new_sha or "") and now == (f.prev_sha or "") and _same_path(ws, f.path):
             action = "already_gone" if prev is None else "already"
             done.append(RevertedFile(f.path, action, 0 if prev is None else _lines(prev)))
@@ -177,15 +179,22 @@ def _revert_locked(ws: Workspace, change_id: int, topic: str | None, *, undo: bo
             if merged is None:
                 raise _conflict(ws, f.path, f.new_sha is not None, change_id, undo, kind)
             parts.add(f.path)
+            if now_bytes is not None:
+                known[len(todo)] = ((now_bytes, now),)
             todo.append((f, FileChange(f.path, merged, now, f.prev_mode)))
         else:
+            digests = () if now_bytes is None else ((now_bytes, now),)
+            if prev is not None and f.prev_sha and len(prev) >= FILE_BLOB:  # a blob file: read back by its hash
+                digests += ((prev, f.prev_sha),)
+            known[len(todo)] = digests
             todo.append((f, FileChange(f.path, prev, f.new_sha or "", f.prev_mode, f.prev_times)))
     tree = inverse_tree(journal.tree(change_id))
     if tree:
         check_tree(ws, tree, {f.path for f, change in todo if change.data is None}, change_id, undo)
     if todo or tree:
         try:
-            cs = apply_locked(ws, [change for _, change in todo], topic or row.topic, kind, change_id, tree)
+            cs = apply_locked(ws, [change for _, change in todo], topic or row.topic, kind, change_id, tree,
+                              known=known)
         except StringError as exc:
             if exc.code != "CONFLICT" or not todo:
                 raise
@@ -263,7 +272,7 @@ def refuse_unrevertable(ws: Workspace, row: ChangeRow) -> None:
 def _conflict(ws: Workspace, path: str, wrote: bool, change_id: int, undo: bool,
               kind: str = "revert") -> StringError:
     """The refusal when `path` holds neither what the change wrote nor what it replaced."""
-    deleted = wrote and _sha_of(ws, path) == ""
+    deleted = wrote and _read_now(ws, path)[0] == ""
     what = "was deleted" if deleted else "changed"
     shown = shown_name(path)
     if kind == "apply":  # /revert ID: name the later change that touched the file, to be reverted first
@@ -326,16 +335,21 @@ def _take_back_part(ws: Workspace, f: FileRow, prev: bytes | None) -> bytes | No
     return None if now is None else take_back(prev, new, now)
 
 
-def _sha_of(ws: Workspace, path: str) -> str:
+def _read_now(ws: Workspace, path: str) -> tuple[str, bytes | None]:
+    """The file's hash now ("" when absent, "?" when unreachable) and its bytes (None unless read)."""
     try:
         with ws.confiner.resolve(path, create=True) as res:
             data, _ = changes.current_bytes(res)
     except (StringError, OSError):
-        return "?"
-    return "" if data is None else sha256(data)
+        return "?", None
+    return ("", None) if data is None else (sha256(data), data)
 
 
 def _lines(data: bytes) -> int:
+    """The reply's line count of `data`: as `count_lines` of its decoded text, or its line breaks when it is no text.
+    ASCII without a carriage return or a NUL where decode looks for one counts the same on the bytes, undecoded."""
+    if data.isascii() and b"\r" not in data and b"\x00" not in data[:BINARY_SNIFF]:
+        return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
     try:
         text, _, _ = decode(data, "")
     except StringError:
