@@ -1,9 +1,11 @@
 """`stringsh daemon`: requests on stdin, framed replies on stdout.
 
-Each topic runs one command at a time and queues the rest (bounded); topics run in parallel. The threads take turns
-as the reader (leader and followers): the thread that reads a request passes reading on to an idle thread, starting
-one when none waits, and then runs the request itself. So a request costs no thread hand-off, and the next one is
-read at once, however long this one takes.
+Each topic runs one command at a time and queues the rest (bounded); topics run in parallel. The thread that reads a
+request runs it itself and then reads on: a quick request wakes no other thread (a hand-off per request cost a
+client's round trip more than its reading gained). A watchdog hands the turn to read to an idle thread (starting
+one when none waits) once the reader has run one request for HAND_ON_SECONDS, so a request of another topic is
+read within that, however long the one before it runs; the watchdog wakes at most that often while requests
+come, and sleeps once they stop.
 
 Each request is parsed and its topic resolved once, on admission; the daemon's per-topic queue is the only
 serialisation (the dispatcher's own topic lock is for front ends that do not queue).
@@ -11,7 +13,6 @@ serialisation (the dispatcher's own topic lock is for front ends that do not que
 
 from __future__ import annotations
 
-import re
 import sys
 import threading
 import time
@@ -24,23 +25,21 @@ from stringsh.dispatcher import Dispatcher
 from stringsh.errors import StringError
 from stringsh.output import ReplyWriter
 from stringsh.protocol.framing import envelope, json_reply
+from stringsh.protocol.jsonrequests import Answered, JsonId, JsonItem, json_request
 from stringsh.protocol.request import Request, parse_request
 from stringsh.protocol.response import Reply, format_error_item, format_reply
 from stringsh.protocol.stream import StreamItem, read_requests
 from stringsh.session import Session
 
-REQUEST_ID_TEXT = r"^[A-Za-z0-9._:-]{1,64}$"  # `daemon --json` only; compiled by `re` on first use
-#: `daemon --json`: the fields a request may have.
-JSON_FIELDS = ("id", "cmd", "topic")
-JSON_HINT = 'Send one object per line: {"id": "1", "cmd": "/help", "topic": "main"}'
-#: A `daemon --json` request's id as decoded: echoed in its reply as it came (None: the request had none).
-JsonId = str | int | float | None
 QUEUE_SIZE = 16
 QUEUE_WAIT_SECONDS = 60.0
 #: Threads at most; past it the reader runs a request before reading on (slower, never wrong).
 MAX_THREADS = 64
 #: Idle threads kept waiting to read; one more that finishes a request ends, so a burst leaves no crowd behind.
 SPARE_READERS = 4
+#: A request the reading thread runs for longer than this hands reading to another thread, so a request of another
+#: topic that arrives meanwhile waits this long at most to be read (a quick request hands nothing on).
+HAND_ON_SECONDS = 0.002
 
 
 @dataclass
@@ -49,21 +48,6 @@ class Job:
     session: Session
     queued_at: float
     #: `daemon --json`: the request's id, which its reply echoes as sent (its JSON type and value).
-    json_id: JsonId = None
-
-
-@dataclass
-class JsonItem(StreamItem):
-    """A `daemon --json` request; `json_id` as in `Job`."""
-
-    json_id: JsonId = None
-
-
-@dataclass
-class Answered:
-    """A reply decided while reading a `daemon --json` line; `json_id` as in `Job`."""
-
-    reply: Reply
     json_id: JsonId = None
 
 
@@ -89,10 +73,20 @@ class Daemon:
         self._dequeued = threading.Condition(self._lock)
         self._expiring = False
         self._threads: list[threading.Thread] = []
-        self._read_lock = threading.Lock()  # held by the one thread reading; the idle ones wait for it
         self._eof = False
-        #: Threads waiting for the read lock: the reader starts another when none does.
+        #: The turn to read: one thread has it (reading, or running what it read); `_free` while handed on and
+        #: not yet taken. Idle threads wait for it in `_turn`, and count themselves in `_idle`.
+        self._turn = threading.Condition(self._lock)
+        self._free = False
         self._idle = 0
+        #: The job the reading thread is running itself, since when, and how many it has started: the watchdog's
+        #: view, which hands the turn on when one runs long.
+        self._inline: Job | None = None
+        self._inline_since = 0.0
+        self._inline_count = 0
+        self._watch = threading.Condition(self._lock)
+        self._watch_parked = False
+        self._requests: Iterator[StreamItem | Reply | Answered] = iter(())
 
     def send(self, reply: Reply, json_id: JsonId = None) -> None:
         if self.json_mode:
@@ -222,56 +216,103 @@ class Daemon:
         serving.settle()
         in_background(self.dispatcher.workspace.root)  # the symbol index, from the first /symbols on
         self.dispatcher.warm_shells = True  # a topic's shell starts when the topic is made, not with its first command
-        self._start(self._follow, requests)
+        self._requests = requests
+        watchdog = threading.Thread(target=self._watch_reader, name="stringsh-daemon-watch", daemon=True)
+        watchdog.start()
+        self._start(self._follow, True)
         self.drain()
+        watchdog.join()
 
-    def _follow(self, requests: Iterator[StreamItem | Reply | Answered], counted: bool = False) -> None:
-        """Wait for the turn to read, read a request, pass reading on, run it; end when input does, or when enough
-        other threads are idle. `counted`: the starter already counted this thread idle."""
+    def _follow(self, has_turn: bool = False) -> None:
+        """Read requests and run each one read (the reader keeps the turn to read meanwhile, unless the watchdog
+        hands it on); without the turn, wait for it. End when input does, or when enough other threads wait."""
+        requests = self._requests
         while True:
-            if not counted:
+            if not has_turn and not self._await_turn():
+                return
+            has_turn = True
+            item = next(requests, None)
+            if item is None:
                 with self._lock:
-                    self._idle += 1
-            counted = False
-            with self._read_lock:
-                with self._lock:
-                    self._idle -= 1
-                if self._eof:
-                    return
-                item = next(requests, None)
-                if item is None:
                     self._eof = True
-                    return
-                # admitted while still the reader, so requests of one topic keep their order
-                job = None
-                if isinstance(item, StreamItem):
-                    json_id = item.json_id if isinstance(item, JsonItem) else None
-                    job = self.admit(item.text, item.topic, item.request, json_id)
-                if job is not None:
-                    self._keep_a_reader(requests)
+                    self._turn.notify_all()
+                    self._watch.notify_all()
+                return
             if isinstance(item, Reply):
                 self.send(item)
-            elif isinstance(item, Answered):
+                continue
+            if isinstance(item, Answered):
                 self.send(item.reply, item.json_id)
-            elif job is not None:
-                self._run_topic(job)
-                with self._lock:
-                    if self._idle >= SPARE_READERS:
-                        return
+                continue
+            # admitted while still the reader, so requests of one topic keep their order
+            json_id = item.json_id if isinstance(item, JsonItem) else None
+            job = self.admit(item.text, item.topic, item.request, json_id)
+            if job is None:  # answered, or queued behind its topic
+                continue
+            with self._lock:
+                self._inline, self._inline_since = job, time.monotonic()
+                self._inline_count += 1
+                if self._watch_parked:
+                    self._watch_parked = False
+                    self._watch.notify()
+            self._run_topic(job)
+            with self._lock:
+                has_turn = self._inline is job  # else the watchdog handed the turn on meanwhile
+                if has_turn:
+                    self._inline = None
+                elif self._idle >= SPARE_READERS:
+                    return
 
-    def _keep_a_reader(self, requests: Iterator[StreamItem | Reply | Answered]) -> None:
-        """Before running a request: start a thread to read on unless one already waits (or the cap is reached)."""
+    def _await_turn(self) -> bool:
+        """Wait until the turn to read is handed to this thread (True) or input has ended (False)."""
         with self._lock:
-            if self._idle:
-                return
+            self._idle += 1
+            while not self._free and not self._eof:
+                self._turn.wait()
+            self._idle -= 1
+            if self._eof:
+                return False
+            self._free = False
+            return True
+
+    def _watch_reader(self) -> None:
+        """The watchdog: when the reading thread has run one request for HAND_ON_SECONDS, hand the turn to read to
+        an idle thread (or a new one), so a request of another topic is read while that one runs. It wakes at
+        most every HAND_ON_SECONDS while requests come, and sleeps until the next one once they stop."""
+        seen = -1
+        with self._lock:
+            while not self._eof:
+                job = self._inline
+                if job is None:
+                    if self._inline_count == seen:  # nothing started since the last look: sleep until something is
+                        self._watch_parked = True
+                        self._watch.wait()
+                    else:
+                        seen = self._inline_count
+                        self._watch.wait(HAND_ON_SECONDS)
+                    continue
+                seen = self._inline_count
+                left = self._inline_since + HAND_ON_SECONDS - time.monotonic()
+                if left <= 0 and self._hand_on():
+                    continue
+                self._watch.wait(left if left > 0 else HAND_ON_SECONDS)
+
+    def _hand_on(self) -> bool:
+        """(Holding the lock.) Take the turn to read from the thread running its request and give it to an idle
+        thread, or to a new one; False when the thread cap is reached (the reader keeps it)."""
+        if self._idle:
+            self._free = True
+            self._turn.notify()
+        else:
             self._threads = [thread for thread in self._threads if thread.is_alive()]
             if len(self._threads) >= MAX_THREADS:
-                return
+                return False
             # registered and started under the lock: drain() never sees a moment with no reader
-            reader = threading.Thread(target=self._follow, args=(requests, True), daemon=True)
+            reader = threading.Thread(target=self._follow, args=(True,), daemon=True)
             self._threads.append(reader)
-            self._idle += 1  # counted at once, so a second reader before it starts makes no third
             reader.start()
+        self._inline = None
+        return True
 
     def line_requests(self) -> Iterator[StreamItem | Reply]:
         for item in read_requests(sys.stdin.buffer.readline, envelopes=True):
@@ -302,62 +343,3 @@ def run_daemon(dispatcher: Dispatcher, *, json_mode: bool = False) -> int:
     daemon = Daemon(dispatcher, json_mode=json_mode)
     daemon.serve(daemon.json_requests() if json_mode else daemon.line_requests())
     return 0
-
-
-def json_request(line: bytes) -> JsonItem | Answered:
-    """One `daemon --json` line: the request to run, or the reply refusing it (naming its id when it can)."""
-    from stringsh.protocol.jsonbounds import loads as json_loads  # JSON mode only
-    from stringsh.protocol.jsonfields import quoted, unknown_field
-
-    json_id: JsonId = None
-    try:
-        message = json_loads(line, parse_constant=_not_json, parse_float=_finite_float)
-        if not isinstance(message, dict):
-            raise ValueError('expected an object with a string "cmd"')
-        # read before anything else is refused, so a refusal still names the request it refuses
-        raw_id = message.get("id")
-        if not isinstance(raw_id, str | int | float) and raw_id is not None:
-            return _refused("INVALID_REQUEST", f"id must be a string, number or boolean: {quoted(raw_id)}",
-                            JSON_HINT, None)
-        json_id = raw_id
-        if not isinstance(message.get("cmd"), str):
-            raise ValueError('expected an object with a string "cmd"')
-        unknown = unknown_field(message, JSON_FIELDS)
-        if unknown is not None:
-            return _refused(unknown.code, unknown.message, unknown.hint, json_id)
-        topic = message.get("topic")
-        if topic is not None and not isinstance(topic, str):
-            raise ValueError('"topic" must be a string')
-    except (ValueError, UnicodeDecodeError) as exc:
-        reason = str(exc).splitlines()[0]
-        return _refused("INVALID_PAYLOAD", f"Malformed JSON request: {reason}", JSON_HINT, json_id)
-    cmd = message["cmd"]
-    if json_id is not None and not cmd.lstrip().startswith("["):
-        # the `re:` line names the request too, where the id can be written as String's `[id]`
-        text = json_id if isinstance(json_id, str) else _json_text(json_id)
-        if re.match(REQUEST_ID_TEXT, text):
-            cmd = f"[{text}] {cmd.lstrip()}"
-    return JsonItem(cmd, topic, json_id=json_id)
-
-
-def _refused(code: str, message: str, hint: str | None, json_id: JsonId) -> Answered:
-    text = f"re: (invalid request)\nERROR({code}): {message}" + (f"\n{hint}" if hint else "")
-    return Answered(Reply(text, False, code, None, "main"), json_id)
-
-
-def _json_text(value: JsonId) -> str:
-    from json import dumps
-
-    return dumps(value)
-
-
-def _not_json(name: str) -> float:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite_float(text: str) -> float:
-    """A JSON number as Python reads it (`1e2` is 100.0); one too large for a float is refused, not made infinite."""
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ValueError(f"number out of range: {text[:32]}")
-    return value
