@@ -34,6 +34,12 @@ MAC_BYTES = 32
 DISK_MIN_BYTES = 16 * 1024
 #: An entry larger than this was not written by stringsh (an index is a small fraction of its document's size).
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
+#: Version of an identity entry's layout (`lookup_identity`).
+IDENTITY_VERSION = 1
+#: The racy window, as git's index has one: a file whose ctime or mtime is not this much older than the moment its
+#: bytes were read and hashed may change again without changing its identity (a coarse clock tick, a file system
+#: that keeps whole seconds or, as FAT, two), so its identity is never recorded; the next whole read records it.
+RACY_NS = 2_000_000_000
 
 #: Gives the secret that signs disk entries, or None (then there is no disk cache). Called once, on the first disk
 #: access, so opening small documents never creates or reads the key.
@@ -171,6 +177,33 @@ class IndexCache:
         if name is None or len(redactor_key) < 16 or not redactor_key.isalnum():
             return None
         return f"{sha256}.m{redactor_key[:32]}.idx"
+
+    # -- identities: a file's stat as the content hash read from it ---------------------------------------------
+    def lookup_identity(self, rel: str, identity: tuple[int, ...]) -> str | None:
+        """The sha256 recorded for `rel` when the file had exactly `identity` (device, inode, size, mtime, ctime:
+        `identity_of` in workspace/ops/read.py), None otherwise. Disk only, signed like every entry: a running
+        process keeps the views it read."""
+        name = self._identity_name(rel)
+        data = self._load_blob(name) if name is not None else None
+        if (not isinstance(data, tuple) or len(data) != 5 or data[0] != IDENTITY_VERSION or data[1] != rel
+                or data[2] != tuple(identity) or not isinstance(data[3], str) or not isinstance(data[4], int)
+                or len(identity) != 5 or max(identity[3], identity[4]) >= data[4] - RACY_NS):
+            return None
+        return data[3]
+
+    def put_identity(self, rel: str, identity: tuple[int, ...], sha256: str, read_ns: int) -> bool:
+        """Record that `rel`, with `identity` as it was opened at `read_ns` (before its bytes were read), holds the
+        bytes of `sha256`; never for a racy file (see RACY_NS). True when recorded."""
+        name = self._identity_name(rel)
+        if name is None or len(identity) != 5 or max(identity[3], identity[4]) >= read_ns - RACY_NS:
+            return False
+        self._store_blob(name, (IDENTITY_VERSION, rel, tuple(identity), sha256, read_ns))
+        return True
+
+    def _identity_name(self, rel: str) -> str | None:
+        if self.directory is None:
+            return None
+        return f"{hashlib.sha256(rel.encode('utf-8', 'surrogatepass')).hexdigest()}.s{IDENTITY_VERSION}.idx"
 
     # -- signed blobs ---------------------------------------------------------------------------------------------
     def _load_blob(self, name: str) -> Any:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from functools import cached_property
+from typing import Any
 
 from stringsh.render.cache import IndexCache
 from stringsh.render.index import Block, DocIndex, build_index, update_index
@@ -134,25 +136,41 @@ class LazyDocument(Document):
 
     Until then `prefix_lines` decodes only the lines asked for: a repeat `/open` of a 10 MB page renders its first
     window without decoding the rest. Everything else (`text`, `lines`, equality) sees the whole decoded text.
+
+    With `load`, `raw` is read on first use too: `head` holds the file's first bytes (a file the cache knew by its
+    identity, render/cache.py), and `load` returns the whole bytes, verified to hash to `sha256` (it raises when
+    they do not: no byte of a change is ever shown as this view).
     """
 
-    def __init__(self, raw: bytes, sha256: str, index: DocIndex | None = None) -> None:
-        self.raw = raw
+    def __init__(self, raw: bytes, sha256: str, index: DocIndex | None = None,
+                 load: Callable[[], bytes] | None = None) -> None:
+        if load is None:
+            self.raw = raw
+        else:
+            self.head = raw
+            self.load = load
         self.sha256 = sha256
         self.index = index if index is not None else DocIndex()
 
-    def __getattr__(self, name: str) -> str:
+    def __getattr__(self, name: str) -> Any:
         if name == "text":
-            text = self.__dict__["text"] = self.__dict__["raw"].decode("utf-8")
+            text = self.__dict__["text"] = self.raw.decode("utf-8")
             return text
+        if name == "raw" and "load" in self.__dict__:
+            raw = self.__dict__["raw"] = self.__dict__["load"]()
+            return raw
         raise AttributeError(name)
 
     def prefix_lines(self, count: int) -> tuple[list[str], bool]:
         if "text" in self.__dict__ or "lines" in self.__dict__:
             return super().prefix_lines(count)
-        raw, end = self.raw, -1
+        loaded = "raw" in self.__dict__
+        raw, end = self.raw if loaded else self.head, -1
         for _ in range(max(count, 1)):
             end = raw.find(b"\n", end + 1)
             if end < 0:
-                return self.lines, True
+                if loaded:
+                    return self.lines, True
+                self.__getattr__("raw")  # the first bytes ran out: read them all
+                return self.prefix_lines(count)
         return raw[:end].decode("utf-8").split("\n"), False

@@ -6,6 +6,7 @@ index serialises to a cheap `marshal` blob. Lines are 0-based and ends exclusive
 
 from __future__ import annotations
 
+import marshal
 from bisect import bisect_left
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -16,7 +17,7 @@ from stringsh.render.record import Record
 from stringsh.render.scan import front_matter_end, scan, scan_from
 from stringsh.render.slug import explicit_heading_id, heading_slug_text, normal_id, string_slug, unicode_slug
 
-INDEX_VERSION = 7  # bumped whenever the index finds different blocks or actions or is stored differently: old disk
+INDEX_VERSION = 8  # bumped whenever the index finds different blocks or actions or is stored differently: old disk
 # entries are not reused
 
 
@@ -178,18 +179,36 @@ class DocIndex(Record):
 
     #: Stored too, so a disk entry loads without `derive` (numbering 6,000 heading slugs costs more than the load).
     _DERIVED = ("markers", "references", "shortcuts", "warnings", "heading_ids", "heading_names")
-    __slots__ = _fields = _RAW + _DERIVED
+    #: Kept in a disk entry as one nested marshal blob, unpacked on first use: finding a block needs them, showing a
+    #: page's first window does not (a 10 MB page's 6,000 headings and their names are most of its entry).
+    _LAZY = ("headings", "marker_lines", "reference_lines", "shortcut_lines", "heading_ids", "heading_names")
+    _fields = _RAW + _DERIVED
+    __slots__ = (*_fields, "_lazy")
     _DICTS = frozenset({"front_matter", "references", "heading_names"})
 
+    def __getattr__(self, name: str) -> Any:
+        """A `_LAZY` field of an index loaded from disk: all of them unpacked on the first use of one."""
+        if name not in DocIndex._LAZY:
+            raise AttributeError(name)
+        blob = self._lazy  # (unset on an index that was built, not loaded: AttributeError, as for any field)
+        for field, value in zip(DocIndex._LAZY, marshal.loads(blob), strict=True):
+            setattr(self, field, value)
+        return getattr(self, name)
+
     def to_tuple(self) -> tuple[Any, ...]:
-        return (INDEX_VERSION, *(getattr(self, name) for name in self._RAW + self._DERIVED))
+        eager = (getattr(self, name) for name in self._fields if name not in self._LAZY)
+        return (INDEX_VERSION, *eager, marshal.dumps(tuple(getattr(self, name) for name in self._LAZY)))
 
     @classmethod
     def from_tuple(cls, data: tuple[Any, ...]) -> DocIndex:
-        names = cls._RAW + cls._DERIVED
-        if not data or data[0] != INDEX_VERSION or len(data) != len(names) + 1:
+        eager = [name for name in cls._fields if name not in cls._LAZY]
+        if not data or data[0] != INDEX_VERSION or len(data) != len(eager) + 2 or not isinstance(data[-1], bytes):
             raise ValueError("index version mismatch")
-        return cls(**dict(zip(names, data[1:], strict=True)))
+        index = object.__new__(cls)
+        for name, value in zip(eager, data[1:-1], strict=True):
+            setattr(index, name, value)
+        index._lazy = data[-1]
+        return index
 
 
 def _count(lines: list[str]) -> int:
