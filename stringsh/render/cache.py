@@ -9,8 +9,6 @@ never leads reads or writes out of the workspace.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import hmac
 import marshal
 import os
 import stat
@@ -21,6 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from stringsh.render.index import INDEX_VERSION, DocIndex, build_index
+
+try:  # hashlib's own BLAKE2b and compare_digest: importing hashlib or hmac loads OpenSSL (~5 ms) a repeat open
+    from _blake2 import blake2b  # never needs
+    from _operator import _compare_digest as compare_digest
+except ImportError:  # pragma: no cover - another Python implementation
+    from hashlib import blake2b
+    from hmac import compare_digest
 
 MEMORY_ENTRIES = 64
 #: Version of a mask entry's layout (the redactor's patterns are in its name, see `lookup_mask`).
@@ -203,7 +208,7 @@ class IndexCache:
     def _identity_name(self, rel: str) -> str | None:
         if self.directory is None:
             return None
-        return f"{hashlib.sha256(rel.encode('utf-8', 'surrogatepass')).hexdigest()}.s{IDENTITY_VERSION}.idx"
+        return f"{blake2b(rel.encode('utf-8', 'surrogatepass'), digest_size=32).hexdigest()}.s{IDENTITY_VERSION}.idx"
 
     # -- signed blobs ---------------------------------------------------------------------------------------------
     def _load_blob(self, name: str) -> Any:
@@ -226,7 +231,7 @@ class IndexCache:
             key = self.signing_key()
             whole = memoryview(data)  # (slices of a 700 KB entry are not copied)
             mac, payload = whole[:MAC_BYTES], whole[MAC_BYTES:]
-            if key is None or not hmac.compare_digest(mac, _mac(key, name, payload)):
+            if key is None or not compare_digest(mac, _mac(key, name, payload)):
                 return None  # not written by this user's stringsh (a file shipped in a repository): never trusted
             return marshal.loads(payload)
         except (OSError, ValueError, EOFError, TypeError):
@@ -255,7 +260,7 @@ class IndexCache:
 
 
 def _mac(key: bytes, name: str, payload: bytes | memoryview) -> bytes:
-    """HMAC-SHA256 of the entry's name, a NUL and its payload (the payload is fed as is, never copied)."""
-    mac = hmac.new(key, name.encode() + b"\0", hashlib.sha256)
+    """Keyed BLAKE2b (its MAC mode, RFC 7693) of the entry's name, a NUL and its payload (fed as is, never copied)."""
+    mac = blake2b(name.encode() + b"\0", key=key, digest_size=MAC_BYTES)
     mac.update(payload)
     return mac.digest()

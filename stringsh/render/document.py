@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from functools import cached_property
 from typing import Any
@@ -27,7 +26,10 @@ class Document(Record):
 
     @classmethod
     def parse(cls, text: str, sha256: str = "", cache: IndexCache | None = None) -> Document:
-        sha256 = sha256 or hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        if not sha256:
+            import hashlib  # (not when the caller has the hash: importing it loads OpenSSL)
+
+            sha256 = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         doc = cls(text, sha256)
         index = cache.lookup(sha256) if cache is not None else None
         if index is None:
@@ -157,7 +159,11 @@ class LazyDocument(Document):
             text = self.__dict__["text"] = self.raw.decode("utf-8")
             return text
         if name == "raw" and "load" in self.__dict__:
-            raw = self.__dict__["raw"] = self.__dict__["load"]()
+            try:
+                raw = self.__dict__["raw"] = self.__dict__["load"]()
+            except BaseException:
+                self.__dict__["changed"] = True  # the file is not what was shown: the view is stale (view.py)
+                raise
             return raw
         raise AttributeError(name)
 

@@ -11,8 +11,9 @@ unmask a secret.
 
 from __future__ import annotations
 
-import hashlib
 from typing import TYPE_CHECKING
+
+from stringsh.render.cache import blake2b
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -27,7 +28,7 @@ def redactor_key(redactor: Redactor) -> str:
     from stringsh.workspace import BUILTINS
 
     spec = repr((tuple(BUILTINS), redactor.sources, redactor.replacement))
-    return hashlib.sha256(spec.encode("utf-8", "surrogatepass")).hexdigest()
+    return blake2b(spec.encode("utf-8", "surrogatepass"), digest_size=32).hexdigest()
 
 
 class MaskMemo:

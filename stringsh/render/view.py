@@ -90,7 +90,7 @@ class DocumentView(Record):
     def is_stale(self, workspace: Workspace) -> bool:
         """True when the file no longer has the bytes this view was built from (watch flag or stat, then hash)."""
         info = workspace.stat(self.path)
-        if info is None:
+        if info is None or self.doc.__dict__.get("changed"):  # (a view read by its first bytes found the rest changed)
             return True
         flagged = self.watcher is not None and self.watcher.changed.is_set()
         if not flagged and info.size == self.size and info.mtime_ns == self.mtime_ns:

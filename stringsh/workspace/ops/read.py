@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import time
@@ -133,6 +132,8 @@ def fingerprint(ws: Workspace, request: ReadRequest) -> str | None:
             raise
         try:
             check_hardlink(ws.policy, res, st)
+            import hashlib  # (here, not at the top: a repeat /open trusted by identity hashes nothing)
+
             digest = hashlib.sha256()
             while chunk := os.read(fd, 1 << 20):
                 digest.update(chunk)
