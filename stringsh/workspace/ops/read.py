@@ -182,8 +182,8 @@ def _read_known(ws: Workspace, res: Resolved, request: ReadRequest) -> TextFile 
         if digest is None or not request.known_utf8(digest):
             return None
         head = os.read(fd, min(request.prefix, st.st_size))
-        if len(head) != min(request.prefix, st.st_size):
-            return None  # shorter than its size says: changing now; a whole read sorts it out
+        if len(head) != min(request.prefix, st.st_size) or identity_of(os.fstat(fd)) != identity:
+            return None  # written while it was read (a write moves ctime on before its bytes land): read it whole
         return TextFile(res.rel, "", "utf-8", False, "", False, digest, st.st_size, st.st_mtime_ns, head, identity,
                         0, False)
     finally:
