@@ -12,9 +12,7 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from stringsh.render import sfmd
-from stringsh.render.blockids import number_slugs
 from stringsh.render.record import Record
-from stringsh.render.scan import front_matter_end, scan, scan_from
 from stringsh.render.slug import explicit_heading_id, heading_slug_text, normal_id, string_slug, unicode_slug
 
 INDEX_VERSION = 8  # bumped whenever the index finds different blocks or actions or is stored differently: old disk
@@ -100,6 +98,8 @@ class DocIndex(Record):
         """Distinct ids and every slug name of the headings: String's slugs, then their Unicode spellings."""
         taken = {marker[0] for marker in self.markers} | explicit_ids
         slugs = [heading[5] for heading in self.headings]
+        from stringsh.render.blockids import number_slugs  # (building an index only: a cached one never needs it)
+
         ids, names = number_slugs(slugs, taken)
         spelled = [unicode_slug(h[3]) if not h[3].isascii() else "" for h in self.headings]
         spelled = [word if word != slug else "" for word, slug in zip(spelled, slugs, strict=True)]
@@ -238,6 +238,8 @@ def _extract(index: DocIndex, text: str, lines: list[str], base: int, fences: li
 
 def build_index(text: str, lines: list[str] | None = None) -> DocIndex:
     """Index a markdown document; `lines` is `text.split("\\n")` when the caller already has it."""
+    from stringsh.render.scan import scan  # (a cached index never scans)
+
     lines = text.split("\n") if lines is None else lines
     structure = scan(lines)
     code = sorted([(start, end) for start, end, _, _ in structure.fences] + structure.code)
@@ -262,6 +264,8 @@ def update_index(old: DocIndex, new_lines: list[str], start: int, end: int, coun
     first old heading after it that it finds again unchanged, so everything beyond is the old index shifted.
     Returns None when the change reaches the front matter (the caller then builds the index from scratch).
     """
+    from stringsh.render.scan import front_matter_end, scan_from  # (a cached index never scans)
+
     delta = count - (end - start)
     restart = old.front_matter_end
     for _line, heading_end, *_ in old.headings:

@@ -11,7 +11,7 @@ import posixpath
 from typing import TYPE_CHECKING, ClassVar
 
 from stringsh.errors import StringError
-from stringsh.render import blockids, plain
+from stringsh.render import plain
 from stringsh.render.cache import DISK_MIN_BYTES
 from stringsh.render.document import Document, LazyDocument, is_markdown
 from stringsh.render.index import Block, DocIndex
@@ -259,6 +259,8 @@ def budget_from(variables: dict[str, str]) -> int:
 
 
 def block_not_found(view: DocumentView, block_id: str) -> StringError:
+    from stringsh.render import blockids  # (replies that list ids load it: an open that finds its block never does)
+
     if view.symbols is not None:
         return blockids.not_found(view.symbols.block_ids(), view.path, block_id)
     return blockids.not_found(view.index.block_ids() if view.kind == "markdown" else [], view.path, block_id)
@@ -277,6 +279,8 @@ def resolve_block(view: DocumentView, block_id: str) -> Block:
         raise block_not_found(view, block_id)
     candidates = view.index.ambiguity(block_id)
     if candidates:
+        from stringsh.render import blockids
+
         raise blockids.ambiguous(candidates, view.path, block_id)
     return block
 
