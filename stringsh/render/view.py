@@ -16,7 +16,6 @@ from stringsh.render.cache import DISK_MIN_BYTES
 from stringsh.render.document import Document, LazyDocument, is_markdown
 from stringsh.render.index import Block, DocIndex
 from stringsh.render.record import Record
-from stringsh.workspace import LEGACY_ENCODINGS, is_ambiguous, legacy_note
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -321,6 +320,11 @@ def render_view(view: DocumentView, *, start: int = 0, budget: int = plain.DEFAU
         if command != "/open":
             hint = hint.replace("Read on: /open ", f"Read on: {command} ")
         text = f"{text}\n\n{hint}"
+    if view.encoding == "utf-8":
+        return text
+    from stringsh.workspace import LEGACY_ENCODINGS, is_ambiguous, legacy_note  # (text decoding's module, which a
+    # page shown from the cache never loads)
+
     if view.encoding not in LEGACY_ENCODINGS:
         return text
     ambiguous = is_ambiguous(view.doc.text.encode(view.encoding))  # one character a byte: the file's bytes again

@@ -11,7 +11,6 @@ from stringsh.errors import StringError, is_a_folder, too_large_to_read
 from stringsh.workspace import atomic
 from stringsh.workspace.atomic import sha256
 from stringsh.workspace.ops.guard import check_hardlink, require
-from stringsh.workspace.textio import count_lines, decode, decode_for_edit, decode_or_legacy, newline_style
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -44,6 +43,8 @@ class TextFile(NamedTuple):
 
     @property
     def line_count(self) -> int:
+        from stringsh.workspace.textio import count_lines
+
         return count_lines(self.text)
 
 
@@ -95,6 +96,8 @@ def read_text(ws: Workspace, request: ReadRequest) -> TextFile:
                             identity, started)
         if request.legacy == "edit":
             return edit_text_file(res.rel, data, st.st_mtime_ns, digest)
+        from stringsh.workspace.textio import decode, decode_or_legacy, newline_style  # (not for bytes left undecoded)
+
         text, encoding, bom = decode_or_legacy(data, res.rel) if request.legacy else decode(data, res.rel)
         style, final = newline_style(text)
         return TextFile(res.rel, text, encoding, bom, style, final, digest, len(data), st.st_mtime_ns, b"", identity,
@@ -104,6 +107,8 @@ def read_text(ws: Workspace, request: ReadRequest) -> TextFile:
 def edit_text_file(rel: str, data: bytes, mtime_ns: int, digest: str | None = None) -> TextFile:
     """Bytes as an edit reads them (`read_text`, `legacy="edit"`): also the text a change written in the same group
     commit left for the next one (groupcommit.py), which never went through the file."""
+    from stringsh.workspace.textio import decode_for_edit, newline_style
+
     text, encoding, bom = decode_for_edit(data, rel)
     style, final = newline_style(text)
     return TextFile(rel, text, encoding, bom, style, final, digest or sha256(data), len(data), mtime_ns)
