@@ -208,7 +208,9 @@ class IndexCache:
     def _identity_name(self, rel: str) -> str | None:
         if self.directory is None:
             return None
-        return f"{blake2b(rel.encode('utf-8', 'surrogatepass'), digest_size=32).hexdigest()}.s{IDENTITY_VERSION}.idx"
+        from stringsh.workspace import builtin_sha256 as sha256  # (loaded at start-up; hashlib loads OpenSSL)
+
+        return f"{sha256(rel.encode('utf-8', 'surrogatepass')).hexdigest()}.s{IDENTITY_VERSION}.idx"
 
     # -- signed blobs ---------------------------------------------------------------------------------------------
     def _load_blob(self, name: str) -> Any:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from stringsh.render.cache import blake2b
+from stringsh.workspace import builtin_sha256 as sha256  # (importing hashlib loads OpenSSL)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -28,7 +28,7 @@ def redactor_key(redactor: Redactor) -> str:
     from stringsh.workspace import BUILTINS
 
     spec = repr((tuple(BUILTINS), redactor.sources, redactor.replacement))
-    return blake2b(spec.encode("utf-8", "surrogatepass"), digest_size=32).hexdigest()
+    return sha256(spec.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class MaskMemo:
