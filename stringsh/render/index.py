@@ -190,10 +190,12 @@ class DocIndex(Record):
         """A `_LAZY` field of an index loaded from disk: all of them unpacked on the first use of one."""
         if name not in DocIndex._LAZY:
             raise AttributeError(name)
-        blob = self._lazy  # (unset on an index that was built, not loaded: AttributeError, as for any field)
-        for field, value in zip(DocIndex._LAZY, marshal.loads(blob), strict=True):
-            setattr(self, field, value)
-        return getattr(self, name)
+        blob = getattr(self, "_lazy", None)  # (None: built, not loaded, or another thread unpacked it just now)
+        if blob is not None:
+            for field, value in zip(DocIndex._LAZY, marshal.loads(blob), strict=True):
+                setattr(self, field, value)
+            self._lazy = None  # (an index the cache holds in memory keeps its fields, not the blob too)
+        return object.__getattribute__(self, name)
 
     def to_tuple(self) -> tuple[Any, ...]:
         eager = (getattr(self, name) for name in self._fields if name not in self._LAZY)
