@@ -188,6 +188,8 @@ class IndexCache:
         """The sha256 recorded for `rel` when the file had exactly `identity` (device, inode, size, mtime, ctime:
         `identity_of` in workspace/ops/read.py), None otherwise. Disk only, signed like every entry: a running
         process keeps the views it read."""
+        if len(identity) != 5 or identity[2] < DISK_MIN_BYTES:
+            return None  # (a small file is read whole: none is recorded, and none is looked for on disk)
         name = self._identity_name(rel)
         data = self._load_blob(name) if name is not None else None
         if (not isinstance(data, tuple) or len(data) != 5 or data[0] != IDENTITY_VERSION or data[1] != rel

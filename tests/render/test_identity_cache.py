@@ -124,13 +124,15 @@ def test_a_file_changed_within_the_racy_window_is_never_trusted_by_its_stat(tmp_
     cache = IndexCache(tmp_path / "idx", key=lambda: KEY)
     read_ns = 10 * cache_module.RACY_NS
     sha = "a" * 64
-    racy = (1, 2, 3, read_ns - 5, read_ns - cache_module.RACY_NS)  # ctime not older than the window: refused
+    size = cache_module.DISK_MIN_BYTES
+    racy = (1, 2, size, read_ns - 5, read_ns - cache_module.RACY_NS)  # ctime not older than the window: refused
     assert not cache.put_identity("big.md", racy, sha, read_ns)
     assert cache.lookup_identity("big.md", racy) is None
-    settled = (1, 2, 3, 5, read_ns - cache_module.RACY_NS - 1)
+    settled = (1, 2, size, 5, read_ns - cache_module.RACY_NS - 1)
     assert cache.put_identity("big.md", settled, sha, read_ns)
     assert cache.lookup_identity("big.md", settled) == sha
-    for other in [(1, 2, 3, 5, read_ns), (1, 2, 4, 5, read_ns - cache_module.RACY_NS - 1), (9, 2, 3, 5, 0)]:
+    older = read_ns - cache_module.RACY_NS - 1
+    for other in [(1, 2, size, 5, read_ns), (1, 2, size + 1, 5, older), (9, 2, size, 5, 0), (1, 2, 99, 5, older)]:
         assert cache.lookup_identity("big.md", other) is None
     assert cache.lookup_identity("other.md", settled) is None
     # An entry moved to another path's name does not verify there (the name is signed).
