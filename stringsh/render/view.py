@@ -152,7 +152,8 @@ def load_view(workspace: Workspace, rel: str, *, cache: IndexCache | None = None
     try:  # not UTF-8: shown as Latin-1, read-only; UTF-8 bytes shown before (`known`) are decoded as they are shown
         text_file = workspace.read_text(rel, legacy=True, topic=topic, known_utf8=known, known_identity=vouch,
                                         prefix=HEAD_BYTES)
-        index = cache.lookup(text_file.sha256) if text_file.raw and cache is not None and is_markdown(rel) else None
+        markdown = bool(text_file.raw) and is_markdown(text_file.rel)
+        index = cache.lookup(text_file.sha256) if markdown and cache is not None else None
         if index is None and not text_file.whole:  # vouched for, but its index is gone: read it whole after all
             text_file = workspace.read_text(rel, legacy=True, topic=topic, known_utf8=known)
     except StringError as exc:
@@ -196,10 +197,13 @@ def _whole_bytes(workspace: Workspace, rel: str, sha256: str, topic: str | None)
     def load() -> bytes:
         import hashlib
 
+        from stringsh.hints import command_word
+
         data = workspace.read_bytes(rel, topic=topic)
         if hashlib.sha256(data).hexdigest() != sha256:
             raise StringError("CONFLICT", f"{rel} changed on disk after it was opened; nothing of the change was "
-                                          "shown as that view.", f"Open it again to see it as it is now: /open {rel}")
+                                          "shown as that view.",
+                              f"Open it again to see it as it is now: /open {command_word(rel)}")
         return data
 
     return load
