@@ -8,9 +8,6 @@ from stringsh.commands.context import Context
 from stringsh.commands.registry import handler
 from stringsh.commands.targets import split_from
 from stringsh.documents.linerange import parse_line_target
-from stringsh.documents.listing import format_listing, list_directory
-from stringsh.documents.plainview import plain_view, refuse_web, refuse_window
-from stringsh.documents.rangeview import range_view
 from stringsh.documents.window import check_range, open_window, split_to
 from stringsh.errors import StringError, is_a_folder
 from stringsh.hints import command_word
@@ -81,6 +78,9 @@ def open_path(ctx: Context, target: str, block: str | None, start: int, end: int
     if info.is_dir:
         if block:
             raise is_a_folder(target, f"Use /open {command_word(target)}")
+        from stringsh.documents.listing import format_listing, list_directory  # (folders, line ranges and --plain
+        # load their modules when used: a repeat /open of a page never needs them)
+
         display, entries = list_directory(workspace, rel, topic=ctx.session.topic)
         documents.enter_folder(display)  # the topic's folder now, as String's cwd override
         return format_listing(display, entries)
@@ -183,6 +183,8 @@ def open_(ctx: Context) -> Result:
         if end is not None:
             raise StringError("INVALID_PAYLOAD", f"--to does not go with a line range: {target}",
                               f"Name the last line in the range: /open {command_word(line.path)}:L{line.start}-L{end}")
+        from stringsh.documents.rangeview import range_view
+
         return range_view(ctx, line, ctx.documents.resolve_path(line.path), "/open", start)
     path, _, block = target.partition("#")
     return open_path(ctx, path, block or None, start, end)
@@ -201,6 +203,8 @@ def split_plain(args: list[str]) -> tuple[list[str], bool]:
 def open_plain(ctx: Context, target: str | None, start: int, end: int | None) -> Result:
     """`/open … --plain` (documents/plainview.py): the target's exact text; a window, a folder or a web page
     refused with the way to read it."""
+    from stringsh.documents.plainview import plain_view, refuse_web, refuse_window
+
     current = ctx.documents.current(USAGE, None) if target is None or target.startswith("#") else None
     if current is not None and current.remote:
         raise refuse_web(current.path)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stringsh.errors import StringError
-from stringsh.suggest import did_you_mean, with_suggestion
 
 if TYPE_CHECKING:
     from stringsh.documents.service import DocumentService
@@ -52,6 +51,8 @@ def refuse_unknown_flags(args: list[str], name: str, flags: tuple[str, ...] | No
         spec = COMMANDS.get(name)
         flags = spec.flags if spec is not None else ()
     known = f"Flags of /{name}: {', '.join(flags)}." if flags else f"/{name} takes no flags."
+    from stringsh.suggest import did_you_mean, with_suggestion  # (only a reply to an unknown flag suggests)
+
     raise StringError("INVALID_PAYLOAD", f"Unknown flag for /{name}: {unknown}",
                       with_suggestion(f"{known} A path that starts with - goes after --: /{name} -- {unknown}",
                                       did_you_mean(unknown.partition("=")[0], flags)))

@@ -35,6 +35,8 @@ class LineTarget(NamedTuple):
 def parse_line_target(target: str, exists: Callable[[str], bool]) -> LineTarget | None:
     """The line target `target` names, None when it names a plain path; `exists(path)` is asked only for a
     malformed suffix (a file may really be called `x:Ly`)."""
+    if ":L" not in target:  # both patterns need it (and are then compiled only when a target could be one)
+        return None
     match = STRICT.match(target)
     if match:
         start = int(match.group(2))

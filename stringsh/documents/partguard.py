@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from stringsh.errors import StringError
 from stringsh.workspace import SHOWN_LINES, block_changed, block_gone, lines_changed
 from stringsh.workspace import shown_text as shown
 
@@ -43,8 +44,9 @@ def remember(session: Session, rel: str, text: str | Document) -> None:
 def _size(text: str | Document) -> int:
     if isinstance(text, str):
         return len(text)
-    raw = text.__dict__.get("raw")
-    return len(raw) if isinstance(raw, bytes) and "text" not in text.__dict__ else len(text.text)
+    held = text.__dict__
+    raw = held.get("raw", held.get("head"))  # (a view read by its first bytes holds only those: render/document.py)
+    return len(raw) if isinstance(raw, bytes) and "text" not in held else len(text.text)
 
 
 def forget(session: Session, rel: str) -> None:
@@ -61,5 +63,10 @@ def baseline(session: Session, rel: str, sha256: str, text: str) -> str | None:
         return text
     tag, known = session.known.get(rel, ("", None))
     if known is not None and tag == seen:
-        return known if isinstance(known, str) else known.text
+        if isinstance(known, str):
+            return known
+        try:
+            return known.text
+        except StringError:  # a view read by its first bytes, whose file no longer holds the rest: not remembered
+            pass
     return text if seen == sha256 else None

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from stringsh.documents import partguard
 from stringsh.errors import StringError, is_a_folder
 from stringsh.render.view import DocumentView, ViewLoader, current_if_fresh, resolve_block
-from stringsh.workspace import LEGACY_ENCODINGS, is_ambiguous, mark_seen, refuse_ambiguous
+from stringsh.workspace import mark_seen
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -228,6 +228,8 @@ class DocumentService:
         view = fresh or self.load(path, watch=False)
         if view.kind == "binary":
             raise StringError("BINARY_FILE", f"Binary file: {view.path} ({view.mime}, {view.size} bytes)")
+        from stringsh.workspace import LEGACY_ENCODINGS, is_ambiguous, refuse_ambiguous
+
         if view.encoding in LEGACY_ENCODINGS and is_ambiguous(view.doc.text.encode(view.encoding)):
             raise refuse_ambiguous(view.path)  # Latin-1 or cp1252 kept, but not where parts are UTF-8
         return view

@@ -247,10 +247,16 @@ def reply_header(text: str) -> tuple[str, str | None]:
     return header, request_id
 
 
+#: shlex's whitespace (` \t\r\n`) as spaces: alone it separates words holding no quote or backslash.
+SHLEX_SPACES = str.maketrans("\t\r\n", "   ")
+
+
 def split_arguments(text: str) -> list[str]:
     """Shell-like split of the header's arguments; an unbalanced quote is a coded error."""
     if not text.strip(" \t\r\n"):  # shlex's whitespace: nothing to split (and `-c /ls` never imports shlex)
         return []
+    if "'" not in text and '"' not in text and "\\" not in text:  # no quote or escape: shlex would split at its
+        return [word for word in text.translate(SHLEX_SPACES).split(" ") if word]  # whitespace only, so no import
     import shlex
 
     try:

@@ -9,8 +9,6 @@ never leads reads or writes out of the workspace.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import hmac
 import marshal
 import os
 import stat
@@ -21,6 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from stringsh.render.index import INDEX_VERSION, DocIndex, build_index
+
+try:  # hashlib's own BLAKE2b and compare_digest: importing hashlib or hmac loads OpenSSL (~5 ms) a repeat open
+    from _blake2 import blake2b  # never needs
+    from _operator import _compare_digest as compare_digest
+except ImportError:  # pragma: no cover - another Python implementation
+    from hashlib import blake2b
+    from hmac import compare_digest
 
 MEMORY_ENTRIES = 64
 #: Version of a mask entry's layout (the redactor's patterns are in its name, see `lookup_mask`).
@@ -34,6 +39,12 @@ MAC_BYTES = 32
 DISK_MIN_BYTES = 16 * 1024
 #: An entry larger than this was not written by stringsh (an index is a small fraction of its document's size).
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
+#: Version of an identity entry's layout (`lookup_identity`).
+IDENTITY_VERSION = 1
+#: The racy window, as git's index has one: a file whose ctime or mtime is not this much older than the moment its
+#: bytes were read and hashed may change again without changing its identity (a coarse clock tick, a file system
+#: that keeps whole seconds or, as FAT, two), so its identity is never recorded; the next whole read records it.
+RACY_NS = 2_000_000_000
 
 #: Gives the secret that signs disk entries, or None (then there is no disk cache). Called once, on the first disk
 #: access, so opening small documents never creates or reads the key.
@@ -172,6 +183,37 @@ class IndexCache:
             return None
         return f"{sha256}.m{redactor_key[:32]}.idx"
 
+    # -- identities: a file's stat as the content hash read from it ---------------------------------------------
+    def lookup_identity(self, rel: str, identity: tuple[int, ...]) -> str | None:
+        """The sha256 recorded for `rel` when the file had exactly `identity` (device, inode, size, mtime, ctime:
+        `identity_of` in workspace/ops/read.py), None otherwise. Disk only, signed like every entry: a running
+        process keeps the views it read."""
+        if len(identity) != 5 or identity[2] < DISK_MIN_BYTES:
+            return None  # (a small file is read whole: none is recorded, and none is looked for on disk)
+        name = self._identity_name(rel)
+        data = self._load_blob(name) if name is not None else None
+        if (not isinstance(data, tuple) or len(data) != 5 or data[0] != IDENTITY_VERSION or data[1] != rel
+                or data[2] != tuple(identity) or not isinstance(data[3], str) or not isinstance(data[4], int)
+                or len(identity) != 5 or max(identity[3], identity[4]) >= data[4] - RACY_NS):
+            return None
+        return data[3]
+
+    def put_identity(self, rel: str, identity: tuple[int, ...], sha256: str, read_ns: int) -> bool:
+        """Record that `rel`, with `identity` as it was opened at `read_ns` (before its bytes were read), holds the
+        bytes of `sha256`; never for a racy file (see RACY_NS). True when recorded."""
+        name = self._identity_name(rel)
+        if name is None or len(identity) != 5 or max(identity[3], identity[4]) >= read_ns - RACY_NS:
+            return False
+        self._store_blob(name, (IDENTITY_VERSION, rel, tuple(identity), sha256, read_ns))
+        return True
+
+    def _identity_name(self, rel: str) -> str | None:
+        if self.directory is None:
+            return None
+        from stringsh.workspace import builtin_sha256 as sha256  # (loaded at start-up; hashlib loads OpenSSL)
+
+        return f"{sha256(rel.encode('utf-8', 'surrogatepass')).hexdigest()}.s{IDENTITY_VERSION}.idx"
+
     # -- signed blobs ---------------------------------------------------------------------------------------------
     def _load_blob(self, name: str) -> Any:
         """The marshalled value of a disk entry when its signature verifies, else None."""
@@ -193,7 +235,7 @@ class IndexCache:
             key = self.signing_key()
             whole = memoryview(data)  # (slices of a 700 KB entry are not copied)
             mac, payload = whole[:MAC_BYTES], whole[MAC_BYTES:]
-            if key is None or not hmac.compare_digest(mac, _mac(key, name, payload)):
+            if key is None or not compare_digest(mac, _mac(key, name, payload)):
                 return None  # not written by this user's stringsh (a file shipped in a repository): never trusted
             return marshal.loads(payload)
         except (OSError, ValueError, EOFError, TypeError):
@@ -222,7 +264,7 @@ class IndexCache:
 
 
 def _mac(key: bytes, name: str, payload: bytes | memoryview) -> bytes:
-    """HMAC-SHA256 of the entry's name, a NUL and its payload (the payload is fed as is, never copied)."""
-    mac = hmac.new(key, name.encode() + b"\0", hashlib.sha256)
+    """Keyed BLAKE2b (its MAC mode, RFC 7693) of the entry's name, a NUL and its payload (fed as is, never copied)."""
+    mac = blake2b(name.encode() + b"\0", key=key, digest_size=MAC_BYTES)
     mac.update(payload)
     return mac.digest()

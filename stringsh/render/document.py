@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
+from collections.abc import Callable
 from functools import cached_property
+from typing import Any
 
 from stringsh.render.cache import IndexCache
 from stringsh.render.index import Block, DocIndex, build_index, update_index
@@ -25,7 +26,10 @@ class Document(Record):
 
     @classmethod
     def parse(cls, text: str, sha256: str = "", cache: IndexCache | None = None) -> Document:
-        sha256 = sha256 or hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        if not sha256:
+            import hashlib  # (not when the caller has the hash: importing it loads OpenSSL)
+
+            sha256 = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         doc = cls(text, sha256)
         index = cache.lookup(sha256) if cache is not None else None
         if index is None:
@@ -134,25 +138,45 @@ class LazyDocument(Document):
 
     Until then `prefix_lines` decodes only the lines asked for: a repeat `/open` of a 10 MB page renders its first
     window without decoding the rest. Everything else (`text`, `lines`, equality) sees the whole decoded text.
+
+    With `load`, `raw` is read on first use too: `head` holds the file's first bytes (a file the cache knew by its
+    identity, render/cache.py), and `load` returns the whole bytes, verified to hash to `sha256` (it raises when
+    they do not: no byte of a change is ever shown as this view).
     """
 
-    def __init__(self, raw: bytes, sha256: str, index: DocIndex | None = None) -> None:
-        self.raw = raw
+    def __init__(self, raw: bytes, sha256: str, index: DocIndex | None = None,
+                 load: Callable[[], bytes] | None = None) -> None:
+        if load is None:
+            self.raw = raw
+        else:
+            self.head = raw
+            self.load = load
         self.sha256 = sha256
         self.index = index if index is not None else DocIndex()
 
-    def __getattr__(self, name: str) -> str:
+    def __getattr__(self, name: str) -> Any:
         if name == "text":
-            text = self.__dict__["text"] = self.__dict__["raw"].decode("utf-8")
+            text = self.__dict__["text"] = self.raw.decode("utf-8")
             return text
+        if name == "raw" and "load" in self.__dict__:
+            try:
+                raw = self.__dict__["raw"] = self.__dict__["load"]()
+            except BaseException:
+                self.__dict__["changed"] = True  # the file is not what was shown: the view is stale (view.py)
+                raise
+            return raw
         raise AttributeError(name)
 
     def prefix_lines(self, count: int) -> tuple[list[str], bool]:
         if "text" in self.__dict__ or "lines" in self.__dict__:
             return super().prefix_lines(count)
-        raw, end = self.raw, -1
+        loaded = "raw" in self.__dict__
+        raw, end = self.raw if loaded else self.head, -1
         for _ in range(max(count, 1)):
             end = raw.find(b"\n", end + 1)
             if end < 0:
-                return self.lines, True
+                if loaded:
+                    return self.lines, True
+                self.__getattr__("raw")  # the first bytes ran out: read them all
+                return self.prefix_lines(count)
         return raw[:end].decode("utf-8").split("\n"), False

@@ -6,17 +6,16 @@ index serialises to a cheap `marshal` blob. Lines are 0-based and ends exclusive
 
 from __future__ import annotations
 
+import marshal
 from bisect import bisect_left
 from operator import itemgetter
 from typing import Any, NamedTuple
 
 from stringsh.render import sfmd
-from stringsh.render.blockids import number_slugs
 from stringsh.render.record import Record
-from stringsh.render.scan import front_matter_end, scan, scan_from
 from stringsh.render.slug import explicit_heading_id, heading_slug_text, normal_id, string_slug, unicode_slug
 
-INDEX_VERSION = 7  # bumped whenever the index finds different blocks or actions or is stored differently: old disk
+INDEX_VERSION = 8  # bumped whenever the index finds different blocks or actions or is stored differently: old disk
 # entries are not reused
 
 
@@ -99,6 +98,8 @@ class DocIndex(Record):
         """Distinct ids and every slug name of the headings: String's slugs, then their Unicode spellings."""
         taken = {marker[0] for marker in self.markers} | explicit_ids
         slugs = [heading[5] for heading in self.headings]
+        from stringsh.render.blockids import number_slugs  # (building an index only: a cached one never needs it)
+
         ids, names = number_slugs(slugs, taken)
         spelled = [unicode_slug(h[3]) if not h[3].isascii() else "" for h in self.headings]
         spelled = [word if word != slug else "" for word, slug in zip(spelled, slugs, strict=True)]
@@ -178,18 +179,38 @@ class DocIndex(Record):
 
     #: Stored too, so a disk entry loads without `derive` (numbering 6,000 heading slugs costs more than the load).
     _DERIVED = ("markers", "references", "shortcuts", "warnings", "heading_ids", "heading_names")
-    __slots__ = _fields = _RAW + _DERIVED
+    #: Kept in a disk entry as one nested marshal blob, unpacked on first use: finding a block needs them, showing a
+    #: page's first window does not (a 10 MB page's 6,000 headings and their names are most of its entry).
+    _LAZY = ("headings", "marker_lines", "reference_lines", "shortcut_lines", "heading_ids", "heading_names")
+    _fields = _RAW + _DERIVED
+    __slots__ = (*_fields, "_lazy")
     _DICTS = frozenset({"front_matter", "references", "heading_names"})
 
+    def __getattr__(self, name: str) -> Any:
+        """A `_LAZY` field of an index loaded from disk: all of them unpacked on the first use of one."""
+        if name not in DocIndex._LAZY:
+            raise AttributeError(name)
+        blob = getattr(self, "_lazy", None)  # (None: built, not loaded, or another thread unpacked it just now)
+        if blob is not None:
+            for field, value in zip(DocIndex._LAZY, marshal.loads(blob), strict=True):
+                setattr(self, field, value)
+            self._lazy = None  # (an index the cache holds in memory keeps its fields, not the blob too)
+        return object.__getattribute__(self, name)
+
     def to_tuple(self) -> tuple[Any, ...]:
-        return (INDEX_VERSION, *(getattr(self, name) for name in self._RAW + self._DERIVED))
+        eager = (getattr(self, name) for name in self._fields if name not in self._LAZY)
+        return (INDEX_VERSION, *eager, marshal.dumps(tuple(getattr(self, name) for name in self._LAZY)))
 
     @classmethod
     def from_tuple(cls, data: tuple[Any, ...]) -> DocIndex:
-        names = cls._RAW + cls._DERIVED
-        if not data or data[0] != INDEX_VERSION or len(data) != len(names) + 1:
+        eager = [name for name in cls._fields if name not in cls._LAZY]
+        if not data or data[0] != INDEX_VERSION or len(data) != len(eager) + 2 or not isinstance(data[-1], bytes):
             raise ValueError("index version mismatch")
-        return cls(**dict(zip(names, data[1:], strict=True)))
+        index = object.__new__(cls)
+        for name, value in zip(eager, data[1:-1], strict=True):
+            setattr(index, name, value)
+        index._lazy = data[-1]
+        return index
 
 
 def _count(lines: list[str]) -> int:
@@ -219,6 +240,8 @@ def _extract(index: DocIndex, text: str, lines: list[str], base: int, fences: li
 
 def build_index(text: str, lines: list[str] | None = None) -> DocIndex:
     """Index a markdown document; `lines` is `text.split("\\n")` when the caller already has it."""
+    from stringsh.render.scan import scan  # (a cached index never scans)
+
     lines = text.split("\n") if lines is None else lines
     structure = scan(lines)
     code = sorted([(start, end) for start, end, _, _ in structure.fences] + structure.code)
@@ -243,6 +266,8 @@ def update_index(old: DocIndex, new_lines: list[str], start: int, end: int, coun
     first old heading after it that it finds again unchanged, so everything beyond is the old index shifted.
     Returns None when the change reaches the front matter (the caller then builds the index from scratch).
     """
+    from stringsh.render.scan import front_matter_end, scan_from  # (a cached index never scans)
+
     delta = count - (end - start)
     restart = old.front_matter_end
     for _line, heading_end, *_ in old.headings:

@@ -11,8 +11,9 @@ unmask a secret.
 
 from __future__ import annotations
 
-import hashlib
 from typing import TYPE_CHECKING
+
+from stringsh.workspace import builtin_sha256 as sha256  # (importing hashlib loads OpenSSL)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -27,7 +28,7 @@ def redactor_key(redactor: Redactor) -> str:
     from stringsh.workspace import BUILTINS
 
     spec = repr((tuple(BUILTINS), redactor.sources, redactor.replacement))
-    return hashlib.sha256(spec.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256(spec.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class MaskMemo:

@@ -11,7 +11,6 @@ from bisect import bisect_right
 from collections.abc import Iterator
 
 from stringsh.lazyexports import lazy_pattern
-from stringsh.render.blocks import closes_fence
 
 MARKER_LINE = lazy_pattern(r"^[ \t]*<!-- ([#/])([A-Za-z0-9_-]+) -->[ \t]*\r?$", re.MULTILINE)
 MARKER_TRIMMED = lazy_pattern(r"^<!-- [#/][A-Za-z0-9_-]+ -->$")
@@ -196,7 +195,7 @@ def action_fences(lines: list[str], fences: list[tuple[int, int, str, int]]) -> 
     found: list[tuple[str, bool, int, int]] = []
     for start, end, info, _indent in fences:
         match = ACTION_INFO.match(info)
-        if match and end - 1 > start and closes_fence(lines[start].strip(), lines[end - 1].strip()):
+        if match and end - 1 > start and _closes_fence(lines[start].strip(), lines[end - 1].strip()):
             found.append((match.group(1), bool(match.group(2)), start, end))
     return found
 
@@ -265,3 +264,10 @@ def _scalar(value: str) -> str:
     if " #" in value:
         value = value.split(" #", 1)[0].rstrip()
     return value
+
+
+def _closes_fence(opener: str, closer: str) -> bool:
+    """`blocks.closes_fence`, its module loaded on first use (a repeat /open of a cached page never scans)."""
+    from stringsh.render.blocks import closes_fence
+
+    return closes_fence(opener, closer)

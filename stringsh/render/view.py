@@ -11,11 +11,11 @@ import posixpath
 from typing import TYPE_CHECKING, ClassVar
 
 from stringsh.errors import StringError
-from stringsh.render import blockids, plain
+from stringsh.render import plain
+from stringsh.render.cache import DISK_MIN_BYTES
 from stringsh.render.document import Document, LazyDocument, is_markdown
 from stringsh.render.index import Block, DocIndex
 from stringsh.render.record import Record
-from stringsh.workspace import LEGACY_ENCODINGS, is_ambiguous, legacy_note
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from stringsh.workspace import Workspace
 
 BUDGET_VARIABLE = "_max_lines"
+#: How much of a file the cache vouches for by its identity is read up front: the first window of a page (1,856
+#: lines of a 400-line budget, `plain.render_document`) in all but pages of very long lines; more reads it whole.
+HEAD_BYTES = 512 * 1024
 
 
 class DocumentView(Record):
@@ -86,7 +89,7 @@ class DocumentView(Record):
     def is_stale(self, workspace: Workspace) -> bool:
         """True when the file no longer has the bytes this view was built from (watch flag or stat, then hash)."""
         info = workspace.stat(self.path)
-        if info is None:
+        if info is None or self.doc.__dict__.get("changed"):  # (a view read by its first bytes found the rest changed)
             return True
         flagged = self.watcher is not None and self.watcher.changed.is_set()
         if not flagged and info.size == self.size and info.mtime_ns == self.mtime_ns:
@@ -145,8 +148,14 @@ def load_view(workspace: Workspace, rel: str, *, cache: IndexCache | None = None
 
         memo = MaskMemo(workspace, cache)
     known = memo.known_utf8 if memo is not None and is_markdown(rel) else None
+    vouch = cache.lookup_identity if known is not None and cache is not None else None
     try:  # not UTF-8: shown as Latin-1, read-only; UTF-8 bytes shown before (`known`) are decoded as they are shown
-        text_file = workspace.read_text(rel, legacy=True, topic=topic, known_utf8=known)
+        text_file = workspace.read_text(rel, legacy=True, topic=topic, known_utf8=known, known_identity=vouch,
+                                        prefix=HEAD_BYTES)
+        markdown = bool(text_file.raw) and is_markdown(text_file.rel)
+        index = cache.lookup(text_file.sha256) if markdown and cache is not None else None
+        if index is None and not text_file.whole:  # vouched for, but its index is gone: read it whole after all
+            text_file = workspace.read_text(rel, legacy=True, topic=topic, known_utf8=known)
     except StringError as exc:
         if exc.code != "BINARY_FILE":
             raise
@@ -158,15 +167,19 @@ def load_view(workspace: Workspace, rel: str, *, cache: IndexCache | None = None
                             mime=mime)
     rel = text_file.rel
     text = text_file.text
-    index = cache.lookup(text_file.sha256) if text_file.raw and cache is not None and is_markdown(rel) else None
     if index is not None:
-        doc: Document = LazyDocument(text_file.raw, text_file.sha256, index)
+        load = None if text_file.whole else _whole_bytes(workspace, rel, text_file.sha256, topic)
+        doc: Document = LazyDocument(text_file.raw, text_file.sha256, index, load)
         kind = "markdown"
     else:
         if text_file.raw:  # left undecoded, but not shown lazily after all (no index entry): decode it now
             text = text_file.raw.decode("utf-8")
         kind = "markdown" if is_markdown(rel) else "text"
         doc = Document.parse(text, text_file.sha256, cache) if kind == "markdown" else Document(text, text_file.sha256)
+    if (vouch is not None and cache is not None and text_file.whole and text_file.identity
+            and text_file.size >= DISK_MIN_BYTES and text_file.encoding == "utf-8" and not text_file.bom):
+        # the next open may trust the file by its stat (not when it changed just before it was read: cache.py)
+        cache.put_identity(rel, text_file.identity, text_file.sha256, text_file.read_ns)
     symbols = _symbols(rel, doc, cache) if kind == "text" else None
     mime = "text/markdown" if kind == "markdown" else "text/plain"  # (mimetypes costs ms to initialise)
     view = DocumentView(rel, kind, doc, text_file.size, text_file.mtime_ns, mime=mime, encoding=text_file.encoding,
@@ -175,6 +188,25 @@ def load_view(workspace: Workspace, rel: str, *, cache: IndexCache | None = None
     if watcher is not None and root is not None:
         view.watcher = watcher.watch(os.path.join(os.fspath(root), rel))
     return view
+
+
+def _whole_bytes(workspace: Workspace, rel: str, sha256: str, topic: str | None) -> Callable[[], bytes]:
+    """Reads the whole file a view was opened from by its first bytes, on first need (an edit, a block further
+    down): CONFLICT, and nothing shown from it, unless it still hashes to the view's sha256."""
+
+    def load() -> bytes:
+        import hashlib
+
+        from stringsh.hints import command_word
+
+        data = workspace.read_bytes(rel, topic=topic)
+        if hashlib.sha256(data).hexdigest() != sha256:
+            raise StringError("CONFLICT", f"{rel} changed on disk after it was opened; nothing of the change was "
+                                          "shown as that view.",
+                              f"Open it again to see it as it is now: /open {command_word(rel)}")
+        return data
+
+    return load
 
 
 def _symbols(rel: str, doc: Document, cache: IndexCache | None) -> SymbolIndex | None:
@@ -230,6 +262,8 @@ def budget_from(variables: dict[str, str]) -> int:
 
 
 def block_not_found(view: DocumentView, block_id: str) -> StringError:
+    from stringsh.render import blockids  # (replies that list ids load it: an open that finds its block never does)
+
     if view.symbols is not None:
         return blockids.not_found(view.symbols.block_ids(), view.path, block_id)
     return blockids.not_found(view.index.block_ids() if view.kind == "markdown" else [], view.path, block_id)
@@ -248,6 +282,8 @@ def resolve_block(view: DocumentView, block_id: str) -> Block:
         raise block_not_found(view, block_id)
     candidates = view.index.ambiguity(block_id)
     if candidates:
+        from stringsh.render import blockids
+
         raise blockids.ambiguous(candidates, view.path, block_id)
     return block
 
@@ -288,6 +324,11 @@ def render_view(view: DocumentView, *, start: int = 0, budget: int = plain.DEFAU
         if command != "/open":
             hint = hint.replace("Read on: /open ", f"Read on: {command} ")
         text = f"{text}\n\n{hint}"
+    if view.encoding == "utf-8":
+        return text
+    from stringsh.workspace import LEGACY_ENCODINGS, is_ambiguous, legacy_note  # (text decoding's module, which a
+    # page shown from the cache never loads)
+
     if view.encoding not in LEGACY_ENCODINGS:
         return text
     ambiguous = is_ambiguous(view.doc.text.encode(view.encoding))  # one character a byte: the file's bytes again

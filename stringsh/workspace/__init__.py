@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from stringsh.workspace.clients import Client, pick_client
     from stringsh.workspace.codexpatch import is_codex_patch, named_paths, patched_line
     from stringsh.workspace.context import RequestContext
+    from stringsh.workspace.digest import sha256 as builtin_sha256
     from stringsh.workspace.engine import Workspace
     from stringsh.workspace.guards import (
         NO_GUARD,
@@ -212,6 +213,7 @@ _WHERE = {
     "SearchWalk": "ops.searchwalk",
     "TreeOp": "journalrows",
     "trust_digest": "trust:digest",
+    "builtin_sha256": "digest:sha256",
     "trust_record": "trust:record",
     "trust_recorded": "trust:recorded",
     "trust_revoke": "trust:revoke",
@@ -293,6 +295,7 @@ __all__ = [
     "block_changed",
     "block_gone",
     "builtin_redactor",
+    "builtin_sha256",
     "changed_since",
     "clean_text",
     "count_lines",

@@ -411,14 +411,17 @@ class Workspace:
         return read_bytes(self, ReadRequest(path, topic))
 
     def read_text(self, path: str, *, topic: str | None = None, legacy: bool | str = False,
-                  known_utf8: Callable[[str], bool] | None = None) -> TextFile:
+                  known_utf8: Callable[[str], bool] | None = None,
+                  known_identity: Callable[[str, tuple[int, ...]], str | None] | None = None,
+                  prefix: int = 0) -> TextFile:
         """Strictly decoded text with the file's own line endings; BINARY_FILE / ENCODING / TOO_LARGE. `legacy`: a
         file that is not UTF-8 is read as Latin-1 (or detected cp1252) instead; `legacy="edit"` refuses one whose
         encoding is ambiguous (parts of it UTF-8), as every editor does. `known_utf8`: see `ReadRequest` (bytes a
-        signed cache knows are UTF-8 come back undecoded, in `raw`)."""
+        signed cache knows are UTF-8 come back undecoded, in `raw`); `known_identity`, `prefix`: the same for a file
+        whose identity the cache vouches for (only its first `prefix` bytes are read)."""
         from stringsh.workspace.ops.read import ReadRequest, read_text
 
-        return read_text(self, ReadRequest(path, topic, legacy, known_utf8))
+        return read_text(self, ReadRequest(path, topic, legacy, known_utf8, known_identity, prefix))
 
     def read_window(self, request: WindowRequest) -> TextWindow:
         """Lines [start, stop) of a file of any size within a character budget, in one bounded pass (ops/window.py):

@@ -101,6 +101,15 @@ def test_shell_like_quoting_and_whitespace_runs() -> None:
     assert split_arguments("") == []
 
 
+@pytest.mark.parametrize("text", ["big.md", " a\tb\r\nc  ", "a#b c;d $x {v} \x0bq\xa0r \u2028 -- --from 3", "é ü"])
+def test_words_without_quotes_split_as_shlex_splits_them(text: str) -> None:
+    import shlex
+
+    lexer = shlex.shlex(text, posix=True)
+    lexer.whitespace_split, lexer.commenters = True, ""
+    assert split_arguments(text) == list(lexer)
+
+
 def test_unbalanced_quote_is_invalid_payload() -> None:
     with pytest.raises(StringError) as err:
         split_arguments('"open')
