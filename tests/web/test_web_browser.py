@@ -313,7 +313,8 @@ def test_a_hidden_tab_builds_nothing_until_it_is_shown(site: tuple[Watched, Path
     page.evaluate("window.hiddenNow = true; "
                   "Object.defineProperty(document, 'hidden', { configurable: true, get: () => window.hiddenNow })")
     assert agent(root, env, "/write behind.txt\none\n").returncode == 0
-    page.wait_for_function("state.queued.length > 0", timeout=WAIT_MS)  # the batch came, and waits
+    # a function, not an expression: polling an expression evals it in the page, which its CSP forbids
+    page.wait_for_function("() => state.queued.length > 0", timeout=WAIT_MS)  # the batch came, and waits
     expect(page.locator("#feed tbody tr")).to_have_count(0)
     expect(page.locator("#changes li")).to_have_count(0)
     page.evaluate("window.hiddenNow = false; document.dispatchEvent(new Event('visibilitychange'))")
