@@ -97,6 +97,12 @@ def default_start() -> str:
     return f"stringsh: {note.removeprefix('; ')}\n" if note else ""
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one worker more than the cores this process may use. Most tests wait on real subprocesses, ptys
+    and servers, so a worker per core leaves a core idle in those waits; the extra one fills them."""
+    return len(os.sched_getaffinity(0)) + 1 if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1) + 1
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if TOOL_LOG:  # every Python child (xdist's workers, `python -m stringsh`) records its lookups too
         watch()
