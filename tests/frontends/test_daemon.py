@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import io
 import json
@@ -10,6 +11,7 @@ import queue
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -152,6 +154,20 @@ class Sink(io.BytesIO):
         return self.getvalue().decode()
 
 
+@contextlib.contextmanager
+def served(daemon: object) -> Iterator[queue.Queue[StreamItem | None]]:
+    """`daemon` serving, on a thread, the requests put on the queue yielded; its input ends with the block."""
+    feed: queue.Queue[StreamItem | None] = queue.Queue()
+    server = threading.Thread(target=daemon.serve, args=(iter(feed.get, None),))  # type: ignore[attr-defined]
+    server.start()
+    try:
+        yield feed
+    finally:
+        feed.put(None)
+        server.join(30)
+    assert not server.is_alive()
+
+
 def test_topics_run_in_parallel_and_one_topic_queues(ws: Path, gate) -> None:
     from stringsh.daemon import Daemon
 
@@ -219,28 +235,23 @@ def test_a_burst_runs_every_topic_at_once_and_leaves_only_spare_readers(ws: Path
 
     sink = Sink()
     daemon = Daemon(Dispatcher(ws, commands=with_command("wait-gate", wait_gate)), out=sink)
-    feed: queue.Queue[StreamItem | None] = queue.Queue()
-    server = threading.Thread(target=daemon.serve, args=(iter(feed.get, None),))
-    server.start()
-    try:
-        for n in range(10):
-            feed.put(StreamItem(f"[g{n}] /wait-gate", f"t{n}"))
-        for _ in range(10):
-            assert running.acquire(timeout=10)  # all ten at once: none waits for another to end
-        release.set()
-        wait_until(lambda: sink.text().count("released") == 10, "the ten replies")
+    with served(daemon) as feed:
+        try:
+            for n in range(10):
+                feed.put(StreamItem(f"[g{n}] /wait-gate", f"t{n}"))
+            for _ in range(10):
+                assert running.acquire(timeout=10)  # all ten at once: none waits for another to end
+            release.set()
+            wait_until(lambda: sink.text().count("released") == 10, "the ten replies")
 
-        def alive() -> int:
-            return sum(thread.is_alive() for thread in daemon._threads)
+            def alive() -> int:
+                return sum(thread.is_alive() for thread in daemon._threads)
 
-        wait_until(lambda: alive() <= SPARE_READERS + 1, f"at most {SPARE_READERS + 1} threads left")
-        feed.put(StreamItem("[after] /set a = 1", "t0"))
-        wait_until(lambda: "re: [after] /set a = 1" in sink.text(), "a reply after the burst")
-    finally:
-        release.set()
-        feed.put(None)
-        server.join(10)
-    assert not server.is_alive()
+            wait_until(lambda: alive() <= SPARE_READERS + 1, f"at most {SPARE_READERS + 1} threads left")
+            feed.put(StreamItem("[after] /set a = 1", "t0"))
+            wait_until(lambda: "re: [after] /set a = 1" in sink.text(), "a reply after the burst")
+        finally:
+            release.set()
 
 
 def test_queue_timeout(ws: Path, gate) -> None:

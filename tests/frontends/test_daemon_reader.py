@@ -3,15 +3,12 @@ burst is all answered in order per topic, and a request that arrives while a slo
 
 from __future__ import annotations
 
-import queue
-import threading
 from pathlib import Path
 
 from stringsh.dispatcher import Dispatcher
-from stringsh.protocol.response import Result
 from stringsh.protocol.stream import StreamItem
 from tests.conftest import run_stringsh, wait_until
-from tests.frontends.test_daemon import Sink, unwrap_envelopes, with_command
+from tests.frontends.test_daemon import Sink, gate, served, unwrap_envelopes  # noqa: F401 (gate: test_daemon.py's fixture)
 
 
 def test_a_burst_over_several_topics_in_one_write_is_all_answered_in_order_per_topic(ws: Path) -> None:
@@ -33,38 +30,26 @@ def test_a_burst_over_several_topics_in_one_write_is_all_answered_in_order_per_t
         assert all(reply.endswith(f'{{n}} = "{n}"') for reply, n in zip(ran, numbers, strict=True))
 
 
-def test_a_request_arriving_while_the_reader_runs_a_slow_one_is_read_and_answered(ws: Path) -> None:
+def test_a_request_arriving_while_the_reader_runs_a_slow_one_is_read_and_answered(ws: Path, gate) -> None:  # noqa: F811
     """The reader runs the slow request itself; the next request, on another topic, arrives only afterwards (no
     burst to see), and is answered while the slow one still runs; one on the slow topic waits its turn."""
     from stringsh.daemon import Daemon
 
-    started, release = threading.Event(), threading.Event()
-
-    def wait_gate(ctx) -> Result:  # type: ignore[no-untyped-def]
-        started.set()
-        release.wait(30)
-        return Result("released")
-
+    started, release, commands = gate
     sink = Sink()
-    daemon = Daemon(Dispatcher(ws, commands=with_command("wait-gate", wait_gate)), out=sink)
-    feed: queue.Queue[StreamItem | None] = queue.Queue()
-    server = threading.Thread(target=daemon.serve, args=(iter(feed.get, None),))
-    server.start()
-    try:
-        feed.put(StreamItem("[slow] /wait-gate", "slow"))
-        assert started.wait(30)
-        feed.put(StreamItem("[same] /set b = 2", "slow"))
-        feed.put(StreamItem("[quick] /set a = 1", "quick"))
-        wait_until(lambda: "re: [quick] /set a = 1" in sink.text())
-        assert "re: [same]" not in sink.text()  # queued behind the slow one in its topic
-        assert "released" not in sink.text()
-        release.set()
-        wait_until(lambda: "re: [same] /set b = 2" in sink.text())
-    finally:
-        release.set()
-        feed.put(None)
-        server.join(30)
-    assert not server.is_alive()
+    with served(Daemon(Dispatcher(ws, commands=commands), out=sink)) as feed:
+        try:
+            feed.put(StreamItem("[slow] /wait-gate", "slow"))
+            assert started.wait(30)
+            feed.put(StreamItem("[same] /set b = 2", "slow"))
+            feed.put(StreamItem("[quick] /set a = 1", "quick"))
+            wait_until(lambda: "re: [quick] /set a = 1" in sink.text())
+            assert "re: [same]" not in sink.text()  # queued behind the slow one in its topic
+            assert "released" not in sink.text()
+            release.set()
+            wait_until(lambda: "re: [same] /set b = 2" in sink.text())
+        finally:
+            release.set()
     out = sink.text()
     assert out.index("re: [quick] /set a = 1\n{a} = \"1\"") < out.index("re: [slow] /wait-gate\nreleased")
     assert out.index("re: [slow] /wait-gate\nreleased") < out.index("re: [same] /set b = 2\n{b} = \"2\"")
@@ -75,18 +60,10 @@ def test_replies_of_one_client_taking_turns_come_back_one_by_one(ws: Path) -> No
     from stringsh.daemon import Daemon
 
     sink = Sink()
-    daemon = Daemon(Dispatcher(ws), out=sink)
-    feed: queue.Queue[StreamItem | None] = queue.Queue()
-    server = threading.Thread(target=daemon.serve, args=(iter(feed.get, None),))
-    server.start()
-    try:
+    with served(Daemon(Dispatcher(ws), out=sink)) as feed:
         for n in range(20):
             feed.put(StreamItem(f"[t{n}] /set n = {n}", "main"))
             wait_until(lambda n=n: f're: [t{n}] /set n = {n}\n{{n}} = "{n}"' in sink.text())
-    finally:
-        feed.put(None)
-        server.join(30)
-    assert not server.is_alive()
     assert [reply.split("\n")[0] for _, reply in unwrap_envelopes(sink.text())] == [
         f"re: [t{n}] /set n = {n}" for n in range(20)
     ]

@@ -33,6 +33,14 @@ def document(word: str, sections: int = 60) -> str:
     return "".join(parts) * 4
 
 
+def big_workspace(tmp_path: Path) -> Path:
+    """A workspace holding big.md, a document over the size an identity is recorded for."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "big.md").write_text(document("alpha"))
+    return ws
+
+
 def open_big(ws: Path, *commands: str) -> tuple[list[str], dict[str, object]]:
     """The replies to `/open big.md` then `commands` in a new dispatcher, and what its view's document holds."""
     dispatcher = Dispatcher(ws)
@@ -96,9 +104,7 @@ def test_an_unchanged_file_is_trusted_by_its_identity_and_read_by_its_first_byte
 
 @pytest.mark.usefixtures("trusted_at_once")
 def test_a_same_size_change_with_the_old_mtime_put_back_is_read_afresh(tmp_path: Path) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    (ws / "big.md").write_text(document("alpha"))
+    ws = big_workspace(tmp_path)
     first = open_big(ws)[0]
     assert open_big(ws)[1].get("head") is not None
     before = os.stat(ws / "big.md")
@@ -142,9 +148,7 @@ def test_a_file_changed_within_the_racy_window_is_never_trusted_by_its_stat(tmp_
 
 @pytest.mark.usefixtures("trusted_at_once")
 def test_a_corrupt_or_foreign_identity_entry_is_a_miss(tmp_path: Path) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    (ws / "big.md").write_text(document("alpha"))
+    ws = big_workspace(tmp_path)
     first = open_big(ws)[0]
     (entry,) = identities(ws)
     good = entry.read_bytes()
