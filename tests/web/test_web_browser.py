@@ -104,6 +104,9 @@ def test_a_change_appears_live_with_its_masked_diff_and_the_page_stays_clean(
     assert diff.all_inner_texts() == shown
     assert SECRET not in page.content()
     assert any("REDACTED" in line for line in shown)
+    # the /changes caller's row comes into the clients table within a second and moves what is below it: a click
+    # meanwhile may land on the row moved under it
+    expect(page.locator("#clients tbody tr")).to_have_count(2, timeout=WAIT_MS)
     page.screenshot(path=str(screens / "change.png"), full_page=True)
     page.locator("#view-split").click()
     expect(page.locator("#diff table.split tr")).to_have_count(4, timeout=WAIT_MS)
@@ -303,22 +306,81 @@ def test_a_browser_without_shared_workers_follows_in_the_tab(
     tab.clean()
 
 
-def test_a_hidden_tab_builds_nothing_until_it_is_shown(site: tuple[Watched, Path, dict[str, str], Path]) -> None:
-    """A tab in the background keeps its batches and builds them when shown (the page reads `document.hidden` and
-    its `visibilitychange` event; this browser shows every page, so the test stands in for the browser there)."""
+HIDE = ("window.hiddenNow = true; Object.defineProperty(document, 'hidden', { configurable: true, "
+        "get: () => window.hiddenNow }); document.dispatchEvent(new Event('visibilitychange'))")
+SHOW = "window.hiddenNow = false; document.dispatchEvent(new Event('visibilitychange'))"
+
+
+def test_a_hidden_tab_is_sent_nothing_until_it_is_shown(site: tuple[Watched, Path, dict[str, str], Path]) -> None:
+    """A tab in the background tells the shared worker, which keeps the batches for it and sends them when the tab is
+    shown (the page reads `document.hidden` and its `visibilitychange` event; this browser shows every page, so the
+    test stands in for the browser there). A tab in front sees the change meanwhile."""
     from playwright.sync_api import expect
 
     watched, root, env, _ = site
-    page = watched.page
-    page.evaluate("window.hiddenNow = true; "
-                  "Object.defineProperty(document, 'hidden', { configurable: true, get: () => window.hiddenNow })")
+    behind = Watched(watched.page.context.new_page(), watched.server)
+    behind.page.goto(f"{watched.server.url}#token={watched.server.token}")
+    expect(behind.page.locator("#live")).to_have_text("live", timeout=WAIT_MS)
+    behind.page.evaluate(HIDE)
+    behind.page.wait_for_function("() => state.keeping", timeout=WAIT_MS)  # the worker keeps its batches now
+    assert agent(root, env, "/write behind.txt\none\n").returncode == 0
+    expect(watched.page.locator("#feed tbody tr").first).to_contain_text("behind.txt", timeout=WAIT_MS)
+    assert agent(root, env, "/write later.txt\ntwo\n").returncode == 0
+    expect(watched.page.locator('#changes li[data-id="2"]')).to_be_visible(timeout=WAIT_MS)
+    assert behind.page.evaluate("state.queued.length") == 0  # the batches wait in the worker, not in the tab
+    expect(behind.page.locator("#feed tbody tr")).to_have_count(0)
+    expect(behind.page.locator("#changes li")).to_have_count(0)
+    behind.page.evaluate(SHOW)
+    expect(behind.page.locator('#changes li[data-id="2"]')).to_contain_text("/write later.txt", timeout=WAIT_MS)
+    assert behind.page.locator("#changes li").evaluate_all("items => items.map(item => item.dataset.id)") == ["2", "1"]
+    expect(behind.page.locator("#feed tbody tr")).to_have_count(2)
+    expect(behind.page.locator("#feed tbody tr").first).to_contain_text("later.txt")
+    watched.clean()
+    behind.clean()
+
+
+def test_a_tab_hidden_past_what_it_keeps_reads_the_page_afresh_when_shown(
+        site: tuple[Watched, Path, dict[str, str], Path]) -> None:
+    from playwright.sync_api import expect
+
+    watched, root, env, _ = site
+    behind = Watched(watched.page.context.new_page(), watched.server)
+    behind.page.goto(f"{watched.server.url}#token={watched.server.token}")
+    expect(behind.page.locator("#live")).to_have_text("live", timeout=WAIT_MS)
+    behind.page.evaluate("state.keepHidden = 1")  # the page keeps 600 batches; 1 shows the rule
+    behind.page.evaluate(HIDE)
+    behind.page.wait_for_function("() => state.keeping", timeout=WAIT_MS)
+    for n in range(1, 4):  # one batch each: the front tab shows each before the next is written
+        assert agent(root, env, f"/write f{n}.txt\n{n}\n").returncode == 0
+        expect(watched.page.locator(f'#changes li[data-id="{n}"]')).to_be_visible(timeout=WAIT_MS)
+    read = len([url for url in behind.requests if "/api/audit" in url])
+    behind.page.evaluate(SHOW)
+    expect(behind.page.locator("#changes li")).to_have_count(3, timeout=WAIT_MS)
+    expect(behind.page.locator("#feed tbody tr")).to_have_count(3)
+    assert len([url for url in behind.requests if "/api/audit" in url]) == read + 1  # read afresh, once
+    watched.clean()
+    behind.clean()
+
+
+def test_a_hidden_tab_following_on_its_own_builds_nothing_until_it_is_shown(
+        site: tuple[Watched, Path, dict[str, str], Path]) -> None:
+    """Where a browser has no shared worker the tab follows the stream itself and keeps its batches while hidden."""
+    from playwright.sync_api import expect
+
+    watched, root, env, _ = site
+    page = watched.page.context.new_page()
+    page.add_init_script("delete window.SharedWorker")
+    tab = Watched(page, watched.server)
+    page.goto(f"{watched.server.url}#token={watched.server.token}")
+    expect(page.locator("#live")).to_have_text("live", timeout=WAIT_MS)
+    page.evaluate(HIDE)
     assert agent(root, env, "/write behind.txt\none\n").returncode == 0
     # a function, not an expression: polling an expression evals it in the page, which its CSP forbids
     page.wait_for_function("() => state.queued.length > 0", timeout=WAIT_MS)  # the batch came, and waits
     expect(page.locator("#feed tbody tr")).to_have_count(0)
     expect(page.locator("#changes li")).to_have_count(0)
-    page.evaluate("window.hiddenNow = false; document.dispatchEvent(new Event('visibilitychange'))")
+    page.evaluate(SHOW)
     expect(page.locator('#changes li[data-id="1"]')).to_contain_text("/write behind.txt", timeout=WAIT_MS)
     expect(page.locator("#feed tbody tr")).to_have_count(1, timeout=WAIT_MS)
     assert page.evaluate("state.queued.length") == 0
-    watched.clean()
+    tab.clean()

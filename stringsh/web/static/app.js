@@ -7,9 +7,10 @@
 // A tab left open for a day would otherwise hold every record written since, and slow the browser and the machine
 // the agents share; what is dropped is an "Older" click away.
 const state = { token: "", changes: new Map(), changeItems: new Map(), nextChanges: null, nextFeed: null,
-  feedIds: new Set(), selected: null, view: "unified", detail: null, pending: null,
+  feed: [], feedIds: new Set(), feedRow: 0, feedHeight: 0, feedTop: 0, selected: null, view: "unified", detail: null, pending: null,
   keep: { feed: 100, changes: 100 }, wanted: { feed: 0, changes: 0 }, loading: null, queued: [], stale: false,
-  draws: 3, refilled: 0, drawTimer: null };
+  draws: 3, refilled: 0, drawTimer: null, worker: null,
+  keepHidden: HIDDEN_BATCHES, keeping: false };
 const $ = (id) => document.getElementById(id);
 
 function takeToken() {
@@ -99,20 +100,48 @@ async function verify() {
 
 // -- clients ---------------------------------------------------------------------------------------------------------
 
+// The clients come about once a second while agents work; a row is built once and then only its changed cells are
+// written, so a steady stream of requests does not rebuild the table (and its charts) every second.
 function showClients(rows) {
   const body = $("clients").tBodies[0];
-  body.replaceChildren(...rows.map((row) => {
-    const undo = el("button", { type: "button", text: "Undo latest…", disabled: !row.undo_depth });
-    undo.addEventListener("click", () => askUndo(row));
-    const who = row.agent ? `${row.client} (${row.agent})` : row.client;
-    const last = row.last_op ? `${clock(row.last_time)} ${row.last_op} → ${row.last_outcome}` : "";
-    return el("tr", { class: row.active ? "active" : "", "data-client": row.client, "data-topic": row.topic },
-      el("td", { text: who }), el("td", { text: row.dialect || "" }), el("td", { text: row.topic }),
-      el("td", { text: last }), el("td", { class: "num", text: String(row.requests || 0) }),
-      el("td", { class: "num", text: String(row.refusals || 0) }), el("td", {}, chart(row.activity || [])),
-      el("td", { class: "num", text: String(row.changes) }),
-      el("td", { class: "num", text: String(row.undo_depth) }), el("td", {}, undo));
-  }));
+  const built = new Map([...body.rows].map((tr) => [tr.dataset.key, tr]));
+  let next = body.firstElementChild;
+  for (const row of rows) {
+    const key = JSON.stringify([row.client, row.topic]);
+    let tr = built.get(key);
+    built.delete(key);
+    if (!tr) tr = clientRow(row, key);
+    fillClient(tr, row);
+    if (tr === next) next = next.nextElementSibling;
+    else body.insertBefore(tr, next);
+  }
+  for (const tr of built.values()) tr.remove();
+}
+
+function clientRow(row, key) {
+  const undo = el("button", { type: "button", text: "Undo latest…" });
+  undo.addEventListener("click", () => askUndo(tr.shown));
+  const classes = ["", "", "", "", "num", "num", "", "num", "num"];
+  const tr = el("tr", { "data-key": key, "data-client": row.client, "data-topic": row.topic },
+    ...classes.map((name) => el("td", { class: name })), el("td", {}, undo));
+  return tr;
+}
+
+function fillClient(tr, row) {
+  tr.shown = row;  // what its Undo button asks about
+  const who = row.agent ? `${row.client} (${row.agent})` : row.client;
+  const last = row.last_op ? `${clock(row.last_time)} ${row.last_op} → ${row.last_outcome}` : "";
+  const texts = [who, row.dialect || "", row.topic, last, String(row.requests || 0), String(row.refusals || 0), null,
+    String(row.changes), String(row.undo_depth)];
+  texts.forEach((text, k) => { if (text !== null && tr.cells[k].textContent !== text) tr.cells[k].textContent = text; });
+  const activity = JSON.stringify(row.activity || []);
+  if (tr.dataset.activity !== activity) {
+    tr.dataset.activity = activity;
+    tr.cells[6].replaceChildren(chart(row.activity || []));
+  }
+  const active = row.active ? "active" : "";
+  if (tr.className !== active) tr.className = active;
+  tr.cells[9].firstElementChild.disabled = !row.undo_depth;
 }
 
 // A client's last hour: a bar per five minutes, its requests in grey and the refused ones in red on top.
@@ -382,22 +411,61 @@ function accepts(record, wanted) {
 function feedRow(record) {
   const request = record.command ? `${record.op} · ${record.command}` : record.op;
   const who = record.agent ? `${record.client} (${record.agent})` : record.client;
+  const paths = record.paths.join(", ");
+  const outcome = record.outcome + (record.changes.length ? ` (change ${record.changes.join(", ")})` : "");
   return el("tr", { class: record.kind === "ok" ? "" : record.kind, "data-id": record.id, title: day(record.time) },
-    el("td", { text: clock(record.time) }), el("td", { text: who }), el("td", { text: record.dialect }),
-    el("td", { text: request }), el("td", { class: "paths", text: record.paths.join(", ") }),
-    el("td", { text: record.outcome + (record.changes.length ? ` (change ${record.changes.join(", ")})` : "") }),
-    el("td", { class: "num", text: record.ms.toFixed(1) }));
+    el("td", { text: clock(record.time) }), el("td", { text: who, title: who }), el("td", { text: record.dialect }),
+    el("td", { text: request, title: request }), el("td", { class: "paths", text: paths, title: paths }),
+    el("td", { text: outcome, title: outcome }), el("td", { class: "num", text: record.ms.toFixed(1) }));
 }
 
-// Drop the oldest rows past what the page keeps; "Older" reads on from the oldest kept (a record's id is its place).
-function trimFeed(body) {
-  while (body.rows.length > Math.max(state.keep.feed, state.wanted.feed)) {
-    const oldest = body.rows[body.rows.length - 1];
-    state.feedIds.delete(oldest.dataset.id);
-    oldest.remove();
-    state.nextFeed = body.rows[body.rows.length - 1].dataset.id;
-    $("more-feed").hidden = false;
+// The feed is windowed: the page keeps its records (newest first) in `state.feed`, and only the rows in the feed's
+// box, and a few beyond, are in the document. Each row is one line high, so where a row goes is known without
+// laying the page out; a draw under a steady stream of requests touches a screenful of rows, not every row kept.
+const FEED_SPARE = 4;  // rows built beyond each edge of the box, so a scroll shows no gap before the next draw
+
+function feedBox() {
+  const box = $("feed-box");
+  if (!state.feedRow) {  // measured once: the rows' height and the box's, then followed
+    state.feedRow = parseFloat(getComputedStyle(box).getPropertyValue("--row-height")) || 26;
+    state.feedHeight = box.clientHeight;
+    state.feedTop = box.scrollTop;
+    new ResizeObserver(() => { state.feedHeight = box.clientHeight; showFeed(); }).observe(box);
+    box.addEventListener("scroll", () => { state.feedTop = box.scrollTop; showFeed(); }, { passive: true });
   }
+  return box;
+}
+
+function showFeed() {
+  feedBox();
+  const row = state.feedRow;
+  const first = Math.max(0, Math.floor(state.feedTop / row) - FEED_SPARE);
+  const last = Math.min(state.feed.length, Math.ceil((state.feedTop + state.feedHeight) / row) + FEED_SPARE);
+  const tall = `${state.feed.length * row}px`;
+  if ($("feed-sizer").style.height !== tall) {  // the box grows with its rows up to its most (app.css), then scrolls
+    $("feed-sizer").style.height = tall;
+    $("feed-box").style.height = tall;
+  }
+  $("feed").style.transform = `translateY(${first * row}px)`;
+  const body = $("feed").tBodies[0];
+  const built = new Map([...body.rows].map((tr) => [tr.dataset.id, tr]));
+  let next = body.firstElementChild;
+  for (const record of state.feed.slice(first, last)) {
+    const tr = built.get(record.id);
+    built.delete(record.id);
+    if (tr === next) { next = next.nextElementSibling; continue; }
+    body.insertBefore(tr || feedRow(record), next);
+  }
+  for (const tr of built.values()) tr.remove();
+}
+
+// Drop the oldest records past what the page keeps; "Older" reads on from the oldest kept (a record's id is its place).
+function trimFeed() {
+  const keep = Math.max(state.keep.feed, state.wanted.feed);
+  if (state.feed.length <= keep) return;
+  for (const record of state.feed.splice(keep)) state.feedIds.delete(record.id);
+  state.nextFeed = state.feed[state.feed.length - 1].id;
+  $("more-feed").hidden = false;
 }
 
 async function moreFeed(first = false) {
@@ -405,17 +473,17 @@ async function moreFeed(first = false) {
   const query = new URLSearchParams({ limit: "100", ...wanted });
   if (!first && state.nextFeed) query.set("before", state.nextFeed);
   const page = await api(`/audit?${query}`);
-  const body = $("feed").tBodies[0];
   if (first) {
-    body.replaceChildren();
+    state.feed = [];
     state.feedIds.clear();
   }
   const fresh = page.records.filter((record) => !state.feedIds.has(record.id));
   fresh.forEach((record) => state.feedIds.add(record.id));
-  body.append(...fresh.map(feedRow));
-  state.wanted.feed = body.rows.length;
+  state.feed.push(...fresh);
+  state.wanted.feed = state.feed.length;
   state.nextFeed = page.next;
   $("more-feed").hidden = !page.next;
+  showFeed();
   if (page.note) notice(page.note);
 }
 
@@ -426,14 +494,13 @@ function applyBatch(batch) {
   if (batch.type === "problem") { notice(batch.text, "error"); return; }
   if (batch.type !== "batch") return;
   const wanted = filter();
-  const body = $("feed").tBodies[0];
-  for (const record of batch.records) {
-    if (accepts(record, wanted) && !state.feedIds.has(record.id)) {
-      state.feedIds.add(record.id);
-      body.prepend(feedRow(record));
-    }
+  const fresh = batch.records.filter((record) => accepts(record, wanted) && !state.feedIds.has(record.id));
+  if (fresh.length) {
+    fresh.forEach((record) => state.feedIds.add(record.id));
+    state.feed.unshift(...fresh.reverse());
+    trimFeed();
+    showFeed();
   }
-  trimFeed(body);
   batch.changes.forEach(putChange);
   trimChanges();
   if (batch.clients) showClients(batch.clients);  // sent at most once a second, and when they change
@@ -451,12 +518,15 @@ function follow() {
     return;
   }
   const worker = new SharedWorker("/static/stream.js", { name: "stringsh-web-stream" });
+  const join = () => worker.port.postMessage({ type: "join", token: state.token, hidden: document.hidden,
+    keep: state.keepHidden });
   worker.port.onmessage = ({ data }) => tell(data);
   worker.port.start();
-  worker.port.postMessage({ type: "join", token: state.token });
+  join();
+  state.worker = worker.port;
   addEventListener("pagehide", () => worker.port.postMessage({ type: "leave" }));
   addEventListener("pageshow", (event) => {  // back from the browser's page cache: join again, read afresh
-    if (event.persisted) worker.port.postMessage({ type: "join", token: state.token });
+    if (event.persisted) join();
   });
 }
 
@@ -471,11 +541,19 @@ function streamed(message) {
     live.textContent = "reconnecting";
     live.className = "badge warn";
     live.title = message.title;
+  } else if (message.type === "keeping") {  // the shared worker keeps this tab's batches until it is shown
+    state.keeping = true;
+  } else if (message.type === "missed") {  // the batches the shared worker kept while this tab was not shown
+    state.queued.push(...message.data);
+    if (!state.loading) drawSoon();
+  } else if (message.type === "stale") {  // more than it keeps: read the page afresh (what waits here is older)
+    state.queued.length = 0;
+    reload();
   } else if (message.type === "batch") {
     // a tab not shown builds nothing: its batches wait (a few hundred at most, then it reads the page afresh when
-    // shown), so ten open tabs cost what the one in front does
+    // shown), so ten open tabs cost what the one in front does; with the shared worker they wait there (stream.js)
     state.queued.push(message.data);
-    if (state.queued.length > HIDDEN_BATCHES && !state.loading && document.hidden) {
+    if (state.queued.length > state.keepHidden && !state.loading && document.hidden) {
       state.queued.length = 0;
       state.stale = true;
     } else if (!state.loading && !document.hidden) {
@@ -483,9 +561,6 @@ function streamed(message) {
     }
   }
 }
-
-// Batches a hidden tab keeps for when it is shown; past them it reads the page afresh instead.
-const HIDDEN_BATCHES = 600;
 
 // A tab in front draws what came at once while batches are few, and at most every DRAW_GAP ms under a steady stream
 // of them (a bucket of DRAW_BURST draws, one more each DRAW_GAP ms). Each draw lays out and paints the page again:
@@ -516,7 +591,9 @@ function draw() {
 }
 
 function shown() {
+  if (state.worker) state.worker.postMessage({ type: document.hidden ? "hidden" : "shown", keep: state.keepHidden });
   if (document.hidden) return;
+  state.keeping = false;
   if (state.stale) {
     state.stale = false;
     reload();

@@ -41,14 +41,27 @@ async function followStream(token, tell) {
   }
 }
 
+// Batches a tab not shown keeps for when it is shown (past them it reads the page afresh instead): a few minutes of
+// agents' work at the server's 100 ms batches.
+const HIDDEN_BATCHES = 600;
+
 if (typeof SharedWorkerGlobalScope !== "undefined" && self instanceof SharedWorkerGlobalScope) {
   const tabs = new Set();
+  const behind = new Map();  // a tab not shown: the batches it missed, or null past what it keeps (it reads afresh)
+  const keeps = new Map();  // how many batches each tab keeps (HIDDEN_BATCHES unless it said otherwise)
   let token = "";
   let following = false;
   let last = null;  // the stream's state as last told ({type: "live"} or "reconnecting"), for a tab that joins
+  // A tab not shown is sent no batch: ten tabs behind the one in front cost nothing while agents work. It is
+  // sent what it missed when it is shown.
   const tell = (message) => {
     if (message.type !== "batch") last = message;
-    for (const tab of tabs) tab.postMessage(message);
+    for (const tab of tabs) {
+      const missed = message.type === "batch" && behind.get(tab);
+      if (missed === undefined || message.type !== "batch") tab.postMessage(message);
+      else if (missed !== null && missed.length < (keeps.get(tab) ?? HIDDEN_BATCHES)) missed.push(message.data);
+      else behind.set(tab, null);
+    }
   };
   self.onconnect = (event) => {
     const tab = event.ports[0];
@@ -56,13 +69,27 @@ if (typeof SharedWorkerGlobalScope !== "undefined" && self instanceof SharedWork
       if (data.type === "join") {
         token = data.token;  // the newest tab's: a server started since with another token is followed
         tabs.add(tab);
+        keeps.set(tab, data.keep);
+        if (data.hidden) behind.set(tab, []);
+        else behind.delete(tab);
         if (last) tab.postMessage(last);  // live already: the tab reads the page now, and batches from here on
         if (!following) {
           following = true;
           followStream(() => token, tell);
         }
+      } else if (data.type === "hidden") {
+        keeps.set(tab, data.keep);
+        if (!behind.has(tab)) behind.set(tab, []);
+        tab.postMessage({ type: "keeping" });
+      } else if (data.type === "shown") {
+        const missed = behind.get(tab);
+        behind.delete(tab);
+        if (missed === null) tab.postMessage({ type: "stale" });
+        else if (missed !== undefined && missed.length) tab.postMessage({ type: "missed", data: missed });
       } else if (data.type === "leave") {
         tabs.delete(tab);
+        behind.delete(tab);
+        keeps.delete(tab);
       }
     };
     tab.start();
