@@ -60,8 +60,9 @@ class TextWindow(NamedTuple):
 
 def _count(data: bytes) -> int:
     breaks = data.count(b"\n")
-    returns = data.count(b"\r")  # most text has none: then no third pass
-    return breaks + returns - data.count(b"\r\n") if returns else breaks
+    if b"\r" not in data:  # most text has none: a search (memchr) is some forty times faster than a count
+        return breaks
+    return breaks + data.count(b"\r") - data.count(b"\r\n")
 
 
 def read_window(ws: Workspace, request: WindowRequest) -> TextWindow:
