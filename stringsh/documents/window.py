@@ -63,7 +63,12 @@ def open_window(ctx: Caller, rel: str, start: int, end: int | None) -> Result:
 
     workspace = ctx.documents.workspace
     count = window_budget(ctx, start, end)
-    window = workspace.read_window(WindowRequest(rel, start, start + count, plain.MAX_CHARS, ctx.session.topic))
+    cache = ctx.documents.state.index_cache  # the line count of the file as it was, if it still is that file
+    counted = cache.lookup_lines(rel)
+    window = workspace.read_window(WindowRequest(rel, start, start + count, plain.MAX_CHARS, ctx.session.topic,
+                                                 counted))
+    if window.complete and window.identity and (counted is None or counted[0] != window.identity):
+        cache.put_lines(window.rel, window.identity, window.total_lines, window.read_ns)
     total = window.total_lines
     if start and start >= total:
         if not window.complete:

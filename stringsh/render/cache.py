@@ -207,12 +207,34 @@ class IndexCache:
         self._store_blob(name, (IDENTITY_VERSION, rel, tuple(identity), sha256, read_ns))
         return True
 
-    def _identity_name(self, rel: str) -> str | None:
+    # -- line counts: a file paged in windows costs a read of it all to count its lines -------------------------
+    def lookup_lines(self, rel: str) -> tuple[tuple[int, ...], int] | None:
+        """The identity `rel` had when its lines were counted, and the count: the read compares the identity with
+        the file it opens, and trusts the count only for exactly that file. Signed like every entry."""
+        name = self._identity_name(rel, "l")
+        data = self._load_blob(name) if name is not None else None
+        if (not isinstance(data, tuple) or len(data) != 5 or data[0] != IDENTITY_VERSION or data[1] != rel
+                or not isinstance(data[2], tuple) or len(data[2]) != 5
+                or not all(isinstance(value, int) for value in data[2]) or not isinstance(data[3], int)
+                or not isinstance(data[4], int) or max(data[2][3], data[2][4]) >= data[4] - RACY_NS):
+            return None
+        return data[2], data[3]
+
+    def put_lines(self, rel: str, identity: tuple[int, ...], lines: int, read_ns: int) -> bool:
+        """Record `rel`'s line count as counted from a read begun at `read_ns` of the file with `identity`; never for
+        a racy file (see RACY_NS). True when recorded."""
+        name = self._identity_name(rel, "l")
+        if name is None or len(identity) != 5 or max(identity[3], identity[4]) >= read_ns - RACY_NS:
+            return False
+        self._store_blob(name, (IDENTITY_VERSION, rel, tuple(identity), lines, read_ns))
+        return True
+
+    def _identity_name(self, rel: str, kind: str = "s") -> str | None:
         if self.directory is None:
             return None
         from stringsh.workspace import builtin_sha256 as sha256  # (loaded at start-up; hashlib loads OpenSSL)
 
-        return f"{sha256(rel.encode('utf-8', 'surrogatepass')).hexdigest()}.s{IDENTITY_VERSION}.idx"
+        return f"{sha256(rel.encode('utf-8', 'surrogatepass')).hexdigest()}.{kind}{IDENTITY_VERSION}.idx"
 
     # -- signed blobs ---------------------------------------------------------------------------------------------
     def _load_blob(self, name: str) -> Any:

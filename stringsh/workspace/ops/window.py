@@ -20,6 +20,7 @@ from stringsh.escapes import shown_name
 from stringsh.hints import shell_command
 from stringsh.workspace import atomic
 from stringsh.workspace.ops.guard import check_hardlink, require
+from stringsh.workspace.ops.read import identity_of
 from stringsh.workspace.textio import BINARY_SNIFF
 
 if TYPE_CHECKING:
@@ -40,6 +41,9 @@ class WindowRequest(NamedTuple):
     stop: int  # 0-based line after the last one wanted
     max_bytes: int  # the most line bytes kept (a longer first line is cut to it)
     topic: str | None = None
+    #: (identity, lines): the file's line count as counted when it had that identity (read.identity_of); a file
+    #: opened with exactly that identity is read only as far as the window, and this count is its total
+    counted: tuple[tuple[int, ...], int] | None = None
 
 
 class TextWindow(NamedTuple):
@@ -56,6 +60,8 @@ class TextWindow(NamedTuple):
     complete: bool = True  # False: the scan stopped at its bound; `total_lines` counts the first `scanned` bytes
     scanned: int = 0  # bytes of the file the scan looked at
     nul: bool = False  # a line shown held NUL bytes (shown as `\\x00`)
+    identity: tuple[int, ...] = ()  # the file's identity as it was opened (read.identity_of)
+    read_ns: int = 0  # the clock when it was opened, before its bytes were read (for the racy rule)
 
 
 def _count(data: bytes) -> int:
@@ -71,17 +77,20 @@ def read_window(ws: Workspace, request: WindowRequest) -> TextWindow:
     with ws.state.audited("read", [request.path], request.topic):
         res = ws.confiner.resolve(request.path, reading=True)
         try:
+            read_ns = time.time_ns()
             fd, st = atomic.open_regular(res.parent_fd, res.name, res.rel)
             try:
                 check_hardlink(ws.policy, res, st)
-                return _scan(fd, res.rel, st.st_size, request)
+                identity = identity_of(st)
+                known = request.counted[1] if request.counted and request.counted[0] == identity else None
+                return _scan(fd, res.rel, st.st_size, request, known)._replace(identity=identity, read_ns=read_ns)
             finally:
                 os.close(fd)
         finally:
             res.close()
 
 
-def _scan(fd: int, rel: str, size: int, request: WindowRequest) -> TextWindow:
+def _scan(fd: int, rel: str, size: int, request: WindowRequest, known: int | None) -> TextWindow:
     start, stop, budget = request.start, request.stop, max(1, request.max_bytes)
     deadline = time.monotonic() + SCAN_SECONDS
     scanned = 0
@@ -157,9 +166,9 @@ def _scan(fd: int, rel: str, size: int, request: WindowRequest) -> TextWindow:
                 if len(rest) > room:
                     cut = True
             partial = bool(rest) or (pos == 0 and partial)
-        if not chunk:
+        if not chunk or (known is not None and line_no >= stop):  # the rest was counted before, as it is now
             break
-    total = line_no + (1 if partial else 0)
+    total = known if known is not None and line_no >= stop else line_no + (1 if partial else 0)
     if partial and start <= line_no < stop:
         lines.append(bytes(current))
         cut = cut or not complete  # the scan stopped inside this line
