@@ -8,11 +8,11 @@ required literal (patterns.py; in Latin-1 and cp1252 bytes too, legacytext.py), 
 what they are not, are skipped and counted), and, when the query occurs in it, redacted as a whole with line
 breaks kept: a secret is masked in every line shown and can never be found by its own text. Whether a file
 matches is decided on that masked text, as shown, never on the raw text:
-bytes tests and rg's file list only rule files out, and only files masking cannot change or (for a literal that
-cannot overlap the mask) files without the literal; rg also names every file holding a secret's literal
-(`secret_patterns`). So no query finds a file, a line or a count through a secret's own characters. The redacted
-text is searched once as a whole and only the lines hit are split out
-(`hit_lines`); a pattern with anchors, or a match touching a line break, is matched line by line instead. Lines use
+bytes tests and rg's file list only rule files out, and only files masking cannot change or (for a query that
+cannot meet the mask: redact.Redactor.meets_mask, patterns.regex_meets_mask) files without a match; otherwise rg
+also names every file holding a secret's literal (`secret_patterns`). So no query finds a file, a line or a count
+through a secret's own characters. The redacted text is searched once as a whole and only the lines hit are split
+out (`hit_lines`); a pattern with anchors, or a match touching a line break, is matched line by line instead. Lines use
 the one line model (`\\r\\n`, `\\r`, `\\n`), are clipped at the policy's max_line_bytes, and come in walk order
 (path, line).
 """
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from stringsh.errors import StringError
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.ops.legacytext import lacks, needles, rg_search
-from stringsh.workspace.ops.patterns import Budget, Query, RegexTimeout, compile_query, timeout_error
+from stringsh.workspace.ops.patterns import Budget, Query, RegexTimeout, compile_query, regex_meets_mask, timeout_error
 from stringsh.workspace.ops.rgwalk import usable
 from stringsh.workspace.ops.walk import FILE_FLAGS, Found, Start, Traversal, WalkStats, start_at, walk
 from stringsh.workspace.textio import BREAK, decode_or_legacy
@@ -117,7 +117,10 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
                           "pip install 'stringsh[search]', or search with the Python engine.")
     # rg sees raw bytes: its list of files stands for the masked text's only when the query cannot meet a mask, or
     # when rg also names every file that may hold a secret (`secret_patterns`)
-    meets_mask = request.regex or ws.redactor.meets_mask(request.query, ignore_case=request.ignore_case)
+    if request.regex:
+        meets_mask = regex_meets_mask(request.query, ws.redactor.replacement, ignore_case=request.ignore_case)
+    else:
+        meets_mask = ws.redactor.meets_mask(request.query, ignore_case=request.ignore_case)
     search = None
     if rg is not None:  # the query, and what Latin-1 and cp1252 files need (legacytext.py)
         search = rg_search(request.query, regex=request.regex, ignore_case=request.ignore_case)
