@@ -48,6 +48,9 @@ def test_whole_text_search_finds_exactly_the_lines_line_by_line_matching_finds(t
     found = hit_lines(text, query, Budget(query), most)
     if found is not None:  # None: the caller matches line by line, the reference itself
         assert found == by_lines(text, pattern, regex, ignore_case)[:most]
+    first = query.text.search(text) if query.text is not None else None
+    if first is not None:  # the first match handed on (grep found it already): the same answer
+        assert hit_lines(text, query, Budget(query), most, first) == found
 
 
 @pytest.mark.parametrize(("pattern", "text", "expected"), [

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import re
 from stat import S_ISREG
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.ops.guard import require
@@ -238,11 +238,14 @@ class Run:
                 if _raw_hit(self.ws, raw, query, budget):
                     self.counts.non_utf8 += 1  # as rg would find it, in the text as it would be shown
                 return False
-            if not masked_only and query.text is not None and budget.search(query.text, text) is None:
-                return False
+            first = None
+            if not masked_only and query.text is not None:
+                first = budget.search(query.text, text)
+                if first is None:
+                    return False
             room = self.limit - self.counts.matches
             before = len(self.lines)
-            shown, more = _search(self.ws, found.rel, text, query, budget, self.context, room, self.lines)
+            shown, more = _search(self.ws, found.rel, text, query, budget, self.context, room, self.lines, first)
         except RegexTimeout:
             raise timeout_error(query.source, found.rel) from None
         if shown:
@@ -305,10 +308,11 @@ def _raw_hit(ws: Workspace, raw: bytes, query: Query, budget: Budget) -> bool:
 
 
 def _search(ws: Workspace, rel: str, text: str, query: Query, budget: Budget, context: int, room: int,
-            out: list[GrepLine]) -> tuple[bool, bool]:
-    """Append the file's matching lines (and context) to `out`: (any appended, more matched than `room`)."""
+            out: list[GrepLine], first: Any = None) -> tuple[bool, bool]:
+    """Append the file's matching lines (and context) to `out`: (any appended, more matched than `room`). `first`:
+    the text's first match, found already (taken only when masking left the text as it was)."""
     redacted = ws.redact_lines(text)
-    found = hit_lines(redacted, query, budget, room + 1)
+    found = hit_lines(redacted, query, budget, room + 1, first if redacted is text else None)
     lines: list[str] | None = None
     if found is None or context:
         lines = BREAK.split(redacted)
@@ -338,13 +342,15 @@ def _search(ws: Workspace, rel: str, text: str, query: Query, budget: Budget, co
     return True, over
 
 
-def hit_lines(text: str, query: Query, budget: Budget, most: int) -> list[tuple[int, str]] | None:
+def hit_lines(text: str, query: Query, budget: Budget, most: int, first: Any = None
+              ) -> list[tuple[int, str]] | None:
     """Up to `most` (index, line) pairs of the lines holding a match, found by searching the whole text and
     splitting out only the lines hit; None when that cannot stand for matching line by line: a pattern with
     anchors (`query.text` is None), or a match that is empty or touches a line break (the caller then matches
     line by line, the reference). A non-empty match between two breaks is a match of its line: without anchors
     or lookaround only the matched characters and their neighbours count, and a break and a line's end are both
-    non-word characters to \\b."""
+    non-word characters to \\b. `first`: the first match in `text` (`query.text`'s search from 0), when found
+    already."""
     pattern = query.text
     if pattern is None:
         return None
@@ -352,7 +358,8 @@ def hit_lines(text: str, query: Query, budget: Budget, most: int) -> list[tuple[
     size = len(text)
     pos = line = 0
     while len(hits) < most:
-        match = budget.search(pattern, text, pos)
+        match = first if first is not None else budget.search(pattern, text, pos)
+        first = None
         if match is None:
             break
         start, end = match.span()
