@@ -80,6 +80,8 @@ QUERIES = [
     dict(query="absent"),
     dict(query=r"token [*A-Z]+ needle", regex=True),  # matches the masked text only; no literal meets the mask
     dict(query=r"REDACTED\*+ needle", regex=True),  # the same, through a literal of the mask itself
+    dict(query=r"token \w+ needle", regex=True),  # cannot meet the mask: rg is not told the secrets' literals
+    dict(query=r"token \S+ needle", regex=True),  # consumes the mask's `*`: rg names every file with a secret
 ]
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from stringsh.workspace import Workspace
 from stringsh.workspace.ops.grep import hit_lines
-from stringsh.workspace.ops.patterns import Budget, compile_query
+from stringsh.workspace.ops.patterns import Budget, compile_query, regex_meets_mask
 from stringsh.workspace.textio import BREAK
 from tests.conftest import run_stringsh
 
@@ -48,6 +48,9 @@ def test_whole_text_search_finds_exactly_the_lines_line_by_line_matching_finds(t
     found = hit_lines(text, query, Budget(query), most)
     if found is not None:  # None: the caller matches line by line, the reference itself
         assert found == by_lines(text, pattern, regex, ignore_case)[:most]
+    first = query.text.search(text) if query.text is not None else None
+    if first is not None:  # the first match handed on (grep found it already): the same answer
+        assert hit_lines(text, query, Budget(query), most, first) == found
 
 
 @pytest.mark.parametrize(("pattern", "text", "expected"), [
@@ -84,6 +87,43 @@ def test_every_required_run_must_be_in_the_file(tmp_path: Path) -> None:
     finally:
         workspace.close()
     assert [(line.path, line.text) for line in result.lines] == [("hit.py", "class BadError(Exception):")]
+
+
+#: Regexes for the mask property: some may consume a mask's end or lie inside it, most cannot.
+MASKED = [r"class \w+Error\(\w*Exception\)", r"a\w+b", r"a[^x]b", r"a.b", r"ab \S+", r"RED\w*", r"DA", r"a\bb",
+          r"(?i:r)ed", r"[A-Z]+ x", r"a[*]", r"x(a|\*)b", r"\W+a", r"ab[-_]\d*", r"(?i:Re)DACT", r"ba"]
+MASKS = ["***REDACTED***", "[hidden]", "REDACTED", "*", "_a_", "x"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(st.tuples(st.booleans(), st.text(alphabet="abx *REDACT_(-1", max_size=8)), max_size=6),
+       pattern=st.sampled_from(MASKED), mask=st.sampled_from(MASKS))
+def test_a_regex_that_cannot_meet_the_mask_matches_masked_text_only_where_the_raw_text_matches(
+        pieces: list, pattern: str, mask: str) -> None:
+    """regex_meets_mask False lets rg's raw file list stand for the masked text: any text with any parts masked
+    then holds a match only if the raw text does."""
+    raw = "".join(text for _, text in pieces)
+    masked = "".join(mask if secret else text for secret, text in pieces)
+    if not regex_meets_mask(pattern, mask, ignore_case=False):
+        query = compile_query(pattern, regex=True, ignore_case=False)
+        assert query.line.search(masked) is None or query.line.search(raw) is not None
+
+
+@pytest.mark.parametrize(("pattern", "mask", "meets"), [
+    (r"class \w+Error\(\w*Exception\)", "***REDACTED***", False),  # `*` is not consumed; no literal in REDACTED
+    (r"token [*A-Z]+ needle", "***REDACTED***", True),  # consumes the mask's ends
+    (r"to\w+ \S+ needle", "***REDACTED***", True),
+    (r"ne+dle\s\w+", "***REDACTED***", False),
+    (r"RED\w+", "***REDACTED***", True),  # lies inside the mask
+    (r"(?i:r)ed", "***REDACTED***", False),  # `ed` is not in the mask, in its case
+    (r"\Bneedle", "***REDACTED***", True),  # a word boundary looks at the mask beside it
+    (r"foo.bar", "***REDACTED***", True),
+    (r"a\w+b", "XX", True),
+    (r"(?i)abc", "***REDACTED***", True),  # no required literal once case is folded
+    (r"abc", "", True),  # an empty mask joins the text around a secret
+])
+def test_whether_a_regex_may_meet_the_mask(pattern: str, mask: str, meets: bool) -> None:
+    assert regex_meets_mask(pattern, mask, ignore_case=False) is meets
 
 
 @pytest.mark.parametrize("pattern", ["(x|xx)+$", "(x|xx)+y", "(a|aa|aaa)+b"])

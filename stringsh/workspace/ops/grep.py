@@ -8,11 +8,11 @@ required literal (patterns.py; in Latin-1 and cp1252 bytes too, legacytext.py), 
 what they are not, are skipped and counted), and, when the query occurs in it, redacted as a whole with line
 breaks kept: a secret is masked in every line shown and can never be found by its own text. Whether a file
 matches is decided on that masked text, as shown, never on the raw text:
-bytes tests and rg's file list only rule files out, and only files masking cannot change or (for a literal that
-cannot overlap the mask) files without the literal; rg also names every file holding a secret's literal
-(`secret_patterns`). So no query finds a file, a line or a count through a secret's own characters. The redacted
-text is searched once as a whole and only the lines hit are split out
-(`hit_lines`); a pattern with anchors, or a match touching a line break, is matched line by line instead. Lines use
+bytes tests and rg's file list only rule files out, and only files masking cannot change or (for a query that
+cannot meet the mask: redact.Redactor.meets_mask, patterns.regex_meets_mask) files without a match; otherwise rg
+also names every file holding a secret's literal (`secret_patterns`). So no query finds a file, a line or a count
+through a secret's own characters. The redacted text is searched once as a whole and only the lines hit are split
+out (`hit_lines`); a pattern with anchors, or a match touching a line break, is matched line by line instead. Lines use
 the one line model (`\\r\\n`, `\\r`, `\\n`), are clipped at the policy's max_line_bytes, and come in walk order
 (path, line).
 """
@@ -22,12 +22,12 @@ from __future__ import annotations
 import os
 import re
 from stat import S_ISREG
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from stringsh.errors import StringError
 from stringsh.workspace.ops.guard import require
 from stringsh.workspace.ops.legacytext import lacks, needles, rg_search
-from stringsh.workspace.ops.patterns import Budget, Query, RegexTimeout, compile_query, timeout_error
+from stringsh.workspace.ops.patterns import Budget, Query, RegexTimeout, compile_query, regex_meets_mask, timeout_error
 from stringsh.workspace.ops.rgwalk import usable
 from stringsh.workspace.ops.walk import FILE_FLAGS, Found, Start, Traversal, WalkStats, start_at, walk
 from stringsh.workspace.textio import BREAK, decode_or_legacy
@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from stringsh.workspace.ops.glob import NamePattern
 
 MAX_CONTEXT = 50
+#: A file starting so is UTF-16: its bytes hold no literal as UTF-8 does. Tested as `raw[:2] in UTF16_BOMS`: bytes
+#: startswith with a tuple costs some 1,700 instructions a call (it tries each prefix as an int first, and fails).
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
@@ -117,7 +119,10 @@ def grep(ws: Workspace, request: GrepRequest) -> GrepResult:
                           "pip install 'stringsh[search]', or search with the Python engine.")
     # rg sees raw bytes: its list of files stands for the masked text's only when the query cannot meet a mask, or
     # when rg also names every file that may hold a secret (`secret_patterns`)
-    meets_mask = request.regex or ws.redactor.meets_mask(request.query, ignore_case=request.ignore_case)
+    if request.regex:
+        meets_mask = regex_meets_mask(request.query, ws.redactor.replacement, ignore_case=request.ignore_case)
+    else:
+        meets_mask = ws.redactor.meets_mask(request.query, ignore_case=request.ignore_case)
     search = None
     if rg is not None:  # the query, and what Latin-1 and cp1252 files need (legacytext.py)
         search = rg_search(request.query, regex=request.regex, ignore_case=request.ignore_case)
@@ -213,8 +218,10 @@ class Run:
             return False
         query = self.query
         needle = query.needle
-        lacking = needle is not None and not raw.startswith(UTF16_BOMS) and (
-            (needle not in raw or (query.others and any(other not in raw for other in query.others)))
+        # raw.find, not `in`: bytes.__contains__ first tries the needle as an int, and fails (3.11: ~1,000 more
+        # instructions a file)
+        lacking = needle is not None and raw[:2] not in UTF16_BOMS and (
+            (raw.find(needle) < 0 or (query.others and any(raw.find(other) < 0 for other in query.others)))
             if self.legacy is None else lacks(raw, self.legacy))
         # no match in any encoding but UTF-16's: not worth decoding (most files stop here), where the masked text
         # cannot match without it either: no required literal meets a mask, or masking leaves this file alone
@@ -231,11 +238,14 @@ class Run:
                 if _raw_hit(self.ws, raw, query, budget):
                     self.counts.non_utf8 += 1  # as rg would find it, in the text as it would be shown
                 return False
-            if not masked_only and query.text is not None and budget.search(query.text, text) is None:
-                return False
+            first = None
+            if not masked_only and query.text is not None:
+                first = budget.search(query.text, text)
+                if first is None:
+                    return False
             room = self.limit - self.counts.matches
             before = len(self.lines)
-            shown, more = _search(self.ws, found.rel, text, query, budget, self.context, room, self.lines)
+            shown, more = _search(self.ws, found.rel, text, query, budget, self.context, room, self.lines, first)
         except RegexTimeout:
             raise timeout_error(query.source, found.rel) from None
         if shown:
@@ -298,10 +308,11 @@ def _raw_hit(ws: Workspace, raw: bytes, query: Query, budget: Budget) -> bool:
 
 
 def _search(ws: Workspace, rel: str, text: str, query: Query, budget: Budget, context: int, room: int,
-            out: list[GrepLine]) -> tuple[bool, bool]:
-    """Append the file's matching lines (and context) to `out`: (any appended, more matched than `room`)."""
+            out: list[GrepLine], first: Any = None) -> tuple[bool, bool]:
+    """Append the file's matching lines (and context) to `out`: (any appended, more matched than `room`). `first`:
+    the text's first match, found already (taken only when masking left the text as it was)."""
     redacted = ws.redact_lines(text)
-    found = hit_lines(redacted, query, budget, room + 1)
+    found = hit_lines(redacted, query, budget, room + 1, first if redacted is text else None)
     lines: list[str] | None = None
     if found is None or context:
         lines = BREAK.split(redacted)
@@ -331,13 +342,15 @@ def _search(ws: Workspace, rel: str, text: str, query: Query, budget: Budget, co
     return True, over
 
 
-def hit_lines(text: str, query: Query, budget: Budget, most: int) -> list[tuple[int, str]] | None:
+def hit_lines(text: str, query: Query, budget: Budget, most: int, first: Any = None
+              ) -> list[tuple[int, str]] | None:
     """Up to `most` (index, line) pairs of the lines holding a match, found by searching the whole text and
     splitting out only the lines hit; None when that cannot stand for matching line by line: a pattern with
     anchors (`query.text` is None), or a match that is empty or touches a line break (the caller then matches
     line by line, the reference). A non-empty match between two breaks is a match of its line: without anchors
     or lookaround only the matched characters and their neighbours count, and a break and a line's end are both
-    non-word characters to \\b."""
+    non-word characters to \\b. `first`: the first match in `text` (`query.text`'s search from 0), when found
+    already."""
     pattern = query.text
     if pattern is None:
         return None
@@ -345,7 +358,8 @@ def hit_lines(text: str, query: Query, budget: Budget, most: int) -> list[tuple[
     size = len(text)
     pos = line = 0
     while len(hits) < most:
-        match = budget.search(pattern, text, pos)
+        match = first if first is not None else budget.search(pattern, text, pos)
+        first = None
         if match is None:
             break
         start, end = match.span()

@@ -168,3 +168,82 @@ def _check(query: str, items: Any, depth: int) -> bool:
             for branch in value[1]:
                 anchors |= _check(query, branch, depth)
     return anchors
+
+
+def regex_meets_mask(query: str, mask: str, *, ignore_case: bool) -> bool:
+    """Whether a checked regex may match masked text where the raw text has none (grep's `meets_mask`, for a
+    regex): False only when surely not. That is so when the regex has no anchor or word boundary (they look at a
+    mask's neighbours), cannot consume the mask's first or last character, and is case-sensitive with a required
+    literal that no run of mask characters it can consume holds: a match touching a mask would have to lie inside
+    one such run, which cannot hold all the required literals, and a match touching no mask is one of the raw text
+    too. Then a raw prefilter (rg's file list) stands for the masked text without naming every file a secret may be
+    in. With `\\w` and `*` as the mask's ends (`***REDACTED***`), most regexes are such."""
+    from re import _parser  # type: ignore[attr-defined]
+
+    tree = _parser.parse(query, re.IGNORECASE if ignore_case else 0)
+    if not mask or ignore_case or tree.state.flags & re.IGNORECASE:
+        return True
+    literals = _required_literals(tree)
+    atoms = list(_atoms(tree, False))
+    if not literals or any(op in ("AT", "?") for op, _, _ in atoms):
+        return True
+    eaten = {char: any(_consumes(op, value, folded, char) for op, value, folded in atoms) for char in set(mask)}
+    if eaten[mask[0]] or eaten[mask[-1]]:
+        return True
+    runs = "".join(char if eaten[char] else "\0" for char in mask).split("\0")
+    return any(all(literal in run for literal in literals) for run in runs if run)
+
+
+def _atoms(items: Any, folded: bool) -> Any:
+    """The parse tree's leaves as (operator name, value, case-folded): "?" for one not known here."""
+    for op, value in items:
+        name = str(op)
+        if name in ("MAX_REPEAT", "MIN_REPEAT"):
+            yield from _atoms(value[2], folded)
+        elif name == "SUBPATTERN":
+            yield from _atoms(value[-1], folded or bool(value[1] & re.IGNORECASE))
+        elif name == "BRANCH":
+            for branch in value[1]:
+                yield from _atoms(branch, folded)
+        elif name in ("LITERAL", "NOT_LITERAL", "ANY", "IN", "AT"):
+            yield name, value, folded
+        else:
+            yield "?", value, folded
+
+
+#: The class escapes a character class may hold, as patterns (each tested with `re` and `regex`: grep matches with
+#: the latter, checked with the former).
+_CATEGORIES = {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D", "CATEGORY_SPACE": r"\s",
+               "CATEGORY_NOT_SPACE": r"\S", "CATEGORY_WORD": r"\w", "CATEGORY_NOT_WORD": r"\W"}
+
+
+def _consumes(op: str, value: Any, folded: bool, char: str) -> bool:
+    """Whether a leaf may consume `char` (True when unsure)."""
+    if op == "LITERAL":
+        return _same(chr(value), char, folded)
+    if op == "NOT_LITERAL":
+        return folded or chr(value) != char
+    if op != "IN":
+        return True  # ANY
+    for kind, item in value:
+        kind = str(kind)
+        if kind == "LITERAL" and not _same(chr(item), char, folded):
+            continue
+        if kind == "RANGE" and not any(item[0] <= ord(form) <= item[1] for form in _forms(char, folded)):
+            continue
+        if kind == "CATEGORY" and str(item) in _CATEGORIES:
+            import regex as timed_re
+
+            escape = _CATEGORIES[str(item)]
+            if re.fullmatch(escape, char) is None and timed_re.fullmatch(escape, char, timed_re.VERSION0) is None:
+                continue
+        return True  # a match, NEGATE, or a kind not known here
+    return False
+
+
+def _forms(char: str, folded: bool) -> set[str]:
+    return {char, char.lower(), char.upper(), char.casefold()} if folded else {char}
+
+
+def _same(literal: str, char: str, folded: bool) -> bool:
+    return literal == char or (folded and bool(_forms(literal, True) & _forms(char, True)))

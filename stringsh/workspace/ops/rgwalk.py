@@ -1,9 +1,9 @@
 """The walk done by ripgrep, for /grep and /glob without `--stats`: rg walks the tree (on every core, `.gitignore`
 read as it goes), and Python checks only what rg returns, so its work is proportional to the hits.
 
-rg is told the walk's rules (`.git/` folders, temp files and `.stringsh/` left out, the `.gitignore` files from the
-search folder down read as git reads them, nothing else: no `.ignore`, `.rgignore`, global or parent ignore files;
-symlinks never followed, as by the Python walk; see `command`). Those flags only save rg work: what is shown is
+rg is told the walk's rules (`.git/` folders and `.stringsh/` left out, the `.gitignore` files from the search
+folder down read as git reads them, nothing else: no `.ignore`, `.rgignore`, global or parent ignore files; symlinks
+never followed, as by the Python walk; see `command`). Those flags only save rg work: what is shown is
 decided here, for each path rg returns, exactly as the confined walk decides it (`Visible`: secrets, engine state,
 temp files, `.git/`), and every file shown is opened again folder by folder from the root with O_NOFOLLOW
 (`Folders`), so a path rg reached through a folder swapped for a symlink is never shown. rg's answer is dropped for
@@ -15,6 +15,8 @@ whether one holds the query, so none is kept.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import re
 import select
@@ -37,7 +39,10 @@ if TYPE_CHECKING:
 #: The walk's rules as rg flags (see the module docstring); `--null` separates the paths rg prints.
 WALK_FLAGS = ("--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-global",
               "--no-ignore-exclude", "--no-ignore-parent", "--no-messages", "--color", "never", "--null",
-              "--glob", "!.git/", "--glob", f"!{TEMP_PREFIX}*")
+              "--glob", "!.git/")
+# Not `--glob '!.~stringsh-*'` for the engine's temp files: a glob that is not a literal name costs rg a regex match
+# of every path (7% of its instructions listing the bench tree), where a temp file (atomic.py's, for a moment) is
+# rare; `Visible` leaves out any rg names.
 #: A `**/NAME` pattern's NAME that means the same to rg's `--glob` (a name, or `*` and a name's end): passed to rg
 #: as a prefilter; the pattern itself is still matched here.
 SIMPLE_NAME = re.compile(r"\*?[A-Za-z0-9_.+-]+")
@@ -46,6 +51,8 @@ CHUNK = 1 << 18
 #: Bytes of rg's output gathered before its paths are handed on as one batch (rg writes 8 KiB at a time, and each
 #: batch costs its screen's and its sort's set-up): at most this much is left to check once rg has ended.
 BATCH = 1 << 16
+#: Bytes rg's output pipe holds (Linux's default pipe-max-size for any user: 1 MiB).
+PIPE_BYTES = 1 << 20
 #: Folders held open at once (the files of one folder come mostly together, but rg's threads interleave them).
 OPEN_FOLDERS = 64
 
@@ -100,6 +107,7 @@ class Listing:
         if self.cancelled:
             process.kill()
         pipe = process.stdout.fileno()
+        _widen(pipe)
         poll = select.poll()
         poll.register(pipe, select.POLLIN)
         rest = bytearray()
@@ -124,6 +132,13 @@ class Listing:
             process.stdout.close()
             process.wait()
         self.failed = process.returncode not in (0, 1) and not printed and not self.late
+
+
+def _widen(pipe: int) -> None:
+    """Let rg write up to PIPE_BYTES ahead of this reader: with the default 64 KiB pipe, rg waits whenever a batch is
+    being checked here, and its walk stalls with it (a listing of 51k paths is some 1.3 MB)."""
+    with contextlib.suppress(AttributeError, OSError):  # not Linux, or over pipe-max-size: the default pipe waits
+        fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
 
 
 def _whole_paths(rest: bytearray) -> Iterator[str]:

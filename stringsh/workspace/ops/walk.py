@@ -259,9 +259,10 @@ def plain_ignore_files(ws: Workspace, fd: int, rel: str, deadline: float) -> boo
     regular one. rg opens a folder's `.gitignore` by name, so one that is a symlink would have it read a file
     outside the workspace as rules (and a FIFO would hang it), where this walk reads only regular files: rg's
     answer is then not taken (rgwalk.py). The folders are those the walk enters (folder links, `.git/`, temp and
-    engine folders, secrets and ignored folders left out: rg enters none of those that could change what is
-    shown); a folder's `.gitignore` is one lstat, and its listing is read only for its folders (picked out in C),
-    not at all where the link count says it has none (`Leaves`). False as well past the deadline."""
+    engine folders, secrets and ignored folders left out: rg enters none of them, or, temp and secret folders, none
+    whose rules could change what is shown: rgwalk.Visible drops all it lists there); a folder's `.gitignore` is
+    one lstat, and its listing is read only for its folders (picked out in C), not at all where the link count
+    says it has none (`Leaves`). False as well past the deadline."""
     root_prefix = ws.confiner.route(rel)[1] if ":" in rel else ""
     denied_leaf = ws.confiner.matcher.denied_leaf
     leaves = Leaves()
