@@ -146,6 +146,47 @@ def test_verify_holds_every_record_to_its_canonical_text(tmp_path: Path) -> None
     assert verify_audit(folder, AUDIT_FILES).ok
 
 
+def test_records_appended_together_are_the_bytes_of_one_append_each(tmp_path: Path) -> None:
+    """`append_all` (the audit writer's, for the records that queued meanwhile) leaves the log, the older file and the
+    head byte for byte as appending each record on its own does, rotating in the middle of a batch included."""
+    records = [{"op": "write", "paths": [f"f{i}.md"], "outcome": "ok", "time": 1.5} for i in range(45)]
+    one, together = tmp_path / "one", tmp_path / "together"
+    for folder, batches in ((one, [[record] for record in records]), (together, [records[:1], records[1:30],
+                                                                               records[30:]])):
+        fd, log = open_log(folder, 2000)
+        try:
+            for batch in batches:
+                log.append_all(batch)
+        finally:
+            log.close()
+            os.close(fd)
+    for name in AUDIT_FILES:
+        assert (together / name).read_bytes() == (one / name).read_bytes(), name
+    assert (one / AUDIT_FILES.old).exists() and verify_audit(together, AUDIT_FILES).ok
+
+
+def test_the_writer_keeps_every_record_in_order_when_requests_stream_in(tmp_path: Path) -> None:
+    """Records handed on while the writer gathers (GATHER_SECONDS after its last append) are all written, in the
+    order handed, one chain; a flush waits for them."""
+    from stringsh.workspace.auditwriter import AuditWriter
+
+    fd, log = open_log(tmp_path / "state", 1 << 20)
+    writer = AuditWriter(log)
+    try:
+        for i in range(200):
+            writer.put([{"op": "/set", "paths": [], "outcome": "ok", "n": i}])
+            if i % 50 == 0:
+                writer.flush()
+                assert json.loads(lines_of(tmp_path / "state" / AUDIT_FILES.log)[-1])["n"] == i
+        writer.flush()
+    finally:
+        writer.close()
+        log.close()
+        os.close(fd)
+    assert [json.loads(line)["n"] for line in lines_of(tmp_path / "state" / AUDIT_FILES.log)] == list(range(200))
+    assert verify_audit(tmp_path / "state", AUDIT_FILES).ok
+
+
 WRITER = """
 import os, sys
 from pathlib import Path
