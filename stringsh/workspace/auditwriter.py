@@ -13,8 +13,10 @@ from stringsh.errors import StringError
 
 if TYPE_CHECKING:
     import queue
+    from collections.abc import Callable
 
     from stringsh.workspace.audit import AuditLog
+    from stringsh.workspace.context import Ended
 
 #: While requests stream in, the writer appends at most once per this long, all that queued meanwhile at once: an
 #: append per request cost each request more than its own pipeline (its lock, reads and writes of the log, and the
@@ -35,20 +37,22 @@ def loggable(text: str) -> str:
 
 
 class AuditWriter:
-    """One thread appending the records handed to it, in order (gathered while requests stream in: GATHER_SECONDS);
-    a put costs the request thread about a microsecond. A handed event is set once everything before it is written
-    (flush)."""
+    """One thread making and appending the records of the requests handed to it, in order (gathered while requests
+    stream in: GATHER_SECONDS); a put costs the request thread about a microsecond. A handed event is set once
+    everything before it is written (flush)."""
 
-    def __init__(self, log: AuditLog) -> None:
+    def __init__(self, log: AuditLog, record: Callable[[Ended], dict[str, object]]) -> None:
+        """`record` makes a handed request into its record, here: not in the request's thread, before its reply."""
         import queue  # only a front end that answers before it logs (the daemon, the servers) has a writer
 
         self.log = log
-        self.queue: queue.SimpleQueue[list[dict[str, object]] | threading.Event | None] = queue.SimpleQueue()
+        self.record = record
+        self.queue: queue.SimpleQueue[list[Ended] | threading.Event | None] = queue.SimpleQueue()
         self.thread = threading.Thread(target=self._run, name="stringsh-audit", daemon=True)
         self.thread.start()
         atexit.register(self.close)  # a front end that exits without closing its workspace still writes them all
 
-    def put(self, records: list[dict[str, object]]) -> None:
+    def put(self, records: list[Ended]) -> None:
         self.queue.put(records)
 
     def flush(self) -> None:
@@ -73,7 +77,7 @@ class AuditWriter:
                 time.sleep(wait)
             while not self.queue.empty():  # the one consumer: what is there now stays there to take
                 items.append(self.queue.get())
-            records: list[dict[str, object]] = []
+            records: list[Ended] = []
             for item in items:
                 if isinstance(item, list):
                     records += item
@@ -86,11 +90,11 @@ class AuditWriter:
             self._write(records)
             written = time.monotonic()
 
-    def _write(self, records: list[dict[str, object]]) -> None:
+    def _write(self, records: list[Ended]) -> None:
         if not records:
             return
         try:
-            self.log.append_all(records)
+            self.log.append_all([self.record(ended) for ended in records])
         except (OSError, StringError) as exc:
             audit_failed(exc)
         else:

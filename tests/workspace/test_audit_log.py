@@ -171,7 +171,7 @@ def test_the_writer_keeps_every_record_in_order_when_requests_stream_in(tmp_path
     from stringsh.workspace.auditwriter import AuditWriter
 
     fd, log = open_log(tmp_path / "state", 1 << 20)
-    writer = AuditWriter(log)
+    writer = AuditWriter(log, dict)  # the records as handed
     try:
         for i in range(200):
             writer.put([{"op": "/set", "paths": [], "outcome": "ok", "n": i}])
