@@ -62,7 +62,7 @@ class StateRecords(StateFolder):
 
     def _record_request(self, ctx: RequestContext) -> None:
         ended: Ended = (time.time(), time.perf_counter() - ctx.started, ctx.topic, ctx.dialect, ctx.client, ctx.op,
-                        ctx.ops, list(ctx.paths or ctx.asked), ctx.outcome, ctx.changes, ctx.summary, ctx.agent)
+                        ctx.ops, list(ctx.paths or ctx.asked), ctx.outcome, ctx.changes[:], ctx.summary, ctx.agent)
         pending = DEFERRED.get()
         if pending is not None:
             pending.append(ended)  # made into its record by the audit writer, after the reply

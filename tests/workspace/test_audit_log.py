@@ -3,6 +3,7 @@ several processes across a rotation, and `Workspace.audited`, the record front e
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -185,6 +186,32 @@ def test_the_writer_keeps_every_record_in_order_when_requests_stream_in(tmp_path
         os.close(fd)
     assert [json.loads(line)["n"] for line in lines_of(tmp_path / "state" / AUDIT_FILES.log)] == list(range(200))
     assert verify_audit(tmp_path / "state", AUDIT_FILES).ok
+
+
+def test_a_record_made_after_the_reply_is_the_one_made_when_the_request_ended(tmp_path: Path) -> None:
+    """A request ending inside `records_after_reply` (a front end sending its reply) has its record made later, by the
+    audit writer, from what it was when it ended: the same record as one written at its end, not one changed after."""
+    workspace = Workspace(tmp_path)
+    try:
+        for after_reply in (False, True):
+            with contextlib.ExitStack() as stack:
+                if after_reply:
+                    stack.enter_context(workspace.records_after_reply())
+                with workspace.request("string", "/set", topic="t1", command="/set a = 1", agent="bot") as ctx:
+                    ctx.note("read", ["a.md", "é.md"], 7, "grep x")
+                    ctx.note("apply", ["b.md"], 8, None)
+                    ctx.fail("CONFLICT")
+                ctx.changes.append(9)  # after its end: not the request's
+                ctx.paths.append("late.md")
+        workspace.state.flush_records()
+    finally:
+        workspace.close()
+    found = [json.loads(line) for line in lines_of(state_folder(tmp_path) / AUDIT_FILES.log)]
+    volatile = ("time", "ms", "prev", "hash")
+    first, second = ({k: v for k, v in record.items() if k not in volatile} for record in found)
+    assert first == second
+    assert (first["paths"], first["changes"], first["outcome"], first["command"]) == (
+        ["a.md", "é.md", "b.md"], [7, 8], "CONFLICT", "grep x")
 
 
 WRITER = """
