@@ -38,9 +38,10 @@ def parse_assignments(text: str) -> Iterator[tuple[str, str, bool]]:
     while index < len(lines):
         line = lines[index].rstrip("\r")
         index += 1
-        if not line.strip():
+        stripped = line.strip()
+        if not stripped:
             continue
-        fence = FENCE_OPEN.match(line.strip())
+        fence = FENCE_OPEN.match(stripped) if stripped.startswith(("```", "~~~")) else None
         if fence:
             value_lines: list[str] = []
             while index < len(lines) and not closes_fence(line.strip(), lines[index].strip()):
@@ -52,12 +53,11 @@ def parse_assignments(text: str) -> Iterator[tuple[str, str, bool]]:
             kind = "$" if fence.group("env") else "{"
             yield kind, fence.group("env") or fence.group("braced"), "\n".join(value_lines)
             continue
-        match = ASSIGNMENT.match(line.strip())
+        match = ASSIGNMENT.match(stripped)
         if not match:
-            raise StringError("INVALID_PAYLOAD", f"Invalid assignment: {line.strip()}", ASSIGN_HINT)
-        kind = "$" if match.group("env") else "{"
-        name = match.group("env") or match.group("braced") or match.group("bare")
-        yield kind, name, _unquote(match.group("value"))
+            raise StringError("INVALID_PAYLOAD", f"Invalid assignment: {stripped}", ASSIGN_HINT)
+        env, braced, bare, value = match.group("env", "braced", "bare", "value")
+        yield ("$" if env else "{"), env or braced or bare, _unquote(value)
 
 
 def echo(name: str, value: str) -> str:
@@ -84,7 +84,8 @@ def env_store(ctx: Context) -> envstore.EnvStore:
 
 @handler("set")
 def set_variables(ctx: Context) -> Result:
-    text = "\n".join(part for part in (ctx.arg_text, ctx.body or "") if part.strip())
+    arg_text, body = ctx.arg_text, ctx.body or ""
+    text = "\n".join(part for part in (arg_text, body) if part.strip()) if body else arg_text
     variables = ctx.session.variables
     scope = envstore.scope_for_topic(ctx.session.topic)
     if not text.strip():

@@ -5,6 +5,7 @@ One parser for every front end; `is_complete` decides when a line stream has a w
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 
@@ -133,9 +134,15 @@ def _first_line(text: str) -> tuple[str, str | None]:
     return head.rstrip("\r"), (rest if sep else None)
 
 
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """A pattern kept as text, compiled on its first use (start-up compiles none); later uses skip `re`'s cache."""
+    return re.compile(pattern)
+
+
 def quotes_span_lines(first_line: str) -> bool:
     """True for an `/act` header: a quote opened there may close on a later line."""
-    return re.match(ACT_WORD, first_line) is not None
+    return _compiled(ACT_WORD).match(first_line) is not None
 
 
 def open_quote(text: str) -> str | None:
@@ -168,6 +175,8 @@ def split_header(text: str, *, shell_line: bool = False) -> tuple[str, str | Non
 def is_operator_block(header: str) -> bool:
     """True for a request's first line that starts an OPERATOR_CMD block: the marker, optionally after an `[id]`
     (as `daemon --json` adds), blanks and a CR around it allowed (the block's scanner then judges the marker)."""
+    if OPERATOR_START not in header:  # nearly every request: the marker is nowhere in it
+        return False
     header = header.strip()
     if header.startswith("["):
         match = REQUEST_ID.match(header)

@@ -26,7 +26,7 @@ from stringsh.workspace.atomic import open_state_file
 from stringsh.workspace.digest import sha256
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from stringsh.workspace.journalcheck import Anchor
     from stringsh.workspace.redact import Redactor
@@ -136,10 +136,14 @@ class AuditLog:
 
     def append(self, record: dict[str, object]) -> None:
         """Chain `record` (without prev and hash) to the newest one and write it, rotating first when due."""
+        self.append_all((record,))
+
+    def append_all(self, records: Sequence[dict[str, object]]) -> None:
+        """`append` each in order, with one lock, one look at the head and one write for all (the audit writer's)."""
         with self._lock:
             fcntl.flock(self.head_fd, fcntl.LOCK_EX)
             try:
-                self._append(record)
+                self._append(records)
             finally:
                 fcntl.flock(self.head_fd, fcntl.LOCK_UN)
 
@@ -187,7 +191,7 @@ class AuditLog:
             return head[0]
         return sum(1 for line in os.pread(fd, size, 0).split(b"\n") if line.strip())
 
-    def _append(self, fields: dict[str, object]) -> None:
+    def _append(self, records: Sequence[dict[str, object]]) -> None:
         """Every request appends one record, so the common case is cheap: when the head still says what our own
         last append left and the log's name still holds our file at the size we left it, nobody else wrote or
         rotated since, and the chain, count and size are known without reading anything else."""
@@ -201,21 +205,30 @@ class AuditLog:
             prev = self._prev(fd)
             count = self._count(fd, prev)
             size = os.fstat(fd).st_size
-        record = {**fields, "prev": prev}
-        body = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        digest = sha256((prev + body).encode("utf-8")).hexdigest()  # what _digest computes
-        data = (body[:-1] + f',"hash":"{digest}"}}\n').encode("utf-8")
-        if count and size + len(data) > self.max_bytes:
-            os.replace(self.files.log, self.files.old, src_dir_fd=self.dir_fd, dst_dir_fd=self.dir_fd)
-            fd = self._current()
-            count = size = 0
-            fast = False
-        os.write(fd, data)
-        size += len(data)
-        self._cached = (size, digest)
-        os.pwrite(self.head_fd, f"{count + 1:0{HEAD_WIDTH}d} {digest}\n".encode("ascii"), 0)
+        pieces: list[bytes] = []
+        for fields in records:
+            body = _canonical({**fields, "prev": prev})  # json.dumps's text, its encoder made once
+            digest = sha256((prev + body).encode("utf-8")).hexdigest()  # what _digest computes
+            data = (body[:-1] + f',"hash":"{digest}"}}\n').encode("utf-8")
+            if count and size + len(data) > self.max_bytes:
+                pieces = self._write(fd, pieces, count, prev)  # what the log holds before it rotates, its head too
+                os.replace(self.files.log, self.files.old, src_dir_fd=self.dir_fd, dst_dir_fd=self.dir_fd)
+                fd = self._current()
+                count = size = 0
+                fast = False
+            pieces.append(data)
+            size, count, prev = size + len(data), count + 1, digest
+        self._write(fd, pieces, count, prev)
+        self._cached = (size, prev)
         ino = ours.ino if ours is not None and fast else os.fstat(fd).st_ino
-        self._ours = _Appended(ino, size, count + 1, digest)
+        self._ours = _Appended(ino, size, count, prev)
+
+    def _write(self, fd: int, pieces: list[bytes], count: int, digest: str) -> list[bytes]:
+        """The records in `pieces` to the log, then the head saying how many it holds and the newest hash."""
+        if pieces:
+            os.write(fd, pieces[0] if len(pieces) == 1 else b"".join(pieces))
+            os.pwrite(self.head_fd, f"{count:0{HEAD_WIDTH}d} {digest}\n".encode("ascii"), 0)
+        return []
 
     def _named(self, ours: _Appended) -> bool:
         """Whether the log's name still holds the file we appended to, at the size we left it."""

@@ -66,8 +66,13 @@ class RequestContext:
 
 
 CURRENT: ContextVar[RequestContext | None] = ContextVar("stringsh_request", default=None)
-#: Records of requests that ended while their front end was still sending the reply (state.records_after_reply).
-DEFERRED: ContextVar[list[dict[str, object]] | None] = ContextVar("stringsh_deferred_records", default=None)
+#: A request as it ended, what its audit record is made of (staterecords.py): time, seconds taken, topic, dialect,
+#: client, op, ops, paths, outcome, changes, summary, agent.
+Ended = tuple[float, float, str, str, str, str | None, list[str], list[str], str | None, list[int], str | None,
+              str | None]
+#: Requests that ended while their front end was still sending the reply (state.records_after_reply): their records
+#: are made and written after it.
+DEFERRED: ContextVar[list[Ended] | None] = ContextVar("stringsh_deferred_records", default=None)
 
 
 def current() -> RequestContext | None:

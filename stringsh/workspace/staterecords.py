@@ -19,7 +19,7 @@ from contextlib import AbstractContextManager
 from stringsh.errors import StringError
 from stringsh.workspace.audit import GENESIS, AuditLog
 from stringsh.workspace.auditwriter import AuditWriter, audit_failed, loggable
-from stringsh.workspace.context import CURRENT, DEFERRED, RequestContext, current
+from stringsh.workspace.context import CURRENT, DEFERRED, Ended, RequestContext, current
 from stringsh.workspace.oserrors import coded
 from stringsh.workspace.statefolder import AUDIT_FILES, StateFolder, state_key
 
@@ -61,25 +61,31 @@ class StateRecords(StateFolder):
         return _Request(self, dialect, op, topic, command, agent, paths, client)
 
     def _record_request(self, ctx: RequestContext) -> None:
-        record: dict[str, object] = {
-            "time": round(time.time(), 6), "workspace": self.workspace_id, "topic": ctx.topic or "-",
-            "frontend": ctx.dialect, "client": ctx.client, "op": loggable(ctx.op or ctx.dialect), "ops": ctx.ops,
-            "paths": [loggable(path) for path in ctx.paths or ctx.asked], "outcome": ctx.outcome or "ok",
-            "ms": round((time.perf_counter() - ctx.started) * 1000, 3),
-        }
-        if len(ctx.changes) == 1:
-            record["change"] = ctx.changes[0]
-        elif ctx.changes:
-            record["changes"] = ctx.changes
-        if ctx.summary is not None:
-            record["command"] = loggable(ctx.summary)
-        if ctx.agent is not None:
-            record["agent"] = ctx.agent
+        ended: Ended = (time.time(), time.perf_counter() - ctx.started, ctx.topic, ctx.dialect, ctx.client, ctx.op,
+                        ctx.ops, list(ctx.paths or ctx.asked), ctx.outcome, ctx.changes[:], ctx.summary, ctx.agent)
         pending = DEFERRED.get()
         if pending is not None:
-            pending.append(record)
+            pending.append(ended)  # made into its record by the audit writer, after the reply
         else:
-            self._append(record)
+            self._append(self._request_record(ended))
+
+    def _request_record(self, ended: Ended) -> dict[str, object]:
+        """The audit record of a request as it ended (taken by `_record_request`)."""
+        now, seconds, topic, dialect, client, op, ops, paths, outcome, changes, summary, agent = ended
+        record: dict[str, object] = {
+            "time": round(now, 6), "workspace": self.workspace_id, "topic": topic or "-", "frontend": dialect,
+            "client": client, "op": loggable(op or dialect), "ops": ops, "paths": [loggable(path) for path in paths],
+            "outcome": outcome or "ok", "ms": round(seconds * 1000, 3),
+        }
+        if len(changes) == 1:
+            record["change"] = changes[0]
+        elif changes:
+            record["changes"] = changes
+        if summary is not None:
+            record["command"] = loggable(summary)
+        if agent is not None:
+            record["agent"] = agent
+        return record
 
     def records_after_reply(self) -> AbstractContextManager[None]:
         """Requests that end inside the block have their audit records written when it ends: a front end sends
@@ -87,7 +93,7 @@ class StateRecords(StateFolder):
         rest of a small request on an idle machine). Nothing is lost: the block ends right after the send."""
         return _AfterReply(self)
 
-    def _hand_over(self, records: list[dict[str, object]]) -> None:
+    def _hand_over(self, records: list[Ended]) -> None:
         """Append `records` on the audit writer, one thread that appends in the order it is handed records: the
         next request need not wait for the log either. `flush_records` waits for it; `close` drains it. The log is
         opened here, so the writer never takes the state's lock (whoever closes the state holds it)."""
@@ -100,7 +106,7 @@ class StateRecords(StateFolder):
         if writer is None:
             with self._made_lock:
                 if self._writer is None:
-                    self._writer = AuditWriter(log)
+                    self._writer = AuditWriter(log, self._request_record)
                 writer = self._writer
         writer.put(records)
 
@@ -184,8 +190,9 @@ class StateRecords(StateFolder):
     def _writing_log(self) -> AuditLog:
         """The log a record is about to be appended to: a used workspace has its `.stringsh/` (as before the
         state moved)."""
-        with contextlib.suppress(OSError, StringError):
-            self.workspace_folder()
+        if not self._local_ready:  # made once (workspace_folder): every request's record comes through here
+            with contextlib.suppress(OSError, StringError):
+                self.workspace_folder()
         return self._log()
 
     def _append(self, record: dict[str, object]) -> None:
@@ -240,7 +247,7 @@ class _AfterReply:
 
     def __init__(self, records: StateRecords) -> None:
         self.records = records
-        self.pending: list[dict[str, object]] | None = None  # None: inside another such block, which writes them
+        self.pending: list[Ended] | None = None  # None: inside another such block, which writes them
 
     def __enter__(self) -> None:
         if DEFERRED.get() is None:

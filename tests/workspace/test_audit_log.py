@@ -3,6 +3,7 @@ several processes across a rotation, and `Workspace.audited`, the record front e
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -144,6 +145,73 @@ def test_verify_holds_every_record_to_its_canonical_text(tmp_path: Path) -> None
     assert (check.ok, check.bad_line, check.reason) == (False, 2, "not a record")
     path.write_bytes(b"\n".join(good))
     assert verify_audit(folder, AUDIT_FILES).ok
+
+
+def test_records_appended_together_are_the_bytes_of_one_append_each(tmp_path: Path) -> None:
+    """`append_all` (the audit writer's, for the records that queued meanwhile) leaves the log, the older file and the
+    head byte for byte as appending each record on its own does, rotating in the middle of a batch included."""
+    records = [{"op": "write", "paths": [f"f{i}.md"], "outcome": "ok", "time": 1.5} for i in range(45)]
+    one, together = tmp_path / "one", tmp_path / "together"
+    for folder, batches in ((one, [[record] for record in records]), (together, [records[:1], records[1:30],
+                                                                               records[30:]])):
+        fd, log = open_log(folder, 2000)
+        try:
+            for batch in batches:
+                log.append_all(batch)
+        finally:
+            log.close()
+            os.close(fd)
+    for name in AUDIT_FILES:
+        assert (together / name).read_bytes() == (one / name).read_bytes(), name
+    assert (one / AUDIT_FILES.old).exists() and verify_audit(together, AUDIT_FILES).ok
+
+
+def test_the_writer_keeps_every_record_in_order_when_requests_stream_in(tmp_path: Path) -> None:
+    """Records handed on while the writer gathers (GATHER_SECONDS after its last append) are all written, in the
+    order handed, one chain; a flush waits for them."""
+    from stringsh.workspace.auditwriter import AuditWriter
+
+    fd, log = open_log(tmp_path / "state", 1 << 20)
+    writer = AuditWriter(log, dict)  # the records as handed
+    try:
+        for i in range(200):
+            writer.put([{"op": "/set", "paths": [], "outcome": "ok", "n": i}])
+            if i % 50 == 0:
+                writer.flush()
+                assert json.loads(lines_of(tmp_path / "state" / AUDIT_FILES.log)[-1])["n"] == i
+        writer.flush()
+    finally:
+        writer.close()
+        log.close()
+        os.close(fd)
+    assert [json.loads(line)["n"] for line in lines_of(tmp_path / "state" / AUDIT_FILES.log)] == list(range(200))
+    assert verify_audit(tmp_path / "state", AUDIT_FILES).ok
+
+
+def test_a_record_made_after_the_reply_is_the_one_made_when_the_request_ended(tmp_path: Path) -> None:
+    """A request ending inside `records_after_reply` (a front end sending its reply) has its record made later, by the
+    audit writer, from what it was when it ended: the same record as one written at its end, not one changed after."""
+    workspace = Workspace(tmp_path)
+    try:
+        for after_reply in (False, True):
+            with contextlib.ExitStack() as stack:
+                if after_reply:
+                    stack.enter_context(workspace.records_after_reply())
+                with workspace.request("string", "/set", topic="t1", command="/set a = 1", agent="bot") as ctx:
+                    ctx.note("read", ["a.md", "é.md"], 7, "grep x")
+                    ctx.note("apply", ["b.md"], 8, None)
+                    ctx.fail("CONFLICT")
+                ctx.changes.append(9)  # after its end: not the request's
+                ctx.paths.append("late.md")
+        workspace.state.flush_records()
+    finally:
+        workspace.close()
+    found = [json.loads(line) for line in lines_of(state_folder(tmp_path) / AUDIT_FILES.log)]
+    volatile = ("time", "ms", "prev", "hash")
+    first, second = ({k: v for k, v in record.items() if k not in volatile} for record in found)
+    assert first == second
+    assert (first["paths"], first["changes"], first["outcome"], first["command"]) == (
+        ["a.md", "é.md", "b.md"], [7, 8], "CONFLICT", "grep x")
 
 
 WRITER = """
