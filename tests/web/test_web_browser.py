@@ -58,6 +58,19 @@ class Watched:
         assert [url for url in self.requests if not url.startswith(self.server.url)] == []
 
 
+def another_tab(watched: Watched, *scripts: str) -> Watched:
+    """One more tab of the page in the same browser (each of `scripts` run first in it), once it is live."""
+    from playwright.sync_api import expect
+
+    page = watched.page.context.new_page()  # type: ignore[attr-defined]
+    for script in scripts:
+        page.add_init_script(script)
+    tab = Watched(page, watched.server)
+    page.goto(f"{watched.server.url}#token={watched.server.token}")
+    expect(page.locator("#live")).to_have_text("live", timeout=WAIT_MS)
+    return tab
+
+
 @pytest.fixture
 def screens(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
     kept = os.environ.get("STRINGSH_TEST_ARTEFACTS")
@@ -289,23 +302,6 @@ def test_eight_tabs_of_the_page_in_one_browser_all_load_and_follow(
         tab.clean()
 
 
-def test_a_browser_without_shared_workers_follows_in_the_tab(
-        site: tuple[Watched, Path, dict[str, str], Path]) -> None:
-    from playwright.sync_api import expect
-
-    watched, root, env, _ = site
-    page = watched.page.context.new_page()
-    page.add_init_script("delete window.SharedWorker")
-    tab = Watched(page, watched.server)
-    page.goto(f"{watched.server.url}#token={watched.server.token}")
-    expect(page.locator("#live")).to_have_text("live", timeout=WAIT_MS)
-    assert agent(root, env, "/write own.txt\none\n").returncode == 0
-    expect(page.locator('#changes li[data-id="1"]')).to_contain_text("/write own.txt", timeout=WAIT_MS)
-    expect(page.locator("#feed tbody tr")).to_have_count(1, timeout=WAIT_MS)
-    assert [url for url in tab.requests if url.endswith("/api/events")] == [f"{watched.server.url}api/events"]
-    tab.clean()
-
-
 HIDE = ("window.hiddenNow = true; Object.defineProperty(document, 'hidden', { configurable: true, "
         "get: () => window.hiddenNow }); document.dispatchEvent(new Event('visibilitychange'))")
 SHOW = "window.hiddenNow = false; document.dispatchEvent(new Event('visibilitychange'))"
@@ -318,9 +314,7 @@ def test_a_hidden_tab_is_sent_nothing_until_it_is_shown(site: tuple[Watched, Pat
     from playwright.sync_api import expect
 
     watched, root, env, _ = site
-    behind = Watched(watched.page.context.new_page(), watched.server)
-    behind.page.goto(f"{watched.server.url}#token={watched.server.token}")
-    expect(behind.page.locator("#live")).to_have_text("live", timeout=WAIT_MS)
+    behind = another_tab(watched)
     behind.page.evaluate(HIDE)
     behind.page.wait_for_function("() => state.keeping", timeout=WAIT_MS)  # the worker keeps its batches now
     assert agent(root, env, "/write behind.txt\none\n").returncode == 0
@@ -344,9 +338,7 @@ def test_a_tab_hidden_past_what_it_keeps_reads_the_page_afresh_when_shown(
     from playwright.sync_api import expect
 
     watched, root, env, _ = site
-    behind = Watched(watched.page.context.new_page(), watched.server)
-    behind.page.goto(f"{watched.server.url}#token={watched.server.token}")
-    expect(behind.page.locator("#live")).to_have_text("live", timeout=WAIT_MS)
+    behind = another_tab(watched)
     behind.page.evaluate("state.keepHidden = 1")  # the page keeps 600 batches; 1 shows the rule
     behind.page.evaluate(HIDE)
     behind.page.wait_for_function("() => state.keeping", timeout=WAIT_MS)
@@ -362,25 +354,26 @@ def test_a_tab_hidden_past_what_it_keeps_reads_the_page_afresh_when_shown(
     behind.clean()
 
 
-def test_a_hidden_tab_following_on_its_own_builds_nothing_until_it_is_shown(
+def test_a_browser_without_shared_workers_follows_in_the_tab_and_a_hidden_one_builds_nothing_until_shown(
         site: tuple[Watched, Path, dict[str, str], Path]) -> None:
     """Where a browser has no shared worker the tab follows the stream itself and keeps its batches while hidden."""
     from playwright.sync_api import expect
 
     watched, root, env, _ = site
-    page = watched.page.context.new_page()
-    page.add_init_script("delete window.SharedWorker")
-    tab = Watched(page, watched.server)
-    page.goto(f"{watched.server.url}#token={watched.server.token}")
-    expect(page.locator("#live")).to_have_text("live", timeout=WAIT_MS)
+    tab = another_tab(watched, "delete window.SharedWorker")
+    page = tab.page
+    assert agent(root, env, "/write own.txt\none\n").returncode == 0
+    expect(page.locator('#changes li[data-id="1"]')).to_contain_text("/write own.txt", timeout=WAIT_MS)
+    expect(page.locator("#feed tbody tr")).to_have_count(1, timeout=WAIT_MS)
+    assert [url for url in tab.requests if url.endswith("/api/events")] == [f"{watched.server.url}api/events"]
     page.evaluate(HIDE)
     assert agent(root, env, "/write behind.txt\none\n").returncode == 0
     # a function, not an expression: polling an expression evals it in the page, which its CSP forbids
     page.wait_for_function("() => state.queued.length > 0", timeout=WAIT_MS)  # the batch came, and waits
-    expect(page.locator("#feed tbody tr")).to_have_count(0)
-    expect(page.locator("#changes li")).to_have_count(0)
+    expect(page.locator("#feed tbody tr")).to_have_count(1)
+    expect(page.locator("#changes li")).to_have_count(1)
     page.evaluate(SHOW)
-    expect(page.locator('#changes li[data-id="1"]')).to_contain_text("/write behind.txt", timeout=WAIT_MS)
-    expect(page.locator("#feed tbody tr")).to_have_count(1, timeout=WAIT_MS)
+    expect(page.locator('#changes li[data-id="2"]')).to_contain_text("/write behind.txt", timeout=WAIT_MS)
+    expect(page.locator("#feed tbody tr")).to_have_count(2, timeout=WAIT_MS)
     assert page.evaluate("state.queued.length") == 0
     tab.clean()
