@@ -113,8 +113,8 @@ def test_compiled_on_first_use_only(tmp_path: Path) -> None:
         assert workspace._redactor is None  # start-up compiles nothing
         redactor = workspace.redactor
         assert redactor._builtins == {} and redactor._policy is None
-        assert workspace.redact("plain text") == "plain text"  # a text with no built-in's literal compiles none
-        assert redactor._builtins == {} and redactor._policy is not None
+        assert workspace.redact("plain text") == "plain text"  # a text with no built-in's literal compiles none,
+        assert redactor._builtins == {} and redactor._policy is None  # nor, the policy having none, a policy pattern
         assert workspace.redact("x ghp_" + "d" * 36) == "x " + MASK
         assert [builtin.literals for builtin in redactor._builtins] == [("gh",)] and workspace.redactor is redactor
     finally:
