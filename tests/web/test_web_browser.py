@@ -59,7 +59,8 @@ class Watched:
 
 
 def another_tab(watched: Watched, *scripts: str) -> Watched:
-    """One more tab of the page in the same browser (each of `scripts` run first in it), once it is live."""
+    """One more tab of the page in the same browser (each of `scripts` run first in it), once it is live and has read
+    the page: a read still under way would show what is written next, whether the tab is hidden or not."""
     from playwright.sync_api import expect
 
     page = watched.page.context.new_page()  # type: ignore[attr-defined]
@@ -68,6 +69,7 @@ def another_tab(watched: Watched, *scripts: str) -> Watched:
     tab = Watched(page, watched.server)
     page.goto(f"{watched.server.url}#token={watched.server.token}")
     expect(page.locator("#live")).to_have_text("live", timeout=WAIT_MS)
+    page.wait_for_function("() => state.loading === null", timeout=WAIT_MS)  # and has read the page (after "live")
     return tab
 
 

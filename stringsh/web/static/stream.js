@@ -57,9 +57,13 @@ if (typeof SharedWorkerGlobalScope !== "undefined" && self instanceof SharedWork
   const tell = (message) => {
     if (message.type !== "batch") last = message;
     for (const tab of tabs) {
-      const missed = message.type === "batch" && behind.get(tab);
-      if (missed === undefined || message.type !== "batch") tab.postMessage(message);
-      else if (missed !== null && missed.length < (keeps.get(tab) ?? HIDDEN_BATCHES)) missed.push(message.data);
+      if (message.type === "live" && behind.has(tab)) behind.set(tab, []);  // it reads the page afresh now
+      if (message.type !== "batch" || !behind.has(tab)) {
+        tab.postMessage(message);
+        continue;
+      }
+      const missed = behind.get(tab);
+      if (missed !== null && missed.length < (keeps.get(tab) ?? HIDDEN_BATCHES)) missed.push(message.data);
       else behind.set(tab, null);
     }
   };
