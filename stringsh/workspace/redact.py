@@ -124,9 +124,10 @@ class Redactor:
         return mask
 
     def __call__(self, text: str, *, keep_lines: bool = False) -> str:
-        if not self.sources and not any(map(text.__contains__, LITERALS)):  # most replies: nothing to mask
+        found = self._found(text)
+        if not found and not self.sources:  # most replies: nothing to mask (and no policy pattern to compile)
             return text
-        for builtin, pattern in self._found(text):
+        for builtin, pattern in found:
             if builtin.lead >= 0:
                 text = _sub_at_literals(pattern, builtin, self._masker(builtin, keep_lines), text)
             elif any(literal in text for literal in builtin.literals):  # an earlier mask may have removed them
