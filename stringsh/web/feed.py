@@ -1,9 +1,10 @@
 """The live feed: one follower of the audit log per server, however many pages watch it.
 
-Every `POLL` seconds the follower asks the engine for the records written since its last read (by position: a stat
-when nothing is new, never a re-read of the log), and hands each page's queue one batch: the new records, the
-change sets they name (and those they reverted: their state changed), the clients' rows and the health, so a page
-shows a record a poll after it is written. A page that falls too far behind is told to load afresh (`resync`).
+Every `POLL` seconds (every `SEND_GAP` after a batch of records) the follower asks the engine for the records
+written since its last read (by position: a stat when nothing is new, never a re-read of the log), and hands each
+page's queue one batch: the new records, the change sets they name (and those they reverted: their state changed),
+the clients' rows and the health, so a page shows a record at most a `SEND_GAP` after it is written. A page that
+falls too far behind is told to load afresh (`resync`).
 
 What is slower to read is read at most once per `SLOW` seconds: the clients' change counts and undo depths (one
 query over every change set: read on every batch, up to ten times a second, it was the server's largest cost
@@ -39,8 +40,13 @@ if TYPE_CHECKING:
 
     from stringsh.workspace import AuditSpot, ClientChanges, Workspace
 
-#: Seconds between two looks at the audit log.
+#: Seconds between two looks at the audit log while it is quiet.
 POLL = 0.1
+#: Seconds after a batch of records before the next look: under a steady stream of records the pages get a batch at
+#: most four times a second. Every batch wakes the pages' browser through its chain of processes (network, shared
+#: worker, tab, compositor), and those wake-ups, more than their CPU, were what the agents sharing the machine paid
+#: for. A record is still sent within SEND_GAP of being written, and one after a quiet spell within POLL.
+SEND_GAP = 0.25
 #: Seconds between two reads of the clients' change counts (when records came), and between two looks at the health.
 SLOW = 1.0
 #: Batches a page may have waiting before it is told to load afresh.
@@ -49,6 +55,11 @@ QUEUE = 64
 RECENT = 2000
 #: Records a read of the older log goes through per call (each call reads back at most its byte budget too).
 OLDER_PAGE = 10_000
+
+
+def pause_after(batch: dict[str, Any] | None) -> float:
+    """Seconds until the next look at the log: SEND_GAP after a batch of records, POLL after anything else."""
+    return SEND_GAP if batch is not None and batch.get("records") else POLL
 
 
 class Feed:
@@ -117,7 +128,7 @@ class Feed:
                 batch = {"type": "problem", "text": f"the audit log could not be read: {exc}"}
             if batch is not None:
                 self.publish(event(batch))
-            await asyncio.sleep(POLL)
+            await asyncio.sleep(pause_after(batch))
 
     def poll(self) -> dict[str, Any] | None:
         """One look at the log: the batch to send, None when nothing was written and nothing else changed."""

@@ -381,3 +381,31 @@ def test_a_browser_without_shared_workers_follows_in_the_tab_and_a_hidden_one_bu
     expect(page.locator("#feed tbody tr")).to_have_count(2, timeout=WAIT_MS)
     assert page.evaluate("state.queued.length") == 0
     tab.clean()
+
+
+OFFSCREEN = re.compile(r"\boffscreen\b")
+
+
+def test_a_list_far_from_the_window_is_kept_up_to_date_and_drawn_once_scrolled_to(
+        site: tuple[Watched, Path, dict[str, str], Path]) -> None:
+    """The feed's rows are in the document as they come, but the browser draws them only near what the window shows:
+    with a window a hundred pixels high the feed's box is far below it."""
+    from playwright.sync_api import expect
+
+    watched, root, env, _ = site
+    page = watched.page
+    page.set_viewport_size({"width": 1280, "height": 100})
+    box = page.locator("#feed-box")
+    expect(box).to_have_class(OFFSCREEN, timeout=WAIT_MS)
+    expect(page.locator("#changes")).not_to_have_class(OFFSCREEN)  # it begins within 200 pixels of the window
+    assert agent(root, env, "/write far.txt\none\n").returncode == 0
+    row = page.locator("#feed tbody tr").first
+    expect(row).to_contain_text("far.txt", timeout=WAIT_MS)
+    assert not row.is_visible()  # in the document, not drawn
+    page.evaluate("document.getElementById('feed-box').scrollIntoView()")
+    expect(box).not_to_have_class(OFFSCREEN, timeout=WAIT_MS)
+    expect(row).to_be_visible()
+    page.evaluate("scrollTo(0, 0)")
+    expect(box).to_have_class(OFFSCREEN, timeout=WAIT_MS)
+    expect(page.locator('#changes li[data-id="1"]')).to_be_visible()
+    watched.clean()

@@ -13,7 +13,7 @@ import pytest
 
 from stringsh.dispatcher import Dispatcher
 from stringsh.web import feed as feed_module
-from stringsh.web.feed import Feed
+from stringsh.web.feed import Feed, pause_after
 from stringsh.workspace.clients import Client
 
 
@@ -87,3 +87,23 @@ def test_a_page_that_joins_gets_the_clients_and_the_health_in_the_next_batch(ws:
         assert feed.poll() is None
     finally:
         alpha.close()
+
+
+def test_a_batch_of_records_is_followed_by_a_longer_pause_than_a_quiet_look(ws: Path) -> None:
+    """Under a steady stream of records the pages get a batch at most every SEND_GAP; a record after a quiet look
+    goes out on the next POLL."""
+    agent = Dispatcher(ws, client=Client("agent", True))
+    try:
+        feed = Feed(agent.workspace)
+        feed.start_reading()
+        first = feed.poll()  # the health, sent once: no records
+        assert first is not None and first["records"] == []
+        assert pause_after(first) == feed_module.POLL
+        assert feed.poll() is None and pause_after(None) == feed_module.POLL
+        agent.execute("/write a.txt <<EOF\na\nEOF")
+        batch = feed.poll()
+        assert batch is not None and [record["op"] for record in batch["records"]] == ["/write"]
+        assert pause_after(batch) == feed_module.SEND_GAP
+        assert feed_module.POLL < feed_module.SEND_GAP <= 0.25  # a record is on the page within 300 ms
+    finally:
+        agent.close()
