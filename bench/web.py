@@ -27,8 +27,9 @@ reference measured in the same run.
    web` serving `--tabs` pages (each opened as the page opens, then following the event stream, in a
    process of their own; `--browser-tabs`: tabs of the system's Chromium showing the page, the browser's processes
    counted as the pages'; headless, so every tab counts as shown; `--window`: the tabs in one window of a desktop
-   Chromium on a virtual display (xvfb-run), one in front and the rest behind it, as a person has them). Reported:
-   each operation's p50/p99 in both, and their ratio.
+   Chromium on a virtual display (xvfb-run), one in front and the rest behind it, as a person has them; that
+   browser is started once and runs through every phase, its tabs opened for each phase with pages and closed
+   after). Reported: each operation's p50/p99 in both, and their ratio.
    Goal: nothing measurable: write p50 and p99 with the pages open <= 1.1x without.
 """
 
@@ -347,11 +348,15 @@ with sync_playwright() as playwright:
 
 # `--window`: a desktop Chromium on a virtual display, its tabs in one window as a person's are: only the last opened
 # is in front; the browser marks the others hidden, as it does a background tab. (Headless Chromium, and any page
-# Playwright attaches to, counts every tab as shown.) Opened through the browser's DevTools HTTP endpoint, never
-# attached to, and ready when every tab's title is the page's (set once it has read the page).
+# Playwright attaches to, counts every tab as shown.) The browser is started once for the whole run, as a person's
+# browser is running anyway: a fresh profile's first minutes of its own work (its preferences, quota and metrics
+# databases written and synced every few seconds, on the disk the agents sync their journal to) would otherwise
+# fall in every phase with pages and none without. Each phase with pages opens its tabs (through the browser's
+# DevTools HTTP endpoint, never attached to; ready when every tab's title is the page's, set once it has read the
+# page) and closes them after. The flags are those automation uses (Playwright's own among them): no calls to
+# Google's services, which fail and are retried on this offline machine.
 BROWSER_WINDOW_CHILD = r"""
 import os, shutil, signal, socket, subprocess, sys, tempfile, time, json, urllib.parse, urllib.request
-url, token, tabs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 with socket.socket() as probe:
     probe.bind(("127.0.0.1", 0))
     port = probe.getsockname()[1]
@@ -359,36 +364,87 @@ profile = tempfile.mkdtemp(prefix="stringsh-bench-chromium-")
 chromium = shutil.which("chromium") or shutil.which("chromium-browser")
 command = ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", chromium, f"--remote-debugging-port={port}",
            f"--user-data-dir={profile}", "--no-first-run", "--no-default-browser-check", "--window-size=1280,1000",
-           "--window-position=0,0", "about:blank"] + (["--no-sandbox"] if os.geteuid() == 0 else [])
+           "--window-position=0,0", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           "--disable-default-apps", "--metrics-recording-only",
+           "--disable-features=AutofillServerCommunication,OptimizationHints,MediaRouter", "about:blank"]
+command += ["--no-sandbox"] if os.geteuid() == 0 else []
 browser = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 devtools = f"http://127.0.0.1:{port}/json"
 def pages():
     return [target for target in json.load(urllib.request.urlopen(f"{devtools}/list"))
             if target["type"] == "page"]
-try:
+def until(done, what):
     deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"{devtools}/version")
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                raise SystemExit("chromium did not start under xvfb-run")
-            time.sleep(0.1)
-    address = urllib.parse.quote(f"{url}/#token={token}", safe="")
-    for _ in range(tabs):
-        urllib.request.urlopen(urllib.request.Request(f"{devtools}/new?{address}", method="PUT"))
-    while sum(target["title"].startswith("stringsh web") for target in pages()) < tabs:
+    while not done():
         if time.monotonic() > deadline:
-            raise SystemExit("the tabs did not load: " + ", ".join(target["title"] for target in pages()))
+            raise SystemExit(what)
         time.sleep(0.2)
-    print("open", flush=True)
-    sys.stdin.read()
+def started():
+    try:
+        urllib.request.urlopen(f"{devtools}/version")
+        return True
+    except OSError:
+        return False
+try:
+    until(started, "chromium did not start under xvfb-run")
+    print("ready", flush=True)
+    for line in sys.stdin:
+        words = line.split()
+        if words[0] == "open":  # open URL TOKEN COUNT
+            url, token, tabs = words[1], words[2], int(words[3])
+            address = urllib.parse.quote(f"{url}/#token={token}", safe="")
+            for _ in range(tabs):
+                urllib.request.urlopen(urllib.request.Request(f"{devtools}/new?{address}", method="PUT"))
+            until(lambda: sum(target["title"].startswith("stringsh web") for target in pages()) >= tabs,
+                  "the tabs did not load: " + ", ".join(target["title"] for target in pages()))
+            print("open", flush=True)
+        else:  # close: every tab but the first, blank one
+            for target in pages():
+                if target["url"].startswith("http://127.0.0.1"):
+                    urllib.request.urlopen(f"{devtools}/close/{target['id']}")
+            until(lambda: not any(target["url"].startswith("http://127.0.0.1") for target in pages()),
+                  "the tabs did not close")
+            print("closed", flush=True)
 finally:
     os.killpg(browser.pid, signal.SIGTERM)
     browser.wait(timeout=30)
     shutil.rmtree(profile, ignore_errors=True)
 """
+
+
+class Window:
+    """`--window`'s desktop Chromium (BROWSER_WINDOW_CHILD), started once; `tabs` opens its tabs for a phase."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        if not (shutil.which("chromium") or shutil.which("chromium-browser")):
+            raise SystemExit("--window needs the system's Chromium (apt-get install chromium)")
+        if not shutil.which("xvfb-run"):
+            raise SystemExit("--window needs a virtual display (apt-get install xvfb)")
+        self.child = subprocess.Popen([sys.executable, "-c", BROWSER_WINDOW_CHILD], env=env, stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, text=True)
+        self.pid = self.child.pid
+        self.ask("", "ready")
+
+    def ask(self, line: str, answer: str) -> None:
+        assert self.child.stdin is not None and self.child.stdout is not None
+        if line:
+            self.child.stdin.write(line + "\n")
+            self.child.stdin.flush()
+        if self.child.stdout.readline().strip() != answer:
+            raise SystemExit(f"the browser did not answer {answer!r}")
+
+    @contextlib.contextmanager
+    def tabs(self, url: str, headers: dict[str, str], count: int) -> Iterator[int]:
+        self.ask(f"open {url} {headers['Authorization'].split()[1]} {count}", "open")
+        try:
+            yield self.pid
+        finally:
+            self.ask("close", "closed")
+
+    def close(self) -> None:
+        assert self.child.stdin is not None
+        self.child.stdin.close()
+        self.child.wait(timeout=60)
 
 
 def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, list[float]]]:
@@ -424,10 +480,13 @@ def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, l
                     label = "warm-up" if phase < 0 else f"{args.tabs} pages" if opened_tabs else "no page"
                     with contextlib.ExitStack() as stack:
                         pids = {"daemon": process.pid}
+                        if window is not None and not opened_tabs:
+                            pids["browser, no tab"] = window.pid  # started once, running in every phase
                         if opened_tabs:
                             url, headers, pids["web"] = stack.enter_context(web(root, env))
-                            pids["pages"] = stack.enter_context(tabs(url, headers, args.tabs, env,
-                                                                     args.browser_tabs, args.window))
+                            pids["pages"] = stack.enter_context(
+                                window.tabs(url, headers, args.tabs) if window is not None
+                                else tabs(url, headers, args.tabs, env, args.browser_tabs))
                             settled(pids["web"])  # opening pages is a one-time cost: the phase measures them open
                             settled(pids["pages"])  # (a browser's start takes it seconds of CPU)
                         for agent in agents:
@@ -450,7 +509,12 @@ def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, l
                 await process.wait()
                 readers.cancel_scope.cancel()
 
-        anyio.run(phases)
+        window = Window(env) if args.window else None  # the desktop browser, for the whole run
+        try:
+            anyio.run(phases)
+        finally:
+            if window is not None:
+                window.close()
     print("\ncores busy during the phases: " + ", ".join(f"{name} {statistics.fmean(values):.2f}"
                                                         for name, values in cpu.items()))
     return times
@@ -472,17 +536,14 @@ def settled(pid: int, busy: float = 0.05, step: float = 0.25, most: float = 30.0
 
 
 @contextlib.contextmanager
-def tabs(url: str, headers: dict[str, str], count: int, env: dict[str, str], browser: bool = False,
-         window: bool = False) -> Iterator[int]:
+def tabs(url: str, headers: dict[str, str], count: int, env: dict[str, str], browser: bool = False
+         ) -> Iterator[int]:
     """`count` pages open (each one's first calls, then its event stream), in a process of their own; `browser`:
-    the page itself in `count` tabs of the system's Chromium (its processes are the child's descendants); `window`:
-    those tabs in one window of a desktop Chromium, one in front."""
+    the page itself in `count` tabs of the system's Chromium (its processes are the child's descendants)."""
     if browser and not (shutil.which("chromium") or shutil.which("chromium-browser")):
         raise SystemExit("--browser-tabs needs the system's Chromium (apt-get install chromium)")
-    if window and not shutil.which("xvfb-run"):
-        raise SystemExit("--window needs a virtual display (apt-get install xvfb)")
     token = headers["Authorization"].split()[1]
-    script = BROWSER_WINDOW_CHILD if window else BROWSER_TABS_CHILD if browser else TABS_CHILD
+    script = BROWSER_TABS_CHILD if browser else TABS_CHILD
     child = subprocess.Popen([sys.executable, "-c", script, url, token, str(count)], env=env,
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert child.stdout is not None and child.stdin is not None
