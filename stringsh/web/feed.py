@@ -44,8 +44,8 @@ if TYPE_CHECKING:
 POLL = 0.1
 #: Seconds after a batch of records before the next look: under a steady stream of records the pages get a batch at
 #: most four times a second. Every batch wakes the pages' browser through its chain of processes (network, shared
-#: worker, tab, compositor), and those wake-ups, more than their CPU, were what the agents sharing the machine paid
-#: for. A record is still sent within SEND_GAP of being written, and one after a quiet spell within POLL.
+#: worker, tab, compositor) and is drawn: with the feed in view, a tab drew a third less for it. A record is still
+#: sent about SEND_GAP after it is written at most, and one after a quiet spell within POLL.
 SEND_GAP = 0.25
 #: Seconds between two reads of the clients' change counts (when records came), and between two looks at the health.
 SLOW = 1.0
