@@ -70,14 +70,28 @@ def test_a_tall_open_is_paged_q_returns_to_an_empty_prompt_and_the_next_command_
     assert lines[lines.index("Opened short.txt") + 1:][:4] == [RULE, "one", "two", ""] and ":" not in lines
 
 
+def leave_pager(term: Terminal) -> None:
+    """q until less has left, then back at an empty prompt. less drops the keys typed before it has handled a ^C, so
+    a q sent right after one may be lost (it failed once so in a CI simulation); a q that reaches the prompt after
+    all is wiped by Ctrl-U."""
+    for _ in range(10):
+        term.send("q")
+        try:
+            term.wait_for(lambda screen: not in_pager(screen), timeout=2.0)
+            break
+        except AssertionError:
+            continue
+    term.send("\x15")
+    term.wait_for(at_prompt)
+
+
 @pytest.mark.needs("less")
 def test_ctrl_c_in_the_pager_belongs_to_it(term: Terminal) -> None:
     term.send("/open big.txt" + ENTER)
     term.wait_for(in_pager)
     term.send("\x03")  # less takes it (it stops reading more of the reply); stringsh neither dies nor kills it
     term.wait_for(in_pager)
-    term.send("q")  # the pager still reads keys: q leaves it
-    term.wait_for(at_prompt)
+    leave_pager(term)  # the pager still reads keys: q leaves it
     term.send("/open short.txt" + ENTER)
     term.wait_for(lambda s: "Opened short.txt" in s and at_prompt(s))
 
