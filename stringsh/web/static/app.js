@@ -565,7 +565,7 @@ function streamed(message) {
 // A tab in front draws what came at once while batches are few, and at most every DRAW_GAP ms under a steady stream
 // of them (a bucket of DRAW_BURST draws, one more each DRAW_GAP ms). Each draw lays out and paints the page again:
 // the main cost of a tab in front to the machine its agents share, about the same whatever the draw holds. The
-// server sends a batch at most every 250 ms under a steady stream (feed.py), so each is drawn as it comes: a record
+// server sends a batch at most every 200 ms under a steady stream (feed.py), so each is drawn as it comes: a record
 // is on screen within 300 ms of being written.
 const DRAW_GAP = 150;
 const DRAW_BURST = 3;

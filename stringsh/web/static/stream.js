@@ -42,7 +42,7 @@ async function followStream(token, tell) {
 }
 
 // Batches a tab not shown keeps for when it is shown (past them it reads the page afresh instead): a few minutes of
-// agents' work at the server's four batches a second under a steady stream.
+// agents' work at the server's five batches a second under a steady stream.
 const HIDDEN_BATCHES = 600;
 
 if (typeof SharedWorkerGlobalScope !== "undefined" && self instanceof SharedWorkerGlobalScope) {
