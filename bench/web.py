@@ -373,11 +373,11 @@ devtools = f"http://127.0.0.1:{port}/json"
 def pages():
     return [target for target in json.load(urllib.request.urlopen(f"{devtools}/list"))
             if target["type"] == "page"]
-def until(done, what):
+def until(done, what):  # what: the failure's text, made when it fails
     deadline = time.monotonic() + 60
     while not done():
         if time.monotonic() > deadline:
-            raise SystemExit(what)
+            raise SystemExit(what())
         time.sleep(0.2)
 def started():
     try:
@@ -386,7 +386,7 @@ def started():
     except OSError:
         return False
 try:
-    until(started, "chromium did not start under xvfb-run")
+    until(started, lambda: "chromium did not start under xvfb-run")
     print("ready", flush=True)
     for line in sys.stdin:
         words = line.split()
@@ -396,14 +396,14 @@ try:
             for _ in range(tabs):
                 urllib.request.urlopen(urllib.request.Request(f"{devtools}/new?{address}", method="PUT"))
             until(lambda: sum(target["title"].startswith("stringsh web") for target in pages()) >= tabs,
-                  "the tabs did not load: " + ", ".join(target["title"] for target in pages()))
+                  lambda: "the tabs did not load: " + ", ".join(target["title"] for target in pages()))
             print("open", flush=True)
         else:  # close: every tab but the first, blank one
             for target in pages():
                 if target["url"].startswith("http://127.0.0.1"):
                     urllib.request.urlopen(f"{devtools}/close/{target['id']}")
             until(lambda: not any(target["url"].startswith("http://127.0.0.1") for target in pages()),
-                  "the tabs did not close")
+                  lambda: "the tabs did not close")
             print("closed", flush=True)
 finally:
     os.killpg(browser.pid, signal.SIGTERM)
