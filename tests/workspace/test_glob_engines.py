@@ -182,8 +182,9 @@ def test_a_gitignore_that_is_not_a_regular_file_is_never_read_by_rg(tmp_path: Pa
         found = ws.grep("hit", engine="rg")
         python = ws.glob("**", engine="python"), ws.grep("hit", engine="python")
         if kind == "fifo":  # rg, waiting on the FIFO, is stopped as soon as the check sees it (not at the deadline)
+            from stringsh.workspace.ops.ignorecheck import IgnoreCheck
             from stringsh.workspace.ops.rgsearch import find_rg
-            from stringsh.workspace.ops.rgwalk import IgnoreCheck, command
+            from stringsh.workspace.ops.rgwalk import command
             from stringsh.workspace.ops.walk import start_at
 
             listing = Listing(command(find_rg() or "rg", ".", "--files"), ws, time.monotonic() + 120)

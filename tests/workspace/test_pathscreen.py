@@ -1,6 +1,6 @@
 """The screen of a whole listing (ops/pathscreen.py) lets through unchecked only paths every one-by-one check would
 pass unchanged; path order (globfirst.by_path, FirstByPath) is `rg --sort path`'s whatever the names hold; and a
-folder the link count says holds no folder is not listed by rg's `.gitignore` check (walk.Leaves)."""
+folder the link count says holds no folder is not listed by rg's `.gitignore` check (ignorecheck.Leaves)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 from stringsh.workspace import Policy, Workspace
 from stringsh.workspace.ops.globfirst import PATH_KEY, FirstByPath, by_path
+from stringsh.workspace.ops.ignorecheck import Leaves
 from stringsh.workspace.ops.pathscreen import PathScreen
 from stringsh.workspace.ops.rgwalk import Visible
-from stringsh.workspace.ops.walk import Leaves
 from stringsh.workspace.policy import Secrets
 
 TOKEN = "ghp_" + "a" * 36
@@ -138,7 +138,7 @@ def test_a_listed_file_changed_since_rg_named_it_is_refused_and_the_next_in_orde
             kept.add_text("\0".join(listed[2:]))
             shown, refused = kept.shown(limit, folders)
             assert kept.total == len(listed)
-            return [rel for rel, _, _ in shown], refused
+            return shown, refused
 
         # three kept; c.txt and d/x.txt refused: the next in order are found among all the batches
         assert first(3) == (["a.txt", "b/c.txt", "e.txt"], 2)  # gone.txt: not reached
@@ -147,3 +147,23 @@ def test_a_listed_file_changed_since_rg_named_it_is_refused_and_the_next_in_orde
     finally:
         folders.close()
         ws.close()
+
+
+def test_which_names_are_regular_files_is_the_same_from_the_listing_as_from_a_stat_each(tmp_path: Path) -> None:
+    """globfirst.regular_in reads a folder's listing once many of its files are asked, and only so far: what a name
+    is not settled by the entries read is statted."""
+    from stringsh.workspace.ops.globfirst import LIST_FROM, READ_PER_NAME, regular_in
+
+    files = [f"f{index:03}.txt" for index in range(LIST_FROM * READ_PER_NAME * 3)]
+    for name in files:
+        (tmp_path / name).write_text("x\n")
+    (tmp_path / "sub").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    os.symlink("f000.txt", tmp_path / "link.txt")
+    others = ["sub", "fifo", "link.txt", "gone.txt"]
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for asked in (files[:2] + others, files + others, files[::7] + others, files[-LIST_FROM:] + others):
+            assert regular_in(fd, asked) == set(asked) & set(files), len(asked)
+    finally:
+        os.close(fd)

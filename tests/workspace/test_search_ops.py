@@ -108,8 +108,10 @@ def test_glob_is_by_path_folder_by_folder_and_truncates_at_max_results(tmp_path:
             result = ws.glob("**", engine=engine, max_results=3)
             assert [m.rel for m in result.matches] == by_path[:3]
             assert (result.truncated, result.total) == (True, 7)
-            assert [(m.mtime_ns, m.size) for m in result.matches] == [(10**18 + 4 * 10**9, 1), (10**18 + 3 * 10**9, 1),
-                                                                      (10**18 + 6 * 10**9, 1)]
+            assert [(m.mtime_ns, m.size) for m in result.matches] == [(None, None)] * 3  # given newest first only
+            newest = ws.glob("**", engine=engine, max_results=3, sort="mtime")
+            assert [(m.rel, m.mtime_ns, m.size) for m in newest.matches] == [
+                ("a/b.txt", 10**18 + 6 * 10**9, 1), ("é.txt", 10**18 + 5 * 10**9, 1), ("B.txt", 10**18 + 4 * 10**9, 1)]
             assert ws.glob("**", engine=engine, max_results=0)[2:5] == ((), True, 7)
         with pytest.raises(StringError) as caught:
             ws.glob("**", sort="size")

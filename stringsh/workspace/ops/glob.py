@@ -8,8 +8,9 @@ a pattern names paths inside the workspace, never a way out of it. A pattern is 
 shown, secrets masked (a file named after a token is `***REDACTED***.txt` to every pattern): a name masked in the
 reply can never be matched, and so never told, a character at a time. Secret files are never walked at all.
 
-In path order only the files shown are statted (each one checked still a regular file where the walk met it): the
-others are counted as the walk, or rg, named them. Newest first needs the time of every match, a stat each.
+In path order only the files shown are looked at (each one checked still a regular file where the walk met it, from
+its folder's listing when many are shown from one folder): the others are counted as the walk, or rg, named them.
+A match's time and size are given newest first only, which needs the time of every match, a stat each.
 """
 
 from __future__ import annotations
@@ -53,9 +54,12 @@ class GlobRequest(NamedTuple):
 
 
 class GlobMatch(NamedTuple):
+    """A match; its time and size only newest first (each match statted there), None in path order (where a file
+    is looked up only as still a regular file)."""
+
     rel: str
-    mtime_ns: int
-    size: int
+    mtime_ns: int | None
+    size: int | None
 
 
 class GlobResult(NamedTuple):
@@ -212,9 +216,9 @@ def _newest_walked(walked: Iterator[Found], stats: WalkStats, limit: int) -> tup
 
 
 def _first_walked(walked: Iterator[Found], stats: WalkStats, limit: int) -> tuple[list[Item], int]:
-    """The first `limit` matches of the walk in path order and how many there were. A match is statted only while
-    it may still be among them: past `limit` of them, one sorting after the last kept is counted, never statted (the
-    walk's order is nearly path order, so that is nearly every one)."""
+    """The first `limit` matches of the walk in path order (no time or size) and how many there were. A match is
+    statted (still a regular file) only while it may still be among them: past `limit` of them, one sorting after
+    the last kept is counted, never statted (the walk's order is nearly path order, so that is nearly every one)."""
     kept: list[tuple[str, Item]] = []
     bound: str | None = "" if limit == 0 else None  # the key of the last kept once `limit` are kept
     total = 0
@@ -223,11 +227,10 @@ def _first_walked(walked: Iterator[Found], stats: WalkStats, limit: int) -> tupl
         key = PATH_KEY(found.rel)
         if bound is not None and key >= bound:
             continue
-        item = _statted(found, stats)
-        if item is None:
+        if _statted(found, stats) is None:
             total -= 1
             continue
-        kept.append((key, item))
+        kept.append((key, (found.rel, None, None)))
         if len(kept) >= 2 * limit + 64:
             kept.sort()  # by key: paths differ, so items are never compared
             del kept[limit:]
@@ -244,8 +247,9 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
     statted in its folder, opened from the root without following a symlink, and left out when it is no longer a
     regular file reached so: newest first, every match, while rg walks on; in path order, the files shown alone."""
     from stringsh.workspace.ops.globfirst import FirstByPath
+    from stringsh.workspace.ops.ignorecheck import IgnoreCheck
     from stringsh.workspace.ops.pathscreen import PathScreen
-    from stringsh.workspace.ops.rgwalk import SIMPLE_NAME, Folders, IgnoreCheck, Listing, Visible, command
+    from stringsh.workspace.ops.rgwalk import SIMPLE_NAME, Folders, Listing, Visible, command
 
     name = pattern[3:]
     masked_as = ws.redactor
@@ -300,8 +304,8 @@ def _rg_files(ws: Workspace, rg: str, start: Start, pattern: str, matcher: re.Pa
         if by_time:
             listed = newest.result()
         else:
-            shown_items, refused = first.shown(limit, folders)
-            listed = shown_items, first.total - refused
+            shown_rels, refused = first.shown(limit, folders)
+            listed = [(rel, None, None) for rel in shown_rels], first.total - refused
     finally:
         folders.close()
         os.close(start.fd)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from itertools import islice
-from operator import methodcaller
+from operator import attrgetter, methodcaller
 from stat import S_ISREG
 from typing import TYPE_CHECKING
 
@@ -23,7 +23,13 @@ if TYPE_CHECKING:
 #: Path order's key of one path: `/` made NUL.
 PATH_KEY = methodcaller("replace", "/", "\0")
 
-Item = tuple[str, int, int]  # (root-relative path, mtime in ns, size) of a match: a GlobMatch's fields
+Item = tuple[str, int | None, int | None]  # (root-relative path, mtime in ns, size) of a match: a GlobMatch's fields
+#: A folder's files among those shown from which its listing is read rather than each file statted.
+LIST_FROM = 8
+ENTRY_NAME = attrgetter("name")
+IS_FILE = methodcaller("is_file", follow_symlinks=False)
+#: Entries of a folder's listing read per file looked up in it at most (a stat costs some ten entries read).
+READ_PER_NAME = 8
 
 
 def by_path(rels: list[str]) -> Iterator[str]:
@@ -96,33 +102,65 @@ class FirstByPath:
         if len(self.kept) < self.total:
             yield from islice(by_path("\0".join(self.texts).split("\0")), len(self.kept), None)
 
-    def shown(self, limit: int, folders: Folders) -> tuple[list[Item], int]:
+    def shown(self, limit: int, folders: Folders) -> tuple[list[str], int]:
         """The first `limit` paths, in path order, still regular files in their folder opened from the root without
         following a link (`folders`), and how many were found not to be (a file changed since rg named it: the next
-        in order takes its place). In path order a folder's files come together: it is opened once."""
-        shown: list[Item] = []
+        in order takes its place)."""
+        shown: list[str] = []
         refused = 0
-        last, fd, stat = None, -1, os.stat
-        for rel in self.ordered() if limit else ():
-            parent, _, leaf = rel.rpartition("/")
-            if parent != last:
-                last = parent
-                try:
-                    fd = folders.open(parent)  # the newest folder open: kept open until another is opened
-                except OSError:
-                    fd = -1  # no longer a folder reached without a link: each of its files is refused
-            if fd < 0:
-                refused += 1
-                continue
-            try:
-                st = stat(leaf, dir_fd=fd, follow_symlinks=False)
-            except OSError:
-                refused += 1
-                continue
-            if not S_ISREG(st.st_mode):
-                refused += 1
-                continue
-            shown.append((rel, st.st_mtime_ns, st.st_size))
-            if len(shown) >= limit:
+        paths = self.ordered()
+        while len(shown) < limit:
+            batch = list(islice(paths, limit - len(shown)))
+            if not batch:
                 break
+            regular = regular_files(batch, folders)
+            kept = [rel for rel in batch if rel in regular]
+            refused += len(batch) - len(kept)
+            shown += kept
         return shown, refused
+
+
+def regular_files(rels: list[str], folders: Folders) -> set[str]:
+    """Which of `rels` are regular files in their folder opened from the root without following a link: each
+    folder opened once, and its files looked up as regular_in does."""
+    by_folder: dict[str, list[str]] = {}
+    for rel in rels:
+        parent, _, leaf = rel.rpartition("/")
+        by_folder.setdefault(parent, []).append(leaf)
+    regular: set[str] = set()
+    for parent, leaves in by_folder.items():
+        try:
+            fd = folders.open(parent)
+        except OSError:
+            continue  # no longer a folder reached without a link: none of its files is shown
+        prefix = parent + "/" if parent else ""
+        regular.update(prefix + leaf for leaf in regular_in(fd, leaves))
+    return regular
+
+
+def regular_in(fd: int, leaves: list[str]) -> set[str]:
+    """Which of the names `leaves` are regular files in the folder `fd`. Where LIST_FROM or more are asked, the
+    folder's listing says (its entries' types, no stat each; read in C calls), up to READ_PER_NAME entries per name
+    (a huge folder's listing is not read for a few of its files); the names it did not settle are statted."""
+    wanted = set(leaves)
+    found: set[str] = set()
+    if len(wanted) >= LIST_FROM:
+        budget = READ_PER_NAME * len(wanted)
+        try:
+            with os.scandir(fd) as listing:
+                entries = list(islice(listing, budget + 1))
+        except OSError:
+            entries = []  # every name is statted
+        else:
+            found = wanted.intersection(map(ENTRY_NAME, filter(IS_FILE, entries)))
+            if len(entries) <= budget:
+                return found  # the whole listing: a name not found is not a regular file there
+            wanted -= found
+    for leaf in wanted:
+        try:
+            st = os.stat(leaf, dir_fd=fd, follow_symlinks=False)
+        except OSError:
+            continue
+        if S_ISREG(st.st_mode):
+            found.add(leaf)
+    return found

@@ -8,7 +8,7 @@ decided here, for each path rg returns, exactly as the confined walk decides it 
 temp files, `.git/`), and every file shown is opened again folder by folder from the root with O_NOFOLLOW
 (`Folders`), so a path rg reached through a folder swapped for a symlink is never shown. rg's answer is dropped for
 the Python engine's when a folder it entered has a `.gitignore` that is not a regular file (rg would read the file
-a link leads to, perhaps outside the workspace, or wait on a FIFO; `IgnoreCheck`). A hard-linked file, when the
+a link leads to, perhaps outside the workspace, or wait on a FIFO; ops/ignorecheck.py). A hard-linked file, when the
 policy refuses them, is dropped when it is opened (grep.py): a count of such files among the hits would tell
 whether one holds the query, so none is kept.
 """
@@ -21,7 +21,6 @@ import os
 import re
 import select
 import subprocess
-import threading
 import time
 from typing import TYPE_CHECKING
 
@@ -150,30 +149,6 @@ def _whole_paths(rest: bytearray) -> Iterator[str]:
         yield text
 
 
-class IgnoreCheck:
-    """walk.plain_ignore_files in a thread beside rg (it reads the same folder listings): rg's answer is taken only
-    when no folder it entered has a `.gitignore` that is not a regular file (`passed`)."""
-
-    def __init__(self, ws: Workspace, start: Start, listing: Listing) -> None:
-        self.ok = False
-        fd = os.dup(start.fd)
-        self.thread = threading.Thread(target=self._run, args=(ws, fd, start.rel, listing), daemon=True)
-        self.thread.start()
-
-    def _run(self, ws: Workspace, fd: int, rel: str, listing: Listing) -> None:
-        from stringsh.workspace.ops.walk import plain_ignore_files
-
-        try:
-            self.ok = plain_ignore_files(ws, fd, rel, listing.deadline)
-        finally:
-            if not self.ok:
-                listing.cancel()  # a FIFO as .gitignore would hold rg until the deadline
-
-    def passed(self) -> bool:
-        self.thread.join()
-        return self.ok
-
-
 class Visible:
     """Whether the confined walk would yield a root-relative file rg named: no temp file, `.git/` folder,
     `.stringsh/` at the root or secret on its way. As the walk decides it: each folder once (remembered), with the
@@ -246,6 +221,7 @@ def walked_search(ws: Workspace, run: Run, rg: str, request: GrepRequest, start:
     grep.secret_patterns: every file that may hold a secret too); each one the walk would yield is searched in walk
     order, as the Python engine searches it (grep.Run). The Python engine answers when rg refuses the pattern."""
     from stringsh.workspace.ops.grep import python_search
+    from stringsh.workspace.ops.ignorecheck import IgnoreCheck
     from stringsh.workspace.ops.legacytext import flags
     from stringsh.workspace.ops.walk import Found
 
