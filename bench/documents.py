@@ -4,7 +4,8 @@ Each row prints its time, the reference it is compared with and the ratio, all m
 medians of repeats (in-process rows also give CPU time, steadier than wall time on a busy machine). The
 reference is markdown-it-py's full parse of the same text (goals: first open <= 0.15x,
 block open and block edit <= 0.05x); for a repeat open in a new process it is start-up: the row gives the time
-`/open` takes inside a fresh process once the workspace is loaded (goal <= 30 ms beyond start-up; also after an
+`/open` takes inside a fresh process set up as `stringsh -c` sets one up (no file watcher: one request) once the
+workspace is loaded (goal <= 30 ms beyond start-up, recorded as the share of those 30 ms used; also after an
 `/open` of a small file, which leaves the document's own cost without the first `/open`'s imports), of a file that
 has not changed for longer than the index cache's racy window (2 s; it is then trusted by its stat identity:
 docs/commands.md), and the whole
@@ -45,6 +46,7 @@ import sys, time
 sys.path.insert(0, sys.argv[2])
 from stringsh.dispatcher import Dispatcher
 d = Dispatcher(sys.argv[1])
+d.watch_files = False  # as `stringsh -c` runs one request (script.run_one): no file watcher
 d.workspace
 if sys.argv[3] == "warm":  # the /open machinery imported first: what is left is the document's own cost
     assert d.execute("/open small.md").ok
@@ -53,6 +55,10 @@ reply = d.execute("/open big.md")
 print(time.perf_counter() - t, time.process_time() - c, reply.ok)
 d.close()
 """
+
+
+#: The repeat open's goal beyond start-up (an absolute time: its row records the share of it used).
+REPEAT_OPEN_GOAL_S = 0.030
 
 
 def corpus(size: int) -> str:
@@ -205,6 +211,9 @@ def run(size_mb: int, repeat: int) -> None:
     for name, seconds, goal in (("first /open", first, 0.15), ("/open #block", block_open, 0.05),
                                 ("/edit #block", block_edit, 0.05)):
         record.record("documents", f"{name}, {size_mb} MB", seconds, "markdown-it-py parse", reference, goal)
+    if size_mb == 10:  # the goal is a time, not a ratio: recorded as a share of it
+        record.record("documents", "repeat /open, new process, beyond start-up", repeat_open, "the goal's budget",
+                      REPEAT_OPEN_GOAL_S, 1.0)
 
 
 def main() -> None:

@@ -14,6 +14,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from stringsh import serving
 from stringsh.commands.context import Context
 from stringsh.commands.table import COMMANDS, CommandSpec, Handler
 from stringsh.errors import StringError
@@ -99,6 +100,7 @@ class Dispatcher:
             if self._workspace is None:
                 self._workspace = Workspace.load(self.root, self.policy_file, no_sandbox=self.no_sandbox,
                                                  client=self.client)
+                serving.started()
             return self._workspace
 
     @property

@@ -161,7 +161,7 @@ def split_header(text: str, *, shell_line: bool = False) -> tuple[str, str | Non
     """(header, rest) of a request text. A quoted value that opens on the first line keeps every line up to its
     closing quote in the header (`/act.echo -c "alpha` … `gamma"`); None while that quote is still open."""
     header, rest = _first_line(text)
-    if shell_line or not quotes_span_lines(header) or open_quote(header) is None:
+    if shell_line or open_quote(header) is None or not quotes_span_lines(header):  # (no quote: no regex compiled)
         return header, rest
     lines = [header]
     while rest is not None:

@@ -154,7 +154,7 @@ def read_requests(
         if not shell_line and is_operator_block(stripped):
             yield _read_operator_block(line, next_line, topic, on_continuation, number)
             continue
-        if not shell_line and quotes_span_lines(stripped) and open_quote(line) is not None:
+        if not shell_line and open_quote(line) is not None and quotes_span_lines(stripped):
             quoted = _read_quoted(line, next_line, topic, on_continuation, number)
             if isinstance(quoted, StreamItem):
                 yield quoted

@@ -158,3 +158,35 @@ def test_a_planted_fifo_or_huge_entry_is_a_miss_not_a_hang(tmp_path: Path) -> No
     with huge.open("wb") as handle:
         handle.truncate(65 * 1024 * 1024)  # sparse: costs no disk
     assert IndexCache(folder, key=signed).lookup(SHA) is None
+
+
+def test_a_disk_entry_loads_with_the_collector_left_as_it_was(tmp_path: Path) -> None:
+    """The load pauses the cyclic collector (tens of thousands of tuples, no cycle) and gives it back as it found it:
+    running, or paused by someone else."""
+    import gc
+
+    IndexCache(tmp_path, key=signed).get(SHA, BIG)
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            gc.enable() if enabled else gc.disable()
+            assert IndexCache(tmp_path, key=signed)._load(SHA) == build_index(BIG)
+            assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
+
+
+def test_a_process_freezes_what_start_up_made_once_its_first_workspace_is_loaded(tmp_path: Path) -> None:
+    """serving.started: a one-shot `stringsh -c` pays no full collection walking its modules and command table."""
+    script = (
+        "import gc, sys\n"
+        "from stringsh.dispatcher import Dispatcher\n"
+        "before = gc.get_freeze_count()\n"
+        "first = Dispatcher(sys.argv[1]); first.workspace\n"
+        "frozen = gc.get_freeze_count()\n"
+        "made = [[] for _ in range(1000)]\n"
+        "second = Dispatcher(sys.argv[1]); second.workspace\n"
+        "print(before, frozen > 1000, gc.get_freeze_count() == frozen)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0", "True", "True"]
