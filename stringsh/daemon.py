@@ -5,7 +5,8 @@ request runs it itself and then reads on: a quick request wakes no other thread 
 client's round trip more than its reading gained). A watchdog hands the turn to read to an idle thread (starting
 one when none waits) once the reader has run one request for HAND_ON_SECONDS, so a request of another topic is
 read within that, however long the one before it runs; the watchdog wakes at most that often while requests
-come, and sleeps once they stop.
+come, and sleeps once they stop. A request about to wait for another writer or the disk (a write) hands the turn
+on at once (Dispatcher.on_wait): the next writer's request is read while it waits, and joins its batch.
 
 Each request is parsed and its topic resolved once, on admission; the daemon's per-topic queue is the only
 serialisation (the dispatcher's own topic lock is for front ends that do not queue).
@@ -255,9 +256,10 @@ class Daemon:
                 if self._watch_parked:
                     self._watch_parked = False
                     self._watch.notify()
-            self._run_topic(job)
+            with self.dispatcher.on_wait(lambda job=job: self._hand_on_from(job)):
+                self._run_topic(job)
             with self._lock:
-                has_turn = self._inline is job  # else the watchdog handed the turn on meanwhile
+                has_turn = self._inline is job  # else the turn was handed on meanwhile
                 if has_turn:
                     self._inline = None
                 elif self._idle >= SPARE_READERS:
@@ -296,6 +298,14 @@ class Daemon:
                 if left <= 0 and self._hand_on():
                     continue
                 self._watch.wait(left if left > 0 else HAND_ON_SECONDS)
+
+    def _hand_on_from(self, job: Job) -> None:
+        """The reader's request is about to wait for another writer or the disk (a write): the turn to read goes
+        to another thread now, not after HAND_ON_SECONDS, so the next writer's request is read, and joins the
+        batch, while this one waits."""
+        with self._lock:
+            if self._inline is job:
+                self._hand_on()
 
     def _hand_on(self) -> bool:
         """(Holding the lock.) Take the turn to read from the thread running its request and give it to an idle

@@ -14,7 +14,6 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from stringsh import serving
 from stringsh.commands.context import Context
 from stringsh.commands.table import COMMANDS, CommandSpec, Handler
 from stringsh.errors import StringError
@@ -100,6 +99,8 @@ class Dispatcher:
             if self._workspace is None:
                 self._workspace = Workspace.load(self.root, self.policy_file, no_sandbox=self.no_sandbox,
                                                  client=self.client)
+                from stringsh import serving
+
                 serving.started()
             return self._workspace
 
@@ -243,6 +244,14 @@ class Dispatcher:
         to defer when the workspace cannot load."""
         try:
             return self.workspace.records_after_reply()
+        except StringError:
+            return contextlib.nullcontext()
+
+    def on_wait(self, hook: Callable[[], None]) -> AbstractContextManager[None]:
+        """Requests run in this block on this thread call `hook` when about to wait for another writer or the disk
+        (Workspace.on_wait); nothing when the workspace cannot load."""
+        try:
+            return self.workspace.on_wait(hook)
         except StringError:
             return contextlib.nullcontext()
 

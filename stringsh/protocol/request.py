@@ -147,6 +147,8 @@ def quotes_span_lines(first_line: str) -> bool:
 
 def open_quote(text: str) -> str | None:
     """The quote still open at the end of `text` under String's flag rules (`'` or `"`, no escapes), or None."""
+    if "'" not in text and '"' not in text:
+        return None  # (most requests: two scans in C, not a loop over every character)
     quote: str | None = None
     for ch in text:
         if quote:

@@ -11,6 +11,8 @@ writing records of their own. A call made outside any request (the library API) 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 
 
@@ -73,6 +75,29 @@ Ended = tuple[float, float, str, str, str, str | None, list[str], list[str], str
 #: Requests that ended while their front end was still sending the reply (state.records_after_reply): their records
 #: are made and written after it.
 DEFERRED: ContextVar[list[Ended] | None] = ContextVar("stringsh_deferred_records", default=None)
+
+
+#: What the front end running this thread's requests does when one is about to wait for another writer or the disk
+#: (a write: group commit, the workspace lock, its fsyncs; set with Workspace.on_wait): a daemon that reads and runs
+#: requests on one thread lets another thread read on, so the next writer's request is read, and can join the batch,
+#: while this one waits. A front end that sets nothing is told nothing.
+BEFORE_WAIT: ContextVar[Callable[[], None] | None] = ContextVar("stringsh_before_wait", default=None)
+
+
+def about_to_wait() -> None:
+    hook = BEFORE_WAIT.get()
+    if hook is not None:
+        hook()
+
+
+@contextmanager
+def on_wait(hook: Callable[[], None]) -> Iterator[None]:
+    """Requests run in this block (on this thread) call `hook` when about to wait; it may be called more than once."""
+    token = BEFORE_WAIT.set(hook)
+    try:
+        yield
+    finally:
+        BEFORE_WAIT.reset(token)
 
 
 def current() -> RequestContext | None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 from stringsh.errors import NOT_FOUND_HINT, StringError
 from stringsh.userdirs import user_policy_file
 from stringsh.workspace.clients import Client
-from stringsh.workspace.context import RequestContext, current
+from stringsh.workspace.context import RequestContext, current, on_wait
 from stringsh.workspace.guards import NO_GUARD, Guard, WholeFile
 from stringsh.workspace.layers import load_policy
 from stringsh.workspace.paths import Confiner
@@ -145,6 +145,11 @@ class Workspace:
         """Send a reply inside this block: the audit records of the requests that ended in it are written when it
         ends, after the reply (see state.py)."""
         return self.state.records_after_reply()
+
+    def on_wait(self, hook: Callable[[], None]) -> AbstractContextManager[None]:
+        """Requests run in this block on this thread call `hook` when about to wait for another writer or the disk
+        (context.BEFORE_WAIT): a front end reading requests on this thread can let another read on meanwhile."""
+        return on_wait(hook)
 
     @property
     def trusted(self) -> bool:

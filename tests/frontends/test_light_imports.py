@@ -57,6 +57,7 @@ DASH_C_LS_MODULES = frozenset(
         "stringsh.script",
         "stringsh.session",
         "stringsh.userdirs",
+        "stringsh.serving",  # gc.freeze once the workspace is loaded (gc and sys only)
         "stringsh.workspace",
         "stringsh.workspace.atomic",
         "stringsh.workspace.audit",

@@ -103,3 +103,99 @@ def test_a_queued_chain_whose_temp_file_was_torn_is_rolled_back_and_nothing_is_o
         assert [row.state for row in batch] == ["rolled_back"] * WRITERS
     finally:
         workspace.close()
+
+
+
+class _Hold:
+    """A workspace lock stand-in: `held` is set each time a leader takes it, which waits for `go` first."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.held, self.go = threading.Event(), threading.Event()
+
+    def __call__(self):  # type: ignore[no-untyped-def]
+        import contextlib
+
+        @contextlib.contextmanager
+        def holding():  # type: ignore[no-untyped-def]
+            self.held.set()
+            assert self.go.wait(60)
+            yield
+
+        return holding()
+
+
+
+def _named_writers(monkeypatch: pytest.MonkeyPatch, gather: float,
+                   comes_back: float = 600.0) -> tuple[object, _Hold, list[list[str]]]:
+    """A GroupCommit whose changes are writers' names, each batch recorded, after two batches of A and B together
+    (the second: both back within `comes_back` of the first's end, here a bound no machine misses)."""
+    import threading
+
+    from stringsh.workspace import groupcommit
+
+    monkeypatch.setattr(groupcommit, "GATHER_SECONDS", gather)
+    monkeypatch.setattr(groupcommit, "COMES_BACK_SECONDS", comes_back)
+    batches: list[list[str]] = []
+
+    def commit(batch: list) -> None:
+        batches.append([waiting.work for waiting in batch])
+        for waiting in batch:
+            waiting.result = waiting.work
+
+    hold = _Hold()
+    group = groupcommit.GroupCommit(commit, hold, writer=lambda work: work)
+    for _ in range(2):
+        hold.held.clear()
+        hold.go.clear()
+        writers = [threading.Thread(target=group.run, args=(name,)) for name in ("A", "B")]
+        writers[0].start()
+        assert hold.held.wait(60)  # A leads, waiting for the lock: B queues behind it
+        writers[1].start()
+        while group.queued < 2:
+            threading.Event().wait(0.001)
+        hold.go.set()
+        for thread in writers:
+            thread.join()
+    assert batches == [["A", "B"], ["A", "B"]]
+    return group, hold, batches
+
+
+def test_a_leader_gathers_the_writers_that_came_back_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A and B came back at once after their batch: the next leader, A, waits for B (here with a deadline that
+    cannot pass) rather than committing alone, and the two share a batch again."""
+    import threading
+
+    group, hold, batches = _named_writers(monkeypatch, 600.0)
+    assert group.gathering == frozenset({"A", "B"})
+    hold.held.clear()
+    alone = threading.Thread(target=group.run, args=("A",))
+    alone.start()
+    assert hold.held.wait(60)  # A holds the lock; B has not queued yet
+    assert group.run("B") == "B"
+    alone.join()
+    assert batches[2:] == [["A", "B"]]
+
+
+def test_writers_that_think_between_changes_are_not_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Agents that take their time between two changes (here: longer than no time at all) are expected by no
+    leader: A commits alone at once, though the wait it would take is endless."""
+    import threading
+
+    group, _, batches = _named_writers(monkeypatch, 600.0, comes_back=0.0)
+    assert group.gathering == frozenset()
+    alone = threading.Thread(target=group.run, args=("A",))
+    alone.start()
+    alone.join(60)
+    assert not alone.is_alive() and batches[2:] == [["A"]]
+
+
+def test_a_writer_that_stopped_is_waited_for_two_batches_at_most(monkeypatch: pytest.MonkeyPatch) -> None:
+    group, _, batches = _named_writers(monkeypatch, 0.01)
+    assert group.run("A") == "A"  # B stopped: A commits alone after the wait
+    assert group.gathering == frozenset({"A", "B"})  # B was in the batch before
+    assert group.run("A") == "A"
+    assert group.gathering == frozenset({"A"})  # forgotten: the next leader waits for no one else
+    assert group.run("A") == "A"
+    assert batches[2:] == [["A"], ["A"], ["A"]]

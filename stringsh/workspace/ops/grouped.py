@@ -16,6 +16,7 @@ not synced, and put in place by the next lock holder; the batch's writers are an
 from __future__ import annotations
 
 import threading
+from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 from stringsh.errors import StringError
@@ -83,7 +84,7 @@ def commit_edit(ws: Workspace, edit: Edit) -> Rewritten:
         group = ws.state.edit_group
         if group is None:
             group = ws.state.edit_group = GroupCommit(lambda batch: _commit(ws, batch),
-                                                      lambda: ws.state.locked(chain=True))
+                                                      lambda: ws.state.locked(chain=True), attrgetter("topic"))
     return group.run(edit)  # type: ignore[return-value]
 
 
