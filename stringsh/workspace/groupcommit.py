@@ -35,6 +35,7 @@ COMES_BACK_SECONDS = 0.010
 #: Writers remembered at most (their last batch's end and how soon they came back); past it the memory starts again.
 MAX_WRITERS = 1024
 
+
 class Waiting(Generic[T]):
     """One writer's change in the queue: computed and committed by whichever thread leads its batch."""
 
@@ -58,8 +59,8 @@ class GroupCommit(Generic[T]):
     def __init__(self, commit: Callable[[list[Waiting[T]]], Callable[[], None] | None],
                  hold: Callable[[], AbstractContextManager[object]],
                  writer: Callable[[T], Hashable] | None = None) -> None:
-        """`writer` names who queued a change (a topic): a leader gathers the writers of the batches before its
-        own (`_gather`); without it, a batch is whoever queued while the lock was waited for."""
+        """`writer` names who queued a change (a topic): a leader gathers the writers expected back (`_gather`);
+        without it, a batch is whoever queued while the lock was waited for."""
         self._commit = commit
         self._hold = hold
         self._writer = writer
