@@ -5,8 +5,9 @@ request runs it itself and then reads on: a quick request wakes no other thread 
 client's round trip more than its reading gained). A watchdog hands the turn to read to an idle thread (starting
 one when none waits) once the reader has run one request for HAND_ON_SECONDS, so a request of another topic is
 read within that, however long the one before it runs; the watchdog wakes at most that often while requests
-come, and sleeps once they stop. A request about to wait for another writer or the disk (a write) hands the turn
-on at once (Dispatcher.on_wait): the next writer's request is read while it waits, and joins its batch.
+come, and sleeps once they stop. An in-place edit joining group commit (the batch ahead, the writers its batch
+gathers, the syncs) hands the turn on at once (Dispatcher.on_wait): the next writer's request is read while it
+waits, and joins a batch.
 
 Each request is parsed and its topic resolved once, on admission; the daemon's per-topic queue is the only
 serialisation (the dispatcher's own topic lock is for front ends that do not queue).
@@ -300,9 +301,9 @@ class Daemon:
                 self._watch.wait(left if left > 0 else HAND_ON_SECONDS)
 
     def _hand_on_from(self, job: Job) -> None:
-        """The reader's request is about to wait for another writer or the disk (a write): the turn to read goes
-        to another thread now, not after HAND_ON_SECONDS, so the next writer's request is read, and joins the
-        batch, while this one waits."""
+        """The reader's request is about to wait for other writers (groupcommit.py): the turn to read goes to
+        another thread now, not after HAND_ON_SECONDS, so the next writer's request is read, and joins a batch,
+        while this one waits."""
         with self._lock:
             if self._inline is job:
                 self._hand_on()

@@ -248,7 +248,7 @@ class Dispatcher:
             return contextlib.nullcontext()
 
     def on_wait(self, hook: Callable[[], None]) -> AbstractContextManager[None]:
-        """Requests run in this block on this thread call `hook` when about to wait for another writer or the disk
+        """Requests run in this block on this thread call `hook` when about to wait for other writers
         (Workspace.on_wait); nothing when the workspace cannot load."""
         try:
             return self.workspace.on_wait(hook)

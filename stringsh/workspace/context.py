@@ -77,10 +77,11 @@ Ended = tuple[float, float, str, str, str, str | None, list[str], list[str], str
 DEFERRED: ContextVar[list[Ended] | None] = ContextVar("stringsh_deferred_records", default=None)
 
 
-#: What the front end running this thread's requests does when one is about to wait for another writer or the disk
-#: (a write: group commit, the workspace lock, its fsyncs; set with Workspace.on_wait): a daemon that reads and runs
-#: requests on one thread lets another thread read on, so the next writer's request is read, and can join the batch,
-#: while this one waits. A front end that sets nothing is told nothing.
+#: What the front end running this thread's requests does when one is about to wait for other writers (an in-place
+#: edit joining group commit: the batch ahead, the writers its batch gathers, the syncs; groupcommit.py; set with
+#: Workspace.on_wait): a daemon that reads and runs requests on one thread lets another thread read on, so the next
+#: writer's request is read, and can join a batch, while this one waits. A front end that sets nothing is told
+#: nothing.
 BEFORE_WAIT: ContextVar[Callable[[], None] | None] = ContextVar("stringsh_before_wait", default=None)
 
 

@@ -147,7 +147,7 @@ class Workspace:
         return self.state.records_after_reply()
 
     def on_wait(self, hook: Callable[[], None]) -> AbstractContextManager[None]:
-        """Requests run in this block on this thread call `hook` when about to wait for another writer or the disk
+        """Requests run in this block on this thread call `hook` when about to wait for other writers
         (context.BEFORE_WAIT): a front end reading requests on this thread can let another read on meanwhile."""
         return on_wait(hook)
 

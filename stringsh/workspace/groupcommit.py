@@ -83,7 +83,7 @@ class GroupCommit(Generic[T]):
     def run(self, work: T) -> object:
         """Queue `work`, wait until a batch holding it is committed (leading that batch when its turn comes), and
         return its result or raise its error."""
-        about_to_wait()  # for the batch ahead, or for the lock and the disk as its leader
+        about_to_wait()  # for the batch ahead, the writers its batch gathers, its syncs: the front end may read on
         waiting = Waiting(work)
         with self._cond:
             self._queue.append(waiting)

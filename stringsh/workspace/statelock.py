@@ -17,7 +17,6 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from stringsh.workspace.context import about_to_wait
 from stringsh.workspace.journalfile import (
     NEARLY_FULL,
     JournalUnavailable,
@@ -95,8 +94,6 @@ class StateLock(StateFolder):
         queued ones in place (queued.py), unless `chain`: a group commit's writer that may queue onto them.
         `settle`: taken only to put queued changes in place, so its wait does not count as another writer's
         (`others_waiting`)."""
-        if self._owner != threading.get_ident():
-            about_to_wait()  # for another thread's or process's hold, then this one's writes and fsyncs
         with self.thread_lock:
             if self._depth == 0:
                 if self._lock_fd < 0:

@@ -55,33 +55,6 @@ def test_a_request_arriving_while_the_reader_runs_a_slow_one_is_read_and_answere
     assert out.index("re: [slow] /wait-gate\nreleased") < out.index("re: [same] /set b = 2\n{b} = \"2\"")
 
 
-def test_a_write_about_to_wait_hands_reading_on_at_once(ws: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """A write waiting for the workspace lock (another process's, here another handle's) lets another thread read on
-    at once, with the watchdog's hand-on made too slow to matter: the next request, on another topic, is read and
-    answered while the write waits, and the write goes through once the lock is let go."""
-    from stringsh import daemon as daemon_module
-    from stringsh.daemon import Daemon
-    from stringsh.workspace import Workspace
-
-    monkeypatch.setattr(daemon_module, "HAND_ON_SECONDS", 600.0)
-    sink = Sink()
-    other = Workspace(ws)
-    try:
-        with served(Daemon(Dispatcher(ws), out=sink)) as feed:
-            feed.put(StreamItem("[w] /set warm = 1", "w"))  # the workspace loaded before the lock is taken
-            wait_until(lambda: "re: [w] /set warm = 1" in sink.text())
-            with other.locked():
-                feed.put(StreamItem("[write] /write notes.md\nhello\n", "w"))
-                wait_until(lambda: other.state.others_waiting())  # the write waits for the lock
-                feed.put(StreamItem("[quick] /set a = 1", "quick"))
-                wait_until(lambda: "re: [quick] /set a = 1" in sink.text())
-                assert "re: [write]" not in sink.text()
-            wait_until(lambda: "re: [write] /write notes.md" in sink.text())
-    finally:
-        other.close()
-    assert (ws / "notes.md").read_text() == "hello\n"
-
-
 def test_replies_of_one_client_taking_turns_come_back_one_by_one(ws: Path) -> None:
     """Request, reply, request: each reply comes before the next request is sent (the reader answers it itself)."""
     from stringsh.daemon import Daemon

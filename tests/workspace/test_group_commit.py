@@ -199,3 +199,19 @@ def test_a_writer_that_stopped_is_waited_for_two_batches_at_most(monkeypatch: py
     assert group.gathering == frozenset({"A"})  # forgotten: the next leader waits for no one else
     assert group.run("A") == "A"
     assert batches[2:] == [["A"], ["A"], ["A"]]
+
+
+def test_an_edit_joining_group_commit_tells_its_front_end_and_a_whole_file_write_does_not(tmp_path: Path) -> None:
+    """Workspace.on_wait: a daemon hands reading on when told (daemon.py); a write outside group commit keeps it."""
+    told: list[str] = []
+    workspace = Workspace(tmp_path)
+    try:
+        with workspace.on_wait(lambda: told.append("told")):
+            workspace.write_text("notes.txt", "one\n")
+            assert told == []
+            workspace.replace("notes.txt", (("one", "two"),))
+            assert told == ["told"]
+        workspace.replace("notes.txt", (("two", "three"),))  # outside the block: nobody to tell
+        assert told == ["told"] and (tmp_path / "notes.txt").read_text() == "three\n"
+    finally:
+        workspace.close()
