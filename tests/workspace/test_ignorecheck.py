@@ -16,15 +16,27 @@ from stringsh.workspace.paths import DIR_FLAGS
 
 from .test_grep_rg_walk import workspace
 
-#: The age a folder's change time must reach here to be remembered (waited for, never slept).
-SETTLE_NS = 50_000_000
 
+class Clock:
+    """The wall clock the age rule reads (ignorecheck.wall_ns), stopped by `later` just past RACY_NS after every
+    change made so far: those are old enough to be remembered, and any made since is too new. The file system stamps
+    a change with a coarse clock, so `later` first waits until a probe file outside the tree is stamped later than
+    `folders` were (touching it until it is: a condition, never a sleep); a change made afterwards is stamped no
+    earlier than the probe."""
 
-def settled(*folders: Path) -> None:
-    """Wait until each folder's change time is SETTLE_NS old."""
-    newest = max(os.stat(folder).st_ctime_ns for folder in folders)
-    while time.time_ns() - newest <= SETTLE_NS:
-        time.sleep(0.005)
+    def __init__(self, probe: Path) -> None:
+        self.probe = probe
+        self.stopped: int | None = None
+
+    def __call__(self) -> int:
+        return time.time_ns() if self.stopped is None else self.stopped
+
+    def later(self, *folders: Path) -> None:
+        newest = max(os.stat(folder).st_ctime_ns for folder in folders)
+        self.probe.touch()
+        while (stamped := os.stat(self.probe).st_ctime_ns) <= newest:
+            os.utime(self.probe)
+        self.stopped = stamped + ignorecheck.RACY_NS
 
 
 def checked(root: Path) -> bool:
@@ -37,13 +49,21 @@ def checked(root: Path) -> bool:
 
 
 @pytest.fixture
-def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(ignorecheck, "RACY_NS", SETTLE_NS)
+def clock(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Clock:
+    clock = Clock(tmp_path_factory.mktemp("clock") / "probe")
+    monkeypatch.setattr(ignorecheck, "wall_ns", clock)
+    return clock
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clock: Clock) -> Path:
     monkeypatch.setattr(ignorecheck, "_SETTLED", {})
     for folder in ("a/b", "a/c", "d"):
         (tmp_path / folder).mkdir(parents=True)
         (tmp_path / folder / "x.py").write_text("x\n")
-    settled(tmp_path, tmp_path / "a", tmp_path / "a/b", tmp_path / "a/c", tmp_path / "d")
+    assert checked(tmp_path)
+    assert remembered(os.stat(tmp_path)) is None  # just made: too new to be remembered
+    clock.later(tmp_path, *(tmp_path / folder for folder in ("a", "a/b", "a/c", "d")))
     assert checked(tmp_path)
     assert sorted(remembered(os.stat(tmp_path)) or ()) == ["a", "d"]
     assert sorted(remembered(os.stat(tmp_path / "a")) or ()) == ["b", "c"]
@@ -74,20 +94,20 @@ def test_a_remembered_folder_swapped_for_a_link_is_not_walked_as_a_folder(tree: 
     assert checked(tree)
 
 
-def test_a_rule_that_stops_ignoring_a_folder_has_it_walked(tree: Path) -> None:
+def test_a_rule_that_stops_ignoring_a_folder_has_it_walked(tree: Path, clock: Clock) -> None:
     (tree / ".gitignore").write_text("c/\n")
     os.symlink("/etc/passwd", tree / "a/c/.gitignore")
-    settled(tree, tree / "a/c")
+    clock.later(tree, tree / "a/c")
     assert checked(tree)  # `a/c` is ignored: rg never enters it
     assert remembered(os.stat(tree)) is None  # a folder with rules is never remembered
     (tree / ".gitignore").write_text("other/\n")  # the same name: the root's times stay, its rules change
     assert not checked(tree)
 
 
-def test_a_folder_changed_lately_is_listed_again_and_not_remembered(tree: Path) -> None:
+def test_a_folder_changed_lately_is_listed_again_and_not_remembered(tree: Path, clock: Clock) -> None:
     (tree / "d" / "y.py").write_text("y\n")
     assert checked(tree)
     assert remembered(os.stat(tree / "d")) is None  # changed less than RACY_NS ago
-    settled(tree / "d")
+    clock.later(tree / "d")
     assert checked(tree)
     assert remembered(os.stat(tree / "d")) == ()

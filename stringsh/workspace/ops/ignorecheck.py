@@ -20,6 +20,7 @@ import os
 import stat
 import threading
 import time
+from time import time_ns as wall_ns  # (the clock the age rule reads: tests move it on)
 from typing import TYPE_CHECKING
 
 from stringsh.workspace.ops.gitignore import GITIGNORE, Ignore, gitignore_at, ignored
@@ -94,7 +95,7 @@ def remembered(st: os.stat_result) -> tuple[str, ...] | None:
 
 
 def _remember(st: os.stat_result, folders: list[str]) -> None:
-    if st.st_ctime_ns >= time.time_ns() - RACY_NS:
+    if st.st_ctime_ns >= wall_ns() - RACY_NS:
         return  # changed too lately: a change in the same clock tick would leave its times as they are
     if len(_SETTLED) >= MAX_REMEMBERED:
         _SETTLED.clear()
