@@ -151,27 +151,31 @@ def replace_text(ctx: Context, path: str, body: str, replace_all: bool) -> Resul
                           "Put the text to find above the --- line and its replacement below it.")
     documents = ctx.documents
     workspace = documents.workspace
-    view = documents.read_for_edit(path)  # the refusals of a folder, a binary or a Latin-1 file
     mode: ReplaceMode = "all" if replace_all else "one"
-    base_text = partguard.baseline(ctx.session, view.path, view.sha256, view.doc.text)
     try:  # the old text must match as required in the file as it is under the engine's lock; nothing else counts
-        written = workspace.replace(view.path, ((pair.old, pair.new),), mode=mode, topic=ctx.session.topic)
+        written = workspace.replace(path, ((pair.old, pair.new),), mode=mode, topic=ctx.session.topic)
     except PairRefused as exc:
+        view = documents.read_for_edit(path)  # the file named as a read names it (and refused as a read is)
         if exc.kind == "not_found":
             raise not_found(view, pair.old, workspace.policy.secrets.replacement) from None
         listed = replacing.preview(exc.text, exc.matches, workspace.redact_lines)
         refusal = replacing.ambiguous if exc.kind == "ambiguous" else replacing.overlap_refused
         raise refusal(view.path, len(exc.matches), listed) from None
+    except StringError:
+        documents.read_for_edit(path)  # a folder, a binary or a Latin-1 file: refused as a read words it
+        raise
+    # read once, by the engine under its lock (an edit changed nothing when it was refused: read again then)
+    rel = written.rel
+    base_text = partguard.baseline(ctx.session, rel, written.before_sha256, written.before)
     if written.before == base_text:
-        documents.after_write(view.path, written.sha256)
-        partguard.remember(ctx.session, view.path, written.text)
+        documents.after_write(rel, written.sha256)
+        partguard.remember(ctx.session, rel, written.text)
     elif base_text is not None:  # others changed the file meanwhile: this topic knows its own replacement only
         with contextlib.suppress(ReplaceRefused):  # not where this topic read it: what it knows there stays
-            partguard.remember(ctx.session, view.path, exact_replace(base_text, pair.old, pair.new, mode).text)
+            partguard.remember(ctx.session, rel, exact_replace(base_text, pair.old, pair.new, mode).text)
     count = written.count
     shown = "1 occurrence" if count == 1 else f"{count} occurrences"
-    return with_diff(ctx, Result(f"Replaced {shown} in {view.path}", fields=document_fields(view.path)),
-                     written.change_id)
+    return with_diff(ctx, Result(f"Replaced {shown} in {rel}", fields=document_fields(rel)), written.change_id)
 
 
 def replace_block(ctx: Context, target: str, body: str) -> Result:

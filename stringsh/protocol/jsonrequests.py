@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from stringsh.protocol.jsonbounds import loader
+from stringsh.protocol.jsonfields import quoted, unknown_field
 from stringsh.protocol.response import Reply
 from stringsh.protocol.stream import StreamItem
 
@@ -34,12 +36,9 @@ class Answered:
 
 def json_request(line: bytes) -> JsonItem | Answered:
     """One `daemon --json` line: the request to run, or the reply refusing it (naming its id when it can)."""
-    from stringsh.protocol.jsonbounds import loads as json_loads  # JSON mode only
-    from stringsh.protocol.jsonfields import quoted, unknown_field
-
     json_id: JsonId = None
     try:
-        message = json_loads(line, parse_constant=_not_json, parse_float=_finite_float)
+        message = _load(line)
         if not isinstance(message, dict):
             raise ValueError('expected an object with a string "cmd"')
         # read before anything else is refused, so a refusal still names the request it refuses
@@ -89,3 +88,6 @@ def _finite_float(text: str) -> float:
     if value in (float("inf"), float("-inf")):
         raise ValueError(f"number out of range: {text[:32]}")
     return value
+
+
+_load = loader(parse_constant=_not_json, parse_float=_finite_float)  # one decoder for every request line

@@ -11,6 +11,7 @@ unmask a secret.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from stringsh.workspace import builtin_sha256 as sha256  # (importing hashlib loads OpenSSL)
@@ -25,9 +26,15 @@ if TYPE_CHECKING:
 def redactor_key(redactor: Redactor) -> str:
     """A hex digest of everything that decides what the redactor masks: the built-in and the policy's patterns
     and the replacement."""
+    return _key(redactor.sources, redactor.replacement)
+
+
+@lru_cache(maxsize=16)
+def _key(sources: tuple[str, ...], replacement: str) -> str:
+    """(Worked out once per policy: every view asks.)"""
     from stringsh.workspace import BUILTINS
 
-    spec = repr((tuple(BUILTINS), redactor.sources, redactor.replacement))
+    spec = repr((tuple(BUILTINS), sources, replacement))
     return sha256(spec.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from stringsh.dialects.mcp.wirecheck import check
 from stringsh.output import encode_text
-from stringsh.protocol.jsonbounds import MAX_DEPTH, TooDeep, dumps, loads
+from stringsh.protocol.jsonbounds import MAX_DEPTH, TooDeep, dumps, loader, loads
 
 MANY = settings(max_examples=150, deadline=None, derandomize=True, database=None)
 #: Every code point, lone surrogates included.
@@ -62,6 +62,28 @@ def test_nesting_past_the_bound_is_refused_whole(depth: int) -> None:
             assert str(exc) == f"nested deeper than {MAX_DEPTH} levels"
         else:
             raise AssertionError("not refused")
+
+
+def outcome(load: object, text: str | bytes) -> tuple[str, object]:
+    """What a decoder made of `text`: ("value", it) or ("error", its type and message)."""
+    try:
+        return "value", load(text)  # type: ignore[operator]
+    except (ValueError, UnicodeDecodeError) as exc:
+        return "error", (type(exc).__name__, str(exc))
+
+
+@MANY
+@given(st.one_of(st.binary(max_size=60), ANY_TEXT, st.integers(1, 200).map(lambda n: "[" * n + "]" * n),
+                 JSON_VALUES.map(lambda value: json.dumps(value)), JSON_VALUES.map(lambda value: dumps(value).encode())))
+@example("\ufeff[1]")
+@example(b"\xef\xbb\xbf[1]")
+@example("NaN")
+def test_a_decoder_made_once_reads_every_text_as_loads_does(text: str | bytes) -> None:
+    def not_json(name: str) -> float:
+        raise ValueError(f"{name} is not JSON")
+
+    assert outcome(loader(parse_constant=not_json), text) == outcome(
+        lambda line: loads(line, parse_constant=not_json), text)
 
 
 @MANY

@@ -48,6 +48,10 @@ class TextFile(NamedTuple):
         return count_lines(self.text)
 
 
+#: Bytes fewer than this are decoded even when `known_utf8` might know them: asking costs more than decoding.
+UNDECODED_MIN_BYTES = 16 * 1024
+
+
 class ReadRequest(NamedTuple):
     path: str
     topic: str | None = None
@@ -91,7 +95,7 @@ def read_text(ws: Workspace, request: ReadRequest) -> TextFile:
             check_hardlink(ws.policy, res, st)
         digest = sha256(data)
         identity = identity_of(st)
-        if request.known_utf8 is not None and request.known_utf8(digest):
+        if request.known_utf8 is not None and len(data) >= UNDECODED_MIN_BYTES and request.known_utf8(digest):
             return TextFile(res.rel, "", "utf-8", False, "", False, digest, len(data), st.st_mtime_ns, data,
                             identity, started)
         if request.legacy == "edit":

@@ -112,6 +112,7 @@ class ReplaceOutcome(NamedTuple):
     count: int  # replacements made, over all pairs
     change_id: int
     sha256: str
+    before_sha256: str  # of the bytes read
 
 
 class PairRefused(Refused):
@@ -162,4 +163,5 @@ def replace_in_file(ws: Workspace, request: ReplaceRequest) -> ReplaceOutcome:
     # recorded as "apply", as every other change set: the audit trail reads the same whichever editor made it
     guard = NO_GUARD if request.expected_sha256 is None else WholeFile(request.expected_sha256)
     done = rewrite(ws, request.path, request.topic, "apply", guard, change, stale, body_checked=True)
-    return ReplaceOutcome(done.current.rel, done.current.text, done.text, counted[0], done.change_id, done.sha256)
+    return ReplaceOutcome(done.current.rel, done.current.text, done.text, counted[0], done.change_id, done.sha256,
+                          done.current.sha256)
