@@ -279,3 +279,26 @@ def test_the_open_document_follows_a_replace(ws: Path) -> None:
     assert out.endswith(
         "re: /replace n.md\nReplaced 1 occurrence in n.md\nre: /open\nOpened n.md\n---\n# N\n\nnew text\n"
     )
+
+
+def test_a_folder_a_binary_file_an_ambiguous_file_and_a_missing_one_are_refused_as_a_read_words_them(ws: Path) -> None:
+    """The file is read once, by the engine under its lock; a refusal reads it again to say why, as a read would,
+    and nothing is written."""
+    (ws / "folder").mkdir()
+    (ws / "img.bin").write_bytes(b"x\x00y")
+    (ws / "mixed.txt").write_bytes(b"caf\xe9 \xc3\xa9\n")
+    body = "x\n---\nz\n"
+    out = run(ws, "".join(req(f"/replace {name}", body) for name in ("folder", "img.bin", "mixed.txt", "nope.txt"))
+              + "/changes\n")
+    assert out == (
+        "re: /replace folder\nERROR(INVALID_TARGET): Is a directory: folder\nUse /ls folder\n"
+        "re: /replace img.bin\nERROR(BINARY_FILE): Binary file: img.bin (application/octet-stream, 3 bytes)\n"
+        "re: /replace mixed.txt\nERROR(ENCODING): mixed.txt is not valid UTF-8, yet parts of it are: its encoding is "
+        "ambiguous, so it is not edited; nothing was changed.\n"
+        "Read it with /open mixed.txt; repair its bytes or convert it (!iconv), then edit it.\n"
+        "re: /replace nope.txt\nERROR(NOT_FOUND): File not found: nope.txt\n/ls shows what is there.\n"
+        "re: /changes\nNo changes in the journal yet.\n"
+    )
+    assert (ws / "img.bin").read_bytes() == b"x\x00y"
+    assert (ws / "mixed.txt").read_bytes() == b"caf\xe9 \xc3\xa9\n"
+    assert sorted(path.name for path in ws.iterdir() if path.name != ".stringsh") == ["folder", "img.bin", "mixed.txt"]

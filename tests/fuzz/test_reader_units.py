@@ -74,7 +74,7 @@ def outcome(load: object, text: str | bytes) -> tuple[str, object]:
 
 @MANY
 @given(st.one_of(st.binary(max_size=60), ANY_TEXT, st.integers(1, 200).map(lambda n: "[" * n + "]" * n),
-                 JSON_VALUES.map(lambda value: json.dumps(value)), JSON_VALUES.map(lambda value: dumps(value).encode())))
+                 JSON_VALUES.map(json.dumps), JSON_VALUES.map(lambda value: dumps(value).encode())))
 @example("\ufeff[1]")
 @example(b"\xef\xbb\xbf[1]")
 @example("NaN")
