@@ -93,8 +93,10 @@ def edit_block(ctx: Caller, view: DocumentView, block_id: str, body: str, force:
         """Under the lock: the block found again by id in the file as it is. A block whose text is not the one
         read moves this topic's baseline on first (the engine refuses the edit, showing the block now)."""
         doc, now, fresh = view.doc, block, view
-        if current.sha256 != view.sha256:
-            doc = Document.parse(current.text, current.sha256, documents.state.index_cache)
+        if current.sha256 != view.sha256:  # another edit came first (of this batch: its page is at hand)
+            index = documents.state.index_as_spliced(current.text)
+            doc = (Document(current.text, current.sha256, index) if index is not None
+                   else Document.parse(current.text, current.sha256, documents.state.index_cache))
             fresh = view.replace(doc=doc, auto_shortcuts={})
             try:
                 now = resolve_block(fresh, block_id)
@@ -107,6 +109,7 @@ def edit_block(ctx: Caller, view: DocumentView, block_id: str, body: str, force:
         def splice(checked: str) -> str:
             """The splice, every check of blockedit.py passed (on the file as it is)."""
             edited, made = _spliced(fresh, now, block_id, checked, label)
+            documents.state.spliced(edited)
             known = base is None if fresh is view else base is not None and base.text == current.text
             written.append((edited, made, known))
             return edited.text

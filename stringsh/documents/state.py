@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from stringsh.actions.http import HttpClients
     from stringsh.render.cache import IndexCache
+    from stringsh.render.document import Document
+    from stringsh.render.index import DocIndex
     from stringsh.render.watch import Watcher
     from stringsh.workspace import Workspace
 
@@ -32,6 +35,7 @@ class DocumentState:
         self._cache: IndexCache | None = None
         self._watcher: Watcher | None = None
         self._http: HttpClients | None = None
+        self._spliced: weakref.ref[Document] | None = None
 
     @property
     def index_cache(self) -> IndexCache:
@@ -57,6 +61,17 @@ class DocumentState:
 
                 self._http = HttpClients()
             return self._http
+
+    def spliced(self, doc: Document) -> None:
+        """A block edit's page as spliced (held weakly: while its edit runs). The next block edit of a batch (group
+        commit) finds the file holding exactly its text, and takes its blocks from it instead of parsing the page
+        again under the workspace lock."""
+        self._spliced = weakref.ref(doc)
+
+    def index_as_spliced(self, text: str) -> DocIndex | None:
+        """The index of the page last spliced when `text` is its text, else None."""
+        doc = self._spliced() if self._spliced is not None else None
+        return doc.index if doc is not None and doc.text == text else None
 
     def close(self) -> None:
         """Stop the watcher's observer thread (views still open keep working: staleness falls back to hashes) and

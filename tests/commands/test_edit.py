@@ -187,3 +187,46 @@ def test_final_newline_flags_add_or_drop_the_last_line_break_in_the_files_own_en
     assert (ws / "notes.md").read_bytes() == b"# T\n\n<!-- #x -->\nold\n<!-- /x -->"
     assert dispatcher.execute("/undo").ok
     assert (ws / "no_eol.txt").read_bytes() == b"one\r\ntwo\r\n"
+
+
+def test_block_edits_of_topics_committed_as_one_batch_each_land_and_the_page_is_not_parsed_again(
+    ws: Path, dispatcher, monkeypatch
+) -> None:
+    """Topics editing their own block at once are one batch (group commit): each edit is spliced into the page the
+    edit before it left, found again by id; that page is at hand, so nothing is parsed while the lock is held."""
+    import threading
+
+    from stringsh.render.document import Document
+
+    topics = 3
+    (ws / "doc.md").write_text("# Doc\n\n" + "".join(f"## Part {k}\n\nstart {k}\n\n" for k in range(topics)))
+    for k in range(topics):
+        assert dispatcher.execute(f"/open doc.md#part-{k}", topic=f"t{k}").ok  # each topic has read the page
+    workspace = dispatcher.workspace
+    parsed_locked: list[str] = []
+    parse = Document.parse.__func__
+
+    def counted(cls, text: str, sha256: str = "", cache=None):  # type: ignore[no-untyped-def]
+        if workspace.state.holds_lock():
+            parsed_locked.append(text)
+        return parse(cls, text, sha256, cache)
+
+    monkeypatch.setattr(Document, "parse", classmethod(counted))
+    replies: dict[int, str] = {}
+
+    def edit(k: int) -> None:
+        replies[k] = dispatcher.execute(f"/edit doc.md#part-{k}\nvalue {k}\n", topic=f"t{k}").text
+
+    with workspace.locked():  # every topic's edit queues behind this hold, then one leader commits them all
+        threads = [threading.Thread(target=edit, args=(k,)) for k in range(topics)]
+        for thread in threads:
+            thread.start()
+        while workspace.state.edit_group is None or workspace.state.edit_group.queued < topics:
+            threading.Event().wait(0.01)
+    for thread in threads:
+        thread.join()
+    assert replies == {k: f"re: /edit doc.md#part-{k}\nEdited doc.md#part-{k} (14 lines): 1 line replaced by 1 line"
+                       for k in range(topics)}
+    assert (ws / "doc.md").read_text() == "# Doc\n\n" + "".join(f"## Part {k}\n\nvalue {k}\n\n" for k in range(topics))
+    assert parsed_locked == []
+    assert sorted(row.topic for row in workspace.history(topics)) == [f"t{k}" for k in range(topics)]
