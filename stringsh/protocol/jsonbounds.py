@@ -30,7 +30,7 @@ class TooDeep(ValueError):
 def loads(text: str | bytes, **options: Any) -> Any:
     """`json.loads`, refusing a value nested deeper than MAX_DEPTH with TooDeep (a ValueError, as any malformed
     JSON is) instead of letting the decoder, or the code after it, run out of stack."""
-    return _bounded(lambda: json.loads(text, **options))
+    return _bounded(json.loads, text, **options)
 
 
 def loader(**options: Any) -> Callable[[str | bytes], Any]:
@@ -43,14 +43,14 @@ def loader(**options: Any) -> Callable[[str | bytes], Any]:
             text = text.decode(json.detect_encoding(text), "surrogatepass")
         elif text.startswith("\ufeff"):
             raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
-        return _bounded(lambda: decode(text))
+        return _bounded(decode, text)
 
     return load
 
 
-def _bounded(decode: Callable[[], Any]) -> Any:
+def _bounded(decode: Callable[..., Any], text: str | bytes, **options: Any) -> Any:
     try:
-        value = decode()
+        value = decode(text, **options)
     except RecursionError:
         raise TooDeep() from None
     if depth(value) > MAX_DEPTH:

@@ -147,14 +147,15 @@ class IndexCache:
             self._store_blob(name, index.to_tuple())
 
     # -- masks: which lines a redactor changes ------------------------------------------------------------------
-    def lookup_mask(self, sha256: str, redactor_key: str) -> MaskRecord | None:
+    def lookup_mask(self, sha256: str, redactor_key: str, size: int | None = None) -> MaskRecord | None:
         """Whether the bytes of `sha256` are UTF-8 without a BOM and the lines `redactor_key`'s redactor changes in
         their text (`(line, masked line)`, [] for none); None when never worked out. The hash pins the bytes (and so
-        the text), the key the patterns."""
+        the text), the key the patterns. `size` (of the text or its bytes), when under DISK_MIN_BYTES, says no disk
+        entry can exist (`put_mask` keeps none): only memory is looked in."""
         memo = (sha256, redactor_key)
         with self._lock:
             mask = self._masks.get(memo)
-        if mask is not None:
+        if mask is not None or (size is not None and size < DISK_MIN_BYTES):
             return mask
         name = self._mask_name(sha256, redactor_key)
         data = self._load_blob(name) if name is not None else None

@@ -50,13 +50,14 @@ class MaskMemo:
     def serves(self, redact: Callable[[str], str]) -> bool:
         return redact == self.workspace.redact_lines
 
-    def record(self, sha256: str) -> tuple[bool, Mask] | None:
-        """(whether the bytes of `sha256` are UTF-8 without a BOM, the lines masking changes), None when unknown."""
-        return self.cache.lookup_mask(sha256, redactor_key(self.workspace.redactor)) if sha256 else None
+    def record(self, sha256: str, size: int | None = None) -> tuple[bool, Mask] | None:
+        """(whether the bytes of `sha256` are UTF-8 without a BOM, the lines masking changes), None when unknown;
+        `size`, when known, spares a disk lookup for a text too small to be kept there."""
+        return self.cache.lookup_mask(sha256, redactor_key(self.workspace.redactor), size) if sha256 else None
 
-    def known_utf8(self, sha256: str) -> bool:
-        """Whether a view of these bytes was shown before as UTF-8 (then they need no decoding to be opened)."""
-        record = self.record(sha256)
+    def known_utf8(self, sha256: str, size: int) -> bool:
+        """Whether a view of these `size` bytes was shown before as UTF-8 (then they need no decoding to be opened)."""
+        record = self.record(sha256, size)
         return record is not None and record[0]
 
     def masked_text(self, text: str, sha256: str, lines: list[str] | None, utf8: bool) -> str:

@@ -416,7 +416,7 @@ class Workspace:
         return read_bytes(self, ReadRequest(path, topic))
 
     def read_text(self, path: str, *, topic: str | None = None, legacy: bool | str = False,
-                  known_utf8: Callable[[str], bool] | None = None,
+                  known_utf8: Callable[[str, int], bool] | None = None,
                   known_identity: Callable[[str, tuple[int, ...]], str | None] | None = None,
                   prefix: int = 0) -> TextFile:
         """Strictly decoded text with the file's own line endings; BINARY_FILE / ENCODING / TOO_LARGE. `legacy`: a

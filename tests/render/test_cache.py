@@ -190,3 +190,23 @@ def test_a_process_freezes_what_start_up_made_once_its_first_workspace_is_loaded
     )
     out = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["0", "True", "True"]
+
+
+def test_a_mask_record_of_a_text_too_small_for_the_disk_is_looked_up_in_memory_only(tmp_path: Path) -> None:
+    """No mask record under DISK_MIN_BYTES is kept on disk, so a look that knows the size opens no file for one;
+    a big text's record is found on disk by a new cache, size given or not."""
+    key = "k" * 32
+    small, big = "# small\n", BIG
+    small_sha = hashlib.sha256(small.encode()).hexdigest()
+    first = IndexCache(tmp_path, key=signed)
+    first.put_mask(small_sha, key, (True, []), len(small))
+    first.put_mask(SHA, key, (True, [(3, "x")]), len(big))
+    assert first.lookup_mask(small_sha, key, len(small)) == (True, [])  # in memory, for this cache
+    second = IndexCache(tmp_path, key=signed)
+    opened: list[str] = []
+    load = second._load_blob
+    second._load_blob = lambda name: (opened.append(name), load(name))[1]  # type: ignore[method-assign]
+    assert second.lookup_mask(small_sha, key, len(small)) is None
+    assert opened == []
+    assert second.lookup_mask(SHA, key, len(big)) == (True, [(3, "x")])
+    assert len(opened) == 1

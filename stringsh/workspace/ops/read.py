@@ -48,19 +48,15 @@ class TextFile(NamedTuple):
         return count_lines(self.text)
 
 
-#: Bytes fewer than this are decoded even when `known_utf8` might know them: asking costs more than decoding.
-UNDECODED_MIN_BYTES = 16 * 1024
-
-
 class ReadRequest(NamedTuple):
     path: str
     topic: str | None = None
     #: True: bytes that are not UTF-8 (and have no BOM) are read as Latin-1 (or detected cp1252) instead of refused;
     #: "edit": the same for an edit, refusing a file whose encoding is ambiguous (textio.decode_for_edit).
     legacy: bool | str = False
-    #: sha256 -> True when bytes with that hash are known to be UTF-8 without a BOM (a signed cache says so): they
-    #: are then not decoded here, for a caller that decodes only the lines it shows (a repeat /open of 10 MB).
-    known_utf8: Callable[[str], bool] | None = None
+    #: (sha256, size) -> True when bytes with that hash are known to be UTF-8 without a BOM (a signed cache says so):
+    #: they are then not decoded here, for a caller that decodes only the lines it shows (a repeat /open of 10 MB).
+    known_utf8: Callable[[str, int], bool] | None = None
     #: (rel, identity) -> the sha256 a signed cache recorded for exactly that identity, else None. With `known_utf8`
     #: also vouching for that hash, only the first `prefix` bytes are read and nothing is hashed (a repeat /open).
     known_identity: Callable[[str, tuple[int, ...]], str | None] | None = None
@@ -95,7 +91,7 @@ def read_text(ws: Workspace, request: ReadRequest) -> TextFile:
             check_hardlink(ws.policy, res, st)
         digest = sha256(data)
         identity = identity_of(st)
-        if request.known_utf8 is not None and len(data) >= UNDECODED_MIN_BYTES and request.known_utf8(digest):
+        if request.known_utf8 is not None and request.known_utf8(digest, len(data)):
             return TextFile(res.rel, "", "utf-8", False, "", False, digest, len(data), st.st_mtime_ns, data,
                             identity, started)
         if request.legacy == "edit":
@@ -188,7 +184,7 @@ def _read_known(ws: Workspace, res: Resolved, request: ReadRequest) -> TextFile 
         check_hardlink(ws.policy, res, st)
         identity = identity_of(st)
         digest = request.known_identity(res.rel, identity)
-        if digest is None or not request.known_utf8(digest):
+        if digest is None or not request.known_utf8(digest, st.st_size):
             return None
         head = os.read(fd, min(request.prefix, st.st_size))
         if len(head) != min(request.prefix, st.st_size) or identity_of(os.fstat(fd)) != identity:
