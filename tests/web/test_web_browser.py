@@ -129,6 +129,8 @@ def test_a_change_appears_live_with_its_masked_diff_and_the_page_stays_clean(
     page.screenshot(path=str(screens / "side-by-side.png"), full_page=True)
     assert agent(root, env, "/write --force keys.txt\nuser = bob\n", "--client", "agent-b").returncode == 0
     expect(page.locator('#changes li[data-id="2"]')).to_be_visible(timeout=WAIT_MS)
+    # agent-b's row comes on top of the clients table within a second, moving what is below it: wait for it first
+    expect(page.locator('#clients tbody tr[data-client="agent-b"]')).to_have_count(1, timeout=WAIT_MS)
     page.get_by_role("button", name="Who changed keys.txt").click()
     entries = page.locator("#timeline li")
     expect(entries).to_have_count(2, timeout=WAIT_MS)
@@ -383,13 +385,41 @@ def test_a_browser_without_shared_workers_follows_in_the_tab_and_a_hidden_one_bu
     tab.clean()
 
 
+def test_the_clients_rows_keep_their_places_while_they_work_and_a_newcomer_comes_on_top(
+        site: tuple[Watched, Path, dict[str, str], Path]) -> None:
+    """The server lists the most recently active client first; the page does not move a working client's row each
+    time another one asks something."""
+    from playwright.sync_api import expect
+
+    watched, root, env, _ = site
+    page = watched.page
+    rows = page.locator("#clients tbody tr")
+
+    def order() -> list[str]:
+        return rows.evaluate_all("rows => rows.map(row => row.dataset.client)")
+
+    assert agent(root, env, "/write a.txt\none\n", "--client", "agent-a").returncode == 0
+    expect(rows).to_have_count(1, timeout=WAIT_MS)
+    assert agent(root, env, "/write b.txt\none\n", "--client", "agent-b").returncode == 0
+    expect(rows).to_have_count(2, timeout=WAIT_MS)
+    assert order() == ["agent-b", "agent-a"]
+    assert agent(root, env, "/write a2.txt\ntwo\n", "--client", "agent-a").returncode == 0
+    expect(page.locator('#clients tbody tr[data-client="agent-a"] td').nth(4)).to_have_text("2", timeout=WAIT_MS)
+    assert order() == ["agent-b", "agent-a"]  # the server now lists agent-a first
+    assert agent(root, env, "/write c.txt\none\n", "--client", "agent-c").returncode == 0
+    expect(rows).to_have_count(3, timeout=WAIT_MS)
+    assert order() == ["agent-c", "agent-b", "agent-a"]
+    watched.clean()
+
+
 OFFSCREEN = re.compile(r"\boffscreen\b")
 
 
-def test_a_list_far_from_the_window_is_kept_up_to_date_and_drawn_once_scrolled_to(
+def test_a_list_far_from_the_window_is_built_once_scrolled_to(
         site: tuple[Watched, Path, dict[str, str], Path]) -> None:
-    """The feed's rows are in the document as they come, but the browser draws them only near what the window shows:
-    with a window a hundred pixels high the feed's box is far below it."""
+    """What comes for a box far from the window is kept, not built: with a window a hundred pixels high the feed's
+    box is far below it, and its row is built, and drawn, once the box is scrolled to; the change sets' list, near
+    the window, is built as its rows come."""
     from playwright.sync_api import expect
 
     watched, root, env, _ = site
@@ -399,12 +429,15 @@ def test_a_list_far_from_the_window_is_kept_up_to_date_and_drawn_once_scrolled_t
     expect(box).to_have_class(OFFSCREEN, timeout=WAIT_MS)
     expect(page.locator("#changes")).not_to_have_class(OFFSCREEN)  # it begins within 200 pixels of the window
     assert agent(root, env, "/write far.txt\none\n").returncode == 0
-    row = page.locator("#feed tbody tr").first
-    expect(row).to_contain_text("far.txt", timeout=WAIT_MS)
-    assert not row.is_visible()  # in the document, not drawn
+    expect(page.locator('#changes li[data-id="1"]')).to_contain_text("/write far.txt", timeout=WAIT_MS)
+    page.wait_for_function("() => state.feed.length === 1", timeout=WAIT_MS)  # the record came, as data
+    rows = page.locator("#feed tbody tr")
+    expect(rows).to_have_count(0)
     page.evaluate("document.getElementById('feed-box').scrollIntoView()")
     expect(box).not_to_have_class(OFFSCREEN, timeout=WAIT_MS)
-    expect(row).to_be_visible()
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text("far.txt")
+    expect(rows.first).to_be_visible()
     page.evaluate("scrollTo(0, 0)")
     expect(box).to_have_class(OFFSCREEN, timeout=WAIT_MS)
     expect(page.locator('#changes li[data-id="1"]')).to_be_visible()

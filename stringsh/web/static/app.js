@@ -8,8 +8,9 @@
 // the agents share; what is dropped is an "Older" click away.
 const state = { token: "", changes: new Map(), changeItems: new Map(), nextChanges: null, nextFeed: null,
   feed: [], feedIds: new Set(), feedRow: 0, feedHeight: 0, feedTop: 0, selected: null, view: "unified", detail: null, pending: null,
-  keep: { feed: 100, changes: 100 }, wanted: { feed: 0, changes: 0 }, loading: null, queued: [], stale: false,
-  draws: 3, refilled: 0, drawTimer: null, worker: null,
+  keep: { feed: 100, changes: 100 }, wanted: { feed: 0, changes: 0 }, near: { feed: true, changes: true },
+  loading: null, queued: [], stale: false,
+  draws: 3, refilled: 0, drawTimer: null, worker: null, clientPlaces: new Map(), firstPlace: 0,
   keepHidden: HIDDEN_BATCHES, keeping: false };
 const $ = (id) => document.getElementById(id);
 
@@ -100,14 +101,25 @@ async function verify() {
 
 // -- clients ---------------------------------------------------------------------------------------------------------
 
-// The clients come about once a second while agents work; a row is built once and then only its changed cells are
-// written, so a steady stream of requests does not rebuild the table (and its charts) every second.
+// The clients come about once a second while agents work, the most recently active first. The page keeps its rows in
+// place while their clients work (those active now first, each where it was first shown, a newcomer on top; then the
+// rest, the most recently active first): rows that swapped places every second could not be read, and each move laid
+// the whole table out again. A row is built once, then only its changed cells are written, each cell's text in a box
+// of fixed size (app.css) that the browser lays out alone.
 function showClients(rows) {
   const body = $("clients").tBodies[0];
   const built = new Map([...body.rows].map((tr) => [tr.dataset.key, tr]));
-  let next = body.firstElementChild;
-  for (const row of rows) {
+  const places = new Map();
+  rows.forEach((row, k) => {
     const key = JSON.stringify([row.client, row.topic]);
+    if (!state.clientPlaces.has(key)) state.clientPlaces.set(key, state.firstPlace - rows.length + k);
+    places.set(key, [row.active ? 0 : 1, row.active ? state.clientPlaces.get(key) : k]);
+  });
+  state.firstPlace = Math.min(state.firstPlace, ...[...places.keys()].map((key) => state.clientPlaces.get(key)));
+  const ordered = rows.map((row) => [JSON.stringify([row.client, row.topic]), row])
+    .sort(([a], [b]) => places.get(a)[0] - places.get(b)[0] || places.get(a)[1] - places.get(b)[1]);
+  let next = body.firstElementChild;
+  for (const [key, row] of ordered) {
     let tr = built.get(key);
     built.delete(key);
     if (!tr) tr = clientRow(row, key);
@@ -118,12 +130,15 @@ function showClients(rows) {
   for (const tr of built.values()) tr.remove();
 }
 
+const TEXT_CELLS = [0, 1, 2, 3, 4, 5, 7, 8];
+
 function clientRow(row, key) {
   const undo = el("button", { type: "button", text: "Undo latest…" });
   undo.addEventListener("click", () => askUndo(tr.shown));
   const classes = ["", "", "", "", "num", "num", "", "num", "num"];
   const tr = el("tr", { "data-key": key, "data-client": row.client, "data-topic": row.topic },
-    ...classes.map((name) => el("td", { class: name })), el("td", {}, undo));
+    ...classes.map((name, k) => el("td", { class: name }, ...TEXT_CELLS.includes(k) ? [el("span", { class: "v" })] : [])),
+    el("td", {}, undo));
   return tr;
 }
 
@@ -133,48 +148,74 @@ function fillClient(tr, row) {
   const last = row.last_op ? `${clock(row.last_time)} ${row.last_op} → ${row.last_outcome}` : "";
   const texts = [who, row.dialect || "", row.topic, last, String(row.requests || 0), String(row.refusals || 0), null,
     String(row.changes), String(row.undo_depth)];
-  texts.forEach((text, k) => { if (text !== null && tr.cells[k].textContent !== text) tr.cells[k].textContent = text; });
-  const activity = JSON.stringify(row.activity || []);
-  if (tr.dataset.activity !== activity) {
-    tr.dataset.activity = activity;
-    tr.cells[6].replaceChildren(chart(row.activity || []));
+  texts.forEach((text, k) => {
+    const box = tr.cells[k].firstElementChild;
+    if (text === null || box.textContent === text) return;
+    box.textContent = text;
+    if (k === 0 || k === 3) box.title = text;  // a fixed column: what does not fit is cut, and shown on hover
+  });
+  const bars = row.activity || [];
+  const drawn = chartBars(bars);
+  const shape = JSON.stringify([bars.length, drawn]);
+  if (tr.dataset.chart !== shape) {
+    tr.dataset.chart = shape;
+    tr.cells[6].replaceChildren(chart(bars, drawn));
   }
+  labelChart(tr.cells[6].firstElementChild, chartLabel(bars));
   const active = row.active ? "active" : "";
   if (tr.className !== active) tr.className = active;
   tr.cells[9].firstElementChild.disabled = !row.undo_depth;
 }
 
-// A client's last hour: a bar per five minutes, its requests in grey and the refused ones in red on top.
-function chart(bars) {
-  const svg = "http://www.w3.org/2000/svg";
-  const width = 6, height = 18;
+// A client's last hour: a bar per five minutes, its requests in grey and the refused ones in red on top. The bars
+// are drawn in whole pixels, so most seconds' new counts move none of them: the chart is built again only when a
+// bar's pixels change, and otherwise only its label (the totals) is written.
+const CHART_WIDTH = 6, CHART_HEIGHT = 18;
+
+function chartBars(bars) {
   const most = Math.max(1, ...bars.map(([requests]) => requests));
-  const picture = document.createElementNS(svg, "svg");
-  picture.setAttribute("class", "chart");
-  picture.setAttribute("width", String(bars.length * width));
-  picture.setAttribute("height", String(height));
-  picture.setAttribute("role", "img");
-  const total = bars.reduce((sum, [requests]) => sum + requests, 0);
-  const refused = bars.reduce((sum, [, refusals]) => sum + refusals, 0);
-  picture.setAttribute("aria-label", `${total} request${total === 1 ? "" : "s"}, ${refused} refused, in the last hour`);
+  const drawn = [];
   bars.forEach(([requests, refusals], k) => {
     for (const [count, below, kind] of [[requests - refusals, 0, "ok"], [refusals, requests - refusals, "refused"]]) {
       if (!count) continue;
-      const bar = document.createElementNS(svg, "rect");
-      const tall = Math.max(1, Math.round((count / most) * height));
-      const base = Math.round((below / most) * height);
-      bar.setAttribute("x", String(k * width));
-      bar.setAttribute("y", String(height - base - tall));
-      bar.setAttribute("width", String(width - 1));
-      bar.setAttribute("height", String(tall));
-      bar.setAttribute("class", kind);
-      picture.append(bar);
+      const tall = Math.max(1, Math.round((count / most) * CHART_HEIGHT));
+      const base = Math.round((below / most) * CHART_HEIGHT);
+      drawn.push([k * CHART_WIDTH, CHART_HEIGHT - base - tall, tall, kind]);
     }
   });
-  const title = document.createElementNS(svg, "title");
-  title.textContent = picture.getAttribute("aria-label");
-  picture.append(title);
+  return drawn;
+}
+
+function chartLabel(bars) {
+  const total = bars.reduce((sum, [requests]) => sum + requests, 0);
+  const refused = bars.reduce((sum, [, refusals]) => sum + refusals, 0);
+  return `${total} request${total === 1 ? "" : "s"}, ${refused} refused, in the last hour`;
+}
+
+function chart(bars, drawn) {
+  const svg = "http://www.w3.org/2000/svg";
+  const picture = document.createElementNS(svg, "svg");
+  picture.setAttribute("class", "chart");
+  picture.setAttribute("width", String(bars.length * CHART_WIDTH));
+  picture.setAttribute("height", String(CHART_HEIGHT));
+  picture.setAttribute("role", "img");
+  for (const [x, y, tall, kind] of drawn) {
+    const bar = document.createElementNS(svg, "rect");
+    bar.setAttribute("x", String(x));
+    bar.setAttribute("y", String(y));
+    bar.setAttribute("width", String(CHART_WIDTH - 1));
+    bar.setAttribute("height", String(tall));
+    bar.setAttribute("class", kind);
+    picture.append(bar);
+  }
+  picture.append(document.createElementNS(svg, "title"));
   return picture;
+}
+
+function labelChart(picture, label) {
+  if (picture.getAttribute("aria-label") === label) return;
+  picture.setAttribute("aria-label", label);
+  picture.lastElementChild.textContent = label;
 }
 
 // -- change sets -----------------------------------------------------------------------------------------------------
@@ -191,48 +232,62 @@ function changeItem(row) {
   return item;
 }
 
+// The change sets the page keeps are data (`state.changes`); the list is built from them only while it is near the
+// window (drawNearViewOnly), and then only the rows that are new or changed: a list scrolled far out of sight costs
+// a live change set a map entry, not a row built, inserted and dropped again.
 function putChange(row) {
+  const old = state.changes.get(row.id);
   state.changes.set(row.id, row);
+  state.changeItems.delete(row.id);  // built again when next shown
+  if (old && state.selected === row.id) select(row.id);
+}
+
+function showChanges() {
+  if (!state.near.changes) return;
   const list = $("changes");
-  const fresh = changeItem(row);
-  const old = state.changeItems.get(row.id);
-  state.changeItems.set(row.id, fresh);
-  if (old) { old.replaceWith(fresh); return; }
-  // newest first: a live change goes on top, a page of older ones at the end; only a change out of order is looked for
-  const first = list.firstElementChild, last = list.lastElementChild;
-  let later = null;
-  if (first && Number(first.dataset.id) < row.id) later = first;
-  else if (!last || Number(last.dataset.id) > row.id) later = null;
-  else later = [...list.children].find((item) => Number(item.dataset.id) < row.id) || null;
-  list.insertBefore(fresh, later);
-  if (state.selected === row.id) select(row.id);
+  const ids = [...state.changes.keys()].sort((a, b) => b - a);  // newest first
+  const kept = new Set(ids);
+  for (const item of [...list.children]) {
+    const id = Number(item.dataset.id);
+    if (!kept.has(id) || state.changeItems.get(id) !== item) item.remove();
+  }
+  let next = list.firstElementChild;
+  for (const id of ids) {
+    let item = state.changeItems.get(id);
+    if (item === next) { next = next.nextElementSibling; continue; }
+    if (!item) {
+      item = changeItem(state.changes.get(id));
+      state.changeItems.set(id, item);
+    }
+    list.insertBefore(item, next);
+  }
 }
 
 // Drop the oldest change sets past what the page keeps; "Older" reads on from the oldest kept.
 function trimChanges() {
-  const list = $("changes");
-  while (list.children.length > Math.max(state.keep.changes, state.wanted.changes)) {
-    const oldest = list.lastElementChild;
-    const id = Number(oldest.dataset.id);
-    oldest.remove();
-    state.changeItems.delete(id);
+  const most = Math.max(state.keep.changes, state.wanted.changes);
+  if (state.changes.size <= most) return;
+  const ids = [...state.changes.keys()].sort((a, b) => b - a);
+  for (const id of ids.slice(most)) {
     state.changes.delete(id);
-    state.nextChanges = Number(list.lastElementChild.dataset.id);
-    $("more-changes").hidden = false;
+    state.changeItems.delete(id);
   }
+  state.nextChanges = ids[most - 1];
+  $("more-changes").hidden = false;
 }
 
 async function moreChanges(first = false) {
   const query = first || state.nextChanges === null ? "" : `&before=${state.nextChanges}`;
   const page = await api(`/changes?limit=50${query}`);
   if (first) {
+    state.changes.clear();
     state.changeItems.clear();
-    $("changes").replaceChildren();
   }
   page.rows.forEach(putChange);
-  state.wanted.changes = $("changes").children.length;
+  state.wanted.changes = state.changes.size;
   state.nextChanges = page.next;
   $("more-changes").hidden = page.next === null;
+  showChanges();
 }
 
 async function select(id) {
@@ -437,6 +492,7 @@ function feedBox() {
 }
 
 function showFeed() {
+  if (!state.near.feed) return;
   feedBox();
   const row = state.feedRow;
   const first = Math.max(0, Math.floor(state.feedTop / row) - FEED_SPARE);
@@ -503,6 +559,7 @@ function applyBatch(batch) {
   }
   batch.changes.forEach(putChange);
   trimChanges();
+  showChanges();
   if (batch.clients) showClients(batch.clients);  // sent at most once a second, and when they change
   if (batch.health) showHealth(batch.health);  // sent when it changes
 }
@@ -621,27 +678,32 @@ async function load() {
   document.title = `stringsh web · ${overview.workspace}`;
   showHealth(overview.health);
   showClients(overview.clients);
-  state.changes.clear();
   await moreChanges(true);
   await moreFeed(true);
 }
 
-// The change sets' list and the feed's box are drawn only near what the window shows: farther than NEAR_VIEW from it,
-// a box is "offscreen" (app.css: content-visibility hidden). Its rows are still kept up to date in the document; the
-// browser just does not lay them out and paint them several times a second for nobody (with 30 agents the clients'
-// table fills a window, and the lists below it were most of a tab's cost to the machine the agents share).
+// The change sets' list and the feed's box are built and drawn only near what the window shows. Farther than NEAR_VIEW
+// from it a box is "offscreen": the browser does not lay it out or paint it (app.css: content-visibility hidden), and
+// the page does not build its rows: what comes is kept as data (`state.changes`, `state.feed`) and built when the box
+// comes near. With 30 agents the clients' table fills a window, and building rows below it several times a second
+// for nobody was most of a tab's cost to the machine the agents share.
 const NEAR_VIEW = "200px 0px";
 
-function drawNearViewOnly(...boxes) {
+function drawNearViewOnly(boxes) {
   const near = new IntersectionObserver((entries) => {
-    for (const entry of entries) entry.target.classList.toggle("offscreen", !entry.isIntersecting);
+    for (const entry of entries) {
+      const [name, show] = boxes[entry.target.id];
+      entry.target.classList.toggle("offscreen", !entry.isIntersecting);
+      state.near[name] = entry.isIntersecting;
+      if (entry.isIntersecting) show();
+    }
   }, { rootMargin: NEAR_VIEW });
-  boxes.forEach((box) => near.observe(box));
+  Object.keys(boxes).forEach((id) => near.observe($(id)));
 }
 
 async function start() {
   state.token = takeToken();
-  drawNearViewOnly($("changes"), $("feed-box"));
+  drawNearViewOnly({ changes: ["changes", showChanges], "feed-box": ["feed", showFeed] });
   $("view-unified").addEventListener("click", () => setView("unified"));
   $("view-split").addEventListener("click", () => setView("split"));
   $("revert").addEventListener("click", askRevert);
