@@ -137,8 +137,8 @@ function clientRow(row, key) {
   undo.addEventListener("click", () => askUndo(tr.shown));
   const classes = ["", "", "", "", "num", "num", "", "num", "num"];
   const tr = el("tr", { "data-key": key, "data-client": row.client, "data-topic": row.topic },
-    ...classes.map((name, k) => el("td", { class: name }, ...TEXT_CELLS.includes(k) ? [el("span", { class: "v" })] : [])),
-    el("td", {}, undo));
+    ...classes.map((name, k) => el("td", { class: name },
+      ...TEXT_CELLS.includes(k) ? [el("span", { class: "v" })] : [])), el("td", {}, undo));
   return tr;
 }
 
