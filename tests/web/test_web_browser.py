@@ -153,6 +153,9 @@ def test_revert_from_the_page_is_confirmed_and_refused_on_conflict(
     page = watched.page
     assert agent(root, env, "/write a.txt\nfirst\n").returncode == 0
     assert agent(root, env, "/write b.txt\nsecond\n").returncode == 0
+    # the caller's row comes into the clients' table within a second, moving the list below: a click meanwhile may
+    # land on the row moved under it
+    expect(page.locator("#clients tbody tr")).to_have_count(1, timeout=WAIT_MS)
     page.locator('#changes li[data-id="1"]').click()
     expect(page.locator("#revert")).to_be_enabled(timeout=WAIT_MS)
     page.locator("#revert").click()
@@ -170,6 +173,7 @@ def test_revert_from_the_page_is_confirmed_and_refused_on_conflict(
     expect(page.locator('#changes li[data-id="3"]')).to_contain_text("/revert 1", timeout=WAIT_MS)
     expect(page.locator('#changes li[data-id="1"]')).to_contain_text("(reverted by 3)", timeout=WAIT_MS)
     (root / "b.txt").write_text("edited by hand\n")
+    expect(page.locator("#clients tbody tr")).to_have_count(2, timeout=WAIT_MS)  # and the page's own, for the revert
     page.locator('#changes li[data-id="2"]').click()
     expect(page.locator("#detail-head")).to_contain_text("Change 2,", timeout=WAIT_MS)
     page.locator("#revert").click()
