@@ -8,7 +8,7 @@
 // the agents share; what is dropped is an "Older" click away.
 const state = { token: "", changes: new Map(), changeItems: new Map(), nextChanges: null, nextFeed: null,
   feed: [], feedIds: new Set(), feedRow: 0, feedHeight: 0, feedTop: 0, selected: null, view: "unified", detail: null, pending: null,
-  keep: { feed: 100, changes: 100 }, wanted: { feed: 0, changes: 0 }, near: { feed: true, changes: true },
+  keep: { feed: 100, changes: 100 }, wanted: { feed: 0, changes: 0 }, near: { "feed-box": true, changes: true },
   loading: null, queued: [], stale: false,
   draws: 3, refilled: 0, drawTimer: null, worker: null, clientPlaces: new Map(), firstPlace: 0,
   keepHidden: HIDDEN_BATCHES, keeping: false };
@@ -109,17 +109,15 @@ async function verify() {
 function showClients(rows) {
   const body = $("clients").tBodies[0];
   const built = new Map([...body.rows].map((tr) => [tr.dataset.key, tr]));
-  const places = new Map();
-  rows.forEach((row, k) => {
+  const first = state.firstPlace - rows.length;  // a newcomer's place: above every place given so far
+  const placed = rows.map((row, k) => {
     const key = JSON.stringify([row.client, row.topic]);
-    if (!state.clientPlaces.has(key)) state.clientPlaces.set(key, state.firstPlace - rows.length + k);
-    places.set(key, [row.active ? 0 : 1, row.active ? state.clientPlaces.get(key) : k]);
-  });
-  state.firstPlace = Math.min(state.firstPlace, ...[...places.keys()].map((key) => state.clientPlaces.get(key)));
-  const ordered = rows.map((row) => [JSON.stringify([row.client, row.topic]), row])
-    .sort(([a], [b]) => places.get(a)[0] - places.get(b)[0] || places.get(a)[1] - places.get(b)[1]);
+    if (!state.clientPlaces.has(key)) state.clientPlaces.set(key, first + k);
+    state.firstPlace = Math.min(state.firstPlace, state.clientPlaces.get(key));
+    return { key, row, group: row.active ? 0 : 1, place: row.active ? state.clientPlaces.get(key) : k };
+  }).sort((a, b) => a.group - b.group || a.place - b.place);
   let next = body.firstElementChild;
-  for (const [key, row] of ordered) {
+  for (const { key, row } of placed) {
     let tr = built.get(key);
     built.delete(key);
     if (!tr) tr = clientRow(row, key);
@@ -492,7 +490,7 @@ function feedBox() {
 }
 
 function showFeed() {
-  if (!state.near.feed) return;
+  if (!state.near["feed-box"]) return;
   feedBox();
   const row = state.feedRow;
   const first = Math.max(0, Math.floor(state.feedTop / row) - FEED_SPARE);
@@ -689,21 +687,20 @@ async function load() {
 // for nobody was most of a tab's cost to the machine the agents share.
 const NEAR_VIEW = "200px 0px";
 
-function drawNearViewOnly(boxes) {
+function drawNearViewOnly(shows) {
   const near = new IntersectionObserver((entries) => {
     for (const entry of entries) {
-      const [name, show] = boxes[entry.target.id];
       entry.target.classList.toggle("offscreen", !entry.isIntersecting);
-      state.near[name] = entry.isIntersecting;
-      if (entry.isIntersecting) show();
+      state.near[entry.target.id] = entry.isIntersecting;
+      if (entry.isIntersecting) shows[entry.target.id]();
     }
   }, { rootMargin: NEAR_VIEW });
-  Object.keys(boxes).forEach((id) => near.observe($(id)));
+  Object.keys(shows).forEach((id) => near.observe($(id)));
 }
 
 async function start() {
   state.token = takeToken();
-  drawNearViewOnly({ changes: ["changes", showChanges], "feed-box": ["feed", showFeed] });
+  drawNearViewOnly({ changes: showChanges, "feed-box": showFeed });
   $("view-unified").addEventListener("click", () => setView("unified"));
   $("view-split").addEventListener("click", () => setView("split"));
   $("revert").addEventListener("click", askRevert);
