@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import compileall
 import json
 import os
 import shutil
@@ -41,7 +40,7 @@ from typing import IO
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import record
-from benchenv import isolate_user_state
+from benchenv import compile_package, isolate_user_state
 
 import stringsh
 
@@ -194,7 +193,7 @@ def main() -> None:
     for variable in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
         os.environ[variable] = str(home / variable.lower())
     os.environ["STRINGSH_HISTORY"] = str(home / "history")
-    compileall.compile_dir(str(Path(stringsh.__file__).parent), quiet=1)  # no run pays for compiling
+    compile_package()  # no run pays for compiling
     if options.profile:
         options.profile.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="stringsh-bench-dialects-"))

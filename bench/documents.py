@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import record  # noqa: E402
-from benchenv import isolate_user_state  # noqa: E402
+from benchenv import compile_package, isolate_user_state  # noqa: E402
 from markdown_it import MarkdownIt  # noqa: E402
 from mdit_py_plugins.front_matter import front_matter_plugin  # noqa: E402
 
@@ -222,6 +222,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 10], help="corpus sizes in MB")
     parser.add_argument("--repeat", type=int, default=5, help="runs per median")
     args = parser.parse_args()
+    print(f"bytecode compiled first (compileall {compile_package()}), as an install does")
     for size in args.sizes:
         run(size, args.repeat)
 

@@ -29,7 +29,6 @@ Needs node and npm (`apt-get install -y nodejs npm`) and the `mcp` extra (`pip i
 from __future__ import annotations
 
 import argparse
-import compileall
 import os
 import shutil
 import statistics
@@ -49,7 +48,7 @@ sys.path.append(str(Path(__file__).resolve().parent))
 
 import anyio
 import record
-from benchenv import isolate_user_state
+from benchenv import compile_package, isolate_user_state
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -278,8 +277,7 @@ def main() -> None:
                         help=f"time only these calls (of: {', '.join(CALLS)})")
     options = parser.parse_args()
     isolate_user_state()
-    package = Path(stringsh.__file__).parent
-    compileall.compile_dir(str(package), quiet=1)  # as an installer does, so no run pays for compiling
+    package = compile_package()  # as an installer does, so no run pays for compiling
     index_js = install()
     work = Path(tempfile.mkdtemp(prefix="stringsh-bench-mcp-"))
     try:

@@ -14,7 +14,6 @@ environment with PYTHONDONTWRITEBYTECODE=1 would otherwise recompile every strin
 from __future__ import annotations
 
 import argparse
-import compileall
 import os
 import resource
 import statistics
@@ -25,9 +24,7 @@ import time
 from pathlib import Path
 
 import record
-from benchenv import isolate_user_state
-
-import stringsh
+from benchenv import compile_package, isolate_user_state
 
 ECHO_LOOP = r"""
 import sys
@@ -52,13 +49,6 @@ print(len(names), len(names - before), sum(1 for n in names if n == "stringsh" o
 print("stdlib:", *sorted(n for n in names - before if not n.startswith(("stringsh", "_")) and "." not in n),
       file=sys.stderr)
 """
-
-
-def compile_package() -> Path:
-    """Write the package's bytecode into its __pycache__ folders, as an installer does."""
-    package = Path(stringsh.__file__).parent
-    compileall.compile_dir(str(package), quiet=1)
-    return package
 
 
 def time_commands(commands: list[tuple[list[str], Path]], runs: int) -> list[tuple[float, float]]:
