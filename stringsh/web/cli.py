@@ -8,6 +8,8 @@ caller closes the workspace.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import socket
 import sys
 from typing import TYPE_CHECKING
@@ -57,7 +59,6 @@ def serve(dispatcher: Dispatcher, listening: socket.socket) -> int:
     from stringsh.httpguard import allowed_hosts, load_token, uvicorn_limits
     from stringsh.httpstop import GracefulServer, InFlight
     from stringsh.web.feed import Feed
-    from stringsh.web.priority import stand_back
     from stringsh.web.server import build
 
     stand_back()
@@ -83,3 +84,11 @@ def serve(dispatcher: Dispatcher, listening: socket.socket) -> int:
     anyio.run(lambda: server.serve(sockets=[listening]))
     return 0
 
+
+def stand_back() -> None:
+    """Let the agents' processes go first: SCHED_BATCH (every thread the server starts inherits it) takes the server
+    off wakeup preemption, so its short bursts every poll never cut into an agent's request under way; its share of
+    the CPU is unchanged, so a revert or undo it runs under the workspace lock is never starved. Where the system
+    has no such policy, the server runs as it is."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))

@@ -1,9 +1,5 @@
 """The live feed: one follower of the audit log per server, however many pages watch it.
 
-The follower is a thread of its own that runs only on a CPU no agent wants (web/priority.py): the agents never wait
-for it. Where every core is kept busy it may not run for seconds; the server's own thread then takes a look once every
-`OVERDUE` seconds in its stead (`stand_in`), so the pages fall behind by that much at most.
-
 Every `POLL` seconds (every `SEND_GAP` under a steady stream of records) the follower asks the engine for the records
 written since its last read (by position: a stat when nothing is new, never a re-read of the log), and hands each
 page's queue one batch: the new records, the change sets they name (and those they reverted: their state changed),
@@ -38,7 +34,6 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from stringsh.web import views
-from stringsh.web.priority import step_aside
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -62,10 +57,6 @@ QUEUE = 64
 RECENT = 2000
 #: Records a read of the older log goes through per call (each call reads back at most its byte budget too).
 OLDER_PAGE = 10_000
-#: Seconds without a look after which the server's own thread takes one (the follower runs only on an idle CPU).
-OVERDUE = 1.0
-#: Seconds the server's stop waits for a look at the log under way.
-STOP_WAIT = 2.0
 
 
 def brought_records(batch: dict[str, Any] | None) -> bool:
@@ -98,11 +89,7 @@ class Feed:
         self.health_sent: object = None  # the health (as _steady sees it) the last batch carried
         self.joined = False  # a page came since the last batch: the next one carries the clients and the health
         self.lock_seen: tuple[int | None, float] | None = None  # the lock's holder, and since when each look saw it
-        self._thread: threading.Thread | None = None
-        self._stopping = threading.Event()
-        self._looking = threading.Lock()  # one look at a time: the follower's, or its stand-in's
-        self.looked_at = -OVERDUE  # time.monotonic() when the last look ended
-        self._stand_in: asyncio.Task[None] | None = None
+        self._task: asyncio.Task[None] | None = None
 
     def start_reading(self) -> None:
         """Where following starts, the recent clients, their change counts (run once, before serving)."""
@@ -116,9 +103,8 @@ class Feed:
         self.read_journal()
 
     def count_older(self) -> None:
-        """Count the records older than the newest `RECENT` (on a thread of its own, run only when no agent wants the
-        CPU): no masking but of each client's name once, so a full log costs a parse per record."""
-        step_aside()
+        """Count the records older than the newest `RECENT` (on a thread of its own): no masking but of each client's
+        name once, so a full log costs a parse per record."""
         older: dict[tuple[str, str], dict[str, Any]] = {}
 
         def count(line: str) -> bool:
@@ -138,49 +124,20 @@ class Feed:
             self.older = None
             self.clients_due = True
 
-    def follow(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Follow the log until stopped, on a thread of its own that runs only when no agent wants the CPU."""
-        step_aside()
-        steady = False  # the last look brought records
-        while not self._stopping.is_set():
-            batch = self.look(loop)
-            if self._stopping.wait(pause_after(batch, steady)):
-                return
-            steady = brought_records(batch)
-
-    def look(self, loop: asyncio.AbstractEventLoop, wait: bool = True) -> dict[str, Any] | None:
-        """One look at the log, its batch handed to the pages; None as well when another look is under way and
-        `wait` is False. Looks are one at a time, and each hands its batch on before the next starts: the pages
-        get the batches in the order the log was read."""
-        if not self._looking.acquire(blocking=wait):
-            return None
-        try:
-            try:
-                batch = self.poll()
-            except Exception as exc:  # the log unreadable for a moment (a rotation, a full disk): said, and retried
-                batch = {"type": "problem", "text": f"the audit log could not be read: {exc}"}
-            self.looked_at = time.monotonic()
-            if batch is not None:
-                with contextlib.suppress(RuntimeError):  # the server's loop closed: nobody is listening any more
-                    loop.call_soon_threadsafe(self.publish, event(batch))
-            return batch
-        finally:
-            self._looking.release()
-
-    def overdue(self, now: float) -> bool:
-        return now - self.looked_at >= OVERDUE
-
-    async def stand_in(self) -> None:
-        """On a machine whose every core is kept busy the follower may not run for seconds: then a thread of the
-        server's own (its fair share of the CPU) takes a look once every OVERDUE seconds, so the pages fall behind
-        by that much at most, and the agents pay for a look a second only while they keep every core busy."""
+    async def run(self) -> None:
+        """Follow the log until cancelled."""
         import anyio
 
-        loop = asyncio.get_running_loop()
+        steady = False  # the last look brought records
         while True:
-            await asyncio.sleep(OVERDUE)
-            if self.overdue(time.monotonic()):
-                await anyio.to_thread.run_sync(self.look, loop, False)
+            try:
+                batch = await anyio.to_thread.run_sync(self.poll)
+            except Exception as exc:  # the log unreadable for a moment (a rotation, a full disk): said, and retried
+                batch = {"type": "problem", "text": f"the audit log could not be read: {exc}"}
+            if batch is not None:
+                self.publish(event(batch))
+            await asyncio.sleep(pause_after(batch, steady))
+            steady = brought_records(batch)
 
     def poll(self) -> dict[str, Any] | None:
         """One look at the log: the batch to send, None when nothing was written and nothing else changed."""
@@ -279,23 +236,15 @@ class Feed:
             self.listeners.discard(queue)
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self.follow, args=(asyncio.get_running_loop(),),
-                                        name="stringsh-web-follow", daemon=True)
-        self._thread.start()
-        self._stand_in = asyncio.get_running_loop().create_task(self.stand_in())
+        self._task = asyncio.get_running_loop().create_task(self.run())
         if self.older is not None:
             threading.Thread(target=self.count_older, name="stringsh-web-count", daemon=True).start()
 
     async def stop(self) -> None:
-        import anyio
-
-        self._stopping.set()
-        if self._stand_in is not None:
-            self._stand_in.cancel()
+        if self._task is not None:
+            self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._stand_in
-        if self._thread is not None:  # a look under way ends first (its batch is dropped with the loop)
-            await anyio.to_thread.run_sync(self._thread.join, STOP_WAIT)
+                await self._task
 
 
 def event(batch: dict[str, Any]) -> bytes:

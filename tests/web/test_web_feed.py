@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -108,39 +107,5 @@ def test_a_steady_stream_of_records_is_sent_every_send_gap_and_a_lone_record_on_
         assert pause_after(batch, steady=False) == feed_module.POLL  # a lone record: the next one goes out soon
         assert pause_after(batch, steady=True) == feed_module.SEND_GAP  # a stream: at most five batches a second
         assert feed_module.POLL < feed_module.SEND_GAP <= 0.2  # a record is on the page within 300 ms, with room
-    finally:
-        agent.close()
-
-
-def test_with_the_follower_kept_off_the_cpu_a_look_is_taken_for_it_once_overdue(ws: Path) -> None:
-    """The follower runs only on an idle CPU (web/priority.step_aside): on a machine kept busy it may not run for
-    seconds. Here it never runs at all; the server's stand-in still hands the pages the new record, once a look is
-    overdue, and takes no look while the last one is recent."""
-    agent = Dispatcher(ws, client=Client("agent", True))
-
-    async def watch(feed: Feed) -> list[dict[str, object]]:
-        async with feed.listening() as queue:
-            stand_in = asyncio.get_running_loop().create_task(feed.stand_in())
-            try:
-                batches = []
-                while not any(batch["records"] for batch in batches):
-                    sent = await queue.get()
-                    batches.append(json.loads(sent.split(b"data: ", 1)[1]))
-                return batches
-            finally:
-                stand_in.cancel()
-
-    try:
-        feed = Feed(agent.workspace)
-        feed.start_reading()
-        assert feed.overdue(time.monotonic())  # no look yet
-        agent.execute("/write a.txt <<EOF\na\nEOF")
-        batches = asyncio.run(watch(feed))
-        assert [record["op"] for batch in batches for record in batch["records"]] == ["/write"]  # type: ignore
-        assert not feed.overdue(feed.looked_at) and feed.overdue(feed.looked_at + feed_module.OVERDUE)
-        loop = asyncio.new_event_loop()
-        with feed._looking:  # a look under way (the follower's): the stand-in takes none of its own
-            assert feed.look(loop, wait=False) is None
-        loop.close()
     finally:
         agent.close()
