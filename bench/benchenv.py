@@ -1,6 +1,6 @@
 """What every bench shares: its workspaces' engine state (journal, audit log) and its user configuration go to
 temporary folders that are removed at exit, never into the user's own; the package's bytecode is written first, as
-an installer does, so no process a bench starts pays for compiling a module (a checkout with stale bytecode under
+an installer does, so no process a bench times pays for compiling a module (a checkout with stale bytecode under
 PYTHONDONTWRITEBYTECODE=1 recompiles every changed module in every process)."""
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import record
-from benchenv import isolate_user_state
+from benchenv import compile_package, isolate_user_state
 
 from stringsh.dispatcher import Dispatcher
 from stringsh.documents import repomap
@@ -247,6 +247,7 @@ def main() -> None:
     budget = int(option("--budget") or 1000)
     rounds = int(args[0]) if args else 3
     isolate_user_state()
+    compile_package()  # the processes it times load bytecode, as an install's do
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(tree).resolve() if tree else Path(scratch) / "tree"
         if not tree:
