@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-import weakref
+from _weakref import ref  # weakref.ref itself: the weakref module cost a new process's first /open ~1 ms
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ class DocumentState:
         self._cache: IndexCache | None = None
         self._watcher: Watcher | None = None
         self._http: HttpClients | None = None
-        self._spliced: weakref.ref[Document] | None = None
+        self._spliced: ref[Document] | None = None
 
     @property
     def index_cache(self) -> IndexCache:
@@ -66,7 +66,7 @@ class DocumentState:
         """A block edit's page as spliced (held weakly: while its edit runs). The next block edit of a batch (group
         commit) finds the file holding exactly its text, and takes its blocks from it instead of parsing the page
         again under the workspace lock."""
-        self._spliced = weakref.ref(doc)
+        self._spliced = ref(doc)
 
     def index_as_spliced(self, text: str) -> DocIndex | None:
         """The index of the page last spliced when `text` is its text, else None."""
