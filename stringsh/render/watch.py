@@ -197,7 +197,7 @@ class Watcher:
             observer.join(timeout=5)
 
 
-def _event_filter(folders: bool, each_write: bool) -> list[type]:
+def _event_filter(folders: bool = False, each_write: bool = True) -> list[type]:
     """File changes; with `folders`, a folder made, removed or moved too (a recursive watch's changes inside).
     Without `each_write` (an open document's watch; module docstring) watchdog asks inotify for neither IN_MODIFY,
     IN_ATTRIB nor IN_CREATE."""
