@@ -5,14 +5,6 @@ non-recursive watch per folder that holds an open document, shared by reference 
 filter (the default mask floods on busy trees) and moves matched by destination (editors and our own atomic writes
 replace files by renaming a temp file over them). A flag is only a hint: the commands confirm staleness by
 comparing content hashes, so a lost or extra event never misleads a user.
-
-An open document's watch hears of a write once its writer closes the file, and of a rename over it within its
-folder, a removal, a move away; not of each write() while the file is open, a change of its mode or times, a file
-created, or one moved in from another folder: its view's stat catches those by the size or modification time
-(all but a file moved in with the very size and time of the one it replaced). Each event crosses watchdog's three
-threads, and our own atomic writes raise them for every temp file: a block edit's watch threads took 0.5-0.6 ms of
-CPU with them, 0.15-0.25 ms without. A subscriber that must hear of every write, such as an MCP client following a
-log a program keeps open, asks for `each_write`.
 """
 
 from __future__ import annotations
@@ -34,7 +26,7 @@ class WatchHandle:
     """The stale flag of one open document; `changed` is set from the observer thread."""
 
     def __init__(self, path: str, owner: Watcher, *, on_change: Callable[[], None] | None = None,
-                 folder: bool = False, ignore: Callable[[str], bool] | None = None, each_write: bool = False) -> None:
+                 folder: bool = False, ignore: Callable[[str], bool] | None = None) -> None:
         self.path = path
         self.owner = owner
         self.changed = threading.Event()
@@ -48,8 +40,6 @@ class WatchHandle:
         #: A folder's handle (`Watcher.watch_folder`): set by any change below it, except paths `ignore` says.
         self.folder = folder
         self.ignore = ignore
-        #: A file's handle set by each write while its writer keeps it open, and by a change of its mode or times.
-        self.each_write = each_write
 
     def __repr__(self) -> str:
         return f"WatchHandle(path={self.path!r}, closed={self.closed!r}, folder={self.folder!r})"
@@ -70,16 +60,14 @@ class Watcher:
         self._dirs_lock = threading.Lock()
         self._observer: Any = None
         self._dirs: dict[str, tuple[Any, int]] = {}  # folder -> (watch, refcount)
-        self._each_write_dirs: dict[str, tuple[Any, int]] = {}  # the same for handles that hear of each write
         self._trees: dict[str, tuple[Any, int]] = {}  # folder watched recursively -> (watch, refcount)
         self._handles: dict[str, list[WatchHandle]] = {}  # file path -> handles
         self._folders: dict[str, list[WatchHandle]] = {}  # folder path -> handles of everything below it
         self._stopped = False  # set by `stop`: a setup still sleeping must not start a new observer
 
-    def watch(self, path: str, on_change: Callable[[], None] | None = None, *, each_write: bool = False) -> WatchHandle:
-        """Start watching a file (absolute path); setup runs in the background so an open never waits for it.
-        `each_write`: every write while the file is open counts, not only the writer's close (module docstring)."""
-        handle = WatchHandle(os.path.realpath(path), self, on_change=on_change, each_write=each_write)
+    def watch(self, path: str, on_change: Callable[[], None] | None = None) -> WatchHandle:
+        """Start watching a file (absolute path); setup runs in the background so an open never waits for it."""
+        handle = WatchHandle(os.path.realpath(path), self, on_change=on_change)
         with self._handles_lock:
             self._handles.setdefault(handle.path, []).append(handle)
         threading.Thread(target=self._schedule, args=(handle,), name="stringsh-watch", daemon=True).start()
@@ -113,20 +101,17 @@ class Watcher:
                 observer = self._ensure_observer()
                 watch, count = watches.get(folder, (None, 0))
                 if watch is None:
-                    heard = None if handle.folder else handle.each_write
-                    watch = observer.schedule(_Handler(self, heard), folder, recursive=handle.folder,
-                                              event_filter=_event_filter(handle.folder, handle.each_write))
+                    watch = observer.schedule(_Handler(self), folder, recursive=handle.folder,
+                                              event_filter=_event_filter(folders=handle.folder))
                 watches[folder] = (watch, count + 1)
                 handle.scheduled = True
             except Exception:
                 return  # no inotify, too many watches, folder gone: the hash comparison still decides staleness
 
     def _watches(self, handle: WatchHandle) -> tuple[str, dict[str, tuple[Any, int]]]:
-        """The folder a handle's watch is on and the registry counting it: its file's folder (a registry per event
-        filter), or its own folder watched recursively."""
-        if handle.folder:
-            return handle.path, self._trees
-        return os.path.dirname(handle.path), self._each_write_dirs if handle.each_write else self._dirs
+        """The folder a handle's watch is on and the registry counting it: its file's folder, or its own folder
+        watched recursively."""
+        return (handle.path, self._trees) if handle.folder else (os.path.dirname(handle.path), self._dirs)
 
     def _ensure_observer(self) -> Any:
         if self._observer is None:
@@ -162,13 +147,10 @@ class Watcher:
             else:
                 watches[folder] = (watch, count - 1)
 
-    def notify(self, *paths: str, each_write: bool | None = None) -> None:
-        """Called on watchdog's thread: set the flags of the handles of these paths, taking no other lock. A file's
-        folder watch names its kind (`each_write`) and reaches only its own kind's handles: a document's flag is not
-        set by a write a subscriber's watch hears while the file is open. A recursive watch (None) reaches all."""
+    def notify(self, *paths: str) -> None:
+        """Called on watchdog's thread: set the flags of the handles of these paths, taking no other lock."""
         with self._handles_lock:
-            hit = [handle for path in paths for handle in self._handles.get(path, ())
-                   if each_write is None or handle.each_write == each_write]
+            hit = [handle for path in paths for handle in self._handles.get(path, ())]
             for folder, handles in self._folders.items():
                 for handle in handles:
                     if any(path.startswith(folder + "/") and not (handle.ignore and handle.ignore(path))
@@ -186,7 +168,6 @@ class Watcher:
             self._stopped = True
             observer, self._observer = self._observer, None
             self._dirs.clear()
-            self._each_write_dirs.clear()
             self._trees.clear()
             with self._handles_lock:
                 handles = [h for hs in [*self._handles.values(), *self._folders.values()] for h in hs]
@@ -197,10 +178,8 @@ class Watcher:
             observer.join(timeout=5)
 
 
-def _event_filter(folders: bool = False, each_write: bool = True) -> list[type]:
-    """File changes; with `folders`, a folder made, removed or moved too (a recursive watch's changes inside).
-    Without `each_write` (an open document's watch; module docstring) watchdog asks inotify for neither IN_MODIFY,
-    IN_ATTRIB nor IN_CREATE."""
+def _event_filter(folders: bool = False) -> list[type]:
+    """File changes; with `folders`, a folder made, removed or moved too (a recursive watch's changes inside)."""
     from watchdog.events import (
         DirCreatedEvent,
         DirDeletedEvent,
@@ -212,23 +191,20 @@ def _event_filter(folders: bool = False, each_write: bool = True) -> list[type]:
         FileMovedEvent,
     )
 
-    kinds: list[type] = [FileClosedEvent, FileDeletedEvent, FileMovedEvent]
-    if each_write or folders:
-        kinds += [FileModifiedEvent, FileCreatedEvent]
+    kinds: list[type] = [FileModifiedEvent, FileClosedEvent, FileCreatedEvent, FileDeletedEvent, FileMovedEvent]
     return [*kinds, DirCreatedEvent, DirDeletedEvent, DirMovedEvent] if folders else kinds
 
 
 class _Handler:
-    """A minimal watchdog handler: every event names the paths it touched, and the kind of watch that heard it."""
+    """A minimal watchdog handler: every event names the paths it touched."""
 
-    def __init__(self, watcher: Watcher, each_write: bool | None) -> None:
+    def __init__(self, watcher: Watcher) -> None:
         self.watcher = watcher
-        self.each_write = each_write
 
     def dispatch(self, event: FileSystemEvent) -> None:
         paths = [os.fsdecode(event.src_path)]
         dest = event.dest_path  # "" except on moves (watchdog >= 4 gives every event one)
         if dest:
             paths.append(os.fsdecode(dest))
-        self.watcher.notify(*paths, each_write=self.each_write)
+        self.watcher.notify(*paths)
 

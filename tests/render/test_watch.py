@@ -22,9 +22,8 @@ def watch():  # type: ignore[no-untyped-def]
 
 def ready(handle: WatchHandle) -> None:
     """Wait until the background setup has scheduled the folder."""
-    registry = handle.owner._each_write_dirs if handle.each_write else handle.owner._dirs
     for _ in range(500):
-        if handle.scheduled and os.path.dirname(handle.path) in registry:
+        if handle.scheduled and os.path.dirname(handle.path) in handle.owner._dirs:
             return
         handle.changed.wait(0.01)
     raise AssertionError("watch was never scheduled")
@@ -50,44 +49,6 @@ def test_rename_over_the_file_counts_by_destination(watch: Watcher, tmp_path: Pa
     tmp.write_text("b\n")
     handle.changed.clear()
     os.replace(tmp, doc)
-    assert handle.changed.wait(WAIT)
-    handle.close()
-
-
-def test_a_document_hears_of_a_write_when_its_writer_closes_the_file(watch: Watcher, tmp_path: Path) -> None:
-    """An open document's watch skips each write while the file is open (and our own temp files' creation): its
-    view's stat sees a size or time change. A subscriber with `each_write` hears of the write at once."""
-    doc, marker = tmp_path / "doc.md", tmp_path / "marker.md"
-    doc.write_text("a\n")
-    marker.write_text("m\n")
-    document, follower, marked = watch.watch(str(doc)), watch.watch(str(doc), each_write=True), watch.watch(str(marker))
-    for handle in (document, follower, marked):
-        ready(handle)
-    with doc.open("a") as writer:
-        writer.write("b\n")
-        writer.flush()
-        assert follower.changed.wait(WAIT)
-        marker.write_text("n\n")  # a later event on the same watch: once it is heard, the write's would have been
-        assert marked.changed.wait(WAIT)
-        assert not document.changed.is_set()
-    assert document.changed.wait(WAIT)  # the close
-    assert (str(tmp_path.resolve()) in watch._dirs, str(tmp_path.resolve()) in watch._each_write_dirs) == (True, True)
-    for handle in (document, follower, marked):
-        handle.close()
-    assert watch._dirs == {} and watch._each_write_dirs == {}
-
-
-def test_a_file_moved_over_the_document_from_its_folder_is_heard(watch: Watcher, tmp_path: Path) -> None:
-    """Our own atomic writes: a temp file written, closed and renamed over the document."""
-    doc = tmp_path / "doc.md"
-    doc.write_text("a\n")
-    handle = watch.watch(str(doc))
-    ready(handle)
-    fd = os.open(tmp_path / ".~stringsh-1-0.tmp", os.O_WRONLY | os.O_CREAT | os.O_EXCL)
-    os.write(fd, b"b\n")
-    os.close(fd)
-    handle.changed.clear()  # the temp file's close names only the temp file: nothing of the document yet
-    os.replace(tmp_path / ".~stringsh-1-0.tmp", doc)
     assert handle.changed.wait(WAIT)
     handle.close()
 

@@ -104,7 +104,7 @@ class Subscriptions:
             from stringsh.dialects.mcp.foldering import own_files
 
             return self._watcher().watch_folder(real, lambda: self._changed(real), ignore=own_files)
-        return self._watcher().watch(real, on_change=lambda: self._changed(real), each_write=True)  # a log kept open
+        return self._watcher().watch(real, on_change=lambda: self._changed(real))
 
     def unsubscribe(self, subscriber: Subscriber, uri: str) -> None:
         """Stop notifying `subscriber` about `uri` (nothing happens when it was not subscribed)."""

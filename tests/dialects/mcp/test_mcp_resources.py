@@ -309,13 +309,13 @@ def test_a_file_is_watched_while_someone_subscribes(tmp_path: Path) -> None:
             first, second = Subscriber(send, token), Subscriber(send, token)
             subscriptions.subscribe(first, "uri:first", str(doc))
             subscriptions.subscribe(second, "uri:second", str(doc))
-            assert subscriptions.watched() == 1 and list(watcher._each_write_dirs) == [str(tmp_path.resolve())]
+            assert subscriptions.watched() == 1 and list(watcher._dirs) == [str(tmp_path.resolve())]
             subscriptions.unsubscribe(first, "uri:first")
             assert subscriptions.watched() == 1
             doc.write_text("1\n")
             assert arrived.wait(WAIT) and got == ["uri:second"]
             subscriptions.drop(second)
-            assert subscriptions.watched() == 0 and watcher._each_write_dirs == {}
+            assert subscriptions.watched() == 0 and watcher._dirs == {}
             subscriptions.subscribe(first, "uri:folder", str(tmp_path), folder=True)  # one recursive watch
             assert subscriptions.watched() == 1 and list(watcher._trees) == [str(tmp_path.resolve())]
             subscriptions.drop(first)
