@@ -108,6 +108,13 @@ AREAS: tuple[Area, ...] = (
              Row(f"{front} {op} p99 under load", "load.py", f"{front} `{op}` p99 under load",
                  "one client alone, p50", 5.0)
              for front in ("mcp", "daemon") for op in ("read", "edit", "write", "grep", "bash", "undo"))),
+    Area("load-tmpfs", "Many agents, workspace on tmpfs", "The same agents with the workspace, its engine state and "
+         "the configuration on tmpfs: what the program adds under load, without the stalls of the disk under the "
+         "workspace (the bench prints them, as a process of its own sees them: `bench/stallwatch.py`).",
+         {"load.py": "TMPDIR=/dev/shm python bench/load.py --ops 500 --think 1000"}, tuple(
+             Row(f"{front} {op} p99 under load", "load.py", f"{front} `{op}` p99 under load, on tmpfs",
+                 "one client alone, p50", 5.0)
+             for front in ("mcp", "daemon") for op in ("read", "edit", "write", "grep", "bash", "undo"))),
     Area("mcp", "MCP", "`stringsh mcp` against the reference filesystem server "
          "(`@modelcontextprotocol/server-filesystem`), the same calls from the official SDK's client, taking turns.",
          {"mcp.py": "python bench/mcp.py --runs 3   # needs node and npm"}, (

@@ -33,6 +33,12 @@ first step starts its shell: the figures are those of 64 connected agents at wor
 bench's own process freezes its start-up objects out of its garbage collector before measuring (`gc.freeze`): its
 64 clients' full collections took ~80 ms each and landed on whichever calls were in flight.
 
+The filesystem under the workspace is watched meanwhile by a process of its own (bench/stallwatch.py), which rewrites
+a small file beside it every 10 ms and counts the rewrites that stalled 50 ms or more, in the solo runs and under
+load: a stall of the disk holds up every process's writes, a wait of ours only our calls. `TMPDIR=/dev/shm` puts the
+workspace, its engine state and the configuration on tmpfs, which has no such stalls; the rows of such a run are
+recorded as an area of their own (`load-tmpfs`).
+
 Goal, at the default think time: every operation's p99 under load <= 5x its single-client p50, zero lost updates.
 """
 from __future__ import annotations
@@ -61,6 +67,7 @@ sys.path.append(str(Path(__file__).resolve().parent))
 import anyio
 import record
 from benchenv import isolate_user_state
+from stallwatch import StallWatch, filesystem
 
 OPS = ("read", "edit", "write", "grep", "bash", "undo")
 WEIGHTS = {"read": 30, "edit": 25, "write": 10, "grep": 10, "bash": 15, "undo": 10}
@@ -329,7 +336,7 @@ async def run_agents(agents: list[Agent], ops: int, think: float = 0.0) -> float
 
 
 async def bench(root: Path, args: argparse.Namespace, mcp_names: list[str], topic_names: list[str],
-                report: dict[str, object]) -> None:
+                report: dict[str, object], watch: StallWatch) -> None:
     import httpx2
     from mcp.client.session import ClientSession
     from mcp.client.streamable_http import streamable_http_client
@@ -392,6 +399,7 @@ async def bench(root: Path, args: argparse.Namespace, mcp_names: list[str], topi
                 # full collections (~80 ms each, measured) would add to whichever calls are in flight.
                 gc.freeze()
                 solo_ops = min(args.ops, 100)
+                watch.mark("solo")
                 solo = [agent(mcp_names[0], args.seed), agent(topic_names[0], args.seed + 1)]
                 for one in solo:  # one client alone, back to back: the pure service time
                     await run_agents([one], solo_ops)
@@ -412,7 +420,9 @@ async def bench(root: Path, args: argparse.Namespace, mcp_names: list[str], topi
                 report["rss solo"] = {name: status_kib(pid, "VmRSS") for name, pid in pids.items()}
                 cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
                 cpu_before["bench clients"] = cpu_seconds(os.getpid(), tree=False)
+                watch.mark("load")
                 wall = await run_agents(load, args.ops, args.think / 1000)
+                watch.mark(None)
                 report["cpu"] = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
                 report["cpu"]["bench clients"] = cpu_seconds(os.getpid(), tree=False) - cpu_before["bench clients"]
                 report["load"], report["wall"] = load, wall
@@ -469,7 +479,8 @@ def main() -> int:
         root.mkdir()
         build_tree(root, mcp_names + topic_names)
         report: dict[str, object] = {}
-        anyio.run(bench, root, args, mcp_names, topic_names, report)
+        with StallWatch(work / "stallwatch") as watch:
+            anyio.run(bench, root, args, mcp_names, topic_names, report, watch)
         agents: list[Agent] = report["load"]  # type: ignore[assignment]
         baseline: dict[tuple[str, str], list[float]] = report["baseline"]  # type: ignore[assignment]
         wall: float = report["wall"]  # type: ignore[assignment]
@@ -501,6 +512,9 @@ def main() -> int:
         cpu: dict[str, float] = report["cpu"]  # type: ignore[assignment]
         print("CPU per call: " + ", ".join(f"{name} {seconds / total * 1e3:.1f} ms ({seconds / wall:.2f} cores)"
                                            for name, seconds in cpu.items()))
+        print(watch.line(["solo", "load"]))
+        # on tmpfs the disk's stalls are out of the figures: its rows are an area of their own (docs/benchmarks.md)
+        area = "load-tmpfs" if filesystem(root)[0] == "tmpfs" else "load"
         alone_think: dict[tuple[str, str], list[float]] = report["alone"]  # type: ignore[assignment]
         print("solo: one client alone, back to back (its service time) and pausing as under load (the goal's "
               "baseline: the same client, the same pauses, only the other clients missing)")
@@ -522,7 +536,7 @@ def main() -> int:
             print(f"{front + ' ' + op:<16}{b2b * 1e3:>8.1f}ms{base * 1e3:>8.1f}ms{p50 * 1e3:>8.1f}ms"
                   f"{p99 * 1e3:>8.1f}ms{p99 / base:>9.1f}x{p99 / b2b:>8.1f}x")
             if args.think > 0:  # the goal's load; saturation runs are not comparable
-                record.record("load", f"{front} {op} p99 under load", p99, "one client alone, p50", base, 5)
+                record.record(area, f"{front} {op} p99 under load", p99, "one client alone, p50", base, 5)
         refusals: dict[str, int] = {}
         for agent in agents:
             for code, count in agent.refusals.items():
