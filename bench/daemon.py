@@ -7,6 +7,11 @@ Each request is `/set n = N` (a request that touches no file: what it costs is t
 request context, reply masking, its one audit record). Goal: the daemon's p50 <= 2x the echo loop's. `--against`
 runs another checkout's daemon beside this one (its folder goes first on PYTHONPATH), so a change's cost is a ratio
 measured in the same run, e.g. a `git worktree add ../base <commit>` of the version before it.
+
+A control runs beside them: the echo loop made to work, before each reply, as long as this checkout's daemon loop
+takes per request in this process with no pipe (its requests read from memory, its replies written to /dev/null).
+It answers what the daemon would cost were its work all that it added: on a machine where a process that works a
+few tens of microseconds per request is woken on the other core, and the echo loop is not, that shows here.
 """
 
 from __future__ import annotations
@@ -17,15 +22,34 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import record
 from benchenv import isolate_user_state
+
+if TYPE_CHECKING:
+    from stringsh.protocol.stream import StreamItem
 
 ECHO_LOOP = r"""
 import sys
 out = sys.stdout.buffer
 for line in sys.stdin.buffer:
+    out.write(b"<\xf0\x9d\x92\x9e=string:main>\nre: " + line + b"ok\n</\xf0\x9d\x92\x9e>\n")
+    out.flush()
+"""
+#: The echo loop, working argv[1] microseconds of CPU before each reply (the control).
+WORKING_ECHO = r"""
+import sys, time
+work = float(sys.argv[1]) / 1e6
+clock = time.perf_counter
+out = sys.stdout.buffer
+for line in sys.stdin.buffer:
+    until = clock() + work
+    while clock() < until:
+        pass
     out.write(b"<\xf0\x9d\x92\x9e=string:main>\nre: " + line + b"ok\n</\xf0\x9d\x92\x9e>\n")
     out.flush()
 """
@@ -68,6 +92,29 @@ def round_trips(procs: list[subprocess.Popen[bytes]], requests: int) -> list[lis
     return samples
 
 
+def in_process_seconds(tree: Path, ws: Path, requests: int) -> float:
+    """The daemon loop's time per `/set` in this process, no pipe: requests read from memory, replies written to
+    /dev/null (a first daemon on the same dispatcher runs the warm-up)."""
+    sys.path.insert(0, str(tree))
+    from stringsh.daemon import Daemon
+    from stringsh.dispatcher import Dispatcher
+    from stringsh.protocol.stream import read_requests
+
+    def requests_of(count: int) -> Iterator[StreamItem]:
+        lines = iter([f"[b{n}] /set n = {n}\n".encode() for n in range(count)])
+        return read_requests(lambda _limit=-1: next(lines, b""), envelopes=True)
+
+    dispatcher = Dispatcher(ws)
+    with open(os.devnull, "wb") as out:
+        Daemon(dispatcher, out=out).serve(requests_of(WARM_UP))
+        daemon = Daemon(dispatcher, out=out)
+        started = time.perf_counter()
+        daemon.serve(requests_of(requests))
+        took = time.perf_counter() - started
+    dispatcher.close()
+    return took / requests
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=3000)
@@ -76,10 +123,14 @@ def main() -> int:
     isolate_user_state()
     here = Path(__file__).resolve().parents[1]
     trees = [here, *(tree.resolve() for tree in args.against)]
-    with tempfile.TemporaryDirectory() as ws:
+    with tempfile.TemporaryDirectory() as ws, tempfile.TemporaryDirectory() as own:
         procs = [start([sys.executable, "-m", "stringsh", "daemon"], Path(ws), tree) for tree in trees]
         procs.append(start([sys.executable, "-c", ECHO_LOOP], Path(ws), None))
         samples = round_trips(procs, args.requests)
+        # the control in a round of its own: a third process in the round above moves where the others run
+        work = in_process_seconds(here, Path(own), args.requests)
+        control = round_trips([start([sys.executable, "-c", WORKING_ECHO, f"{work * 1e6:.1f}"], Path(ws), None),
+                               start([sys.executable, "-c", ECHO_LOOP], Path(ws), None)], args.requests)
     echo = statistics.median(samples[-1])
     print(f"{args.requests} round trips each, `/set n = N`, one request to each process in turn")
     for name, bucket in zip([*map(str, trees), "echo loop"], samples, strict=True):
@@ -88,6 +139,10 @@ def main() -> int:
         if name == str(here):
             record.record("daemon", "/set round trip p50 (bench/daemon.py)", p50, "echo loop", echo, 2)
     print("goal: this checkout's daemon p50 <= 2x the echo loop")
+    working, alone = (statistics.median(bucket) for bucket in control)
+    print(f"control, a round of its own: this checkout's daemon loop takes {work * 1e6:.0f} us per request in process "
+          f"(no pipe); the echo loop working that long before each reply: p50 {working * 1e6:.0f} us, "
+          f"{working / alone:.2f}x the echo loop ({alone * 1e6:.0f} us in that round)")
     return 0
 
 
