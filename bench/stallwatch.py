@@ -3,8 +3,8 @@
 A bench that times writes under load cannot tell, from its own figures, a wait of ours from a wait of the disk. So a
 process of its own rewrites a small file beside the workspace every 10 ms (opened with truncation, written, closed:
 no sync, as a shell writes its command file) and notes each rewrite that took `STALL_MS` or more. Such a stall holds
-up every process writing to that filesystem, whatever it is doing; on the development VM's ext4 disk they came
-every few seconds under `bench/load.py`'s agents, up to 0.8 s each, and never on tmpfs.
+up every process writing to that filesystem, whatever it is doing; on the development VM's ext4 disk, in some runs
+of `bench/load.py`, they came every few seconds, up to 0.8 s each (in others not once); never on tmpfs.
 
     with StallWatch(folder) as watch:
         watch.mark("load")        # a phase starts (the one before ends)

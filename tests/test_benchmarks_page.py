@@ -14,7 +14,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 PAGE = ROOT / "docs" / "benchmarks.md"
-HELPERS = {"benchenv.py", "record.py", "plot.py", "catalogue.py"}  # what the benches share, not benches
+#: What the benches share, not benches.
+HELPERS = {"benchenv.py", "record.py", "stallwatch.py", "plot.py", "catalogue.py"}
 
 
 def bench_module(name: str) -> ModuleType:
