@@ -60,6 +60,7 @@ sys.path.append(str(Path(__file__).resolve().parent))
 import httpx
 import record
 from benchenv import isolate_user_state
+from stallwatch import StallWatch
 
 STRINGSH = [sys.executable, "-m", "stringsh"]
 END = "</𝒞>"
@@ -457,6 +458,7 @@ def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, l
     from load import Agent, Daemon, DaemonDriver, build_tree, cpu_seconds, run_agents
 
     names = [f"d{index:02d}" for index in range(args.agents)]
+    phase_names: list[str] = []
     times: dict[str, dict[str, list[float]]] = {"no page": {}, f"{args.tabs} pages": {}}
     cpu: dict[str, list[float]] = {}  # cores each process kept busy in each phase
     with tempfile.TemporaryDirectory(prefix="stringsh-bench-web-load-") as work:
@@ -496,7 +498,10 @@ def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, l
                         for agent in agents:
                             agent.times = {op: [] for op in agent.times}
                         before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+                        phase_names.append(f"{phase + 1 if phase >= 0 else 'w'} ({label})")
+                        watch.mark(phase_names[-1])
                         wall = await run_agents(agents, args.ops, args.think / 1000)
+                        watch.mark(None)
                         for name, pid in pids.items():
                             cpu.setdefault(f"{name} ({label})", []).append((cpu_seconds(pid) - before[name]) / wall)
                     for agent in agents:
@@ -516,10 +521,12 @@ def cost(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, l
 
         window = Window(env) if args.window else None  # the desktop browser, for the whole run
         try:
-            anyio.run(phases)
+            with StallWatch(Path(work) / "stallwatch") as watch:  # the disk's own stalls, phase by phase
+                anyio.run(phases)
         finally:
             if window is not None:
                 window.close()
+    print(watch.line(phase_names))
     print("\ncores busy during the phases: " + ", ".join(f"{name} {statistics.fmean(values):.2f}"
                                                         for name, values in cpu.items()))
     return times
