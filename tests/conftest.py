@@ -7,6 +7,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -104,6 +105,10 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # started as a script's background job (`python -m pytest &`), which ignores Ctrl-C, and every process a
+        # test starts would inherit that: the tests that send Ctrl-C expect a terminal's default, as a user has it
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     if TOOL_LOG:  # every Python child (xdist's workers, `python -m stringsh`) records its lookups too
         watch()
         here = str(Path(__file__).parent / "toolwatch")

@@ -41,10 +41,12 @@ def kill_session(session: int, wait: float = 2.0) -> None:
 
 def child_setup(cwd: str) -> None:
     """In the child, before bash starts: the workspace as cwd; default SIGPIPE/SIGXFSZ (Python ignores them,
-    and `yes | head` would complain); no output post-processing (a newline stays a newline), which also makes
-    the pty pass bulk output five times faster."""
+    and `yes | head` would complain); default SIGINT/SIGQUIT, as a terminal's shell has them, also when stringsh
+    was started ignoring them (`stringsh daemon &` in a script): else bash and every program it runs keep
+    ignoring the Ctrl-C that interrupts a command; no output post-processing (a newline stays a newline), which
+    also makes the pty pass bulk output five times faster."""
     os.chdir(cwd)
-    for name in ("SIGPIPE", "SIGXFZ", "SIGXFSZ"):
+    for name in ("SIGPIPE", "SIGXFZ", "SIGXFSZ", "SIGINT", "SIGQUIT"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_DFL)
     attrs = termios.tcgetattr(0)

@@ -94,12 +94,13 @@ async def _session(transport: AbstractAsyncContextManager[Any], name: str, roots
 
 @contextmanager
 def stdio_session(root: Path, *, name: str = "test-client", roots: RootsFn | None = None,
-                  argv: list[str] | None = None, env: dict[str, str] | None = None) -> Iterator[Client]:
+                  argv: list[str] | None = None, env: dict[str, str] | None = None,
+                  launcher: list[str] | None = None) -> Iterator[Client]:
     """`python -m stringsh --root ROOT mcp` (or `argv` after `-m stringsh`) over real pipes, its SDK client session
-    ready."""
+    ready; `launcher` is a command that runs the server's command line given after it (`bash -c ... bash`)."""
     argv = argv if argv is not None else ["--root", str(root), "mcp"]
-    params = StdioServerParameters(command=sys.executable, args=["-m", "stringsh", *argv], env=server_env(env),
-                                   cwd=str(root))
+    command = [*(launcher or []), sys.executable, "-m", "stringsh", *argv]
+    params = StdioServerParameters(command=command[0], args=command[1:], env=server_env(env), cwd=str(root))
     with start_blocking_portal() as portal, \
             portal.wrap_async_context_manager(_session(stdio_client(params), name, roots)) as session:
         yield Client(portal, session)

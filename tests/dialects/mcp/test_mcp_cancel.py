@@ -96,6 +96,19 @@ def test_a_cancelled_shell_command_is_interrupted_and_frees_the_session(client: 
     assert client.text("bash", {"command": "echo again"}).endswith("---\nagain")
 
 
+def test_a_server_started_ignoring_ctrl_c_still_interrupts_a_cancelled_command(tmp_path: Path,
+                                                                                env: dict[str, str]) -> None:
+    # as a script's `stringsh mcp &` starts it: bash ignores SIGINT in a background job, and exec keeps the ignore;
+    # the topic shell must not inherit it, or its `sleep` would not stop on the cancel's Ctrl-C
+    launcher = ["bash", "-c", "trap '' INT; exec \"$@\"", "bash"]
+    with stdio_session(tmp_path, name="cancel-client", env=env, launcher=launcher) as client:
+        call = Progress(client, "bash", {"command": f"{LONG}; touch MARKER"})
+        call.running()
+        call.future.cancel()
+        assert client.text("bash", {"command": "echo next"}) == f"re: !echo next\nexit: 0 | cwd: {tmp_path}\n---\nnext"
+    assert not (tmp_path / "MARKER").exists()
+
+
 def test_a_call_cancelled_before_it_started_changes_nothing(client: Client) -> None:
     root: Path = client.root  # type: ignore[attr-defined]
     running = Progress(client, "bash", {"command": LONG})
