@@ -34,9 +34,8 @@ def policy_of(args: Options) -> Policy | None:
     from stringsh.errors import StringError
     from stringsh.workspace import load_policy
 
-    root = Path(args.root or Path.cwd())
-    if not root.is_dir():
-        print(f"stringsh: workspace folder not found: {root}", file=sys.stderr)
+    root = args.workspace_folder()
+    if root is None:
         return None
     try:
         policy = load_policy(root, Path(args.policy) if args.policy else None)

@@ -205,9 +205,8 @@ def make_dispatcher(args: Options) -> Dispatcher:
     from stringsh.errors import StringError
     from stringsh.workspace import pick_client
 
-    root = Path(args.root) if args.root else Path.cwd()
-    if not root.is_dir():
-        print(f"stringsh: workspace folder not found: {root}", file=sys.stderr)
+    root = args.workspace_folder()
+    if root is None:
         raise SystemExit(2)
     try:
         client = pick_client(args.client, session=args.command is not None or args.mode in SESSION_MODES)
@@ -285,7 +284,6 @@ def is_shell_line(text: str) -> bool:
 
 def run_trust(args: Options) -> int:
     """`stringsh trust [--root DIR] [--revoke | --status]`: the direnv `allow` model, bound to the file's hash."""
-    from pathlib import Path
 
     from stringsh.errors import StringError
     from stringsh.workspace import (
@@ -297,10 +295,10 @@ def run_trust(args: Options) -> int:
         workspace_policy_bytes,
     )
 
-    root = Path(args.root or Path.cwd()).resolve()
-    if not root.is_dir():
-        print(f"stringsh: workspace folder not found: {root}", file=sys.stderr)
+    folder = args.workspace_folder()
+    if folder is None:
         return 2
+    root = folder.resolve()
     try:
         data = workspace_policy_bytes(root)
         what = f"stringsh.toml sha256 {trust_digest(data)[:16]}" if data is not None else "no stringsh.toml"
@@ -341,6 +339,20 @@ def wants_plain(args: Options) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if sys.stdout is None:  # started with standard output closed (`>&-`): no reply, help or record can be written
+        print("stringsh: standard output is closed: open it (a file, a pipe, /dev/null) and run again", file=sys.stderr)
+        return 2
+    try:
+        return run_main(argv)
+    except BrokenPipeError:
+        # whatever reads the output went away (`stringsh audit tail | head -1`): the rest goes nowhere, quietly, and
+        # the status is a program's that SIGPIPE ended, as `seq 1 1000000 | head -1` leaves it
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the flush at exit does not fail again
+        return 128 + 13
+
+
+def run_main(argv: list[str] | None) -> int:
     args = parse_options(sys.argv[1:] if argv is None else argv)
     if args.mode == "trust":
         return run_trust(args)

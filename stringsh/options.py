@@ -3,6 +3,9 @@ parses it and picks one of them."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 
 class Options:
     """The parsed command line, whichever parser read it."""
@@ -33,3 +36,17 @@ class Options:
         self.idle_timeout: float | None = None
         #: `stringsh web --port N` (stringsh/web/).
         self.port: int | None = None
+
+    def workspace_folder(self) -> Path | None:
+        """`--root`, else the current folder; None (after saying why on stderr) when it is not a folder, or when
+        the current folder was removed after the shell went into it."""
+        try:
+            root = Path(self.root) if self.root else Path.cwd()
+        except FileNotFoundError:
+            print("stringsh: the current folder no longer exists: cd to a folder, or name one with --root DIR",
+                  file=sys.stderr)
+            return None
+        if not root.is_dir():
+            print(f"stringsh: workspace folder not found: {root}", file=sys.stderr)
+            return None
+        return root
