@@ -339,6 +339,7 @@ def wants_plain(args: Options) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
+    fill_closed_input_and_errors()
     if sys.stdout is None:  # started with standard output closed (`>&-`): no reply, help or record can be written
         print("stringsh: standard output is closed: open it (a file, a pipe, /dev/null) and run again", file=sys.stderr)
         return 2
@@ -350,6 +351,20 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so the flush at exit does not fail again
         return 128 + 13
+
+
+def fill_closed_input_and_errors() -> None:
+    """Standard input or error started closed (`<&-`, `2>&-`) is opened on /dev/null: empty input, and messages
+    that go nowhere. Left closed, its descriptor would be the next file opened (a journal's, a workspace file's)
+    and Python would print what is meant for stderr to stdout, into a daemon's or an MCP server's replies."""
+    for fd, name, flags in ((0, "stdin", os.O_RDONLY), (2, "stderr", os.O_WRONLY)):
+        if getattr(sys, name) is None:
+            null = os.open(os.devnull, flags)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            stream = open(fd, "r" if fd == 0 else "w", encoding="utf-8", closefd=False)  # noqa: SIM115 - kept open
+            setattr(sys, name, stream)
 
 
 def run_main(argv: list[str] | None) -> int:

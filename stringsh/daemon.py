@@ -30,6 +30,7 @@ from stringsh.protocol.framing import envelope, json_reply
 from stringsh.protocol.jsonrequests import Answered, JsonId, JsonItem, json_request
 from stringsh.protocol.request import Request, parse_request
 from stringsh.protocol.response import Reply, format_error_item, format_reply
+from stringsh.protocol.stdinput import InputLines
 from stringsh.protocol.stream import StreamItem, read_requests
 from stringsh.session import Session
 
@@ -89,6 +90,8 @@ class Daemon:
         self._watch = threading.Condition(self._lock)
         self._watch_parked = False
         self._requests: Iterator[StreamItem | Reply | Answered] = iter(())
+        #: Standard input, read only by `line_requests` and `json_requests` (its end or its read error ends serving).
+        self.stdin = InputLines(lambda limit=-1: sys.stdin.buffer.readline(limit))
 
     def send(self, reply: Reply, json_id: JsonId = None) -> None:
         if self.json_mode:
@@ -233,12 +236,13 @@ class Daemon:
             if not has_turn and not self._await_turn():
                 return
             has_turn = True
-            item = next(requests, None)
+            try:
+                item = next(requests, None)
+            except BaseException:  # a reader's bug ends the input too: the other threads must not wait for it
+                self._end_of_input()
+                raise
             if item is None:
-                with self._lock:
-                    self._eof = True
-                    self._turn.notify_all()
-                    self._watch.notify_all()
+                self._end_of_input()
                 return
             if isinstance(item, Reply):
                 self.send(item)
@@ -265,6 +269,12 @@ class Daemon:
                     self._inline = None
                 elif self._idle >= SPARE_READERS:
                     return
+
+    def _end_of_input(self) -> None:
+        with self._lock:
+            self._eof = True
+            self._turn.notify_all()
+            self._watch.notify_all()
 
     def _await_turn(self) -> bool:
         """Wait until the turn to read is handed to this thread (True) or input has ended (False)."""
@@ -326,14 +336,14 @@ class Daemon:
         return True
 
     def line_requests(self) -> Iterator[StreamItem | Reply]:
-        for item in read_requests(sys.stdin.buffer.readline, envelopes=True):
+        for item in read_requests(self.stdin, envelopes=True):
             if item.error:
                 yield format_error_item(item.text, item.error, item.topic or "main")
             else:
                 yield item
 
     def json_requests(self) -> Iterator[StreamItem | Answered]:
-        for raw in sys.stdin.buffer:
+        for raw in self.stdin:
             line = raw.strip()
             if line:
                 yield json_request(line)
@@ -353,4 +363,4 @@ class Daemon:
 def run_daemon(dispatcher: Dispatcher, *, json_mode: bool = False) -> int:
     daemon = Daemon(dispatcher, json_mode=json_mode)
     daemon.serve(daemon.json_requests() if json_mode else daemon.line_requests())
-    return 0
+    return daemon.stdin.status(0)

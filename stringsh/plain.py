@@ -22,6 +22,7 @@ from stringsh.dispatcher import Dispatcher
 from stringsh.output import ReplyWriter
 from stringsh.protocol.framing import END_OF_REPLY, escape_frame_lines
 from stringsh.protocol.response import Reply
+from stringsh.protocol.stdinput import InputLines
 from stringsh.protocol.stream import StreamItem, read_requests
 from stringsh.session import Session
 
@@ -248,15 +249,17 @@ def run_plain(dispatcher: Dispatcher, *, echo: bool = True) -> int:
     interactive = os.isatty(stdin)
     out = sys.stdout.buffer
     if not interactive:
-        return _serve(dispatcher, sys.stdin.buffer.readline, out, prompts=False, banner=False, marked=True)
+        lines = InputLines(sys.stdin.buffer.readline)
+        return lines.status(_serve(dispatcher, lines, out, prompts=False, banner=False, marked=True))
     if not echo:  # agent mode: the terminal is the agent's; nobody there can confirm an OPERATOR_CMD change
         dispatcher.session().operator_confirm = _unattended(dispatcher)
     tty = TtyLines(stdin, out, echo=echo)
+    lines = InputLines(tty.readline)  # EIO once the terminal's other side is gone (and SIGHUP ignored)
     try:
         with _ends_through_finally():
-            return _serve(
-                dispatcher, tty.readline, out, prompts=echo, banner=True, on_interrupt=tty.discard, marked=not echo
-            )
+            return lines.status(_serve(
+                dispatcher, lines, out, prompts=echo, banner=True, on_interrupt=tty.discard, marked=not echo
+            ))
     finally:
         tty.restore()
 

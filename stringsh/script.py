@@ -36,19 +36,22 @@ def _where(path: str, line: int, reply_text: str, code: str | None) -> str:
 
 def run_scripts(dispatcher: Dispatcher, paths: list[str], *, keep_going: bool = False, color: bool = False) -> int:
     """Run every request of every file in order; stop after the first failure unless `keep_going`."""
+    from stringsh.protocol.stdinput import standard_input
     from stringsh.protocol.stream import read_requests  # not needed by `-c`
 
     writer = reply_writer(sys.stdout.buffer, color=color)
     count = 0
     failures: list[str] = []
+    stdin = standard_input()
     for path in paths:
         try:
             stream = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115 - closed below
         except OSError as exc:
             print(f"stringsh: cannot read {path}: {exc.strerror}", file=sys.stderr)
             return 2
+        readline = stdin if path == "-" else stream.readline
         try:
-            for item in read_requests(stream.readline, is_bash_mode=lambda: dispatcher.session().bash_mode):
+            for item in read_requests(readline, is_bash_mode=lambda: dispatcher.session().bash_mode):
                 reply = dispatcher.answer(item)
                 writer.write(reply.text)
                 count += 1
@@ -71,4 +74,4 @@ def run_scripts(dispatcher: Dispatcher, paths: list[str], *, keep_going: bool = 
                 print(f"  {failure}", file=sys.stderr)
         else:
             print(f"stringsh: {summary}, all succeeded", file=sys.stderr)
-    return 1 if failures else 0
+    return stdin.status(1 if failures else 0)

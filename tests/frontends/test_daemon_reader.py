@@ -3,6 +3,7 @@ burst is all answered in order per topic, and a request that arrives while a slo
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from stringsh.dispatcher import Dispatcher
@@ -67,3 +68,27 @@ def test_replies_of_one_client_taking_turns_come_back_one_by_one(ws: Path) -> No
     assert [reply.split("\n")[0] for _, reply in unwrap_envelopes(sink.text())] == [
         f"re: [t{n}] /set n = {n}" for n in range(20)
     ]
+
+
+def test_a_reader_that_fails_ends_serving_rather_than_leaving_the_daemon_waiting(ws: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A bug in reading requests ends the input: what was read is answered and serve() returns (it waited for the
+    dead reader for ever); the error is the thread's, reported as any thread's is."""
+    import threading
+
+    from stringsh.daemon import Daemon
+
+    failed: list[type[BaseException]] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: failed.append(args.exc_type))
+
+    def requests() -> Iterator[StreamItem]:
+        yield StreamItem("[one] /set a = 1", None)
+        raise RuntimeError("a reader's bug")
+
+    sink = Sink()
+    done = threading.Thread(target=Daemon(Dispatcher(ws), out=sink).serve, args=(requests(),), daemon=True)
+    done.start()
+    done.join(60)
+    assert not done.is_alive()
+    assert failed == [RuntimeError]
+    assert sink.text() == '<𝒞=string:main>\nre: [one] /set a = 1\n{a} = "1"\n</𝒞>\n'
+

@@ -1,9 +1,11 @@
-"""stringsh started the unusual ways a script or a shell can start a program: its standard output closed, its
+"""stringsh started the unusual ways a script or a shell can start a program: a standard stream closed, its
 reader gone before it writes, its current folder removed. Each ends with one line on stderr and a status, never a
-traceback. Real processes, started through bash where bash is what sets the situation up."""
+traceback, and nothing meant for stderr reaches the replies. Real processes, started through bash where bash is what
+sets the situation up."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -62,3 +64,43 @@ def test_a_reader_gone_does_not_undo_or_fail_the_request(ws: Path, argv: list[st
     assert (done.returncode, done.stderr) == (0, b"")
     assert (ws / "new.txt").read_text() == "hello\n"
 
+
+
+#: Every way in that reads requests from standard input.
+READERS = [["run", "-"], ["daemon"], ["daemon", "--json"], ["tools"], ["operator"], ["mcp"], []]
+
+
+@pytest.mark.parametrize("argv", READERS, ids=lambda argv: " ".join(argv) or "plain")
+def test_standard_input_closed_is_no_input(ws: Path, argv: list[str]) -> None:
+    done = subprocess.run(["bash", "-c", 'exec "$@" <&-', "bash", *STRINGSH, *argv], cwd=ws, capture_output=True,
+                          timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+
+
+@pytest.mark.parametrize(("argv", "stdin", "first"), [
+    (["-c", "/ls"], b"", b"re: /ls\n"),
+    (["daemon"], b"/ls\n", "<\U0001d49e=string:main>\n".encode()),
+    (["mcp"], b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n', b'{"jsonrpc":"2.0","id":1,"result":{}}\n'),
+], ids=["-c", "daemon", "mcp"])
+def test_standard_error_closed_keeps_the_start_up_line_out_of_the_replies(ws: Path, argv: list[str], stdin: bytes,
+                                                                          first: bytes) -> None:
+    # an untrusted workspace policy: the start-up line on stderr says it narrows the policy
+    (ws / "stringsh.toml").write_text("[shell]\ntimeout = 5.0\n")
+    assert b"narrows the policy" in run_stringsh(["-c", "/ls"], cwd=ws).stderr
+    done = subprocess.run(["bash", "-c", 'exec "$@" 2>&-', "bash", *STRINGSH, *argv], cwd=ws, input=stdin,
+                          capture_output=True, timeout=60)
+    assert done.returncode == 0
+    assert done.stdout.startswith(first), done.stdout
+
+
+@pytest.mark.parametrize("argv", READERS, ids=lambda argv: " ".join(argv) or "plain")
+def test_a_read_error_on_standard_input_ends_it_with_one_line(ws: Path, argv: list[str]) -> None:
+    # EBADF here (standard input open for writing only): EIO from a pty whose other side went away, or ECONNRESET
+    # from a socket, end the input the same way
+    wrong_way = os.open(ws.parent / "written.txt", os.O_WRONLY | os.O_CREAT)
+    try:
+        done = subprocess.run([*STRINGSH, *argv], cwd=ws, stdin=wrong_way, capture_output=True, timeout=60)
+    finally:
+        os.close(wrong_way)
+    assert (done.returncode, done.stdout) == (1, b"")
+    assert done.stderr == b"stringsh: reading standard input failed (Bad file descriptor); stopped as at its end\n"

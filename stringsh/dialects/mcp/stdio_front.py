@@ -34,6 +34,7 @@ from stringsh.dialects.mcp.identity import HANDSHAKE_VERSIONS, initialize_reply
 from stringsh.dialects.mcp.roots import STDIO
 from stringsh.dialects.mcp.stdio_wire import Pending
 from stringsh.dialects.mcp.wirecheck import check
+from stringsh.protocol.stdinput import InputLines
 
 log = logging.getLogger("stringsh.mcp")
 
@@ -256,7 +257,8 @@ def serve(calls: Calls, build: Callable[[], MCPServer]) -> int:
     del shortcut
     wire_in, wire_out, restore = claim_wire()
     front = Front(calls, Wire(wire_out))
-    reader = threading.Thread(target=front.read, args=(wire_in,), name="stringsh-mcp-stdin", daemon=True)
+    lines = InputLines(wire_in.readline)  # a read error ends the wire as its end does (stdinput.py)
+    reader = threading.Thread(target=front.read, args=(lines,), name="stringsh-mcp-stdin", daemon=True)
     reader.start()
     front.wanted.wait(HANDSHAKE_WAIT)
     try:
@@ -275,7 +277,7 @@ def serve(calls: Calls, build: Callable[[], MCPServer]) -> int:
 
         serving.settle()
         anyio.run(run_sdk, server, front.lines(), front.out)
-        return 0
+        return lines.status(0)
     finally:
         calls.sessions.end(STDIO)  # the connection's topic and shell, when the front made its client
         restore()

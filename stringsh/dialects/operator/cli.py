@@ -17,6 +17,7 @@ from stringsh.dialects.operator.results import format_result
 from stringsh.dialects.operator.serve import DIALECT, answer, caps_for, terminal_confirmer
 from stringsh.protocol.operator_blocks import TRUNCATED, BlockScanner
 from stringsh.protocol.operator_model import Command, Confirmer, Invalid
+from stringsh.protocol.stdinput import standard_input
 
 if TYPE_CHECKING:
     from stringsh.dispatcher import Dispatcher
@@ -68,4 +69,5 @@ def run(dispatcher: Dispatcher, options: object) -> int:
         out.flush()
         return result.ok
 
-    return serve(sys.stdin.buffer.readline, out, BlockScanner(caps_for(workspace)), run_one)
+    stdin = standard_input()
+    return stdin.status(serve(stdin, out, BlockScanner(caps_for(workspace)), run_one))

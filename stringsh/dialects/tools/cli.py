@@ -25,8 +25,11 @@ from stringsh.dialects.tools.protocol import (
 from stringsh.dialects.tools.registry import TOOLS
 from stringsh.dialects.tools.schema import check_args
 from stringsh.errors import StringError
+from stringsh.protocol.stdinput import standard_input
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from stringsh.dispatcher import Dispatcher
     from stringsh.workspace import RequestContext, Workspace
 
@@ -36,21 +39,22 @@ TOPIC = "tools"
 
 def run(dispatcher: Dispatcher, options: object) -> int:
     del options
+    stdin = standard_input()
     try:
-        serve(dispatcher.workspace, sys.stdin.buffer, sys.stdout.buffer)
+        serve(dispatcher.workspace, stdin, sys.stdout.buffer)
     except BrokenPipeError:  # the agent went away: nothing left to answer (and no flush at exit to fail)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 0
+    return stdin.status(0)
 
 
-def serve(ws: Workspace, stdin: BinaryIO, stdout: BinaryIO) -> None:
+def serve(ws: Workspace, readline: Callable[[int], bytes], stdout: BinaryIO) -> None:
     """Answer every line until end of input."""
     while True:
-        line = stdin.readline(MAX_LINE + 1)
+        line = readline(MAX_LINE + 1)
         if not line:
             return
         if len(line) > MAX_LINE and not line.endswith(b"\n"):
-            while (rest := stdin.readline(1 << 20)) and not rest.endswith(b"\n"):
+            while (rest := readline(1 << 20)) and not rest.endswith(b"\n"):
                 pass  # the rest of an oversized line, read and dropped
             reply = error_reply(None, invalid(f"The request line is over {MAX_LINE} bytes; nothing was done.",
                                               "Send smaller requests (write a large file in parts with edit)."))
