@@ -221,6 +221,11 @@ def is_a_folder(path: str, advice: str | Hint | None = None) -> StringError:
                        advice if advice is not None else hint("Use ", Step("list", path=path)))
 
 
+def not_a_regular_file(path: str) -> StringError:
+    """The one refusal for a FIFO, socket or device named where a file is read or written (`path` as shown)."""
+    return StringError("INVALID_TARGET", f"Not a regular file: {path}")
+
+
 #: The next step after `File not found` where no closer name is known.
 NOT_FOUND_HINT = hint(Step("list", path=""), " shows what is there.")
 

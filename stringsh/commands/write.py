@@ -7,7 +7,8 @@ from stringsh.commands.registry import handler
 from stringsh.documents.diffreply import with_diff
 from stringsh.documents.guard import require_seen
 from stringsh.documents.writing import split_target
-from stringsh.errors import is_a_folder
+from stringsh.errors import is_a_folder, not_a_regular_file
+from stringsh.escapes import shown_name
 from stringsh.protocol.response import Result, document_fields
 from stringsh.workspace import mark_seen
 
@@ -21,6 +22,8 @@ def write(ctx: Context) -> Result:
     info = workspace.stat(path)
     if info is not None and info.is_dir:
         raise is_a_folder(rel)
+    if info is not None and info.kind == "other":  # a FIFO, socket or device: no reading it first would help
+        raise not_a_regular_file(shown_name(rel))
     overwrite = require_seen(seen, info.rel if info is not None else None, label=rel, force=force)
     with overwrite.checked():  # the engine refuses a masked secret written back (workspace/guards.py)
         outcome = workspace.write_text(path, text, topic=ctx.session.topic, guard=overwrite.guard)

@@ -13,7 +13,14 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from stringsh.errors import NOT_FOUND_HINT, PERMISSION_HINT, StringError, is_a_folder, too_large_to_read
+from stringsh.errors import (
+    NOT_FOUND_HINT,
+    PERMISSION_HINT,
+    StringError,
+    is_a_folder,
+    not_a_regular_file,
+    too_large_to_read,
+)
 from stringsh.escapes import shown_name
 from stringsh.workspace.paths import DIR_FLAGS, TEMP_PREFIX
 
@@ -65,7 +72,7 @@ def open_regular(dir_fd: int, name: str, rel: str) -> tuple[int, os.stat_result]
         if isinstance(exc, IsADirectoryError):
             raise is_a_folder(rel) from None
         if exc.errno in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):  # a socket or a device without a driver
-            raise StringError("INVALID_TARGET", f"Not a regular file: {shown_name(rel)}") from None
+            raise not_a_regular_file(shown_name(rel)) from None
         if isinstance(exc, PermissionError):
             raise StringError("NOT_PERMITTED", f"Permission denied: {shown_name(rel)}", PERMISSION_HINT) from None
         raise
@@ -74,7 +81,7 @@ def open_regular(dir_fd: int, name: str, rel: str) -> tuple[int, os.stat_result]
         if stat.S_ISDIR(st.st_mode):
             raise is_a_folder(rel)
         if not stat.S_ISREG(st.st_mode):
-            raise StringError("INVALID_TARGET", f"Not a regular file: {shown_name(rel)}")
+            raise not_a_regular_file(shown_name(rel))
     except BaseException:
         os.close(fd)
         raise

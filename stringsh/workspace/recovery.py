@@ -9,7 +9,7 @@ import os
 import stat
 from typing import TYPE_CHECKING
 
-from stringsh.errors import NOT_FOUND_HINT, PERMISSION_HINT, StringError
+from stringsh.errors import NOT_FOUND_HINT, PERMISSION_HINT, StringError, not_a_regular_file
 from stringsh.escapes import shown_name
 
 if TYPE_CHECKING:
@@ -62,12 +62,12 @@ def open_appendable(res: Resolved) -> int:
     except OSError as exc:
         if isinstance(exc, PermissionError):
             raise StringError("NOT_PERMITTED", f"Permission denied: {shown_name(res.rel)}", PERMISSION_HINT) from None
-        raise StringError("INVALID_TARGET", f"Not a regular file: {shown_name(res.rel)}") from None
+        raise not_a_regular_file(shown_name(res.rel)) from None
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode) or (res.st is not None and (st.st_ino, st.st_dev) != (res.st.st_ino,
                                                                                           res.st.st_dev)):
         os.close(fd)
-        raise StringError("INVALID_TARGET", f"Not a regular file: {shown_name(res.rel)}")
+        raise not_a_regular_file(shown_name(res.rel))
     return fd
 
 

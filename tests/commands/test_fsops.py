@@ -257,3 +257,17 @@ def test_undo_of_a_big_rm_names_twenty_then_counts(ws: Path, dispatcher) -> None
     assert text.startswith("Undo: put back folder many; restored many/00.txt (1 line); ")
     assert text.endswith("; restored many/18.txt (1 line); and 11 more")
     assert tree_hash(ws) == before
+
+
+def test_a_fifo_named_to_a_file_command_is_refused_without_a_dead_end(files: Path, dispatcher) -> None:  # type: ignore[no-untyped-def]
+    """No reply waits for a writer, and none sends the agent to read the FIFO first (`/open` refuses it too)."""
+    os.mkfifo(files / "pipe")
+    not_regular = "ERROR(INVALID_TARGET): Not a regular file: pipe"
+    for command in ("/open pipe", "/write pipe\nx", "/write --force pipe\nx", "/edit pipe\nx", "/append pipe\nx"):
+        assert reply(dispatcher, command) == not_regular, command
+    for command, verb in (("/cp pipe copy", "copy"), ("/mv pipe moved", "move"), ("/rm pipe", "remove")):
+        assert reply(dispatcher, command) == (
+            f"ERROR(INVALID_TARGET): Not a file, folder or link: pipe\nNothing was changed; {verb} it outside stringsh."
+        ), command
+    assert (files / "pipe").is_fifo()
+    assert reply(dispatcher, "/undo") == "ERROR(NOT_FOUND): Nothing to undo.\n/changes lists the changes there are."

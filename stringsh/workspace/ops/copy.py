@@ -42,6 +42,9 @@ def copy_file(ws: Workspace, request: CopyRequest) -> CopyOutcome:
         with locate(ws.confiner, request.source) as source:
             if source.kind == "missing":
                 raise StringError("NOT_FOUND", f"File not found: {source.rel}", MISSING_HINT)
+            if source.kind == "other":  # a FIFO, socket or device, worded as /mv and /rm word it
+                raise StringError("INVALID_TARGET", f"Not a file, folder or link: {source.rel}",
+                                  "Nothing was changed; copy it outside stringsh.")
             if source.kind != "file":
                 raise StringError("INVALID_TARGET", f"Only a regular file can be copied: {source.rel} is a "
                                   f"{source.kind}", "Nothing was changed; copy the files inside it one by one.")
