@@ -7,17 +7,23 @@
   under, and the Origin of a page that calls it, name the address served (`allowed_hosts`).
 - Connections: a request head must arrive whole within a deadline and stay under `MAX_HEAD` bytes
   (`uvicorn_limits`); an idle keep-alive connection is closed.
+- The address: bound before the server says it serves there (`listening_socket`), so a port another program holds
+  is one refusal on stderr, not a URL and a token printed for it and then the HTTP server's own error.
 """
 
 from __future__ import annotations
 
+import errno
 import hmac
 import ipaddress
 import json
+import os
 import secrets
+import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from stringsh.errors import StringError
 from stringsh.userdirs import config_dir
 
 if TYPE_CHECKING:
@@ -65,6 +71,23 @@ def is_wildcard(address: str) -> bool:
         return ipaddress.ip_address(address) in (ipaddress.ip_address("0.0.0.0"), ipaddress.ip_address("::"))
     except ValueError:
         return False
+
+
+def listening_socket(address: str, port: int, again: str) -> socket.socket:
+    """A socket bound and listening on `address:port`; else StringError: BUSY when another program holds the port
+    (with `again`, the next step, as its hint), NOT_PERMITTED for a port kept for the system, INVALID_PAYLOAD for an
+    address this machine does not have."""
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    try:
+        return socket.create_server((address, port), family=family, backlog=128)
+    except OSError as exc:
+        number = exc.errno or 0
+        code, hint = {errno.EADDRINUSE: ("BUSY", again),
+                      errno.EACCES: ("NOT_PERMITTED", "Ports below 1024 are the system's: name one above.")}.get(
+            number, ("INVALID_PAYLOAD", "Name an address this machine has (`ip address` lists them)."))
+        shown = f"[{address}]" if ":" in address else address
+        raise StringError(code, f"cannot listen on {shown}:{port}: {os.strerror(number) if number else exc}",
+                          hint) from None
 
 
 def allowed_hosts(address: str, port: int) -> set[str]:

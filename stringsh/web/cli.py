@@ -39,14 +39,13 @@ def run_web(dispatcher: Dispatcher, options: Options) -> int:
         print(f"stringsh: ERROR(INVALID_PAYLOAD): --port wants a port from 0 to 65535, got {port}\n"
               f"Give one: stringsh web --port {PORT}", file=sys.stderr)
         return 2
-    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    from stringsh.errors import StringError
+    from stringsh.httpguard import listening_socket
+
     try:
-        listening.bind((ADDRESS, port))
-    except OSError as exc:
-        listening.close()
-        print(f"stringsh: ERROR(BUSY): cannot listen on {ADDRESS}:{port}: {exc.strerror}\n"
-              "Name another port: stringsh web --port 0 takes any free one", file=sys.stderr)
+        listening = listening_socket(ADDRESS, port, "Name another port: stringsh web --port 0 takes any free one")
+    except StringError as exc:
+        print(f"stringsh: ERROR({exc.code}): {exc.text}", file=sys.stderr)
         return 2
     return serve(dispatcher, listening)
 
@@ -78,7 +77,6 @@ def serve(dispatcher: Dispatcher, listening: socket.socket) -> int:
         print(f"stringsh: {name}: finishing the requests under way, then closing", file=sys.stderr, flush=True)
 
     serving.settle()
-    listening.listen(128)
     server = GracefulServer(config, grace=GRACE, busy=in_flight, on_signal=on_signal, on_overdue=lambda: None,
                             after_overdue=0.0)
     anyio.run(lambda: server.serve(sockets=[listening]))

@@ -393,6 +393,19 @@ def test_a_bad_port_is_refused(tmp_path: Path, port: str, error: str) -> None:
     assert (done.returncode, done.stderr) == (2, default_start() + error)
 
 
+def test_a_port_another_program_holds_is_refused_before_the_address_is_printed(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+
+    with socket.create_server(("127.0.0.1", 0)) as held:
+        port = held.getsockname()[1]
+        done = subprocess.run([*STRINGSH, "--root", str(tmp_path), "web", "--port", str(port)], env=server_env(),
+                              capture_output=True, text=True, timeout=60, check=False)
+    assert (done.returncode, done.stderr) == (2, default_start() + (
+        f"stringsh: ERROR(BUSY): cannot listen on 127.0.0.1:{port}: Address already in use\n"
+        "Name another port: stringsh web --port 0 takes any free one\n"))
+
+
 def test_a_daemon_and_an_mcp_client_show_as_clients_of_their_own(
         fresh: tuple[WebServer, Path, dict[str, str]]) -> None:
     import subprocess

@@ -71,7 +71,7 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatche
         session_counter,
         with_health,
     )
-    from stringsh.httpguard import uvicorn_limits
+    from stringsh.httpguard import listening_socket, uvicorn_limits
 
     log = JsonLog() if options.log_json else None
     try:
@@ -95,11 +95,20 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatche
     per_session(server.session_manager)
     token, source = load_token(roots)
     where = f"http://{shown}:{port}/mcp"
+    if log is not None and source is None:  # a log line must never hold the token, and a collector keeps every line
+        log.event("error", "error", message="ERROR(AUTH_REQUIRED): --log-json needs the token in a file: "
+                  "it is never logged", hint=f"Put a token of 16 or more characters in {config_dir() / TOKEN_FILE}")
+        return 2
+    try:
+        other = 8766 if port == 8765 else 8765
+        listening = listening_socket(address, port, f"Name another port: --http {shown}:{other}")
+    except StringError as exc:
+        if log is not None:
+            log.event("error", "error", message=f"ERROR({exc.code}): {exc.message}", hint=exc.hint)
+        else:
+            print(f"stringsh: ERROR({exc.code}): {exc.text}", file=sys.stderr)
+        return 2
     if log is not None:
-        if source is None:  # a log line must never hold the token, and a collector keeps every line
-            log.event("error", "error", message="ERROR(AUTH_REQUIRED): --log-json needs the token in a file: "
-                      "it is never logged", hint=f"Put a token of 16 or more characters in {config_dir() / TOKEN_FILE}")
-            return 2
         log.secret = token
         log.capture_logging()
         log.event("start", url=where, workspace=str(roots[0]) if roots else None, token_file=str(source),
@@ -138,8 +147,9 @@ def serve_http(server: MCPServer, options: Options, roots: list[Path], dispatche
     from stringsh import serving
 
     serving.settle()
-    anyio.run(GracefulServer(config, grace=GRACE, busy=in_flight, on_signal=on_signal, on_overdue=on_overdue,
-                             after_overdue=SHELL_STOP).serve)
+    graceful = GracefulServer(config, grace=GRACE, busy=in_flight, on_signal=on_signal, on_overdue=on_overdue,
+                              after_overdue=SHELL_STOP)
+    anyio.run(lambda: graceful.serve(sockets=[listening]))
     if log is not None:
         log.event("stop", status=0)
     return 0

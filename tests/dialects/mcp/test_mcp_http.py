@@ -111,6 +111,31 @@ def test_a_non_loopback_address_needs_host(root: Path) -> None:
     ]
 
 
+def test_a_port_another_program_holds_is_one_refusal_before_any_token_is_printed(root: Path) -> None:
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as held:
+        port = held.getsockname()[1]
+        done = subprocess.run([*STRINGSH, "--root", str(root), "mcp", "--http", f"127.0.0.1:{port}"],
+                              env=server_env(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"stringsh: ERROR(BUSY): cannot listen on 127.0.0.1:{port}: Address already in use",
+        "Name another port: --http 127.0.0.1:8765",
+    ]
+
+
+def test_an_address_this_machine_lacks_is_named(root: Path) -> None:
+    # 192.0.2.0/24 is TEST-NET-1 (RFC 5737): no machine has it
+    done = subprocess.run([*STRINGSH, "--root", str(root), "mcp", "--http", "192.0.2.1:8765", "--host", "192.0.2.1"],
+                          env=server_env(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-2:] == [
+        "stringsh: ERROR(INVALID_PAYLOAD): cannot listen on 192.0.2.1:8765: Cannot assign requested address",
+        "Name an address this machine has (`ip address` lists them).",
+    ]
+
+
 def test_bad_http_address_and_host_without_http(root: Path) -> None:
     done = subprocess.run([*STRINGSH, "--root", str(root), "mcp", "--http", "127.0.0.1:http"],
                           env=server_env(), capture_output=True, text=True, timeout=60)
