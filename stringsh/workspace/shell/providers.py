@@ -71,8 +71,9 @@ class BubblewrapProvider(Provider):
     """Read-only system, writable workspace, private /tmp, no network, no capabilities, own pid namespace.
 
     No `--new-session`: under a pty it leaves bash without job control, so a timeout's signal to the
-    foreground group would kill the whole sandbox. No `--die-with-parent`
-    either: it fires when the spawning thread ends, not the process; closing the pty ends the sandbox.
+    foreground group would kill the whole sandbox. `--die-with-parent` fires when the thread that started the
+    sandbox ends: a topic shell is started from one that lives as long as the process (lifeline.py), a one-shot's
+    thread waits for its end; closing the pty alone leaves a background job's sandbox running.
 
     Protected paths, the policy file and the user's config folder are bound read-only or hidden and what the
     policy denies is masked (binds.py); protected files a command makes later are removed after it (watch.py).
@@ -143,6 +144,7 @@ class BubblewrapProvider(Provider):
 #: capability and `mount -o remount,rw /` would undo the read-only system), network, pid and IPC namespaces.
 ISOLATION = (
     "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--unshare-net", "--unshare-pid", "--unshare-ipc",
+    "--die-with-parent",  # the thread that starts a sandbox outlives it (lifeline.py), so this is stringsh's death
 )
 
 class BwrapProbe:

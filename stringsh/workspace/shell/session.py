@@ -28,6 +28,7 @@ from stringsh.workspace.paths import spool_folder
 from stringsh.workspace.shell.capture import OutputCapture
 from stringsh.workspace.shell.clean import StreamCleaner
 from stringsh.workspace.shell.interrupts import Interrupts
+from stringsh.workspace.shell.lifeline import start_for_life
 from stringsh.workspace.shell.live import LineStream
 from stringsh.workspace.shell.privatetmp import UNTIL_SHELL, PrivateTmp
 from stringsh.workspace.shell.procs import (
@@ -166,10 +167,10 @@ class ShellSession:
         env = {k: v for k, v in base_env(self._variables, self.settings.environment).items() if k not in SHELL_HOOKS}
         try:
             # cwd is set in preexec_fn: ptyprocess lets a failed chdir escape into the forked child's Python
-            self._proc = pexpect.spawn(
-                argv[0], argv[1:], env=env, echo=False, dimensions=(50, 200),
+            self._proc = start_for_life(functools.partial(
+                pexpect.spawn, argv[0], argv[1:], env=env, echo=False, dimensions=(50, 200),
                 preexec_fn=functools.partial(child_setup, str(self.root)),
-            )
+            ), stop_shell)
         except (OSError, pexpect.ExceptionPexpect) as exc:
             self._cleanup()
             raise StringError("INTERNAL_ERROR", f"The shell could not be started: {exc}") from None
