@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from stringsh.userdirs import config_dir
+from tests.conftest import default_start
 from tests.dialects.mcp.client import (
     STRINGSH,
     HttpServer,
@@ -118,11 +119,9 @@ def test_a_port_another_program_holds_is_one_refusal_before_any_token_is_printed
         port = held.getsockname()[1]
         done = subprocess.run([*STRINGSH, "--root", str(root), "mcp", "--http", f"127.0.0.1:{port}"],
                               env=server_env(), capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2
-    assert done.stderr.splitlines() == [
-        f"stringsh: ERROR(BUSY): cannot listen on 127.0.0.1:{port}: Address already in use",
-        "Name another port: --http 127.0.0.1:8765",
-    ]
+    assert (done.returncode, done.stderr) == (2, default_start() + (
+        f"stringsh: ERROR(BUSY): cannot listen on 127.0.0.1:{port}: Address already in use\n"
+        "Name another port: --http 127.0.0.1:8765\n"))
 
 
 def test_an_address_this_machine_lacks_is_named(root: Path) -> None:
