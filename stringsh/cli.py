@@ -376,6 +376,10 @@ def run_main(argv: list[str] | None) -> int:
 
         return run_audit(args)
     dispatcher = make_dispatcher(args)
+    if serves_until_stopped(args):
+        import signal
+
+        signal.signal(signal.SIGTERM, terminated)
     try:
         if args.command is not None:
             from stringsh.script import run_one
@@ -406,8 +410,32 @@ def run_main(argv: list[str] | None) -> int:
         # Ctrl-C in -c, run or daemon: stop cleanly (the journal keeps every file whole), status 130 as shells do
         print("stringsh: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print("stringsh: terminated", file=sys.stderr)
+        return 128 + 15
     finally:
         dispatcher.close()
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread: a front end that serves until stopped ends as after Ctrl-C (its shells
+    and their jobs ended, the audit log's last records written), not on the spot with them left behind."""
+
+
+def terminated(signum: int, frame: object) -> None:
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM while closing ends the process at once
+    raise Terminated
+
+
+def serves_until_stopped(args: Options) -> bool:
+    """`run`, `daemon`, `operator`, `tools`, `web` and the plain loop; not `-c` (one request), nor the REPL, whose
+    terminal prompt_toolkit restores on its own way out, nor `mcp`, whose event loop an exception from a signal
+    handler leaves half cancelled (`web` and `mcp --http` stop gracefully on their own while they serve)."""
+    if args.command is not None:
+        return False
+    return args.mode in ("run", "daemon", "web", "operator", "tools") or (args.mode is None and wants_plain(args))
 
 
 def run_interactive(dispatcher: Dispatcher) -> int:

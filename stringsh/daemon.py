@@ -30,7 +30,7 @@ from stringsh.protocol.framing import envelope, json_reply
 from stringsh.protocol.jsonrequests import Answered, JsonId, JsonItem, json_request
 from stringsh.protocol.request import Request, parse_request
 from stringsh.protocol.response import Reply, format_error_item, format_reply
-from stringsh.protocol.stdinput import InputLines
+from stringsh.protocol.stdinput import DescriptorLines, InputLines
 from stringsh.protocol.stream import StreamItem, read_requests
 from stringsh.session import Session
 
@@ -91,7 +91,7 @@ class Daemon:
         self._watch_parked = False
         self._requests: Iterator[StreamItem | Reply | Answered] = iter(())
         #: Standard input, read only by `line_requests` and `json_requests` (its end or its read error ends serving).
-        self.stdin = InputLines(lambda limit=-1: sys.stdin.buffer.readline(limit))
+        self.stdin = InputLines(DescriptorLines(0))
 
     def send(self, reply: Reply, json_id: JsonId = None) -> None:
         if self.json_mode:

@@ -8,8 +8,12 @@ never a daemon waiting for a reader that died.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
+
+#: Bytes asked of the descriptor per read.
+CHUNK = 65536
 
 
 class InputLines:
@@ -42,3 +46,34 @@ class InputLines:
 
 def standard_input() -> InputLines:
     return InputLines(sys.stdin.buffer.readline)
+
+
+class DescriptorLines:
+    """`readline(limit)` straight from a file descriptor (`os.read`), with no Python buffer object: a thread blocked
+    here holds no lock the interpreter's shutdown needs. The daemon's readers are such threads: blocked in
+    `sys.stdin`'s buffer, one made a daemon stopped by Ctrl-C or SIGTERM end in "Fatal Python error:
+    _enter_buffered_busy" (status 134) instead of its own status. One thread reads at a time."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._held = bytearray()
+        self._ended = False
+
+    def __call__(self, limit: int = -1) -> bytes:
+        held = self._held
+        while True:
+            end = held.find(b"\n")
+            if end >= 0 and (limit < 0 or end < limit):
+                take = end + 1
+            elif 0 <= limit <= len(held):
+                take = limit
+            elif self._ended:
+                take = len(held)
+            else:
+                data = os.read(self._fd, CHUNK)
+                self._ended = not data
+                held += data
+                continue
+            line = bytes(held[:take])
+            del held[:take]
+            return line
