@@ -82,8 +82,8 @@ files:
 
 exit status:
   0 success; 1 a request failed; -c '!cmd': the command's own status;
-  2 a bad command line or a start-up error; 130 interrupted; 141 the reader
-  of a listing (audit, trust) went away before its end.
+  2 a bad command line or a start-up error; 130 interrupted; 143 terminated;
+  141 the reader of a listing (audit, trust) went away before its end.
 
 docs/configuration.md: every setting, variable, file and folder, and how to reset
 them; docs/front-ends.md: the front ends; docs/security.md: the policy and sandbox.
