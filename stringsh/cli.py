@@ -284,7 +284,6 @@ def is_shell_line(text: str) -> bool:
 
 def run_trust(args: Options) -> int:
     """`stringsh trust [--root DIR] [--revoke | --status]`: the direnv `allow` model, bound to the file's hash."""
-
     from stringsh.errors import StringError
     from stringsh.workspace import (
         load_policy,
