@@ -431,7 +431,8 @@ def terminated(signum: int, frame: object) -> None:
 def serves_until_stopped(args: Options) -> bool:
     """`run`, `daemon`, `operator`, `tools`, `web` and the plain loop; not `-c` (one request), nor the REPL, whose
     terminal prompt_toolkit restores on its own way out, nor `mcp`, whose event loop an exception from a signal
-    handler leaves half cancelled (`web` and `mcp --http` stop gracefully on their own while they serve)."""
+    handler leaves half cancelled: it ends its input instead (stdio_front.py; `web` and `mcp --http` stop
+    gracefully on their own while they serve)."""
     if args.command is not None:
         return False
     return args.mode in ("run", "daemon", "web", "operator", "tools") or (args.mode is None and wants_plain(args))

@@ -81,3 +81,39 @@ def test_a_daemon_stopped_ends_its_shells_jobs_and_writes_its_last_record(ws: Pa
     records = [line.split("  ") for line in tail.stdout.splitlines()]  # time, topic, request, outcome, took, paths
     assert [(record[2], record[3], record[5]) for record in records][:2] == [
         ("/write", "ok", "last.txt (change 1)"), ("!", "ok", f"{job} &")]
+
+
+def test_mcp_on_stdio_answers_its_call_then_ends_its_shells_on_sigterm(tmp_path: Path) -> None:
+    """As the client closing stdin ends it, after Ctrl-C to a shell command still running GRACE seconds later (as
+    `mcp --http` stops): the call is answered, the shell's jobs end, status 0."""
+    import json
+
+    from tests.dialects.mcp.client import server_env
+    from tests.dialects.mcp.test_mcp_robust import INIT, INITIALIZED, call, replies
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    policy = tmp_path / "policy.toml"
+    policy.write_text("[shell]\nsandbox = false\n")  # unsandboxed: only a clean stop ends a job
+    job, foreground = f"sleep 600.{os.getpid()}31", f"sleep 600.{os.getpid()}32"
+    proc = subprocess.Popen([*STRINGSH, "--root", str(root), "--policy", str(policy), "mcp"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=server_env())
+    assert proc.stdin is not None
+    try:
+        for message in (INIT, INITIALIZED, call(2, "bash", {"command": f"{job} & {foreground}"})):
+            proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.flush()
+        wait_until(lambda: running(job) and running(foreground))
+        proc.send_signal(signal.SIGTERM)
+        initialized, answered = replies(proc, 2)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert (initialized["id"], answered["id"]) == (1, 2)
+    text = answered["result"]["content"][0]["text"]  # type: ignore[index]
+    assert text.startswith(f"re: !{job} & {foreground}\nexit: 130 | cwd: "), text
+    assert proc.returncode == 0
+    assert err.endswith("stringsh: SIGTERM: finishing the calls in flight, then closing\n"), err
+    assert not running(job) and not running(foreground)

@@ -21,11 +21,13 @@ child process (the shell tools) can neither take the client's messages nor write
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import logging
 import os
 import queue
+import signal
 import sys
 import threading
 from typing import IO, TYPE_CHECKING, Any
@@ -42,7 +44,7 @@ log = logging.getLogger("stringsh.mcp")
 HANDSHAKE_WAIT = 0.3
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable, Iterable
+    from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 
     from mcp.server.mcpserver import MCPServer
 
@@ -276,11 +278,35 @@ def serve(calls: Calls, build: Callable[[], MCPServer]) -> int:
         from stringsh import serving
 
         serving.settle()
-        anyio.run(run_sdk, server, front.lines(), front.out)
+        with stopped_by_sigterm(front, calls):
+            anyio.run(run_sdk, server, front.lines(), front.out)
         return lines.status(0)
     finally:
         calls.sessions.end(STDIO)  # the connection's topic and shell, when the front made its client
         restore()
+
+
+@contextlib.contextmanager
+def stopped_by_sigterm(front: Front, calls: Calls) -> Iterator[None]:
+    """SIGTERM ends the session as the client closing stdin does (every call read is answered first), and its shell
+    commands still running after GRACE seconds get Ctrl-C, as `mcp --http` stops (running.py); a second SIGTERM ends
+    the process at once. Not an exception from the handler: it would leave the event loop half cancelled."""
+    from stringsh.dialects.mcp.running import GRACE, interrupt_shells
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        print("stringsh: SIGTERM: finishing the calls in flight, then closing", file=sys.stderr, flush=True)
+        front.inbox.put(None)
+        if calls.dispatcher is not None:
+            overdue = threading.Timer(GRACE, interrupt_shells, args=(calls.dispatcher,))
+            overdue.daemon = True
+            overdue.start()
+
+    before = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 async def run_sdk(server: MCPServer, lines: AsyncIterator[str], out: Wire) -> None:
