@@ -347,8 +347,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         # whatever reads the output went away (`stringsh audit tail | head -1`): the rest goes nowhere, quietly, and
         # the status is a program's that SIGPIPE ended, as `seq 1 1000000 | head -1` leaves it
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # so the flush at exit does not fail again
+        from stringsh.output import drop_the_rest
+
+        drop_the_rest()
         return 128 + 13
 
 

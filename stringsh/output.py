@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from typing import BinaryIO
 
@@ -19,6 +21,14 @@ def encode_text(text: str) -> bytes:
 
         shown = re.sub(UNENCODABLE, lambda m: f"\\u{ord(m.group(0)):04x}", text)
         return shown.encode("utf-8", "surrogateescape")
+
+
+def drop_the_rest() -> None:
+    """What is left to write to stdout goes nowhere: its reader went away (EPIPE), and the interpreter's flush at
+    exit must not fail on it again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 class ReplyWriter:

@@ -22,7 +22,7 @@ from stringsh.dispatcher import Dispatcher
 from stringsh.output import ReplyWriter
 from stringsh.protocol.framing import END_OF_REPLY, escape_frame_lines
 from stringsh.protocol.response import Reply
-from stringsh.protocol.stdinput import InputLines
+from stringsh.protocol.stdinput import InputLines, standard_input
 from stringsh.protocol.stream import StreamItem, read_requests
 from stringsh.session import Session
 
@@ -249,7 +249,7 @@ def run_plain(dispatcher: Dispatcher, *, echo: bool = True) -> int:
     interactive = os.isatty(stdin)
     out = sys.stdout.buffer
     if not interactive:
-        lines = InputLines(sys.stdin.buffer.readline)
+        lines = standard_input()
         return lines.status(_serve(dispatcher, lines, out, prompts=False, banner=False, marked=True))
     if not echo:  # agent mode: the terminal is the agent's; nobody there can confirm an OPERATOR_CMD change
         dispatcher.session().operator_confirm = _unattended(dispatcher)

@@ -7,7 +7,6 @@ command's first line for `bash`, never contents or output). Bad lines get a refu
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -25,6 +24,7 @@ from stringsh.dialects.tools.protocol import (
 from stringsh.dialects.tools.registry import TOOLS
 from stringsh.dialects.tools.schema import check_args
 from stringsh.errors import StringError
+from stringsh.output import drop_the_rest
 from stringsh.protocol.stdinput import standard_input
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def run(dispatcher: Dispatcher, options: object) -> int:
     try:
         serve(dispatcher.workspace, stdin, sys.stdout.buffer)
     except BrokenPipeError:  # the agent went away: nothing left to answer (and no flush at exit to fail)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        drop_the_rest()
     return stdin.status(0)
 
 
