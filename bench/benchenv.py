@@ -27,3 +27,32 @@ def compile_package() -> Path:
     package = Path(stringsh.__file__).parent
     compileall.compile_dir(str(package), quiet=1)
     return package
+
+
+def cpu_seconds(pid: int, tree: bool = True) -> float:
+    """CPU time (user + system) the process has used; `tree`: with its living descendants (the shells, their
+    sandboxes) and the children they waited for."""
+    tick = os.sysconf("SC_CLK_TCK")
+    if not tree:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return sum(int(value) for value in fields[11:13]) / tick
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = sum(int(value) for value in fields[11:15]) / tick
+
+    def descends(child: int) -> bool:
+        while child > 1:
+            if child == pid:
+                return True
+            child = parents.get(child, 0)
+        return False
+
+    return sum(seconds for each, seconds in times.items() if descends(each))

@@ -92,7 +92,8 @@ AREAS: tuple[Area, ...] = (
              Row("append 1000 KiB, copy / no copy, p50", "append.py", "the same on a 1000 KiB file",
                  "the same append without the copy", 1.5),
              Row("4 clients, blocks: time per edit", "merge.py", "each of 4 `stringsh daemon --json` clients' "
-                 "time per `/edit doc.md#part-K` of its own block, all at once", "one client alone", 1.6,
+                 "time per `/edit doc.md#part-K` of its own block, all at once (every daemon started and warmed "
+                 "first)", "one client alone", 1.6,
                  "≤ 1.6× (4 clients ≥ 2.5× one client's edits/s)"),
              Row("4 clients, replaces: time per edit", "merge.py", "the same with `/replace` of its own line",
                  "one client alone", 1.6, "≤ 1.6× (4 clients ≥ 2.5× one client's edits/s)"),

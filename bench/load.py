@@ -66,7 +66,7 @@ sys.path.append(str(Path(__file__).resolve().parent))
 
 import anyio
 import record
-from benchenv import isolate_user_state
+from benchenv import cpu_seconds, isolate_user_state
 from stallwatch import StallWatch, filesystem
 
 OPS = ("read", "edit", "write", "grep", "bash", "undo")
@@ -284,35 +284,6 @@ def status_kib(pid: int, field: str) -> int:
     except OSError:
         pass
     return 0
-
-
-def cpu_seconds(pid: int, tree: bool = True) -> float:
-    """CPU time (user + system) the process has used; `tree`: with its living descendants (the shells, their
-    sandboxes) and the children they waited for."""
-    parents: dict[int, int] = {}
-    times: dict[int, float] = {}
-    tick = os.sysconf("SC_CLK_TCK")
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(entry.name)] = int(fields[1])
-        times[int(entry.name)] = sum(int(value) for value in fields[11:15]) / tick
-
-    def descends(child: int) -> bool:
-        while child > 1:
-            if child == pid:
-                return True
-            child = parents.get(child, 0)
-        return False
-
-    if not tree:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return sum(int(value) for value in fields[11:13]) / tick
-    return sum(seconds for each, seconds in times.items() if descends(each))
 
 
 async def run_agents(agents: list[Agent], ops: int, think: float = 0.0) -> float:
