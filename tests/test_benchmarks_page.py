@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -57,6 +59,18 @@ def test_the_tables_are_the_historys_and_every_recorded_row_is_described() -> No
         assert entry["ratio"] > 0 and (entry["cores"] or entry["source"].startswith("closing note")), entry
 
 
+def checkout_commit() -> str | None:
+    """The commit of the tree the benches run from, as git says it; None without git (a bare machine) or outside a
+    checkout (an unpacked archive)."""
+    git = shutil.which("git")
+    if git is None:
+        return None
+    done = subprocess.run([git, "rev-parse", "HEAD"], cwd=BENCH, capture_output=True, text=True, check=False)
+    commit = done.stdout.strip()
+    assert not commit or len(commit) == 40
+    return commit or None
+
+
 def test_a_recorded_run_is_plotted_and_tabled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     record = bench_module("record")
@@ -73,7 +87,7 @@ def test_a_recorded_run_is_plotted_and_tabled(tmp_path: Path, monkeypatch: pytes
                                        "ratio 1.20x (goal <= 1.1x)\n")
     entry = json.loads(history.read_text().splitlines()[-1])
     assert (entry["ratio"], entry["measured_ms"], entry["reference_ms"], entry["goal"]) == (1.2, 120.0, 100.0, 1.1)
-    assert len(entry["commit"]) == 40 and entry["cores"] and len(entry["loadavg"].split()) == 3
+    assert entry["commit"] == checkout_commit() and entry["cores"] and len(entry["loadavg"].split()) == 3
     page = tmp_path / "page.md"
     page.write_text("# B\n\n<!-- bench:web -->\nold\n<!-- /bench -->\n<!-- bench:nothing -->\nkept\n<!-- /bench -->\n")
     plot = bench_module("plot")
