@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from stringsh.userdirs import user_policy_file
-from stringsh.workspace.shell.procs import session_members
+from stringsh.workspace.shell.reaper import session_members
 from stringsh.workspace.state import AUDIT_FILE, state_folder
 from tests.conftest import SHELL_ENV_INFO, spool_named
 from tests.shell.sandboxnotes import READ_ONLY_NOTE

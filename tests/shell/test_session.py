@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from stringsh.workspace.shell import ShellSession, ShellSettings
-from stringsh.workspace.shell.procs import session_members
+from stringsh.workspace.shell.reaper import session_members
 from tests.conftest import spool_named
 
 RESTARTED = "[shell restarted: previous session ended (exit {}); cwd and exports reset]"

@@ -137,23 +137,24 @@ class GitRunner:
         env.update(config_env([*overrides(self.config), *(push_helpers(self._stringsh_config()) if push else [])]))
         if sandboxed:
             argv = self.ws.shell_provider().wrap(argv, self.root)
-        return self._spawn(argv, env, stdin, shown)
+        return self._spawn(argv, env, stdin, shown, reaped=not sandboxed)
 
     def _repository_inside(self) -> bool:
         root = self.root.resolve()
         return all(folder.resolve().is_relative_to(root) for folder in (self.layout.git_dir, self.layout.common_dir))
 
     def _spawn(self, argv: Sequence[str], env: Mapping[str, str], stdin: bytes | None = None,
-               shown: bool = False) -> GitOutput:
+               shown: bool = False, *, reaped: bool = False) -> GitOutput:
         """One git process through the engine's one runner (shell/runner.py: its own session, SIGTERM to the group
         at the deadline, SIGKILL after the grace). Text for a reader is cut to the shell's output cap, head and
         tail kept around the shell's note (the whole of it in a spool file); output a caller parses is never
-        cut: past MAX_PARSED bytes the command is refused instead."""
+        cut: past MAX_PARSED bytes the command is refused instead. `reaped`: run outside the sandbox, so its
+        session is named to shell/reaper.py while it runs."""
         from stringsh.workspace.paths import spool_folder
         from stringsh.workspace.shell.capture import OutputCapture
         from stringsh.workspace.shell.runner import ProcessCall, Stream, Tail, execute
 
-        call = ProcessCall(tuple(argv), self.root, env, self.timeout, KILL_GRACE, stdin)
+        call = ProcessCall(tuple(argv), self.root, env, self.timeout, KILL_GRACE, stdin, reaped=reaped)
         err = Tail(MAX_ERROR * 4)
         cap = int(self.ws.policy.shell.output_cap)
         out = Stream(cap if shown else max(MAX_PARSED, cap))

@@ -80,8 +80,9 @@ def run_action(ws: Workspace, request: ActionRequest) -> ActionRun:
         env = {**passed(settings.environment), **QUIET_ENV, **request.env}  # the shell's environment rule
         out: list[bytes] = []
         err: list[bytes] = []
-        ended = execute(BashCall(command, request.cwd, env, timeout, KILL_GRACE, wrap=wrap, bash="bash"),
-                        out.append, err.append if request.separate else None)
+        reaped = sandbox is None or not sandbox.ends_with_stringsh
+        ended = execute(BashCall(command, request.cwd, env, timeout, KILL_GRACE, wrap=wrap, bash="bash",
+                                 reaped=reaped), out.append, err.append if request.separate else None)
         notes = watch.check() if watch is not None else []
         note.outcome = None if ended.status == 0 else f"EXIT_{ended.status}"
     return ActionRun(ended.status, ended.timed_out, b"".join(out), b"".join(err), notes, timeout)

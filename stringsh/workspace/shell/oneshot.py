@@ -51,7 +51,8 @@ def run_once(
     with one_shot_tmp(provider, base) as tmp:
         call = BashCall(command, base, base_env(variables, settings.environment), limit, settings.kill_grace,
                         wrap=lambda argv: provider.wrap(argv, base, tmp=tmp), settle=SETTLE,
-                        workdir=cwd if cwd is not None and cwd != base else None)  # a sandbox starts in `root`
+                        workdir=cwd if cwd is not None and cwd != base else None,  # a sandbox starts in `root`
+                        reaped=not provider.ends_with_stringsh)
         ended = execute(call, lambda data: capture.write(cleaner.feed(data)))
         capture.write(cleaner.finish())
         result = ShellResult(ended.status, str(cwd or base), capture.text(), ended.timed_out, limit)

@@ -37,6 +37,9 @@ class Provider:
     """Base provider: runs the command as given."""
 
     name = "local"
+    #: Whether what it starts ends when stringsh does, however it ends (a sandbox's pid namespace with
+    #: `--die-with-parent`); else the session of each shell and one-shot it starts is named to reaper.py.
+    ends_with_stringsh = False
 
     def wrap(self, argv: Sequence[str], root: Path, private: Sequence[Path] = (), tmp: PrivateTmp | None = None
              ) -> list[str]:
@@ -80,6 +83,7 @@ class BubblewrapProvider(Provider):
     """
 
     name = "bubblewrap"
+    ends_with_stringsh = True
 
     def __init__(self, writable: Sequence[str | Path] | None = None, probe: BwrapProbe | None = None, *,
                  matcher: SecretMatcher | None = None, policy_file: Path | None = None,

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stringsh.errors import StringError
-from stringsh.workspace.shell.procs import kill_session
+from stringsh.workspace.shell.reaper import REAPER, kill_session
 
 READ_SIZE = 65536
 #: Once bash has returned, the longest its leftover jobs may keep a pipe open before they are killed.
@@ -55,6 +55,8 @@ class BashCall:
     stdin: bytes | None = None
     settle: float | None = None
     bash: str = "/bin/bash"
+    #: Its session named to reaper.py while it runs: no sandbox ends it with stringsh.
+    reaped: bool = False
 
     def argv(self) -> list[str]:
         inner = [self.bash, "--norc", "--noprofile", "-c", self.command]
@@ -82,6 +84,7 @@ class ProcessCall:
     kill_grace: float = 5.0
     stdin: bytes | None = None
     settle: float | None = None
+    reaped: bool = False  # as BashCall's
 
     def argv(self) -> list[str]:
         return list(self.args)
@@ -160,6 +163,8 @@ def execute(call: BashCall | ProcessCall, out: Sink, err: Sink | None = None) ->
         )
     except OSError as exc:
         raise StringError("INTERNAL_ERROR", f"{call.name} could not be started: {exc}") from None
+    if call.reaped:
+        REAPER.watch(proc.pid)  # its session: start_new_session made it the leader
     if call.stdin is not None:
         threading.Thread(target=_feed, args=(proc, call.stdin), name="stringsh-bash-stdin", daemon=True).start()
     pipes = [proc.stdout, proc.stderr] if err is not None else [proc.stdout]
@@ -170,6 +175,8 @@ def execute(call: BashCall | ProcessCall, out: Sink, err: Sink | None = None) ->
         timed_out = _pump(proc, sinks, exited, call, started + call.timeout)
     finally:
         kill_session(proc.pid)
+        if call.reaped:
+            REAPER.forget(proc.pid)
         for pipe in pipes:
             if pipe is not None:
                 pipe.close()

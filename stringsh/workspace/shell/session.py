@@ -41,6 +41,7 @@ from stringsh.workspace.shell.procs import (
 )
 from stringsh.workspace.shell.providers import Provider, ensure_state_dir, make_provider
 from stringsh.workspace.shell.ptyreader import PtyReader
+from stringsh.workspace.shell.reaper import REAPER
 from stringsh.workspace.shell.result import KILLED_STATUS, ShellResult, base_env, exportable, status_of
 from stringsh.workspace.shell.runline import (
     BROKEN,
@@ -174,6 +175,8 @@ class ShellSession:
         except (OSError, pexpect.ExceptionPexpect) as exc:
             self._cleanup()
             raise StringError("INTERNAL_ERROR", f"The shell could not be started: {exc}") from None
+        if not self.provider.ends_with_stringsh:
+            REAPER.watch(self._proc.pid)  # its session: pexpect made the shell its leader
         result = self._send("\\builtin set +o history +H", time.monotonic() + START_TIMEOUT, 65536, escalate=False)
         if result.timed_out or self._proc is None:
             self.close()
@@ -187,11 +190,17 @@ class ShellSession:
         """End the shell and its jobs (SIGHUP through the pty, then SIGKILL) and remove the private files."""
         proc, self._proc = self._proc, None
         if proc is not None:
-            stop_shell(proc)
+            self._stop(proc)
         self._cleanup()
         if self._watch is not None:
             self._watch.stop()
             self._watch.watch.check("while the shell ran")  # a background job's last writes; nobody reads a reply
+
+    def _stop(self, proc: pexpect.spawn) -> None:
+        """End a shell of this session and its jobs; the reaper need no longer end them (reaper.py)."""
+        stop_shell(proc)
+        if not self.provider.ends_with_stringsh:
+            REAPER.forget(proc.pid)
 
     def _cleanup(self) -> None:
         if self._private is not None:
@@ -204,7 +213,7 @@ class ShellSession:
     def _ended(self, proc: pexpect.spawn, *, killed: bool = False) -> int:
         """Reap a shell that went away (or kill it) and remember to say so in the next reply."""
         status = KILLED_STATUS if killed else None
-        stop_shell(proc)
+        self._stop(proc)
         if status is None:
             status = status_of(proc.exitstatus, proc.signalstatus)
         self._proc = None
@@ -272,7 +281,7 @@ class ShellSession:
         """End a shell whose protocol is broken; the next command starts a new one, its reply opening with `note`."""
         proc, self._proc = self._proc, None
         if proc is not None:
-            stop_shell(proc)
+            self._stop(proc)
         self._cleanup()
         self._pending_note = note
 

@@ -45,7 +45,8 @@ def run_streams(command: str, root: Path, settings: ShellSettings, provider: Pro
     with one_shot_tmp(provider, base) as tmp:
         call = BashCall(command, base, base_env(variables, settings.environment), limit, settings.kill_grace,
                         wrap=lambda argv: provider.wrap(argv, base, tmp=tmp),
-                        workdir=cwd if cwd is not None and cwd != base else None)  # bwrap starts in `root`
+                        workdir=cwd if cwd is not None and cwd != base else None,  # bwrap starts in `root`
+                        reaped=not provider.ends_with_stringsh)
         ended = execute(call, out.add, err.add)
         said = bytes(err.data).decode("utf-8", "replace")  # where a failure names what the sandbox hides
         notes = [*(watch.check() if watch is not None else []), *provider.notes(base, said, tmp, UNTIL_COMMAND)]
