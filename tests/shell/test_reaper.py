@@ -3,6 +3,7 @@ them, and bash, hung up in the middle of a command, does not pass the hangup on 
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from stringsh.workspace.shell.reaper import serve, session_members
+from stringsh.workspace.shell.reaper import name_own_session, serve, session_members
 from tests.conftest import STRINGSH, wait_until
 from tests.repl.test_pty_repl import running
 
@@ -129,3 +130,16 @@ def test_serve_ends_the_sessions_still_named_when_its_input_ends() -> None:
     finally:
         forgotten.kill()
         forgotten.wait()
+
+
+def test_a_child_names_its_own_session_before_it_runs_and_outlives_a_reaper_that_has_gone() -> None:
+    read, write = os.pipe()
+    child = subprocess.Popen(["sh", "-c", "exit 7"], start_new_session=True,
+                             preexec_fn=functools.partial(name_own_session, write))
+    assert child.wait() == 7
+    assert os.read(read, 100) == f"+{child.pid}\n".encode()
+    os.close(read)  # no reader now: the write fails, and its SIGPIPE does not end the child
+    child = subprocess.Popen(["sh", "-c", "exit 7"], start_new_session=True,
+                             preexec_fn=functools.partial(name_own_session, write))
+    assert child.wait() == 7
+    os.close(write)

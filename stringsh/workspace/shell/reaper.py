@@ -74,6 +74,9 @@ class Reaper:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._sessions: set[int] = set()
+        #: The pipes of reapers that ended, kept open: a child forked to write to one (`pipe`) never writes into
+        #: another file that took its number.
+        self._ended: list[object] = []
 
     def watch(self, session: int) -> None:
         self._tell("+", session)
@@ -81,19 +84,53 @@ class Reaper:
     def forget(self, session: int) -> None:
         self._tell("-", session)
 
+    def pipe(self) -> int | None:
+        """The descriptor a child may name its own session on (`name_own_session`, after fork, before exec), the
+        process started first if need be; None when it cannot be."""
+        with self._lock, contextlib.suppress(OSError):
+            self._running()
+            assert self._proc is not None and self._proc.stdin is not None
+            return self._proc.stdin.fileno()
+        return None
+
+    def _running(self) -> bool:
+        """(Holding the lock.) Start the process unless it runs, telling it every session named; whether it ran."""
+        if self._proc is not None and self._proc.poll() is None:
+            return True
+        if self._proc is not None:
+            self._ended.append(self._proc.stdin)
+        self._proc = _start()
+        self._send("".join(f"+{each}\n" for each in self._sessions))
+        return False
+
+    def _send(self, lines: str) -> None:
+        assert self._proc is not None and self._proc.stdin is not None
+        if lines:
+            self._proc.stdin.write(lines.encode("ascii"))
+            self._proc.stdin.flush()
+
     def _tell(self, sign: str, session: int) -> None:
         with self._lock:
             (self._sessions.add if sign == "+" else self._sessions.discard)(session)
-            running = self._proc is not None and self._proc.poll() is None
-            if sign == "-" and not running:
-                return
+            if sign == "-" and (self._proc is None or self._proc.poll() is not None):
+                return  # nothing to tell a process that is not there
             with contextlib.suppress(OSError):  # best effort: a shell or one-shot ended normally is swept anyway
-                if not running:
-                    self._proc = _start()
-                lines = f"{sign}{session}\n" if running else "".join(f"+{each}\n" for each in self._sessions)
-                assert self._proc is not None and self._proc.stdin is not None
-                self._proc.stdin.write(lines.encode("ascii"))
-                self._proc.stdin.flush()
+                if self._running():
+                    self._send(f"{sign}{session}\n")
+
+
+def name_own_session(pipe: int) -> None:
+    """In a child started in a session of its own, before it execs: name that session on the reaper's pipe, so no
+    moment passes where the program runs and the reaper does not know it (stringsh killed right after the fork).
+    SIGPIPE is at its default here (subprocess restored it): a reaper that has just ended must not end the child
+    with it, so the signal is held while writing and taken back if it came."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGPIPE})
+    try:
+        with contextlib.suppress(OSError):
+            os.write(pipe, b"+%d\n" % os.getpid())
+        signal.sigtimedwait({signal.SIGPIPE}, 0)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _start() -> subprocess.Popen[bytes]:

@@ -11,6 +11,7 @@ the sandbox (a `wrap` of the command line, a provider's) and stdin; they shape t
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import select
 import signal
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stringsh.errors import StringError
-from stringsh.workspace.shell.reaper import REAPER, kill_session
+from stringsh.workspace.shell.reaper import REAPER, kill_session, name_own_session
 
 READ_SIZE = 65536
 #: Once bash has returned, the longest its leftover jobs may keep a pipe open before they are killed.
@@ -151,6 +152,7 @@ def execute(call: BashCall | ProcessCall, out: Sink, err: Sink | None = None) ->
     OutputCapture): the runner holds no output itself."""
     call.check()
     started = time.monotonic()
+    pipe = REAPER.pipe() if call.reaped else None
     try:
         proc = subprocess.Popen(
             call.argv(),
@@ -160,11 +162,12 @@ def execute(call: BashCall | ProcessCall, out: Sink, err: Sink | None = None) ->
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT if err is None else subprocess.PIPE,
             start_new_session=True,
+            preexec_fn=None if pipe is None else functools.partial(name_own_session, pipe),
         )
     except OSError as exc:
         raise StringError("INTERNAL_ERROR", f"{call.name} could not be started: {exc}") from None
     if call.reaped:
-        REAPER.watch(proc.pid)  # its session: start_new_session made it the leader
+        REAPER.watch(proc.pid)  # named by the child already; here for a reaper started again later
     if call.stdin is not None:
         threading.Thread(target=_feed, args=(proc, call.stdin), name="stringsh-bash-stdin", daemon=True).start()
     pipes = [proc.stdout, proc.stderr] if err is not None else [proc.stdout]
