@@ -15,16 +15,9 @@ import pytest
 from stringsh.workspace.shell.reaper import name_own_session, serve, session_members
 from tests.conftest import STRINGSH, wait_until
 from tests.repl.test_pty_repl import running
+from tests.shell.test_oneshot import running as alive
 
 pytestmark = pytest.mark.timeout(120)  # a job left running is waited for until then
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
-    except OSError:
-        return False
 
 
 def reaper_of(parent: int) -> int | None:
