@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from stringsh.workspace.shell.reaper import name_own_session, serve, session_members
-from tests.conftest import STRINGSH, wait_until
+from tests.conftest import STRINGSH, descendants, wait_until
 from tests.repl.test_pty_repl import running
 from tests.shell.test_oneshot import running as alive
 
@@ -22,15 +22,14 @@ pytestmark = pytest.mark.timeout(120)  # a job left running is waited for until 
 
 def reaper_of(parent: int) -> int | None:
     """The reaper process `parent` started, if it runs."""
-    for entry in Path("/proc").iterdir():
-        try:
-            fields = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()
-            command = (entry / "cmdline").read_bytes()
-        except (OSError, ValueError):
-            continue
-        if int(fields[1]) == parent and b"reaper.py" in command:
-            return int(entry.name)
-    return None
+    return next((pid for pid in descendants(parent) if b"reaper.py" in cmdline(pid)), None)
+
+
+def cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 def test_a_daemon_killed_mid_command_leaves_no_job_of_its_unsandboxed_shell_running(ws: Path) -> None:

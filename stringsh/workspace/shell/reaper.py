@@ -84,6 +84,11 @@ class Reaper:
     def forget(self, session: int) -> None:
         self._tell("-", session)
 
+    def named(self, session: int) -> None:
+        """A session its child named itself (`name_own_session`): kept to tell a reaper started again, not sent."""
+        with self._lock:
+            self._sessions.add(session)
+
     def pipe(self) -> int | None:
         """The descriptor a child may name its own session on (`name_own_session`, after fork, before exec), the
         process started first if need be; None when it cannot be."""

@@ -166,8 +166,8 @@ def execute(call: BashCall | ProcessCall, out: Sink, err: Sink | None = None) ->
         )
     except OSError as exc:
         raise StringError("INTERNAL_ERROR", f"{call.name} could not be started: {exc}") from None
-    if call.reaped:
-        REAPER.watch(proc.pid)  # named by the child already; here for a reaper started again later
+    if pipe is not None:
+        REAPER.named(proc.pid)  # for a reaper started again later: this one heard it from the child
     if call.stdin is not None:
         threading.Thread(target=_feed, args=(proc, call.stdin), name="stringsh-bash-stdin", daemon=True).start()
     pipes = [proc.stdout, proc.stderr] if err is not None else [proc.stdout]
@@ -178,7 +178,7 @@ def execute(call: BashCall | ProcessCall, out: Sink, err: Sink | None = None) ->
         timed_out = _pump(proc, sinks, exited, call, started + call.timeout)
     finally:
         kill_session(proc.pid)
-        if call.reaped:
+        if pipe is not None:
             REAPER.forget(proc.pid)
         for pipe in pipes:
             if pipe is not None:
