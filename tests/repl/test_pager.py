@@ -74,7 +74,9 @@ def leave_pager(term: Terminal) -> None:
     """q until less has left, then back at an empty prompt. less drops the keys typed before it has handled a ^C, so
     a q sent right after one may be lost (it failed once so in a CI simulation); a q that reaches the prompt after
     all is wiped by Ctrl-U."""
-    for _ in range(10):
+    for attempt in range(10):
+        if attempt % 3 == 2:  # less, still between its ^C and its next key, has dropped them: ^C again, then q
+            term.send("\x03")
         term.send("q")
         try:
             term.wait_for(lambda screen: not in_pager(screen), timeout=2.0)
